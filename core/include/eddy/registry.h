@@ -1,0 +1,68 @@
+/*
+ * eddy/registry.h — plugin discovery, loading and the component registry (for hosts).
+ *
+ * The registry loads plugin shared objects with dlopen, checks each against the ABI rules of plugin.h,
+ * and collects their components. A refused plugin is recorded with the reason and never stops the
+ * others from loading. The CPU grid backend ("cpu") is always registered as a built-in component.
+ *
+ * Discovery order (eddy_registry_discover): every folder in EDDY_PLUGIN_PATH (colon-separated), the
+ * plugin folder next to the running executable (<exe>/../lib/eddy/plugins, which is both the build
+ * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
+ * scanned once; in each, every file named eddy_*.so is tried, in name order.
+ *
+ * Threads: not thread-safe; use from one thread.
+ */
+#ifndef EDDY_REGISTRY_H
+#define EDDY_REGISTRY_H
+
+#include "defs.h"
+#include "error.h"
+#include "plugin.h"
+
+EDDY_BEGIN_DECLS
+
+typedef struct eddy_registry eddy_registry;
+
+/* One registered component and where it came from. Owned by the registry. */
+typedef struct eddy_registry_entry {
+    const eddy_component *component;
+    const char *file;     /* the shared object's path, or "(built-in)" */
+    const char *plugin;   /* the plugin's name */
+} eddy_registry_entry;
+
+/* One refused plugin file and why. Owned by the registry. */
+typedef struct eddy_registry_refusal {
+    const char *file;
+    const char *reason;
+} eddy_registry_refusal;
+
+EDDY_API int eddy_registry_create(eddy_registry **out, eddy_error *err);
+
+/* Unloads every plugin (dlclose) and frees the registry. Components obtained from it become invalid. */
+EDDY_API void eddy_registry_destroy(eddy_registry *reg);
+
+/* Tries one shared object. Returns 0 when loaded, or the refusal code; either way a refusal is also
+ * recorded (see eddy_registry_refusal_at), so callers may ignore the result. */
+EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
+
+/* Tries every eddy_*.so in a folder, in name order. A missing folder is not an error. */
+EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
+
+/* Scans the standard places (see above). */
+EDDY_API void eddy_registry_discover(eddy_registry *reg);
+
+EDDY_API size_t eddy_registry_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, size_t i);
+EDDY_API size_t eddy_registry_refusal_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, size_t i);
+
+/* The component with this id (of this kind, or any kind when kind is 0), or NULL. */
+EDDY_API const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
+                                                       int kind);
+
+/* The id list of a kind as "a, b, c" for error messages; owned by the registry until the next call. */
+EDDY_API const char *eddy_registry_ids(eddy_registry *reg, int kind);
+
+EDDY_END_DECLS
+
+#endif /* EDDY_REGISTRY_H */

@@ -1,0 +1,25 @@
+/*
+ * host/bench.h — `eddy bench`: the median speed of a solver on a scene refilled at about N particles.
+ */
+#ifndef EDDY_HOST_BENCH_H
+#define EDDY_HOST_BENCH_H
+
+#include <eddy/eddy.h>
+
+typedef struct eddy_bench_options {
+    const char *scene_path;
+    const char *solver;      /* NULL: the scene's */
+    const char *grid;        /* NULL: the scene's */
+    size_t particles;        /* 0: the scene as it is */
+    int steps;               /* steps per repeat (default 20) */
+    int repeats;             /* repeats, the median is reported (default 5) */
+    int warmup;              /* steps before timing (default 10) */
+    const char *const *sets;
+    size_t set_count;
+} eddy_bench_options;
+
+/* Runs the benchmark and prints the human-readable figures and one machine-readable line
+ * ("bench: key=value ...") to stdout. */
+int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err);
+
+#endif /* EDDY_HOST_BENCH_H */

@@ -1,0 +1,30 @@
+/*
+ * host/progress.h — run progress on stderr: a bar with ETA redrawn in place on a terminal, plain
+ * lines at every 10% otherwise (logs, CI).
+ */
+#ifndef EDDY_HOST_PROGRESS_H
+#define EDDY_HOST_PROGRESS_H
+
+#include <stdint.h>
+
+typedef struct eddy_progress {
+    int tty;            /* stderr is a terminal */
+    int quiet;          /* print nothing */
+    double start_ms;
+    double last_draw_ms;
+    int last_decile;    /* last 10% mark printed in plain mode */
+} eddy_progress;
+
+void eddy_progress_begin(eddy_progress *pr, int quiet);
+
+/* fraction in [0, 1]; time and step for the label. Cheap to call every step. */
+void eddy_progress_update(eddy_progress *pr, double fraction, double time, double end_time,
+                          uint64_t step);
+
+/* Finishes the bar line (terminal) and prints the total wall time. */
+void eddy_progress_end(eddy_progress *pr, double time, uint64_t step);
+
+/* "1h02m", "3m04s", "12.3s" */
+void eddy_format_duration(double seconds, char *buf, int size);
+
+#endif /* EDDY_HOST_PROGRESS_H */

@@ -1,0 +1,148 @@
+#include "sim.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find_component(eddy_sim *sim, const char *id, int kind, const eddy_registry_entry **out,
+                          eddy_error *err)
+{
+    const char *what = kind == EDDY_COMPONENT_SOLVER ? "solver" : "grid";
+    *out = eddy_registry_find(sim->registry, id, kind);
+    if (*out) return EDDY_OK;
+    const char *available = eddy_registry_ids(sim->registry, kind);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s)",
+                          sim->scene.file, what, id, *available ? available : "none",
+                          eddy_registry_refusal_count(sim->registry)
+                              ? "; some plugins were refused, see `eddy list`"
+                              : "");
+}
+
+int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
+{
+    static const eddy_sim_options none = {0};
+    if (!opt) opt = &none;
+    memset(sim, 0, sizeof *sim);
+    sim->scene = *scene;
+    memset(scene, 0, sizeof *scene);
+    int rc;
+    if (opt->solver) snprintf(sim->scene.solver, sizeof sim->scene.solver, "%s", opt->solver);
+    if (opt->grid) snprintf(sim->scene.grid, sizeof sim->scene.grid, "%s", opt->grid);
+    if (opt->particle_target && (rc = eddy_scene_rescale(&sim->scene, opt->particle_target, err)))
+        goto fail;
+    if (opt->registry) {
+        sim->registry = opt->registry;
+    } else {
+        if ((rc = eddy_registry_create(&sim->registry, err))) goto fail;
+        sim->owns_registry = 1;
+        eddy_registry_discover(sim->registry);
+    }
+    if ((rc = find_component(sim, sim->scene.solver, EDDY_COMPONENT_SOLVER, &sim->solver_entry, err)) ||
+        (rc = find_component(sim, sim->scene.grid, EDDY_COMPONENT_GRID, &sim->grid_entry, err)))
+        goto fail;
+
+    const eddy_component *sc = sim->solver_entry->component;
+    sim->param_values = calloc(sc->param_count + 1, sizeof(double));
+    sim->grid_param_values = calloc(sim->grid_entry->component->param_count + 1, sizeof(double));
+    if (!sim->param_values || !sim->grid_param_values) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+    }
+    if ((rc = eddy_scene_component_params(&sim->scene, sc, sim->param_values, err)) ||
+        (rc = eddy_scene_component_params(&sim->scene, sim->grid_entry->component,
+                                           sim->grid_param_values, err)))
+        goto fail;
+    sim->params.desc = sc->params;
+    sim->params.count = sc->param_count;
+    sim->params.values = sim->param_values;
+
+    if (sim->scene.threads > 0) omp_set_num_threads(sim->scene.threads);
+    if ((rc = eddy_scene_build_world(&sim->scene, sim->grid_entry->component->grid, &sim->world, err)))
+        goto fail;
+    if ((rc = sc->solver->create(sim->world, &sim->params, &sim->solver, err))) {
+        eddy_error_prefix(err, "solver '%s': ", sc->id);
+        sim->solver = NULL;
+        goto fail;
+    }
+    return EDDY_OK;
+fail:
+    eddy_sim_close(sim);
+    return rc;
+}
+
+void eddy_sim_close(eddy_sim *sim)
+{
+    if (!sim) return;
+    if (sim->solver && sim->solver_entry) sim->solver_entry->component->solver->destroy(sim->solver);
+    sim->solver = NULL;
+    eddy_world_destroy(sim->world);
+    sim->world = NULL;
+    eddy_scene_free(&sim->scene);
+    free(sim->param_values);
+    free(sim->grid_param_values);
+    sim->param_values = sim->grid_param_values = NULL;
+    /* Close plugins last: the solver's code and tables live in them. */
+    if (sim->owns_registry) eddy_registry_destroy(sim->registry);
+    sim->registry = NULL;
+}
+
+int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error *err)
+{
+    double dt = sim->scene.dt;
+    sim->dt_limit[0] = '\0';
+    const eddy_solver_vtable *v = sim->solver_entry->component->solver;
+    if (v->size >= offsetof(eddy_solver_vtable, max_dt) + sizeof v->max_dt && v->max_dt) {
+        double lim = INFINITY;
+        const char *name = "solver limit";
+        int rc = v->max_dt(sim->solver, sim->world, &lim, &name, err);
+        if (rc) return rc;
+        if (lim < dt) {
+            dt = lim;
+            snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name ? name : "solver limit");
+        }
+    }
+    double remaining = t_target - sim->world->time;
+    /* Land exactly on the target instead of leaving a sliver step for later. */
+    if (dt >= remaining * (1.0 - 1e-9)) dt = remaining;
+    else if (dt > 0.5 * remaining) dt = 0.5 * remaining;
+    *dt_out = dt;
+    return EDDY_OK;
+}
+
+int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
+{
+    eddy_world *w = sim->world;
+    const eddy_component *sc = sim->solver_entry->component;
+    int rc = sc->solver->step(sim->solver, w, dt, err);
+    if (rc) return eddy_error_prefix(err, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
+                                     (unsigned long long)w->step + 1, w->time);
+    w->step++;
+    w->time += dt;
+    float vmax = eddy_world_max_speed(w);
+    if (!isfinite(vmax) || (double)vmax * dt > w->smoothing_radius) {
+        char what[128];
+        if (isnan(vmax)) snprintf(what, sizeof what, "a particle velocity is NaN");
+        else
+            snprintf(what, sizeof what, "max speed %.4g (sim units/s) moves a particle %.3g smoothing radii per step",
+                     (double)vmax, (double)vmax * dt / w->smoothing_radius);
+        return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                              "simulation exploded at step %llu (t = %.6g s): %s; hint: lower the time "
+                              "step, stiffness, gravity or viscosity (seed 000 §1.1.3)",
+                              (unsigned long long)w->step, w->time, what);
+    }
+    return EDDY_OK;
+}
+
+int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
+{
+    while (sim->world->time < t_end) {
+        double dt;
+        int rc = eddy_sim_next_dt(sim, t_end, &dt, err);
+        if (rc) return rc;
+        if ((rc = eddy_sim_step(sim, dt, err))) return rc;
+        if (t_end - sim->world->time < 1e-12 * (t_end > 1 ? t_end : 1)) sim->world->time = t_end;
+    }
+    return EDDY_OK;
+}

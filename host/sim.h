@@ -1,0 +1,61 @@
+/*
+ * host/sim.h — a simulation session: registry, scene, world, grid backend and solver, stepped with
+ * the host's time control. `eddy run`, `eddy bench` and the tests all go through it.
+ */
+#ifndef EDDY_HOST_SIM_H
+#define EDDY_HOST_SIM_H
+
+#include <eddy/eddy.h>
+
+#include "scene.h"
+
+typedef struct eddy_sim {
+    eddy_registry *registry;        /* owned unless given in the options */
+    int owns_registry;
+    eddy_scene scene;               /* owned */
+    eddy_world *world;              /* owned */
+    const eddy_registry_entry *solver_entry;
+    const eddy_registry_entry *grid_entry;
+    eddy_solver *solver;            /* owned by the solver plugin */
+    double *param_values;           /* owned; solver parameters in table order */
+    eddy_param_values params;
+    double *grid_param_values;
+    int warned_dt_limit;            /* the dt-limit warning is printed once */
+    char dt_limit[64];              /* name of the limit that last shortened a step, "" if none */
+} eddy_sim;
+
+/* Options that override the scene. NULL / 0 means "as the scene says". */
+typedef struct eddy_sim_options {
+    const char *solver;             /* --solver */
+    const char *grid;               /* --grid */
+    size_t particle_target;         /* eddy bench --particles */
+    eddy_registry *registry;        /* use this registry instead of discovering (not owned) */
+} eddy_sim_options;
+
+/*
+ * Takes ownership of `scene` (also on failure: it is freed), discovers plugins, finds the solver and
+ * grid (an unknown id is an error listing the available ones), validates their parameter sections,
+ * builds the world and creates the solver.
+ */
+int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
+
+/* Releases everything. NULL-safe, idempotent. */
+void eddy_sim_close(eddy_sim *sim);
+
+/*
+ * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time).
+ * Sets sim->dt_limit when the solver's limit applied.
+ */
+int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err);
+
+/*
+ * One solver step of dt, then the explosion guard: a NaN or a speed that crosses more than one
+ * smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the quantity,
+ * with the hint of seed 000 §1.1.3.
+ */
+int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err);
+
+/* Steps until world->time reaches t_end exactly (sub-stepping as eddy_sim_next_dt says). */
+int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err);
+
+#endif /* EDDY_HOST_SIM_H */
