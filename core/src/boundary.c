@@ -70,8 +70,8 @@ float eddy_boundaries_distance(const eddy_boundaries *b, const float p[3], float
     return best;
 }
 
-int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp,
-                         const float p[3], float v[3], float dt)
+int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp, float p[3],
+                         float v[3], float dt)
 {
     float n[3];
     float d = eddy_collider_distance(c, dims, p, n);
@@ -90,15 +90,9 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
         }
     }
     float depth = cp->radius - d - cp->margin;
-    if (depth > 0.0f && dt > 0.0f) {
-        /* ERP: leave with at least erp * depth / dt of separating speed. Raising the normal speed to
-         * that target, rather than adding it, keeps a resting particle from being pumped outward
-         * step after step. */
-        float target = cp->erp * depth / dt, now = 0.0f;
-        for (int a = 0; a < 3; ++a) now += (v[a] - c->velocity[a]) * n[a];
-        if (now < target)
-            for (int a = 0; a < dims; ++a) v[a] += (target - now) * n[a];
-    }
+    (void)dt;
+    if (depth > 0.0f)
+        for (int a = 0; a < dims; ++a) p[a] += cp->erp * depth * n[a];
     return 1;
 }
 
@@ -117,9 +111,52 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
         for (size_t k = 0; k < b->collider_count; ++k)
             touched |= eddy_contact_respond(&b->colliders[k], dims, cp, pos, vel, dt);
         if (touched) {
+            p->x[i] = pos[0];
+            p->y[i] = pos[1];
+            p->z[i] = pos[2];
             p->vx[i] = vel[0];
             p->vy[i] = vel[1];
             p->vz[i] = vel[2];
         }
+    }
+}
+
+/* Half-space integrals of radial functions, the particle at the origin and the solid at x > d:
+ *   3D: int f dV = int_d^h f(r) 2 pi r (r - d) dr,    int g (x / r) dV = int_d^h g(r) pi (r^2 - d^2) dr
+ *   2D: int f dA = int_d^h f(r) 2 r acos(d / r) dr,   int g (x / r) dA = int_d^h g(r) 2 sqrt(r^2 - d^2) dr
+ * (the spherical cap's area and the integral of cos(theta) over it; the same for a circular arc). */
+static void wall_integrals(double d, double h, int dims, double *phi, double *grad)
+{
+    const int n = 2000; /* Simpson intervals; the integrands are smooth on [d, h] */
+    const double poly6 = dims == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
+    const double spiky_grad = dims == 2 ? 30.0 / (M_PI * pow(h, 5)) : 45.0 / (M_PI * pow(h, 6));
+    double sp = 0.0, sg = 0.0, dr = (h - d) / n;
+    for (int i = 0; i <= n; ++i) {
+        double r = d + i * dr, w = (i == 0 || i == n) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+        double wv = poly6 * pow(h * h - r * r, 3), gv = spiky_grad * (h - r) * (h - r);
+        double a, b;
+        if (dims == 2) {
+            a = r > 0 ? 2.0 * r * acos(fmin(1.0, d / r)) : 0.0;
+            b = 2.0 * sqrt(fmax(0.0, r * r - d * d));
+        } else {
+            a = 2.0 * M_PI * r * (r - d);
+            b = M_PI * (r * r - d * d);
+        }
+        sp += w * wv * a;
+        sg += w * gv * b;
+    }
+    *phi = sp * dr / 3.0;
+    *grad = sg * dr / 3.0;
+}
+
+void eddy_wall_table_init(eddy_wall_table *t, float h, int dims)
+{
+    t->dimensions = dims;
+    t->h = h;
+    for (int k = 0; k <= EDDY_WALL_TABLE_SIZE; ++k) {
+        double phi, grad;
+        wall_integrals((double)h * k / EDDY_WALL_TABLE_SIZE, h, dims, &phi, &grad);
+        t->density[k] = (float)phi;
+        t->gradient[k] = (float)grad;
     }
 }

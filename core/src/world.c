@@ -31,6 +31,39 @@ void eddy_world_destroy(eddy_world *w)
     free(w);
 }
 
+double eddy_lattice_density(double mass, double spacing, double h, int d)
+{
+    if (!(spacing > 0) || !(h > 0)) return 0.0;
+    const int n = (int)ceil(h / spacing);
+    const double c = d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
+    double sum = 0.0;
+    for (int k = (d == 3 ? -n : 0); k <= (d == 3 ? n : 0); ++k)
+        for (int j = -n; j <= n; ++j)
+            for (int i = -n; i <= n; ++i) {
+                double r2 = spacing * spacing * (double)(i * i + j * j + k * k);
+                if (r2 < h * h) sum += pow(h * h - r2, 3);
+            }
+    return mass * c * sum;
+}
+
+/* The spacing whose lattice sums to rho0: lattice density falls as the spacing grows (up to small
+ * wiggles of the kernel sum), so bisection around (m / rho0)^(1/d) finds it deterministically. Without
+ * a smoothing radius there is no kernel yet, and the plain volume estimate is all there is. */
+float eddy_rest_spacing(double mass, double rho0, double h, int d)
+{
+    double guess = pow(mass / rho0, 1.0 / d);
+    if (!(h > 0)) return (float)guess;
+    double lo = 0.7 * guess, hi = 1.3 * guess;
+    if (!(eddy_lattice_density(mass, lo, h, d) > rho0 && eddy_lattice_density(mass, hi, h, d) < rho0))
+        return (float)guess;
+    for (int it = 0; it < 60; ++it) {
+        double mid = 0.5 * (lo + hi);
+        if (eddy_lattice_density(mass, mid, h, d) > rho0) lo = mid;
+        else hi = mid;
+    }
+    return (float)(0.5 * (lo + hi));
+}
+
 #define CHECK_RANGE(cond, key, what)                                                               \
     do {                                                                                           \
         if (!(cond))                                                                               \
@@ -64,7 +97,7 @@ int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *e
     eddy_material *dst = &mats[w->material_count];
     *dst = *m;
     dst->name[EDDY_MATERIAL_NAME_MAX - 1] = '\0';
-    dst->particle_dist = powf(m->particle_mass / m->rest_density, 1.0f / (float)w->dimensions);
+    dst->particle_dist = eddy_rest_spacing(m->particle_mass, m->rest_density, w->smoothing_radius, w->dimensions);
     cps[w->material_count] = m->contact;
     w->material_count++;
     return EDDY_OK;

@@ -18,9 +18,10 @@ enum { P_CFL, P_NEGATIVE_PRESSURE, P_COUNT };
 static const eddy_param_desc params[P_COUNT] = {
     {"cfl", EDDY_PARAM_REAL, 0.4, 0.01, 1.0, "1",
      "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness).", NULL},
-    {"negative_pressure", EDDY_PARAM_REAL, 1.0, 0.0, 1.0, "1",
-     "Factor on negative pressures: 1 keeps p = k (rho - rho0) as in the seed; 0 clamps p >= 0, "
-     "which stops free-surface particles from clumping.", NULL},
+    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
+     "Factor on negative pressures. 0 (default) clamps p >= 0: free-surface particles, whose sums "
+     "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
+     "stable only with a soft stiffness.", NULL},
 };
 
 struct eddy_solver {

@@ -40,7 +40,8 @@ typedef struct eddy_contact_params {
     float margin;      /* allowed penetration before ERP pushes back, [0, radius), sim units */
     float restitution; /* [0, 1] fraction of approaching normal velocity reflected */
     float friction;    /* [0, 1] fraction of tangential velocity removed per contact step */
-    float erp;         /* [0, 1] fraction of penetration (beyond margin) removed per step */
+    float erp;         /* [0, 1] fraction of penetration (beyond margin) removed per step, by moving
+                        * the particle (not by adding velocity) */
 } eddy_contact_params;
 
 /* All rigid surfaces of a world. The container, when present, is stored as its wall planes (one per
@@ -63,23 +64,70 @@ EDDY_API float eddy_boundaries_distance(const eddy_boundaries *b, const float p[
                                         size_t *collider);
 
 /*
- * The Bullet-Fluids response for one particle and one surface, applied to its velocity v (sim units):
- * when the particle sphere touches the surface (distance < radius) and moves into it, the approaching
- * normal velocity is removed and (1 + restitution) reflected, and `friction` of the tangential velocity
- * relative to the surface is removed; when it penetrates deeper than `margin`, a normal velocity of
- * erp * depth / dt is added to push it out. Returns non-zero if a contact was handled.
+ * The Bullet-Fluids response for one particle and one surface (sim units): when the particle sphere
+ * touches the surface (distance < radius) and moves into it, the approaching normal velocity v is
+ * removed and `restitution` of it reflected, and `friction` of the tangential velocity relative to the
+ * surface is removed; when it penetrates deeper than `margin`, its position p is moved `erp` of that
+ * depth out along the normal. The correction is a projection of the position (a split impulse), not
+ * added velocity: a velocity of erp * depth / dt would outlive the step and, at the small steps of
+ * stiff fluids, launch particles off the wall. Returns non-zero if a contact was handled.
  */
 EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
-                                  const eddy_contact_params *params, const float p[3], float v[3],
+                                  const eddy_contact_params *params, float p[3], float v[3],
                                   float dt);
 
 /*
- * Applies eddy_contact_respond() for every particle and every surface, in collider order, using each
- * particle's material contact parameters (`contacts[material]`). OpenMP-parallel over particles;
+ * Applies eddy_contact_respond() for every particle and every surface, in collider order (updating
+ * velocities and positions), using each particle's material contact parameters (`contacts[material]`). OpenMP-parallel over particles;
  * deterministic.
  */
 EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
                                       eddy_particles *p, float dt);
+
+/*
+ * Semi-analytic wall terms for SPH sums (the fluid continued at rest density beyond a flat wall).
+ * For a particle at distance d in [0, h) from a wall, with particle at the origin and the wall's solid
+ * beyond it:
+ *   density(d)  = int_{beyond} W_poly6 dV              (fraction of the kernel's volume: 1/2 at d = 0)
+ *   gradient(d) = |int_{beyond} grad W_spiky dV|       (points into the wall)
+ * so a solver adds rho0 * density(d) to the summed density (no deficit at walls, hence no clustering)
+ * and (p_i / rho_i) * gradient(d) along the wall normal to the pressure acceleration (the wall pushes
+ * back as the missing fluid would). Walls are treated as planes at the nearest point, exact for the
+ * container and plane colliders. Tabulated once per smoothing radius by quadrature in double precision;
+ * lookups interpolate linearly.
+ */
+#define EDDY_WALL_TABLE_SIZE 256
+
+typedef struct eddy_wall_table {
+    int dimensions;
+    float h;
+    float density[EDDY_WALL_TABLE_SIZE + 1];  /* at d = h * k / SIZE; dimensionless */
+    float gradient[EDDY_WALL_TABLE_SIZE + 1]; /* 1 / length (sim units) */
+} eddy_wall_table;
+
+/* Fills the table for support radius h. Pure; no allocation. */
+EDDY_API void eddy_wall_table_init(eddy_wall_table *t, float h, int dimensions);
+
+/* Table lookups at distance d (0 for d >= h; the d = 0 value for d < 0). */
+static inline float eddy_wall_density(const eddy_wall_table *t, float d)
+{
+    if (d >= t->h) return 0.0f;
+    float x = d > 0.0f ? d / t->h * (float)EDDY_WALL_TABLE_SIZE : 0.0f;
+    int k = (int)x;
+    if (k >= EDDY_WALL_TABLE_SIZE) return 0.0f;
+    float f = x - (float)k;
+    return t->density[k] + f * (t->density[k + 1] - t->density[k]);
+}
+
+static inline float eddy_wall_gradient(const eddy_wall_table *t, float d)
+{
+    if (d >= t->h) return 0.0f;
+    float x = d > 0.0f ? d / t->h * (float)EDDY_WALL_TABLE_SIZE : 0.0f;
+    int k = (int)x;
+    if (k >= EDDY_WALL_TABLE_SIZE) return 0.0f;
+    float f = x - (float)k;
+    return t->gradient[k] + f * (t->gradient[k + 1] - t->gradient[k]);
+}
 
 EDDY_END_DECLS
 

@@ -31,7 +31,9 @@ typedef struct eddy_material {
     float viscosity;      /* mu, Pa s (sim units), Müller's viscosity strength */
     float stiffness;      /* k in p = k (rho - rho0), m^2/s^2 (sim units) */
     float initial_sum;    /* (0, 1]: self-contribution to density, in units of the poly6 peak m W(0) */
-    float particle_dist;  /* derived: (m / rho0)^(1/d), the rest spacing, sim units */
+    float particle_dist;  /* derived: the lattice spacing at which poly6 summation with this mass
+                           * and the world's smoothing radius gives rest_density (eddy_lattice_density);
+                           * within a few % of (m / rho0)^(1/d), sim units */
     eddy_contact_params contact; /* rigid-boundary response */
 } eddy_material;
 
@@ -66,7 +68,20 @@ EDDY_API int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err
 /* Frees the world and everything it owns. NULL-safe. */
 EDDY_API void eddy_world_destroy(eddy_world *w);
 
-/* Appends a material (copied). particle_dist is derived here; values are validated (positive rest
+/*
+ * Poly6 summation density at a particle inside an infinite square (2D) or cubic (3D) lattice of
+ * `spacing` with particle `mass` and support radius h: mass * sum_j W_poly6(|x_j|). With
+ * mass = rho0 * spacing^d it misses rho0 by up to a few % (1.5% at h = 2 spacing in 2D), which a stiff
+ * equation of state turns into a large spurious pressure; hosts therefore derive the mass of a given
+ * spacing as rho0 * mass / eddy_lattice_density(mass, ...). Double precision; pure.
+ */
+EDDY_API double eddy_lattice_density(double mass, double spacing, double h, int dimensions);
+
+/* The lattice spacing at which eddy_lattice_density(mass, spacing, h, d) equals rho0 (found by
+ * bisection around (m / rho0)^(1/d)); (m / rho0)^(1/d) itself when h <= 0. This is particle_dist. */
+EDDY_API float eddy_rest_spacing(double mass, double rho0, double h, int dimensions);
+
+/* Appends a material (copied). particle_dist is derived here (needs the smoothing radius set); values are validated (positive rest
  * density and mass, non-negative viscosity and stiffness, initial_sum in (0, 1], contact parameters
  * in their ranges) with messages naming the material and the key. */
 EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *err);

@@ -1,0 +1,706 @@
+/*
+ * The uniform neighbor grid: layout, build (domain policy, backend sort, permutation of every
+ * field), cell ranges made of 3-cell bars, and CSR neighbor lists. The sort itself lives in the
+ * backends (grid_cpu.c, plugins/cuda_grid).
+ */
+#include <eddy/grid.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+struct eddy_grid_impl {
+    const eddy_grid_backend_vtable *backend;
+    void *state;
+    /* Per-particle buffers (perm, grid->particle_cell, grid->occupied) share one capacity. */
+    uint32_t *perm;
+    size_t capacity;
+    /* Neighbor-list storage survives rebuilds; the public pointers are cleared on each grid build so
+     * stale lists are never read. */
+    uint32_t *offset;
+    size_t offset_capacity;
+    uint32_t *index;
+    size_t index_capacity;
+};
+
+static const char axis_name[3] = {'x', 'y', 'z'};
+
+/* Below this many particles per thread an OpenMP region costs more than it saves. */
+#define GRID_PARALLEL_MIN 4096
+
+static int grow_u32(uint32_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap && *buf) return 0;
+    size_t n = *cap ? *cap : 1024;
+    while (n < need) n += n / 2;
+    uint32_t *fresh = malloc(sizeof(uint32_t) * n);
+    if (!fresh) return -1;
+    free(*buf);
+    *buf = fresh;
+    *cap = n;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Layout                                                                                         */
+
+int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float lo[3], const float hi[3],
+                          const int periodic[3], float h, eddy_error *err)
+{
+    if (!layout || !lo || !hi)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid layout: NULL layout or bounds");
+    memset(layout, 0, sizeof *layout);
+    if (dimensions != 2 && dimensions != 3)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid: dimensions must be 2 or 3, got %d",
+                              dimensions);
+    if (!(h > 0.0f) || !isfinite(h))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "grid: cell size h must be positive and finite, got %g", (double)h);
+    layout->dimensions = dimensions;
+    uint64_t total = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (a >= dimensions) {
+            /* The unused z axis of a 2D grid: one stored cell, so the hash formula stays the same. */
+            layout->lo[a] = isfinite(lo[a]) ? lo[a] : 0.0f;
+            layout->hi[a] = isfinite(hi[a]) ? hi[a] : 0.0f;
+            layout->cell_size[a] = h;
+            layout->inv_cell_size[a] = 1.0f / h;
+            layout->cells[a] = 1;
+            layout->dim[a] = 1;
+            continue;
+        }
+        if (!isfinite(lo[a]) || !isfinite(hi[a]) || !(lo[a] < hi[a]))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "grid: axis %c: domain [%g, %g] must be finite with lo < hi", axis_name[a],
+                                  (double)lo[a], (double)hi[a]);
+        layout->lo[a] = lo[a];
+        layout->hi[a] = hi[a];
+        /* The period is the float difference, exactly as eddy_grid_min_image computes it. */
+        const float Lf = hi[a] - lo[a];
+        const double L = (double)Lf, ratio = L / (double)h;
+        const int per = periodic && periodic[a];
+        layout->periodic[a] = per;
+        double cells;
+        if (per) {
+            cells = floor(ratio);
+            if (cells < 3.0)
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "grid: periodic axis %c is too short: length %g holds %.0f cells of "
+                                      "h = %g, at least 3 are needed (length >= 3h = %g)",
+                                      axis_name[a], L, cells, (double)h, 3.0 * h);
+        } else {
+            cells = ceil(ratio);
+            if (cells < 1.0) cells = 1.0;
+        }
+        if (cells > (double)(INT32_MAX - 2))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "grid: axis %c: length %g / h = %g gives %.0f cells, more than 2^31",
+                                  axis_name[a], L, (double)h, cells);
+        layout->cells[a] = (int32_t)cells;
+        layout->pad[a] = per ? 0 : 1;
+        layout->dim[a] = layout->cells[a] + 2 * layout->pad[a];
+        if (per) {
+            /* Rounding L / cells to float can only land on or above h, because h is a float. */
+            layout->cell_size[a] = (float)(L / cells);
+            layout->inv_cell_size[a] = (float)(cells / L);
+        } else {
+            layout->cell_size[a] = h;
+            layout->inv_cell_size[a] = 1.0f / h;
+        }
+        /* Saturating, so the product cannot overflow while every axis is still reported. */
+        if (total < (UINT64_C(1) << 31)) total *= (uint64_t)layout->dim[a];
+    }
+    if (total >= (UINT64_C(1) << 31))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "grid: %d x %d x %d stored cells (domain %g x %g x %g, h = %g) do not fit in "
+                              "2^31 cells; use a larger smoothing radius or a smaller domain",
+                              layout->dim[0], layout->dim[1], dimensions == 3 ? layout->dim[2] : 1,
+                              (double)(hi[0] - lo[0]), (double)(hi[1] - lo[1]),
+                              dimensions == 3 ? (double)(hi[2] - lo[2]) : 0.0, (double)h);
+    layout->cell_count = (size_t)total;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Life cycle                                                                                     */
+
+int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout, const eddy_grid_backend_vtable *backend,
+                   eddy_domain_policy policy, eddy_error *err)
+{
+    if (!grid || !layout) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid: NULL grid or layout");
+    memset(grid, 0, sizeof *grid);
+    if ((layout->dimensions != 2 && layout->dimensions != 3) || layout->cell_count == 0 ||
+        layout->cell_count != (size_t)layout->dim[0] * (size_t)layout->dim[1] * (size_t)layout->dim[2])
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "grid: layout is not initialized (use eddy_grid_layout_init)");
+    if (policy != EDDY_DOMAIN_ERROR && policy != EDDY_DOMAIN_REMOVE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid: unknown domain policy %d", (int)policy);
+    if (!backend) backend = eddy_cpu_grid_backend();
+    /* Vtables only grow at the end: a newer, larger one is fine, as long as the callbacks known here
+     * are inside it. */
+    const size_t need = offsetof(eddy_grid_backend_vtable, destroy) + sizeof backend->destroy;
+    if (backend->size < need || !backend->create || !backend->sort)
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid backend: vtable of %zu bytes lacks create or sort (need %zu bytes)",
+                              backend->size, need);
+    grid->layout = *layout;
+    grid->policy = policy;
+    grid->impl = calloc(1, sizeof *grid->impl);
+    /* Zeroed ranges are the valid prefix sums of an empty grid, so queries before a build are safe. */
+    grid->cell_begin = calloc(layout->cell_count, sizeof(uint32_t));
+    grid->cell_end = calloc(layout->cell_count, sizeof(uint32_t));
+    if (!grid->impl || !grid->cell_begin || !grid->cell_end) {
+        eddy_grid_free(grid);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "grid: out of memory for %zu cells",
+                              layout->cell_count);
+    }
+    grid->impl->backend = backend;
+    int rc = backend->create(layout, &grid->impl->state, err);
+    if (rc) {
+        grid->impl->state = NULL;
+        eddy_grid_free(grid);
+        return rc;
+    }
+    return EDDY_OK;
+}
+
+void eddy_grid_free(eddy_grid *grid)
+{
+    if (!grid) return;
+    struct eddy_grid_impl *im = grid->impl;
+    if (im) {
+        if (im->state && im->backend->destroy) im->backend->destroy(im->state);
+        free(im->perm);
+        free(im->offset);
+        free(im->index);
+        free(im);
+    }
+    free(grid->cell_begin);
+    free(grid->cell_end);
+    free(grid->particle_cell);
+    free(grid->occupied);
+    memset(grid, 0, sizeof *grid);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Build                                                                                          */
+
+static int ensure_particle_buffers(eddy_grid *grid, size_t n)
+{
+    struct eddy_grid_impl *im = grid->impl;
+    if (n <= im->capacity && im->perm) return 0;
+    size_t cap = im->capacity ? im->capacity : 1024;
+    while (cap < n) cap += cap / 2;
+    uint32_t *perm = malloc(sizeof(uint32_t) * cap);
+    uint32_t *cell = malloc(sizeof(uint32_t) * cap);
+    uint32_t *occ = malloc(sizeof(uint32_t) * cap);
+    if (!perm || !cell || !occ) {
+        free(perm);
+        free(cell);
+        free(occ);
+        return -1;
+    }
+    free(im->perm);
+    free(grid->particle_cell);
+    free(grid->occupied);
+    im->perm = perm;
+    grid->particle_cell = cell;
+    grid->occupied = occ;
+    im->capacity = cap;
+    return 0;
+}
+
+/* Brings a coordinate of a periodic axis into [lo, hi). Double arithmetic keeps far-away particles
+ * (several periods out) from picking up float error in the subtraction. */
+static inline float wrap_coordinate(float v, float lo, float hi)
+{
+    if (v >= lo && v < hi) return v;
+    const double L = (double)(hi - lo);
+    double t = fmod((double)v - (double)lo, L);
+    if (t < 0.0) t += L;
+    float r = (float)((double)lo + t);
+    /* A value a hair below lo rounds up to hi; it is the same point as lo. */
+    if (!(r < hi) || r < lo) r = lo;
+    return r;
+}
+
+static int outside_domain(const eddy_grid_layout *l, float x, float y, float z)
+{
+    const float p[3] = {x, y, z};
+    for (int a = 0; a < l->dimensions; ++a) {
+        if (!isfinite(p[a])) return 1;
+        if (!l->periodic[a] && !(p[a] >= l->lo[a] && p[a] <= l->hi[a])) return 1;
+    }
+    return 0;
+}
+
+static int domain_error(const eddy_grid *grid, const eddy_particles *p, size_t i, size_t bad,
+                        eddy_error *err)
+{
+    const eddy_grid_layout *l = &grid->layout;
+    const float pos[3] = {p->x[i], p->y[i], p->z[i]};
+    const int d = l->dimensions;
+    char where[160];
+    if (d == 3)
+        snprintf(where, sizeof where, "(%g, %g, %g)", (double)pos[0], (double)pos[1], (double)pos[2]);
+    else
+        snprintf(where, sizeof where, "(%g, %g)", (double)pos[0], (double)pos[1]);
+    char box[256];
+    int len = 0;
+    for (int a = 0; a < d && len < (int)sizeof box; ++a)
+        len += snprintf(box + len, sizeof box - (size_t)len, "%s%c in [%g, %g]%s", a ? ", " : "",
+                        axis_name[a], (double)l->lo[a], (double)l->hi[a],
+                        l->periodic[a] ? " (periodic)" : "");
+    int finite = 1;
+    for (int a = 0; a < d; ++a) finite &= isfinite(pos[a]) != 0;
+    if (!finite)
+        return eddy_error_set(err, EDDY_ERR_DOMAIN,
+                              "particle id %u has a non-finite position %s (%zu particle%s outside the "
+                              "domain %s); the simulation has probably exploded: lower dt or stiffness",
+                              (unsigned)p->id[i], where, bad, bad == 1 ? "" : "s", box);
+    return eddy_error_set(err, EDDY_ERR_DOMAIN,
+                          "particle id %u at %s left the domain %s (%zu particle%s outside)",
+                          (unsigned)p->id[i], where, box, bad, bad == 1 ? "" : "s");
+}
+
+/* Fills particle_cell (sorted order) and the occupied cell list from the backend's ranges, checking
+ * on the way that they are consistent prefix sums over n particles, so a faulty backend plugin is an
+ * error instead of a write out of range. Reading the ranges costs no float work and gives exactly the
+ * backend's cell assignment; the backend's own prefix sum already made the build O(cell_count). */
+#define FILL_MAX_THREADS 64
+static int fill_cells(eddy_grid *grid, size_t n)
+{
+    const size_t nc = grid->layout.cell_count;
+    const uint32_t *cb = grid->cell_begin, *ce = grid->cell_end;
+    uint32_t *pc = grid->particle_cell, *occ = grid->occupied;
+    int threads = n >= 2 * GRID_PARALLEL_MIN ? omp_get_max_threads() : 1;
+    if (threads > FILL_MAX_THREADS) threads = FILL_MAX_THREADS;
+    size_t occupied[FILL_MAX_THREADS];
+    int block_broken[FILL_MAX_THREADS];
+    int broken = cb[0] != 0 || ce[nc - 1] != n;
+#pragma omp parallel num_threads(threads)
+    {
+        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        const size_t c0 = nc * t / nt, c1 = nc * (t + 1) / nt;
+        size_t k = 0;
+        int bad = 0;
+        uint32_t prev = c0 > 0 ? ce[c0 - 1] : 0;
+        for (size_t c = c0; c < c1; ++c) {
+            const uint32_t b = cb[c], e = ce[c];
+            if (b != prev || e < b || e > n) {
+                bad = 1;
+                break;
+            }
+            prev = e;
+            for (uint32_t i = b; i < e; ++i) pc[i] = (uint32_t)c;
+            k += e > b;
+        }
+        occupied[t] = k;
+        block_broken[t] = bad;
+#pragma omp barrier
+        /* Occupied cells are written only when every block chained up, so their count is <= n. */
+        size_t o = 0;
+        int any = 0;
+        for (size_t u = 0; u < nt; ++u) any |= block_broken[u];
+        for (size_t u = 0; u < t; ++u) o += occupied[u];
+        if (!any)
+            for (size_t c = c0; c < c1; ++c)
+                if (ce[c] > cb[c]) occ[o++] = (uint32_t)c;
+        if (t == nt - 1) {
+            grid->occupied_count = o;
+            if (any) broken = 1;
+        }
+    }
+    return broken;
+}
+
+/* True when every coordinate is already inside the domain ([lo, hi) on periodic axes), the case of
+ * almost every build: branch-free comparisons (NaN fails them) that vectorize, instead of the
+ * per-particle wrap and policy logic. */
+static int all_inside(const eddy_grid_layout *l, const eddy_particles *p, size_t n)
+{
+    const float *pos[3] = {p->x, p->y, p->z};
+    const long long nn = (long long)n;
+    int out = 0;
+#pragma omp parallel reduction(| : out) if (n >= 2 * GRID_PARALLEL_MIN)
+    for (int a = 0; a < l->dimensions; ++a) {
+        const float *v = pos[a], lo = l->lo[a], hi = l->hi[a];
+        if (l->periodic[a]) {
+#pragma omp for schedule(static) nowait
+            for (long long i = 0; i < nn; ++i) out |= !(v[i] >= lo) | !(v[i] < hi);
+        } else {
+#pragma omp for schedule(static) nowait
+            for (long long i = 0; i < nn; ++i) out |= !(v[i] >= lo) | !(v[i] <= hi);
+        }
+    }
+    return !out;
+}
+
+/* After a failed build the ranges may describe an order that no longer holds (or be a faulty
+ * backend's garbage): leave an empty grid, so queries and solvers read nothing out of range. */
+static void invalidate(eddy_grid *grid)
+{
+    grid->particle_count = 0;
+    grid->occupied_count = 0;
+    memset(grid->cell_begin, 0, sizeof(uint32_t) * grid->layout.cell_count);
+    memset(grid->cell_end, 0, sizeof(uint32_t) * grid->layout.cell_count);
+}
+
+int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
+{
+    if (!grid || !grid->impl || !p)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid build: grid is not initialized");
+    const eddy_grid_layout *l = &grid->layout;
+    struct eddy_grid_impl *im = grid->impl;
+    grid->nbr_offset = NULL;
+    grid->nbr_index = NULL;
+    grid->nbr_radius = 0.0f;
+    if (p->dimensions != l->dimensions)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid build: %dD particles in a %dD grid",
+                              p->dimensions, l->dimensions);
+    size_t n = p->count;
+    if (n > UINT32_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid build: %zu particles exceed 2^32", n);
+    if (ensure_particle_buffers(grid, n))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "grid build: out of memory for %zu particles", n);
+
+    /* Wrap periodic axes and find escaped particles. The lowest index is reported so the message
+     * does not depend on the thread count. */
+    float *pos[3] = {p->x, p->y, p->z};
+    const long long nn = (long long)n;
+    long long first_bad = nn;
+    size_t bad = 0;
+    if (!all_inside(l, p, n)) {
+#pragma omp parallel for schedule(static) reduction(min : first_bad) reduction(+ : bad) \
+    if (n >= 2 * GRID_PARALLEL_MIN)
+        for (long long i = 0; i < nn; ++i) {
+            for (int a = 0; a < l->dimensions; ++a)
+                if (l->periodic[a] && isfinite(pos[a][i]))
+                    pos[a][i] = wrap_coordinate(pos[a][i], l->lo[a], l->hi[a]);
+            if (outside_domain(l, pos[0][i], pos[1][i], pos[2][i])) {
+                ++bad;
+                if (i < first_bad) first_bad = i;
+            }
+        }
+    }
+    int rc;
+    if (bad) {
+        if (grid->policy == EDDY_DOMAIN_ERROR) {
+            invalidate(grid);
+            return domain_error(grid, p, (size_t)first_bad, bad, err);
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (!outside_domain(l, p->x[i], p->y[i], p->z[i])) im->perm[k++] = (uint32_t)i;
+        rc = eddy_particles_gather(p, im->perm, k, err);
+        if (rc) {
+            invalidate(grid);
+            return eddy_error_prefix(err, "grid build: removing %zu escaped particles: ", bad);
+        }
+        grid->removed += bad;
+        n = k;
+    }
+
+    rc = im->backend->sort(im->state, l, n, p->x, p->y, p->z, im->perm, grid->cell_begin, grid->cell_end,
+                           err);
+    if (rc) {
+        invalidate(grid);
+        return eddy_error_prefix(err, "grid build: ");
+    }
+
+    /* Particles that stayed in their cells leave the permutation the identity; moving every field
+     * for nothing would dominate the build then. */
+    const uint32_t *perm = im->perm;
+    int moved = 0;
+    const long long nk = (long long)n;
+#pragma omp parallel for schedule(static) reduction(| : moved) if (n >= 2 * GRID_PARALLEL_MIN)
+    for (long long i = 0; i < nk; ++i) moved |= perm[i] != (uint32_t)i;
+    if (moved) {
+        rc = eddy_particles_gather(p, perm, n, err);
+        if (rc) {
+            invalidate(grid);
+            return eddy_error_prefix(err, "grid build: ");
+        }
+    }
+    if (fill_cells(grid, n)) {
+        invalidate(grid);
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid build: the backend's cell ranges are not prefix sums over %zu particles",
+                              n);
+    }
+    grid->particle_count = n;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Queries                                                                                        */
+
+/* Maps a neighbor cell coordinate on axis a to a stored index, with the image shift on a periodic
+ * axis; 0 when it is off a bounded grid (only possible when the query cell is a ghost). */
+static inline int neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, int32_t *out, float *shift)
+{
+    *shift = 0.0f;
+    if (l->periodic[a]) {
+        if (i < 0) {
+            i += l->cells[a];
+            *shift = -(l->hi[a] - l->lo[a]);
+        } else if (i >= l->cells[a]) {
+            i -= l->cells[a];
+            *shift = l->hi[a] - l->lo[a];
+        }
+    } else if (i < 0 || i >= l->dim[a]) {
+        return 0;
+    }
+    *out = i;
+    return 1;
+}
+
+static inline int emit(const eddy_grid *g, eddy_range *out, int n, uint32_t first, uint32_t last, float sx,
+                       float sy, float sz)
+{
+    uint32_t b = g->cell_begin[first], e = g->cell_end[last];
+    if (b < e) {
+        out[n].begin = b;
+        out[n].end = e;
+        out[n].shift[0] = sx;
+        out[n].shift[1] = sy;
+        out[n].shift[2] = sz;
+        ++n;
+    }
+    return n;
+}
+
+int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES])
+{
+    const eddy_grid_layout *l = &grid->layout;
+    if (!grid->cell_begin || cell >= l->cell_count) return 0;
+    const int32_t d0 = l->dim[0], d1 = l->dim[1];
+    const int32_t ix = (int32_t)(cell % (uint32_t)d0);
+    const int32_t iy = (int32_t)((cell / (uint32_t)d0) % (uint32_t)d1);
+    const int32_t iz = (int32_t)(cell / ((uint32_t)d0 * (uint32_t)d1));
+    const int rz = l->dimensions == 3 ? 1 : 0;
+    const float Lx = l->hi[0] - l->lo[0];
+    int n = 0;
+    for (int dz = -rz; dz <= rz; ++dz) {
+        int32_t z;
+        float sz;
+        if (!neighbor_coord(l, 2, iz + dz, &z, &sz)) continue;
+        for (int dy = -1; dy <= 1; ++dy) {
+            int32_t y;
+            float sy;
+            if (!neighbor_coord(l, 1, iy + dy, &y, &sy)) continue;
+            const uint32_t row = (uint32_t)d0 * ((uint32_t)y + (uint32_t)d1 * (uint32_t)z);
+            if (!l->periodic[0]) {
+                int32_t x0 = ix > 0 ? ix - 1 : 0, x1 = ix + 1 < d0 ? ix + 1 : d0 - 1;
+                n = emit(grid, out, n, row + (uint32_t)x0, row + (uint32_t)x1, 0.0f, sy, sz);
+            } else {
+                const int32_t cx = l->cells[0]; /* >= 3, so the two pieces never overlap */
+                if (ix == 0) {
+                    n = emit(grid, out, n, row + (uint32_t)(cx - 1), row + (uint32_t)(cx - 1), -Lx, sy, sz);
+                    n = emit(grid, out, n, row, row + 1, 0.0f, sy, sz);
+                } else if (ix == cx - 1) {
+                    n = emit(grid, out, n, row + (uint32_t)(ix - 1), row + (uint32_t)ix, 0.0f, sy, sz);
+                    n = emit(grid, out, n, row, row, Lx, sy, sz);
+                } else {
+                    n = emit(grid, out, n, row + (uint32_t)(ix - 1), row + (uint32_t)(ix + 1), 0.0f, sy, sz);
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* Ranges of one cell ordered by begin. They are disjoint (distinct cells, at least 3 per periodic
+ * axis), so scanning them in this order yields neighbor indices already ascending. */
+static int sorted_ranges(const eddy_grid *grid, uint32_t cell, eddy_range r[EDDY_MAX_CELL_RANGES])
+{
+    int n = eddy_grid_cell_ranges(grid, cell, r);
+    for (int i = 1; i < n; ++i) {
+        eddy_range v = r[i];
+        int j = i - 1;
+        while (j >= 0 && r[j].begin > v.begin) {
+            r[j + 1] = r[j];
+            --j;
+        }
+        r[j + 1] = v;
+    }
+    return n;
+}
+
+/* (xj - xi) + shift, the same operations as eddy_grid_min_image on (xj - xi), so lists agree bit for
+ * bit with a minimum-image brute force. */
+static inline uint32_t count_neighbors(const eddy_particles *p, int dims, uint32_t i, const eddy_range *r,
+                                       int nr, float r2)
+{
+    const float *x = p->x, *y = p->y, *z = p->z;
+    const float xi = x[i], yi = y[i], zi = z[i];
+    uint32_t count = 0;
+    for (int k = 0; k < nr; ++k) {
+        const float sx = r[k].shift[0], sy = r[k].shift[1], sz = r[k].shift[2];
+        if (dims == 3) {
+            for (uint32_t j = r[k].begin; j < r[k].end; ++j) {
+                float dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy, dz = (z[j] - zi) + sz;
+                count += dx * dx + dy * dy + dz * dz < r2;
+            }
+        } else {
+            for (uint32_t j = r[k].begin; j < r[k].end; ++j) {
+                float dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy;
+                count += dx * dx + dy * dy < r2;
+            }
+        }
+    }
+    return count - 1; /* itself: distance 0 in its own cell, unshifted */
+}
+
+/* Two stages per block of candidates: the distance tests write a hit flag per candidate in a loop
+ * the compiler vectorizes like the count pass, then a branch-free scalar loop compacts the hits (a
+ * conditional store would mispredict on most candidates, the hit pattern being close to random). */
+#define FILL_BLOCK 64
+#define FILL_BUFFER 256
+static inline void fill_neighbors(const eddy_particles *p, int dims, uint32_t i, const eddy_range *r, int nr,
+                                  float r2, uint32_t *out)
+{
+    const float *x = p->x, *y = p->y, *z = p->z;
+    const float xi = x[i], yi = y[i], zi = z[i];
+    uint32_t buf[FILL_BUFFER];
+    uint32_t hit[FILL_BLOCK];
+    uint32_t k = 0;
+    for (int q = 0; q < nr; ++q) {
+        const float sx = r[q].shift[0], sy = r[q].shift[1], sz = r[q].shift[2];
+        for (uint32_t j0 = r[q].begin; j0 < r[q].end; j0 += FILL_BLOCK) {
+            const uint32_t len = r[q].end - j0 < FILL_BLOCK ? r[q].end - j0 : FILL_BLOCK;
+            const float *xj = x + j0, *yj = y + j0, *zj = z + j0;
+            if (dims == 3) {
+                for (uint32_t t = 0; t < len; ++t) {
+                    float dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy, dz = (zj[t] - zi) + sz;
+                    hit[t] = dx * dx + dy * dy + dz * dz < r2;
+                }
+            } else {
+                for (uint32_t t = 0; t < len; ++t) {
+                    float dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy;
+                    hit[t] = dx * dx + dy * dy < r2;
+                }
+            }
+            if (i - j0 < len) hit[i - j0] = 0; /* itself */
+            if (k + FILL_BLOCK > FILL_BUFFER) {
+                memcpy(out, buf, sizeof buf[0] * k);
+                out += k;
+                k = 0;
+            }
+            for (uint32_t t = 0; t < len; ++t) {
+                buf[k] = j0 + t;
+                k += hit[t];
+            }
+        }
+    }
+    memcpy(out, buf, sizeof buf[0] * k);
+}
+
+static float min_cell_size(const eddy_grid_layout *l)
+{
+    float m = l->cell_size[0];
+    for (int a = 1; a < l->dimensions; ++a)
+        if (l->cell_size[a] < m) m = l->cell_size[a];
+    return m;
+}
+
+static int check_query(const eddy_grid *grid, const eddy_particles *p, float radius, eddy_error *err)
+{
+    if (!grid || !grid->impl || !p)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "neighbor lists: grid is not initialized");
+    float cs = min_cell_size(&grid->layout);
+    if (!(radius > 0.0f) || !(radius <= cs))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "neighbor lists: radius %g must be positive and at most the cell size %g",
+                              (double)radius, (double)cs);
+    if (p->count != grid->particle_count || p->dimensions != grid->layout.dimensions)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "neighbor lists: the grid holds %zu particles but the set has %zu; build the "
+                              "grid first",
+                              grid->particle_count, p->count);
+    return EDDY_OK;
+}
+
+int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, float radius, eddy_error *err)
+{
+    int rc = check_query(grid, p, radius, err);
+    if (rc) return rc;
+    struct eddy_grid_impl *im = grid->impl;
+    const size_t n = grid->particle_count;
+    grid->nbr_offset = NULL;
+    grid->nbr_index = NULL;
+    grid->nbr_radius = 0.0f;
+    if (grow_u32(&im->offset, &im->offset_capacity, n + 1))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "neighbor lists: out of memory for %zu particles",
+                              n);
+    uint32_t *off = im->offset;
+    const int dims = grid->layout.dimensions;
+    const float r2 = radius * radius;
+    const long long nocc = (long long)grid->occupied_count;
+    const uint32_t *occ = grid->occupied, *cb = grid->cell_begin, *ce = grid->cell_end;
+
+    /* Count pass: each particle's count lands in its own slot, so the thread schedule cannot matter. */
+#pragma omp parallel for schedule(dynamic, 32) if (n >= GRID_PARALLEL_MIN)
+    for (long long k = 0; k < nocc; ++k) {
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        uint32_t c = occ[k];
+        int nr = sorted_ranges(grid, c, r);
+        if (dims == 3)
+            for (uint32_t i = cb[c]; i < ce[c]; ++i) off[i + 1] = count_neighbors(p, 3, i, r, nr, r2);
+        else
+            for (uint32_t i = cb[c]; i < ce[c]; ++i) off[i + 1] = count_neighbors(p, 2, i, r, nr, r2);
+    }
+    off[0] = 0;
+    uint64_t total = 0;
+    for (size_t i = 1; i <= n; ++i) {
+        total += off[i];
+        if (total > UINT32_MAX) break;
+        off[i] = (uint32_t)total;
+    }
+    if (total > UINT32_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "neighbor lists: more than 2^32 neighbor entries at radius %g", (double)radius);
+    if (grow_u32(&im->index, &im->index_capacity, total ? (size_t)total : 1))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "neighbor lists: out of memory for %llu entries",
+                              (unsigned long long)total);
+    uint32_t *idx = im->index;
+#pragma omp parallel for schedule(dynamic, 32) if (n >= GRID_PARALLEL_MIN)
+    for (long long k = 0; k < nocc; ++k) {
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        uint32_t c = occ[k];
+        int nr = sorted_ranges(grid, c, r);
+        if (dims == 3)
+            for (uint32_t i = cb[c]; i < ce[c]; ++i) fill_neighbors(p, 3, i, r, nr, r2, idx + off[i]);
+        else
+            for (uint32_t i = cb[c]; i < ce[c]; ++i) fill_neighbors(p, 2, i, r, nr, r2, idx + off[i]);
+    }
+    grid->nbr_offset = off;
+    grid->nbr_index = idx;
+    grid->nbr_radius = radius;
+    return EDDY_OK;
+}
+
+double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, float radius)
+{
+    if (check_query(grid, p, radius, NULL)) return NAN;
+    const size_t n = grid->particle_count;
+    if (n == 0) return 0.0;
+    if (grid->nbr_offset && grid->nbr_radius == radius) return (double)grid->nbr_offset[n] / (double)n;
+    const int dims = grid->layout.dimensions;
+    const float r2 = radius * radius;
+    const long long nocc = (long long)grid->occupied_count;
+    const uint32_t *occ = grid->occupied, *cb = grid->cell_begin, *ce = grid->cell_end;
+    unsigned long long total = 0;
+#pragma omp parallel for schedule(dynamic, 32) reduction(+ : total) if (n >= GRID_PARALLEL_MIN)
+    for (long long k = 0; k < nocc; ++k) {
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        uint32_t c = occ[k];
+        int nr = eddy_grid_cell_ranges(grid, c, r);
+        for (uint32_t i = cb[c]; i < ce[c]; ++i) total += count_neighbors(p, dims, i, r, nr, r2);
+    }
+    return (double)total / (double)n;
+}

@@ -1,0 +1,1846 @@
+/*
+ * host/scene.c — scene files: parse JSON (cJSON), apply --set overrides, validate every key with
+ * messages that name FILE:LINE:COLUMN and the dotted key path, and build the world.
+ *
+ * Positions in messages come from a small JSON tokenizer over the source text (locate_offsets): it
+ * walks a dotted path ("materials[0].viscosity") through the text. A value changed or created by --set
+ * has no position in the file; node_position() detects that by comparing the tree value with the
+ * value found in the text, and the position is then omitted.
+ */
+#include "scene.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_BUF 512
+#define LATTICE_EPS 1e-4   /* per-axis count n = floor(extent / spacing + LATTICE_EPS) */
+#define FILL_CHUNK 65536   /* particles added per eddy_world_add_particles call */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dotted key paths                                                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct path_seg {
+    int is_index;
+    size_t index;
+    const char *key; /* not NUL-terminated */
+    size_t len;
+} path_seg;
+
+/* Reads the next segment of a path. Returns 1 with a segment, 0 at the end, -1 when malformed.
+ * Grammar: KEY ( '.' KEY | '[' DIGITS ']' )*, or starting with '[' DIGITS ']'. Keys are non-empty
+ * and contain none of . [ ] */
+static int path_next(const char **pp, int first, path_seg *seg)
+{
+    const char *p = *pp;
+    if (!*p) return first ? -1 : 0;
+    if (*p == '[') {
+        ++p;
+        if (*p < '0' || *p > '9') return -1;
+        size_t v = 0;
+        while (*p >= '0' && *p <= '9') {
+            size_t d = (size_t)(*p - '0');
+            if (v > (SIZE_MAX - d) / 10) return -1;
+            v = v * 10 + d;
+            ++p;
+        }
+        if (*p != ']') return -1;
+        ++p;
+        seg->is_index = 1;
+        seg->index = v;
+        seg->key = NULL;
+        seg->len = 0;
+        *pp = p;
+        return 1;
+    }
+    if (!first) {
+        if (*p != '.') return -1;
+        ++p;
+    }
+    const char *k = p;
+    while (*p && *p != '.' && *p != '[' && *p != ']') ++p;
+    if (p == k || *p == ']') return -1;
+    seg->is_index = 0;
+    seg->key = k;
+    seg->len = (size_t)(p - k);
+    *pp = p;
+    return 1;
+}
+
+/* Checks a whole path; returns the number of segments or -1 when malformed. */
+static int path_validate(const char *path)
+{
+    path_seg s;
+    int n = 0, r;
+    const char *p = path;
+    while ((r = path_next(&p, n == 0, &s)) == 1) ++n;
+    return r < 0 ? -1 : n;
+}
+
+/* Appends src to out[PATH_BUF] at *k, truncating. */
+static void path_append(char *out, size_t *k, const char *src)
+{
+    while (*src && *k + 1 < PATH_BUF) out[(*k)++] = *src++;
+    out[*k] = '\0';
+}
+
+/* out = parent.key (or key at the top level). `out` must not alias the arguments. */
+static void path_key(char *out, const char *parent, const char *key)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    if (parent && *parent) {
+        path_append(out, &k, parent);
+        path_append(out, &k, ".");
+    }
+    path_append(out, &k, key);
+}
+
+/* out = parent[i] */
+static void path_index(char *out, const char *parent, size_t i)
+{
+    char num[32];
+    snprintf(num, sizeof num, "[%zu]", i);
+    size_t k = 0;
+    out[0] = '\0';
+    path_append(out, &k, parent);
+    path_append(out, &k, num);
+}
+
+/* The cJSON node at a path (first occurrence of duplicated keys), or NULL. */
+static cJSON *tree_lookup(cJSON *root, const char *path)
+{
+    if (!root || !path) return NULL;
+    if (!*path) return root;
+    cJSON *node = root;
+    path_seg s;
+    int r, first = 1;
+    const char *p = path;
+    while ((r = path_next(&p, first, &s)) == 1) {
+        first = 0;
+        if (s.is_index) {
+            if (!cJSON_IsArray(node) || s.index >= (size_t)cJSON_GetArraySize(node)) return NULL;
+            node = cJSON_GetArrayItem(node, (int)s.index);
+        } else {
+            if (!cJSON_IsObject(node)) return NULL;
+            cJSON *c = NULL;
+            for (c = node->child; c; c = c->next)
+                if (c->string && strlen(c->string) == s.len && memcmp(c->string, s.key, s.len) == 0)
+                    break;
+            node = c;
+        }
+        if (!node) return NULL;
+    }
+    return r < 0 ? NULL : node;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The locator: a forgiving JSON tokenizer over the source text                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const char *tok_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    return p;
+}
+
+/* p at '"': returns just past the closing quote (or at the NUL of an unterminated string). */
+static const char *tok_string(const char *p)
+{
+    ++p;
+    while (*p && *p != '"') {
+        if (*p == '\\' && p[1]) p += 2;
+        else ++p;
+    }
+    return *p ? p + 1 : p;
+}
+
+/* Skips one value of any kind; never reads past the terminating NUL. */
+static const char *tok_value(const char *p)
+{
+    p = tok_ws(p);
+    if (*p == '"') return tok_string(p);
+    if (*p == '{' || *p == '[') {
+        size_t depth = 0;
+        while (*p) {
+            if (*p == '"') { p = tok_string(p); continue; }
+            if (*p == '{' || *p == '[') ++depth;
+            else if (*p == '}' || *p == ']') {
+                if (--depth == 0) return p + 1;
+            }
+            ++p;
+        }
+        return p;
+    }
+    while (*p && !strchr(",]} \t\r\n", *p)) ++p;
+    return p;
+}
+
+static unsigned hex4(const char *p, int *ok)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else { *ok = 0; return 0; }
+    }
+    return v;
+}
+
+/* Compares the JSON string at p (at '"', escapes decoded) with key[0..len). Sets *end past it. */
+static int tok_key_equals(const char *p, const char *key, size_t len, const char **end)
+{
+    *end = tok_string(p);
+    ++p;
+    size_t k = 0;
+    int equal = 1;
+    while (*p && *p != '"') {
+        unsigned char buf[4];
+        size_t n = 0;
+        if (*p == '\\') {
+            ++p;
+            char e = *p ? *p++ : 0;
+            switch (e) {
+            case 'b': buf[n++] = '\b'; break;
+            case 'f': buf[n++] = '\f'; break;
+            case 'n': buf[n++] = '\n'; break;
+            case 'r': buf[n++] = '\r'; break;
+            case 't': buf[n++] = '\t'; break;
+            case 'u': {
+                int ok = 1;
+                unsigned cp = hex4(p, &ok);
+                if (!ok) return 0;
+                p += 4;
+                if (cp >= 0xD800 && cp < 0xDC00 && p[0] == '\\' && p[1] == 'u') {
+                    unsigned lo = hex4(p + 2, &ok);
+                    if (ok && lo >= 0xDC00 && lo < 0xE000) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        p += 6;
+                    }
+                }
+                if (cp < 0x80) buf[n++] = (unsigned char)cp;
+                else if (cp < 0x800) {
+                    buf[n++] = (unsigned char)(0xC0 | (cp >> 6));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                } else if (cp < 0x10000) {
+                    buf[n++] = (unsigned char)(0xE0 | (cp >> 12));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                } else {
+                    buf[n++] = (unsigned char)(0xF0 | (cp >> 18));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                }
+                break;
+            }
+            case 0: return 0;
+            default: buf[n++] = (unsigned char)e; break; /* \" \\ \/ */
+            }
+        } else {
+            buf[n++] = (unsigned char)*p++;
+        }
+        for (size_t i = 0; i < n; ++i, ++k)
+            if (k >= len || (unsigned char)key[k] != buf[i]) equal = 0;
+    }
+    return equal && k == len;
+}
+
+/*
+ * Finds a path in the text. On success returns 1 with the offsets of the value and, when the last
+ * segment is a key, of that key (else the value offset). `occurrence` picks the n-th (0-based) member
+ * with the last key, for duplicated keys.
+ */
+static int locate_offsets(const char *text, const char *path, int occurrence, size_t *key_off,
+                          size_t *val_off)
+{
+    if (!text || !path) return 0;
+    const char *p = tok_ws(text);
+    const char *key_at = p;
+    path_seg s;
+    int r, first = 1;
+    const char *pp = path;
+    if (*path) {
+        while ((r = path_next(&pp, first, &s)) == 1) {
+            first = 0;
+            int last = *pp == '\0';
+            p = tok_ws(p);
+            if (s.is_index) {
+                if (*p != '[') return 0;
+                p = tok_ws(p + 1);
+                if (*p == ']') return 0;
+                for (size_t i = 0; i < s.index; ++i) {
+                    p = tok_ws(tok_value(p));
+                    if (*p != ',') return 0;
+                    p = tok_ws(p + 1);
+                }
+                if (*p == ']' || !*p) return 0;
+                key_at = p;
+            } else {
+                if (*p != '{') return 0;
+                p = tok_ws(p + 1);
+                int seen = 0;
+                for (;;) {
+                    if (*p != '"') return 0;
+                    const char *kstart = p, *kend;
+                    int eq = tok_key_equals(p, s.key, s.len, &kend);
+                    p = tok_ws(kend);
+                    if (*p != ':') return 0;
+                    p = tok_ws(p + 1);
+                    if (eq && (!last || seen++ == occurrence)) {
+                        key_at = kstart;
+                        break;
+                    }
+                    p = tok_ws(tok_value(p));
+                    if (*p != ',') return 0;
+                    p = tok_ws(p + 1);
+                }
+            }
+        }
+        if (r < 0) return 0;
+    }
+    p = tok_ws(p);
+    if (!*p) return 0;
+    *val_off = (size_t)(p - text);
+    *key_off = (size_t)(key_at - text);
+    return 1;
+}
+
+/* 1-based line and column (in characters: UTF-8 continuation bytes do not count) of a byte offset. */
+static void offset_linecol(const char *text, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; ++i) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') { ++l; c = 1; }
+        else if ((ch & 0xC0) != 0x80) ++c;
+    }
+    *line = l;
+    *col = c;
+}
+
+/* Where an error points: the value (which must still be the file's value), the key, or an object
+ * or array whose contents --set may have changed (only its kind must match the file). */
+enum { AT_VALUE = 0, AT_KEY = 1, AT_CONTAINER = 2 };
+
+static int same_value(const cJSON *a, const cJSON *b)
+{
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        return a->valuedouble == b->valuedouble || (isnan(a->valuedouble) && isnan(b->valuedouble));
+    return cJSON_Compare(a, b, 1) != 0;
+}
+
+/*
+ * Line and column of `node` (reached by `path`) in the scene's text: its key (AT_KEY, when the last
+ * segment is a key), else its value. 0 when the path is not in the text, or when the text holds
+ * a different value there (the tree was changed by --set).
+ */
+static void node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
+                          int occurrence, int *line, int *col)
+{
+    *line = *col = 0;
+    size_t key_off, val_off;
+    if (!s->text || !node || !locate_offsets(s->text, path, occurrence, &key_off, &val_off)) return;
+    if (where == AT_CONTAINER && (cJSON_IsObject(node) || cJSON_IsArray(node))) {
+        if (s->text[val_off] == (cJSON_IsObject(node) ? '{' : '['))
+            offset_linecol(s->text, val_off, line, col);
+        return;
+    }
+    int want_key = where == AT_KEY;
+    const char *end = NULL;
+    cJSON *orig = cJSON_ParseWithOpts(s->text + val_off, &end, 0);
+    int same = orig && same_value(orig, node);
+    cJSON_Delete(orig);
+    if (!same) return;
+    offset_linecol(s->text, want_key ? key_off : val_off, line, col);
+}
+
+void eddy_scene_locate(const eddy_scene *scene, const char *path, int *line, int *column)
+{
+    int l = 0, c = 0;
+    if (scene && path) {
+        const cJSON *node = tree_lookup(scene->root, path);
+        if (node) node_position(scene, path, node, AT_VALUE, 0, &l, &c);
+    }
+    if (line) *line = l;
+    if (column) *column = c;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Error reporting                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct ctx {
+    eddy_scene *s;
+    eddy_error *err;
+} ctx;
+
+
+static const char *scene_file(const eddy_scene *s)
+{
+    return s->file[0] ? s->file : "<scene>";
+}
+
+/* "FILE[:LINE:COL]: [PATH: ]message". The position is that of `node` at `path` (see node_position). */
+static int vfail(const eddy_scene *s, eddy_error *err, const char *path, const cJSON *node, int where,
+                 int occurrence, const char *fmt, va_list ap)
+{
+    char msg[EDDY_ERROR_MESSAGE_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int line = 0, col = 0;
+    node_position(s, path, node, where, occurrence, &line, &col);
+    char pos[48] = "";
+    if (line > 0) snprintf(pos, sizeof pos, ":%d:%d", line, col);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s%s: %s%s%s", scene_file(s), pos,
+                          path && *path ? path : "", path && *path ? ": " : "", msg);
+}
+
+static int fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...)
+    EDDY_PRINTF(5, 6);
+static int fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(c->s, c->err, path, node, where, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static void fmt_number(char *out, size_t size, double v)
+{
+    snprintf(out, size, "%.15g", v);
+}
+
+/* Describes a JSON value for "got ..." */
+static const char *describe(const cJSON *v, char *buf, size_t size)
+{
+    if (!v) return "nothing";
+    if (cJSON_IsNumber(v)) { fmt_number(buf, size, v->valuedouble); return buf; }
+    if (cJSON_IsTrue(v)) return "true";
+    if (cJSON_IsFalse(v)) return "false";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsObject(v)) return "an object";
+    if (cJSON_IsArray(v)) {
+        int n = cJSON_GetArraySize(v);
+        if (n == 0) return "an empty array";
+        snprintf(buf, size, "an array of %d element%s", n, n == 1 ? "" : "s");
+        return buf;
+    }
+    if (cJSON_IsString(v) && v->valuestring) {
+        const char *str = v->valuestring;
+        size_t len = strlen(str), k = 0;
+        if (size < 8) return "a string";
+        size_t cut = len;
+        if (cut > 40) cut = 40;
+        if (cut > size - 6) cut = size - 6;
+        while (cut > 0 && cut < len && ((unsigned char)str[cut] & 0xC0) == 0x80) --cut; /* whole UTF-8 */
+        buf[k++] = '"';
+        for (size_t i = 0; i < cut; ++i) buf[k++] = (unsigned char)str[i] < 0x20 ? ' ' : str[i];
+        if (cut < len && k + 5 <= size) { memcpy(buf + k, "...", 3); k += 3; }
+        buf[k++] = '"';
+        buf[k] = '\0';
+        return buf;
+    }
+    return "an unknown value";
+}
+
+/* "PATH: expected EXP, got DESC" at the value. */
+static int fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected)
+{
+    char b[128];
+    return fail(c, path, v, AT_VALUE, "expected %s, got %s", expected, describe(v, b, sizeof b));
+}
+
+/* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
+static int fail_missing(ctx *c, const char *parent_path, const cJSON *parent, const char *key,
+                        const char *expected)
+{
+    char path[PATH_BUF];
+    path_key(path, parent_path, key);
+    char msg[EDDY_ERROR_MESSAGE_MAX];
+    snprintf(msg, sizeof msg, "%s: missing required key, expected %s", path, expected);
+    /* Position of the parent; the message carries the full path itself. */
+    int line = 0, col = 0;
+    node_position(c->s, parent_path, parent, AT_CONTAINER, 0, &line, &col);
+    char pos[48] = "";
+    if (line > 0) snprintf(pos, sizeof pos, ":%d:%d", line, col);
+    return eddy_error_set(c->err, EDDY_ERR_INVALID_ARGUMENT, "%s%s: %s", scene_file(c->s), pos, msg);
+}
+
+/* Unknown and duplicated keys of an object. `valid` is NULL-terminated. */
+static int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *valid)
+{
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        const char *name = m->string ? m->string : "";
+        char mp[PATH_BUF];
+        path_key(mp, path, name);
+        int known = valid == NULL;
+        for (size_t i = 0; valid && valid[i]; ++i)
+            if (strcmp(valid[i], name) == 0) known = 1;
+        if (!known) {
+            char list[EDDY_ERROR_MESSAGE_MAX / 2];
+            size_t k = 0;
+            list[0] = '\0';
+            for (size_t i = 0; valid[i]; ++i) {
+                int n = snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", valid[i]);
+                if (n < 0 || (size_t)n >= sizeof list - k) break;
+                k += (size_t)n;
+            }
+            return fail(c, mp, m, AT_KEY, "unknown key, expected one of: %s", list);
+        }
+        int occurrence = 0;
+        for (const cJSON *o = obj->child; o != m; o = o->next)
+            if (o->string && strcmp(o->string, name) == 0) ++occurrence;
+        if (occurrence) {
+            int line = 0, col = 0;
+            node_position(c->s, mp, m, AT_KEY, occurrence, &line, &col);
+            char pos[48] = "";
+            if (line > 0) snprintf(pos, sizeof pos, ":%d:%d", line, col);
+            return eddy_error_set(c->err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s%s: %s: duplicate key, expected each key once", scene_file(c->s), pos,
+                                  mp);
+        }
+    }
+    return EDDY_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Typed getters                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct numspec {
+    double lo, hi;
+    int lo_open, hi_open;
+    int integer;
+} numspec;
+
+static const numspec NS_POS = {0, INFINITY, 1, 0, 0};
+static const numspec NS_NONNEG = {0, INFINITY, 0, 0, 0};
+static const numspec NS_UNIT = {0, 1, 0, 0, 0};
+static const numspec NS_UNIT_LO_OPEN = {0, 1, 1, 0, 0};
+static const numspec NS_INT_NONNEG = {0, INT_MAX, 0, 0, 1};
+
+static void numspec_text(const numspec *ns, char *out, size_t size)
+{
+    const char *what = ns->integer ? "an integer" : "a number";
+    char lo[32], hi[32];
+    fmt_number(lo, sizeof lo, ns->lo);
+    fmt_number(hi, sizeof hi, ns->hi);
+    int has_lo = isfinite(ns->lo), has_hi = isfinite(ns->hi);
+    if (ns->integer && ns->hi == INT_MAX) has_hi = 0;
+    if (has_lo && has_hi)
+        snprintf(out, size, "%s in %c%s, %s%c", what, ns->lo_open ? '(' : '[', lo, hi,
+                 ns->hi_open ? ')' : ']');
+    else if (has_lo) snprintf(out, size, "%s %s %s", what, ns->lo_open ? ">" : ">=", lo);
+    else if (has_hi) snprintf(out, size, "%s %s %s", what, ns->hi_open ? "<" : "<=", hi);
+    else snprintf(out, size, "%s", what);
+}
+
+static int numspec_ok(const numspec *ns, double v)
+{
+    if (!isfinite(v)) return 0;
+    if (ns->integer && v != floor(v)) return 0;
+    if (ns->lo_open ? !(v > ns->lo) : !(v >= ns->lo)) return 0;
+    if (ns->hi_open ? !(v < ns->hi) : !(v <= ns->hi)) return 0;
+    return 1;
+}
+
+/* Member `key` of obj (NULL when absent). */
+static cJSON *member(const cJSON *obj, const char *key)
+{
+    return obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static int check_number(ctx *c, const char *path, const cJSON *v, const numspec *ns, double *out)
+{
+    if (!cJSON_IsNumber(v) || !numspec_ok(ns, v->valuedouble)) {
+        char exp[96];
+        numspec_text(ns, exp, sizeof exp);
+        return fail_expected(c, path, v, exp);
+    }
+    *out = v->valuedouble;
+    return EDDY_OK;
+}
+
+/* Number member; `*present` (may be NULL) tells whether it was given. Absent and not required: def. */
+static int get_number(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                      const numspec *ns, double def, double *out, int *present)
+{
+    const cJSON *v = member(obj, key);
+    if (present) *present = v != NULL;
+    if (!v) {
+        if (required) {
+            char exp[96];
+            numspec_text(ns, exp, sizeof exp);
+            return fail_missing(c, path, obj, key, exp);
+        }
+        *out = def;
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    path_key(mp, path, key);
+    return check_number(c, mp, v, ns, out);
+}
+
+static int get_float(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const numspec *ns, double def, float *out, int *present)
+{
+    double d;
+    int rc = get_number(c, obj, path, key, required, ns, def, &d, present);
+    if (rc) return rc;
+    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && (float)d == 0.0f))) {
+        char mp[PATH_BUF];
+        path_key(mp, path, key);
+        return fail_expected(c, mp, member(obj, key), "a number within the float range");
+    }
+    *out = (float)d;
+    return EDDY_OK;
+}
+
+/* String member copied into out[size]. `max` characters at most (size - 1 when 0). */
+static int get_string(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                      const char *def, char *out, size_t size, int nonempty)
+{
+    const cJSON *v = member(obj, key);
+    char exp[96];
+    snprintf(exp, sizeof exp, "a %sstring of at most %zu characters", nonempty ? "non-empty " : "",
+             size - 1);
+    if (!v) {
+        if (required) return fail_missing(c, path, obj, key, exp);
+        if (def) snprintf(out, size, "%s", def);
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    path_key(mp, path, key);
+    if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= size ||
+        (nonempty && !v->valuestring[0]))
+        return fail_expected(c, mp, v, exp);
+    snprintf(out, size, "%s", v->valuestring);
+    return EDDY_OK;
+}
+
+/* Optional object member: *out = NULL when absent. */
+static int get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                      const char *expected, const cJSON **out)
+{
+    const cJSON *v = member(obj, key);
+    *out = v;
+    if (!v) return required ? fail_missing(c, path, obj, key, expected) : EDDY_OK;
+    if (!cJSON_IsObject(v)) {
+        char mp[PATH_BUF];
+        path_key(mp, path, key);
+        return fail_expected(c, mp, v, expected);
+    }
+    return EDDY_OK;
+}
+
+/* Vector: an array of `dimensions` numbers, or of 3 in 2D (z ignored and set to 0). */
+static int check_vector(ctx *c, const char *path, const cJSON *v, float out[3])
+{
+    int d = c->s->dimensions;
+    const char *exp = d == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers";
+    if (!cJSON_IsArray(v)) return fail_expected(c, path, v, exp);
+    int n = cJSON_GetArraySize(v);
+    if (!(n == d || n == 3)) return fail_expected(c, path, v, exp);
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, ++i) {
+        char ep[PATH_BUF];
+        path_index(ep, path, (size_t)i);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
+            return fail_expected(c, ep, e, "a finite number");
+        out[i] = i < d ? (float)e->valuedouble : 0.0f;
+    }
+    for (; i < 3; ++i) out[i] = 0.0f;
+    if (d == 2) out[2] = 0.0f;
+    return EDDY_OK;
+}
+
+static int get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                      const float def[3], float out[3])
+{
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (required)
+            return fail_missing(c, path, obj, key,
+                                c->s->dimensions == 2 ? "an array of 2 (or 3) numbers"
+                                                      : "an array of 3 numbers");
+        for (int a = 0; a < 3; ++a) out[a] = def ? def[a] : 0.0f;
+        if (c->s->dimensions == 2) out[2] = 0.0f;
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    path_key(mp, path, key);
+    return check_vector(c, mp, v, out);
+}
+
+static const char AXIS[3] = {'x', 'y', 'z'};
+
+/* max > min on every used axis; the error points at `max`. */
+static int check_min_max(ctx *c, const cJSON *obj, const char *path, const float mn[3], const float mx[3])
+{
+    for (int a = 0; a < c->s->dimensions; ++a) {
+        if (!(mx[a] > mn[a])) {
+            char mp[PATH_BUF];
+            path_key(mp, path, "max");
+            return fail(c, mp, member(obj, "max"), AT_VALUE,
+                        "expected max > min on every axis, got max.%c = %g <= min.%c = %g", AXIS[a],
+                        (double)mx[a], AXIS[a], (double)mn[a]);
+        }
+    }
+    return EDDY_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattices (shared by counting and filling, so both always agree)                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct lattice {
+    int dims;
+    uint64_t n[3];
+    double origin[3]; /* sim units */
+    double spacing;   /* sim units */
+    int sphere;
+    double center[3], r2;
+} lattice;
+
+/* Returns 0, or -1 when the lattice is too large to count. */
+static int lattice_setup(const eddy_scene *s, const eddy_scene_fluid *f, double particle_dist,
+                         lattice *L)
+{
+    memset(L, 0, sizeof *L);
+    const double scale = s->simulation_scale;
+    L->dims = s->dimensions;
+    L->spacing = particle_dist * (double)f->spacing_factor;
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        if (f->shape == EDDY_FLUID_SPHERE) {
+            lo[a] = ((double)f->center[a] - (double)f->radius) * scale;
+            hi[a] = ((double)f->center[a] + (double)f->radius) * scale;
+            L->center[a] = (double)f->center[a] * scale;
+        } else {
+            lo[a] = (double)f->min[a] * scale;
+            hi[a] = (double)f->max[a] * scale;
+        }
+    }
+    L->sphere = f->shape == EDDY_FLUID_SPHERE;
+    L->r2 = ((double)f->radius * scale) * ((double)f->radius * scale);
+    if (!(L->spacing > 0) || !isfinite(L->spacing)) return -1;
+    double total = 1.0;
+    for (int a = 0; a < 3; ++a) {
+        L->origin[a] = lo[a];
+        if (a >= L->dims) { L->n[a] = 1; L->origin[a] = 0.0; continue; }
+        double n = floor((hi[a] - lo[a]) / L->spacing + LATTICE_EPS);
+        if (!(n >= 0)) n = 0;
+        if (n > 4.0e9) return -1;
+        L->n[a] = (uint64_t)n;
+        total *= n;
+    }
+    if (total > 1.0e15) return -1;
+    return 0;
+}
+
+static uint64_t lattice_cells(const lattice *L)
+{
+    return L->n[0] * L->n[1] * L->n[2];
+}
+
+/* Emits up to `max` points from lattice index *cursor on (x fastest); positions (3 floats each) when
+ * pos is not NULL. Returns how many were emitted. */
+static size_t lattice_emit(const lattice *L, uint64_t *cursor, float *pos, size_t max)
+{
+    const uint64_t total = lattice_cells(L);
+    size_t k = 0;
+    while (*cursor < total && k < max) {
+        uint64_t idx = (*cursor)++;
+        uint64_t ix = idx % L->n[0], rest = idx / L->n[0];
+        uint64_t iy = rest % L->n[1], iz = rest / L->n[1];
+        double p[3] = {L->origin[0] + ((double)ix + 0.5) * L->spacing,
+                       L->origin[1] + ((double)iy + 0.5) * L->spacing,
+                       L->dims == 3 ? L->origin[2] + ((double)iz + 0.5) * L->spacing : 0.0};
+        if (L->sphere) {
+            double r2 = 0.0;
+            for (int a = 0; a < L->dims; ++a) r2 += (p[a] - L->center[a]) * (p[a] - L->center[a]);
+            if (r2 > L->r2) continue;
+        }
+        if (pos) {
+            pos[3 * k + 0] = (float)p[0];
+            pos[3 * k + 1] = (float)p[1];
+            pos[3 * k + 2] = (float)p[2];
+        }
+        ++k;
+    }
+    return k;
+}
+
+/* particle_dist as eddy_world_add_material derives it (same float arithmetic). */
+static float material_dist(const eddy_material *m, float smoothing_radius, int dimensions)
+{
+    return eddy_rest_spacing(m->particle_mass, m->rest_density, smoothing_radius, dimensions);
+}
+
+/* Particles of one fluid block; SIZE_MAX when too many to count. */
+static size_t fluid_count(const eddy_scene *s, const eddy_scene_fluid *f)
+{
+    if (f->material < 0 || (size_t)f->material >= s->material_count) return 0;
+    lattice L;
+    if (lattice_setup(s, f, (double)s->materials[f->material].particle_dist, &L)) return SIZE_MAX;
+    if (!L.sphere) {
+        uint64_t n = lattice_cells(&L);
+        return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    }
+    uint64_t cursor = 0;
+    return lattice_emit(&L, &cursor, NULL, SIZE_MAX);
+}
+
+size_t eddy_scene_count_particles(const eddy_scene *scene)
+{
+    if (!scene) return 0;
+    size_t total = 0;
+    for (size_t i = 0; i < scene->fluid_count; ++i) {
+        size_t n = fluid_count(scene, &scene->fluids[i]);
+        if (n > SIZE_MAX - total) return SIZE_MAX;
+        total += n;
+    }
+    return total;
+}
+
+/* The domain in world units: the `domain` section, else the container widened by one smoothing
+ * radius on bounded axes. 2D: z = 0. Returns 0 when there is neither. */
+static int effective_domain(const eddy_scene *s, float lo[3], float hi[3])
+{
+    for (int a = 0; a < 3; ++a) lo[a] = hi[a] = 0.0f;
+    if (s->has_domain) {
+        for (int a = 0; a < s->dimensions; ++a) { lo[a] = s->domain_min[a]; hi[a] = s->domain_max[a]; }
+        return 1;
+    }
+    if (!s->has_container) return 0;
+    float widen = s->smoothing_radius / s->simulation_scale;
+    for (int a = 0; a < s->dimensions; ++a) {
+        lo[a] = s->container_min[a];
+        hi[a] = s->container_max[a];
+        if (!s->periodic[a]) { lo[a] -= widen; hi[a] += widen; }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sections                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const char *const TOP_KEYS[] = {"name",   "description", "solver",    "grid",
+                                       "dimensions", "time",    "world",     "container",
+                                       "domain", "materials",   "fluids",    "colliders",
+                                       "solvers", "grids",      "output",    NULL};
+static const char *const TIME_KEYS[] = {"dt", "end", "output_interval", NULL};
+static const char *const WORLD_KEYS[] = {"simulation_scale", "gravity", "smoothing_radius", "threads",
+                                         NULL};
+static const char *const MINMAX_KEYS[] = {"min", "max", NULL};
+static const char *const DOMAIN_KEYS[] = {"min", "max", "periodic", "out_of_domain", NULL};
+static const char *const MATERIAL_KEYS[] = {
+    "name",          "rest_density",    "particle_mass", "particle_spacing", "viscosity",
+    "stiffness",     "initial_sum",     "particle_radius", "particle_margin", "restitution",
+    "friction",      "erp",             NULL};
+static const char *const FLUID_KEYS[] = {"material", "box", "sphere", "velocity", "spacing_factor", NULL};
+static const char *const SPHERE_KEYS[] = {"center", "radius", NULL};
+static const char *const PLANE_COLLIDER_KEYS[] = {"type", "point", "normal", "velocity", NULL};
+static const char *const BOX_COLLIDER_KEYS[] = {"type", "min", "max", "velocity", NULL};
+static const char *const SPHERE_COLLIDER_KEYS[] = {"type", "center", "radius", "velocity", NULL};
+static const char *const OUTPUT_KEYS[] = {"dir", "format", NULL};
+
+static int is_id(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; ++s)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+static int parse_id(ctx *c, const cJSON *root, const char *key, int required, const char *def,
+                    char *out)
+{
+    const cJSON *v = member(root, key);
+    const char *exp = "a component id (1 to 63 characters of [a-z0-9_])";
+    if (!v) {
+        if (required) return fail_missing(c, "", root, key, exp);
+        snprintf(out, EDDY_SCENE_ID_MAX, "%s", def);
+        return EDDY_OK;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= EDDY_SCENE_ID_MAX ||
+        !is_id(v->valuestring))
+        return fail_expected(c, key, v, exp);
+    snprintf(out, EDDY_SCENE_ID_MAX, "%s", v->valuestring);
+    return EDDY_OK;
+}
+
+static void default_name(const char *file, char *out)
+{
+    const char *base = file && *file ? file : "scene";
+    const char *slash = strrchr(base, '/');
+    if (slash) base = slash + 1;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+    if (len == 0) { base = "scene"; len = 5; }
+    if (len >= EDDY_SCENE_ID_MAX) len = EDDY_SCENE_ID_MAX - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
+
+static int parse_name(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *v = member(root, "name");
+    if (!v) {
+        default_name(s->file, s->name);
+        return EDDY_OK;
+    }
+    const char *exp = "a non-empty string of at most 63 characters without '/'";
+    if (!cJSON_IsString(v) || !v->valuestring || !v->valuestring[0] ||
+        strlen(v->valuestring) >= EDDY_SCENE_ID_MAX || strchr(v->valuestring, '/') ||
+        strchr(v->valuestring, '\\'))
+        return fail_expected(c, "name", v, exp);
+    for (const char *p = v->valuestring; *p; ++p)
+        if ((unsigned char)*p < 0x20) return fail_expected(c, "name", v, exp);
+    snprintf(s->name, sizeof s->name, "%s", v->valuestring);
+    return EDDY_OK;
+}
+
+static int parse_time(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *t;
+    int rc;
+    if ((rc = get_object(c, root, "", "time", 1, "an object {dt, end, output_interval}", &t)) ||
+        (rc = check_keys(c, t, "time", TIME_KEYS)) ||
+        (rc = get_number(c, t, "time", "dt", 1, &NS_POS, 0, &s->dt, NULL)) ||
+        (rc = get_number(c, t, "time", "end", 1, &NS_POS, 0, &s->end_time, NULL)) ||
+        (rc = get_number(c, t, "time", "output_interval", 0, &NS_POS, s->end_time / 50.0,
+                         &s->output_interval, NULL)))
+        return rc;
+    return EDDY_OK;
+}
+
+static int parse_world(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *w;
+    static const float g_def[3] = {0.0f, -9.81f, 0.0f};
+    double threads;
+    int rc;
+    if ((rc = get_object(c, root, "", "world", 1, "an object {smoothing_radius, ...}", &w)) ||
+        (rc = check_keys(c, w, "world", WORLD_KEYS)) ||
+        (rc = get_float(c, w, "world", "simulation_scale", 0, &NS_POS, 1.0, &s->simulation_scale, NULL)) ||
+        (rc = get_vector(c, w, "world", "gravity", 0, g_def, s->gravity)) ||
+        (rc = get_float(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
+        (rc = get_number(c, w, "world", "threads", 0, &NS_INT_NONNEG, 0, &threads, NULL)))
+        return rc;
+    s->threads = (int)threads;
+    return EDDY_OK;
+}
+
+static int parse_container(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *o;
+    int rc;
+    if ((rc = get_object(c, root, "", "container", 0, "an object {min, max}", &o))) return rc;
+    if (!o) return EDDY_OK;
+    if ((rc = check_keys(c, o, "container", MINMAX_KEYS)) ||
+        (rc = get_vector(c, o, "container", "min", 1, NULL, s->container_min)) ||
+        (rc = get_vector(c, o, "container", "max", 1, NULL, s->container_max)) ||
+        (rc = check_min_max(c, o, "container", s->container_min, s->container_max)))
+        return rc;
+    s->has_container = 1;
+    return EDDY_OK;
+}
+
+static int parse_domain(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *o;
+    int rc;
+    if ((rc = get_object(c, root, "", "domain", 0, "an object {min, max, periodic, out_of_domain}", &o)))
+        return rc;
+    if (o) {
+        if ((rc = check_keys(c, o, "domain", DOMAIN_KEYS))) return rc;
+        const cJSON *mn = member(o, "min"), *mx = member(o, "max");
+        if (mn || mx) {
+            if ((rc = get_vector(c, o, "domain", "min", 1, NULL, s->domain_min)) ||
+                (rc = get_vector(c, o, "domain", "max", 1, NULL, s->domain_max)) ||
+                (rc = check_min_max(c, o, "domain", s->domain_min, s->domain_max)))
+                return rc;
+            s->has_domain = 1;
+        }
+        const cJSON *per = member(o, "periodic");
+        if (per) {
+            const char *exp = s->dimensions == 2 ? "an array of 2 (or 3) booleans" : "an array of 3 booleans";
+            int n = cJSON_IsArray(per) ? cJSON_GetArraySize(per) : -1;
+            if (!(n == s->dimensions || n == 3)) return fail_expected(c, "domain.periodic", per, exp);
+            int i = 0;
+            for (const cJSON *e = per->child; e; e = e->next, ++i) {
+                char ep[PATH_BUF];
+                path_index(ep, "domain.periodic", (size_t)i);
+                if (!cJSON_IsBool(e)) return fail_expected(c, ep, e, "true or false");
+                s->periodic[i] = i < s->dimensions && cJSON_IsTrue(e);
+            }
+        }
+        const cJSON *pol = member(o, "out_of_domain");
+        if (pol) {
+            if (cJSON_IsString(pol) && strcmp(pol->valuestring, "error") == 0)
+                s->out_of_domain = EDDY_DOMAIN_ERROR;
+            else if (cJSON_IsString(pol) && strcmp(pol->valuestring, "remove") == 0)
+                s->out_of_domain = EDDY_DOMAIN_REMOVE;
+            else
+                return fail_expected(c, "domain.out_of_domain", pol, "\"error\" or \"remove\"");
+        }
+    }
+    if (!s->has_domain && !s->has_container)
+        return fail_missing(c, "", root, "container",
+                            "an object {min, max} (or a domain with min and max)");
+    float lo[3], hi[3];
+    effective_domain(s, lo, hi);
+    if (!s->has_domain) {
+        memcpy(s->domain_min, lo, sizeof lo);
+        memcpy(s->domain_max, hi, sizeof hi);
+    }
+    return EDDY_OK;
+}
+
+static int parse_materials(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *arr = member(root, "materials");
+    const char *exp = "a non-empty array of material objects";
+    if (!arr) return fail_missing(c, "", root, "materials", exp);
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return fail_expected(c, "materials", arr, exp);
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    s->materials = calloc(n, sizeof *s->materials);
+    if (!s->materials) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const int d = s->dimensions;
+    const double scale = s->simulation_scale;
+    size_t i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++i) {
+        char p[PATH_BUF];
+        path_index(p, "materials", i);
+        if (!cJSON_IsObject(o)) return fail_expected(c, p, o, "a material object");
+        int rc = check_keys(c, o, p, MATERIAL_KEYS);
+        if (rc) return rc;
+        eddy_material *m = &s->materials[i];
+        double rho, mass = 0, spacing = 0, v;
+        int has_mass, has_spacing;
+        if ((rc = get_string(c, o, p, "name", 1, NULL, m->name, sizeof m->name, 1))) return rc;
+        for (size_t j = 0; j < i; ++j)
+            if (strcmp(s->materials[j].name, m->name) == 0) {
+                char np[PATH_BUF];
+                path_key(np, p, "name");
+                return fail(c, np, member(o, "name"), AT_VALUE,
+                            "expected a unique material name, got \"%s\" again (also materials[%zu])",
+                            m->name, j);
+            }
+        if ((rc = get_number(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho, NULL)) ||
+            (rc = get_number(c, o, p, "particle_mass", 0, &NS_POS, 0, &mass, &has_mass)) ||
+            (rc = get_number(c, o, p, "particle_spacing", 0, &NS_POS, 0, &spacing, &has_spacing)))
+            return rc;
+        if (has_mass && has_spacing) {
+            char sp[PATH_BUF];
+            path_key(sp, p, "particle_spacing");
+            return fail(c, sp, member(o, "particle_spacing"), AT_KEY,
+                        "expected exactly one of particle_mass and particle_spacing, got both");
+        }
+        if (!has_mass && !has_spacing)
+            return fail(c, p, o, AT_CONTAINER,
+                        "expected exactly one of particle_mass and particle_spacing, got neither");
+        m->rest_density = (float)rho;
+        if (has_spacing) {
+            /* The mass that gives this spacing exactly rest density under poly6 summation
+             * (eddy_lattice_density), so a block starts at rest instead of under a spurious pressure. */
+            double dx = spacing * scale, m0 = rho * pow(dx, (double)d);
+            double lattice = eddy_lattice_density(m0, dx, s->smoothing_radius, d);
+            mass = lattice > 0 ? m0 * rho / lattice : m0;
+        }
+        if (!(mass > 0) || !(mass <= FLT_MAX) || !((float)mass > 0)) {
+            char sp[PATH_BUF];
+            path_key(sp, p, has_spacing ? "particle_spacing" : "particle_mass");
+            return fail(c, sp, member(o, has_spacing ? "particle_spacing" : "particle_mass"), AT_VALUE,
+                        "expected a particle mass within the float range, got %g", mass);
+        }
+        m->particle_mass = (float)mass;
+        /* A given spacing is used as given; a given mass gets the spacing that sums to rho0. */
+        m->particle_dist = has_spacing ? (float)(spacing * scale)
+                                       : material_dist(m, s->smoothing_radius, d);
+        double spacing_world = has_spacing ? spacing : (double)m->particle_dist / scale;
+        if ((rc = get_float(c, o, p, "viscosity", 0, &NS_NONNEG, 0.1, &m->viscosity, NULL)) ||
+            (rc = get_float(c, o, p, "stiffness", 0, &NS_NONNEG, 1000.0, &m->stiffness, NULL)) ||
+            (rc = get_float(c, o, p, "initial_sum", 0, &NS_UNIT_LO_OPEN, 1.0, &m->initial_sum, NULL)) ||
+            (rc = get_float(c, o, p, "particle_radius", 0, &NS_POS, 0.5 * spacing_world,
+                            &m->contact.radius, NULL)))
+            return rc;
+        numspec margin = {0, (double)m->contact.radius, 0, 1, 0};
+        const cJSON *mv = member(o, "particle_margin");
+        if (mv) {
+            char mp[PATH_BUF];
+            path_key(mp, p, "particle_margin");
+            if (!cJSON_IsNumber(mv) || !numspec_ok(&margin, mv->valuedouble)) {
+                char b[64];
+                return fail(c, mp, mv, AT_VALUE, "expected a number in [0, particle_radius) = [0, %g), got %s",
+                            (double)m->contact.radius, describe(mv, b, sizeof b));
+            }
+            v = mv->valuedouble;
+        } else {
+            v = 0.1 * (double)m->contact.radius;
+        }
+        m->contact.margin = (float)v;
+        if ((rc = get_float(c, o, p, "restitution", 0, &NS_UNIT, 0.0, &m->contact.restitution, NULL)) ||
+            (rc = get_float(c, o, p, "friction", 0, &NS_UNIT, 0.0, &m->contact.friction, NULL)) ||
+            (rc = get_float(c, o, p, "erp", 0, &NS_UNIT, 0.5, &m->contact.erp, NULL)))
+            return rc;
+        s->material_count = i + 1;
+    }
+    return EDDY_OK;
+}
+
+static int parse_fluids(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *arr = member(root, "fluids");
+    const char *exp = "a non-empty array of fluid block objects";
+    if (!arr) return fail_missing(c, "", root, "fluids", exp);
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return fail_expected(c, "fluids", arr, exp);
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    s->fluids = calloc(n, sizeof *s->fluids);
+    if (!s->fluids) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    float dlo[3], dhi[3];
+    effective_domain(s, dlo, dhi);
+    size_t i = 0;
+    double total = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++i) {
+        char p[PATH_BUF], q[PATH_BUF];
+        path_index(p, "fluids", i);
+        if (!cJSON_IsObject(o)) return fail_expected(c, p, o, "a fluid block object");
+        int rc = check_keys(c, o, p, FLUID_KEYS);
+        if (rc) return rc;
+        eddy_scene_fluid *f = &s->fluids[i];
+        s->fluid_count = i + 1;
+        /* material */
+        const cJSON *mv = member(o, "material");
+        if (!mv) return fail_missing(c, p, o, "material", "the name of a material");
+        f->material = -1;
+        if (cJSON_IsString(mv))
+            for (size_t k = 0; k < s->material_count; ++k)
+                if (strcmp(s->materials[k].name, mv->valuestring) == 0) f->material = (int)k;
+        if (f->material < 0) {
+            char names[EDDY_ERROR_MESSAGE_MAX / 2], b[64];
+            size_t k = 0;
+            names[0] = '\0';
+            for (size_t j = 0; j < s->material_count; ++j) {
+                int w = snprintf(names + k, sizeof names - k, "%s\"%s\"", j ? ", " : "",
+                                 s->materials[j].name);
+                if (w < 0 || (size_t)w >= sizeof names - k) break;
+                k += (size_t)w;
+            }
+            path_key(q, p, "material");
+            return fail(c, q, mv, AT_VALUE, "expected the name of a material (%s), got %s", names,
+                        describe(mv, b, sizeof b));
+        }
+        /* shape */
+        const cJSON *box = member(o, "box"), *sph = member(o, "sphere");
+        if (box && sph) {
+            path_key(q, p, "sphere");
+            return fail(c, q, sph, AT_KEY, "expected exactly one of box and sphere, got both");
+        }
+        if (!box && !sph)
+            return fail(c, p, o, AT_CONTAINER, "expected exactly one of box and sphere, got neither");
+        if (box) {
+            path_key(q, p, "box");
+            if (!cJSON_IsObject(box)) return fail_expected(c, q, box, "an object {min, max}");
+            f->shape = EDDY_FLUID_BOX;
+            if ((rc = check_keys(c, box, q, MINMAX_KEYS)) ||
+                (rc = get_vector(c, box, q, "min", 1, NULL, f->min)) ||
+                (rc = get_vector(c, box, q, "max", 1, NULL, f->max)) ||
+                (rc = check_min_max(c, box, q, f->min, f->max)))
+                return rc;
+        } else {
+            path_key(q, p, "sphere");
+            if (!cJSON_IsObject(sph)) return fail_expected(c, q, sph, "an object {center, radius}");
+            f->shape = EDDY_FLUID_SPHERE;
+            if ((rc = check_keys(c, sph, q, SPHERE_KEYS)) ||
+                (rc = get_vector(c, sph, q, "center", 1, NULL, f->center)) ||
+                (rc = get_float(c, sph, q, "radius", 1, &NS_POS, 0, &f->radius, NULL)))
+                return rc;
+            for (int a = 0; a < 3; ++a) {
+                f->min[a] = a < s->dimensions ? f->center[a] - f->radius : 0.0f;
+                f->max[a] = a < s->dimensions ? f->center[a] + f->radius : 0.0f;
+            }
+        }
+        if ((rc = get_vector(c, o, p, "velocity", 0, NULL, f->velocity)) ||
+            (rc = get_float(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
+            return rc;
+        /* inside the domain (bounded axes), unless escaping particles are removed anyway */
+        const cJSON *shape = box ? box : sph;
+        path_key(q, p, box ? "box" : "sphere");
+        if (s->out_of_domain == EDDY_DOMAIN_ERROR)
+            for (int a = 0; a < s->dimensions; ++a)
+                if (!s->periodic[a] && (f->min[a] < dlo[a] || f->max[a] > dhi[a]))
+                    return fail(c, q, shape, AT_VALUE,
+                                "expected a block inside the domain [%g, %g] on axis %c, got [%g, %g]",
+                                (double)dlo[a], (double)dhi[a], AXIS[a], (double)f->min[a],
+                                (double)f->max[a]);
+        size_t count = fluid_count(s, f);
+        if (count == 0) {
+            return fail(c, q, shape, AT_VALUE,
+                        "expected a block at least one particle spacing (%g) wide on every axis, got 0 "
+                        "particles",
+                        (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
+                            (double)s->simulation_scale);
+        }
+        total += count == SIZE_MAX ? INFINITY : (double)count;
+        if (total > (double)UINT32_MAX)
+            return fail(c, q, shape, AT_VALUE,
+                        "expected at most %u particles in all, got %.0f after this block", UINT32_MAX,
+                        total);
+    }
+    return EDDY_OK;
+}
+
+static int parse_colliders(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *arr = member(root, "colliders");
+    if (!arr) return EDDY_OK;
+    if (!cJSON_IsArray(arr)) return fail_expected(c, "colliders", arr, "an array of collider objects");
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (n == 0) return EDDY_OK;
+    s->colliders = calloc(n, sizeof *s->colliders);
+    if (!s->colliders) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    size_t i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, ++i) {
+        char p[PATH_BUF], q[PATH_BUF];
+        path_index(p, "colliders", i);
+        if (!cJSON_IsObject(o)) return fail_expected(c, p, o, "a collider object");
+        eddy_collider *col = &s->colliders[i];
+        s->collider_count = i + 1;
+        const cJSON *t = member(o, "type");
+        const char *texp = "\"plane\", \"box\" or \"sphere\"";
+        if (!t) return fail_missing(c, p, o, "type", texp);
+        const char *const *keys;
+        path_key(q, p, "type");
+        if (cJSON_IsString(t) && strcmp(t->valuestring, "plane") == 0) {
+            col->shape = EDDY_SHAPE_PLANE;
+            keys = PLANE_COLLIDER_KEYS;
+        } else if (cJSON_IsString(t) && strcmp(t->valuestring, "box") == 0) {
+            col->shape = EDDY_SHAPE_BOX;
+            keys = BOX_COLLIDER_KEYS;
+        } else if (cJSON_IsString(t) && strcmp(t->valuestring, "sphere") == 0) {
+            col->shape = EDDY_SHAPE_SPHERE;
+            keys = SPHERE_COLLIDER_KEYS;
+        } else {
+            return fail_expected(c, q, t, texp);
+        }
+        int rc = check_keys(c, o, p, keys);
+        if (rc) return rc;
+        if (col->shape == EDDY_SHAPE_PLANE) {
+            if ((rc = get_vector(c, o, p, "point", 1, NULL, col->point)) ||
+                (rc = get_vector(c, o, p, "normal", 1, NULL, col->normal)))
+                return rc;
+            double l2 = 0;
+            for (int a = 0; a < s->dimensions; ++a) l2 += (double)col->normal[a] * col->normal[a];
+            if (!(l2 > 0)) {
+                path_key(q, p, "normal");
+                return fail(c, q, member(o, "normal"), AT_VALUE, "expected a non-zero vector, got a zero vector");
+            }
+        } else if (col->shape == EDDY_SHAPE_BOX) {
+            if ((rc = get_vector(c, o, p, "min", 1, NULL, col->min)) ||
+                (rc = get_vector(c, o, p, "max", 1, NULL, col->max)) ||
+                (rc = check_min_max(c, o, p, col->min, col->max)))
+                return rc;
+        } else {
+            if ((rc = get_vector(c, o, p, "center", 1, NULL, col->center)) ||
+                (rc = get_float(c, o, p, "radius", 1, &NS_POS, 0, &col->radius, NULL)))
+                return rc;
+        }
+        if ((rc = get_vector(c, o, p, "velocity", 0, NULL, col->velocity))) return rc;
+    }
+    return EDDY_OK;
+}
+
+/* solvers / grids: an object of objects; the contents are checked by eddy_scene_component_params. */
+static int parse_component_sections(ctx *c, const cJSON *root, const char *key)
+{
+    const cJSON *o;
+    int rc;
+    if ((rc = get_object(c, root, "", key, 0, "an object {component id: {parameter: value}}", &o)) || !o)
+        return rc;
+    if ((rc = check_keys(c, o, key, NULL))) return rc;
+    for (const cJSON *m = o->child; m; m = m->next) {
+        char p[PATH_BUF];
+        path_key(p, key, m->string ? m->string : "");
+        if (!cJSON_IsObject(m)) return fail_expected(c, p, m, "an object {parameter: value}");
+    }
+    return EDDY_OK;
+}
+
+static int add_format(ctx *c, const char *path, const cJSON *node, const char *tok, size_t len)
+{
+    if (len == 3 && memcmp(tok, "vtk", 3) == 0) c->s->write_vtk = 1;
+    else if (len == 3 && memcmp(tok, "csv", 3) == 0) c->s->write_csv = 1;
+    else
+        return fail(c, path, node, AT_VALUE, "expected \"vtk\" or \"csv\", got \"%.*s\"",
+                    (int)(len < 40 ? len : 40), tok);
+    return EDDY_OK;
+}
+
+static int parse_output(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *o;
+    int rc;
+    char def_dir[EDDY_SCENE_PATH_MAX];
+    snprintf(def_dir, sizeof def_dir, "out/%s", s->name);
+    s->write_vtk = 1;
+    s->write_csv = 0;
+    snprintf(s->out_dir, sizeof s->out_dir, "%s", def_dir);
+    if ((rc = get_object(c, root, "", "output", 0, "an object {dir, format}", &o)) || !o) return rc;
+    if ((rc = check_keys(c, o, "output", OUTPUT_KEYS)) ||
+        (rc = get_string(c, o, "output", "dir", 0, def_dir, s->out_dir, sizeof s->out_dir, 1)))
+        return rc;
+    const cJSON *f = member(o, "format");
+    if (!f) return EDDY_OK;
+    s->write_vtk = 0;
+    if (cJSON_IsArray(f)) {
+        size_t i = 0;
+        for (const cJSON *e = f->child; e; e = e->next, ++i) {
+            char ep[PATH_BUF];
+            path_index(ep, "output.format", i);
+            if (!cJSON_IsString(e)) return fail_expected(c, ep, e, "\"vtk\" or \"csv\"");
+            if ((rc = add_format(c, ep, e, e->valuestring, strlen(e->valuestring)))) return rc;
+        }
+    } else if (cJSON_IsString(f)) {
+        const char *p = f->valuestring;
+        while (*p) {
+            while (*p == ' ' || *p == ',') ++p;
+            const char *t = p;
+            while (*p && *p != ',') ++p;
+            const char *e = p;
+            while (e > t && e[-1] == ' ') --e;
+            if (e > t && (rc = add_format(c, "output.format", f, t, (size_t)(e - t)))) return rc;
+        }
+    } else {
+        return fail_expected(c, "output.format", f,
+                             "an array of \"vtk\" / \"csv\" or a comma-separated string");
+    }
+    return EDDY_OK;
+}
+
+static int interpret(ctx *c)
+{
+    eddy_scene *s = c->s;
+    const cJSON *root = s->root;
+    int rc;
+    if (!cJSON_IsObject(root)) return fail_expected(c, "", root, "a JSON object at the top level");
+    if ((rc = check_keys(c, root, "", TOP_KEYS))) return rc;
+    const cJSON *dim = member(root, "dimensions");
+    s->dimensions = 3;
+    if (dim) {
+        if (!cJSON_IsNumber(dim) || !(dim->valuedouble == 2.0 || dim->valuedouble == 3.0))
+            return fail_expected(c, "dimensions", dim, "2 or 3");
+        s->dimensions = (int)dim->valuedouble;
+    }
+    const cJSON *desc = member(root, "description");
+    if (desc && !cJSON_IsString(desc)) return fail_expected(c, "description", desc, "a string");
+    if ((rc = parse_name(c, root)) || (rc = parse_id(c, root, "solver", 1, NULL, s->solver)) ||
+        (rc = parse_id(c, root, "grid", 0, "cpu", s->grid)) || (rc = parse_time(c, root)) ||
+        (rc = parse_world(c, root)) || (rc = parse_container(c, root)) ||
+        (rc = parse_domain(c, root)) || (rc = parse_materials(c, root)) ||
+        (rc = parse_fluids(c, root)) || (rc = parse_colliders(c, root)) ||
+        (rc = parse_component_sections(c, root, "solvers")) ||
+        (rc = parse_component_sections(c, root, "grids")) || (rc = parse_output(c, root)))
+        return rc;
+    return EDDY_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Malformed JSON and --set                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Offset of the opening quote of a string left open at the end of the text, or -1. */
+static long open_string_at_end(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        if (*p != '"') { ++p; continue; }
+        const char *start = p++;
+        while (*p && *p != '"') p += (*p == '\\' && p[1]) ? 2 : 1;
+        if (!*p) return (long)(start - text);
+        ++p;
+    }
+    return -1;
+}
+
+static int malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err)
+{
+    size_t len = strlen(text);
+    size_t off = where && where >= text && where <= text + len ? (size_t)(where - text) : len;
+    long open = open_string_at_end(text);
+    int line, col;
+    if (off >= len || (open >= 0 && (long)off > open)) {
+        /* Unexpected end: point just after the last non-blank character. */
+        size_t e = len;
+        while (e > 0 && strchr(" \t\r\n", text[e - 1])) --e;
+        offset_linecol(text, e, &line, &col);
+        return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: unexpected end of input",
+                              scene_file(s), line, col);
+    }
+    offset_linecol(text, off, &line, &col);
+    char ex[32];
+    size_t k = 0, i = off;
+    while (text[i] && text[i] != '\n' && text[i] != '\r' && k < 20) {
+        unsigned char ch = (unsigned char)text[i];
+        ex[k++] = ch < 0x20 ? ' ' : (char)ch;
+        ++i;
+    }
+    while (k < sizeof ex - 1 && text[i] && ((unsigned char)text[i] & 0xC0) == 0x80) ex[k++] = text[i++];
+    while (k > 0 && ex[k - 1] == ' ') --k;
+    ex[k] = '\0';
+    return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON near '%s'", scene_file(s), line,
+                          col, ex);
+}
+
+static int apply_set(cJSON *root, const char *set, eddy_error *err)
+{
+    const char *eq = strchr(set, '=');
+    if (!eq) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got no '='", set);
+    size_t plen = (size_t)(eq - set);
+    if (plen == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got an empty path",
+                              set);
+    char *path = malloc(plen + 1);
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(path, set, plen);
+    path[plen] = '\0';
+    int rc = EDDY_OK;
+    cJSON *value = NULL;
+    if (path_validate(path) < 0) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "--set '%s': expected a key path like a.b[2].c, got '%s'", set, path);
+        goto done;
+    }
+    const char *end = NULL;
+    value = cJSON_ParseWithOpts(eq + 1, &end, 1);
+    if (!value) value = cJSON_CreateString(eq + 1);
+    if (!value) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
+
+    cJSON *node = root;
+    const char *p = path;
+    path_seg s, next;
+    int first = 1;
+    char so_far[PATH_BUF] = "";
+    path_next(&p, 1, &s);
+    for (;;) {
+        const char *look = p;
+        int more = path_next(&look, 0, &next) == 1;
+        char here[PATH_BUF];
+        char b[64];
+        snprintf(here, sizeof here, "%.*s", (int)(p - path), path); /* the path up to this segment */
+        const char *owner = first ? "the top level" : so_far;
+        if (s.is_index) {
+            if (!cJSON_IsArray(node)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s: expected an array, got %s",
+                                    set, owner, describe(node, b, sizeof b));
+                goto done;
+            }
+            size_t n = (size_t)cJSON_GetArraySize(node);
+            if (s.index >= n) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                    "--set '%s': %s: expected an index below %zu (the array has %zu element%s), got %zu",
+                                    set, here, n, n, n == 1 ? "" : "s", s.index);
+                goto done;
+            }
+            cJSON *child = cJSON_GetArrayItem(node, (int)s.index);
+            if (!more) {
+                cJSON_ReplaceItemViaPointer(node, child, value);
+                value = NULL;
+                break;
+            }
+            node = child;
+        } else {
+            if (!cJSON_IsObject(node)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s: expected an object, got %s",
+                                    set, owner, describe(node, b, sizeof b));
+                goto done;
+            }
+            char *key = malloc(s.len + 1);
+            if (!key) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
+            memcpy(key, s.key, s.len);
+            key[s.len] = '\0';
+            cJSON *child = cJSON_GetObjectItemCaseSensitive(node, key);
+            if (!more) {
+                if (child) cJSON_ReplaceItemInObjectCaseSensitive(node, key, value); /* names it */
+                else cJSON_AddItemToObject(node, key, value);
+                value = NULL;
+                free(key);
+                break;
+            }
+            if (!child) {
+                if (next.is_index) {
+                    free(key);
+                    rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                        "--set '%s': %s: expected an existing array, got nothing", set, here);
+                    goto done;
+                }
+                child = cJSON_CreateObject();
+                if (!child) {
+                    free(key);
+                    rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+                    goto done;
+                }
+                cJSON_AddItemToObject(node, key, child);
+            }
+            free(key);
+            node = child;
+        }
+        memcpy(so_far, here, sizeof so_far);
+        first = 0;
+        s = next;
+        p = look;
+    }
+done:
+    cJSON_Delete(value);
+    free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Public entry points                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+void eddy_scene_free(eddy_scene *scene)
+{
+    if (!scene) return;
+    free(scene->materials);
+    free(scene->colliders);
+    free(scene->fluids);
+    cJSON_Delete(scene->root);
+    free(scene->text);
+    memset(scene, 0, sizeof *scene);
+}
+
+int eddy_scene_parse(const char *text, const char *file, const char *const *sets, size_t set_count,
+                     eddy_scene *scene, eddy_error *err)
+{
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_parse: scene is NULL");
+    memset(scene, 0, sizeof *scene);
+    if (file) snprintf(scene->file, sizeof scene->file, "%s", file);
+    if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: no scene text", scene_file(scene));
+    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+        text += 3; /* UTF-8 byte order mark */
+    scene->text = strdup(text);
+    if (!scene->text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const char *end = NULL;
+    scene->root = cJSON_ParseWithOpts(scene->text, &end, 1);
+    int rc;
+    if (!scene->root) {
+        rc = malformed(scene, scene->text, end ? end : cJSON_GetErrorPtr(), err);
+        eddy_scene_free(scene);
+        return rc;
+    }
+    ctx c = {scene, err};
+    if (!cJSON_IsObject(scene->root)) {
+        rc = fail_expected(&c, "", scene->root, "a JSON object at the top level");
+        eddy_scene_free(scene);
+        return rc;
+    }
+    for (size_t i = 0; i < set_count; ++i) {
+        if (!sets || !sets[i]) continue;
+        if ((rc = apply_set(scene->root, sets[i], err))) {
+            eddy_scene_free(scene);
+            return rc;
+        }
+    }
+    if ((rc = interpret(&c))) {
+        eddy_scene_free(scene);
+        return rc;
+    }
+    return EDDY_OK;
+}
+
+int eddy_scene_load(const char *path, const char *const *sets, size_t set_count, eddy_scene *scene,
+                    eddy_error *err)
+{
+    if (scene) memset(scene, 0, sizeof *scene);
+    if (!path) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "no scene file given");
+    FILE *f = fopen(path, "rb");
+    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s': %s", path, strerror(saved));
+    }
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        size_t at = strlen(buf);
+        int line, col;
+        offset_linecol(buf, at, &line, &col);
+        free(buf);
+        return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: a NUL byte in the text", path,
+                              line, col);
+    }
+    int rc = eddy_scene_parse(buf, path, sets, set_count, scene, err);
+    free(buf);
+    return rc;
+}
+
+int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
+                                 double *values, eddy_error *err)
+{
+    if (!scene || !component || (component->param_count && (!values || !component->params)))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_component_params: bad arguments");
+    const eddy_param_desc *table = component->params;
+    const size_t count = component->param_count;
+    for (size_t i = 0; i < count; ++i) values[i] = table[i].def;
+    const char *section = component->kind == EDDY_COMPONENT_GRID ? "grids" : "solvers";
+    const char *id = component->id ? component->id : "";
+    const cJSON *sec = member(scene->root, section);
+    const cJSON *obj = cJSON_IsObject(sec) ? member(sec, id) : NULL;
+    if (!obj) return EDDY_OK;
+    char path[PATH_BUF];
+    snprintf(path, sizeof path, "%s.%s", section, id);
+    ctx c = {(eddy_scene *)scene, err};
+    if (!cJSON_IsObject(obj)) return fail_expected(&c, path, obj, "an object {parameter: value}");
+    const char **valid = calloc(count + 1, sizeof *valid);
+    if (!valid) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < count; ++i) valid[i] = table[i].id;
+    int rc;
+    if (count == 0) {
+        if (obj->child) {
+            char kp[PATH_BUF];
+            path_key(kp, path, obj->child->string ? obj->child->string : "");
+            rc = fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters",
+                      component->kind == EDDY_COMPONENT_GRID ? "grid" : "solver", id);
+        } else {
+            rc = EDDY_OK;
+        }
+        free(valid);
+        return rc;
+    }
+    rc = check_keys(&c, obj, path, valid);
+    free(valid);
+    if (rc) return rc;
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        int i = eddy_param_find(table, count, m->string);
+        const eddy_param_desc *d = &table[i];
+        char kp[PATH_BUF], b[64];
+        path_key(kp, path, d->id);
+        double v;
+        if (cJSON_IsNull(m) && isnan(d->def)) {
+            v = NAN; /* null: derived, as by default */
+        } else if (d->type == EDDY_PARAM_REAL || d->type == EDDY_PARAM_INT) {
+            if (!cJSON_IsNumber(m)) {
+                numspec ns = {d->min, d->max, 0, 0, d->type == EDDY_PARAM_INT};
+                char exp[96];
+                numspec_text(&ns, exp, sizeof exp);
+                return fail_expected(&c, kp, m, exp);
+            }
+            v = m->valuedouble;
+        } else if (d->type == EDDY_PARAM_BOOL) {
+            if (!cJSON_IsBool(m)) return fail_expected(&c, kp, m, "true or false");
+            v = cJSON_IsTrue(m) ? 1.0 : 0.0;
+        } else if (d->type == EDDY_PARAM_ENUM) {
+            char list[EDDY_ERROR_MESSAGE_MAX / 2];
+            size_t k = 0, n = 0;
+            list[0] = '\0';
+            v = -1;
+            for (; d->choices && d->choices[n]; ++n) {
+                if (cJSON_IsString(m) && strcmp(m->valuestring, d->choices[n]) == 0) v = (double)n;
+                int w = snprintf(list + k, sizeof list - k, "%s\"%s\"", n ? ", " : "", d->choices[n]);
+                if (w > 0 && (size_t)w < sizeof list - k) k += (size_t)w;
+            }
+            if (v < 0) return fail(&c, kp, m, AT_VALUE, "expected one of %s, got %s", list, describe(m, b, sizeof b));
+        } else {
+            return fail(&c, kp, m, AT_VALUE, "parameter has an unknown type %d", (int)d->type);
+        }
+        rc = eddy_param_check(d, v, path, err);
+        if (rc) {
+            int line = 0, col = 0;
+            node_position(scene, kp, m, AT_VALUE, 0, &line, &col);
+            if (line > 0) eddy_error_prefix(err, "%s:%d:%d: ", scene_file(scene), line, col);
+            else eddy_error_prefix(err, "%s: ", scene_file(scene));
+            return rc;
+        }
+        values[i] = v;
+    }
+    return EDDY_OK;
+}
+
+int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *err)
+{
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_rescale: scene is NULL");
+    if (particle_target == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: particle target must be > 0",
+                              scene_file(scene));
+    size_t current = eddy_scene_count_particles(scene);
+    if (current == 0 || current == SIZE_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: cannot rescale a scene with %s particles",
+                              scene_file(scene), current ? "too many" : "no");
+    const int d = scene->dimensions;
+    const double f = pow((double)current / (double)particle_target, 1.0 / (double)d);
+    const double fd = pow(f, (double)d);
+    scene->smoothing_radius = (float)((double)scene->smoothing_radius * f);
+    for (size_t i = 0; i < scene->material_count; ++i) {
+        eddy_material *m = &scene->materials[i];
+        m->particle_mass = (float)((double)m->particle_mass * fd);
+        m->particle_dist = (float)((double)m->particle_dist * f);
+        m->contact.radius = (float)((double)m->contact.radius * f);
+        m->contact.margin = (float)((double)m->contact.margin * f);
+    }
+    scene->dt *= f;
+    if (!scene->has_domain) effective_domain(scene, scene->domain_min, scene->domain_max);
+    size_t now = eddy_scene_count_particles(scene);
+    if (now == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: rescaled to %zu particles, the fluid blocks hold none", scene_file(scene),
+                              particle_target);
+    return EDDY_OK;
+}
+
+int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtable *grid_backend,
+                           eddy_world **out, eddy_error *err)
+{
+    if (!out) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: out is NULL");
+    *out = NULL;
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: scene is NULL");
+    const char *file = scene_file(scene);
+    const float scale = scene->simulation_scale;
+    const int d = scene->dimensions;
+    eddy_world *w = NULL;
+    float *pos = NULL, *vel = NULL;
+    int rc = eddy_world_create(d, &w, err);
+    if (rc) return eddy_error_prefix(err, "%s: ", file);
+    w->smoothing_radius = scene->smoothing_radius;
+    w->simulation_scale = scale;
+    for (int a = 0; a < 3; ++a) w->gravity[a] = a < d ? scene->gravity[a] : 0.0f;
+
+    for (size_t i = 0; i < scene->material_count; ++i) {
+        eddy_material m = scene->materials[i];
+        m.contact.radius *= scale;
+        m.contact.margin *= scale;
+        if ((rc = eddy_world_add_material(w, &m, err))) goto fail_prefix;
+    }
+    if (scene->has_container) {
+        float mn[3], mx[3];
+        for (int a = 0; a < 3; ++a) {
+            mn[a] = a < d ? scene->container_min[a] * scale : 0.0f;
+            mx[a] = a < d ? scene->container_max[a] * scale : 0.0f;
+        }
+        if ((rc = eddy_world_set_container(w, mn, mx, scene->periodic, err))) goto fail_prefix;
+    }
+    for (size_t i = 0; i < scene->collider_count; ++i) {
+        eddy_collider c = scene->colliders[i];
+        for (int a = 0; a < 3; ++a) {
+            c.point[a] *= scale;
+            c.min[a] *= scale;
+            c.max[a] *= scale;
+            c.center[a] *= scale;
+            c.velocity[a] *= scale;
+        }
+        c.radius *= scale;
+        if ((rc = eddy_world_add_collider(w, &c, err))) {
+            eddy_error_prefix(err, "%s: colliders[%zu]: ", file, i);
+            goto fail;
+        }
+    }
+
+    /* Fluid blocks, in block order, each in lattice order (x fastest). */
+    size_t total = eddy_scene_count_particles(scene);
+    if (total == SIZE_MAX || total > UINT32_MAX) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids: too many particles", file);
+        goto fail;
+    }
+    if ((rc = eddy_particles_reserve(&w->particles, total, err))) goto fail_prefix;
+    pos = malloc(sizeof *pos * 3 * FILL_CHUNK);
+    vel = malloc(sizeof *vel * 3 * FILL_CHUNK);
+    if (!pos || !vel) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
+        goto fail;
+    }
+    for (size_t i = 0; i < scene->fluid_count; ++i) {
+        const eddy_scene_fluid *f = &scene->fluids[i];
+        if (f->material < 0 || (size_t)f->material >= w->material_count) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids[%zu]: material index %d is invalid",
+                                file, i, f->material);
+            goto fail;
+        }
+        lattice L;
+        if (lattice_setup(scene, f, (double)w->materials[f->material].particle_dist, &L)) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids[%zu]: too many particles", file, i);
+            goto fail;
+        }
+        for (size_t k = 0; k < FILL_CHUNK; ++k) {
+            vel[3 * k + 0] = f->velocity[0];
+            vel[3 * k + 1] = f->velocity[1];
+            vel[3 * k + 2] = d == 3 ? f->velocity[2] : 0.0f;
+        }
+        uint64_t cursor = 0;
+        for (;;) {
+            size_t n = lattice_emit(&L, &cursor, pos, FILL_CHUNK);
+            if (n == 0) break;
+            if ((rc = eddy_world_add_particles(w, n, pos, vel, (uint32_t)f->material, err))) {
+                eddy_error_prefix(err, "%s: fluids[%zu]: ", file, i);
+                goto fail;
+            }
+        }
+    }
+
+    float lo[3], hi[3];
+    if (!effective_domain(scene, lo, hi)) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the scene has neither a container nor a domain",
+                            file);
+        goto fail;
+    }
+    for (int a = 0; a < 3; ++a) {
+        lo[a] *= scale;
+        hi[a] *= scale;
+    }
+    if ((rc = eddy_world_init_grid(w, lo, hi, scene->periodic, grid_backend, scene->out_of_domain, err)))
+        goto fail_prefix;
+    free(pos);
+    free(vel);
+    *out = w;
+    return EDDY_OK;
+
+fail_prefix:
+    eddy_error_prefix(err, "%s: ", file);
+fail:
+    free(pos);
+    free(vel);
+    eddy_world_destroy(w);
+    return rc;
+}

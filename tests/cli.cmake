@@ -1,0 +1,47 @@
+# Command-line tests: exit status and exact messages of `eddy` for good and bad input.
+set(EDDY_EXE $<TARGET_FILE:eddy_cli>)
+set(EXPECT sh ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh)
+set(SCENES ${PROJECT_SOURCE_DIR}/scenes)
+set(DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set(CLI_OUT ${PROJECT_BINARY_DIR}/cli_out)
+
+function(cli_test name status text)
+  add_test(NAME cli_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
+endfunction()
+
+cli_test(list_shows_sph_mueller 0 "sph_mueller      solver  1.0.0" list)
+cli_test(describe_sph_mueller 0 "negative_pressure    real  1" describe sph_mueller)
+cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
+cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)
+cli_test(run_without_scene 2 "run needs a scene file" run)
+cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
+cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}/dam_break_2d.json --steps many)
+cli_test(bad_format 2 "--format expects vtk, csv or vtk,csv, got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
+cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
+cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)
+cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: sph_mueller" run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
+cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam_break_2d.json --solver pbf_typo --out ${CLI_OUT}/x)
+cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
+cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
+cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
+cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
+cli_test(negative_viscosity 1 "materials[0].viscosity" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
+cli_test(unwritable_output 1 "cannot create output folder" run ${SCENES}/dam_break_2d.json --steps 1 --out ${SCENES}/dam_break_2d.json/out)
+# The explosion guard: a solver whose velocities turn NaN at step 30 must stop the run with the step,
+# the time and the hint, exit 1, and keep the frames already written.
+add_test(NAME cli_explosion_is_reported COMMAND ${EXPECT} 1 "simulation exploded at step 30 (t = 0.0015 s): a particle velocity is NaN; hint: lower the time step, stiffness, gravity or viscosity"
+  ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver exploding_solver --set time.output_interval=0.0005 --out ${CLI_OUT}/explode --quiet)
+set_tests_properties(cli_explosion_is_reported PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins" FIXTURES_SETUP exploded)
+add_test(NAME cli_explosion_keeps_frames COMMAND sh -c "test -f ${CLI_OUT}/explode/frames/frame_00002.vtp && grep -q frame_00002.vtp ${CLI_OUT}/explode/frames.pvd")
+set_tests_properties(cli_explosion_keeps_frames PROPERTIES FIXTURES_REQUIRED exploded)
+# The broken test plugins are listed as refused and the real ones still load.
+add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 2.0, host 1.0" ${EDDY_EXE} list)
+set_tests_properties(cli_list_refusals PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
+add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 0 "sph_mueller      solver" ${EDDY_EXE} list)
+set_tests_properties(cli_list_refusals_keep_good PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
+# A short real run writes frames, the series, diagnostics, a picture and prints a hash.
+cli_test(run_writes_outputs 0 "state-hash: " run ${SCENES}/dam_break_2d.json --steps 20 --format vtk,csv --hash --quiet --out ${CLI_OUT}/short)
+# An independent reader (Python's xml and base64) checks the .vtp files test_output wrote.
+add_test(NAME output_vtp_reader COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py --expect ${PROJECT_BINARY_DIR}/test_output/vtp/expected.json ${PROJECT_BINARY_DIR}/test_output/vtp/frames.pvd)
+set_tests_properties(output PROPERTIES FIXTURES_SETUP output_frames)
+set_tests_properties(output_vtp_reader PROPERTIES FIXTURES_REQUIRED output_frames)

@@ -1,0 +1,156 @@
+/*
+ * Boundary geometry and the Bullet-Fluids contact response (seed 000 §3.2.2, §5.2), each against values
+ * worked out by hand.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <eddy/eddy.h>
+
+#define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
+
+static eddy_collider plane_y0(void)
+{
+    eddy_collider c;
+    memset(&c, 0, sizeof c);
+    c.shape = EDDY_SHAPE_PLANE;
+    c.normal[1] = 1.0f;
+    return c;
+}
+
+static void distances(void **state)
+{
+    (void)state;
+    float n[3];
+    eddy_collider pl = plane_y0();
+    const float p1[3] = {3.0f, 0.25f, -1.0f};
+    NEAR(eddy_collider_distance(&pl, 3, p1, n), 0.25f);
+    NEAR(n[1], 1.0f);
+
+    eddy_collider box;
+    memset(&box, 0, sizeof box);
+    box.shape = EDDY_SHAPE_BOX;
+    box.min[0] = box.min[1] = box.min[2] = 0.0f;
+    box.max[0] = box.max[1] = box.max[2] = 1.0f;
+    const float outside[3] = {1.3f, 1.4f, 0.5f}; /* off an edge: distance to the edge (0.3, 0.4) = 0.5 */
+    NEAR(eddy_collider_distance(&box, 3, outside, n), 0.5f);
+    NEAR(n[0], 0.6f);
+    NEAR(n[1], 0.8f);
+    NEAR(n[2], 0.0f);
+    const float inside[3] = {0.5f, 0.9f, 0.5f}; /* 0.1 below the top face */
+    NEAR(eddy_collider_distance(&box, 3, inside, n), -0.1f);
+    NEAR(n[1], 1.0f);
+
+    eddy_collider sph;
+    memset(&sph, 0, sizeof sph);
+    sph.shape = EDDY_SHAPE_SPHERE;
+    sph.center[0] = 1.0f;
+    sph.radius = 0.5f;
+    const float ps[3] = {1.0f, 0.0f, 2.0f};
+    NEAR(eddy_collider_distance(&sph, 3, ps, n), 1.5f);
+    NEAR(n[2], 1.0f);
+    /* In 2D the z coordinate is ignored. */
+    NEAR(eddy_collider_distance(&sph, 2, ps, n), -0.5f);
+}
+
+static void container_walls(void **state)
+{
+    (void)state;
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(3, &w, &err), 0);
+    const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 1};
+    const int periodic[3] = {0, 0, 1};
+    assert_int_equal(eddy_world_set_container(w, lo, hi, periodic, &err), 0);
+    /* Four walls: the periodic z axis has none. */
+    assert_int_equal(w->boundaries.collider_count, 4);
+    float n[3];
+    const float p[3] = {1.9f, 0.5f, 0.01f};
+    NEAR(eddy_boundaries_distance(&w->boundaries, p, n, NULL), 0.1f);
+    NEAR(n[0], -1.0f);
+    /* Colliders after the container; a zero normal is refused. */
+    eddy_collider bad = plane_y0();
+    bad.normal[1] = 0.0f;
+    assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "plane collider: normal has zero length");
+    eddy_world_destroy(w);
+}
+
+static eddy_contact_params contact(float restitution, float friction, float erp)
+{
+    eddy_contact_params cp = {0.01f, 0.001f, restitution, friction, erp};
+    return cp;
+}
+
+static void response_removes_approach_and_friction(void **state)
+{
+    (void)state;
+    eddy_collider pl = plane_y0();
+    eddy_contact_params cp = contact(0.0f, 0.2f, 0.0f);
+    float p[3] = {0.0f, 0.005f, 0.0f}; /* touching: distance 0.005 < radius 0.01, within the margin */
+    float v[3] = {1.0f, -2.0f, 0.0f};
+    assert_true(eddy_contact_respond(&pl, 3, &cp, p, v, 0.001f));
+    NEAR(v[0], 0.8f); /* friction removes 20% of the tangential velocity */
+    NEAR(v[1], 0.0f); /* the approaching normal velocity is gone */
+
+    cp = contact(0.5f, 0.0f, 0.0f);
+    float v2[3] = {0.0f, -2.0f, 0.0f};
+    eddy_contact_respond(&pl, 3, &cp, p, v2, 0.001f);
+    NEAR(v2[1], 1.0f); /* half reflected */
+
+    /* Moving away: untouched. Out of reach: untouched and not a contact. */
+    float v3[3] = {0.3f, 2.0f, 0.0f};
+    eddy_contact_respond(&pl, 3, &cp, p, v3, 0.001f);
+    NEAR(v3[0], 0.3f);
+    NEAR(v3[1], 2.0f);
+    float far[3] = {0.0f, 0.5f, 0.0f};
+    float v4[3] = {0.0f, -2.0f, 0.0f};
+    assert_false(eddy_contact_respond(&pl, 3, &cp, far, v4, 0.001f));
+    NEAR(v4[1], -2.0f);
+}
+
+static void response_erp_pushes_out(void **state)
+{
+    (void)state;
+    eddy_collider pl = plane_y0();
+    eddy_contact_params cp = contact(0.0f, 0.0f, 0.5f);
+    /* Centre 0.004 below the surface: depth = radius - distance - margin = 0.01 + 0.004 - 0.001. */
+    float p[3] = {0.0f, -0.004f, 0.0f};
+    float v[3] = {0.0f, 0.0f, 0.0f};
+    eddy_contact_respond(&pl, 3, &cp, p, v, 0.001f);
+    NEAR(p[1], -0.004f + 0.5f * 0.013f); /* half the depth beyond the margin is removed ... */
+    NEAR(v[1], 0.0f);                    /* ... without adding velocity that would outlive the step */
+    /* Within the margin: no push. */
+    float q[3] = {0.0f, 0.0095f, 0.0f};
+    eddy_contact_respond(&pl, 3, &cp, q, v, 0.001f);
+    NEAR(q[1], 0.0095f);
+}
+
+static void response_relative_to_moving_wall(void **state)
+{
+    (void)state;
+    eddy_collider pl = plane_y0();
+    pl.velocity[1] = 1.0f; /* the floor rises at 1 m/s */
+    eddy_contact_params cp = contact(0.0f, 0.0f, 0.0f);
+    float p[3] = {0.0f, 0.005f, 0.0f};
+    float v[3] = {0.0f, 0.0f, 0.0f};
+    eddy_contact_respond(&pl, 3, &cp, p, v, 0.001f);
+    NEAR(v[1], 1.0f); /* carried along with the wall */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(distances),
+        cmocka_unit_test(container_walls),
+        cmocka_unit_test(response_removes_approach_and_friction),
+        cmocka_unit_test(response_erp_pushes_out),
+        cmocka_unit_test(response_relative_to_moving_wall),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,978 @@
+/*
+ * Output, diagnostics and pictures: every file is read back by code written here, independently of the
+ * writers (own base64 decoder, own CSV and XML scanning, libpng's reader), and compared with values
+ * the test derives from the particles it created.
+ *
+ * The frames of test_vtp_fixture are left in $EDDY_BINARY_DIR/test_output/vtp together with
+ * expected.json, for the independent Python reader tests/check_vtp.py (CTest output_vtp_reader).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four headers above first. */
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diagnostics.h"
+#include "output.h"
+#include "picture.h"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Helpers                                                                                          */
+
+static char g_root[4096]; /* a fresh folder for this test program */
+static int g_root_is_temporary;  /* removed at the end; under EDDY_BINARY_DIR it stays for check_vtp.py */
+
+static void rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                char sub[8192];
+                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+                rm_rf(sub);
+            }
+            closedir(d);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static int setup_root(void **state)
+{
+    (void)state;
+    const char *bin = getenv("EDDY_BINARY_DIR");
+    if (bin && *bin) {
+        snprintf(g_root, sizeof g_root, "%s/test_output", bin);
+        rm_rf(g_root);
+        if (mkdir(g_root, 0777) != 0) return -1;
+    } else {
+        snprintf(g_root, sizeof g_root, "/tmp/eddy_test_output_XXXXXX");
+        if (!mkdtemp(g_root)) return -1;
+        g_root_is_temporary = 1;
+    }
+    return 0;
+}
+
+static int teardown_root(void **state)
+{
+    (void)state;
+    if (g_root_is_temporary) rm_rf(g_root);
+    return 0;
+}
+
+static char *path_in(const char *a, const char *b)
+{
+    static char buf[4][8192]; /* rotating: a result stays valid for the next 3 calls */
+    static int k;
+    k = (k + 1) & 3;
+    if (snprintf(buf[k], sizeof buf[k], "%s/%s", a, b) >= (int)sizeof buf[k]) fail_msg("path too long: %s", a);
+    return buf[k];
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* No writer may leave "<name>.tmp" behind after success. */
+static void assert_no_tmp_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) fail_msg("left-over temporary file %s/%s", dir, e->d_name);
+    }
+    closedir(d);
+}
+
+static eddy_material water(float rest_density, float mass)
+{
+    static int serial; /* material names must be unique within a world */
+    eddy_material m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "water%d", serial++);
+    m.rest_density = rest_density;
+    m.particle_mass = mass;
+    m.viscosity = 0.2f;
+    m.stiffness = 1.5f;
+    m.initial_sum = 1.0f;
+    m.contact.radius = 0.01f;
+    m.contact.margin = 0.001f;
+    m.contact.erp = 0.5f;
+    return m;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The frame world: 6 particles stored out of id order, with three registered fields.              */
+
+#define NP 6
+static const float SCALE = 0.004f;
+
+typedef struct expected {
+    uint32_t id[NP];
+    float pos[NP][3], vel[NP][3]; /* sim units */
+    float density[NP], pressure[NP];
+    uint32_t material[NP];
+    float vort[NP][3], lambda[NP], pair[NP][2];
+} expected;
+
+/* The values of the particle with id `id`, made up so that no two numbers coincide and most are not
+ * short decimals (they must survive %.9g and base64 exactly). */
+static void values_for(uint32_t id, float pos[3], float vel[3], float *rho, float *pr, float vort[3], float *lam,
+                       float pair[2])
+{
+    float t = (float)id;
+    pos[0] = 0.001f * t + 1.0f / 3.0f * 0.01f;
+    pos[1] = -0.0023f * t + 0.007f;
+    pos[2] = 0.0001f * t * t;
+    vel[0] = 0.11f * t - 0.3f;
+    vel[1] = -9.81f * 0.01f * t;
+    vel[2] = 1.0f / (t + 7.0f);
+    *rho = 1000.0f + 3.3f * t;
+    *pr = -12.5f + 0.7f * t;
+    vort[0] = 10.0f * t + 0.25f;
+    vort[1] = -t / 3.0f;
+    vort[2] = 1e-7f * (t + 1.0f);
+    *lam = -0.5f * t + 0.125f;
+    pair[0] = 2.0f * t;
+    pair[1] = 1e20f / (t + 1.0f);
+}
+
+static eddy_world *make_frame_world(expected *ex)
+{
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
+    w->simulation_scale = SCALE;
+    eddy_material m0 = water(1000.0f, 0.02f), m1 = water(800.0f, 0.01f);
+    assert_int_equal(eddy_world_add_material(w, &m0, &err), EDDY_OK);
+    assert_int_equal(eddy_world_add_material(w, &m1, &err), EDDY_OK);
+    eddy_particles *p = &w->particles;
+    float pos[3 * NP] = {0};
+    assert_int_equal(eddy_particles_add(p, 3, pos, NULL, 0, NULL, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_add(p, 3, pos, NULL, 1, NULL, &err), EDDY_OK);
+    int vort = -1, lam = -1, pair = -1;
+    assert_int_equal(eddy_particles_add_field(p, "vorticity", 3, &vort, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_add_field(p, "lambda", 1, &lam, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_add_field(p, "pair", 2, &pair, &err), EDDY_OK);
+
+    /* Shuffle storage so that files in id order prove the writer sorted. */
+    const uint32_t order[NP] = {4, 1, 5, 0, 3, 2};
+    assert_int_equal(eddy_particles_gather(p, order, NP, &err), EDDY_OK);
+    assert_int_not_equal(p->id[0], p->id[1] - 1);
+
+    for (size_t i = 0; i < NP; ++i) {
+        float ps[3], v[3], vo[3], pa[2], rho, pr, l;
+        values_for(p->id[i], ps, v, &rho, &pr, vo, &l, pa);
+        p->x[i] = ps[0], p->y[i] = ps[1], p->z[i] = ps[2];
+        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+        p->density[i] = rho;
+        p->pressure[i] = pr;
+        for (int c = 0; c < 3; ++c) eddy_particles_field(p, vort, c)[i] = vo[c];
+        eddy_particles_field(p, lam, 0)[i] = l;
+        for (int c = 0; c < 2; ++c) eddy_particles_field(p, pair, c)[i] = pa[c];
+    }
+
+    /* Expected, in increasing id order (ids are issued 0.. by eddy_particles_add). */
+    uint32_t ids[NP];
+    for (size_t i = 0; i < NP; ++i) ids[i] = p->id[i];
+    for (size_t a = 0; a < NP; ++a)
+        for (size_t b = a + 1; b < NP; ++b)
+            if (ids[b] < ids[a]) {
+                uint32_t t = ids[a];
+                ids[a] = ids[b];
+                ids[b] = t;
+            }
+    for (size_t k = 0; k < NP; ++k) {
+        ex->id[k] = ids[k];
+        values_for(ids[k], ex->pos[k], ex->vel[k], &ex->density[k], &ex->pressure[k], ex->vort[k], &ex->lambda[k],
+                   ex->pair[k]);
+        for (size_t i = 0; i < NP; ++i)
+            if (p->id[i] == ids[k]) ex->material[k] = p->material[i];
+    }
+    return w;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* A minimal reader for our .vtp: find a DataArray by name, decode base64 (header and data as two
+ * separately padded runs, as VTK reads them).                                                     */
+
+static int b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* Decodes exactly `chars` characters (a multiple of 4) into out; returns the byte count. */
+static size_t b64_decode(const char *s, size_t chars, uint8_t *out)
+{
+    assert_int_equal(chars % 4, 0);
+    size_t n = 0;
+    for (size_t i = 0; i < chars; i += 4) {
+        int v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (s[i + k] == '=') {
+                v[k] = 0;
+                pad++;
+            } else {
+                v[k] = b64_value(s[i + k]);
+                assert_true(v[k] >= 0);
+                assert_int_equal(pad, 0); /* '=' only at the end of a run */
+            }
+        }
+        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        out[n++] = (uint8_t)(w >> 16);
+        if (pad < 2) out[n++] = (uint8_t)(w >> 8);
+        if (pad < 1) out[n++] = (uint8_t)w;
+    }
+    return n;
+}
+
+typedef struct vtp_array {
+    char type[16];
+    int components;
+    size_t bytes;
+    uint8_t data[4096];
+} vtp_array;
+
+static void attr(const char *tag_start, const char *tag_end, const char *name, char *out, size_t n)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *a = strstr(tag_start, key);
+    out[0] = '\0';
+    if (!a || a > tag_end) return;
+    a += strlen(key);
+    const char *b = strchr(a, '"');
+    size_t len = (size_t)(b - a) < n - 1 ? (size_t)(b - a) : n - 1;
+    memcpy(out, a, len);
+    out[len] = '\0';
+}
+
+static int find_array(const char *xml, const char *name, vtp_array *arr)
+{
+    char key[128];
+    snprintf(key, sizeof key, "Name=\"%s\"", name);
+    const char *hit = strstr(xml, key);
+    if (!hit) return 0;
+    const char *tag = hit;
+    while (tag > xml && strncmp(tag, "<DataArray", 10) != 0) --tag;
+    const char *tag_end = strchr(hit, '>');
+    char buf[64];
+    attr(tag, tag_end, "type", arr->type, sizeof arr->type);
+    attr(tag, tag_end, "NumberOfComponents", buf, sizeof buf);
+    arr->components = buf[0] ? atoi(buf) : 1;
+    attr(tag, tag_end, "format", buf, sizeof buf);
+    assert_string_equal(buf, "binary");
+    const char *s = tag_end + 1;
+    while (*s == ' ' || *s == '\n') ++s;
+    const char *e = strstr(s, "</DataArray>");
+    while (e > s && (e[-1] == ' ' || e[-1] == '\n')) --e;
+    /* Header: 4 bytes -> one 8-character run ending in "==". */
+    uint8_t header[8];
+    assert_true(e - s >= 8);
+    assert_int_equal(s[6], '=');
+    assert_int_equal(s[7], '=');
+    assert_int_equal(b64_decode(s, 8, header), 4);
+    uint32_t count = (uint32_t)header[0] | (uint32_t)header[1] << 8 | (uint32_t)header[2] << 16 | (uint32_t)header[3] << 24;
+    assert_true((size_t)(e - s - 8) <= 4 * (sizeof arr->data + 2) / 3 + 4);
+    arr->bytes = b64_decode(s + 8, (size_t)(e - s - 8), arr->data);
+    assert_int_equal(count, arr->bytes); /* the header tells the truth */
+    return 1;
+}
+
+static uint32_t le_u32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static float le_f32(const uint8_t *b)
+{
+    uint32_t u = le_u32(b);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void expect_floats(const char *xml, const char *name, int comps, const float *values /* [NP][comps] */)
+{
+    vtp_array a;
+    if (!find_array(xml, name, &a)) fail_msg("no DataArray '%s'", name);
+    assert_string_equal(a.type, "Float32");
+    assert_int_equal(a.components, comps);
+    assert_int_equal(a.bytes, (size_t)NP * (size_t)comps * 4);
+    for (size_t k = 0; k < (size_t)NP * (size_t)comps; ++k) {
+        float got = le_f32(a.data + 4 * k);
+        if (memcmp(&got, &values[k], sizeof got) != 0)
+            fail_msg("%s[%zu]: got %.9g, expected %.9g", name, k, (double)got, (double)values[k]);
+    }
+}
+
+static void expect_u32(const char *xml, const char *name, const char *type, const uint32_t *values)
+{
+    vtp_array a;
+    if (!find_array(xml, name, &a)) fail_msg("no DataArray '%s'", name);
+    assert_string_equal(a.type, type);
+    assert_int_equal(a.components, 1);
+    assert_int_equal(a.bytes, (size_t)NP * 4);
+    for (size_t k = 0; k < NP; ++k) assert_int_equal(le_u32(a.data + 4 * k), values[k]);
+}
+
+static void check_vtp(const char *path, const expected *ex)
+{
+    char *xml = read_text(path);
+    assert_non_null(xml);
+    assert_non_null(strstr(xml, "<VTKFile type=\"PolyData\""));
+    assert_non_null(strstr(xml, "header_type=\"UInt32\""));
+    assert_non_null(strstr(xml, "byte_order=\"LittleEndian\""));
+    assert_non_null(strstr(xml, "NumberOfPoints=\"6\""));
+    assert_non_null(strstr(xml, "NumberOfVerts=\"6\""));
+    assert_non_null(strstr(xml, "</VTKFile>"));
+
+    float pos[NP][3], vel[NP][3];
+    uint32_t conn[NP], offs[NP];
+    for (size_t k = 0; k < NP; ++k) {
+        for (int c = 0; c < 3; ++c) {
+            /* World units: a simulation-scale length divided by the simulation scale. */
+            pos[k][c] = ex->pos[k][c] / SCALE;
+            vel[k][c] = ex->vel[k][c] / SCALE;
+        }
+        conn[k] = (uint32_t)k;
+        offs[k] = (uint32_t)k + 1;
+    }
+    expect_u32(xml, "id", "UInt32", ex->id);
+    expect_u32(xml, "material", "UInt32", ex->material);
+    expect_floats(xml, "position", 3, &pos[0][0]);
+    expect_floats(xml, "velocity", 3, &vel[0][0]);
+    expect_floats(xml, "density", 1, ex->density);
+    expect_floats(xml, "pressure", 1, ex->pressure);
+    expect_floats(xml, "vorticity", 3, &ex->vort[0][0]);
+    expect_floats(xml, "lambda", 1, ex->lambda);
+    expect_floats(xml, "pair", 2, &ex->pair[0][0]);
+    expect_u32(xml, "connectivity", "Int32", conn);
+    expect_u32(xml, "offsets", "Int32", offs);
+    /* The points are the Points, not point data. */
+    const char *points = strstr(xml, "<Points>");
+    assert_non_null(points);
+    assert_true(strstr(xml, "Name=\"position\"") > points);
+    free(xml);
+}
+
+/* expected.json for tests/check_vtp.py: the simulation-unit values and the scale, so the Python side
+ * does the unit conversion itself. %.9g round-trips a float. */
+static void write_expected_json(const char *path, const expected *ex)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"simulation_scale\": %.9g, \"particles\": [\n", (double)SCALE);
+    for (size_t k = 0; k < NP; ++k) {
+        fprintf(f,
+                "  {\"id\": %u, \"material\": %u, \"position\": [%.9g, %.9g, %.9g], \"velocity\": [%.9g, %.9g, %.9g],"
+                " \"density\": %.9g, \"pressure\": %.9g, \"fields\": {\"vorticity\": [%.9g, %.9g, %.9g],"
+                " \"lambda\": [%.9g], \"pair\": [%.9g, %.9g]}}%s\n",
+                ex->id[k], ex->material[k], (double)ex->pos[k][0], (double)ex->pos[k][1], (double)ex->pos[k][2],
+                (double)ex->vel[k][0], (double)ex->vel[k][1], (double)ex->vel[k][2], (double)ex->density[k],
+                (double)ex->pressure[k], (double)ex->vort[k][0], (double)ex->vort[k][1], (double)ex->vort[k][2],
+                (double)ex->lambda[k], (double)ex->pair[k][0], (double)ex->pair[k][1], k + 1 < NP ? "," : "");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Frames                                                                                           */
+
+static void test_vtp_fixture(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/vtp", g_root);
+    eddy_output *o = NULL;
+    eddy_output_options opt = eddy_output_default_options(); /* scale from the world */
+    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_frame(o, w, 0, 0.0, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_frame(o, w, 1, 0.5, &err), EDDY_OK);
+    eddy_output_destroy(o);
+
+    check_vtp(path_in(dir, "frames/frame_00000.vtp"), &ex);
+    check_vtp(path_in(dir, "frames/frame_00001.vtp"), &ex);
+    assert_false(file_exists(path_in(dir, "frames/frame_00000.csv"))); /* CSV is off by default */
+    assert_no_tmp_files(dir);
+    assert_no_tmp_files(path_in(dir, "frames"));
+    write_expected_json(path_in(dir, "expected.json"), &ex);
+    eddy_world_destroy(w);
+}
+
+static void test_vtp_explicit_scale_and_empty_world(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    /* An explicit scale overrides the world's. */
+    w->simulation_scale = 123.0f;
+    char *path = path_in(g_root, "explicit.vtp");
+    assert_int_equal(eddy_output_write_vtp(path, w, SCALE, &err), EDDY_OK);
+    check_vtp(path, &ex);
+    assert_int_equal(eddy_output_write_vtp(path, w, 0.0f, &err), EDDY_ERR_INVALID_ARGUMENT);
+    eddy_world_destroy(w);
+
+    /* No particles: still a well-formed file, every array empty. */
+    assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
+    path = path_in(g_root, "empty.vtp");
+    assert_int_equal(eddy_output_write_vtp(path, w, 1.0f, &err), EDDY_OK);
+    char *xml = read_text(path);
+    assert_non_null(strstr(xml, "NumberOfPoints=\"0\""));
+    vtp_array a;
+    assert_true(find_array(xml, "position", &a));
+    assert_int_equal(a.bytes, 0);
+    assert_true(find_array(xml, "offsets", &a));
+    assert_int_equal(a.bytes, 0);
+    free(xml);
+    eddy_world_destroy(w);
+}
+
+static void test_csv(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/csv", g_root);
+    eddy_output *o = NULL;
+    eddy_output_options opt = eddy_output_default_options();
+    opt.write_vtk = 0;
+    opt.write_csv = 1;
+    opt.simulation_scale = SCALE;
+    w->simulation_scale = 1.0f; /* the option wins */
+    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_frame(o, w, 7, 0.25, &err), EDDY_OK);
+    eddy_output_destroy(o);
+    assert_false(file_exists(path_in(dir, "frames/frame_00007.vtp")));
+    assert_false(file_exists(path_in(dir, "frames.pvd")));
+
+    char *text = read_text(path_in(dir, "frames/frame_00007.csv"));
+    assert_non_null(text);
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save);
+    assert_string_equal(line, "id,x,y,z,vx,vy,vz,density,pressure,material,vorticity_x,vorticity_y,vorticity_z,"
+                              "lambda,pair_0,pair_1");
+    for (size_t k = 0; k < NP; ++k) {
+        line = strtok_r(NULL, "\n", &save);
+        assert_non_null(line);
+        float want[15] = {ex.pos[k][0] / SCALE, ex.pos[k][1] / SCALE, ex.pos[k][2] / SCALE,
+                          ex.vel[k][0] / SCALE, ex.vel[k][1] / SCALE, ex.vel[k][2] / SCALE,
+                          ex.density[k], ex.pressure[k], (float)ex.material[k],
+                          ex.vort[k][0], ex.vort[k][1], ex.vort[k][2], ex.lambda[k], ex.pair[k][0], ex.pair[k][1]};
+        char *end;
+        unsigned long id = strtoul(line, &end, 10);
+        assert_int_equal(id, ex.id[k]); /* rows in increasing id order */
+        for (int c = 0; c < 15; ++c) {
+            assert_int_equal(*end, ',');
+            float got = strtof(end + 1, &end);
+            if (memcmp(&got, &want[c], sizeof got) != 0)
+                fail_msg("row %zu column %d: got %.9g, expected %.9g", k, c + 1, (double)got, (double)want[c]);
+        }
+        assert_int_equal(*end, '\0');
+    }
+    assert_null(strtok_r(NULL, "\n", &save));
+    free(text);
+    eddy_world_destroy(w);
+}
+
+/* Our own scan of frames.pvd: the (timestep, file) pairs in order. */
+static int read_pvd(const char *path, double *times, char files[][64], int max)
+{
+    char *text = read_text(path);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "<VTKFile type=\"Collection\""));
+    assert_non_null(strstr(text, "</VTKFile>"));
+    int n = 0;
+    for (const char *s = strstr(text, "<DataSet"); s; s = strstr(s + 1, "<DataSet")) {
+        assert_true(n < max);
+        const char *end = strchr(s, '>');
+        char buf[64];
+        attr(s, end, "timestep", buf, sizeof buf);
+        times[n] = strtod(buf, NULL);
+        attr(s, end, "file", files[n], 64);
+        n++;
+    }
+    free(text);
+    return n;
+}
+
+static void test_pvd_series(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/series", g_root);
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    double times[16];
+    char files[16][64];
+    eddy_diagnostics d = {0};
+    for (int f = 0; f < 4; ++f) {
+        assert_int_equal(eddy_output_write_frame(o, w, f, 0.125 * f, &err), EDDY_OK);
+        assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.125 * f, (uint64_t)f, 1.0, &err), EDDY_OK);
+        /* Valid after every frame, listing every frame so far. */
+        int n = read_pvd(path_in(dir, "frames.pvd"), times, files, 16);
+        assert_int_equal(n, f + 1);
+        for (int k = 0; k < n; ++k) {
+            char want[64];
+            snprintf(want, sizeof want, "frames/frame_%05d.vtp", k);
+            assert_string_equal(files[k], want);
+            assert_true(times[k] == 0.125 * k);
+            assert_true(file_exists(path_in(dir, files[k])));
+        }
+    }
+    /* Rewriting a frame replaces its entry. */
+    assert_int_equal(eddy_output_write_frame(o, w, 2, 0.3, &err), EDDY_OK);
+    assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 4);
+    assert_true(times[2] == 0.3);
+    eddy_output_destroy(o);
+    assert_no_tmp_files(dir);
+
+    /* Resuming at t = 0.125 keeps frames 0 and 1 and the diagnostics rows up to then. */
+    o = NULL;
+    eddy_output_options opt = eddy_output_default_options();
+    opt.resume = 1;
+    opt.resume_time = 0.125;
+    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
+    assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 2);
+    assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.25, 99, 1.0, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_frame(o, w, 2, 0.25, &err), EDDY_OK);
+    assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 3);
+    eddy_output_destroy(o);
+    char *text = read_text(path_in(dir, "diagnostics.csv"));
+    assert_non_null(text);
+    int lines = 0;
+    for (char *s = text; *s; ++s) lines += *s == '\n';
+    assert_int_equal(lines, 1 + 3); /* header, t = 0 and 0.125 kept, the resumed row */
+    assert_non_null(strstr(text, "\n0.25,99,"));
+    assert_null(strstr(text, "\n0.375,"));
+    free(text);
+
+    /* A fresh run in the same folder starts an empty series rather than listing the old frames. */
+    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 0);
+    eddy_output_destroy(o);
+    eddy_world_destroy(w);
+}
+
+static void test_unwritable_folder(void **state)
+{
+    (void)state;
+    char *file = path_in(g_root, "plain_file");
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("not a folder\n", f);
+    fclose(f);
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/run/out", file);
+    eddy_output *o = (eddy_output *)1;
+    eddy_error err = {0};
+    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_ERR_IO);
+    assert_int_equal(err.code, EDDY_ERR_IO);
+    assert_null(o);
+    char want[8300];
+    snprintf(want, sizeof want, "cannot create output folder '%s'", dir);
+    if (!strstr(err.message, want)) fail_msg("message \"%s\" does not name the folder", err.message);
+
+    /* Writing a frame into a folder that vanished names the file. */
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    snprintf(dir, sizeof dir, "%s/frame.vtp", file);
+    assert_int_equal(eddy_output_write_vtp(dir, w, 1.0f, &err), EDDY_ERR_IO);
+    assert_non_null(strstr(err.message, dir));
+    eddy_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Diagnostics                                                                                      */
+
+static eddy_world *two_particle_world(void)
+{
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
+    eddy_material a = water(1000.0f, 2.0f), b = water(500.0f, 3.0f);
+    assert_int_equal(eddy_world_add_material(w, &a, &err), EDDY_OK);
+    assert_int_equal(eddy_world_add_material(w, &b, &err), EDDY_OK);
+    const float pos[6] = {0, 0, 0, 1, 1, 1};
+    const float v1[3] = {1, 2, 3}, v2[3] = {-1, 0, 0.5f};
+    assert_int_equal(eddy_particles_add(&w->particles, 1, pos, v1, 0, NULL, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_add(&w->particles, 1, pos + 3, v2, 1, NULL, &err), EDDY_OK);
+    w->particles.density[0] = 1250.0f; /* rho/rho0 - 1 = 0.25 */
+    w->particles.density[1] = 250.0f;  /* rho/rho0 - 1 = -0.5 */
+    return w;
+}
+
+static void test_diagnostics_by_hand(void **state)
+{
+    (void)state;
+    eddy_world *w = two_particle_world();
+    eddy_error err = {0};
+    eddy_diagnostics d;
+    assert_int_equal(eddy_diagnostics_compute(w, &d, &err), EDDY_OK);
+    /* KE = 0.5*2*(1+4+9) + 0.5*3*(1+0+0.25) = 14 + 1.875; p = (2-3, 4+0, 6+1.5). */
+    assert_true(d.kinetic_energy == 15.875);
+    assert_true(d.momentum[0] == -1.0);
+    assert_true(d.momentum[1] == 4.0);
+    assert_true(d.momentum[2] == 7.5);
+    assert_true(d.mass == 5.0);
+    assert_true(d.density_error_mean == 0.375);
+    assert_true(d.density_error_max == 0.5);
+    assert_true(d.max_speed == sqrt(14.0));
+    assert_int_equal(d.particles, 2);
+
+    /* Independent of storage order, bit for bit. */
+    const uint32_t swap[2] = {1, 0};
+    assert_int_equal(eddy_particles_gather(&w->particles, swap, 2, &err), EDDY_OK);
+    eddy_diagnostics e;
+    assert_int_equal(eddy_diagnostics_compute(w, &e, &err), EDDY_OK);
+    assert_memory_equal(&d, &e, sizeof d);
+
+    /* A NaN velocity must show in max_speed, not vanish. */
+    w->particles.vx[1] = NAN;
+    assert_int_equal(eddy_diagnostics_compute(w, &e, &err), EDDY_OK);
+    assert_true(isnan(e.max_speed));
+    w->particles.vx[1] = 1.0f;
+
+    /* A material index outside the table is reported, naming the particle. */
+    w->particles.material[0] = 7;
+    assert_int_equal(eddy_diagnostics_compute(w, &e, &err), EDDY_ERR_INVALID_ARGUMENT);
+    char want[64];
+    snprintf(want, sizeof want, "particle id %u", w->particles.id[0]);
+    assert_non_null(strstr(err.message, want));
+    eddy_world_destroy(w);
+
+    /* Empty world: zeros, no division by zero. */
+    assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
+    assert_int_equal(eddy_diagnostics_compute(w, &e, &err), EDDY_OK);
+    assert_int_equal(e.particles, 0);
+    assert_true(e.density_error_mean == 0.0 && e.kinetic_energy == 0.0);
+    eddy_world_destroy(w);
+}
+
+static void test_order_by_id(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_particles p;
+    assert_int_equal(eddy_particles_init(&p, 3, &err), EDDY_OK);
+    enum { N = 1000 };
+    static float pos[3 * N];
+    assert_int_equal(eddy_particles_add(&p, N, pos, NULL, 0, NULL, &err), EDDY_OK);
+    /* A fixed pseudo-random permutation (LCG Fisher-Yates). */
+    static uint32_t perm[N];
+    for (uint32_t i = 0; i < N; ++i) perm[i] = i;
+    uint32_t s = 12345;
+    for (uint32_t i = N - 1; i > 0; --i) {
+        s = s * 1664525u + 1013904223u;
+        uint32_t j = s % (i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    assert_int_equal(eddy_particles_gather(&p, perm, N, &err), EDDY_OK);
+    uint32_t *order = eddy_order_by_id(&p);
+    assert_non_null(order);
+    for (size_t k = 0; k < N; ++k) assert_int_equal(p.id[order[k]], k);
+    free(order);
+    eddy_particles_free(&p);
+}
+
+static void test_diagnostics_csv(void **state)
+{
+    (void)state;
+    eddy_world *w = two_particle_world();
+    eddy_error err = {0};
+    eddy_diagnostics d;
+    assert_int_equal(eddy_diagnostics_compute(w, &d, &err), EDDY_OK);
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/diag", g_root);
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.0, 0, 0.0, &err), EDDY_OK);
+    assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.5, 1234, 56.75, &err), EDDY_OK);
+    /* Flushed per row: readable while the writer is still open. */
+    char *text = read_text(path_in(dir, "diagnostics.csv"));
+    eddy_output_destroy(o);
+    assert_non_null(text);
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save);
+    assert_string_equal(line, "time,step,kinetic_energy,momentum_x,momentum_y,momentum_z,density_error_mean,"
+                              "density_error_max,max_speed,wall_ms,particles");
+    line = strtok_r(NULL, "\n", &save);
+    assert_non_null(line);
+    line = strtok_r(NULL, "\n", &save);
+    assert_non_null(line);
+    double v[11];
+    char *s = line;
+    for (int c = 0; c < 11; ++c) {
+        v[c] = strtod(s, &s);
+        assert_true(*s == (c < 10 ? ',' : '\0'));
+        s++;
+    }
+    assert_true(v[0] == 0.5 && v[1] == 1234.0 && v[2] == 15.875);
+    assert_true(v[3] == -1.0 && v[4] == 4.0 && v[5] == 7.5);
+    assert_true(v[6] == 0.375 && v[7] == 0.5);
+    assert_true(fabs(v[8] - sqrt(14.0)) < 1e-11);
+    assert_true(v[9] == 56.75 && v[10] == 2.0);
+    assert_null(strtok_r(NULL, "\n", &save));
+    free(text);
+    eddy_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Pictures                                                                                         */
+
+typedef struct rgb_image {
+    int w, h;
+    uint8_t *px;
+} rgb_image;
+
+static rgb_image read_png(const char *path)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path)) fail_msg("not a PNG: %s (%s)", path, img.message);
+    assert_int_equal(img.format & PNG_FORMAT_FLAG_COLOR, PNG_FORMAT_FLAG_COLOR);
+    img.format = PNG_FORMAT_RGB;
+    rgb_image r = {(int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img))};
+    assert_non_null(r.px);
+    if (!png_image_finish_read(&img, NULL, r.px, 0, NULL)) fail_msg("cannot decode %s: %s", path, img.message);
+    return r;
+}
+
+static const uint8_t *pixel(const rgb_image *im, double x, double y)
+{
+    int i = (int)floor(x), j = (int)floor(y);
+    assert_true(i >= 0 && j >= 0 && i < im->w && j < im->h);
+    return im->px + 3 * ((size_t)j * (size_t)im->w + (size_t)i);
+}
+
+static void assert_rgb(const uint8_t *p, int r, int g, int b)
+{
+    if (p[0] != r || p[1] != g || p[2] != b)
+        fail_msg("pixel (%d, %d, %d), expected (%d, %d, %d)", p[0], p[1], p[2], r, g, b);
+}
+
+static void test_picture_2d(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
+    eddy_material m = water(1000.0f, 0.1f); /* spacing 0.01 */
+    assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_OK);
+    const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 0};
+    assert_int_equal(eddy_world_set_container(w, lo, hi, NULL, &err), EDDY_OK);
+    const float pos[6] = {0.5f, 0.25f, 0, 1.5f, 0.75f, 0};
+    const float vel[6] = {0, 0, 0, 3, 4, 0}; /* speeds 0 and 5: the two ends of the colormap */
+    assert_int_equal(eddy_particles_add(&w->particles, 2, pos, vel, 0, NULL, &err), EDDY_OK);
+    w->time = 1.25;
+
+    eddy_picture_options opt = eddy_picture_default_options();
+    opt.width = 480;
+    eddy_picture_layout L;
+    assert_int_equal(eddy_picture_layout_compute(w, &opt, &L, &err), EDDY_OK);
+    char *path = path_in(g_root, "picture.png");
+    assert_int_equal(eddy_picture_write(path, w, &opt, &err), EDDY_OK);
+    assert_no_tmp_files(g_root);
+    rgb_image im = read_png(path);
+    assert_int_equal(im.w, 480);
+    assert_int_equal(im.h, L.height);
+    /* The height follows the container's 2:1 aspect. */
+    int pw = L.plot_x1 - L.plot_x0, ph = L.plot_y1 - L.plot_y0;
+    assert_true(abs(2 * ph - pw) <= 2);
+    assert_true(L.region_min[0] == 0.0f && L.region_max[0] == 2.0f);
+
+    double s = L.pixels_per_unit;
+    /* Slow particle: the colormap's low end (viridis' dark purple); fast one: its high end (yellow). */
+    assert_rgb(pixel(&im, L.origin_x + 0.5 * s, L.origin_y - 0.25 * s), 68, 1, 84);
+    assert_rgb(pixel(&im, L.origin_x + 1.5 * s, L.origin_y - 0.75 * s), 253, 231, 37);
+    /* Background away from the particles. */
+    assert_rgb(pixel(&im, L.origin_x + 1.0 * s, L.origin_y - 0.5 * s), 255, 255, 255);
+    assert_rgb(pixel(&im, L.origin_x + 0.5 * s, L.origin_y - 0.75 * s), 255, 255, 255);
+    /* x right, y up, found by scanning the pixels rather than through the layout: the slow particle
+     * (x 0.5, y 0.25) is left of and below the fast one (x 1.5, y 0.75), at the ratio of the distances. */
+    double cx[2] = {0, 0}, cy[2] = {0, 0}, cnt[2] = {0, 0};
+    for (int y = L.plot_y0; y < L.plot_y1; ++y)
+        for (int x = L.plot_x0; x < L.plot_x1; ++x) {
+            const uint8_t *p = pixel(&im, x, y);
+            int k = p[0] == 68 && p[1] == 1 && p[2] == 84 ? 0 : p[0] == 253 && p[1] == 231 && p[2] == 37 ? 1 : -1;
+            if (k < 0) continue;
+            cx[k] += x + 0.5;
+            cy[k] += y + 0.5;
+            cnt[k] += 1;
+        }
+    assert_true(cnt[0] > 0 && cnt[1] > 0);
+    for (int k = 0; k < 2; ++k) cx[k] /= cnt[k], cy[k] /= cnt[k];
+    assert_true(cx[1] > cx[0] && cy[1] < cy[0]);
+    assert_true(fabs((cx[1] - cx[0]) - 2.0 * (cy[0] - cy[1])) < 1.0);
+    /* The whole 2 x 1 container spans the plot width: 1 unit of x is half the plot width. */
+    assert_true(fabs((cx[1] - cx[0]) - 0.5 * pw) < 1.5);
+    /* The container outline is drawn just outside the box, in grey. */
+    const uint8_t *edge = pixel(&im, L.origin_x + 1.0 * s, (double)lrint(L.origin_y - 1.0 * s) - 0.5);
+    assert_true(edge[0] == edge[1] && edge[1] == edge[2] && edge[0] < 200);
+    /* Something (the time stamp) is drawn in the top margin. */
+    int ink = 0;
+    for (int y = 0; y < L.plot_y0; ++y)
+        for (int x = 0; x < im.w; ++x) ink += pixel(&im, x, y)[0] < 100;
+    assert_true(ink > 20);
+    /* The colour bar runs from yellow at the top to purple at the bottom, right of the plot. */
+    int bar_x = -1;
+    for (int x = L.plot_x1; x < im.w && bar_x < 0; ++x) {
+        const uint8_t *p = pixel(&im, x, L.plot_y0);
+        if (p[0] == 253 && p[1] == 231 && p[2] == 37) bar_x = x;
+    }
+    assert_true(bar_x > 0);
+    assert_rgb(pixel(&im, bar_x, L.plot_y1 - 1), 68, 1, 84);
+    free(im.px);
+
+    /* A requested height is honoured, dark background included. */
+    opt.height = 300;
+    opt.dark = 1;
+    opt.colorbar = 0;
+    opt.show_time = 0;
+    assert_int_equal(eddy_picture_write(path, w, &opt, &err), EDDY_OK);
+    im = read_png(path);
+    assert_int_equal(im.w, 480);
+    assert_int_equal(im.h, 300);
+    assert_int_equal(eddy_picture_layout_compute(w, &opt, &L, &err), EDDY_OK);
+    const uint8_t *bg = pixel(&im, 1, 1);
+    assert_true(bg[0] < 60 && bg[1] < 60 && bg[2] < 60);
+    assert_rgb(pixel(&im, L.origin_x + 1.5 * L.pixels_per_unit, L.origin_y - 0.75 * L.pixels_per_unit), 253, 231, 37);
+    free(im.px);
+
+    /* Failures name the file. */
+    char bad[8192];
+    snprintf(bad, sizeof bad, "%s/no/such/folder/p.png", g_root);
+    assert_int_equal(eddy_picture_write(bad, w, &opt, &err), EDDY_ERR_IO);
+    assert_non_null(strstr(err.message, bad));
+    opt.width = 3;
+    assert_int_equal(eddy_picture_write(path, w, &opt, &err), EDDY_ERR_INVALID_ARGUMENT);
+    eddy_world_destroy(w);
+}
+
+static void test_picture_depth_order(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
+    eddy_material m = water(1000.0f, 1.0f); /* spacing 0.1 */
+    assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_OK);
+    /* Same x, y; the near one (z = 0.9) is fast, the far one (z = 0.1) slow. The far one comes later
+     * in storage and id, so only a depth sort draws the near one on top. No container: the frame is
+     * the particle bounds. A third particle sets the x-y extent. */
+    const float pos[9] = {0.5f, 0.5f, 0.9f, 0.5f, 0.5f, 0.1f, 1.0f, 1.0f, 0.5f};
+    const float vel[9] = {2, 0, 0, 0, 0, 0, 1, 0, 0};
+    assert_int_equal(eddy_particles_add(&w->particles, 3, pos, vel, 0, NULL, &err), EDDY_OK);
+    eddy_picture_options opt = eddy_picture_default_options();
+    char *path = path_in(g_root, "depth.png");
+    assert_int_equal(eddy_picture_write(path, w, &opt, &err), EDDY_OK);
+    eddy_picture_layout L;
+    assert_int_equal(eddy_picture_layout_compute(w, &opt, &L, &err), EDDY_OK);
+    rgb_image im = read_png(path);
+    assert_int_equal(im.w, 960);
+    assert_int_equal(im.h, L.height);
+    /* The frame is the particle bounds widened by half a spacing. */
+    assert_true(fabsf(L.region_min[0] - 0.45f) < 1e-6f && fabsf(L.region_max[1] - 1.05f) < 1e-6f);
+    double s = L.pixels_per_unit;
+    assert_rgb(pixel(&im, L.origin_x + 0.5 * s, L.origin_y - 0.5 * s), 253, 231, 37);
+    /* Disc radius: half the spacing, 0.05 units, so a point 0.04 away is covered, 0.07 away is not. */
+    assert_rgb(pixel(&im, L.origin_x + 0.54 * s, L.origin_y - 0.5 * s), 253, 231, 37);
+    assert_rgb(pixel(&im, L.origin_x + 0.57 * s, L.origin_y - 0.5 * s), 255, 255, 255);
+    free(im.px);
+    eddy_world_destroy(w);
+}
+
+static void test_colormap(void **state)
+{
+    (void)state;
+    uint8_t a[3], b[3];
+    eddy_picture_colormap(0.0f, a);
+    assert_rgb(a, 68, 1, 84);
+    eddy_picture_colormap(1.0f, a);
+    assert_rgb(a, 253, 231, 37);
+    eddy_picture_colormap(-3.0f, b);
+    assert_rgb(b, 68, 1, 84);
+    eddy_picture_colormap(NAN, b);
+    assert_rgb(b, 68, 1, 84);
+    /* Perceptual: luminance rises monotonically along the map. */
+    double last = -1.0;
+    for (int k = 0; k <= 64; ++k) {
+        eddy_picture_colormap((float)k / 64.0f, a);
+        double y = 0.2126 * a[0] + 0.7152 * a[1] + 0.0722 * a[2];
+        assert_true(y > last);
+        last = y;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vtp_fixture),
+        cmocka_unit_test(test_vtp_explicit_scale_and_empty_world),
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_pvd_series),
+        cmocka_unit_test(test_unwritable_folder),
+        cmocka_unit_test(test_diagnostics_by_hand),
+        cmocka_unit_test(test_order_by_id),
+        cmocka_unit_test(test_diagnostics_csv),
+        cmocka_unit_test(test_picture_2d),
+        cmocka_unit_test(test_picture_depth_order),
+        cmocka_unit_test(test_colormap),
+    };
+    return cmocka_run_group_tests(tests, setup_root, teardown_root);
+}

@@ -1,0 +1,671 @@
+/*
+ * Scene files (host/scene.c): every error message checked word for word, including FILE:LINE:COL,
+ * --set overrides, component parameter validation against a descriptor table, and the world a scene
+ * builds (particle counts worked out by hand, positions in simulation units).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scene.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+/* A valid 3D scene; line numbers matter for the messages below. */
+static const char *const VALID =
+    "{\n"                                                                       /* 1 */
+    "  \"solver\": \"sph_mueller\",\n"                                          /* 2 */
+    "  \"time\": {\"dt\": 0.001, \"end\": 1},\n"                                /* 3 */
+    "  \"world\": {\"smoothing_radius\": 0.2, \"simulation_scale\": 2},\n"      /* 4 */
+    "  \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"              /* 5 */
+    "  \"materials\": [\n"                                                      /* 6 */
+    "    {\"name\": \"water\", \"particle_spacing\": 0.05, \"viscosity\": 0.2}\n" /* 7 */
+    "  ],\n"                                                                    /* 8 */
+    "  \"fluids\": [\n"                                                         /* 9 */
+    "    {\"material\": \"water\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.5, 0.25, 0.1]}}\n" /* 10 */
+    "  ]\n"                                                                     /* 11 */
+    "}\n";
+
+/* Parses text (file name "t.json") and expects failure with exactly `message` and `code`. */
+static void expect_error_sets(const char *text, const char *const *sets, size_t n, int code,
+                              const char *message)
+{
+    eddy_scene s;
+    eddy_error e;
+    eddy_error_clear(&e);
+    int rc = eddy_scene_parse(text, "t.json", sets, n, &s, &e);
+    if (rc == 0 || strcmp(e.message, message) != 0 || e.code != code)
+        print_error("rc %d code %d\n got:      %s\n expected: %s\n", rc, e.code, e.message, message);
+    assert_int_equal(rc, code);
+    assert_int_equal(e.code, code);
+    assert_string_equal(e.message, message);
+    /* The scene is left freed. */
+    assert_null(s.root);
+    assert_null(s.text);
+    assert_null(s.materials);
+}
+
+static void expect_error(const char *text, int code, const char *message)
+{
+    expect_error_sets(text, NULL, 0, code, message);
+}
+
+static void parse_ok(const char *text, const char *const *sets, size_t n, eddy_scene *s)
+{
+    eddy_error e;
+    eddy_error_clear(&e);
+    int rc = eddy_scene_parse(text, "t.json", sets, n, s, &e);
+    if (rc) print_error("unexpected error: %s\n", e.message);
+    assert_int_equal(rc, 0);
+}
+
+/* VALID with `from` replaced by `to` (first occurrence). */
+static char *edit(const char *from, const char *to)
+{
+    const char *at = strstr(VALID, from);
+    assert_non_null(at);
+    size_t n = strlen(VALID) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    snprintf(out, n, "%.*s%s%s", (int)(at - VALID), VALID, to, at + strlen(from));
+    return out;
+}
+
+static void edited_error(const char *from, const char *to, const char *message)
+{
+    char *text = edit(from, to);
+    expect_error(text, EDDY_ERR_INVALID_ARGUMENT, message);
+    free(text);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+static void valid_scene_fields(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    assert_string_equal(s.name, "t");             /* file basename without .json */
+    assert_string_equal(s.solver, "sph_mueller");
+    assert_string_equal(s.grid, "cpu");
+    assert_int_equal(s.dimensions, 3);
+    NEAR(s.dt, 0.001, 0);
+    NEAR(s.end_time, 1, 0);
+    NEAR(s.output_interval, 1.0 / 50.0, 1e-15);
+    NEAR(s.simulation_scale, 2, 0);
+    NEAR(s.gravity[0], 0, 0);
+    NEAR(s.gravity[1], -9.81f, 0);
+    NEAR(s.smoothing_radius, 0.2f, 0);
+    assert_int_equal(s.threads, 0);
+    assert_true(s.has_container);
+    assert_false(s.has_domain);
+    assert_int_equal(s.out_of_domain, EDDY_DOMAIN_ERROR);
+    assert_int_equal(s.material_count, 1);
+    const eddy_material *m = &s.materials[0];
+    assert_string_equal(m->name, "water");
+    NEAR(m->rest_density, 1000, 0);
+    NEAR(m->particle_mass, 1000.0 * 0.1 * 0.1 * 0.1, 1e-6); /* rho0 (spacing * scale)^3 */
+    NEAR(m->viscosity, 0.2f, 0);
+    NEAR(m->stiffness, 1000, 0);
+    NEAR(m->initial_sum, 1, 0);
+    NEAR(m->contact.radius, 0.025f, 1e-9);  /* 0.5 spacing, world units */
+    NEAR(m->contact.margin, 0.0025f, 1e-9); /* 0.1 radius */
+    NEAR(m->contact.restitution, 0, 0);
+    NEAR(m->contact.friction, 0, 0);
+    NEAR(m->contact.erp, 0.5f, 0);
+    assert_int_equal(s.fluid_count, 1);
+    assert_int_equal(s.fluids[0].material, 0);
+    assert_int_equal(s.fluids[0].shape, EDDY_FLUID_BOX);
+    NEAR(s.fluids[0].spacing_factor, 1, 0);
+    assert_int_equal(s.collider_count, 0);
+    assert_string_equal(s.out_dir, "out/t");
+    assert_true(s.write_vtk);
+    assert_false(s.write_csv);
+    /* 10 x 5 x 2 lattice points: extents 0.5, 0.25, 0.1 over a spacing of 0.05. */
+    assert_int_equal(eddy_scene_count_particles(&s), 100);
+    eddy_scene_free(&s);
+    assert_null(s.root);
+    eddy_scene_free(&s); /* twice is fine */
+    eddy_scene_free(NULL);
+}
+
+static void malformed_json(void **state)
+{
+    (void)state;
+    /* Missing comma: cJSON stops at the next key, on line 3. */
+    expect_error("{\n  \"solver\": \"x\"\n  \"dimensions\": 3\n}\n", EDDY_ERR_PARSE,
+                 "t.json:3:3: malformed JSON near '\"dimensions\": 3'");
+    /* Truncated file: the position is just after the last character. */
+    expect_error("{\n  \"solver\": \"x\",\n  \"time\": {\"dt\": 1\n", EDDY_ERR_PARSE,
+                 "t.json:3:19: malformed JSON: unexpected end of input");
+    /* Truncated inside a string. */
+    expect_error("{\n  \"solver\": \"x\",\n  \"name\": \"abc\n", EDDY_ERR_PARSE,
+                 "t.json:3:15: malformed JSON: unexpected end of input");
+    expect_error("", EDDY_ERR_PARSE, "t.json:1:1: malformed JSON: unexpected end of input");
+    expect_error("{\"a\": 1} x", EDDY_ERR_PARSE, "t.json:1:10: malformed JSON near 'x'");
+    expect_error("{\n  \"a\": tru\n}", EDDY_ERR_PARSE, "t.json:2:8: malformed JSON near 'tru'");
+    /* Not an object at the top level. */
+    expect_error("[1, 2]", EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:1:1: expected a JSON object at the top level, got an array of 2 elements");
+    /* The column counts characters, not bytes: "é" is one column. */
+    expect_error("{\"description\": \"\xc3\xa9\" \"x\": 1}", EDDY_ERR_PARSE,
+                 "t.json:1:21: malformed JSON near '\"x\": 1}'");
+}
+
+static void unknown_keys(void **state)
+{
+    (void)state;
+    edited_error("\"solver\"", "\"solvr\"",
+                 "t.json:2:3: solvr: unknown key, expected one of: name, description, solver, grid, "
+                 "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                 "grids, output");
+    edited_error("\"viscosity\"", "\"viscosty\"",
+                 "t.json:7:49: materials[0].viscosty: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    edited_error("\"end\": 1}", "\"end\": 1, \"ed\": 2}",
+                 "t.json:3:35: time.ed: unknown key, expected one of: dt, end, output_interval");
+    /* Duplicated keys are refused at the second occurrence. */
+    edited_error("\"viscosity\": 0.2}", "\"viscosity\": 0.2, \"viscosity\": 0.3}",
+                 "t.json:7:67: materials[0].viscosity: duplicate key, expected each key once");
+}
+
+static void wrong_types_and_ranges(void **state)
+{
+    (void)state;
+    edited_error("\"viscosity\": 0.2", "\"viscosity\": \"high\"",
+                 "t.json:7:62: materials[0].viscosity: expected a number >= 0, got \"high\"");
+    edited_error("\"viscosity\": 0.2", "\"viscosity\": -1",
+                 "t.json:7:62: materials[0].viscosity: expected a number >= 0, got -1");
+    edited_error("\"solver\"", "\"dimensions\": 4, \"solver\"",
+                 "t.json:2:17: dimensions: expected 2 or 3, got 4");
+    edited_error("\"dt\": 0.001", "\"dt\": 0", "t.json:3:18: time.dt: expected a number > 0, got 0");
+    edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"restitution\": 1.5",
+                 "t.json:7:82: materials[0].restitution: expected a number in [0, 1], got 1.5");
+    edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"initial_sum\": 0",
+                 "t.json:7:82: materials[0].initial_sum: expected a number in (0, 1], got 0");
+    edited_error("\"smoothing_radius\": 0.2", "\"threads\": 1.5, \"smoothing_radius\": 0.2",
+                 "t.json:4:24: world.threads: expected an integer >= 0, got 1.5");
+    edited_error("\"time\": {\"dt\": 0.001, \"end\": 1}", "\"time\": []",
+                 "t.json:3:11: time: expected an object {dt, end, output_interval}, got an empty array");
+    edited_error("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.05, \"particle_margin\": 0.03",
+                 "t.json:7:68: materials[0].particle_margin: expected a number in [0, particle_radius) = "
+                 "[0, 0.025), got 0.03");
+    /* 1e999 overflows to infinity: numbers must be finite. */
+    edited_error("\"end\": 1", "\"end\": 1e999", "t.json:3:32: time.end: expected a number > 0, got inf");
+}
+
+static void missing_required(void **state)
+{
+    (void)state;
+    /* The position is that of the object that lacks the key. */
+    edited_error("\"dt\": 0.001, ", "", "t.json:3:11: time.dt: missing required key, expected a number > 0");
+    edited_error("  \"solver\": \"sph_mueller\",\n", "",
+                 "t.json:1:1: solver: missing required key, expected a component id (1 to 63 characters "
+                 "of [a-z0-9_])");
+    edited_error("\"smoothing_radius\": 0.2, ", "",
+                 "t.json:4:12: world.smoothing_radius: missing required key, expected a number > 0");
+    edited_error("\"container\"", "\"containerx\"",
+                 "t.json:5:3: containerx: unknown key, expected one of: name, description, solver, grid, "
+                 "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                 "grids, output");
+    edited_error("  \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n", "",
+                 "t.json:1:1: container: missing required key, expected an object {min, max} (or a domain "
+                 "with min and max)");
+}
+
+static void material_and_fluid_rules(void **state)
+{
+    (void)state;
+    edited_error("{\"material\": \"water\"", "{\"material\": \"oil\"",
+                 "t.json:10:18: fluids[0].material: expected the name of a material (\"water\"), got \"oil\"");
+    edited_error("\"particle_spacing\": 0.05", "\"particle_mass\": 1, \"particle_spacing\": 0.05",
+                 "t.json:7:43: materials[0].particle_spacing: expected exactly one of particle_mass and "
+                 "particle_spacing, got both");
+    edited_error("\"particle_spacing\": 0.05, ", "",
+                 "t.json:7:5: materials[0]: expected exactly one of particle_mass and particle_spacing, got "
+                 "neither");
+    edited_error("\"materials\": [\n", "\"materials\": [\n    {\"name\": \"water\", \"particle_mass\": 1},\n",
+                 "t.json:8:14: materials[1].name: expected a unique material name, got \"water\" again (also "
+                 "materials[0])");
+    edited_error("\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 0.25, 0.01]",
+                 "t.json:10:34: fluids[0].box: expected a block at least one particle spacing (0.05) wide on "
+                 "every axis, got 0 particles");
+    edited_error("\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 0.25, -0.1]",
+                 "t.json:10:60: fluids[0].box.max: expected max > min on every axis, got max.z = -0.1 <= "
+                 "min.z = 0");
+    /* The domain is the container widened by h / scale = 0.1 on each side. */
+    edited_error("\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 1.25, 0.1]",
+                 "t.json:10:34: fluids[0].box: expected a block inside the domain [-0.1, 1.1] on axis y, got "
+                 "[0, 1.25]");
+}
+
+static void vectors(void **state)
+{
+    (void)state;
+    edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, 0], \"max\": [1, 1, 1]",
+                 "t.json:5:24: container.min: expected an array of 3 numbers, got an array of 2 elements");
+    edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, \"a\", 0], \"max\": [1, 1, 1]",
+                 "t.json:5:28: container.min[1]: expected a finite number, got \"a\"");
+    /* In 2D a vector has 2 entries, or 3 with z ignored. */
+    char *text = edit("\"solver\"", "\"dimensions\": 2, \"solver\"");
+    char *t2 = NULL;
+    {
+        const char *from = "\"min\": [0, 0, 0], \"max\": [1, 1, 1]";
+        const char *at = strstr(text, from);
+        assert_non_null(at);
+        const char *to = "\"min\": [0, 0], \"max\": [1, 1, 7]";
+        size_t n = strlen(text) + strlen(to) + 1;
+        t2 = malloc(n);
+        snprintf(t2, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    }
+    eddy_scene s;
+    parse_ok(t2, NULL, 0, &s);
+    assert_int_equal(s.dimensions, 2);
+    NEAR(s.container_max[1], 1, 0);
+    NEAR(s.container_max[2], 0, 0); /* z ignored */
+    NEAR(s.gravity[1], -9.81f, 0);
+    /* 10 x 5 points (z ignored) */
+    assert_int_equal(eddy_scene_count_particles(&s), 50);
+    NEAR(s.materials[0].particle_mass, 1000.0 * 0.1 * 0.1, 1e-6);
+    eddy_scene_free(&s);
+    free(t2);
+    free(text);
+}
+
+static void set_overrides(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    const char *sets[] = {"materials[0].viscosity=0.5", "name=hello world", "world.gravity=[0, -1, 0]",
+                          "output.format=vtk,csv", "solvers.pbf.iterations=7", "time.dt=2e-4"};
+    parse_ok(VALID, sets, 6, &s);
+    NEAR(s.materials[0].viscosity, 0.5f, 0);
+    assert_string_equal(s.name, "hello world"); /* not JSON: taken as a string */
+    assert_string_equal(s.out_dir, "out/hello world");
+    NEAR(s.gravity[1], -1, 0);
+    assert_true(s.write_vtk);
+    assert_true(s.write_csv);
+    NEAR(s.dt, 2e-4, 0);
+    /* The created section is in the tree. */
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s.root, "solvers"), "pbf"),
+        "iterations");
+    assert_true(cJSON_IsNumber(it));
+    NEAR(it->valuedouble, 7, 0);
+    /* A value changed by --set has no position in the file; an untouched one keeps its own. */
+    int line = -1, col = -1;
+    eddy_scene_locate(&s, "materials[0].viscosity", &line, &col);
+    assert_int_equal(line, 0);
+    assert_int_equal(col, 0);
+    eddy_scene_locate(&s, "materials[0].particle_spacing", &line, &col);
+    assert_int_equal(line, 7);
+    assert_int_equal(col, 43);
+    eddy_scene_free(&s);
+
+    /* A bad value from --set: the message has no line:column. */
+    const char *neg[] = {"materials[0].viscosity=-2"};
+    expect_error_sets(VALID, neg, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: materials[0].viscosity: expected a number >= 0, got -2");
+    const char *unk[] = {"timee.dt=1"};
+    expect_error_sets(VALID, unk, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: timee: unknown key, expected one of: name, description, solver, grid, "
+                      "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                      "grids, output");
+}
+
+static void bad_sets(void **state)
+{
+    (void)state;
+    const char *a[] = {"world.threads"};
+    expect_error_sets(VALID, a, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'world.threads': expected PATH=VALUE, got no '='");
+    const char *b[] = {"=3"};
+    expect_error_sets(VALID, b, 1, EDDY_ERR_INVALID_ARGUMENT, "--set '=3': expected PATH=VALUE, got an empty path");
+    const char *c[] = {"materials[3].viscosity=1"};
+    expect_error_sets(VALID, c, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'materials[3].viscosity=1': materials[3]: expected an index below 1 (the array "
+                      "has 1 element), got 3");
+    const char *d[] = {"world..threads=1"};
+    expect_error_sets(VALID, d, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'world..threads=1': expected a key path like a.b[2].c, got 'world..threads'");
+    const char *e[] = {"time.dt.x=1"};
+    expect_error_sets(VALID, e, 1, EDDY_ERR_INVALID_ARGUMENT, "--set 'time.dt.x=1': time.dt: expected an object, got 0.001");
+    const char *f[] = {"colliders[0].type=plane"};
+    expect_error_sets(VALID, f, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'colliders[0].type=plane': colliders: expected an existing array, got nothing");
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Component parameters                                                                              */
+
+static const char *const KERNELS[] = {"poly6", "spiky", NULL};
+static const eddy_param_desc TEST_PARAMS[] = {
+    {"relaxation", EDDY_PARAM_REAL, 0.5, 0.0, 1.0, "1", "Relaxation factor.", NULL},
+    {"iterations", EDDY_PARAM_INT, 4, 1, 100, "", "Solver iterations.", NULL},
+    {"vorticity", EDDY_PARAM_BOOL, 1, 0, 1, "", "Vorticity confinement.", NULL},
+    {"kernel", EDDY_PARAM_ENUM, 0, 0, 1, "", "Density kernel.", KERNELS},
+    {"sound_speed", EDDY_PARAM_REAL, NAN, 0.0, 1e6, "m/s", "Derived from the scene when not given.", NULL},
+};
+static const eddy_component TEST_SOLVER = {
+    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "test", "1.0.0", "A test solver.",
+    TEST_PARAMS, sizeof TEST_PARAMS / sizeof TEST_PARAMS[0], NULL, NULL};
+static const eddy_component TEST_GRID = {
+    sizeof(eddy_component), EDDY_COMPONENT_GRID, "test", "1.0.0", "A test grid.",
+    TEST_PARAMS, sizeof TEST_PARAMS / sizeof TEST_PARAMS[0], NULL, NULL};
+
+/* VALID with a solvers section on line 11: "  \"solvers\": {\"test\": {SECTION}},". */
+static int params_of(const char *section, const char *const *sets, size_t n, double *values,
+                     eddy_error *e)
+{
+    char line[512];
+    snprintf(line, sizeof line, "\"solvers\": {\"test\": {%s}, \"other\": {\"bogus\": 1}},\n  \"fluids\"",
+             section);
+    char *text = edit("\"fluids\"", line);
+    eddy_scene s;
+    eddy_error_clear(e);
+    parse_ok(text, sets, n, &s);
+    int rc = eddy_scene_component_params(&s, &TEST_SOLVER, values, e);
+    eddy_scene_free(&s);
+    free(text);
+    return rc;
+}
+
+static void expect_param_error(const char *section, const char *message)
+{
+    double v[5];
+    eddy_error e;
+    int rc = params_of(section, NULL, 0, v, &e);
+    if (strcmp(e.message, message) != 0) print_error(" got:      %s\n expected: %s\n", e.message, message);
+    assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, message);
+}
+
+static void component_params(void **state)
+{
+    (void)state;
+    double v[5];
+    eddy_error e;
+    /* Defaults filled (and the other solver's bogus section is not looked at). */
+    assert_int_equal(params_of("", NULL, 0, v, &e), 0);
+    NEAR(v[0], 0.5, 0);
+    NEAR(v[1], 4, 0);
+    NEAR(v[2], 1, 0);
+    NEAR(v[3], 0, 0);
+    assert_true(isnan(v[4]));
+    /* Values read, enum as its index, null for a derived parameter. */
+    assert_int_equal(params_of("\"relaxation\": 0.25, \"iterations\": 9, \"vorticity\": false, "
+                               "\"kernel\": \"spiky\", \"sound_speed\": null",
+                               NULL, 0, v, &e),
+                     0);
+    NEAR(v[0], 0.25, 0);
+    NEAR(v[1], 9, 0);
+    NEAR(v[2], 0, 0);
+    NEAR(v[3], 1, 0);
+    assert_true(isnan(v[4]));
+    /* --set reaches the section. */
+    const char *sets[] = {"solvers.test.iterations=12"};
+    assert_int_equal(params_of("", sets, 1, v, &e), 0);
+    NEAR(v[1], 12, 0);
+
+    expect_param_error("\"iteratons\": 3",
+                       "t.json:9:24: solvers.test.iteratons: unknown key, expected one of: relaxation, "
+                       "iterations, vorticity, kernel, sound_speed");
+    expect_param_error("\"relaxation\": 1.5", "t.json:9:38: solvers.test.relaxation: 1.5 is out of range [0, 1] 1");
+    expect_param_error("\"iterations\": 2.5", "t.json:9:38: solvers.test.iterations: expected an integer, got 2.5");
+    expect_param_error("\"iterations\": \"many\"",
+                       "t.json:9:38: solvers.test.iterations: expected an integer in [1, 100], got \"many\"");
+    expect_param_error("\"vorticity\": 1", "t.json:9:37: solvers.test.vorticity: expected true or false, got 1");
+    expect_param_error("\"kernel\": \"cubic\"",
+                       "t.json:9:34: solvers.test.kernel: expected one of \"poly6\", \"spiky\", got \"cubic\"");
+    expect_param_error("\"relaxation\": null",
+                       "t.json:9:38: solvers.test.relaxation: expected a number in [0, 1], got null");
+
+    /* A range error on a --set value has no position. */
+    const char *bad[] = {"solvers.test.iterations=0"};
+    assert_int_equal(params_of("", bad, 1, v, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json: solvers.test.iterations: 0 is out of range [1, 100]");
+
+    /* Grids read the grids section; no section means defaults. */
+    eddy_scene s;
+    const char *g[] = {"grids.test.relaxation=0.75"};
+    parse_ok(VALID, g, 1, &s);
+    assert_int_equal(eddy_scene_component_params(&s, &TEST_GRID, v, &e), 0);
+    NEAR(v[0], 0.75, 0);
+    assert_int_equal(eddy_scene_component_params(&s, &TEST_SOLVER, v, &e), 0);
+    NEAR(v[0], 0.5, 0);
+    eddy_scene_free(&s);
+
+    /* A section that is not an object is refused at parse time. */
+    edited_error("\"fluids\"", "\"solvers\": {\"test\": 3},\n  \"fluids\"",
+                 "t.json:9:23: solvers.test: expected an object {parameter: value}, got 3");
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Building the world                                                                                */
+
+static void build_world(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    eddy_world *w = NULL;
+    eddy_error e;
+    eddy_error_clear(&e);
+    int rc = eddy_scene_build_world(&s, NULL, &w, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    assert_non_null(w);
+    assert_int_equal(w->dimensions, 3);
+    NEAR(w->smoothing_radius, 0.2f, 0);
+    NEAR(w->simulation_scale, 2, 0);
+    NEAR(w->gravity[1], -9.81f, 0);
+    /* Box 0.5 x 0.25 x 0.1 world units at spacing 0.05: 10 x 5 x 2 = 100 particles. */
+    assert_int_equal(w->particles.count, 100);
+    assert_int_equal(w->particles.count, eddy_scene_count_particles(&s));
+    /* Simulation units: spacing 0.05 * 2 = 0.1, positions (i + 1/2) 0.1; ids in lattice order, x fastest. */
+    const eddy_particles *p = &w->particles;
+    for (size_t i = 0; i < p->count; ++i) {
+        size_t k = p->id[i] - p->id[0];
+        size_t ix = k % 10, iy = (k / 10) % 5, iz = k / 50;
+        NEAR(p->x[i], (ix + 0.5) * 0.1, 1e-5);
+        NEAR(p->y[i], (iy + 0.5) * 0.1, 1e-5);
+        NEAR(p->z[i], (iz + 0.5) * 0.1, 1e-5);
+        NEAR(p->vx[i], 0, 0);
+        NEAR(p->mass[i], 1.0, 1e-6); /* 1000 * 0.1^3 */
+        assert_int_equal(p->material[i], 0);
+    }
+    NEAR(p->x[1] - p->x[0], 0.1, 1e-6);
+    assert_int_equal(w->material_count, 1);
+    NEAR(w->materials[0].particle_dist, 0.1, 1e-6);
+    NEAR(w->materials[0].contact.radius, 0.05f, 1e-7); /* 0.025 world * 2 */
+    NEAR(w->contacts[0].margin, 0.005f, 1e-7);
+    /* The container in simulation units: 6 wall planes. */
+    assert_true(w->boundaries.has_container);
+    NEAR(w->boundaries.container_max[0], 2, 0);
+    assert_int_equal(w->boundaries.collider_count, 6);
+    /* The domain: container widened by h (0.2 sim units). */
+    NEAR(w->grid.layout.lo[0], -0.2, 1e-6);
+    NEAR(w->grid.layout.lo[1], -0.2, 1e-6);
+    assert_true(w->grid.layout.hi[0] >= 2.2f - 1e-5f);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* Brute-force count of lattice points of a disc, independent of scene.c. */
+static size_t disc_points(double cx, double cy, double r, double h)
+{
+    size_t n = (size_t)floor(2 * r / h + 1e-4), count = 0;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t i = 0; i < n; ++i) {
+            double x = cx - r + (i + 0.5) * h, y = cy - r + (j + 0.5) * h;
+            if ((x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r) ++count;
+        }
+    return count;
+}
+
+static void build_world_2d_sphere_colliders(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\n"
+        "  \"name\": \"disc\", \"solver\": \"s\", \"grid\": \"cpu\", \"dimensions\": 2,\n"
+        "  \"time\": {\"dt\": 0.01, \"end\": 1, \"output_interval\": 0.1},\n"
+        "  \"world\": {\"smoothing_radius\": 0.1, \"gravity\": [0, -1], \"threads\": 2},\n"
+        "  \"domain\": {\"min\": [0, 0], \"max\": [2, 2], \"periodic\": [true, false], \"out_of_domain\": \"remove\"},\n"
+        "  \"materials\": [{\"name\": \"a\", \"rest_density\": 500, \"particle_mass\": 0.5, \"viscosity\": 0,\n"
+        "                  \"particle_radius\": 0.01, \"particle_margin\": 0, \"restitution\": 0.5, \"friction\": 0.25, \"erp\": 1}],\n"
+        "  \"fluids\": [{\"material\": \"a\", \"sphere\": {\"center\": [1, 1], \"radius\": 0.5}, \"velocity\": [1, 2, 3],\n"
+        "              \"spacing_factor\": 2}],\n"
+        "  \"colliders\": [{\"type\": \"plane\", \"point\": [0, 0.1], \"normal\": [0, 2]},\n"
+        "                {\"type\": \"sphere\", \"center\": [1, 1.8], \"radius\": 0.1, \"velocity\": [0.5, 0]},\n"
+        "                {\"type\": \"box\", \"min\": [0.1, 0.1], \"max\": [0.2, 0.2]}],\n"
+        "  \"output\": {\"dir\": \"somewhere\", \"format\": \"csv\"}\n"
+        "}\n";
+    eddy_scene s;
+    parse_ok(text, NULL, 0, &s);
+    assert_string_equal(s.name, "disc");
+    assert_int_equal(s.threads, 2);
+    assert_true(s.has_domain);
+    assert_false(s.has_container);
+    assert_true(s.periodic[0]);
+    assert_false(s.periodic[1]);
+    assert_int_equal(s.out_of_domain, EDDY_DOMAIN_REMOVE);
+    assert_string_equal(s.out_dir, "somewhere");
+    assert_false(s.write_vtk);
+    assert_true(s.write_csv);
+    NEAR(s.output_interval, 0.1, 0);
+    /* particle_dist = sqrt(0.5 / 500) = 0.0316..., lattice spacing twice that. */
+    double h = 2.0 * sqrt(0.5 / 500.0);
+    size_t expected = disc_points(1, 1, 0.5, h);
+    assert_true(expected > 100);
+    assert_int_equal(eddy_scene_count_particles(&s), expected);
+    eddy_world *w = NULL;
+    eddy_error e;
+    eddy_error_clear(&e);
+    int rc = eddy_scene_build_world(&s, NULL, &w, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    assert_int_equal(w->particles.count, expected);
+    for (size_t i = 0; i < w->particles.count; ++i) {
+        double dx = w->particles.x[i] - 1, dy = w->particles.y[i] - 1;
+        assert_true(dx * dx + dy * dy <= 0.25 + 1e-6);
+        NEAR(w->particles.z[i], 0, 0);
+        NEAR(w->particles.vx[i], 1, 0);
+        NEAR(w->particles.vy[i], 2, 0);
+        NEAR(w->particles.vz[i], 0, 0); /* 2D */
+    }
+    assert_int_equal(w->boundaries.collider_count, 3); /* no container */
+    NEAR(w->boundaries.colliders[0].normal[1], 1, 1e-7); /* normalized */
+    NEAR(w->boundaries.colliders[1].velocity[0], 0.5, 0);
+    NEAR(w->contacts[0].friction, 0.25f, 0);
+    assert_true(w->grid.layout.periodic[0]);
+    NEAR(w->grid.layout.lo[0], 0, 0);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void rescale(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    eddy_error e;
+    /* 100 -> 800 particles: every length halves (f = (100 / 800)^(1/3) = 0.5), so 20 x 10 x 4. */
+    assert_int_equal(eddy_scene_rescale(&s, 800, &e), 0);
+    assert_int_equal(eddy_scene_count_particles(&s), 800);
+    NEAR(s.smoothing_radius, 0.1f, 1e-7);
+    NEAR(s.dt, 0.0005, 1e-12);
+    NEAR(s.materials[0].particle_mass, 1.0 / 8.0, 1e-7);
+    NEAR(s.materials[0].rest_density, 1000, 0);
+    NEAR(s.materials[0].contact.radius, 0.0125f, 1e-8);
+    assert_int_equal(eddy_scene_rescale(&s, 0, &e), EDDY_ERR_INVALID_ARGUMENT);
+    eddy_scene_free(&s);
+}
+
+static void locate_paths(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    int line, col;
+    eddy_scene_locate(&s, "materials[0].viscosity", &line, &col);
+    assert_int_equal(line, 7);
+    assert_int_equal(col, 62);
+    eddy_scene_locate(&s, "fluids[0].box.max[1]", &line, &col);
+    assert_int_equal(line, 10);
+    assert_int_equal(col, 66);
+    eddy_scene_locate(&s, "", &line, &col);
+    assert_int_equal(line, 1);
+    assert_int_equal(col, 1);
+    eddy_scene_locate(&s, "materials[1]", &line, &col);
+    assert_int_equal(line, 0);
+    eddy_scene_locate(&s, "nothing.here", &line, &col);
+    assert_int_equal(line, 0);
+    eddy_scene_locate(&s, "bad..path", &line, &col);
+    assert_int_equal(line, 0);
+    eddy_scene_free(&s);
+
+    /* Keys with escapes and strings holding brackets, quotes and colons do not confuse the locator. */
+    const char *tricky = "{\"description\": \"a \\\"}[: ,\\\\\", \"solver\": \"s\",\n"
+                         "\"time\": {\"dt\": 1, \"end\": 1}, \"world\": {\"smoothing_radius\": 1},\n"
+                         "\"container\": {\"min\": [0, 0, 0], \"max\": [4, 4, 4]},\n"
+                         "\"materials\": [{\"name\": \"w\", \"particle_mass\": 1}],\n"
+                         "\"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]}}],\n"
+                         "\"output\": {\"form\\u0061t\": [\"vtk\", \"png\"]}}";
+    expect_error(tricky, EDDY_ERR_INVALID_ARGUMENT, "t.json:6:35: output.format[1]: expected \"vtk\" or \"csv\", got \"png\"");
+}
+
+static void load_files(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    eddy_error e;
+    assert_int_equal(eddy_scene_load("/nonexistent/dir/x.json", NULL, 0, &s, &e), EDDY_ERR_IO);
+    assert_string_equal(e.message, "cannot read '/nonexistent/dir/x.json': No such file or directory");
+    char path[] = "/tmp/eddy_test_scene_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(VALID, f);
+    fclose(f);
+    const char *sets[] = {"world.threads=3"};
+    int rc = eddy_scene_load(path, sets, 1, &s, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s.file, path);
+    assert_string_equal(s.name, strrchr(path, '/') + 1);
+    assert_int_equal(s.threads, 3);
+    eddy_scene_free(&s);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(valid_scene_fields),
+        cmocka_unit_test(malformed_json),
+        cmocka_unit_test(unknown_keys),
+        cmocka_unit_test(wrong_types_and_ranges),
+        cmocka_unit_test(missing_required),
+        cmocka_unit_test(material_and_fluid_rules),
+        cmocka_unit_test(vectors),
+        cmocka_unit_test(set_overrides),
+        cmocka_unit_test(bad_sets),
+        cmocka_unit_test(component_params),
+        cmocka_unit_test(build_world),
+        cmocka_unit_test(build_world_2d_sphere_colliders),
+        cmocka_unit_test(rescale),
+        cmocka_unit_test(locate_paths),
+        cmocka_unit_test(load_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
