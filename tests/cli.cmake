@@ -10,7 +10,7 @@ function(cli_test name status text)
 endfunction()
 
 cli_test(list_shows_sph_mueller 0 "sph_mueller      solver  1.0.0" list)
-cli_test(describe_sph_mueller 0 "negative_pressure    real  1" describe sph_mueller)
+cli_test(describe_sph_mueller 0 "negative_pressure    real  0" describe sph_mueller)
 cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
 cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)
 cli_test(run_without_scene 2 "run needs a scene file" run)

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "eddy/kernels.h"
 #include "scene.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -55,6 +56,23 @@ static void expect_error_sets(const char *text, const char *const *sets, size_t 
 static void expect_error(const char *text, int code, const char *message)
 {
     expect_error_sets(text, NULL, 0, code, message);
+}
+
+/* Poly6 density at a particle deep inside a square (2D) or cubic (3D) lattice of the given spacing,
+ * summed here point by point with the core's float kernel: the scene derives each particle mass so
+ * that this equals the rest density, and the test checks that property rather than a formula. */
+static double lattice_sum(double mass, double spacing, double h, int d)
+{
+    eddy_kernels k = eddy_kernels_make((float)h, d);
+    int n = (int)(h / spacing) + 1;
+    double sum = 0.0;
+    for (int c = (d == 3 ? -n : 0); c <= (d == 3 ? n : 0); ++c)
+        for (int b = -n; b <= n; ++b)
+            for (int a = -n; a <= n; ++a) {
+                float r2 = (float)(spacing * spacing * (a * a + b * b + c * c));
+                sum += (double)eddy_poly6(&k, r2);
+            }
+    return mass * sum;
 }
 
 static void parse_ok(const char *text, const char *const *sets, size_t n, eddy_scene *s)
@@ -111,7 +129,10 @@ static void valid_scene_fields(void **state)
     const eddy_material *m = &s.materials[0];
     assert_string_equal(m->name, "water");
     NEAR(m->rest_density, 1000, 0);
-    NEAR(m->particle_mass, 1000.0 * 0.1 * 0.1 * 0.1, 1e-6); /* rho0 (spacing * scale)^3 */
+    /* Simulation units: spacing 0.05 * scale 2 = 0.1, h = 0.2 (simulation units already). The mass makes the lattice
+     * sum to rho0 and stays within a few percent of the plain estimate rho0 spacing^3. */
+    NEAR(lattice_sum(m->particle_mass, 0.1, 0.2, 3), 1000, 1000 * 1e-4);
+    NEAR(m->particle_mass, 1000.0 * 0.1 * 0.1 * 0.1, 0.05);
     NEAR(m->viscosity, 0.2f, 0);
     NEAR(m->stiffness, 1000, 0);
     NEAR(m->initial_sum, 1, 0);
@@ -274,7 +295,7 @@ static void vectors(void **state)
     NEAR(s.gravity[1], -9.81f, 0);
     /* 10 x 5 points (z ignored) */
     assert_int_equal(eddy_scene_count_particles(&s), 50);
-    NEAR(s.materials[0].particle_mass, 1000.0 * 0.1 * 0.1, 1e-6);
+    NEAR(lattice_sum(s.materials[0].particle_mass, 0.1, 0.2, 2), 1000, 1000 * 1e-4);
     eddy_scene_free(&s);
     free(t2);
     free(text);
@@ -479,7 +500,7 @@ static void build_world(void **state)
         NEAR(p->y[i], (iy + 0.5) * 0.1, 1e-5);
         NEAR(p->z[i], (iz + 0.5) * 0.1, 1e-5);
         NEAR(p->vx[i], 0, 0);
-        NEAR(p->mass[i], 1.0, 1e-6); /* 1000 * 0.1^3 */
+        NEAR(p->mass[i], s.materials[0].particle_mass, 0); /* every particle gets its material's mass */
         assert_int_equal(p->material[i], 0);
     }
     NEAR(p->x[1] - p->x[0], 0.1, 1e-6);
@@ -577,13 +598,14 @@ static void rescale(void **state)
     (void)state;
     eddy_scene s;
     parse_ok(VALID, NULL, 0, &s);
+    const double mass0 = s.materials[0].particle_mass;
     eddy_error e;
     /* 100 -> 800 particles: every length halves (f = (100 / 800)^(1/3) = 0.5), so 20 x 10 x 4. */
     assert_int_equal(eddy_scene_rescale(&s, 800, &e), 0);
     assert_int_equal(eddy_scene_count_particles(&s), 800);
     NEAR(s.smoothing_radius, 0.1f, 1e-7);
     NEAR(s.dt, 0.0005, 1e-12);
-    NEAR(s.materials[0].particle_mass, 1.0 / 8.0, 1e-7);
+    NEAR(s.materials[0].particle_mass, mass0 / 8.0, 1e-7); /* mass scales with volume */
     NEAR(s.materials[0].rest_density, 1000, 0);
     NEAR(s.materials[0].contact.radius, 0.0125f, 1e-8);
     assert_int_equal(eddy_scene_rescale(&s, 0, &e), EDDY_ERR_INVALID_ARGUMENT);

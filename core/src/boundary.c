@@ -2,6 +2,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 static float box_distance(const eddy_collider *c, int dims, const float p[3], float n[3])
 {
@@ -121,42 +122,76 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
     }
 }
 
-/* Half-space integrals of radial functions, the particle at the origin and the solid at x > d:
- *   3D: int f dV = int_d^h f(r) 2 pi r (r - d) dr,    int g (x / r) dV = int_d^h g(r) pi (r^2 - d^2) dr
- *   2D: int f dA = int_d^h f(r) 2 r acos(d / r) dr,   int g (x / r) dA = int_d^h g(r) 2 sqrt(r^2 - d^2) dr
- * (the spherical cap's area and the integral of cos(theta) over it; the same for a circular arc). */
-static void wall_integrals(double d, double h, int dims, double *phi, double *grad)
+/* One reflecting plane: x' = x - 2 ((x - q) . n) n. */
+typedef struct plane {
+    float n[3];
+    float qn; /* q . n */
+    float vn; /* wall velocity . n */
+} plane;
+
+static void compose(const eddy_mirror *m, const plane *pl, const float g[3], eddy_mirror *out)
 {
-    const int n = 2000; /* Simpson intervals; the integrands are smooth on [d, h] */
-    const double poly6 = dims == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
-    const double spiky_grad = dims == 2 ? 30.0 / (M_PI * pow(h, 5)) : 45.0 / (M_PI * pow(h, 6));
-    double sp = 0.0, sg = 0.0, dr = (h - d) / n;
-    for (int i = 0; i <= n; ++i) {
-        double r = d + i * dr, w = (i == 0 || i == n) ? 1.0 : (i % 2 ? 4.0 : 2.0);
-        double wv = poly6 * pow(h * h - r * r, 3), gv = spiky_grad * (h - r) * (h - r);
-        double a, b;
-        if (dims == 2) {
-            a = r > 0 ? 2.0 * r * acos(fmin(1.0, d / r)) : 0.0;
-            b = 2.0 * sqrt(fmax(0.0, r * r - d * d));
-        } else {
-            a = 2.0 * M_PI * r * (r - d);
-            b = M_PI * (r * r - d * d);
-        }
-        sp += w * wv * a;
-        sg += w * gv * b;
+    /* Reflection R_p = I - 2 n n^T, t_p = 2 (q . n) n; out = P o m: R = R_p R_m, t = R_p t_m + t_p. */
+    float rp[3][3];
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c) rp[a][c] = (a == c ? 1.0f : 0.0f) - 2.0f * pl->n[a] * pl->n[c];
+    eddy_mirror r;
+    for (int a = 0; a < 3; ++a) {
+        for (int c = 0; c < 3; ++c)
+            r.rotation[a][c] = rp[a][0] * m->rotation[0][c] + rp[a][1] * m->rotation[1][c] +
+                               rp[a][2] * m->rotation[2][c];
+        r.offset[a] = rp[a][0] * m->offset[0] + rp[a][1] * m->offset[1] + rp[a][2] * m->offset[2] +
+                      2.0f * pl->qn * pl->n[a];
+        r.velocity_offset[a] = rp[a][0] * m->velocity_offset[0] + rp[a][1] * m->velocity_offset[1] +
+                               rp[a][2] * m->velocity_offset[2] + 2.0f * pl->vn * pl->n[a];
     }
-    *phi = sp * dr / 3.0;
-    *grad = sg * dr / 3.0;
+    /* Hydrostatic continuation across this wall: -2 d_j (g . n) with d_j = x_j . n - q . n. */
+    float gn = g[0] * pl->n[0] + g[1] * pl->n[1] + g[2] * pl->n[2];
+    for (int a = 0; a < 3; ++a) r.pressure_slope[a] = m->pressure_slope[a] - 2.0f * gn * pl->n[a];
+    r.pressure_offset = m->pressure_offset + 2.0f * gn * pl->qn;
+    *out = r;
 }
 
-void eddy_wall_table_init(eddy_wall_table *t, float h, int dims)
+int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], float reach,
+                            const float p[3], eddy_mirror out[EDDY_MAX_MIRRORS])
 {
-    t->dimensions = dims;
-    t->h = h;
-    for (int k = 0; k <= EDDY_WALL_TABLE_SIZE; ++k) {
-        double phi, grad;
-        wall_integrals((double)h * k / EDDY_WALL_TABLE_SIZE, h, dims, &phi, &grad);
-        t->density[k] = (float)phi;
-        t->gradient[k] = (float)grad;
+    plane walls[EDDY_MAX_MIRROR_WALLS];
+    float dist[EDDY_MAX_MIRROR_WALLS];
+    int nw = 0;
+    for (size_t k = 0; k < b->collider_count; ++k) {
+        float n[3];
+        float d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
+        if (!(d < reach) || d < -reach) continue;
+        /* Keep the nearest EDDY_MAX_MIRROR_WALLS, in collider order among equals (deterministic). */
+        int at = nw;
+        while (at > 0 && d < dist[at - 1]) --at;
+        if (at >= EDDY_MAX_MIRROR_WALLS) continue;
+        int last = nw < EDDY_MAX_MIRROR_WALLS ? nw : EDDY_MAX_MIRROR_WALLS - 1;
+        for (int m = last; m > at; --m) { walls[m] = walls[m - 1]; dist[m] = dist[m - 1]; }
+        plane pl;
+        float qn = 0.0f;
+        for (int a = 0; a < 3; ++a) {
+            pl.n[a] = n[a];
+            qn += (p[a] - d * n[a]) * n[a]; /* the nearest surface point is p - d n */
+        }
+        pl.qn = qn;
+        const float *vw = b->colliders[k].velocity;
+        pl.vn = vw[0] * n[0] + vw[1] * n[1] + vw[2] * n[2];
+        walls[at] = pl;
+        dist[at] = d;
+        if (nw < EDDY_MAX_MIRROR_WALLS) ++nw;
     }
+    const float zero[3] = {0, 0, 0};
+    const float *g = gravity ? gravity : zero;
+    /* Mirror for every non-empty subset of the walls, composed in wall order. */
+    int count = 0;
+    for (int mask = 1; mask < (1 << nw); ++mask) {
+        eddy_mirror m;
+        memset(&m, 0, sizeof m);
+        for (int a = 0; a < 3; ++a) m.rotation[a][a] = 1.0f;
+        for (int k = 0; k < nw; ++k)
+            if (mask & (1 << k)) compose(&m, &walls[k], g, &m);
+        out[count++] = m;
+    }
+    return count;
 }

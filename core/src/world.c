@@ -46,6 +46,24 @@ double eddy_lattice_density(double mass, double spacing, double h, int d)
     return mass * c * sum;
 }
 
+double eddy_lattice_gradient_moment(double spacing, double h, int d)
+{
+    if (!(spacing > 0) || !(h > 0)) return 1.0;
+    const int n = (int)ceil(h / spacing);
+    const double c6 = d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
+    const double cg = d == 2 ? 30.0 / (M_PI * pow(h, 5)) : 45.0 / (M_PI * pow(h, 6));
+    double sum_w = 0.0, moment = 0.0;
+    for (int k = (d == 3 ? -n : 0); k <= (d == 3 ? n : 0); ++k)
+        for (int j = -n; j <= n; ++j)
+            for (int i = -n; i <= n; ++i) {
+                double x = spacing * i, r = spacing * sqrt((double)(i * i + j * j + k * k));
+                if (r >= h) continue;
+                sum_w += c6 * pow(h * h - r * r, 3);
+                if (r > 0) moment += x * x * cg * (h - r) * (h - r) / r;
+            }
+    return moment / sum_w;
+}
+
 /* The spacing whose lattice sums to rho0: lattice density falls as the spacing grows (up to small
  * wiggles of the kernel sum), so bisection around (m / rho0)^(1/d) finds it deterministically. Without
  * a smoothing radius there is no kernel yet, and the plain volume estimate is all there is. */

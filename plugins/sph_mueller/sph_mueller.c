@@ -1,8 +1,15 @@
 /*
  * Müller, Charypar & Gross 2003 SPH with the Bullet-Fluids update loop (seed 000 §2, §5.1):
- *   grid -> density (poly6, initial_sum) and pressure p = k (rho - rho0)
+ *   grid -> density (poly6, initial_sum, plus the walls' share) and pressure p = k (rho - rho0)
  *        -> pressure (spiky gradient) and viscosity (viscosity Laplacian) accelerations
  *        -> integrate velocity -> boundary response -> integrate position.
+ *
+ * Walls: besides the seed's velocity response, every sum includes the mirror ghosts of the core
+ * (eddy_boundaries_mirrors): the fluid reflected across each wall within reach, with the hydrostatic
+ * pressure continuation and free-slip velocity. Without them wall particles sum to ~0.8 rho0 and the
+ * bulk squeezes them along the walls (the clustering of seed 000 §5.2); a continuum wall integral
+ * instead misses the discrete lattice sum by ~1.5% at two spacings per h, which a stiff fluid turns
+ * into jets along the walls.
  *
  * Every sum is a gather over the 3-cell bars of the particle's cell, in the grid's fixed range order,
  * so the result does not depend on the number of threads.
@@ -13,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_CFL, P_NEGATIVE_PRESSURE, P_COUNT };
+enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_COUNT };
+
+static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
 
 static const eddy_param_desc params[P_COUNT] = {
     {"cfl", EDDY_PARAM_REAL, 0.4, 0.01, 1.0, "1",
@@ -22,53 +31,24 @@ static const eddy_param_desc params[P_COUNT] = {
      "Factor on negative pressures. 0 (default) clamps p >= 0: free-surface particles, whose sums "
      "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
      "stable only with a soft stiffness.", NULL},
+    {"pressure_force", EDDY_PARAM_ENUM, 0, 0, 1, "",
+     "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j), which "
+     "reproduces grad p for a linear pressure field, so fluid at rest carries rho0 g H. mueller: the "
+     "seed's (p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
+     "2 rho0 g H, and the fluid is effectively half as stiff).", pressure_forces},
 };
 
 struct eddy_solver {
     double cfl;
     float negative_pressure;
+    float pair_weight; /* 1 consistent, 1/2 Müller 2003 */
+    float *gradient_scale; /* per material: 1 / lattice gradient moment (consistent), 1 (mueller) */
     int acceleration; /* field id */
     float *viscosity; /* per material, for the pairwise mean */
     float *rest_density, *stiffness, *self_density; /* per material */
-    int uniform_viscosity;
+    int uniform_materials;
     float max_accel; /* of the last step, for max_dt */
 };
-
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
-{
-    eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
-    s->cfl = pv->values[P_CFL];
-    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
-    size_t nm = w->material_count ? w->material_count : 1;
-    s->viscosity = calloc(nm, sizeof(float));
-    s->rest_density = calloc(nm, sizeof(float));
-    s->stiffness = calloc(nm, sizeof(float));
-    s->self_density = calloc(nm, sizeof(float));
-    if (!s->viscosity || !s->rest_density || !s->stiffness || !s->self_density) {
-        free(s->viscosity); free(s->rest_density); free(s->stiffness); free(s->self_density); free(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
-    }
-    eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    s->uniform_viscosity = 1;
-    for (size_t m = 0; m < w->material_count; ++m) {
-        const eddy_material *mat = &w->materials[m];
-        s->viscosity[m] = mat->viscosity;
-        s->rest_density[m] = mat->rest_density;
-        s->stiffness[m] = mat->stiffness;
-        /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
-         * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
-        s->self_density[m] = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
-        if (mat->viscosity != w->materials[0].viscosity) s->uniform_viscosity = 0;
-    }
-    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
-    if (rc) {
-        free(s->viscosity); free(s->rest_density); free(s->stiffness); free(s->self_density); free(s);
-        return rc;
-    }
-    *out = s;
-    return EDDY_OK;
-}
 
 static void destroy(eddy_solver *s)
 {
@@ -77,7 +57,52 @@ static void destroy(eddy_solver *s)
     free(s->rest_density);
     free(s->stiffness);
     free(s->self_density);
+    free(s->gradient_scale);
     free(s);
+}
+
+static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+{
+    eddy_solver *s = calloc(1, sizeof *s);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    s->cfl = pv->values[P_CFL];
+    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
+    s->pair_weight = pv->values[P_PRESSURE_FORCE] == 1 ? 0.5f : 1.0f;
+    size_t nm = w->material_count ? w->material_count : 1;
+    s->viscosity = calloc(nm, sizeof(float));
+    s->rest_density = calloc(nm, sizeof(float));
+    s->stiffness = calloc(nm, sizeof(float));
+    s->self_density = calloc(nm, sizeof(float));
+    s->gradient_scale = calloc(nm, sizeof(float));
+    if (!s->viscosity || !s->rest_density || !s->stiffness || !s->self_density || !s->gradient_scale) {
+        destroy(s);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    }
+    eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    s->uniform_materials = 1;
+    for (size_t m = 0; m < w->material_count; ++m) {
+        const eddy_material *mat = &w->materials[m];
+        s->viscosity[m] = mat->viscosity;
+        s->rest_density[m] = mat->rest_density;
+        s->stiffness[m] = mat->stiffness;
+        /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
+         * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
+        s->self_density[m] = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
+        if (mat->viscosity != w->materials[0].viscosity) s->uniform_materials = 0;
+        s->gradient_scale[m] =
+            s->pair_weight == 1.0f
+                ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
+                                                             w->dimensions))
+                : 1.0f;
+        if (s->gradient_scale[m] != s->gradient_scale[0]) s->uniform_materials = 0;
+    }
+    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
+    *out = s;
+    return EDDY_OK;
 }
 
 static void compute_density(eddy_solver *s, eddy_world *w)
@@ -85,7 +110,7 @@ static void compute_density(eddy_solver *s, eddy_world *w)
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float h2 = k.h2;
+    const float h = k.h, h2 = k.h2;
     const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
     float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
@@ -108,6 +133,22 @@ static void compute_density(eddy_solver *s, eddy_world *w)
                     sum += mass[j] * d * d * d;
                 }
             }
+            const float pos[3] = {xi, yi, zi};
+            eddy_mirror mirror[EDDY_MAX_MIRRORS];
+            int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
+            for (int q = 0; q < nr && nmir > 0; ++q) {
+                const float sh[3] = {r[q].shift[0], r[q].shift[1], r[q].shift[2]};
+                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
+                    const float xj[3] = {x[j] + sh[0], y[j] + sh[1], z[j] + sh[2]};
+                    for (int mi = 0; mi < nmir; ++mi) {
+                        float g[3];
+                        eddy_mirror_point(&mirror[mi], xj, g);
+                        float dx = xi - g[0], dy = yi - g[1], dz = zi - g[2];
+                        float d = h2 - (dx * dx + dy * dy + dz * dz);
+                        if (d > 0.0f) sum += mass[j] * d * d * d;
+                    }
+                }
+            }
             uint32_t m = mat[i];
             float density = k.poly6 * sum + s->self_density[m];
             rho[i] = density;
@@ -122,14 +163,15 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float h = k.h, h2 = k.h2, cp = 0.5f * k.spiky_grad, cv = k.visc_lap;
+    const float h = k.h, h2 = k.h2, cp = k.spiky_grad, cv = k.visc_lap;
     /* Pairs closer than this are the particle itself (or coincident particles): no direction. */
     const float tiny2 = 1e-12f * h2;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure, *mass = p->mass;
     const uint32_t *mat = p->material;
     const float *visc = s->viscosity;
-    const int uniform = s->uniform_viscosity;
+    const int uniform = s->uniform_materials;
+    const float *gscale = s->gradient_scale;
     float *ax = eddy_particles_field(p, s->acceleration, 0);
     float *ay = eddy_particles_field(p, s->acceleration, 1);
     float *az = eddy_particles_field(p, s->acceleration, 2);
@@ -144,10 +186,16 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
             const float xi = x[i], yi = y[i], zi = z[i];
             const float vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
             const float mu_i = visc[mat[i]];
-            float fx = 0.0f, fy = 0.0f, fz = 0.0f;
+            const float inv_rho_i = 1.0f / rho[i];
+            /* Pair weight w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half
+             * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so seed 000 eq. 8's
+             * w = 1/2 gives only half of grad p; w = 1 is consistent. Either way f_ij = -f_ji. */
+            const float half_i = s->pair_weight * inv_rho_i;
+            const float cp_i = cp * gscale[mat[i]];
+            float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
             for (int q = 0; q < nr; ++q) {
                 const float sx = xi - r[q].shift[0], sy = yi - r[q].shift[1], sz = zi - r[q].shift[2];
-#pragma omp simd reduction(+ : fx, fy, fz)
+#pragma omp simd reduction(+ : fx, fy, fz, px, py, pz)
                 for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
                     float dx = sx - x[j], dy = sy - y[j], dz = sz - z[j];
                     float r2 = dx * dx + dy * dy + dz * dz;
@@ -156,22 +204,59 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                     float hr = h - rr;
                     hr = inside > 0.0f ? hr : 0.0f;
                     float inv_r = inside > 0.0f ? 1.0f / rr : 0.0f;
-                    float mj_rhoj = mass[j] / rho[j];
-                    /* Pressure: (p_i + p_j) / 2 * |grad W_spiky| along r_ij (eq. 8). */
-                    float fp = mj_rhoj * (pi + pres[j]) * cp * hr * hr * inv_r;
+                    float inv_rho_j = 1.0f / rho[j];
+                    float mj_rhoj = mass[j] * inv_rho_j;
+                    float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
+                    float fp = mass[j] * half_i * inv_rho_j * (pi + pres[j]) * cpij * hr * hr * inv_r;
                     /* Viscosity: mu_ij (v_j - v_i) lap W_visc (eq. 9), mu_ij the pair's mean so that
                      * forces stay antisymmetric between materials. */
                     float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
                     float fv = mj_rhoj * mu * cv * hr;
-                    fx += fp * dx + fv * (vx[j] - vxi);
-                    fy += fp * dy + fv * (vy[j] - vyi);
-                    fz += fp * dz + fv * (vz[j] - vzi);
+                    px += fp * dx;
+                    py += fp * dy;
+                    pz += fp * dz;
+                    fx += fv * (vx[j] - vxi);
+                    fy += fv * (vy[j] - vyi);
+                    fz += fv * (vz[j] - vzi);
                 }
             }
-            const float inv_rho = 1.0f / rho[i];
-            ax[i] = fx * inv_rho;
-            ay[i] = fy * inv_rho;
-            az[i] = fz * inv_rho;
+            const float pos[3] = {xi, yi, zi};
+            eddy_mirror mirror[EDDY_MAX_MIRRORS];
+            int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
+            for (int q = 0; q < nr && nmir > 0; ++q) {
+                const float sh[3] = {r[q].shift[0], r[q].shift[1], r[q].shift[2]};
+                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
+                    const float xj[3] = {x[j] + sh[0], y[j] + sh[1], z[j] + sh[2]};
+                    const float vj[3] = {vx[j], vy[j], vz[j]};
+                    float inv_rho_j = 1.0f / rho[j];
+                    float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
+                    for (int mi = 0; mi < nmir; ++mi) {
+                        float gx[3], gv[3];
+                        eddy_mirror_point(&mirror[mi], xj, gx);
+                        float dx = xi - gx[0], dy = yi - gx[1], dz = zi - gx[2];
+                        float r2 = dx * dx + dy * dy + dz * dz;
+                        if (!(r2 < h2) || r2 <= tiny2) continue;
+                        eddy_mirror_velocity(&mirror[mi], vj, gv);
+                        const eddy_mirror *mm = &mirror[mi];
+                        float pg = pres[j] + rho[j] * (mm->pressure_slope[0] * xj[0] +
+                                                       mm->pressure_slope[1] * xj[1] +
+                                                       mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
+                        float rr = sqrtf(r2), hr = h - rr;
+                        float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
+                        float fp = mass[j] * half_i * inv_rho_j * (pi + pg) * cpij * hr * hr / rr;
+                        float fv = mass[j] * inv_rho_j * mu * cv * hr;
+                        px += fp * dx;
+                        py += fp * dy;
+                        pz += fp * dz;
+                        fx += fv * (gv[0] - vxi);
+                        fy += fv * (gv[1] - vyi);
+                        fz += fv * (gv[2] - vzi);
+                    }
+                }
+            }
+            ax[i] = px + fx * inv_rho_i;
+            ay[i] = py + fy * inv_rho_i;
+            az[i] = pz + fz * inv_rho_i;
             float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
             amax2 = a2 > amax2 ? a2 : amax2;
         }

@@ -85,48 +85,58 @@ EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_conta
                                       eddy_particles *p, float dt);
 
 /*
- * Semi-analytic wall terms for SPH sums (the fluid continued at rest density beyond a flat wall).
- * For a particle at distance d in [0, h) from a wall, with particle at the origin and the wall's solid
- * beyond it:
- *   density(d)  = int_{beyond} W_poly6 dV              (fraction of the kernel's volume: 1/2 at d = 0)
- *   gradient(d) = |int_{beyond} grad W_spiky dV|       (points into the wall)
- * so a solver adds rho0 * density(d) to the summed density (no deficit at walls, hence no clustering)
- * and (p_i / rho_i) * gradient(d) along the wall normal to the pressure acceleration (the wall pushes
- * back as the missing fluid would). Walls are treated as planes at the nearest point, exact for the
- * container and plane colliders. Tabulated once per smoothing radius by quadrature in double precision;
- * lookups interpolate linearly.
+ * Mirror ghosts: the fluid continued beyond the walls as its own reflection (Libersky-type mirror
+ * particles). For a particle at p within `reach` (the kernel support) of one or more surfaces, each
+ * mirror is one reflection, or the composition of reflections for corners (2 walls: 3 mirrors, 3 walls:
+ * 7), across the plane tangent to the surface at its nearest point. A solver adds, for every real
+ * neighbour j and every mirror M of particle i, a ghost at M(x_j):
+ *   position  M.rotation x_j + M.offset,
+ *   velocity  M.rotation v_j + M.velocity_offset (free slip: the normal velocity relative to the wall
+ *             reversed, the tangential kept),
+ *   pressure  p_j + rho_j (dot(M.pressure_slope, x_j) + M.pressure_offset): the hydrostatic
+ *             continuation p_ghost = p_j - 2 d_j rho_j (g . n) of each reflecting wall, so that a fluid
+ *             at rest sees the pressure gradient rho g continue through the wall (Neumann condition).
+ * Every ghost that lies within `reach` of p is the image of a real particle within `reach` of p, so the
+ * solver finds them all in the neighbour loop it already runs for p. A perfect lattice next to a flat
+ * wall then sums to exactly the bulk density, and where the free surface meets a wall the ghosts are
+ * as sparse as the fluid.
+ *
+ * Surfaces: the container walls are exact; a sphere or box collider is replaced by its tangent plane at
+ * the point nearest p (good when its radius of curvature is large against `reach`). At most
+ * EDDY_MAX_MIRROR_WALLS surfaces are combined (the nearest ones).
  */
-#define EDDY_WALL_TABLE_SIZE 256
+#define EDDY_MAX_MIRROR_WALLS 3
+#define EDDY_MAX_MIRRORS 7
 
-typedef struct eddy_wall_table {
-    int dimensions;
-    float h;
-    float density[EDDY_WALL_TABLE_SIZE + 1];  /* at d = h * k / SIZE; dimensionless */
-    float gradient[EDDY_WALL_TABLE_SIZE + 1]; /* 1 / length (sim units) */
-} eddy_wall_table;
+typedef struct eddy_mirror {
+    float rotation[3][3];   /* orthogonal; row-major: x' = rotation x + offset */
+    float offset[3];
+    float velocity_offset[3]; /* v' = rotation v + velocity_offset (moving walls), sim units / s */
+    float pressure_slope[3];  /* (p_ghost - p_j) / rho_j = pressure_slope . x_j + pressure_offset: */
+    float pressure_offset;    /* slope in sim units / s^2, offset in sim units^2 / s^2 */
+} eddy_mirror;
 
-/* Fills the table for support radius h. Pure; no allocation. */
-EDDY_API void eddy_wall_table_init(eddy_wall_table *t, float h, int dimensions);
+/*
+ * Fills `out` with the mirrors of point p (sim units) and returns how many (0 when no surface is
+ * within `reach`). `gravity` (sim units / s^2) gives the hydrostatic pressure continuation; pass zeros
+ * for mirrored pressure. Pure; thread-safe.
+ */
+EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], float reach,
+                                     const float p[3], eddy_mirror out[EDDY_MAX_MIRRORS]);
 
-/* Table lookups at distance d (0 for d >= h; the d = 0 value for d < 0). */
-static inline float eddy_wall_density(const eddy_wall_table *t, float d)
+/* Applies a mirror to a point (x' = R x + t) and to a velocity (v' = R v + velocity_offset). */
+static inline void eddy_mirror_point(const eddy_mirror *m, const float x[3], float out[3])
 {
-    if (d >= t->h) return 0.0f;
-    float x = d > 0.0f ? d / t->h * (float)EDDY_WALL_TABLE_SIZE : 0.0f;
-    int k = (int)x;
-    if (k >= EDDY_WALL_TABLE_SIZE) return 0.0f;
-    float f = x - (float)k;
-    return t->density[k] + f * (t->density[k + 1] - t->density[k]);
+    for (int a = 0; a < 3; ++a)
+        out[a] = m->rotation[a][0] * x[0] + m->rotation[a][1] * x[1] + m->rotation[a][2] * x[2] +
+                 m->offset[a];
 }
 
-static inline float eddy_wall_gradient(const eddy_wall_table *t, float d)
+static inline void eddy_mirror_velocity(const eddy_mirror *m, const float v[3], float out[3])
 {
-    if (d >= t->h) return 0.0f;
-    float x = d > 0.0f ? d / t->h * (float)EDDY_WALL_TABLE_SIZE : 0.0f;
-    int k = (int)x;
-    if (k >= EDDY_WALL_TABLE_SIZE) return 0.0f;
-    float f = x - (float)k;
-    return t->gradient[k] + f * (t->gradient[k + 1] - t->gradient[k]);
+    for (int a = 0; a < 3; ++a)
+        out[a] = m->rotation[a][0] * v[0] + m->rotation[a][1] * v[1] + m->rotation[a][2] * v[2] +
+                 m->velocity_offset[a];
 }
 
 EDDY_END_DECLS

@@ -81,6 +81,15 @@ EDDY_API double eddy_lattice_density(double mass, double spacing, double h, int 
  * bisection around (m / rho0)^(1/d)); (m / rho0)^(1/d) itself when h <= 0. This is particle_dist. */
 EDDY_API float eddy_rest_spacing(double mass, double rho0, double h, int dimensions);
 
+/*
+ * First moment of the spiky kernel gradient on the same lattice, with volumes V = 1 / sum_j W_poly6
+ * (the lattice-consistent mass over rho0): V sum_j x_j^2 |grad W_spiky(|x_j|)| / |x_j|, the factor by
+ * which sum_j V (p_j - p_i) |grad W| e_ij underestimates a linear pressure gradient (1 in the continuum
+ * limit; 0.87 at h = 2 spacing in 2D, 0.95 in 3D). Solvers divide their spiky pressure gradient by it
+ * so that a fluid at rest carries exactly rho0 g H. Double precision; pure.
+ */
+EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimensions);
+
 /* Appends a material (copied). particle_dist is derived here (needs the smoothing radius set); values are validated (positive rest
  * density and mass, non-negative viscosity and stiffness, initial_sum in (0, 1], contact parameters
  * in their ranges) with messages naming the material and the key. */
