@@ -1,6 +1,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,12 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
     if ((rc = sc->solver->create(sim->world, &sim->params, &sim->solver, err))) {
         eddy_error_prefix(err, "solver '%s': ", sc->id);
         sim->solver = NULL;
+        goto fail;
+    }
+    const eddy_solver_vtable *v = sc->solver;
+    if (v->size >= offsetof(eddy_solver_vtable, compute_fields) + sizeof v->compute_fields &&
+        v->compute_fields && (rc = v->compute_fields(sim->solver, sim->world, err))) {
+        eddy_error_prefix(err, "solver '%s': ", sc->id);
         goto fail;
     }
     return EDDY_OK;

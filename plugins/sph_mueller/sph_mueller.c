@@ -48,6 +48,8 @@ struct eddy_solver {
     float *rest_density, *stiffness, *self_density; /* per material */
     int uniform_materials;
     float max_accel; /* of the last step, for max_dt */
+    float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
+    size_t volume_capacity;
 };
 
 static void destroy(eddy_solver *s)
@@ -58,6 +60,7 @@ static void destroy(eddy_solver *s)
     free(s->stiffness);
     free(s->self_density);
     free(s->gradient_scale);
+    free(s->volume);
     free(s);
 }
 
@@ -112,7 +115,7 @@ static void compute_density(eddy_solver *s, eddy_world *w)
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     const float h = k.h, h2 = k.h2;
     const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
-    float *rho = p->density, *pres = p->pressure;
+    float *rho = p->density, *pres = p->pressure, *vol = s->volume;
     const uint32_t *mat = p->material;
     const long long cells = (long long)g->occupied_count;
 #pragma omp parallel for schedule(dynamic, 8)
@@ -152,6 +155,7 @@ static void compute_density(eddy_solver *s, eddy_world *w)
             uint32_t m = mat[i];
             float density = k.poly6 * sum + s->self_density[m];
             rho[i] = density;
+            vol[i] = mass[i] / density;
             float pr = s->stiffness[m] * (density - s->rest_density[m]);
             pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
         }
@@ -167,7 +171,7 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     /* Pairs closer than this are the particle itself (or coincident particles): no direction. */
     const float tiny2 = 1e-12f * h2;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
-    const float *rho = p->density, *pres = p->pressure, *mass = p->mass;
+    const float *rho = p->density, *pres = p->pressure, *vol = s->volume;
     const uint32_t *mat = p->material;
     const float *visc = s->viscosity;
     const int uniform = s->uniform_materials;
@@ -204,14 +208,12 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                     float hr = h - rr;
                     hr = inside > 0.0f ? hr : 0.0f;
                     float inv_r = inside > 0.0f ? 1.0f / rr : 0.0f;
-                    float inv_rho_j = 1.0f / rho[j];
-                    float mj_rhoj = mass[j] * inv_rho_j;
                     float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
-                    float fp = mass[j] * half_i * inv_rho_j * (pi + pres[j]) * cpij * hr * hr * inv_r;
+                    float fp = vol[j] * half_i * (pi + pres[j]) * cpij * hr * hr * inv_r;
                     /* Viscosity: mu_ij (v_j - v_i) lap W_visc (eq. 9), mu_ij the pair's mean so that
                      * forces stay antisymmetric between materials. */
                     float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
-                    float fv = mj_rhoj * mu * cv * hr;
+                    float fv = vol[j] * mu * cv * hr;
                     px += fp * dx;
                     py += fp * dy;
                     pz += fp * dz;
@@ -228,7 +230,6 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                 for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
                     const float xj[3] = {x[j] + sh[0], y[j] + sh[1], z[j] + sh[2]};
                     const float vj[3] = {vx[j], vy[j], vz[j]};
-                    float inv_rho_j = 1.0f / rho[j];
                     float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
                     for (int mi = 0; mi < nmir; ++mi) {
                         float gx[3], gv[3];
@@ -243,8 +244,8 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                                                        mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
                         float rr = sqrtf(r2), hr = h - rr;
                         float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
-                        float fp = mass[j] * half_i * inv_rho_j * (pi + pg) * cpij * hr * hr / rr;
-                        float fv = mass[j] * inv_rho_j * mu * cv * hr;
+                        float fp = vol[j] * half_i * (pi + pg) * cpij * hr * hr / rr;
+                        float fv = vol[j] * mu * cv * hr;
                         px += fp * dx;
                         py += fp * dy;
                         pz += fp * dz;
@@ -264,10 +265,33 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     s->max_accel = sqrtf(amax2);
 }
 
+/* Grid and per-particle scratch for the current positions. */
+static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    int rc = eddy_world_build_grid(w, err);
+    if (rc) return rc;
+    if (w->particles.count > s->volume_capacity) {
+        float *v = realloc(s->volume, w->particles.count * sizeof(float));
+        if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+        s->volume = v;
+        s->volume_capacity = w->particles.count;
+    }
+    return EDDY_OK;
+}
+
+static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    int rc = prepare(s, w, err);
+    if (rc) return rc;
+    compute_density(s, w);
+    compute_forces(s, w);
+    return EDDY_OK;
+}
+
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 {
     const float dt = (float)dt_in;
-    int rc = eddy_world_build_grid(w, err);
+    int rc = prepare(s, w, err);
     if (rc) return rc;
     double t0 = eddy_time_ms();
     compute_density(s, w);
@@ -310,7 +334,7 @@ static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **
 }
 
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, NULL, NULL};
+    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, NULL, NULL, compute_fields};
 
 static const eddy_component component = {
     sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "sph_mueller", "1.0.0",

@@ -56,7 +56,7 @@ static const eddy_solver_vtable vtable = {
 #else
     step,
 #endif
-    destroy, NULL, NULL, NULL};
+    destroy, NULL, NULL, NULL, NULL};
 
 static const eddy_component component = {sizeof(eddy_component), EDDY_COMPONENT_SOLVER, COMPONENT_ID,
                                          "0.0.1", "test solver: gravity only", params, 1, &vtable, NULL};

@@ -66,6 +66,11 @@ typedef struct eddy_solver_vtable {
      * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state. */
     int (*save)(const eddy_solver *solver, void **data, size_t *size, eddy_error *err);
     int (*load)(eddy_solver *solver, const void *data, size_t size, eddy_error *err);
+
+    /* Optional: computes the solver's derived fields (density, pressure, ...) for the current
+     * positions without advancing time; may rebuild the grid. The host calls it once after create()
+     * so that frame 0 and its diagnostics show the initial state. NULL: fields start as created. */
+    int (*compute_fields)(eddy_solver *solver, eddy_world *world, eddy_error *err);
 } eddy_solver_vtable;
 
 typedef enum eddy_component_kind {
