@@ -143,6 +143,108 @@ static void response_relative_to_moving_wall(void **state)
     NEAR(v[1], 1.0f); /* carried along with the wall */
 }
 
+/* Poly6 sum (without the constant) at x over a square lattice of spacing dx with points at
+ * ((i + 1/2) dx, (j + 1/2) dx), restricted to i >= 0 (walled_x) and j >= 0 (walled_y), plus the mirror
+ * images of those points that eddy_boundaries_mirrors gives for x. With every wall mirrored the sum
+ * must equal the unrestricted lattice's: the ghosts continue the lattice exactly. */
+static double lattice_sum_2d(const eddy_boundaries *b, const float x[3], float h, float dx, int walled_x,
+                             int walled_y, int use_mirrors, int *mirror_count)
+{
+    eddy_mirror m[EDDY_MAX_MIRRORS];
+    const float g[3] = {0, 0, 0};
+    int nm = use_mirrors ? eddy_boundaries_mirrors(b, g, h, x, m) : 0;
+    if (mirror_count) *mirror_count = nm;
+    double sum = 0.0;
+    for (int j = -20; j < 20; ++j)
+        for (int i = -20; i < 20; ++i) {
+            if ((walled_x && i < 0) || (walled_y && j < 0)) continue;
+            const float xj[3] = {((float)i + 0.5f) * dx, ((float)j + 0.5f) * dx, 0.0f};
+            for (int k = -1; k < nm; ++k) {
+                float q[3];
+                if (k < 0) memcpy(q, xj, sizeof q);
+                else eddy_mirror_point(&m[k], xj, q);
+                double r2 = (double)(x[0] - q[0]) * (x[0] - q[0]) + (double)(x[1] - q[1]) * (x[1] - q[1]);
+                if (r2 < (double)h * h) sum += pow((double)h * h - r2, 3);
+            }
+        }
+    return sum;
+}
+
+static void mirrors_continue_a_lattice(void **state)
+{
+    (void)state;
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(2, &w, &err), 0);
+    const float lo[3] = {0, 0, 0}, hi[3] = {10, 10, 0};
+    const int periodic[3] = {0, 0, 0};
+    assert_int_equal(eddy_world_set_container(w, lo, hi, periodic, &err), 0);
+    const float dx = 0.1f, h = 0.2f;
+    const float bulk[3] = {1.05f, 1.05f, 0};
+    const double full = lattice_sum_2d(&w->boundaries, bulk, h, dx, 0, 0, 1, NULL);
+    int nm;
+    /* Far from walls: no mirrors. */
+    lattice_sum_2d(&w->boundaries, bulk, h, dx, 0, 0, 1, &nm);
+    assert_int_equal(nm, 0);
+    /* Rows next to the bottom wall: one mirror each, and the deficit without it. */
+    for (int row = 0; row < 2; ++row) {
+        const float x[3] = {1.05f, (row + 0.5f) * dx, 0};
+        double without = lattice_sum_2d(&w->boundaries, x, h, dx, 0, 1, 0, NULL);
+        double with = lattice_sum_2d(&w->boundaries, x, h, dx, 0, 1, 1, &nm);
+        print_message("  row %d: lattice sum without mirrors %.4f, with %.6f of the bulk (%d mirror)\n", row,
+                      without / full, with / full, nm);
+        assert_int_equal(nm, 1);
+        if (row == 0) assert_true(without / full < 0.99); /* at h = 2 dx only row 0 lacks neighbours */
+        assert_true(fabs(with / full - 1) < 1e-5);
+    }
+    /* The corner: three mirrors (x, y and both). */
+    const float c[3] = {0.05f, 0.15f, 0};
+    double with = lattice_sum_2d(&w->boundaries, c, h, dx, 1, 1, 1, &nm);
+    print_message("  corner: %d mirrors, lattice sum %.6f of the bulk\n", nm, with / full);
+    assert_int_equal(nm, 3);
+    assert_true(fabs(with / full - 1) < 1e-5);
+    eddy_world_destroy(w);
+}
+
+static void mirrors_continue_hydrostatic_pressure(void **state)
+{
+    (void)state;
+    eddy_boundaries b;
+    memset(&b, 0, sizeof b);
+    eddy_collider floor = plane_y0();
+    floor.point[1] = 0.5f; /* the floor at y = 0.5 */
+    b.dimensions = 3;
+    b.collider_count = 1;
+    b.colliders = &floor;
+    const float g[3] = {0, -10, 0}, x[3] = {0.3f, 0.55f, 0.2f};
+    eddy_mirror m[EDDY_MAX_MIRRORS];
+    assert_int_equal(eddy_boundaries_mirrors(&b, g, 0.1f, x, m), 1);
+    /* A neighbour d above the floor has its ghost d below: deeper by 2 d, so p_ghost - p_j = 2 d rho g. */
+    for (int k = 0; k < 4; ++k) {
+        const float xj[3] = {0.1f * k, 0.5f + 0.02f * k, -0.1f};
+        float q[3];
+        eddy_mirror_point(&m[0], xj, q);
+        NEAR(q[1], 0.5f - 0.02f * k);
+        NEAR(q[0], xj[0]);
+        double dp = m[0].pressure_slope[0] * xj[0] + m[0].pressure_slope[1] * xj[1] +
+                    m[0].pressure_slope[2] * xj[2] + m[0].pressure_offset;
+        assert_true(fabs(dp - 2 * 0.02 * k * 10) < 1e-5);
+    }
+    /* Free slip against a wall moving up at 1: the ghost of a particle at rest moves up at 2 (the
+     * normal velocity relative to the wall reversed), tangential velocity kept. */
+    floor.velocity[1] = 1.0f;
+    assert_int_equal(eddy_boundaries_mirrors(&b, g, 0.1f, x, m), 1);
+    const float v[3] = {0.5f, 0.0f, -0.25f};
+    float gv[3];
+    eddy_mirror_velocity(&m[0], v, gv);
+    NEAR(gv[0], 0.5f);
+    NEAR(gv[1], 2.0f);
+    NEAR(gv[2], -0.25f);
+    /* Out of reach: none. */
+    const float far[3] = {0.3f, 0.7f, 0.2f};
+    assert_int_equal(eddy_boundaries_mirrors(&b, g, 0.1f, far, m), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +253,8 @@ int main(void)
         cmocka_unit_test(response_removes_approach_and_friction),
         cmocka_unit_test(response_erp_pushes_out),
         cmocka_unit_test(response_relative_to_moving_wall),
+        cmocka_unit_test(mirrors_continue_a_lattice),
+        cmocka_unit_test(mirrors_continue_hydrostatic_pressure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
