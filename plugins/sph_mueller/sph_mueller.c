@@ -32,10 +32,11 @@ static const eddy_param_desc params[P_COUNT] = {
      "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
      "stable only with a soft stiffness.", NULL},
     {"pressure_force", EDDY_PARAM_ENUM, 0, 0, 1, "",
-     "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j), which "
-     "reproduces grad p for a linear pressure field, so fluid at rest carries rho0 g H. mueller: the "
-     "seed's (p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
-     "2 rho0 g H, and the fluid is effectively half as stiff).", pressure_forces},
+     "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j) with the "
+     "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
+     "linear pressure field, so fluid at rest carries rho0 g H. mueller: the seed's (p_i + p_j) / "
+     "(2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about 2 rho0 g H, and the "
+     "fluid is effectively half as stiff).", pressure_forces},
 };
 
 struct eddy_solver {

@@ -115,8 +115,10 @@ typedef struct eddy_grid {
 
 /*
  * Fills `out` with the candidate-neighbor ranges of cell `cell` (its own bar and the bars around it);
- * returns how many (at most EDDY_MAX_CELL_RANGES). Empty ranges are omitted. Ranges are returned in
- * increasing (z, y) bar order, so a gather loop over them visits neighbors in a fixed order.
+ * returns how many (at most EDDY_MAX_CELL_RANGES). Empty ranges are omitted. The order depends only on
+ * the cell and the layout (bars by z, then y offset; a bar split by a periodic wrap gives its pieces
+ * in a fixed order), never on threads, so a gather loop over them visits neighbors in a fixed order.
+ * It is not sorted by particle index when a periodic axis wraps.
  */
 EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES]);
 
@@ -127,7 +129,8 @@ EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_ra
 EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, float radius,
                                             eddy_error *err);
 
-/* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests. */
+/* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests.
+ * NAN when the grid is not built for `p` or `radius` exceeds the cell size. */
 EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, float radius);
 
 /*
