@@ -109,7 +109,68 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
     return EDDY_OK;
 }
 
-static void compute_density(eddy_solver *s, eddy_world *w)
+/*
+ * Candidate neighbours of one cell (its 3-cell bars), gathered into contiguous arrays with the periodic
+ * shift applied, so that each particle of the cell runs one long SIMD loop instead of up to nine short
+ * ones; the gather is shared by the ~6 particles of a cell. One per thread.
+ */
+typedef struct candidates {
+    size_t count, capacity;
+    float *x, *y, *z, *vx, *vy, *vz, *pressure, *volume, *mass, *gscale, *visc;
+    uint32_t *index;
+    void *block;
+} candidates;
+
+enum { CANDIDATE_ARRAYS = 12 };
+
+static int candidates_reserve(candidates *c, size_t n)
+{
+    if (n <= c->capacity) return 0;
+    size_t cap = n + n / 2 + 64;
+    cap = (cap + 15) & ~(size_t)15; /* every array 64-byte aligned */
+    void *block = aligned_alloc(64, cap * CANDIDATE_ARRAYS * sizeof(float));
+    if (!block) return -1;
+    free(c->block);
+    c->block = block;
+    c->capacity = cap;
+    float *f = block;
+    float **arrays[] = {&c->x, &c->y, &c->z, &c->vx, &c->vy, &c->vz, &c->pressure, &c->volume,
+                        &c->mass, &c->gscale, &c->visc};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) *arrays[a] = f + a * cap;
+    c->index = (uint32_t *)(f + (CANDIDATE_ARRAYS - 1) * cap);
+    return 0;
+}
+
+/* Positions and indices of the candidates of a cell; `flow` adds what the force loop reads. */
+static int candidates_gather(candidates *c, const eddy_solver *s, const eddy_particles *p,
+                             const eddy_range *r, int nr, int flow)
+{
+    size_t n = 0;
+    for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
+    if (candidates_reserve(c, n)) return -1;
+    size_t k = 0;
+    for (int q = 0; q < nr; ++q)
+        for (uint32_t j = r[q].begin; j < r[q].end; ++j, ++k) {
+            c->x[k] = p->x[j] + r[q].shift[0];
+            c->y[k] = p->y[j] + r[q].shift[1];
+            c->z[k] = p->z[j] + r[q].shift[2];
+            c->mass[k] = p->mass[j];
+            c->index[k] = j;
+            if (flow) {
+                c->vx[k] = p->vx[j];
+                c->vy[k] = p->vy[j];
+                c->vz[k] = p->vz[j];
+                c->pressure[k] = p->pressure[j];
+                c->volume[k] = s->volume[j];
+                c->gscale[k] = s->gradient_scale[p->material[j]];
+                c->visc[k] = s->viscosity[p->material[j]];
+            }
+        }
+    c->count = n;
+    return 0;
+}
+
+static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
@@ -119,51 +180,59 @@ static void compute_density(eddy_solver *s, eddy_world *w)
     float *rho = p->density, *pres = p->pressure, *vol = s->volume;
     const uint32_t *mat = p->material;
     const long long cells = (long long)g->occupied_count;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long long ci = 0; ci < cells; ++ci) {
-        uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            const float xi = x[i], yi = y[i], zi = z[i];
-            float sum = 0.0f;
-            for (int q = 0; q < nr; ++q) {
-                const float sx = xi - r[q].shift[0], sy = yi - r[q].shift[1], sz = zi - r[q].shift[2];
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        candidates cand = {0};
+#pragma omp for schedule(dynamic, 8)
+        for (long long ci = 0; ci < cells; ++ci) {
+            uint32_t c = g->occupied[ci];
+            eddy_range r[EDDY_MAX_CELL_RANGES];
+            int nr = eddy_grid_cell_ranges(g, c, r);
+            if (failed || candidates_gather(&cand, s, p, r, nr, 0)) {
+                failed = 1;
+                continue;
+            }
+            const size_t nc = cand.count;
+            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cm = cand.mass;
+            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                const float xi = x[i], yi = y[i], zi = z[i];
+                float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    float dx = sx - x[j], dy = sy - y[j], dz = sz - z[j];
+                for (size_t q = 0; q < nc; ++q) {
+                    float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
                     float d = h2 - (dx * dx + dy * dy + dz * dz);
                     d = d > 0.0f ? d : 0.0f;
-                    sum += mass[j] * d * d * d;
+                    sum += cm[q] * d * d * d;
                 }
-            }
-            const float pos[3] = {xi, yi, zi};
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
-            for (int q = 0; q < nr && nmir > 0; ++q) {
-                const float sh[3] = {r[q].shift[0], r[q].shift[1], r[q].shift[2]};
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    const float xj[3] = {x[j] + sh[0], y[j] + sh[1], z[j] + sh[2]};
+                const float pos[3] = {xi, yi, zi};
+                eddy_mirror mirror[EDDY_MAX_MIRRORS];
+                int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
+                for (size_t q = 0; q < nc && nmir > 0; ++q) {
+                    const float xj[3] = {cx[q], cy[q], cz[q]};
                     for (int mi = 0; mi < nmir; ++mi) {
-                        float g[3];
-                        eddy_mirror_point(&mirror[mi], xj, g);
-                        float dx = xi - g[0], dy = yi - g[1], dz = zi - g[2];
+                        float gp[3];
+                        eddy_mirror_point(&mirror[mi], xj, gp);
+                        float dx = xi - gp[0], dy = yi - gp[1], dz = zi - gp[2];
                         float d = h2 - (dx * dx + dy * dy + dz * dz);
-                        if (d > 0.0f) sum += mass[j] * d * d * d;
+                        if (d > 0.0f) sum += cm[q] * d * d * d;
                     }
                 }
+                uint32_t m = mat[i];
+                float density = k.poly6 * sum + s->self_density[m];
+                rho[i] = density;
+                vol[i] = mass[i] / density;
+                float pr = s->stiffness[m] * (density - s->rest_density[m]);
+                pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
             }
-            uint32_t m = mat[i];
-            float density = k.poly6 * sum + s->self_density[m];
-            rho[i] = density;
-            vol[i] = mass[i] / density;
-            float pr = s->stiffness[m] * (density - s->rest_density[m]);
-            pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
         }
+        free(cand.block);
     }
+    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    return EDDY_OK;
 }
 
-static void compute_forces(eddy_solver *s, eddy_world *w)
+static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
@@ -172,81 +241,84 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     /* Pairs closer than this are the particle itself (or coincident particles): no direction. */
     const float tiny2 = 1e-12f * h2;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
-    const float *rho = p->density, *pres = p->pressure, *vol = s->volume;
+    const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
-    const float *visc = s->viscosity;
     const int uniform = s->uniform_materials;
-    const float *gscale = s->gradient_scale;
     float *ax = eddy_particles_field(p, s->acceleration, 0);
     float *ay = eddy_particles_field(p, s->acceleration, 1);
     float *az = eddy_particles_field(p, s->acceleration, 2);
     const long long cells = (long long)g->occupied_count;
     float amax2 = 0.0f;
-#pragma omp parallel for schedule(dynamic, 8) reduction(max : amax2)
-    for (long long ci = 0; ci < cells; ++ci) {
-        uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            const float xi = x[i], yi = y[i], zi = z[i];
-            const float vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
-            const float mu_i = visc[mat[i]];
-            const float inv_rho_i = 1.0f / rho[i];
-            /* Pair weight w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half
-             * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so seed 000 eq. 8's
-             * w = 1/2 gives only half of grad p; w = 1 is consistent. Either way f_ij = -f_ji. */
-            const float half_i = s->pair_weight * inv_rho_i;
-            const float cp_i = cp * gscale[mat[i]];
-            float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
-            for (int q = 0; q < nr; ++q) {
-                const float sx = xi - r[q].shift[0], sy = yi - r[q].shift[1], sz = zi - r[q].shift[2];
+    int failed = 0;
+#pragma omp parallel reduction(max : amax2) reduction(| : failed)
+    {
+        candidates cand = {0};
+#pragma omp for schedule(dynamic, 8)
+        for (long long ci = 0; ci < cells; ++ci) {
+            uint32_t c = g->occupied[ci];
+            eddy_range r[EDDY_MAX_CELL_RANGES];
+            int nr = eddy_grid_cell_ranges(g, c, r);
+            if (failed || candidates_gather(&cand, s, p, r, nr, 1)) {
+                failed = 1;
+                continue;
+            }
+            const size_t nc = cand.count;
+            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cvx = cand.vx, *cvy = cand.vy,
+                        *cvz = cand.vz, *cpr = cand.pressure, *cvol = cand.volume, *cgs = cand.gscale,
+                        *cmu = cand.visc;
+            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                const float xi = x[i], yi = y[i], zi = z[i];
+                const float vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
+                const float mu_i = s->viscosity[mat[i]], gs_i = s->gradient_scale[mat[i]];
+                const float inv_rho_i = 1.0f / rho[i];
+                /* Pair weight w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half
+                 * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so seed 000
+                 * eq. 8's w = 1/2 gives only half of grad p; w = 1 is consistent. Either way
+                 * f_ij = -f_ji: between materials the gradient scale and mu are the pair's means. */
+                const float wp = s->pair_weight * inv_rho_i;
+                float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
 #pragma omp simd reduction(+ : fx, fy, fz, px, py, pz)
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    float dx = sx - x[j], dy = sy - y[j], dz = sz - z[j];
+                for (size_t q = 0; q < nc; ++q) {
+                    float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
                     float r2 = dx * dx + dy * dy + dz * dz;
                     float inside = (r2 < h2 && r2 > tiny2) ? 1.0f : 0.0f;
                     float rr = sqrtf(r2);
-                    float hr = h - rr;
-                    hr = inside > 0.0f ? hr : 0.0f;
+                    float hr = inside > 0.0f ? h - rr : 0.0f;
                     float inv_r = inside > 0.0f ? 1.0f / rr : 0.0f;
-                    float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
-                    float fp = vol[j] * half_i * (pi + pres[j]) * cpij * hr * hr * inv_r;
-                    /* Viscosity: mu_ij (v_j - v_i) lap W_visc (eq. 9), mu_ij the pair's mean so that
-                     * forces stay antisymmetric between materials. */
-                    float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
-                    float fv = vol[j] * mu * cv * hr;
+                    float cpij = uniform ? cp * gs_i : 0.5f * cp * (gs_i + cgs[q]);
+                    float mu = uniform ? mu_i : 0.5f * (mu_i + cmu[q]);
+                    /* Pressure: spiky gradient (eq. 8); viscosity: mu (v_j - v_i) lap W_visc (eq. 9). */
+                    float fp = cvol[q] * wp * (pi + cpr[q]) * cpij * hr * hr * inv_r;
+                    float fv = cvol[q] * mu * cv * hr;
                     px += fp * dx;
                     py += fp * dy;
                     pz += fp * dz;
-                    fx += fv * (vx[j] - vxi);
-                    fy += fv * (vy[j] - vyi);
-                    fz += fv * (vz[j] - vzi);
+                    fx += fv * (cvx[q] - vxi);
+                    fy += fv * (cvy[q] - vyi);
+                    fz += fv * (cvz[q] - vzi);
                 }
-            }
-            const float pos[3] = {xi, yi, zi};
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
-            for (int q = 0; q < nr && nmir > 0; ++q) {
-                const float sh[3] = {r[q].shift[0], r[q].shift[1], r[q].shift[2]};
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    const float xj[3] = {x[j] + sh[0], y[j] + sh[1], z[j] + sh[2]};
-                    const float vj[3] = {vx[j], vy[j], vz[j]};
-                    float mu = uniform ? mu_i : 0.5f * (mu_i + visc[mat[j]]);
+                /* Mirror ghosts of the walls within reach (eddy_boundaries_mirrors). */
+                const float pos[3] = {xi, yi, zi};
+                eddy_mirror mirror[EDDY_MAX_MIRRORS];
+                int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
+                for (size_t q = 0; q < nc && nmir > 0; ++q) {
+                    const float xj[3] = {cx[q], cy[q], cz[q]}, vj[3] = {cvx[q], cvy[q], cvz[q]};
+                    const float rho_j = rho[cand.index[q]];
+                    const float cpij = uniform ? cp * gs_i : 0.5f * cp * (gs_i + cgs[q]);
+                    const float mu = uniform ? mu_i : 0.5f * (mu_i + cmu[q]);
                     for (int mi = 0; mi < nmir; ++mi) {
-                        float gx[3], gv[3];
-                        eddy_mirror_point(&mirror[mi], xj, gx);
-                        float dx = xi - gx[0], dy = yi - gx[1], dz = zi - gx[2];
+                        const eddy_mirror *mm = &mirror[mi];
+                        float gp[3], gv[3];
+                        eddy_mirror_point(mm, xj, gp);
+                        float dx = xi - gp[0], dy = yi - gp[1], dz = zi - gp[2];
                         float r2 = dx * dx + dy * dy + dz * dz;
                         if (!(r2 < h2) || r2 <= tiny2) continue;
-                        eddy_mirror_velocity(&mirror[mi], vj, gv);
-                        const eddy_mirror *mm = &mirror[mi];
-                        float pg = pres[j] + rho[j] * (mm->pressure_slope[0] * xj[0] +
-                                                       mm->pressure_slope[1] * xj[1] +
-                                                       mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
+                        eddy_mirror_velocity(mm, vj, gv);
+                        float pg = cpr[q] + rho_j * (mm->pressure_slope[0] * xj[0] + mm->pressure_slope[1] * xj[1] +
+                                                     mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
                         float rr = sqrtf(r2), hr = h - rr;
-                        float cpij = uniform ? cp_i : 0.5f * cp * (gscale[mat[i]] + gscale[mat[j]]);
-                        float fp = vol[j] * half_i * (pi + pg) * cpij * hr * hr / rr;
-                        float fv = vol[j] * mu * cv * hr;
+                        float fp = cvol[q] * wp * (pi + pg) * cpij * hr * hr / rr;
+                        float fv = cvol[q] * mu * cv * hr;
                         px += fp * dx;
                         py += fp * dy;
                         pz += fp * dz;
@@ -255,15 +327,18 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                         fz += fv * (gv[2] - vzi);
                     }
                 }
+                ax[i] = px + fx * inv_rho_i;
+                ay[i] = py + fy * inv_rho_i;
+                az[i] = pz + fz * inv_rho_i;
+                float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
+                amax2 = a2 > amax2 ? a2 : amax2;
             }
-            ax[i] = px + fx * inv_rho_i;
-            ay[i] = py + fy * inv_rho_i;
-            az[i] = pz + fz * inv_rho_i;
-            float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
-            amax2 = a2 > amax2 ? a2 : amax2;
         }
+        free(cand.block);
     }
+    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     s->max_accel = sqrtf(amax2);
+    return EDDY_OK;
 }
 
 /* Grid and per-particle scratch for the current positions. */
@@ -284,9 +359,8 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     int rc = prepare(s, w, err);
     if (rc) return rc;
-    compute_density(s, w);
-    compute_forces(s, w);
-    return EDDY_OK;
+    if ((rc = compute_density(s, w, err))) return rc;
+    return compute_forces(s, w, err);
 }
 
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
@@ -295,9 +369,9 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     int rc = prepare(s, w, err);
     if (rc) return rc;
     double t0 = eddy_time_ms();
-    compute_density(s, w);
+    if ((rc = compute_density(s, w, err))) return rc;
     double t1 = eddy_time_ms();
-    compute_forces(s, w);
+    if ((rc = compute_forces(s, w, err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_integrate_velocity(w, s->acceleration, dt);
     eddy_world_respond_boundaries(w, dt);
