@@ -1,0 +1,323 @@
+/*
+ * xsph — weakly compressible SPH with XSPH velocity smoothing: the eddy plugin template.
+ *
+ * A complete, small solver written against the installed SDK alone (<eddy/eddy.h>). Copy this folder,
+ * rename the solver, and change the physics; docs/plugin-guide.md walks through it.
+ *
+ * Method (Monaghan 1992, "Smoothed particle hydrodynamics", Annu. Rev. Astron. Astrophys. 30; and
+ * Monaghan 1994, "Simulating free surface flows with SPH", J. Comput. Phys. 110), with h the kernel
+ * support radius:
+ *   density    rho_i = sum_j m_j W_poly6(r_ij)                     (summation, walls' ghosts included)
+ *   pressure   p_i   = max(0, k (rho_i - rho0))                    (the material's stiffness k)
+ *   momentum   dv_i/dt = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2 + Pi_ij) s grad W_spiky(r_ij) + g
+ *              Pi_ij = -alpha c h (v_ij . x_ij) / (rho_ij (r_ij^2 + 0.01 h^2)) when v_ij . x_ij < 0
+ *              (artificial viscosity; c = sqrt(k) is the speed of sound of p = k (rho - rho0), and s
+ *              normalizes the spiky gradient on the rest lattice, so a fluid at rest carries rho0 g H)
+ *   XSPH       dx_i/dt = v_i + eps sum_j 2 m_j / (rho_i + rho_j) (v_j - v_i) W_poly6(r_ij)
+ * XSPH moves each particle with a velocity averaged over its neighbours, which keeps particles orderly
+ * at high speed without dissipating momentum; the correction is stored in the registered field
+ * "xsph_correction" and written to every frame.
+ *
+ * Walls: each sum includes the mirror ghosts of the container and colliders (eddy_boundaries_mirrors),
+ * so a particle at a wall sees a full neighbourhood; the core's contact response then keeps particles
+ * out of solids. The material's viscosity is not used (alpha replaces it); initial_sum is taken as 1.
+ *
+ * Determinism: every sum is a gather over the particle's neighbour cells in the grid's fixed order, so
+ * the result is bit-identical for any number of OpenMP threads.
+ */
+#include <eddy/eddy.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Parameters as data: the host validates a scene's "solvers": {"xsph": {...}} section against this
+ * table (eddy describe xsph prints it) and passes the values in table order. */
+enum { P_CFL, P_ALPHA, P_XSPH, P_COUNT };
+
+static const eddy_param_desc params[P_COUNT] = {
+    {"cfl", EDDY_PARAM_REAL, 0.25, 0.01, 1.0, "1",
+     "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness).", NULL},
+    {"alpha", EDDY_PARAM_REAL, 0.02, 0.0, 1.0, "1",
+     "Artificial viscosity (Monaghan): the effective kinematic viscosity is about alpha c h / 8 in 2D "
+     "and alpha c h / 10 in 3D. 0 turns it off.", NULL},
+    {"xsph", EDDY_PARAM_REAL, 0.5, 0.0, 1.0, "1",
+     "XSPH factor eps: the share of the neighbourhood's mean velocity difference added to the "
+     "velocity that moves a particle. 0 is plain SPH advection.", NULL},
+};
+
+/* Solver state: scalars only. Per-particle data lives in registered fields, which the core keeps in
+ * order when the grid sorts the particles. */
+struct eddy_solver {
+    float cfl, alpha, xsph;
+    eddy_kernels kernels; /* coefficients for the world's smoothing radius, which never changes */
+    float gradient_scale; /* 1 / eddy_lattice_gradient_moment() of material 0's rest spacing */
+    int acceleration;     /* field ids: stable for the life of the particle set */
+    int correction;
+    /* The fields' arrays, re-read after every grid build: the particle set owns them and may move
+     * them whenever it reallocates or reorders (particles.h). */
+    float *acc[3], *corr[3];
+    float max_accel;      /* of the last force pass, for max_dt */
+};
+
+static void destroy(eddy_solver *s) { free(s); }
+
+static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+{
+    eddy_solver *s = calloc(1, sizeof *s);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    s->cfl = (float)pv->values[P_CFL];
+    s->alpha = (float)pv->values[P_ALPHA];
+    s->xsph = (float)pv->values[P_XSPH];
+    s->kernels = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    s->gradient_scale = (float)(1.0 / eddy_lattice_gradient_moment(
+                                          w->materials[0].particle_dist, w->smoothing_radius,
+                                          w->dimensions));
+    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
+    if (!rc) rc = eddy_particles_add_field(&w->particles, "xsph_correction", 3, &s->correction, err);
+    if (rc) {
+        destroy(s);
+        return eddy_error_prefix(err, "xsph: ");
+    }
+    *out = s;
+    return EDDY_OK;
+}
+
+/* One neighbour of particle i: a real particle j, or a mirror ghost of j behind a wall. */
+typedef struct neighbour {
+    uint32_t j;       /* the real particle (its mass and density serve the ghost too) */
+    float dx[3], r2;  /* x_i - x_neighbour, and its squared length (< h^2) */
+    float v[3];       /* the neighbour's velocity */
+    float pressure;   /* the neighbour's pressure */
+} neighbour;
+
+typedef void (*pair_fn)(void *sum, const eddy_world *w, uint32_t i, const neighbour *nb);
+
+/*
+ * Calls f for every particle within h of particle i (i itself included, at r2 = 0) and for every
+ * mirror ghost within h, in a fixed order. `r` are the neighbour ranges of i's cell. With flow = 0
+ * only positions are filled in: the density pass writes density and pressure while it runs, so it
+ * must not read them.
+ */
+static void visit(const eddy_world *w, uint32_t i, const eddy_range *r, int nr, int flow, pair_fn f,
+                  void *sum)
+{
+    const eddy_particles *p = &w->particles;
+    const float h = w->smoothing_radius, h2 = h * h;
+    const float xi[3] = {p->x[i], p->y[i], p->z[i]};
+    eddy_mirror mirror[EDDY_MAX_MIRRORS];
+    const int nm = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, xi, mirror);
+    for (int q = 0; q < nr; ++q)
+        for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
+            const float xj[3] = {p->x[j] + r[q].shift[0], p->y[j] + r[q].shift[1],
+                                 p->z[j] + r[q].shift[2]};
+            const float vj[3] = {flow ? p->vx[j] : 0.0f, flow ? p->vy[j] : 0.0f, flow ? p->vz[j] : 0.0f};
+            neighbour nb = {j, {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]}, 0.0f,
+                            {vj[0], vj[1], vj[2]}, flow ? p->pressure[j] : 0.0f};
+            nb.r2 = nb.dx[0] * nb.dx[0] + nb.dx[1] * nb.dx[1] + nb.dx[2] * nb.dx[2];
+            if (nb.r2 < h2) f(sum, w, i, &nb);
+            for (int m = 0; m < nm; ++m) {
+                float g[3];
+                eddy_mirror_point(&mirror[m], xj, g);
+                neighbour gh = {j, {xi[0] - g[0], xi[1] - g[1], xi[2] - g[2]}, 0.0f, {0, 0, 0}, 0.0f};
+                gh.r2 = gh.dx[0] * gh.dx[0] + gh.dx[1] * gh.dx[1] + gh.dx[2] * gh.dx[2];
+                if (!(gh.r2 < h2)) continue;
+                if (!flow) {
+                    f(sum, w, i, &gh);
+                    continue;
+                }
+                eddy_mirror_velocity(&mirror[m], vj, gh.v);
+                /* Hydrostatic continuation of the pressure through the wall (boundary.h). */
+                const eddy_mirror *mm = &mirror[m];
+                gh.pressure = p->pressure[j] +
+                              p->density[j] * (mm->pressure_slope[0] * xj[0] + mm->pressure_slope[1] * xj[1] +
+                                               mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
+                f(sum, w, i, &gh);
+            }
+        }
+}
+
+/* Runs `particle` for every particle, parallel over occupied cells (each cell's ranges computed once). */
+typedef void (*particle_fn)(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr);
+
+static void for_each_particle(eddy_solver *s, eddy_world *w, particle_fn particle)
+{
+    const eddy_grid *g = &w->grid;
+    const long long cells = (long long)g->occupied_count;
+#pragma omp parallel for schedule(dynamic, 8)
+    for (long long ci = 0; ci < cells; ++ci) {
+        const uint32_t c = g->occupied[ci];
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        const int nr = eddy_grid_cell_ranges(g, c, r);
+        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) particle(s, w, i, r, nr);
+    }
+}
+
+/* --- density and pressure --- */
+
+static void density_pair(void *sum, const eddy_world *w, uint32_t i, const neighbour *nb)
+{
+    (void)i;
+    const float d = w->smoothing_radius * w->smoothing_radius - nb->r2;
+    *(float *)sum += w->particles.mass[nb->j] * d * d * d;
+}
+
+static void density_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr)
+{
+    eddy_particles *p = &w->particles;
+    float sum = 0.0f;
+    visit(w, i, r, nr, 0, density_pair, &sum);
+    const eddy_material *mat = &w->materials[p->material[i]];
+    p->density[i] = s->kernels.poly6 * sum;
+    /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
+    const float pr = mat->stiffness * (p->density[i] - mat->rest_density);
+    p->pressure[i] = pr > 0.0f ? pr : 0.0f;
+}
+
+/* --- pressure force, artificial viscosity and the XSPH correction --- */
+
+typedef struct force_sum {
+    eddy_kernels k;
+    float vi[3], pi_rho2, rho_i, c_i, alpha, scale;
+    float a[3];       /* acceleration */
+    float xsph[3];    /* sum_j 2 m_j / (rho_i + rho_j) (v_j - v_i) W_poly6 */
+} force_sum;
+
+static void force_pair(void *sum_, const eddy_world *w, uint32_t i, const neighbour *nb)
+{
+    (void)i;
+    force_sum *f = sum_;
+    const eddy_particles *p = &w->particles;
+    const float m_j = p->mass[nb->j], rho_j = p->density[nb->j];
+    const float vij[3] = {f->vi[0] - nb->v[0], f->vi[1] - nb->v[1], f->vi[2] - nb->v[2]};
+    const float w6 = eddy_poly6(&f->k, nb->r2);
+    const float xs = 2.0f * m_j / (f->rho_i + rho_j) * w6;
+    for (int a = 0; a < 3; ++a) f->xsph[a] -= xs * vij[a];
+    const float r = sqrtf(nb->r2);
+    const float grad = eddy_spiky_grad(&f->k, r) * f->scale; /* grad W = grad * dx; 0 at r = 0 */
+    float term = f->pi_rho2 + nb->pressure / (rho_j * rho_j);
+    const float vx = vij[0] * nb->dx[0] + vij[1] * nb->dx[1] + vij[2] * nb->dx[2];
+    if (vx < 0.0f && f->alpha > 0.0f) {
+        const float c_j = sqrtf(w->materials[p->material[nb->j]].stiffness);
+        const float h = f->k.h;
+        term += -f->alpha * 0.5f * (f->c_i + c_j) * h * vx /
+                (0.5f * (f->rho_i + rho_j) * (nb->r2 + 0.01f * h * h));
+    }
+    for (int a = 0; a < 3; ++a) f->a[a] -= m_j * term * grad * nb->dx[a];
+}
+
+static void force_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr)
+{
+    eddy_particles *p = &w->particles;
+    const eddy_material *mat = &w->materials[p->material[i]];
+    force_sum f = {.k = s->kernels,
+                   .vi = {p->vx[i], p->vy[i], p->vz[i]},
+                   .pi_rho2 = p->pressure[i] / (p->density[i] * p->density[i]),
+                   .rho_i = p->density[i],
+                   .c_i = sqrtf(mat->stiffness),
+                   .alpha = s->alpha,
+                   .scale = s->gradient_scale};
+    visit(w, i, r, nr, 1, force_pair, &f);
+    for (int a = 0; a < 3; ++a) {
+        s->acc[a][i] = f.a[a];
+        s->corr[a][i] = s->xsph * f.xsph[a];
+    }
+}
+
+static float max_acceleration(const eddy_solver *s, const eddy_world *w)
+{
+    const float *ax = s->acc[0], *ay = s->acc[1], *az = s->acc[2];
+    float a2 = 0.0f;
+    for (size_t i = 0; i < w->particles.count; ++i) {
+        const float v = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
+        a2 = v > a2 ? v : a2;
+    }
+    return sqrtf(a2);
+}
+
+/* Grid, density, pressure and forces for the current positions. */
+static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    int rc = eddy_world_build_grid(w, err);
+    if (rc) return rc;
+    for (int a = 0; a < 3; ++a) {
+        s->acc[a] = eddy_particles_field(&w->particles, s->acceleration, a);
+        s->corr[a] = eddy_particles_field(&w->particles, s->correction, a);
+    }
+    double t0 = eddy_time_ms();
+    for_each_particle(s, w, density_particle);
+    double t1 = eddy_time_ms();
+    for_each_particle(s, w, force_particle);
+    s->max_accel = max_acceleration(s, w);
+    eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
+    eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, eddy_time_ms() - t1);
+    return EDDY_OK;
+}
+
+static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
+{
+    const float dt = (float)dt_in;
+    int rc = compute_fields(s, w, err);
+    if (rc) return rc;
+    double t0 = eddy_time_ms();
+    /* Semi-implicit Euler: velocity first (core helper, adds gravity), walls, then positions moved
+     * with the XSPH-corrected velocity. */
+    eddy_world_integrate_velocity(w, s->acceleration, dt);
+    eddy_world_respond_boundaries(w, dt);
+    eddy_particles *p = &w->particles;
+    const float *cx = s->corr[0], *cy = s->corr[1], *cz = s->corr[2];
+    const long long n = (long long)p->count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+        p->x[i] += (p->vx[i] + cx[i]) * dt;
+        p->y[i] += (p->vy[i] + cy[i]) * dt;
+        p->z[i] += (p->vz[i] + cz[i]) * dt;
+    }
+    eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t0);
+    return EDDY_OK;
+}
+
+static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+{
+    (void)err;
+    double kmax = 0.0;
+    for (size_t m = 0; m < w->material_count; ++m)
+        if (w->materials[m].stiffness > kmax) kmax = w->materials[m].stiffness;
+    const double h = w->smoothing_radius;
+    *dt = eddy_world_cfl_dt(w, s->cfl, sqrt(kmax));
+    *limit = "CFL";
+    if (s->max_accel > 0.0f && 0.25 * sqrt(h / s->max_accel) < *dt) {
+        *dt = 0.25 * sqrt(h / s->max_accel);
+        *limit = "force";
+    }
+    return EDDY_OK;
+}
+
+/* The vtable begins with its size, so a host built against a newer minor version knows which of the
+ * optional callbacks this plugin has. save/load: no state beyond the particle fields. */
+static const eddy_solver_vtable vtable = {
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+    .compute_fields = compute_fields,
+};
+
+static const eddy_component component = {
+    .size = sizeof(eddy_component),
+    .kind = EDDY_COMPONENT_SOLVER,
+    .id = "xsph",
+    .version = "1.0.0",
+    .description = "Weakly compressible SPH with artificial viscosity and XSPH smoothing (template)",
+    .params = params,
+    .param_count = P_COUNT,
+    .solver = &vtable,
+};
+
+static const eddy_component *const components[] = {&component};
+
+static const eddy_plugin_descriptor descriptor = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "eddy plugin template"};
+
+/* The one exported symbol. */
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

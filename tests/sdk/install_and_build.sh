@@ -1,0 +1,89 @@
+#!/bin/sh
+# install_and_build.sh CMAKE BUILD_DIR WORK_DIR SOURCE_DIR CC GENERATOR
+# Installs eddy to a temporary prefix, builds examples/plugin_template as a separate CMake project
+# against that prefix only (find_package(eddy)), installs the template to a second prefix, and runs it
+# with the installed `eddy` through EDDY_PLUGIN_PATH. Also builds the template a second way, with
+# plain cc and pkg-config, and checks that nothing installed refers to the build tree.
+set -u
+cmake=$1; build=$2; work=$3; src=$4; cc=$5; generator=$6
+staging=$work/staging; prefix=$work/prefix; plugins=$work/plugins_prefix; tb=$work/template_build; out=$work/out
+fail() { echo "install_and_build: FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work" || exit 1
+
+echo "== cmake --install $build --prefix $staging, then moved to $prefix"
+"$cmake" --install "$build" --prefix "$staging" > "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
+# Relocatable: everything below works from the moved tree.
+mv "$staging" "$prefix" || fail "move the installation"
+for f in bin/eddy lib/libeddy.so include/eddy/eddy.h include/eddy/plugin.h lib/eddy/plugins/eddy_sph_mueller.so \
+         lib/cmake/eddy/eddyConfig.cmake lib/cmake/eddy/eddyConfigVersion.cmake lib/cmake/eddy/eddyTargets.cmake \
+         lib/cmake/eddy/EddyPlugin.cmake lib/pkgconfig/eddy.pc share/eddy/scenes/dam_break_2d.json \
+         share/eddy/scenes/hydrostatic_tank.json share/doc/eddy/plugin-guide.md; do
+    [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+[ -e "$prefix/lib/eddy/plugins/eddy_a_good.so" ] && fail "a test plugin was installed"
+for f in CMakeLists.txt README.md xsph.c scene.json; do
+    cmp "$src/examples/plugin_template/$f" "$prefix/share/eddy/examples/plugin_template/$f" || fail "installed template: $f"
+done
+# No installed text file may name the build tree, the source tree or the install prefix.
+if grep -rlF -e "$build" -e "$src" -e "$staging" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
+    fail "the files above contain absolute paths"
+fi
+
+echo "== configure and build examples/plugin_template against $prefix"
+# Only the installed prefix: the source tree's headers must not be reachable.
+"$cmake" -S "$src/examples/plugin_template" -B "$tb" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$plugins" \
+    > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure the template"; }
+grep "plugin ABI" "$work/configure.log"
+"$cmake" --build "$tb" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build the template"; }
+grep -i "warning" "$work/build.log" && fail "the template builds with warnings"
+grep -rqF "$src/core/include" "$tb/CMakeFiles" && fail "the template was compiled against the source tree"
+"$cmake" --install "$tb" > "$work/install_template.log" 2>&1 || fail "install the template"
+so=$plugins/lib/eddy/plugins/eddy_xsph.so
+[ -f "$so" ] || fail "the template did not install to lib/eddy/plugins: $(find "$plugins")"
+# Exactly one exported symbol.
+if command -v nm > /dev/null; then
+    exports=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
+    [ "$exports" = "eddy_plugin_entry" ] || fail "the template exports: $exports"
+fi
+
+echo "== eddy list / describe / run with EDDY_PLUGIN_PATH=$plugins/lib/eddy/plugins"
+EDDY_PLUGIN_PATH=$plugins/lib/eddy/plugins
+export EDDY_PLUGIN_PATH OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
+"$prefix/bin/eddy" list > "$work/list.log" 2>&1 || { cat "$work/list.log"; fail "eddy list"; }
+cat "$work/list.log"
+grep -qE "^xsph +solver +1\.0\.0 +$so" "$work/list.log" || fail "eddy list does not show the template solver xsph"
+# The installed host finds the installed plugins (<exe>/../lib/eddy/plugins), not the build tree's.
+grep -qF "$prefix/lib/eddy/plugins/eddy_sph_mueller.so" "$work/list.log" || fail "the installed host did not find its installed plugins"
+grep -qi "refused" "$work/list.log" && fail "a plugin was refused"
+"$prefix/bin/eddy" describe xsph > "$work/describe.log" 2>&1 || fail "eddy describe xsph"
+grep -q "^xsph " "$work/describe.log" && grep -q "^alpha " "$work/describe.log" || { cat "$work/describe.log"; fail "describe xsph lacks its parameters"; }
+"$prefix/bin/eddy" run "$prefix/share/eddy/scenes/dam_break_2d.json" --solver xsph --steps 100 --hash --quiet \
+    --format vtk --out "$out" > "$work/run.log" 2>&1
+status=$?
+cat "$work/run.log"
+[ $status -eq 0 ] || fail "eddy run exited with $status"
+grep -qE "^state-hash: [0-9a-f]{16}$" "$work/run.log" || fail "no state-hash line"
+# Bit-identical for any thread count (fixed-order gathers): one thread gives the same hash.
+"$prefix/bin/eddy" run "$prefix/share/eddy/scenes/dam_break_2d.json" --solver xsph --steps 100 --hash --quiet \
+    --threads 1 --no-picture --out "$work/out1" > "$work/run1.log" 2>&1 || { cat "$work/run1.log"; fail "eddy run --threads 1"; }
+[ "$(grep state-hash "$work/run.log")" = "$(grep state-hash "$work/run1.log")" ] || fail "the hash depends on the thread count: $(cat "$work/run1.log")"
+# The registered field reaches the output, and the run stayed bounded (speeds below 5 m/s).
+grep -q 'Name="xsph_correction"' "$out"/frames/frame_00000.vtp || fail "xsph_correction is not in the frames"
+awk -F, 'NR > 1 && ($9 != $9 + 0 || $9 > 5) {bad = 1} END {exit bad}' "$out/diagnostics.csv" || fail "implausible max_speed in diagnostics.csv"
+
+# The template's own test runs scene.json through the imported eddy::cli target.
+"$cmake" -E chdir "$tb" ctest --output-on-failure > "$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the template's own ctest"; }
+
+echo "== pkg-config: build the template with plain cc"
+if command -v pkg-config > /dev/null; then
+    PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+    export PKG_CONFIG_PATH
+    flags=$(pkg-config --cflags --libs eddy) || fail "pkg-config eddy"
+    echo "pkg-config --cflags --libs eddy: $flags"
+    mkdir -p "$work/pc"
+    "$cc" -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -fopenmp \
+        "$src/examples/plugin_template/xsph.c" $flags -o "$work/pc/eddy_xsph.so" || fail "cc with pkg-config flags"
+    EDDY_PLUGIN_PATH=$work/pc "$prefix/bin/eddy" list | grep -qE "^xsph +solver .*$work/pc/eddy_xsph.so" || fail "the pkg-config build does not load"
+fi
+echo "install_and_build: OK"
