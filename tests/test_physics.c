@@ -22,26 +22,7 @@
 #include <eddy/eddy.h>
 
 #include "sim.h"
-
-static char scene_dir[4096];
-
-static void open_scene(const char *name, const char *const *sets, size_t nsets, size_t target, eddy_sim *sim)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", scene_dir, name);
-    eddy_scene scene;
-    eddy_error err;
-    if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim_options o = {NULL, NULL, target, NULL};
-    if (eddy_sim_open(&scene, &o, sim, &err)) fail_msg("%s", err.message);
-}
-
-static void step_n(eddy_sim *sim, int n, double dt)
-{
-    eddy_error err;
-    for (int s = 0; s < n; ++s)
-        if (eddy_sim_step(sim, dt, &err)) fail_msg("%s", err.message);
-}
+#include "sim_support.h"
 
 /* A periodic box of fluid with random velocities and no walls or gravity: pair forces must cancel. */
 static void momentum_conserved_periodic(void **state)
@@ -60,57 +41,12 @@ static void momentum_conserved_periodic(void **state)
     if (eddy_scene_parse(text, "periodic.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
     eddy_sim sim;
     if (eddy_sim_open(&scene, NULL, &sim, &err)) fail_msg("%s", err.message);
-    eddy_particles *p = &sim.world->particles;
-    /* Deterministic pseudo-random velocities with zero mean are not needed: any start works. */
-    uint32_t seed = 12345;
-    for (size_t i = 0; i < p->count; ++i) {
-        float *v[3] = {&p->vx[i], &p->vy[i], &p->vz[i]};
-        for (int a = 0; a < 3; ++a) {
-            seed = seed * 1664525u + 1013904223u;
-            *v[a] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.5f;
-        }
-    }
-    double p0[3] = {0, 0, 0};
-    for (size_t i = 0; i < p->count; ++i) {
-        p0[0] += (double)p->mass[i] * p->vx[i];
-        p0[1] += (double)p->mass[i] * p->vy[i];
-        p0[2] += (double)p->mass[i] * p->vz[i];
-    }
-    double gross = 0.0;
-    int steps = 100;
-    size_t n = p->count;
-    float *old = malloc(sizeof(float) * 3 * n);
-    uint32_t *ids = malloc(sizeof(uint32_t) * n);
-    for (int s = 0; s < steps; ++s) {
-        /* Gross impulse: sum of |m dv| per step, matched by id since the grid reorders particles. */
-        for (size_t i = 0; i < n; ++i) {
-            ids[i] = p->id[i];
-            old[3 * p->id[i]] = p->vx[i];
-            old[3 * p->id[i] + 1] = p->vy[i];
-            old[3 * p->id[i] + 2] = p->vz[i];
-        }
-        step_n(&sim, 1, 0.0002);
-        for (size_t i = 0; i < n; ++i) {
-            uint32_t id = p->id[i];
-            double dvx = p->vx[i] - old[3 * id], dvy = p->vy[i] - old[3 * id + 1], dvz = p->vz[i] - old[3 * id + 2];
-            gross += (double)p->mass[i] * sqrt(dvx * dvx + dvy * dvy + dvz * dvz);
-        }
-    }
-    double p1[3] = {0, 0, 0};
-    for (size_t i = 0; i < p->count; ++i) {
-        p1[0] += (double)p->mass[i] * p->vx[i];
-        p1[1] += (double)p->mass[i] * p->vy[i];
-        p1[2] += (double)p->mass[i] * p->vz[i];
-    }
-    double drift = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
-                        (p1[2] - p0[2]) * (p1[2] - p0[2]));
-    printf("  periodic box, %zu particles, %d steps: |momentum change| = %.3e, gross impulse = %.3e, ratio %.2e\n",
-           n, steps, drift, gross, drift / gross);
-    assert_int_equal(p->count, n);
-    assert_true(gross > 0);
-    assert_true(drift / gross < 1e-5);
-    free(old);
-    free(ids);
+    const size_t n = sim.world->particles.count;
+    double gross;
+    double ratio = support_momentum_ratio(&sim, 100, 0.0002, &gross);
+    printf("  periodic box, %zu particles, 100 steps: |momentum change| / gross impulse %.2e (gross %.3e)\n", n,
+           ratio, gross);
+    assert_true(ratio < 1e-5);
     eddy_sim_close(&sim);
 }
 
@@ -145,7 +81,7 @@ static void hydrostatic_tank(void **state)
 {
     (void)state;
     eddy_sim sim;
-    open_scene("hydrostatic_tank.json", NULL, 0, 0, &sim);
+    support_open_scene("hydrostatic_tank.json", NULL, 0, 0, &sim);
     eddy_error err;
     if (eddy_sim_advance_to(&sim, 1.0, &err)) fail_msg("%s", err.message);
     const eddy_world *w = sim.world;
@@ -193,15 +129,7 @@ static void hydrostatic_tank(void **state)
 
 static uint64_t hash_after(int threads, int steps)
 {
-    omp_set_num_threads(threads);
-    eddy_sim sim;
-    open_scene("dam_break_3d.json", NULL, 0, 6000, &sim);
-    step_n(&sim, steps, sim.scene.dt);
-    uint64_t h;
-    eddy_error err;
-    assert_int_equal(eddy_particles_hash(&sim.world->particles, &h, &err), 0);
-    eddy_sim_close(&sim);
-    return h;
+    return support_hash_after("dam_break_3d.json", NULL, 6000, threads, steps);
 }
 
 static void same_hash_for_1_and_2_threads(void **state)
@@ -237,11 +165,11 @@ static void simulation_scale_invariance(void **state)
                             "container.max=[0.3, 0.15]", "fluids[0].box.min=[0, 0]",
                             "fluids[0].box.max=[0.05, 0.1]", "materials[0].particle_spacing=0.00125"};
     eddy_sim a, b;
-    open_scene("dam_break_2d.json", base, 1, 0, &a);
-    open_scene("dam_break_2d.json", scaled, 7, 0, &b);
+    support_open_scene("dam_break_2d.json", base, 1, 0, &a);
+    support_open_scene("dam_break_2d.json", scaled, 7, 0, &b);
     assert_int_equal(a.world->particles.count, b.world->particles.count);
-    step_n(&a, 400, 0.00005);
-    step_n(&b, 400, 0.00005);
+    support_steps(&a, 400, 0.00005);
+    support_steps(&b, 400, 0.00005);
     float *pa = sim_positions(&a), *pb = sim_positions(&b);
     double maxdiff = 0, travel = 0;
     size_t n = a.world->particles.count;
@@ -265,12 +193,7 @@ static void simulation_scale_invariance(void **state)
 
 int main(void)
 {
-    const char *src = getenv("EDDY_SOURCE_DIR");
-    if (!src) {
-        fprintf(stderr, "EDDY_SOURCE_DIR is not set (run through ctest)\n");
-        return 1;
-    }
-    snprintf(scene_dir, sizeof scene_dir, "%s/scenes", src);
+    support_source_dir();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(momentum_conserved_periodic),
         cmocka_unit_test(hydrostatic_tank),

@@ -1,0 +1,215 @@
+#include "sim_support.h"
+
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+int support_run_tests(const char *program, int argc, char **argv, const struct CMUnitTest *tests, size_t count)
+{
+    support_source_dir();
+    if (argc > 1) {
+        for (size_t i = 0; i < count; ++i)
+            if (strcmp(tests[i].name, argv[1]) == 0) return _cmocka_run_group_tests(argv[1], &tests[i], 1, NULL, NULL);
+        fprintf(stderr, "%s: no test named '%s'\n", program, argv[1]);
+        return 1;
+    }
+    return _cmocka_run_group_tests(program, tests, count, NULL, NULL);
+}
+
+const char *support_source_dir(void)
+{
+    const char *src = getenv("EDDY_SOURCE_DIR");
+    if (!src) {
+        fprintf(stderr, "EDDY_SOURCE_DIR is not set (run through ctest)\n");
+        exit(1);
+    }
+    return src;
+}
+
+void support_open_scene(const char *name, const char *const *sets, size_t nsets, size_t target,
+                        eddy_sim *sim)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/scenes/%s", support_source_dir(), name);
+    eddy_scene scene;
+    eddy_error err;
+    if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
+    eddy_sim_options o = {NULL, NULL, target, NULL};
+    if (eddy_sim_open(&scene, &o, sim, &err)) fail_msg("%s", err.message);
+}
+
+void support_open_text(const char *text, const char *const *sets, size_t nsets, eddy_sim *sim)
+{
+    eddy_scene scene;
+    eddy_error err;
+    if (eddy_scene_parse(text, "inline.json", sets, nsets, &scene, &err)) fail_msg("%s", err.message);
+    if (eddy_sim_open(&scene, NULL, sim, &err)) fail_msg("%s", err.message);
+}
+
+void support_advance(eddy_sim *sim, double t)
+{
+    eddy_error err;
+    if (eddy_sim_advance_to(sim, t, &err)) fail_msg("%s", err.message);
+}
+
+void support_steps(eddy_sim *sim, int steps, double dt)
+{
+    eddy_error err;
+    for (int s = 0; s < steps; ++s)
+        if (eddy_sim_step(sim, dt, &err)) fail_msg("%s", err.message);
+}
+
+uint64_t support_hash_after(const char *name, const char *solver, size_t target, int threads, int steps)
+{
+    omp_set_num_threads(threads);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/scenes/%s", support_source_dir(), name);
+    eddy_scene scene;
+    eddy_error err;
+    if (eddy_scene_load(path, NULL, 0, &scene, &err)) fail_msg("%s", err.message);
+    eddy_sim_options o = {solver, NULL, target, NULL};
+    eddy_sim sim;
+    if (eddy_sim_open(&scene, &o, &sim, &err)) fail_msg("%s", err.message);
+    support_steps(&sim, steps, sim.scene.dt);
+    uint64_t h;
+    if (eddy_particles_hash(&sim.world->particles, &h, &err)) fail_msg("%s", err.message);
+    eddy_sim_close(&sim);
+    return h;
+}
+
+static void momentum(const eddy_particles *p, double out[3])
+{
+    out[0] = out[1] = out[2] = 0.0;
+    for (size_t i = 0; i < p->count; ++i) {
+        out[0] += (double)p->mass[i] * p->vx[i];
+        out[1] += (double)p->mass[i] * p->vy[i];
+        out[2] += (double)p->mass[i] * p->vz[i];
+    }
+}
+
+double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross_out)
+{
+    eddy_particles *p = &sim->world->particles;
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < p->count; ++i) {
+        float *v[3] = {&p->vx[i], &p->vy[i], &p->vz[i]};
+        for (int a = 0; a < 3; ++a) {
+            seed = seed * 1664525u + 1013904223u;
+            *v[a] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.5f;
+        }
+    }
+    const size_t n = p->count;
+    double p0[3], p1[3], gross = 0.0;
+    momentum(p, p0);
+    /* Velocities by particle id: the grid reorders particles every step. */
+    float *old = malloc(sizeof(float) * 3 * n);
+    assert_non_null(old);
+    eddy_error err;
+    for (int s = 0; s < steps; ++s) {
+        for (size_t i = 0; i < n; ++i) {
+            old[3 * p->id[i]] = p->vx[i];
+            old[3 * p->id[i] + 1] = p->vy[i];
+            old[3 * p->id[i] + 2] = p->vz[i];
+        }
+        if (eddy_sim_step(sim, dt, &err)) fail_msg("%s", err.message);
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t id = p->id[i];
+            double dx = p->vx[i] - old[3 * id], dy = p->vy[i] - old[3 * id + 1], dz = p->vz[i] - old[3 * id + 2];
+            gross += (double)p->mass[i] * sqrt(dx * dx + dy * dy + dz * dz);
+        }
+    }
+    free(old);
+    assert_int_equal(p->count, n);
+    momentum(p, p1);
+    double drift = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                        (p1[2] - p0[2]) * (p1[2] - p0[2]));
+    assert_true(gross > 0);
+    if (gross_out) *gross_out = gross;
+    return drift / gross;
+}
+
+void support_martin_moyce(support_front_table *t)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/tests/data/martin_moyce_1952_front.csv", support_source_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot open %s", path);
+    char line[256];
+    t->count = 0;
+    while (fgets(line, sizeof line, f)) {
+        double T, Z;
+        if (line[0] == '#' || sscanf(line, "%lf,%lf", &T, &Z) != 2) continue;
+        if (t->count >= (int)(sizeof t->T / sizeof t->T[0])) fail_msg("%s: too many rows", path);
+        t->T[t->count] = T;
+        t->Z[t->count] = Z;
+        ++t->count;
+    }
+    fclose(f);
+    if (t->count < 10) fail_msg("%s: expected Table 2 (16 rows), got %d rows", path, t->count);
+}
+
+void support_sample_front(eddy_sim *sim, double a, double g, double dT, int samples, double *Z)
+{
+    const double scale = sqrt(2 * g / a);
+    const eddy_particles *p = &sim->world->particles;
+    for (int k = 0; k < samples; ++k) {
+        if (k) support_advance(sim, k * dT / scale);
+        double front = 0.0;
+        for (size_t i = 0; i < p->count; ++i) front = p->x[i] > front ? p->x[i] : front;
+        Z[k] = front / a;
+    }
+}
+
+static double front_at(const double *Z, int n, double dT, double T)
+{
+    if (T <= 0) return Z[0];
+    int k = (int)(T / dT);
+    if (k >= n - 1) return Z[n - 1];
+    double f = T / dT - k;
+    return Z[k] + f * (Z[k + 1] - Z[k]);
+}
+
+double support_front_rms(const support_front_table *t, const double *Z, int samples, double dT,
+                         double shift, double T_lo, double T_hi, int *points)
+{
+    double sum2 = 0.0;
+    int m = 0;
+    for (int k = 0; k < t->count; ++k) {
+        if (t->T[k] < T_lo || t->T[k] > T_hi) continue;
+        double rel = front_at(Z, samples, dT, t->T[k] - shift) / t->Z[k] - 1.0;
+        sum2 += rel * rel;
+        ++m;
+    }
+    if (points) *points = m;
+    return m ? sqrt(sum2 / m) : NAN;
+}
+
+double support_front_report(const char *label, const support_front_table *t, const double *Z, int samples,
+                            double dT, double *best_shift, double *best_rms)
+{
+    printf("      T   Z(M&M)   Z(%s)   error\n", label);
+    for (int k = 0; k < t->count; ++k) {
+        double Zs = front_at(Z, samples, dT, t->T[k]);
+        printf("   %.2f   %.2f     %.2f    %+6.1f%%%s\n", t->T[k], t->Z[k], Zs, 100 * (Zs / t->Z[k] - 1),
+               t->T[k] >= 0.8 && t->T[k] <= 3.3 ? "" : "  (outside 0.8 <= T <= 3.3)");
+    }
+    int n;
+    double rms = support_front_rms(t, Z, samples, dT, 0.0, 0.8, 3.3, &n);
+    double best = rms, shift = 0.0;
+    for (int k = 1; k <= 30; ++k) {
+        double e = support_front_rms(t, Z, samples, dT, 0.01 * k, 0.8, 3.3, &n);
+        if (e < best) { best = e; shift = 0.01 * k; }
+    }
+    printf("  RMS relative front error over 0.8 <= T <= 3.3 (%d points): %.1f%% with no time shift; "
+           "best %.1f%% with the simulation delayed by dT = %.2f\n", n, 100 * rms, 100 * best, shift);
+    if (best_shift) *best_shift = shift;
+    if (best_rms) *best_rms = best;
+    return rms;
+}

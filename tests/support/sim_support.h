@@ -1,0 +1,61 @@
+/*
+ * tests/support — what the physics suites of every solver share: opening scenes through the host's
+ * session layer, the state hash after N steps, the linear-momentum check of a wall-free periodic box,
+ * and the Martin & Moyce (1952) surge-front comparison. Failures end the current cmocka test.
+ */
+#ifndef EDDY_TEST_SIM_SUPPORT_H
+#define EDDY_TEST_SIM_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+struct CMUnitTest;
+
+/* Runs every test, or with a NAME argument only that one (so CTest can run and report each alone). */
+int support_run_tests(const char *program, int argc, char **argv, const struct CMUnitTest *tests, size_t count);
+
+/* EDDY_SOURCE_DIR (set by CTest); exits with a message when it is missing. */
+const char *support_source_dir(void);
+
+/* Opens scenes/<name> (sets: --set strings; target: refill at about that many particles, 0 = as is). */
+void support_open_scene(const char *name, const char *const *sets, size_t nsets, size_t target,
+                        eddy_sim *sim);
+/* Opens a scene given as JSON text. */
+void support_open_text(const char *text, const char *const *sets, size_t nsets, eddy_sim *sim);
+void support_advance(eddy_sim *sim, double t);
+void support_steps(eddy_sim *sim, int steps, double dt);
+
+/* State hash of scenes/<name> (solver override may be NULL) refilled at `target` particles after
+ * `steps` steps of the scene's dt with `threads` OpenMP threads. */
+uint64_t support_hash_after(const char *name, const char *solver, size_t target, int threads, int steps);
+
+/*
+ * Gives every particle a pseudo-random velocity (fixed seed), takes `steps` steps of dt and returns
+ * |net momentum change| / gross impulse (sum over steps and particles of m |dv|): round-off for a
+ * momentum-conserving method in a wall-free periodic box. *gross receives the gross impulse.
+ */
+double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
+
+/* Martin & Moyce Table 2 (tests/data/martin_moyce_1952_front.csv): T = t sqrt(2g/a), Z = front / a. */
+typedef struct support_front_table {
+    int count;
+    double T[32], Z[32];
+} support_front_table;
+void support_martin_moyce(support_front_table *table);
+
+/* Largest x of any particle over a, sampled at T = k dT for k < samples (advancing the session). */
+void support_sample_front(eddy_sim *sim, double a, double g, double dT, int samples, double *Z);
+
+/* RMS relative error of the sampled front against the table over T in [T_lo, T_hi], with the
+ * simulation delayed by `shift` (compares Z_sim(T - shift)); *points gets the number of points. */
+double support_front_rms(const support_front_table *t, const double *Z, int samples, double dT,
+                         double shift, double T_lo, double T_hi, int *points);
+
+/* Prints the table against the simulation, the RMS without shift and the best shift in [0, 0.3];
+ * returns the RMS without shift and the best (shift, RMS) through the pointers (may be NULL). */
+double support_front_report(const char *label, const support_front_table *t, const double *Z, int samples,
+                            double dT, double *best_shift, double *best_rms);
+
+#endif
