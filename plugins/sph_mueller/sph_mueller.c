@@ -47,7 +47,6 @@ struct eddy_solver {
     int acceleration; /* field id */
     float *viscosity; /* per material, for the pairwise mean */
     float *rest_density, *stiffness, *self_density; /* per material */
-    int uniform_materials;
     float max_accel; /* of the last step, for max_dt */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
@@ -83,7 +82,6 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     }
     eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    s->uniform_materials = 1;
     for (size_t m = 0; m < w->material_count; ++m) {
         const eddy_material *mat = &w->materials[m];
         s->viscosity[m] = mat->viscosity;
@@ -92,13 +90,11 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
         /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
          * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
         s->self_density[m] = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
-        if (mat->viscosity != w->materials[0].viscosity) s->uniform_materials = 0;
         s->gradient_scale[m] =
             s->pair_weight == 1.0f
                 ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
                                                              w->dimensions))
                 : 1.0f;
-        if (s->gradient_scale[m] != s->gradient_scale[0]) s->uniform_materials = 0;
     }
     int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
@@ -209,6 +205,9 @@ static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
                 eddy_mirror mirror[EDDY_MAX_MIRRORS];
                 int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
                 for (size_t q = 0; q < nc && nmir > 0; ++q) {
+                    /* A ghost within h of i is the image of a neighbour within h (eddy_boundaries_mirrors). */
+                    float ex = xi - cx[q], ey = yi - cy[q], ez = zi - cz[q];
+                    if (ex * ex + ey * ey + ez * ez >= h2) continue;
                     const float xj[3] = {cx[q], cy[q], cz[q]};
                     for (int mi = 0; mi < nmir; ++mi) {
                         float gp[3];
@@ -243,7 +242,6 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
-    const int uniform = s->uniform_materials;
     float *ax = eddy_particles_field(p, s->acceleration, 0);
     float *ay = eddy_particles_field(p, s->acceleration, 1);
     float *az = eddy_particles_field(p, s->acceleration, 2);
@@ -281,12 +279,15 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                 for (size_t q = 0; q < nc; ++q) {
                     float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
                     float r2 = dx * dx + dy * dy + dz * dz;
-                    float inside = (r2 < h2 && r2 > tiny2) ? 1.0f : 0.0f;
+                    /* Bitwise &, not &&: a short-circuit is control flow, which stops vectorization. */
+                    const int inside = (r2 < h2) & (r2 > tiny2);
                     float rr = sqrtf(r2);
-                    float hr = inside > 0.0f ? h - rr : 0.0f;
-                    float inv_r = inside > 0.0f ? 1.0f / rr : 0.0f;
-                    float cpij = uniform ? cp * gs_i : 0.5f * cp * (gs_i + cgs[q]);
-                    float mu = uniform ? mu_i : 0.5f * (mu_i + cmu[q]);
+                    float hr = inside ? h - rr : 0.0f;
+                    /* No division or load under a condition: they could trap, so GCC would not
+                     * vectorize. The pair means equal mu_i and gs_i exactly for one material. */
+                    float inv_r = 1.0f / (inside ? rr : 1.0f);
+                    float cpij = cp * (0.5f * (gs_i + cgs[q]));
+                    float mu = 0.5f * (mu_i + cmu[q]);
                     /* Pressure: spiky gradient (eq. 8); viscosity: mu (v_j - v_i) lap W_visc (eq. 9). */
                     float fp = cvol[q] * wp * (pi + cpr[q]) * cpij * hr * hr * inv_r;
                     float fv = cvol[q] * mu * cv * hr;
@@ -302,10 +303,12 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                 eddy_mirror mirror[EDDY_MAX_MIRRORS];
                 int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
                 for (size_t q = 0; q < nc && nmir > 0; ++q) {
+                    float ex = xi - cx[q], ey = yi - cy[q], ez = zi - cz[q];
+                    if (ex * ex + ey * ey + ez * ez >= h2) continue;
                     const float xj[3] = {cx[q], cy[q], cz[q]}, vj[3] = {cvx[q], cvy[q], cvz[q]};
                     const float rho_j = rho[cand.index[q]];
-                    const float cpij = uniform ? cp * gs_i : 0.5f * cp * (gs_i + cgs[q]);
-                    const float mu = uniform ? mu_i : 0.5f * (mu_i + cmu[q]);
+                    const float cpij = cp * (0.5f * (gs_i + cgs[q]));
+                    const float mu = 0.5f * (mu_i + cmu[q]);
                     for (int mi = 0; mi < nmir; ++mi) {
                         const eddy_mirror *mm = &mirror[mi];
                         float gp[3], gv[3];
