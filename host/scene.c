@@ -852,9 +852,9 @@ static const char *const MATERIAL_KEYS[] = {
     "friction",      "erp",             NULL};
 static const char *const FLUID_KEYS[] = {"material", "box", "sphere", "velocity", "spacing_factor", NULL};
 static const char *const SPHERE_KEYS[] = {"center", "radius", NULL};
-static const char *const PLANE_COLLIDER_KEYS[] = {"type", "point", "normal", "velocity", NULL};
-static const char *const BOX_COLLIDER_KEYS[] = {"type", "min", "max", "velocity", NULL};
-static const char *const SPHERE_COLLIDER_KEYS[] = {"type", "center", "radius", "velocity", NULL};
+static const char *const PLANE_COLLIDER_KEYS[] = {"type", "point", "normal", "velocity", "moving_until", NULL};
+static const char *const BOX_COLLIDER_KEYS[] = {"type", "min", "max", "velocity", "moving_until", NULL};
+static const char *const SPHERE_COLLIDER_KEYS[] = {"type", "center", "radius", "velocity", "moving_until", NULL};
 static const char *const OUTPUT_KEYS[] = {"dir", "format", NULL};
 
 static int is_id(const char *s)
@@ -1220,7 +1220,8 @@ static int parse_colliders(ctx *c, const cJSON *root)
     size_t n = (size_t)cJSON_GetArraySize(arr);
     if (n == 0) return EDDY_OK;
     s->colliders = calloc(n, sizeof *s->colliders);
-    if (!s->colliders) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->collider_moving_until = calloc(n, sizeof *s->collider_moving_until);
+    if (!s->colliders || !s->collider_moving_until) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     size_t i = 0;
     for (const cJSON *o = arr->child; o; o = o->next, ++i) {
         char p[PATH_BUF], q[PATH_BUF];
@@ -1267,7 +1268,9 @@ static int parse_colliders(ctx *c, const cJSON *root)
                 (rc = get_float(c, o, p, "radius", 1, &NS_POS, 0, &col->radius, NULL)))
                 return rc;
         }
-        if ((rc = get_vector(c, o, p, "velocity", 0, NULL, col->velocity))) return rc;
+        if ((rc = get_vector(c, o, p, "velocity", 0, NULL, col->velocity)) ||
+            (rc = get_number(c, o, p, "moving_until", 0, &NS_NONNEG, 0.0, &s->collider_moving_until[i], NULL)))
+            return rc;
     }
     return EDDY_OK;
 }
@@ -1527,6 +1530,7 @@ void eddy_scene_free(eddy_scene *scene)
     if (!scene) return;
     free(scene->materials);
     free(scene->colliders);
+    free(scene->collider_moving_until);
     free(scene->fluids);
     cJSON_Delete(scene->root);
     free(scene->text);

@@ -64,6 +64,8 @@ typedef struct eddy_scene {
     char out_dir[EDDY_SCENE_PATH_MAX];/* default "out/<name>" */
     int write_vtk, write_csv;         /* output.format */
 
+    double *collider_moving_until;    /* [collider_count] s: colliders[i] moves rigidly with its
+                                       * velocity while t < this time, then stops; 0: static */
     cJSON *root;                      /* the parsed document (after --set), owned */
     char *text;                       /* the source text, for line:column lookups, owned */
 } eddy_scene;

@@ -110,12 +110,39 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name ? name : "solver limit");
         }
     }
+    /* A moving collider stops at its moving_until: land a step there, as on an output time. */
+    for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
+        double until = sim->scene.collider_moving_until[i];
+        /* (not when the clock sits within round-off of it already: no sliver steps) */
+        if (until - sim->world->time > 1e-12 * (until > 1 ? until : 1) && until < t_target) t_target = until;
+    }
     double remaining = t_target - sim->world->time;
     /* Land exactly on the target instead of leaving a sliver step for later. */
     if (dt >= remaining * (1.0 - 1e-9)) dt = remaining;
     else if (dt > 0.5 * remaining) dt = 0.5 * remaining;
     *dt_out = dt;
     return EDDY_OK;
+}
+
+/*
+ * Prescribed wall motion (scene key colliders[].moving_until): after each step the colliders that move
+ * are displaced by velocity * dt (eddy_collider_translate); once the time reaches moving_until their
+ * velocity becomes 0, so contacts and mirror ghosts see a wall at rest. The scene's colliders are the
+ * last ones of the world's list, after the container walls.
+ */
+static void move_colliders(eddy_sim *sim, double t_before, double dt)
+{
+    eddy_boundaries *b = &sim->world->boundaries;
+    const size_t n = sim->scene.collider_count;
+    if (n == 0 || !sim->scene.collider_moving_until || b->collider_count < n) return;
+    const size_t base = b->collider_count - n;
+    for (size_t i = 0; i < n; ++i) {
+        const double until = sim->scene.collider_moving_until[i];
+        if (!(until > t_before)) continue;
+        eddy_collider *c = &b->colliders[base + i];
+        eddy_collider_translate(c, sim->world->dimensions, dt);
+        if (sim->world->time >= until * (1.0 - 1e-12)) c->velocity[0] = c->velocity[1] = c->velocity[2] = 0.0f;
+    }
 }
 
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
@@ -126,7 +153,9 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     if (rc) return eddy_error_prefix(err, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                                      (unsigned long long)w->step + 1, w->time);
     w->step++;
+    const double t_before = w->time;
     w->time += dt;
+    move_colliders(sim, t_before, dt);
     float vmax = eddy_world_max_speed(w);
     if (!isfinite(vmax) || (double)vmax * dt > w->smoothing_radius) {
         char what[128];

@@ -43,13 +43,16 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
 void eddy_sim_close(eddy_sim *sim);
 
 /*
- * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time).
- * Sets sim->dt_limit when the solver's limit applied.
+ * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time),
+ * where a moving collider's moving_until before t_target counts as the target, so that a step ends
+ * exactly where the wall stops. Sets sim->dt_limit when the solver's limit applied.
  */
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err);
 
 /*
- * One solver step of dt, then the explosion guard: a NaN or a speed that crosses more than one
+ * One solver step of dt, then the prescribed motion of the moving colliders (scene key
+ * colliders[].moving_until: displaced by velocity * dt, stopped once the time reaches moving_until),
+ * then the explosion guard: a NaN or a speed that crosses more than one
  * smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the quantity,
  * with the hint of seed 000 §1.1.3.
  */

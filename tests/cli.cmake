@@ -19,7 +19,7 @@ cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}
 cli_test(bad_format 2 "--format expects vtk, csv or vtk,csv, got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)
-cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: sph_mueller" run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
+cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: " run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
 cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam_break_2d.json --solver pbf_typo --out ${CLI_OUT}/x)
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
 cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)

@@ -81,7 +81,7 @@ static void hydrostatic_tank(void **state)
 {
     (void)state;
     eddy_sim sim;
-    support_open_scene("hydrostatic_tank.json", NULL, 0, 0, &sim);
+    support_open_scene("hydrostatic_tank.json", NULL, NULL, 0, 0, &sim);
     eddy_error err;
     if (eddy_sim_advance_to(&sim, 1.0, &err)) fail_msg("%s", err.message);
     const eddy_world *w = sim.world;
@@ -165,8 +165,8 @@ static void simulation_scale_invariance(void **state)
                             "container.max=[0.3, 0.15]", "fluids[0].box.min=[0, 0]",
                             "fluids[0].box.max=[0.05, 0.1]", "materials[0].particle_spacing=0.00125"};
     eddy_sim a, b;
-    support_open_scene("dam_break_2d.json", base, 1, 0, &a);
-    support_open_scene("dam_break_2d.json", scaled, 7, 0, &b);
+    support_open_scene("dam_break_2d.json", NULL, base, 1, 0, &a);
+    support_open_scene("dam_break_2d.json", NULL, scaled, 7, 0, &b);
     assert_int_equal(a.world->particles.count, b.world->particles.count);
     support_steps(&a, 400, 0.00005);
     support_steps(&b, 400, 0.00005);

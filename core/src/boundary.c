@@ -195,3 +195,14 @@ int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], fl
     }
     return count;
 }
+
+void eddy_collider_translate(eddy_collider *c, int dimensions, double dt)
+{
+    for (int a = 0; a < dimensions && a < 3; ++a) {
+        float d = (float)(c->velocity[a] * dt);
+        c->point[a] += d;
+        c->min[a] += d;
+        c->max[a] += d;
+        c->center[a] += d;
+    }
+}

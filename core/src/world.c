@@ -300,3 +300,21 @@ double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal_speed)
     if (!(speed > 0)) return INFINITY;
     return cfl * (double)w->smoothing_radius / speed;
 }
+
+double eddy_world_stable_dt(const eddy_world *w, double cfl, double signal_speed, double nu_max,
+                            double accel_max, const char **limit)
+{
+    const double h = w->smoothing_radius;
+    double best = eddy_world_cfl_dt(w, cfl, signal_speed);
+    const char *name = "CFL";
+    if (nu_max > 0 && 0.125 * h * h / nu_max < best) {
+        best = 0.125 * h * h / nu_max;
+        name = "viscous";
+    }
+    if (accel_max > 0 && 0.25 * sqrt(h / accel_max) < best) {
+        best = 0.25 * sqrt(h / accel_max);
+        name = "force";
+    }
+    if (limit) *limit = name;
+    return best;
+}

@@ -138,7 +138,7 @@ static void dam_break_front_martin_moyce(void **state)
     support_front_table mm;
     support_martin_moyce(&mm);
     eddy_sim sim;
-    support_open_scene("pbf_dam_break_2d.json", NULL, 0, 0, &sim);
+    support_open_scene("pbf_dam_break_2d.json", NULL, NULL, 0, 0, &sim);
     const double a = 0.1, g = 9.81, dT = 0.05;
     enum { SAMPLES = 70 }; /* T = 0 to 3.45 */
     double Z[SAMPLES];

@@ -33,15 +33,15 @@ const char *support_source_dir(void)
     return src;
 }
 
-void support_open_scene(const char *name, const char *const *sets, size_t nsets, size_t target,
-                        eddy_sim *sim)
+void support_open_scene(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                        size_t target, eddy_sim *sim)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/scenes/%s", support_source_dir(), name);
     eddy_scene scene;
     eddy_error err;
     if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim_options o = {NULL, NULL, target, NULL};
+    eddy_sim_options o = {solver, NULL, target, NULL};
     if (eddy_sim_open(&scene, &o, sim, &err)) fail_msg("%s", err.message);
 }
 

@@ -19,9 +19,10 @@ int support_run_tests(const char *program, int argc, char **argv, const struct C
 /* EDDY_SOURCE_DIR (set by CTest); exits with a message when it is missing. */
 const char *support_source_dir(void);
 
-/* Opens scenes/<name> (sets: --set strings; target: refill at about that many particles, 0 = as is). */
-void support_open_scene(const char *name, const char *const *sets, size_t nsets, size_t target,
-                        eddy_sim *sim);
+/* Opens scenes/<name> (solver: override or NULL; sets: --set strings; target: refill at about that
+ * many particles, 0 = as is). */
+void support_open_scene(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                        size_t target, eddy_sim *sim);
 /* Opens a scene given as JSON text. */
 void support_open_text(const char *text, const char *const *sets, size_t nsets, eddy_sim *sim);
 void support_advance(eddy_sim *sim, double t);

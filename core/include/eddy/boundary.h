@@ -139,6 +139,21 @@ static inline void eddy_mirror_velocity(const eddy_mirror *m, const float v[3], 
                  m->velocity_offset[a];
 }
 
+/* Pressure of the ghost of a neighbour with pressure p_j and density rho_j at x_j (sim units):
+ * p_j + rho_j (dot(pressure_slope, x_j) + pressure_offset), the hydrostatic continuation above. */
+static inline float eddy_mirror_pressure(const eddy_mirror *m, float p_j, float rho_j, const float x_j[3])
+{
+    return p_j + rho_j * (m->pressure_slope[0] * x_j[0] + m->pressure_slope[1] * x_j[1] +
+                          m->pressure_slope[2] * x_j[2] + m->pressure_offset);
+}
+
+/*
+ * Prescribed motion: displaces a collider rigidly by velocity * dt (sim units): a plane's point, a
+ * box's min and max, a sphere's centre. The caller (the host, between steps) owns the collider; the
+ * mirrors and contacts of the next step see the new position. Not thread-safe on one collider.
+ */
+EDDY_API void eddy_collider_translate(eddy_collider *c, int dimensions, double dt);
+
 EDDY_END_DECLS
 
 #endif /* EDDY_BOUNDARY_H */

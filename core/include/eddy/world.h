@@ -142,6 +142,18 @@ EDDY_API float eddy_world_max_speed(const eddy_world *w);
  * with zero signal speed. */
 EDDY_API double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal_speed);
 
+/*
+ * The smallest of the three explicit-SPH stability limits, in seconds, and the name of the one that
+ * applies in *limit (a static string: "CFL", "viscous" or "force"; may be NULL):
+ *   CFL      cfl * h / (signal_speed + max particle speed)   (eddy_world_cfl_dt)
+ *   viscous  0.125 h^2 / nu_max                               (nu_max: kinematic viscosity, sim m^2/s)
+ *   force    0.25 sqrt(h / accel_max)                         (accel_max: sim m/s^2, of the last step)
+ * A limit whose input is <= 0 does not apply; +inf when none does. Reads the velocities (serial);
+ * call from one thread.
+ */
+EDDY_API double eddy_world_stable_dt(const eddy_world *w, double cfl, double signal_speed,
+                                     double nu_max, double accel_max, const char **limit);
+
 EDDY_END_DECLS
 
 #endif /* EDDY_WORLD_H */
