@@ -317,8 +317,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                         float r2 = dx * dx + dy * dy + dz * dz;
                         if (!(r2 < h2) || r2 <= tiny2) continue;
                         eddy_mirror_velocity(mm, vj, gv);
-                        float pg = cpr[q] + rho_j * (mm->pressure_slope[0] * xj[0] + mm->pressure_slope[1] * xj[1] +
-                                                     mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
+                        float pg = eddy_mirror_pressure(mm, cpr[q], rho_j, xj);
                         float rr = sqrtf(r2), hr = h - rr;
                         float fp = cvol[q] * wp * (pi + pg) * cpij * hr * hr / rr;
                         float fv = cvol[q] * mu * cv * hr;
@@ -395,19 +394,9 @@ static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **
         double nu = w->materials[m].viscosity / w->materials[m].rest_density;
         if (nu > nu_max) nu_max = nu;
     }
-    /* p = k (rho - rho0) gives dp/drho = k, so the speed of sound is sqrt(k). */
-    double h = w->smoothing_radius;
-    double best = eddy_world_cfl_dt(w, s->cfl, sqrt(kmax));
-    *limit = "CFL";
-    if (nu_max > 0 && 0.125 * h * h / nu_max < best) {
-        best = 0.125 * h * h / nu_max;
-        *limit = "viscous";
-    }
-    if (s->max_accel > 0 && 0.25 * sqrt(h / s->max_accel) < best) {
-        best = 0.25 * sqrt(h / s->max_accel);
-        *limit = "force";
-    }
-    *dt = best;
+    /* p = k (rho - rho0) gives dp/drho = k, so the speed of sound is sqrt(k) (with the mueller pair
+     * weight the fluid is half as stiff; sqrt(k) stays on the safe side). */
+    *dt = eddy_world_stable_dt(w, s->cfl, sqrt(kmax), nu_max, s->max_accel, limit);
     return EDDY_OK;
 }
 
