@@ -261,6 +261,15 @@ void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, float 
     }
 }
 
+void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, float dt)
+{
+    double t0 = eddy_time_ms();
+    eddy_world_integrate_velocity(w, acceleration_field, dt);
+    eddy_world_respond_boundaries(w, dt);
+    eddy_world_integrate_position(w, dt);
+    eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t0);
+}
+
 void eddy_world_integrate_position(eddy_world *w, float dt)
 {
     eddy_particles *p = &w->particles;

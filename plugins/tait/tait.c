@@ -376,13 +376,9 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double t1 = eddy_time_ms();
     compute_forces(s, w);
     double t2 = eddy_time_ms();
-    eddy_world_integrate_velocity(w, s->acceleration, dt);
-    eddy_world_respond_boundaries(w, dt);
-    eddy_world_integrate_position(w, dt);
-    double t3 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);
-    eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, t3 - t2);
+    eddy_world_symplectic_euler(w, s->acceleration, dt);
     return EDDY_OK;
 }
 

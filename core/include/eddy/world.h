@@ -135,6 +135,10 @@ EDDY_API void eddy_world_integrate_position(eddy_world *w, float dt);
 /* Applies the boundary response (eddy_boundaries_respond) with each particle's material. */
 EDDY_API void eddy_world_respond_boundaries(eddy_world *w, float dt);
 
+/* The Bullet-Fluids update (seed 000 §2.1): eddy_world_integrate_velocity, then the boundary response,
+ * then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
+EDDY_API void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, float dt);
+
 /* Largest particle speed, sim units / s. */
 EDDY_API float eddy_world_max_speed(const eddy_world *w);
 
