@@ -840,7 +840,9 @@ static int effective_domain(const eddy_scene *s, float lo[3], float hi[3])
 static const char *const TOP_KEYS[] = {"name",   "description", "solver",    "grid",
                                        "dimensions", "time",    "world",     "container",
                                        "domain", "materials",   "fluids",    "colliders",
-                                       "solvers", "grids",      "output",    NULL};
+                                       "solvers", "grids",      "output",
+                                       /* read by host/probes.c, host/render.c, host/checkpoint.c */
+                                       "probes", "render",      "checkpoint", NULL};
 static const char *const TIME_KEYS[] = {"dt", "end", "output_interval", NULL};
 static const char *const WORLD_KEYS[] = {"simulation_scale", "gravity", "smoothing_radius", "threads",
                                          NULL};
@@ -1847,4 +1849,60 @@ fail:
     free(vel);
     eddy_world_destroy(w);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sections other host modules read (scene.h)                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+const cJSON *eddy_scene_section(const eddy_scene *scene, const char *key)
+{
+    return scene && scene->root ? member(scene->root, key) : NULL;
+}
+
+int eddy_scene_fail_at(const eddy_scene *scene, eddy_error *err, const char *path, const cJSON *node,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(scene, err, path, node, AT_VALUE, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int eddy_scene_fail_expected(const eddy_scene *scene, eddy_error *err, const char *path,
+                             const cJSON *node, const char *expected)
+{
+    ctx c = {(eddy_scene *)scene, err};
+    return fail_expected(&c, path, node, expected);
+}
+
+int eddy_scene_check_keys(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *const *valid)
+{
+    ctx c = {(eddy_scene *)scene, err};
+    return check_keys(&c, obj, path, valid);
+}
+
+int eddy_scene_get_number(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, double lo, double hi, double def, double *out,
+                          int *present)
+{
+    ctx c = {(eddy_scene *)scene, err};
+    numspec ns = {lo, hi, 0, 0, 0};
+    return get_number(&c, obj, path, key, required, &ns, def, out, present);
+}
+
+int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, const char *def, char *out, size_t size)
+{
+    ctx c = {(eddy_scene *)scene, err};
+    return get_string(&c, obj, path, key, required, def, out, size, 1);
+}
+
+int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, const float def[3], float out[3])
+{
+    ctx c = {(eddy_scene *)scene, err};
+    return get_vector(&c, obj, path, key, required, def, out);
 }

@@ -118,4 +118,42 @@ int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *er
 int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtable *grid_backend,
                            eddy_world **out, eddy_error *err);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Sections read by other host modules ("probes", "render", "checkpoint"): scene.c accepts these    */
+/* top-level keys and leaves their contents to the module, which reports errors through these        */
+/* helpers so that every scene error reads the same: "FILE:LINE:COL: dotted.path: message".          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The top-level member `key` of the parsed scene, or NULL when absent. Owned by the scene. */
+const cJSON *eddy_scene_section(const eddy_scene *scene, const char *key);
+
+/* Sets err (EDDY_ERR_INVALID_ARGUMENT) to "FILE[:LINE:COL]: PATH: <message>" with the position of
+ * `node` (the value at `path`; may be NULL). Returns EDDY_ERR_INVALID_ARGUMENT. */
+int eddy_scene_fail_at(const eddy_scene *scene, eddy_error *err, const char *path, const cJSON *node,
+                       const char *fmt, ...) EDDY_PRINTF(5, 6);
+
+/* "PATH: expected <expected>, got <description of node>". */
+int eddy_scene_fail_expected(const eddy_scene *scene, eddy_error *err, const char *path,
+                             const cJSON *node, const char *expected);
+
+/* Refuses unknown and duplicated keys of `obj` (at `path`); `valid` is NULL-terminated. */
+int eddy_scene_check_keys(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *const *valid);
+
+/* Number member `key` of obj in [lo, hi] (infinite bounds allowed). Absent: an error naming the
+ * range when `required`, else *out = def. *present (may be NULL) tells whether it was given. */
+int eddy_scene_get_number(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, double lo, double hi, double def, double *out,
+                          int *present);
+
+/* String member copied into out[size] (non-empty, shorter than size). Absent: error when
+ * `required`, else `def` is copied (when not NULL). */
+int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, const char *def, char *out, size_t size);
+
+/* Vector member: an array of `dimensions` numbers (3 are accepted in 2D, z set to 0). Absent: error
+ * when `required`, else `def` (NULL: zeros). Values are taken as they are (no unit conversion). */
+int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
+                          const char *key, int required, const float def[3], float out[3]);
+
 #endif /* EDDY_HOST_SCENE_H */
