@@ -1,12 +1,11 @@
 #include "picture.h"
 
-#include <errno.h>
 #include <math.h>
-#include <png.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "raster.h"
 
 #define MIN_SIZE 16
 #define MAX_SIZE 16384
@@ -22,125 +21,9 @@ eddy_picture_options eddy_picture_default_options(void)
     return o;
 }
 
-/* ---------------------------------------------------------------------------------------------- */
-/* Colormap                                                                                         */
-
-/* Nine samples of matplotlib's viridis at t = 0, 1/8, ..., 1. Linear interpolation between them stays
- * within a few levels of the real map and keeps its two useful properties: lightness rises
- * monotonically (speed reads as brightness, also in greyscale) and it is readable to colour-blind eyes. */
-static const uint8_t VIRIDIS[9][3] = {
-    {68, 1, 84},    {72, 40, 120},  {62, 73, 137},  {49, 104, 142}, {38, 130, 142},
-    {31, 158, 137}, {53, 183, 121}, {110, 206, 88}, {253, 231, 37},
-};
-
 void eddy_picture_colormap(float t, uint8_t rgb[3])
 {
-    if (!(t > 0.0f)) t = 0.0f; /* NaN included */
-    if (t > 1.0f) t = 1.0f;
-    float u = t * 8.0f;
-    int k = (int)u;
-    if (k > 7) k = 7;
-    float f = u - (float)k;
-    for (int c = 0; c < 3; ++c) {
-        float v = (float)VIRIDIS[k][c] + f * ((float)VIRIDIS[k + 1][c] - (float)VIRIDIS[k][c]);
-        rgb[c] = (uint8_t)lrintf(v);
-    }
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* A 5x7 font for the characters our labels use; each row is 5 bits, bit 4 the leftmost pixel.      */
-
-typedef struct glyph {
-    char c;
-    uint8_t rows[7];
-} glyph;
-
-static const glyph FONT[] = {
-    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}}, {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
-    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}}, {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
-    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}}, {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
-    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}}, {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
-    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}}, {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
-    {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}}, {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}},
-    {'+', {0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00}}, {'=', {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}},
-    {'/', {0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00}}, {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}},
-    {'s', {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}}, {'m', {0x00, 0x00, 0x1A, 0x15, 0x15, 0x11, 0x11}},
-    {'e', {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}}, {'n', {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11}},
-    {'a', {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}}, {'i', {0x04, 0x00, 0x0C, 0x04, 0x04, 0x04, 0x0E}},
-    {'f', {0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08}},
-};
-
-typedef struct image {
-    int w, h;
-    uint8_t *rgb;
-} image;
-
-static void put_pixel(image *im, int x, int y, const uint8_t c[3], float a)
-{
-    if (x < 0 || y < 0 || x >= im->w || y >= im->h || !(a > 0.0f)) return;
-    uint8_t *p = im->rgb + 3 * ((size_t)y * (size_t)im->w + (size_t)x);
-    if (a >= 1.0f) {
-        p[0] = c[0];
-        p[1] = c[1];
-        p[2] = c[2];
-        return;
-    }
-    for (int k = 0; k < 3; ++k) p[k] = (uint8_t)lrintf((float)p[k] + a * ((float)c[k] - (float)p[k]));
-}
-
-static void fill_rect(image *im, int x0, int y0, int x1, int y1, const uint8_t c[3])
-{
-    for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) put_pixel(im, x, y, c, 1.0f);
-}
-
-/* Width in pixels of `s` at font scale `scale`: 5 columns and 1 of spacing per character. */
-static int text_width(const char *s, int scale)
-{
-    int n = (int)strlen(s);
-    return n ? (6 * n - 1) * scale : 0;
-}
-
-static void draw_text(image *im, int x, int y, const char *s, int scale, const uint8_t c[3])
-{
-    for (; *s; ++s, x += 6 * scale) {
-        const glyph *g = NULL;
-        for (size_t k = 0; k < sizeof FONT / sizeof FONT[0]; ++k)
-            if (FONT[k].c == *s) g = &FONT[k];
-        if (!g) continue; /* a space, or a character no label should contain */
-        for (int r = 0; r < 7; ++r)
-            for (int col = 0; col < 5; ++col)
-                if (g->rows[r] & (0x10 >> col))
-                    fill_rect(im, x + col * scale, y + r * scale, x + (col + 1) * scale, y + (r + 1) * scale, c);
-    }
-}
-
-/* Coverage of a pixel by a disc, from the distance of its centre: a one-pixel linear ramp at the
- * rim, which is enough to keep 1.5 px discs from looking like plus signs. */
-static void draw_disc(image *im, double cx, double cy, double r, const uint8_t c[3])
-{
-    int x0 = (int)floor(cx - r - 0.5), x1 = (int)ceil(cx + r + 0.5);
-    int y0 = (int)floor(cy - r - 0.5), y1 = (int)ceil(cy + r + 0.5);
-    if (x1 < 0 || y1 < 0 || x0 >= im->w || y0 >= im->h) return;
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 > im->w) x1 = im->w;
-    if (y1 > im->h) y1 = im->h;
-    /* Squared radii bound the rim, so the square root is only taken for the few pixels on it. */
-    double inner = r - 0.5, outer2 = (r + 0.5) * (r + 0.5);
-    double inner2 = inner > 0.0 ? inner * inner : 0.0;
-    for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) {
-            double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
-            double d2 = dx * dx + dy * dy;
-            if (d2 >= outer2) continue;
-            if (d2 <= inner2) {
-                put_pixel(im, x, y, c, 1.0f);
-                continue;
-            }
-            double a = r + 0.5 - sqrt(d2);
-            if (a > 0.0) put_pixel(im, x, y, c, a >= 1.0 ? 1.0f : (float)a);
-        }
+    eddy_raster_colormap(t, rgb);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -155,13 +38,6 @@ static float world_scale(const eddy_world *w, const eddy_picture_options *o)
 static float material_spacing(const eddy_world *w, uint32_t m)
 {
     return m < w->material_count && w->materials[m].particle_dist > 0.0f ? w->materials[m].particle_dist : 0.0f;
-}
-
-/* Font scale: 2x at the default 960 px, so labels stay readable whatever the image width. */
-static int font_scale(int width)
-{
-    int s = (width + 240) / 480;
-    return s < 1 ? 1 : s;
 }
 
 /* Colour range in world units/s: fixed by the options, or 0 to the current largest speed. */
@@ -196,7 +72,7 @@ static int colorbar_width(const eddy_world *w, const eddy_picture_options *o, in
     char a[64], b[64];
     speed_label(a, sizeof a, lo);
     speed_label(b, sizeof b, hi);
-    int tw = text_width(a, fs) > text_width(b, fs) ? text_width(a, fs) : text_width(b, fs);
+    int tw = eddy_raster_text_width(a, fs) > eddy_raster_text_width(b, fs) ? eddy_raster_text_width(a, fs) : eddy_raster_text_width(b, fs);
     return margin + 8 * fs + 3 * fs + tw;
 }
 
@@ -261,7 +137,7 @@ int eddy_picture_layout_compute(const eddy_world *w, const eddy_picture_options 
 
     int W = o->width;
     int margin = W / 40 < 8 ? 8 : W / 40;
-    int fs = font_scale(W);
+    int fs = eddy_raster_font_scale(W);
     int top = o->show_time ? margin + 7 * fs : margin;
     int cbw = colorbar_width(w, o, margin, fs);
     int plot_w = W - 2 * margin - cbw;
@@ -316,24 +192,19 @@ static int by_depth(const void *a, const void *b)
     return p->id < q->id ? -1 : p->id > q->id;
 }
 
-static void render(image *im, const eddy_world *w, const eddy_picture_options *o, const eddy_picture_layout *L,
+static void render(eddy_raster *im, const eddy_world *w, const eddy_picture_options *o, const eddy_picture_layout *L,
                    depth_key *keys)
 {
-    const uint8_t bg[3] = {o->dark ? 20 : 255, o->dark ? 22 : 255, o->dark ? 28 : 255};
     const uint8_t ink[3] = {o->dark ? 230 : 20, o->dark ? 230 : 20, o->dark ? 230 : 20};
     const uint8_t frame[3] = {o->dark ? 140 : 110, o->dark ? 140 : 110, o->dark ? 140 : 110};
-    for (size_t k = 0; k < (size_t)im->w * (size_t)im->h; ++k) memcpy(im->rgb + 3 * k, bg, 3);
-    int fs = font_scale(im->w);
+    int fs = eddy_raster_font_scale(im->width);
     double s = L->pixels_per_unit;
 
     if (o->outline && (o->has_bounds || w->boundaries.has_container)) {
         int x0 = (int)lrint(L->origin_x + L->region_min[0] * s), x1 = (int)lrint(L->origin_x + L->region_max[0] * s);
         int y0 = (int)lrint(L->origin_y - L->region_max[1] * s), y1 = (int)lrint(L->origin_y - L->region_min[1] * s);
-        int t = fs; /* line width: drawn outside the box, so it never covers fluid at the wall */
-        fill_rect(im, x0 - t, y0 - t, x1 + t, y0, frame);
-        fill_rect(im, x0 - t, y1, x1 + t, y1 + t, frame);
-        fill_rect(im, x0 - t, y0, x0, y1, frame);
-        fill_rect(im, x1, y0, x1 + t, y1, frame);
+        /* Line width fs, drawn outside the box, so it never covers fluid at the wall. */
+        eddy_raster_frame_rect(im, x0, y0, x1, y1, fs, frame);
     }
 
     const eddy_particles *p = &w->particles;
@@ -355,77 +226,22 @@ static void render(image *im, const eddy_world *w, const eddy_picture_options *o
         uint8_t c[3];
         eddy_picture_colormap(hi > lo ? (v - lo) / (hi - lo) : 0.0f, c);
         double r = fmax(1.5, 0.5 * material_spacing(w, p->material[i]) * s);
-        draw_disc(im, L->origin_x + p->x[i] * s, L->origin_y - p->y[i] * s, r, c);
+        eddy_raster_disc(im, L->origin_x + p->x[i] * s, L->origin_y - p->y[i] * s, r, c);
     }
 
     if (o->show_time) {
         char t[64];
         snprintf(t, sizeof t, "t = %.3f s", w->time);
-        draw_text(im, L->plot_x0, (L->plot_y0 - 7 * fs) / 2, t, fs, ink);
+        eddy_raster_text(im, L->plot_x0, (L->plot_y0 - 7 * fs) / 2, t, fs, ink);
     }
     int margin = L->plot_x0;
     if (o->colorbar && L->width - L->plot_x1 > margin + 8 * fs) {
-        int bx0 = L->plot_x1 + margin, bx1 = bx0 + 8 * fs;
-        int by0 = L->plot_y0, by1 = L->plot_y1;
-        for (int y = by0; y < by1; ++y) {
-            uint8_t c[3];
-            eddy_picture_colormap(by1 - by0 > 1 ? (float)(by1 - 1 - y) / (float)(by1 - by0 - 1) : 0.0f, c);
-            fill_rect(im, bx0, y, bx1, y + 1, c);
-        }
-        char a[64];
+        int bx0 = L->plot_x1 + margin;
+        char a[64], b[64];
         speed_label(a, sizeof a, hi);
-        draw_text(im, bx1 + 3 * fs, by0, a, fs, ink);
-        speed_label(a, sizeof a, lo);
-        draw_text(im, bx1 + 3 * fs, by1 - 7 * fs, a, fs, ink);
+        speed_label(b, sizeof b, lo);
+        eddy_raster_colorbar(im, bx0, L->plot_y0, bx0 + 8 * fs, L->plot_y1, a, b, fs, ink);
     }
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* PNG                                                                                              */
-
-typedef struct png_context {
-    char message[256];
-} png_context;
-
-static void on_png_error(png_structp png, png_const_charp msg)
-{
-    png_context *ctx = png_get_error_ptr(png);
-    snprintf(ctx->message, sizeof ctx->message, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void on_png_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg; /* libpng warnings are about its own choices; nothing for the user to act on */
-}
-
-/* libpng reports errors by longjmp; everything it may skip over is passed in, not local to this frame. */
-static int encode_png(FILE *f, const image *im, png_bytep *rows, png_context *ctx)
-{
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, ctx, on_png_error, on_png_warning);
-    if (!png) {
-        snprintf(ctx->message, sizeof ctx->message, "libpng could not start");
-        return -1;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        snprintf(ctx->message, sizeof ctx->message, "libpng could not start");
-        return -1;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        return -1;
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    png_write_image(png, rows);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    return 0;
 }
 
 int eddy_picture_write(const char *path, const eddy_world *w, const eddy_picture_options *opt, eddy_error *err)
@@ -437,52 +253,21 @@ int eddy_picture_write(const char *path, const eddy_world *w, const eddy_picture
     if (rc) return eddy_error_prefix(err, "cannot write '%s': ", path);
 
     size_t n = w->particles.count;
-    image im = {L.width, L.height, malloc((size_t)L.width * (size_t)L.height * 3)};
-    png_bytep *rows = malloc(sizeof *rows * (size_t)L.height);
+    if (n > UINT32_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "cannot write '%s': more than %u particles", path,
+                              (unsigned)UINT32_MAX);
+    const uint8_t bg[3] = {o->dark ? 20 : 255, o->dark ? 22 : 255, o->dark ? 28 : 255};
+    eddy_raster im;
+    if ((rc = eddy_raster_init(&im, L.width, L.height, bg, err))) return eddy_error_prefix(err, "cannot write '%s': ", path);
     depth_key *keys = malloc(sizeof *keys * (n ? n : 1));
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (!im.rgb || !rows || !keys || !tmp || n > UINT32_MAX) {
-        free(im.rgb);
-        free(rows);
-        free(keys);
-        free(tmp);
+    if (!keys) {
+        eddy_raster_free(&im);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "cannot write '%s': out of memory", path);
     }
     render(&im, w, o, &L, keys);
     free(keys);
-    for (int y = 0; y < L.height; ++y) rows[y] = im.rgb + 3 * (size_t)y * (size_t)L.width;
-
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    png_context ctx = {{0}};
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        int e = errno;
-        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(e));
-    } else {
-        int bad = encode_png(f, &im, rows, &ctx);
-        int e = 0;
-        if (!bad && ferror(f)) {
-            bad = 1;
-            e = errno ? errno : EIO;
-        }
-        if (fclose(f) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        if (!bad && rename(tmp, path) != 0) {
-            bad = 1;
-            e = errno;
-        }
-        if (bad) {
-            remove(tmp);
-            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, ctx.message[0] ? ctx.message : strerror(e));
-        }
-    }
-    free(tmp);
-    free(rows);
-    free(im.rgb);
+    rc = eddy_raster_write_png(&im, path, err);
+    eddy_raster_free(&im);
     return rc;
 }
 
