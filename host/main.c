@@ -26,6 +26,12 @@ static const char usage[] =
     "      Runs a scene. Writes DIR/frames/*.vtp, DIR/frames.pvd (open it in ParaView),\n"
     "      DIR/diagnostics.csv and DIR/picture.png. --set takes a dotted path into the scene,\n"
     "      e.g. --set world.smoothing_radius=0.02 --set materials[0].viscosity=0.2.\n"
+    "      Every run ends by writing DIR/checkpoint.eddy (also when SIGINT/SIGTERM stops it);\n"
+    "      --checkpoint-every T also writes one at the first frame after every T simulated seconds.\n"
+    "  resume DIR [--steps N | --until T] [--threads N] [--hash] [--checkpoint-every T]\n"
+    "             [--no-picture] [--quiet]\n"
+    "      Continues the run in DIR from its checkpoint to its end, or to a new total step count or\n"
+    "      time; the final state is bit-identical to an uninterrupted run's.\n"
     "  list\n"
     "      Every component found (id, kind, version, file) and every plugin refused, with the reason.\n"
     "  describe ID\n"
@@ -80,12 +86,14 @@ static int parse_formats(const char *s, int *vtk, int *csv)
 
 static int fail(const eddy_error *err)
 {
-    fprintf(stderr, "eddy: error: %s\n", err->message);
+    /* An interrupt is a clean stop, not an error. */
+    fprintf(stderr, "eddy: %s%s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ", err->message);
     return err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv, int resume)
 {
+    const char *cmd = resume ? "resume" : "run";
     eddy_run_options o = eddy_run_default_options();
     const char *sets[EDDY_MAX_SETS];
     size_t nsets = 0;
@@ -98,10 +106,18 @@ static int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--no-picture") == 0) { o.picture = 0; takes = 0; }
         else if (a[0] == '-' && a[1] == '-') {
             if (!v) return usage_error("option %s needs a value", a);
+            int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
+                           strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0;
+            if (resume && run_only)
+                return usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
+                                   "folder and formats", a);
             if (strcmp(a, "--solver") == 0) o.solver = v;
             else if (strcmp(a, "--grid") == 0) o.grid = v;
             else if (strcmp(a, "--out") == 0) o.out_dir = v;
-            else if (strcmp(a, "--set") == 0) {
+            else if (strcmp(a, "--checkpoint-every") == 0) {
+                if (parse_double(v, &o.checkpoint_every) || !(o.checkpoint_every > 0))
+                    return usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
+            } else if (strcmp(a, "--set") == 0) {
                 if (nsets == EDDY_MAX_SETS) return usage_error("too many --set options (at most %s)", "256");
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
@@ -117,23 +133,32 @@ static int cmd_run(int argc, char **argv)
                 if (parse_formats(v, &o.format_vtk, &o.format_csv))
                     return usage_error("--format expects vtk, csv or vtk,csv, got '%s'", v);
             } else {
-                return usage_error("unknown option '%s' for run", a);
+                fprintf(stderr, "eddy: unknown option '%s' for %s\nrun 'eddy help' for usage\n", a, cmd);
+                return 2;
             }
         } else {
-            if (o.scene_path) return usage_error("unexpected argument '%s' (one scene per run)", a);
+            if (o.scene_path)
+                return usage_error(resume ? "unexpected argument '%s' (one run folder)" : "unexpected argument '%s' (one scene per run)", a);
             o.scene_path = a;
             takes = 0;
         }
         i += takes;
     }
-    if (!o.scene_path) return usage_error("run needs a scene file%s", "");
+    if (!o.scene_path) return usage_error(resume ? "resume needs the folder of a run%s" : "run needs a scene file%s", "");
     if (o.steps >= 0 && !isnan(o.until)) return usage_error("give --steps or --until, not both%s", "");
     o.sets = sets;
     o.set_count = nsets;
     eddy_run_install_signal_handlers();
     eddy_error err;
     eddy_error_clear(&err);
-    int rc = eddy_run(&o, &err);
+    int rc;
+    if (resume) {
+        o.resume_dir = o.scene_path;
+        o.scene_path = NULL;
+        rc = eddy_resume(&o, &err);
+    } else {
+        rc = eddy_run(&o, &err);
+    }
     return rc ? fail(&err) : 0;
 }
 
@@ -289,7 +314,8 @@ int main(int argc, char **argv)
         printf("eddy %s (plugin ABI %d.%d)\n", EDDY_VERSION, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
         return 0;
     }
-    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
+    if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);
     if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);

@@ -1,11 +1,15 @@
 #include "run.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "diagnostics.h"
 #include "output.h"
 #include "picture.h"
@@ -35,118 +39,375 @@ eddy_run_options eddy_run_default_options(void)
     memset(&o, 0, sizeof o);
     o.steps = -1;
     o.until = NAN;
+    o.checkpoint_every = NAN;
     o.format_vtk = o.format_csv = -1;
     o.picture = 1;
     return o;
 }
 
-static int write_outputs(eddy_output *out, eddy_sim *sim, int frame, double wall_start, eddy_error *err)
+/* Appends to err's message (truncating at its capacity). */
+static void append_message(eddy_error *err, const char *fmt, ...) EDDY_PRINTF(2, 3);
+static void append_message(eddy_error *err, const char *fmt, ...)
 {
-    eddy_world *w = sim->world;
-    int rc = eddy_output_write_frame(out, w, frame, w->time, err);
+    size_t n = strlen(err->message);
+    if (n + 1 >= sizeof err->message) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
+    va_end(ap);
+}
+
+/* One run or resumed run: the session, its output and where it stands. */
+typedef struct run_ctx {
+    const eddy_run_options *opt;
+    eddy_sim sim;
+    int sim_open;
+    eddy_output *out;
+    char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
+    int frame;                /* index of the next regular output frame (at frame * output_interval) */
+    long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
+    double end_time;
+    double checkpoint_every;  /* s of simulated time, 0: only at the end */
+    double next_checkpoint;
+    double wall_start;
+} run_ctx;
+
+static int write_outputs(run_ctx *c, int frame, eddy_error *err)
+{
+    eddy_world *w = c->sim.world;
+    int rc = eddy_output_write_frame(c->out, w, frame, w->time, err);
     if (rc) return rc;
     eddy_diagnostics d;
     if ((rc = eddy_diagnostics_compute(w, &d, err))) return rc;
-    return eddy_output_write_diagnostics(out, &d, w->time, w->step, eddy_time_ms() - wall_start, err);
+    return eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err);
 }
 
-int eddy_run(const eddy_run_options *opt, eddy_error *err)
+/* The run's settings as a checkpoint stores them (host/checkpoint.h); NULL when out of memory. */
+static cJSON *settings_of(const run_ctx *c)
 {
-    if (opt->threads > 0) omp_set_num_threads(opt->threads);
-    eddy_scene scene;
-    int rc = eddy_scene_load(opt->scene_path, opt->sets, opt->set_count, &scene, err);
-    if (rc) return rc;
-    if (opt->threads > 0) scene.threads = opt->threads;
-    if (opt->out_dir) snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->out_dir);
-    if (opt->format_vtk >= 0) scene.write_vtk = opt->format_vtk;
-    if (opt->format_csv >= 0) scene.write_csv = opt->format_csv;
-    double end_time = isnan(opt->until) ? scene.end_time : opt->until;
-    if (!(end_time >= 0)) {
-        eddy_scene_free(&scene);
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--until must be a time >= 0");
+    cJSON *s = cJSON_CreateObject();
+    const eddy_component *sc = c->sim.solver_entry->component;
+    if (!s || !cJSON_AddStringToObject(s, "scene_file", c->scene_file) ||
+        !cJSON_AddStringToObject(s, "solver", sc->id) ||
+        !cJSON_AddStringToObject(s, "solver_version", sc->version) ||
+        !cJSON_AddStringToObject(s, "grid", c->sim.grid_entry->component->id) ||
+        !cJSON_AddBoolToObject(s, "write_vtk", c->sim.scene.write_vtk) ||
+        !cJSON_AddBoolToObject(s, "write_csv", c->sim.scene.write_csv) ||
+        !cJSON_AddNumberToObject(s, "end_steps", (double)c->end_steps) ||
+        !cJSON_AddNumberToObject(s, "end_time", c->end_time) ||
+        !cJSON_AddNumberToObject(s, "checkpoint_every", c->checkpoint_every) ||
+        !cJSON_AddNumberToObject(s, "next_frame", c->frame)) {
+        cJSON_Delete(s);
+        return NULL;
     }
-    double interval = scene.output_interval;
+    return s;
+}
 
-    eddy_sim sim;
-    eddy_sim_options so = {opt->solver, opt->grid, 0, NULL};
-    if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
-    eddy_world *w = sim.world;
+static int write_checkpoint(run_ctx *c, eddy_error *err)
+{
+    cJSON *s = settings_of(c);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    int rc = eddy_checkpoint_write(c->sim.scene.out_dir, &c->sim, s, err);
+    cJSON_Delete(s);
+    return rc;
+}
 
-    eddy_output_options oo = eddy_output_default_options();
-    oo.write_vtk = sim.scene.write_vtk;
-    oo.write_csv = sim.scene.write_csv;
-    oo.simulation_scale = w->simulation_scale;
-    eddy_output *out = NULL;
-    if ((rc = eddy_output_create(sim.scene.out_dir, &oo, &out, err))) goto done;
+static int reached_end(const run_ctx *c)
+{
+    const eddy_world *w = c->sim.world;
+    return c->end_steps >= 0 ? (long long)w->step >= c->end_steps : w->time >= c->end_time;
+}
 
-    if (!opt->quiet)
-        fprintf(stderr, "eddy: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim.scene.name,
-                sim.solver_entry->component->id, sim.grid_entry->component->id, w->particles.count,
-                omp_get_max_threads(), sim.scene.out_dir);
-
-    double wall_start = eddy_time_ms();
-    int frame = 0;
-    if ((rc = write_outputs(out, &sim, frame++, wall_start, err))) goto done;
+/* Steps to the end, writing a frame at every multiple of the output interval (frame times are exact,
+ * not accumulated sums of dt) and a checkpoint at the first frame after every checkpoint interval. */
+static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
+{
+    eddy_world *w = c->sim.world;
+    const double interval = c->sim.scene.output_interval;
+    const int by_steps = c->end_steps >= 0;
+    const double t_stop = by_steps ? INFINITY : c->end_time;
+    const long long first_step = (long long)w->step;
+    const double first_time = w->time;
     eddy_progress pr;
-    eddy_progress_begin(&pr, opt->quiet);
-    const int by_steps = opt->steps >= 0;
-    const double t_stop = by_steps ? INFINITY : end_time;
-    int last_written = 1;
-    while (1) {
-        if (by_steps ? (long long)w->step >= opt->steps : w->time >= t_stop) break;
+    eddy_progress_begin(&pr, c->opt->quiet);
+    int rc = EDDY_OK;
+    while (!reached_end(c)) {
         if (stop_requested) {
             rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
                                 (int)stop_requested, (unsigned long long)w->step, w->time);
             break;
         }
-        double next_frame = frame * interval;
+        double next_frame = c->frame * interval;
         double target = next_frame < t_stop ? next_frame : t_stop;
         double dt;
-        if ((rc = eddy_sim_next_dt(&sim, target, &dt, err))) break;
-        if (sim.dt_limit[0] && !sim.warned_dt_limit && !opt->quiet) {
+        if ((rc = eddy_sim_next_dt(&c->sim, target, &dt, err))) break;
+        if (c->sim.dt_limit[0] && !c->sim.warned_dt_limit && !c->opt->quiet) {
             fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
-                    sim.scene.dt, sim.dt_limit, dt);
-            sim.warned_dt_limit = 1;
+                    c->sim.scene.dt, c->sim.dt_limit, dt);
+            c->sim.warned_dt_limit = 1;
         }
-        if ((rc = eddy_sim_step(&sim, dt, err))) break;
-        last_written = 0;
-        /* Snap to the frame time so frame times are exact, not accumulated sums of dt. */
+        if ((rc = eddy_sim_step(&c->sim, dt, err))) break;
+        *last_written = 0;
         if (fabs(w->time - next_frame) <= 1e-9 * interval) {
             w->time = next_frame;
-            if ((rc = write_outputs(out, &sim, frame++, wall_start, err))) break;
-            last_written = 1;
+            if ((rc = write_outputs(c, c->frame, err))) break;
+            c->frame++;
+            *last_written = 1;
+            if (c->checkpoint_every > 0 && w->time >= c->next_checkpoint * (1.0 - 1e-12)) {
+                if ((rc = write_checkpoint(c, err))) break;
+                while (c->next_checkpoint <= w->time * (1.0 + 1e-12)) c->next_checkpoint += c->checkpoint_every;
+            }
         }
-        double f = by_steps ? (double)w->step / (double)(opt->steps ? opt->steps : 1) : w->time / end_time;
-        eddy_progress_update(&pr, f, w->time, by_steps ? w->time : end_time, w->step);
+        double f = by_steps ? (double)((long long)w->step - first_step) / (double)(c->end_steps - first_step)
+                            : (w->time - first_time) / (c->end_time - first_time);
+        eddy_progress_update(&pr, f, w->time, by_steps ? w->time : c->end_time, w->step);
     }
-    /* The final state is always written, also after an error or an interrupt, unless it is the last
-     * frame already; an exploded state is kept too, since it shows what went wrong. */
+    eddy_progress_end(&pr, w->time, w->step);
+    return rc;
+}
+
+/* Everything after the loop: the final state as a frame (also after an error or an interrupt, since
+ * an exploded state shows what went wrong), the end checkpoint (not of an exploded or failed state),
+ * the picture and the hash. */
+static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
+{
+    eddy_world *w = c->sim.world;
     if (!last_written) {
         eddy_error ferr;
-        if (write_outputs(out, &sim, frame++, wall_start, &ferr) && !rc) {
+        /* At the index of the next regular frame: a resumed run writes that frame over it. */
+        if (write_outputs(c, c->frame, &ferr) && !rc) {
             *err = ferr;
             rc = ferr.code;
         }
     }
-    eddy_progress_end(&pr, w->time, w->step);
-    if (opt->picture && out) {
+    if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) {
+        eddy_error cerr;
+        if (write_checkpoint(c, &cerr)) {
+            if (!rc) {
+                *err = cerr;
+                rc = cerr.code;
+            } else {
+                append_message(err, "; the checkpoint could not be written: %s", cerr.message);
+            }
+        } else if (rc == EDDY_ERR_INTERRUPTED) {
+            append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim.scene.out_dir);
+        }
+    }
+    if (c->opt->picture && c->out) {
         char path[EDDY_SCENE_PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/picture.png", sim.scene.out_dir);
+        snprintf(path, sizeof path, "%s/picture.png", c->sim.scene.out_dir);
         eddy_error perr;
         if (eddy_picture_write_world(path, w, &perr)) {
-            if (!rc) { *err = perr; rc = perr.code; }
-        } else if (!opt->quiet) {
+            if (!rc) {
+                *err = perr;
+                rc = perr.code;
+            }
+        } else if (!c->opt->quiet) {
             fprintf(stderr, "picture: %s\n", path);
         }
     }
-    if (opt->hash && rc != EDDY_ERR_UNSTABLE) {
+    if (c->opt->hash && rc != EDDY_ERR_UNSTABLE) {
         uint64_t h;
         eddy_error herr;
-        if (eddy_particles_hash(&w->particles, &h, &herr) == 0)
-            printf("state-hash: %016llx\n", (unsigned long long)h);
+        if (eddy_particles_hash(&w->particles, &h, &herr) == 0) printf("state-hash: %016llx\n", (unsigned long long)h);
     }
-done:
-    eddy_output_destroy(out);
-    eddy_sim_close(&sim);
+    return rc;
+}
+
+static void announce(const run_ctx *c, const char *verb)
+{
+    if (c->opt->quiet) return;
+    const eddy_world *w = c->sim.world;
+    fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim.scene.name,
+            c->sim.solver_entry->component->id, c->sim.grid_entry->component->id, w->particles.count,
+            omp_get_max_threads(), c->sim.scene.out_dir);
+}
+
+static void close_ctx(run_ctx *c)
+{
+    eddy_output_destroy(c->out);
+    c->out = NULL;
+    if (c->sim_open) eddy_sim_close(&c->sim);
+    c->sim_open = 0;
+}
+
+/* The scene's "checkpoint": {"every": T} section, in seconds of simulated time (0: absent). */
+static int scene_checkpoint_every(const eddy_scene *s, double *every, eddy_error *err)
+{
+    static const char *const keys[] = {"every", NULL};
+    *every = 0.0;
+    const cJSON *o = eddy_scene_section(s, "checkpoint");
+    if (!o) return EDDY_OK;
+    if (!cJSON_IsObject(o)) return eddy_scene_fail_expected(s, err, "checkpoint", o, "an object {\"every\": seconds}");
+    int rc = eddy_scene_check_keys(s, err, o, "checkpoint", keys);
+    if (!rc) rc = eddy_scene_get_number(s, err, o, "checkpoint", "every", 0, 0.0, INFINITY, 0.0, every, NULL);
+    return rc;
+}
+
+int eddy_run(const eddy_run_options *opt, eddy_error *err)
+{
+    if (opt->threads > 0) omp_set_num_threads(opt->threads);
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.opt = opt;
+    eddy_scene scene;
+    int rc = eddy_scene_load(opt->scene_path, opt->sets, opt->set_count, &scene, err);
+    if (rc) return rc;
+    if ((rc = scene_checkpoint_every(&scene, &c.checkpoint_every, err))) {
+        eddy_scene_free(&scene);
+        return rc;
+    }
+    if (!isnan(opt->checkpoint_every)) c.checkpoint_every = opt->checkpoint_every;
+    if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
+    if (opt->threads > 0) scene.threads = opt->threads;
+    if (opt->out_dir) snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->out_dir);
+    if (opt->format_vtk >= 0) scene.write_vtk = opt->format_vtk;
+    if (opt->format_csv >= 0) scene.write_csv = opt->format_csv;
+    c.end_steps = opt->steps;
+    c.end_time = isnan(opt->until) ? scene.end_time : opt->until;
+
+    eddy_sim_options so = {opt->solver, opt->grid, 0, NULL};
+    if ((rc = eddy_sim_open(&scene, &so, &c.sim, err))) return rc;
+    c.sim_open = 1;
+    eddy_output_options oo = eddy_output_default_options();
+    oo.write_vtk = c.sim.scene.write_vtk;
+    oo.write_csv = c.sim.scene.write_csv;
+    oo.simulation_scale = c.sim.world->simulation_scale;
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err))) {
+        close_ctx(&c);
+        return rc;
+    }
+    /* A checkpoint left by an earlier run in this folder no longer matches the frames written now. */
+    char stale[EDDY_SCENE_PATH_MAX + 32];
+    snprintf(stale, sizeof stale, "%s/%s", c.sim.scene.out_dir, EDDY_CHECKPOINT_FILE);
+    remove(stale);
+    announce(&c, "running");
+    c.wall_start = eddy_time_ms();
+    c.next_checkpoint = c.checkpoint_every;
+    int last_written = 1;
+    rc = write_outputs(&c, c.frame++, err);
+    if (!rc) rc = step_to_end(&c, &last_written, err);
+    rc = finish(&c, rc, last_written, err);
+    close_ctx(&c);
+    return rc;
+}
+
+/* settings[key] as a number / string, or an error naming the checkpoint and the key. */
+static int setting_number(const eddy_checkpoint *ck, const char *key, double *out, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), key);
+    if (!cJSON_IsNumber(v))
+        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
+                              eddy_checkpoint_path(ck), key);
+    *out = v->valuedouble;
+    return EDDY_OK;
+}
+
+static int setting_string(const eddy_checkpoint *ck, const char *key, const char **out, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), key);
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
+                              eddy_checkpoint_path(ck), key);
+    *out = v->valuestring;
+    return EDDY_OK;
+}
+
+/* Opens the session the checkpoint was written from: its scene document, solver and grid. */
+static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_error *err)
+{
+    const eddy_run_options *opt = c->opt;
+    const cJSON *s = eddy_checkpoint_settings(ck);
+    const char *file = NULL, *solver = NULL, *grid = NULL, *version = NULL;
+    double end_steps = -1, end_time = 0, every = 0, next_frame = 0;
+    int rc;
+    if ((rc = setting_string(ck, "scene_file", &file, err)) || (rc = setting_string(ck, "solver", &solver, err)) ||
+        (rc = setting_string(ck, "grid", &grid, err)) || (rc = setting_string(ck, "solver_version", &version, err)) ||
+        (rc = setting_number(ck, "end_steps", &end_steps, err)) || (rc = setting_number(ck, "end_time", &end_time, err)) ||
+        (rc = setting_number(ck, "checkpoint_every", &every, err)) ||
+        (rc = setting_number(ck, "next_frame", &next_frame, err)))
+        return rc;
+    if (!(next_frame >= 0 && next_frame < INT_MAX))
+        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'next_frame' is %g",
+                              eddy_checkpoint_path(ck), next_frame);
+    snprintf(c->scene_file, sizeof c->scene_file, "%s", file);
+    c->frame = (int)next_frame;
+    c->checkpoint_every = isnan(opt->checkpoint_every) ? every : opt->checkpoint_every;
+    if (opt->steps >= 0 || !isnan(opt->until)) {
+        c->end_steps = opt->steps;
+        c->end_time = isnan(opt->until) ? INFINITY : opt->until;
+    } else {
+        c->end_steps = (long long)end_steps;
+        c->end_time = end_time;
+    }
+
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(s, "scene"));
+    if (!text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    eddy_scene scene;
+    rc = eddy_scene_parse(text, file, NULL, 0, &scene, err);
+    cJSON_free(text);
+    if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
+    snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->resume_dir);
+    scene.write_vtk = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk"));
+    scene.write_csv = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv"));
+    if (opt->threads > 0) scene.threads = opt->threads;
+    eddy_sim_options so = {solver, grid, 0, NULL};
+    if ((rc = eddy_sim_open(&scene, &so, &c->sim, err))) return rc;
+    c->sim_open = 1;
+    const eddy_component *sc = c->sim.solver_entry->component;
+    if (strcmp(sc->version, version) != 0 && !opt->quiet)
+        fprintf(stderr, "warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
+                        "from an uninterrupted run\n", solver, version, solver, sc->version);
+    return eddy_checkpoint_restore(ck, &c->sim, err);
+}
+
+int eddy_resume(const eddy_run_options *opt, eddy_error *err)
+{
+    if (opt->threads > 0) omp_set_num_threads(opt->threads);
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.opt = opt;
+    eddy_checkpoint *ck;
+    int rc = eddy_checkpoint_read(opt->resume_dir, &ck, err);
+    if (rc) return rc;
+    rc = open_from_checkpoint(&c, ck, err);
+    eddy_checkpoint_free(ck);
+    if (rc) {
+        close_ctx(&c);
+        return rc;
+    }
+    eddy_world *w = c.sim.world;
+    if (reached_end(&c)) {
+        char end[64];
+        if (c.end_steps >= 0) snprintf(end, sizeof end, "step %lld", c.end_steps);
+        else snprintf(end, sizeof end, "t = %.6g s", c.end_time);
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "the run in '%s' is at step %llu (t = %.6g s), already at or past its end (%s); extend "
+                            "it with --steps N or --until T",
+                            opt->resume_dir, (unsigned long long)w->step, w->time, end);
+        close_ctx(&c);
+        return rc;
+    }
+    eddy_output_options oo = eddy_output_default_options();
+    oo.write_vtk = c.sim.scene.write_vtk;
+    oo.write_csv = c.sim.scene.write_csv;
+    oo.simulation_scale = w->simulation_scale;
+    oo.resume = 1;
+    /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
+     * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
+    oo.resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err))) {
+        close_ctx(&c);
+        return rc;
+    }
+    announce(&c, "resuming");
+    c.wall_start = eddy_time_ms();
+    c.next_checkpoint = 0.0;
+    if (c.checkpoint_every > 0)
+        while (c.next_checkpoint <= w->time * (1.0 + 1e-12)) c.next_checkpoint += c.checkpoint_every;
+    int last_written = 1;
+    rc = step_to_end(&c, &last_written, err);
+    rc = finish(&c, rc, last_written, err);
+    close_ctx(&c);
     return rc;
 }

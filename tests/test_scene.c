@@ -186,7 +186,7 @@ static void unknown_keys(void **state)
     edited_error("\"solver\"", "\"solvr\"",
                  "t.json:2:3: solvr: unknown key, expected one of: name, description, solver, grid, "
                  "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
-                 "grids, output");
+                 "grids, output, probes, render, checkpoint");
     edited_error("\"viscosity\"", "\"viscosty\"",
                  "t.json:7:49: materials[0].viscosty: unknown key, expected one of: name, rest_density, "
                  "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
@@ -236,7 +236,7 @@ static void missing_required(void **state)
     edited_error("\"container\"", "\"containerx\"",
                  "t.json:5:3: containerx: unknown key, expected one of: name, description, solver, grid, "
                  "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
-                 "grids, output");
+                 "grids, output, probes, render, checkpoint");
     edited_error("  \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n", "",
                  "t.json:1:1: container: missing required key, expected an object {min, max} (or a domain "
                  "with min and max)");
@@ -339,7 +339,7 @@ static void set_overrides(void **state)
     expect_error_sets(VALID, unk, 1, EDDY_ERR_INVALID_ARGUMENT,
                       "t.json: timee: unknown key, expected one of: name, description, solver, grid, "
                       "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
-                      "grids, output");
+                      "grids, output, probes, render, checkpoint");
 }
 
 static void bad_sets(void **state)

@@ -396,8 +396,20 @@ static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **
     return EDDY_OK;
 }
 
+/* Between steps the solver keeps only the last step's largest acceleration (max_dt's force limit);
+ * a checkpoint carries it so that a resumed run picks the same time steps. */
+static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
+{
+    return eddy_state_save_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
+}
+
+static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
+{
+    return eddy_state_load_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
+}
+
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, NULL, NULL, compute_fields};
+    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
 
 static const eddy_component component = {
     sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "sph_mueller", "1.0.0",

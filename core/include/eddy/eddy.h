@@ -14,5 +14,6 @@
 #include "world.h"
 #include "plugin.h"
 #include "registry.h"
+#include "state.h"
 
 #endif /* EDDY_EDDY_H */

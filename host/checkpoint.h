@@ -1,0 +1,62 @@
+/*
+ * host/checkpoint.h — checkpoints: everything a run needs to continue bit-identically.
+ *
+ * A checkpoint is one file, DIR/checkpoint.eddy, holding
+ *   - the run's settings (a JSON object: the scene document as the run used it, i.e. after --set, the
+ *     solver and grid ids and the solver's version, the output formats, the run's end, the index of
+ *     the next output frame and the checkpoint interval),
+ *   - the world's clock (time, step) and the prescribed-motion state of every collider,
+ *   - every particle field (built-in and registered, by name), the ids and the materials,
+ *   - the solver's own state (the solver vtable's save/load; absent when the solver keeps none).
+ * Layout (native little-endian): the magic "EDDYCKPT", the format version (u32), a byte-order mark
+ * (u32 0x01020304), the payload length (u64), the payload, and a 64-bit FNV-1a checksum of everything
+ * before it. It is written to "checkpoint.eddy.tmp", flushed to disk and renamed, so a crash at any
+ * moment leaves the previous checkpoint or the new one, never a torn file.
+ *
+ * Reading refuses, with a message naming the file: a missing file, a wrong magic ("not an eddy
+ * checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
+ * and sections that do not fit; restoring refuses particles, fields or colliders that do not match the
+ * world the scene builds.
+ *
+ * Threads: one caller at a time per checkpoint.
+ */
+#ifndef EDDY_HOST_CHECKPOINT_H
+#define EDDY_HOST_CHECKPOINT_H
+
+#include <cjson/cJSON.h>
+#include <eddy/eddy.h>
+
+#include "sim.h"
+
+#define EDDY_CHECKPOINT_FILE "checkpoint.eddy"
+#define EDDY_CHECKPOINT_FORMAT 1u
+
+/* A checkpoint read into memory. Opaque. */
+typedef struct eddy_checkpoint eddy_checkpoint;
+
+/*
+ * Writes DIR/checkpoint.eddy for the state of `sim` (temp + fsync + rename). `settings` is the run's
+ * settings object (see above; serialized as it is, not owned); the scene document is taken from
+ * sim->scene.root and stored under the key "scene". EDDY_ERR_IO names the file and the reason; the
+ * solver's save() errors are passed on, prefixed with the solver id.
+ */
+int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *settings, eddy_error *err);
+
+/* Reads and verifies DIR/checkpoint.eddy (see the refusals above). *out is owned by the caller. */
+int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err);
+
+/* The path read, and the settings object (with its "scene" member); owned by the checkpoint. */
+const char *eddy_checkpoint_path(const eddy_checkpoint *ck);
+const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);
+
+/*
+ * Puts the checkpoint's state into a session opened from its settings: clock, colliders, particles
+ * (the count may be smaller than the scene's, when particles left the domain and were removed) and
+ * the solver's state. Call right after eddy_sim_open(), before any step.
+ */
+int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err);
+
+/* NULL-safe. */
+void eddy_checkpoint_free(eddy_checkpoint *ck);
+
+#endif /* EDDY_HOST_CHECKPOINT_H */

@@ -1,0 +1,56 @@
+/* eddy_state_save_floats / eddy_state_load_floats: a record reads back exactly, and every mismatch
+ * (another tag, another count, a damaged size) is refused with a message naming it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <eddy/eddy.h>
+
+static void round_trip(void **state)
+{
+    (void)state;
+    const float in[3] = {1.5f, -0.0f, 3.4028235e38f};
+    float out[3] = {0};
+    void *data;
+    size_t size;
+    eddy_error err;
+    assert_int_equal(eddy_state_save_floats("demo/1", in, 3, &data, &size, &err), EDDY_OK);
+    assert_int_equal(size, strlen("demo/1") + 1 + 4 + 3 * sizeof(float));
+    assert_int_equal(eddy_state_load_floats("demo/1", out, 3, data, size, &err), EDDY_OK);
+    assert_memory_equal(in, out, sizeof in);
+    free(data);
+}
+
+static void mismatches_are_refused(void **state)
+{
+    (void)state;
+    const float in[2] = {1, 2};
+    float out[2];
+    void *data;
+    size_t size;
+    eddy_error err;
+    assert_int_equal(eddy_state_save_floats("tait/1", in, 2, &data, &size, &err), EDDY_OK);
+    assert_int_equal(eddy_state_load_floats("sph_mueller/1", out, 2, data, size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "state record is 'tait/1', expected 'sph_mueller/1'");
+    assert_int_equal(eddy_state_load_floats("tait/1", out, 1, data, size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "state record 'tait/1' has 19 bytes, expected 15 (1 values)");
+    assert_int_equal(eddy_state_load_floats("tait/1", out, 2, data, size - 1, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "state record 'tait/1' has 18 bytes, expected 19 (2 values)");
+    memset(data, 'x', size);
+    assert_int_equal(eddy_state_load_floats("tait/1", out, 2, data, size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "state record of 19 bytes has no tag, expected 'tait/1'");
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(mismatches_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
