@@ -1,0 +1,147 @@
+/*
+ * The solver x scene matrix: every solver found runs every scene in scenes/ with its default
+ * parameters for a fixed number of steps. A cell passes when the run opens, every step succeeds (the
+ * host's explosion guard stops NaN and runaway speeds), no particle is lost (the count is kept and
+ * every position is finite and inside the grid's domain on bounded axes). The matrix is printed as a
+ * table; any failing cell fails the test and says why.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim_support.h"
+
+enum { STEPS = 60, MAX_SCENES = 64, MAX_SOLVERS = 16, CELL = 40 };
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Particles outside the domain on a bounded axis, or with a non-finite coordinate. */
+static size_t escaped(const eddy_world *w)
+{
+    const eddy_particles *p = &w->particles;
+    const eddy_grid_layout *g = &w->grid.layout;
+    size_t bad = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        const float x[3] = {p->x[i], p->y[i], p->z[i]};
+        for (int a = 0; a < w->dimensions; ++a) {
+            if (!isfinite(x[a]) || (!g->periodic[a] && (x[a] < g->lo[a] || x[a] > g->hi[a]))) {
+                ++bad;
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
+/* Runs one cell; writes "ok" or the reason into cell. Returns 0 when it passed. */
+static int run_cell(const char *scene_path, const char *solver, eddy_registry *reg, char *cell)
+{
+    eddy_scene scene;
+    eddy_error err;
+    if (eddy_scene_load(scene_path, NULL, 0, &scene, &err)) {
+        snprintf(cell, CELL, "scene error");
+        fprintf(stderr, "%s: %s\n", scene_path, err.message);
+        return 1;
+    }
+    eddy_sim sim;
+    eddy_sim_options o = {solver, NULL, 0, reg};
+    if (eddy_sim_open(&scene, &o, &sim, &err)) {
+        snprintf(cell, CELL, "open failed");
+        fprintf(stderr, "%s with %s: %s\n", scene_path, solver, err.message);
+        return 1;
+    }
+    const size_t n0 = sim.world->particles.count;
+    int rc = 0;
+    for (int s = 0; s < STEPS && !rc; ++s) {
+        double dt;
+        rc = eddy_sim_next_dt(&sim, INFINITY, &dt, &err);
+        if (!rc) rc = eddy_sim_step(&sim, dt, &err);
+    }
+    const size_t n1 = sim.world->particles.count;
+    const size_t out = escaped(sim.world);
+    if (rc) {
+        snprintf(cell, CELL, rc == EDDY_ERR_UNSTABLE ? "exploded@%llu" : "error@%llu",
+                 (unsigned long long)sim.world->step + 1);
+        fprintf(stderr, "%s with %s: %s\n", scene_path, solver, err.message);
+    } else if (n1 != n0 || out) {
+        snprintf(cell, CELL, "lost %zu", (n0 - n1) + out);
+        rc = 1;
+    } else {
+        /* the time is informative only; the test never judges speed */
+        double total = 0;
+        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) total += sim.world->phase_ms[k];
+        snprintf(cell, CELL, "ok (%.0f ms/step)", total / STEPS);
+    }
+    eddy_sim_close(&sim);
+    return rc != 0;
+}
+
+static void every_solver_runs_every_scene(void **state)
+{
+    (void)state;
+    eddy_registry *reg;
+    eddy_error err;
+    assert_int_equal(eddy_registry_create(&reg, &err), EDDY_OK);
+    eddy_registry_discover(reg);
+    const char *solvers[MAX_SOLVERS];
+    size_t ns = 0;
+    for (size_t i = 0; i < eddy_registry_count(reg) && ns < MAX_SOLVERS; ++i) {
+        const eddy_component *c = eddy_registry_at(reg, i)->component;
+        if (c->kind == EDDY_COMPONENT_SOLVER) solvers[ns++] = c->id;
+    }
+    assert_true(ns >= 3); /* sph_mueller, tait, pbf at least */
+
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/scenes", support_source_dir());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    char *scenes[MAX_SCENES];
+    size_t nsc = 0;
+    for (struct dirent *e; (e = readdir(d)) && nsc < MAX_SCENES;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) scenes[nsc++] = strdup(e->d_name);
+    }
+    closedir(d);
+    assert_true(nsc >= 4);
+    qsort(scenes, nsc, sizeof *scenes, by_name);
+
+    int failures = 0;
+    printf("\n%d steps of every solver on every scene (default parameters):\n\n| %-26s |", STEPS, "scene");
+    for (size_t j = 0; j < ns; ++j) printf(" %-20s |", solvers[j]);
+    printf("\n|%.*s|", 28, "----------------------------");
+    for (size_t j = 0; j < ns; ++j) printf("%.*s|", 22, "----------------------");
+    printf("\n");
+    for (size_t i = 0; i < nsc; ++i) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, scenes[i]);
+        printf("| %-26s |", scenes[i]);
+        fflush(stdout);
+        for (size_t j = 0; j < ns; ++j) {
+            char cell[CELL];
+            failures += run_cell(path, solvers[j], reg, cell);
+            printf(" %-20s |", cell);
+            fflush(stdout);
+        }
+        printf("\n");
+        free(scenes[i]);
+    }
+    printf("\n%d failing cell(s)\n", failures);
+    eddy_registry_destroy(reg);
+    assert_int_equal(failures, 0);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(every_solver_runs_every_scene)};
+    return support_run_tests("matrix", argc, argv, tests, sizeof tests / sizeof tests[0]);
+}
