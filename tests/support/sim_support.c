@@ -138,7 +138,7 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
 void support_martin_moyce(support_front_table *t)
 {
     char path[4300];
-    snprintf(path, sizeof path, "%s/tests/data/martin_moyce_1952_front.csv", support_source_dir());
+    snprintf(path, sizeof path, "%s/scenes/data/martin_moyce_1952_front.csv", support_source_dir());
     FILE *f = fopen(path, "r");
     if (!f) fail_msg("cannot open %s", path);
     char line[256];
