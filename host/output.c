@@ -22,6 +22,8 @@ struct eddy_output {
     FILE *diag;
     series_entry *series; /* sorted by index */
     size_t series_count, series_capacity;
+    FILE *table;          /* eddy_output_open_table(), at most one */
+    char *table_path;
 };
 
 static const char DIAG_HEADER[] =
@@ -451,13 +453,14 @@ static int load_pvd(eddy_output *o, double keep_until, eddy_error *err)
     return rc;
 }
 
-/* Rewrites diagnostics.csv without the rows after keep_until (a resumed run writes those again). */
-static int trim_diagnostics(const eddy_output *o, double keep_until, eddy_error *err)
+/* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
+ * run writes those again), with `header` as its first line. */
+static int trim_table(const char *path, const char *header, double keep_until, eddy_error *err)
 {
-    FILE *in = fopen(o->diag_path, "r");
+    FILE *in = fopen(path, "r");
     if (!in) return EDDY_OK;
     atomic_file af;
-    int rc = atomic_open(&af, o->diag_path, err);
+    int rc = atomic_open(&af, path, err);
     if (rc) {
         fclose(in);
         return rc;
@@ -467,14 +470,14 @@ static int trim_diagnostics(const eddy_output *o, double keep_until, eddy_error 
     while (fgets(line, sizeof line, in)) {
         if (first) {
             first = 0;
-            fputs(DIAG_HEADER, af.f);
+            fputs(header, af.f);
             if (strncmp(line, "time,", 5) == 0) continue;
         }
         char *end;
         double t = strtod(line, &end);
         if (end != line && time_at_or_before(t, keep_until)) fputs(line, af.f);
     }
-    if (first) fputs(DIAG_HEADER, af.f);
+    if (first) fputs(header, af.f);
     fclose(in);
     return atomic_commit(&af, err);
 }
@@ -498,7 +501,7 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, eddy_out
     if (!rc) rc = eddy_output_make_dirs(o->frames_dir, err);
     if (!rc && o->opt.resume) {
         rc = load_pvd(o, o->opt.resume_time, err);
-        if (!rc) rc = trim_diagnostics(o, o->opt.resume_time, err);
+        if (!rc) rc = trim_table(o->diag_path, DIAG_HEADER, o->opt.resume_time, err);
     }
     if (!rc) {
         o->diag = fopen(o->diag_path, o->opt.resume ? "a" : "w");
@@ -529,6 +532,8 @@ void eddy_output_destroy(eddy_output *o)
 {
     if (!o) return;
     if (o->diag) fclose(o->diag);
+    if (o->table) fclose(o->table);
+    free(o->table_path);
     free(o->dir);
     free(o->frames_dir);
     free(o->pvd_path);
@@ -569,6 +574,34 @@ int eddy_output_write_frame(eddy_output *o, const eddy_world *w, int frame_index
         free(path);
     }
     return rc;
+}
+
+int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err)
+{
+    *f = NULL;
+    if (o->table) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "output: a table is open already");
+    o->table_path = join(o->dir, name);
+    if (!o->table_path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (o->opt.resume) {
+        int rc = trim_table(o->table_path, header, o->opt.resume_time, err);
+        if (rc) return rc;
+    }
+    o->table = fopen(o->table_path, o->opt.resume ? "a" : "w");
+    if (!o->table) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", o->table_path, strerror(errno));
+    if (fseek(o->table, 0, SEEK_END) == 0 && ftell(o->table) == 0) fputs(header, o->table);
+    *f = o->table;
+    return eddy_output_flush_table(o, err);
+}
+
+int eddy_output_flush_table(eddy_output *o, eddy_error *err)
+{
+    if (!o->table) return EDDY_OK;
+    if (fflush(o->table) != 0 || ferror(o->table)) {
+        int e = errno ? errno : EIO;
+        clearerr(o->table);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", o->table_path, strerror(e));
+    }
+    return EDDY_OK;
 }
 
 int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, double time, uint64_t step,

@@ -80,6 +80,15 @@ int eddy_output_write_frame(eddy_output *o, const eddy_world *w, int frame_index
 int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, double time,
                                   uint64_t step, double wall_ms, eddy_error *err);
 
+/*
+ * Opens DIR/<name> as one more CSV table whose first column is the time (e.g. probes.csv): a fresh
+ * run truncates it and writes `header` (one line, with its newline); a resumed run keeps the rows up to
+ * resume_time. The writer owns *f (closed by eddy_output_destroy); write rows to it, then call
+ * eddy_output_flush_table(), which reports write errors naming the file. One table per writer.
+ */
+int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err);
+int eddy_output_flush_table(eddy_output *o, eddy_error *err);
+
 /* --- The pieces, for callers that want one file without a writer (and for tests) --- */
 
 /* Writes the .vtp of `w` to `path` (temp + rename), lengths divided by `simulation_scale` (> 0). */

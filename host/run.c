@@ -13,6 +13,7 @@
 #include "diagnostics.h"
 #include "output.h"
 #include "picture.h"
+#include "probes.h"
 #include "progress.h"
 #include "sim.h"
 
@@ -70,6 +71,9 @@ typedef struct run_ctx {
     double checkpoint_every;  /* s of simulated time, 0: only at the end */
     double next_checkpoint;
     double wall_start;
+    eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
+    FILE *probes_csv;         /* owned by out */
+    double *probe_values;
 } run_ctx;
 
 static int write_outputs(run_ctx *c, int frame, eddy_error *err)
@@ -79,7 +83,32 @@ static int write_outputs(run_ctx *c, int frame, eddy_error *err)
     if (rc) return rc;
     eddy_diagnostics d;
     if ((rc = eddy_diagnostics_compute(w, &d, err))) return rc;
-    return eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err);
+    if ((rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)))
+        return rc;
+    if (!c->probes_csv) return EDDY_OK;
+    if ((rc = eddy_probes_measure(c->probes, w, c->probe_values, err))) return rc;
+    eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
+    return eddy_output_flush_table(c->out, err);
+}
+
+/* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
+static int open_probes(run_ctx *c, eddy_error *err)
+{
+    int rc = eddy_probes_parse(&c->sim.scene, &c->probes, err);
+    size_t n = eddy_probes_count(c->probes);
+    if (rc || n == 0) return rc;
+    c->probe_values = calloc(n, sizeof(double));
+    char *header = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&header, &len);
+    if (mem) {
+        eddy_probes_csv_header(c->probes, mem);
+        fclose(mem);
+    }
+    if (!c->probe_values || !mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    else rc = eddy_output_open_table(c->out, "probes.csv", header, &c->probes_csv, err);
+    free(header);
+    return rc;
 }
 
 /* The run's settings as a checkpoint stores them (host/checkpoint.h); NULL when out of memory. */
@@ -227,6 +256,11 @@ static void close_ctx(run_ctx *c)
 {
     eddy_output_destroy(c->out);
     c->out = NULL;
+    c->probes_csv = NULL;
+    eddy_probes_destroy(c->probes);
+    c->probes = NULL;
+    free(c->probe_values);
+    c->probe_values = NULL;
     if (c->sim_open) eddy_sim_close(&c->sim);
     c->sim_open = 0;
 }
@@ -273,7 +307,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     oo.write_vtk = c.sim.scene.write_vtk;
     oo.write_csv = c.sim.scene.write_csv;
     oo.simulation_scale = c.sim.world->simulation_scale;
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err))) {
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err))) {
         close_ctx(&c);
         return rc;
     }
@@ -396,7 +430,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
     oo.resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err))) {
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err))) {
         close_ctx(&c);
         return rc;
     }

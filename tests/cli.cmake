@@ -45,3 +45,9 @@ cli_test(run_writes_outputs 0 "state-hash: " run ${SCENES}/dam_break_2d.json --s
 add_test(NAME output_vtp_reader COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py --expect ${PROJECT_BINARY_DIR}/test_output/vtp/expected.json ${PROJECT_BINARY_DIR}/test_output/vtp/frames.pvd)
 set_tests_properties(output PROPERTIES FIXTURES_SETUP output_frames)
 set_tests_properties(output_vtp_reader PROPERTIES FIXTURES_REQUIRED output_frames)
+# The probes of dam_break_2d (front and height at the left wall) in DIR/probes.csv: at t = 0 the
+# column is the block [0, a] x [0, 2a] with a = 0.1 m, so the front reads a and the height 2a.
+add_test(NAME cli_run_writes_probes COMMAND ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --steps 0 --quiet --no-picture --out ${CLI_OUT}/probes)
+set_tests_properties(cli_run_writes_probes PROPERTIES FIXTURES_SETUP probes_csv)
+add_test(NAME cli_probes_at_t0 COMMAND sh -c "awk -F, 'NR == 1 && $0 != \"time,step,front,height_left_wall\" { exit 1 } NR == 2 { f = $3 - 0.1; h = $4 - 0.2; if (f < 0) f = -f; if (h < 0) h = -h; if (f > 1e-6 || h > 1e-6) exit 1; ok = 1 } END { exit !ok }' ${CLI_OUT}/probes/probes.csv && cat ${CLI_OUT}/probes/probes.csv")
+set_tests_properties(cli_probes_at_t0 PROPERTIES FIXTURES_REQUIRED probes_csv)

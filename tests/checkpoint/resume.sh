@@ -17,3 +17,4 @@ cut -d, -f1-9 "$D/full/diagnostics.csv" > "$D/full.diag"
 cut -d, -f1-9 "$D/split/diagnostics.csv" > "$D/split.diag"
 cmp "$D/full.diag" "$D/split.diag" || { echo "resume.sh: diagnostics differ"; exit 1; }
 cmp "$D/full/frames.pvd" "$D/split/frames.pvd" || { echo "resume.sh: frame series differ"; exit 1; }
+cmp "$D/full/probes.csv" "$D/split/probes.csv" || { echo "resume.sh: probes differ"; exit 1; }
