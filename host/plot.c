@@ -1,0 +1,390 @@
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "raster.h"
+
+#define MIN_SIZE 64
+#define MAX_SIZE 8192
+#define DEFAULT_WIDTH 960
+#define DEFAULT_HEIGHT 600
+#define MAX_INTERVALS 8
+#define LEGEND_CHARS 28
+
+static const uint8_t BACKGROUND[3] = {255, 255, 255};
+static const uint8_t INK[3] = {20, 20, 20};
+static const uint8_t FRAME[3] = {70, 70, 70};
+static const uint8_t GRID[3] = {228, 228, 228};
+
+eddy_plot_options eddy_plot_default_options(void)
+{
+    eddy_plot_options o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
+
+void eddy_plot_palette(size_t index, uint8_t rgb[3])
+{
+    /* Okabe & Ito's yellow is left out: it all but disappears on white. */
+    static const uint8_t P[7][3] = {{0, 114, 178},   {213, 94, 0},   {0, 158, 115}, {204, 121, 167},
+                                    {230, 159, 0},   {86, 180, 233}, {0, 0, 0}};
+    memcpy(rgb, P[index % 7], 3);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Ranges and ticks                                                                                 */
+
+typedef struct axis {
+    double lo, hi, step;
+} axis;
+
+/* Data extent of one coordinate over every series' finite points; 0 when there are none. */
+static int data_extent(const eddy_plot_series *s, size_t n, int want_y, double *lo, double *hi)
+{
+    int any = 0;
+    for (size_t k = 0; k < n; ++k)
+        for (size_t i = 0; i < s[k].count; ++i) {
+            double x = s[k].x[i], y = s[k].y[i];
+            if (!isfinite(x) || !isfinite(y)) continue; /* a point counts only when it is drawn */
+            double v = want_y ? y : x;
+            if (!any || v < *lo) *lo = v;
+            if (!any || v > *hi) *hi = v;
+            any = 1;
+        }
+    return any;
+}
+
+/* Relative slack so that 0.3 / 0.1 = 2.9999999999999996 still counts as a multiple. */
+#define TICK_EPS 1e-9
+
+static double nice_step(double lo, double hi, int max_intervals, int fixed)
+{
+    double span = hi - lo;
+    double k = pow(10.0, floor(log10(span / max_intervals)));
+    static const double M[] = {1.0, 2.0, 5.0, 10.0, 20.0};
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; ++i) {
+        double step = M[i] * k;
+        double intervals = fixed ? span / step : ceil(hi / step - TICK_EPS) - floor(lo / step + TICK_EPS);
+        if (intervals <= max_intervals + TICK_EPS) return step;
+    }
+    return 50.0 * k;
+}
+
+static axis make_axis(double lo, double hi, int have_data, int fixed, double fixed_lo, double fixed_hi,
+                      int max_intervals)
+{
+    axis a;
+    if (fixed) {
+        a.lo = fixed_lo;
+        a.hi = fixed_hi;
+        a.step = nice_step(a.lo, a.hi, max_intervals, 1);
+        return a;
+    }
+    if (!have_data) {
+        lo = 0.0;
+        hi = 1.0;
+    } else if (!(hi > lo)) {
+        double d = lo == 0.0 ? 1.0 : 0.1 * fabs(lo);
+        lo -= d;
+        hi += d;
+    }
+    a.step = nice_step(lo, hi, max_intervals, 0);
+    a.lo = floor(lo / a.step + TICK_EPS) * a.step;
+    a.hi = ceil(hi / a.step - TICK_EPS) * a.step;
+    return a;
+}
+
+/* The k-th tick of the axis (k from 0), or 0 past the last one. */
+static int tick(const axis *a, int k, double *v)
+{
+    double first = ceil(a->lo / a->step - TICK_EPS);
+    if (first + k > a->hi / a->step + TICK_EPS) return 0;
+    double t = (first + k) * a->step;
+    /* Multiples of the step, not sums of it, and no "-0". */
+    if (fabs(t) < 1e-6 * a->step) t = 0.0;
+    *v = t;
+    return 1;
+}
+
+static void tick_label(const axis *a, double v, char *buf, size_t size)
+{
+    double big = fmax(fabs(a->lo), fabs(a->hi));
+    if (big >= 1e5 || a->step < 1e-3) {
+        int digits = (int)(floor(log10(big) + TICK_EPS) - floor(log10(a->step) + TICK_EPS));
+        snprintf(buf, size, "%.*e", digits < 0 ? 0 : digits > 12 ? 12 : digits, v);
+    } else {
+        int decimals = (int)-floor(log10(a->step) + TICK_EPS);
+        snprintf(buf, size, "%.*f", decimals < 0 ? 0 : decimals, v);
+    }
+}
+
+static int widest_tick_label(const axis *a, int fs)
+{
+    int w = 0;
+    double v;
+    char buf[64];
+    for (int k = 0; tick(a, k, &v); ++k) {
+        tick_label(a, v, buf, sizeof buf);
+        int tw = eddy_raster_text_width(buf, fs);
+        if (tw > w) w = tw;
+    }
+    return w;
+}
+
+/* Legend text: cut with "..." past LEGEND_CHARS characters (UTF-8 sequences count as one). */
+static void legend_text(const char *label, char *buf, size_t size)
+{
+    size_t n = 0, cut = 0, i = 0;
+    for (; label[i]; ++i)
+        if (((unsigned char)label[i] & 0xC0) != 0x80) {
+            if (n == LEGEND_CHARS - 3) cut = i;
+            ++n;
+        }
+    if (n <= LEGEND_CHARS) {
+        snprintf(buf, size, "%s", label);
+        return;
+    }
+    snprintf(buf, size, "%.*s...", (int)cut, label);
+}
+
+static int has_legend_entry(const eddy_plot_series *s)
+{
+    return s->label && s->label[0];
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Layout                                                                                           */
+
+static int check(const eddy_plot_options *o, const eddy_plot_series *series, size_t n, int *W, int *H, eddy_error *err)
+{
+    *W = o->width ? o->width : DEFAULT_WIDTH;
+    *H = o->height ? o->height : DEFAULT_HEIGHT;
+    if (o->width == 0 && o->height != 0) *W = DEFAULT_WIDTH;
+    if (*W < MIN_SIZE || *W > MAX_SIZE || *H < MIN_SIZE || *H > MAX_SIZE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "plot size %d x %d is out of range (width and height %d..%d, or 0 for %d x %d)", *W,
+                              *H, MIN_SIZE, MAX_SIZE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    if (o->fixed_x && !(isfinite(o->x_min) && isfinite(o->x_max) && o->x_max > o->x_min))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "plot x range [%g, %g] is empty or not finite (expected finite x_min < x_max)",
+                              o->x_min, o->x_max);
+    if (o->fixed_y && !(isfinite(o->y_min) && isfinite(o->y_max) && o->y_max > o->y_min))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "plot y range [%g, %g] is empty or not finite (expected finite y_min < y_max)",
+                              o->y_min, o->y_max);
+    if (n && !series) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "plot of %zu series without the series", n);
+    for (size_t k = 0; k < n; ++k)
+        if (series[k].count && (!series[k].x || !series[k].y))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "plot series %zu (%s) has %zu points but no %s values",
+                                  k, series[k].label ? series[k].label : "no label", series[k].count,
+                                  series[k].x ? "y" : "x");
+    return EDDY_OK;
+}
+
+int eddy_plot_layout_compute(const eddy_plot_options *opt, const eddy_plot_series *series, size_t n,
+                             eddy_plot_layout *L, eddy_error *err)
+{
+    eddy_plot_options defaults = eddy_plot_default_options();
+    const eddy_plot_options *o = opt ? opt : &defaults;
+    memset(L, 0, sizeof *L);
+    int W, H;
+    int rc = check(o, series, n, &W, &H, err);
+    if (rc) return rc;
+
+    int fs = eddy_raster_font_scale(W);
+    int th = eddy_raster_text_height(fs), gap = 3 * fs, tick_len = 2 * fs;
+    int m = W / 60 > 6 ? W / 60 : 6;
+
+    /* Vertical: title, axes, tick labels, x label. Half a tick label stays free above the axes. */
+    int top = m + (o->title && o->title[0] ? th + 2 * gap : th / 2);
+    int bottom = m + fs + tick_len + gap + th + (o->x_label && o->x_label[0] ? gap + th : 0);
+    int plot_h = H - top - bottom;
+    if (plot_h < 8) plot_h = 8;
+
+    double lo = 0.0, hi = 0.0;
+    int have = data_extent(series, n, 1, &lo, &hi);
+    int max_y = plot_h / (4 * th);
+    max_y = max_y < 2 ? 2 : max_y > MAX_INTERVALS ? MAX_INTERVALS : max_y;
+    axis ya = make_axis(lo, hi, have, o->fixed_y, o->y_min, o->y_max, max_y);
+
+    /* Horizontal: y label, tick labels, axes, legend. */
+    /* The frame is drawn outside the axes, fs thick, and the ticks outside it. */
+    int left = m + (o->y_label && o->y_label[0] ? th + 2 * gap : 0) + widest_tick_label(&ya, fs) + gap + tick_len + fs;
+    int legend_w = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (!has_legend_entry(&series[k])) continue;
+        char buf[4 * LEGEND_CHARS + 8];
+        legend_text(series[k].label, buf, sizeof buf);
+        int tw = eddy_raster_text_width(buf, fs);
+        if (tw > legend_w) legend_w = tw;
+    }
+    int swatch = 10 * fs;
+    if (legend_w) legend_w += swatch + gap;
+    have = data_extent(series, n, 0, &lo, &hi);
+    axis xa = {0, 1, 1};
+    int right = 0, plot_w = 0;
+    /* More x intervals only while their labels fit side by side. */
+    for (int max_x = MAX_INTERVALS; max_x >= 2; --max_x) {
+        xa = make_axis(lo, hi, have, o->fixed_x, o->x_min, o->x_max, max_x);
+        int lw = widest_tick_label(&xa, fs);
+        right = m + (legend_w ? 2 * gap + legend_w : lw / 2);
+        plot_w = W - left - right;
+        double intervals = (xa.hi - xa.lo) / xa.step;
+        if (plot_w >= (lw + 2 * gap) * intervals) break;
+    }
+    if (plot_w < 8) plot_w = 8;
+
+    L->width = W;
+    L->height = H;
+    L->plot_x0 = left;
+    L->plot_y0 = top;
+    L->plot_x1 = left + plot_w;
+    L->plot_y1 = top + plot_h;
+    L->x_min = xa.lo;
+    L->x_max = xa.hi;
+    L->x_step = xa.step;
+    L->y_min = ya.lo;
+    L->y_max = ya.hi;
+    L->y_step = ya.step;
+    L->legend_x0 = L->plot_x1 + 2 * gap;
+    L->legend_y0 = top;
+    L->legend_row = th + gap;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Drawing                                                                                          */
+
+static double map_x(const eddy_plot_layout *L, double x)
+{
+    return L->plot_x0 + (x - L->x_min) / (L->x_max - L->x_min) * (L->plot_x1 - L->plot_x0);
+}
+
+static double map_y(const eddy_plot_layout *L, double y)
+{
+    return L->plot_y1 - (y - L->y_min) / (L->y_max - L->y_min) * (L->plot_y1 - L->plot_y0);
+}
+
+static void draw_axes(eddy_raster *im, const eddy_plot_options *o, const eddy_plot_layout *L, int fs)
+{
+    int th = eddy_raster_text_height(fs), gap = 3 * fs, tick_len = 2 * fs;
+    axis xa = {L->x_min, L->x_max, L->x_step}, ya = {L->y_min, L->y_max, L->y_step};
+    double v;
+    char buf[64];
+    int widest = 0;
+    for (int k = 0; tick(&ya, k, &v); ++k) {
+        int y = (int)floor(map_y(L, v));
+        if (y >= L->plot_y1) y = L->plot_y1 - 1; /* the bottom edge's tick sits on the last row */
+        eddy_raster_fill_rect(im, L->plot_x0, y, L->plot_x1, y + 1, GRID);
+        eddy_raster_fill_rect(im, L->plot_x0 - fs - tick_len, y, L->plot_x0 - fs, y + 1, FRAME);
+        tick_label(&ya, v, buf, sizeof buf);
+        int tw = eddy_raster_text_width(buf, fs);
+        if (tw > widest) widest = tw;
+        eddy_raster_text(im, L->plot_x0 - fs - tick_len - gap - tw, y - th / 2, buf, fs, INK);
+    }
+    for (int k = 0; tick(&xa, k, &v); ++k) {
+        int x = (int)floor(map_x(L, v));
+        if (x >= L->plot_x1) x = L->plot_x1 - 1;
+        eddy_raster_fill_rect(im, x, L->plot_y0, x + 1, L->plot_y1, GRID);
+        eddy_raster_fill_rect(im, x, L->plot_y1 + fs, x + 1, L->plot_y1 + fs + tick_len, FRAME);
+        tick_label(&xa, v, buf, sizeof buf);
+        eddy_raster_text(im, x - eddy_raster_text_width(buf, fs) / 2, L->plot_y1 + fs + tick_len + gap, buf, fs, INK);
+    }
+    eddy_raster_frame_rect(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1, fs, FRAME);
+
+    int cx = (L->plot_x0 + L->plot_x1) / 2;
+    if (o->title && o->title[0])
+        eddy_raster_text(im, cx - eddy_raster_text_width(o->title, fs) / 2, L->plot_y0 - gap - th - fs, o->title, fs, INK);
+    if (o->x_label && o->x_label[0])
+        eddy_raster_text(im, cx - eddy_raster_text_width(o->x_label, fs) / 2, L->plot_y1 + fs + tick_len + 2 * gap + th,
+                         o->x_label, fs, INK);
+    if (o->y_label && o->y_label[0]) {
+        int tw = eddy_raster_text_width(o->y_label, fs);
+        int x = L->plot_x0 - fs - tick_len - 3 * gap - widest - th;
+        eddy_raster_text_up(im, x < 0 ? 0 : x, (L->plot_y0 + L->plot_y1) / 2 - tw / 2, o->y_label, fs, INK);
+    }
+}
+
+static void draw_line_series(eddy_raster *im, const eddy_plot_series *s, const eddy_plot_layout *L, double lw,
+                             const uint8_t c[3])
+{
+    eddy_raster_clip(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1);
+    for (size_t i = 0; i < s->count; ++i) {
+        if (!isfinite(s->x[i]) || !isfinite(s->y[i])) continue;
+        double x = map_x(L, s->x[i]), y = map_y(L, s->y[i]);
+        int prev = i > 0 && isfinite(s->x[i - 1]) && isfinite(s->y[i - 1]);
+        int next = i + 1 < s->count && isfinite(s->x[i + 1]) && isfinite(s->y[i + 1]);
+        if (next)
+            eddy_raster_line(im, x, y, map_x(L, s->x[i + 1]), map_y(L, s->y[i + 1]), lw, c);
+        else if (!prev)
+            eddy_raster_disc(im, x, y, lw, c);
+    }
+    eddy_raster_unclip(im);
+}
+
+static void draw_marker_series(eddy_raster *im, const eddy_plot_series *s, const eddy_plot_layout *L, double r,
+                               const uint8_t c[3])
+{
+    for (size_t i = 0; i < s->count; ++i) {
+        double x = s->x[i], y = s->y[i];
+        if (!isfinite(x) || !isfinite(y) || x < L->x_min || x > L->x_max || y < L->y_min || y > L->y_max) continue;
+        eddy_raster_disc(im, map_x(L, x), map_y(L, y), r, c);
+    }
+}
+
+static void draw_legend(eddy_raster *im, const eddy_plot_series *series, size_t n, const eddy_plot_layout *L, int fs,
+                        double lw, double r)
+{
+    int th = eddy_raster_text_height(fs), gap = 3 * fs, swatch = 10 * fs;
+    int row = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (!has_legend_entry(&series[k])) continue;
+        uint8_t c[3];
+        eddy_plot_palette(k, c);
+        int y = L->legend_y0 + row * L->legend_row;
+        double cy = y + 0.5 * th;
+        if (series[k].markers)
+            eddy_raster_disc(im, L->legend_x0 + 0.5 * swatch, cy, r, c);
+        else
+            eddy_raster_line(im, L->legend_x0 + lw, cy, L->legend_x0 + swatch - lw, cy, lw, c);
+        char buf[4 * LEGEND_CHARS + 8];
+        legend_text(series[k].label, buf, sizeof buf);
+        eddy_raster_text(im, L->legend_x0 + swatch + gap, y, buf, fs, INK);
+        ++row;
+    }
+}
+
+int eddy_plot_write_png(const char *path, const eddy_plot_options *opt, const eddy_plot_series *series, size_t n,
+                        eddy_error *err)
+{
+    eddy_plot_options defaults = eddy_plot_default_options();
+    const eddy_plot_options *o = opt ? opt : &defaults;
+    eddy_plot_layout L;
+    int rc = eddy_plot_layout_compute(o, series, n, &L, err);
+    if (rc) return eddy_error_prefix(err, "cannot write '%s': ", path);
+    eddy_raster im;
+    if ((rc = eddy_raster_init(&im, L.width, L.height, BACKGROUND, err)))
+        return eddy_error_prefix(err, "cannot write '%s': ", path);
+
+    int fs = eddy_raster_font_scale(L.width);
+    double lw = fmax(1.5, (double)fs);
+    double r = 2.5 * fs;
+    draw_axes(&im, o, &L, fs);
+    /* Lines under markers: measured points stay visible on top of the curves they are compared with. */
+    for (int pass = 0; pass < 2; ++pass)
+        for (size_t k = 0; k < n; ++k) {
+            if (!series[k].markers != !pass) continue;
+            uint8_t c[3];
+            eddy_plot_palette(k, c);
+            if (pass == 0)
+                draw_line_series(&im, &series[k], &L, lw, c);
+            else
+                draw_marker_series(&im, &series[k], &L, r, c);
+        }
+    draw_legend(&im, series, n, &L, fs, lw, r);
+    rc = eddy_raster_write_png(&im, path, err);
+    eddy_raster_free(&im);
+    return rc;
+}
