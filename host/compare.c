@@ -1,0 +1,835 @@
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnostics.h"
+#include "output.h"
+#include "plot.h"
+#include "probes.h"
+#include "progress.h"
+#include "sim.h"
+
+#define MAX_SETS 256
+#define MAX_SOLVERS 64
+#define ID_MAX 64
+#define PATH_MAX_ 4200
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Options                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct options {
+    const char *scene_path;
+    char solvers[MAX_SOLVERS][ID_MAX];
+    int solver_count;
+    const char *grid;
+    const char *out_dir;
+    long long steps;          /* -1: by time */
+    double until;             /* NAN: the scene's end */
+    int threads;
+    int quiet;
+    const char *sets[MAX_SETS];
+    size_t set_count;
+} options;
+
+static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "eddy: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nrun 'eddy help' for usage\n");
+    va_end(ap);
+    return 2;
+}
+
+static int parse_long(const char *s, long long min, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Ids become folder names: letters, digits, '_', '-', '.', not starting with '.'. */
+static int valid_id(const char *s)
+{
+    if (!s[0] || s[0] == '.' || strlen(s) >= ID_MAX) return 0;
+    for (const char *c = s; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+              *c == '-' || *c == '.'))
+            return 0;
+    return 1;
+}
+
+static int parse_solvers(const char *list, options *o)
+{
+    const char *p = list;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char id[ID_MAX + 1];
+        if (n == 0) return usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
+        if (n > ID_MAX) n = ID_MAX;
+        memcpy(id, p, n);
+        id[n] = '\0';
+        if (!valid_id(id))
+            return usage_error("--solvers: '%s' is not a solver id (letters, digits, '_', '-' and '.')", id);
+        for (int k = 0; k < o->solver_count; ++k)
+            if (strcmp(o->solvers[k], id) == 0) return usage_error("--solvers lists '%s' twice", id);
+        if (o->solver_count == MAX_SOLVERS) return usage_error("--solvers lists more than %d solvers", MAX_SOLVERS);
+        snprintf(o->solvers[o->solver_count++], ID_MAX, "%s", id);
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = -1;
+    o->until = NAN;
+    int have_solvers = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        if (a[0] != '-' || a[1] != '-') {
+            if (o->scene_path) return usage_error("unexpected argument '%s' (one scene per comparison)", a);
+            o->scene_path = a;
+            continue;
+        }
+        if (!v) return usage_error("option %s needs a value", a);
+        ++i;
+        int rc = 0;
+        if (strcmp(a, "--solvers") == 0) {
+            o->solver_count = 0;
+            rc = parse_solvers(v, o);
+            have_solvers = 1;
+        } else if (strcmp(a, "--out") == 0) {
+            o->out_dir = v;
+        } else if (strcmp(a, "--grid") == 0) {
+            o->grid = v;
+        } else if (strcmp(a, "--set") == 0) {
+            if (o->set_count == MAX_SETS) return usage_error("too many --set options (at most %d)", MAX_SETS);
+            o->sets[o->set_count++] = v;
+        } else if (strcmp(a, "--steps") == 0) {
+            if (parse_long(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+        } else if (strcmp(a, "--until") == 0) {
+            char *end;
+            errno = 0;
+            o->until = strtod(v, &end);
+            if (errno || end == v || *end || !isfinite(o->until) || o->until < 0)
+                return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+        } else if (strcmp(a, "--threads") == 0) {
+            long long t;
+            if (parse_long(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            o->threads = (int)t;
+        } else {
+            return usage_error("unknown option '%s' for compare", a);
+        }
+        if (rc) return rc;
+    }
+    if (!o->scene_path) return usage_error("compare needs a scene file");
+    if (!have_solvers) return usage_error("compare needs --solvers ID,ID,... (e.g. --solvers sph_mueller,tait)");
+    if (o->steps >= 0 && !isnan(o->until)) return usage_error("give --steps or --until, not both");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Per-solver results                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_COUNT };
+
+typedef struct result {
+    char id[ID_MAX];
+    int ran;                      /* the session opened */
+    int failed;
+    char error[EDDY_ERROR_MESSAGE_MAX];
+    size_t particles;
+    uint64_t steps;
+    double step_ms;               /* wall time inside eddy_sim_step */
+    double end_time;
+    size_t n, cap;                /* samples */
+    double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
+} result;
+
+static void result_free(result *r)
+{
+    free(r->t);
+    for (int c = 0; c < COL_COUNT; ++c) free(r->col[c]);
+    free(r->probe);
+}
+
+static int result_add(result *r, double t, const eddy_diagnostics *d, const double *pv, size_t np)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        double *nt = realloc(r->t, cap * sizeof *nt);
+        if (!nt) return -1;
+        r->t = nt;
+        for (int c = 0; c < COL_COUNT; ++c) {
+            double *nc = realloc(r->col[c], cap * sizeof *nc);
+            if (!nc) return -1;
+            r->col[c] = nc;
+        }
+        double *npv = realloc(r->probe, (np > 0 ? cap * np : 1) * sizeof *npv);
+        if (!npv) return -1;
+        r->probe = npv;
+        r->cap = cap;
+    }
+    size_t k = r->n++;
+    r->t[k] = t;
+    r->col[COL_KE][k] = d->kinetic_energy;
+    r->col[COL_PX][k] = d->momentum[0];
+    r->col[COL_PY][k] = d->momentum[1];
+    r->col[COL_PZ][k] = d->momentum[2];
+    r->col[COL_DEM][k] = d->density_error_mean;
+    r->col[COL_DMAX][k] = d->density_error_max;
+    r->col[COL_VMAX][k] = d->max_speed;
+    for (size_t i = 0; i < np; ++i) r->probe[k * np + i] = pv[i];
+    return 0;
+}
+
+/* |P(k) - P(0)| */
+static double momentum_drift(const result *r, size_t k)
+{
+    double s = 0;
+    for (int c = COL_PX; c <= COL_PZ; ++c) {
+        double d = r->col[c][k] - r->col[c][0];
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+static double mean_of(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += v[i];
+    return n ? s / (double)n : NAN;
+}
+
+/* Largest value; NaN as soon as one is NaN (an exploded sample must show). */
+static double max_of(const double *v, size_t n)
+{
+    double m = n ? -INFINITY : NAN;
+    for (size_t i = 0; i < n; ++i) {
+        if (isnan(v[i])) return NAN;
+        if (v[i] > m) m = v[i];
+    }
+    return m;
+}
+
+/*
+ * RMS of (measured / reference - 1) over the reference points whose time lies within the samples,
+ * the measured value interpolated linearly in time and taken in the reference's units. NaN when no
+ * point qualifies; *points gets the count.
+ */
+static double reference_rms(const result *r, size_t np, size_t probe, const eddy_probe_reference *ref,
+                            int *points)
+{
+    double s = 0;
+    int n = 0;
+    for (size_t k = 0; k < ref->count && r->n >= 2; ++k) {
+        double t = ref->x[k] * ref->time_scale;
+        if (ref->y[k] == 0 || t < r->t[0] || t > r->t[r->n - 1]) continue;
+        size_t j = 1;
+        while (j < r->n - 1 && r->t[j] < t) ++j;
+        double t0 = r->t[j - 1], t1 = r->t[j], f = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+        double v = (1 - f) * r->probe[(j - 1) * np + probe] + f * r->probe[j * np + probe];
+        double y = (v - ref->value_offset) / ref->value_scale;
+        s += (y / ref->y[k] - 1) * (y / ref->y[k] - 1);
+        ++n;
+    }
+    *points = n;
+    return n ? sqrt(s / n) : NAN;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Running one solver                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+typedef struct context {
+    const options *opt;
+    const eddy_probes *probes;
+    eddy_registry *registry;
+    char out_dir[PATH_MAX_];
+    char scene_name[EDDY_SCENE_ID_MAX];
+    double end_time;
+    double interval;
+    size_t particles;
+} context;
+
+typedef struct sampler {
+    eddy_output *out;
+    FILE *probes_csv;
+    char probes_path[PATH_MAX_ + ID_MAX + 16];
+    double *values;
+    double wall_start;
+} sampler;
+
+static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, eddy_error *err)
+{
+    eddy_world *w = sim->world;
+    eddy_diagnostics d;
+    int rc = eddy_diagnostics_compute(w, &d, err);
+    if (!rc) rc = eddy_probes_measure(cx->probes, w, s->values, err);
+    if (!rc) rc = eddy_output_write_diagnostics(s->out, &d, w->time, w->step, eddy_time_ms() - s->wall_start, err);
+    if (rc) return rc;
+    if (s->probes_csv) {
+        eddy_probes_csv_row(cx->probes, s->probes_csv, w->time, w->step, s->values);
+        if (fflush(s->probes_csv) != 0 || ferror(s->probes_csv))
+            return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s->probes_path, strerror(errno));
+    }
+    if (result_add(r, w->time, &d, s->values, eddy_probes_count(cx->probes)))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    return EDDY_OK;
+}
+
+/* The stepping of `eddy run` (host/run.c), so that the states are the same as a run's. */
+static int run_solver(const context *cx, result *r, eddy_error *err)
+{
+    const options *o = cx->opt;
+    eddy_scene scene;
+    int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
+    if (rc) return rc;
+    if (o->threads > 0) scene.threads = o->threads;
+    eddy_sim sim;
+    eddy_sim_options so = {r->id, o->grid, 0, cx->registry};
+    if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
+    eddy_world *w = sim.world;
+    r->ran = 1;
+    r->particles = w->particles.count;
+
+    sampler s;
+    memset(&s, 0, sizeof s);
+    char dir[PATH_MAX_ + ID_MAX + 2];
+    snprintf(dir, sizeof dir, "%s/%s", cx->out_dir, r->id);
+    eddy_output_options oo = eddy_output_default_options();
+    oo.write_vtk = sim.scene.write_vtk;
+    oo.write_csv = sim.scene.write_csv;
+    oo.simulation_scale = w->simulation_scale;
+    const size_t np = eddy_probes_count(cx->probes);
+    s.values = calloc(np + 1, sizeof *s.values);
+    if (!s.values) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    if ((rc = eddy_output_create(dir, &oo, &s.out, err))) goto done;
+    if (np) {
+        snprintf(s.probes_path, sizeof s.probes_path, "%s/probes.csv", dir);
+        if (!(s.probes_csv = fopen(s.probes_path, "w"))) {
+            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
+            goto done;
+        }
+        eddy_probes_csv_header(cx->probes, s.probes_csv);
+    }
+    if (!o->quiet)
+        fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim.scene.name, r->id,
+                sim.grid_entry->component->id, w->particles.count, omp_get_max_threads(), dir);
+
+    s.wall_start = eddy_time_ms();
+    int frame = 0;
+    if ((rc = take_sample(cx, &s, &sim, r, err)) || (rc = eddy_output_write_frame(s.out, w, frame, w->time, err)))
+        goto done;
+    ++frame;
+    eddy_progress pr;
+    eddy_progress_begin(&pr, o->quiet);
+    const int by_steps = o->steps >= 0;
+    const double t_stop = by_steps ? INFINITY : cx->end_time, interval = cx->interval;
+    int last_sampled = 1;
+    while (1) {
+        if (by_steps ? (long long)w->step >= o->steps : w->time >= t_stop) break;
+        if (stop_signal) {
+            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
+                                (int)stop_signal, (unsigned long long)w->step, w->time);
+            break;
+        }
+        double next = frame * interval;
+        double target = next < t_stop ? next : t_stop, dt;
+        if ((rc = eddy_sim_next_dt(&sim, target, &dt, err))) break;
+        double t0 = eddy_time_ms();
+        rc = eddy_sim_step(&sim, dt, err);
+        r->step_ms += eddy_time_ms() - t0;
+        r->steps = w->step;
+        last_sampled = 0;
+        if (rc) break;
+        if (fabs(w->time - next) <= 1e-9 * interval) {
+            w->time = next;
+            if ((rc = take_sample(cx, &s, &sim, r, err))) break;
+            ++frame;
+            last_sampled = 1;
+        }
+        double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / cx->end_time;
+        eddy_progress_update(&pr, f, w->time, by_steps ? w->time : cx->end_time, w->step);
+    }
+    /* The last state is always sampled and written, also an exploded one: it shows what went wrong. */
+    eddy_error ferr;
+    int frc = EDDY_OK;
+    if (!last_sampled) {
+        frc = take_sample(cx, &s, &sim, r, &ferr);
+        if (!frc) ++frame;
+    }
+    if (!frc && frame > 1) frc = eddy_output_write_frame(s.out, w, frame - 1, w->time, &ferr);
+    if (frc && !rc) {
+        *err = ferr;
+        rc = frc;
+    }
+    eddy_progress_end(&pr, w->time, w->step);
+done:
+    r->end_time = sim.world ? sim.world->time : 0;
+    r->steps = sim.world ? sim.world->step : 0;
+    if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
+    eddy_output_destroy(s.out);
+    free(s.values);
+    eddy_sim_close(&sim);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Summary                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Opens "<path>.tmp" for writing; close_replace() renames it over <path>. */
+static FILE *open_tmp(const char *path, char *tmp, size_t size, eddy_error *err)
+{
+    snprintf(tmp, size, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    return f;
+}
+
+static int close_replace(FILE *f, const char *tmp, const char *path, eddy_error *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        int e = errno;
+        remove(tmp);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(e ? e : EIO));
+    }
+    if (rename(tmp, path) != 0)
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    return EDDY_OK;
+}
+
+/* A CSV field: quoted, with inner quotes doubled. */
+static void csv_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* A Markdown table cell: '|' escaped. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+typedef struct summary_row {
+    int have;                     /* at least one sample */
+    double dem, dmax, ke_end, drift, ms_per_step, rate;
+} summary_row;
+
+static summary_row summarize(const result *r)
+{
+    summary_row s;
+    memset(&s, 0, sizeof s);
+    if (r->n == 0) return s;
+    s.have = 1;
+    s.dem = mean_of(r->col[COL_DEM], r->n);
+    s.dmax = max_of(r->col[COL_DMAX], r->n);
+    s.ke_end = r->col[COL_KE][r->n - 1];
+    s.drift = momentum_drift(r, r->n - 1);
+    s.ms_per_step = r->steps ? r->step_ms / (double)r->steps : NAN;
+    s.rate = r->step_ms > 0 ? (double)r->particles * (double)r->steps / (r->step_ms * 1e-3) : NAN;
+    return s;
+}
+
+static const char *status_of(const result *r)
+{
+    return r->failed ? "failed" : r->ran ? "ok" : "not run";
+}
+
+static int write_summary_csv(const context *cx, const result *res, int count, eddy_error *err)
+{
+    char path[PATH_MAX_ + 32], tmp[PATH_MAX_ + 40];
+    snprintf(path, sizeof path, "%s/summary.csv", cx->out_dir);
+    FILE *f = open_tmp(path, tmp, sizeof tmp, err);
+    if (!f) return err->code;
+    const eddy_probes *p = cx->probes;
+    const size_t np = eddy_probes_count(p);
+    fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
+          "momentum_drift,ms_per_step,particle_steps_per_s", f);
+    for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
+    for (size_t i = 0; i < np; ++i)
+        if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
+    fputs(",error\n", f);
+    for (int k = 0; k < count; ++k) {
+        const result *r = &res[k];
+        summary_row s = summarize(r);
+        fprintf(f, "%s,%s,", r->id, status_of(r));
+        if (r->ran) fprintf(f, "%.12g,%llu,%zu", r->end_time, (unsigned long long)r->steps, r->particles);
+        else fputs(",,", f);
+        if (s.have)
+            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end, s.drift, s.ms_per_step, s.rate);
+        else
+            fputs(",,,,,,", f);
+        for (size_t i = 0; i < np; ++i) {
+            if (s.have) fprintf(f, ",%.12g", r->probe[(r->n - 1) * np + i]);
+            else fputc(',', f);
+        }
+        for (size_t i = 0; i < np; ++i) {
+            const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+            if (!ref) continue;
+            int points;
+            double rms = s.have ? reference_rms(r, np, i, ref, &points) : NAN;
+            if (s.have) fprintf(f, ",%.12g", rms);
+            else fputc(',', f);
+        }
+        fputc(',', f);
+        if (r->failed) csv_quoted(f, r->error);
+        fputc('\n', f);
+    }
+    return close_replace(f, tmp, path, err);
+}
+
+static void md_number(FILE *f, double v)
+{
+    if (isnan(v)) fputs(" NaN |", f);
+    else fprintf(f, " %.4g |", v);
+}
+
+/* The Markdown summary; also printed on stdout (`echo`) once at the end. */
+static void summary_md(FILE *f, const context *cx, const result *res, int count, const char *const *plots,
+                       int plot_count)
+{
+    const options *o = cx->opt;
+    const eddy_probes *p = cx->probes;
+    const size_t np = eddy_probes_count(p);
+    fprintf(f, "# eddy compare: %s\n\n", cx->scene_name);
+    fprintf(f, "Scene `%s`, %zu particles, ", o->scene_path, cx->particles);
+    if (o->steps >= 0) fprintf(f, "%lld steps", o->steps);
+    else fprintf(f, "to t = %.6g s", cx->end_time);
+    fprintf(f, ", sampled every %.6g s", cx->interval);
+    for (size_t i = 0; i < o->set_count; ++i) fprintf(f, "%s `--set %s`", i ? "," : "; with", o->sets[i]);
+    fprintf(f, ".\n\n");
+    fputs("| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
+          "density error max | kinetic energy end | momentum drift |", f);
+    for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));
+    fputs("\n|---|---|---|---|---|---|---|---|---|---|", f);
+    for (size_t i = 0; i < np; ++i) fputs("---|", f);
+    fputc('\n', f);
+    for (int k = 0; k < count; ++k) {
+        const result *r = &res[k];
+        summary_row s = summarize(r);
+        fprintf(f, "| %s | %s |", r->id, status_of(r));
+        if (r->ran) fprintf(f, " %.6g | %llu |", r->end_time, (unsigned long long)r->steps);
+        else fputs(" | |", f);
+        if (s.have) {
+            md_number(f, s.ms_per_step);
+            md_number(f, s.rate);
+            md_number(f, s.dem);
+            md_number(f, s.dmax);
+            md_number(f, s.ke_end);
+            md_number(f, s.drift);
+            for (size_t i = 0; i < np; ++i) md_number(f, r->probe[(r->n - 1) * np + i]);
+        } else {
+            for (size_t i = 0; i < 6 + np; ++i) fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    int refs = 0;
+    for (size_t i = 0; i < np; ++i) {
+        const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+        if (!ref) continue;
+        if (!refs++) fputs("\n## Against reference data\n\n", f);
+        fprintf(f, "`%s` against %s (`%s`): RMS of measured / reference - 1 over the reference points within "
+                   "the run, in %s vs %s\n\n",
+                eddy_probes_name(p, i), ref->label, ref->file, ref->y_label, ref->x_label);
+        fputs("| solver | RMS relative deviation | points |\n|---|---|---|\n", f);
+        for (int k = 0; k < count; ++k) {
+            const result *r = &res[k];
+            if (r->n == 0) continue;
+            int points;
+            double rms = reference_rms(r, np, i, ref, &points);
+            fprintf(f, "| %s |", r->id);
+            if (isnan(rms)) fputs(" - |", f);
+            else fprintf(f, " %.1f%% |", 100 * rms);
+            fprintf(f, " %d |\n", points);
+        }
+    }
+    int failures = 0;
+    for (int k = 0; k < count; ++k) {
+        if (!res[k].failed) continue;
+        if (!failures++) fputs("\n## Errors\n\n", f);
+        fprintf(f, "- `%s`: ", res[k].id);
+        md_text(f, res[k].error);
+        fputc('\n', f);
+    }
+    if (plot_count) {
+        fputs("\n## Plots\n\n", f);
+        for (int k = 0; k < plot_count; ++k) fprintf(f, "- [%s](%s)\n", plots[k], plots[k]);
+    }
+    fputs("\nDensity error: |rho / rho0 - 1| per particle; the mean is its mean over particles averaged over the "
+          "samples, the max its largest value at any sample. Kinetic energy and momentum drift |P(end) - P(0)| "
+          "are in simulation units (per unit depth in 2D); with gravity and walls momentum is not conserved, so "
+          "the drift measures how differently the solvers move the fluid. ms/step is the wall time inside the "
+          "solver steps only. See docs/compare.md.\n", f);
+}
+
+static int write_summary_md(const context *cx, const result *res, int count, const char *const *plots,
+                            int plot_count, eddy_error *err)
+{
+    char path[PATH_MAX_ + 32], tmp[PATH_MAX_ + 40];
+    snprintf(path, sizeof path, "%s/summary.md", cx->out_dir);
+    FILE *f = open_tmp(path, tmp, sizeof tmp, err);
+    if (!f) return err->code;
+    summary_md(f, cx, res, count, plots, plot_count);
+    return close_replace(f, tmp, path, err);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Plots                                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define MAX_PLOTS (8 + 64)
+
+typedef struct plotter {
+    const context *cx;
+    const result *res;
+    int count;
+    char names[MAX_PLOTS][96];    /* relative to the output folder */
+    const char *list[MAX_PLOTS];
+    int plot_count;
+    int failures;
+    eddy_error first_error;
+} plotter;
+
+/* y values of one solver for a metric: a column, the momentum drift, or a probe in its units. */
+typedef double (*metric_fn)(const result *r, size_t k, const void *arg);
+
+static double metric_column(const result *r, size_t k, const void *arg)
+{
+    return r->col[*(const int *)arg][k];
+}
+
+static double metric_drift(const result *r, size_t k, const void *arg)
+{
+    (void)arg;
+    return momentum_drift(r, k);
+}
+
+typedef struct probe_metric {
+    size_t index, count;
+    const eddy_probe_reference *ref;  /* NULL: as measured */
+} probe_metric;
+
+static double metric_probe(const result *r, size_t k, const void *arg)
+{
+    const probe_metric *pm = arg;
+    double v = r->probe[k * pm->count + pm->index];
+    return pm->ref ? (v - pm->ref->value_offset) / pm->ref->value_scale : v;
+}
+
+static void plot_metric(plotter *pl, const char *file, const char *title, const char *y_label, metric_fn fn,
+                        const void *arg, const eddy_probe_reference *ref)
+{
+    if (pl->plot_count == MAX_PLOTS) return;
+    eddy_plot_series series[MAX_SOLVERS + 1];
+    double *buf[MAX_SOLVERS + 1];
+    size_t ns = 0;
+    int oom = 0;
+    for (int s = 0; s < pl->count; ++s) {
+        const result *r = &pl->res[s];
+        if (r->n == 0) continue;
+        double *xy = malloc(2 * r->n * sizeof *xy);
+        if (!xy) {
+            oom = 1;
+            break;
+        }
+        for (size_t k = 0; k < r->n; ++k) {
+            xy[k] = ref ? r->t[k] / ref->time_scale : r->t[k];
+            xy[r->n + k] = fn(r, k, arg);
+        }
+        buf[ns] = xy;
+        series[ns] = (eddy_plot_series){r->id, xy, xy + r->n, r->n, 0};
+        ++ns;
+    }
+    if (ref && !oom) series[ns++] = (eddy_plot_series){ref->label, ref->x, ref->y, ref->count, 1};
+    snprintf(pl->names[pl->plot_count], sizeof pl->names[0], "plots/%s.png", file);
+    char path[PATH_MAX_ + 128], full_title[256];
+    snprintf(path, sizeof path, "%s/%s", pl->cx->out_dir, pl->names[pl->plot_count]);
+    snprintf(full_title, sizeof full_title, "%s: %s", pl->cx->scene_name, title);
+    eddy_plot_options po = eddy_plot_default_options();
+    po.title = full_title;
+    po.x_label = ref ? ref->x_label : "t (s)";
+    po.y_label = ref ? ref->y_label : y_label;
+    eddy_error err;
+    int rc = oom ? eddy_error_set(&err, EDDY_ERR_OUT_OF_MEMORY, "out of memory drawing '%s'", path)
+                 : eddy_plot_write_png(path, &po, series, ns, &err);
+    for (size_t s = 0; s < ns - (ref && !oom ? 1 : 0); ++s) free(buf[s]);
+    if (rc) {
+        if (!pl->failures++) pl->first_error = err;
+        fprintf(stderr, "eddy: error: %s\n", err.message);
+        return;
+    }
+    pl->list[pl->plot_count] = pl->names[pl->plot_count];
+    pl->plot_count++;
+}
+
+static void draw_plots(plotter *pl)
+{
+    static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
+    plot_metric(pl, "kinetic_energy", "kinetic energy", "kinetic energy (J, simulation units)", metric_column, &KE,
+                NULL);
+    plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);
+    plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL);
+    plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL);
+    plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", "|P(t) - P(0)| (kg m/s, simulation units)",
+                metric_drift, NULL, NULL);
+    const eddy_probes *p = pl->cx->probes;
+    const size_t np = eddy_probes_count(p);
+    for (size_t i = 0; i < np; ++i) {
+        const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+        probe_metric pm = {i, np, ref};
+        char file[80], title[128], label[96];
+        snprintf(file, sizeof file, "probe_%s", eddy_probes_name(p, i));
+        snprintf(title, sizeof title, "probe %s%s%s", eddy_probes_name(p, i), ref ? " against " : "",
+                 ref ? ref->label : "");
+        snprintf(label, sizeof label, "%s (%s)", eddy_probes_name(p, i), eddy_probes_unit(p, i));
+        plot_metric(pl, file, title, label, metric_probe, &pm, ref);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The command                                                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+int eddy_compare_main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) return rc;
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+
+    context cx;
+    memset(&cx, 0, sizeof cx);
+    cx.opt = &o;
+    eddy_error err;
+    eddy_error_clear(&err);
+    eddy_scene scene;
+    eddy_probes *probes = NULL;
+    result *res = NULL;
+    int status = 0;
+    if ((rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
+        fprintf(stderr, "eddy: error: %s\n", err.message);
+        return 1;
+    }
+    rc = eddy_probes_parse(&scene, &probes, &err);
+    snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
+    cx.end_time = isnan(o.until) ? scene.end_time : o.until;
+    cx.interval = scene.output_interval;
+    cx.particles = eddy_scene_count_particles(&scene);
+    if (o.out_dir) snprintf(cx.out_dir, sizeof cx.out_dir, "%s", o.out_dir);
+    else snprintf(cx.out_dir, sizeof cx.out_dir, "out/compare/%s", scene.name);
+    eddy_scene_free(&scene);
+    cx.probes = probes;
+    char plots_dir[PATH_MAX_ + 8];
+    snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
+    if (rc || (rc = eddy_output_make_dirs(cx.out_dir, &err)) || (rc = eddy_output_make_dirs(plots_dir, &err)) ||
+        (rc = eddy_registry_create(&cx.registry, &err))) {
+        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_probes_destroy(probes);
+        return 1;
+    }
+    eddy_registry_discover(cx.registry);
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    res = calloc((size_t)o.solver_count, sizeof *res);
+    if (!res) {
+        fprintf(stderr, "eddy: error: out of memory\n");
+        status = 1;
+        goto done;
+    }
+    int failed = 0;
+    for (int k = 0; k < o.solver_count; ++k) {
+        result *r = &res[k];
+        snprintf(r->id, sizeof r->id, "%s", o.solvers[k]);
+        if (stop_signal) continue;
+        eddy_error_clear(&err);
+        if ((rc = run_solver(&cx, r, &err))) {
+            r->failed = 1;
+            snprintf(r->error, sizeof r->error, "%s", err.message);
+            fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
+            ++failed;
+            if (rc == EDDY_ERR_INTERRUPTED) status = 130;
+        }
+        /* After every solver, so that an interrupted comparison keeps what it has. */
+        eddy_error serr;
+        if (write_summary_csv(&cx, res, k + 1, &serr) || write_summary_md(&cx, res, k + 1, NULL, 0, &serr)) {
+            fprintf(stderr, "eddy: error: %s\n", serr.message);
+            status = status ? status : 1;
+        }
+    }
+
+    plotter pl;
+    memset(&pl, 0, sizeof pl);
+    pl.cx = &cx;
+    pl.res = res;
+    pl.count = o.solver_count;
+    draw_plots(&pl);
+    eddy_error serr;
+    if (write_summary_md(&cx, res, o.solver_count, pl.list, pl.plot_count, &serr)) {
+        fprintf(stderr, "eddy: error: %s\n", serr.message);
+        pl.failures++;
+    }
+    summary_md(stdout, &cx, res, o.solver_count, pl.list, pl.plot_count);
+    fflush(stdout);
+    if (!o.quiet) fprintf(stderr, "compare: summary in %s/summary.md and summary.csv, plots in %s\n", cx.out_dir, plots_dir);
+    if (failed && status != 130)
+        fprintf(stderr, "eddy: error: %d of %d solvers failed (see %s/summary.md)\n", failed, o.solver_count,
+                cx.out_dir);
+    if (!status && (failed || pl.failures)) status = 1;
+done:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
+    free(res);
+    eddy_probes_destroy(probes);
+    eddy_registry_destroy(cx.registry);
+    return status;
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Checks what `eddy compare` wrote, with readers written here and not in the code under test.
+
+check_compare.py run DIR RUN_DIR
+    DIR: `eddy compare scenes/dam_break_2d.json --solvers sph_mueller,nope,tait --until 0.03
+    --set output.format=["vtk","csv"]`; RUN_DIR: `eddy run` of the same scene with tait to the same time.
+    - summary.csv has the documented columns and one row per solver in order: sph_mueller and tait
+      ok at t = 0.03 with 3200 particles (the 40 x 80 column) and at least 600 steps (dt <= 5e-5),
+      nope failed with "unknown solver 'nope'" and no numbers; summary.md has the same rows and the error;
+    - each solver's diagnostics.csv has a row per sample time (0, 0.0075, ..., 0.03), and the summary's
+      density errors, final kinetic energy and momentum drift follow from those rows as documented;
+    - the final frame's own particles give the last diagnostics row's density error (|rho/1000 - 1|)
+      and the probes' last values, recomputed here by the documented rules: the front is the last x
+      reached from the back through gaps of at most h = 0.005, plus half the spacing 0.0025; the
+      height at the wall the same walk up the column x <= h from y = 0;
+    - tait's final frame is identical to that of `eddy run` (the same stepping);
+    - every plot is a valid PNG (signature, chunk CRCs, IHDR, inflated size of the 8-bit RGB rows).
+
+check_compare.py explode DIR
+    DIR: `--solvers exploding_solver,sph_mueller` with output every 0.0005 s to t = 0.003 s: the
+    exploding solver is reported failed at step 30 with its frames and rows up to then kept, and
+    sph_mueller still ran to the end.
+"""
+import csv
+import math
+import os
+import struct
+import sys
+import zlib
+
+H, HALF_SPACING = 0.005, 0.00125
+SUMMARY_COLUMNS = ("solver,status,end_time,steps,particles,density_error_mean,density_error_max,"
+                   "kinetic_energy_end,momentum_drift,ms_per_step,particle_steps_per_s,front,"
+                   "height_left_wall,front_reference_rms,error").split(",")
+PLOTS = ["kinetic_energy", "density_error_mean", "density_error_max", "max_speed", "momentum_drift",
+         "probe_front", "probe_height_left_wall"]
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok      " if cond else "FAILED  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def close(a, b, rel=1e-6, abs_=1e-9):
+    return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def walk(coords, start, gap):
+    """Farthest coordinate reached from `start` through sorted coordinates no more than gap apart."""
+    reach, top = start, None
+    for u in sorted(c for c in coords if c >= start):
+        if u - reach > gap:
+            break
+        reach, top = u, u
+    return top
+
+
+def front_from_frame(rows):
+    xs = [float(r["x"]) for r in rows]
+    return walk(xs, min(xs), H) + HALF_SPACING
+
+
+def height_from_frame(rows):
+    ys = [float(r["y"]) for r in rows if abs(float(r["x"])) <= H]
+    top = walk(ys, 0.0, H)
+    return 0.0 if top is None else top + HALF_SPACING
+
+
+def check_png(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return "no PNG signature"
+    pos, idat, ihdr, end = 8, b"", None, False
+    while pos + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        if zlib.crc32(kind + body) & 0xffffffff != crc:
+            return "bad CRC in chunk %r" % kind
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            end = True
+        pos += 12 + length
+    if not ihdr or not end:
+        return "missing IHDR or IEND"
+    w, h, depth, ctype = ihdr[0], ihdr[1], ihdr[2], ihdr[3]
+    if depth != 8 or ctype != 2:
+        return "not 8-bit RGB (depth %d, colour type %d)" % (depth, ctype)
+    raw = zlib.decompress(idat)
+    if len(raw) != h * (1 + 3 * w):
+        return "image data of %d bytes, expected %d" % (len(raw), h * (1 + 3 * w))
+    if w < 64 or h < 64:
+        return "image too small (%d x %d)" % (w, h)
+    return None
+
+
+def last_frame_csv(solver_dir):
+    frames = sorted(f for f in os.listdir(os.path.join(solver_dir, "frames")) if f.endswith(".csv"))
+    return os.path.join(solver_dir, "frames", frames[-1]), frames
+
+
+def check_run(d, run_dir):
+    with open(os.path.join(d, "summary.csv"), newline="") as f:
+        header = next(csv.reader(f))
+    check(header == SUMMARY_COLUMNS, "summary.csv columns: %s" % ",".join(header))
+    rows = read_csv(os.path.join(d, "summary.csv"))
+    check([r["solver"] for r in rows] == ["sph_mueller", "nope", "tait"], "one summary row per solver, in order")
+    by = {r["solver"]: r for r in rows}
+    nope = by.get("nope", {})
+    check(nope.get("status") == "failed" and "unknown solver 'nope'" in nope.get("error", ""),
+          "nope failed with 'unknown solver': %s" % nope.get("error"))
+    check(all(nope.get(c) == "" for c in SUMMARY_COLUMNS[2:-1]), "nope has no numbers")
+    with open(os.path.join(d, "summary.md")) as f:
+        md = f.read()
+    check("| nope | failed |" in md and "## Errors" in md and "unknown solver 'nope'" in md,
+          "summary.md lists nope as failed with its error")
+
+    sample_times = [0.0, 0.0075, 0.015, 0.0225, 0.03]
+    for solver in ("sph_mueller", "tait"):
+        r = by.get(solver, {})
+        sd = os.path.join(d, solver)
+        check(r.get("status") == "ok" and r.get("error") == "", "%s ok" % solver)
+        check(close(float(r["end_time"]), 0.03) and r["particles"] == "3200" and int(r["steps"]) >= 600,
+              "%s: t end %s, %s particles, %s steps" % (solver, r["end_time"], r["particles"], r["steps"]))
+        check(md.count("| %s | ok | 0.03 |" % solver) == 1, "%s row in summary.md" % solver)
+        diag = read_csv(os.path.join(sd, "diagnostics.csv"))
+        times = [float(x["time"]) for x in diag]
+        check(len(times) == 5 and all(close(a, b) for a, b in zip(times, sample_times)),
+              "%s: diagnostics at the sample times %s" % (solver, times))
+        dem = sum(float(x["density_error_mean"]) for x in diag) / len(diag)
+        dmax = max(float(x["density_error_max"]) for x in diag)
+        drift = math.sqrt(sum((float(diag[-1]["momentum_" + a]) - float(diag[0]["momentum_" + a])) ** 2
+                              for a in "xyz"))
+        check(close(float(r["density_error_mean"]), dem, 1e-9), "%s: mean density error %s = mean of the rows %.12g"
+              % (solver, r["density_error_mean"], dem))
+        check(close(float(r["density_error_max"]), dmax, 1e-9), "%s: max density error = max of the rows" % solver)
+        check(close(float(r["kinetic_energy_end"]), float(diag[-1]["kinetic_energy"]), 1e-9),
+              "%s: final kinetic energy = last row" % solver)
+        check(close(float(r["momentum_drift"]), drift, 1e-9), "%s: momentum drift |P(end) - P(0)| = %.6g" % (solver, drift))
+        check(float(r["ms_per_step"]) > 0 and close(float(r["particle_steps_per_s"]),
+                                                     3200 / (float(r["ms_per_step"]) * 1e-3), 1e-6),
+              "%s: particle-steps/s = particles / (ms per step)" % solver)
+
+        path, frames = last_frame_csv(sd)
+        check(frames == ["frame_00000.csv", "frame_00004.csv"], "%s: first and last frame kept: %s" % (solver, frames))
+        particles = read_csv(path)
+        check(len(particles) == 3200, "%s: %d particles in the last frame" % (solver, len(particles)))
+        err = sum(abs(float(p["density"]) / 1000.0 - 1) for p in particles) / len(particles)
+        check(close(err, float(diag[-1]["density_error_mean"]), 1e-5),
+              "%s: density error from the frame %.9g = diagnostics %s" % (solver, err, diag[-1]["density_error_mean"]))
+        probes = read_csv(os.path.join(sd, "probes.csv"))
+        check([close(float(p["time"]), t) for p, t in zip(probes, sample_times)] == [True] * 5 and len(probes) == 5,
+              "%s: probes.csv has a row per sample" % solver)
+        front, height = front_from_frame(particles), height_from_frame(particles)
+        check(close(float(probes[-1]["front"]), front, 1e-6) and close(float(r["front"]), front, 1e-6),
+              "%s: front %s (probes.csv), %s (summary) = %.9g from the final frame"
+              % (solver, probes[-1]["front"], r["front"], front))
+        check(front > 0.1 + 0.5 * H, "%s: the front has moved (%.6g > 0.1025)" % (solver, front))
+        check(close(float(probes[-1]["height_left_wall"]), height, 1e-6),
+              "%s: height at the wall %s = %.9g from the final frame" % (solver, probes[-1]["height_left_wall"], height))
+
+    mine, _ = last_frame_csv(os.path.join(d, "tait"))
+    theirs = os.path.join(run_dir, "frames", "frame_00004.csv")
+    with open(mine, "rb") as a, open(theirs, "rb") as b:
+        check(a.read() == b.read(), "tait's final frame equals that of `eddy run --solver tait` (%s)" % theirs)
+
+    for name in PLOTS:
+        problem = check_png(os.path.join(d, "plots", name + ".png"))
+        check(problem is None, "plots/%s.png is a valid PNG%s" % (name, "" if problem is None else ": " + problem))
+        check("(plots/%s.png)" % name in md, "summary.md links plots/%s.png" % name)
+
+
+def check_explode(d):
+    rows = read_csv(os.path.join(d, "summary.csv"))
+    by = {r["solver"]: r for r in rows}
+    ex, ok = by.get("exploding_solver", {}), by.get("sph_mueller", {})
+    check(ex.get("status") == "failed" and ex.get("error", "").startswith("simulation exploded at step 30 (t = 0.0015 s)"),
+          "exploding_solver failed at step 30: %s" % ex.get("error"))
+    check(ex.get("steps") == "30" and ex.get("kinetic_energy_end") == "nan", "the exploded state is summarised as NaN")
+    diag = read_csv(os.path.join(d, "exploding_solver", "diagnostics.csv"))
+    check([x["step"] for x in diag] == ["0", "10", "20", "30"], "its diagnostics rows up to the explosion are kept")
+    check(os.path.exists(os.path.join(d, "exploding_solver", "frames", "frame_00003.vtp")), "its last frame is kept")
+    check(ok.get("status") == "ok" and close(float(ok.get("end_time", "nan")), 0.003), "sph_mueller still ran to t = 0.003")
+    for name in PLOTS:
+        problem = check_png(os.path.join(d, "plots", name + ".png"))
+        check(problem is None, "plots/%s.png is a valid PNG%s" % (name, "" if problem is None else ": " + problem))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "run":
+        check_run(sys.argv[2], sys.argv[3])
+    else:
+        check_explode(sys.argv[2])
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
