@@ -158,6 +158,7 @@ typedef struct result {
     char id[ID_MAX];
     int ran;                      /* the session opened */
     int failed;
+    int interrupted;              /* failed by SIGINT / SIGTERM */
     char error[EDDY_ERROR_MESSAGE_MAX];
     size_t particles;
     uint64_t steps;
@@ -475,7 +476,7 @@ static summary_row summarize(const result *r)
 
 static const char *status_of(const result *r)
 {
-    return r->failed ? "failed" : r->ran ? "ok" : "not run";
+    return r->interrupted ? "interrupted" : r->failed ? "failed" : r->ran ? "ok" : "not run";
 }
 
 static int write_summary_csv(const context *cx, const result *res, int count, eddy_error *err)
@@ -796,7 +797,10 @@ int eddy_compare_main(int argc, char **argv)
             snprintf(r->error, sizeof r->error, "%s", err.message);
             fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
             ++failed;
-            if (rc == EDDY_ERR_INTERRUPTED) status = 130;
+            if (rc == EDDY_ERR_INTERRUPTED) {
+                r->interrupted = 1;
+                status = 130;
+            }
         }
         /* After every solver, so that an interrupted comparison keeps what it has. */
         eddy_error serr;
@@ -813,7 +817,8 @@ int eddy_compare_main(int argc, char **argv)
     pl.count = o.solver_count;
     draw_plots(&pl);
     eddy_error serr;
-    if (write_summary_md(&cx, res, o.solver_count, pl.list, pl.plot_count, &serr)) {
+    if (write_summary_csv(&cx, res, o.solver_count, &serr) ||
+        write_summary_md(&cx, res, o.solver_count, pl.list, pl.plot_count, &serr)) {
         fprintf(stderr, "eddy: error: %s\n", serr.message);
         pl.failures++;
     }
