@@ -12,6 +12,7 @@
 #include <eddy/eddy.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "run.h"
 
 #define EDDY_MAX_SETS 256
@@ -32,6 +33,11 @@ static const char usage[] =
     "             [--no-picture] [--quiet]\n"
     "      Continues the run in DIR from its checkpoint to its end, or to a new total step count or\n"
     "      time; the final state is bit-identical to an uninterrupted run's.\n"
+    "  compare SCENE --solvers ID,ID,... [--out DIR] [--steps N | --until T] [--set key=value]...\n"
+    "                [--grid ID] [--threads N] [--quiet]\n"
+    "      The scene through each solver with eddy run's stepping: DIR/<solver>/diagnostics.csv,\n"
+    "      probes.csv, first and last frame; DIR/summary.md, summary.csv and DIR/plots/*.png.\n"
+    "      Default DIR: out/compare/<scene name>.\n"
     "  list\n"
     "      Every component found (id, kind, version, file) and every plugin refused, with the reason.\n"
     "  describe ID\n"
@@ -319,5 +325,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }

@@ -39,7 +39,7 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
 
-/* Martin & Moyce Table 2 (tests/data/martin_moyce_1952_front.csv): T = t sqrt(2g/a), Z = front / a. */
+/* Martin & Moyce Table 2 (scenes/data/martin_moyce_1952_front.csv): T = t sqrt(2g/a), Z = front / a. */
 typedef struct support_front_table {
     int count;
     double T[32], Z[32];
