@@ -1,0 +1,99 @@
+/*
+ * host/render.h — `eddy run --render`: a PNG per output frame, the particles seen from a camera and
+ * coloured by a field, with a colour bar and the time; `--movie` joins them into an MP4 with ffmpeg.
+ * docs/rendering.md is the user's reference (scene section, --camera syntax, fields, colour ranges).
+ *
+ * Life of a renderer: eddy_render_open() once the world exists (it reads and checks the scene's
+ * "render" section and the command-line request), eddy_render_frame() for every output frame,
+ * eddy_render_finish() at the end of the run (also after an error or an interrupt: it makes the movie
+ * from the frames there are), eddy_render_destroy().
+ *
+ * What stays fixed over a run, so that frames can be compared: the camera and the image layout, and
+ * the colour range. Both are settled by the first frame rendered (frame 0 of a fresh run), from the
+ * scene or the request where they say, otherwise by the documented rules (render.c, docs).
+ *
+ * Units: the scene and the command line speak world units (eye, target, span; the colour bar of
+ * lengths and velocities); the world holds simulation units (multiplied by world->simulation_scale).
+ *
+ * Threads: one renderer belongs to one thread; it reads the world between steps.
+ */
+#ifndef EDDY_HOST_RENDER_H
+#define EDDY_HOST_RENDER_H
+
+#include <eddy/eddy.h>
+
+#include "scene.h"
+
+/* What the command line asks for. Zeros and NULLs: as the scene's "render" section says, else the
+ * defaults. The strings are read during eddy_render_open() only. */
+typedef struct eddy_render_request {
+    int enabled;          /* --render: write OUT/render/frame_NNNNN.png for every output frame */
+    int movie;            /* --movie: also OUT/movie.mp4 with ffmpeg (implies enabled) */
+    const char *field;    /* --render-field NAME: "speed", "pressure", "velocity.y", a solver field, ... */
+    const char *camera;   /* --camera SPEC: "eye=1,2,3;target=0,0,0;fov=40" or "view=-z" (docs) */
+    const char *range;    /* --render-range "MIN,MAX" (field units) or "frame" (each frame its own) */
+    int width;            /* --render-width PX, 16..16384 */
+} eddy_render_request;
+
+/* Everything off and unset. */
+eddy_render_request eddy_render_default_request(void);
+
+typedef struct eddy_renderer eddy_renderer;
+
+/*
+ * Checks the scene's "render" section (unknown keys, types and ranges are errors in the scene's
+ * "FILE:LINE:COL: render.KEY: ..." form) and the request ("--camera 'SPEC': ...", "--render-range
+ * ...", "--render-width ..."), whether or not rendering is on. When it is on (enabled or movie):
+ * checks the field against `w`'s particle fields (may be NULL: then at the first frame; an unknown
+ * field is an error listing the available names), creates OUT/render, and sets *out to a renderer
+ * owned by the caller. When it is off, *out is NULL; the other functions accept NULL and do nothing.
+ * `out_dir` is the run's output folder (OUT).
+ */
+int eddy_render_open(const eddy_scene *scene, const eddy_world *w, const eddy_render_request *req,
+                     const char *out_dir, eddy_renderer **out, eddy_error *err);
+
+/*
+ * Writes OUT/render/frame_NNNNN.png (frame zero-padded to 5 digits, as the VTK frames) of `w` now,
+ * through a temporary name and a rename. The first call settles the camera, layout and colour range.
+ * EDDY_ERR_NOT_FOUND for an unknown field, EDDY_ERR_IO naming the file.
+ */
+int eddy_render_frame(eddy_renderer *r, const eddy_world *w, int frame, eddy_error *err);
+
+/*
+ * With --movie: runs ffmpeg (the first on PATH) over the frames into OUT/movie.mp4 (H.264, yuv420p,
+ * the scene's render.fps or real time). The frames are those of this run, extended backwards over
+ * consecutive frame files already in OUT/render (a resumed run). ffmpeg missing: EDDY_ERR_NOT_FOUND
+ * saying so and that the PNG frames are kept; ffmpeg failing: EDDY_ERR_IO with its last message line
+ * (the whole log stays in OUT/render/ffmpeg.log). Without --movie, or with no frame rendered: nothing.
+ */
+int eddy_render_finish(eddy_renderer *r, eddy_error *err);
+
+/* Frees the renderer; files written stay. NULL-safe. */
+void eddy_render_destroy(eddy_renderer *r);
+
+/*
+ * Where things land, settled by the first frame (before it, eddy_render_info() fails with
+ * EDDY_ERR_INVALID_ARGUMENT). Pixel (i, j) covers [i, i + 1) x [j, j + 1), j from the top. With the
+ * camera's orthonormal basis (right, up, forward; forward from eye to target, right = forward x up
+ * normalized, up re-orthogonalized) and a particle at camera coordinates (a, b, c) = its offset from
+ * the eye (perspective) or from the target (orthographic) along right, up, forward, in sim units:
+ *   perspective   x = cx + f a / c,  y = cy - f b / c,  f = zoom * (view_y1 - view_y0) / 2 / tan(fov / 2)
+ *   orthographic  x = cx + k a,      y = cy - k b,      k = pixels_per_unit
+ * where (cx, cy) is the centre of the view rectangle: the target lands there.
+ */
+typedef struct eddy_render_info {
+    int width, height;                       /* the image */
+    int view_x0, view_y0, view_x1, view_y1;  /* the rectangle the scene is drawn in */
+    int perspective;                         /* 1: perspective, 0: orthographic */
+    double fov_degrees, zoom;                /* perspective */
+    double pixels_per_unit;                  /* orthographic: pixels per simulation unit */
+    float eye[3], target[3], up[3];          /* sim units; up as given (not re-orthogonalized) */
+    double range_min, range_max;             /* the colour range in the field's units (fixed ranges) */
+    int range_per_frame;                     /* 1: each frame takes its own range */
+    char field[64];                          /* as asked, e.g. "velocity.y" */
+    char unit[16];                           /* "m/s", "Pa", ... or "" */
+} eddy_render_info;
+
+int eddy_render_info_get(const eddy_renderer *r, eddy_render_info *info, eddy_error *err);
+
+#endif /* EDDY_HOST_RENDER_H */

@@ -1,0 +1,805 @@
+/*
+ * `eddy run --render` frames (host/render.c). Particles are placed at known points; where each lands
+ * is worked out here from the camera math documented in render.h (basis, perspective divide, the
+ * orthographic fit), its colour from eddy_picture_colormap at the value's place in the range, and the
+ * PNG is read back with libpng. Errors are checked word for word, --movie with a stand-in ffmpeg
+ * (a shell script) for the argument and failure paths, and with the real one where it is installed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four headers above first. */
+#include <cmocka.h>
+
+#include "picture.h"
+#include "png_check.h"
+#include "render.h"
+#include "scene.h"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Fixtures                                                                                         */
+
+/*
+ * A scene whose "render" section is `render` (NULL: none), on line 7 of the text:
+ *   1 {
+ *   2   "dimensions": D,
+ *   3   "time": {...},
+ *   4   "world": {...},
+ *   5   "materials": [...],
+ *   6   "fluids": [...],
+ *   7   "render": RENDER
+ *   8 }
+ */
+static void parse_scene(int dimensions, const char *render, eddy_scene *s)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\n"
+             "  \"dimensions\": %d, \"solver\": \"sph_mueller\",\n"
+             "  \"time\": {\"dt\": 0.001, \"end\": 1, \"output_interval\": 0.1},\n"
+             "  \"world\": {\"smoothing_radius\": 0.2}, \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"
+             "  \"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.05}],\n"
+             "  \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1]}}]%s\n"
+             "%s%s%s"
+             "}\n",
+             dimensions, render ? "," : "", render ? "  \"render\": " : "", render ? render : "", render ? "\n" : "");
+    eddy_error err = {0};
+    if (eddy_scene_parse(text, "t.json", NULL, 0, s, &err)) fail_msg("scene does not parse: %s", err.message);
+}
+
+/* A world without particles: material spacing `spacing` (sim units), optional container (sim units). */
+static eddy_world *make_world(int dimensions, float scale, float spacing, const float *lo, const float *hi)
+{
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(dimensions, &w, &err), EDDY_OK);
+    w->simulation_scale = scale;
+    eddy_material m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "water");
+    m.rest_density = 1000.0f;
+    /* No smoothing radius: the rest spacing is (m / rho0)^(1/d) exactly. */
+    m.particle_mass = 1000.0f * powf(spacing, (float)dimensions);
+    m.initial_sum = 1.0f;
+    m.contact.radius = 0.01f;
+    m.contact.erp = 0.5f;
+    assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_OK);
+    if (lo) assert_int_equal(eddy_world_set_container(w, lo, hi, NULL, &err), EDDY_OK);
+    return w;
+}
+
+static void add_particle(eddy_world *w, float x, float y, float z, float pressure)
+{
+    eddy_error err = {0};
+    const float p[3] = {x, y, z};
+    size_t first;
+    assert_int_equal(eddy_particles_add(&w->particles, 1, p, NULL, 0, &first, &err), EDDY_OK);
+    w->particles.pressure[first] = pressure;
+}
+
+static eddy_renderer *open_ok(const eddy_scene *s, const eddy_world *w, const eddy_render_request *req, const char *dir)
+{
+    eddy_error err = {0};
+    eddy_renderer *r = NULL;
+    if (eddy_render_open(s, w, req, path_in_root(dir), &r, &err)) fail_msg("render open: %s", err.message);
+    assert_non_null(r);
+    return r;
+}
+
+static rgb_image render_one(eddy_renderer *r, const eddy_world *w, int frame, const char *dir, eddy_render_info *info)
+{
+    eddy_error err = {0};
+    if (eddy_render_frame(r, w, frame, &err)) fail_msg("render frame: %s", err.message);
+    assert_int_equal(eddy_render_info_get(r, info, &err), EDDY_OK);
+    char name[256];
+    snprintf(name, sizeof name, "%s/render/frame_%05d.png", dir, frame);
+    rgb_image im = read_png(path_in_root(name));
+    /* The PNG declares the size the layout says. */
+    assert_int_equal(im.w, info->width);
+    assert_int_equal(im.h, info->height);
+    return im;
+}
+
+static void colour_at(double t, uint8_t c[3])
+{
+    eddy_picture_colormap((float)t, c);
+}
+
+static void assert_message(const eddy_error *err, const char *want)
+{
+    if (strcmp(err->message, want) != 0) fail_msg("message\n got:      %s\n expected: %s", err->message, want);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Geometry                                                                                         */
+
+static void test_orthographic_front_view_fits_the_container(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"camera\": \"view=-z\", \"field\": \"pressure\", \"range\": [0, 10], \"width\": 400}", &s);
+    const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 0};
+    eddy_world *w = make_world(2, 1.0f, 0.01f, lo, hi);
+    add_particle(w, 0.5f, 0.25f, 0.0f, 2.5f);
+    add_particle(w, 1.5f, 0.75f, 0.0f, 10.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "ortho");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "ortho", &info);
+    assert_int_equal(im.w, 400);
+    assert_false(info.perspective);
+
+    /* Looking along -z with y up: right = +x, up = +y. The 2 x 1 container around its centre (1, 0.5)
+     * fills the view where it binds: k = min(view width / 2, view height / 1). */
+    double vw = info.view_x1 - info.view_x0, vh = info.view_y1 - info.view_y0;
+    double k = fmin(vw / 2.0, vh / 1.0);
+    assert_true(fabs(info.pixels_per_unit - k) < 1e-9 * k);
+    assert_true(fabs(vw - 2.0 * vh) <= 2.0); /* the view takes the container's aspect */
+    double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+    uint8_t c[3];
+    colour_at(0.25, c);
+    assert_pixel(&im, cx + k * (0.5 - 1.0), cy - k * (0.25 - 0.5), c);
+    colour_at(1.0, c);
+    assert_pixel(&im, cx + k * (1.5 - 1.0), cy - k * (0.75 - 0.5), c);
+    /* Between them: background. */
+    const uint8_t white[3] = {255, 255, 255};
+    assert_pixel(&im, cx, cy, white);
+    /* The container's corners are drawn (grey), the bottom-left one at (cx - k, cy + k / 2). */
+    const uint8_t *corner = pixel_at(&im, cx - k + 0.5, cy + 0.5 * k - 0.5);
+    assert_true(corner[0] == corner[1] && corner[1] == corner[2] && corner[0] < 255);
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* The camera of the perspective tests, written out by hand: eye (0.5, 0.5, 3), target (0.5, 0.5, 0),
+ * up +y. Forward (0, 0, -1), right = forward x up = (1, 0, 0), up (0, 1, 0); a world point (x, y, z)
+ * sits at a = x - 0.5, b = y - 0.5, c = 3 - z from the eye (times the simulation scale). */
+static void expect_perspective(const rgb_image *im, const eddy_render_info *info, double x, double y, double z,
+                               double scale, const uint8_t colour[3])
+{
+    double a = (x - 0.5) * scale, b = (y - 0.5) * scale, c = (3.0 - z) * scale;
+    double vh = info->view_y1 - info->view_y0;
+    double f = vh / 2.0 / tan(60.0 / 2.0 * M_PI / 180.0);
+    double cx = 0.5 * (info->view_x0 + info->view_x1), cy = 0.5 * (info->view_y0 + info->view_y1);
+    assert_pixel(im, cx + f * a / c, cy - f * b / c, colour);
+}
+
+static void test_perspective_projection_in_world_units(void **state)
+{
+    (void)state;
+    const double scales[2] = {1.0, 2.0};
+    for (int k = 0; k < 2; ++k) {
+        double sc = scales[k];
+        eddy_scene s;
+        parse_scene(3,
+                    "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                    " \"field\": \"pressure\", \"range\": [0, 100], \"width\": 480, \"height\": 360}",
+                    &s);
+        eddy_world *w = make_world(3, (float)sc, 0.02f * (float)sc, NULL, NULL);
+        add_particle(w, (float)(0.8 * sc), (float)(0.6 * sc), (float)(0.2 * sc), 75.0f);
+        add_particle(w, (float)(0.2 * sc), (float)(0.3 * sc), (float)(-0.5 * sc), 25.0f);
+        add_particle(w, (float)(0.9 * sc), (float)(0.1 * sc), (float)(1.0 * sc), 50.0f);
+        /* Behind the eye: must not be drawn (nor mirrored in front). */
+        add_particle(w, (float)(0.5 * sc), (float)(0.5 * sc), (float)(4.0 * sc), 0.0f);
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        char dir[32];
+        snprintf(dir, sizeof dir, "persp%d", k);
+        eddy_renderer *r = open_ok(&s, w, &req, dir);
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 3, dir, &info);
+        assert_int_equal(im.w, 480);
+        assert_int_equal(im.h, 360);
+        assert_true(info.perspective);
+        uint8_t c[3];
+        colour_at(0.75, c);
+        expect_perspective(&im, &info, 0.8, 0.6, 0.2, sc, c);
+        colour_at(0.25, c);
+        expect_perspective(&im, &info, 0.2, 0.3, -0.5, sc, c);
+        colour_at(0.5, c);
+        expect_perspective(&im, &info, 0.9, 0.1, 1.0, sc, c);
+        uint8_t behind[3];
+        colour_at(0.0, behind);
+        assert_false(has_color(&im, info.view_x0, info.view_y0, info.view_x1, info.view_y1, behind));
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+}
+
+static void test_near_particles_cover_far_ones(void **state)
+{
+    (void)state;
+    /* Perspective: eye (0, 0, 5) looking at the origin. The far particle is on the ray from the eye
+     * through the near one (twice as far), so both land on one pixel. The far one comes later in
+     * storage and id: only a depth sort puts the near one on top. */
+    for (int ortho = 0; ortho < 2; ++ortho) {
+        eddy_scene s;
+        parse_scene(3, "{\"field\": \"pressure\", \"range\": [0, 1]}", &s);
+        eddy_world *w = make_world(3, 1.0f, 0.1f, NULL, NULL);
+        if (ortho) {
+            add_particle(w, 0.3f, 0.2f, 0.5f, 1.0f);  /* near (larger z, the view looks along -z) */
+            add_particle(w, 0.3f, 0.2f, -0.5f, 0.0f); /* far */
+            add_particle(w, -0.4f, -0.3f, 0.0f, 0.5f);
+        } else {
+            add_particle(w, 0.1f, 0.1f, 2.0f, 1.0f);  /* near */
+            add_particle(w, 0.2f, 0.2f, -1.0f, 0.0f); /* far: (0, 0, 5) + 2 ((0.1, 0.1, 2) - (0, 0, 5)) */
+        }
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        req.camera = ortho ? "view=-z" : "eye=0,0,5;target=0,0,0";
+        eddy_renderer *r = open_ok(&s, w, &req, ortho ? "depth_o" : "depth_p");
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 0, ortho ? "depth_o" : "depth_p", &info);
+        double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+        double x, y;
+        if (ortho) {
+            assert_false(info.perspective);
+            /* Framed region: the particles' box (x -0.4..0.3, y -0.3..0.2, widened by half the spacing)
+             * has its centre at (-0.05, -0.05); the target is there. */
+            x = cx + info.pixels_per_unit * (0.3 + 0.05);
+            y = cy - info.pixels_per_unit * (0.2 + 0.05);
+        } else {
+            assert_true(info.perspective);
+            double f = (info.view_y1 - info.view_y0) / 2.0 / tan(40.0 / 2.0 * M_PI / 180.0); /* default fov */
+            x = cx + f * 0.1 / 3.0;
+            y = cy - f * 0.1 / 3.0;
+        }
+        uint8_t near[3], far[3];
+        colour_at(1.0, near);
+        colour_at(0.0, far);
+        assert_pixel(&im, x, y, near);
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Fields and colour ranges                                                                        */
+
+static void test_fields_by_name_magnitude_and_component(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"camera\": \"view=-z\", \"range\": [0, 10], \"width\": 200}", &s);
+    eddy_world *w = make_world(2, 2.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+    eddy_error err = {0};
+    int fid;
+    assert_int_equal(eddy_particles_add_field(&w->particles, "vorticity", 3, &fid, &err), EDDY_OK);
+    eddy_particles_field(&w->particles, fid, 0)[0] = 3.0f;
+    eddy_particles_field(&w->particles, fid, 1)[0] = 4.0f;
+    /* Velocity in sim units: the colour bar shows world units, sim / 2. */
+    w->particles.vx[0] = 12.0f;
+    w->particles.vy[0] = -16.0f;
+    w->particles.density[0] = 7.0f;
+    struct {
+        const char *field;
+        double value;
+        const char *unit;
+    } cases[] = {
+        {"vorticity", 5.0, ""},     {"vorticity.y", 4.0, ""},  {"velocity.x", 6.0, "m/s"},
+        {"speed", 10.0, "m/s"},     {"velocity", 10.0, "m/s"}, {"density", 7.0, "kg/m^2"},
+        {"position.x", 0.0, "m"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        req.field = cases[k].field;
+        char dir[32];
+        snprintf(dir, sizeof dir, "field%zu", k);
+        eddy_renderer *r = open_ok(&s, w, &req, dir);
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 0, dir, &info);
+        assert_string_equal(info.field, cases[k].field);
+        assert_string_equal(info.unit, cases[k].unit);
+        uint8_t c[3];
+        colour_at(cases[k].value / 10.0, c);
+        /* One particle: the framed region is centred on it, so it lands at the view's centre. */
+        assert_pixel(&im, 0.5 * (info.view_x0 + info.view_x1), 0.5 * (info.view_y0 + info.view_y1), c);
+        free(im.px);
+        eddy_render_destroy(r);
+    }
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_default_ranges_follow_the_rules(void **state)
+{
+    (void)state;
+    /* Speed: 0 to the free-fall speed over the container's height along gravity, sqrt(2 g H) in world
+     * units (here 0.8 m under 9.81 m/s^2), also when the world is stored at twice the scale. */
+    for (int k = 1; k <= 2; ++k) {
+        eddy_scene s;
+        parse_scene(2, NULL, &s);
+        const float lo[3] = {0, 0, 0}, hi[3] = {2.0f * k, 0.8f * k, 0};
+        eddy_world *w = make_world(2, (float)k, 0.02f, lo, hi);
+        w->gravity[1] = -9.81f * k;
+        add_particle(w, 0.5f * k, 0.1f * k, 0.0f, 0.0f);
+        w->particles.vx[0] = 1.0f * k; /* 1 m/s: below the free-fall speed */
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        eddy_renderer *r = open_ok(&s, w, &req, "rule_speed");
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 0, "rule_speed", &info);
+        double vff = sqrt(2.0 * 9.81 * 0.8);
+        assert_true(info.range_min == 0.0);
+        assert_true(fabs(info.range_max - vff) < 1e-5 * vff);
+        assert_string_equal(info.field, "speed");
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+
+    /* Pressure: the first frame's own range, then kept: later values outside it clamp. */
+    eddy_scene s;
+    parse_scene(2, "{\"field\": \"pressure\", \"camera\": \"view=-z\"}", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 10.0f);
+    add_particle(w, 1.0f, 0.0f, 0.0f, 30.0f);
+    add_particle(w, 2.0f, 0.0f, 0.0f, 20.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "rule_p");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "rule_p", &info);
+    assert_true(info.range_min == 10.0 && info.range_max == 30.0);
+    free(im.px);
+    w->particles.pressure[0] = 40.0f; /* above the range */
+    w->particles.pressure[2] = 15.0f;
+    im = render_one(r, w, 1, "rule_p", &info);
+    assert_true(info.range_min == 10.0 && info.range_max == 30.0);
+    double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+    double k = info.pixels_per_unit;
+    uint8_t c[3];
+    colour_at(1.0, c);
+    assert_pixel(&im, cx + k * (0.0 - 1.0), cy, c);
+    colour_at(0.25, c);
+    assert_pixel(&im, cx + k * (2.0 - 1.0), cy, c);
+    free(im.px);
+    eddy_render_destroy(r);
+
+    /* "frame": every frame its own range. */
+    req.range = "frame";
+    r = open_ok(&s, w, &req, "rule_frame");
+    im = render_one(r, w, 0, "rule_frame", &info); /* values 40, 30, 15 */
+    assert_true(info.range_per_frame);
+    /* The colour bar keeps room for any label now, so the view (and its centre) moved. */
+    cx = 0.5 * (info.view_x0 + info.view_x1);
+    cy = 0.5 * (info.view_y0 + info.view_y1);
+    colour_at((30.0 - 15.0) / (40.0 - 15.0), c);
+    assert_pixel(&im, cx, cy, c);
+    free(im.px);
+    eddy_render_destroy(r);
+
+    /* Density: the rest density -+ 10%. */
+    req.range = NULL;
+    req.field = "density";
+    r = open_ok(&s, w, &req, "rule_rho");
+    im = render_one(r, w, 0, "rule_rho", &info);
+    assert_true(fabs(info.range_min - 900.0) < 1e-9 && fabs(info.range_max - 1100.0) < 1e-9);
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_colour_bar_and_time_stamp(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"field\": \"pressure\", \"range\": [0, 1], \"width\": 600}", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.5f);
+    w->time = 1.25;
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "bar");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "bar", &info);
+    /* Right of the view: a column whose top row is the colormap's top and bottom row its bottom. */
+    uint8_t top[3], bottom[3];
+    colour_at(1.0, top);
+    colour_at(0.0, bottom);
+    int bar = -1;
+    for (int x = info.view_x1; x < im.w && bar < 0; ++x)
+        if (same_rgb(pixel_at(&im, x, info.view_y0), top)) bar = x;
+    assert_true(bar > 0);
+    assert_pixel(&im, bar, info.view_y1 - 1, bottom);
+    /* Text above the view: the time at the left, the field name at the right. */
+    const uint8_t ink[3] = {20, 20, 20};
+    assert_true(has_color(&im, 0, 0, im.w / 2, info.view_y0, ink));
+    assert_true(has_color(&im, im.w / 2, 0, im.w, info.view_y0, ink));
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Errors                                                                                           */
+
+static void expect_open_error(int dimensions, const char *section, const eddy_render_request *req, int code,
+                              const char *want)
+{
+    eddy_scene s;
+    parse_scene(dimensions, section, &s);
+    eddy_world *w = make_world(dimensions, 1.0f, 0.05f, NULL, NULL);
+    eddy_error err = {0};
+    eddy_renderer *r = (eddy_renderer *)&err; /* must be reset to NULL */
+    assert_int_equal(eddy_render_open(&s, w, req, path_in_root("err"), &r, &err), code);
+    assert_null(r);
+    assert_message(&err, want);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static const char FIELDS[] = "speed, position, velocity, density, pressure, mass";
+static const char COMPONENTS[] = "(a vector by its magnitude, one component as NAME.x, NAME.y, NAME.z)";
+
+static void test_unknown_fields_list_the_available_ones(void **state)
+{
+    (void)state;
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    req.field = "bogus";
+    char want[2048];
+    snprintf(want, sizeof want, "--render-field: unknown particle field \"bogus\", expected one of: %s %s", FIELDS,
+             COMPONENTS);
+    expect_open_error(2, NULL, &req, EDDY_ERR_NOT_FOUND, want);
+
+    /* From the scene: the value's position, column 23 of line 7 `  "render": {"field": "vorticity"}`. */
+    req.field = NULL;
+    snprintf(want, sizeof want, "t.json:7:23: render.field: unknown particle field \"vorticity\", expected one of: %s %s",
+             FIELDS, COMPONENTS);
+    expect_open_error(2, "{\"field\": \"vorticity\"}", &req, EDDY_ERR_NOT_FOUND, want);
+
+    req.field = "density.x";
+    expect_open_error(2, NULL, &req, EDDY_ERR_NOT_FOUND,
+                      "--render-field: \"density.x\": density has a single component; use \"density\"");
+    req.field = "velocity.w";
+    expect_open_error(2, NULL, &req, EDDY_ERR_NOT_FOUND, "--render-field: \"velocity.w\": velocity has the components x, y and z");
+
+    /* A solver's field counts once it is registered. */
+    eddy_scene s;
+    parse_scene(2, NULL, &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    eddy_error err = {0};
+    int fid;
+    assert_int_equal(eddy_particles_add_field(&w->particles, "lambda", 1, &fid, &err), EDDY_OK);
+    req.field = "lambda";
+    eddy_renderer *r = open_ok(&s, w, &req, "lambda");
+    eddy_render_destroy(r);
+    /* Without a world at open, the first frame finds it out. */
+    req.field = "nope";
+    assert_int_equal(eddy_render_open(&s, NULL, &req, path_in_root("late"), &r, &err), EDDY_OK);
+    assert_int_equal(eddy_render_frame(r, w, 0, &err), EDDY_ERR_NOT_FOUND);
+    snprintf(want, sizeof want, "--render-field: unknown particle field \"nope\", expected one of: %s, lambda %s", FIELDS,
+             COMPONENTS);
+    assert_message(&err, want);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_bad_camera_strings(void **state)
+{
+    (void)state;
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    struct {
+        int dims;
+        const char *spec, *want;
+    } cases[] = {
+        {3, "eye=1,2", "--camera 'eye=1,2': eye: expected 3 numbers separated by commas, got \"1,2\""},
+        {2, "eye=1", "--camera 'eye=1': eye: expected 2 or 3 numbers separated by commas, got \"1\""},
+        {3, "fov=40;eyes=1,2,3",
+         "--camera 'fov=40;eyes=1,2,3': unknown key \"eyes\", expected one of: eye, target, up, view, projection, fov, span, zoom"},
+        {3, "view=down",
+         "--camera 'view=down': view: expected an axis (+x, -x, +y, -y, +z, -z) or a direction of 3 numbers separated by "
+         "commas, got \"down\""},
+        {3, "fov=500", "--camera 'fov=500': fov: expected a number of degrees in [1, 179], got \"500\""},
+        {3, "projection=fisheye", "--camera 'projection=fisheye': projection: expected perspective or orthographic, got \"fisheye\""},
+        {3, "span=-1", "--camera 'span=-1': span: expected a number > 0 (world units), got \"-1\""},
+        {3, "eye", "--camera 'eye': expected KEY=VALUE items separated by ';', got \"eye\""},
+        {3, " ; ", "--camera ' ; ': expected KEY=VALUE items separated by ';', got nothing"},
+        {3, "zoom=2;zoom=3", "--camera 'zoom=2;zoom=3': zoom: given twice"},
+        {3, "eye=0,0,1;target=0,0,1", "--camera 'eye=0,0,1;target=0,0,1': eye and target are the same point"},
+        {3, "view=-y;up=0,2,0", "--camera 'view=-y;up=0,2,0': up (0, 2, 0) is parallel to the view direction"},
+        {3, "eye=0,0,1;target=0,0,0;view=+x",
+         "--camera 'eye=0,0,1;target=0,0,0;view=+x': eye, target and view together over-determine the direction; give at "
+         "most two of them"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        req.camera = cases[k].spec;
+        expect_open_error(cases[k].dims, NULL, &req, EDDY_ERR_INVALID_ARGUMENT, cases[k].want);
+    }
+    /* Spaces around items and a trailing ';' are fine. */
+    eddy_scene s;
+    parse_scene(3, NULL, &s);
+    eddy_world *w = make_world(3, 1.0f, 0.05f, NULL, NULL);
+    req.camera = " eye = 1, 2, 3 ; target=0,0,0; fov=30;";
+    eddy_renderer *r = open_ok(&s, w, &req, "spaces");
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_bad_render_sections(void **state)
+{
+    (void)state;
+    /* Checked whether or not rendering is on: a typo should not wait for the day --render is used. */
+    eddy_render_request off = eddy_render_default_request();
+    expect_open_error(2, "{\"feild\": \"speed\"}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:14: render.feild: unknown key, expected one of: field, range, camera, width, height, "
+                      "background, colorbar, time, fps, radius");
+    expect_open_error(2, "{\"range\": [1, 2, 3]}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:23: render.range: expected [min, max] with min < max, or \"frame\", got an array of 3 "
+                      "elements");
+    expect_open_error(3, "{\"camera\": {\"eye\": [1, 2]}}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:32: render.camera.eye: expected an array of 3 numbers, got an array of 2 elements");
+    expect_open_error(3, "{\"camera\": {\"lens\": 3}}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:25: render.camera.lens: unknown key, expected one of: eye, target, up, view, projection, "
+                      "fov, span, zoom");
+    expect_open_error(3, "{\"camera\": \"fov=500\"}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:24: render.camera: fov: expected a number of degrees in [1, 179], got \"500\"");
+    expect_open_error(3, "{\"camera\": {\"view\": \"down\"}}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:33: render.camera.view: expected an axis (\"+x\", \"-x\", \"+y\", \"-y\", \"+z\", \"-z\") "
+                      "or an array of 3 numbers, got \"down\"");
+    expect_open_error(2, "{\"width\": 960.5}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:23: render.width: expected a whole number of pixels in [16, 16384], got 960.5");
+    expect_open_error(2, "{\"colorbar\": 1}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:26: render.colorbar: expected true or false, got 1");
+    expect_open_error(2, "{\"background\": \"black\"}", &off, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:28: render.background: expected \"light\" or \"dark\", got \"black\"");
+    expect_open_error(2, "[]", &off, EDDY_ERR_INVALID_ARGUMENT, "t.json:7:13: render: expected an object, got an empty array");
+
+    /* Options. */
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    req.range = "5";
+    expect_open_error(2, NULL, &req, EDDY_ERR_INVALID_ARGUMENT, "--render-range '5': expected MIN,MAX with MIN < MAX, or frame");
+    req.range = "3,1";
+    expect_open_error(2, NULL, &req, EDDY_ERR_INVALID_ARGUMENT, "--render-range '3,1': expected MIN,MAX with MIN < MAX, or frame");
+    req.range = NULL;
+    req.width = 8;
+    expect_open_error(2, NULL, &req, EDDY_ERR_INVALID_ARGUMENT, "--render-width 8: expected 16..16384 pixels");
+
+    /* Off and valid: no renderer, and the NULL renderer does nothing. */
+    eddy_scene s;
+    parse_scene(2, "{\"field\": \"anything_at_all\"}", &s);
+    eddy_error err = {0};
+    eddy_renderer *r = (eddy_renderer *)&err;
+    assert_int_equal(eddy_render_open(&s, NULL, &off, path_in_root("off"), &r, &err), EDDY_OK);
+    assert_null(r);
+    assert_int_equal(eddy_render_frame(NULL, NULL, 0, &err), EDDY_OK);
+    assert_int_equal(eddy_render_finish(NULL, &err), EDDY_OK);
+    eddy_render_destroy(NULL);
+    assert_int_equal(file_size(path_in_root("off")), -1); /* nothing created */
+    eddy_scene_free(&s);
+}
+
+static void test_unwritable_places(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, NULL, &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_error err = {0};
+    /* A file where a folder should be (root ignores permissions, so the test does not use them). */
+    char *file = path_in_root("a_file");
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    char dir[8192], want[16384];
+    snprintf(dir, sizeof dir, "%s/out", file);
+    eddy_renderer *r = NULL;
+    assert_int_equal(eddy_render_open(&s, w, &req, dir, &r, &err), EDDY_ERR_IO);
+    snprintf(want, sizeof want, "cannot create output folder '%s/render': '%s' is not a directory", dir, file);
+    assert_message(&err, want);
+    assert_null(r);
+    /* The folder vanishes after open: the frame names its file. */
+    r = open_ok(&s, w, &req, "vanish");
+    char *render_dir = path_in_root("vanish/render");
+    rm_rf(render_dir);
+    assert_int_equal(eddy_render_frame(r, w, 12, &err), EDDY_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s/frame_00012.png': No such file or directory", render_dir);
+    assert_message(&err, want);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Movie                                                                                            */
+
+/* Renders frames 0..n-1 of a one-particle world into g_root/dir with --movie. */
+static eddy_renderer *movie_run(const char *dir, int n, eddy_world **wp, eddy_scene *s)
+{
+    parse_scene(2, NULL, s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.movie = 1; /* implies --render */
+    eddy_renderer *r = open_ok(s, w, &req, dir);
+    eddy_error err = {0};
+    for (int k = 0; k < n; ++k) {
+        w->particles.x[0] = 0.1f * (float)k;
+        w->time = 0.1 * k;
+        assert_int_equal(eddy_render_frame(r, w, k, &err), EDDY_OK);
+    }
+    *wp = w;
+    return r;
+}
+
+static void write_script(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\n%s", body);
+    fclose(f);
+    assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void test_movie_without_ffmpeg_keeps_the_frames(void **state)
+{
+    (void)state;
+    char *old = getenv("PATH");
+    char *saved = old ? strdup(old) : NULL;
+    char *empty = path_in_root("empty_bin");
+    assert_int_equal(mkdir(empty, 0777), 0);
+    setenv("PATH", empty, 1);
+    eddy_scene s;
+    eddy_world *w;
+    eddy_renderer *r = movie_run("nomovie", 3, &w, &s);
+    eddy_error err = {0};
+    assert_int_equal(eddy_render_finish(r, &err), EDDY_ERR_NOT_FOUND);
+    char want[16384];
+    snprintf(want, sizeof want,
+             "cannot write '%s/movie.mp4': ffmpeg was not found on PATH (install it, e.g. apt-get install ffmpeg); the "
+             "PNG frames are kept in %s/render",
+             path_in_root("nomovie"), path_in_root("nomovie"));
+    assert_message(&err, want);
+    for (int k = 0; k < 3; ++k) {
+        char name[64];
+        snprintf(name, sizeof name, "nomovie/render/frame_%05d.png", k);
+        assert_true(file_size(path_in_root(name)) > 0);
+    }
+    assert_int_equal(file_size(path_in_root("nomovie/movie.mp4")), -1);
+    if (saved) setenv("PATH", saved, 1);
+    free(saved);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_movie_arguments_and_failures_with_a_stand_in(void **state)
+{
+    (void)state;
+    char *old = getenv("PATH");
+    char *saved = old ? strdup(old) : NULL;
+    char bin[4096]; /* a copy: path_in_root's buffers are reused */
+    snprintf(bin, sizeof bin, "%s", path_in_root("fake_bin"));
+    assert_int_equal(mkdir(bin, 0777), 0);
+    char script[8192], body[16384];
+    snprintf(script, sizeof script, "%s/ffmpeg", bin);
+    /* Records its arguments one per line and writes its last argument (the output) like ffmpeg would. */
+    snprintf(body, sizeof body, "for a in \"$@\"; do echo \"$a\"; done > '%s/args'\nfor a; do out=$a; done\necho fake > \"$out\"\n", bin);
+    write_script(script, body);
+    char path_var[16384];
+    snprintf(path_var, sizeof path_var, "%s:%s", bin, saved ? saved : "/usr/bin:/bin");
+    setenv("PATH", path_var, 1);
+
+    eddy_scene s;
+    eddy_world *w;
+    eddy_renderer *r = movie_run("fake", 4, &w, &s);
+    eddy_error err = {0};
+    assert_int_equal(eddy_render_finish(r, &err), EDDY_OK);
+    char *movie = path_in_root("fake/movie.mp4");
+    assert_int_equal(file_size(movie), 5); /* "fake\n", renamed from the temporary */
+    assert_no_tmp_files(path_in_root("fake"));
+    assert_int_equal(file_size(path_in_root("fake/render/ffmpeg.log")), -1); /* removed after success */
+    char argsfile[8300];
+    snprintf(argsfile, sizeof argsfile, "%s/args", bin);
+    FILE *f = fopen(argsfile, "r");
+    assert_non_null(f);
+    char args[8192];
+    size_t n = fread(args, 1, sizeof args - 1, f);
+    args[n] = '\0';
+    fclose(f);
+    char want[16384];
+    /* Real time: the scene's output interval 0.1 s gives 10 frames per second. */
+    snprintf(want, sizeof want,
+             "-nostdin\n-y\n-loglevel\nerror\n-framerate\n10\n-start_number\n0\n-i\n%s/frame_%%05d.png\n-frames:v\n4\n",
+             path_in_root("fake/render"));
+    if (strncmp(args, want, strlen(want)) != 0) fail_msg("ffmpeg arguments\n got:\n%s\n expected to start with:\n%s", args, want);
+    assert_non_null(strstr(args, "\n-pix_fmt\nyuv420p\n"));
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+
+    /* A failing ffmpeg: its status and last message line, and where the rest is. */
+    write_script(script, "echo 'first complaint' >&2\necho 'Unknown encoder libx264' >&2\nexit 3\n");
+    r = movie_run("failing", 2, &w, &s);
+    assert_int_equal(eddy_render_finish(r, &err), EDDY_ERR_IO);
+    char *dir = path_in_root("failing");
+    snprintf(want, sizeof want,
+             "cannot write '%s/movie.mp4': ffmpeg exited with status 3: Unknown encoder libx264; the PNG frames are kept "
+             "in %s/render (ffmpeg's messages: %s/render/ffmpeg.log)",
+             dir, dir, dir);
+    assert_message(&err, want);
+    assert_int_equal(file_size(path_in_root("failing/movie.mp4")), -1);
+    assert_no_tmp_files(dir);
+    assert_true(file_size(path_in_root("failing/render/frame_00001.png")) > 0);
+    if (saved) setenv("PATH", saved, 1);
+    free(saved);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* With the real ffmpeg, where it is installed: a non-empty MP4 that starts like one. */
+static void test_movie_with_ffmpeg(void **state)
+{
+    (void)state;
+    const char *path = getenv("PATH");
+    int found = 0;
+    char buf[8192];
+    for (const char *p = path; p && *p && !found;) {
+        size_t len = strcspn(p, ":");
+        snprintf(buf, sizeof buf, "%.*s/ffmpeg", (int)len, p);
+        found = access(buf, X_OK) == 0;
+        p += len + (p[len] == ':');
+    }
+    if (!found) {
+        print_message("ffmpeg is not installed: the real-movie check is skipped (the missing case is tested)\n");
+        skip();
+    }
+    eddy_scene s;
+    eddy_world *w;
+    eddy_renderer *r = movie_run("real", 5, &w, &s);
+    eddy_error err = {0};
+    if (eddy_render_finish(r, &err)) fail_msg("%s", err.message);
+    char *movie = path_in_root("real/movie.mp4");
+    assert_true(file_size(movie) > 0);
+    FILE *f = fopen(movie, "rb");
+    assert_non_null(f);
+    unsigned char head[8];
+    assert_int_equal(fread(head, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(head + 4, "ftyp", 4); /* the ISO media file's first box */
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_orthographic_front_view_fits_the_container),
+        cmocka_unit_test(test_perspective_projection_in_world_units),
+        cmocka_unit_test(test_near_particles_cover_far_ones),
+        cmocka_unit_test(test_fields_by_name_magnitude_and_component),
+        cmocka_unit_test(test_default_ranges_follow_the_rules),
+        cmocka_unit_test(test_colour_bar_and_time_stamp),
+        cmocka_unit_test(test_unknown_fields_list_the_available_ones),
+        cmocka_unit_test(test_bad_camera_strings),
+        cmocka_unit_test(test_bad_render_sections),
+        cmocka_unit_test(test_unwritable_places),
+        cmocka_unit_test(test_movie_without_ffmpeg_keeps_the_frames),
+        cmocka_unit_test(test_movie_arguments_and_failures_with_a_stand_in),
+        cmocka_unit_test(test_movie_with_ffmpeg),
+    };
+    return cmocka_run_group_tests(tests, setup_root, teardown_root);
+}
