@@ -149,6 +149,12 @@ static void legend_text(const char *label, char *buf, size_t size)
     snprintf(buf, size, "%.*s...", (int)cut, label);
 }
 
+/* The blank border around everything. */
+static int outer_margin(int width)
+{
+    return width / 60 > 6 ? width / 60 : 6;
+}
+
 static int has_legend_entry(const eddy_plot_series *s)
 {
     return s->label && s->label[0];
@@ -195,10 +201,11 @@ int eddy_plot_layout_compute(const eddy_plot_options *opt, const eddy_plot_serie
 
     int fs = eddy_raster_font_scale(W);
     int th = eddy_raster_text_height(fs), gap = 3 * fs, tick_len = 2 * fs;
-    int m = W / 60 > 6 ? W / 60 : 6;
+    int m = outer_margin(W);
 
-    /* Vertical: title, axes, tick labels, x label. Half a tick label stays free above the axes. */
-    int top = m + (o->title && o->title[0] ? th + 2 * gap : th / 2);
+    /* Vertical: title (with room for its descenders), axes, tick labels, x label. Half a tick label
+     * stays free above the axes, for the top one. */
+    int top = m + (o->title && o->title[0] ? th + 2 * fs + gap : 0) + th / 2;
     int bottom = m + fs + tick_len + gap + th + (o->x_label && o->x_label[0] ? gap + th : 0);
     int plot_h = H - top - bottom;
     if (plot_h < 8) plot_h = 8;
@@ -295,8 +302,14 @@ static void draw_axes(eddy_raster *im, const eddy_plot_options *o, const eddy_pl
     eddy_raster_frame_rect(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1, fs, FRAME);
 
     int cx = (L->plot_x0 + L->plot_x1) / 2;
-    if (o->title && o->title[0])
-        eddy_raster_text(im, cx - eddy_raster_text_width(o->title, fs) / 2, L->plot_y0 - gap - th - fs, o->title, fs, INK);
+    if (o->title && o->title[0]) {
+        /* Centred over the axes, but kept inside the image when it is wider than they are. */
+        int tw = eddy_raster_text_width(o->title, fs), m = outer_margin(L->width);
+        int x = cx - tw / 2;
+        if (x + tw > L->width - m) x = L->width - m - tw;
+        if (x < m) x = m;
+        eddy_raster_text(im, x, m, o->title, fs, INK);
+    }
     if (o->x_label && o->x_label[0])
         eddy_raster_text(im, cx - eddy_raster_text_width(o->x_label, fs) / 2, L->plot_y1 + fs + tick_len + 2 * gap + th,
                          o->x_label, fs, INK);

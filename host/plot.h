@@ -7,12 +7,13 @@
  * (colour-blind safe, in series order) and a legend entry; NaN or infinite points are skipped and
  * break a line into pieces. Units are whatever the caller's numbers are; labels say which.
  *
- * Picture: the title centred above the axes, the y label turned on its side left of the tick labels,
- * the x label centred below; light grid lines at every tick; the legend right of the axes (series
- * without a label get none; labels longer than 28 characters are cut with "..."). Line series are
- * drawn first, clipped to the axes, then marker series (discs, whole even at the edge of the axes;
- * points outside the axes are left out), each group in series order. A piece of a line that is a single
- * finite point between gaps is drawn as a dot, so that it does not vanish.
+ * Picture: the title centred above the axes (moved in when it is wider than they are), the y label
+ * turned on its side left of the tick labels, the x label centred below; light grid lines at every
+ * tick; the legend right of the axes (series without a label get none; labels longer than 28
+ * characters are cut with "..."). Line series are drawn first, clipped to the axes, then marker series
+ * (discs, whole even at the edge of the axes; points outside the axes are left out), each group in
+ * series order. A piece of a line that is a single finite point between gaps is drawn as a dot, so
+ * that it does not vanish.
  *
  * "Nice" ranges: the tick step is the smallest of 1, 2, 5 x 10^k that gives at most 8 intervals (fewer
  * where the axes are small), and an automatic range is the data's widened outwards to multiples of it;
