@@ -744,6 +744,11 @@ static int draw_frame(eddy_renderer *r, eddy_raster *im, const eddy_world *w, co
     const uint8_t ink[3] = {r->dark ? 230 : 20, r->dark ? 230 : 20, r->dark ? 230 : 20};
     const uint8_t edge[3] = {r->dark ? 110 : 160, r->dark ? 110 : 160, r->dark ? 110 : 160};
     const uint8_t nan_grey[3] = {128, 128, 128};
+    /* The scene stays in its rectangle (a camera close to the container would otherwise draw edges over
+     * the colour bar); half the margin of slack keeps the container's outline whole where it frames the
+     * view exactly. */
+    int pad = r->margin / 2;
+    eddy_raster_clip(im, r->view_x0 - pad, r->view_y0 - pad, r->view_x1 + pad, r->view_y1 + pad);
     draw_container(r, im, w, edge);
 
     const eddy_particles *p = &w->particles;
@@ -771,6 +776,7 @@ static int draw_frame(eddy_renderer *r, eddy_raster *im, const eddy_world *w, co
         double radius = fmax(1.5, 0.5 * material_spacing(w, p->material[i]) * r->radius_factor * s);
         eddy_raster_sphere(im, x, y, radius, c, rim);
     }
+    eddy_raster_unclip(im);
 
     int fs = r->fs;
     if (r->show_time) {

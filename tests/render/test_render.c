@@ -155,6 +155,40 @@ static void test_orthographic_front_view_fits_the_container(void **state)
     eddy_scene_free(&s);
 }
 
+static void test_the_scene_stays_in_its_rectangle(void **state)
+{
+    (void)state;
+    /* Zoomed in 3x: the container's edges and most particles fall outside the view, and must not spill
+     * over the margins and the colour bar (half a margin of slack, view_x0 / 2, is allowed). */
+    eddy_scene s;
+    parse_scene(2, "{\"camera\": \"view=-z;zoom=3\", \"field\": \"pressure\", \"range\": [0, 1]}", &s);
+    const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 0};
+    eddy_world *w = make_world(2, 1.0f, 0.05f, lo, hi);
+    for (int i = 0; i <= 20; ++i)
+        for (int j = 0; j <= 10; ++j) add_particle(w, 0.1f * (float)i, 0.1f * (float)j, 0.0f, 0.5f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "zoom");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "zoom", &info);
+    int pad = info.view_x0 / 2;
+    uint8_t c[3];
+    colour_at(0.5, c);
+    assert_true(has_color(&im, info.view_x0, info.view_y0, info.view_x1, info.view_y1, c));
+    const uint8_t white[3] = {255, 255, 255};
+    for (int y = 0; y < im.h; ++y)
+        for (int x = 0; x < im.w; ++x) {
+            int inside = x >= info.view_x0 - pad && x < info.view_x1 + pad && y >= info.view_y0 - pad &&
+                         y < info.view_y1 + pad;
+            if (inside || x >= info.view_x1 + info.view_x0 || y < info.view_y0) continue; /* bar, labels, text */
+            assert_pixel(&im, x, y, white);
+        }
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 /* The camera of the perspective tests, written out by hand: eye (0.5, 0.5, 3), target (0.5, 0.5, 0),
  * up +y. Forward (0, 0, -1), right = forward x up = (1, 0, 0), up (0, 1, 0); a world point (x, y, z)
  * sits at a = x - 0.5, b = y - 0.5, c = 3 - z from the eye (times the simulation scale). */
@@ -788,6 +822,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orthographic_front_view_fits_the_container),
+        cmocka_unit_test(test_the_scene_stays_in_its_rectangle),
         cmocka_unit_test(test_perspective_projection_in_world_units),
         cmocka_unit_test(test_near_particles_cover_far_ones),
         cmocka_unit_test(test_fields_by_name_magnitude_and_component),
