@@ -9,7 +9,7 @@
  * Everything drawn is clipped to the image and to the clip rectangle (eddy_raster_clip).
  *
  * Text: printable ASCII (32..126) in a 5x7 cell, one blank column between characters, drawn at an
- * integer scale. A UTF-8 sequence outside ASCII takes one cell and is drawn as '?', so that a label with
+ * integer scale; the descenders of g, j, p, q and y reach 2 rows below the cell. A UTF-8 sequence outside ASCII takes one cell and is drawn as '?', so that a label with
  * a character the font lacks shows where it is instead of silently losing it.
  *
  * Threads: an image is touched by one thread at a time; the functions keep no other state.
