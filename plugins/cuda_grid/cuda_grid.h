@@ -1,0 +1,18 @@
+/*
+ * Private interface between the plugin's C descriptor (plugin.c) and its CUDA code. No CUDA type
+ * appears here, so plugin.c compiles with the C compiler and the plugin's public face stays plain C.
+ */
+#ifndef EDDY_CUDA_GRID_H
+#define EDDY_CUDA_GRID_H
+
+#include <eddy/grid.h>
+
+EDDY_BEGIN_DECLS
+
+/* The grid backend "cuda" (cuda_grid.cu): cell index per particle, CUB radix sort by cell, cell
+ * ranges by a histogram and an exclusive scan. Const data of the plugin, hidden outside it. */
+extern const eddy_grid_backend_vtable cuda_grid_backend;
+
+EDDY_END_DECLS
+
+#endif /* EDDY_CUDA_GRID_H */

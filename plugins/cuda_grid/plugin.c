@@ -1,0 +1,33 @@
+/*
+ * The cuda_grid plugin: its descriptor and entry point. The CUDA code lives in cuda_grid.cu behind
+ * cuda_grid.h, so that nothing here (and nothing the loader reads) needs the CUDA runtime: loading
+ * the plugin makes no CUDA call, and `eddy list` shows it on a machine without a GPU. The device is
+ * first touched when a grid is created (create() in cuda_grid.cu).
+ */
+#include <eddy/plugin.h>
+
+#include "cuda_grid.h"
+
+static const eddy_component grid_cuda = {
+    .size = sizeof(eddy_component),
+    .kind = EDDY_COMPONENT_GRID,
+    .id = "cuda",
+    .version = "0.1.0",
+    .description = "Neighbor grid on an NVIDIA GPU: cell index, CUB radix sort by cell, cell ranges; "
+                   "the same order and ranges as the cpu grid",
+    .grid = &cuda_grid_backend,
+};
+
+static const eddy_component *const components[] = {&grid_cuda};
+
+static const eddy_plugin_descriptor descriptor = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .component_count = sizeof components / sizeof components[0],
+    .components = components,
+    .name = "cuda_grid",
+};
+
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void)
+{
+    return &descriptor;
+}

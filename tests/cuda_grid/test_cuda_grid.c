@@ -1,0 +1,535 @@
+/*
+ * Tests and benchmark of the CUDA grid backend (plugins/cuda_grid), one program with subcommands so
+ * each is its own CTest entry:
+ *
+ *   test_cuda_grid formula           no GPU needed: the device hash (cell_index.h, compiled here as C)
+ *                                    equals eddy_grid_cell_of on random points, cell borders and bounds
+ *   test_cuda_grid compare PLUGIN [--quick]  GPU: the "cuda" grid of PLUGIN and the built-in "cpu" grid build
+ *                                    the same clouds; particle order, cell ranges and occupied cells
+ *                                    must be identical (both are the stable sort by cell: no tolerance)
+ *   test_cuda_grid bench PLUGIN N..  GPU: milliseconds per grid build, cpu and cuda, at N particles
+ *
+ * Exit status: 0 passed, 1 failed, 77 skipped (no CUDA device: CTest's SKIP_RETURN_CODE). Only the
+ * "no CUDA device" error of the plugin skips; any other failure to create the grid (e.g. a GPU the
+ * plugin has no code for) fails.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <eddy/grid.h>
+#include <eddy/particles.h>
+#include <eddy/plugin.h>
+#include <eddy/registry.h>
+#include <eddy/world.h>
+
+#include "cell_index.h"
+
+#define EXIT_SKIP 77
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Helpers                                                                                        */
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 12345; }
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static double rng_uniform(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
+static double rng_gauss(void)
+{
+    double u = rng_uniform(), v = rng_uniform();
+    if (u < 1e-300) u = 1e-300;
+    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+static int failures;
+static void failf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    ++failures;
+}
+
+typedef struct config {
+    const char *name;
+    int dims;
+    int periodic[3];
+    float lo[3], hi[3];
+    float h;
+} config;
+
+/* Domains with bounds and cell sizes that are not binary fractions, so the float hash has rounding
+ * to get wrong, and periodic axes whose cell size is L / floor(L / h) > h. */
+static const config configs[] = {
+    {"3D bounded", 3, {0, 0, 0}, {-0.3f, 0.1f, -1.7f}, {0.9f, 0.75f, -1.05f}, 0.037f},
+    {"2D bounded", 2, {0, 0, 0}, {-1.0f, 0.0f, 0.0f}, {1.3f, 0.9f, 0.0f}, 0.013f},
+    {"3D periodic x", 3, {1, 0, 0}, {0.0f, 0.0f, 0.0f}, {0.71f, 0.4f, 0.35f}, 0.03f},
+    {"3D periodic xyz", 3, {1, 1, 1}, {-0.2f, -0.2f, -0.2f}, {0.43f, 0.37f, 0.29f}, 0.021f},
+    {"2D periodic y", 2, {0, 1, 0}, {0.0f, -0.5f, 0.0f}, {0.6f, 0.55f, 0.0f}, 0.011f},
+};
+#define CONFIG_COUNT (sizeof configs / sizeof configs[0])
+
+/* lo + u (hi - lo) can round above hi in float; a bounded domain includes hi but nothing beyond. */
+static float uniform_in(float lo, float hi)
+{
+    const float v = lo + (float)rng_uniform() * (hi - lo);
+    return v > hi ? hi : v;
+}
+
+static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* formula: the device hash against eddy_grid_cell_of                                             */
+
+static void formula_point(const eddy_grid_layout *l, const cuda_grid_cell_params *q, float x, float y, float z,
+                          const char *label, size_t *checked)
+{
+    const uint32_t want = eddy_grid_cell_of(l, x, y, z), got = cuda_grid_cell_of(q, x, y, z);
+    ++*checked;
+    if (want != got && failures < 20)
+        failf("%s: (%.9g, %.9g, %.9g): eddy_grid_cell_of %u, cuda_grid_cell_of %u", label, (double)x, (double)y,
+              (double)z, want, got);
+    if (got >= l->cell_count && failures < 20)
+        failf("%s: cell %u outside [0, %zu)", label, got, l->cell_count);
+}
+
+static int cmd_formula(void)
+{
+    size_t checked = 0;
+    rng_seed(1);
+    for (size_t k = 0; k < CONFIG_COUNT; ++k) {
+        const config *c = &configs[k];
+        eddy_grid_layout l;
+        eddy_error err = {0};
+        if (eddy_grid_layout_init(&l, c->dims, c->lo, c->hi, c->periodic, c->h, &err)) {
+            failf("%s: layout: %s", c->name, err.message);
+            continue;
+        }
+        const cuda_grid_cell_params q = cuda_grid_cell_params_of(&l);
+        /* Random points inside the domain. */
+        for (int i = 0; i < 200000; ++i) {
+            float p[3];
+            for (int a = 0; a < 3; ++a) p[a] = a < c->dims ? uniform_in(l.lo[a], l.hi[a]) : 0.0f;
+            formula_point(&l, &q, p[0], p[1], p[2], c->name, &checked);
+        }
+        /* Every cell border, the bounds, and the floats just either side of them: where the
+         * truncation and the clamping decide. */
+        for (int a = 0; a < c->dims; ++a) {
+            for (int32_t b = 0; b <= l.cells[a]; ++b) {
+                const float border = b == l.cells[a] ? l.hi[a] : l.lo[a] + (float)b * l.cell_size[a];
+                const float cand[3] = {nextafterf(border, -INFINITY), border, nextafterf(border, INFINITY)};
+                for (int j = 0; j < 3; ++j) {
+                    float v = cand[j];
+                    if (v < l.lo[a] || v > l.hi[a]) continue;
+                    float p[3];
+                    for (int o = 0; o < 3; ++o) p[o] = o < c->dims ? uniform_in(l.lo[o], l.hi[o]) : 0.0f;
+                    p[a] = v;
+                    formula_point(&l, &q, p[0], p[1], p[2], c->name, &checked);
+                }
+            }
+        }
+    }
+    printf("formula: %zu points in %zu layouts, %d mismatches\n", checked, CONFIG_COUNT, failures);
+    return failures ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Loading the plugin                                                                             */
+
+typedef struct cuda_plugin {
+    eddy_registry *reg;
+    const eddy_grid_backend_vtable *grid;
+} cuda_plugin;
+
+/* Loads PLUGIN and checks that a CUDA device is usable by creating a small grid. Returns 0, 1 (fail)
+ * or EXIT_SKIP (the plugin reports no CUDA device). */
+static int open_plugin(const char *path, cuda_plugin *out)
+{
+    eddy_error err = {0};
+    memset(out, 0, sizeof *out);
+    if (eddy_registry_create(&out->reg, &err)) {
+        fprintf(stderr, "FAIL: registry: %s\n", err.message);
+        return 1;
+    }
+    if (eddy_registry_load_file(out->reg, path, &err)) {
+        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.message);
+        return 1;
+    }
+    const eddy_registry_entry *e = eddy_registry_find(out->reg, "cuda", EDDY_COMPONENT_GRID);
+    if (!e) {
+        fprintf(stderr, "FAIL: %s provides no grid 'cuda'\n", path);
+        return 1;
+    }
+    out->grid = e->component->grid;
+    const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    const int periodic[3] = {0, 0, 0};
+    eddy_grid_layout l;
+    eddy_grid g;
+    if (eddy_grid_layout_init(&l, 3, lo, hi, periodic, 0.25f, &err)) {
+        fprintf(stderr, "FAIL: layout: %s\n", err.message);
+        return 1;
+    }
+    int rc = eddy_grid_init(&g, &l, out->grid, EDDY_DOMAIN_ERROR, &err);
+    if (rc == EDDY_ERR_DEVICE && strstr(err.message, "no CUDA device")) {
+        printf("skipped: %s\n", err.message);
+        return EXIT_SKIP;
+    }
+    if (rc) {
+        fprintf(stderr, "FAIL: creating a cuda grid: %s\n", err.message);
+        return 1;
+    }
+    eddy_grid_free(&g);
+    return 0;
+}
+
+static void close_plugin(cuda_plugin *p)
+{
+    eddy_registry_destroy(p->reg);
+    p->reg = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* compare: the cuda grid against the cpu grid                                                    */
+
+typedef enum cloud { CLOUD_UNIFORM, CLOUD_CLUSTERED, CLOUD_ONE_CELL, CLOUD_LATTICE, CLOUD_OUTSIDE } cloud;
+static const char *const cloud_names[] = {"uniform", "clustered", "one cell", "lattice on cell borders",
+                                          "uniform, some outside"};
+
+/* Positions (3 per particle) of a cloud in the layout's domain. Periodic axes get coordinates up to a
+ * period outside [lo, hi), which eddy_grid_build wraps before the backend sees them. CLOUD_OUTSIDE puts
+ * 1% of the particles outside a bounded domain, for EDDY_DOMAIN_REMOVE. */
+static float *make_cloud(const eddy_grid_layout *l, cloud kind, size_t n)
+{
+    float *pos = malloc(sizeof(float) * 3 * (n ? n : 1));
+    if (!pos) return NULL;
+    const int d = l->dimensions;
+    float centre[5][3];
+    for (int b = 0; b < 5; ++b)
+        for (int a = 0; a < 3; ++a) centre[b][a] = a < d ? uniform_in(l->lo[a], l->hi[a]) : 0.0f;
+    const float h = l->cell_size[0];
+    for (size_t i = 0; i < n; ++i) {
+        float *p = pos + 3 * i;
+        for (int a = 0; a < 3; ++a) {
+            float lo = l->lo[a], hi = l->hi[a], v = 0.0f;
+            if (a >= d) {
+                p[a] = 0.0f;
+                continue;
+            }
+            switch (kind) {
+            case CLOUD_UNIFORM:
+            case CLOUD_OUTSIDE:
+                v = uniform_in(lo, hi);
+                if (l->periodic[a] && (i % 7) == 0) v += (i % 2 ? 1.0f : -1.0f) * (hi - lo) * (float)rng_uniform();
+                break;
+            case CLOUD_CLUSTERED: {
+                const float *c = centre[i % 5];
+                v = c[a] + (float)rng_gauss() * 0.7f * h;
+                if (!l->periodic[a]) v = clampf(v, lo, hi);
+                break;
+            }
+            case CLOUD_ONE_CELL:
+                v = centre[0][a] + (float)rng_uniform() * 0.5f * l->cell_size[a];
+                if (!l->periodic[a]) v = clampf(v, lo, hi);
+                break;
+            case CLOUD_LATTICE: {
+                /* Multiples of half a cell from lo that lie inside, and the upper bound itself. */
+                const float half = 0.5f * l->cell_size[a];
+                int32_t steps = (int32_t)((hi - lo) / half);
+                while (steps > 0 && lo + (float)steps * half > hi) --steps;
+                const int32_t k = (int32_t)(rng_next() % (uint64_t)(steps + 2));
+                v = k > steps ? hi : lo + (float)k * half;
+                if (l->periodic[a] && !(v < hi)) v = lo;
+                break;
+            }
+            }
+            p[a] = v;
+        }
+        if (kind == CLOUD_OUTSIDE && i % 100 == 3) {
+            for (int a = 0; a < d; ++a)
+                if (!l->periodic[a]) {
+                    p[a] = l->hi[a] + 0.5f * l->cell_size[a];
+                    break;
+                }
+        }
+    }
+    return pos;
+}
+
+static int particles_from(eddy_particles *p, int dims, const float *pos, size_t n, eddy_error *err)
+{
+    if (eddy_particles_init(p, dims, err)) return -1;
+    if (n && eddy_particles_add(p, n, pos, NULL, 0, NULL, err)) return -1;
+    return 0;
+}
+
+/* The grids must agree in everything the build leaves behind. Returns 0 when they do. */
+static int same_grid(const eddy_grid *a, const eddy_particles *pa, const eddy_grid *b, const eddy_particles *pb,
+                     const char *label)
+{
+    if (a->particle_count != b->particle_count || pa->count != pb->count) {
+        failf("%s: cpu sorted %zu particles (%zu left), cuda %zu (%zu left)", label, a->particle_count, pa->count,
+              b->particle_count, pb->count);
+        return 1;
+    }
+    const size_t nc = a->layout.cell_count, n = pa->count;
+    for (size_t c = 0; c < nc; ++c)
+        if (a->cell_begin[c] != b->cell_begin[c] || a->cell_end[c] != b->cell_end[c]) {
+            failf("%s: cell %zu: cpu [%u, %u), cuda [%u, %u)", label, c, a->cell_begin[c], a->cell_end[c],
+                  b->cell_begin[c], b->cell_end[c]);
+            return 1;
+        }
+    for (size_t i = 0; i < n; ++i)
+        if (pa->id[i] != pb->id[i] || a->particle_cell[i] != b->particle_cell[i]) {
+            failf("%s: sorted position %zu: cpu has particle id %u (cell %u), cuda id %u (cell %u)", label, i,
+                  pa->id[i], a->particle_cell[i], pb->id[i], b->particle_cell[i]);
+            return 1;
+        }
+    if (memcmp(pa->x, pb->x, n * sizeof(float)) || memcmp(pa->y, pb->y, n * sizeof(float)) ||
+        memcmp(pa->z, pb->z, n * sizeof(float))) {
+        failf("%s: same ids in the same order but different positions", label);
+        return 1;
+    }
+    if (a->occupied_count != b->occupied_count ||
+        memcmp(a->occupied, b->occupied, a->occupied_count * sizeof(uint32_t))) {
+        failf("%s: occupied cells differ (cpu %zu, cuda %zu)", label, a->occupied_count, b->occupied_count);
+        return 1;
+    }
+    return 0;
+}
+
+/* Builds one cloud with both backends, then moves the particles and builds again (input sorted by
+ * the previous build, the case of every later step), then appends particles (the device buffers
+ * grow) and builds a third time. */
+static void compare_case(const eddy_grid_backend_vtable *cuda, const config *c, cloud kind, size_t n)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s, %s, %zu particles", c->name, cloud_names[kind], n);
+    eddy_error err = {0};
+    eddy_grid_layout l;
+    if (eddy_grid_layout_init(&l, c->dims, c->lo, c->hi, c->periodic, c->h, &err)) {
+        failf("%s: layout: %s", label, err.message);
+        return;
+    }
+    const eddy_domain_policy policy = kind == CLOUD_OUTSIDE ? EDDY_DOMAIN_REMOVE : EDDY_DOMAIN_ERROR;
+    eddy_grid gc, gg;
+    eddy_particles pc, pg;
+    memset(&pc, 0, sizeof pc);
+    memset(&pg, 0, sizeof pg);
+    int have_gc = 0, have_gg = 0;
+    float *pos = make_cloud(&l, kind, n), *more = make_cloud(&l, kind, n / 2 + 1);
+    if (!pos || !more) {
+        failf("%s: out of memory", label);
+        goto done;
+    }
+    if (eddy_grid_init(&gc, &l, NULL, policy, &err)) {
+        failf("%s: cpu grid: %s", label, err.message);
+        goto done;
+    }
+    have_gc = 1;
+    if (eddy_grid_init(&gg, &l, cuda, policy, &err)) {
+        failf("%s: cuda grid: %s", label, err.message);
+        goto done;
+    }
+    have_gg = 1;
+    if (particles_from(&pc, c->dims, pos, n, &err) || particles_from(&pg, c->dims, pos, n, &err)) {
+        failf("%s: particles: %s", label, err.message);
+        goto done;
+    }
+    for (int round = 0; round < 3; ++round) {
+        char what[220];
+        snprintf(what, sizeof what, "%s, build %d", label, round + 1);
+        if (eddy_grid_build(&gc, &pc, &err)) {
+            failf("%s: cpu build: %s", what, err.message);
+            break;
+        }
+        if (eddy_grid_build(&gg, &pg, &err)) {
+            failf("%s: cuda build: %s", what, err.message);
+            break;
+        }
+        if (same_grid(&gc, &pc, &gg, &pg, what)) break;
+        if (round == 0) {
+            /* A small displacement (a tenth of a cell), the same for both sets since their order is
+             * now the same; bounded axes stay inside. */
+            for (size_t i = 0; i < pc.count; ++i) {
+                float *cp[3] = {&pc.x[i], &pc.y[i], &pc.z[i]}, *gp[3] = {&pg.x[i], &pg.y[i], &pg.z[i]};
+                for (int a = 0; a < c->dims; ++a) {
+                    float v = *cp[a] + (float)(rng_uniform() - 0.5) * 0.2f * l.cell_size[a];
+                    if (!l.periodic[a]) v = clampf(v, l.lo[a], l.hi[a]);
+                    *cp[a] = *gp[a] = v;
+                }
+            }
+        } else if (round == 1) {
+            if (eddy_particles_add(&pc, n / 2 + 1, more, NULL, 0, NULL, &err) ||
+                eddy_particles_add(&pg, n / 2 + 1, more, NULL, 0, NULL, &err)) {
+                failf("%s: adding particles: %s", what, err.message);
+                break;
+            }
+        }
+    }
+done:
+    if (have_gc) eddy_grid_free(&gc);
+    if (have_gg) eddy_grid_free(&gg);
+    eddy_particles_free(&pc);
+    eddy_particles_free(&pg);
+    free(pos);
+    free(more);
+    printf("done: %s (%d failures so far)\n", label, failures);
+}
+
+/* quick: without the clouds of millions (for the harness tests on a CPU). */
+static int cmd_compare(const char *plugin, int quick)
+{
+    cuda_plugin cp;
+    int rc = open_plugin(plugin, &cp);
+    if (rc) {
+        if (cp.reg) close_plugin(&cp);
+        return rc;
+    }
+    rng_seed(42);
+    static const size_t sizes[] = {1, 255, 257, 100000};
+    for (size_t k = 0; k < CONFIG_COUNT; ++k) {
+        const config *c = &configs[k];
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) compare_case(cp.grid, c, CLOUD_UNIFORM, sizes[s]);
+        compare_case(cp.grid, c, CLOUD_CLUSTERED, 100000);
+        compare_case(cp.grid, c, CLOUD_ONE_CELL, 50000);
+        compare_case(cp.grid, c, CLOUD_LATTICE, 100000);
+        if (!c->periodic[0] || !c->periodic[1] || (c->dims == 3 && !c->periodic[2]))
+            compare_case(cp.grid, c, CLOUD_OUTSIDE, 20000);
+    }
+    /* Millions: several radix passes and scan tiles. */
+    if (!quick) {
+        compare_case(cp.grid, &configs[0], CLOUD_UNIFORM, 2000000);
+        compare_case(cp.grid, &configs[3], CLOUD_CLUSTERED, 2000000);
+    }
+    close_plugin(&cp);
+    printf("compare: %d failure%s\n", failures, failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* bench                                                                                          */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median milliseconds of `repeats` builds after a first, unsorted one: between builds the particles
+ * move by a small random step, as in a simulation. */
+static int bench_builds(const eddy_grid_backend_vtable *backend, const eddy_grid_layout *l, const float *pos, size_t n,
+                        int repeats, double *first_ms, double *median_ms)
+{
+    eddy_error err = {0};
+    eddy_grid g;
+    eddy_particles p;
+    if (eddy_grid_init(&g, l, backend, EDDY_DOMAIN_ERROR, &err)) {
+        fprintf(stderr, "FAIL: grid: %s\n", err.message);
+        return 1;
+    }
+    if (particles_from(&p, l->dimensions, pos, n, &err)) {
+        fprintf(stderr, "FAIL: particles: %s\n", err.message);
+        eddy_grid_free(&g);
+        return 1;
+    }
+    double *ms = malloc(sizeof(double) * (size_t)repeats);
+    int rc = ms ? 0 : 1;
+    for (int r = -1; r < repeats && !rc; ++r) {
+        if (r >= 0)
+            for (size_t i = 0; i < n; ++i) {
+                float *q[3] = {&p.x[i], &p.y[i], &p.z[i]};
+                for (int a = 0; a < 3; ++a)
+                    *q[a] = clampf(*q[a] + (float)(rng_uniform() - 0.5) * 0.02f * l->cell_size[a], l->lo[a],
+                                   l->hi[a]);
+            }
+        const double t0 = eddy_time_ms();
+        if (eddy_grid_build(&g, &p, &err)) {
+            fprintf(stderr, "FAIL: build: %s\n", err.message);
+            rc = 1;
+            break;
+        }
+        const double t = eddy_time_ms() - t0;
+        if (r < 0) *first_ms = t;
+        else ms[r] = t;
+    }
+    if (!rc) {
+        qsort(ms, (size_t)repeats, sizeof(double), cmp_double);
+        *median_ms = ms[repeats / 2];
+    }
+    free(ms);
+    eddy_particles_free(&p);
+    eddy_grid_free(&g);
+    return rc;
+}
+
+static int cmd_bench(const char *plugin, int argc, char **argv)
+{
+    cuda_plugin cp;
+    int rc = open_plugin(plugin, &cp);
+    if (rc) {
+        if (cp.reg) close_plugin(&cp);
+        return rc;
+    }
+    rng_seed(7);
+    for (int k = 0; k < argc && !rc; ++k) {
+        const size_t n = strtoull(argv[k], NULL, 10);
+        if (n == 0) {
+            fprintf(stderr, "FAIL: bad particle count '%s'\n", argv[k]);
+            rc = 1;
+            break;
+        }
+        /* A cube at the spacing of the scenes (h = 2 spacings), about 8 particles per cell. */
+        const float h = 0.02f, spacing = 0.5f * h, side = spacing * cbrtf((float)n);
+        const float lo[3] = {0, 0, 0}, hi[3] = {side, side, side};
+        const int periodic[3] = {0, 0, 0};
+        eddy_grid_layout l;
+        eddy_error err = {0};
+        if (eddy_grid_layout_init(&l, 3, lo, hi, periodic, h, &err)) {
+            fprintf(stderr, "FAIL: layout: %s\n", err.message);
+            rc = 1;
+            break;
+        }
+        float *pos = malloc(sizeof(float) * 3 * n);
+        if (!pos) {
+            rc = 1;
+            break;
+        }
+        for (size_t i = 0; i < 3 * n; ++i) pos[i] = (float)rng_uniform() * side;
+        const eddy_grid_backend_vtable *backends[2] = {NULL, cp.grid};
+        const char *names[2] = {"cpu", "cuda"};
+        for (int b = 0; b < 2 && !rc; ++b) {
+            double first = 0, median = 0;
+            rc = bench_builds(backends[b], &l, pos, n, 11, &first, &median);
+            if (!rc)
+                printf("bench: grid=%s particles=%zu cells=%zu first_build_ms=%.3f build_ms=%.3f "
+                       "ns_per_particle=%.2f\n",
+                       names[b], n, l.cell_count, first, median, 1e6 * median / (double)n);
+        }
+        free(pos);
+    }
+    close_plugin(&cp);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "formula") == 0) return cmd_formula();
+    if (argc == 3 && strcmp(argv[1], "compare") == 0) return cmd_compare(argv[2], 0);
+    if (argc == 4 && strcmp(argv[1], "compare") == 0 && strcmp(argv[3], "--quick") == 0)
+        return cmd_compare(argv[2], 1);
+    if (argc >= 4 && strcmp(argv[1], "bench") == 0) return cmd_bench(argv[2], argc - 3, argv + 3);
+    fprintf(stderr, "usage: test_cuda_grid formula | compare PLUGIN [--quick] | bench PLUGIN N...\n");
+    return 2;
+}
