@@ -27,6 +27,8 @@ static const char usage[] =
     "      Runs a scene. Writes DIR/frames/*.vtp, DIR/frames.pvd (open it in ParaView),\n"
     "      DIR/diagnostics.csv and DIR/picture.png. --set takes a dotted path into the scene,\n"
     "      e.g. --set world.smoothing_radius=0.02 --set materials[0].viscosity=0.2.\n"
+    "      --render writes DIR/render/frame_NNNNN.png per frame (camera, field, colour bar, time);\n"
+    "      --movie also DIR/movie.mp4 with ffmpeg. See docs/rendering.md.\n"
     "      Every run ends by writing DIR/checkpoint.eddy (also when SIGINT/SIGTERM stops it);\n"
     "      --checkpoint-every T also writes one at the first frame after every T simulated seconds.\n"
     "  resume DIR [--steps N | --until T] [--threads N] [--hash] [--checkpoint-every T]\n"
@@ -110,17 +112,34 @@ static int cmd_run(int argc, char **argv, int resume)
         if (strcmp(a, "--hash") == 0) { o.hash = 1; takes = 0; }
         else if (strcmp(a, "--quiet") == 0) { o.quiet = 1; takes = 0; }
         else if (strcmp(a, "--no-picture") == 0) { o.picture = 0; takes = 0; }
+        else if (strcmp(a, "--render") == 0 || strcmp(a, "--movie") == 0) {
+            if (resume)
+                return usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
+                                   "folder, formats and rendering", a);
+            if (a[2] == 'r') o.render.enabled = 1;
+            else o.render.movie = 1;
+            takes = 0;
+        }
         else if (a[0] == '-' && a[1] == '-') {
             if (!v) return usage_error("option %s needs a value", a);
             int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
-                           strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0;
+                           strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
+                           strncmp(a, "--render", 8) == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--movie") == 0;
             if (resume && run_only)
                 return usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
-                                   "folder and formats", a);
+                                   "folder, formats and rendering", a);
             if (strcmp(a, "--solver") == 0) o.solver = v;
             else if (strcmp(a, "--grid") == 0) o.grid = v;
             else if (strcmp(a, "--out") == 0) o.out_dir = v;
-            else if (strcmp(a, "--checkpoint-every") == 0) {
+            else if (strcmp(a, "--render-field") == 0) o.render.field = v;
+            else if (strcmp(a, "--camera") == 0) o.render.camera = v;
+            else if (strcmp(a, "--render-range") == 0) o.render.range = v;
+            else if (strcmp(a, "--render-width") == 0) {
+                long long px;
+                if (parse_long(v, 1, &px) || px > 16384)
+                    return usage_error("--render-width expects a width in pixels (16 to 16384), got '%s'", v);
+                o.render.width = (int)px;
+            } else if (strcmp(a, "--checkpoint-every") == 0) {
                 if (parse_double(v, &o.checkpoint_every) || !(o.checkpoint_every > 0))
                     return usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--set") == 0) {

@@ -260,7 +260,7 @@ struct eddy_renderer {
 };
 
 /* What a field's numbers mean for units and the default colour range. */
-enum { KIND_OTHER = 0, KIND_LENGTH, KIND_VELOCITY, KIND_DENSITY };
+enum { KIND_OTHER = 0, KIND_LENGTH, KIND_VELOCITY, KIND_DENSITY, KIND_PRESSURE };
 
 static int set_prefix_from_scene(const eddy_scene *scene, const char *path, const cJSON *node, char *out)
 {
@@ -321,6 +321,7 @@ static int bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err
     r->kind = id == EDDY_FIELD_POSITION   ? KIND_LENGTH
               : id == EDDY_FIELD_VELOCITY ? KIND_VELOCITY
               : id == EDDY_FIELD_DENSITY  ? KIND_DENSITY
+              : id == EDDY_FIELD_PRESSURE ? KIND_PRESSURE
                                           : KIND_OTHER;
     const char *unit = "";
     int d = p->dimensions;
@@ -540,24 +541,45 @@ static void finite_range(const float *v, size_t n, double *lo, double *hi)
 
 /* The documented default: free-fall speed over the framed height for velocities, the rest density
  * +-10% for density, the box for position components, else the first frame's own range. */
+/* |g| and the framed box's extent along g, simulation units (0, 0 without gravity). */
+static void gravity_height(const eddy_renderer *r, const eddy_world *w, double *gn_out, double *height)
+{
+    double g[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
+    double gn = norm3(g);
+    *height = 0.0;
+    if (gn > 0.0) {
+        double lo_g = DBL_MAX, hi_g = -DBL_MAX;
+        for (int k = 0; k < 8; ++k) {
+            double c[3] = {(k & 1) ? r->box_hi[0] : r->box_lo[0], (k & 2) ? r->box_hi[1] : r->box_lo[1],
+                           (k & 4) ? r->box_hi[2] : r->box_lo[2]};
+            double f = dot3(c, g) / gn;
+            lo_g = fmin(lo_g, f);
+            hi_g = fmax(hi_g, f);
+        }
+        *height = hi_g - lo_g;
+    }
+    *gn_out = gn;
+}
+
 static void rule_range(eddy_renderer *r, const eddy_world *w, const float *v, double *lo, double *hi)
 {
     size_t n = w->particles.count;
     float scale = world_scale(r, w);
+    if (r->kind == KIND_PRESSURE && w->material_count) {
+        /* A fluid at rest in the first frame carries little pressure; the flow that follows reaches
+         * about the hydrostatic pressure of the framed height, rho0 g H (simulation units, as stored). */
+        double gn, height, rho0 = 0.0;
+        gravity_height(r, w, &gn, &height);
+        for (size_t m = 0; m < w->material_count; ++m) rho0 = fmax(rho0, w->materials[m].rest_density);
+        finite_range(v, n, lo, hi);
+        *lo = fmin(*lo, 0.0);
+        *hi = fmax(*hi, rho0 * gn * height);
+        widen(lo, hi);
+        return;
+    }
     if (r->kind == KIND_VELOCITY) {
-        double g[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
-        double gn = norm3(g), height = 0.0;
-        if (gn > 0.0) {
-            double lo_g = DBL_MAX, hi_g = -DBL_MAX;
-            for (int k = 0; k < 8; ++k) {
-                double c[3] = {(k & 1) ? r->box_hi[0] : r->box_lo[0], (k & 2) ? r->box_hi[1] : r->box_lo[1],
-                               (k & 4) ? r->box_hi[2] : r->box_lo[2]};
-                double f = dot3(c, g) / gn;
-                lo_g = fmin(lo_g, f);
-                hi_g = fmax(hi_g, f);
-            }
-            height = hi_g - lo_g;
-        }
+        double gn, height;
+        gravity_height(r, w, &gn, &height);
         /* World units: g / scale and height / scale. */
         double s = sqrt(2.0 * (gn / scale) * (height / scale));
         double vmax = 0.0;

@@ -71,6 +71,9 @@ typedef struct run_ctx {
     double checkpoint_every;  /* s of simulated time, 0: only at the end */
     double next_checkpoint;
     double wall_start;
+    eddy_renderer *ren;       /* NULL unless rendering */
+    eddy_render_request render; /* as opened; its strings point into the buffers below */
+    char render_field[64], render_camera[512], render_range[128];
     eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
     FILE *probes_csv;         /* owned by out */
     double *probe_values;
@@ -80,6 +83,7 @@ static int write_outputs(run_ctx *c, int frame, eddy_error *err)
 {
     eddy_world *w = c->sim.world;
     int rc = eddy_output_write_frame(c->out, w, frame, w->time, err);
+    if (!rc) rc = eddy_render_frame(c->ren, w, frame, err);
     if (rc) return rc;
     eddy_diagnostics d;
     if ((rc = eddy_diagnostics_compute(w, &d, err))) return rc;
@@ -89,6 +93,20 @@ static int write_outputs(run_ctx *c, int frame, eddy_error *err)
     if ((rc = eddy_probes_measure(c->probes, w, c->probe_values, err))) return rc;
     eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
     return eddy_output_flush_table(c->out, err);
+}
+
+/* Copies the request's strings into the context (a resumed run's come from the freed checkpoint). */
+static void keep_render_request(run_ctx *c, const eddy_render_request *req)
+{
+    c->render = *req;
+    if (req->field) c->render.field = strncpy(c->render_field, req->field, sizeof c->render_field - 1);
+    if (req->camera) c->render.camera = strncpy(c->render_camera, req->camera, sizeof c->render_camera - 1);
+    if (req->range) c->render.range = strncpy(c->render_range, req->range, sizeof c->render_range - 1);
+}
+
+static int open_renderer(run_ctx *c, eddy_error *err)
+{
+    return eddy_render_open(&c->sim.scene, c->sim.world, &c->render, c->sim.scene.out_dir, &c->ren, err);
 }
 
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
@@ -128,6 +146,24 @@ static cJSON *settings_of(const run_ctx *c)
         !cJSON_AddNumberToObject(s, "next_frame", c->frame)) {
         cJSON_Delete(s);
         return NULL;
+    }
+    if (c->ren) {
+        /* A resumed run renders on with the same request, and with the colour range the first frame
+         * settled, so that its frames match the ones before the checkpoint. */
+        eddy_render_info info;
+        char range[128];
+        eddy_error ierr;
+        snprintf(range, sizeof range, "%s", c->render.range ? c->render.range : "");
+        if (eddy_render_info_get(c->ren, &info, &ierr) == 0)
+            snprintf(range, sizeof range, info.range_per_frame ? "frame" : "%.17g,%.17g", info.range_min, info.range_max);
+        cJSON *r = cJSON_AddObjectToObject(s, "render");
+        if (!r || !cJSON_AddBoolToObject(r, "movie", c->render.movie) ||
+            !cJSON_AddStringToObject(r, "field", c->render.field ? c->render.field : "") ||
+            !cJSON_AddStringToObject(r, "camera", c->render.camera ? c->render.camera : "") ||
+            !cJSON_AddStringToObject(r, "range", range) || !cJSON_AddNumberToObject(r, "width", c->render.width)) {
+            cJSON_Delete(s);
+            return NULL;
+        }
     }
     return s;
 }
@@ -197,7 +233,7 @@ static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 
 /* Everything after the loop: the final state as a frame (also after an error or an interrupt, since
  * an exploded state shows what went wrong), the end checkpoint (not of an exploded or failed state),
- * the picture and the hash. */
+ * the movie, the picture and the hash. */
 static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
     eddy_world *w = c->sim.world;
@@ -220,6 +256,18 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             }
         } else if (rc == EDDY_ERR_INTERRUPTED) {
             append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim.scene.out_dir);
+        }
+    }
+    /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
+    if (c->ren) {
+        eddy_error merr;
+        if (eddy_render_finish(c->ren, &merr)) {
+            if (!rc) {
+                *err = merr;
+                rc = merr.code;
+            }
+        } else if (!c->opt->quiet) {
+            fprintf(stderr, "render: %s/render%s\n", c->sim.scene.out_dir, c->render.movie ? ", movie.mp4" : "");
         }
     }
     if (c->opt->picture && c->out) {
@@ -257,6 +305,8 @@ static void close_ctx(run_ctx *c)
     eddy_output_destroy(c->out);
     c->out = NULL;
     c->probes_csv = NULL;
+    eddy_render_destroy(c->ren);
+    c->ren = NULL;
     eddy_probes_destroy(c->probes);
     c->probes = NULL;
     free(c->probe_values);
@@ -307,7 +357,9 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     oo.write_vtk = c.sim.scene.write_vtk;
     oo.write_csv = c.sim.scene.write_csv;
     oo.simulation_scale = c.sim.world->simulation_scale;
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err))) {
+    keep_render_request(&c, &opt->render);
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err)) ||
+        (rc = open_renderer(&c, err))) {
         close_ctx(&c);
         return rc;
     }
@@ -366,6 +418,21 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
                               eddy_checkpoint_path(ck), next_frame);
     snprintf(c->scene_file, sizeof c->scene_file, "%s", file);
     c->frame = (int)next_frame;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
+    if (cJSON_IsObject(r)) {
+        eddy_render_request req = eddy_render_default_request();
+        const char *field = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "field"));
+        const char *camera = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "camera"));
+        const char *range = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "range"));
+        const cJSON *width = cJSON_GetObjectItemCaseSensitive(r, "width");
+        req.enabled = 1;
+        req.movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "movie"));
+        req.field = field && *field ? field : NULL;
+        req.camera = camera && *camera ? camera : NULL;
+        req.range = range && *range ? range : NULL;
+        req.width = cJSON_IsNumber(width) ? (int)width->valuedouble : 0;
+        keep_render_request(c, &req);
+    }
     c->checkpoint_every = isnan(opt->checkpoint_every) ? every : opt->checkpoint_every;
     if (opt->steps >= 0 || !isnan(opt->until)) {
         c->end_steps = opt->steps;
@@ -430,7 +497,8 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
     oo.resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err))) {
+    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err)) ||
+        (rc = open_renderer(&c, err))) {
         close_ctx(&c);
         return rc;
     }

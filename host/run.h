@@ -16,6 +16,8 @@
 
 #include <eddy/eddy.h>
 
+#include "render.h"
+
 typedef struct eddy_run_options {
     const char *scene_path;    /* run: the scene file */
     const char *resume_dir;    /* resume: the folder of the run to continue (its checkpoint.eddy) */
@@ -32,6 +34,8 @@ typedef struct eddy_run_options {
     int hash;                  /* --hash: print "state-hash: <hex>" at the end */
     int picture;               /* write DIR/picture.png of the last frame */
     int quiet;                 /* no progress output */
+    eddy_render_request render;/* --render, --movie, --render-field, --camera, --render-range,
+                                * --render-width (run only: a resumed run renders as its run did) */
 } eddy_run_options;
 
 /* Defaults: everything from the scene, picture on. */

@@ -51,3 +51,9 @@ add_test(NAME cli_run_writes_probes COMMAND ${EDDY_EXE} run ${SCENES}/dam_break_
 set_tests_properties(cli_run_writes_probes PROPERTIES FIXTURES_SETUP probes_csv)
 add_test(NAME cli_probes_at_t0 COMMAND sh -c "awk -F, 'NR == 1 && $0 != \"time,step,front,height_left_wall\" { exit 1 } NR == 2 { f = $3 - 0.1; h = $4 - 0.2; if (f < 0) f = -f; if (h < 0) h = -h; if (f > 1e-6 || h > 1e-6) exit 1; ok = 1 } END { exit !ok }' ${CLI_OUT}/probes/probes.csv && cat ${CLI_OUT}/probes/probes.csv")
 set_tests_properties(cli_probes_at_t0 PROPERTIES FIXTURES_REQUIRED probes_csv)
+# --render: a PNG per output frame (tests/render checks what is in them); a bad --camera is named.
+add_test(NAME cli_render_writes_frames COMMAND sh -c "rm -rf \"$1\" && \"$0\" run \"$2\" --steps 160 --render --quiet --no-picture --out \"$1\" && test -s \"$1/render/frame_00000.png\" && test -s \"$1/render/frame_00002.png\""
+         ${EDDY_EXE} ${CLI_OUT}/render ${SCENES}/dam_break_2d.json)
+cli_test(render_bad_camera 1 "--camera 'eye=1': eye: expected 2 or 3 numbers separated by commas, got \"1\"" run ${SCENES}/dam_break_2d.json --render --camera eye=1 --out ${CLI_OUT}/x)
+cli_test(render_bad_width 2 "--render-width expects a width in pixels (16 to 16384), got 'wide'" run ${SCENES}/dam_break_2d.json --render-width wide)
+cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CLI_OUT}/render --render)

@@ -373,7 +373,8 @@ static void test_default_ranges_follow_the_rules(void **state)
         eddy_scene_free(&s);
     }
 
-    /* Pressure: the first frame's own range, then kept: later values outside it clamp. */
+    /* Pressure: from min(0, the first frame's smallest) to max(its largest, rho0 g H) — here without
+     * gravity 0..30 — then kept: later values outside it clamp. */
     eddy_scene s;
     parse_scene(2, "{\"field\": \"pressure\", \"camera\": \"view=-z\"}", &s);
     eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
@@ -385,18 +386,18 @@ static void test_default_ranges_follow_the_rules(void **state)
     eddy_renderer *r = open_ok(&s, w, &req, "rule_p");
     eddy_render_info info;
     rgb_image im = render_one(r, w, 0, "rule_p", &info);
-    assert_true(info.range_min == 10.0 && info.range_max == 30.0);
+    assert_true(info.range_min == 0.0 && info.range_max == 30.0);
     free(im.px);
     w->particles.pressure[0] = 40.0f; /* above the range */
     w->particles.pressure[2] = 15.0f;
     im = render_one(r, w, 1, "rule_p", &info);
-    assert_true(info.range_min == 10.0 && info.range_max == 30.0);
+    assert_true(info.range_min == 0.0 && info.range_max == 30.0);
     double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
     double k = info.pixels_per_unit;
     uint8_t c[3];
     colour_at(1.0, c);
     assert_pixel(&im, cx + k * (0.0 - 1.0), cy, c);
-    colour_at(0.25, c);
+    colour_at(0.5, c);
     assert_pixel(&im, cx + k * (2.0 - 1.0), cy, c);
     free(im.px);
     eddy_render_destroy(r);
