@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "args.h"
+
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -49,16 +51,6 @@ static int usage_error(const char *fmt, ...)
     fprintf(stderr, "\nrun 'eddy help' for usage\n");
     va_end(ap);
     return 2;
-}
-
-static int parse_long(const char *s, long long min, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min) return -1;
-    *out = v;
-    return 0;
 }
 
 /* Ids become folder names: letters, digits, '_', '-', '.', not starting with '.'. */
@@ -126,16 +118,13 @@ static int parse_args(int argc, char **argv, options *o)
             if (o->set_count == MAX_SETS) return usage_error("too many --set options (at most %d)", MAX_SETS);
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--steps") == 0) {
-            if (parse_long(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+            if (eddy_arg_integer(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
         } else if (strcmp(a, "--until") == 0) {
-            char *end;
-            errno = 0;
-            o->until = strtod(v, &end);
-            if (errno || end == v || *end || !isfinite(o->until) || o->until < 0)
+            if (eddy_arg_real(v, &o->until) || o->until < 0)
                 return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
         } else if (strcmp(a, "--threads") == 0) {
             long long t;
-            if (parse_long(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
             o->threads = (int)t;
         } else {
             return usage_error("unknown option '%s' for compare", a);

@@ -11,6 +11,7 @@
 
 #include <eddy/eddy.h>
 
+#include "args.h"
 #include "bench.h"
 #include "compare.h"
 #include "run.h"
@@ -57,26 +58,6 @@ static int usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nrun 'eddy help' for usage\n");
     return 2;
-}
-
-static int parse_long(const char *s, long long min, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min) return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
 }
 
 static int parse_formats(const char *s, int *vtk, int *csv)
@@ -136,23 +117,23 @@ static int cmd_run(int argc, char **argv, int resume)
             else if (strcmp(a, "--render-range") == 0) o.render.range = v;
             else if (strcmp(a, "--render-width") == 0) {
                 long long px;
-                if (parse_long(v, 1, &px) || px > 16384)
+                if (eddy_arg_integer(v, 1, &px) || px > 16384)
                     return usage_error("--render-width expects a width in pixels (16 to 16384), got '%s'", v);
                 o.render.width = (int)px;
             } else if (strcmp(a, "--checkpoint-every") == 0) {
-                if (parse_double(v, &o.checkpoint_every) || !(o.checkpoint_every > 0))
+                if (eddy_arg_real(v, &o.checkpoint_every) || !(o.checkpoint_every > 0))
                     return usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--set") == 0) {
                 if (nsets == EDDY_MAX_SETS) return usage_error("too many --set options (at most %s)", "256");
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
-                if (parse_long(v, 0, &o.steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+                if (eddy_arg_integer(v, 0, &o.steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
             } else if (strcmp(a, "--until") == 0) {
-                if (parse_double(v, &o.until) || o.until < 0)
+                if (eddy_arg_real(v, &o.until) || o.until < 0)
                     return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--threads") == 0) {
                 long long t;
-                if (parse_long(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+                if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
                 o.threads = (int)t;
             } else if (strcmp(a, "--format") == 0) {
                 if (parse_formats(v, &o.format_vtk, &o.format_csv))
@@ -300,16 +281,16 @@ static int cmd_bench(int argc, char **argv)
             if (nsets == EDDY_MAX_SETS) return usage_error("too many --set options (at most %s)", "256");
             sets[nsets++] = v;
         } else if (strcmp(a, "--particles") == 0) {
-            if (parse_long(v, 1, &n)) return usage_error("--particles expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n)) return usage_error("--particles expects an integer >= 1, got '%s'", v);
             o.particles = (size_t)n;
         } else if (strcmp(a, "--steps") == 0) {
-            if (parse_long(v, 1, &n) || n > 1000000) return usage_error("--steps expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 1000000) return usage_error("--steps expects an integer >= 1, got '%s'", v);
             o.steps = (int)n;
         } else if (strcmp(a, "--repeats") == 0) {
-            if (parse_long(v, 1, &n) || n > 1000) return usage_error("--repeats expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 1000) return usage_error("--repeats expects an integer >= 1, got '%s'", v);
             o.repeats = (int)n;
         } else if (strcmp(a, "--threads") == 0) {
-            if (parse_long(v, 1, &n) || n > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
             omp_set_num_threads((int)n);
         } else {
             return usage_error("unknown option '%s' for bench", a);

@@ -1,0 +1,14 @@
+/*
+ * host/args.h — reading command-line values, shared by the commands of `eddy` (main.c, compare.c), so
+ * that every command accepts and refuses numbers the same way.
+ */
+#ifndef EDDY_HOST_ARGS_H
+#define EDDY_HOST_ARGS_H
+
+/* A whole decimal number >= min, the whole string: 0 and *out set, or -1 (out untouched). */
+int eddy_arg_integer(const char *s, long long min, long long *out);
+
+/* A finite real number, the whole string: 0 and *out set, or -1 (out untouched). */
+int eddy_arg_real(const char *s, double *out);
+
+#endif /* EDDY_HOST_ARGS_H */
