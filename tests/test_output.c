@@ -26,6 +26,7 @@
 #include "diagnostics.h"
 #include "output.h"
 #include "picture.h"
+#include "sim_support.h"
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Helpers                                                                                          */
@@ -33,27 +34,6 @@
 static char g_root[4096]; /* a fresh folder for this test program */
 static int g_root_is_temporary;  /* removed at the end; under EDDY_BINARY_DIR it stays for check_vtp.py */
 
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        if (d) {
-            struct dirent *e;
-            while ((e = readdir(d))) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-                char sub[8192];
-                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-                rm_rf(sub);
-            }
-            closedir(d);
-        }
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static int setup_root(void **state)
 {
@@ -61,7 +41,7 @@ static int setup_root(void **state)
     const char *bin = getenv("EDDY_BINARY_DIR");
     if (bin && *bin) {
         snprintf(g_root, sizeof g_root, "%s/test_output", bin);
-        rm_rf(g_root);
+        support_remove_tree(g_root);
         if (mkdir(g_root, 0777) != 0) return -1;
     } else {
         snprintf(g_root, sizeof g_root, "/tmp/eddy_test_output_XXXXXX");
@@ -74,7 +54,7 @@ static int setup_root(void **state)
 static int teardown_root(void **state)
 {
     (void)state;
-    if (g_root_is_temporary) rm_rf(g_root);
+    if (g_root_is_temporary) support_remove_tree(g_root);
     return 0;
 }
 

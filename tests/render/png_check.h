@@ -15,29 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim_support.h"
+
 static char g_root[4096]; /* a fresh folder for this test program, removed at the end */
 
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        if (d) {
-            struct dirent *e;
-            while ((e = readdir(d))) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-                char sub[8192];
-                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-                rm_rf(sub);
-            }
-            closedir(d);
-        }
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static int setup_root(void **state)
 {
@@ -49,7 +30,7 @@ static int setup_root(void **state)
 static int teardown_root(void **state)
 {
     (void)state;
-    rm_rf(g_root);
+    support_remove_tree(g_root);
     return 0;
 }
 

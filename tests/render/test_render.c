@@ -647,7 +647,7 @@ static void test_unwritable_places(void **state)
     /* The folder vanishes after open: the frame names its file. */
     r = open_ok(&s, w, &req, "vanish");
     char *render_dir = path_in_root("vanish/render");
-    rm_rf(render_dir);
+    support_remove_tree(render_dir);
     assert_int_equal(eddy_render_frame(r, w, 12, &err), EDDY_ERR_IO);
     snprintf(want, sizeof want, "cannot write '%s/frame_00012.png': No such file or directory", render_dir);
     assert_message(&err, want);

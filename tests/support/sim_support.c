@@ -1,5 +1,9 @@
 #include "sim_support.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <math.h>
 #include <omp.h>
 #include <setjmp.h>
@@ -21,6 +25,27 @@ int support_run_tests(const char *program, int argc, char **argv, const struct C
         return 1;
     }
     return _cmocka_run_group_tests(program, tests, count, NULL, NULL);
+}
+
+void support_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (d) {
+            for (struct dirent *e; (e = readdir(d));) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                char sub[8192];
+                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+                support_remove_tree(sub);
+            }
+            closedir(d);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
 }
 
 const char *support_source_dir(void)

@@ -19,6 +19,9 @@ int support_run_tests(const char *program, int argc, char **argv, const struct C
 /* EDDY_SOURCE_DIR (set by CTest); exits with a message when it is missing. */
 const char *support_source_dir(void);
 
+/* rm -rf: removes a file or a folder with everything in it (symbolic links are removed, not followed). */
+void support_remove_tree(const char *path);
+
 /* Opens scenes/<name> (solver: override or NULL; sets: --set strings; target: refill at about that
  * many particles, 0 = as is). */
 void support_open_scene(const char *name, const char *solver, const char *const *sets, size_t nsets,
