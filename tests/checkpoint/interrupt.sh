@@ -28,8 +28,4 @@ part=$("$E" resume "$D/cut" --quiet --no-picture --hash | grep state-hash) || ex
 echo "uninterrupted: $full"
 echo "resumed:       $part"
 [ -n "$full" ] && [ "$full" = "$part" ] || { echo "interrupt.sh: the resumed state differs"; exit 1; }
-cut -d, -f1-9 "$D/full/diagnostics.csv" > "$D/full.diag"
-cut -d, -f1-9 "$D/cut/diagnostics.csv" > "$D/cut.diag"
-cmp "$D/full.diag" "$D/cut.diag" || { echo "interrupt.sh: diagnostics differ"; exit 1; }
-cmp "$D/full/frames.pvd" "$D/cut/frames.pvd" || { echo "interrupt.sh: frame series differ"; exit 1; }
-cmp "$D/full/probes.csv" "$D/cut/probes.csv" || { echo "interrupt.sh: probes differ"; exit 1; }
+sh "$(dirname "$0")/same_outputs.sh" "$D/full" "$D/cut"

@@ -13,8 +13,4 @@ part=$("$E" resume "$D/split" "$@" --until 0.015 --hash | grep state-hash) || ex
 echo "uninterrupted: $full"
 echo "resumed:       $part"
 [ -n "$full" ] && [ "$full" = "$part" ] || { echo "resume.sh: the resumed state differs"; exit 1; }
-cut -d, -f1-9 "$D/full/diagnostics.csv" > "$D/full.diag"
-cut -d, -f1-9 "$D/split/diagnostics.csv" > "$D/split.diag"
-cmp "$D/full.diag" "$D/split.diag" || { echo "resume.sh: diagnostics differ"; exit 1; }
-cmp "$D/full/frames.pvd" "$D/split/frames.pvd" || { echo "resume.sh: frame series differ"; exit 1; }
-cmp "$D/full/probes.csv" "$D/split/probes.csv" || { echo "resume.sh: probes differ"; exit 1; }
+sh "$(dirname "$0")/same_outputs.sh" "$D/full" "$D/split"
