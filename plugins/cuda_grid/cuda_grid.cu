@@ -3,9 +3,7 @@
  *
  * Pipeline (cuda-samples `particles`, with a histogram instead of a boundary search):
  *   positions (host) -> device
- *   kernel cell_keys: key[i] = cell of particle i (cell_index.h), value[i] = i, count[key[i]] += 1
- *   cub::DeviceRadixSort::SortPairs(key, value) over the bits a cell index needs
- *   cub::DeviceScan::ExclusiveSum(count[0..C]) -> offset, so cell c holds [offset[c], offset[c + 1])
+ *   device_sort.cuh: cell key per particle, CUB radix sort by cell, CUB exclusive scan of the counts
  *   perm = sorted values, cell_begin = offset[0..C), cell_end = offset[1..C] -> host
  *
  * Why this reproduces the CPU grid exactly: CUB's radix sort is stable, and the values enter in index
@@ -21,35 +19,24 @@
  * STATUS: compiled and linked, but never run on a GPU when written (see docs/cuda_grid.md). The no-device
  * path of create() is tested; everything after it waits for tests/cuda_grid on a machine with a GPU.
  */
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cell_index.h"
 #include "cuda_grid.h"
+#include "device_sort.cuh"
 
 namespace {
 
-constexpr int BLOCK = 256;
+using namespace eddy_cuda;
 
 struct cuda_state {
     int device;
     cudaStream_t stream;
-    /* Per-particle device buffers, all of `capacity` entries; [0] and [1] of a pair are the sort's
-     * input and output. */
-    float *pos[3];
-    uint32_t *key[2];
-    uint32_t *value[2];
+    float *pos[3]; /* [capacity] each */
     size_t capacity;
-    /* Per-cell device buffers of `cell_capacity` entries: counts, then offsets (cell_count + 1 each). */
-    uint32_t *count;
-    uint32_t *offset;
-    size_t cell_capacity;
-    void *temp; /* CUB scratch */
-    size_t temp_bytes;
+    device_sort sort;
 };
 
 int device_error(eddy_error *err, const char *call, cudaError_t e)
@@ -64,39 +51,6 @@ int device_error(eddy_error *err, const char *call, cudaError_t e)
         const cudaError_t e_ = (call);                                                                  \
         if (e_ != cudaSuccess) return device_error(err, #call, e_);                                     \
     } while (0)
-
-__global__ void cell_keys(cuda_grid_cell_params l, uint32_t n, const float *__restrict__ x,
-                          const float *__restrict__ y, const float *__restrict__ z, uint32_t *__restrict__ key,
-                          uint32_t *__restrict__ value, uint32_t *__restrict__ count)
-{
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    /* In 2D z is not read by the hash; x stands in for it so no z array need be copied. */
-    const uint32_t c = cuda_grid_cell_of(&l, x[i], y[i], l.dimensions == 3 ? z[i] : 0.0f);
-    key[i] = c;
-    value[i] = i;
-    atomicAdd(&count[c], 1u);
-}
-
-/* Replaces a device buffer by a larger one; the contents are not kept (every sort refills them). */
-template <typename T> cudaError_t regrow(T **buf, size_t count)
-{
-    if (*buf) cudaFree(*buf);
-    *buf = nullptr;
-    return cudaMalloc(reinterpret_cast<void **>(buf), count * sizeof(T));
-}
-
-void release(cuda_state *s)
-{
-    for (float *&p : s->pos) cudaFree(p);
-    for (int b = 0; b < 2; ++b) {
-        cudaFree(s->key[b]);
-        cudaFree(s->value[b]);
-    }
-    cudaFree(s->count);
-    cudaFree(s->offset);
-    cudaFree(s->temp);
-}
 
 int grid_create(const eddy_grid_layout *layout, void **state, eddy_error *err)
 {
@@ -114,7 +68,7 @@ int grid_create(const eddy_grid_layout *layout, void **state, eddy_error *err)
     /* A device older than the architectures compiled in (CMAKE_CUDA_ARCHITECTURES) can load none of
      * the kernels; say so now instead of failing the first sort with "invalid device function". */
     cudaFuncAttributes attr;
-    e = cudaFuncGetAttributes(&attr, cell_keys);
+    e = cudaFuncGetAttributes(&attr, sort_cell_keys);
     if (e != cudaSuccess) {
         cudaDeviceProp prop;
         const int known = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
@@ -144,48 +98,10 @@ void grid_destroy(void *state)
     if (!s) return;
     cudaSetDevice(s->device);
     cudaStreamSynchronize(s->stream);
-    release(s);
+    for (float *&p : s->pos) cudaFree(p);
+    device_sort_release(&s->sort);
     cudaStreamDestroy(s->stream);
     free(s);
-}
-
-/* Number of low bits the radix sort must look at to order keys in [0, cell_count). */
-int key_bits(size_t cell_count)
-{
-    int bits = 1;
-    while (bits < 32 && ((size_t)1 << bits) < cell_count) ++bits;
-    return bits;
-}
-
-int ensure_buffers(cuda_state *s, size_t n, size_t cells, int bits, eddy_error *err)
-{
-    if (n > s->capacity) {
-        /* A quarter of slack, so a slowly growing particle count does not reallocate every build. */
-        const size_t cap = n + n / 4 + 1024;
-        for (int a = 0; a < 3; ++a) CUDA_TRY(regrow(&s->pos[a], cap));
-        for (int b = 0; b < 2; ++b) {
-            CUDA_TRY(regrow(&s->key[b], cap));
-            CUDA_TRY(regrow(&s->value[b], cap));
-        }
-        s->capacity = cap;
-    }
-    if (cells + 1 > s->cell_capacity) {
-        CUDA_TRY(regrow(&s->count, cells + 1));
-        CUDA_TRY(regrow(&s->offset, cells + 1));
-        s->cell_capacity = cells + 1;
-    }
-    /* CUB reports its scratch size for the exact call; ask for both and keep the larger. */
-    size_t sort_bytes = 0, scan_bytes = 0;
-    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, s->key[0], s->key[1], s->value[0],
-                                             s->value[1], (int)n, 0, bits, s->stream));
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s->count, s->offset, (int)(cells + 1),
-                                           s->stream));
-    const size_t need = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
-    if (need > s->temp_bytes) {
-        CUDA_TRY(regrow(reinterpret_cast<unsigned char **>(&s->temp), need + need / 4));
-        s->temp_bytes = need + need / 4;
-    }
-    return EDDY_OK;
 }
 
 int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const float *x, const float *y,
@@ -205,28 +121,25 @@ int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const float
         return EDDY_OK;
     }
     CUDA_TRY(cudaSetDevice(s->device));
-    const int bits = key_bits(cells);
-    int rc = ensure_buffers(s, n, cells, bits, err);
-    if (rc) return rc;
-
     cudaStream_t st = s->stream;
+    sort_failure f = {nullptr};
+    cudaError_t e = device_sort_reserve(&s->sort, n, cells, st, &f);
+    if (e != cudaSuccess) return device_error(err, f.call, e);
+    if (n > s->capacity) {
+        const size_t cap = s->sort.capacity; /* the same slack as the sort's buffers */
+        for (int a = 0; a < 3; ++a) CUDA_TRY(sort_regrow(&s->pos[a], cap));
+        s->capacity = cap;
+    }
     const int dims = layout->dimensions;
     const float *host_pos[3] = {x, y, z};
     for (int a = 0; a < dims; ++a)
         CUDA_TRY(cudaMemcpyAsync(s->pos[a], host_pos[a], n * sizeof(float), cudaMemcpyHostToDevice, st));
-    CUDA_TRY(cudaMemsetAsync(s->count, 0, (cells + 1) * sizeof(uint32_t), st));
-    const unsigned blocks = (unsigned)((n + BLOCK - 1) / BLOCK);
-    cell_keys<<<blocks, BLOCK, 0, st>>>(cuda_grid_cell_params_of(layout), (uint32_t)n, s->pos[0], s->pos[1],
-                                        dims == 3 ? s->pos[2] : s->pos[0], s->key[0], s->value[0], s->count);
-    CUDA_TRY(cudaGetLastError());
-    size_t temp_bytes = s->temp_bytes;
-    CUDA_TRY(cub::DeviceRadixSort::SortPairs(s->temp, temp_bytes, s->key[0], s->key[1], s->value[0],
-                                             s->value[1], (int)n, 0, bits, st));
-    temp_bytes = s->temp_bytes;
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->temp, temp_bytes, s->count, s->offset, (int)(cells + 1), st));
-    CUDA_TRY(cudaMemcpyAsync(perm, s->value[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-    CUDA_TRY(cudaMemcpyAsync(cell_begin, s->offset, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-    CUDA_TRY(cudaMemcpyAsync(cell_end, s->offset + 1, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+    e = device_sort_run(&s->sort, cuda_grid_cell_params_of(layout), n, cells, s->pos[0], s->pos[1],
+                        dims == 3 ? s->pos[2] : s->pos[0], st, &f);
+    if (e != cudaSuccess) return device_error(err, f.call, e);
+    CUDA_TRY(cudaMemcpyAsync(perm, s->sort.value[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+    CUDA_TRY(cudaMemcpyAsync(cell_begin, s->sort.offset, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+    CUDA_TRY(cudaMemcpyAsync(cell_end, s->sort.offset + 1, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
     /* The vtable contract: nothing is kept or still in flight when sort() returns. */
     CUDA_TRY(cudaStreamSynchronize(st));
     return EDDY_OK;

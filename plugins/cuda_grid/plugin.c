@@ -18,7 +18,25 @@ static const eddy_component grid_cuda = {
     .grid = &cuda_grid_backend,
 };
 
+#ifdef EDDY_CUDA_SOLVERS
+/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS): a solver that cannot run
+ * without a GPU fails every suite that runs "every solver" on machines without one, and it has not
+ * run on a GPU yet (docs/cuda_grid.md). */
+static const eddy_component solver_sph_mueller_cuda = {
+    .size = sizeof(eddy_component),
+    .kind = EDDY_COMPONENT_SOLVER,
+    .id = "sph_mueller_cuda",
+    .version = "0.1.0",
+    .description = "sph_mueller's step on an NVIDIA GPU, particles kept on the device (same physics and "
+                   "parameters)",
+    .params = sph_mueller_cuda_params,
+    .param_count = SPH_MUELLER_CUDA_PARAM_COUNT,
+    .solver = &sph_mueller_cuda_vtable,
+};
+static const eddy_component *const components[] = {&grid_cuda, &solver_sph_mueller_cuda};
+#else
 static const eddy_component *const components[] = {&grid_cuda};
+#endif
 
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
