@@ -296,7 +296,36 @@ static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, 
     return EDDY_OK;
 }
 
-/* The stepping of `eddy run` (host/run.c), so that the states are the same as a run's. */
+/* What the plan's callbacks need (eddy_sim_run_plan, sim.h: the stepping of `eddy run`, so that the
+ * states are the same as a run's). */
+typedef struct stepper {
+    const context *cx;
+    sampler *s;
+    eddy_sim *sim;
+    result *r;
+    eddy_progress bar;
+} stepper;
+
+static int on_sample(void *user, int frame, eddy_error *err)
+{
+    (void)frame;
+    stepper *st = user;
+    return take_sample(st->cx, st->s, st->sim, st->r, err);
+}
+
+static void on_step(void *user, double step_ms)
+{
+    stepper *st = user;
+    const options *o = st->cx->opt;
+    const eddy_world *w = st->sim->world;
+    st->r->step_ms += step_ms;
+    st->r->steps = w->step;
+    const int by_steps = o->steps >= 0;
+    double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
+    eddy_progress_update(&st->bar, f, w->time, by_steps ? w->time : st->cx->end_time, w->step);
+}
+
+/* One solver through the scene. */
 static int run_solver(const context *cx, result *r, eddy_error *err)
 {
     const options *o = cx->opt;
@@ -343,36 +372,13 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     if ((rc = take_sample(cx, &s, &sim, r, err)) || (rc = eddy_output_write_frame(s.out, w, frame, w->time, err)))
         goto done;
     ++frame;
-    eddy_progress pr;
-    eddy_progress_begin(&pr, o->quiet);
-    const int by_steps = o->steps >= 0;
-    const double t_stop = by_steps ? INFINITY : cx->end_time, interval = cx->interval;
+    stepper st = {cx, &s, &sim, r, {0}};
+    eddy_progress_begin(&st.bar, o->quiet);
+    eddy_sim_plan plan = {o->steps, cx->end_time, frame, &stop_signal, &st, on_sample, on_step};
     int last_sampled = 1;
-    while (1) {
-        if (by_steps ? (long long)w->step >= o->steps : w->time >= t_stop) break;
-        if (stop_signal) {
-            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
-                                (int)stop_signal, (unsigned long long)w->step, w->time);
-            break;
-        }
-        double next = frame * interval;
-        double target = next < t_stop ? next : t_stop, dt;
-        if ((rc = eddy_sim_next_dt(&sim, target, &dt, err))) break;
-        double t0 = eddy_time_ms();
-        rc = eddy_sim_step(&sim, dt, err);
-        r->step_ms += eddy_time_ms() - t0;
-        r->steps = w->step;
-        last_sampled = 0;
-        if (rc) break;
-        if (fabs(w->time - next) <= 1e-9 * interval) {
-            w->time = next;
-            if ((rc = take_sample(cx, &s, &sim, r, err))) break;
-            ++frame;
-            last_sampled = 1;
-        }
-        double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / cx->end_time;
-        eddy_progress_update(&pr, f, w->time, by_steps ? w->time : cx->end_time, w->step);
-    }
+    rc = eddy_sim_run_plan(&sim, &plan, &last_sampled, err);
+    frame = plan.next_frame;
+    r->steps = w->step;
     /* The last state is always sampled and written, also an exploded one: it shows what went wrong. */
     eddy_error ferr;
     int frc = EDDY_OK;
@@ -385,7 +391,7 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
         *err = ferr;
         rc = frc;
     }
-    eddy_progress_end(&pr, w->time, w->step);
+    eddy_progress_end(&st.bar, w->time, w->step);
 done:
     r->end_time = sim.world ? sim.world->time : 0;
     r->steps = sim.world ? sim.world->step : 0;

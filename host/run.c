@@ -77,6 +77,9 @@ typedef struct run_ctx {
     eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
     FILE *probes_csv;         /* owned by out */
     double *probe_values;
+    eddy_progress bar;        /* progress of this invocation: from where it started */
+    long long first_step;
+    double first_time;
 } run_ctx;
 
 static int write_outputs(run_ctx *c, int frame, eddy_error *err)
@@ -179,55 +182,52 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
 
 static int reached_end(const run_ctx *c)
 {
-    const eddy_world *w = c->sim.world;
-    return c->end_steps >= 0 ? (long long)w->step >= c->end_steps : w->time >= c->end_time;
+    const eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, NULL, NULL, NULL, NULL};
+    return eddy_sim_plan_done(&c->sim, &plan);
 }
 
-/* Steps to the end, writing a frame at every multiple of the output interval (frame times are exact,
- * not accumulated sums of dt) and a checkpoint at the first frame after every checkpoint interval. */
+/* At every output frame: the frame, then a checkpoint at the first frame after each interval. */
+static int on_frame(void *user, int frame, eddy_error *err)
+{
+    run_ctx *c = user;
+    int rc = write_outputs(c, frame, err);
+    if (rc) return rc;
+    c->frame = frame + 1; /* what a checkpoint written now must resume toward */
+    const double t = c->sim.world->time;
+    if (c->checkpoint_every > 0 && t >= c->next_checkpoint * (1.0 - 1e-12)) {
+        if ((rc = write_checkpoint(c, err))) return rc;
+        while (c->next_checkpoint <= t * (1.0 + 1e-12)) c->next_checkpoint += c->checkpoint_every;
+    }
+    return EDDY_OK;
+}
+
+static void on_step(void *user, double step_ms)
+{
+    (void)step_ms;
+    run_ctx *c = user;
+    const eddy_world *w = c->sim.world;
+    if (c->sim.dt_limit[0] && !c->sim.warned_dt_limit && !c->opt->quiet) {
+        fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
+                c->sim.scene.dt, c->sim.dt_limit, c->sim.last_dt);
+        c->sim.warned_dt_limit = 1;
+    }
+    const int by_steps = c->end_steps >= 0;
+    double f = by_steps ? (double)((long long)w->step - c->first_step) / (double)(c->end_steps - c->first_step)
+                        : (w->time - c->first_time) / (c->end_time - c->first_time);
+    eddy_progress_update(&c->bar, f, w->time, by_steps ? w->time : c->end_time, w->step);
+}
+
+/* Steps to the end with the plan every command shares (sim.h). */
 static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 {
     eddy_world *w = c->sim.world;
-    const double interval = c->sim.scene.output_interval;
-    const int by_steps = c->end_steps >= 0;
-    const double t_stop = by_steps ? INFINITY : c->end_time;
-    const long long first_step = (long long)w->step;
-    const double first_time = w->time;
-    eddy_progress pr;
-    eddy_progress_begin(&pr, c->opt->quiet);
-    int rc = EDDY_OK;
-    while (!reached_end(c)) {
-        if (stop_requested) {
-            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
-                                (int)stop_requested, (unsigned long long)w->step, w->time);
-            break;
-        }
-        double next_frame = c->frame * interval;
-        double target = next_frame < t_stop ? next_frame : t_stop;
-        double dt;
-        if ((rc = eddy_sim_next_dt(&c->sim, target, &dt, err))) break;
-        if (c->sim.dt_limit[0] && !c->sim.warned_dt_limit && !c->opt->quiet) {
-            fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
-                    c->sim.scene.dt, c->sim.dt_limit, dt);
-            c->sim.warned_dt_limit = 1;
-        }
-        if ((rc = eddy_sim_step(&c->sim, dt, err))) break;
-        *last_written = 0;
-        if (fabs(w->time - next_frame) <= 1e-9 * interval) {
-            w->time = next_frame;
-            if ((rc = write_outputs(c, c->frame, err))) break;
-            c->frame++;
-            *last_written = 1;
-            if (c->checkpoint_every > 0 && w->time >= c->next_checkpoint * (1.0 - 1e-12)) {
-                if ((rc = write_checkpoint(c, err))) break;
-                while (c->next_checkpoint <= w->time * (1.0 + 1e-12)) c->next_checkpoint += c->checkpoint_every;
-            }
-        }
-        double f = by_steps ? (double)((long long)w->step - first_step) / (double)(c->end_steps - first_step)
-                            : (w->time - first_time) / (c->end_time - first_time);
-        eddy_progress_update(&pr, f, w->time, by_steps ? w->time : c->end_time, w->step);
-    }
-    eddy_progress_end(&pr, w->time, w->step);
+    c->first_step = (long long)w->step;
+    c->first_time = w->time;
+    eddy_progress_begin(&c->bar, c->opt->quiet);
+    eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, &stop_requested, c, on_frame, on_step};
+    int rc = eddy_sim_run_plan(&c->sim, &plan, last_written, err);
+    c->frame = plan.next_frame;
+    eddy_progress_end(&c->bar, w->time, w->step);
     return rc;
 }
 

@@ -153,6 +153,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     if (rc) return eddy_error_prefix(err, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                                      (unsigned long long)w->step + 1, w->time);
     w->step++;
+    sim->last_dt = dt;
     const double t_before = w->time;
     w->time += dt;
     move_colliders(sim, t_before, dt);
@@ -181,4 +182,42 @@ int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
         if (t_end - sim->world->time < 1e-12 * (t_end > 1 ? t_end : 1)) sim->world->time = t_end;
     }
     return EDDY_OK;
+}
+
+int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan)
+{
+    const eddy_world *w = sim->world;
+    return plan->end_steps >= 0 ? (long long)w->step >= plan->end_steps : w->time >= plan->end_time;
+}
+
+int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, eddy_error *err)
+{
+    eddy_world *w = sim->world;
+    const double interval = sim->scene.output_interval;
+    const double t_stop = plan->end_steps >= 0 ? INFINITY : plan->end_time;
+    int on_frame = 1, rc = EDDY_OK;
+    while (!eddy_sim_plan_done(sim, plan)) {
+        if (plan->stop && *plan->stop) {
+            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
+                                (int)*plan->stop, (unsigned long long)w->step, w->time);
+            break;
+        }
+        const double next_frame = plan->next_frame * interval;
+        double dt;
+        if ((rc = eddy_sim_next_dt(sim, next_frame < t_stop ? next_frame : t_stop, &dt, err))) break;
+        const double t0 = eddy_time_ms();
+        rc = eddy_sim_step(sim, dt, err);
+        const double step_ms = eddy_time_ms() - t0;
+        on_frame = 0;
+        if (rc) break;
+        if (fabs(w->time - next_frame) <= 1e-9 * interval) {
+            w->time = next_frame;
+            if (plan->on_frame && (rc = plan->on_frame(plan->user, plan->next_frame, err))) break;
+            plan->next_frame++;
+            on_frame = 1;
+        }
+        if (plan->on_step) plan->on_step(plan->user, step_ms);
+    }
+    if (last_on_frame) *last_on_frame = on_frame;
+    return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef EDDY_HOST_SIM_H
 #define EDDY_HOST_SIM_H
 
+#include <signal.h>
+
 #include <eddy/eddy.h>
 
 #include "scene.h"
@@ -22,6 +24,7 @@ typedef struct eddy_sim {
     double *grid_param_values;
     int warned_dt_limit;            /* the dt-limit warning is printed once */
     char dt_limit[64];              /* name of the limit that last shortened a step, "" if none */
+    double last_dt;                 /* the last step's dt, s */
 } eddy_sim;
 
 /* Options that override the scene. NULL / 0 means "as the scene says". */
@@ -57,6 +60,36 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err
  * with the hint of seed 000 §1.1.3.
  */
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err);
+
+/*
+ * How `eddy run`, `eddy resume` and `eddy compare` step a session, so that all three reach the same
+ * states: toward the end (a step count, or a time), landing exactly on every multiple of the scene's
+ * output interval (the time is snapped there, not left as a sum of dt), with callbacks after every
+ * step and at every output frame.
+ */
+typedef struct eddy_sim_plan {
+    long long end_steps;      /* >= 0: stop at this total step count; -1: at end_time */
+    double end_time;          /* s, when end_steps < 0 */
+    int next_frame;           /* index of the next output frame, at next_frame * output_interval;
+                               * advanced by eddy_sim_run_plan */
+    volatile const sig_atomic_t *stop; /* non-zero (a signal number): finish the step under way and
+                                        * return EDDY_ERR_INTERRUPTED; may be NULL */
+    void *user;
+    /* After landing on frame `frame` (w->time exact); non-zero stops the run with that status. */
+    int (*on_frame)(void *user, int frame, eddy_error *err);
+    /* After every step (may be NULL): its wall time inside eddy_sim_step, for progress and timing. */
+    void (*on_step)(void *user, double step_ms);
+} eddy_sim_plan;
+
+/* True when the session is at or past the plan's end. */
+int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan);
+
+/*
+ * Steps until the plan's end, an error, or a stop request. *last_on_frame (may be NULL) tells whether
+ * the state it stops in is one on_frame saw (callers then need not write a final frame); it is 1 when
+ * no step was taken.
+ */
+int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, eddy_error *err);
 
 /* Steps until world->time reaches t_end exactly (sub-stepping as eddy_sim_next_dt says). */
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err);
