@@ -1,0 +1,510 @@
+/*
+ * vpm_hybrid: vortex particle method with SPH density gradients (seed 004, Gourlay's "Fluid Simulation
+ * for Video Games" part 16, and the parts it summarizes), in three modes:
+ *
+ *   vpm     velocity from vorticity only: u = u_omega(x), the regularized Biot–Savart law of the
+ *           vortons (biot_savart.h); gravity acts through baroclinic generation alone.
+ *   sph     SPH pressure and viscosity (sph_terms.c) with gravity reduced by the ambient fluid's
+ *           buoyancy, g (1 - rho_a / rho0); no vorticity.
+ *   hybrid  both, added as the seed mixes them ("compute a velocity field, then advect particles
+ *           according to that field"): u = v_s + u_omega, v_s the SPH velocity. With hybrid_gravity
+ *           (default) v_s also feels the buoyancy-reduced gravity, so buoyancy drives the flow twice,
+ *           as a body force and through the baroclinic vorticity; without it gravity acts only through
+ *           the vorticity and the SPH part only keeps the particles apart.
+ *
+ * One step: grid -> number/mass density -> density gradient (canonical away from walls, difference
+ * within h of one) and the baroclinic rate (grad rho x g) / rho, PSE diffusion, SPH accelerations
+ * -> SPH velocity (semi-implicit Euler, contact response) -> midpoint (RK2) step of positions and
+ * vorticity with u_omega and the stretching (omega . grad) u_omega evaluated at the start and at the
+ * midpoint -> contact response of the move -> x += dt u.
+ * Tracers (material `tracer_material`) carry no vorticity, are left out of every sum and move with the
+ * flow at their position (u_omega there plus the SPH velocity interpolated from the fluid).
+ */
+#include "vpm_hybrid.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    P_MODE,
+    P_CORE_RADIUS,
+    P_BIOT_SAVART,
+    P_TREECODE_THRESHOLD,
+    P_OPENING_ANGLE,
+    P_STRETCHING,
+    P_DIFFUSION,
+    P_BAROCLINIC,
+    P_AMBIENT_DENSITY,
+    P_TRACER_MATERIAL,
+    P_HYBRID_GRAVITY,
+    P_NEGATIVE_PRESSURE,
+    P_CFL,
+    P_VORTEX_CFL,
+    P_COUNT
+};
+
+static const char *const modes[] = {"vpm", "sph", "hybrid", NULL};
+static const char *const bs_methods[] = {"auto", "direct", "treecode", NULL};
+
+/* The vorton count from which the treecode is faster than direct summation on the development
+ * machine (docs/performance.md, measured with tests/vpm_hybrid/bench_vpm_hybrid). */
+#define TREECODE_CROSSOVER 1500
+
+static const eddy_param_desc params[P_COUNT] = {
+    {"mode", EDDY_PARAM_ENUM, MODE_HYBRID, 0, 2, "",
+     "vpm: velocity from vorticity only (gravity acts through baroclinic vorticity); sph: SPH pressure, "
+     "viscosity and buoyancy-reduced gravity, no vorticity; hybrid (default): the sum of the two "
+     "velocities (see hybrid_gravity).", modes},
+    {"core_radius", EDDY_PARAM_REAL, NAN, 1e-9, 1e9, "m",
+     "Gaussian core radius sigma of every vorton (the Biot-Savart law is regularized by the blob "
+     "exp(-r^2 / 2 sigma^2)). Derived (default): the largest rest spacing of the fluid materials, so that "
+     "neighbouring blobs overlap.", NULL},
+    {"biot_savart", EDDY_PARAM_ENUM, 0, 0, 2, "",
+     "How the velocity is summed over the vortons: auto (default) uses the treecode from "
+     "treecode_threshold vortons on, direct summation below; direct; treecode.", bs_methods},
+    {"treecode_threshold", EDDY_PARAM_INT, TREECODE_CROSSOVER, 1, 1e9, "vortons",
+     "With biot_savart = auto: the number of vortons (particles with non-zero vorticity) from which the "
+     "Barnes-Hut treecode is used; the default is the measured crossover (docs/performance.md).", NULL},
+    {"opening_angle", EDDY_PARAM_REAL, 0.4, 0.05, 1.0, "1",
+     "Barnes-Hut opening angle theta: a cell of radius b is summed through its quadrupole expansion when "
+     "b / distance < theta. Smaller is more accurate and slower (error ~ theta^3).", NULL},
+    {"stretching", EDDY_PARAM_BOOL, 1, 0, 1, "",
+     "Vortex stretching and tilting (omega . grad) u of the vortex velocity (3D only).", NULL},
+    {"diffusion", EDDY_PARAM_BOOL, 1, 0, 1, "",
+     "Viscous diffusion of vorticity, nu lap omega with nu = viscosity / rest_density of the materials, by "
+     "particle strength exchange.", NULL},
+    {"baroclinic", EDDY_PARAM_BOOL, 1, 0, 1, "",
+     "Baroclinic generation D omega / Dt = (grad rho x g) / rho from the SPH mass density gradient.", NULL},
+    {"ambient_density", EDDY_PARAM_REAL, 0.0, 0.0, 1e9, "kg/m^3",
+     "Density rho_a of the ambient fluid that fills the space without particles (seed 004's "
+     "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
+     "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space.", NULL},
+    {"tracer_material", EDDY_PARAM_INT, -1, -1, 1e6, "",
+     "Index into the scene's materials of the passive tracers: advected with the flow, no vorticity, no "
+     "influence on it. -1 (default): none.", NULL},
+    {"hybrid_gravity", EDDY_PARAM_BOOL, 1, 0, 1, "",
+     "hybrid only. true (default): the seed's additive mix, u = v_s + u_omega with v_s an SPH velocity "
+     "that feels the buoyancy-reduced gravity too, so buoyancy drives the flow twice (as a body force and "
+     "through the baroclinic vorticity). false: gravity acts through the vorticity alone and the SPH part "
+     "only keeps the particles apart.", NULL},
+    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
+     "Factor on negative SPH pressures; 0 (default) clamps p >= 0, 1 keeps p = k (rho - rho0), an "
+     "attraction that holds a drop together (the seed's SPH).", NULL},
+    {"cfl", EDDY_PARAM_REAL, 0.25, 0.01, 1.0, "1",
+     "CFL number of the time-step limit cfl h / (c + v_max), c = sqrt(stiffness) in sph and hybrid "
+     "modes, 0 in vpm mode.", NULL},
+    {"vortex_cfl", EDDY_PARAM_REAL, 0.25, 0.01, 2.0, "1",
+     "Time-step limit vortex_cfl / max |omega|: the largest rotation of a vortex core per step, in "
+     "radians times 2.", NULL},
+};
+
+static void destroy(eddy_solver *s)
+{
+    if (!s) return;
+    float **arrays[] = {&s->rest_density, &s->stiffness, &s->viscosity, &s->nu, &s->gscale,
+                        &s->self_number, &s->buoyancy};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) free(*arrays[a]);
+    for (int a = 0; a < 3; ++a) {
+        free(s->rate[a]);
+        free(s->x0[a]);
+        free(s->w0[a]);
+        free(s->u[a]);
+        free(s->vs[a]);
+    }
+    for (int a = 0; a < 9; ++a) free(s->grad[a]);
+    free(s->sx);
+    free(s->sy);
+    free(s->sz);
+    free(s->sax);
+    free(s->say);
+    free(s->saz);
+    bs_free(&s->ws);
+    free(s);
+}
+
+static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+{
+    if (w->material_count == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "vpm_hybrid: the world has no material");
+    const double tracer = pv->values[P_TRACER_MATERIAL];
+    if (tracer >= (double)w->material_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "vpm_hybrid: tracer_material %.0f is not a material index (the scene has %zu "
+                              "material%s, 0 to %zu; -1 for no tracers)",
+                              tracer, w->material_count, w->material_count == 1 ? "" : "s", w->material_count - 1);
+    eddy_solver *s = calloc(1, sizeof *s);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+    s->mode = (int)pv->values[P_MODE];
+    s->dims = w->dimensions;
+    s->bs_choice = (int)pv->values[P_BIOT_SAVART];
+    s->tree_threshold = (int)pv->values[P_TREECODE_THRESHOLD];
+    s->theta = (float)pv->values[P_OPENING_ANGLE];
+    s->stretching = pv->values[P_STRETCHING] != 0;
+    s->diffusion = pv->values[P_DIFFUSION] != 0;
+    s->baroclinic = pv->values[P_BAROCLINIC] != 0;
+    s->hybrid_gravity = pv->values[P_HYBRID_GRAVITY] != 0;
+    s->ambient = (float)pv->values[P_AMBIENT_DENSITY];
+    s->tracer = tracer < 0 ? UINT32_MAX : (uint32_t)tracer;
+    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
+    s->cfl = pv->values[P_CFL];
+    s->vortex_cfl = pv->values[P_VORTEX_CFL];
+    s->f_sph_velocity = s->f_acceleration = -1;
+
+    const size_t nm = s->nm = w->material_count;
+    float **arrays[] = {&s->rest_density, &s->stiffness, &s->viscosity, &s->nu, &s->gscale,
+                        &s->self_number, &s->buoyancy};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) {
+        *arrays[a] = calloc(nm, sizeof(float));
+        if (!*arrays[a]) {
+            destroy(s);
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+        }
+    }
+    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    float spacing = 0.0f;
+    for (size_t m = 0; m < nm; ++m) {
+        const eddy_material *mat = &w->materials[m];
+        s->rest_density[m] = mat->rest_density;
+        s->stiffness[m] = mat->stiffness;
+        s->viscosity[m] = mat->viscosity;
+        s->nu[m] = mat->viscosity / mat->rest_density;
+        /* The spiky gradient (and the PSE Laplacian built from it) of a linear (quadratic) field falls
+         * short by this moment on the rest lattice; dividing by it makes them exact there. */
+        s->gscale[m] = (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
+                                                                   w->dimensions));
+        s->self_number[m] = (mat->initial_sum - 1.0f) * eddy_poly6(&k, 0.0f);
+        s->buoyancy[m] = 1.0f - s->ambient / mat->rest_density;
+        if ((uint32_t)m == s->tracer) continue;
+        const float c = sqrtf(mat->stiffness);
+        s->c_max = c > s->c_max ? c : s->c_max;
+        s->nu_max = s->nu[m] > s->nu_max ? s->nu[m] : s->nu_max;
+        spacing = mat->particle_dist > spacing ? mat->particle_dist : spacing;
+    }
+    const double sigma = pv->values[P_CORE_RADIUS];
+    s->sigma = !isnan(sigma) ? (float)sigma : spacing > 0.0f ? spacing : 0.5f * w->smoothing_radius;
+
+    eddy_particles *p = &w->particles;
+    int rc = eddy_particles_add_field(p, "vorticity", 3, &s->f_vorticity, err);
+    if (!rc) rc = eddy_particles_add_field(p, "density_gradient", 3, &s->f_gradient, err);
+    if (!rc) rc = eddy_particles_add_field(p, "number_density", 1, &s->f_number, err);
+    if (!rc && s->mode != MODE_VPM) rc = eddy_particles_add_field(p, "acceleration", 3, &s->f_acceleration, err);
+    if (!rc && s->mode == MODE_HYBRID) {
+        rc = eddy_particles_add_field(p, "sph_velocity", 3, &s->f_sph_velocity, err);
+        /* The scene's initial velocities belong to the SPH part; a resumed run restores the field. */
+        if (!rc)
+            for (int a = 0; a < 3; ++a) {
+                const float *v = a == 0 ? p->vx : a == 1 ? p->vy : p->vz;
+                memcpy(eddy_particles_field(p, s->f_sph_velocity, a), v, p->count * sizeof(float));
+            }
+    }
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
+    *out = s;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Velocity from vorticity                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/*
+ * u_omega (into s->u) and, with stretching in 3D, its gradient (s->grad) at every particle, for the
+ * vorticity in the field. Sources are the fluid particles with omega != 0, strength omega m / rho0.
+ * Returns the number of sources, or -1 when memory ran out.
+ */
+static long long induced_velocity(eddy_solver *s, eddy_world *w, int want_grad)
+{
+    eddy_particles *p = &w->particles;
+    const size_t n = p->count;
+    const float *wx = eddy_particles_field(p, s->f_vorticity, 0);
+    const float *wy = eddy_particles_field(p, s->f_vorticity, 1);
+    const float *wz = eddy_particles_field(p, s->f_vorticity, 2);
+    size_t ns = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p->material[i] == s->tracer) continue;
+        if (wx[i] == 0.0f && wy[i] == 0.0f && wz[i] == 0.0f) continue;
+        const float V = p->mass[i] / s->rest_density[p->material[i]];
+        s->sx[ns] = p->x[i];
+        s->sy[ns] = p->y[i];
+        s->sz[ns] = p->z[i];
+        s->sax[ns] = wx[i] * V;
+        s->say[ns] = wy[i] * V;
+        s->saz[ns] = wz[i] * V;
+        ++ns;
+    }
+    bs_params prm;
+    prm.dimensions = w->dimensions;
+    prm.sigma = s->sigma;
+    prm.theta = s->theta;
+    prm.leaf_size = 16;
+    prm.method = s->bs_choice == 1 ? BS_DIRECT
+                 : s->bs_choice == 2 ? BS_TREECODE
+                 : ns >= (size_t)s->tree_threshold ? BS_TREECODE : BS_DIRECT;
+    bs_sources src = {ns, s->sx, s->sy, s->sz, s->sax, s->say, s->saz};
+    bs_targets tgt = {n, p->x, p->y, p->z, s->u[0], s->u[1], s->u[2], want_grad ? s->grad : NULL};
+    s->last_sources = ns;
+    s->last_method = (int)prm.method;
+    if (bs_evaluate(&prm, &src, &tgt, &s->ws)) return -1;
+    return (long long)ns;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Step                                                                                            */
+/* ---------------------------------------------------------------------------------------------- */
+
+static int out_of_memory(eddy_error *err)
+{
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+}
+
+/* Density, and the terms the mode needs, at the current (grid-sorted) positions. */
+static void neighbour_terms(eddy_solver *s, eddy_world *w)
+{
+    vpm_density(s, w);
+    vpm_terms t;
+    memset(&t, 0, sizeof t);
+    t.forces = s->mode != MODE_VPM;
+    t.gradient = s->mode != MODE_SPH && s->baroclinic;
+    t.diffusion = s->mode != MODE_SPH && s->diffusion && s->nu_max > 0.0f;
+    /* The mirror ghosts continue the pressure hydrostatically for the gravity the SPH part feels. */
+    const float gs = s->mode == MODE_SPH || (s->mode == MODE_HYBRID && s->hybrid_gravity) ? 1.0f : 0.0f;
+    for (int a = 0; a < 3; ++a) t.gravity[a] = gs * w->gravity[a];
+    vpm_terms_pass(s, w, &t);
+}
+
+/* Contact response of the core for the move with velocity (vx, vy, vz), per particle and surface in
+ * collider order (as eddy_boundaries_respond does for the velocity field). */
+static void respond(eddy_world *w, float *vx, float *vy, float *vz, float dt)
+{
+    eddy_particles *p = &w->particles;
+    const eddy_boundaries *b = &w->boundaries;
+    if (b->collider_count == 0) return;
+    const long long n = (long long)p->count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+        float x[3] = {p->x[i], p->y[i], p->z[i]}, v[3] = {vx[i], vy[i], vz[i]};
+        const eddy_contact_params *cp = &w->contacts[p->material[i]];
+        for (size_t c = 0; c < b->collider_count; ++c) eddy_contact_respond(&b->colliders[c], w->dimensions, cp, x, v, dt);
+        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+        vx[i] = v[0], vy[i] = v[1], vz[i] = v[2];
+    }
+}
+
+/* SPH velocity update v += (a + g b) dt of the fluid (b: the buoyancy factor, or 0), then the tracers'
+ * interpolated velocity and the contact response. */
+static void sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz, int gravity, float dt)
+{
+    eddy_particles *p = &w->particles;
+    const float *ax = eddy_particles_field(p, s->f_acceleration, 0);
+    const float *ay = eddy_particles_field(p, s->f_acceleration, 1);
+    const float *az = eddy_particles_field(p, s->f_acceleration, 2);
+    const long long n = (long long)p->count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+        const uint32_t m = p->material[i];
+        if (m == s->tracer) continue;
+        const float gb = gravity ? s->buoyancy[m] : 0.0f;
+        vx[i] += (ax[i] + gb * w->gravity[0]) * dt;
+        vy[i] += (ay[i] + gb * w->gravity[1]) * dt;
+        vz[i] += (az[i] + gb * w->gravity[2]) * dt;
+    }
+    vpm_tracer_velocity(s, w, vx, vy, vz);
+    if (w->dimensions == 2)
+        for (long long i = 0; i < n; ++i) vz[i] = 0.0f;
+    respond(w, vx, vy, vz, dt);
+}
+
+/* d omega / dt = rate + (omega . grad) u_omega, into out[3][n] (the stretching only in 3D). */
+static void vorticity_rate(const eddy_solver *s, const eddy_world *w, int stretch, float *const out[3])
+{
+    const eddy_particles *p = &w->particles;
+    const float *wv[3];
+    for (int a = 0; a < 3; ++a) wv[a] = eddy_particles_field(p, s->f_vorticity, a);
+    const long long n = (long long)p->count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+        for (int a = 0; a < 3; ++a) {
+            float r = s->rate[a][i];
+            if (stretch) r += wv[0][i] * s->grad[3 * a + 0][i] + wv[1][i] * s->grad[3 * a + 1][i] +
+                              wv[2][i] * s->grad[3 * a + 2][i];
+            out[a][i] = r;
+        }
+    }
+}
+
+/*
+ * The vortex part of a vpm or hybrid step, from the vorticity and the (already updated) SPH velocity
+ * vs (NULL in vpm mode): midpoint rule for x and omega, d x/dt = vs + u_omega,
+ * d omega / dt = rate + (omega . grad) u_omega, then the contact response and x += dt u.
+ */
+static int vortex_step(eddy_solver *s, eddy_world *w, float *const vs[3], float dt, eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    const size_t n = p->count;
+    float *wv[3], *pos[3] = {p->x, p->y, p->z};
+    for (int a = 0; a < 3; ++a) wv[a] = eddy_particles_field(p, s->f_vorticity, a);
+    const int stretch = s->stretching && w->dimensions == 3;
+    int any = 0;
+    for (size_t i = 0; i < n && !any; ++i)
+        any = wv[0][i] != 0.0f || wv[1][i] != 0.0f || wv[2][i] != 0.0f || s->rate[0][i] != 0.0f ||
+              s->rate[1][i] != 0.0f || s->rate[2][i] != 0.0f;
+    float *v[3] = {p->vx, p->vy, p->vz};
+    if (!any) {
+        /* No vorticity now or by the midpoint: the vortex velocity is zero. */
+        for (int a = 0; a < 3; ++a)
+            for (size_t i = 0; i < n; ++i) v[a][i] = vs ? vs[a][i] : 0.0f;
+    } else {
+        double t0 = eddy_time_ms();
+        for (int a = 0; a < 3; ++a) {
+            memcpy(s->x0[a], pos[a], n * sizeof(float));
+            memcpy(s->w0[a], wv[a], n * sizeof(float));
+        }
+        if (induced_velocity(s, w, stretch) < 0) return out_of_memory(err);
+        float *dw[3] = {s->vs[0], s->vs[1], s->vs[2]}; /* scratch for the stage's vorticity rate */
+        /* The velocity field holds the SPH part (zero in vpm mode) until the vortex part is added. */
+        for (int a = 0; a < 3; ++a) {
+            if (vs) memcpy(v[a], vs[a], n * sizeof(float));
+            else memset(v[a], 0, n * sizeof(float));
+        }
+        vorticity_rate(s, w, stretch, dw);
+        const float h = 0.5f * dt;
+        for (int a = 0; a < 3; ++a)
+            for (size_t i = 0; i < n; ++i) {
+                pos[a][i] = s->x0[a][i] + h * (v[a][i] + s->u[a][i]);
+                wv[a][i] = s->w0[a][i] + h * dw[a][i];
+            }
+        if (w->dimensions == 2)
+            for (size_t i = 0; i < n; ++i) pos[2][i] = 0.0f;
+        if (induced_velocity(s, w, stretch) < 0) return out_of_memory(err);
+        vorticity_rate(s, w, stretch, dw);
+        for (int a = 0; a < 3; ++a)
+            for (size_t i = 0; i < n; ++i) {
+                wv[a][i] = s->w0[a][i] + dt * dw[a][i];
+                pos[a][i] = s->x0[a][i];
+                v[a][i] += s->u[a][i];
+            }
+        if (w->dimensions == 2)
+            for (size_t i = 0; i < n; ++i) v[2][i] = wv[0][i] = wv[1][i] = 0.0f;
+        eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, eddy_time_ms() - t0);
+    }
+    double t1 = eddy_time_ms();
+    respond(w, v[0], v[1], v[2], dt);
+    eddy_world_integrate_position(w, dt);
+    eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t1);
+    return EDDY_OK;
+}
+
+static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
+{
+    const float dt = (float)dt_in;
+    int rc = eddy_world_build_grid(w, err);
+    if (rc) return rc;
+    eddy_particles *p = &w->particles;
+    const size_t n = p->count;
+    if (vpm_reserve(s, n)) return out_of_memory(err);
+    double t0 = eddy_time_ms();
+    neighbour_terms(s, w);
+    eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, eddy_time_ms() - t0);
+
+    if (s->mode == MODE_SPH) {
+        double t1 = eddy_time_ms();
+        sph_velocity(s, w, p->vx, p->vy, p->vz, 1, dt);
+        eddy_world_integrate_position(w, dt);
+        eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t1);
+        return EDDY_OK;
+    }
+    float *const *vs = NULL;
+    float *svel[3];
+    if (s->mode == MODE_HYBRID) {
+        for (int a = 0; a < 3; ++a) svel[a] = eddy_particles_field(p, s->f_sph_velocity, a);
+        sph_velocity(s, w, svel[0], svel[1], svel[2], s->hybrid_gravity, dt);
+        vs = svel;
+    }
+    return vortex_step(s, w, vs, dt, err);
+}
+
+static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    int rc = eddy_world_build_grid(w, err);
+    if (rc) return rc;
+    eddy_particles *p = &w->particles;
+    const size_t n = p->count;
+    if (vpm_reserve(s, n)) return out_of_memory(err);
+    neighbour_terms(s, w);
+    if (s->mode == MODE_SPH) return EDDY_OK;
+    if (induced_velocity(s, w, 0) < 0) return out_of_memory(err);
+    float *v[3] = {p->vx, p->vy, p->vz};
+    for (int a = 0; a < 3; ++a) {
+        const float *vs = s->mode == MODE_HYBRID ? eddy_particles_field(p, s->f_sph_velocity, a) : NULL;
+        for (size_t i = 0; i < n; ++i) v[a][i] = (vs ? vs[i] : 0.0f) + s->u[a][i];
+    }
+    if (s->mode == MODE_HYBRID) vpm_tracer_velocity(s, w, v[0], v[1], v[2]);
+    return EDDY_OK;
+}
+
+static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+{
+    (void)err;
+    const int sph = s->mode != MODE_VPM;
+    const int vortex = s->mode != MODE_SPH;
+    /* CFL (pressure waves in sph and hybrid, advection alone in vpm), SPH viscosity and force limits. */
+    double lim = eddy_world_stable_dt(w, s->cfl, sph ? s->c_max : 0.0, sph ? s->nu_max : 0.0,
+                                      sph ? s->max_accel : 0.0, limit);
+    if (vortex) {
+        const eddy_particles *p = &w->particles;
+        const float *wv[3];
+        for (int a = 0; a < 3; ++a) wv[a] = eddy_particles_field(p, s->f_vorticity, a);
+        float w2 = 0.0f;
+        for (size_t i = 0; i < p->count; ++i) {
+            const float q = wv[0][i] * wv[0][i] + wv[1][i] * wv[1][i] + wv[2][i] * wv[2][i];
+            w2 = q > w2 ? q : w2;
+        }
+        if (w2 > 0.0f && s->vortex_cfl / sqrt((double)w2) < lim) {
+            lim = s->vortex_cfl / sqrt((double)w2);
+            *limit = "vorticity";
+        }
+        /* Explicit PSE: the Laplacian's largest decay rate is about 60 nu / h^2 (spiky kernel), so
+         * forward steps of the frozen diffusion rate stay stable below h^2 / (30 nu). */
+        if (s->diffusion && s->nu_max > 0.0f) {
+            const double h = w->smoothing_radius;
+            const double d = h * h / (32.0 * s->nu_max);
+            if (d < lim) {
+                lim = d;
+                *limit = "diffusion";
+            }
+        }
+    }
+    *dt = lim;
+    return EDDY_OK;
+}
+
+/* Between steps the solver keeps only the last step's largest SPH acceleration (max_dt's force
+ * limit); a checkpoint carries it so that a resumed run picks the same time steps. */
+static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
+{
+    return eddy_state_save_floats("vpm_hybrid/1", &s->max_accel, 1, data, size, err);
+}
+
+static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
+{
+    return eddy_state_load_floats("vpm_hybrid/1", &s->max_accel, 1, data, size, err);
+}
+
+static const eddy_solver_vtable vtable = {
+    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
+
+static const eddy_component component = {
+    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "vpm_hybrid", "1.0.0",
+    "Vortex particle method (regularized Biot-Savart, direct or Barnes-Hut treecode, stretching, PSE "
+    "diffusion) with SPH density gradients for baroclinic vorticity; modes vpm, sph, hybrid (seed 004)",
+    params, P_COUNT, &vtable, NULL};
+
+static const eddy_component *const components[] = {&component};
+
+static const eddy_plugin_descriptor descriptor = {EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "vpm_hybrid"};
+
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }
