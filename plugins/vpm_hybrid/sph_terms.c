@@ -9,12 +9,16 @@
  * Mass density gradient (seed 004, with A_i = rho0(material of i) - rho_a, the particle's carried mass
  * density less the ambient density):
  *   canonical   grad A(x_i) = sum_j (A_j / n_j) grad_i W_ij            (far from walls)
- *   difference  grad A(x_i) = (1 / n_i) sum_j (A_j - A_i) grad_i W_ij   (within h of a wall)
+ *   difference  grad A(x_i) = (1 / n_i) sum_j (A_j - A_i) grad_i W_ij   (within h of a wall, and
+ *                                                                        everywhere when rho_a = 0)
  * n = number density (1/m^d). Both are divided by the first moment of the spiky gradient on the
  * material's rest lattice (eddy_lattice_gradient_moment), which makes a linear field's gradient exact
  * there. Near a wall the difference formula also sums the mirror ghosts (the wall continued as a
  * symmetry plane); in uniform fluid every term is A_j - A_i = 0, so a wall makes no gradient, while the
- * canonical formula sees the missing neighbours beyond a free surface (ambient fluid, A = 0).
+ * canonical formula sees the missing neighbours beyond a free surface (ambient fluid, A = 0). With no
+ * ambient fluid (rho_a = 0) the space beyond a free surface is void, where p = 0 along the surface makes
+ * grad p parallel to grad rho: no baroclinic torque, so the difference formula is used everywhere and
+ * only density differences between fluids generate vorticity.
  *
  * Baroclinic generation: D omega / Dt = (grad rho x grad p) / rho^2 with grad p = rho g (hydrostatic)
  * gives (grad rho x g) / rho, evaluated with the particle's own carried density rho0 (1/s^2).
@@ -193,7 +197,10 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
                 pi.w[a] = wv[a][i];
             }
             const float pos[3] = {x[i], y[i], z[i]};
-            pi.difference = t->gradient && eddy_boundaries_distance(b, pos, NULL, NULL) < k.h;
+            /* Without an ambient fluid the space beyond a free surface is void: p = 0 along the
+             * surface, so grad p is parallel to grad rho there and generates nothing, which the
+             * difference formula (zero between fluid and empty space) gives everywhere. */
+            pi.difference = t->gradient && (s->ambient <= 0.0f || eddy_boundaries_distance(b, pos, NULL, NULL) < k.h);
             eddy_mirror mirror[EDDY_MAX_MIRRORS];
             const int want_ghosts = t->forces || (t->gradient && pi.difference);
             const int nmir = want_ghosts ? eddy_boundaries_mirrors(b, t->gravity, k.h, pos, mirror) : 0;

@@ -50,7 +50,7 @@ static const char *const bs_methods[] = {"auto", "direct", "treecode", NULL};
 
 /* The vorton count from which the treecode is faster than direct summation on the development
  * machine (docs/performance.md, measured with tests/vpm_hybrid/bench_vpm_hybrid). */
-#define TREECODE_CROSSOVER 1500
+#define TREECODE_CROSSOVER 5000
 
 static const eddy_param_desc params[P_COUNT] = {
     {"mode", EDDY_PARAM_ENUM, MODE_HYBRID, 0, 2, "",
@@ -80,7 +80,8 @@ static const eddy_param_desc params[P_COUNT] = {
     {"ambient_density", EDDY_PARAM_REAL, 0.0, 0.0, 1e9, "kg/m^3",
      "Density rho_a of the ambient fluid that fills the space without particles (seed 004's "
      "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
-     "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space.", NULL},
+     "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space, whose free "
+     "surfaces generate no vorticity (difference formula everywhere).", NULL},
     {"tracer_material", EDDY_PARAM_INT, -1, -1, 1e6, "",
      "Index into the scene's materials of the passive tracers: advected with the flow, no vorticity, no "
      "influence on it. -1 (default): none.", NULL},
@@ -240,7 +241,7 @@ static long long induced_velocity(eddy_solver *s, eddy_world *w, int want_grad)
     prm.dimensions = w->dimensions;
     prm.sigma = s->sigma;
     prm.theta = s->theta;
-    prm.leaf_size = 16;
+    prm.leaf_size = 64; /* measured best of 16..128 (docs/performance.md) */
     prm.method = s->bs_choice == 1 ? BS_DIRECT
                  : s->bs_choice == 2 ? BS_TREECODE
                  : ns >= (size_t)s->tree_threshold ? BS_TREECODE : BS_DIRECT;

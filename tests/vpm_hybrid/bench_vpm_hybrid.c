@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         memset(&ws, 0, sizeof ws);
         double med[2];
         for (int m = 0; m < 2; ++m) {
-            bs_params prm = {3, 1.0f, (float)theta, getenv("LEAF") ? atoi(getenv("LEAF")) : 16, m ? BS_TREECODE : BS_DIRECT};
+            bs_params prm = {3, 1.0f, (float)theta, getenv("LEAF") ? atoi(getenv("LEAF")) : 64, m ? BS_TREECODE : BS_DIRECT};
             bs_sources src = {n, x, y, z, ax, ay, az};
             bs_targets tgt = {n, x, y, z, u[m][0], u[m][1], u[m][2], g[m]};
             double t[64];
