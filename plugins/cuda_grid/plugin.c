@@ -19,9 +19,9 @@ static const eddy_component grid_cuda = {
 };
 
 #ifdef EDDY_CUDA_SOLVERS
-/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS): a solver that cannot run
- * without a GPU fails every suite that runs "every solver" on machines without one, and it has not
- * run on a GPU yet (docs/cuda_grid.md). */
+/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS): tests/checkpoint requires a
+ * resume test of every listed solver and has none for this one yet, which needs a GPU
+ * (docs/cuda_grid.md). */
 static const eddy_component solver_sph_mueller_cuda = {
     .size = sizeof(eddy_component),
     .kind = EDDY_COMPONENT_SOLVER,

@@ -29,7 +29,8 @@
  * of positions and velocities changed, and after load(). An edit of a few particles that the sample
  * misses is not seen (no host does that today).
  *
- * STATUS: compiled and linked, but never run on a GPU when written (see docs/cuda_grid.md).
+ * Run on an NVIDIA H100 (CUDA 13.0, driver 580): it agrees with sph_mueller within round-off on five
+ * scenes, resumes bit-identically, and passes compute-sanitizer; docs/cuda_grid.md has the figures.
  */
 #include <eddy/eddy.h>
 
