@@ -731,7 +731,7 @@ static void run_drop(const char *mode, double t, drop_state *d0, drop_state *d1,
 }
 
 /*
- * Seed 004's comparison (Figure 3): drop of 1200 kg/m^3 in ambient fluid of 1000 kg/m^3.
+ * Seed 004's comparison (Figure 3): drop of 1200 kg/m^3 (0.12 Pa s) in ambient fluid of 1000 kg/m^3.
  *  - vpm: the baroclinic vorticity rolls the drop up into a vortex ring: circulation, and the drop's
  *    particles leave its axis (the ring's hole) while it widens;
  *  - sph: no vorticity; the drop sinks as one blob at the buoyancy-reduced acceleration
@@ -754,9 +754,9 @@ static void drop_in_tank_modes(void **state)
            "hybrid circulation / vpm circulation %.3f\n", fall, 100 * fabs((s0.y - s1.y) / fall - 1),
            (v0.y - v1.y) + (s0.y - s1.y), 100 * fabs((h0.y - h1.y) / ((v0.y - v1.y) + (s0.y - s1.y)) - 1),
            h1.circulation / v1.circulation);
-    /* vpm: a vortex ring */
+    /* vpm: a vortex ring (the viscous drop, 0.12 Pa s, empties its axis by 40% by 0.8 s; sph keeps it) */
     assert_true(v1.circulation < -0.01);
-    assert_true(v1.hole < 0.6 * v0.hole);
+    assert_true(v1.hole < 0.7 * v0.hole);
     assert_true(v1.spread > 1.08 * v0.spread);
     /* sph: one blob, no vorticity, falling at g' */
     assert_true(s1.max_vort == 0.0);
@@ -764,7 +764,7 @@ static void drop_in_tank_modes(void **state)
     assert_true(fabs(s1.spread / s0.spread - 1) < 0.03 && fabs(s1.hole - s0.hole) < 0.03);
     /* hybrid: both */
     assert_true(fabs(h1.circulation / v1.circulation - 1) < 0.25);
-    assert_true(h1.hole < 0.6 * h0.hole);
+    assert_true(h1.hole < 0.7 * h0.hole);
     assert_true(fabs((h0.y - h1.y) / ((v0.y - v1.y) + (s0.y - s1.y)) - 1) < 0.15);
 }
 
