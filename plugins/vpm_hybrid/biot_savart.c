@@ -409,7 +409,9 @@ static inline void far_pairs3(const float *sx, const float *sy, const float *sz,
     u[0] += u0, u[1] += u1, u[2] += u2;
 }
 
-/* Sources [b, e) at any distance: the Gaussian kernel (kernel3) in one branch-free SIMD loop. */
+/* Sources [b, e) at any distance: the Gaussian kernel (kernel3) in one branch-free SIMD loop. The same
+ * body as far_pairs3 but for the kernel: one function with a constant point-law flag measured 2.8x slower
+ * for the direct sum (GCC 12 -O3 does not split the inlined kernels into two vector loops). */
 static inline void near_pairs3(const eval_ctx *ec, const float *sx, const float *sy, const float *sz,
                                const float *ax, const float *ay, const float *az, size_t b, size_t e,
                                const float x[3], float u[3], float *g)
