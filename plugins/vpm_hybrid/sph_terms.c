@@ -204,7 +204,7 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
             eddy_mirror mirror[EDDY_MAX_MIRRORS];
             const int want_ghosts = t->forces || (t->gradient && pi.difference);
             const int nmir = want_ghosts ? eddy_boundaries_mirrors(b, t->gravity, k.h, pos, mirror) : 0;
-            float ai[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, li[3] = {0, 0, 0};
+            float ai[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, li[3] = {0, 0, 0}, si[3] = {0, 0, 0};
             for (int q = 0; q < nr; ++q) {
                 for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
                     const uint32_t mj = mat[j];
@@ -220,8 +220,11 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
                         const float gf = eddy_spiky_grad(&k, rr);
                         if (t->gradient) {
                             /* canonical: A_j / n_j; difference: (A_j - A_i) / n_i */
-                            const float wgt = pi.difference ? (A_j - pi.A_i) / pi.n_i : A_j / n_j;
+                            const float V_j = mass[j] / s->rest_density[mj];
+                            const float wgt = pi.difference ? (A_j - pi.A_i) / pi.n_i : A_j * V_j;
                             for (int a = 0; a < 3; ++a) gi[a] += wgt * gf * d[a];
+                            if (!pi.difference)
+                                for (int a = 0; a < 3; ++a) si[a] += gf * d[a] * V_j;
                         }
                         if (t->forces) {
                             const float dv[3] = {pi.v[0] - vsrc[0][j], pi.v[1] - vsrc[1][j], pi.v[2] - vsrc[2][j]};
@@ -251,7 +254,8 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
                             float gv[3];
                             eddy_mirror_velocity(&mirror[mi], vj, gv);
                             const float dv[3] = {pi.v[0] - gv[0], pi.v[1] - gv[1], pi.v[2] - gv[2]};
-                            const float pg = eddy_mirror_pressure(&mirror[mi], pres[j], rho[j], xj);
+                            /* Hydrostatic continuation for the gravity the SPH part feels, g (1 - rho_a / rho0). */
+                            const float pg = eddy_mirror_pressure(&mirror[mi], pres[j], rho[j] * s->buoyancy[mj], xj);
                             pair_forces(&pi, e, re, gf, n_j, pg, dv, s->viscosity[mj], s->gscale[mj], ai);
                         }
                     }
@@ -262,11 +266,18 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
                     gi[a] *= pi.gs_i;
                     grad[a][i] = gi[a];
                 }
-                /* (grad rho x g) / rho */
+                /* (grad rho x g) / rho. With a particle-free ambient fluid the canonical sum sees only the
+                 * fluid's side of the smoothed density jump: the ambient's side, A_i grad S_i (S the
+                 * Shepard sum of the fluid), belongs to ambient fluid that has no particles to carry it,
+                 * so particle i carries it, divided by the ambient's density (docs/solvers/vpm_hybrid.md,
+                 * "Density gradient and walls"). Inside a particle cloud grad S is zero on the lattice. */
                 const float inv_rho = 1.0f / s->rest_density[m];
-                rate[0][i] += (gi[1] * gvec[2] - gi[2] * gvec[1]) * inv_rho;
-                rate[1][i] += (gi[2] * gvec[0] - gi[0] * gvec[2]) * inv_rho;
-                rate[2][i] += (gi[0] * gvec[1] - gi[1] * gvec[0]) * inv_rho;
+                const float inv_amb = s->ambient > 0.0f ? pi.A_i * pi.gs_i / s->ambient : 0.0f;
+                float gr[3];
+                for (int a = 0; a < 3; ++a) gr[a] = gi[a] * inv_rho + si[a] * inv_amb;
+                rate[0][i] += gr[1] * gvec[2] - gr[2] * gvec[1];
+                rate[1][i] += gr[2] * gvec[0] - gr[0] * gvec[2];
+                rate[2][i] += gr[0] * gvec[1] - gr[1] * gvec[0];
             }
             if (t->diffusion)
                 for (int a = 0; a < 3; ++a) rate[a][i] += li[a];

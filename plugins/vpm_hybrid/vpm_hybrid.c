@@ -135,6 +135,10 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
                               "vpm_hybrid: tracer_material %.0f is not a material index (the scene has %zu "
                               "material%s, 0 to %zu; -1 for no tracers)",
                               tracer, w->material_count, w->material_count == 1 ? "" : "s", w->material_count - 1);
+    if (tracer >= 0 && w->material_count == 1)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "vpm_hybrid: tracer_material 0 is the scene's only material: nothing would be "
+                              "left to carry the flow (add a fluid material, or -1 for no tracers)");
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
     s->mode = (int)pv->values[P_MODE];
@@ -380,7 +384,14 @@ static int vortex_step(eddy_solver *s, eddy_world *w, float *const vs[3], float 
             }
         if (w->dimensions == 2)
             for (size_t i = 0; i < n; ++i) pos[2][i] = 0.0f;
-        if (induced_velocity(s, w, stretch) < 0) return out_of_memory(err);
+        if (induced_velocity(s, w, stretch) < 0) {
+            /* Leave the particles as the step found them. */
+            for (int a = 0; a < 3; ++a) {
+                memcpy(pos[a], s->x0[a], n * sizeof(float));
+                memcpy(wv[a], s->w0[a], n * sizeof(float));
+            }
+            return out_of_memory(err);
+        }
         vorticity_rate(s, w, stretch, dw);
         for (int a = 0; a < 3; ++a)
             for (size_t i = 0; i < n; ++i) {
@@ -438,12 +449,15 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     neighbour_terms(s, w);
     if (s->mode == MODE_SPH) return EDDY_OK;
     if (induced_velocity(s, w, 0) < 0) return out_of_memory(err);
+    /* As in a step: the SPH part (tracers: interpolated from the fluid's) plus u_omega at the particle. */
     float *v[3] = {p->vx, p->vy, p->vz};
     for (int a = 0; a < 3; ++a) {
         const float *vs = s->mode == MODE_HYBRID ? eddy_particles_field(p, s->f_sph_velocity, a) : NULL;
-        for (size_t i = 0; i < n; ++i) v[a][i] = (vs ? vs[i] : 0.0f) + s->u[a][i];
+        for (size_t i = 0; i < n; ++i) v[a][i] = vs ? vs[i] : 0.0f;
     }
     if (s->mode == MODE_HYBRID) vpm_tracer_velocity(s, w, v[0], v[1], v[2]);
+    for (int a = 0; a < 3; ++a)
+        for (size_t i = 0; i < n; ++i) v[a][i] += s->u[a][i];
     return EDDY_OK;
 }
 
@@ -468,8 +482,10 @@ static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **
             lim = s->vortex_cfl / sqrt((double)w2);
             *limit = "vorticity";
         }
-        /* Explicit PSE: the Laplacian's largest decay rate is about 60 nu / h^2 (spiky kernel), so
-         * forward steps of the frozen diffusion rate stay stable below h^2 / (30 nu). */
+        /* Explicit PSE: the Laplacian's largest decay rate on the rest lattice (h = 2 spacings) is
+         * 23.7 nu / h^2 in 3D, 21.5 in 2D, so forward steps stay stable below about h^2 / (12 nu); the
+         * limit keeps a margin of more than 2.5 for particles closer than the rest spacing, where the
+         * spiky kernel's weight grows. */
         if (s->diffusion && s->nu_max > 0.0f) {
             const double h = w->smoothing_radius;
             const double d = h * h / (32.0 * s->nu_max);
