@@ -28,22 +28,7 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* Helpers                                                                                        */
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 12345; }
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static double rng_uniform(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
-static double rng_gauss(void)
-{
-    double u = rng_uniform(), v = rng_uniform();
-    if (u < 1e-300) u = 1e-300;
-    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
-}
+#include "test_rng.h"
 
 static const char *axis_names = "xyz";
 

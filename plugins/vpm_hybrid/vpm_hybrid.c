@@ -281,9 +281,9 @@ static void neighbour_terms(eddy_solver *s, eddy_world *w)
     vpm_terms_pass(s, w, &t);
 }
 
-/* Contact response of the core for the move with velocity (vx, vy, vz), per particle and surface in
- * collider order (as eddy_boundaries_respond does for the velocity field). */
-static void respond(eddy_world *w, float *vx, float *vy, float *vz, float dt)
+/* Contact response of the core for the hybrid's SPH velocity, a field of its own: what
+ * eddy_world_respond_boundaries does for the particles' velocity (which the other moves use). */
+static void respond_sph_velocity(eddy_world *w, float *vx, float *vy, float *vz, float dt)
 {
     eddy_particles *p = &w->particles;
     const eddy_boundaries *b = &w->boundaries;
@@ -300,7 +300,7 @@ static void respond(eddy_world *w, float *vx, float *vy, float *vz, float dt)
 }
 
 /* SPH velocity update v += (a + g b) dt of the fluid (b: the buoyancy factor, or 0), then the tracers'
- * interpolated velocity and the contact response. */
+ * interpolated velocity; the caller applies the contact response. */
 static void sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz, int gravity, float dt)
 {
     eddy_particles *p = &w->particles;
@@ -320,7 +320,6 @@ static void sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, fl
     vpm_tracer_velocity(s, w, vx, vy, vz);
     if (w->dimensions == 2)
         for (long long i = 0; i < n; ++i) vz[i] = 0.0f;
-    respond(w, vx, vy, vz, dt);
 }
 
 /* d omega / dt = rate + (omega . grad) u_omega, into out[3][n] (the stretching only in 3D). */
@@ -404,7 +403,7 @@ static int vortex_step(eddy_solver *s, eddy_world *w, float *const vs[3], float 
         eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, eddy_time_ms() - t0);
     }
     double t1 = eddy_time_ms();
-    respond(w, v[0], v[1], v[2], dt);
+    eddy_world_respond_boundaries(w, dt);
     eddy_world_integrate_position(w, dt);
     eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t1);
     return EDDY_OK;
@@ -425,6 +424,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if (s->mode == MODE_SPH) {
         double t1 = eddy_time_ms();
         sph_velocity(s, w, p->vx, p->vy, p->vz, 1, dt);
+        eddy_world_respond_boundaries(w, dt);
         eddy_world_integrate_position(w, dt);
         eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t1);
         return EDDY_OK;
@@ -434,6 +434,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if (s->mode == MODE_HYBRID) {
         for (int a = 0; a < 3; ++a) svel[a] = eddy_particles_field(p, s->f_sph_velocity, a);
         sph_velocity(s, w, svel[0], svel[1], svel[2], s->hybrid_gravity, dt);
+        respond_sph_velocity(w, svel[0], svel[1], svel[2], dt);
         vs = svel;
     }
     return vortex_step(s, w, vs, dt, err);
