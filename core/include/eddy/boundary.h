@@ -24,23 +24,28 @@ typedef enum eddy_shape {
     EDDY_SHAPE_SPHERE = 2  /* solid ball (a disc in 2D) of `radius` around `center` */
 } eddy_shape;
 
-/* One rigid surface. Only the members of its shape are read. */
+/* One rigid surface. Only the members of its shape are read. Growth: begins with its size; start from
+ * eddy_default_collider(). */
 typedef struct eddy_collider {
+    size_t size;               /* sizeof(eddy_collider) as compiled by whoever filled it */
     eddy_shape shape;
-    float point[3], normal[3]; /* plane: a point on it and its unit normal (into free space) */
-    float min[3], max[3];      /* box */
-    float center[3], radius;   /* sphere */
-    float velocity[3];         /* rigid velocity of the surface (prescribed motion), sim units / s */
+    eddy_real point[3], normal[3]; /* plane: a point on it and its unit normal (into free space) */
+    eddy_real min[3], max[3];      /* box */
+    eddy_real center[3], radius;   /* sphere */
+    eddy_real velocity[3];         /* rigid velocity of the surface (prescribed motion), sim units / s */
     int is_container_wall;     /* set on the planes generated from the container */
 } eddy_collider;
 
+/* A plane collider through the origin with normal +y, at rest, every member set. [any thread] */
+EDDY_API eddy_collider eddy_default_collider(void);
+
 /* Contact response of one material with rigid surfaces (Bullet-Fluids local parameters). */
 typedef struct eddy_contact_params {
-    float radius;      /* particle radius for rigid contact, sim units (no effect on SPH) */
-    float margin;      /* allowed penetration before ERP pushes back, [0, radius), sim units */
-    float restitution; /* [0, 1] fraction of approaching normal velocity reflected */
-    float friction;    /* [0, 1] fraction of tangential velocity removed per contact step */
-    float erp;         /* [0, 1] fraction of penetration (beyond margin) removed per step, by moving
+    eddy_real radius;      /* particle radius for rigid contact, sim units (no effect on SPH) */
+    eddy_real margin;      /* allowed penetration before ERP pushes back, [0, radius), sim units */
+    eddy_real restitution; /* [0, 1] fraction of approaching normal velocity reflected */
+    eddy_real friction;    /* [0, 1] fraction of tangential velocity removed per contact step */
+    eddy_real erp;         /* [0, 1] fraction of penetration (beyond margin) removed per step, by moving
                         * the particle (not by adding velocity) */
 } eddy_contact_params;
 
@@ -49,18 +54,18 @@ typedef struct eddy_contact_params {
 typedef struct eddy_boundaries {
     int dimensions;
     int has_container;
-    float container_min[3], container_max[3];
+    eddy_real container_min[3], container_max[3];
     size_t collider_count;
     eddy_collider *colliders;
 } eddy_boundaries;
 
 /* Signed distance from point p to one collider, and the unit normal there (may be NULL). */
-EDDY_API float eddy_collider_distance(const eddy_collider *c, int dimensions, const float p[3],
-                                      float normal[3]);
+EDDY_API eddy_real eddy_collider_distance(const eddy_collider *c, int dimensions, const eddy_real p[3],
+                                      eddy_real normal[3]);
 
 /* Signed distance to the nearest surface of all boundaries (FLT_MAX when there is none), its normal
  * and its index (both may be NULL). */
-EDDY_API float eddy_boundaries_distance(const eddy_boundaries *b, const float p[3], float normal[3],
+EDDY_API eddy_real eddy_boundaries_distance(const eddy_boundaries *b, const eddy_real p[3], eddy_real normal[3],
                                         size_t *collider);
 
 /*
@@ -73,8 +78,8 @@ EDDY_API float eddy_boundaries_distance(const eddy_boundaries *b, const float p[
  * stiff fluids, launch particles off the wall. Returns non-zero if a contact was handled.
  */
 EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
-                                  const eddy_contact_params *params, float p[3], float v[3],
-                                  float dt);
+                                  const eddy_contact_params *params, eddy_real p[3], eddy_real v[3],
+                                  eddy_real dt);
 
 /*
  * Applies eddy_contact_respond() for every particle and every surface, in collider order (updating
@@ -82,7 +87,7 @@ EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
  * deterministic.
  */
 EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
-                                      eddy_particles *p, float dt);
+                                      eddy_particles *p, eddy_real dt);
 
 /*
  * Mirror ghosts: the fluid continued beyond the walls as its own reflection (Libersky-type mirror
@@ -109,11 +114,11 @@ EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_conta
 #define EDDY_MAX_MIRRORS 7
 
 typedef struct eddy_mirror {
-    float rotation[3][3];   /* orthogonal; row-major: x' = rotation x + offset */
-    float offset[3];
-    float velocity_offset[3]; /* v' = rotation v + velocity_offset (moving walls), sim units / s */
-    float pressure_slope[3];  /* (p_ghost - p_j) / rho_j = pressure_slope . x_j + pressure_offset: */
-    float pressure_offset;    /* slope in sim units / s^2, offset in sim units^2 / s^2 */
+    eddy_real rotation[3][3];   /* orthogonal; row-major: x' = rotation x + offset */
+    eddy_real offset[3];
+    eddy_real velocity_offset[3]; /* v' = rotation v + velocity_offset (moving walls), sim units / s */
+    eddy_real pressure_slope[3];  /* (p_ghost - p_j) / rho_j = pressure_slope . x_j + pressure_offset: */
+    eddy_real pressure_offset;    /* slope in sim units / s^2, offset in sim units^2 / s^2 */
 } eddy_mirror;
 
 /*
@@ -121,18 +126,18 @@ typedef struct eddy_mirror {
  * within `reach`). `gravity` (sim units / s^2) gives the hydrostatic pressure continuation; pass zeros
  * for mirrored pressure. Pure; thread-safe.
  */
-EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], float reach,
-                                     const float p[3], eddy_mirror out[EDDY_MAX_MIRRORS]);
+EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
+                                     const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS]);
 
 /* Applies a mirror to a point (x' = R x + t) and to a velocity (v' = R v + velocity_offset). */
-static inline void eddy_mirror_point(const eddy_mirror *m, const float x[3], float out[3])
+static inline void eddy_mirror_point(const eddy_mirror *m, const eddy_real x[3], eddy_real out[3])
 {
     for (int a = 0; a < 3; ++a)
         out[a] = m->rotation[a][0] * x[0] + m->rotation[a][1] * x[1] + m->rotation[a][2] * x[2] +
                  m->offset[a];
 }
 
-static inline void eddy_mirror_velocity(const eddy_mirror *m, const float v[3], float out[3])
+static inline void eddy_mirror_velocity(const eddy_mirror *m, const eddy_real v[3], eddy_real out[3])
 {
     for (int a = 0; a < 3; ++a)
         out[a] = m->rotation[a][0] * v[0] + m->rotation[a][1] * v[1] + m->rotation[a][2] * v[2] +
@@ -141,7 +146,7 @@ static inline void eddy_mirror_velocity(const eddy_mirror *m, const float v[3], 
 
 /* Pressure of the ghost of a neighbour with pressure p_j and density rho_j at x_j (sim units):
  * p_j + rho_j (dot(pressure_slope, x_j) + pressure_offset), the hydrostatic continuation above. */
-static inline float eddy_mirror_pressure(const eddy_mirror *m, float p_j, float rho_j, const float x_j[3])
+static inline eddy_real eddy_mirror_pressure(const eddy_mirror *m, eddy_real p_j, eddy_real rho_j, const eddy_real x_j[3])
 {
     return p_j + rho_j * (m->pressure_slope[0] * x_j[0] + m->pressure_slope[1] * x_j[1] +
                           m->pressure_slope[2] * x_j[2] + m->pressure_offset);

@@ -40,4 +40,24 @@ typedef float eddy_real;
 /* Every per-particle array is aligned to this many bytes (one cache line, one AVX-512 vector). */
 #define EDDY_ALIGNMENT 64
 
+/*
+ * The growth rule of ABI 2.x. Every public struct that may grow begins with `size_t size`, set by
+ * whoever fills the struct to sizeof(the struct) as *it* was compiled. A newer minor version only
+ * appends members at the end, so a reader checks that a member is covered before it reads it:
+ *
+ *     if (EDDY_HAS_MEMBER(vtable, eddy_solver_vtable, max_dt) && vtable->max_dt) ...
+ *
+ * A member the writer's size does not cover is absent (treated as NULL or as its documented default).
+ */
+#define EDDY_HAS_MEMBER(ptr, type, member) \
+    ((ptr)->size >= offsetof(type, member) + sizeof(((const type *)0)->member))
+
+/*
+ * Thread annotations used in every header:
+ *   [main thread]  call only from the thread that loaded the plugin / created the object, never
+ *                  concurrently with another [main thread] call on the same object;
+ *   [any thread]   may be called from any thread, concurrently (pure, or internally synchronized).
+ * A callback a plugin implements carries the annotation of the context the host calls it from.
+ */
+
 #endif /* EDDY_DEFS_H */

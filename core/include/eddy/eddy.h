@@ -9,10 +9,12 @@
 #include "particles.h"
 #include "kernels.h"
 #include "grid.h"
+#include "host.h"
 #include "params.h"
 #include "boundary.h"
 #include "world.h"
 #include "plugin.h"
+#include "observe.h"
 #include "registry.h"
 #include "state.h"
 

@@ -23,6 +23,8 @@
 
 #include "defs.h"
 #include "error.h"
+#include "host.h"
+#include "params.h"
 #include "particles.h"
 
 EDDY_BEGIN_DECLS
@@ -37,9 +39,9 @@ typedef enum eddy_domain_policy {
 typedef struct eddy_grid_layout {
     int dimensions;       /* 2 or 3 */
     int periodic[3];      /* non-zero: the axis wraps with period (hi - lo) */
-    float lo[3], hi[3];   /* domain bounds, simulation units */
-    float cell_size[3];   /* >= h; equal to h on non-periodic axes, L / floor(L / h) on periodic ones */
-    float inv_cell_size[3];
+    eddy_real lo[3], hi[3];   /* domain bounds, simulation units */
+    eddy_real cell_size[3];   /* >= h; equal to h on non-periodic axes, L / floor(L / h) on periodic ones */
+    eddy_real inv_cell_size[3];
     int32_t cells[3];     /* interior cells per axis (1 for z in 2D) */
     int32_t pad[3];       /* ghost layers before the interior: 1 on bounded axes, 0 on periodic/unused */
     int32_t dim[3];       /* stored cells per axis: cells + 2 * pad */
@@ -50,14 +52,14 @@ typedef struct eddy_grid_layout {
  * Computes the layout for a domain [lo, hi] and cell size h. A periodic axis needs at least 3 cells
  * (L >= 3h); the total cell count must fit in 2^31. Errors name the axis and the sizes.
  */
-EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float lo[3],
-                                   const float hi[3], const int periodic[3], float h, eddy_error *err);
+EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
+                                   const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
 
 /* Cell of a position already inside the domain (wrapped on periodic axes). */
-static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, float x, float y, float z)
+static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
 {
     int32_t c[3];
-    const float p[3] = {x, y, z};
+    const eddy_real p[3] = {x, y, z};
     for (int a = 0; a < 3; ++a) {
         if (a >= l->dimensions) { c[a] = 0; continue; }
         int32_t i = (int32_t)((p[a] - l->lo[a]) * l->inv_cell_size[a]);
@@ -69,12 +71,12 @@ static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, float x, flo
 }
 
 /* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]. */
-static inline void eddy_grid_min_image(const eddy_grid_layout *l, float *dx, float *dy, float *dz)
+static inline void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
 {
-    float *d[3] = {dx, dy, dz};
+    eddy_real *d[3] = {dx, dy, dz};
     for (int a = 0; a < l->dimensions; ++a) {
         if (!l->periodic[a]) continue;
-        float L = l->hi[a] - l->lo[a];
+        eddy_real L = l->hi[a] - l->lo[a];
         if (*d[a] > 0.5f * L) *d[a] -= L;
         else if (*d[a] < -0.5f * L) *d[a] += L;
     }
@@ -84,7 +86,7 @@ static inline void eddy_grid_min_image(const eddy_grid_layout *l, float *dx, flo
  * (non-zero only for periodic images) before computing distances. */
 typedef struct eddy_range {
     uint32_t begin, end;
-    float shift[3];
+    eddy_real shift[3];
 } eddy_range;
 
 /* Upper bound on the ranges a cell can have: 9 bars, each split in two where x wraps. */
@@ -109,7 +111,7 @@ typedef struct eddy_grid {
      * nbr_index[nbr_offset[i] .. nbr_offset[i+1]), sorted by index, i itself excluded. */
     uint32_t *nbr_offset;     /* [particle_count + 1], NULL until built */
     uint32_t *nbr_index;
-    float nbr_radius;         /* radius the lists were built for; 0 when not built */
+    eddy_real nbr_radius;         /* radius the lists were built for; 0 when not built */
     struct eddy_grid_impl *impl; /* private */
 } eddy_grid;
 
@@ -126,31 +128,41 @@ EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_ra
  * Builds CSR neighbor lists of every particle within `radius` (<= the cell size) from the current
  * grid. Call after the grid build; invalidated by the next build. Deterministic for any thread count.
  */
-EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, float radius,
+EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius,
                                             eddy_error *err);
 
 /* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests.
  * NAN when the grid is not built for `p` or `radius` exceeds the cell size. */
-EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, float radius);
+EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, eddy_real radius);
 
 /*
  * A grid backend sorts particles into cells. The core's CPU backend is built in (id "cpu");
  * plugins/cuda_grid provides another (id "cuda"). Both must produce the same permutation and ranges
  * for the same input: a stable sort by cell index.
  */
+/* What a backend's create() receives. Owned by the host; valid during create() only (copy what you
+ * keep; `host` itself stays valid for the backend's lifetime). */
+typedef struct eddy_grid_setup {
+    size_t size;                      /* sizeof(eddy_grid_setup) as compiled by the host */
+    const eddy_grid_layout *layout;
+    const eddy_param_values *params;  /* the component's validated parameters (never NULL) */
+    const eddy_host *host;            /* services (host.h); never NULL */
+} eddy_grid_setup;
+
 typedef struct eddy_grid_backend_vtable {
     size_t size; /* sizeof(eddy_grid_backend_vtable) as compiled by the provider */
-    /* Creates backend state for a layout. *state is owned by the backend until destroy(). */
-    int (*create)(const eddy_grid_layout *layout, void **state, eddy_error *err);
+    /* Creates backend state for a layout. *state is owned by the backend until destroy().
+     * [main thread] */
+    int (*create)(const eddy_grid_setup *setup, void **state, eddy_error *err);
     /*
      * Given n positions inside the domain, writes perm[i] = index of the particle that goes to
      * sorted position i (a stable sort by cell), and cell_begin/cell_end for every stored cell
-     * (layout->cell_count entries each). Must not keep the pointers after returning.
+     * (layout->cell_count entries each). Must not keep the pointers after returning. [main thread]
      */
-    int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const float *x, const float *y,
-                const float *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end,
-                eddy_error *err);
-    /* Releases the state. NULL-safe. */
+    int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
+                const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,
+                uint32_t *cell_end, eddy_error *err);
+    /* Releases the state. NULL-safe. [main thread] */
     void (*destroy)(void *state);
 } eddy_grid_backend_vtable;
 
@@ -164,6 +176,13 @@ EDDY_API const eddy_grid_backend_vtable *eddy_cpu_grid_backend(void);
 EDDY_API int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout,
                             const eddy_grid_backend_vtable *backend, eddy_domain_policy policy,
                             eddy_error *err);
+
+/* As eddy_grid_init, handing the backend its validated parameters and the host's services (either
+ * may be NULL: no parameters, eddy_host_silent()). */
+EDDY_API int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
+                                 const eddy_grid_backend_vtable *backend,
+                                 const eddy_param_values *params, const eddy_host *host,
+                                 eddy_domain_policy policy, eddy_error *err);
 
 /* Frees the grid's arrays and the backend state. NULL-safe. */
 EDDY_API void eddy_grid_free(eddy_grid *grid);

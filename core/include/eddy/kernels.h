@@ -33,20 +33,20 @@ EDDY_BEGIN_DECLS
 
 /* Precomputed coefficients for one support radius and dimension. Fill with eddy_kernels_init(). */
 typedef struct eddy_kernels {
-    float h, h2, inv_h;
+    eddy_real h, h2, inv_h;
     int dimensions;
-    float poly6;         /* W_poly6 = poly6 * (h^2 - r^2)^3 */
-    float spiky;         /* W_spiky = spiky * (h - r)^3 */
-    float spiky_grad;    /* |grad W_spiky| = spiky_grad * (h - r)^2 */
-    float visc_lap;      /* lap W_visc = visc_lap * (h - r) */
-    float cubic;         /* cubic spline sigma */
-    float wendland;      /* Wendland C2 sigma */
+    eddy_real poly6;         /* W_poly6 = poly6 * (h^2 - r^2)^3 */
+    eddy_real spiky;         /* W_spiky = spiky * (h - r)^3 */
+    eddy_real spiky_grad;    /* |grad W_spiky| = spiky_grad * (h - r)^2 */
+    eddy_real visc_lap;      /* lap W_visc = visc_lap * (h - r) */
+    eddy_real cubic;         /* cubic spline sigma */
+    eddy_real wendland;      /* Wendland C2 sigma */
 } eddy_kernels;
 
-static inline eddy_kernels eddy_kernels_make(float h, int dimensions)
+static inline eddy_kernels eddy_kernels_make(eddy_real h, int dimensions)
 {
     eddy_kernels k;
-    float h2 = h * h, h3 = h2 * h, h5 = h3 * h2, h6 = h5 * h, h8 = h6 * h2, h9 = h8 * h;
+    eddy_real h2 = h * h, h3 = h2 * h, h5 = h3 * h2, h6 = h5 * h, h8 = h6 * h2, h9 = h8 * h;
     k.h = h;
     k.h2 = h2;
     k.inv_h = 1.0f / h;
@@ -70,83 +70,83 @@ static inline eddy_kernels eddy_kernels_make(float h, int dimensions)
 }
 
 /* Poly6 kernel value from r^2. */
-static inline float eddy_poly6(const eddy_kernels *k, float r2)
+static inline eddy_real eddy_poly6(const eddy_kernels *k, eddy_real r2)
 {
     if (r2 >= k->h2) return 0.0f;
-    float d = k->h2 - r2;
+    eddy_real d = k->h2 - r2;
     return k->poly6 * d * d * d;
 }
 
 /* Poly6 gradient factor from r^2: grad W = factor * (r_i - r_j). */
-static inline float eddy_poly6_grad(const eddy_kernels *k, float r2)
+static inline eddy_real eddy_poly6_grad(const eddy_kernels *k, eddy_real r2)
 {
     if (r2 >= k->h2) return 0.0f;
-    float d = k->h2 - r2;
+    eddy_real d = k->h2 - r2;
     return -6.0f * k->poly6 * d * d;
 }
 
 /* Spiky kernel value (used for density gradients and as a reference in tests). */
-static inline float eddy_spiky(const eddy_kernels *k, float r)
+static inline eddy_real eddy_spiky(const eddy_kernels *k, eddy_real r)
 {
     if (r >= k->h) return 0.0f;
-    float d = k->h - r;
+    eddy_real d = k->h - r;
     return k->spiky * d * d * d;
 }
 
 /* Spiky gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0. */
-static inline float eddy_spiky_grad(const eddy_kernels *k, float r)
+static inline eddy_real eddy_spiky_grad(const eddy_kernels *k, eddy_real r)
 {
     if (r >= k->h || r <= 0.0f) return 0.0f;
-    float d = k->h - r;
+    eddy_real d = k->h - r;
     return -k->spiky_grad * d * d / r;
 }
 
 /* Laplacian of the viscosity kernel. */
-static inline float eddy_viscosity_laplacian(const eddy_kernels *k, float r)
+static inline eddy_real eddy_viscosity_laplacian(const eddy_kernels *k, eddy_real r)
 {
     if (r >= k->h) return 0.0f;
     return k->visc_lap * (k->h - r);
 }
 
 /* Cubic spline (M4) value. */
-static inline float eddy_cubic(const eddy_kernels *k, float r)
+static inline eddy_real eddy_cubic(const eddy_kernels *k, eddy_real r)
 {
-    float q = r * k->inv_h;
+    eddy_real q = r * k->inv_h;
     if (q >= 1.0f) return 0.0f;
     if (q <= 0.5f) return k->cubic * (6.0f * (q * q * q - q * q) + 1.0f);
-    float d = 1.0f - q;
+    eddy_real d = 1.0f - q;
     return k->cubic * 2.0f * d * d * d;
 }
 
 /* Cubic spline gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0. */
-static inline float eddy_cubic_grad(const eddy_kernels *k, float r)
+static inline eddy_real eddy_cubic_grad(const eddy_kernels *k, eddy_real r)
 {
-    float q = r * k->inv_h;
+    eddy_real q = r * k->inv_h;
     if (q >= 1.0f || r <= 0.0f) return 0.0f;
-    float dwdq;
+    eddy_real dwdq;
     if (q <= 0.5f) dwdq = k->cubic * (18.0f * q * q - 12.0f * q);
     else {
-        float d = 1.0f - q;
+        eddy_real d = 1.0f - q;
         dwdq = -6.0f * k->cubic * d * d;
     }
     return dwdq * k->inv_h / r;
 }
 
 /* Wendland C2 value. */
-static inline float eddy_wendland(const eddy_kernels *k, float r)
+static inline eddy_real eddy_wendland(const eddy_kernels *k, eddy_real r)
 {
-    float q = r * k->inv_h;
+    eddy_real q = r * k->inv_h;
     if (q >= 1.0f) return 0.0f;
-    float d = 1.0f - q, d2 = d * d;
+    eddy_real d = 1.0f - q, d2 = d * d;
     return k->wendland * d2 * d2 * (1.0f + 4.0f * q);
 }
 
 /* Wendland C2 gradient factor: grad W = factor * (r_i - r_j). Finite at r = 0 (the kernel is C2). */
-static inline float eddy_wendland_grad(const eddy_kernels *k, float r)
+static inline eddy_real eddy_wendland_grad(const eddy_kernels *k, eddy_real r)
 {
-    float q = r * k->inv_h;
+    eddy_real q = r * k->inv_h;
     if (q >= 1.0f) return 0.0f;
-    float d = 1.0f - q;
+    eddy_real d = 1.0f - q;
     /* dW/dq = -20 q (1-q)^3 sigma, divided by r = q h: -20 (1-q)^3 sigma / h^2 */
     return -20.0f * k->wendland * d * d * d * k->inv_h * k->inv_h;
 }

@@ -10,7 +10,11 @@
  * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
  * scanned once; in each, every file named eddy_*.so is tried, in name order.
  *
- * Threads: not thread-safe; use from one thread.
+ * Kinds of component: any interface id is accepted (open kinds); the interfaces this host knows
+ * (plugin.h: solver, grid, writer, probe) are also checked for their vtable's size and required
+ * callbacks, so a component the host will call is refused at load time rather than crashing later.
+ *
+ * Threads: [main thread] for every function.
  */
 #ifndef EDDY_REGISTRY_H
 #define EDDY_REGISTRY_H
@@ -23,7 +27,14 @@ EDDY_BEGIN_DECLS
 
 typedef struct eddy_registry eddy_registry;
 
-/* One registered component and where it came from. Owned by the registry. */
+/*
+ * One registered component and where it came from. Owned by the registry.
+ *
+ * The growth rule is applied here, once: `component` is the registry's copy of the plugin's component
+ * in this host's layout, with every member the plugin's size does not cover set to zero (NULL), its
+ * parameter tables re-laid at this host's stride, and `component->vtable` pointing to a copy of the
+ * vtable of a known interface padded the same way. Hosts therefore read every member directly.
+ */
 typedef struct eddy_registry_entry {
     const eddy_component *component;
     const char *file;     /* the shared object's path, or "(built-in)" */
@@ -36,14 +47,22 @@ typedef struct eddy_registry_refusal {
     const char *reason;
 } eddy_registry_refusal;
 
-EDDY_API int eddy_registry_create(eddy_registry **out, eddy_error *err);
+/* Creates a registry whose plugins' init() receive `host` (NULL: eddy_host_silent()); the host must
+ * outlive the registry. The CPU grid ("cpu") is registered as a built-in. */
+EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, eddy_error *err);
 
-/* Unloads every plugin (dlclose) and frees the registry. Components obtained from it become invalid. */
+/* Calls every loaded plugin's deinit(), unloads it (dlclose) and frees the registry. Components
+ * obtained from it become invalid. */
 EDDY_API void eddy_registry_destroy(eddy_registry *reg);
 
 /* Tries one shared object. Returns 0 when loaded, or the refusal code; either way a refusal is also
  * recorded (see eddy_registry_refusal_at), so callers may ignore the result. */
 EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
+
+/* Registers a component the host itself provides (its built-in writers and probes), checked like a
+ * plugin's. `c` must outlive the registry. */
+EDDY_API int eddy_registry_add_builtin(eddy_registry *reg, const eddy_component *c, const char *plugin,
+                                       eddy_error *err);
 
 /* Tries every eddy_*.so in a folder, in name order. A missing folder is not an error. */
 EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
@@ -56,12 +75,17 @@ EDDY_API const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, s
 EDDY_API size_t eddy_registry_refusal_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, size_t i);
 
-/* The component with this id (of this kind, or any kind when kind is 0), or NULL. */
+/* The component with this id implementing `interface_id` (EDDY_INTERFACE_SOLVER, ...; NULL: any), or
+ * NULL. */
 EDDY_API const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
-                                                       int kind);
+                                                       const char *interface_id);
 
-/* The id list of a kind as "a, b, c" for error messages; owned by the registry until the next call. */
-EDDY_API const char *eddy_registry_ids(eddy_registry *reg, int kind);
+/* The ids of the components implementing `interface_id` (NULL: all) as "a, b, c" for error messages;
+ * owned by the registry until the next call. */
+EDDY_API const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id);
+
+/* Short name of an interface for messages: "solver", "grid", "writer", "probe", or the id itself. */
+EDDY_API const char *eddy_interface_name(const char *interface_id);
 
 EDDY_END_DECLS
 

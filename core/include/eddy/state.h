@@ -19,12 +19,12 @@ EDDY_BEGIN_DECLS
 
 /* Packs `count` floats under `tag` into a buffer allocated with malloc() (*data, *size), as save()
  * must return it; the host frees it. EDDY_ERR_OUT_OF_MEMORY when allocation fails. */
-EDDY_API int eddy_state_save_floats(const char *tag, const float *values, size_t count, void **data,
+EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data,
                                     size_t *size, eddy_error *err);
 
 /* Unpacks a record written by eddy_state_save_floats() with the same tag and count into values.
  * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match. */
-EDDY_API int eddy_state_load_floats(const char *tag, float *values, size_t count, const void *data,
+EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 
 EDDY_END_DECLS
