@@ -14,6 +14,8 @@ typedef struct eddy_bench_options {
     int steps;               /* steps per repeat (default 20) */
     int repeats;             /* repeats, the median is reported (default 5) */
     int warmup;              /* steps before timing (default 10) */
+    int threads;             /* --threads; 0: the scene's world.threads, else OpenMP's default */
+    eddy_registry *registry; /* the command's registry (not owned); NULL: the session makes one */
     const char *const *sets;
     size_t set_count;
 } eddy_bench_options;

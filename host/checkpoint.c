@@ -16,6 +16,7 @@ struct eddy_checkpoint {
     char *path;
     unsigned char *data; /* the whole file */
     size_t size;
+    uint32_t format;     /* EDDY_CHECKPOINT_FORMAT or EDDY_CHECKPOINT_FORMAT_V1 */
     cJSON *settings;     /* parsed from the payload */
     /* where the binary sections of the payload start and end */
     size_t state_begin, state_end;
@@ -95,19 +96,23 @@ static void put_colliders(buffer *b, const eddy_boundaries *bd)
     }
 }
 
+/* Format 2: count (u64), size of a real (u32), field count (u32), each field by name with its
+ * components, the ids (u64 each), the materials (u32 each). The host copy is current
+ * (eddy_world_sync_host). */
 static void put_particles(buffer *b, const eddy_particles *p)
 {
     const size_t n = p->count;
     put_u64(b, n);
+    put_u32(b, (uint32_t)sizeof(eddy_real));
     int nf = eddy_particles_field_count(p);
     put_u32(b, (uint32_t)nf);
     for (int f = 0; f < nf; ++f) {
         int comps = eddy_particles_field_components(p, f);
         put_str(b, eddy_particles_field_name(p, f));
         put_u32(b, (uint32_t)comps);
-        for (int c = 0; c < comps; ++c) put(b, eddy_particles_field(p, f, c), n * sizeof(float));
+        for (int c = 0; c < comps; ++c) put(b, eddy_particles_field(p, f, c), n * sizeof(eddy_real));
     }
-    put(b, p->id, n * sizeof(uint32_t));
+    put(b, p->id, n * sizeof(uint64_t));
     put(b, p->material, n * sizeof(uint32_t));
 }
 
@@ -138,13 +143,22 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
 
 int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *settings, eddy_error *err)
 {
-    const eddy_world *w = sim->world;
+    eddy_world *w = sim->world;
     const eddy_component *sc = sim->solver_entry->component;
+    /* The registry's copy of the vtable covers every member of this host's layout. */
+    const eddy_solver_vtable *v = (const eddy_solver_vtable *)sc->vtable;
     void *blob = NULL;
     size_t blob_size = 0;
-    const eddy_solver_vtable *v = sc->solver;
-    if (v->size >= offsetof(eddy_solver_vtable, save) + sizeof v->save && v->save) {
-        int rc = v->save(sim->solver, &blob, &blob_size, err);
+    /* Every host access to particles goes through the world's mappings: bring the host copy of every
+     * field (and the layout) up to date, then read the arrays. */
+    int rc = eddy_world_sync_host(w, err);
+    if (rc) return eddy_error_prefix(err, "cannot write a checkpoint: ");
+    if (w->particles.halo_count)
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              "cannot write a checkpoint of a world with %zu halo particles (a domain-decomposed run)",
+                              w->particles.halo_count);
+    if (v->save) {
+        rc = v->save(sim->solver, &blob, &blob_size, err);
         if (rc) return eddy_error_prefix(err, "solver '%s' cannot save its state: ", sc->id);
     }
     cJSON *all = cJSON_Duplicate(settings, 1);
@@ -173,7 +187,6 @@ int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *set
     if (blob_size) put(&b, blob, blob_size);
     free(blob);
     cJSON_free(text);
-    int rc = EDDY_OK;
     if (b.failed) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     } else {
@@ -276,10 +289,12 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
     if (bom != BYTE_ORDER_MARK)
         return eddy_error_set(err, EDDY_ERR_PARSE,
                               "checkpoint '%s' was written on a machine of another byte order", path);
-    if (format != EDDY_CHECKPOINT_FORMAT)
+    if (format != EDDY_CHECKPOINT_FORMAT && format != EDDY_CHECKPOINT_FORMAT_V1)
         return eddy_error_set(err, EDDY_ERR_PARSE,
-                              "checkpoint '%s' has format version %u; this eddy reads version %u", path,
-                              (unsigned)format, (unsigned)EDDY_CHECKPOINT_FORMAT);
+                              "checkpoint '%s' has format version %u; this eddy reads version %u or %u", path,
+                              (unsigned)format, (unsigned)EDDY_CHECKPOINT_FORMAT_V1,
+                              (unsigned)EDDY_CHECKPOINT_FORMAT);
+    ck->format = format;
     const uint64_t expected = (uint64_t)HEADER_SIZE + payload + CHECKSUM_SIZE;
     if (payload > ck->size || expected != ck->size)
         return eddy_error_set(err, EDDY_ERR_PARSE,
@@ -391,15 +406,42 @@ static int restore_colliders(cursor *c, eddy_boundaries *bd, eddy_error *err)
     return EDDY_OK;
 }
 
+/* Reads the n values of every component of field f straight into its write-mapped arrays. */
+static int restore_field(cursor *c, eddy_world *w, int f, size_t n, eddy_error *err)
+{
+    eddy_field_view view;
+    memset(&view, 0, sizeof view);
+    view.size = sizeof view;
+    int rc = eddy_world_map_field(w, f, EDDY_MAP_WRITE, &view, err);
+    if (rc) return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", c->ck->path,
+                                     eddy_particles_field_name(&w->particles, f));
+    if (view.count != n) {
+        eddy_world_unmap_field(w, &view);
+        return mismatch(c->ck, err, "the particle count changed while restoring");
+    }
+    for (int j = 0; j < view.components && !rc; ++j)
+        rc = take(c, view.data[j], n * sizeof(eddy_real), "a particle field", err);
+    eddy_world_unmap_field(w, &view);
+    return rc;
+}
+
 static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
 {
     eddy_particles *p = &w->particles;
+    const uint32_t format = c->ck->format;
     uint64_t n = 0;
-    uint32_t nf = 0;
+    uint32_t nf = 0, real_size = 4; /* format 1 was written with float fields */
     int rc;
-    if ((rc = take_u64(c, &n, "the particle count", err)) || (rc = take_u32(c, &nf, "the field count", err)))
+    if ((rc = take_u64(c, &n, "the particle count", err)) ||
+        (format >= 2 && (rc = take_u32(c, &real_size, "the size of a real", err))) ||
+        (rc = take_u32(c, &nf, "the field count", err)))
         return rc;
     char what[160];
+    if (real_size != sizeof(eddy_real)) {
+        snprintf(what, sizeof what, "its particle fields hold %u-byte reals, this eddy %zu-byte ones", (unsigned)real_size,
+                 sizeof(eddy_real));
+        return mismatch(c->ck, err, what);
+    }
     if (n > p->count) {
         snprintf(what, sizeof what, "%llu particles, the scene makes %zu", (unsigned long long)n, p->count);
         return mismatch(c->ck, err, what);
@@ -408,6 +450,8 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
         snprintf(what, sizeof what, "%u particle fields, the solver has %d", (unsigned)nf, eddy_particles_field_count(p));
         return mismatch(c->ck, err, what);
     }
+    /* The host copy is the one edited below: bring it up to date first (a device solver's layout). */
+    if ((rc = eddy_world_sync_host(w, err))) return eddy_error_prefix(err, "checkpoint '%s': ", c->ck->path);
     if (n < p->count) {
         /* Particles were removed during the run (out_of_domain "remove"): shrink to n, then overwrite. */
         uint32_t *order = malloc(sizeof(uint32_t) * (n ? n : 1));
@@ -417,7 +461,6 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
         free(order);
         if (rc) return rc;
     }
-    const size_t bytes = (size_t)n * sizeof(float);
     for (uint32_t k = 0; k < nf; ++k) {
         uint32_t len = 0, comps = 0;
         char name[EDDY_FIELD_NAME_MAX];
@@ -430,15 +473,37 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
             snprintf(what, sizeof what, "field '%s' (%u components) is not a field of the solver", name, (unsigned)comps);
             return mismatch(c->ck, err, what);
         }
-        for (uint32_t j = 0; j < comps; ++j)
-            if ((rc = take(c, eddy_particles_field(p, f, (int)j), bytes, "a particle field", err))) return rc;
+        if ((rc = restore_field(c, w, f, (size_t)n, err))) return rc;
     }
-    if ((rc = take(c, p->id, (size_t)n * sizeof(uint32_t), "the particle ids", err)) ||
-        (rc = take(c, p->material, (size_t)n * sizeof(uint32_t), "the particle materials", err)))
-        return rc;
-    for (size_t i = 0; i < n; ++i)
-        if (p->material[i] >= w->material_count) return mismatch(c->ck, err, "a particle's material is out of range");
-    return EDDY_OK;
+    /* Ids (64-bit; 32-bit in format 1, widened) and materials: the layout. */
+    uint64_t *ids = malloc(sizeof *ids * (n ? n : 1));
+    uint32_t *mats = malloc(sizeof *mats * (n ? n : 1));
+    if (!ids || !mats) {
+        free(ids);
+        free(mats);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (format >= 2) {
+        rc = take(c, ids, (size_t)n * sizeof(uint64_t), "the particle ids", err);
+    } else {
+        for (size_t i = 0; i < n && !rc; ++i) {
+            uint32_t id32 = 0;
+            rc = take_u32(c, &id32, "the particle ids", err);
+            ids[i] = id32;
+        }
+    }
+    if (!rc) rc = take(c, mats, (size_t)n * sizeof(uint32_t), "the particle materials", err);
+    for (size_t i = 0; i < n && !rc; ++i)
+        if (mats[i] >= w->material_count) rc = mismatch(c->ck, err, "a particle's material is out of range");
+    if (!rc && (rc = eddy_particles_set_ids(p, ids, err)))
+        eddy_error_prefix(err, "checkpoint '%s': ", c->ck->path);
+    if (!rc && n) {
+        memcpy(p->material, mats, (size_t)n * sizeof(uint32_t));
+        eddy_particles_touch(p, EDDY_FIELD_LAYOUT);
+    }
+    free(ids);
+    free(mats);
+    return rc;
 }
 
 int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err)
@@ -455,14 +520,18 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
     if (blob_size > c.end - c.at || c.end - c.at != blob_size) return corrupt(&c, "the solver state", err);
     w->time = time;
     w->step = step;
-    if (blob_size == 0) return EDDY_OK;
+    /* plugin.h: create() (done by eddy_sim_open), the particles (above), load(), compute_fields(). */
     const eddy_component *sc = sim->solver_entry->component;
-    const eddy_solver_vtable *v = sc->solver;
-    if (!(v->size >= offsetof(eddy_solver_vtable, load) + sizeof v->load && v->load))
-        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
-                              "checkpoint '%s' holds %llu bytes of solver state, but solver '%s' cannot load state",
-                              ck->path, (unsigned long long)blob_size, sc->id);
-    if ((rc = v->load(sim->solver, ck->data + c.at, (size_t)blob_size, err)))
-        return eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
+    const eddy_solver_vtable *v = (const eddy_solver_vtable *)sc->vtable;
+    if (blob_size) {
+        if (!v->load)
+            return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                                  "checkpoint '%s' holds %llu bytes of solver state, but solver '%s' cannot load state",
+                                  ck->path, (unsigned long long)blob_size, sc->id);
+        if ((rc = v->load(sim->solver, ck->data + c.at, (size_t)blob_size, err)))
+            return eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
+    }
+    if (v->compute_fields && (rc = v->compute_fields(sim->solver, w, err)))
+        return eddy_error_prefix(err, "solver '%s' (resuming from '%s'): ", sc->id, ck->path);
     return EDDY_OK;
 }

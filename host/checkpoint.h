@@ -6,12 +6,16 @@
  *     solver and grid ids and the solver's version, the output formats, the run's end, the index of
  *     the next output frame and the checkpoint interval),
  *   - the world's clock (time, step) and the prescribed-motion state of every collider,
- *   - every particle field (built-in and registered, by name), the ids and the materials,
+ *   - every particle field (built-in and registered, by name), the 64-bit ids and the materials,
  *   - the solver's own state (the solver vtable's save/load; absent when the solver keeps none).
  * Layout (native little-endian): the magic "EDDYCKPT", the format version (u32), a byte-order mark
  * (u32 0x01020304), the payload length (u64), the payload, and a 64-bit FNV-1a checksum of everything
  * before it. It is written to "checkpoint.eddy.tmp", flushed to disk and renamed, so a crash at any
  * moment leaves the previous checkpoint or the new one, never a torn file.
+ *
+ * Format versions: 2 (ABI 2.x) stores the size of a real and 64-bit particle ids; 1 (ABI 1.x) stored
+ * 32-bit ids and is still read (its ids are widened). The per-material parameters are not stored:
+ * they come from the embedded scene when the world is rebuilt.
  *
  * Reading refuses, with a message naming the file: a missing file, a wrong magic ("not an eddy
  * checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
@@ -29,13 +33,15 @@
 #include "sim.h"
 
 #define EDDY_CHECKPOINT_FILE "checkpoint.eddy"
-#define EDDY_CHECKPOINT_FORMAT 1u
+#define EDDY_CHECKPOINT_FORMAT 2u     /* written */
+#define EDDY_CHECKPOINT_FORMAT_V1 1u  /* still read: 32-bit particle ids */
 
 /* A checkpoint read into memory. Opaque. */
 typedef struct eddy_checkpoint eddy_checkpoint;
 
 /*
- * Writes DIR/checkpoint.eddy for the state of `sim` (temp + fsync + rename). `settings` is the run's
+ * Writes DIR/checkpoint.eddy for the state of `sim` (temp + fsync + rename). The particles are read
+ * after eddy_world_sync_host (device-resident fields are downloaded first). `settings` is the run's
  * settings object (see above; serialized as it is, not owned); the scene document is taken from
  * sim->scene.root and stored under the key "scene". EDDY_ERR_IO names the file and the reason; the
  * solver's save() errors are passed on, prefixed with the solver id.
@@ -50,9 +56,13 @@ const char *eddy_checkpoint_path(const eddy_checkpoint *ck);
 const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);
 
 /*
- * Puts the checkpoint's state into a session opened from its settings: clock, colliders, particles
- * (the count may be smaller than the scene's, when particles left the domain and were removed) and
- * the solver's state. Call right after eddy_sim_open(), before any step.
+ * Puts the checkpoint's state into a session opened from its settings, in the order plugin.h
+ * prescribes for a resume: the clock, the colliders and the particles (every field written through
+ * eddy_world_map_field(EDDY_MAP_WRITE) / unmap, so edit generations move; ids with
+ * eddy_particles_set_ids; the count may be smaller than the scene's, when particles left the domain
+ * and were removed), then the solver's load() with its state, then its compute_fields() when it has
+ * one. Call right after eddy_sim_open() (opened so that it does not call compute_fields() itself),
+ * before any step.
  */
 int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err);
 

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +11,12 @@
 #include <string.h>
 
 #include "diagnostics.h"
+#include "frame.h"
 #include "output.h"
 #include "plot.h"
 #include "probes.h"
 #include "progress.h"
+#include "services.h"
 #include "sim.h"
 
 #define MAX_SETS 256
@@ -252,16 +253,9 @@ static double reference_rms(const result *r, size_t np, size_t probe, const eddy
 /* Running one solver                                                                                */
 /* ------------------------------------------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop_signal = 0;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
-
 typedef struct context {
     const options *opt;
-    const eddy_probes *probes;
+    eddy_probes *probes;
     eddy_registry *registry;
     char out_dir[PATH_MAX_];
     char scene_name[EDDY_SCENE_ID_MAX];
@@ -278,13 +272,21 @@ typedef struct sampler {
     double wall_start;
 } sampler;
 
-static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, eddy_error *err)
+/* One sample: the frame snapshot (frame.h) for the diagnostics, the probes and, when write_index >= 0,
+ * the writers (frame write_index). */
+static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, long long write_index,
+                       eddy_error *err)
 {
     eddy_world *w = sim->world;
+    eddy_frame frame;
+    int rc = eddy_frame_take(w, write_index >= 0 ? (uint64_t)write_index : 0, &frame, err);
+    if (rc) return rc;
     eddy_diagnostics d;
-    int rc = eddy_diagnostics_compute(w, &d, err);
-    if (!rc) rc = eddy_probes_measure(cx->probes, w, s->values, err);
+    rc = eddy_diagnostics_of_frame(&frame, &d, err);
+    if (!rc) rc = eddy_probes_measure(cx->probes, &frame, s->values, err);
     if (!rc) rc = eddy_output_write_diagnostics(s->out, &d, w->time, w->step, eddy_time_ms() - s->wall_start, err);
+    if (!rc && write_index >= 0) rc = eddy_output_write_frame(s->out, &frame, err);
+    eddy_frame_release(&frame);
     if (rc) return rc;
     if (s->probes_csv) {
         eddy_probes_csv_row(cx->probes, s->probes_csv, w->time, w->step, s->values);
@@ -303,14 +305,16 @@ typedef struct stepper {
     sampler *s;
     eddy_sim *sim;
     result *r;
+    const eddy_sim_plan *plan;
     eddy_progress bar;
 } stepper;
 
+/* Every sample time; the one that ends the plan also writes the last state's frame. */
 static int on_sample(void *user, int frame, eddy_error *err)
 {
-    (void)frame;
     stepper *st = user;
-    return take_sample(st->cx, st->s, st->sim, st->r, err);
+    const int last = eddy_sim_plan_done(st->sim, st->plan);
+    return take_sample(st->cx, st->s, st->sim, st->r, last ? frame : -1, err);
 }
 
 static void on_step(void *user, double step_ms)
@@ -332,29 +336,32 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     eddy_scene scene;
     int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
     if (rc) return rc;
-    if (o->threads > 0) scene.threads = o->threads;
     eddy_sim sim;
-    eddy_sim_options so = {r->id, o->grid, 0, cx->registry};
+    eddy_sim_options so = {r->id, o->grid, 0, cx->registry, o->threads, 0};
     if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
     eddy_world *w = sim.world;
     r->ran = 1;
-    r->particles = w->particles.count;
+    r->particles = w->particles.count - w->particles.halo_count;
 
     sampler s;
     memset(&s, 0, sizeof s);
     char dir[PATH_MAX_ + ID_MAX + 2];
     snprintf(dir, sizeof dir, "%s/%s", cx->out_dir, r->id);
+    const char *ids[EDDY_SCENE_FORMAT_MAX];
+    for (size_t i = 0; i < sim.scene.format_count && i < EDDY_SCENE_FORMAT_MAX; ++i) ids[i] = sim.scene.formats[i];
     eddy_output_options oo = eddy_output_default_options();
-    oo.write_vtk = sim.scene.write_vtk;
-    oo.write_csv = sim.scene.write_csv;
-    oo.simulation_scale = w->simulation_scale;
+    oo.formats = ids;
+    oo.format_count = sim.scene.format_count;
+    oo.registry = cx->registry;
+    oo.scene = &sim.scene;
     const size_t np = eddy_probes_count(cx->probes);
     s.values = calloc(np + 1, sizeof *s.values);
     if (!s.values) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
-    if ((rc = eddy_output_create(dir, &oo, &s.out, err))) goto done;
+    if ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) || (rc = eddy_probes_open(cx->probes, w, sim.host, err)))
+        goto done;
     if (np) {
         snprintf(s.probes_path, sizeof s.probes_path, "%s/probes.csv", dir);
         if (!(s.probes_csv = fopen(s.probes_path, "w"))) {
@@ -365,28 +372,25 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     }
     if (!o->quiet)
         fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim.scene.name, r->id,
-                sim.grid_entry->component->id, w->particles.count, omp_get_max_threads(), dir);
+                sim.grid_entry->component->id, r->particles, sim.threads, dir);
 
     s.wall_start = eddy_time_ms();
     int frame = 0;
-    if ((rc = take_sample(cx, &s, &sim, r, err)) || (rc = eddy_output_write_frame(s.out, w, frame, w->time, err)))
-        goto done;
+    if ((rc = take_sample(cx, &s, &sim, r, frame, err))) goto done;
     ++frame;
-    stepper st = {cx, &s, &sim, r, {0}};
+    stepper st = {cx, &s, &sim, r, NULL, {0}};
     eddy_progress_begin(&st.bar, o->quiet);
-    eddy_sim_plan plan = {o->steps, cx->end_time, frame, &stop_signal, &st, on_sample, on_step};
+    eddy_sim_plan plan = {o->steps, cx->end_time, frame, eddy_services_stop_flag(), &st, on_sample, on_step};
+    st.plan = &plan;
     int last_sampled = 1;
     rc = eddy_sim_run_plan(&sim, &plan, &last_sampled, err);
     frame = plan.next_frame;
     r->steps = w->step;
-    /* The last state is always sampled and written, also an exploded one: it shows what went wrong. */
+    /* The last state is always sampled and written, also an exploded one: it shows what went wrong
+     * (a last regular sample wrote its frame in on_sample). */
     eddy_error ferr;
     int frc = EDDY_OK;
-    if (!last_sampled) {
-        frc = take_sample(cx, &s, &sim, r, &ferr);
-        if (!frc) ++frame;
-    }
-    if (!frc && frame > 1) frc = eddy_output_write_frame(s.out, w, frame - 1, w->time, &ferr);
+    if (!last_sampled) frc = take_sample(cx, &s, &sim, r, frame, &ferr);
     if (frc && !rc) {
         *err = ferr;
         rc = frc;
@@ -398,6 +402,7 @@ done:
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
     eddy_output_destroy(s.out);
+    eddy_probes_close(cx->probes);
     free(s.values);
     eddy_sim_close(&sim);
     return rc;
@@ -734,7 +739,7 @@ int eddy_compare_main(int argc, char **argv)
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc;
-    if (o.threads > 0) omp_set_num_threads(o.threads);
+    eddy_services_set_quiet(o.quiet);
 
     context cx;
     memset(&cx, 0, sizeof cx);
@@ -749,7 +754,7 @@ int eddy_compare_main(int argc, char **argv)
         fprintf(stderr, "eddy: error: %s\n", err.message);
         return 1;
     }
-    rc = eddy_probes_parse(&scene, &probes, &err);
+    if (!(rc = eddy_services_registry(1, &cx.registry, &err))) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
     snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
     cx.end_time = isnan(o.until) ? scene.end_time : o.until;
     cx.interval = scene.output_interval;
@@ -760,20 +765,14 @@ int eddy_compare_main(int argc, char **argv)
     cx.probes = probes;
     char plots_dir[PATH_MAX_ + 8];
     snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
-    if (rc || (rc = eddy_output_make_dirs(cx.out_dir, &err)) || (rc = eddy_output_make_dirs(plots_dir, &err)) ||
-        (rc = eddy_registry_create(&cx.registry, &err))) {
+    if (rc || (rc = eddy_output_make_dirs(cx.out_dir, &err)) || (rc = eddy_output_make_dirs(plots_dir, &err))) {
         fprintf(stderr, "eddy: error: %s\n", err.message);
         eddy_probes_destroy(probes);
+        eddy_registry_destroy(cx.registry);
         return 1;
     }
-    eddy_registry_discover(cx.registry);
-
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    eddy_services_install_signal_handlers();
+    volatile sig_atomic_t *stop_signal = eddy_services_stop_flag();
 
     res = calloc((size_t)o.solver_count, sizeof *res);
     if (!res) {
@@ -785,7 +784,7 @@ int eddy_compare_main(int argc, char **argv)
     for (int k = 0; k < o.solver_count; ++k) {
         result *r = &res[k];
         snprintf(r->id, sizeof r->id, "%s", o.solvers[k]);
-        if (stop_signal) continue;
+        if (*stop_signal) continue;
         eddy_error_clear(&err);
         if ((rc = run_solver(&cx, r, &err))) {
             r->failed = 1;
@@ -825,8 +824,6 @@ int eddy_compare_main(int argc, char **argv)
                 cx.out_dir);
     if (!status && (failed || pl.failures)) status = 1;
 done:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
     free(res);
     eddy_probes_destroy(probes);

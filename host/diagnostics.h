@@ -15,6 +15,8 @@
 
 #include <eddy/eddy.h>
 
+#include "frame.h"
+
 typedef struct eddy_diagnostics {
     double kinetic_energy;     /* sum 0.5 m |v|^2, m = materials[material].particle_mass */
     double momentum[3];        /* sum m v */
@@ -22,22 +24,21 @@ typedef struct eddy_diagnostics {
     double density_error_mean; /* mean over particles of |rho / rho0 - 1| (0 with no particles) */
     double density_error_max;  /* max over particles of |rho / rho0 - 1| */
     double max_speed;          /* max |v|; NaN when any velocity is NaN, so a blow-up shows */
-    size_t particles;          /* particle count */
+    size_t particles;          /* owned particle count */
 } eddy_diagnostics;
 
 /*
- * Fills *d for the current state of `w`. Fails with EDDY_ERR_INVALID_ARGUMENT (naming the particle id)
- * when a particle's material index is outside the material table, and EDDY_ERR_OUT_OF_MEMORY when the
- * id-order scratch array cannot be allocated. O(N); allocates N * 8 bytes for the duration of the call.
+ * Fills *d for the frame (frame.h): sums over the owned particles in the frame's id order. Fails with
+ * EDDY_ERR_INVALID_ARGUMENT (naming the particle id) when a particle's material index is outside the
+ * material table. O(N); allocates nothing.
  */
-int eddy_diagnostics_compute(const eddy_world *w, eddy_diagnostics *d, eddy_error *err);
+int eddy_diagnostics_of_frame(const eddy_frame *frame, eddy_diagnostics *d, eddy_error *err);
 
 /*
- * The permutation that visits the particles of `p` in increasing id order: order[k] is the storage
- * index of the k-th smallest id. Returns a malloc()ed array of max(count, 1) entries that the caller
- * frees, or NULL when out of memory. O(N) (radix sort). Output writers use it too, so that files list
- * particles in the same order whatever the grid sort did.
+ * The same for the host copy of `w` as it is (the caller has synced it, or knows it current): sorts
+ * the ids itself (eddy_order_by_id, N * 8 bytes for the duration of the call; EDDY_ERR_OUT_OF_MEMORY
+ * when they cannot be had). For tools and tests; the run loop uses the frame it took.
  */
-uint32_t *eddy_order_by_id(const eddy_particles *p);
+int eddy_diagnostics_compute(const eddy_world *w, eddy_diagnostics *d, eddy_error *err);
 
 #endif /* EDDY_HOST_DIAGNOSTICS_H */

@@ -7,14 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <omp.h>
-
 #include <eddy/eddy.h>
 
 #include "args.h"
 #include "bench.h"
 #include "compare.h"
 #include "run.h"
+#include "services.h"
 
 #define EDDY_MAX_SETS 256
 
@@ -23,7 +22,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run SCENE [--solver ID] [--grid ID] [--set key=value]... [--out DIR]\n"
-    "            [--steps N | --until T] [--threads N] [--format vtk,csv] [--hash]\n"
+    "            [--steps N | --until T] [--threads N] [--format ID,ID...] [--hash]\n"
     "            [--checkpoint-every T] [--no-picture] [--quiet]\n"
     "            [--render] [--movie] [--render-field NAME] [--camera SPEC]\n"
     "            [--render-range MIN,MAX|frame] [--render-width PX]\n"
@@ -31,7 +30,8 @@ static const char usage[] =
     "      DIR/diagnostics.csv and DIR/picture.png. --set takes a dotted path into the scene,\n"
     "      e.g. --set world.smoothing_radius=0.02 --set materials[0].viscosity=0.2.\n"
     "      --render writes DIR/render/frame_NNNNN.png per frame (camera, field, colour bar, time);\n"
-    "      --movie also DIR/movie.mp4 with ffmpeg. See docs/rendering.md.\n"
+    "      --movie also DIR/movie.mp4 with ffmpeg. See docs/rendering.md. --format names the frame\n"
+    "      writers (vtk, csv, or a plugin's; `eddy list` shows them) instead of output.format.\n"
     "      Every run ends by writing DIR/checkpoint.eddy (also when SIGINT/SIGTERM stops it);\n"
     "      --checkpoint-every T also writes one at the first frame after every T simulated seconds.\n"
     "  resume DIR [--steps N | --until T] [--threads N] [--hash] [--checkpoint-every T]\n"
@@ -44,9 +44,11 @@ static const char usage[] =
     "      probes.csv, first and last frame; DIR/summary.md, summary.csv and DIR/plots/*.png.\n"
     "      Default DIR: out/compare/<scene name>.\n"
     "  list\n"
-    "      Every component found (id, kind, version, file) and every plugin refused, with the reason.\n"
+    "      Every component found, grouped by kind (solvers, grids, writers, probes, ...: id, version,\n"
+    "      file), and every plugin refused, with the reason.\n"
     "  describe ID\n"
-    "      The parameters of a solver or grid: name, type, default, range, unit, doc.\n"
+    "      The parameters of a component of any kind: name, type, default, range, unit, doc; for a\n"
+    "      solver also its per-material parameters.\n"
     "  bench SCENE [--solver ID] [--grid ID] [--particles N] [--steps N] [--repeats N]\n"
     "              [--threads N] [--set key=value]...\n"
     "      Median speed of a solver on the scene refilled at about N particles.\n"
@@ -62,17 +64,34 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-static int parse_formats(const char *s, int *vtk, int *csv)
+#define EDDY_MAX_FORMATS 16
+
+/* --format ID,ID,...: writer ids ([a-z0-9_]+), each once, split in place. Returns the count, or -1. */
+static int split_formats(char *buf, const char **ids)
 {
-    *vtk = *csv = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (strcmp(t, "vtk") == 0) *vtk = 1;
-        else if (strcmp(t, "csv") == 0) *csv = 1;
-        else return -1;
+        if (n == EDDY_MAX_FORMATS || strlen(t) >= 64) return -1;
+        for (const char *c = t; *c; ++c)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return -1;
+        for (int k = 0; k < n; ++k)
+            if (strcmp(ids[k], t) == 0) return -1;
+        ids[n++] = t;
     }
-    return *vtk || *csv ? 0 : -1;
+    return n > 0 ? n : -1;
+}
+
+/* Every id must be a writer of the registry: else the usage error lists those there are. */
+static int check_formats(eddy_registry *reg, const char *arg, const char **ids, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        if (eddy_registry_find(reg, ids[k], EDDY_INTERFACE_WRITER)) continue;
+        char msg[1024];
+        snprintf(msg, sizeof msg, "--format expects writer ids separated by commas (available: %s), got '%%s'",
+                 eddy_registry_ids(reg, EDDY_INTERFACE_WRITER));
+        return usage_error(msg, arg);
+    }
+    return 0;
 }
 
 static int fail(const eddy_error *err)
@@ -88,6 +107,10 @@ static int cmd_run(int argc, char **argv, int resume)
     eddy_run_options o = eddy_run_default_options();
     const char *sets[EDDY_MAX_SETS];
     size_t nsets = 0;
+    static char format_buf[1024];
+    static const char *formats[EDDY_MAX_FORMATS];
+    const char *format_arg = NULL;
+    int nformats = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,8 +161,10 @@ static int cmd_run(int argc, char **argv, int resume)
                 if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
                 o.threads = (int)t;
             } else if (strcmp(a, "--format") == 0) {
-                if (parse_formats(v, &o.format_vtk, &o.format_csv))
-                    return usage_error("--format expects vtk, csv or vtk,csv, got '%s'", v);
+                snprintf(format_buf, sizeof format_buf, "%s", v);
+                format_arg = v;
+                if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats)) < 0)
+                    return usage_error("--format expects writer ids separated by commas, e.g. vtk,csv, got '%s'", v);
             } else {
                 fprintf(stderr, "eddy: unknown option '%s' for %s\nrun 'eddy help' for usage\n", a, cmd);
                 return 2;
@@ -156,10 +181,21 @@ static int cmd_run(int argc, char **argv, int resume)
     if (o.steps >= 0 && !isnan(o.until)) return usage_error("give --steps or --until, not both%s", "");
     o.sets = sets;
     o.set_count = nsets;
-    eddy_run_install_signal_handlers();
+    eddy_services_set_quiet(o.quiet);
     eddy_error err;
     eddy_error_clear(&err);
+    /* One registry for the command: the --format ids are checked against it, and the run uses it. */
+    eddy_registry *reg;
+    if (eddy_services_registry(1, &reg, &err)) return fail(&err);
     int rc;
+    if (format_arg && (rc = check_formats(reg, format_arg, formats, nformats))) {
+        eddy_registry_destroy(reg);
+        return rc;
+    }
+    o.formats = format_arg ? formats : NULL;
+    o.format_count = format_arg ? (size_t)nformats : 0;
+    o.registry = reg;
+    eddy_run_install_signal_handlers();
     if (resume) {
         o.resume_dir = o.scene_path;
         o.scene_path = NULL;
@@ -167,21 +203,63 @@ static int cmd_run(int argc, char **argv, int resume)
     } else {
         rc = eddy_run(&o, &err);
     }
+    eddy_registry_destroy(reg);
     return rc ? fail(&err) : 0;
+}
+
+/* The interfaces `eddy list` groups first, in this order, with their group titles; any other interface
+ * id a plugin implements follows under its own id. */
+static const struct {
+    const char *id, *title;
+} KNOWN_KINDS[] = {
+    {EDDY_INTERFACE_SOLVER, "solvers"},
+    {EDDY_INTERFACE_GRID, "grids"},
+    {EDDY_INTERFACE_WRITER, "writers"},
+    {EDDY_INTERFACE_PROBE, "probes"},
+};
+#define KNOWN_KIND_COUNT (sizeof KNOWN_KINDS / sizeof KNOWN_KINDS[0])
+
+static int is_known_kind(const char *interface_id)
+{
+    for (size_t k = 0; k < KNOWN_KIND_COUNT; ++k)
+        if (strcmp(KNOWN_KINDS[k].id, interface_id) == 0) return 1;
+    return 0;
+}
+
+/* Prints the components of one interface under a title; returns how many there were. */
+static size_t list_group(eddy_registry *reg, const char *interface_id, const char *title, int first)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_registry_entry *e = eddy_registry_at(reg, i);
+        const eddy_component *c = e->component;
+        if (strcmp(c->interface_id, interface_id) != 0) continue;
+        if (n++ == 0) {
+            if (strcmp(title, interface_id) == 0) printf("%s%s:\n", first ? "" : "\n", title);
+            else printf("%s%s (%s):\n", first ? "" : "\n", title, interface_id);
+        }
+        printf("%-16s %-7s %-9s %s\n", c->id, eddy_interface_name(c->interface_id), c->version ? c->version : "",
+               e->file);
+    }
+    return n;
 }
 
 static int cmd_list(void)
 {
     eddy_registry *reg;
     eddy_error err;
-    if (eddy_registry_create(&reg, &err)) return fail(&err);
-    eddy_registry_discover(reg);
-    printf("%-16s %-7s %-9s %s\n", "id", "kind", "version", "file");
+    if (eddy_services_registry(1, &reg, &err)) return fail(&err);
+    printf("%-16s %-7s %-9s %s\n\n", "id", "kind", "version", "file");
+    int first = 1;
+    for (size_t k = 0; k < KNOWN_KIND_COUNT; ++k)
+        if (list_group(reg, KNOWN_KINDS[k].id, KNOWN_KINDS[k].title, first)) first = 0;
+    /* Other kinds, each once, in the order they were registered. */
     for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
-        const eddy_registry_entry *e = eddy_registry_at(reg, i);
-        printf("%-16s %-7s %-9s %s\n", e->component->id,
-               e->component->kind == EDDY_COMPONENT_SOLVER ? "solver" : "grid", e->component->version,
-               e->file);
+        const char *id = eddy_registry_at(reg, i)->component->interface_id;
+        if (is_known_kind(id)) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; ++j) seen = strcmp(eddy_registry_at(reg, j)->component->interface_id, id) == 0;
+        if (!seen && list_group(reg, id, id, first)) first = 0;
     }
     size_t nref = eddy_registry_refusal_count(reg);
     if (nref) {
@@ -202,16 +280,75 @@ static const char *type_name(eddy_param_type t)
     case EDDY_PARAM_INT: return "int";
     case EDDY_PARAM_BOOL: return "bool";
     case EDDY_PARAM_ENUM: return "enum";
+    case EDDY_PARAM_STRING: return "string";
+    case EDDY_PARAM_VECTOR: return "vector";
     }
     return "?";
 }
 
-static void format_value(const eddy_param_desc *d, double v, char *buf, size_t n)
+/* The default as a scene would write it; "required" / "derived" where the table says so. */
+static void format_default(const eddy_param_desc *d, char *buf, size_t n)
 {
-    if (isnan(v)) snprintf(buf, n, "derived");
-    else if (d->type == EDDY_PARAM_BOOL) snprintf(buf, n, "%s", v != 0 ? "true" : "false");
-    else if (d->type == EDDY_PARAM_ENUM) snprintf(buf, n, "%s", d->choices[(int)v]);
-    else snprintf(buf, n, "%g", v);
+    if (d->flags & EDDY_PARAM_REQUIRED) snprintf(buf, n, "required");
+    else if (d->flags & EDDY_PARAM_DERIVED) snprintf(buf, n, "derived");
+    else if (d->type == EDDY_PARAM_BOOL) snprintf(buf, n, "%s", d->def != 0 ? "true" : "false");
+    else if (d->type == EDDY_PARAM_ENUM) snprintf(buf, n, "%s", d->choices ? d->choices[(int)d->def] : "?");
+    else if (d->type == EDDY_PARAM_STRING) snprintf(buf, n, "\"%s\"", d->def_string ? d->def_string : "");
+    else if (d->type == EDDY_PARAM_VECTOR) snprintf(buf, n, "[%g, ...]", d->def);
+    else snprintf(buf, n, "%g", d->def);
+}
+
+/* [min, max], with the conventions of parameter tables: a bound of magnitude >= 1e30 is none ("inf"),
+ * and a tiny positive min (<= 1e-30) means "> 0". */
+static void format_interval(double min, double max, char *out, size_t size)
+{
+    char lo[32], hi[32];
+    if (min <= -1e30) snprintf(lo, sizeof lo, "(-inf");
+    else if (min > 0 && min <= 1e-30) snprintf(lo, sizeof lo, "(0");
+    else snprintf(lo, sizeof lo, "[%g", min);
+    if (max >= 1e30) snprintf(hi, sizeof hi, "inf)");
+    else snprintf(hi, sizeof hi, "%g]", max);
+    snprintf(out, size, "%s, %s", lo, hi);
+}
+
+static void format_range(const eddy_param_desc *d, char *range, size_t size)
+{
+    range[0] = '\0';
+    if (d->type == EDDY_PARAM_ENUM) {
+        for (int k = 0; d->choices && d->choices[k]; ++k) {
+            if (k) strncat(range, "|", size - strlen(range) - 1);
+            strncat(range, d->choices[k], size - strlen(range) - 1);
+        }
+    } else if (d->type == EDDY_PARAM_BOOL) {
+        snprintf(range, size, "true|false");
+    } else if (d->type == EDDY_PARAM_STRING) {
+        snprintf(range, size, "<= %g chars", d->max);
+    } else if (d->type == EDDY_PARAM_VECTOR) {
+        char each[64];
+        format_interval(d->min, d->max, each, sizeof each);
+        snprintf(range, size, "1-3 x %s", each);
+    } else {
+        format_interval(d->min, d->max, range, size);
+    }
+}
+
+/* One parameter table: a line per entry. The type column widens for "string" and "vector". */
+static void print_table(const eddy_param_desc *table, size_t count)
+{
+    int tw = 5;
+    for (size_t i = 0; i < count; ++i) {
+        int l = (int)strlen(type_name(eddy_param_at(table, i)->type));
+        if (l > tw) tw = l;
+    }
+    printf("%-20s %-*s %-10s %-24s %-8s %s\n", "name", tw, "type", "default", "range", "unit", "doc");
+    for (size_t i = 0; i < count; ++i) {
+        const eddy_param_desc *d = eddy_param_at(table, i);
+        char def[64], range[128];
+        format_default(d, def, sizeof def);
+        format_range(d, range, sizeof range);
+        printf("%-20s %-*s %-10s %-24s %-8s %s%s\n", d->id, tw, type_name(d->type), def, range, d->unit ? d->unit : "",
+               d->doc ? d->doc : "", d->flags & EDDY_PARAM_FIXED_ON_RESUME ? " (fixed on resume)" : "");
+    }
 }
 
 static int cmd_describe(int argc, char **argv)
@@ -219,42 +356,50 @@ static int cmd_describe(int argc, char **argv)
     if (argc != 1) return usage_error("describe needs exactly one component id%s", "");
     eddy_registry *reg;
     eddy_error err;
-    if (eddy_registry_create(&reg, &err)) return fail(&err);
-    eddy_registry_discover(reg);
-    const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], 0);
+    if (eddy_services_registry(1, &reg, &err)) return fail(&err);
+    const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], NULL);
     if (!e) {
-        fprintf(stderr, "eddy: error: unknown component '%s' (available: %s)\n", argv[0],
-                eddy_registry_ids(reg, 0));
+        fprintf(stderr, "eddy: error: unknown component '%s' (available: %s)\n", argv[0], eddy_registry_ids(reg, NULL));
         eddy_registry_destroy(reg);
         return 1;
     }
     const eddy_component *c = e->component;
-    printf("%s %s (%s) — %s\nfile: %s\n", c->id, c->version,
-           c->kind == EDDY_COMPONENT_SOLVER ? "solver" : "grid", c->description, e->file);
-    const char *section = c->kind == EDDY_COMPONENT_SOLVER ? "solvers" : "grids";
+    const char *kind = eddy_interface_name(c->interface_id);
+    printf("%s %s (%s, %s) — %s\n", c->id, c->version ? c->version : "", kind, c->interface_id,
+           c->description ? c->description : "");
+    if (strcmp(e->file, "(built-in)") == 0) printf("file: (built-in)\n");
+    else printf("file: %s (plugin %s)\n", e->file, e->plugin ? e->plugin : "");
+    if (c->flags) {
+        printf("flags:%s%s%s\n", c->flags & EDDY_COMPONENT_CONCURRENT_INSTANCES ? " concurrent-instances" : "",
+               c->flags & EDDY_COMPONENT_DECOMPOSABLE ? " decomposable" : "",
+               c->flags & EDDY_COMPONENT_DEVICE_RESIDENT ? " device-resident" : "");
+    }
+    const int solver = strcmp(c->interface_id, EDDY_INTERFACE_SOLVER) == 0;
+    const int grid = strcmp(c->interface_id, EDDY_INTERFACE_GRID) == 0;
+    const int writer = strcmp(c->interface_id, EDDY_INTERFACE_WRITER) == 0;
+    const int probe = strcmp(c->interface_id, EDDY_INTERFACE_PROBE) == 0;
     if (c->param_count == 0) {
         printf("\nno parameters\n");
     } else {
-        printf("\nparameters (scene section \"%s\": {\"%s\": {...}}, or --set %s.%s.NAME=VALUE):\n\n", section,
-               c->id, section, c->id);
-        printf("%-20s %-5s %-10s %-24s %-8s %s\n", "name", "type", "default", "range", "unit", "doc");
-        for (size_t i = 0; i < c->param_count; ++i) {
-            const eddy_param_desc *d = &c->params[i];
-            char def[64], range[64];
-            format_value(d, d->def, def, sizeof def);
-            if (d->type == EDDY_PARAM_ENUM) {
-                range[0] = '\0';
-                for (int k = 0; d->choices[k]; ++k) {
-                    if (k) strncat(range, "|", sizeof range - strlen(range) - 1);
-                    strncat(range, d->choices[k], sizeof range - strlen(range) - 1);
-                }
-            } else if (d->type == EDDY_PARAM_BOOL) {
-                snprintf(range, sizeof range, "true|false");
-            } else {
-                snprintf(range, sizeof range, "[%g, %g]", d->min, d->max);
-            }
-            printf("%-20s %-5s %-10s %-24s %-8s %s\n", d->id, type_name(d->type), def, range,
-                   d->unit ? d->unit : "", d->doc);
+        if (solver || grid)
+            printf("\nparameters (scene section \"%s\": {\"%s\": {...}}, or --set %s.%s.NAME=VALUE):\n\n",
+                   solver ? "solvers" : "grids", c->id, solver ? "solvers" : "grids", c->id);
+        else if (writer)
+            printf("\nparameters (scene section \"output\": {\"format\": [\"%s\"], \"writers\": {\"%s\": {...}}}):\n\n",
+                   c->id, c->id);
+        else if (probe)
+            printf("\nparameters (in a \"probes\" entry: {\"kind\": \"%s\", \"name\": ..., NAME: VALUE, ...}):\n\n",
+                   c->id);
+        else
+            printf("\nparameters:\n\n");
+        print_table(c->params, c->param_count);
+    }
+    if (solver) {
+        if (c->material_param_count == 0) {
+            printf("\nno material parameters\n");
+        } else {
+            printf("\nmaterial parameters (in each \"materials\" entry, or --set materials[i].NAME=VALUE):\n\n");
+            print_table(c->material_params, c->material_param_count);
         }
     }
     eddy_registry_destroy(reg);
@@ -293,7 +438,7 @@ static int cmd_bench(int argc, char **argv)
             o.repeats = (int)n;
         } else if (strcmp(a, "--threads") == 0) {
             if (eddy_arg_integer(v, 1, &n) || n > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
-            omp_set_num_threads((int)n);
+            o.threads = (int)n;
         } else {
             return usage_error("unknown option '%s' for bench", a);
         }

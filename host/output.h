@@ -1,26 +1,27 @@
 /*
  * host/output.h — the files a run leaves in its output folder DIR:
  *
- *   DIR/frames/frame_NNNNN.vtp  VTK XML PolyData, one per output frame (format="binary": inline base64,
- *                               UInt32 headers, little endian): Points, one vertex cell per particle
- *                               (Verts, so ParaView draws points), and PointData id, material,
- *                               velocity, density, pressure and every registered field.
- *   DIR/frames.pvd              the ParaView series file listing every frame written so far with its
- *                               time; rewritten after each frame, so it is valid whenever the run stops.
- *   DIR/frames/frame_NNNNN.csv  optional: one row per particle, see eddy_output_write_csv().
+ *   frames                      written by the writers the scene names in output.format, components of
+ *                               interface EDDY_INTERFACE_WRITER (observe.h) looked up by id in the
+ *                               registry: the built-in "vtk" (DIR/frames/frame_NNNNN.vtp and
+ *                               DIR/frames.pvd) and "csv" (DIR/frames/frame_NNNNN.csv), see
+ *                               writers_builtin.h, or any a plugin provides. Each gets the one
+ *                               eddy_frame of the output frame (frame.h) and its parameters from the
+ *                               scene's output.writers.<id>.
  *   DIR/diagnostics.csv         one row per output frame (eddy_output_write_diagnostics).
+ *   one more table              e.g. DIR/probes.csv (eddy_output_open_table).
  *
- * Units: positions and velocities are converted to world units (divided by the simulation scale);
- * density, pressure and registered fields are written as stored (simulation units), since only the
- * solver knows what a registered field measures.
+ * Ids: particle ids are 64-bit. The .vtp id array stays UInt32 while every id of a frame is below
+ * 2^32 (so files are byte for byte those of ABI 1.x) and becomes UInt64 otherwise; the CSV writes ids
+ * in decimal, which is the same text either way.
  *
- * Order: particles are written in increasing id order, not storage order, so that two runs (or two grid
- * backends) that reach the same state write identical files.
+ * Order: particles are written in increasing id order (the frame's order), not storage order, so that
+ * two runs (or two grid backends) that reach the same state write identical files.
  *
  * Files are written to "<name>.tmp" and renamed over <name>, so a run stopped at any moment never leaves
  * a torn frame, series or table behind (a stale .tmp at worst).
  *
- * Threads: one writer per run, used from one thread.
+ * Threads: one output per run, used from one thread.
  */
 #ifndef EDDY_HOST_OUTPUT_H
 #define EDDY_HOST_OUTPUT_H
@@ -30,11 +31,18 @@
 #include <eddy/eddy.h>
 
 #include "diagnostics.h"
+#include "frame.h"
+#include "scene.h"
 
 typedef struct eddy_output_options {
-    int write_vtk;          /* frames/frame_NNNNN.vtp and frames.pvd */
-    int write_csv;          /* frames/frame_NNNNN.csv */
-    float simulation_scale; /* sim length / world length for converting output; <= 0: take the world's */
+    /* Writer ids, in the order the writers are called; NULL with format_count 0: {"vtk"}. */
+    const char *const *formats;
+    size_t format_count;
+    /* Where the writers are found; NULL: a registry of the host's built-ins only, owned by the output. */
+    eddy_registry *registry;
+    /* The scene the formats came from (may be NULL): output.writers.<id> holds each writer's
+     * parameters, and errors about a format point at output.format in its file. NULL: defaults. */
+    const eddy_scene *scene;
     /* Continue the files of an earlier run that is resumed from a checkpoint at resume_time: keep the
      * frames.pvd entries and diagnostics.csv rows with time < resume_time and drop the rest (the
      * resumed run writes them again). 0: start fresh (diagnostics.csv truncated, empty series). */
@@ -42,34 +50,40 @@ typedef struct eddy_output_options {
     double resume_time;
 } eddy_output_options;
 
-/* The defaults: VTK on, CSV off, scale taken from the world, fresh start. */
+/* The defaults: the "vtk" writer alone, built-ins, no scene, fresh start. */
 eddy_output_options eddy_output_default_options(void);
 
-/* An output writer bound to one folder. Opaque. */
+/* An output bound to one folder. Opaque. */
 typedef struct eddy_output eddy_output;
 
 /*
- * Creates DIR and DIR/frames (like mkdir -p) and DIR/diagnostics.csv with its header line, so that an
- * unwritable folder is reported before the run starts: EDDY_ERR_IO with "cannot create output folder
- * 'DIR': <reason>" or "cannot write 'DIR/diagnostics.csv': <reason>". `opt` may be NULL (defaults).
+ * Creates DIR (like mkdir -p) and DIR/diagnostics.csv with its header line, so that an unwritable folder
+ * is reported before the run starts: EDDY_ERR_IO with "cannot create output folder 'DIR': <reason>" or
+ * "cannot write 'DIR/diagnostics.csv': <reason>"; then creates every writer of opt->formats for world
+ * `w` (its fields and dimensions; particles are not read). An id the registry has no writer for is
+ * EDDY_ERR_NOT_FOUND: "unknown writer 'xml' (available: csv, vtk)", prefixed with the scene file, line,
+ * column and "output.format[i]: " when the id came from the scene. `opt` may be NULL (defaults).
  * *out is owned by the caller; release with eddy_output_destroy().
  */
-int eddy_output_create(const char *dir, const eddy_output_options *opt, eddy_output **out,
-                       eddy_error *err);
+int eddy_output_create(const char *dir, const eddy_output_options *opt, const eddy_world *w,
+                       eddy_output **out, eddy_error *err);
 
-/* Closes diagnostics.csv and frees the writer. NULL-safe. Files already written stay. */
+/* Destroys the writers, closes diagnostics.csv and the table and frees the output. NULL-safe. Files
+ * already written stay. */
 void eddy_output_destroy(eddy_output *o);
 
-/* The folder the writer was created for, as given. */
+/* The folder the output was created for, as given. */
 const char *eddy_output_dir(const eddy_output *o);
 
+/* The writers, in call order: their count and ids. */
+size_t eddy_output_writer_count(const eddy_output *o);
+const char *eddy_output_writer_id(const eddy_output *o, size_t i);
+
 /*
- * Writes frame `frame_index` (0-based; NNNNN is it zero-padded to 5 digits) of world `w` at simulated
- * time `time` (seconds): the .vtp and the updated frames.pvd when VTK is on, the .csv when CSV is on.
- * Writing an index that the series already lists replaces that entry. EDDY_ERR_IO names the file.
+ * Hands one frame (frame.h) to every writer, in order; the first failure stops and is returned (a
+ * writer's EDDY_ERR_IO names the file). Writing an index already written replaces it.
  */
-int eddy_output_write_frame(eddy_output *o, const eddy_world *w, int frame_index, double time,
-                            eddy_error *err);
+int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err);
 
 /*
  * Appends one row to DIR/diagnostics.csv and flushes it. Columns, exactly:
@@ -83,27 +97,36 @@ int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, dou
 /*
  * Opens DIR/<name> as one more CSV table whose first column is the time (e.g. probes.csv): a fresh
  * run truncates it and writes `header` (one line, with its newline); a resumed run keeps the rows up to
- * resume_time. The writer owns *f (closed by eddy_output_destroy); write rows to it, then call
- * eddy_output_flush_table(), which reports write errors naming the file. One table per writer.
+ * resume_time. The output owns *f (closed by eddy_output_destroy); write rows to it, then call
+ * eddy_output_flush_table(), which reports write errors naming the file. One table per output.
  */
 int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err);
 int eddy_output_flush_table(eddy_output *o, eddy_error *err);
 
-/* --- The pieces, for callers that want one file without a writer (and for tests) --- */
+/* --- The pieces, for callers that want one file without an output (and for tests) --- */
 
-/* Writes the .vtp of `w` to `path` (temp + rename), lengths divided by `simulation_scale` (> 0). */
+/* Writes the .vtp of the host copy of `w` (as the "vtk" writer does; the caller has synced it) to
+ * `path` (temp + rename), lengths divided by `simulation_scale` (> 0). */
 int eddy_output_write_vtp(const char *path, const eddy_world *w, float simulation_scale,
                           eddy_error *err);
 
-/*
- * Writes the .csv of `w` to `path` (temp + rename). Header exactly
- *   id,x,y,z,vx,vy,vz,density,pressure,material
- * followed by the registered (non-built-in) fields in registration order: a scalar as its name, a
- * 3-component field as name_x,name_y,name_z, any other k components as name_0..name_{k-1}.
- * One row per particle in increasing id order, reals as %.9g (which round-trips a float exactly).
- */
+/* Writes the .csv of `w` to `path` as the "csv" writer does (writers_builtin.h has the columns). */
 int eddy_output_write_csv(const char *path, const eddy_world *w, float simulation_scale,
                           eddy_error *err);
+
+/* A file written under "<path>.tmp" and renamed over <path> by eddy_atomic_commit (writers use it). */
+typedef struct eddy_atomic_file {
+    FILE *f;          /* write here */
+    char *tmp;        /* owned until commit */
+    const char *path; /* borrowed: must stay valid until commit */
+} eddy_atomic_file;
+
+/* Opens "<path>.tmp" for writing (1 MiB buffer). EDDY_ERR_IO "cannot write 'path': <reason>". */
+int eddy_atomic_open(eddy_atomic_file *af, const char *path, eddy_error *err);
+
+/* Closes and renames over the path; on any write error removes the temporary file and returns
+ * EDDY_ERR_IO "cannot write 'path': <reason>" (a full disk shows up here). */
+int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err);
 
 /* mkdir -p: creates `dir` and any missing parents (mode 0777 before umask). An existing directory is
  * fine; anything else in the way is EDDY_ERR_IO "cannot create output folder 'dir': <reason>". */

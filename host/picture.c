@@ -180,8 +180,8 @@ int eddy_picture_layout_compute(const eddy_world *w, const eddy_picture_options 
 
 typedef struct depth_key {
     float z;
-    uint32_t id;
     uint32_t index;
+    uint64_t id;
 } depth_key;
 
 static int by_depth(const void *a, const void *b)
@@ -208,11 +208,13 @@ static void render(eddy_raster *im, const eddy_world *w, const eddy_picture_opti
     }
 
     const eddy_particles *p = &w->particles;
-    size_t n = p->count;
-    for (size_t i = 0; i < n; ++i) {
-        keys[i].z = isnan(p->z[i]) ? 0.0f : p->z[i];
-        keys[i].id = p->id[i];
-        keys[i].index = (uint32_t)i;
+    size_t n = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* another process's particle: drawn there */
+        keys[n].z = isnan(p->z[i]) ? 0.0f : p->z[i];
+        keys[n].id = p->id[i];
+        keys[n].index = (uint32_t)i;
+        ++n;
     }
     /* Far first (smallest z, as the view looks along -z), so nearer particles end up on top. */
     qsort(keys, n, sizeof *keys, by_depth);

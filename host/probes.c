@@ -5,19 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnostics.h"
+#include <inttypes.h>
 
 #define PROBE_NAME_MAX 48
 #define PATH_BUF 128
 
+typedef struct key_position {
+    char key[64];
+    int line, column;
+} key_position;
+
 typedef struct probe {
     char name[PROBE_NAME_MAX];
-    eddy_probe_kind kind;
-    int axis, sign;            /* front, height: axis index and +1 / -1 */
-    double max_gap;            /* world units; 0: the smoothing radius */
-    double width;              /* height: half-width of the column, world units; 0: smoothing radius */
-    float at[3];               /* height: base point; pressure: the point (world units) */
-    float min[3], max[3];      /* density: the box (world units) */
+    const eddy_component *component;
+    const eddy_probe_vtable *vtable;
+    char context[EDDY_SCENE_PATH_MAX + 64]; /* "FILE:LINE:COL: probes[i]" */
+    char file[EDDY_SCENE_PATH_MAX];  /* the scene file, for messages */
+    char path[48];                   /* "probes[i]" */
+    key_position *keys;              /* where each key's value stands in the file */
+    size_t key_count;
+    eddy_param_value *values;  /* [component->param_count], strings copied below */
+    char **strings;
+    eddy_param_values params;
+    eddy_probe *instance;      /* between open and close */
+    char unit[32];             /* as the last instance reported it */
     int has_reference;
     eddy_probe_reference ref;  /* strings and arrays owned */
 } probe;
@@ -28,15 +39,8 @@ struct eddy_probes {
     probe *items;
 };
 
-static const char *const KIND_NAMES[] = {"front", "height", "pressure", "density"};
-static const char *const UNITS_2D[] = {"m", "m", "Pa", "kg/m^2"};
-static const char *const UNITS_3D[] = {"m", "m", "Pa", "kg/m^3"};
-
-/* Valid keys per kind: the common ones first. */
-static const char *const FRONT_KEYS[] = {"name", "kind", "reference", "axis", "max_gap", NULL};
-static const char *const HEIGHT_KEYS[] = {"name", "kind", "reference", "axis", "at", "width", "max_gap", NULL};
-static const char *const PRESSURE_KEYS[] = {"name", "kind", "reference", "point", NULL};
-static const char *const DENSITY_KEYS[] = {"name", "kind", "reference", "min", "max", NULL};
+/* The keys of a probe entry the host reads itself; the rest belong to the component's table. */
+static const char *const HOST_KEYS[] = {"name", "kind", "reference", NULL};
 static const char *const REFERENCE_KEYS[] = {"file", "label", "columns", "time_scale", "value_scale",
                                              "value_offset", "time_label", "value_label", NULL};
 
@@ -89,27 +93,6 @@ static int get_positive(const eddy_scene *s, eddy_error *err, const cJSON *o, co
         return eddy_scene_fail_expected(s, err, mp, cJSON_GetObjectItemCaseSensitive(o, key), "a number > 0");
     }
     *out = v;
-    return EDDY_OK;
-}
-
-static int parse_axis(const eddy_scene *s, eddy_error *err, const cJSON *o, const char *path, probe *pr)
-{
-    const char *exp = s->dimensions == 2 ? "\"x\", \"y\", \"-x\" or \"-y\""
-                                         : "\"x\", \"y\", \"z\", \"-x\", \"-y\" or \"-z\"";
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "axis");
-    if (!v) return fail_missing(s, err, path, "axis", exp);
-    const char *t = cJSON_IsString(v) ? v->valuestring : NULL;
-    pr->sign = 1;
-    if (t && t[0] == '-') {
-        pr->sign = -1;
-        ++t;
-    }
-    if (!t || !t[0] || t[1] || t[0] < 'x' || t[0] >= 'x' + s->dimensions) {
-        char mp[PATH_BUF];
-        snprintf(mp, sizeof mp, "%s.axis", path);
-        return eddy_scene_fail_expected(s, err, mp, v, exp);
-    }
-    pr->axis = t[0] - 'x';
     return EDDY_OK;
 }
 
@@ -316,30 +299,135 @@ static int parse_reference(const eddy_scene *s, eddy_error *err, const cJSON *o,
     return EDDY_OK;
 }
 
-static int parse_probe(const eddy_scene *s, eddy_error *err, const cJSON *o, size_t index, eddy_probes *set)
+/* The registry's probe ids as "\"a\", \"b\" or \"c\"" (registration order: the built-ins first). */
+static void kind_list(eddy_registry *reg, char *out, size_t size)
+{
+    size_t n = 0, k = 0, total = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i)
+        if (strcmp(eddy_registry_at(reg, i)->component->interface_id, EDDY_INTERFACE_PROBE) == 0) ++total;
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *c = eddy_registry_at(reg, i)->component;
+        if (strcmp(c->interface_id, EDDY_INTERFACE_PROBE) != 0) continue;
+        const char *sep = n == 0 ? "" : n + 1 == total ? " or " : ", ";
+        int w = snprintf(out + k, size - k, "%s\"%s\"", sep, c->id);
+        if (w < 0 || (size_t)w >= size - k) break;
+        k += (size_t)w;
+        ++n;
+    }
+    if (n == 0) snprintf(out, size, "a probe kind (none is registered)");
+}
+
+static void free_probe(probe *pr)
+{
+    if (pr->instance && pr->vtable) pr->vtable->destroy(pr->instance);
+    pr->instance = NULL;
+    for (size_t i = 0; pr->strings && i < pr->params.count; ++i) free(pr->strings[i]);
+    free(pr->strings);
+    free(pr->values);
+    free(pr->keys);
+    pr->strings = NULL;
+    pr->values = NULL;
+    pr->keys = NULL;
+    free_reference(&pr->ref);
+}
+
+/* The probe's parameters, validated against its component's table, strings copied out of the scene. */
+static int parse_params(const eddy_scene *s, eddy_error *err, const cJSON *o, const char *path, probe *pr)
+{
+    const eddy_component *c = pr->component;
+    const size_t n = c->param_count;
+    pr->values = calloc(n ? n : 1, sizeof *pr->values);
+    pr->strings = calloc(n ? n : 1, sizeof *pr->strings);
+    if (!pr->values || !pr->strings) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    pr->params.size = sizeof pr->params;
+    pr->params.desc = c->params;
+    pr->params.count = n;
+    pr->params.values = pr->values;
+    int rc = eddy_scene_param_values(s, o, path, c->params, n, HOST_KEYS, pr->values, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; ++i) {
+        if (!pr->values[i].string) continue;
+        if (!(pr->strings[i] = dup_str(pr->values[i].string)))
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        pr->values[i].string = pr->strings[i];
+    }
+    return EDDY_OK;
+}
+
+/* The position of every key's value, so that a component's error about a key ("<context>.max: ...")
+ * can point at the value as the scene's own errors do (eddy_probes_open), after the scene is gone. */
+static int locate_keys(const eddy_scene *s, const cJSON *o, const char *path, probe *pr, eddy_error *err)
+{
+    size_t n = 0;
+    for (const cJSON *m = o->child; m; m = m->next) ++n;
+    pr->keys = calloc(n ? n : 1, sizeof *pr->keys);
+    if (!pr->keys) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (const cJSON *m = o->child; m; m = m->next) {
+        if (!m->string || strlen(m->string) >= sizeof pr->keys[0].key) continue;
+        key_position *k = &pr->keys[pr->key_count];
+        char kp[PATH_BUF];
+        snprintf(kp, sizeof kp, "%s.%s", path, m->string);
+        eddy_scene_locate(s, kp, &k->line, &k->column);
+        if (k->line <= 0) continue;
+        snprintf(k->key, sizeof k->key, "%s", m->string);
+        pr->key_count++;
+    }
+    return EDDY_OK;
+}
+
+/* "<context>.KEY...: message" from a component becomes "FILE:LINE:COL: probes[i].KEY...: message" with
+ * the position of KEY's value, when the scene gave that key. */
+static void point_at_key(const probe *pr, eddy_error *err)
+{
+    if (!err) return;
+    const size_t cl = strlen(pr->context);
+    if (strncmp(err->message, pr->context, cl) != 0 || err->message[cl] != '.') return;
+    const char *rest = err->message + cl + 1;
+    const size_t kl = strcspn(rest, ".:[ ");
+    for (size_t i = 0; i < pr->key_count; ++i) {
+        const key_position *k = &pr->keys[i];
+        if (strlen(k->key) != kl || strncmp(k->key, rest, kl) != 0) continue;
+        char msg[EDDY_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "%.*s:%d:%d: %s.%s", (int)(sizeof msg / 2), pr->file, k->line, k->column,
+                 pr->path, rest);
+        memcpy(err->message, msg, sizeof err->message);
+        return;
+    }
+}
+
+static int parse_probe(const eddy_scene *s, eddy_registry *reg, eddy_error *err, const cJSON *o, size_t index,
+                       eddy_probes *set)
 {
     char path[40];
     snprintf(path, sizeof path, "probes[%zu]", index);
     if (!cJSON_IsObject(o)) return eddy_scene_fail_expected(s, err, path, o, "a probe object {name, kind, ...}");
     probe *pr = &set->items[index];
-    const char *kinds = "\"front\", \"height\", \"pressure\" or \"density\"";
+    char kinds[512];
+    kind_list(reg, kinds, sizeof kinds);
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     if (!kind) return fail_missing(s, err, path, "kind", kinds);
-    int k = -1;
-    for (int i = 0; i < 4 && cJSON_IsString(kind); ++i)
-        if (strcmp(kind->valuestring, KIND_NAMES[i]) == 0) k = i;
-    if (k < 0) {
+    const eddy_registry_entry *e =
+        cJSON_IsString(kind) ? eddy_registry_find(reg, kind->valuestring, EDDY_INTERFACE_PROBE) : NULL;
+    if (!e) {
         char kp[PATH_BUF];
         snprintf(kp, sizeof kp, "%s.kind", path);
         return eddy_scene_fail_expected(s, err, kp, kind, kinds);
     }
-    pr->kind = (eddy_probe_kind)k;
-    static const char *const *const KEYS[] = {FRONT_KEYS, HEIGHT_KEYS, PRESSURE_KEYS, DENSITY_KEYS};
-    int rc = eddy_scene_check_keys(s, err, o, path, KEYS[k]);
+    pr->component = e->component;
+    pr->vtable = e->component->vtable;
+    int line = 0, col = 0;
+    snprintf(pr->file, sizeof pr->file, "%s", s->file[0] ? s->file : "<scene>");
+    snprintf(pr->path, sizeof pr->path, "%s", path);
+    eddy_scene_locate(s, path, &line, &col);
+    if (line > 0) snprintf(pr->context, sizeof pr->context, "%s:%d:%d: %s", pr->file, line, col, path);
+    else snprintf(pr->context, sizeof pr->context, "%s: %s", pr->file, path);
+    int rc = locate_keys(s, o, path, pr, err);
+    if (!rc) rc = parse_params(s, err, o, path, pr);
     if (rc) return rc;
 
     char def[PROBE_NAME_MAX];
-    snprintf(def, sizeof def, "%s_%zu", KIND_NAMES[k], index);
+    snprintf(def, sizeof def, "%s_%zu", e->component->id, index);
     if ((rc = eddy_scene_get_string(s, err, o, path, "name", 0, def, pr->name, sizeof pr->name))) return rc;
     char np[PATH_BUF];
     snprintf(np, sizeof np, "%s.name", path);
@@ -350,42 +438,11 @@ static int parse_probe(const eddy_scene *s, eddy_error *err, const cJSON *o, siz
         if (strcmp(set->items[j].name, pr->name) == 0)
             return eddy_scene_fail_at(s, err, np, name, "duplicate probe name \"%s\" (probes[%zu] has it), "
                                       "expected each name once", pr->name, j);
-
-    switch (pr->kind) {
-    case EDDY_PROBE_FRONT:
-        if ((rc = parse_axis(s, err, o, path, pr)) || (rc = get_positive(s, err, o, path, "max_gap", &pr->max_gap)))
-            return rc;
-        break;
-    case EDDY_PROBE_HEIGHT:
-        if ((rc = parse_axis(s, err, o, path, pr)) ||
-            (rc = eddy_scene_get_vector(s, err, o, path, "at", 1, NULL, pr->at)) ||
-            (rc = get_positive(s, err, o, path, "width", &pr->width)) ||
-            (rc = get_positive(s, err, o, path, "max_gap", &pr->max_gap)))
-            return rc;
-        break;
-    case EDDY_PROBE_PRESSURE:
-        if ((rc = eddy_scene_get_vector(s, err, o, path, "point", 1, NULL, pr->at))) return rc;
-        break;
-    case EDDY_PROBE_DENSITY:
-        if ((rc = eddy_scene_get_vector(s, err, o, path, "min", 1, NULL, pr->min)) ||
-            (rc = eddy_scene_get_vector(s, err, o, path, "max", 1, NULL, pr->max)))
-            return rc;
-        for (int a = 0; a < s->dimensions; ++a) {
-            if (!(pr->max[a] > pr->min[a])) {
-                char mp[PATH_BUF];
-                snprintf(mp, sizeof mp, "%s.max", path);
-                return eddy_scene_fail_at(s, err, mp, cJSON_GetObjectItemCaseSensitive(o, "max"),
-                                          "expected max > min on every axis, got max.%c = %g <= min.%c = %g",
-                                          'x' + a, (double)pr->max[a], 'x' + a, (double)pr->min[a]);
-            }
-        }
-        break;
-    }
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(o, "reference");
     return ref ? parse_reference(s, err, ref, path, pr) : EDDY_OK;
 }
 
-int eddy_probes_parse(const eddy_scene *scene, eddy_probes **out, eddy_error *err)
+int eddy_probes_parse(const eddy_scene *scene, eddy_registry *registry, eddy_probes **out, eddy_error *err)
 {
     *out = NULL;
     eddy_probes *set = calloc(1, sizeof *set);
@@ -403,7 +460,7 @@ int eddy_probes_parse(const eddy_scene *scene, eddy_probes **out, eddy_error *er
             size_t i = 0;
             for (const cJSON *o = sec->child; o && !rc; o = o->next, ++i) {
                 set->count = i + 1; /* so that destroy frees what a failed probe read */
-                rc = parse_probe(scene, err, o, i, set);
+                rc = parse_probe(scene, registry, err, o, i, set);
             }
         }
     }
@@ -415,10 +472,50 @@ int eddy_probes_parse(const eddy_scene *scene, eddy_probes **out, eddy_error *er
     return EDDY_OK;
 }
 
+void eddy_probes_close(eddy_probes *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->count; ++i) {
+        probe *pr = &p->items[i];
+        if (pr->instance) pr->vtable->destroy(pr->instance);
+        pr->instance = NULL;
+    }
+}
+
+int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host, eddy_error *err)
+{
+    if (!p || p->count == 0) return EDDY_OK;
+    eddy_probes_close(p);
+    if (w->dimensions != p->dimensions)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probes were declared for a %dD scene, the world is %dD",
+                              p->dimensions, w->dimensions);
+    for (size_t i = 0; i < p->count; ++i) {
+        probe *pr = &p->items[i];
+        const eddy_probe_setup setup = {
+            .size = sizeof setup,
+            .name = pr->name,
+            .context = pr->context,
+            .params = &pr->params,
+            .host = host ? host : eddy_host_silent(),
+            .world = w,
+        };
+        int rc = pr->vtable->create(&setup, &pr->instance, err);
+        if (rc) {
+            pr->instance = NULL;
+            point_at_key(pr, err);
+            eddy_probes_close(p);
+            return rc;
+        }
+        const char *unit = pr->vtable->unit(pr->instance);
+        snprintf(pr->unit, sizeof pr->unit, "%s", unit ? unit : "");
+    }
+    return EDDY_OK;
+}
+
 void eddy_probes_destroy(eddy_probes *p)
 {
     if (!p) return;
-    for (size_t i = 0; i < p->count; ++i) free_reference(&p->items[i].ref);
+    for (size_t i = 0; i < p->count; ++i) free_probe(&p->items[i]);
     free(p->items);
     free(p);
 }
@@ -433,14 +530,14 @@ const char *eddy_probes_name(const eddy_probes *p, size_t i)
     return p->items[i].name;
 }
 
-eddy_probe_kind eddy_probes_kind(const eddy_probes *p, size_t i)
+const char *eddy_probes_kind(const eddy_probes *p, size_t i)
 {
-    return p->items[i].kind;
+    return p->items[i].component->id;
 }
 
 const char *eddy_probes_unit(const eddy_probes *p, size_t i)
 {
-    return (p->dimensions == 2 ? UNITS_2D : UNITS_3D)[p->items[i].kind];
+    return p->items[i].unit;
 }
 
 const eddy_probe_reference *eddy_probes_reference(const eddy_probes *p, size_t i)
@@ -448,206 +545,27 @@ const eddy_probe_reference *eddy_probes_reference(const eddy_probes *p, size_t i
     return p->items[i].has_reference ? &p->items[i].ref : NULL;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Measuring                                                                                         */
-/* ------------------------------------------------------------------------------------------------ */
-
-static const float *coord(const eddy_particles *p, int axis)
-{
-    return axis == 0 ? p->x : axis == 1 ? p->y : p->z;
-}
-
-/* Half the rest spacing of particle i's material: the edge of its volume beyond its centre. */
-static double half_spacing(const eddy_world *w, size_t i)
-{
-    return 0.5 * (double)w->materials[w->particles.material[i]].particle_dist;
-}
-
-/*
- * The connected reach along u = sign * x[axis] (sim units), walking from `start` through particles no
- * more than `gap` apart. Only particles with u >= start that pass the column filter take part. The
- * walk visits occupied bins of width `gap` in order: within a bin consecutive coordinates are less
- * than `gap` apart, so only the steps between bins (the previous reach to the next bin's minimum) can
- * break the chain. A connected particle lies at most k * gap beyond start after k particles, so N + 1
- * bins hold every particle the walk can reach: O(N) time and memory, and the result depends only on
- * the set of coordinates, not on their order. Returns the index of the farthest connected particle,
- * or -1 when none is within `gap` of start.
- */
-typedef struct column {
-    int use;              /* filter by |x_b - c_b| <= half_width on every axis b != axis */
-    double c[3], half_width;
-} column;
-
-static long long connected_reach(const eddy_world *w, int axis, int sign, double start, double gap,
-                                 const column *col, float *bmin, float *bmax, uint32_t *btop, double *reach_out)
-{
-    const eddy_particles *p = &w->particles;
-    const float *u_arr = coord(p, axis);
-    const size_t n = p->count, nb = n + 1;
-    for (size_t b = 0; b < nb; ++b) {
-        bmin[b] = INFINITY;
-        bmax[b] = -INFINITY;
-        btop[b] = UINT32_MAX;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        double u = sign * (double)u_arr[i];
-        if (!isfinite(u) || u < start) continue;
-        if (col->use) {
-            int inside = 1;
-            for (int b = 0; b < w->dimensions && inside; ++b) {
-                if (b == axis) continue;
-                double d = (double)coord(p, b)[i] - col->c[b];
-                inside = fabs(d) <= col->half_width;
-            }
-            if (!inside) continue;
-        }
-        double k = floor((u - start) / gap);
-        if (!(k < (double)nb)) continue;
-        size_t b = (size_t)k;
-        float uf = (float)u;
-        if (uf < bmin[b]) bmin[b] = uf;
-        /* Ties go to the smaller index: the same state gives the same particle whatever the order. */
-        if (uf > bmax[b] || (uf == bmax[b] && p->id[i] < p->id[btop[b]])) {
-            bmax[b] = uf;
-            btop[b] = (uint32_t)i;
-        }
-    }
-    double reach = start;
-    long long top = -1;
-    for (size_t b = 0; b < nb; ++b) {
-        if (btop[b] == UINT32_MAX) continue;
-        if ((double)bmin[b] - reach > gap) break;
-        reach = bmax[b];
-        top = btop[b];
-    }
-    *reach_out = reach;
-    return top;
-}
-
-static double measure_front(const probe *pr, const eddy_world *w, double gap, float *bmin, float *bmax,
-                            uint32_t *btop)
-{
-    const eddy_particles *p = &w->particles;
-    const float *u_arr = coord(p, pr->axis);
-    double start = INFINITY;
-    for (size_t i = 0; i < p->count; ++i) {
-        double u = pr->sign * (double)u_arr[i];
-        if (isfinite(u) && u < start) start = u;
-    }
-    if (!isfinite(start)) return NAN;
-    column none = {0, {0, 0, 0}, 0};
-    double reach;
-    long long top = connected_reach(w, pr->axis, pr->sign, start, gap, &none, bmin, bmax, btop, &reach);
-    /* (+ 0.0: an edge at 0 along -x reads 0, not -0) */
-    return pr->sign * (reach + half_spacing(w, (size_t)top)) / (double)w->simulation_scale + 0.0;
-}
-
-static double measure_height(const probe *pr, const eddy_world *w, double gap, float *bmin, float *bmax,
-                             uint32_t *btop)
-{
-    const double scale = w->simulation_scale;
-    column col = {1, {pr->at[0] * scale, pr->at[1] * scale, pr->at[2] * scale},
-                  (pr->width > 0 ? pr->width * scale : (double)w->smoothing_radius)};
-    double start = pr->sign * (double)pr->at[pr->axis] * scale, reach;
-    long long top = connected_reach(w, pr->axis, pr->sign, start, gap, &col, bmin, bmax, btop, &reach);
-    if (top < 0) return 0.0;
-    return (reach + half_spacing(w, (size_t)top) - start) / scale;
-}
-
-static double measure_pressure(const probe *pr, const eddy_world *w, const uint32_t *order)
-{
-    const eddy_particles *p = &w->particles;
-    const double scale = w->simulation_scale;
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const double h2 = (double)w->smoothing_radius * w->smoothing_radius;
-    const double c[3] = {pr->at[0] * scale, pr->at[1] * scale, w->dimensions == 3 ? pr->at[2] * scale : 0.0};
-    double num = 0.0, den = 0.0;
-    for (size_t o = 0; o < p->count; ++o) {
-        size_t i = order[o];
-        double dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = w->dimensions == 3 ? p->z[i] - c[2] : 0.0;
-        double r2 = dx * dx + dy * dy + dz * dz;
-        if (!(r2 < h2)) continue;
-        double rho = p->density[i];
-        if (!(rho > 0) || !isfinite(rho)) rho = w->materials[p->material[i]].rest_density;
-        double vw = (double)p->mass[i] / rho * (double)eddy_poly6(&k, (float)r2);
-        num += vw * (double)p->pressure[i];
-        den += vw;
-    }
-    return den > 0 ? num / den : NAN;
-}
-
-static double measure_density(const probe *pr, const eddy_world *w, const uint32_t *order)
-{
-    const eddy_particles *p = &w->particles;
-    const double scale = w->simulation_scale;
-    double lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-        lo[a] = pr->min[a] * scale;
-        hi[a] = pr->max[a] * scale;
-    }
-    double sum = 0.0;
-    size_t n = 0;
-    for (size_t o = 0; o < p->count; ++o) {
-        size_t i = order[o];
-        double x[3] = {p->x[i], p->y[i], p->z[i]};
-        int inside = 1;
-        for (int a = 0; a < w->dimensions && inside; ++a) inside = x[a] >= lo[a] && x[a] <= hi[a];
-        if (!inside) continue;
-        sum += p->density[i];
-        ++n;
-    }
-    return n ? sum / (double)n : NAN;
-}
-
-int eddy_probes_measure(const eddy_probes *set, const eddy_world *w, double *values, eddy_error *err)
+int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double *values, eddy_error *err)
 {
     if (!set || set->count == 0) return EDDY_OK;
-    if (w->dimensions != set->dimensions)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "probes were declared for a %dD scene, the world is %dD", set->dimensions,
-                              w->dimensions);
+    const eddy_world *w = frame->world;
     const eddy_particles *p = &w->particles;
-    for (size_t i = 0; i < p->count; ++i)
+    for (size_t o = 0; o < frame->count; ++o) {
+        const size_t i = frame->order[o];
         if (p->material[i] >= w->material_count)
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "particle %u: material index %u is outside the material table (%zu materials)",
+                                  "particle %" PRIu64 ": material index %" PRIu32
+                                  " is outside the material table (%zu materials)",
                                   p->id[i], p->material[i], w->material_count);
-    int walks = 0, sums = 0;
+    }
     for (size_t k = 0; k < set->count; ++k) {
-        eddy_probe_kind kind = set->items[k].kind;
-        if (kind == EDDY_PROBE_FRONT || kind == EDDY_PROBE_HEIGHT) walks = 1;
-        else sums = 1;
+        const probe *pr = &set->items[k];
+        if (!pr->instance)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
+        int rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
+        if (rc) return eddy_error_prefix(err, "probe '%s': ", pr->name);
     }
-    const size_t nb = p->count + 1;
-    float *bmin = NULL, *bmax = NULL;
-    uint32_t *btop = NULL, *order = NULL;
-    if (walks) {
-        bmin = malloc(nb * sizeof *bmin);
-        bmax = malloc(nb * sizeof *bmax);
-        btop = malloc(nb * sizeof *btop);
-    }
-    if (sums) order = eddy_order_by_id(p);
-    int rc = EDDY_OK;
-    if ((walks && (!bmin || !bmax || !btop)) || (sums && !order)) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes (%zu particles)",
-                            p->count);
-    } else {
-        for (size_t k = 0; k < set->count; ++k) {
-            const probe *pr = &set->items[k];
-            double gap = pr->max_gap > 0 ? pr->max_gap * w->simulation_scale : (double)w->smoothing_radius;
-            switch (pr->kind) {
-            case EDDY_PROBE_FRONT: values[k] = measure_front(pr, w, gap, bmin, bmax, btop); break;
-            case EDDY_PROBE_HEIGHT: values[k] = measure_height(pr, w, gap, bmin, bmax, btop); break;
-            case EDDY_PROBE_PRESSURE: values[k] = measure_pressure(pr, w, order); break;
-            case EDDY_PROBE_DENSITY: values[k] = measure_density(pr, w, order); break;
-            }
-        }
-    }
-    free(bmin);
-    free(bmax);
-    free(btop);
-    free(order);
-    return rc;
+    return EDDY_OK;
 }
 
 void eddy_probes_csv_header(const eddy_probes *p, FILE *f)

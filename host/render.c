@@ -217,7 +217,7 @@ enum { RANGE_RULE = 0, RANGE_FIXED = 1, RANGE_FRAME = 2 };
 
 typedef struct depth_key {
     double depth;
-    uint32_t id;
+    uint64_t id;
     uint32_t index;
 } depth_key;
 
@@ -776,6 +776,7 @@ static int draw_frame(eddy_renderer *r, eddy_raster *im, const eddy_world *w, co
     const eddy_particles *p = &w->particles;
     size_t m = 0;
     for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* another process's particle: drawn there */
         double q[3] = {p->x[i], p->y[i], p->z[i]}, x, y, s;
         if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
         if (!project(r, q, &x, &y, &r->keys[m].depth, &s)) continue;

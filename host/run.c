@@ -2,7 +2,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,27 +10,18 @@
 
 #include "checkpoint.h"
 #include "diagnostics.h"
+#include "frame.h"
 #include "output.h"
 #include "picture.h"
 #include "probes.h"
 #include "progress.h"
+#include "services.h"
 #include "sim.h"
-
-static volatile sig_atomic_t stop_requested = 0;
-
-static void on_signal(int sig)
-{
-    stop_requested = sig;
-}
 
 void eddy_run_install_signal_handlers(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* The flag the run loop polls is the host's cancel_requested() (services.h). */
+    eddy_services_install_signal_handlers();
 }
 
 eddy_run_options eddy_run_default_options(void)
@@ -41,7 +31,6 @@ eddy_run_options eddy_run_default_options(void)
     o.steps = -1;
     o.until = NAN;
     o.checkpoint_every = NAN;
-    o.format_vtk = o.format_csv = -1;
     o.picture = 1;
     return o;
 }
@@ -82,20 +71,24 @@ typedef struct run_ctx {
     double first_time;
 } run_ctx;
 
-static int write_outputs(run_ctx *c, int frame, eddy_error *err)
+/* One output frame: the one snapshot (frame.h: the host copy synced, the ids sorted once) handed to
+ * the writers, the renderer, the diagnostics and the probes. */
+static int write_outputs(run_ctx *c, int index, eddy_error *err)
 {
     eddy_world *w = c->sim.world;
-    int rc = eddy_output_write_frame(c->out, w, frame, w->time, err);
-    if (!rc) rc = eddy_render_frame(c->ren, w, frame, err);
+    eddy_frame frame;
+    int rc = eddy_frame_take(w, (uint64_t)index, &frame, err);
     if (rc) return rc;
     eddy_diagnostics d;
-    if ((rc = eddy_diagnostics_compute(w, &d, err))) return rc;
-    if ((rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)))
-        return rc;
-    if (!c->probes_csv) return EDDY_OK;
-    if ((rc = eddy_probes_measure(c->probes, w, c->probe_values, err))) return rc;
-    eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
-    return eddy_output_flush_table(c->out, err);
+    if (!(rc = eddy_output_write_frame(c->out, &frame, err)) && !(rc = eddy_render_frame(c->ren, w, index, err)) &&
+        !(rc = eddy_diagnostics_of_frame(&frame, &d, err)) &&
+        !(rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)) &&
+        c->probes_csv && !(rc = eddy_probes_measure(c->probes, &frame, c->probe_values, err))) {
+        eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
+        rc = eddy_output_flush_table(c->out, err);
+    }
+    eddy_frame_release(&frame);
+    return rc;
 }
 
 /* Copies the request's strings into the context (a resumed run's come from the freed checkpoint). */
@@ -115,7 +108,8 @@ static int open_renderer(run_ctx *c, eddy_error *err)
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
 static int open_probes(run_ctx *c, eddy_error *err)
 {
-    int rc = eddy_probes_parse(&c->sim.scene, &c->probes, err);
+    int rc = eddy_probes_parse(&c->sim.scene, c->sim.registry, &c->probes, err);
+    if (!rc) rc = eddy_probes_open(c->probes, c->sim.world, c->sim.host, err);
     size_t n = eddy_probes_count(c->probes);
     if (rc || n == 0) return rc;
     c->probe_values = calloc(n, sizeof(double));
@@ -132,6 +126,20 @@ static int open_probes(run_ctx *c, eddy_error *err)
     return rc;
 }
 
+/* "formats": the writer ids the run writes with (a resumed run writes with the same). */
+static int add_formats(cJSON *s, const eddy_scene *scene)
+{
+    cJSON *a = cJSON_AddArrayToObject(s, "formats");
+    for (size_t i = 0; a && i < scene->format_count; ++i) {
+        cJSON *id = cJSON_CreateString(scene->formats[i]);
+        if (!id || !cJSON_AddItemToArray(a, id)) {
+            cJSON_Delete(id);
+            return 0;
+        }
+    }
+    return a != NULL;
+}
+
 /* The run's settings as a checkpoint stores them (host/checkpoint.h); NULL when out of memory. */
 static cJSON *settings_of(const run_ctx *c)
 {
@@ -141,8 +149,7 @@ static cJSON *settings_of(const run_ctx *c)
         !cJSON_AddStringToObject(s, "solver", sc->id) ||
         !cJSON_AddStringToObject(s, "solver_version", sc->version) ||
         !cJSON_AddStringToObject(s, "grid", c->sim.grid_entry->component->id) ||
-        !cJSON_AddBoolToObject(s, "write_vtk", c->sim.scene.write_vtk) ||
-        !cJSON_AddBoolToObject(s, "write_csv", c->sim.scene.write_csv) ||
+        !add_formats(s, &c->sim.scene) ||
         !cJSON_AddNumberToObject(s, "end_steps", (double)c->end_steps) ||
         !cJSON_AddNumberToObject(s, "end_time", c->end_time) ||
         !cJSON_AddNumberToObject(s, "checkpoint_every", c->checkpoint_every) ||
@@ -224,7 +231,7 @@ static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     c->first_step = (long long)w->step;
     c->first_time = w->time;
     eddy_progress_begin(&c->bar, c->opt->quiet);
-    eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, &stop_requested, c, on_frame, on_step};
+    eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, eddy_services_stop_flag(), c, on_frame, on_step};
     int rc = eddy_sim_run_plan(&c->sim, &plan, last_written, err);
     c->frame = plan.next_frame;
     eddy_progress_end(&c->bar, w->time, w->step);
@@ -274,7 +281,8 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         char path[EDDY_SCENE_PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/picture.png", c->sim.scene.out_dir);
         eddy_error perr;
-        if (eddy_picture_write_world(path, w, &perr)) {
+        /* The picture reads the particles: the host copy first (a no-op for a CPU solver). */
+        if (eddy_world_sync_host(w, &perr) || eddy_picture_write_world(path, w, &perr)) {
             if (!rc) {
                 *err = perr;
                 rc = perr.code;
@@ -283,10 +291,17 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             fprintf(stderr, "picture: %s\n", path);
         }
     }
-    if (c->opt->hash && rc != EDDY_ERR_UNSTABLE) {
+    /* The hash of a run that reached its end, and only of one: a failed or interrupted run's state is
+     * not the scene's result (its error follows on stderr instead). */
+    if (c->opt->hash && rc == EDDY_OK) {
         uint64_t h;
         eddy_error herr;
-        if (eddy_particles_hash(&w->particles, &h, &herr) == 0) printf("state-hash: %016llx\n", (unsigned long long)h);
+        if (eddy_world_hash(w, &h, &herr) == 0) {
+            printf("state-hash: %016llx\n", (unsigned long long)h);
+        } else {
+            *err = herr;
+            rc = herr.code;
+        }
     }
     return rc;
 }
@@ -296,8 +311,8 @@ static void announce(const run_ctx *c, const char *verb)
     if (c->opt->quiet) return;
     const eddy_world *w = c->sim.world;
     fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim.scene.name,
-            c->sim.solver_entry->component->id, c->sim.grid_entry->component->id, w->particles.count,
-            omp_get_max_threads(), c->sim.scene.out_dir);
+            c->sim.solver_entry->component->id, c->sim.grid_entry->component->id,
+            w->particles.count - w->particles.halo_count, c->sim.threads, c->sim.scene.out_dir);
 }
 
 static void close_ctx(run_ctx *c)
@@ -307,7 +322,7 @@ static void close_ctx(run_ctx *c)
     c->probes_csv = NULL;
     eddy_render_destroy(c->ren);
     c->ren = NULL;
-    eddy_probes_destroy(c->probes);
+    eddy_probes_destroy(c->probes); /* (closes its instances) */
     c->probes = NULL;
     free(c->probe_values);
     c->probe_values = NULL;
@@ -328,9 +343,37 @@ static int scene_checkpoint_every(const eddy_scene *s, double *every, eddy_error
     return rc;
 }
 
+/* The writers of the scene's output.format (or --format, already put into the scene). */
+static int open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
+{
+    const eddy_scene *s = &c->sim.scene;
+    const char *ids[EDDY_SCENE_FORMAT_MAX];
+    for (size_t i = 0; i < s->format_count && i < EDDY_SCENE_FORMAT_MAX; ++i) ids[i] = s->formats[i];
+    eddy_output_options oo = eddy_output_default_options();
+    oo.formats = ids;
+    oo.format_count = s->format_count;
+    oo.registry = c->sim.registry;
+    oo.scene = s;
+    oo.resume = resume;
+    oo.resume_time = resume_time;
+    return eddy_output_create(s->out_dir, &oo, c->sim.world, &c->out, err);
+}
+
+/* --format: replaces the scene's output.format. */
+static int apply_formats(const eddy_run_options *opt, eddy_scene *scene, eddy_error *err)
+{
+    if (!opt->formats) return EDDY_OK;
+    if (opt->format_count > EDDY_SCENE_FORMAT_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--format names %zu writers, at most %d", opt->format_count,
+                              EDDY_SCENE_FORMAT_MAX);
+    scene->format_count = 0;
+    for (size_t i = 0; i < opt->format_count; ++i)
+        snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "%s", opt->formats[i]);
+    return EDDY_OK;
+}
+
 int eddy_run(const eddy_run_options *opt, eddy_error *err)
 {
-    if (opt->threads > 0) omp_set_num_threads(opt->threads);
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
@@ -343,22 +386,19 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     }
     if (!isnan(opt->checkpoint_every)) c.checkpoint_every = opt->checkpoint_every;
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
-    if (opt->threads > 0) scene.threads = opt->threads;
     if (opt->out_dir) snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->out_dir);
-    if (opt->format_vtk >= 0) scene.write_vtk = opt->format_vtk;
-    if (opt->format_csv >= 0) scene.write_csv = opt->format_csv;
+    if ((rc = apply_formats(opt, &scene, err))) {
+        eddy_scene_free(&scene);
+        return rc;
+    }
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? scene.end_time : opt->until;
 
-    eddy_sim_options so = {opt->solver, opt->grid, 0, NULL};
+    eddy_sim_options so = {opt->solver, opt->grid, 0, opt->registry, opt->threads, 0};
     if ((rc = eddy_sim_open(&scene, &so, &c.sim, err))) return rc;
     c.sim_open = 1;
-    eddy_output_options oo = eddy_output_default_options();
-    oo.write_vtk = c.sim.scene.write_vtk;
-    oo.write_csv = c.sim.scene.write_csv;
-    oo.simulation_scale = c.sim.world->simulation_scale;
     keep_render_request(&c, &opt->render);
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err)) ||
+    if ((rc = open_output(&c, 0, 0.0, err)) || (rc = open_probes(&c, err)) ||
         (rc = open_renderer(&c, err))) {
         close_ctx(&c);
         return rc;
@@ -396,6 +436,34 @@ static int setting_string(const eddy_checkpoint *ck, const char *key, const char
         return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
                               eddy_checkpoint_path(ck), key);
     *out = v->valuestring;
+    return EDDY_OK;
+}
+
+/* The writers the run wrote with: "formats" (or, from checkpoints of ABI 1.x runs, write_vtk and
+ * write_csv). */
+static int formats_from_settings(const eddy_checkpoint *ck, eddy_scene *scene, eddy_error *err)
+{
+    const cJSON *s = eddy_checkpoint_settings(ck);
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(s, "formats");
+    scene->format_count = 0;
+    if (!f) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk")))
+            snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "vtk");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv")))
+            snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "csv");
+        return EDDY_OK;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, f) {
+        if (!cJSON_IsString(e) || !e->valuestring[0] || strlen(e->valuestring) >= EDDY_SCENE_ID_MAX ||
+            scene->format_count == EDDY_SCENE_FORMAT_MAX)
+            return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
+                                  "writer ids", eddy_checkpoint_path(ck));
+        snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "%s", e->valuestring);
+    }
+    if (!cJSON_IsArray(f))
+        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
+                              "writer ids", eddy_checkpoint_path(ck));
     return EDDY_OK;
 }
 
@@ -449,10 +517,12 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     cJSON_free(text);
     if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
     snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->resume_dir);
-    scene.write_vtk = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk"));
-    scene.write_csv = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv"));
-    if (opt->threads > 0) scene.threads = opt->threads;
-    eddy_sim_options so = {solver, grid, 0, NULL};
+    if ((rc = formats_from_settings(ck, &scene, err))) {
+        eddy_scene_free(&scene);
+        return rc;
+    }
+    /* The checkpoint's restore loads the solver's state and then computes its fields. */
+    eddy_sim_options so = {solver, grid, 0, opt->registry, opt->threads, 1};
     if ((rc = eddy_sim_open(&scene, &so, &c->sim, err))) return rc;
     c->sim_open = 1;
     const eddy_component *sc = c->sim.solver_entry->component;
@@ -464,7 +534,6 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
 
 int eddy_resume(const eddy_run_options *opt, eddy_error *err)
 {
-    if (opt->threads > 0) omp_set_num_threads(opt->threads);
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
@@ -489,15 +558,10 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         close_ctx(&c);
         return rc;
     }
-    eddy_output_options oo = eddy_output_default_options();
-    oo.write_vtk = c.sim.scene.write_vtk;
-    oo.write_csv = c.sim.scene.write_csv;
-    oo.simulation_scale = w->simulation_scale;
-    oo.resume = 1;
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
-    oo.resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
-    if ((rc = eddy_output_create(c.sim.scene.out_dir, &oo, &c.out, err)) || (rc = open_probes(&c, err)) ||
+    const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
+    if ((rc = open_output(&c, 1, resume_time, err)) || (rc = open_probes(&c, err)) ||
         (rc = open_renderer(&c, err))) {
         close_ctx(&c);
         return rc;

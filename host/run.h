@@ -30,7 +30,9 @@ typedef struct eddy_run_options {
     double until;              /* --until T: total time, NAN: the scene's end time (resume: the run's) */
     double checkpoint_every;   /* --checkpoint-every T (> 0), NAN: the scene's (resume: the run's) */
     int threads;               /* --threads N, 0: scene / OpenMP default */
-    int format_vtk, format_csv;/* --format, -1: the scene's */
+    const char *const *formats;/* --format: writer ids replacing output.format; NULL: the scene's */
+    size_t format_count;
+    eddy_registry *registry;   /* the command's registry (services.h; not owned); NULL: the run makes one */
     int hash;                  /* --hash: print "state-hash: <hex>" at the end */
     int picture;               /* write DIR/picture.png of the last frame */
     int quiet;                 /* no progress output */

@@ -22,6 +22,11 @@
 #define PATH_BUF 512
 #define LATTICE_EPS 1e-4   /* per-axis count n = floor(extent / spacing + LATTICE_EPS) */
 #define FILL_CHUNK 65536   /* particles added per eddy_world_add_particles call */
+/* Parameter tables have finite ranges; a bound this large (EDDY_MATERIAL_VISCOSITY_DESC's 1e30) means
+ * "no bound", and messages say "a number >= 0" rather than "a number in [0, 1e+30]". */
+#define UNBOUNDED 1e30
+/* Likewise a positive lower bound this small (a probe's width, [1e-30, inf]) stands for "> 0". */
+#define TINY 1e-30
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Dotted key paths                                                                                  */
@@ -527,7 +532,6 @@ typedef struct numspec {
 static const numspec NS_POS = {0, INFINITY, 1, 0, 0};
 static const numspec NS_NONNEG = {0, INFINITY, 0, 0, 0};
 static const numspec NS_UNIT = {0, 1, 0, 0, 0};
-static const numspec NS_UNIT_LO_OPEN = {0, 1, 1, 0, 0};
 static const numspec NS_INT_NONNEG = {0, INT_MAX, 0, 0, 1};
 
 static void numspec_text(const numspec *ns, char *out, size_t size)
@@ -536,12 +540,17 @@ static void numspec_text(const numspec *ns, char *out, size_t size)
     char lo[32], hi[32];
     fmt_number(lo, sizeof lo, ns->lo);
     fmt_number(hi, sizeof hi, ns->hi);
-    int has_lo = isfinite(ns->lo), has_hi = isfinite(ns->hi);
+    int has_lo = isfinite(ns->lo) && ns->lo > -UNBOUNDED, has_hi = isfinite(ns->hi) && ns->hi < UNBOUNDED;
+    int lo_open = ns->lo_open;
+    if (has_lo && !ns->integer && ns->lo > 0 && ns->lo <= TINY) {
+        fmt_number(lo, sizeof lo, 0.0); /* a table's "> 0" */
+        lo_open = 1;
+    }
     if (ns->integer && ns->hi == INT_MAX) has_hi = 0;
     if (has_lo && has_hi)
-        snprintf(out, size, "%s in %c%s, %s%c", what, ns->lo_open ? '(' : '[', lo, hi,
+        snprintf(out, size, "%s in %c%s, %s%c", what, lo_open ? '(' : '[', lo, hi,
                  ns->hi_open ? ')' : ']');
-    else if (has_lo) snprintf(out, size, "%s %s %s", what, ns->lo_open ? ">" : ">=", lo);
+    else if (has_lo) snprintf(out, size, "%s %s %s", what, lo_open ? ">" : ">=", lo);
     else if (has_hi) snprintf(out, size, "%s %s %s", what, ns->hi_open ? "<" : "<=", hi);
     else snprintf(out, size, "%s", what);
 }
@@ -592,18 +601,18 @@ static int get_number(ctx *c, const cJSON *obj, const char *path, const char *ke
     return check_number(c, mp, v, ns, out);
 }
 
-static int get_float(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
-                     const numspec *ns, double def, float *out, int *present)
+static int get_real(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const numspec *ns, double def, eddy_real *out, int *present)
 {
     double d;
     int rc = get_number(c, obj, path, key, required, ns, def, &d, present);
     if (rc) return rc;
-    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && (float)d == 0.0f))) {
+    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && (eddy_real)d == 0.0f))) {
         char mp[PATH_BUF];
         path_key(mp, path, key);
         return fail_expected(c, mp, member(obj, key), "a number within the float range");
     }
-    *out = (float)d;
+    *out = (eddy_real)d;
     return EDDY_OK;
 }
 
@@ -645,7 +654,7 @@ static int get_object(ctx *c, const cJSON *obj, const char *path, const char *ke
 }
 
 /* Vector: an array of `dimensions` numbers, or of 3 in 2D (z ignored and set to 0). */
-static int check_vector(ctx *c, const char *path, const cJSON *v, float out[3])
+static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[3])
 {
     int d = c->s->dimensions;
     const char *exp = d == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers";
@@ -658,7 +667,7 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, float out[3])
         path_index(ep, path, (size_t)i);
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
             return fail_expected(c, ep, e, "a finite number");
-        out[i] = i < d ? (float)e->valuedouble : 0.0f;
+        out[i] = i < d ? (eddy_real)e->valuedouble : 0.0f;
     }
     for (; i < 3; ++i) out[i] = 0.0f;
     if (d == 2) out[2] = 0.0f;
@@ -666,7 +675,7 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, float out[3])
 }
 
 static int get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
-                      const float def[3], float out[3])
+                      const eddy_real def[3], eddy_real out[3])
 {
     const cJSON *v = member(obj, key);
     if (!v) {
@@ -686,7 +695,7 @@ static int get_vector(ctx *c, const cJSON *obj, const char *path, const char *ke
 static const char AXIS[3] = {'x', 'y', 'z'};
 
 /* max > min on every used axis; the error points at `max`. */
-static int check_min_max(ctx *c, const cJSON *obj, const char *path, const float mn[3], const float mx[3])
+static int check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_real mn[3], const eddy_real mx[3])
 {
     for (int a = 0; a < c->s->dimensions; ++a) {
         if (!(mx[a] > mn[a])) {
@@ -756,7 +765,7 @@ static uint64_t lattice_cells(const lattice *L)
 
 /* Emits up to `max` points from lattice index *cursor on (x fastest); positions (3 floats each) when
  * pos is not NULL. Returns how many were emitted. */
-static size_t lattice_emit(const lattice *L, uint64_t *cursor, float *pos, size_t max)
+static size_t lattice_emit(const lattice *L, uint64_t *cursor, eddy_real *pos, size_t max)
 {
     const uint64_t total = lattice_cells(L);
     size_t k = 0;
@@ -773,9 +782,9 @@ static size_t lattice_emit(const lattice *L, uint64_t *cursor, float *pos, size_
             if (r2 > L->r2) continue;
         }
         if (pos) {
-            pos[3 * k + 0] = (float)p[0];
-            pos[3 * k + 1] = (float)p[1];
-            pos[3 * k + 2] = (float)p[2];
+            pos[3 * k + 0] = (eddy_real)p[0];
+            pos[3 * k + 1] = (eddy_real)p[1];
+            pos[3 * k + 2] = (eddy_real)p[2];
         }
         ++k;
     }
@@ -783,7 +792,7 @@ static size_t lattice_emit(const lattice *L, uint64_t *cursor, float *pos, size_
 }
 
 /* particle_dist as eddy_world_add_material derives it (same float arithmetic). */
-static float material_dist(const eddy_material *m, float smoothing_radius, int dimensions)
+static eddy_real material_dist(const eddy_material *m, eddy_real smoothing_radius, int dimensions)
 {
     return eddy_rest_spacing(m->particle_mass, m->rest_density, smoothing_radius, dimensions);
 }
@@ -816,7 +825,7 @@ size_t eddy_scene_count_particles(const eddy_scene *scene)
 
 /* The domain in world units: the `domain` section, else the container widened by one smoothing
  * radius on bounded axes. 2D: z = 0. Returns 0 when there is neither. */
-static int effective_domain(const eddy_scene *s, float lo[3], float hi[3])
+static int effective_domain(const eddy_scene *s, eddy_real lo[3], eddy_real hi[3])
 {
     for (int a = 0; a < 3; ++a) lo[a] = hi[a] = 0.0f;
     if (s->has_domain) {
@@ -824,7 +833,7 @@ static int effective_domain(const eddy_scene *s, float lo[3], float hi[3])
         return 1;
     }
     if (!s->has_container) return 0;
-    float widen = s->smoothing_radius / s->simulation_scale;
+    eddy_real widen = s->smoothing_radius / s->simulation_scale;
     for (int a = 0; a < s->dimensions; ++a) {
         lo[a] = s->container_min[a];
         hi[a] = s->container_max[a];
@@ -848,16 +857,18 @@ static const char *const WORLD_KEYS[] = {"simulation_scale", "gravity", "smoothi
                                          NULL};
 static const char *const MINMAX_KEYS[] = {"min", "max", NULL};
 static const char *const DOMAIN_KEYS[] = {"min", "max", "periodic", "out_of_domain", NULL};
-static const char *const MATERIAL_KEYS[] = {
-    "name",          "rest_density",    "particle_mass", "particle_spacing", "viscosity",
-    "stiffness",     "initial_sum",     "particle_radius", "particle_margin", "restitution",
-    "friction",      "erp",             NULL};
+/* The generic material keys, read when the scene is parsed: the ones every method shares, listed
+ * around the keys the solvers declare (eddy_scene_material_params) in messages. */
+static const char *const MATERIAL_KEYS_FIRST[] = {"name", "rest_density", "particle_mass",
+                                                  "particle_spacing", NULL};
+static const char *const MATERIAL_KEYS_CONTACT[] = {"particle_radius", "particle_margin", "restitution",
+                                                    "friction", "erp", NULL};
 static const char *const FLUID_KEYS[] = {"material", "box", "sphere", "velocity", "spacing_factor", NULL};
 static const char *const SPHERE_KEYS[] = {"center", "radius", NULL};
 static const char *const PLANE_COLLIDER_KEYS[] = {"type", "point", "normal", "velocity", "moving_until", NULL};
 static const char *const BOX_COLLIDER_KEYS[] = {"type", "min", "max", "velocity", "moving_until", NULL};
 static const char *const SPHERE_COLLIDER_KEYS[] = {"type", "center", "radius", "velocity", "moving_until", NULL};
-static const char *const OUTPUT_KEYS[] = {"dir", "format", NULL};
+static const char *const OUTPUT_KEYS[] = {"dir", "format", "writers", NULL};
 
 static int is_id(const char *s)
 {
@@ -935,14 +946,14 @@ static int parse_world(ctx *c, const cJSON *root)
 {
     eddy_scene *s = c->s;
     const cJSON *w;
-    static const float g_def[3] = {0.0f, -9.81f, 0.0f};
+    static const eddy_real g_def[3] = {0.0f, -9.81f, 0.0f};
     double threads;
     int rc;
     if ((rc = get_object(c, root, "", "world", 1, "an object {smoothing_radius, ...}", &w)) ||
         (rc = check_keys(c, w, "world", WORLD_KEYS)) ||
-        (rc = get_float(c, w, "world", "simulation_scale", 0, &NS_POS, 1.0, &s->simulation_scale, NULL)) ||
+        (rc = get_real(c, w, "world", "simulation_scale", 0, &NS_POS, 1.0, &s->simulation_scale, NULL)) ||
         (rc = get_vector(c, w, "world", "gravity", 0, g_def, s->gravity)) ||
-        (rc = get_float(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
+        (rc = get_real(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
         (rc = get_number(c, w, "world", "threads", 0, &NS_INT_NONNEG, 0, &threads, NULL)))
         return rc;
     s->threads = (int)threads;
@@ -1008,7 +1019,7 @@ static int parse_domain(ctx *c, const cJSON *root)
     if (!s->has_domain && !s->has_container)
         return fail_missing(c, "", root, "container",
                             "an object {min, max} (or a domain with min and max)");
-    float lo[3], hi[3];
+    eddy_real lo[3], hi[3];
     effective_domain(s, lo, hi);
     if (!s->has_domain) {
         memcpy(s->domain_min, lo, sizeof lo);
@@ -1034,9 +1045,12 @@ static int parse_materials(ctx *c, const cJSON *root)
         char p[PATH_BUF];
         path_index(p, "materials", i);
         if (!cJSON_IsObject(o)) return fail_expected(c, p, o, "a material object");
-        int rc = check_keys(c, o, p, MATERIAL_KEYS);
+        /* Duplicates only: which other keys are valid depends on the registered solvers
+         * (eddy_scene_material_params, when the world is built). */
+        int rc = check_keys(c, o, p, NULL);
         if (rc) return rc;
         eddy_material *m = &s->materials[i];
+        *m = eddy_default_material();
         double rho, mass = 0, spacing = 0, v;
         int has_mass, has_spacing;
         if ((rc = get_string(c, o, p, "name", 1, NULL, m->name, sizeof m->name, 1))) return rc;
@@ -1061,7 +1075,7 @@ static int parse_materials(ctx *c, const cJSON *root)
         if (!has_mass && !has_spacing)
             return fail(c, p, o, AT_CONTAINER,
                         "expected exactly one of particle_mass and particle_spacing, got neither");
-        m->rest_density = (float)rho;
+        m->rest_density = (eddy_real)rho;
         if (has_spacing) {
             /* The mass that gives this spacing exactly rest density under poly6 summation
              * (eddy_lattice_density), so a block starts at rest instead of under a spurious pressure. */
@@ -1069,21 +1083,18 @@ static int parse_materials(ctx *c, const cJSON *root)
             double lattice = eddy_lattice_density(m0, dx, s->smoothing_radius, d);
             mass = lattice > 0 ? m0 * rho / lattice : m0;
         }
-        if (!(mass > 0) || !(mass <= FLT_MAX) || !((float)mass > 0)) {
+        if (!(mass > 0) || !(mass <= FLT_MAX) || !((eddy_real)mass > 0)) {
             char sp[PATH_BUF];
             path_key(sp, p, has_spacing ? "particle_spacing" : "particle_mass");
             return fail(c, sp, member(o, has_spacing ? "particle_spacing" : "particle_mass"), AT_VALUE,
                         "expected a particle mass within the float range, got %g", mass);
         }
-        m->particle_mass = (float)mass;
+        m->particle_mass = (eddy_real)mass;
         /* A given spacing is used as given; a given mass gets the spacing that sums to rho0. */
-        m->particle_dist = has_spacing ? (float)(spacing * scale)
+        m->particle_dist = has_spacing ? (eddy_real)(spacing * scale)
                                        : material_dist(m, s->smoothing_radius, d);
         double spacing_world = has_spacing ? spacing : (double)m->particle_dist / scale;
-        if ((rc = get_float(c, o, p, "viscosity", 0, &NS_NONNEG, 0.1, &m->viscosity, NULL)) ||
-            (rc = get_float(c, o, p, "stiffness", 0, &NS_NONNEG, 1000.0, &m->stiffness, NULL)) ||
-            (rc = get_float(c, o, p, "initial_sum", 0, &NS_UNIT_LO_OPEN, 1.0, &m->initial_sum, NULL)) ||
-            (rc = get_float(c, o, p, "particle_radius", 0, &NS_POS, 0.5 * spacing_world,
+        if ((rc = get_real(c, o, p, "particle_radius", 0, &NS_POS, 0.5 * spacing_world,
                             &m->contact.radius, NULL)))
             return rc;
         numspec margin = {0, (double)m->contact.radius, 0, 1, 0};
@@ -1100,10 +1111,10 @@ static int parse_materials(ctx *c, const cJSON *root)
         } else {
             v = 0.1 * (double)m->contact.radius;
         }
-        m->contact.margin = (float)v;
-        if ((rc = get_float(c, o, p, "restitution", 0, &NS_UNIT, 0.0, &m->contact.restitution, NULL)) ||
-            (rc = get_float(c, o, p, "friction", 0, &NS_UNIT, 0.0, &m->contact.friction, NULL)) ||
-            (rc = get_float(c, o, p, "erp", 0, &NS_UNIT, 0.5, &m->contact.erp, NULL)))
+        m->contact.margin = (eddy_real)v;
+        if ((rc = get_real(c, o, p, "restitution", 0, &NS_UNIT, 0.0, &m->contact.restitution, NULL)) ||
+            (rc = get_real(c, o, p, "friction", 0, &NS_UNIT, 0.0, &m->contact.friction, NULL)) ||
+            (rc = get_real(c, o, p, "erp", 0, &NS_UNIT, 0.5, &m->contact.erp, NULL)))
             return rc;
         s->material_count = i + 1;
     }
@@ -1120,7 +1131,7 @@ static int parse_fluids(ctx *c, const cJSON *root)
     size_t n = (size_t)cJSON_GetArraySize(arr);
     s->fluids = calloc(n, sizeof *s->fluids);
     if (!s->fluids) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    float dlo[3], dhi[3];
+    eddy_real dlo[3], dhi[3];
     effective_domain(s, dlo, dhi);
     size_t i = 0;
     double total = 0;
@@ -1176,7 +1187,7 @@ static int parse_fluids(ctx *c, const cJSON *root)
             f->shape = EDDY_FLUID_SPHERE;
             if ((rc = check_keys(c, sph, q, SPHERE_KEYS)) ||
                 (rc = get_vector(c, sph, q, "center", 1, NULL, f->center)) ||
-                (rc = get_float(c, sph, q, "radius", 1, &NS_POS, 0, &f->radius, NULL)))
+                (rc = get_real(c, sph, q, "radius", 1, &NS_POS, 0, &f->radius, NULL)))
                 return rc;
             for (int a = 0; a < 3; ++a) {
                 f->min[a] = a < s->dimensions ? f->center[a] - f->radius : 0.0f;
@@ -1184,7 +1195,7 @@ static int parse_fluids(ctx *c, const cJSON *root)
             }
         }
         if ((rc = get_vector(c, o, p, "velocity", 0, NULL, f->velocity)) ||
-            (rc = get_float(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
+            (rc = get_real(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
             return rc;
         /* inside the domain (bounded axes), unless escaping particles are removed anyway */
         const cJSON *shape = box ? box : sph;
@@ -1230,6 +1241,7 @@ static int parse_colliders(ctx *c, const cJSON *root)
         path_index(p, "colliders", i);
         if (!cJSON_IsObject(o)) return fail_expected(c, p, o, "a collider object");
         eddy_collider *col = &s->colliders[i];
+        *col = eddy_default_collider();
         s->collider_count = i + 1;
         const cJSON *t = member(o, "type");
         const char *texp = "\"plane\", \"box\" or \"sphere\"";
@@ -1267,7 +1279,7 @@ static int parse_colliders(ctx *c, const cJSON *root)
                 return rc;
         } else {
             if ((rc = get_vector(c, o, p, "center", 1, NULL, col->center)) ||
-                (rc = get_float(c, o, p, "radius", 1, &NS_POS, 0, &col->radius, NULL)))
+                (rc = get_real(c, o, p, "radius", 1, &NS_POS, 0, &col->radius, NULL)))
                 return rc;
         }
         if ((rc = get_vector(c, o, p, "velocity", 0, NULL, col->velocity)) ||
@@ -1277,29 +1289,45 @@ static int parse_colliders(ctx *c, const cJSON *root)
     return EDDY_OK;
 }
 
-/* solvers / grids: an object of objects; the contents are checked by eddy_scene_component_params. */
-static int parse_component_sections(ctx *c, const cJSON *root, const char *key)
+/* solvers / grids / output.writers: an object of objects; the contents are checked by
+ * eddy_scene_component_params, the ids by eddy_scene_check_components. */
+static int parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key)
 {
     const cJSON *o;
     int rc;
-    if ((rc = get_object(c, root, "", key, 0, "an object {component id: {parameter: value}}", &o)) || !o)
+    char path[PATH_BUF];
+    path_key(path, parent_path, key);
+    if ((rc = get_object(c, parent, parent_path, key, 0, "an object {component id: {parameter: value}}", &o)) || !o)
         return rc;
-    if ((rc = check_keys(c, o, key, NULL))) return rc;
+    if ((rc = check_keys(c, o, path, NULL))) return rc;
     for (const cJSON *m = o->child; m; m = m->next) {
         char p[PATH_BUF];
-        path_key(p, key, m->string ? m->string : "");
+        path_key(p, path, m->string ? m->string : "");
         if (!cJSON_IsObject(m)) return fail_expected(c, p, m, "an object {parameter: value}");
     }
     return EDDY_OK;
 }
 
+/* One writer id of output.format (at path / node), appended to scene->formats. */
 static int add_format(ctx *c, const char *path, const cJSON *node, const char *tok, size_t len)
 {
-    if (len == 3 && memcmp(tok, "vtk", 3) == 0) c->s->write_vtk = 1;
-    else if (len == 3 && memcmp(tok, "csv", 3) == 0) c->s->write_csv = 1;
-    else
-        return fail(c, path, node, AT_VALUE, "expected \"vtk\" or \"csv\", got \"%.*s\"",
+    eddy_scene *s = c->s;
+    char id[EDDY_SCENE_ID_MAX];
+    int ok = len > 0 && len < sizeof id;
+    if (ok) {
+        memcpy(id, tok, len);
+        id[len] = '\0';
+        ok = is_id(id);
+    }
+    if (!ok)
+        return fail(c, path, node, AT_VALUE, "expected a writer id (1 to 63 characters of [a-z0-9_]), got \"%.*s\"",
                     (int)(len < 40 ? len : 40), tok);
+    for (size_t i = 0; i < s->format_count; ++i)
+        if (strcmp(s->formats[i], id) == 0)
+            return fail(c, path, node, AT_VALUE, "expected each writer once, got \"%s\" again", id);
+    if (s->format_count >= EDDY_SCENE_FORMAT_MAX)
+        return fail(c, path, node, AT_VALUE, "expected at most %d writers", EDDY_SCENE_FORMAT_MAX);
+    snprintf(s->formats[s->format_count++], EDDY_SCENE_ID_MAX, "%s", id);
     return EDDY_OK;
 }
 
@@ -1310,22 +1338,23 @@ static int parse_output(ctx *c, const cJSON *root)
     int rc;
     char def_dir[EDDY_SCENE_PATH_MAX];
     snprintf(def_dir, sizeof def_dir, "out/%s", s->name);
-    s->write_vtk = 1;
-    s->write_csv = 0;
+    s->format_count = 1;
+    snprintf(s->formats[0], EDDY_SCENE_ID_MAX, "vtk");
     snprintf(s->out_dir, sizeof s->out_dir, "%s", def_dir);
-    if ((rc = get_object(c, root, "", "output", 0, "an object {dir, format}", &o)) || !o) return rc;
+    if ((rc = get_object(c, root, "", "output", 0, "an object {dir, format, writers}", &o)) || !o) return rc;
     if ((rc = check_keys(c, o, "output", OUTPUT_KEYS)) ||
-        (rc = get_string(c, o, "output", "dir", 0, def_dir, s->out_dir, sizeof s->out_dir, 1)))
+        (rc = get_string(c, o, "output", "dir", 0, def_dir, s->out_dir, sizeof s->out_dir, 1)) ||
+        (rc = parse_component_sections(c, o, "output", "writers")))
         return rc;
     const cJSON *f = member(o, "format");
     if (!f) return EDDY_OK;
-    s->write_vtk = 0;
+    s->format_count = 0;
     if (cJSON_IsArray(f)) {
         size_t i = 0;
         for (const cJSON *e = f->child; e; e = e->next, ++i) {
             char ep[PATH_BUF];
             path_index(ep, "output.format", i);
-            if (!cJSON_IsString(e)) return fail_expected(c, ep, e, "\"vtk\" or \"csv\"");
+            if (!cJSON_IsString(e)) return fail_expected(c, ep, e, "a writer id (\"vtk\", \"csv\", ...)");
             if ((rc = add_format(c, ep, e, e->valuestring, strlen(e->valuestring)))) return rc;
         }
     } else if (cJSON_IsString(f)) {
@@ -1340,7 +1369,7 @@ static int parse_output(ctx *c, const cJSON *root)
         }
     } else {
         return fail_expected(c, "output.format", f,
-                             "an array of \"vtk\" / \"csv\" or a comma-separated string");
+                             "an array of writer ids (\"vtk\", \"csv\", ...) or a comma-separated string");
     }
     return EDDY_OK;
 }
@@ -1366,8 +1395,8 @@ static int interpret(ctx *c)
         (rc = parse_world(c, root)) || (rc = parse_container(c, root)) ||
         (rc = parse_domain(c, root)) || (rc = parse_materials(c, root)) ||
         (rc = parse_fluids(c, root)) || (rc = parse_colliders(c, root)) ||
-        (rc = parse_component_sections(c, root, "solvers")) ||
-        (rc = parse_component_sections(c, root, "grids")) || (rc = parse_output(c, root)))
+        (rc = parse_component_sections(c, root, "", "solvers")) ||
+        (rc = parse_component_sections(c, root, "", "grids")) || (rc = parse_output(c, root)))
         return rc;
     return EDDY_OK;
 }
@@ -1527,6 +1556,13 @@ done:
 /* Public entry points                                                                               */
 /* ------------------------------------------------------------------------------------------------ */
 
+int eddy_scene_has_format(const eddy_scene *scene, const char *id)
+{
+    for (size_t i = 0; scene && id && i < scene->format_count; ++i)
+        if (strcmp(scene->formats[i], id) == 0) return 1;
+    return 0;
+}
+
 void eddy_scene_free(eddy_scene *scene)
 {
     if (!scene) return;
@@ -1624,84 +1660,445 @@ int eddy_scene_load(const char *path, const char *const *sets, size_t set_count,
     return rc;
 }
 
-int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
-                                 double *values, eddy_error *err)
+/* ------------------------------------------------------------------------------------------------ */
+/* Typed parameter values (params.h): component sections and per-material parameters                */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* How a value outside its range reads. Component sections keep the wording of eddy_param_check
+ * ("solvers.pbf.relaxation: 1.5 is out of range [0, 1]"), materials the scene's own ("materials[0].
+ * viscosity: expected a number >= 0, got -1"), as they always did. */
+enum { STYLE_COMPONENT = 0, STYLE_MATERIAL = 1 };
+
+/* Entry i of a table of n (stride of its first entry), or NULL. */
+static const eddy_param_desc *table_at(const eddy_param_desc *table, size_t n, size_t i)
 {
+    return table && i < n ? eddy_param_at(table, i) : NULL;
+}
+
+/* Index of `id` in a table, or -1. */
+static int table_find(const eddy_param_desc *table, size_t n, const char *id)
+{
+    for (size_t i = 0; id && i < n; ++i) {
+        const eddy_param_desc *d = eddy_param_at(table, i);
+        if (d && d->id && strcmp(d->id, id) == 0) return (int)i;
+    }
+    return -1;
+}
+
+static numspec desc_numspec(const eddy_param_desc *d)
+{
+    numspec ns = {d->min, d->max, 0, 0, d->type == EDDY_PARAM_INT};
+    return ns;
+}
+
+/* "\"a\", \"b\"" */
+static void choices_text(const eddy_param_desc *d, char *out, size_t size)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (size_t n = 0; d->choices && d->choices[n]; ++n) {
+        int w = snprintf(out + k, size - k, "%s\"%s\"", n ? ", " : "", d->choices[n]);
+        if (w < 0 || (size_t)w >= size - k) break;
+        k += (size_t)w;
+    }
+}
+
+/* What a value of `d` must be, after "expected ". */
+static void desc_expected(const eddy_param_desc *d, char *out, size_t size)
+{
+    numspec ns = desc_numspec(d);
+    switch (d->type) {
+    case EDDY_PARAM_REAL:
+    case EDDY_PARAM_INT: numspec_text(&ns, out, size); return;
+    case EDDY_PARAM_BOOL: snprintf(out, size, "true or false"); return;
+    case EDDY_PARAM_ENUM: {
+        char list[EDDY_ERROR_MESSAGE_MAX / 2];
+        choices_text(d, list, sizeof list);
+        snprintf(out, size, "one of %s", list);
+        return;
+    }
+    case EDDY_PARAM_STRING: snprintf(out, size, "a string of at most %.0f characters", d->max); return;
+    case EDDY_PARAM_VECTOR: {
+        char each[96];
+        numspec_text(&ns, each, sizeof each); /* "a number in [lo, hi]" */
+        snprintf(out, size, "an array of 1 to 3 numbers%s", each + strlen("a number"));
+        return;
+    }
+    }
+    snprintf(out, size, "a value of an unknown parameter type %d", (int)d->type);
+}
+
+/* `x` (at path, node v) is outside [min, max]. */
+static int range_error(ctx *c, const eddy_param_desc *d, const char *path, const cJSON *v, double x, int style,
+                       const char *expected)
+{
+    /* A range with an end the tables cannot write ("no bound", "> 0") reads as the scene's own. */
+    const int plain = d->min > -UNBOUNDED && d->max < UNBOUNDED && !(d->min > 0 && d->min <= TINY);
+    if (style == STYLE_MATERIAL || !plain) return fail_expected(c, path, v, expected);
+    const char *unit = d->unit ? d->unit : "";
+    return fail(c, path, v, AT_VALUE, "%g is out of range [%g, %g]%s%s", x, d->min, d->max, *unit ? " " : "", unit);
+}
+
+/*
+ * Reads the JSON value v (at `path`) as a value of descriptor d. null asks for the derived value of a
+ * DERIVED parameter (unset: is_set 0, NAN), as leaving it out does.
+ */
+static int read_value(ctx *c, const eddy_param_desc *d, const char *path, const cJSON *v, int style,
+                      eddy_param_value *out)
+{
+    char exp[EDDY_ERROR_MESSAGE_MAX / 2];
+    desc_expected(d, exp, sizeof exp);
+    eddy_param_value r;
+    memset(&r, 0, sizeof r);
+    r.is_set = 1;
+    r.count = 1;
+    if (cJSON_IsNull(v) && (d->flags & EDDY_PARAM_DERIVED)) {
+        r.is_set = 0;
+        r.number = NAN;
+        *out = r;
+        return EDDY_OK;
+    }
+    switch (d->type) {
+    case EDDY_PARAM_REAL:
+    case EDDY_PARAM_INT: {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return fail_expected(c, path, v, exp);
+        const double x = v->valuedouble;
+        if (d->type == EDDY_PARAM_INT && x != floor(x)) {
+            if (style == STYLE_COMPONENT) return fail(c, path, v, AT_VALUE, "expected an integer, got %g", x);
+            return fail_expected(c, path, v, exp);
+        }
+        if (!(x >= d->min && x <= d->max)) return range_error(c, d, path, v, x, style, exp);
+        if (d->type == EDDY_PARAM_INT && !(fabs(x) < 9.2e18)) return fail_expected(c, path, v, exp);
+        r.number = x;
+        r.integer = fabs(x) < 9.2e18 ? (int64_t)x : 0;
+        r.vector[0] = x;
+        break;
+    }
+    case EDDY_PARAM_BOOL:
+        if (!cJSON_IsBool(v)) return fail_expected(c, path, v, exp);
+        r.integer = cJSON_IsTrue(v) ? 1 : 0;
+        r.number = r.vector[0] = (double)r.integer;
+        break;
+    case EDDY_PARAM_ENUM: {
+        int found = -1;
+        for (size_t n = 0; d->choices && d->choices[n]; ++n)
+            if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, d->choices[n]) == 0) found = (int)n;
+        if (found < 0) return fail_expected(c, path, v, exp);
+        r.integer = found;
+        r.number = r.vector[0] = (double)found;
+        r.string = d->choices[found];
+        break;
+    }
+    case EDDY_PARAM_STRING:
+        if (!cJSON_IsString(v) || !v->valuestring || (double)strlen(v->valuestring) > d->max)
+            return fail_expected(c, path, v, exp);
+        r.string = v->valuestring;
+        break;
+    case EDDY_PARAM_VECTOR: {
+        int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+        if (n < 1 || n > 3) return fail_expected(c, path, v, exp);
+        numspec ns = desc_numspec(d);
+        char each[96];
+        numspec_text(&ns, each, sizeof each);
+        int i = 0;
+        for (const cJSON *e = v->child; e; e = e->next, ++i) {
+            char ep[PATH_BUF];
+            path_index(ep, path, (size_t)i);
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return fail_expected(c, ep, e, each);
+            const double x = e->valuedouble;
+            if (!(x >= d->min && x <= d->max)) return range_error(c, d, ep, e, x, style, each);
+            r.vector[i] = x;
+        }
+        r.count = n;
+        r.number = r.vector[0];
+        break;
+    }
+    default:
+        return fail(c, path, v, AT_VALUE, "parameter has an unknown type %d", (int)d->type);
+    }
+    *out = r;
+    return EDDY_OK;
+}
+
+/* The core's own check of a value read above (a second opinion: it must agree), its error prefixed
+ * with the value's position. */
+static int core_check(ctx *c, const eddy_param_desc *d, const eddy_param_value *v, const char *context,
+                      const char *path, const cJSON *node)
+{
+    if (!v->is_set) return EDDY_OK;
+    int rc = eddy_param_check(d, v, context, c->err);
+    if (rc) {
+        int line = 0, col = 0;
+        node_position(c->s, path, node, AT_VALUE, 0, &line, &col);
+        if (line > 0) eddy_error_prefix(c->err, "%s:%d:%d: ", scene_file(c->s), line, col);
+        else eddy_error_prefix(c->err, "%s: ", scene_file(c->s));
+    }
+    return rc;
+}
+
+/* The scene section of a component's kind ("solvers", "grids", "output.writers"), or NULL; *kind
+ * its short name for messages. */
+static const char *component_section(const eddy_component *component, const char **kind)
+{
+    const char *i = component->interface_id ? component->interface_id : "";
+    if (strcmp(i, EDDY_INTERFACE_SOLVER) == 0) { if (kind) *kind = "solver"; return "solvers"; }
+    if (strcmp(i, EDDY_INTERFACE_GRID) == 0) { if (kind) *kind = "grid"; return "grids"; }
+    if (strcmp(i, EDDY_INTERFACE_WRITER) == 0) { if (kind) *kind = "writer"; return "output.writers"; }
+    if (kind) *kind = i;
+    return NULL;
+}
+
+static int listed(const char *const *keys, const char *key)
+{
+    for (size_t i = 0; keys && keys[i]; ++i)
+        if (strcmp(keys[i], key) == 0) return 1;
+    return 0;
+}
+
+int eddy_scene_param_values(const eddy_scene *scene, const cJSON *obj, const char *path,
+                            const eddy_param_desc *table, size_t count, const char *const *host_keys,
+                            eddy_param_value *values, eddy_error *err)
+{
+    if (!scene || (count && (!table || !values)))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_param_values: bad arguments");
+    if (!path) path = "";
+    for (size_t i = 0; i < count; ++i) values[i] = eddy_param_default(eddy_param_at(table, i));
+    ctx c = {(eddy_scene *)scene, err};
+    int rc;
+    if (obj && !cJSON_IsObject(obj)) return fail_expected(&c, path, obj, "an object {parameter: value}");
+    if (obj) {
+        size_t nh = 0;
+        while (host_keys && host_keys[nh]) ++nh;
+        const char **valid = calloc(nh + count + 1, sizeof *valid);
+        if (!valid) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (size_t i = 0; i < nh; ++i) valid[i] = host_keys[i];
+        for (size_t i = 0; i < count; ++i) valid[nh + i] = eddy_param_at(table, i)->id;
+        rc = check_keys(&c, obj, path, valid);
+        free(valid);
+        if (rc) return rc;
+        for (const cJSON *m = obj->child; m; m = m->next) {
+            if (listed(host_keys, m->string)) continue;
+            int i = table_find(table, count, m->string);
+            const eddy_param_desc *d = eddy_param_at(table, (size_t)i);
+            char kp[PATH_BUF];
+            path_key(kp, path, d->id);
+            eddy_param_value v;
+            if ((rc = read_value(&c, d, kp, m, STYLE_COMPONENT, &v)) || (rc = core_check(&c, d, &v, path, kp, m)))
+                return rc;
+            values[i] = v;
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const eddy_param_desc *d = eddy_param_at(table, i);
+        if ((d->flags & EDDY_PARAM_REQUIRED) && !(obj && member(obj, d->id))) {
+            char exp[EDDY_ERROR_MESSAGE_MAX / 2];
+            desc_expected(d, exp, sizeof exp);
+            return fail_missing(&c, path, obj, d->id, exp);
+        }
+    }
+    return EDDY_OK;
+}
+
+int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
+                                eddy_param_value *values, eddy_param_values *out, eddy_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
     if (!scene || !component || (component->param_count && (!values || !component->params)))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_component_params: bad arguments");
-    const eddy_param_desc *table = component->params;
-    const size_t count = component->param_count;
-    for (size_t i = 0; i < count; ++i) values[i] = table[i].def;
-    const char *section = component->kind == EDDY_COMPONENT_GRID ? "grids" : "solvers";
+    const char *kind = NULL;
+    const char *section = component_section(component, &kind);
     const char *id = component->id ? component->id : "";
-    const cJSON *sec = member(scene->root, section);
-    const cJSON *obj = cJSON_IsObject(sec) ? member(sec, id) : NULL;
-    if (!obj) return EDDY_OK;
+    if (!section)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: component '%s' implements '%s', which has no section in a scene",
+                              scene_file(scene), id, kind);
     char path[PATH_BUF];
     snprintf(path, sizeof path, "%s.%s", section, id);
+    const cJSON *obj = tree_lookup(scene->root, section);
+    obj = cJSON_IsObject(obj) ? member(obj, id) : NULL;
+    if (cJSON_IsObject(obj) && component->param_count == 0 && obj->child) {
+        ctx c = {(eddy_scene *)scene, err};
+        char kp[PATH_BUF];
+        path_key(kp, path, obj->child->string ? obj->child->string : "");
+        return fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters", kind, id);
+    }
+    int rc = eddy_scene_param_values(scene, obj, path, component->params, component->param_count, NULL, values, err);
+    if (rc) return rc;
+    if (out) {
+        out->size = sizeof *out;
+        out->desc = component->params;
+        out->count = component->param_count;
+        out->values = values;
+    }
+    return EDDY_OK;
+}
+
+/* The registered ids of an interface as "a, b, c" (quoted: "\"a\", \"b\" or \"c\""), registry order. */
+static size_t registered_ids(const eddy_registry *reg, const char *interface_id, int quoted, char *out, size_t size)
+{
+    size_t n = 0, total = 0, len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *comp = eddy_registry_at(reg, i)->component;
+        if (comp->interface_id && strcmp(comp->interface_id, interface_id) == 0) ++total;
+    }
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *comp = eddy_registry_at(reg, i)->component;
+        if (!comp->interface_id || strcmp(comp->interface_id, interface_id) != 0) continue;
+        const char *sep = n == 0 ? "" : !quoted ? ", " : n + 1 == total ? " or " : ", ";
+        int w = snprintf(out + len, size - len, quoted ? "%s\"%s\"" : "%s%s", sep, comp->id);
+        if (w < 0 || (size_t)w >= size - len) break;
+        len += (size_t)w;
+        ++n;
+    }
+    return total;
+}
+
+int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *reg, eddy_error *err)
+{
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_check_components: scene is NULL");
+    if (!reg) return EDDY_OK;
+    static const struct {
+        const char *section, *interface_id, *kind;
+    } KINDS[] = {{"solvers", EDDY_INTERFACE_SOLVER, "solver"},
+                 {"grids", EDDY_INTERFACE_GRID, "grid"},
+                 {"output.writers", EDDY_INTERFACE_WRITER, "writer"}};
     ctx c = {(eddy_scene *)scene, err};
-    if (!cJSON_IsObject(obj)) return fail_expected(&c, path, obj, "an object {parameter: value}");
-    const char **valid = calloc(count + 1, sizeof *valid);
-    if (!valid) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    for (size_t i = 0; i < count; ++i) valid[i] = table[i].id;
-    int rc;
-    if (count == 0) {
-        if (obj->child) {
-            char kp[PATH_BUF];
-            path_key(kp, path, obj->child->string ? obj->child->string : "");
-            rc = fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters",
-                      component->kind == EDDY_COMPONENT_GRID ? "grid" : "solver", id);
-        } else {
-            rc = EDDY_OK;
+    char list[EDDY_ERROR_MESSAGE_MAX / 2], kp[PATH_BUF];
+    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; ++k) {
+        const cJSON *sec = tree_lookup(scene->root, KINDS[k].section);
+        if (!cJSON_IsObject(sec)) continue;
+        for (const cJSON *m = sec->child; m; m = m->next) {
+            const char *id = m->string ? m->string : "";
+            if (eddy_registry_find(reg, id, KINDS[k].interface_id)) continue;
+            size_t n = registered_ids(reg, KINDS[k].interface_id, 0, list, sizeof list);
+            path_key(kp, KINDS[k].section, id);
+            return fail(&c, kp, m, AT_KEY, "unknown %s '%s', expected one of the registered %ss: %s", KINDS[k].kind,
+                        id, KINDS[k].kind, n ? list : "none");
         }
-        free(valid);
+    }
+    /* output.format: writer ids (only when writers are registered at all: a registry without the
+     * host's built-in writers cannot tell). */
+    if (registered_ids(reg, EDDY_INTERFACE_WRITER, 1, list, sizeof list) == 0) return EDDY_OK;
+    const cJSON *f = tree_lookup(scene->root, "output.format");
+    for (size_t i = 0; i < scene->format_count; ++i) {
+        if (eddy_registry_find(reg, scene->formats[i], EDDY_INTERFACE_WRITER)) continue;
+        const cJSON *node = f;
+        snprintf(kp, sizeof kp, "output.format");
+        if (cJSON_IsArray(f)) {
+            node = cJSON_GetArrayItem(f, (int)i);
+            path_index(kp, "output.format", i);
+        }
+        return fail(&c, kp, node, AT_VALUE, "expected %s, got \"%s\"", list, scene->formats[i]);
+    }
+    return EDDY_OK;
+}
+
+/* A generic material key (read by parse_materials). */
+static int generic_material_key(const char *key)
+{
+    for (size_t i = 0; MATERIAL_KEYS_FIRST[i]; ++i)
+        if (strcmp(MATERIAL_KEYS_FIRST[i], key) == 0) return 1;
+    for (size_t i = 0; MATERIAL_KEYS_CONTACT[i]; ++i)
+        if (strcmp(MATERIAL_KEYS_CONTACT[i], key) == 0) return 1;
+    return 0;
+}
+
+/* Calls fn(key, user) for every material key a solver declares: the running solver's first, then
+ * every registered solver's in registry order (a key may come more than once). Stops when fn returns
+ * non-zero and returns that. */
+static int each_declared_key(const eddy_registry *reg, const eddy_component *solver,
+                             int (*fn)(const char *key, void *user), void *user)
+{
+    size_t n = reg ? eddy_registry_count(reg) : 0;
+    for (size_t k = 0; k <= n; ++k) {
+        const eddy_component *comp = solver;
+        if (k > 0) {
+            comp = eddy_registry_at(reg, k - 1)->component;
+            if (!comp->interface_id || strcmp(comp->interface_id, EDDY_INTERFACE_SOLVER) != 0) continue;
+        }
+        if (!comp) continue;
+        for (size_t i = 0; i < comp->material_param_count; ++i) {
+            const eddy_param_desc *d = table_at(comp->material_params, comp->material_param_count, i);
+            if (!d || !d->id) continue;
+            int r = fn(d->id, user);
+            if (r) return r;
+        }
+    }
+    return 0;
+}
+
+static int key_equals(const char *key, void *user)
+{
+    return strcmp(key, (const char *)user) == 0;
+}
+
+typedef struct key_list {
+    char text[EDDY_ERROR_MESSAGE_MAX / 2];
+    size_t len;
+    const char *seen[256];
+    size_t seen_count;
+} key_list;
+
+static int key_list_add(const char *key, void *user)
+{
+    key_list *l = user;
+    for (size_t i = 0; i < l->seen_count; ++i)
+        if (strcmp(l->seen[i], key) == 0) return 0;
+    if (l->seen_count < sizeof l->seen / sizeof l->seen[0]) l->seen[l->seen_count++] = key;
+    int w = snprintf(l->text + l->len, sizeof l->text - l->len, "%s%s", l->len ? ", " : "", key);
+    if (w > 0 && (size_t)w < sizeof l->text - l->len) l->len += (size_t)w;
+    return 0;
+}
+
+int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg,
+                               const eddy_component *solver, size_t material, eddy_param_value *values,
+                               eddy_error *err)
+{
+    if (!scene || material >= scene->material_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_material_params: no material %zu", material);
+    const eddy_param_desc *table = solver ? solver->material_params : NULL;
+    const size_t count = table ? solver->material_param_count : 0;
+    for (size_t i = 0; values && i < count; ++i) values[i] = eddy_param_default(eddy_param_at(table, i));
+    const cJSON *o = cJSON_GetArrayItem(member(scene->root, "materials"), (int)material);
+    if (!cJSON_IsObject(o)) return EDDY_OK; /* not from a parsed scene: nothing to check */
+    ctx c = {(eddy_scene *)scene, err};
+    char p[PATH_BUF];
+    path_index(p, "materials", material);
+    for (const cJSON *m = o->child; m; m = m->next) {
+        const char *key = m->string ? m->string : "";
+        if (generic_material_key(key)) continue;
+        char kp[PATH_BUF];
+        path_key(kp, p, key);
+        int i = table_find(table, count, key);
+        if (i >= 0) {
+            const eddy_param_desc *d = eddy_param_at(table, (size_t)i);
+            eddy_param_value v;
+            int rc = read_value(&c, d, kp, m, STYLE_MATERIAL, &v);
+            if (!rc) rc = core_check(&c, d, &v, p, kp, m);
+            if (rc) return rc;
+            if (values) values[i] = v;
+            continue;
+        }
+        if (each_declared_key(reg, solver, key_equals, (void *)key)) continue; /* another solver's */
+        key_list *l = calloc(1, sizeof *l);
+        if (!l) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (size_t k = 0; MATERIAL_KEYS_FIRST[k]; ++k) key_list_add(MATERIAL_KEYS_FIRST[k], l);
+        each_declared_key(reg, solver, key_list_add, l);
+        for (size_t k = 0; MATERIAL_KEYS_CONTACT[k]; ++k) key_list_add(MATERIAL_KEYS_CONTACT[k], l);
+        int rc = fail(&c, kp, m, AT_KEY, "unknown key, expected one of: %s", l->text);
+        free(l);
         return rc;
     }
-    rc = check_keys(&c, obj, path, valid);
-    free(valid);
-    if (rc) return rc;
-    for (const cJSON *m = obj->child; m; m = m->next) {
-        int i = eddy_param_find(table, count, m->string);
-        const eddy_param_desc *d = &table[i];
-        char kp[PATH_BUF], b[64];
-        path_key(kp, path, d->id);
-        double v;
-        if (cJSON_IsNull(m) && isnan(d->def)) {
-            v = NAN; /* null: derived, as by default */
-        } else if (d->type == EDDY_PARAM_REAL || d->type == EDDY_PARAM_INT) {
-            if (!cJSON_IsNumber(m)) {
-                numspec ns = {d->min, d->max, 0, 0, d->type == EDDY_PARAM_INT};
-                char exp[96];
-                numspec_text(&ns, exp, sizeof exp);
-                return fail_expected(&c, kp, m, exp);
-            }
-            v = m->valuedouble;
-        } else if (d->type == EDDY_PARAM_BOOL) {
-            if (!cJSON_IsBool(m)) return fail_expected(&c, kp, m, "true or false");
-            v = cJSON_IsTrue(m) ? 1.0 : 0.0;
-        } else if (d->type == EDDY_PARAM_ENUM) {
-            char list[EDDY_ERROR_MESSAGE_MAX / 2];
-            size_t k = 0, n = 0;
-            list[0] = '\0';
-            v = -1;
-            for (; d->choices && d->choices[n]; ++n) {
-                if (cJSON_IsString(m) && strcmp(m->valuestring, d->choices[n]) == 0) v = (double)n;
-                int w = snprintf(list + k, sizeof list - k, "%s\"%s\"", n ? ", " : "", d->choices[n]);
-                if (w > 0 && (size_t)w < sizeof list - k) k += (size_t)w;
-            }
-            if (v < 0) return fail(&c, kp, m, AT_VALUE, "expected one of %s, got %s", list, describe(m, b, sizeof b));
-        } else {
-            return fail(&c, kp, m, AT_VALUE, "parameter has an unknown type %d", (int)d->type);
+    for (size_t i = 0; i < count; ++i) {
+        const eddy_param_desc *d = eddy_param_at(table, i);
+        if ((d->flags & EDDY_PARAM_REQUIRED) && !member(o, d->id)) {
+            char exp[EDDY_ERROR_MESSAGE_MAX / 2];
+            desc_expected(d, exp, sizeof exp);
+            char why[EDDY_ERROR_MESSAGE_MAX / 2 + 64];
+            snprintf(why, sizeof why, "%s (solver '%s' needs it)", exp, solver->id ? solver->id : "");
+            return fail_missing(&c, p, o, d->id, why);
         }
-        rc = eddy_param_check(d, v, path, err);
-        if (rc) {
-            int line = 0, col = 0;
-            node_position(scene, kp, m, AT_VALUE, 0, &line, &col);
-            if (line > 0) eddy_error_prefix(err, "%s:%d:%d: ", scene_file(scene), line, col);
-            else eddy_error_prefix(err, "%s: ", scene_file(scene));
-            return rc;
-        }
-        values[i] = v;
     }
     return EDDY_OK;
 }
@@ -1719,13 +2116,13 @@ int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *er
     const int d = scene->dimensions;
     const double f = pow((double)current / (double)particle_target, 1.0 / (double)d);
     const double fd = pow(f, (double)d);
-    scene->smoothing_radius = (float)((double)scene->smoothing_radius * f);
+    scene->smoothing_radius = (eddy_real)((double)scene->smoothing_radius * f);
     for (size_t i = 0; i < scene->material_count; ++i) {
         eddy_material *m = &scene->materials[i];
-        m->particle_mass = (float)((double)m->particle_mass * fd);
-        m->particle_dist = (float)((double)m->particle_dist * f);
-        m->contact.radius = (float)((double)m->contact.radius * f);
-        m->contact.margin = (float)((double)m->contact.margin * f);
+        m->particle_mass = (eddy_real)((double)m->particle_mass * fd);
+        m->particle_dist = (eddy_real)((double)m->particle_dist * f);
+        m->contact.radius = (eddy_real)((double)m->contact.radius * f);
+        m->contact.margin = (eddy_real)((double)m->contact.margin * f);
     }
     scene->dt *= f;
     if (!scene->has_domain) effective_domain(scene, scene->domain_min, scene->domain_max);
@@ -1737,31 +2134,59 @@ int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *er
     return EDDY_OK;
 }
 
-int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtable *grid_backend,
-                           eddy_world **out, eddy_error *err)
+int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with, eddy_world **out,
+                           eddy_error *err)
 {
     if (!out) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: out is NULL");
     *out = NULL;
     if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: scene is NULL");
+    static const eddy_scene_build nothing = {0};
+    if (!with) with = &nothing;
     const char *file = scene_file(scene);
-    const float scale = scene->simulation_scale;
+    const eddy_real scale = scene->simulation_scale;
     const int d = scene->dimensions;
+    const eddy_component *solver = with->solver;
+    const eddy_grid_backend_vtable *backend = NULL;
+    if (with->grid) {
+        const char *kind = NULL;
+        if (!component_section(with->grid, &kind) || strcmp(kind, "grid") != 0)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: component '%s' is not a grid (it implements '%s')",
+                                  file, with->grid->id ? with->grid->id : "", with->grid->interface_id ? with->grid->interface_id : "");
+        backend = (const eddy_grid_backend_vtable *)with->grid->vtable;
+    }
+    int rc = eddy_scene_check_components(scene, with->registry, err);
+    if (rc) return rc;
     eddy_world *w = NULL;
-    float *pos = NULL, *vel = NULL;
-    int rc = eddy_world_create(d, &w, err);
-    if (rc) return eddy_error_prefix(err, "%s: ", file);
+    eddy_real *pos = NULL, *vel = NULL;
+    eddy_param_value *values = NULL;
+    if ((rc = eddy_world_create(d, &w, err))) return eddy_error_prefix(err, "%s: ", file);
+    eddy_world_set_host(w, with->host);
     w->smoothing_radius = scene->smoothing_radius;
     w->simulation_scale = scale;
     for (int a = 0; a < 3; ++a) w->gravity[a] = a < d ? scene->gravity[a] : 0.0f;
 
+    /* Materials: the generic members from the scene, the running solver's table values from
+     * eddy_scene_material_params (the world copies them). */
+    const size_t mcount = solver && solver->material_params ? solver->material_param_count : 0;
+    values = calloc(mcount + 1, sizeof *values);
+    if (!values) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
+        goto fail;
+    }
     for (size_t i = 0; i < scene->material_count; ++i) {
+        if ((rc = eddy_scene_material_params(scene, with->registry, solver, i, values, err))) goto fail;
         eddy_material m = scene->materials[i];
+        m.size = sizeof m;
         m.contact.radius *= scale;
         m.contact.margin *= scale;
+        m.params.size = sizeof m.params;
+        m.params.desc = mcount ? solver->material_params : NULL;
+        m.params.count = mcount;
+        m.params.values = mcount ? values : NULL;
         if ((rc = eddy_world_add_material(w, &m, err))) goto fail_prefix;
     }
     if (scene->has_container) {
-        float mn[3], mx[3];
+        eddy_real mn[3], mx[3];
         for (int a = 0; a < 3; ++a) {
             mn[a] = a < d ? scene->container_min[a] * scale : 0.0f;
             mx[a] = a < d ? scene->container_max[a] * scale : 0.0f;
@@ -1825,7 +2250,7 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtab
         }
     }
 
-    float lo[3], hi[3];
+    eddy_real lo[3], hi[3];
     if (!effective_domain(scene, lo, hi)) {
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the scene has neither a container nor a domain",
                             file);
@@ -1835,8 +2260,13 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtab
         lo[a] *= scale;
         hi[a] *= scale;
     }
-    if ((rc = eddy_world_init_grid(w, lo, hi, scene->periodic, grid_backend, scene->out_of_domain, err)))
-        goto fail_prefix;
+    if ((rc = eddy_world_init_grid_with(w, lo, hi, scene->periodic, backend, with->grid_params,
+                                        scene->out_of_domain, err))) {
+        if (with->grid) eddy_error_prefix(err, "%s: grid '%s': ", file, with->grid->id ? with->grid->id : "");
+        else eddy_error_prefix(err, "%s: ", file);
+        goto fail;
+    }
+    free(values);
     free(pos);
     free(vel);
     *out = w;
@@ -1845,6 +2275,7 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtab
 fail_prefix:
     eddy_error_prefix(err, "%s: ", file);
 fail:
+    free(values);
     free(pos);
     free(vel);
     eddy_world_destroy(w);
@@ -1901,7 +2332,7 @@ int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON 
 }
 
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
-                          const char *key, int required, const float def[3], float out[3])
+                          const char *key, int required, const eddy_real def[3], eddy_real out[3])
 {
     ctx c = {(eddy_scene *)scene, err};
     return get_vector(&c, obj, path, key, required, def, out);

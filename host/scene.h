@@ -16,6 +16,7 @@
 
 #define EDDY_SCENE_ID_MAX 64
 #define EDDY_SCENE_PATH_MAX 4096
+#define EDDY_SCENE_FORMAT_MAX 16
 
 typedef enum eddy_fluid_shape { EDDY_FLUID_BOX = 0, EDDY_FLUID_SPHERE = 1 } eddy_fluid_shape;
 
@@ -23,10 +24,10 @@ typedef enum eddy_fluid_shape { EDDY_FLUID_BOX = 0, EDDY_FLUID_SPHERE = 1 } eddy
 typedef struct eddy_scene_fluid {
     int material;               /* index into materials */
     eddy_fluid_shape shape;
-    float min[3], max[3];       /* box, world units */
-    float center[3], radius;    /* sphere, world units */
-    float velocity[3];          /* initial velocity, sim units / s */
-    float spacing_factor;       /* lattice spacing / particle_dist, default 1 */
+    eddy_real min[3], max[3];   /* box, world units */
+    eddy_real center[3], radius;/* sphere, world units */
+    eddy_real velocity[3];      /* initial velocity, sim units / s */
+    eddy_real spacing_factor;   /* lattice spacing / particle_dist, default 1 */
 } eddy_scene_fluid;
 
 typedef struct eddy_scene {
@@ -42,19 +43,23 @@ typedef struct eddy_scene {
     double output_interval;           /* s, > 0; a frame at t = 0 and every interval */
 
     /* world (simulation scale unless noted) */
-    float simulation_scale;           /* > 0, default 1 */
-    float gravity[3];
-    float smoothing_radius;           /* > 0 */
+    eddy_real simulation_scale;       /* > 0, default 1 */
+    eddy_real gravity[3];
+    eddy_real smoothing_radius;       /* > 0 */
     int threads;                      /* 0 = OpenMP default */
 
     int has_container;
-    float container_min[3], container_max[3];   /* world units */
+    eddy_real container_min[3], container_max[3]; /* world units */
     int has_domain;                   /* else the domain is the container */
-    float domain_min[3], domain_max[3];         /* world units */
+    eddy_real domain_min[3], domain_max[3];       /* world units */
     int periodic[3];
     eddy_domain_policy out_of_domain;
 
-    eddy_material *materials;         /* contact.radius / margin in world units here */
+    /* The generic members of each material (name, rest density, mass, particle_dist, contact with
+     * radius / margin in world units here). `params` is empty in the scene: the per-material values
+     * belong to the running solver's table and are resolved when the world is built
+     * (eddy_scene_material_params, eddy_scene_build_world). */
+    eddy_material *materials;
     size_t material_count;
     eddy_collider *colliders;         /* world units */
     size_t collider_count;
@@ -62,7 +67,11 @@ typedef struct eddy_scene {
     size_t fluid_count;
 
     char out_dir[EDDY_SCENE_PATH_MAX];/* default "out/<name>" */
-    int write_vtk, write_csv;         /* output.format */
+    /* output.format: writer component ids (EDDY_INTERFACE_WRITER) in the order given, each once;
+     * default {"vtk"}; none for an empty list. Any [a-z0-9_]+ id is read here; whether a writer of
+     * that id is registered is checked by eddy_scene_check_components. */
+    char formats[EDDY_SCENE_FORMAT_MAX][EDDY_SCENE_ID_MAX];
+    size_t format_count;
 
     double *collider_moving_until;    /* [collider_count] s: colliders[i] moves rigidly with its
                                        * velocity while t < this time, then stops; 0: static */
@@ -85,14 +94,64 @@ int eddy_scene_load(const char *path, const char *const *sets, size_t set_count,
 /* Frees everything the scene owns. NULL-safe; the struct may be reused. */
 void eddy_scene_free(eddy_scene *scene);
 
+/* Non-zero when output.format names writer `id`. */
+int eddy_scene_has_format(const eddy_scene *scene, const char *id);
+
 /*
- * Validates scene.solvers.<component id> (or scene.grids.<id>) against the component's parameter
- * table and fills `values` (param_count doubles, allocated by the caller) with the scene's values or
- * the defaults. Unknown keys, wrong types and out-of-range values are errors naming file:line:column,
- * the key path, and the valid keys or range.
+ * Validates the members of `obj` (the object at dotted `path`, for messages; NULL: every value its
+ * default) against a parameter table (stepped with eddy_param_at) and fills values[count], in table
+ * order: the scene's value, else the default; an absent DERIVED one (or null) unset (is_set 0, number
+ * NAN); an absent REQUIRED one is an error "PATH.KEY: missing required key, expected ..." at obj.
+ * `host_keys` (NULL-terminated, may be NULL) are keys the caller reads itself: allowed, skipped, and
+ * listed first in "unknown key, expected one of: ..." messages. STRING values point into the scene's
+ * document or the table. Types (params.h): REAL and INT a number in [min, max] (INT without fraction),
+ * BOOL true/false, ENUM one of the choices by name (integer = index, string = the name), STRING a
+ * string of at most max characters, VECTOR an array of 1 to 3 numbers each in [min, max]. Errors read
+ * "FILE:LINE:COL: PATH.KEY: ..." like every scene error; a value outside its range reads
+ * "PATH.KEY: 1.5 is out of range [0, 1] UNIT" (the wording of eddy_param_check).
+ */
+int eddy_scene_param_values(const eddy_scene *scene, const cJSON *obj, const char *path,
+                            const eddy_param_desc *table, size_t count, const char *const *host_keys,
+                            eddy_param_value *values, eddy_error *err);
+
+/*
+ * Validates the scene's section of a component against its parameter table
+ * (eddy_scene_param_values): solvers.<id> (EDDY_INTERFACE_SOLVER), grids.<id> (EDDY_INTERFACE_GRID) or
+ * output.writers.<id> (EDDY_INTERFACE_WRITER); no section means every default. Fills `values`
+ * (component->param_count entries, allocated by the caller; may be NULL when there are none) with one
+ * typed value per table entry. `out` (may be NULL) is set on success to {sizeof(eddy_param_values),
+ * component->params, param_count, values}, what create() receives. STRING values point into the
+ * scene's JSON tree or the component's table: keep both alive as long as the values.
  */
 int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
-                                double *values, eddy_error *err);
+                                eddy_param_value *values, eddy_param_values *out, eddy_error *err);
+
+/*
+ * The component ids the scene names must be registered: every solvers.<id> section a solver, every
+ * grids.<id> section a grid, every output.writers.<id> section a writer ("FILE:L:C: solvers.sph_muller:
+ * unknown solver 'sph_muller', expected one of the registered solvers: pbf, sph_mueller, ..."), and,
+ * when the registry holds any writer, every output.format entry a writer ("output.format[1]: expected
+ * \"vtk\" or \"csv\", got \"png\""). Sections of other registered components are not looked at: one
+ * scene carries tuned sections for several solvers. eddy_scene_build_world calls it when given a
+ * registry; `reg` NULL checks nothing.
+ */
+int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *reg, eddy_error *err);
+
+/*
+ * The per-material parameters of material `material` for the running `solver` (its component's
+ * material_params table, read with eddy_param_at). A key of materials[i] is valid when it is a
+ * generic key (name, rest_density, particle_mass, particle_spacing, particle_radius, particle_margin,
+ * restitution, friction, erp) or declared by the material table of ANY solver in `reg` (or of
+ * `solver`; `reg` may be NULL). Values of keys in the running solver's table are validated against it
+ * (FILE:LINE:COL: materials[i].key: expected ..., got ...) and stored in values[], defaults for the
+ * keys the scene omits; keys that only other solvers declare are accepted and ignored, so one scene
+ * runs with every solver; a key no solver declares is an error listing the valid keys. `values` holds
+ * solver->material_param_count entries (may be NULL when 0, or when `solver` is NULL: then only the
+ * keys are checked).
+ */
+int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg,
+                               const eddy_component *solver, size_t material, eddy_param_value *values,
+                               eddy_error *err);
 
 /* Line and column (1-based) of the value at a dotted key path ("materials[0].viscosity") in the
  * source text; 0 when unknown. */
@@ -109,14 +168,28 @@ size_t eddy_scene_count_particles(const eddy_scene *scene);
  */
 int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *err);
 
+/* What building a world needs besides the scene. Every member may be NULL. */
+typedef struct eddy_scene_build {
+    const eddy_registry *registry;        /* the registered solvers, whose material tables make the
+                                           * valid material keys (NULL: only `solver`'s) */
+    const eddy_component *solver;         /* the running solver: its material_params values go into
+                                           * world->materials[m].params (NULL: none) */
+    const eddy_component *grid;           /* the grid component (EDDY_INTERFACE_GRID; NULL: the CPU grid) */
+    const eddy_param_values *grid_params; /* its validated values (eddy_scene_component_params) */
+    const eddy_host *host;                /* set on the world before the grid is created (NULL: silent) */
+} eddy_scene_build;
+
 /*
- * Builds a world from the scene: materials, container, colliders (converted to simulation units),
- * the fluid blocks filled on lattices (positions min + (i + 1/2) * spacing), and the grid over the
- * domain (the `domain` section, else the container widened by one smoothing radius on bounded axes)
- * with the given backend (NULL: CPU). The grid is not built yet.
+ * Builds a world from the scene: the host services, the component sections checked against the
+ * registry (eddy_scene_check_components, when given one), materials with the running solver's values
+ * (eddy_scene_material_params), container, colliders (converted to simulation units), the fluid blocks
+ * filled on lattices (positions min + (i + 1/2) * spacing), and the grid over the domain (the `domain`
+ * section, else the container widened by one smoothing radius on bounded axes) with the grid
+ * component's backend and parameters (eddy_world_init_grid_with). The grid is not built yet. `with`
+ * may be NULL (CPU grid, no solver).
  */
-int eddy_scene_build_world(const eddy_scene *scene, const eddy_grid_backend_vtable *grid_backend,
-                           eddy_world **out, eddy_error *err);
+int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with, eddy_world **out,
+                           eddy_error *err);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Sections read by other host modules ("probes", "render", "checkpoint"): scene.c accepts these    */
@@ -154,6 +227,6 @@ int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON 
 /* Vector member: an array of `dimensions` numbers (3 are accepted in 2D, z set to 0). Absent: error
  * when `required`, else `def` (NULL: zeros). Values are taken as they are (no unit conversion). */
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
-                          const char *key, int required, const float def[3], float out[3]);
+                          const char *key, int required, const eddy_real def[3], eddy_real out[3]);
 
 #endif /* EDDY_HOST_SCENE_H */

@@ -1,24 +1,32 @@
 #include "sim.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int find_component(eddy_sim *sim, const char *id, int kind, const eddy_registry_entry **out,
+static int find_component(eddy_sim *sim, const char *id, const char *interface_id, const eddy_registry_entry **out,
                           eddy_error *err)
 {
-    const char *what = kind == EDDY_COMPONENT_SOLVER ? "solver" : "grid";
-    *out = eddy_registry_find(sim->registry, id, kind);
+    *out = eddy_registry_find(sim->registry, id, interface_id);
     if (*out) return EDDY_OK;
-    const char *available = eddy_registry_ids(sim->registry, kind);
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s)",
-                          sim->scene.file, what, id, *available ? available : "none",
+    const char *available = eddy_registry_ids(sim->registry, interface_id);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s)", sim->scene.file,
+                          eddy_interface_name(interface_id), id, *available ? available : "none",
                           eddy_registry_refusal_count(sim->registry)
                               ? "; some plugins were refused, see `eddy list`"
                               : "");
+}
+
+/* The component's validated values from the scene (calloc'ed: `count` may be 0). */
+static int component_params(eddy_sim *sim, const eddy_component *c, eddy_param_value **values,
+                            eddy_param_values *out, eddy_error *err)
+{
+    *values = calloc(c->param_count + 1, sizeof **values);
+    if (!*values) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    return eddy_scene_component_params(&sim->scene, c, *values, out, err);
 }
 
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
@@ -28,6 +36,7 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
     memset(sim, 0, sizeof *sim);
     sim->scene = *scene;
     memset(scene, 0, sizeof *scene);
+    sim->host = eddy_services_host();
     int rc;
     if (opt->solver) snprintf(sim->scene.solver, sizeof sim->scene.solver, "%s", opt->solver);
     if (opt->grid) snprintf(sim->scene.grid, sizeof sim->scene.grid, "%s", opt->grid);
@@ -36,40 +45,31 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
     if (opt->registry) {
         sim->registry = opt->registry;
     } else {
-        if ((rc = eddy_registry_create(&sim->registry, err))) goto fail;
+        if ((rc = eddy_services_registry(1, &sim->registry, err))) goto fail;
         sim->owns_registry = 1;
-        eddy_registry_discover(sim->registry);
     }
-    if ((rc = find_component(sim, sim->scene.solver, EDDY_COMPONENT_SOLVER, &sim->solver_entry, err)) ||
-        (rc = find_component(sim, sim->scene.grid, EDDY_COMPONENT_GRID, &sim->grid_entry, err)))
+    if ((rc = find_component(sim, sim->scene.solver, EDDY_INTERFACE_SOLVER, &sim->solver_entry, err)) ||
+        (rc = find_component(sim, sim->scene.grid, EDDY_INTERFACE_GRID, &sim->grid_entry, err)))
         goto fail;
-
     const eddy_component *sc = sim->solver_entry->component;
-    sim->param_values = calloc(sc->param_count + 1, sizeof(double));
-    sim->grid_param_values = calloc(sim->grid_entry->component->param_count + 1, sizeof(double));
-    if (!sim->param_values || !sim->grid_param_values) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    sim->solver_vtable = sc->vtable;
+    if ((rc = component_params(sim, sc, &sim->param_values, &sim->params, err)) ||
+        (rc = component_params(sim, sim->grid_entry->component, &sim->grid_param_values, &sim->grid_params, err)))
         goto fail;
-    }
-    if ((rc = eddy_scene_component_params(&sim->scene, sc, sim->param_values, err)) ||
-        (rc = eddy_scene_component_params(&sim->scene, sim->grid_entry->component,
-                                           sim->grid_param_values, err)))
-        goto fail;
-    sim->params.desc = sc->params;
-    sim->params.count = sc->param_count;
-    sim->params.values = sim->param_values;
 
-    if (sim->scene.threads > 0) omp_set_num_threads(sim->scene.threads);
-    if ((rc = eddy_scene_build_world(&sim->scene, sim->grid_entry->component->grid, &sim->world, err)))
-        goto fail;
-    if ((rc = sc->solver->create(sim->world, &sim->params, &sim->solver, err))) {
+    /* The one place a session decides its thread count: the option, else the scene's, else OpenMP's. */
+    sim->threads = eddy_services_set_threads(opt->threads > 0 ? opt->threads : sim->scene.threads);
+    const eddy_scene_build with = {sim->registry, sc, sim->grid_entry->component, &sim->grid_params, sim->host};
+    if ((rc = eddy_scene_build_world(&sim->scene, &with, &sim->world, err))) goto fail;
+    eddy_world_set_host(sim->world, sim->host);
+    const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host};
+    if ((rc = sim->solver_vtable->create(&setup, &sim->solver, err))) {
         eddy_error_prefix(err, "solver '%s': ", sc->id);
         sim->solver = NULL;
         goto fail;
     }
-    const eddy_solver_vtable *v = sc->solver;
-    if (v->size >= offsetof(eddy_solver_vtable, compute_fields) + sizeof v->compute_fields &&
-        v->compute_fields && (rc = v->compute_fields(sim->solver, sim->world, err))) {
+    if (!opt->skip_compute_fields && sim->solver_vtable->compute_fields &&
+        (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
         eddy_error_prefix(err, "solver '%s': ", sc->id);
         goto fail;
     }
@@ -82,7 +82,7 @@ fail:
 void eddy_sim_close(eddy_sim *sim)
 {
     if (!sim) return;
-    if (sim->solver && sim->solver_entry) sim->solver_entry->component->solver->destroy(sim->solver);
+    if (sim->solver && sim->solver_vtable) sim->solver_vtable->destroy(sim->solver);
     sim->solver = NULL;
     eddy_world_destroy(sim->world);
     sim->world = NULL;
@@ -99,12 +99,18 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
 {
     double dt = sim->scene.dt;
     sim->dt_limit[0] = '\0';
-    const eddy_solver_vtable *v = sim->solver_entry->component->solver;
-    if (v->size >= offsetof(eddy_solver_vtable, max_dt) + sizeof v->max_dt && v->max_dt) {
+    const eddy_solver_vtable *v = sim->solver_vtable;
+    if (v->max_dt) {
         double lim = INFINITY;
         const char *name = "solver limit";
         int rc = v->max_dt(sim->solver, sim->world, &lim, &name, err);
-        if (rc) return rc;
+        if (rc) return eddy_error_prefix(err, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
+                                         sim->world->step + 1);
+        /* +inf: no limit; anything else must be a usable step. */
+        if (!(lim > 0))
+            return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                                  "solver '%s' at step %" PRIu64 ": max_dt returned %g; it must be finite and > 0",
+                                  sim->solver_entry->component->id, sim->world->step + 1, lim);
         if (lim < dt) {
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name ? name : "solver limit");
@@ -145,11 +151,65 @@ static void move_colliders(eddy_sim *sim, double t_before, double dt)
     }
 }
 
+/*
+ * What the explosion message says about the first particle with a non-finite value (the smallest id):
+ * its id, and for a velocity whether it is NaN or infinite. Only on this error path does the host read
+ * particles between frames (a device solver downloads the field here).
+ */
+static void first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field, uint64_t *id, int *is_nan)
+{
+    *id = UINT64_MAX;
+    *is_nan = 1;
+    eddy_field_view v;
+    memset(&v, 0, sizeof v);
+    v.size = sizeof v;
+    eddy_error ignored;
+    if (st->first_nonfinite == SIZE_MAX || eddy_world_map_field(w, field, EDDY_MAP_READ, &v, &ignored)) return;
+    const size_t i = st->first_nonfinite;
+    if (i < v.count) {
+        *id = v.id[i];
+        *is_nan = 0;
+        for (int c = 0; c < v.components && c < 3; ++c)
+            if (isnan(v.data[c][i])) *is_nan = 1;
+    }
+    eddy_world_unmap_field(w, &v);
+}
+
+static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_error *err)
+{
+    static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity (seed 000 §1.1.3)";
+    char what[160], tail[96] = "";
+    uint64_t id;
+    int is_nan;
+    if (st->nonfinite_velocity) {
+        first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan);
+        snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
+        if (id != UINT64_MAX)
+            snprintf(tail, sizeof tail, "; particle id %" PRIu64 "%s", id,
+                     st->nonfinite_velocity > 1 ? " and others" : "");
+    } else if (st->nonfinite_position) {
+        first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan);
+        if (id != UINT64_MAX)
+            snprintf(what, sizeof what, "particle id %" PRIu64 " has a non-finite position%s", id,
+                     st->nonfinite_position > 1 ? " (and others)" : "");
+        else
+            snprintf(what, sizeof what, "a particle position is not finite");
+    } else if (!isfinite(st->max_speed) || st->max_speed * dt > (double)w->smoothing_radius) {
+        snprintf(what, sizeof what, "max speed %.4g (sim units/s) moves a particle %.3g smoothing radii per step",
+                 st->max_speed, st->max_speed * dt / w->smoothing_radius);
+    } else {
+        return EDDY_OK;
+    }
+    return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s): %s; %s%s",
+                          w->step, w->time, what, HINT, tail);
+}
+
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
 {
     eddy_world *w = sim->world;
     const eddy_component *sc = sim->solver_entry->component;
-    int rc = sc->solver->step(sim->solver, w, dt, err);
+    const eddy_solver_vtable *v = sim->solver_vtable;
+    int rc = v->step(sim->solver, w, dt, err);
     if (rc) return eddy_error_prefix(err, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                                      (unsigned long long)w->step + 1, w->time);
     w->step++;
@@ -157,25 +217,26 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     const double t_before = w->time;
     w->time += dt;
     move_colliders(sim, t_before, dt);
-    float vmax = eddy_world_max_speed(w);
-    if (!isfinite(vmax) || (double)vmax * dt > w->smoothing_radius) {
-        char what[128];
-        if (isnan(vmax)) snprintf(what, sizeof what, "a particle velocity is NaN");
-        else
-            snprintf(what, sizeof what, "max speed %.4g (sim units/s) moves a particle %.3g smoothing radii per step",
-                     (double)vmax, (double)vmax * dt / w->smoothing_radius);
-        return eddy_error_set(err, EDDY_ERR_UNSTABLE,
-                              "simulation exploded at step %llu (t = %.6g s): %s; hint: lower the time "
-                              "step, stiffness, gravity or viscosity (seed 000 §1.1.3)",
-                              (unsigned long long)w->step, w->time, what);
+    /* One reduction per step: the solver's (device-resident particles) or the core's parallel pass,
+     * cached for the max_dt() of the next step. */
+    if (v->reduce) {
+        eddy_step_stats st;
+        memset(&st, 0, sizeof st);
+        st.size = sizeof st;
+        st.step = w->step;
+        st.first_nonfinite = SIZE_MAX;
+        if ((rc = v->reduce(sim->solver, w, &st, err)))
+            return eddy_error_prefix(err, "solver '%s' at step %" PRIu64 " (t = %.6g s): reduce: ", sc->id, w->step,
+                                     w->time);
+        eddy_world_set_step_stats(w, &st);
     }
-    return EDDY_OK;
+    return exploded(w, eddy_world_step_stats(w), dt, err);
 }
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
 {
     while (sim->world->time < t_end) {
-        double dt;
+        double dt = 0.0;
         int rc = eddy_sim_next_dt(sim, t_end, &dt, err);
         if (rc) return rc;
         if ((rc = eddy_sim_step(sim, dt, err))) return rc;
@@ -203,7 +264,7 @@ int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, ed
             break;
         }
         const double next_frame = plan->next_frame * interval;
-        double dt;
+        double dt = 0.0;
         if ((rc = eddy_sim_next_dt(sim, next_frame < t_stop ? next_frame : t_stop, &dt, err))) break;
         const double t0 = eddy_time_ms();
         rc = eddy_sim_step(sim, dt, err);

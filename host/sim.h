@@ -10,18 +10,23 @@
 #include <eddy/eddy.h>
 
 #include "scene.h"
+#include "services.h"
 
 typedef struct eddy_sim {
     eddy_registry *registry;        /* owned unless given in the options */
     int owns_registry;
+    const eddy_host *host;          /* the process's services (services.h); never NULL once open */
     eddy_scene scene;               /* owned */
     eddy_world *world;              /* owned */
     const eddy_registry_entry *solver_entry;
     const eddy_registry_entry *grid_entry;
+    const eddy_solver_vtable *solver_vtable; /* solver_entry->component->vtable */
     eddy_solver *solver;            /* owned by the solver plugin */
-    double *param_values;           /* owned; solver parameters in table order */
-    eddy_param_values params;
-    double *grid_param_values;
+    eddy_param_value *param_values; /* owned; the solver's parameters in table order */
+    eddy_param_values params;       /* what the solver's create() received */
+    eddy_param_value *grid_param_values; /* owned; the grid backend's */
+    eddy_param_values grid_params;
+    int threads;                    /* the thread count in effect */
     int warned_dt_limit;            /* the dt-limit warning is printed once */
     char dt_limit[64];              /* name of the limit that last shortened a step, "" if none */
     double last_dt;                 /* the last step's dt, s */
@@ -32,13 +37,19 @@ typedef struct eddy_sim_options {
     const char *solver;             /* --solver */
     const char *grid;               /* --grid */
     size_t particle_target;         /* eddy bench --particles */
-    eddy_registry *registry;        /* use this registry instead of discovering (not owned) */
+    eddy_registry *registry;        /* use this registry instead of making one (not owned) */
+    int threads;                    /* --threads (> 0); 0: the scene's world.threads, else OpenMP's default */
+    int skip_compute_fields;        /* resume: eddy_checkpoint_restore calls compute_fields() after load() */
 } eddy_sim_options;
 
 /*
- * Takes ownership of `scene` (also on failure: it is freed), discovers plugins, finds the solver and
- * grid (an unknown id is an error listing the available ones), validates their parameter sections,
- * builds the world and creates the solver.
+ * Takes ownership of `scene` (also on failure: it is freed), makes the registry (services.h: the
+ * built-in writers and probes, then the plugins discovered) unless one is given, finds the solver and
+ * grid (eddy_registry_find with EDDY_INTERFACE_SOLVER / EDDY_INTERFACE_GRID; an unknown id is an error
+ * listing the available ones), validates their parameter sections into typed values, decides the
+ * thread count (eddy_services_set_threads: the option, else the scene's, else OpenMP's default), builds
+ * the world with the host's services and the grid's parameters, creates the solver with an
+ * eddy_solver_setup and computes its derived fields for frame 0.
  */
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
 
@@ -48,16 +59,20 @@ void eddy_sim_close(eddy_sim *sim);
 /*
  * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time),
  * where a moving collider's moving_until before t_target counts as the target, so that a step ends
- * exactly where the wall stops. Sets sim->dt_limit when the solver's limit applied.
+ * exactly where the wall stops. Sets sim->dt_limit when the solver's limit applied. A max_dt() that is
+ * not finite and > 0 (+inf means no limit) is EDDY_ERR_PLUGIN: "solver 'ID' at step N: max_dt returned
+ * X; it must be finite and > 0".
  */
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err);
 
 /*
  * One solver step of dt, then the prescribed motion of the moving colliders (scene key
  * colliders[].moving_until: displaced by velocity * dt, stopped once the time reaches moving_until),
- * then the explosion guard: a NaN or a speed that crosses more than one
- * smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the quantity,
- * with the hint of seed 000 §1.1.3.
+ * then the explosion guard on the step's one reduction (the solver's reduce() when it has one, stored
+ * with eddy_world_set_step_stats, else the core's eddy_world_step_stats, which max_dt() reuses): a
+ * non-finite position (naming the particle id), a NaN or infinite velocity, or a speed that crosses more
+ * than one smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the
+ * quantity, with the hint of seed 000 §1.1.3. The particles are not read by the host here.
  */
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err);
 

@@ -7,7 +7,8 @@ PATH is a .vtp file or a .pvd series (every frame it lists is checked, and the s
 Collection whose DataSet files exist, with increasing timesteps). For every frame it checks the VTK
 layout that ParaView relies on: NumberOfPoints, one vertex cell per point (connectivity 0..N-1, offsets
 1..N), format="binary" arrays whose UInt32 byte-count header is its own base64 run and matches the
-decoded payload, and that every array holds N * components values of its declared type.
+decoded payload, that every array holds N * components values of its declared type, and that the id
+array is UInt32 when every id fits in 32 bits and UInt64 when one does not.
 
 With --expect (written by tests/test_output.c), every frame must also carry exactly the expected
 particles, in increasing id order: positions and velocities equal to the simulation-unit values
@@ -79,7 +80,10 @@ def check_frame(path, expected):
         require(len(values) == n * comps,
                 f"{where}: array {name}: {len(values)} values, expected {n} x {comps}")
         arrays[name] = (el.get("type"), comps, values)
-    for name, type_name, comps in (("id", "UInt32", 1), ("material", "UInt32", 1), ("velocity", "Float32", 3),
+    # Ids are 64-bit; the array is UInt32 while every id fits (the files of ABI 1.x), UInt64 otherwise.
+    require("id" in arrays, f"{where}: no point data array id")
+    id_type = "UInt64" if any(i > 0xFFFFFFFF for i in arrays["id"][2]) else "UInt32"
+    for name, type_name, comps in (("id", id_type, 1), ("material", "UInt32", 1), ("velocity", "Float32", 3),
                                    ("density", "Float32", 1), ("pressure", "Float32", 1)):
         require(name in arrays, f"{where}: no point data array {name}")
         require(arrays[name][:2] == (type_name, comps),

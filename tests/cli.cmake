@@ -9,14 +9,29 @@ function(cli_test name status text)
   add_test(NAME cli_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
 endfunction()
 
-cli_test(list_shows_sph_mueller 0 "sph_mueller      solver  1.0.0" list)
+cli_test(list_shows_sph_mueller 0 "sph_mueller      solver  2.0.0" list)
+# `eddy list` groups by interface; the host's writers and probes are components like a plugin's.
+cli_test(list_groups_solvers 0 "\n\nsolvers (eddy.solver.2):\n" list)
+cli_test(list_shows_writers 0 "writers (eddy.writer.2):\nvtk              writer  2.0.0     (built-in)\ncsv              writer" list)
+cli_test(list_shows_probes 0 "probes (eddy.probe.2):\nfront            probe   2.0.0     (built-in)" list)
 cli_test(describe_sph_mueller 0 "negative_pressure    real  0" describe sph_mueller)
+# A solver's per-material table; a probe's typed parameters (enum choices, vector, required, derived).
+cli_test(describe_material_table 0 "material parameters (in each \"materials\" entry, or --set materials[i].NAME=VALUE):\n\nname                 type  default    range                    unit     doc\nviscosity            real  0.1        [0, inf)                 Pa s" describe sph_mueller)
+cli_test(describe_probe_enum 0 "axis                 enum   required   x|y|z|-x|-y|-z" describe height)
+cli_test(describe_probe_vector 0 "at                   vector required   1-3 x (-inf, inf)        m" describe height)
+cli_test(describe_probe_derived 0 "width                real   derived    (0, inf)                 m" describe height)
+cli_test(describe_writer 0 "vtk 2.0.0 (writer, eddy.writer.2)" describe vtk)
+cli_test(describe_grid 0 "cpu 2.0.0 (grid, eddy.grid.2)" describe cpu)
 cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
 cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)
 cli_test(run_without_scene 2 "run needs a scene file" run)
 cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
 cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}/dam_break_2d.json --steps many)
-cli_test(bad_format 2 "--format expects vtk, csv or vtk,csv, got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
+# --format takes writer ids: any the registry has, else the ones there are.
+cli_test(bad_format 2 "--format expects writer ids separated by commas (available: vtk, csv), got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
+cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'VTK'" run ${SCENES}/dam_break_2d.json --format VTK)
+cli_test(format_twice 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'vtk,csv,vtk'" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
+cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)
 cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: " run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
@@ -35,16 +50,24 @@ set_tests_properties(cli_explosion_is_reported PROPERTIES ENVIRONMENT "EDDY_PLUG
 add_test(NAME cli_explosion_keeps_frames COMMAND sh -c "test -f ${CLI_OUT}/explode/frames/frame_00002.vtp && grep -q frame_00002.vtp ${CLI_OUT}/explode/frames.pvd")
 set_tests_properties(cli_explosion_keeps_frames PROPERTIES FIXTURES_REQUIRED exploded)
 # The broken test plugins are listed as refused and the real ones still load.
-add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 2.0, host 1.0" ${EDDY_EXE} list)
+add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 3.0, host 2.0" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 0 "sph_mueller      solver" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals_keep_good PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 # A short real run writes frames, the series, diagnostics, a picture and prints a hash.
 cli_test(run_writes_outputs 0 "state-hash: " run ${SCENES}/dam_break_2d.json --steps 20 --format vtk,csv --hash --quiet --out ${CLI_OUT}/short)
+set_tests_properties(cli_run_writes_outputs PROPERTIES FIXTURES_SETUP short_run)
+add_test(NAME cli_run_writes_every_format COMMAND sh -c "test -s \"$0/frames/frame_00000.vtp\" && test -s \"$0/frames/frame_00000.csv\" && test -s \"$0/frames.pvd\" && test -s \"$0/diagnostics.csv\" && test -s \"$0/picture.png\"" ${CLI_OUT}/short)
+set_tests_properties(cli_run_writes_every_format PROPERTIES FIXTURES_REQUIRED short_run)
+# The host's version and the plugin ABI it loads.
+cli_test(version 0 "eddy ${PROJECT_VERSION} (plugin ABI 2.0)" --version)
 # An independent reader (Python's xml and base64) checks the .vtp files test_output wrote.
 add_test(NAME output_vtp_reader COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py --expect ${PROJECT_BINARY_DIR}/test_output/vtp/expected.json ${PROJECT_BINARY_DIR}/test_output/vtp/frames.pvd)
 set_tests_properties(output PROPERTIES FIXTURES_SETUP output_frames)
 set_tests_properties(output_vtp_reader PROPERTIES FIXTURES_REQUIRED output_frames)
+# The same reader on frames whose ids exceed 2^32: a UInt64 id array (test_output's test_vtp_64bit_ids).
+add_test(NAME output_vtp_reader_64bit_ids COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py --expect ${PROJECT_BINARY_DIR}/test_output/vtp64/expected.json ${PROJECT_BINARY_DIR}/test_output/vtp64/frames.pvd)
+set_tests_properties(output_vtp_reader_64bit_ids PROPERTIES FIXTURES_REQUIRED output_frames)
 # The probes of dam_break_2d (front and height at the left wall) in DIR/probes.csv: at t = 0 the
 # column is the block [0, a] x [0, 2a] with a = 0.1 m, so the front reads a and the height 2a.
 add_test(NAME cli_run_writes_probes COMMAND ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --steps 0 --quiet --no-picture --out ${CLI_OUT}/probes)

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,13 +15,26 @@
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
 
+/* The plane y = 0 facing +y: eddy_default_collider() as documented. */
 static eddy_collider plane_y0(void)
 {
-    eddy_collider c;
-    memset(&c, 0, sizeof c);
-    c.shape = EDDY_SHAPE_PLANE;
-    c.normal[1] = 1.0f;
-    return c;
+    return eddy_default_collider();
+}
+
+static void default_collider(void **state)
+{
+    (void)state;
+    eddy_collider c = eddy_default_collider();
+    assert_int_equal(c.size, sizeof(eddy_collider));
+    assert_int_equal(c.shape, EDDY_SHAPE_PLANE);
+    assert_int_equal(c.is_container_wall, 0);
+    for (int a = 0; a < 3; ++a) {
+        assert_true(c.point[a] == 0.0f);
+        assert_true(c.normal[a] == (a == 1 ? 1.0f : 0.0f));
+        assert_true(c.velocity[a] == 0.0f);
+        assert_true(c.min[a] == 0.0f && c.max[a] == 0.0f && c.center[a] == 0.0f);
+    }
+    assert_true(c.radius == 0.0f);
 }
 
 static void distances(void **state)
@@ -32,8 +46,7 @@ static void distances(void **state)
     NEAR(eddy_collider_distance(&pl, 3, p1, n), 0.25f);
     NEAR(n[1], 1.0f);
 
-    eddy_collider box;
-    memset(&box, 0, sizeof box);
+    eddy_collider box = eddy_default_collider();
     box.shape = EDDY_SHAPE_BOX;
     box.min[0] = box.min[1] = box.min[2] = 0.0f;
     box.max[0] = box.max[1] = box.max[2] = 1.0f;
@@ -46,8 +59,7 @@ static void distances(void **state)
     NEAR(eddy_collider_distance(&box, 3, inside, n), -0.1f);
     NEAR(n[1], 1.0f);
 
-    eddy_collider sph;
-    memset(&sph, 0, sizeof sph);
+    eddy_collider sph = eddy_default_collider();
     sph.shape = EDDY_SHAPE_SPHERE;
     sph.center[0] = 1.0f;
     sph.radius = 0.5f;
@@ -78,6 +90,23 @@ static void container_walls(void **state)
     bad.normal[1] = 0.0f;
     assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "plane collider: normal has zero length");
+    /* A collider filled by an older or careless caller (size not covering every member) is refused,
+     * naming the sizes; the default one is accepted and appended after the walls. */
+    eddy_collider small = plane_y0();
+    small.size = offsetof(eddy_collider, is_container_wall);
+    assert_int_equal(eddy_world_add_collider(w, &small, &err), EDDY_ERR_INVALID_ARGUMENT);
+    char expect[160];
+    snprintf(expect, sizeof expect,
+             "collider: a struct of %zu bytes, %zu needed; fill it with eddy_default_collider()",
+             offsetof(eddy_collider, is_container_wall), sizeof(eddy_collider));
+    assert_string_equal(err.message, expect);
+    assert_int_equal(w->boundaries.collider_count, 4);
+    eddy_collider ok = plane_y0();
+    ok.normal[1] = 2.0f; /* normalized on the way in */
+    assert_int_equal(eddy_world_add_collider(w, &ok, &err), EDDY_OK);
+    assert_int_equal(w->boundaries.collider_count, 5);
+    assert_true(w->boundaries.colliders[4].normal[1] == 1.0f);
+    assert_int_equal(w->boundaries.colliders[4].is_container_wall, 0);
     eddy_world_destroy(w);
 }
 
@@ -248,6 +277,7 @@ static void mirrors_continue_hydrostatic_pressure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_collider),
         cmocka_unit_test(distances),
         cmocka_unit_test(container_walls),
         cmocka_unit_test(response_removes_approach_and_friction),

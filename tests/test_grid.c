@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <omp.h>
 
 #include <eddy/grid.h>
+#include <eddy/host.h>
 #include <eddy/particles.h>
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -178,8 +180,8 @@ static void check_neighbors(eddy_grid *g, const eddy_particles *p, float radius,
         if (self != 1) fail_msg("%s: particle %zu appears %d times in its own ranges", label, i, self);
         qsort(ranged, nr, sizeof(uint32_t), cmp_u32);
         if (nr != nb || memcmp(ranged, brute, nb * sizeof(uint32_t)) != 0)
-            fail_msg("%s: particle %zu (id %u at %.9g %.9g %.9g): %zu neighbors via cell ranges, %zu by "
-                     "brute force",
+            fail_msg("%s: particle %zu (id %" PRIu64 " at %.9g %.9g %.9g): %zu neighbors via cell ranges, "
+                     "%zu by brute force",
                      label, i, p->id[i], (double)p->x[i], (double)p->y[i], (double)p->z[i], nr, nb);
         const uint32_t *lst = g->nbr_index + g->nbr_offset[i];
         size_t nl = g->nbr_offset[i + 1] - g->nbr_offset[i];
@@ -479,7 +481,7 @@ static void periodic_bar_split(void **state)
 }
 
 /* Every field stays attached to its id through several builds with moving particles. */
-static float tag_value(uint32_t id, int field, int comp)
+static float tag_value(uint64_t id, int field, int comp)
 {
     return (float)id * 3.25f + (float)(field * 10 + comp) * 0.5f;
 }
@@ -503,7 +505,7 @@ static void fields_follow_ids(void **state)
         assert_int_equal(eddy_particles_add_field(&p, "tensor", 9, &f_wide, &err), EDDY_OK);
         const int nf = eddy_particles_field_count(&p);
         for (size_t i = 0; i < n; ++i) {
-            p.material[i] = p.id[i] * 7u + 1u;
+            p.material[i] = (uint32_t)(p.id[i] * 7u + 1u);
             for (int f = EDDY_FIELD_VELOCITY; f < nf; ++f)
                 for (int k = 0; k < eddy_particles_field_components(&p, f); ++k)
                     eddy_particles_field(&p, f, k)[i] = tag_value(p.id[i], f, k);
@@ -523,7 +525,7 @@ static void fields_follow_ids(void **state)
             check_structure(&g, &p, "fields");
             char *seen = calloc(n, 1);
             for (size_t i = 0; i < n; ++i) {
-                uint32_t id = p.id[i];
+                uint64_t id = p.id[i];
                 assert_true(id < n);
                 assert_false(seen[id]);
                 seen[id] = 1;
@@ -531,14 +533,14 @@ static void fields_follow_ids(void **state)
                 for (int f = EDDY_FIELD_VELOCITY; f < nf; ++f)
                     for (int k = 0; k < eddy_particles_field_components(&p, f); ++k)
                         if (eddy_particles_field(&p, f, k)[i] != tag_value(id, f, k))
-                            fail_msg("field %s[%d] of id %u lost after build %d",
+                            fail_msg("field %s[%d] of id %" PRIu64 " lost after build %d",
                                      eddy_particles_field_name(&p, f), k, id, pass);
                 const float now[3] = {p.x[i], p.y[i], p.z[i]};
                 for (int a = 0; a < 3; ++a) {
                     float L = c.hi[a] - c.lo[a];
                     double periods = ((double)before[3 * id + a] - now[a]) / L;
                     if (fabs(periods - round(periods)) > 1e-5 || (!c.periodic[a] && periods != 0.0))
-                        fail_msg("position of id %u moved on axis %c by %g periods", id, axis_names[a],
+                        fail_msg("position of id %" PRIu64 " moved on axis %c by %g periods", id, axis_names[a],
                                  periods);
                 }
             }
@@ -553,7 +555,7 @@ static void fields_follow_ids(void **state)
 }
 
 /* Reference stable counting sort: ids in the order a stable sort by cell of the current order gives. */
-static void expected_order(const eddy_grid_layout *l, const eddy_particles *p, uint32_t *ids)
+static void expected_order(const eddy_grid_layout *l, const eddy_particles *p, uint64_t *ids)
 {
     const size_t n = p->count;
     uint32_t *count = calloc(l->cell_count + 1, sizeof(uint32_t));
@@ -569,7 +571,8 @@ static void expected_order(const eddy_grid_layout *l, const eddy_particles *p, u
 }
 
 typedef struct snapshot {
-    uint32_t *ids, *begin, *end, *offset, *index;
+    uint64_t *ids;
+    uint32_t *begin, *end, *offset, *index;
     size_t n, cells, entries;
 } snapshot;
 
@@ -578,12 +581,12 @@ static void take_snapshot(const eddy_grid *g, const eddy_particles *p, snapshot 
     s->n = p->count;
     s->cells = g->layout.cell_count;
     s->entries = g->nbr_offset[s->n];
-    s->ids = malloc(sizeof(uint32_t) * s->n);
+    s->ids = malloc(sizeof(uint64_t) * s->n);
     s->begin = malloc(sizeof(uint32_t) * s->cells);
     s->end = malloc(sizeof(uint32_t) * s->cells);
     s->offset = malloc(sizeof(uint32_t) * (s->n + 1));
     s->index = malloc(sizeof(uint32_t) * (s->entries + 1));
-    memcpy(s->ids, p->id, sizeof(uint32_t) * s->n);
+    memcpy(s->ids, p->id, sizeof(uint64_t) * s->n);
     memcpy(s->begin, g->cell_begin, sizeof(uint32_t) * s->cells);
     memcpy(s->end, g->cell_end, sizeof(uint32_t) * s->cells);
     memcpy(s->offset, g->nbr_offset, sizeof(uint32_t) * (s->n + 1));
@@ -620,7 +623,7 @@ static void stable_and_thread_independent(void **state)
                 make_particles(&p, dims, pos, n);
                 eddy_grid g;
                 make_grid(&c, EDDY_DOMAIN_ERROR, &g);
-                uint32_t *ids = malloc(sizeof(uint32_t) * n);
+                uint64_t *ids = malloc(sizeof(uint64_t) * n);
                 build_ok(&g, &p); /* wraps the periodic axes */
                 for (int pass = 0; pass < 3; ++pass) {
                     /* Moved but inside the domain, so the reference sees the positions the sort sees;
@@ -630,7 +633,7 @@ static void stable_and_thread_independent(void **state)
                     expected_order(&g.layout, &p, ids);
                     build_ok(&g, &p);
                     check_structure(&g, &p, "threads");
-                    if (memcmp(ids, p.id, sizeof(uint32_t) * n) != 0)
+                    if (memcmp(ids, p.id, sizeof(uint64_t) * n) != 0)
                         fail_msg("%dD: build %d with %d threads is not the stable sort by cell", dims, pass,
                                  t);
                 }
@@ -643,7 +646,7 @@ static void stable_and_thread_independent(void **state)
             for (int t = 1; t < 3; ++t) {
                 assert_int_equal(snap[t].n, snap[0].n);
                 assert_int_equal(snap[t].entries, snap[0].entries);
-                if (memcmp(snap[t].ids, snap[0].ids, sizeof(uint32_t) * n) ||
+                if (memcmp(snap[t].ids, snap[0].ids, sizeof(uint64_t) * n) ||
                     memcmp(snap[t].begin, snap[0].begin, sizeof(uint32_t) * snap[0].cells) ||
                     memcmp(snap[t].end, snap[0].end, sizeof(uint32_t) * snap[0].cells) ||
                     memcmp(snap[t].offset, snap[0].offset, sizeof(uint32_t) * (n + 1)) ||
@@ -789,8 +792,8 @@ static void domain_remove_policy(void **state)
             assert_int_equal(p.count, before - outside);
             char *present = calloc(n, 1);
             for (size_t i = 0; i < p.count; ++i) {
-                uint32_t id = p.id[i];
-                if (gone[id]) fail_msg("escaped particle id %u was kept", id);
+                uint64_t id = p.id[i];
+                if (gone[id]) fail_msg("escaped particle id %" PRIu64 " was kept", id);
                 present[id] = 1;
                 for (int k = 0; k < 3; ++k)
                     assert_true(eddy_particles_field(&p, f_vec, k)[i] == tag_value(id, 9, k));
@@ -811,11 +814,18 @@ static void domain_remove_policy(void **state)
  * called once), a backend whose ranges are not prefix sums is an error and not an out-of-range
  * write, and a vtable too small for the callbacks is refused at init. */
 static int backend_creates, backend_destroys, backend_breaks;
+/* What the last create() received, checked by the test. */
+static eddy_grid_setup backend_setup;
+static eddy_grid_layout backend_layout;
+static eddy_param_values backend_params;
 
-static int wrap_create(const eddy_grid_layout *l, void **state, eddy_error *err)
+static int wrap_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
 {
     ++backend_creates;
-    return eddy_cpu_grid_backend()->create(l, state, err);
+    backend_setup = *setup;
+    backend_layout = *setup->layout;
+    backend_params = *setup->params;
+    return eddy_cpu_grid_backend()->create(setup, state, err);
 }
 
 static int wrap_sort(void *state, const eddy_grid_layout *l, size_t n, const float *x, const float *y,
@@ -851,6 +861,12 @@ static void custom_backend(void **state)
     backend_creates = backend_destroys = backend_breaks = 0;
     assert_int_equal(eddy_grid_init(&g, &l, &wrapped, EDDY_DOMAIN_ERROR, &err), EDDY_OK);
     assert_int_equal(backend_creates, 1);
+    /* create() sees the layout, an empty parameter set and the silent host, never NULL. */
+    assert_int_equal(backend_setup.size, sizeof(eddy_grid_setup));
+    assert_memory_equal(&backend_layout, &l, sizeof l);
+    assert_int_equal(backend_params.size, sizeof(eddy_param_values));
+    assert_int_equal(backend_params.count, 0);
+    assert_ptr_equal(backend_setup.host, eddy_host_silent());
     build_ok(&g, &p);
     check_structure(&g, &p, "custom backend");
     check_neighbors(&g, &p, c.h, "custom backend");
@@ -867,6 +883,22 @@ static void custom_backend(void **state)
     small.size = offsetof(eddy_grid_backend_vtable, sort);
     assert_int_equal(eddy_grid_init(&g, &l, &small, EDDY_DOMAIN_ERROR, &err), EDDY_ERR_PLUGIN);
     eddy_grid_free(&g);
+    /* eddy_grid_init_with hands the backend the caller's parameters and host as given. */
+    static const eddy_param_desc table[] = {EDDY_PARAM_INT_DESC("block", 128, 1, 1024, "", "Block size.")};
+    const eddy_param_value value = {.is_set = 1, .count = 1, .number = 256, .integer = 256};
+    const eddy_param_values params = {sizeof(eddy_param_values), table, 1, &value};
+    const eddy_host host = {.size = sizeof(eddy_host), .name = "test"};
+    backend_creates = backend_destroys = backend_breaks = 0;
+    assert_int_equal(eddy_grid_init_with(&g, &l, &wrapped, &params, &host, EDDY_DOMAIN_ERROR, &err), EDDY_OK);
+    assert_int_equal(backend_creates, 1);
+    assert_ptr_equal(backend_setup.host, &host);
+    assert_int_equal(backend_params.count, 1);
+    assert_ptr_equal(backend_params.values, &value);
+    assert_true(eddy_param_get(&backend_params, "block", 0.0) == 256.0);
+    build_ok(&g, &p);
+    check_structure(&g, &p, "custom backend with parameters");
+    eddy_grid_free(&g);
+    assert_int_equal(backend_destroys, 1);
     eddy_particles_free(&p);
     free(pos);
 }

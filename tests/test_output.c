@@ -23,9 +23,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <inttypes.h>
+
 #include "diagnostics.h"
+#include "frame.h"
 #include "output.h"
 #include "picture.h"
+#include "services.h"
 #include "sim_support.h"
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -104,14 +108,10 @@ static void assert_no_tmp_files(const char *dir)
 static eddy_material water(float rest_density, float mass)
 {
     static int serial; /* material names must be unique within a world */
-    eddy_material m;
-    memset(&m, 0, sizeof m);
+    eddy_material m = eddy_default_material();
     snprintf(m.name, sizeof m.name, "water%d", serial++);
     m.rest_density = rest_density;
     m.particle_mass = mass;
-    m.viscosity = 0.2f;
-    m.stiffness = 1.5f;
-    m.initial_sum = 1.0f;
     m.contact.radius = 0.01f;
     m.contact.margin = 0.001f;
     m.contact.erp = 0.5f;
@@ -125,7 +125,7 @@ static eddy_material water(float rest_density, float mass)
 static const float SCALE = 0.004f;
 
 typedef struct expected {
-    uint32_t id[NP];
+    uint64_t id[NP];
     float pos[NP][3], vel[NP][3]; /* sim units */
     float density[NP], pressure[NP];
     uint32_t material[NP];
@@ -134,10 +134,10 @@ typedef struct expected {
 
 /* The values of the particle with id `id`, made up so that no two numbers coincide and most are not
  * short decimals (they must survive %.9g and base64 exactly). */
-static void values_for(uint32_t id, float pos[3], float vel[3], float *rho, float *pr, float vort[3], float *lam,
+static void values_for(uint64_t id, float pos[3], float vel[3], float *rho, float *pr, float vort[3], float *lam,
                        float pair[2])
 {
-    float t = (float)id;
+    float t = (float)(id % 1000u); /* ids above 2^32 (test_vtp_64bit_ids) get the values of id % 1000 */
     pos[0] = 0.001f * t + 1.0f / 3.0f * 0.01f;
     pos[1] = -0.0023f * t + 0.007f;
     pos[2] = 0.0001f * t * t;
@@ -190,12 +190,12 @@ static eddy_world *make_frame_world(expected *ex)
     }
 
     /* Expected, in increasing id order (ids are issued 0.. by eddy_particles_add). */
-    uint32_t ids[NP];
+    uint64_t ids[NP];
     for (size_t i = 0; i < NP; ++i) ids[i] = p->id[i];
     for (size_t a = 0; a < NP; ++a)
         for (size_t b = a + 1; b < NP; ++b)
             if (ids[b] < ids[a]) {
-                uint32_t t = ids[a];
+                uint64_t t = ids[a];
                 ids[a] = ids[b];
                 ids[b] = t;
             }
@@ -256,6 +256,8 @@ typedef struct vtp_array {
     uint8_t data[4096];
 } vtp_array;
 
+static uint64_t le_u64(const uint8_t *b);
+
 static void attr(const char *tag_start, const char *tag_end, const char *name, char *out, size_t n)
 {
     char key[64];
@@ -307,6 +309,11 @@ static uint32_t le_u32(const uint8_t *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
+static uint64_t le_u64(const uint8_t *b)
+{
+    return (uint64_t)le_u32(b) | (uint64_t)le_u32(b + 4) << 32;
+}
+
 static float le_f32(const uint8_t *b)
 {
     uint32_t u = le_u32(b);
@@ -326,6 +333,22 @@ static void expect_floats(const char *xml, const char *name, int comps, const fl
         float got = le_f32(a.data + 4 * k);
         if (memcmp(&got, &values[k], sizeof got) != 0)
             fail_msg("%s[%zu]: got %.9g, expected %.9g", name, k, (double)got, (double)values[k]);
+    }
+}
+
+/* The id array: UInt32 when every id fits (the files of ABI 1.x byte for byte), UInt64 otherwise. */
+static void expect_ids(const char *xml, const uint64_t *ids)
+{
+    int wide = 0;
+    for (size_t k = 0; k < NP; ++k) wide |= ids[k] > UINT32_MAX;
+    vtp_array a;
+    if (!find_array(xml, "id", &a)) fail_msg("no DataArray 'id'");
+    assert_string_equal(a.type, wide ? "UInt64" : "UInt32");
+    assert_int_equal(a.components, 1);
+    assert_int_equal(a.bytes, (size_t)NP * (wide ? 8 : 4));
+    for (size_t k = 0; k < NP; ++k) {
+        uint64_t got = wide ? le_u64(a.data + 8 * k) : le_u32(a.data + 4 * k);
+        if (got != ids[k]) fail_msg("id[%zu]: got %" PRIu64 ", expected %" PRIu64, k, got, ids[k]);
     }
 }
 
@@ -361,7 +384,7 @@ static void check_vtp(const char *path, const expected *ex)
         conn[k] = (uint32_t)k;
         offs[k] = (uint32_t)k + 1;
     }
-    expect_u32(xml, "id", "UInt32", ex->id);
+    expect_ids(xml, ex->id);
     expect_u32(xml, "material", "UInt32", ex->material);
     expect_floats(xml, "position", 3, &pos[0][0]);
     expect_floats(xml, "velocity", 3, &vel[0][0]);
@@ -388,7 +411,7 @@ static void write_expected_json(const char *path, const expected *ex)
     fprintf(f, "{\"simulation_scale\": %.9g, \"particles\": [\n", (double)SCALE);
     for (size_t k = 0; k < NP; ++k) {
         fprintf(f,
-                "  {\"id\": %u, \"material\": %u, \"position\": [%.9g, %.9g, %.9g], \"velocity\": [%.9g, %.9g, %.9g],"
+                "  {\"id\": %" PRIu64 ", \"material\": %u, \"position\": [%.9g, %.9g, %.9g], \"velocity\": [%.9g, %.9g, %.9g],"
                 " \"density\": %.9g, \"pressure\": %.9g, \"fields\": {\"vorticity\": [%.9g, %.9g, %.9g],"
                 " \"lambda\": [%.9g], \"pair\": [%.9g, %.9g]}}%s\n",
                 ex->id[k], ex->material[k], (double)ex->pos[k][0], (double)ex->pos[k][1], (double)ex->pos[k][2],
@@ -403,6 +426,18 @@ static void write_expected_json(const char *path, const expected *ex)
 /* ---------------------------------------------------------------------------------------------- */
 /* Frames                                                                                           */
 
+/* One frame of the world (frame.h) at frame `index` and `time`, handed to every writer of `o`. */
+static int write_frame(eddy_output *o, eddy_world *w, uint64_t index, double time, eddy_error *err)
+{
+    eddy_frame f;
+    int rc = eddy_frame_take(w, index, &f, err);
+    if (rc) return rc;
+    f.time = time;
+    rc = eddy_output_write_frame(o, &f, err);
+    eddy_frame_release(&f);
+    return rc;
+}
+
 static void test_vtp_fixture(void **state)
 {
     (void)state;
@@ -413,9 +448,9 @@ static void test_vtp_fixture(void **state)
     snprintf(dir, sizeof dir, "%s/vtp", g_root);
     eddy_output *o = NULL;
     eddy_output_options opt = eddy_output_default_options(); /* scale from the world */
-    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
-    assert_int_equal(eddy_output_write_frame(o, w, 0, 0.0, &err), EDDY_OK);
-    assert_int_equal(eddy_output_write_frame(o, w, 1, 0.5, &err), EDDY_OK);
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 0, 0.0, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 1, 0.5, &err), EDDY_OK);
     eddy_output_destroy(o);
 
     check_vtp(path_in(dir, "frames/frame_00000.vtp"), &ex);
@@ -466,12 +501,11 @@ static void test_csv(void **state)
     snprintf(dir, sizeof dir, "%s/csv", g_root);
     eddy_output *o = NULL;
     eddy_output_options opt = eddy_output_default_options();
-    opt.write_vtk = 0;
-    opt.write_csv = 1;
-    opt.simulation_scale = SCALE;
-    w->simulation_scale = 1.0f; /* the option wins */
-    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
-    assert_int_equal(eddy_output_write_frame(o, w, 7, 0.25, &err), EDDY_OK);
+    static const char *const csv_only[] = {"csv"};
+    opt.formats = csv_only;
+    opt.format_count = 1;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 7, 0.25, &err), EDDY_OK);
     eddy_output_destroy(o);
     assert_false(file_exists(path_in(dir, "frames/frame_00007.vtp")));
     assert_false(file_exists(path_in(dir, "frames.pvd")));
@@ -535,12 +569,12 @@ static void test_pvd_series(void **state)
     char dir[8192];
     snprintf(dir, sizeof dir, "%s/series", g_root);
     eddy_output *o = NULL;
-    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_OK);
     double times[16];
     char files[16][64];
     eddy_diagnostics d = {0};
     for (int f = 0; f < 4; ++f) {
-        assert_int_equal(eddy_output_write_frame(o, w, f, 0.125 * f, &err), EDDY_OK);
+        assert_int_equal(write_frame(o, w, f, 0.125 * f, &err), EDDY_OK);
         assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.125 * f, (uint64_t)f, 1.0, &err), EDDY_OK);
         /* Valid after every frame, listing every frame so far. */
         int n = read_pvd(path_in(dir, "frames.pvd"), times, files, 16);
@@ -554,7 +588,7 @@ static void test_pvd_series(void **state)
         }
     }
     /* Rewriting a frame replaces its entry. */
-    assert_int_equal(eddy_output_write_frame(o, w, 2, 0.3, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 2, 0.3, &err), EDDY_OK);
     assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 4);
     assert_true(times[2] == 0.3);
     eddy_output_destroy(o);
@@ -565,10 +599,10 @@ static void test_pvd_series(void **state)
     eddy_output_options opt = eddy_output_default_options();
     opt.resume = 1;
     opt.resume_time = 0.125;
-    assert_int_equal(eddy_output_create(dir, &opt, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
     assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 2);
     assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.25, 99, 1.0, &err), EDDY_OK);
-    assert_int_equal(eddy_output_write_frame(o, w, 2, 0.25, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 2, 0.25, &err), EDDY_OK);
     assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 3);
     eddy_output_destroy(o);
     char *text = read_text(path_in(dir, "diagnostics.csv"));
@@ -581,7 +615,7 @@ static void test_pvd_series(void **state)
     free(text);
 
     /* A fresh run in the same folder starts an empty series rather than listing the old frames. */
-    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_OK);
     assert_int_equal(read_pvd(path_in(dir, "frames.pvd"), times, files, 16), 0);
     eddy_output_destroy(o);
     eddy_world_destroy(w);
@@ -599,7 +633,9 @@ static void test_unwritable_folder(void **state)
     snprintf(dir, sizeof dir, "%s/run/out", file);
     eddy_output *o = (eddy_output *)1;
     eddy_error err = {0};
-    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_ERR_IO);
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_ERR_IO);
     assert_int_equal(err.code, EDDY_ERR_IO);
     assert_null(o);
     char want[8300];
@@ -607,11 +643,262 @@ static void test_unwritable_folder(void **state)
     if (!strstr(err.message, want)) fail_msg("message \"%s\" does not name the folder", err.message);
 
     /* Writing a frame into a folder that vanished names the file. */
-    expected ex;
-    eddy_world *w = make_frame_world(&ex);
     snprintf(dir, sizeof dir, "%s/frame.vtp", file);
     assert_int_equal(eddy_output_write_vtp(dir, w, 1.0f, &err), EDDY_ERR_IO);
     assert_non_null(strstr(err.message, dir));
+    eddy_world_destroy(w);
+}
+
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 64-bit ids, halo copies and writers found by id                                                  */
+
+/*
+ * Ids above 2^32: the .vtp id array becomes UInt64 (and stays UInt32 below, test_vtp_fixture), the CSV
+ * writes the whole id. The ids are 10^10 (k + 1) + k for the fixture's ids k, so that they keep their
+ * order and values_for(id) gives the values the particles carry. The frames stay in
+ * $EDDY_BINARY_DIR/test_output/vtp64 for check_vtp.py (CTest output_vtp_reader_64bit_ids).
+ */
+static void test_vtp_64bit_ids(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_particles *p = &w->particles;
+    eddy_error err = {0};
+    uint64_t ids[NP];
+    for (size_t i = 0; i < NP; ++i) ids[i] = 10000000000ull * (p->id[i] + 1) + p->id[i];
+    assert_int_equal(eddy_particles_set_ids(p, ids, &err), EDDY_OK);
+    for (size_t k = 0; k < NP; ++k) ex.id[k] = 10000000000ull * (ex.id[k] + 1) + ex.id[k];
+    assert_true(ex.id[0] > UINT32_MAX);
+
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/vtp64", g_root);
+    static const char *const both[] = {"vtk", "csv"};
+    eddy_output_options opt = eddy_output_default_options();
+    opt.formats = both;
+    opt.format_count = 2;
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 0, 0.0, &err), EDDY_OK);
+    eddy_output_destroy(o);
+    check_vtp(path_in(dir, "frames/frame_00000.vtp"), &ex);
+    write_expected_json(path_in(dir, "expected.json"), &ex);
+
+    char *text = read_text(path_in(dir, "frames/frame_00000.csv"));
+    assert_non_null(text);
+    char *save = NULL;
+    strtok_r(text, "\n", &save); /* the header */
+    for (size_t k = 0; k < NP; ++k) {
+        char *line = strtok_r(NULL, "\n", &save);
+        assert_non_null(line);
+        char *end;
+        unsigned long long id = strtoull(line, &end, 10);
+        assert_int_equal(*end, ',');
+        assert_true(id == ex.id[k]);
+    }
+    free(text);
+    eddy_world_destroy(w);
+}
+
+/* Halo copies (another process's particles) are in no frame: the order, the count, the diagnostics
+ * and the files hold the owned particles only. */
+static void test_frame_skips_halo_copies(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_particles *p = &w->particles;
+    eddy_error err = {0};
+    /* Mark the particles with ids 1 and 4 as halo copies; a gather recounts halo_count. */
+    for (size_t i = 0; i < NP; ++i) p->flags[i] = p->id[i] == 1 || p->id[i] == 4 ? EDDY_PARTICLE_HALO : 0;
+    uint32_t same[NP];
+    for (uint32_t i = 0; i < NP; ++i) same[i] = i;
+    assert_int_equal(eddy_particles_gather(p, same, NP, &err), EDDY_OK);
+    assert_int_equal(p->halo_count, 2);
+
+    eddy_frame f;
+    assert_int_equal(eddy_frame_take(w, 3, &f, &err), EDDY_OK);
+    assert_int_equal(f.count, NP - 2);
+    assert_int_equal(f.index, 3);
+    const uint64_t owned[NP - 2] = {0, 2, 3, 5};
+    for (size_t k = 0; k < f.count; ++k) assert_true(p->id[f.order[k]] == owned[k]);
+    eddy_diagnostics d;
+    assert_int_equal(eddy_diagnostics_of_frame(&f, &d, &err), EDDY_OK);
+    assert_int_equal(d.particles, NP - 2);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/owned.vtp", g_root);
+    eddy_frame_release(&f);
+    assert_int_equal(eddy_output_write_vtp(path, w, SCALE, &err), EDDY_OK);
+    char *xml = read_text(path);
+    assert_non_null(strstr(xml, "NumberOfPoints=\"4\""));
+    free(xml);
+    eddy_world_destroy(w);
+}
+
+/* A writer component of the test's own, registered beside the built-ins: what output.c hands it. */
+typedef struct recorder_log {
+    int created, frames, destroyed;
+    char dir[8192];
+    char label[64];          /* its "label" parameter as seen at every frame (the scene freed by then) */
+    double gain;
+    uint64_t index;
+    double time;
+    size_t count;
+    int vtp_before, csv_before; /* whether the vtk / csv writers had written this frame already */
+    int order_by_id;
+} recorder_log;
+
+static recorder_log g_rec;
+
+struct eddy_writer {
+    const eddy_param_values *params;
+    char dir[8192];
+};
+
+static int rec_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
+{
+    (void)err;
+    eddy_writer *wr = calloc(1, sizeof *wr);
+    assert_non_null(wr);
+    wr->params = setup->params;
+    snprintf(wr->dir, sizeof wr->dir, "%s", setup->dir);
+    g_rec.created++;
+    snprintf(g_rec.dir, sizeof g_rec.dir, "%s", setup->dir);
+    *out = wr;
+    return EDDY_OK;
+}
+
+static int rec_write(eddy_writer *wr, const eddy_frame *f, eddy_error *err)
+{
+    (void)err;
+    g_rec.frames++;
+    const eddy_param_value *label = eddy_param_find_value(wr->params, "label");
+    snprintf(g_rec.label, sizeof g_rec.label, "%s", label && label->string ? label->string : "(none)");
+    g_rec.gain = eddy_param_get(wr->params, "gain", NAN);
+    g_rec.index = f->index;
+    g_rec.time = f->time;
+    g_rec.count = f->count;
+    char name[64];
+    snprintf(name, sizeof name, "frames/frame_%05llu.vtp", (unsigned long long)f->index);
+    g_rec.vtp_before = file_exists(path_in(wr->dir, name));
+    snprintf(name, sizeof name, "frames/frame_%05llu.csv", (unsigned long long)f->index);
+    g_rec.csv_before = file_exists(path_in(wr->dir, name));
+    g_rec.order_by_id = 1;
+    for (size_t k = 1; k < f->count; ++k)
+        if (f->world->particles.id[f->order[k - 1]] >= f->world->particles.id[f->order[k]]) g_rec.order_by_id = 0;
+    return EDDY_OK;
+}
+
+static void rec_destroy(eddy_writer *wr)
+{
+    g_rec.destroyed++;
+    free(wr);
+}
+
+static const eddy_writer_vtable REC_VTABLE = {sizeof(eddy_writer_vtable), rec_create, rec_write, rec_destroy};
+static const eddy_param_desc REC_PARAMS[] = {
+    EDDY_PARAM_STRING_DESC("label", "none", 32, "A label the test reads back."),
+    EDDY_PARAM_REAL_DESC("gain", 1.0, 0.0, 10.0, "1", "A number the test reads back."),
+};
+static const eddy_component REC_WRITER = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_WRITER,
+    .id = "recorder",
+    .version = "1.0.0",
+    .description = "records what the host hands a writer",
+    .params = REC_PARAMS,
+    .param_count = 2,
+    .vtable = &REC_VTABLE,
+};
+
+static const char REC_SCENE[] =
+    "{\"name\": \"rec\", \"dimensions\": 3, \"solver\": \"none\",\n"
+    " \"time\": {\"dt\": 0.001, \"end\": 0.1},\n"
+    " \"world\": {\"smoothing_radius\": 0.04},\n"
+    " \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"
+    " \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.01}],\n"
+    " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.02, 0.02, 0.02]}}],\n"
+    " \"output\": {\"format\": [\"vtk\", \"recorder\", \"csv\"],\n"
+    "            \"writers\": {\"recorder\": {\"label\": \"%s\", \"gain\": %s}}}}\n";
+
+static void test_writers_by_id(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    eddy_registry *reg = NULL;
+    assert_int_equal(eddy_services_registry(0, &reg, &err), EDDY_OK);
+    assert_int_equal(eddy_registry_add_builtin(reg, &REC_WRITER, "test_output", &err), EDDY_OK);
+
+    /* The writers the scene's output.format names, in its order, with output.writers.<id> parameters. */
+    char text[2048];
+    snprintf(text, sizeof text, REC_SCENE, "hello", "2.5");
+    eddy_scene scene;
+    if (eddy_scene_parse(text, "rec.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
+    assert_int_equal(scene.format_count, 3);
+    const char *ids[3] = {scene.formats[0], scene.formats[1], scene.formats[2]};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/writers", g_root);
+    eddy_output_options opt = eddy_output_default_options();
+    opt.formats = ids;
+    opt.format_count = 3;
+    opt.registry = reg;
+    opt.scene = &scene;
+    memset(&g_rec, 0, sizeof g_rec);
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    eddy_scene_free(&scene); /* the writer's parameters outlive the scene */
+    assert_int_equal(g_rec.created, 1);
+    assert_string_equal(g_rec.dir, dir);
+    assert_int_equal(eddy_output_writer_count(o), 3);
+    assert_string_equal(eddy_output_writer_id(o, 1), "recorder");
+    assert_int_equal(write_frame(o, w, 4, 0.75, &err), EDDY_OK);
+    assert_int_equal(g_rec.frames, 1);
+    assert_string_equal(g_rec.label, "hello");
+    assert_true(g_rec.gain == 2.5);
+    assert_true(g_rec.index == 4 && g_rec.time == 0.75 && g_rec.count == NP && g_rec.order_by_id);
+    assert_true(g_rec.vtp_before);  /* "vtk" comes before it in output.format */
+    assert_false(g_rec.csv_before); /* "csv" after it */
+    assert_true(file_exists(path_in(dir, "frames/frame_00004.csv")));
+    eddy_output_destroy(o);
+    assert_int_equal(g_rec.destroyed, 1);
+
+    /* No scene: the table's defaults. */
+    static const char *const rec_only[] = {"recorder"};
+    opt.formats = rec_only;
+    opt.format_count = 1;
+    opt.scene = NULL;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    assert_int_equal(write_frame(o, w, 0, 0.0, &err), EDDY_OK);
+    assert_string_equal(g_rec.label, "none");
+    assert_true(g_rec.gain == 1.0);
+    eddy_output_destroy(o);
+
+    /* A bad parameter is the scene's error, naming the key. */
+    snprintf(text, sizeof text, REC_SCENE, "hello", "20");
+    if (eddy_scene_parse(text, "rec.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
+    opt.formats = ids;
+    opt.format_count = 3;
+    opt.scene = &scene;
+    o = (eddy_output *)1;
+    assert_int_not_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    assert_null(o);
+    printf("  %s\n", err.message);
+    assert_non_null(strstr(err.message, "output.writers.recorder.gain"));
+    eddy_scene_free(&scene);
+
+    /* An id no writer has: the error lists those there are. */
+    static const char *const bad[] = {"vtk", "xml"};
+    opt.formats = bad;
+    opt.format_count = 2;
+    opt.scene = NULL;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "unknown writer 'xml' (available: vtk, csv, recorder)");
+    assert_null(o);
+
+    eddy_registry_destroy(reg);
     eddy_world_destroy(w);
 }
 
@@ -670,7 +957,7 @@ static void test_diagnostics_by_hand(void **state)
     w->particles.material[0] = 7;
     assert_int_equal(eddy_diagnostics_compute(w, &e, &err), EDDY_ERR_INVALID_ARGUMENT);
     char want[64];
-    snprintf(want, sizeof want, "particle id %u", w->particles.id[0]);
+    snprintf(want, sizeof want, "particle id %" PRIu64, w->particles.id[0]);
     assert_non_null(strstr(err.message, want));
     eddy_world_destroy(w);
 
@@ -719,7 +1006,7 @@ static void test_diagnostics_csv(void **state)
     char dir[8192];
     snprintf(dir, sizeof dir, "%s/diag", g_root);
     eddy_output *o = NULL;
-    assert_int_equal(eddy_output_create(dir, NULL, &o, &err), EDDY_OK);
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_OK);
     assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.0, 0, 0.0, &err), EDDY_OK);
     assert_int_equal(eddy_output_write_diagnostics(o, &d, 0.5, 1234, 56.75, &err), EDDY_OK);
     /* Flushed per row: readable while the writer is still open. */
@@ -947,6 +1234,9 @@ int main(void)
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_pvd_series),
         cmocka_unit_test(test_unwritable_folder),
+        cmocka_unit_test(test_vtp_64bit_ids),
+        cmocka_unit_test(test_frame_skips_halo_copies),
+        cmocka_unit_test(test_writers_by_id),
         cmocka_unit_test(test_diagnostics_by_hand),
         cmocka_unit_test(test_order_by_id),
         cmocka_unit_test(test_diagnostics_csv),

@@ -1,7 +1,12 @@
 /*
  * Scene files (host/scene.c): every error message checked word for word, including FILE:LINE:COL,
- * --set overrides, component parameter validation against a descriptor table, and the world a scene
- * builds (particle counts worked out by hand, positions in simulation units).
+ * --set overrides, typed component parameter validation against a descriptor table, the material keys
+ * the registered solvers declare, the component ids a scene names, and the world a scene builds
+ * (particle counts worked out by hand, positions in simulation units).
+ *
+ * The registry here holds stand-in components registered as built-ins: two solvers declaring the
+ * material tables of world.h (an SPH one with viscosity, stiffness and initial_sum; a PBF-like one
+ * with initial_sum only), the parameter-table solver "test", and the writers "vtk" and "csv".
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +21,71 @@
 
 #include "eddy/kernels.h"
 #include "scene.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Stand-in components and the registry that holds them                                             */
+
+static int stub_create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
+{
+    (void)setup;
+    (void)err;
+    *out = NULL;
+    return 0;
+}
+static int stub_step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
+{
+    (void)s, (void)w, (void)dt, (void)err;
+    return 0;
+}
+static void stub_destroy(eddy_solver *s) { (void)s; }
+static const eddy_solver_vtable STUB_SOLVER = {.size = sizeof(eddy_solver_vtable), .create = stub_create,
+                                               .step = stub_step, .destroy = stub_destroy};
+static int stub_writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
+{
+    (void)setup, (void)err;
+    *out = NULL;
+    return 0;
+}
+static int stub_write(eddy_writer *w, const eddy_frame *f, eddy_error *err)
+{
+    (void)w, (void)f, (void)err;
+    return 0;
+}
+static void stub_writer_destroy(eddy_writer *w) { (void)w; }
+static const eddy_writer_vtable STUB_WRITER = {.size = sizeof(eddy_writer_vtable), .create = stub_writer_create,
+                                               .write_frame = stub_write, .destroy = stub_writer_destroy};
+
+static const eddy_param_desc SPH_MATERIAL[] = {EDDY_MATERIAL_VISCOSITY_DESC, EDDY_MATERIAL_STIFFNESS_DESC,
+                                               EDDY_MATERIAL_INITIAL_SUM_DESC};
+static const eddy_param_desc PBF_MATERIAL[] = {EDDY_MATERIAL_INITIAL_SUM_DESC};
+#define SOLVER_COMPONENT(id_, params_, count_, mat_, mat_count_) \
+    {.size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_SOLVER, .id = (id_), .version = "1.0.0", \
+     .description = "A stand-in solver.", .params = (params_), .param_count = (count_), .vtable = &STUB_SOLVER, \
+     .material_params = (mat_), .material_param_count = (mat_count_)}
+static const eddy_component SPH_SOLVER = SOLVER_COMPONENT("sph_mueller", NULL, 0, SPH_MATERIAL, 3);
+static const eddy_component PBF_SOLVER = SOLVER_COMPONENT("pbf", NULL, 0, PBF_MATERIAL, 1);
+#define WRITER_COMPONENT(id_) \
+    {.size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_WRITER, .id = (id_), .version = "1.0.0", \
+     .description = "A stand-in writer.", .vtable = &STUB_WRITER}
+static const eddy_component VTK_WRITER = WRITER_COMPONENT("vtk");
+static const eddy_component CSV_WRITER = WRITER_COMPONENT("csv");
+
+static eddy_registry *registry;
+
+/* The registry's copy of a component. */
+static const eddy_component *registered(const char *id)
+{
+    const eddy_registry_entry *e = eddy_registry_find(registry, id, NULL);
+    assert_non_null(e);
+    return e->component;
+}
+
+/* Builds the world with the registry and the stand-in SPH solver (or `solver`). */
+static int build_with(const eddy_scene *s, const char *solver, eddy_world **w, eddy_error *e)
+{
+    eddy_scene_build with = {registry, registered(solver ? solver : "sph_mueller"), NULL, NULL, NULL};
+    return eddy_scene_build_world(s, &with, w, e);
+}
 
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
@@ -34,7 +104,8 @@ static const char *const VALID =
     "  ]\n"                                                                     /* 11 */
     "}\n";
 
-/* Parses text (file name "t.json") and expects failure with exactly `message` and `code`. */
+/* Parses text (file name "t.json") and builds its world with the registry (material keys and
+ * component ids are checked there), and expects failure with exactly `message` and `code`. */
 static void expect_error_sets(const char *text, const char *const *sets, size_t n, int code,
                               const char *message)
 {
@@ -42,6 +113,12 @@ static void expect_error_sets(const char *text, const char *const *sets, size_t 
     eddy_error e;
     eddy_error_clear(&e);
     int rc = eddy_scene_parse(text, "t.json", sets, n, &s, &e);
+    if (rc == 0) {
+        eddy_world *w = NULL;
+        rc = build_with(&s, NULL, &w, &e);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
     if (rc == 0 || strcmp(e.message, message) != 0 || e.code != code)
         print_error("rc %d code %d\n got:      %s\n expected: %s\n", rc, e.code, e.message, message);
     assert_int_equal(rc, code);
@@ -82,6 +159,23 @@ static void parse_ok(const char *text, const char *const *sets, size_t n, eddy_s
     int rc = eddy_scene_parse(text, "t.json", sets, n, s, &e);
     if (rc) print_error("unexpected error: %s\n", e.message);
     assert_int_equal(rc, 0);
+}
+
+/* Material m's value of the stand-in SPH solver's per-material parameter `id`, as a float (the type
+ * the ABI 1 material members had). */
+static float material_param(const eddy_scene *s, size_t m, const char *id)
+{
+    const eddy_component *sph = registered("sph_mueller");
+    eddy_param_value v[3];
+    eddy_error e;
+    int rc = eddy_scene_material_params(s, registry, sph, m, v, &e);
+    if (rc) print_error("unexpected error: %s\n", e.message);
+    assert_int_equal(rc, 0);
+    eddy_param_values values = {sizeof values, sph->material_params, sph->material_param_count, v};
+    const eddy_param_value *x = eddy_param_find_value(&values, id);
+    assert_non_null(x);
+    assert_true(x->is_set);
+    return (float)x->number;
 }
 
 /* VALID with `from` replaced by `to` (first occurrence). */
@@ -133,9 +227,9 @@ static void valid_scene_fields(void **state)
      * sum to rho0 and stays within a few percent of the plain estimate rho0 spacing^3. */
     NEAR(lattice_sum(m->particle_mass, 0.1, 0.2, 3), 1000, 1000 * 1e-4);
     NEAR(m->particle_mass, 1000.0 * 0.1 * 0.1 * 0.1, 0.05);
-    NEAR(m->viscosity, 0.2f, 0);
-    NEAR(m->stiffness, 1000, 0);
-    NEAR(m->initial_sum, 1, 0);
+    NEAR(material_param(&s, 0, "viscosity"), 0.2f, 0);
+    NEAR(material_param(&s, 0, "stiffness"), 1000, 0);
+    NEAR(material_param(&s, 0, "initial_sum"), 1, 0);
     NEAR(m->contact.radius, 0.025f, 1e-9);  /* 0.5 spacing, world units */
     NEAR(m->contact.margin, 0.0025f, 1e-9); /* 0.1 radius */
     NEAR(m->contact.restitution, 0, 0);
@@ -147,8 +241,8 @@ static void valid_scene_fields(void **state)
     NEAR(s.fluids[0].spacing_factor, 1, 0);
     assert_int_equal(s.collider_count, 0);
     assert_string_equal(s.out_dir, "out/t");
-    assert_true(s.write_vtk);
-    assert_false(s.write_csv);
+    assert_true(eddy_scene_has_format(&s, "vtk"));
+    assert_false(eddy_scene_has_format(&s, "csv"));
     /* 10 x 5 x 2 lattice points: extents 0.5, 0.25, 0.1 over a spacing of 0.05. */
     assert_int_equal(eddy_scene_count_particles(&s), 100);
     eddy_scene_free(&s);
@@ -210,8 +304,10 @@ static void wrong_types_and_ranges(void **state)
     edited_error("\"dt\": 0.001", "\"dt\": 0", "t.json:3:18: time.dt: expected a number > 0, got 0");
     edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"restitution\": 1.5",
                  "t.json:7:82: materials[0].restitution: expected a number in [0, 1], got 1.5");
+    /* The range of a solver's material parameter is its table's: EDDY_MATERIAL_INITIAL_SUM_DESC is
+     * [1e-6, 1] (a table has no open bound; ABI 1 wrote this "(0, 1]"). */
     edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"initial_sum\": 0",
-                 "t.json:7:82: materials[0].initial_sum: expected a number in (0, 1], got 0");
+                 "t.json:7:82: materials[0].initial_sum: expected a number in [1e-06, 1], got 0");
     edited_error("\"smoothing_radius\": 0.2", "\"threads\": 1.5, \"smoothing_radius\": 0.2",
                  "t.json:4:24: world.threads: expected an integer >= 0, got 1.5");
     edited_error("\"time\": {\"dt\": 0.001, \"end\": 1}", "\"time\": []",
@@ -308,12 +404,12 @@ static void set_overrides(void **state)
     const char *sets[] = {"materials[0].viscosity=0.5", "name=hello world", "world.gravity=[0, -1, 0]",
                           "output.format=vtk,csv", "solvers.pbf.iterations=7", "time.dt=2e-4"};
     parse_ok(VALID, sets, 6, &s);
-    NEAR(s.materials[0].viscosity, 0.5f, 0);
+    NEAR(material_param(&s, 0, "viscosity"), 0.5f, 0);
     assert_string_equal(s.name, "hello world"); /* not JSON: taken as a string */
     assert_string_equal(s.out_dir, "out/hello world");
     NEAR(s.gravity[1], -1, 0);
-    assert_true(s.write_vtk);
-    assert_true(s.write_csv);
+    assert_true(eddy_scene_has_format(&s, "vtk"));
+    assert_true(eddy_scene_has_format(&s, "csv"));
     NEAR(s.dt, 2e-4, 0);
     /* The created section is in the tree. */
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(
@@ -369,21 +465,20 @@ static void bad_sets(void **state)
 
 static const char *const KERNELS[] = {"poly6", "spiky", NULL};
 static const eddy_param_desc TEST_PARAMS[] = {
-    {"relaxation", EDDY_PARAM_REAL, 0.5, 0.0, 1.0, "1", "Relaxation factor.", NULL},
-    {"iterations", EDDY_PARAM_INT, 4, 1, 100, "", "Solver iterations.", NULL},
-    {"vorticity", EDDY_PARAM_BOOL, 1, 0, 1, "", "Vorticity confinement.", NULL},
-    {"kernel", EDDY_PARAM_ENUM, 0, 0, 1, "", "Density kernel.", KERNELS},
-    {"sound_speed", EDDY_PARAM_REAL, NAN, 0.0, 1e6, "m/s", "Derived from the scene when not given.", NULL},
+    EDDY_PARAM_REAL_DESC("relaxation", 0.5, 0.0, 1.0, "1", "Relaxation factor."),
+    EDDY_PARAM_INT_DESC("iterations", 4, 1, 100, "", "Solver iterations."),
+    EDDY_PARAM_BOOL_DESC("vorticity", 1, "Vorticity confinement."),
+    EDDY_PARAM_ENUM_DESC("kernel", 0, KERNELS, "Density kernel."),
+    EDDY_PARAM_DERIVED_REAL_DESC("sound_speed", 0.0, 1e6, "m/s", "Derived from the scene when not given."),
 };
-static const eddy_component TEST_SOLVER = {
-    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "test", "1.0.0", "A test solver.",
-    TEST_PARAMS, sizeof TEST_PARAMS / sizeof TEST_PARAMS[0], NULL, NULL};
+#define TEST_COUNT (sizeof TEST_PARAMS / sizeof TEST_PARAMS[0])
+static const eddy_component TEST_SOLVER = SOLVER_COMPONENT("test", TEST_PARAMS, TEST_COUNT, NULL, 0);
 static const eddy_component TEST_GRID = {
-    sizeof(eddy_component), EDDY_COMPONENT_GRID, "test", "1.0.0", "A test grid.",
-    TEST_PARAMS, sizeof TEST_PARAMS / sizeof TEST_PARAMS[0], NULL, NULL};
+    .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_GRID, .id = "test", .version = "1.0.0",
+    .description = "A test grid.", .params = TEST_PARAMS, .param_count = TEST_COUNT};
 
 /* VALID with a solvers section on line 11: "  \"solvers\": {\"test\": {SECTION}},". */
-static int params_of(const char *section, const char *const *sets, size_t n, double *values,
+static int params_of(const char *section, const char *const *sets, size_t n, eddy_param_value *values,
                      eddy_error *e)
 {
     char line[512];
@@ -393,7 +488,15 @@ static int params_of(const char *section, const char *const *sets, size_t n, dou
     eddy_scene s;
     eddy_error_clear(e);
     parse_ok(text, sets, n, &s);
-    int rc = eddy_scene_component_params(&s, &TEST_SOLVER, values, e);
+    eddy_param_values out;
+    int rc = eddy_scene_component_params(&s, &TEST_SOLVER, values, &out, e);
+    if (rc == 0) {
+        /* What create() receives: the table and one value per entry. */
+        assert_int_equal(out.size, sizeof out);
+        assert_ptr_equal(out.desc, TEST_PARAMS);
+        assert_int_equal(out.count, TEST_COUNT);
+        assert_ptr_equal(out.values, values);
+    }
     eddy_scene_free(&s);
     free(text);
     return rc;
@@ -401,7 +504,7 @@ static int params_of(const char *section, const char *const *sets, size_t n, dou
 
 static void expect_param_error(const char *section, const char *message)
 {
-    double v[5];
+    eddy_param_value v[5];
     eddy_error e;
     int rc = params_of(section, NULL, 0, v, &e);
     if (strcmp(e.message, message) != 0) print_error(" got:      %s\n expected: %s\n", e.message, message);
@@ -412,29 +515,44 @@ static void expect_param_error(const char *section, const char *message)
 static void component_params(void **state)
 {
     (void)state;
-    double v[5];
+    eddy_param_value v[5];
     eddy_error e;
     /* Defaults filled (and the other solver's bogus section is not looked at). */
     assert_int_equal(params_of("", NULL, 0, v, &e), 0);
-    NEAR(v[0], 0.5, 0);
-    NEAR(v[1], 4, 0);
-    NEAR(v[2], 1, 0);
-    NEAR(v[3], 0, 0);
-    assert_true(isnan(v[4]));
+    NEAR(v[0].number, 0.5, 0);
+    NEAR(v[1].number, 4, 0);
+    NEAR(v[2].number, 1, 0);
+    NEAR(v[3].number, 0, 0);
+    assert_true(isnan(v[4].number));
+    /* Typed: an integer, a boolean, an enum index with its name; the derived one unset. */
+    assert_int_equal(v[1].integer, 4);
+    assert_int_equal(v[2].integer, 1);
+    assert_int_equal(v[3].integer, 0);
+    assert_string_equal(v[3].string, "poly6");
+    for (int i = 0; i < 4; ++i) assert_int_equal(v[i].is_set, 1);
+    assert_int_equal(v[4].is_set, 0);
     /* Values read, enum as its index, null for a derived parameter. */
     assert_int_equal(params_of("\"relaxation\": 0.25, \"iterations\": 9, \"vorticity\": false, "
                                "\"kernel\": \"spiky\", \"sound_speed\": null",
                                NULL, 0, v, &e),
                      0);
-    NEAR(v[0], 0.25, 0);
-    NEAR(v[1], 9, 0);
-    NEAR(v[2], 0, 0);
-    NEAR(v[3], 1, 0);
-    assert_true(isnan(v[4]));
+    NEAR(v[0].number, 0.25, 0);
+    NEAR(v[1].number, 9, 0);
+    NEAR(v[2].number, 0, 0);
+    NEAR(v[3].number, 1, 0);
+    assert_true(isnan(v[4].number));
+    assert_int_equal(v[1].integer, 9);
+    assert_int_equal(v[3].integer, 1);
+    assert_string_equal(v[3].string, "spiky");
+    assert_int_equal(v[4].is_set, 0);
+    /* A derived parameter given a value is set. */
+    assert_int_equal(params_of("\"sound_speed\": 30", NULL, 0, v, &e), 0);
+    assert_int_equal(v[4].is_set, 1);
+    NEAR(v[4].number, 30, 0);
     /* --set reaches the section. */
     const char *sets[] = {"solvers.test.iterations=12"};
     assert_int_equal(params_of("", sets, 1, v, &e), 0);
-    NEAR(v[1], 12, 0);
+    NEAR(v[1].number, 12, 0);
 
     expect_param_error("\"iteratons\": 3",
                        "t.json:9:24: solvers.test.iteratons: unknown key, expected one of: relaxation, "
@@ -458,10 +576,10 @@ static void component_params(void **state)
     eddy_scene s;
     const char *g[] = {"grids.test.relaxation=0.75"};
     parse_ok(VALID, g, 1, &s);
-    assert_int_equal(eddy_scene_component_params(&s, &TEST_GRID, v, &e), 0);
-    NEAR(v[0], 0.75, 0);
-    assert_int_equal(eddy_scene_component_params(&s, &TEST_SOLVER, v, &e), 0);
-    NEAR(v[0], 0.5, 0);
+    assert_int_equal(eddy_scene_component_params(&s, &TEST_GRID, v, NULL, &e), 0);
+    NEAR(v[0].number, 0.75, 0);
+    assert_int_equal(eddy_scene_component_params(&s, &TEST_SOLVER, v, NULL, &e), 0);
+    NEAR(v[0].number, 0.5, 0);
     eddy_scene_free(&s);
 
     /* A section that is not an object is refused at parse time. */
@@ -480,7 +598,7 @@ static void build_world(void **state)
     eddy_world *w = NULL;
     eddy_error e;
     eddy_error_clear(&e);
-    int rc = eddy_scene_build_world(&s, NULL, &w, &e);
+    int rc = build_with(&s, NULL, &w, &e);
     if (rc) print_error("%s\n", e.message);
     assert_int_equal(rc, 0);
     assert_non_null(w);
@@ -508,6 +626,13 @@ static void build_world(void **state)
     NEAR(w->materials[0].particle_dist, 0.1, 1e-6);
     NEAR(w->materials[0].contact.radius, 0.05f, 1e-7); /* 0.025 world * 2 */
     NEAR(w->contacts[0].margin, 0.005f, 1e-7);
+    /* The running solver's per-material values, in its table's order; defaults for keys left out. */
+    const eddy_param_values *mp = &w->materials[0].params;
+    assert_int_equal(mp->count, 3);
+    assert_string_equal(eddy_param_at(mp->desc, 0)->id, "viscosity");
+    NEAR(eddy_param_get(mp, "viscosity", NAN), 0.2, 0);
+    NEAR(eddy_param_get(mp, "stiffness", NAN), 1000, 0);
+    NEAR(eddy_param_get(mp, "initial_sum", NAN), 1, 0);
     /* The container in simulation units: 6 wall planes. */
     assert_true(w->boundaries.has_container);
     NEAR(w->boundaries.container_max[0], 2, 0);
@@ -560,8 +685,8 @@ static void build_world_2d_sphere_colliders(void **state)
     assert_false(s.periodic[1]);
     assert_int_equal(s.out_of_domain, EDDY_DOMAIN_REMOVE);
     assert_string_equal(s.out_dir, "somewhere");
-    assert_false(s.write_vtk);
-    assert_true(s.write_csv);
+    assert_false(eddy_scene_has_format(&s, "vtk"));
+    assert_true(eddy_scene_has_format(&s, "csv"));
     NEAR(s.output_interval, 0.1, 0);
     /* particle_dist = sqrt(0.5 / 500) = 0.0316..., lattice spacing twice that. */
     double h = 2.0 * sqrt(0.5 / 500.0);
@@ -571,7 +696,7 @@ static void build_world_2d_sphere_colliders(void **state)
     eddy_world *w = NULL;
     eddy_error e;
     eddy_error_clear(&e);
-    int rc = eddy_scene_build_world(&s, NULL, &w, &e);
+    int rc = build_with(&s, NULL, &w, &e);
     if (rc) print_error("%s\n", e.message);
     assert_int_equal(rc, 0);
     assert_int_equal(w->particles.count, expected);
@@ -590,6 +715,339 @@ static void build_world_2d_sphere_colliders(void **state)
     assert_true(w->grid.layout.periodic[0]);
     NEAR(w->grid.layout.lo[0], 0, 0);
     eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Material keys: generic, or declared by a registered solver                                        */
+
+static void material_keys_follow_the_solvers(void **state)
+{
+    (void)state;
+    /* A key that no registered solver declares is an error naming it and every valid key: the
+     * generic ones around the running solver's, then the other solvers' (registry order, once). */
+    edited_error("\"viscosity\"", "\"surface_tension\"",
+                 "t.json:7:49: materials[0].surface_tension: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    eddy_scene s;
+    eddy_world *w = NULL;
+    eddy_error e;
+    char *text = edit("\"viscosity\"", "\"surface_tension\"");
+    parse_ok(text, NULL, 0, &s);
+    assert_int_equal(build_with(&s, "pbf", &w, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_null(w);
+    assert_string_equal(e.message,
+                        "t.json:7:49: materials[0].surface_tension: unknown key, expected one of: name, "
+                        "rest_density, particle_mass, particle_spacing, initial_sum, viscosity, stiffness, "
+                        "particle_radius, particle_margin, restitution, friction, erp");
+    eddy_scene_free(&s);
+    free(text);
+
+    /* viscosity is a key only the SPH solver declares: the scene still runs with the PBF one, which
+     * gets its own table (initial_sum) and no viscosity. */
+    parse_ok(VALID, NULL, 0, &s);
+    int rc = build_with(&s, "pbf", &w, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    const eddy_param_values *mp = &w->materials[0].params;
+    assert_int_equal(mp->count, 1);
+    assert_string_equal(eddy_param_at(mp->desc, 0)->id, "initial_sum");
+    NEAR(eddy_param_get(mp, "initial_sum", NAN), 1, 0);
+    assert_null(eddy_param_find_value(mp, "viscosity"));
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+
+    /* Another solver's key is not validated (only the running solver's table is): a viscosity the SPH
+     * solver refuses runs with PBF. */
+    const char *neg[] = {"materials[0].viscosity=-1", "materials[0].initial_sum=0.5"};
+    parse_ok(VALID, neg, 2, &s);
+    assert_int_equal(build_with(&s, "pbf", &w, &e), 0);
+    NEAR(eddy_param_get(&w->materials[0].params, "initial_sum", NAN), 0.5, 0);
+    eddy_world_destroy(w);
+    w = NULL;
+    assert_int_equal(build_with(&s, NULL, &w, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json: materials[0].viscosity: expected a number >= 0, got -1");
+    eddy_scene_free(&s);
+
+    /* --set reaches the running solver's values in the world. */
+    const char *set[] = {"materials[0].viscosity=0.7", "materials[0].stiffness=50"};
+    parse_ok(VALID, set, 2, &s);
+    assert_int_equal(build_with(&s, NULL, &w, &e), 0);
+    NEAR(eddy_param_get(&w->materials[0].params, "viscosity", NAN), 0.7, 0);
+    NEAR(eddy_param_get(&w->materials[0].params, "stiffness", NAN), 50, 0);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+
+    /* Without a solver only the keys are checked; without a registry only the solver's keys count. */
+    parse_ok(VALID, NULL, 0, &s);
+    assert_int_equal(eddy_scene_build_world(&s, NULL, &w, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json:7:49: materials[0].viscosity: unknown key, expected one of: name, "
+                                   "rest_density, particle_mass, particle_spacing, particle_radius, "
+                                   "particle_margin, restitution, friction, erp");
+    eddy_scene_build only_sph = {NULL, registered("sph_mueller"), NULL, NULL, NULL};
+    assert_int_equal(eddy_scene_build_world(&s, &only_sph, &w, &e), 0);
+    assert_int_equal(w->materials[0].params.count, 3);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Typed parameters: vectors, choices, strings, required and derived values                          */
+
+static const char *const MODES[] = {"up", "down", NULL};
+static const eddy_param_desc VEC_PARAMS[] = {
+    EDDY_PARAM_VECTOR_DESC("direction", 0, -1, 1, "1", "A direction."),
+    EDDY_PARAM_ENUM_DESC("mode", 0, MODES, "A mode."),
+    EDDY_PARAM_STRING_DESC("label", "none", 8, "A label."),
+    {.size = sizeof(eddy_param_desc), .id = "origin", .type = EDDY_PARAM_VECTOR, .flags = EDDY_PARAM_REQUIRED,
+     .def = 0, .min = -10, .max = 10, .unit = "m", .doc = "A point the scene must give."},
+    EDDY_PARAM_REAL_DESC("width", 1, 1e-30, 1e30, "m", "A positive length."),
+    EDDY_PARAM_INT_DESC("count", 1, 0, 1e30, "", "A count."),
+};
+#define VEC_COUNT (sizeof VEC_PARAMS / sizeof VEC_PARAMS[0])
+static const eddy_component VEC_SOLVER = SOLVER_COMPONENT("vec", VEC_PARAMS, VEC_COUNT, NULL, 0);
+
+/* VALID with "  \"solvers\": {\"vec\": {SECTION}}," on line 9: the first key is at column 23. The
+ * scene stays parsed until the next call (STRING values point into it). */
+static eddy_scene vec_scene;
+static int vec_params(const char *section, eddy_param_value *v, eddy_error *e)
+{
+    eddy_scene *const sp = &vec_scene;
+    eddy_scene_free(sp);
+    char line[512];
+    snprintf(line, sizeof line, "\"solvers\": {\"vec\": {%s}},\n  \"fluids\"", section);
+    char *text = edit("\"fluids\"", line);
+    parse_ok(text, NULL, 0, sp);
+    free(text);
+    eddy_error_clear(e);
+    return eddy_scene_component_params(sp, &VEC_SOLVER, v, NULL, e);
+}
+
+static void expect_vec_error(const char *section, const char *message)
+{
+    eddy_param_value v[VEC_COUNT];
+    eddy_error e;
+    int rc = vec_params(section, v, &e);
+    if (strcmp(e.message, message) != 0) print_error(" got:      %s\n expected: %s\n", e.message, message);
+    assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, message);
+}
+
+static void typed_params(void **state)
+{
+    (void)state;
+    eddy_param_value v[VEC_COUNT];
+    eddy_error e;
+    /* Given values, typed. The vector keeps how many components were given. */
+    int rc = vec_params("\"origin\": [1, 2, 3], \"direction\": [0.5, -1], \"mode\": \"down\", \"label\": \"ok\", "
+                        "\"count\": 7",
+                        v, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    assert_int_equal(v[0].count, 2);
+    NEAR(v[0].vector[0], 0.5, 0);
+    NEAR(v[0].vector[1], -1, 0);
+    NEAR(v[0].number, 0.5, 0);
+    assert_int_equal(v[1].integer, 1);
+    NEAR(v[1].number, 1, 0);
+    assert_string_equal(v[1].string, "down");
+    assert_string_equal(v[2].string, "ok");
+    assert_int_equal(v[3].count, 3);
+    NEAR(v[3].vector[2], 3, 0);
+    assert_int_equal(v[5].integer, 7);
+    for (size_t i = 0; i < VEC_COUNT; ++i) assert_int_equal(v[i].is_set, 1);
+    /* Defaults: the first choice, the default text, the default vector. */
+    assert_int_equal(vec_params("\"origin\": [0]", v, &e), 0);
+    assert_int_equal(v[1].integer, 0);
+    assert_string_equal(v[1].string, "up");
+    assert_string_equal(v[2].string, "none");
+    NEAR(v[0].vector[0], 0, 0);
+    NEAR(v[4].number, 1, 0);
+    eddy_scene_free(&vec_scene);
+
+    /* "origin": [0], puts the next key at column 38. */
+    expect_vec_error("\"origin\": [0], \"direction\": [0, 2]",
+                     "t.json:9:55: solvers.vec.direction[1]: 2 is out of range [-1, 1] 1");
+    expect_vec_error("\"origin\": [0], \"direction\": [0, \"x\"]",
+                     "t.json:9:55: solvers.vec.direction[1]: expected a number in [-1, 1], got \"x\"");
+    expect_vec_error("\"origin\": [0], \"direction\": []",
+                     "t.json:9:51: solvers.vec.direction: expected an array of 1 to 3 numbers in [-1, 1], got an "
+                     "empty array");
+    expect_vec_error("\"origin\": [0], \"direction\": [1, 0, 0, 0]",
+                     "t.json:9:51: solvers.vec.direction: expected an array of 1 to 3 numbers in [-1, 1], got an "
+                     "array of 4 elements");
+    expect_vec_error("\"origin\": [0], \"direction\": 0.5",
+                     "t.json:9:51: solvers.vec.direction: expected an array of 1 to 3 numbers in [-1, 1], got 0.5");
+    expect_vec_error("\"origin\": [0], \"mode\": \"sideways\"",
+                     "t.json:9:46: solvers.vec.mode: expected one of \"up\", \"down\", got \"sideways\"");
+    expect_vec_error("\"origin\": [0], \"mode\": 1",
+                     "t.json:9:46: solvers.vec.mode: expected one of \"up\", \"down\", got 1");
+    expect_vec_error("\"origin\": [0], \"label\": \"much too long\"",
+                     "t.json:9:47: solvers.vec.label: expected a string of at most 8 characters, got \"much too "
+                     "long\"");
+    /* A range without an upper bound, or with a tiny positive lower one, reads as a scene range. */
+    expect_vec_error("\"origin\": [0], \"width\": 0", "t.json:9:47: solvers.vec.width: expected a number > 0, got 0");
+    expect_vec_error("\"origin\": [0], \"count\": -1",
+                     "t.json:9:47: solvers.vec.count: expected an integer >= 0, got -1");
+    /* null is only for derived parameters. */
+    expect_vec_error("\"origin\": [0], \"mode\": null",
+                     "t.json:9:46: solvers.vec.mode: expected one of \"up\", \"down\", got null");
+    /* A required key left out: at the section's object. */
+    expect_vec_error("\"mode\": \"up\"",
+                     "t.json:9:22: solvers.vec.origin: missing required key, expected an array of 1 to 3 numbers "
+                     "in [-10, 10]");
+    eddy_scene_free(&vec_scene);
+    /* ... also when the scene has no section at all. */
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    assert_int_equal(eddy_scene_component_params(&s, &VEC_SOLVER, v, NULL, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json: solvers.vec.origin: missing required key, expected an array of 1 to 3 "
+                                   "numbers in [-10, 10]");
+    eddy_scene_free(&s);
+
+    /* The generic validator on any object, with keys the caller reads itself. */
+    const char *probe = "{\"solver\": \"s\", \"time\": {\"dt\": 1, \"end\": 1}, \"world\": {\"smoothing_radius\": 1},\n"
+                        "\"container\": {\"min\": [0, 0, 0], \"max\": [4, 4, 4]},\n"
+                        "\"materials\": [{\"name\": \"w\", \"particle_mass\": 1}],\n"
+                        "\"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]}}],\n"
+                        "\"probes\": [{\"name\": \"p\", \"kind\": \"vec\", \"origin\": [1, 1], \"mode\": \"dowm\"}]}";
+    parse_ok(probe, NULL, 0, &s);
+    const cJSON *p0 = cJSON_GetArrayItem(eddy_scene_section(&s, "probes"), 0);
+    const char *const host_keys[] = {"name", "kind", NULL};
+    assert_int_equal(eddy_scene_param_values(&s, p0, "probes[0]", VEC_PARAMS, VEC_COUNT, host_keys, v, &e),
+                     EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json:5:67: probes[0].mode: expected one of \"up\", \"down\", got \"dowm\"");
+    eddy_scene_free(&s);
+    const char *sets[] = {"probes[0].mode=down", "probes[0].kinf=x"};
+    parse_ok(probe, sets, 1, &s);
+    p0 = cJSON_GetArrayItem(eddy_scene_section(&s, "probes"), 0);
+    assert_int_equal(eddy_scene_param_values(&s, p0, "probes[0]", VEC_PARAMS, VEC_COUNT, host_keys, v, &e), 0);
+    assert_int_equal(v[3].count, 2);
+    assert_int_equal(v[1].integer, 1);
+    eddy_scene_free(&s);
+    parse_ok(probe, sets, 2, &s);
+    p0 = cJSON_GetArrayItem(eddy_scene_section(&s, "probes"), 0);
+    assert_int_equal(eddy_scene_param_values(&s, p0, "probes[0]", VEC_PARAMS, VEC_COUNT, host_keys, v, &e),
+                     EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json: probes[0].kinf: unknown key, expected one of: name, kind, direction, "
+                                   "mode, label, origin, width, count");
+    eddy_scene_free(&s);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The component ids a scene names must be registered                                                */
+
+static void component_ids(void **state)
+{
+    (void)state;
+    /* A misspelled solver section is an error naming it and the registered solvers (it used to be
+     * skipped silently). */
+    edited_error("\"fluids\"", "\"solvers\": {\"sph_muller\": {\"cfl\": 0.4}},\n  \"fluids\"",
+                 "t.json:9:15: solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
+                 "solvers: sph_mueller, pbf, test");
+    edited_error("\"fluids\"", "\"grids\": {\"cuda\": {}},\n  \"fluids\"",
+                 "t.json:9:13: grids.cuda: unknown grid 'cuda', expected one of the registered grids: cpu");
+    /* A solver's id in grids is not a grid. */
+    edited_error("\"fluids\"", "\"grids\": {\"cpu\": {}, \"pbf\": {}},\n  \"fluids\"",
+                 "t.json:9:24: grids.pbf: unknown grid 'pbf', expected one of the registered grids: cpu");
+    edited_error("\"fluids\"", "\"output\": {\"writers\": {\"vtx\": {}}},\n  \"fluids\"",
+                 "t.json:9:26: output.writers.vtx: unknown writer 'vtx', expected one of the registered writers: "
+                 "vtk, csv");
+    /* From --set: no position. */
+    const char *set[] = {"solvers.sph_muller.cfl=1"};
+    expect_error_sets(VALID, set, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
+                      "solvers: sph_mueller, pbf, test");
+    /* Sections of every registered solver are accepted whichever solver runs. */
+    eddy_scene s;
+    eddy_world *w = NULL;
+    eddy_error e;
+    const char *both[] = {"solvers.pbf.iterations=4", "solvers.sph_mueller.cfl=0.4", "grids.cpu={}"};
+    parse_ok(VALID, both, 3, &s);
+    assert_int_equal(eddy_scene_check_components(&s, registry, &e), 0);
+    assert_int_equal(eddy_scene_check_components(&s, NULL, &e), 0);
+    assert_int_equal(build_with(&s, NULL, &w, &e), 0);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+
+    /* output.format: writer ids, each once; registered ones when the world is built. */
+    const char *fmt[] = {"output.format=csv, vtk"};
+    parse_ok(VALID, fmt, 1, &s);
+    assert_int_equal(s.format_count, 2);
+    assert_string_equal(s.formats[0], "csv");
+    assert_string_equal(s.formats[1], "vtk");
+    eddy_scene_free(&s);
+    const char *none[] = {"output.format=[]"};
+    parse_ok(VALID, none, 1, &s);
+    assert_int_equal(s.format_count, 0);
+    eddy_scene_free(&s);
+    const char *dup[] = {"output.format=vtk,vtk"};
+    expect_error_sets(VALID, dup, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected each writer once, got \"vtk\" again");
+    const char *bad[] = {"output.format=[\"VTK\"]"};
+    expect_error_sets(VALID, bad, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format[0]: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"VTK\"");
+    const char *other[] = {"output.format=vtk,my_writer"};
+    parse_ok(VALID, other, 1, &s);
+    assert_int_equal(s.format_count, 2);
+    eddy_scene_free(&s);
+    expect_error_sets(VALID, other, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected \"vtk\" or \"csv\", got \"my_writer\"");
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The grid component: its validated parameters reach its backend                                    */
+
+static double seen_block = NAN;
+static int seen_creates = 0;
+
+static int stub_grid_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
+{
+    ++seen_creates;
+    seen_block = eddy_param_get(setup->params, "block", NAN);
+    return eddy_cpu_grid_backend()->create(setup, state, err);
+}
+static int stub_grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
+                          const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,
+                          uint32_t *cell_end, eddy_error *err)
+{
+    return eddy_cpu_grid_backend()->sort(state, layout, n, x, y, z, perm, cell_begin, cell_end, err);
+}
+static void stub_grid_destroy(void *state) { eddy_cpu_grid_backend()->destroy(state); }
+static const eddy_grid_backend_vtable STUB_GRID = {sizeof(eddy_grid_backend_vtable), stub_grid_create,
+                                                   stub_grid_sort, stub_grid_destroy};
+static const eddy_param_desc GRID_PARAMS[] = {EDDY_PARAM_INT_DESC("block", 32, 1, 1024, "", "Block size.")};
+static const eddy_component GRID_COMPONENT = {
+    .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_GRID, .id = "stub_grid", .version = "1.0.0",
+    .description = "The CPU grid, recording its parameters.", .params = GRID_PARAMS, .param_count = 1,
+    .vtable = &STUB_GRID};
+
+static void grid_params_reach_the_grid(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    eddy_error e;
+    eddy_world *w = NULL;
+    const char *set[] = {"grids.stub_grid.block=64"};
+    parse_ok(VALID, set, 1, &s);
+    eddy_param_value v[1];
+    eddy_param_values gp;
+    assert_int_equal(eddy_scene_component_params(&s, &GRID_COMPONENT, v, &gp, &e), 0);
+    eddy_scene_build with = {NULL, registered("sph_mueller"), &GRID_COMPONENT, &gp, NULL};
+    seen_creates = 0;
+    int rc = eddy_scene_build_world(&s, &with, &w, &e);
+    if (rc) print_error("%s\n", e.message);
+    assert_int_equal(rc, 0);
+    assert_int_equal(seen_creates, 1);
+    NEAR(seen_block, 64, 0);
+    assert_int_equal(eddy_world_build_grid(w, &e), 0);
+    assert_int_equal(w->grid.particle_count, 100);
+    eddy_world_destroy(w);
+    /* A component that is not a grid is refused. */
+    with.grid = registered("pbf");
+    assert_int_equal(eddy_scene_build_world(&s, &with, &w, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json: component 'pbf' is not a grid (it implements 'eddy.solver.2')");
     eddy_scene_free(&s);
 }
 
@@ -670,6 +1128,31 @@ static void load_files(void **state)
     unlink(path);
 }
 
+static int make_registry(void **state)
+{
+    (void)state;
+    eddy_error e;
+    const eddy_component *const builtins[] = {&SPH_SOLVER, &PBF_SOLVER, &TEST_SOLVER, &VTK_WRITER, &CSV_WRITER};
+    if (eddy_registry_create(NULL, &registry, &e)) {
+        print_error("eddy_registry_create: %s\n", e.message);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; ++i)
+        if (eddy_registry_add_builtin(registry, builtins[i], "test_scene", &e)) {
+            print_error("eddy_registry_add_builtin: %s\n", e.message);
+            return -1;
+        }
+    return 0;
+}
+
+static int free_registry(void **state)
+{
+    (void)state;
+    eddy_registry_destroy(registry);
+    registry = NULL;
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -685,9 +1168,13 @@ int main(void)
         cmocka_unit_test(component_params),
         cmocka_unit_test(build_world),
         cmocka_unit_test(build_world_2d_sphere_colliders),
+        cmocka_unit_test(material_keys_follow_the_solvers),
+        cmocka_unit_test(typed_params),
+        cmocka_unit_test(component_ids),
+        cmocka_unit_test(grid_params_reach_the_grid),
         cmocka_unit_test(rescale),
         cmocka_unit_test(locate_paths),
         cmocka_unit_test(load_files),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, make_registry, free_registry);
 }

@@ -4,14 +4,24 @@
 #include <math.h>
 #include <string.h>
 
-static float box_distance(const eddy_collider *c, int dims, const float p[3], float n[3])
+eddy_collider eddy_default_collider(void)
+{
+    eddy_collider c;
+    memset(&c, 0, sizeof c);
+    c.size = sizeof c;
+    c.shape = EDDY_SHAPE_PLANE;
+    c.normal[1] = 1.0f;
+    return c;
+}
+
+static eddy_real box_distance(const eddy_collider *c, int dims, const eddy_real p[3], eddy_real n[3])
 {
     /* Per axis: q > 0 outside the slab; for an inside point the least-negative q is the closest face. */
-    float q[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
-    float outside2 = 0.0f, inside = -FLT_MAX;
+    eddy_real q[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
+    eddy_real outside2 = 0.0f, inside = -FLT_MAX;
     int inside_axis = 0, is_outside = 0;
     for (int a = 0; a < dims; ++a) {
-        float lo = c->min[a] - p[a], hi = p[a] - c->max[a];
+        eddy_real lo = c->min[a] - p[a], hi = p[a] - c->max[a];
         if (lo > 0) { q[a] = lo; dir[a] = -1; }
         else if (hi > 0) { q[a] = hi; dir[a] = 1; }
         else {
@@ -22,7 +32,7 @@ static float box_distance(const eddy_collider *c, int dims, const float p[3], fl
         if (q[a] > inside) { inside = q[a]; inside_axis = a; }
     }
     if (is_outside) {
-        float d = sqrtf(outside2);
+        eddy_real d = sqrtf(outside2);
         if (n) for (int a = 0; a < 3; ++a) n[a] = (a < dims && q[a] > 0) ? dir[a] * q[a] / d : 0.0f;
         return d;
     }
@@ -30,11 +40,11 @@ static float box_distance(const eddy_collider *c, int dims, const float p[3], fl
     return inside;
 }
 
-float eddy_collider_distance(const eddy_collider *c, int dims, const float p[3], float n[3])
+eddy_real eddy_collider_distance(const eddy_collider *c, int dims, const eddy_real p[3], eddy_real n[3])
 {
     switch (c->shape) {
     case EDDY_SHAPE_PLANE: {
-        float d = 0.0f;
+        eddy_real d = 0.0f;
         for (int a = 0; a < dims; ++a) d += (p[a] - c->point[a]) * c->normal[a];
         if (n) for (int a = 0; a < 3; ++a) n[a] = a < dims ? c->normal[a] : 0.0f;
         return d;
@@ -42,9 +52,9 @@ float eddy_collider_distance(const eddy_collider *c, int dims, const float p[3],
     case EDDY_SHAPE_BOX:
         return box_distance(c, dims, p, n);
     case EDDY_SHAPE_SPHERE: {
-        float v[3] = {0, 0, 0}, l2 = 0.0f;
+        eddy_real v[3] = {0, 0, 0}, l2 = 0.0f;
         for (int a = 0; a < dims; ++a) { v[a] = p[a] - c->center[a]; l2 += v[a] * v[a]; }
-        float l = sqrtf(l2);
+        eddy_real l = sqrtf(l2);
         if (n) {
             /* At the exact centre any direction is closest; pick +y ("up") deterministically. */
             for (int a = 0; a < 3; ++a) n[a] = l > 0 ? v[a] / l : (a == 1 ? 1.0f : 0.0f);
@@ -56,12 +66,12 @@ float eddy_collider_distance(const eddy_collider *c, int dims, const float p[3],
     return FLT_MAX;
 }
 
-float eddy_boundaries_distance(const eddy_boundaries *b, const float p[3], float normal[3], size_t *which)
+eddy_real eddy_boundaries_distance(const eddy_boundaries *b, const eddy_real p[3], eddy_real normal[3], size_t *which)
 {
-    float best = FLT_MAX;
+    eddy_real best = FLT_MAX;
     for (size_t k = 0; k < b->collider_count; ++k) {
-        float n[3];
-        float d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
+        eddy_real n[3];
+        eddy_real d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
         if (d < best) {
             best = d;
             if (normal) for (int a = 0; a < 3; ++a) normal[a] = n[a];
@@ -71,13 +81,13 @@ float eddy_boundaries_distance(const eddy_boundaries *b, const float p[3], float
     return best;
 }
 
-int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp, float p[3],
-                         float v[3], float dt)
+int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp, eddy_real p[3],
+                         eddy_real v[3], eddy_real dt)
 {
-    float n[3];
-    float d = eddy_collider_distance(c, dims, p, n);
+    eddy_real n[3];
+    eddy_real d = eddy_collider_distance(c, dims, p, n);
     if (!(d < cp->radius)) return 0;
-    float rel[3], vn = 0.0f;
+    eddy_real rel[3], vn = 0.0f;
     for (int a = 0; a < 3; ++a) {
         rel[a] = v[a] - c->velocity[a];
         vn += rel[a] * n[a];
@@ -86,11 +96,11 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
         /* The impulse removes the approaching normal velocity (and reflects `restitution` of it);
          * friction takes its fraction of the tangential slip relative to the surface. */
         for (int a = 0; a < dims; ++a) {
-            float vt = rel[a] - vn * n[a];
+            eddy_real vt = rel[a] - vn * n[a];
             v[a] -= (1.0f + cp->restitution) * vn * n[a] + cp->friction * vt;
         }
     }
-    float depth = cp->radius - d - cp->margin;
+    eddy_real depth = cp->radius - d - cp->margin;
     (void)dt;
     if (depth > 0.0f)
         for (int a = 0; a < dims; ++a) p[a] += cp->erp * depth * n[a];
@@ -98,7 +108,7 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
 }
 
 void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
-                             eddy_particles *p, float dt)
+                             eddy_particles *p, eddy_real dt)
 {
     if (b->collider_count == 0) return;
     const long long n = (long long)p->count;
@@ -106,8 +116,8 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; ++i) {
         const eddy_contact_params *cp = &contacts[p->material[i]];
-        float pos[3] = {p->x[i], p->y[i], p->z[i]};
-        float vel[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
+        eddy_real vel[3] = {p->vx[i], p->vy[i], p->vz[i]};
         int touched = 0;
         for (size_t k = 0; k < b->collider_count; ++k)
             touched |= eddy_contact_respond(&b->colliders[k], dims, cp, pos, vel, dt);
@@ -124,15 +134,15 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
 
 /* One reflecting plane: x' = x - 2 ((x - q) . n) n. */
 typedef struct plane {
-    float n[3];
-    float qn; /* q . n */
-    float vn; /* wall velocity . n */
+    eddy_real n[3];
+    eddy_real qn; /* q . n */
+    eddy_real vn; /* wall velocity . n */
 } plane;
 
-static void compose(const eddy_mirror *m, const plane *pl, const float g[3], eddy_mirror *out)
+static void compose(const eddy_mirror *m, const plane *pl, const eddy_real g[3], eddy_mirror *out)
 {
     /* Reflection R_p = I - 2 n n^T, t_p = 2 (q . n) n; out = P o m: R = R_p R_m, t = R_p t_m + t_p. */
-    float rp[3][3];
+    eddy_real rp[3][3];
     for (int a = 0; a < 3; ++a)
         for (int c = 0; c < 3; ++c) rp[a][c] = (a == c ? 1.0f : 0.0f) - 2.0f * pl->n[a] * pl->n[c];
     eddy_mirror r;
@@ -146,21 +156,21 @@ static void compose(const eddy_mirror *m, const plane *pl, const float g[3], edd
                                rp[a][2] * m->velocity_offset[2] + 2.0f * pl->vn * pl->n[a];
     }
     /* Hydrostatic continuation across this wall: -2 d_j (g . n) with d_j = x_j . n - q . n. */
-    float gn = g[0] * pl->n[0] + g[1] * pl->n[1] + g[2] * pl->n[2];
+    eddy_real gn = g[0] * pl->n[0] + g[1] * pl->n[1] + g[2] * pl->n[2];
     for (int a = 0; a < 3; ++a) r.pressure_slope[a] = m->pressure_slope[a] - 2.0f * gn * pl->n[a];
     r.pressure_offset = m->pressure_offset + 2.0f * gn * pl->qn;
     *out = r;
 }
 
-int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], float reach,
-                            const float p[3], eddy_mirror out[EDDY_MAX_MIRRORS])
+int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
+                            const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS])
 {
     plane walls[EDDY_MAX_MIRROR_WALLS];
-    float dist[EDDY_MAX_MIRROR_WALLS];
+    eddy_real dist[EDDY_MAX_MIRROR_WALLS];
     int nw = 0;
     for (size_t k = 0; k < b->collider_count; ++k) {
-        float n[3];
-        float d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
+        eddy_real n[3];
+        eddy_real d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
         if (!(d < reach) || d < -reach) continue;
         /* Keep the nearest EDDY_MAX_MIRROR_WALLS, in collider order among equals (deterministic). */
         int at = nw;
@@ -169,20 +179,20 @@ int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], fl
         int last = nw < EDDY_MAX_MIRROR_WALLS ? nw : EDDY_MAX_MIRROR_WALLS - 1;
         for (int m = last; m > at; --m) { walls[m] = walls[m - 1]; dist[m] = dist[m - 1]; }
         plane pl;
-        float qn = 0.0f;
+        eddy_real qn = 0.0f;
         for (int a = 0; a < 3; ++a) {
             pl.n[a] = n[a];
             qn += (p[a] - d * n[a]) * n[a]; /* the nearest surface point is p - d n */
         }
         pl.qn = qn;
-        const float *vw = b->colliders[k].velocity;
+        const eddy_real *vw = b->colliders[k].velocity;
         pl.vn = vw[0] * n[0] + vw[1] * n[1] + vw[2] * n[2];
         walls[at] = pl;
         dist[at] = d;
         if (nw < EDDY_MAX_MIRROR_WALLS) ++nw;
     }
-    const float zero[3] = {0, 0, 0};
-    const float *g = gravity ? gravity : zero;
+    const eddy_real zero[3] = {0, 0, 0};
+    const eddy_real *g = gravity ? gravity : zero;
     /* Mirror for every non-empty subset of the walls, composed in wall order. */
     int count = 0;
     for (int mask = 1; mask < (1 << nw); ++mask) {
@@ -199,7 +209,7 @@ int eddy_boundaries_mirrors(const eddy_boundaries *b, const float gravity[3], fl
 void eddy_collider_translate(eddy_collider *c, int dimensions, double dt)
 {
     for (int a = 0; a < dimensions && a < 3; ++a) {
-        float d = (float)(c->velocity[a] * dt);
+        eddy_real d = (eddy_real)(c->velocity[a] * dt);
         c->point[a] += d;
         c->min[a] += d;
         c->max[a] += d;

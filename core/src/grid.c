@@ -5,6 +5,7 @@
  */
 #include <eddy/grid.h>
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,8 +49,8 @@ static int grow_u32(uint32_t **buf, size_t *cap, size_t need)
 /* ---------------------------------------------------------------------------------------------- */
 /* Layout                                                                                         */
 
-int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float lo[3], const float hi[3],
-                          const int periodic[3], float h, eddy_error *err)
+int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3], const eddy_real hi[3],
+                          const int periodic[3], eddy_real h, eddy_error *err)
 {
     if (!layout || !lo || !hi)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid layout: NULL layout or bounds");
@@ -80,7 +81,7 @@ int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float 
         layout->lo[a] = lo[a];
         layout->hi[a] = hi[a];
         /* The period is the float difference, exactly as eddy_grid_min_image computes it. */
-        const float Lf = hi[a] - lo[a];
+        const eddy_real Lf = hi[a] - lo[a];
         const double L = (double)Lf, ratio = L / (double)h;
         const int per = periodic && periodic[a];
         layout->periodic[a] = per;
@@ -105,8 +106,8 @@ int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float 
         layout->dim[a] = layout->cells[a] + 2 * layout->pad[a];
         if (per) {
             /* Rounding L / cells to float can only land on or above h, because h is a float. */
-            layout->cell_size[a] = (float)(L / cells);
-            layout->inv_cell_size[a] = (float)(cells / L);
+            layout->cell_size[a] = (eddy_real)(L / cells);
+            layout->inv_cell_size[a] = (eddy_real)(cells / L);
         } else {
             layout->cell_size[a] = h;
             layout->inv_cell_size[a] = 1.0f / h;
@@ -130,6 +131,13 @@ int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const float 
 
 int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout, const eddy_grid_backend_vtable *backend,
                    eddy_domain_policy policy, eddy_error *err)
+{
+    return eddy_grid_init_with(grid, layout, backend, NULL, NULL, policy, err);
+}
+
+int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
+                        const eddy_grid_backend_vtable *backend, const eddy_param_values *params,
+                        const eddy_host *host, eddy_domain_policy policy, eddy_error *err)
 {
     if (!grid || !layout) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "grid: NULL grid or layout");
     memset(grid, 0, sizeof *grid);
@@ -159,7 +167,15 @@ int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout, const eddy_g
                               layout->cell_count);
     }
     grid->impl->backend = backend;
-    int rc = backend->create(layout, &grid->impl->state, err);
+    /* The backend always sees parameters and services, so it never tests for NULL. */
+    const eddy_param_values no_params = {.size = sizeof(eddy_param_values)};
+    const eddy_grid_setup setup = {
+        .size = sizeof(eddy_grid_setup),
+        .layout = &grid->layout,
+        .params = params ? params : &no_params,
+        .host = host ? host : eddy_host_silent(),
+    };
+    int rc = backend->create(&setup, &grid->impl->state, err);
     if (rc) {
         grid->impl->state = NULL;
         eddy_grid_free(grid);
@@ -216,21 +232,21 @@ static int ensure_particle_buffers(eddy_grid *grid, size_t n)
 
 /* Brings a coordinate of a periodic axis into [lo, hi). Double arithmetic keeps far-away particles
  * (several periods out) from picking up float error in the subtraction. */
-static inline float wrap_coordinate(float v, float lo, float hi)
+static inline eddy_real wrap_coordinate(eddy_real v, eddy_real lo, eddy_real hi)
 {
     if (v >= lo && v < hi) return v;
     const double L = (double)(hi - lo);
     double t = fmod((double)v - (double)lo, L);
     if (t < 0.0) t += L;
-    float r = (float)((double)lo + t);
+    eddy_real r = (eddy_real)((double)lo + t);
     /* A value a hair below lo rounds up to hi; it is the same point as lo. */
     if (!(r < hi) || r < lo) r = lo;
     return r;
 }
 
-static int outside_domain(const eddy_grid_layout *l, float x, float y, float z)
+static int outside_domain(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
 {
-    const float p[3] = {x, y, z};
+    const eddy_real p[3] = {x, y, z};
     for (int a = 0; a < l->dimensions; ++a) {
         if (!isfinite(p[a])) return 1;
         if (!l->periodic[a] && !(p[a] >= l->lo[a] && p[a] <= l->hi[a])) return 1;
@@ -242,7 +258,7 @@ static int domain_error(const eddy_grid *grid, const eddy_particles *p, size_t i
                         eddy_error *err)
 {
     const eddy_grid_layout *l = &grid->layout;
-    const float pos[3] = {p->x[i], p->y[i], p->z[i]};
+    const eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
     const int d = l->dimensions;
     char where[160];
     if (d == 3)
@@ -259,12 +275,12 @@ static int domain_error(const eddy_grid *grid, const eddy_particles *p, size_t i
     for (int a = 0; a < d; ++a) finite &= isfinite(pos[a]) != 0;
     if (!finite)
         return eddy_error_set(err, EDDY_ERR_DOMAIN,
-                              "particle id %u has a non-finite position %s (%zu particle%s outside the "
+                              "particle id %" PRIu64 " has a non-finite position %s (%zu particle%s outside the "
                               "domain %s); the simulation has probably exploded: lower dt or stiffness",
-                              (unsigned)p->id[i], where, bad, bad == 1 ? "" : "s", box);
+                              p->id[i], where, bad, bad == 1 ? "" : "s", box);
     return eddy_error_set(err, EDDY_ERR_DOMAIN,
-                          "particle id %u at %s left the domain %s (%zu particle%s outside)",
-                          (unsigned)p->id[i], where, box, bad, bad == 1 ? "" : "s");
+                          "particle id %" PRIu64 " at %s left the domain %s (%zu particle%s outside)",
+                          p->id[i], where, box, bad, bad == 1 ? "" : "s");
 }
 
 /* Fills particle_cell (sorted order) and the occupied cell list from the backend's ranges, checking
@@ -323,12 +339,12 @@ static int fill_cells(eddy_grid *grid, size_t n)
  * per-particle wrap and policy logic. */
 static int all_inside(const eddy_grid_layout *l, const eddy_particles *p, size_t n)
 {
-    const float *pos[3] = {p->x, p->y, p->z};
+    const eddy_real *pos[3] = {p->x, p->y, p->z};
     const long long nn = (long long)n;
     int out = 0;
 #pragma omp parallel reduction(| : out) if (n >= 2 * GRID_PARALLEL_MIN)
     for (int a = 0; a < l->dimensions; ++a) {
-        const float *v = pos[a], lo = l->lo[a], hi = l->hi[a];
+        const eddy_real *v = pos[a], lo = l->lo[a], hi = l->hi[a];
         if (l->periodic[a]) {
 #pragma omp for schedule(static) nowait
             for (long long i = 0; i < nn; ++i) out |= !(v[i] >= lo) | !(v[i] < hi);
@@ -370,7 +386,7 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
 
     /* Wrap periodic axes and find escaped particles. The lowest index is reported so the message
      * does not depend on the thread count. */
-    float *pos[3] = {p->x, p->y, p->z};
+    eddy_real *pos[3] = {p->x, p->y, p->z};
     const long long nn = (long long)n;
     long long first_bad = nn;
     size_t bad = 0;
@@ -441,7 +457,7 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
 
 /* Maps a neighbor cell coordinate on axis a to a stored index, with the image shift on a periodic
  * axis; 0 when it is off a bounded grid (only possible when the query cell is a ghost). */
-static inline int neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, int32_t *out, float *shift)
+static inline int neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, int32_t *out, eddy_real *shift)
 {
     *shift = 0.0f;
     if (l->periodic[a]) {
@@ -459,8 +475,8 @@ static inline int neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, in
     return 1;
 }
 
-static inline int emit(const eddy_grid *g, eddy_range *out, int n, uint32_t first, uint32_t last, float sx,
-                       float sy, float sz)
+static inline int emit(const eddy_grid *g, eddy_range *out, int n, uint32_t first, uint32_t last, eddy_real sx,
+                       eddy_real sy, eddy_real sz)
 {
     uint32_t b = g->cell_begin[first], e = g->cell_end[last];
     if (b < e) {
@@ -483,15 +499,15 @@ int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[E
     const int32_t iy = (int32_t)((cell / (uint32_t)d0) % (uint32_t)d1);
     const int32_t iz = (int32_t)(cell / ((uint32_t)d0 * (uint32_t)d1));
     const int rz = l->dimensions == 3 ? 1 : 0;
-    const float Lx = l->hi[0] - l->lo[0];
+    const eddy_real Lx = l->hi[0] - l->lo[0];
     int n = 0;
     for (int dz = -rz; dz <= rz; ++dz) {
         int32_t z;
-        float sz;
+        eddy_real sz;
         if (!neighbor_coord(l, 2, iz + dz, &z, &sz)) continue;
         for (int dy = -1; dy <= 1; ++dy) {
             int32_t y;
-            float sy;
+            eddy_real sy;
             if (!neighbor_coord(l, 1, iy + dy, &y, &sy)) continue;
             const uint32_t row = (uint32_t)d0 * ((uint32_t)y + (uint32_t)d1 * (uint32_t)z);
             if (!l->periodic[0]) {
@@ -534,21 +550,21 @@ static int sorted_ranges(const eddy_grid *grid, uint32_t cell, eddy_range r[EDDY
 /* (xj - xi) + shift, the same operations as eddy_grid_min_image on (xj - xi), so lists agree bit for
  * bit with a minimum-image brute force. */
 static inline uint32_t count_neighbors(const eddy_particles *p, int dims, uint32_t i, const eddy_range *r,
-                                       int nr, float r2)
+                                       int nr, eddy_real r2)
 {
-    const float *x = p->x, *y = p->y, *z = p->z;
-    const float xi = x[i], yi = y[i], zi = z[i];
+    const eddy_real *x = p->x, *y = p->y, *z = p->z;
+    const eddy_real xi = x[i], yi = y[i], zi = z[i];
     uint32_t count = 0;
     for (int k = 0; k < nr; ++k) {
-        const float sx = r[k].shift[0], sy = r[k].shift[1], sz = r[k].shift[2];
+        const eddy_real sx = r[k].shift[0], sy = r[k].shift[1], sz = r[k].shift[2];
         if (dims == 3) {
             for (uint32_t j = r[k].begin; j < r[k].end; ++j) {
-                float dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy, dz = (z[j] - zi) + sz;
+                eddy_real dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy, dz = (z[j] - zi) + sz;
                 count += dx * dx + dy * dy + dz * dz < r2;
             }
         } else {
             for (uint32_t j = r[k].begin; j < r[k].end; ++j) {
-                float dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy;
+                eddy_real dx = (x[j] - xi) + sx, dy = (y[j] - yi) + sy;
                 count += dx * dx + dy * dy < r2;
             }
         }
@@ -562,26 +578,26 @@ static inline uint32_t count_neighbors(const eddy_particles *p, int dims, uint32
 #define FILL_BLOCK 64
 #define FILL_BUFFER 256
 static inline void fill_neighbors(const eddy_particles *p, int dims, uint32_t i, const eddy_range *r, int nr,
-                                  float r2, uint32_t *out)
+                                  eddy_real r2, uint32_t *out)
 {
-    const float *x = p->x, *y = p->y, *z = p->z;
-    const float xi = x[i], yi = y[i], zi = z[i];
+    const eddy_real *x = p->x, *y = p->y, *z = p->z;
+    const eddy_real xi = x[i], yi = y[i], zi = z[i];
     uint32_t buf[FILL_BUFFER];
     uint32_t hit[FILL_BLOCK];
     uint32_t k = 0;
     for (int q = 0; q < nr; ++q) {
-        const float sx = r[q].shift[0], sy = r[q].shift[1], sz = r[q].shift[2];
+        const eddy_real sx = r[q].shift[0], sy = r[q].shift[1], sz = r[q].shift[2];
         for (uint32_t j0 = r[q].begin; j0 < r[q].end; j0 += FILL_BLOCK) {
             const uint32_t len = r[q].end - j0 < FILL_BLOCK ? r[q].end - j0 : FILL_BLOCK;
-            const float *xj = x + j0, *yj = y + j0, *zj = z + j0;
+            const eddy_real *xj = x + j0, *yj = y + j0, *zj = z + j0;
             if (dims == 3) {
                 for (uint32_t t = 0; t < len; ++t) {
-                    float dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy, dz = (zj[t] - zi) + sz;
+                    eddy_real dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy, dz = (zj[t] - zi) + sz;
                     hit[t] = dx * dx + dy * dy + dz * dz < r2;
                 }
             } else {
                 for (uint32_t t = 0; t < len; ++t) {
-                    float dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy;
+                    eddy_real dx = (xj[t] - xi) + sx, dy = (yj[t] - yi) + sy;
                     hit[t] = dx * dx + dy * dy < r2;
                 }
             }
@@ -600,19 +616,19 @@ static inline void fill_neighbors(const eddy_particles *p, int dims, uint32_t i,
     memcpy(out, buf, sizeof buf[0] * k);
 }
 
-static float min_cell_size(const eddy_grid_layout *l)
+static eddy_real min_cell_size(const eddy_grid_layout *l)
 {
-    float m = l->cell_size[0];
+    eddy_real m = l->cell_size[0];
     for (int a = 1; a < l->dimensions; ++a)
         if (l->cell_size[a] < m) m = l->cell_size[a];
     return m;
 }
 
-static int check_query(const eddy_grid *grid, const eddy_particles *p, float radius, eddy_error *err)
+static int check_query(const eddy_grid *grid, const eddy_particles *p, eddy_real radius, eddy_error *err)
 {
     if (!grid || !grid->impl || !p)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "neighbor lists: grid is not initialized");
-    float cs = min_cell_size(&grid->layout);
+    eddy_real cs = min_cell_size(&grid->layout);
     if (!(radius > 0.0f) || !(radius <= cs))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "neighbor lists: radius %g must be positive and at most the cell size %g",
@@ -625,7 +641,7 @@ static int check_query(const eddy_grid *grid, const eddy_particles *p, float rad
     return EDDY_OK;
 }
 
-int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, float radius, eddy_error *err)
+int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius, eddy_error *err)
 {
     int rc = check_query(grid, p, radius, err);
     if (rc) return rc;
@@ -639,7 +655,7 @@ int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, flo
                               n);
     uint32_t *off = im->offset;
     const int dims = grid->layout.dimensions;
-    const float r2 = radius * radius;
+    const eddy_real r2 = radius * radius;
     const long long nocc = (long long)grid->occupied_count;
     const uint32_t *occ = grid->occupied, *cb = grid->cell_begin, *ce = grid->cell_end;
 
@@ -684,14 +700,14 @@ int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, flo
     return EDDY_OK;
 }
 
-double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, float radius)
+double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, eddy_real radius)
 {
     if (check_query(grid, p, radius, NULL)) return NAN;
     const size_t n = grid->particle_count;
     if (n == 0) return 0.0;
     if (grid->nbr_offset && grid->nbr_radius == radius) return (double)grid->nbr_offset[n] / (double)n;
     const int dims = grid->layout.dimensions;
-    const float r2 = radius * radius;
+    const eddy_real r2 = radius * radius;
     const long long nocc = (long long)grid->occupied_count;
     const uint32_t *occ = grid->occupied, *cb = grid->cell_begin, *ce = grid->cell_end;
     unsigned long long total = 0;

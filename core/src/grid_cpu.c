@@ -14,6 +14,8 @@
 
 #include <omp.h>
 
+#include "internal.h"
+
 /* More threads than this do not help a memory-bound sort and multiply the histogram memory. */
 #define CPU_SORT_MAX_THREADS 8
 /* Below this many particles per thread the OpenMP region costs more than it saves. */
@@ -40,9 +42,9 @@ static int grow(uint32_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-static int cpu_create(const eddy_grid_layout *layout, void **state, eddy_error *err)
+static int cpu_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
 {
-    (void)layout;
+    (void)setup;
     *state = calloc(1, sizeof(cpu_state));
     if (!*state) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "cpu grid: out of memory");
     return EDDY_OK;
@@ -57,8 +59,8 @@ static void cpu_destroy(void *state)
     free(s);
 }
 
-static int cpu_sort(void *state, const eddy_grid_layout *layout, size_t n, const float *x, const float *y,
-                    const float *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
+static int cpu_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
+                    const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
 {
     cpu_state *s = state;
     const size_t nc = layout->cell_count;
@@ -143,7 +145,7 @@ static int cpu_sort(void *state, const eddy_grid_layout *layout, size_t n, const
     return EDDY_OK;
 }
 
-static const eddy_grid_backend_vtable cpu_backend = {
+const eddy_grid_backend_vtable eddy_cpu_grid_vtable = {
     .size = sizeof(eddy_grid_backend_vtable),
     .create = cpu_create,
     .sort = cpu_sort,
@@ -152,5 +154,5 @@ static const eddy_grid_backend_vtable cpu_backend = {
 
 const eddy_grid_backend_vtable *eddy_cpu_grid_backend(void)
 {
-    return &cpu_backend;
+    return &eddy_cpu_grid_vtable;
 }

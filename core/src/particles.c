@@ -1,5 +1,6 @@
 #include <eddy/particles.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,14 +8,17 @@
 typedef struct field {
     char name[EDDY_FIELD_NAME_MAX];
     int components;
-    float *data; /* components * capacity floats, component c at data + c * capacity */
+    eddy_real *data;     /* components * capacity reals, component c at data + c * capacity */
+    uint64_t generation; /* edits from outside the solver; 1 when registered */
 } field;
 
 struct eddy_particles_impl {
     field fields[EDDY_MAX_FIELDS];
     int field_count;
-    uint32_t next_id;
-    void *scratch; /* gather buffer, capacity * 4 bytes */
+    uint64_t next_id;      /* the next id eddy_particles_add issues */
+    int ids_exhausted;     /* an id of UINT64_MAX was set: no further id can be issued */
+    uint64_t layout_generation;
+    void *scratch; /* gather buffer, capacity * 8 bytes */
 };
 
 static void *aligned_alloc_zero(size_t bytes)
@@ -31,8 +35,8 @@ static void refresh_views(eddy_particles *p)
 {
     struct eddy_particles_impl *im = p->impl;
     size_t cap = p->capacity;
-    float *pos = im->fields[EDDY_FIELD_POSITION].data;
-    float *vel = im->fields[EDDY_FIELD_VELOCITY].data;
+    eddy_real *pos = im->fields[EDDY_FIELD_POSITION].data;
+    eddy_real *vel = im->fields[EDDY_FIELD_VELOCITY].data;
     p->x = pos;
     p->y = pos ? pos + cap : NULL;
     p->z = pos ? pos + 2 * cap : NULL;
@@ -64,12 +68,13 @@ static int add_field_storage(eddy_particles *p, const char *name, int components
     field *f = &im->fields[im->field_count];
     f->data = NULL;
     if (p->capacity) {
-        f->data = aligned_alloc_zero(sizeof(float) * (size_t)components * p->capacity);
+        f->data = aligned_alloc_zero(sizeof(eddy_real) * (size_t)components * p->capacity);
         if (!f->data)
             return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for field '%s'", name);
     }
     snprintf(f->name, sizeof f->name, "%s", name);
     f->components = components;
+    f->generation = 1;
     im->field_count++;
     return EDDY_OK;
 }
@@ -78,12 +83,14 @@ int eddy_particles_init(eddy_particles *p, int dimensions, eddy_error *err)
 {
     if (!p) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "particles: NULL set");
     memset(p, 0, sizeof *p);
+    p->size = sizeof *p;
     if (dimensions != 2 && dimensions != 3)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "particles: dimensions must be 2 or 3, got %d", dimensions);
     p->dimensions = dimensions;
     p->impl = calloc(1, sizeof *p->impl);
     if (!p->impl) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    p->impl->layout_generation = 1;
     static const struct { const char *name; int components; } builtin[EDDY_BUILTIN_FIELD_COUNT] = {
         {"position", 3}, {"velocity", 3}, {"density", 1}, {"pressure", 1}, {"mass", 1}};
     for (int i = 0; i < EDDY_BUILTIN_FIELD_COUNT; ++i) {
@@ -104,81 +111,94 @@ void eddy_particles_free(eddy_particles *p)
     }
     free(p->id);
     free(p->material);
+    free(p->flags);
     memset(p, 0, sizeof *p);
 }
 
 int eddy_particles_reserve(eddy_particles *p, size_t capacity, eddy_error *err)
 {
     if (capacity <= p->capacity) return EDDY_OK;
-    /* A multiple of 16 floats keeps every component array of a field 64-byte aligned. */
+    /* A multiple of 16 reals keeps every component array of a field 64-byte aligned. */
     size_t cap = p->capacity ? p->capacity : 16;
     while (cap < capacity) cap *= 2;
     cap = (cap + 15) & ~(size_t)15;
     struct eddy_particles_impl *im = p->impl;
 
-    float *fresh[EDDY_MAX_FIELDS] = {0};
-    uint32_t *id = aligned_alloc_zero(sizeof(uint32_t) * cap);
+    eddy_real *fresh[EDDY_MAX_FIELDS] = {0};
+    uint64_t *id = aligned_alloc_zero(sizeof(uint64_t) * cap);
     uint32_t *mat = aligned_alloc_zero(sizeof(uint32_t) * cap);
-    void *scratch = aligned_alloc_zero(sizeof(uint32_t) * cap);
-    int ok = id && mat && scratch;
+    uint8_t *flags = aligned_alloc_zero(sizeof(uint8_t) * cap);
+    void *scratch = aligned_alloc_zero(sizeof(uint64_t) * cap);
+    int ok = id && mat && flags && scratch;
     for (int f = 0; ok && f < im->field_count; ++f) {
-        fresh[f] = aligned_alloc_zero(sizeof(float) * (size_t)im->fields[f].components * cap);
+        fresh[f] = aligned_alloc_zero(sizeof(eddy_real) * (size_t)im->fields[f].components * cap);
         ok = fresh[f] != NULL;
     }
     if (!ok) {
         for (int f = 0; f < im->field_count; ++f) free(fresh[f]);
         free(id);
         free(mat);
+        free(flags);
         free(scratch);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", capacity);
     }
     for (int f = 0; f < im->field_count; ++f) {
         field *fd = &im->fields[f];
         for (int c = 0; c < fd->components && p->count; ++c)
-            memcpy(fresh[f] + (size_t)c * cap, fd->data + (size_t)c * p->capacity, sizeof(float) * p->count);
+            memcpy(fresh[f] + (size_t)c * cap, fd->data + (size_t)c * p->capacity,
+                   sizeof(eddy_real) * p->count);
         free(fd->data);
         fd->data = fresh[f];
     }
     if (p->count) {
-        memcpy(id, p->id, sizeof(uint32_t) * p->count);
+        memcpy(id, p->id, sizeof(uint64_t) * p->count);
         memcpy(mat, p->material, sizeof(uint32_t) * p->count);
+        memcpy(flags, p->flags, sizeof(uint8_t) * p->count);
     }
     free(p->id);
     free(p->material);
+    free(p->flags);
     free(im->scratch);
     p->id = id;
     p->material = mat;
+    p->flags = flags;
     im->scratch = scratch;
     p->capacity = cap;
     refresh_views(p);
     return EDDY_OK;
 }
 
-int eddy_particles_add(eddy_particles *p, size_t n, const float *positions, const float *velocities,
+int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *positions, const eddy_real *velocities,
                        uint32_t material, size_t *first, eddy_error *err)
 {
     if (n && !positions) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "particles: no positions");
-    if ((uint64_t)p->impl->next_id + n > UINT32_MAX)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "particles: more than 2^32 ids");
+    struct eddy_particles_impl *im = p->impl;
+    if (n && (im->ids_exhausted || (uint64_t)n - 1 > UINT64_MAX - im->next_id))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "particles: cannot issue %zu more ids after id %" PRIu64 " (ids are 64-bit)", n,
+                              im->ids_exhausted ? UINT64_MAX : im->next_id);
     int rc = eddy_particles_reserve(p, p->count + n, err);
     if (rc) return rc;
     size_t base = p->count;
-    float *pos[3] = {p->x, p->y, p->z}, *vel[3] = {p->vx, p->vy, p->vz};
+    eddy_real *pos[3] = {p->x, p->y, p->z}, *vel[3] = {p->vx, p->vy, p->vz};
     for (size_t i = 0; i < n; ++i) {
         for (int a = 0; a < 3; ++a) {
             int used = a < p->dimensions;
             pos[a][base + i] = used ? positions[3 * i + a] : 0.0f;
             vel[a][base + i] = used && velocities ? velocities[3 * i + a] : 0.0f;
         }
-        p->id[base + i] = p->impl->next_id++;
+        p->id[base + i] = im->next_id;
+        if (im->next_id == UINT64_MAX) im->ids_exhausted = 1; /* the last id there is */
+        else im->next_id++;
         p->material[base + i] = material;
+        p->flags[base + i] = 0;
     }
     /* Fields of recycled slots (after removal) must start at zero like fresh ones. */
-    struct eddy_particles_impl *im = p->impl;
     for (int f = EDDY_FIELD_DENSITY; f < im->field_count; ++f)
         for (int c = 0; c < im->fields[f].components; ++c)
-            memset(im->fields[f].data + (size_t)c * p->capacity + base, 0, sizeof(float) * n);
+            memset(im->fields[f].data + (size_t)c * p->capacity + base, 0, sizeof(eddy_real) * n);
     p->count += n;
+    if (n) im->layout_generation++;
     if (first) *first = base;
     return EDDY_OK;
 }
@@ -234,12 +254,165 @@ int eddy_particles_field_components(const eddy_particles *p, int f)
     return p->impl->fields[f].components;
 }
 
-float *eddy_particles_field(const eddy_particles *p, int f, int component)
+eddy_real *eddy_particles_field(const eddy_particles *p, int f, int component)
 {
     if (f < 0 || f >= eddy_particles_field_count(p)) return NULL;
     const field *fd = &p->impl->fields[f];
     if (component < 0 || component >= fd->components || !fd->data) return NULL;
     return fd->data + (size_t)component * p->capacity;
+}
+
+uint64_t eddy_particles_generation(const eddy_particles *p, int f)
+{
+    if (!p || !p->impl) return 0;
+    if (f == EDDY_FIELD_LAYOUT) return p->impl->layout_generation;
+    if (f < 0 || f >= p->impl->field_count) return 0;
+    return p->impl->fields[f].generation;
+}
+
+void eddy_particles_touch(eddy_particles *p, int f)
+{
+    if (!p || !p->impl) return;
+    if (f == EDDY_FIELD_LAYOUT) p->impl->layout_generation++;
+    else if (f >= 0 && f < p->impl->field_count) p->impl->fields[f].generation++;
+}
+
+/* Sorts `keys` ascending, carrying `vals` along (LSD radix sort, 8-bit digits, only over the bytes
+ * that differ), using `tk`/`tv` of the same length as scratch. Stable; O(n) per byte. */
+static void radix_sort_u64(uint64_t *keys, uint32_t *vals, uint64_t *tk, uint32_t *tv, size_t n)
+{
+    if (n < 2) return;
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; ++i) {
+        all_or |= keys[i];
+        all_and &= keys[i];
+    }
+    const uint64_t varying = all_or ^ all_and;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (((varying >> shift) & 0xff) == 0) continue; /* every key has the same byte here */
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; ++i) count[((keys[i] >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+        for (size_t i = 0; i < n; ++i) {
+            size_t o = count[(keys[i] >> shift) & 0xff]++;
+            tk[o] = keys[i];
+            tv[o] = vals[i];
+        }
+        memcpy(keys, tk, sizeof *keys * n);
+        memcpy(vals, tv, sizeof *vals * n);
+    }
+}
+
+/* Indices of the owned particles (halo copies left out) in increasing id order, in a malloc'ed
+ * array of *count entries. A set whose ids are dense (the usual case: ids issued by add) gets them
+ * from a slot table; sparse ids (migrated, restored, or >= 2^32) by a radix sort. On duplicate ids
+ * *dup receives one of them and the function returns NULL with *count = 0. */
+static uint32_t *owned_in_id_order(const eddy_particles *p, size_t *count, int *dup, uint64_t *dup_id)
+{
+    const size_t n = p->count;
+    *dup = 0;
+    size_t owned = 0;
+    uint64_t max_id = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+        ++owned;
+        if (p->id[i] > max_id) max_id = p->id[i];
+    }
+    *count = owned;
+    uint32_t *order = malloc(sizeof(uint32_t) * (owned ? owned : 1));
+    if (!order) return NULL;
+    if (owned == 0) return order;
+    if (max_id < 4 * (uint64_t)owned + 1024) {
+        const size_t span = (size_t)max_id + 1;
+        uint32_t *slot = malloc(sizeof(uint32_t) * span);
+        if (!slot) {
+            free(order);
+            return NULL;
+        }
+        for (size_t k = 0; k < span; ++k) slot[k] = UINT32_MAX;
+        for (size_t i = 0; i < n; ++i) {
+            if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+            if (slot[p->id[i]] != UINT32_MAX) {
+                *dup = 1;
+                *dup_id = p->id[i];
+            }
+            slot[p->id[i]] = (uint32_t)i;
+        }
+        size_t k = 0;
+        for (size_t s = 0; s < span && !*dup; ++s)
+            if (slot[s] != UINT32_MAX) order[k++] = slot[s];
+        free(slot);
+    } else {
+        uint64_t *keys = malloc(sizeof(uint64_t) * owned * 2);
+        uint32_t *tv = malloc(sizeof(uint32_t) * owned);
+        if (!keys || !tv) {
+            free(keys);
+            free(tv);
+            free(order);
+            return NULL;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+            keys[k] = p->id[i];
+            order[k++] = (uint32_t)i;
+        }
+        radix_sort_u64(keys, order, keys + owned, tv, owned);
+        for (size_t i = 1; i < owned && !*dup; ++i)
+            if (keys[i] == keys[i - 1]) {
+                *dup = 1;
+                *dup_id = keys[i];
+            }
+        free(keys);
+        free(tv);
+    }
+    if (*dup) {
+        free(order);
+        *count = 0;
+        return NULL;
+    }
+    return order;
+}
+
+int eddy_particles_set_ids(eddy_particles *p, const uint64_t *ids, eddy_error *err)
+{
+    const size_t n = p->count;
+    if (n && !ids) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "particles: set_ids without ids");
+    if (n == 0) return EDDY_OK;
+    /* Uniqueness by sorting a copy: O(n) passes of a radix sort, not a pairwise scan. */
+    uint64_t *keys = malloc(sizeof(uint64_t) * n * 2);
+    uint32_t *vals = malloc(sizeof(uint32_t) * n * 2);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "particles: out of memory for %zu ids", n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = ids[i];
+        vals[i] = (uint32_t)i;
+    }
+    radix_sort_u64(keys, vals, keys + n, vals + n, n);
+    for (size_t i = 1; i < n; ++i)
+        if (keys[i] == keys[i - 1]) {
+            /* Name the first two particles (by index) that share the id. */
+            uint32_t a = vals[i - 1], b = vals[i];
+            uint64_t dup = keys[i];
+            free(keys);
+            free(vals);
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "particles: id %" PRIu64 " is given twice (particles %u and %u); ids must be "
+                                  "unique",
+                                  dup, (unsigned)(a < b ? a : b), (unsigned)(a < b ? b : a));
+        }
+    const uint64_t max_id = keys[n - 1];
+    free(keys);
+    free(vals);
+    memcpy(p->id, ids, sizeof(uint64_t) * n);
+    struct eddy_particles_impl *im = p->impl;
+    if (max_id == UINT64_MAX) im->ids_exhausted = 1;
+    else if (max_id + 1 > im->next_id) im->next_id = max_id + 1;
+    im->layout_generation++;
+    return EDDY_OK;
 }
 
 int eddy_particles_gather(eddy_particles *p, const uint32_t *order, size_t new_count, eddy_error *err)
@@ -252,25 +425,46 @@ int eddy_particles_gather(eddy_particles *p, const uint32_t *order, size_t new_c
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "gather: index %u out of range",
                                   (unsigned)order[i]);
     struct eddy_particles_impl *im = p->impl;
-    /* One scratch array of 4-byte words serves floats and ids alike: gather into it, copy back. */
-    float *tmp = im->scratch;
+    /* One scratch array of capacity 8-byte words serves reals, ids, materials and flags alike: gather
+     * into it, copy back. */
+    eddy_real *tmp = im->scratch;
     const long long n = (long long)new_count;
     for (int f = 0; f < im->field_count; ++f) {
         for (int c = 0; c < im->fields[f].components; ++c) {
-            float *src = im->fields[f].data + (size_t)c * p->capacity;
+            eddy_real *src = im->fields[f].data + (size_t)c * p->capacity;
 #pragma omp parallel for schedule(static)
             for (long long i = 0; i < n; ++i) tmp[i] = src[order[i]];
-            memcpy(src, tmp, sizeof(float) * new_count);
+            memcpy(src, tmp, sizeof(eddy_real) * new_count);
         }
     }
-    uint32_t *utmp = im->scratch;
-    uint32_t *ints[2] = {p->id, p->material};
-    for (int k = 0; k < 2; ++k) {
+    uint64_t *itmp = im->scratch;
+    {
+        uint64_t *ids = p->id;
 #pragma omp parallel for schedule(static)
-        for (long long i = 0; i < n; ++i) utmp[i] = ints[k][order[i]];
-        memcpy(ints[k], utmp, sizeof(uint32_t) * new_count);
+        for (long long i = 0; i < n; ++i) itmp[i] = ids[order[i]];
+        memcpy(ids, itmp, sizeof(uint64_t) * new_count);
+    }
+    uint32_t *utmp = im->scratch;
+    {
+        uint32_t *mat = p->material;
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; ++i) utmp[i] = mat[order[i]];
+        memcpy(mat, utmp, sizeof(uint32_t) * new_count);
+    }
+    uint8_t *btmp = im->scratch;
+    size_t halo = 0;
+    {
+        uint8_t *flags = p->flags;
+#pragma omp parallel for schedule(static) reduction(+ : halo)
+        for (long long i = 0; i < n; ++i) {
+            btmp[i] = flags[order[i]];
+            halo += (btmp[i] & EDDY_PARTICLE_HALO) != 0;
+        }
+        memcpy(flags, btmp, sizeof(uint8_t) * new_count);
     }
     p->count = new_count;
+    p->halo_count = halo;
+    im->layout_generation++;
     return EDDY_OK;
 }
 
@@ -286,25 +480,34 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err)
 {
-    size_t n = p->count;
-    /* Ids are unique and below next_id; a direct slot table gives id order without sorting. */
-    size_t span = p->impl->next_id;
-    uint32_t *slot = malloc(sizeof(uint32_t) * (span ? span : 1));
-    if (!slot) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for state hash");
-    for (size_t k = 0; k < span; ++k) slot[k] = UINT32_MAX;
-    for (size_t i = 0; i < n; ++i) slot[p->id[i]] = (uint32_t)i;
+    size_t owned = 0;
+    int dup = 0;
+    uint64_t dup_id = 0;
+    uint32_t *order = owned_in_id_order(p, &owned, &dup, &dup_id);
+    if (dup)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "state hash: id %" PRIu64 " occurs twice", dup_id);
+    if (!order) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for state hash");
     uint64_t h = 0xcbf29ce484222325ULL;
     const struct eddy_particles_impl *im = p->impl;
-    for (size_t k = 0; k < span; ++k) {
-        uint32_t i = slot[k];
-        if (i == UINT32_MAX) continue;
-        h = fnv1a(h, &p->id[i], sizeof(uint32_t));
+    for (size_t k = 0; k < owned; ++k) {
+        const uint32_t i = order[k];
+        const uint64_t id = p->id[i];
+        /* ABI 1.x hashed a uint32_t id: ids below 2^32 - 1 enter as those 4 bytes, so its states hash
+         * as they did; any other id as the escape 0xffffffff and its 8 bytes. */
+        if (id < UINT32_MAX) {
+            const uint32_t id32 = (uint32_t)id;
+            h = fnv1a(h, &id32, sizeof id32);
+        } else {
+            const uint32_t escape = UINT32_MAX;
+            h = fnv1a(h, &escape, sizeof escape);
+            h = fnv1a(h, &id, sizeof id);
+        }
         h = fnv1a(h, &p->material[i], sizeof(uint32_t));
         for (int f = 0; f < im->field_count; ++f)
             for (int c = 0; c < im->fields[f].components; ++c)
-                h = fnv1a(h, im->fields[f].data + (size_t)c * p->capacity + i, sizeof(float));
+                h = fnv1a(h, im->fields[f].data + (size_t)c * p->capacity + i, sizeof(eddy_real));
     }
-    free(slot);
+    free(order);
     *hash = h;
     return EDDY_OK;
 }

@@ -1,3 +1,15 @@
+/*
+ * The plugin loader and the component registry (registry.h).
+ *
+ * Loading a plugin runs the checks of plugin.h in a fixed order, so that the first thing wrong is the
+ * thing reported: the descriptor's version header (the only part every ABI version shares), its size,
+ * init(), then every component. A plugin is taken whole or not at all.
+ *
+ * The growth rule is applied here and nowhere else: each registered component is a registry-owned
+ * copy in this host's layout, with what the plugin's sizes do not cover zeroed, its parameter tables
+ * re-laid at this host's stride and the vtable of a known interface copied the same way. Every other
+ * part of the host reads members directly.
+ */
 #include <eddy/registry.h>
 
 #include <dirent.h>
@@ -9,28 +21,105 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct loaded_file {
+#include <eddy/observe.h>
+
+#include "internal.h"
+
+#define BUILTIN_FILE "(built-in)"
+
+/* Bytes a struct must cover to hold `member` of `type`. */
+#define END_OF(type, member) (offsetof(type, member) + sizeof(((const type *)0)->member))
+
+/* The part of an eddy_component the host cannot do without; flags and the material table are
+ * optional (absent before they existed). */
+#define COMPONENT_REQUIRED END_OF(eddy_component, vtable)
+/* A parameter entry must cover `choices`: an enum without them cannot be validated. */
+#define PARAM_REQUIRED END_OF(eddy_param_desc, choices)
+
+/* The descriptor of a 2.x plugin covers every member of 2.0: later minors append after components. */
+#define DESCRIPTOR_REQUIRED END_OF(eddy_plugin_descriptor, components)
+
+/* A callback every component of an interface must provide, found by its offset in the vtable. */
+typedef struct required_callback {
+    const char *name;
+    size_t offset;
+} required_callback;
+
+/* An interface this host calls, and so checks at load time. */
+typedef struct known_interface {
+    const char *id;
+    const char *name;          /* for messages: "solver", ... */
+    size_t vtable_size;        /* sizeof its vtable in this host */
+    size_t required_size;      /* bytes the plugin's vtable must cover: through its last required member */
+    size_t align;              /* _Alignof its vtable */
+    required_callback required[3];
+} known_interface;
+
+#define CALLBACK(type, member) {#member, offsetof(type, member)}
+
+static const known_interface known_interfaces[] = {
+    {EDDY_INTERFACE_SOLVER, "solver", sizeof(eddy_solver_vtable), END_OF(eddy_solver_vtable, destroy),
+     _Alignof(eddy_solver_vtable),
+     {CALLBACK(eddy_solver_vtable, create), CALLBACK(eddy_solver_vtable, step),
+      CALLBACK(eddy_solver_vtable, destroy)}},
+    {EDDY_INTERFACE_GRID, "grid", sizeof(eddy_grid_backend_vtable),
+     END_OF(eddy_grid_backend_vtable, destroy), _Alignof(eddy_grid_backend_vtable),
+     {CALLBACK(eddy_grid_backend_vtable, create), CALLBACK(eddy_grid_backend_vtable, sort),
+      CALLBACK(eddy_grid_backend_vtable, destroy)}},
+    {EDDY_INTERFACE_WRITER, "writer", sizeof(eddy_writer_vtable), END_OF(eddy_writer_vtable, destroy),
+     _Alignof(eddy_writer_vtable),
+     {CALLBACK(eddy_writer_vtable, create), CALLBACK(eddy_writer_vtable, write_frame),
+      CALLBACK(eddy_writer_vtable, destroy)}},
+    /* unit() lies before destroy but is optional. */
+    {EDDY_INTERFACE_PROBE, "probe", sizeof(eddy_probe_vtable), END_OF(eddy_probe_vtable, destroy),
+     _Alignof(eddy_probe_vtable),
+     {CALLBACK(eddy_probe_vtable, create), CALLBACK(eddy_probe_vtable, measure),
+      CALLBACK(eddy_probe_vtable, destroy)}},
+};
+
+#define KNOWN_INTERFACE_COUNT (sizeof known_interfaces / sizeof known_interfaces[0])
+
+/* The CPU grid, always registered. Static const like a plugin's component: registering copies it. */
+static const eddy_component cpu_grid_component = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_GRID,
+    .id = "cpu",
+    .version = "2.0.0",
+    .description = "CPU uniform grid: OpenMP counting sort by cell, 3-cell bars",
+    .vtable = &eddy_cpu_grid_vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+};
+
+/* A loaded shared object: kept open, and deinit() pending, until the registry is destroyed. */
+typedef struct loaded_plugin {
     char *path;
     void *handle;
-} loaded_file;
+    void (*deinit)(void);
+} loaded_plugin;
+
+/* One registered component with the copies its entry points to. Allocated one by one, so entries and
+ * components keep their addresses while the registry grows. */
+typedef struct record {
+    eddy_registry_entry entry;
+    eddy_component component;          /* the normalized copy; entry.component points here */
+    void *vtable;                      /* copy of a known interface's vtable, or NULL */
+    eddy_param_desc *params;           /* [param_count] at this host's stride, or NULL */
+    eddy_param_desc *material_params;  /* [material_param_count], or NULL */
+    char *plugin;                      /* owned copy of a built-in's plugin name, or NULL */
+} record;
 
 struct eddy_registry {
-    eddy_registry_entry *entries;
+    const eddy_host *host;
+    record **records;
     size_t count;
     eddy_registry_refusal *refusals;
     size_t refusal_count;
-    loaded_file *files;
-    size_t file_count;
+    loaded_plugin *plugins;
+    size_t plugin_count;
     char **dirs; /* scanned folders (real paths), to scan each once */
     size_t dir_count;
     char *ids;   /* buffer for eddy_registry_ids */
 };
-
-/* The CPU backend's vtable lives in another translation unit, so the component is completed at
- * registry creation rather than in a constant initializer. */
-static eddy_component cpu_grid_component = {
-    sizeof(eddy_component), EDDY_COMPONENT_GRID, "cpu", "1.0.0",
-    "CPU uniform grid: OpenMP counting sort by cell, 3-cell bars", NULL, 0, NULL, NULL};
 
 static char *dup_str(const char *s)
 {
@@ -40,21 +129,10 @@ static char *dup_str(const char *s)
     return d;
 }
 
-static int add_entry(eddy_registry *reg, const eddy_component *c, const char *file, const char *plugin)
-{
-    eddy_registry_entry *e = realloc(reg->entries, sizeof *e * (reg->count + 1));
-    if (!e) return EDDY_ERR_OUT_OF_MEMORY;
-    reg->entries = e;
-    e[reg->count].component = c;
-    e[reg->count].file = file;
-    e[reg->count].plugin = plugin;
-    reg->count++;
-    return EDDY_OK;
-}
-
 static int refuse(eddy_registry *reg, const char *path, int code, eddy_error *err, const char *fmt, ...)
     EDDY_PRINTF(5, 6);
 
+/* Records why `path` was refused and fills err with "path: reason". Returns code. */
 static int refuse(eddy_registry *reg, const char *path, int code, eddy_error *err, const char *fmt, ...)
 {
     char reason[EDDY_ERROR_MESSAGE_MAX];
@@ -65,20 +143,236 @@ static int refuse(eddy_registry *reg, const char *path, int code, eddy_error *er
     eddy_registry_refusal *r = realloc(reg->refusals, sizeof *r * (reg->refusal_count + 1));
     if (r) {
         reg->refusals = r;
-        r[reg->refusal_count].file = dup_str(path);
-        r[reg->refusal_count].reason = dup_str(reason);
-        if (r[reg->refusal_count].file && r[reg->refusal_count].reason) reg->refusal_count++;
+        char *file = dup_str(path), *why = dup_str(reason);
+        if (file && why) {
+            r[reg->refusal_count].file = file;
+            r[reg->refusal_count].reason = why;
+            reg->refusal_count++;
+        } else {
+            free(file);
+            free(why);
+        }
     }
     return eddy_error_set(err, code, "%s: %s", path, reason);
 }
 
-int eddy_registry_create(eddy_registry **out, eddy_error *err)
+static void free_record(record *r)
 {
-    cpu_grid_component.grid = eddy_cpu_grid_backend();
+    if (!r) return;
+    free(r->vtable);
+    free(r->params);
+    free(r->material_params);
+    free(r->plugin);
+    free(r);
+}
+
+/* Removes the records registered after the first `keep` (a refused plugin's). */
+static void drop_records(eddy_registry *reg, size_t keep)
+{
+    while (reg->count > keep) free_record(reg->records[--reg->count]);
+}
+
+static int valid_name(const char *s, int allow_dot)
+{
+    if (!s || !*s) return 0;
+    for (const char *c = s; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || (allow_dot && *c == '.')))
+            return 0;
+    return 1;
+}
+
+static const known_interface *known_interface_of(const char *interface_id)
+{
+    for (size_t i = 0; i < KNOWN_INTERFACE_COUNT; ++i)
+        if (strcmp(known_interfaces[i].id, interface_id) == 0) return &known_interfaces[i];
+    return NULL;
+}
+
+const char *eddy_interface_name(const char *interface_id)
+{
+    if (!interface_id) return "(null)";
+    const known_interface *k = known_interface_of(interface_id);
+    return k ? k->name : interface_id;
+}
+
+/*
+ * The growth rule for one struct that begins with its size: copies what the writer's size covers
+ * (at most this host's size) into a zeroed `dst` of dst_size bytes and sets dst's size to dst_size.
+ * The copy stops at a multiple of the struct's alignment, so a size that ends inside a member leaves
+ * that member out (zero) instead of half-copied.
+ */
+static void copy_grown(void *dst, size_t dst_size, const void *src, size_t src_size, size_t align)
+{
+    size_t n = src_size < dst_size ? src_size : dst_size;
+    n -= n % align;
+    memset(dst, 0, dst_size);
+    memcpy(dst, src, n);
+    memcpy(dst, &dst_size, sizeof dst_size);
+}
+
+/*
+ * Copies a parameter table into a registry-owned array at this host's stride. The plugin's table is
+ * read with eddy_param_at (the stride of its first entry), each entry as far as its own size covers.
+ * `what` names the table in messages ("parameter" or "material parameter"). Returns 0, or fills
+ * `reason`.
+ */
+static int copy_param_table(const eddy_param_desc *table, size_t count, const char *what,
+                            eddy_param_desc **out, char *reason, size_t reason_size)
+{
+    *out = NULL;
+    if (count == 0) return 0;
+    if (!table) {
+        snprintf(reason, reason_size, "%s table is NULL but has %zu entries", what, count);
+        return -1;
+    }
+    eddy_param_desc *copy = calloc(count, sizeof *copy);
+    if (!copy) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        /* Entry 0's size is the stride: check it before stepping with it. */
+        const eddy_param_desc *e = i == 0 ? table : eddy_param_at(table, i);
+        if (e->size < PARAM_REQUIRED || e->size != table->size) {
+            if (e->size < PARAM_REQUIRED)
+                snprintf(reason, reason_size, "%s entry %zu: size %zu is below the %zu required bytes",
+                         what, i, e->size, (size_t)PARAM_REQUIRED);
+            else /* one compiler writes one size: a table mixing them is damaged */
+                snprintf(reason, reason_size, "%s entry %zu: size %zu differs from the table's %zu", what,
+                         i, e->size, table->size);
+            free(copy);
+            return -1;
+        }
+        copy_grown(&copy[i], sizeof copy[i], e, e->size, _Alignof(eddy_param_desc));
+    }
+    *out = copy;
+    return 0;
+}
+
+/* The vtable checks and copy of a known interface. Returns 0, or fills `reason`. */
+static int copy_known_vtable(const known_interface *k, const char *id, const void *vtable, void **out,
+                             char *reason, size_t reason_size)
+{
+    size_t size;
+    memcpy(&size, vtable, sizeof size); /* every vtable begins with its size */
+    if (size < k->required_size) {
+        snprintf(reason, reason_size, "%s '%s': vtable size %zu is below the %zu required bytes", k->name,
+                 id, size, k->required_size);
+        return -1;
+    }
+    unsigned char *copy = malloc(k->vtable_size);
+    if (!copy) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    copy_grown(copy, k->vtable_size, vtable, size, k->align);
+    for (size_t i = 0; i < sizeof k->required / sizeof k->required[0]; ++i) {
+        void (*fn)(void);
+        memcpy(&fn, copy + k->required[i].offset, sizeof fn);
+        if (!fn) {
+            snprintf(reason, reason_size, "%s '%s': missing required callback '%s'", k->name, id,
+                     k->required[i].name);
+            free(copy);
+            return -1;
+        }
+    }
+    *out = copy;
+    return 0;
+}
+
+/*
+ * Checks component `index` of a plugin (or a built-in) and registers its normalized copy. Everything a
+ * host relies on before it calls into a component is checked here: a refusal is always better than a
+ * crash later. `file` names the shared object in messages and in the entry (owned by the caller, who
+ * keeps it for the registry's lifetime); `plugin` is the plugin's name for the entry.
+ */
+static int register_component(eddy_registry *reg, const char *file, const char *plugin, int own_plugin,
+                              const eddy_component *c, uint32_t index, eddy_error *err)
+{
+    if (!c) return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component %u is NULL", index);
+    if (c->size < COMPONENT_REQUIRED) {
+        if (EDDY_HAS_MEMBER(c, eddy_component, id) && valid_name(c->id, 0))
+            return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component '%s': size %zu is below the %zu required bytes",
+                          c->id, c->size, (size_t)COMPONENT_REQUIRED);
+        return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component %u: size %zu is below the %zu required bytes",
+                      index, c->size, (size_t)COMPONENT_REQUIRED);
+    }
+    record *r = calloc(1, sizeof *r);
+    if (!r || (own_plugin && !(r->plugin = dup_str(plugin)))) {
+        free_record(r);
+        return refuse(reg, file, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory");
+    }
+    eddy_component *copy = &r->component;
+    copy_grown(copy, sizeof *copy, c, c->size, _Alignof(eddy_component));
+
+    /* Room for a prefix and a whole message from below; refuse() cuts it to an error's length. */
+    char reason[2 * EDDY_ERROR_MESSAGE_MAX] = "", detail[EDDY_ERROR_MESSAGE_MAX];
+    const known_interface *k = NULL;
+    const eddy_registry_entry *dup;
+    eddy_error perr;
+    if (!valid_name(copy->id, 0)) {
+        snprintf(reason, sizeof reason, "component id '%s' is not [a-z0-9_]+", copy->id ? copy->id : "(null)");
+    } else if (!valid_name(copy->interface_id, 1)) {
+        snprintf(reason, sizeof reason, "component '%s': interface id '%s' is not [a-z0-9_.]+", copy->id,
+                 copy->interface_id ? copy->interface_id : "(null)");
+    } else if ((dup = eddy_registry_find(reg, copy->id, NULL))) {
+        /* Ids are unique across interfaces, so a scene's names are unambiguous. */
+        snprintf(reason, sizeof reason, "duplicate component id '%s' (already provided by %s)", copy->id,
+                 dup->file);
+    } else if (copy_param_table(copy->params, copy->param_count, "parameter", &r->params, detail,
+                                sizeof detail) ||
+               copy_param_table(copy->material_params, copy->material_param_count, "material parameter",
+                                &r->material_params, detail, sizeof detail)) {
+        snprintf(reason, sizeof reason, "component '%s': %s", copy->id, detail);
+    } else if (eddy_param_table_check(r->params, copy->param_count, &perr)) {
+        snprintf(reason, sizeof reason, "component '%s': %s", copy->id, perr.message);
+    } else if (eddy_param_table_check(r->material_params, copy->material_param_count, &perr)) {
+        snprintf(reason, sizeof reason, "component '%s': material parameters: %s", copy->id, perr.message);
+    } else if (!copy->vtable) {
+        snprintf(reason, sizeof reason, "%s '%s' has no vtable", eddy_interface_name(copy->interface_id),
+                 copy->id);
+    } else if ((k = known_interface_of(copy->interface_id))) {
+        copy_known_vtable(k, copy->id, copy->vtable, &r->vtable, reason, sizeof reason);
+    }
+    /* An interface this host does not know is an open kind: registered as it is, for the hosts that
+     * use it to check. */
+    if (reason[0]) {
+        free_record(r);
+        return refuse(reg, file, EDDY_ERR_PLUGIN, err, "%s", reason);
+    }
+    copy->params = r->params;
+    copy->material_params = r->material_params;
+    if (r->vtable) copy->vtable = r->vtable;
+    r->entry.component = copy;
+    r->entry.file = file;
+    r->entry.plugin = own_plugin ? r->plugin : plugin;
+
+    record **grown = realloc(reg->records, sizeof *grown * (reg->count + 1));
+    if (!grown) {
+        free_record(r);
+        return refuse(reg, file, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory");
+    }
+    reg->records = grown;
+    reg->records[reg->count++] = r;
+    return EDDY_OK;
+}
+
+int eddy_registry_add_builtin(eddy_registry *reg, const eddy_component *c, const char *plugin,
+                              eddy_error *err)
+{
+    return register_component(reg, BUILTIN_FILE, plugin ? plugin : "eddy", 1, c, 0, err);
+}
+
+int eddy_registry_create(const eddy_host *host, eddy_registry **out, eddy_error *err)
+{
+    *out = NULL;
     eddy_registry *reg = calloc(1, sizeof *reg);
-    if (!reg || add_entry(reg, &cpu_grid_component, "(built-in)", "eddy")) {
-        free(reg);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!reg) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    reg->host = host ? host : eddy_host_silent();
+    int rc = eddy_registry_add_builtin(reg, &cpu_grid_component, "eddy", err);
+    if (rc) {
+        eddy_registry_destroy(reg);
+        return rc;
     }
     *out = reg;
     return EDDY_OK;
@@ -87,81 +381,61 @@ int eddy_registry_create(eddy_registry **out, eddy_error *err)
 void eddy_registry_destroy(eddy_registry *reg)
 {
     if (!reg) return;
-    for (size_t i = 0; i < reg->file_count; ++i) {
-        if (reg->files[i].handle) dlclose(reg->files[i].handle);
-        free(reg->files[i].path);
+    /* Last loaded, first unloaded; each deinit() before its dlclose. */
+    for (size_t i = reg->plugin_count; i-- > 0;) {
+        if (reg->plugins[i].deinit) reg->plugins[i].deinit();
+        dlclose(reg->plugins[i].handle);
+        free(reg->plugins[i].path);
     }
+    drop_records(reg, 0);
     for (size_t i = 0; i < reg->refusal_count; ++i) {
         free((char *)reg->refusals[i].file);
         free((char *)reg->refusals[i].reason);
     }
     for (size_t i = 0; i < reg->dir_count; ++i) free(reg->dirs[i]);
     free(reg->dirs);
-    free(reg->files);
+    free(reg->plugins);
     free(reg->refusals);
-    free(reg->entries);
+    free(reg->records);
     free(reg->ids);
     free(reg);
 }
 
-static int valid_id(const char *id)
+/*
+ * The checks of the descriptor, in order. Until the major is known to be this host's, only the first
+ * three uint32 are read: they are the one part every ABI version shares (a 1.x descriptor continues
+ * with its component count where 2.x has its size).
+ */
+static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plugin_descriptor *d,
+                            eddy_error *err)
 {
-    if (!id || !*id) return 0;
-    for (const char *c = id; *c; ++c)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return 0;
-    return 1;
-}
-
-/* Everything a host relies on before it calls into a component: a refusal here is always better than
- * a crash later. */
-static int check_component(eddy_registry *reg, const char *path, const eddy_component *c, eddy_error *err)
-{
-    if (!c) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "component entry is NULL");
-    if (c->size < sizeof(eddy_component))
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "component struct is %zu bytes, expected at least %zu",
-                      c->size, sizeof(eddy_component));
-    if (!valid_id(c->id))
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "component id '%s' is not [a-z0-9_]+",
-                      c->id ? c->id : "(null)");
-    const eddy_registry_entry *dup = eddy_registry_find(reg, c->id, 0);
-    if (dup)
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "duplicate component id '%s' (already provided by %s)",
-                      c->id, dup->file);
-    eddy_error perr;
-    if (eddy_param_table_check(c->params, c->param_count, &perr))
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "component '%s': %s", c->id, perr.message);
-    if (c->kind == EDDY_COMPONENT_SOLVER) {
-        const eddy_solver_vtable *v = c->solver;
-        if (!v) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "solver '%s' has no vtable", c->id);
-        size_t need = offsetof(eddy_solver_vtable, destroy) + sizeof v->destroy;
-        if (v->size < need)
-            return refuse(reg, path, EDDY_ERR_PLUGIN, err, "solver '%s': vtable size %zu is below the %zu required bytes",
-                          c->id, v->size, need);
-        const char *missing = !v->create ? "create" : !v->step ? "step" : !v->destroy ? "destroy" : NULL;
-        if (missing)
-            return refuse(reg, path, EDDY_ERR_PLUGIN, err, "solver '%s': missing required callback '%s'",
-                          c->id, missing);
-    } else if (c->kind == EDDY_COMPONENT_GRID) {
-        const eddy_grid_backend_vtable *v = c->grid;
-        if (!v) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "grid '%s' has no vtable", c->id);
-        size_t need = offsetof(eddy_grid_backend_vtable, destroy) + sizeof v->destroy;
-        if (v->size < need)
-            return refuse(reg, path, EDDY_ERR_PLUGIN, err, "grid '%s': vtable size %zu is below the %zu required bytes",
-                          c->id, v->size, need);
-        const char *missing = !v->create ? "create" : !v->sort ? "sort" : !v->destroy ? "destroy" : NULL;
-        if (missing)
-            return refuse(reg, path, EDDY_ERR_PLUGIN, err, "grid '%s': missing required callback '%s'",
-                          c->id, missing);
-    } else {
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "component '%s' has unknown kind %d", c->id, (int)c->kind);
-    }
+    if (!d) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "%s() returned NULL", EDDY_PLUGIN_ENTRY_SYMBOL);
+    if (d->abi_major >= 1 && d->abi_major < EDDY_ABI_MAJOR)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "built for plugin ABI %u.%u; this host loads ABI %d.x plugins: rebuild the plugin "
+                      "against the eddy %d headers",
+                      d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MAJOR);
+    if (d->abi_major != EDDY_ABI_MAJOR)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "ABI major version mismatch: plugin %u.%u, host %d.%d",
+                      d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
+    if (d->abi_minor > EDDY_ABI_MINOR)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin needs a newer host: plugin ABI %u.%u, host %d.%d",
+                      d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
+    if (d->real_size != sizeof(eddy_real))
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "real-number size mismatch: plugin %u bytes, host %zu bytes",
+                      d->real_size, sizeof(eddy_real));
+    if (d->size < DESCRIPTOR_REQUIRED)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin descriptor size %u is below the %zu required bytes",
+                      d->size, (size_t)DESCRIPTOR_REQUIRED);
+    if (d->component_count == 0 || !d->components)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin provides no components");
     return EDDY_OK;
 }
 
 int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err)
 {
-    for (size_t i = 0; i < reg->file_count; ++i)
-        if (strcmp(reg->files[i].path, path) == 0) return EDDY_OK;
+    for (size_t i = 0; i < reg->plugin_count; ++i)
+        if (strcmp(reg->plugins[i].path, path) == 0) return EDDY_OK;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "cannot load: %s", dlerror());
     /* dlsym returns void *; going through a union avoids the ISO C object-to-function cast warning. */
@@ -172,52 +446,43 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "missing entry symbol '%s'", EDDY_PLUGIN_ENTRY_SYMBOL);
     }
     const eddy_plugin_descriptor *d = entry.fn();
-    int rc = EDDY_OK;
-    if (!d)
-        rc = refuse(reg, path, EDDY_ERR_PLUGIN, err, "%s() returned NULL", EDDY_PLUGIN_ENTRY_SYMBOL);
-    else if (d->abi_major != EDDY_ABI_MAJOR)
-        rc = refuse(reg, path, EDDY_ERR_PLUGIN, err,
-                    "ABI major version mismatch: plugin %u.%u, host %d.%d", d->abi_major, d->abi_minor,
-                    EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
-    else if (d->abi_minor > EDDY_ABI_MINOR)
-        rc = refuse(reg, path, EDDY_ERR_PLUGIN, err,
-                    "plugin needs a newer host: plugin ABI %u.%u, host %d.%d", d->abi_major,
-                    d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
-    else if (d->real_size != sizeof(eddy_real))
-        rc = refuse(reg, path, EDDY_ERR_PLUGIN, err,
-                    "real-number size mismatch: plugin %u bytes, host %zu bytes", d->real_size,
-                    sizeof(eddy_real));
-    else if (d->component_count == 0 || !d->components)
-        rc = refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin provides no components");
-    if (rc) { dlclose(h); return rc; }
-
-    /* All components are checked before any is registered, so a plugin is taken whole or not at all.
-     * Duplicates inside one plugin are caught by registering into a trial count. */
-    size_t before = reg->count;
-    const char *name = d->name ? d->name : path;
-    char *path_copy = dup_str(path);
-    for (uint32_t i = 0; i < d->component_count && rc == EDDY_OK; ++i) {
-        rc = check_component(reg, path, d->components[i], err);
-        if (rc == EDDY_OK && add_entry(reg, d->components[i], path_copy, name))
-            rc = refuse(reg, path, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory");
-    }
+    int rc = check_descriptor(reg, path, d, err);
     if (rc) {
-        reg->count = before;
-        free(path_copy);
         dlclose(h);
         return rc;
     }
-    loaded_file *f = realloc(reg->files, sizeof *f * (reg->file_count + 1));
-    if (!f) {
-        reg->count = before;
-        free(path_copy);
-        dlclose(h);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (d->init) {
+        eddy_error ierr;
+        eddy_error_clear(&ierr);
+        int irc = d->init(reg->host, &ierr);
+        if (irc) {
+            /* init() failed: the plugin is not initialized, so deinit() is not called. */
+            rc = refuse(reg, path, EDDY_ERR_PLUGIN, err, "init failed: %s",
+                        ierr.message[0] ? ierr.message : eddy_strerror(irc));
+            dlclose(h);
+            return rc;
+        }
     }
-    reg->files = f;
-    f[reg->file_count].path = path_copy;
-    f[reg->file_count].handle = h;
-    reg->file_count++;
+
+    /* Every component is checked and registered; a refusal of any drops those already registered, so
+     * a plugin is taken whole or not at all (and duplicates inside one plugin are caught too). */
+    size_t before = reg->count;
+    char *path_copy = dup_str(path);
+    loaded_plugin *grown = realloc(reg->plugins, sizeof *grown * (reg->plugin_count + 1));
+    if (grown) reg->plugins = grown;
+    if (!path_copy || !grown)
+        rc = refuse(reg, path, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory");
+    const char *name = d->name && *d->name ? d->name : path_copy;
+    for (uint32_t i = 0; i < d->component_count && rc == EDDY_OK; ++i)
+        rc = register_component(reg, path_copy, name, 0, d->components[i], i, err);
+    if (rc) {
+        drop_records(reg, before);
+        free(path_copy);
+        if (d->deinit) d->deinit();
+        dlclose(h);
+        return rc;
+    }
+    reg->plugins[reg->plugin_count++] = (loaded_plugin){path_copy, h, d->deinit};
     return EDDY_OK;
 }
 
@@ -278,7 +543,7 @@ size_t eddy_registry_count(const eddy_registry *reg) { return reg->count; }
 
 const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, size_t i)
 {
-    return i < reg->count ? &reg->entries[i] : NULL;
+    return i < reg->count ? &reg->records[i]->entry : NULL;
 }
 
 size_t eddy_registry_refusal_count(const eddy_registry *reg) { return reg->refusal_count; }
@@ -288,27 +553,33 @@ const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, 
     return i < reg->refusal_count ? &reg->refusals[i] : NULL;
 }
 
-const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id, int kind)
+static int implements(const eddy_component *c, const char *interface_id)
+{
+    return !interface_id || strcmp(c->interface_id, interface_id) == 0;
+}
+
+const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
+                                              const char *interface_id)
 {
     if (!id) return NULL;
     for (size_t i = 0; i < reg->count; ++i) {
-        const eddy_component *c = reg->entries[i].component;
-        if (strcmp(c->id, id) == 0 && (kind == 0 || (int)c->kind == kind)) return &reg->entries[i];
+        const eddy_component *c = reg->records[i]->entry.component;
+        if (strcmp(c->id, id) == 0 && implements(c, interface_id)) return &reg->records[i]->entry;
     }
     return NULL;
 }
 
-const char *eddy_registry_ids(eddy_registry *reg, int kind)
+const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id)
 {
     size_t len = 1;
-    for (size_t i = 0; i < reg->count; ++i) len += strlen(reg->entries[i].component->id) + 2;
+    for (size_t i = 0; i < reg->count; ++i) len += strlen(reg->records[i]->component.id) + 2;
     char *buf = realloc(reg->ids, len);
     if (!buf) return "";
     reg->ids = buf;
     buf[0] = '\0';
     for (size_t i = 0; i < reg->count; ++i) {
-        const eddy_component *c = reg->entries[i].component;
-        if (kind && (int)c->kind != kind) continue;
+        const eddy_component *c = &reg->records[i]->component;
+        if (!implements(c, interface_id)) continue;
         if (buf[0]) strcat(buf, ", ");
         strcat(buf, c->id);
     }

@@ -1,23 +1,74 @@
+/*
+ * The world: particles, materials, boundaries and grid, the integration helpers every solver shares,
+ * the per-step reduction, and the host's way to particles (field residency, mappings, generations).
+ */
 #include <eddy/world.h>
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Below this many particles an OpenMP region costs more than the reduction it runs. */
+#define WORLD_PARALLEL_MIN 4096
+
+struct eddy_world_impl {
+    /* The per-step reduction (eddy_world_step_stats), valid for the step and the edit generations it
+     * was computed at; anything that moves particles or edits positions or velocities from outside
+     * bumps one of them. */
+    eddy_step_stats stats;
+    int stats_valid;
+    uint64_t stats_layout_generation, stats_position_generation, stats_velocity_generation;
+    size_t stats_count;
+
+    /* Field residency: where each field lives, and whether its host copy is behind the device. */
+    unsigned char space[EDDY_MAX_FIELDS];
+    unsigned char stale[EDDY_MAX_FIELDS];
+    unsigned char layout_space;
+    unsigned char layout_stale;
+    eddy_residency residency;
+    int has_residency;
+
+    eddy_exchange exchange;
+    int has_exchange;
+};
 
 int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err)
 {
     *out = NULL;
     eddy_world *w = calloc(1, sizeof *w);
     if (!w) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    w->impl = calloc(1, sizeof *w->impl);
+    if (!w->impl) {
+        free(w);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     int rc = eddy_particles_init(&w->particles, dimensions, err);
-    if (rc) { free(w); return rc; }
+    if (rc) {
+        free(w->impl);
+        free(w);
+        return rc;
+    }
+    w->size = sizeof *w;
     w->dimensions = dimensions;
     w->simulation_scale = 1.0f;
     w->boundaries.dimensions = dimensions;
+    w->host = eddy_host_silent();
     *out = w;
     return EDDY_OK;
+}
+
+/* Frees the world's copy of a material's parameter values (and their strings). */
+static void free_material_params(eddy_material *m)
+{
+    eddy_param_value *v = (eddy_param_value *)m->params.values;
+    if (v)
+        for (size_t i = 0; i < m->params.count; ++i) free((char *)v[i].string);
+    free(v);
+    m->params.values = NULL;
+    m->params.count = 0;
 }
 
 void eddy_world_destroy(eddy_world *w)
@@ -25,9 +76,11 @@ void eddy_world_destroy(eddy_world *w)
     if (!w) return;
     eddy_grid_free(&w->grid);
     eddy_particles_free(&w->particles);
+    for (size_t i = 0; i < w->material_count; ++i) free_material_params(&w->materials[i]);
     free(w->materials);
     free(w->contacts);
     free(w->boundaries.colliders);
+    free(w->impl);
     free(w);
 }
 
@@ -67,45 +120,103 @@ double eddy_lattice_gradient_moment(double spacing, double h, int d)
 /* The spacing whose lattice sums to rho0: lattice density falls as the spacing grows (up to small
  * wiggles of the kernel sum), so bisection around (m / rho0)^(1/d) finds it deterministically. Without
  * a smoothing radius there is no kernel yet, and the plain volume estimate is all there is. */
-float eddy_rest_spacing(double mass, double rho0, double h, int d)
+eddy_real eddy_rest_spacing(double mass, double rho0, double h, int d)
 {
     double guess = pow(mass / rho0, 1.0 / d);
-    if (!(h > 0)) return (float)guess;
+    if (!(h > 0)) return (eddy_real)guess;
     double lo = 0.7 * guess, hi = 1.3 * guess;
     if (!(eddy_lattice_density(mass, lo, h, d) > rho0 && eddy_lattice_density(mass, hi, h, d) < rho0))
-        return (float)guess;
+        return (eddy_real)guess;
     for (int it = 0; it < 60; ++it) {
         double mid = 0.5 * (lo + hi);
         if (eddy_lattice_density(mass, mid, h, d) > rho0) lo = mid;
         else hi = mid;
     }
-    return (float)(0.5 * (lo + hi));
+    return (eddy_real)(0.5 * (lo + hi));
 }
+
+eddy_material eddy_default_material(void)
+{
+    eddy_material m;
+    memset(&m, 0, sizeof m);
+    m.size = sizeof m;
+    m.rest_density = 1000.0f;
+    /* The contact response the scene format defaults to (restitution 0, friction 0, erp 0.5); the
+     * contact radius (half the particle spacing there, with a margin of a tenth of it) needs a mass,
+     * so it starts at 0: no contact until the host sets it. */
+    m.contact.radius = 0.0f;
+    m.contact.margin = 0.0f;
+    m.contact.restitution = 0.0f;
+    m.contact.friction = 0.0f;
+    m.contact.erp = 0.5f;
+    m.params.size = sizeof m.params;
+    return m;
+}
+
+#define MATERIAL_MIN_SIZE (offsetof(eddy_material, params) + sizeof(((eddy_material *)0)->params))
 
 #define CHECK_RANGE(cond, key, what)                                                               \
     do {                                                                                           \
         if (!(cond))                                                                               \
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "material '%s': %s must be %s",  \
-                                  m->name, key, what);                                             \
+                                  name, key, what);                                                \
     } while (0)
+
+/* The world's own copy of a material's parameter values: the array and every string in it. */
+static int copy_params(eddy_param_values *dst, const eddy_param_values *src, const char *name,
+                       eddy_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->size = sizeof *dst;
+    dst->desc = src->desc;
+    if (src->count == 0) return EDDY_OK;
+    eddy_param_value *v = calloc(src->count, sizeof *v);
+    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "material '%s': out of memory", name);
+    for (size_t i = 0; i < src->count; ++i) {
+        v[i] = src->values[i];
+        v[i].string = NULL;
+        if (src->values[i].string && !(v[i].string = strdup(src->values[i].string))) {
+            for (size_t j = 0; j < i; ++j) free((char *)v[j].string);
+            free(v);
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "material '%s': out of memory", name);
+        }
+    }
+    dst->count = src->count;
+    dst->values = v;
+    return EDDY_OK;
+}
 
 int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *err)
 {
+    if (!m) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "material: NULL");
+    if (m->size < MATERIAL_MIN_SIZE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "material: a struct of %zu bytes does not cover its parameters (%zu bytes in "
+                              "ABI 2.0); fill it with eddy_default_material()",
+                              m->size, (size_t)MATERIAL_MIN_SIZE);
+    char name[EDDY_MATERIAL_NAME_MAX];
+    memcpy(name, m->name, sizeof name);
+    name[sizeof name - 1] = '\0';
     CHECK_RANGE(m->rest_density > 0 && isfinite(m->rest_density), "rest_density", "> 0");
     CHECK_RANGE(m->particle_mass > 0 && isfinite(m->particle_mass), "particle_mass", "> 0");
-    CHECK_RANGE(m->viscosity >= 0 && isfinite(m->viscosity), "viscosity", ">= 0");
-    CHECK_RANGE(m->stiffness >= 0 && isfinite(m->stiffness), "stiffness", ">= 0");
-    CHECK_RANGE(m->initial_sum > 0 && m->initial_sum <= 1, "initial_sum", "in (0, 1]");
     CHECK_RANGE(m->contact.radius >= 0 && isfinite(m->contact.radius), "particle_radius", ">= 0");
     CHECK_RANGE(m->contact.margin >= 0 && (m->contact.margin < m->contact.radius || m->contact.radius == 0),
                 "particle_margin", "in [0, particle_radius)");
     CHECK_RANGE(m->contact.restitution >= 0 && m->contact.restitution <= 1, "restitution", "in [0, 1]");
     CHECK_RANGE(m->contact.friction >= 0 && m->contact.friction <= 1, "friction", "in [0, 1]");
     CHECK_RANGE(m->contact.erp >= 0 && m->contact.erp <= 1, "erp", "in [0, 1]");
+    /* The solver's per-material values, each against its descriptor in the solver's table. */
+    const eddy_param_values *pv = &m->params;
+    if (pv->count && (!pv->desc || !pv->values))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "material '%s': %zu parameter values without a table or values", name, pv->count);
+    for (size_t i = 0; i < pv->count; ++i) {
+        int rc = eddy_param_check(eddy_param_at(pv->desc, i), &pv->values[i], NULL, err);
+        if (rc) return eddy_error_prefix(err, "material '%s': ", name);
+    }
     for (size_t i = 0; i < w->material_count; ++i)
-        if (strcmp(w->materials[i].name, m->name) == 0)
-            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "material '%s' is defined twice",
-                                  m->name);
+        if (strcmp(w->materials[i].name, name) == 0)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "material '%s' is defined twice", name);
     eddy_material *mats = realloc(w->materials, sizeof *mats * (w->material_count + 1));
     if (!mats) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     w->materials = mats;
@@ -113,15 +224,19 @@ int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *e
     if (!cps) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     w->contacts = cps;
     eddy_material *dst = &mats[w->material_count];
-    *dst = *m;
-    dst->name[EDDY_MATERIAL_NAME_MAX - 1] = '\0';
+    /* Only the members this libeddy knows; a newer caller's larger struct is cut to them. */
+    memcpy(dst, m, sizeof *dst);
+    dst->size = sizeof *dst;
+    memcpy(dst->name, name, sizeof name);
+    int rc = copy_params(&dst->params, pv, name, err);
+    if (rc) return rc;
     dst->particle_dist = eddy_rest_spacing(m->particle_mass, m->rest_density, w->smoothing_radius, w->dimensions);
     cps[w->material_count] = m->contact;
     w->material_count++;
     return EDDY_OK;
 }
 
-int eddy_world_add_particles(eddy_world *w, size_t n, const float *positions, const float *velocities,
+int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *positions, const eddy_real *velocities,
                              uint32_t material, eddy_error *err)
 {
     if (material >= w->material_count)
@@ -143,7 +258,7 @@ static int push_collider(eddy_world *w, const eddy_collider *c, eddy_error *err)
     return EDDY_OK;
 }
 
-int eddy_world_set_container(eddy_world *w, const float min[3], const float max[3],
+int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_real max[3],
                              const int periodic[3], eddy_error *err)
 {
     if (w->boundaries.has_container)
@@ -165,6 +280,7 @@ int eddy_world_set_container(eddy_world *w, const float min[3], const float max[
         for (int side = 0; side < 2; ++side) {
             eddy_collider c;
             memset(&c, 0, sizeof c);
+            c.size = sizeof c;
             c.shape = EDDY_SHAPE_PLANE;
             c.is_container_wall = 1;
             c.point[a] = side ? max[a] : min[a];
@@ -178,10 +294,17 @@ int eddy_world_set_container(eddy_world *w, const float min[3], const float max[
 
 int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy_error *err)
 {
-    eddy_collider copy = *c;
+    if (!c) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "collider: NULL");
+    if (c->size < sizeof(eddy_collider))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "collider: a struct of %zu bytes, %zu needed; fill it with eddy_default_collider()",
+                              c->size, sizeof(eddy_collider));
+    eddy_collider copy;
+    memcpy(&copy, c, sizeof copy);
+    copy.size = sizeof copy;
     copy.is_container_wall = 0;
     if (copy.shape == EDDY_SHAPE_PLANE) {
-        float l = 0.0f;
+        eddy_real l = 0.0f;
         for (int a = 0; a < w->dimensions; ++a) l += copy.normal[a] * copy.normal[a];
         l = sqrtf(l);
         if (!(l > 0) || !isfinite(l))
@@ -201,9 +324,9 @@ int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy_error *e
     return push_collider(w, &copy, err);
 }
 
-int eddy_world_init_grid(eddy_world *w, const float lo[3], const float hi[3], const int periodic[3],
-                         const eddy_grid_backend_vtable *backend, eddy_domain_policy policy,
-                         eddy_error *err)
+int eddy_world_init_grid_with(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3],
+                              const int periodic[3], const eddy_grid_backend_vtable *backend,
+                              const eddy_param_values *params, eddy_domain_policy policy, eddy_error *err)
 {
     if (!(w->smoothing_radius > 0) || !isfinite(w->smoothing_radius))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "smoothing_radius must be > 0, got %g",
@@ -212,7 +335,14 @@ int eddy_world_init_grid(eddy_world *w, const float lo[3], const float hi[3], co
     int rc = eddy_grid_layout_init(&layout, w->dimensions, lo, hi, periodic, w->smoothing_radius, err);
     if (rc) return rc;
     eddy_grid_free(&w->grid);
-    return eddy_grid_init(&w->grid, &layout, backend, policy, err);
+    return eddy_grid_init_with(&w->grid, &layout, backend, params, w->host, policy, err);
+}
+
+int eddy_world_init_grid(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3], const int periodic[3],
+                         const eddy_grid_backend_vtable *backend, eddy_domain_policy policy,
+                         eddy_error *err)
+{
+    return eddy_world_init_grid_with(w, lo, hi, periodic, backend, NULL, policy, err);
 }
 
 double eddy_time_ms(void)
@@ -235,15 +365,15 @@ int eddy_world_build_grid(eddy_world *w, eddy_error *err)
     return rc;
 }
 
-void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, float dt)
+void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_real dt)
 {
     eddy_particles *p = &w->particles;
-    const float *ax = eddy_particles_field(p, acceleration_field, 0);
-    const float *ay = eddy_particles_field(p, acceleration_field, 1);
-    const float *az = eddy_particles_field(p, acceleration_field, 2);
-    const float gx = w->gravity[0], gy = w->gravity[1], gz = w->dimensions == 3 ? w->gravity[2] : 0.0f;
+    const eddy_real *ax = eddy_particles_field(p, acceleration_field, 0);
+    const eddy_real *ay = eddy_particles_field(p, acceleration_field, 1);
+    const eddy_real *az = eddy_particles_field(p, acceleration_field, 2);
+    const eddy_real gx = w->gravity[0], gy = w->gravity[1], gz = w->dimensions == 3 ? w->gravity[2] : 0.0f;
     const long long n = (long long)p->count;
-    float *vx = p->vx, *vy = p->vy, *vz = p->vz;
+    eddy_real *vx = p->vx, *vy = p->vy, *vz = p->vz;
     if (ax && ay && az) {
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
@@ -261,7 +391,7 @@ void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, float 
     }
 }
 
-void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, float dt)
+void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, eddy_real dt)
 {
     double t0 = eddy_time_ms();
     eddy_world_integrate_velocity(w, acceleration_field, dt);
@@ -270,12 +400,12 @@ void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, float dt
     eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t0);
 }
 
-void eddy_world_integrate_position(eddy_world *w, float dt)
+void eddy_world_integrate_position(eddy_world *w, eddy_real dt)
 {
     eddy_particles *p = &w->particles;
     const long long n = (long long)p->count;
-    float *x = p->x, *y = p->y, *z = p->z;
-    const float *vx = p->vx, *vy = p->vy, *vz = p->vz;
+    eddy_real *x = p->x, *y = p->y, *z = p->z;
+    const eddy_real *vx = p->vx, *vy = p->vy, *vz = p->vz;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; ++i) {
         x[i] += vx[i] * dt;
@@ -284,23 +414,124 @@ void eddy_world_integrate_position(eddy_world *w, float dt)
     }
 }
 
-void eddy_world_respond_boundaries(eddy_world *w, float dt)
+void eddy_world_respond_boundaries(eddy_world *w, eddy_real dt)
 {
     eddy_boundaries_respond(&w->boundaries, w->contacts, &w->particles, dt);
 }
 
-float eddy_world_max_speed(const eddy_world *w)
+/* ---------------------------------------------------------------------------------------------- */
+/* The per-step reduction                                                                         */
+
+static int stats_current(const eddy_world *w)
+{
+    const struct eddy_world_impl *im = w->impl;
+    const eddy_particles *p = &w->particles;
+    return im->stats_valid && im->stats.step == w->step && im->stats_count == p->count &&
+           im->stats_layout_generation == eddy_particles_generation(p, EDDY_FIELD_LAYOUT) &&
+           im->stats_position_generation == eddy_particles_generation(p, EDDY_FIELD_POSITION) &&
+           im->stats_velocity_generation == eddy_particles_generation(p, EDDY_FIELD_VELOCITY);
+}
+
+static void stats_stamp(eddy_world *w)
+{
+    struct eddy_world_impl *im = w->impl;
+    const eddy_particles *p = &w->particles;
+    im->stats_valid = 1;
+    im->stats_count = p->count;
+    im->stats_layout_generation = eddy_particles_generation(p, EDDY_FIELD_LAYOUT);
+    im->stats_position_generation = eddy_particles_generation(p, EDDY_FIELD_POSITION);
+    im->stats_velocity_generation = eddy_particles_generation(p, EDDY_FIELD_VELOCITY);
+}
+
+/* One parallel pass over the owned particles. The speed is the max of the float squares, then one
+ * sqrtf, exactly as ABI 1.x computed it, so the time step limits stay bit-identical; a max is
+ * order-independent, so the thread count cannot change it. The first nonfinite particle is the one
+ * with the smallest id, also independent of storage order and threads. */
+static void compute_stats(eddy_world *w, eddy_step_stats *out)
 {
     const eddy_particles *p = &w->particles;
     const long long n = (long long)p->count;
-    float m2 = 0.0f;
-    /* Serial on purpose: an OpenMP max reduction may drop a NaN, and a NaN must reach the caller. */
-    for (long long i = 0; i < n; ++i) {
-        float s = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
-        if (s > m2 || s != s) m2 = s;
-        if (s != s) break;
+    const eddy_real *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
+    const uint8_t *flags = p->flags;
+    const uint64_t *ids = p->id;
+    eddy_real m2 = 0.0f;
+    size_t bad_v = 0, bad_x = 0;
+    uint64_t first_id = UINT64_MAX;
+    size_t first = SIZE_MAX;
+#pragma omp parallel if (n >= WORLD_PARALLEL_MIN)
+    {
+        eddy_real lm2 = 0.0f;
+        size_t lbad_v = 0, lbad_x = 0, lfirst = SIZE_MAX;
+        uint64_t lfirst_id = UINT64_MAX;
+#pragma omp for schedule(static) nowait
+        for (long long i = 0; i < n; ++i) {
+            if (flags[i] & EDDY_PARTICLE_HALO) continue;
+            const int fin_v = isfinite(vx[i]) && isfinite(vy[i]) && isfinite(vz[i]);
+            const int fin_x = isfinite(x[i]) && isfinite(y[i]) && isfinite(z[i]);
+            if (fin_v) {
+                eddy_real s = vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i];
+                if (s > lm2) lm2 = s;
+            }
+            lbad_v += !fin_v;
+            lbad_x += !fin_x;
+            if ((!fin_v || !fin_x) && (lfirst == SIZE_MAX || ids[i] < lfirst_id)) {
+                lfirst_id = ids[i];
+                lfirst = (size_t)i;
+            }
+        }
+#pragma omp critical(eddy_world_step_stats)
+        {
+            if (lm2 > m2) m2 = lm2;
+            bad_v += lbad_v;
+            bad_x += lbad_x;
+            if (lfirst != SIZE_MAX && (first == SIZE_MAX || lfirst_id < first_id)) {
+                first_id = lfirst_id;
+                first = lfirst;
+            }
+        }
     }
-    return sqrtf(m2);
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    out->step = w->step;
+    out->max_speed = (double)sqrtf(m2);
+    out->nonfinite_velocity = bad_v;
+    out->nonfinite_position = bad_x;
+    out->first_nonfinite = first;
+}
+
+const eddy_step_stats *eddy_world_step_stats(eddy_world *w)
+{
+    struct eddy_world_impl *im = w->impl;
+    if (!stats_current(w)) {
+        compute_stats(w, &im->stats);
+        stats_stamp(w);
+    }
+    return &im->stats;
+}
+
+void eddy_world_set_step_stats(eddy_world *w, const eddy_step_stats *stats)
+{
+    struct eddy_world_impl *im = w->impl;
+    if (!stats) {
+        im->stats_valid = 0;
+        return;
+    }
+    eddy_step_stats s;
+    memset(&s, 0, sizeof s);
+    s.first_nonfinite = SIZE_MAX; /* the default of a member an older solver's size does not cover */
+    size_t n = stats->size < sizeof s ? stats->size : sizeof s;
+    memcpy(&s, stats, n);
+    s.size = sizeof s;
+    im->stats = s;
+    stats_stamp(w);
+    /* The figures describe the step they say; a stale step is recomputed on the next query. */
+    if (s.step != w->step) im->stats_valid = 0;
+}
+
+eddy_real eddy_world_max_speed(const eddy_world *w)
+{
+    /* The cache is logically const: the figures are a function of the world's state. */
+    return (eddy_real)eddy_world_step_stats((eddy_world *)w)->max_speed;
 }
 
 double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal_speed)
@@ -326,4 +557,208 @@ double eddy_world_stable_dt(const eddy_world *w, double cfl, double signal_speed
     }
     if (limit) *limit = name;
     return best;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Field residency and mappings                                                                   */
+
+static int valid_field(const eddy_world *w, int field)
+{
+    return field >= 0 && field < eddy_particles_field_count(&w->particles);
+}
+
+int eddy_world_set_field_space(eddy_world *w, int field, eddy_memory_space space, eddy_error *err)
+{
+    if (field != EDDY_FIELD_LAYOUT && !valid_field(w, field))
+        return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "no field %d", field);
+    if (space != EDDY_MEMORY_HOST && space != EDDY_MEMORY_DEVICE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "field %d: unknown memory space %d", field,
+                              (int)space);
+    struct eddy_world_impl *im = w->impl;
+    /* The host copy is current when a field changes place: the solver copies it up from there. */
+    if (field == EDDY_FIELD_LAYOUT) {
+        im->layout_space = (unsigned char)space;
+        im->layout_stale = 0;
+    } else {
+        im->space[field] = (unsigned char)space;
+        im->stale[field] = 0;
+    }
+    return EDDY_OK;
+}
+
+eddy_memory_space eddy_world_field_space(const eddy_world *w, int field)
+{
+    if (field == EDDY_FIELD_LAYOUT) return (eddy_memory_space)w->impl->layout_space;
+    if (!valid_field(w, field)) return EDDY_MEMORY_HOST;
+    return (eddy_memory_space)w->impl->space[field];
+}
+
+void eddy_world_set_residency(eddy_world *w, const eddy_residency *residency)
+{
+    struct eddy_world_impl *im = w->impl;
+    memset(&im->residency, 0, sizeof im->residency);
+    im->has_residency = 0;
+    if (!residency) return;
+    size_t n = residency->size < sizeof im->residency ? residency->size : sizeof im->residency;
+    memcpy(&im->residency, residency, n);
+    im->residency.size = sizeof im->residency;
+    im->has_residency = 1;
+}
+
+/* True when some field or the layout lives on a device (so the layout can fall behind too). */
+static int any_device(const eddy_world *w)
+{
+    const struct eddy_world_impl *im = w->impl;
+    if (im->layout_space == EDDY_MEMORY_DEVICE) return 1;
+    const int n = eddy_particles_field_count(&w->particles);
+    for (int f = 0; f < n; ++f)
+        if (im->space[f] == EDDY_MEMORY_DEVICE) return 1;
+    return 0;
+}
+
+void eddy_world_mark_host_stale(eddy_world *w, int field)
+{
+    struct eddy_world_impl *im = w->impl;
+    if (field == -1) {
+        const int n = eddy_particles_field_count(&w->particles);
+        for (int f = 0; f < n; ++f)
+            if (im->space[f] == EDDY_MEMORY_DEVICE) im->stale[f] = 1;
+        if (any_device(w)) im->layout_stale = 1;
+        return;
+    }
+    if (valid_field(w, field) && im->space[field] == EDDY_MEMORY_DEVICE) im->stale[field] = 1;
+}
+
+/* Brings the host copy of `field` (or of the layout alone, for EDDY_FIELD_LAYOUT) up to date. */
+static int download(eddy_world *w, int field, eddy_error *err)
+{
+    struct eddy_world_impl *im = w->impl;
+    const char *name = field == EDDY_FIELD_LAYOUT ? "the particle layout"
+                                                  : eddy_particles_field_name(&w->particles, field);
+    if (!im->has_residency || !im->residency.download)
+        return eddy_error_set(err, EDDY_ERR_DEVICE,
+                              "field '%s': the host copy is stale and no residency provider is installed to "
+                              "download it",
+                              name);
+    int rc = im->residency.download(im->residency.context, w, field, err);
+    if (rc) return eddy_error_prefix(err, "downloading %s%s%s: ", field == EDDY_FIELD_LAYOUT ? "" : "field '",
+                                     name, field == EDDY_FIELD_LAYOUT ? "" : "'");
+    /* A field comes with the layout it is meaningless without. */
+    if (field != EDDY_FIELD_LAYOUT) im->stale[field] = 0;
+    im->layout_stale = 0;
+    return EDDY_OK;
+}
+
+#define VIEW_MIN_SIZE (offsetof(eddy_field_view, generation) + sizeof(((eddy_field_view *)0)->generation))
+
+int eddy_world_map_field(eddy_world *w, int field, eddy_map_access access, eddy_field_view *view,
+                         eddy_error *err)
+{
+    if (!view) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "map field %d: NULL view", field);
+    if (view->size < VIEW_MIN_SIZE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "map field %d: the view's size is %zu, %zu needed (set view.size = "
+                              "sizeof(eddy_field_view))",
+                              field, view->size, (size_t)VIEW_MIN_SIZE);
+    if (field != EDDY_FIELD_LAYOUT && !valid_field(w, field))
+        return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "no field %d", field);
+    if (access != EDDY_MAP_READ && access != EDDY_MAP_WRITE && access != EDDY_MAP_READ_WRITE)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "map field %d: unknown access %d", field,
+                              (int)access);
+    struct eddy_world_impl *im = w->impl;
+    int rc = EDDY_OK;
+    const int field_stale = field != EDDY_FIELD_LAYOUT && im->stale[field];
+    if (field_stale && access != EDDY_MAP_WRITE) rc = download(w, field, err);
+    else if (im->layout_stale) rc = download(w, EDDY_FIELD_LAYOUT, err); /* a write skips the values */
+    if (rc) return rc;
+    eddy_particles *p = &w->particles;
+    const size_t size = view->size;
+    memset((char *)view + sizeof view->size, 0, VIEW_MIN_SIZE - sizeof view->size);
+    view->size = size;
+    view->field = field;
+    view->access = access;
+    view->components = field == EDDY_FIELD_LAYOUT ? 0 : eddy_particles_field_components(p, field);
+    view->count = p->count;
+    for (int c = 0; c < view->components; ++c) view->data[c] = eddy_particles_field(p, field, c);
+    view->id = p->id;
+    view->material = p->material;
+    view->flags = p->flags;
+    view->generation = eddy_particles_generation(p, field);
+    return EDDY_OK;
+}
+
+void eddy_world_unmap_field(eddy_world *w, eddy_field_view *view)
+{
+    if (!w || !view || !(view->access & EDDY_MAP_WRITE)) return;
+    const int field = view->field;
+    if (field != EDDY_FIELD_LAYOUT && !valid_field(w, field)) return;
+    struct eddy_world_impl *im = w->impl;
+    eddy_particles_touch(&w->particles, field);
+    /* The host copy now holds the newest values (the solver uploads them by the generation). */
+    if (field == EDDY_FIELD_LAYOUT) im->layout_stale = 0;
+    else im->stale[field] = 0;
+    if (field == EDDY_FIELD_POSITION || field == EDDY_FIELD_VELOCITY || field == EDDY_FIELD_LAYOUT)
+        im->stats_valid = 0;
+}
+
+int eddy_world_sync_host(eddy_world *w, eddy_error *err)
+{
+    /* Device fields first: each download brings the layout along, so the host fields and the layout
+     * mapped after them are normally current already (one download per stale field, none extra). */
+    const int n = eddy_particles_field_count(&w->particles);
+    for (int k = 0; k <= 2 * n; ++k) {
+        const int f = k < 2 * n ? k % n : EDDY_FIELD_LAYOUT;
+        if (k < 2 * n && (k < n) != (w->impl->space[f] == EDDY_MEMORY_DEVICE)) continue;
+        eddy_field_view view;
+        view.size = sizeof view;
+        int rc = eddy_world_map_field(w, f, EDDY_MAP_READ, &view, err);
+        if (rc) return rc;
+        eddy_world_unmap_field(w, &view);
+    }
+    return EDDY_OK;
+}
+
+uint64_t eddy_world_field_generation(const eddy_world *w, int field)
+{
+    return eddy_particles_generation(&w->particles, field);
+}
+
+int eddy_world_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
+{
+    int rc = eddy_world_sync_host(w, err);
+    if (rc) return rc;
+    return eddy_particles_hash(&w->particles, hash, err);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Several processes                                                                              */
+
+void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchange)
+{
+    struct eddy_world_impl *im = w->impl;
+    memset(&im->exchange, 0, sizeof im->exchange);
+    im->has_exchange = 0;
+    if (!exchange) return;
+    size_t n = exchange->size < sizeof im->exchange ? exchange->size : sizeof im->exchange;
+    memcpy(&im->exchange, exchange, n);
+    im->exchange.size = sizeof im->exchange;
+    im->has_exchange = im->exchange.refresh != NULL;
+}
+
+int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
+{
+    struct eddy_world_impl *im = w->impl;
+    if (!im->has_exchange) return EDDY_OK;
+    if (field_count && !fields)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "refresh fields: %zu fields but no list",
+                              field_count);
+    for (size_t i = 0; i < field_count; ++i)
+        if (!valid_field(w, fields[i]))
+            return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "refresh fields: no field %d", fields[i]);
+    return im->exchange.refresh(im->exchange.context, w, fields, field_count, err);
+}
+
+void eddy_world_set_host(eddy_world *w, const eddy_host *host)
+{
+    w->host = host ? host : eddy_host_silent();
 }

@@ -1,5 +1,5 @@
 /*
- * xsph — weakly compressible SPH with XSPH velocity smoothing: the eddy plugin template.
+ * xsph — weakly compressible SPH with XSPH velocity smoothing: the eddy plugin template (ABI 2.0).
  *
  * A complete, small solver written against the installed SDK alone (<eddy/eddy.h>). Copy this folder,
  * rename the solver, and change the physics; docs/plugin-guide.md walks through it.
@@ -20,7 +20,13 @@
  *
  * Walls: each sum includes the mirror ghosts of the container and colliders (eddy_boundaries_mirrors),
  * so a particle at a wall sees a full neighbourhood; the core's contact response then keeps particles
- * out of solids. The material's viscosity is not used (alpha replaces it); initial_sum is taken as 1.
+ * out of solids. Of the per-material parameters only the stiffness is used (alpha replaces the
+ * viscosity; initial_sum is taken as 1).
+ *
+ * Several processes: every loop that writes particles skips halo copies (particles another process
+ * owns, kept here as neighbours), and density and pressure are refreshed on them after the density
+ * pass, because the force pass reads them of every neighbour. That is all a solver needs to be
+ * EDDY_COMPONENT_DECOMPOSABLE; in one process there is no halo copy and both cost nothing.
  *
  * Determinism: every sum is a gather over the particle's neighbour cells in the grid's fixed order, so
  * the result is bit-identical for any number of OpenMP threads.
@@ -31,26 +37,43 @@
 #include <stdlib.h>
 
 /* Parameters as data: the host validates a scene's "solvers": {"xsph": {...}} section against this
- * table (eddy describe xsph prints it) and passes the values in table order. */
+ * table (eddy describe xsph prints it) and passes typed values in table order. The EDDY_PARAM_*_DESC
+ * initializers (params.h) fill each entry's size, so the table stays readable by newer hosts. */
 enum { P_CFL, P_ALPHA, P_XSPH, P_COUNT };
 
 static const eddy_param_desc params[P_COUNT] = {
-    {"cfl", EDDY_PARAM_REAL, 0.25, 0.01, 1.0, "1",
-     "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness).", NULL},
-    {"alpha", EDDY_PARAM_REAL, 0.02, 0.0, 1.0, "1",
-     "Artificial viscosity (Monaghan): the effective kinematic viscosity is about alpha c h / 8 in 2D "
-     "and alpha c h / 10 in 3D. 0 turns it off.", NULL},
-    {"xsph", EDDY_PARAM_REAL, 0.5, 0.0, 1.0, "1",
-     "XSPH factor eps: the share of the neighbourhood's mean velocity difference added to the "
-     "velocity that moves a particle. 0 is plain SPH advection.", NULL},
+    [P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.25, 0.01, 1.0, "1",
+        "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness)."),
+    [P_ALPHA] = EDDY_PARAM_REAL_DESC(
+        "alpha", 0.02, 0.0, 1.0, "1",
+        "Artificial viscosity (Monaghan): the effective kinematic viscosity is about alpha c h / 8 in 2D "
+        "and alpha c h / 10 in 3D. 0 turns it off."),
+    [P_XSPH] = EDDY_PARAM_REAL_DESC(
+        "xsph", 0.5, 0.0, 1.0, "1",
+        "XSPH factor eps: the share of the neighbourhood's mean velocity difference added to the "
+        "velocity that moves a particle. 0 is plain SPH advection."),
 };
 
-/* Solver state: scalars only. Per-particle data lives in registered fields, which the core keeps in
- * order when the grid sorts the particles. */
+/* Per-material parameters: the ones the method reads, in the shared declarations of world.h (one id,
+ * default and range for every solver, so a scene's materials stay valid whichever solver runs). A
+ * scene sets them in its "materials" entries; each material's values arrive in
+ * world->materials[m].params. */
+enum { M_STIFFNESS, M_COUNT };
+
+static const eddy_param_desc material_params[M_COUNT] = {
+    [M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+};
+
+/* Solver state: scalars and per-material values only. Per-particle data lives in registered fields,
+ * which the core keeps in order when the grid sorts the particles. */
 struct eddy_solver {
     float cfl, alpha, xsph;
     eddy_kernels kernels; /* coefficients for the world's smoothing radius, which never changes */
     float gradient_scale; /* 1 / eddy_lattice_gradient_moment() of material 0's rest spacing */
+    size_t material_count;
+    float *stiffness;     /* [material_count] k of p = k (rho - rho0) */
+    float *sound_speed;   /* [material_count] c = sqrt(k) */
     int acceleration;     /* field ids: stable for the life of the particle set */
     int correction;
     /* The fields' arrays, re-read after every grid build: the particle set owns them and may move
@@ -59,25 +82,57 @@ struct eddy_solver {
     float max_accel;      /* of the last force pass, for max_dt */
 };
 
-static void destroy(eddy_solver *s) { free(s); }
-
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+static void destroy(eddy_solver *s)
 {
+    if (!s) return;
+    free(s->stiffness);
+    free(s->sound_speed);
+    free(s);
+}
+
+/* `setup` lives during this call only; setup->world, setup->params and setup->host stay valid until
+ * destroy(). */
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
+{
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
+    if (w->material_count == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "xsph: the world has no material");
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
-    s->cfl = (float)pv->values[P_CFL];
-    s->alpha = (float)pv->values[P_ALPHA];
-    s->xsph = (float)pv->values[P_XSPH];
+    s->cfl = (float)pv->values[P_CFL].number;
+    s->alpha = (float)pv->values[P_ALPHA].number;
+    s->xsph = (float)pv->values[P_XSPH].number;
     s->kernels = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     s->gradient_scale = (float)(1.0 / eddy_lattice_gradient_moment(
                                           w->materials[0].particle_dist, w->smoothing_radius,
                                           w->dimensions));
+    /* Read each material's values once, here: the pair loops then index small arrays. */
+    s->material_count = w->material_count;
+    s->stiffness = calloc(w->material_count, sizeof(float));
+    s->sound_speed = calloc(w->material_count, sizeof(float));
+    if (!s->stiffness || !s->sound_speed) {
+        destroy(s);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    }
+    float c_max = 0.0f;
+    for (size_t m = 0; m < w->material_count; ++m) {
+        s->stiffness[m] = (float)eddy_param_get(&w->materials[m].params, "stiffness",
+                                                material_params[M_STIFFNESS].def);
+        s->sound_speed[m] = sqrtf(s->stiffness[m]);
+        c_max = s->sound_speed[m] > c_max ? s->sound_speed[m] : c_max;
+    }
     int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (!rc) rc = eddy_particles_add_field(&w->particles, "xsph_correction", 3, &s->correction, err);
     if (rc) {
         destroy(s);
         return eddy_error_prefix(err, "xsph: ");
     }
+    /* Plugins never print: they log through the host, which decides what to show (INFO: once per
+     * run, hidden by --quiet). */
+    eddy_host_log(setup->host, EDDY_LOG_INFO, "xsph",
+                  "speed of sound sqrt(stiffness) up to %.4g m/s (sim units); spiky gradient scaled by %.4f",
+                  (double)c_max, (double)s->gradient_scale);
     *out = s;
     return EDDY_OK;
 }
@@ -94,9 +149,9 @@ typedef void (*pair_fn)(void *sum, const eddy_world *w, uint32_t i, const neighb
 
 /*
  * Calls f for every particle within h of particle i (i itself included, at r2 = 0) and for every
- * mirror ghost within h, in a fixed order. `r` are the neighbour ranges of i's cell. With flow = 0
- * only positions are filled in: the density pass writes density and pressure while it runs, so it
- * must not read them.
+ * mirror ghost within h, in a fixed order. `r` are the neighbour ranges of i's cell. Neighbours may be
+ * halo copies: they are read like any other particle. With flow = 0 only positions are filled in: the
+ * density pass writes density and pressure while it runs, so it must not read them.
  */
 static void visit(const eddy_world *w, uint32_t i, const eddy_range *r, int nr, int flow, pair_fn f,
                   void *sum)
@@ -127,16 +182,14 @@ static void visit(const eddy_world *w, uint32_t i, const eddy_range *r, int nr, 
                 }
                 eddy_mirror_velocity(&mirror[m], vj, gh.v);
                 /* Hydrostatic continuation of the pressure through the wall (boundary.h). */
-                const eddy_mirror *mm = &mirror[m];
-                gh.pressure = p->pressure[j] +
-                              p->density[j] * (mm->pressure_slope[0] * xj[0] + mm->pressure_slope[1] * xj[1] +
-                                               mm->pressure_slope[2] * xj[2] + mm->pressure_offset);
+                gh.pressure = eddy_mirror_pressure(&mirror[m], p->pressure[j], p->density[j], xj);
                 f(sum, w, i, &gh);
             }
         }
 }
 
-/* Runs `particle` for every particle, parallel over occupied cells (each cell's ranges computed once). */
+/* Runs `particle` for every owned particle, parallel over occupied cells (each cell's ranges computed
+ * once). Halo copies are skipped: their owner updates them. */
 typedef void (*particle_fn)(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr);
 
 static void for_each_particle(eddy_solver *s, eddy_world *w, particle_fn particle)
@@ -148,7 +201,10 @@ static void for_each_particle(eddy_solver *s, eddy_world *w, particle_fn particl
         const uint32_t c = g->occupied[ci];
         eddy_range r[EDDY_MAX_CELL_RANGES];
         const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) particle(s, w, i, r, nr);
+        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+            if (eddy_particle_is_halo(&w->particles, i)) continue;
+            particle(s, w, i, r, nr);
+        }
     }
 }
 
@@ -166,10 +222,10 @@ static void density_particle(eddy_solver *s, eddy_world *w, uint32_t i, const ed
     eddy_particles *p = &w->particles;
     float sum = 0.0f;
     visit(w, i, r, nr, 0, density_pair, &sum);
-    const eddy_material *mat = &w->materials[p->material[i]];
+    const uint32_t m = p->material[i];
     p->density[i] = s->kernels.poly6 * sum;
     /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
-    const float pr = mat->stiffness * (p->density[i] - mat->rest_density);
+    const float pr = s->stiffness[m] * (p->density[i] - w->materials[m].rest_density);
     p->pressure[i] = pr > 0.0f ? pr : 0.0f;
 }
 
@@ -177,6 +233,7 @@ static void density_particle(eddy_solver *s, eddy_world *w, uint32_t i, const ed
 
 typedef struct force_sum {
     eddy_kernels k;
+    const float *sound_speed; /* per material */
     float vi[3], pi_rho2, rho_i, c_i, alpha, scale;
     float a[3];       /* acceleration */
     float xsph[3];    /* sum_j 2 m_j / (rho_i + rho_j) (v_j - v_i) W_poly6 */
@@ -197,7 +254,7 @@ static void force_pair(void *sum_, const eddy_world *w, uint32_t i, const neighb
     float term = f->pi_rho2 + nb->pressure / (rho_j * rho_j);
     const float vx = vij[0] * nb->dx[0] + vij[1] * nb->dx[1] + vij[2] * nb->dx[2];
     if (vx < 0.0f && f->alpha > 0.0f) {
-        const float c_j = sqrtf(w->materials[p->material[nb->j]].stiffness);
+        const float c_j = f->sound_speed[p->material[nb->j]];
         const float h = f->k.h;
         term += -f->alpha * 0.5f * (f->c_i + c_j) * h * vx /
                 (0.5f * (f->rho_i + rho_j) * (nb->r2 + 0.01f * h * h));
@@ -208,12 +265,12 @@ static void force_pair(void *sum_, const eddy_world *w, uint32_t i, const neighb
 static void force_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr)
 {
     eddy_particles *p = &w->particles;
-    const eddy_material *mat = &w->materials[p->material[i]];
     force_sum f = {.k = s->kernels,
+                   .sound_speed = s->sound_speed,
                    .vi = {p->vx[i], p->vy[i], p->vz[i]},
                    .pi_rho2 = p->pressure[i] / (p->density[i] * p->density[i]),
                    .rho_i = p->density[i],
-                   .c_i = sqrtf(mat->stiffness),
+                   .c_i = s->sound_speed[p->material[i]],
                    .alpha = s->alpha,
                    .scale = s->gradient_scale};
     visit(w, i, r, nr, 1, force_pair, &f);
@@ -223,11 +280,14 @@ static void force_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy
     }
 }
 
+/* Largest acceleration of an owned particle (a halo copy's was computed by its owner). */
 static float max_acceleration(const eddy_solver *s, const eddy_world *w)
 {
+    const eddy_particles *p = &w->particles;
     const float *ax = s->acc[0], *ay = s->acc[1], *az = s->acc[2];
     float a2 = 0.0f;
-    for (size_t i = 0; i < w->particles.count; ++i) {
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
         const float v = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
         a2 = v > a2 ? v : a2;
     }
@@ -237,6 +297,9 @@ static float max_acceleration(const eddy_solver *s, const eddy_world *w)
 /* Grid, density, pressure and forces for the current positions. */
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
+    /* Fields neighbours read after the density pass: with several processes, halo copies must carry
+     * their owners' new values before the force pass (a no-op in one process). */
+    static const int density_fields[] = {EDDY_FIELD_DENSITY, EDDY_FIELD_PRESSURE};
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     for (int a = 0; a < 3; ++a) {
@@ -245,6 +308,8 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     }
     double t0 = eddy_time_ms();
     for_each_particle(s, w, density_particle);
+    rc = eddy_world_refresh_fields(w, density_fields, 2, err);
+    if (rc) return rc;
     double t1 = eddy_time_ms();
     for_each_particle(s, w, force_particle);
     s->max_accel = max_acceleration(s, w);
@@ -260,7 +325,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if (rc) return rc;
     double t0 = eddy_time_ms();
     /* Semi-implicit Euler: velocity first (core helper, adds gravity), walls, then positions moved
-     * with the XSPH-corrected velocity. */
+     * with the XSPH-corrected velocity. The core helpers skip halo copies themselves. */
     eddy_world_integrate_velocity(w, s->acceleration, dt);
     eddy_world_respond_boundaries(w, dt);
     eddy_particles *p = &w->particles;
@@ -268,6 +333,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     const long long n = (long long)p->count;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; ++i) {
+        if (eddy_particle_is_halo(p, (size_t)i)) continue; /* its owner moves it */
         p->x[i] += (p->vx[i] + cx[i]) * dt;
         p->y[i] += (p->vy[i] + cy[i]) * dt;
         p->z[i] += (p->vz[i] + cz[i]) * dt;
@@ -276,24 +342,24 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     return EDDY_OK;
 }
 
-static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+/* The CFL limit with c = sqrt(k) of the stiffest material, or the force limit of the last step's
+ * largest acceleration when that is smaller; eddy_world_stable_dt names the one that applied and takes
+ * the largest speed from the step's cached reduction (no scan of its own). No viscous limit: 0. */
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     double kmax = 0.0;
-    for (size_t m = 0; m < w->material_count; ++m)
-        if (w->materials[m].stiffness > kmax) kmax = w->materials[m].stiffness;
-    const double h = w->smoothing_radius;
-    *dt = eddy_world_cfl_dt(w, s->cfl, sqrt(kmax));
-    *limit = "CFL";
-    if (s->max_accel > 0.0f && 0.25 * sqrt(h / s->max_accel) < *dt) {
-        *dt = 0.25 * sqrt(h / s->max_accel);
-        *limit = "force";
-    }
+    for (size_t m = 0; m < s->material_count; ++m)
+        if (s->stiffness[m] > kmax) kmax = s->stiffness[m];
+    *dt = eddy_world_stable_dt(w, s->cfl, sqrt(kmax), 0.0, s->max_accel, limit);
     return EDDY_OK;
 }
 
-/* The vtable begins with its size, so a host built against a newer minor version knows which of the
- * optional callbacks this plugin has. save/load: no state beyond the particle fields. */
+/* Every interface's vtable begins with its size, so a host built against a newer minor version knows
+ * which of the optional callbacks this plugin has; designated initializers leave the rest NULL.
+ * save/load stay NULL: besides the particle fields the solver keeps only max_accel, which
+ * compute_fields() recomputes when a run resumes (a solver whose resumed runs must repeat the time
+ * steps exactly saves such state with the helpers of state.h, as eddy's sph_mueller does). */
 static const eddy_solver_vtable vtable = {
     .size = sizeof(eddy_solver_vtable),
     .create = create,
@@ -303,21 +369,35 @@ static const eddy_solver_vtable vtable = {
     .compute_fields = compute_fields,
 };
 
+/* CONCURRENT_INSTANCES: all state is in the eddy_solver instance, none in globals, so two instances
+ * may step at once. DECOMPOSABLE: halo copies are read, never written, and refreshed (see above). */
 static const eddy_component component = {
     .size = sizeof(eddy_component),
-    .kind = EDDY_COMPONENT_SOLVER,
+    .interface_id = EDDY_INTERFACE_SOLVER,
     .id = "xsph",
-    .version = "1.0.0",
+    .version = "2.0.0",
     .description = "Weakly compressible SPH with artificial viscosity and XSPH smoothing (template)",
     .params = params,
     .param_count = P_COUNT,
-    .solver = &vtable,
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE,
+    .material_params = material_params,
+    .material_param_count = M_COUNT,
 };
 
 static const eddy_component *const components[] = {&component};
 
+/* The descriptor begins with the ABI version this file was compiled against (the host refuses a
+ * mismatch by name). init/deinit: nothing shared between instances to set up. */
 static const eddy_plugin_descriptor descriptor = {
-    EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "eddy plugin template"};
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "eddy plugin template",
+    .version = "2.0.0",
+    .init = NULL,
+    .deinit = NULL,
+    .component_count = 1,
+    .components = components,
+};
 
 /* The one exported symbol. */
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

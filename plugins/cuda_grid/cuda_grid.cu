@@ -24,8 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "cuda_grid.h"
 #include "device_sort.cuh"
+
+/* The device code and the copies in and out are written for float: eddy_real is float in ABI 2.x (and
+ * the loader refuses a plugin whose sizeof(eddy_real) differs from the host's). */
+static_assert(std::is_same<eddy_real, float>::value, "cuda_grid assumes eddy_real is float");
 
 namespace {
 
@@ -52,9 +58,11 @@ int device_error(eddy_error *err, const char *call, cudaError_t e)
         if (e_ != cudaSuccess) return device_error(err, #call, e_);                                     \
     } while (0)
 
-int grid_create(const eddy_grid_layout *layout, void **state, eddy_error *err)
+/* The layout arrives again with every sort, and the grid has no parameters: nothing of the setup is
+ * kept. */
+int grid_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
 {
-    (void)layout;
+    (void)setup;
     *state = nullptr;
     /* The first CUDA call of the process, and the only place a missing GPU or driver is reported. */
     int devices = 0;
@@ -104,8 +112,8 @@ void grid_destroy(void *state)
     free(s);
 }
 
-int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const float *x, const float *y,
-              const float *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
+int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x, const eddy_real *y,
+              const eddy_real *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
 {
     cuda_state *s = static_cast<cuda_state *>(state);
     const size_t cells = layout->cell_count;
@@ -147,6 +155,8 @@ int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const float
 
 } // namespace
 
+/* Positional: designated initializers are C++20, and this file is C++17 (CUB). In member order:
+ * size, create, sort, destroy. */
 extern "C" const eddy_grid_backend_vtable cuda_grid_backend = {
     sizeof(eddy_grid_backend_vtable),
     grid_create,

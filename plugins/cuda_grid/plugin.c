@@ -1,8 +1,16 @@
 /*
- * The cuda_grid plugin: its descriptor and entry point. The CUDA code lives in cuda_grid.cu behind
- * cuda_grid.h, so that nothing here (and nothing the loader reads) needs the CUDA runtime: loading
- * the plugin makes no CUDA call, and `eddy list` shows it on a machine without a GPU. The device is
- * first touched when a grid is created (create() in cuda_grid.cu).
+ * The cuda_grid plugin: its descriptor, components and parameter tables. The CUDA code lives in
+ * cuda_grid.cu and sph_mueller_cuda.cu behind cuda_grid.h, so that nothing here (and nothing the
+ * loader reads) needs the CUDA runtime.
+ *
+ * No init(): loading the plugin makes no CUDA call, so `eddy list` (and every run with another grid
+ * and solver, since the host initializes every plugin it loads) never pays for initializing the CUDA
+ * driver, and a machine without a GPU or driver loads the plugin like any other. The device is first
+ * touched, and a missing one reported ("no CUDA device", EDDY_ERR_DEVICE), when a grid or a solver is
+ * created (create() in cuda_grid.cu and sph_mueller_cuda.cu). Probing the device once in init() would
+ * save one cudaGetDeviceCount per create, which costs microseconds, at the price of that driver
+ * initialization on every load; and init() must not fail without a GPU anyway, so create() would still
+ * have to report it.
  */
 #include <eddy/plugin.h>
 
@@ -10,28 +18,58 @@
 
 static const eddy_component grid_cuda = {
     .size = sizeof(eddy_component),
-    .kind = EDDY_COMPONENT_GRID,
+    .interface_id = EDDY_INTERFACE_GRID,
     .id = "cuda",
     .version = "0.1.0",
     .description = "Neighbor grid on an NVIDIA GPU: cell index, CUB radix sort by cell, cell ranges; "
                    "the same order and ranges as the cpu grid",
-    .grid = &cuda_grid_backend,
+    .vtable = &cuda_grid_backend,
+    /* Each grid has its own stream and buffers and selects its device in every callback. */
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+};
+
+/* sph_mueller_cuda's tables (cuda_grid.h). Defined whether or not the solver is listed: its code is
+ * always compiled and reads them. The same ids, defaults and ranges as sph_mueller's tables. */
+static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
+
+const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
+    [SPH_MUELLER_CUDA_P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.4, 0.01, 1.0, "1",
+        "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness)."),
+    [SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
+        "negative_pressure", 0.0, 0.0, 1.0, "1",
+        "Factor on negative pressures; 0 (default) clamps p >= 0. As sph_mueller."),
+    [SPH_MUELLER_CUDA_P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
+        "pressure_force", 0, pressure_forces,
+        "Pair weight of the pressure force: consistent (default) or mueller. As sph_mueller."),
+};
+
+const eddy_param_desc sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_MATERIAL_PARAM_COUNT] = {
+    [SPH_MUELLER_CUDA_M_VISCOSITY] = EDDY_MATERIAL_VISCOSITY_DESC,
+    [SPH_MUELLER_CUDA_M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+    [SPH_MUELLER_CUDA_M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
 #ifdef EDDY_CUDA_SOLVERS
-/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS): tests/checkpoint requires a
- * resume test of every listed solver and has none for this one yet, which needs a GPU
- * (docs/cuda_grid.md). */
+/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS, on by default). Not
+ * EDDY_COMPONENT_DEVICE_RESIDENT: its fields stay EDDY_MEMORY_HOST, since every step still ends with the
+ * copy of the particles back into the world (sph_mueller_cuda.cu says why). Not decomposable: it reads
+ * no halo copies and refreshes none. */
 static const eddy_component solver_sph_mueller_cuda = {
     .size = sizeof(eddy_component),
-    .kind = EDDY_COMPONENT_SOLVER,
+    .interface_id = EDDY_INTERFACE_SOLVER,
     .id = "sph_mueller_cuda",
     .version = "0.1.0",
     .description = "sph_mueller's step on an NVIDIA GPU, particles kept on the device (same physics and "
                    "parameters)",
     .params = sph_mueller_cuda_params,
     .param_count = SPH_MUELLER_CUDA_PARAM_COUNT,
-    .solver = &sph_mueller_cuda_vtable,
+    .vtable = &sph_mueller_cuda_vtable,
+    /* Every instance has its own stream, buffers and events, keeps no process-wide state, and selects
+     * its device in every callback (the CUDA runtime is thread-safe). */
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+    .material_params = sph_mueller_cuda_material_params,
+    .material_param_count = SPH_MUELLER_CUDA_MATERIAL_PARAM_COUNT,
 };
 static const eddy_component *const components[] = {&grid_cuda, &solver_sph_mueller_cuda};
 #else
@@ -40,9 +78,12 @@ static const eddy_component *const components[] = {&grid_cuda};
 
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "cuda_grid",
+    .version = "0.1.0",
+    .init = NULL, /* see the top of this file */
+    .deinit = NULL,
     .component_count = sizeof components / sizeof components[0],
     .components = components,
-    .name = "cuda_grid",
 };
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void)

@@ -17,20 +17,31 @@
  * sorts exactly as the uninterrupted one did, and runs are reproducible). The world's own arrays are
  * never permuted by this solver.
  *
- * What the current ABI forces: the host reads particle velocities after every step (explosion guard,
- * max_dt) and may write a frame after any step without telling the solver, so every step ends by
- * copying 11 floats per particle (positions, velocities, density, pressure, acceleration) back into
- * the world. That copy, not the arithmetic, bounds the speed at millions of particles. The copy the
- * other way happens only when the world's particles changed under the solver (first step, a different
- * count or reallocated arrays, and after the host applied the domain policy). See docs/cuda_grid.md
- * for the ABI addition that removes the per-step copy.
+ * Where the fields live (ABI 2.0): the world's fields stay EDDY_MEMORY_HOST, and every step still ends
+ * by copying 11 floats per particle (positions, velocities, density, pressure, acceleration) back into
+ * the world, so the host copy is always current: the host's per-step explosion check and max_dt use
+ * the core's reduction over the host arrays (no `reduce` callback), and frames, probes, checkpoints
+ * and hashes read the arrays as they are. That copy, not the arithmetic, bounds the speed at millions
+ * of particles; removing it (device fields, an eddy_residency that downloads on map, the device
+ * `reduce`) is a separate change, not made here: it must first be run on a GPU, and the device
+ * reduction must give the core's max_speed bit for bit, or a resumed run (whose first max_dt comes
+ * from the core's reduction of the restored host arrays) would take another time step than the
+ * uninterrupted one.
  *
- * Host edits between steps: the solver re-uploads when the count, the arrays or a sampled fingerprint
- * of positions and velocities changed, and after load(). An edit of a few particles that the sample
- * misses is not seen (no host does that today).
+ * Host edits between steps: the world counts them in edit generations (particles.h). After every
+ * upload the solver records the generation of each field it uploaded (position, velocity, mass) and of
+ * the layout (count, order, ids, materials); before a step it uploads exactly the fields whose
+ * generation moved, and everything when the layout's did (particles added, removed or reordered) or
+ * the count differs. The solver's own copy back into the world is not an edit (it bumps nothing).
+ * create() (via compute_fields) and load() upload everything. Ids never go to the device: the device
+ * sorts by world index (uint32_t, as the grid's permutation), and the world's order, ids included, is
+ * changed only by the core.
  *
- * Run on an NVIDIA H100 (CUDA 13.0, driver 580): it agrees with sph_mueller within round-off on five
- * scenes, resumes bit-identically, and passes compute-sanitizer; docs/cuda_grid.md has the figures.
+ * The ABI 1.0 version of this step ran on an NVIDIA H100 (CUDA 13.0, driver 580): it agreed with
+ * sph_mueller within round-off on five scenes, resumed bit-identically, and passed compute-sanitizer;
+ * docs/cuda_grid.md has the figures. The port to ABI 2.0 (setup struct, parameter and material tables,
+ * edit generations instead of a sampled fingerprint) changed no kernel; it has been compiled, not yet
+ * run on a GPU.
  */
 #include <eddy/eddy.h>
 
@@ -40,19 +51,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "cuda_grid.h"
 #include "device_boundary.cuh"
 #include "device_sort.cuh"
+
+/* The kernels and the copies in and out are written for float: eddy_real is float in ABI 2.x. */
+static_assert(std::is_same<eddy_real, float>::value, "sph_mueller_cuda assumes eddy_real is float");
 
 namespace {
 
 using namespace eddy_cuda;
 
 constexpr int BLOCK = 128;
-
-enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_COUNT };
-
-const char *const pressure_forces[] = {"consistent", "mueller", nullptr};
 
 /* Per material, as the kernels read it. */
 struct material_dev {
@@ -78,6 +90,11 @@ struct step_consts {
 enum { H_X, H_Y, H_Z, H_VX, H_VY, H_VZ, H_MASS, H_DENSITY, H_PRESSURE, H_AX, H_AY, H_AZ, H_COUNT };
 /* Sorted copies (index k = k-th particle by cell). */
 enum { S_X, S_Y, S_Z, S_VX, S_VY, S_VZ, S_MASS, S_DENSITY, S_PRESSURE, S_VOLUME, S_AX, S_AY, S_AZ, S_COUNT };
+
+/* The fields a step reads from the world, each uploaded on its own when the host edited it (the layout,
+ * count and materials, with all of them). */
+enum { UPLOAD_POSITION, UPLOAD_VELOCITY, UPLOAD_MASS, UPLOAD_COUNT };
+constexpr int upload_field[UPLOAD_COUNT] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELOCITY, EDDY_FIELD_MASS};
 
 struct host_arrays {
     float *f[H_COUNT];
@@ -117,12 +134,12 @@ struct eddy_solver {
     unsigned *scalars;   /* device [2]: escape flag, largest |a|^2 as float bits */
     unsigned *pinned;    /* host, pinned [2] */
 
-    /* What the device copy was uploaded from; a mismatch means the world changed under us. */
-    int resident;
+    /* What the device copy was uploaded from: the edit generations (eddy_world_field_generation) of
+     * the layout and of each uploaded field when they were last uploaded. */
+    int resident; /* 0: upload everything before the next step */
     size_t n;
-    const float *world_x;
-    const uint32_t *world_id;
-    uint64_t fingerprint; /* world_fingerprint() of the world as last uploaded or downloaded */
+    uint64_t layout_generation;
+    uint64_t field_generation[UPLOAD_COUNT];
 };
 
 namespace {
@@ -139,26 +156,6 @@ int device_error(eddy_error *err, const char *call, cudaError_t e)
         const cudaError_t e_ = (call);                                                                  \
         if (e_ != cudaSuccess) return device_error(err, #call, e_);                                     \
     } while (0)
-
-/*
- * A hash of the positions and velocities of up to 4096 evenly spaced particles: the world's arrays
- * equal the device copy when it matches the value recorded at the last upload or download. It catches
- * a world rewritten between steps (a checkpoint restored in place, a test that sets velocities) at the
- * cost of a few thousand loads; an edit of single particles between the samples is not seen.
- */
-uint64_t world_fingerprint(const eddy_particles *p)
-{
-    uint64_t h = 1469598103934665603ULL;
-    const size_t n = p->count, stride = n > 4096 ? n / 4096 : 1;
-    const float *arrays[] = {p->x, p->y, p->z, p->vx, p->vy, p->vz};
-    for (size_t i = 0; i < n; i += stride)
-        for (const float *a : arrays) {
-            uint32_t bits;
-            memcpy(&bits, &a[i], sizeof bits);
-            h = (h ^ bits) * 1099511628211ULL;
-        }
-    return h ^ n;
-}
 
 unsigned blocks_for(size_t n)
 {
@@ -469,27 +466,74 @@ int reserve_particles(eddy_solver *s, size_t n, eddy_error *err)
     return EDDY_OK;
 }
 
-/* World -> device (host-order copies of what a step reads). */
-int upload(eddy_solver *s, eddy_world *w, eddy_error *err)
+/* World -> device: one field's host-order copies, and the field's generation recorded as uploaded.
+ * The device arrays must hold s->n particles (upload_all sized them). */
+int upload_one(eddy_solver *s, eddy_world *w, int which, eddy_error *err)
+{
+    const eddy_particles *p = &w->particles;
+    const size_t n = s->n;
+    const float *src[3] = {nullptr, nullptr, nullptr};
+    int dst[3] = {0, 0, 0}, count = 0;
+    switch (which) {
+    case UPLOAD_POSITION:
+        src[0] = p->x, src[1] = p->y, src[2] = p->z;
+        dst[0] = H_X, dst[1] = H_Y, dst[2] = H_Z;
+        count = 3;
+        break;
+    case UPLOAD_VELOCITY:
+        src[0] = p->vx, src[1] = p->vy, src[2] = p->vz;
+        dst[0] = H_VX, dst[1] = H_VY, dst[2] = H_VZ;
+        count = 3;
+        break;
+    default: /* UPLOAD_MASS */
+        src[0] = p->mass;
+        dst[0] = H_MASS;
+        count = 1;
+        break;
+    }
+    /* From pageable memory: the call returns once the host array is read (staged), so the host may
+     * change it afterwards. */
+    for (int a = 0; a < count && n; ++a)
+        CUDA_TRY(cudaMemcpyAsync(s->h.f[dst[a]], src[a], n * sizeof(float), cudaMemcpyHostToDevice, s->stream));
+    s->field_generation[which] = eddy_world_field_generation(w, upload_field[which]);
+    return EDDY_OK;
+}
+
+/* World -> device, everything a step reads (host-order copies), with the layout's generation. */
+int upload_all(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const eddy_particles *p = &w->particles;
     const size_t n = p->count;
     if (n > (size_t)INT32_MAX)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "sph_mueller_cuda: %zu particles exceed 2^31 - 1", n);
+    s->resident = 0;
     int rc = reserve_particles(s, n, err);
     if (rc) return rc;
-    if (n) {
-        const float *src[] = {p->x, p->y, p->z, p->vx, p->vy, p->vz, p->mass};
-        const int dst[] = {H_X, H_Y, H_Z, H_VX, H_VY, H_VZ, H_MASS};
-        for (int a = 0; a < 7; ++a)
-            CUDA_TRY(cudaMemcpyAsync(s->h.f[dst[a]], src[a], n * sizeof(float), cudaMemcpyHostToDevice, s->stream));
-        CUDA_TRY(cudaMemcpyAsync(s->h.material, p->material, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s->stream));
-    }
-    s->resident = 1;
     s->n = n;
-    s->world_x = p->x;
-    s->world_id = p->id;
-    s->fingerprint = world_fingerprint(p);
+    for (int u = 0; u < UPLOAD_COUNT; ++u)
+        if ((rc = upload_one(s, w, u, err))) return rc;
+    if (n)
+        CUDA_TRY(cudaMemcpyAsync(s->h.material, p->material, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s->stream));
+    s->layout_generation = eddy_world_field_generation(w, EDDY_FIELD_LAYOUT);
+    s->resident = 1;
+    return EDDY_OK;
+}
+
+/* Brings the device copy up to the world's: everything when nothing is resident yet, the layout moved
+ * or the count differs; otherwise exactly the fields whose edit generation moved since their upload. */
+int upload_edits(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    if (!s->resident || s->n != w->particles.count ||
+        s->layout_generation != eddy_world_field_generation(w, EDDY_FIELD_LAYOUT))
+        return upload_all(s, w, err);
+    for (int u = 0; u < UPLOAD_COUNT; ++u)
+        if (s->field_generation[u] != eddy_world_field_generation(w, upload_field[u])) {
+            const int rc = upload_one(s, w, u, err);
+            if (rc) {
+                s->resident = 0; /* half uploaded: start over at the next call */
+                return rc;
+            }
+        }
     return EDDY_OK;
 }
 
@@ -534,11 +578,8 @@ step_consts make_consts(const eddy_solver *s, const eddy_world *w, float dt)
  * domain policy with its own messages: an error, or removal), then uploads the result. */
 int make_resident(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    const eddy_particles *p = &w->particles;
     int rc;
-    if (!s->resident || s->n != p->count || s->world_x != p->x || s->world_id != p->id ||
-        s->fingerprint != world_fingerprint(p))
-        if ((rc = upload(s, w, err))) return rc;
+    if ((rc = upload_edits(s, w, err))) return rc;
     if ((rc = upload_colliders(s, w, err))) return rc;
     if (s->n == 0) return EDDY_OK;
     CUDA_TRY(cudaMemsetAsync(s->scalars, 0, 2 * sizeof(unsigned), s->stream));
@@ -550,8 +591,9 @@ int make_resident(eddy_solver *s, eddy_world *w, eddy_error *err)
     if (s->pinned[0]) {
         /* The world's arrays hold the positions of the last step's end, unwrapped: exactly what the
          * CPU solver would hand to its grid build now. */
+        s->resident = 0;
         if ((rc = eddy_world_build_grid(w, err))) return rc;
-        if ((rc = upload(s, w, err))) return rc;
+        if ((rc = upload_all(s, w, err))) return rc;
     }
     return EDDY_OK;
 }
@@ -585,8 +627,10 @@ int compute_on_device(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
     return EDDY_OK;
 }
 
-/* Sorted -> host order -> the world's arrays, the largest acceleration, and the wait for all of it. */
-int download(eddy_solver *s, eddy_world *w, eddy_error *err)
+/* Sorted -> host order -> the world's arrays, the largest acceleration, and the wait for all of it.
+ * Writing the world's arrays here is the solver's own update, not a host edit: no generation moves, and
+ * the device copy stays what the world holds. */
+int copy_back(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const size_t n = s->n;
     cudaStream_t st = s->stream;
@@ -613,7 +657,6 @@ int download(eddy_solver *s, eddy_world *w, eddy_error *err)
     float a2;
     memcpy(&a2, &s->pinned[1], sizeof a2);
     s->max_accel = sqrtf(a2);
-    s->fingerprint = world_fingerprint(p);
     return EDDY_OK;
 }
 
@@ -647,9 +690,27 @@ void destroy(eddy_solver *s)
     free(s);
 }
 
-int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+/* Parameter `which` of the component's table (the table's default when unset). */
+double param_number(const eddy_param_values *pv, int which)
+{
+    const eddy_param_desc *d = &sph_mueller_cuda_params[which];
+    return eddy_param_get(pv, d->id, d->def);
+}
+
+/* A material's value of entry `which` of the material table (the table's default when unset), as a
+ * float: the material members of ABI 1.x were floats, and the arithmetic stays in float, as
+ * sph_mueller's does. */
+float material_value(const eddy_material *mat, int which)
+{
+    const eddy_param_desc *d = &sph_mueller_cuda_material_params[which];
+    return (float)eddy_param_get(&mat->params, d->id, d->def);
+}
+
+int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
     *out = nullptr;
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e == cudaSuccess && devices == 0) e = cudaErrorNoDevice;
@@ -673,9 +734,17 @@ int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_e
 
     eddy_solver *s = static_cast<eddy_solver *>(calloc(1, sizeof(eddy_solver)));
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
-    s->cfl = pv->values[P_CFL];
-    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
-    s->pair_weight = pv->values[P_PRESSURE_FORCE] == 1 ? 0.5f : 1.0f;
+    s->cfl = param_number(pv, SPH_MUELLER_CUDA_P_CFL);
+    s->negative_pressure = (float)param_number(pv, SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE);
+    {
+        /* ENUM: integer is the index into {consistent, mueller}. */
+        const eddy_param_value *force =
+            eddy_param_find_value(pv, sph_mueller_cuda_params[SPH_MUELLER_CUDA_P_PRESSURE_FORCE].id);
+        const int64_t choice =
+            force && force->is_set ? force->integer
+                                   : (int64_t)sph_mueller_cuda_params[SPH_MUELLER_CUDA_P_PRESSURE_FORCE].def;
+        s->pair_weight = choice == 1 ? 0.5f : 1.0f;
+    }
     s->device = 0;
     s->grid.cell = cuda_grid_cell_params_of(l);
     for (int a = 0; a < 3; ++a) {
@@ -700,17 +769,20 @@ int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_e
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < w->material_count; ++m) {
         const eddy_material *mat = &w->materials[m];
+        const float viscosity = material_value(mat, SPH_MUELLER_CUDA_M_VISCOSITY);
+        const float stiffness = material_value(mat, SPH_MUELLER_CUDA_M_STIFFNESS);
+        const float initial_sum = material_value(mat, SPH_MUELLER_CUDA_M_INITIAL_SUM);
         mats[m].rest_density = mat->rest_density;
-        mats[m].stiffness = mat->stiffness;
-        mats[m].viscosity = mat->viscosity;
-        mats[m].self_density = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
+        mats[m].stiffness = stiffness;
+        mats[m].viscosity = viscosity;
+        mats[m].self_density = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         mats[m].gradient_scale =
             s->pair_weight == 1.0f
                 ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius, w->dimensions))
                 : 1.0f;
         mats[m].contact = w->contacts[m];
-        s->stiffness_host[m] = mat->stiffness;
-        s->nu_host[m] = mat->viscosity / mat->rest_density;
+        s->stiffness_host[m] = stiffness;
+        s->nu_host[m] = viscosity / mat->rest_density;
     }
     int rc = EDDY_OK;
 #define CREATE_TRY(call)                                                                                \
@@ -740,7 +812,8 @@ fail:
     return rc;
 }
 
-int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
+/* The step's work after the callback selected the device; see step(). */
+int step_on_device(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 {
     int rc = make_resident(s, w, err);
     if (rc) return rc;
@@ -749,8 +822,8 @@ int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     const step_consts c = make_consts(s, w, (float)dt_in);
     integrate<<<blocks_for(s->n), BLOCK, 0, s->stream>>>((uint32_t)s->n, s->s, s->materials, s->colliders, c);
     CUDA_TRY(cudaGetLastError());
-    if ((rc = download(s, w, err))) return rc;
-    /* The copy back is counted with the integration: it is the price of the host-memory ABI. */
+    if ((rc = copy_back(s, w, err))) return rc;
+    /* The copy back is counted with the integration: it is the price of keeping the host copy current. */
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, elapsed_ms(s->ev[0], s->ev[1]));
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, elapsed_ms(s->ev[1], s->ev[2]));
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, elapsed_ms(s->ev[2], s->ev[3]));
@@ -761,18 +834,40 @@ int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 /* Frame 0 (and the first call after a resume): density, pressure and acceleration of the current
  * state. The world's arrays are deliberately not sorted here (no eddy_world_build_grid unless a
  * particle is outside the domain): the device sorts the world's order, so a resumed run, whose world
- * comes back in the checkpoint's order, sorts exactly as the uninterrupted run did. */
-int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
+ * comes back in the checkpoint's order, sorts exactly as the uninterrupted run did. Everything is
+ * uploaded (the host calls this after create() and after restoring a checkpoint). */
+int fields_on_device(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     s->resident = 0;
     int rc = make_resident(s, w, err);
     if (rc) return rc;
     if (s->n == 0) return EDDY_OK;
     if ((rc = compute_on_device(s, w, 0.0f, err))) return rc;
-    return download(s, w, err);
+    return copy_back(s, w, err);
 }
 
-int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+/* The callbacks may come from any host thread (EDDY_COMPONENT_CONCURRENT_INSTANCES): each selects the
+ * solver's device first. After a failure the device copy may differ from the world's arrays in ways no
+ * generation shows (a step half done, a copy back cut short): the next call uploads everything. */
+int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
+{
+    CUDA_TRY(cudaSetDevice(s->device));
+    const int rc = step_on_device(s, w, dt_in, err);
+    if (rc) s->resident = 0;
+    return rc;
+}
+
+int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    CUDA_TRY(cudaSetDevice(s->device));
+    const int rc = fields_on_device(s, w, err);
+    if (rc) s->resident = 0;
+    return rc;
+}
+
+/* The limits of sph_mueller's max_dt. The largest speed comes from the core's reduction over the
+ * world's arrays (eddy_world_stable_dt), which are current after every step (the copy back). */
+int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     double kmax = 0.0, nu_max = 0.0;
@@ -791,22 +886,16 @@ int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 
 int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    /* The host restores the particles just before: upload them at the next step. */
+    /* The host restores the particles just before (how it writes them need not move a generation:
+     * eddy_particles_set_ids, say): upload everything at the next call. */
     s->resident = 0;
     return eddy_state_load_floats("sph_mueller_cuda/1", &s->max_accel, 1, data, size, err);
 }
 
 } // namespace
 
-static_assert(P_COUNT == SPH_MUELLER_CUDA_PARAM_COUNT, "cuda_grid.h states the parameter count");
-extern "C" const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
-    {"cfl", EDDY_PARAM_REAL, 0.4, 0.01, 1.0, "1",
-     "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness).", nullptr},
-    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
-     "Factor on negative pressures; 0 (default) clamps p >= 0. As sph_mueller.", nullptr},
-    {"pressure_force", EDDY_PARAM_ENUM, 0, 0, 1, "",
-     "Pair weight of the pressure force: consistent (default) or mueller. As sph_mueller.", pressure_forces},
-};
-
+/* Positional: designated initializers are C++20, and this file is C++17 (CUB). In member order: size,
+ * create, step, destroy, max_dt, save, load, compute_fields, reduce (none: the world's arrays are
+ * current after every step, so the core's reduction over them serves the host). */
 extern "C" const eddy_solver_vtable sph_mueller_cuda_vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
+    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields, nullptr};

@@ -46,36 +46,50 @@ enum {
 };
 
 static const eddy_param_desc params[P_COUNT] = {
-    {"iterations", EDDY_PARAM_INT, 4, 1, 100, "1",
-     "Jacobi iterations of the density constraint per step (lambda, delta-p, collisions). More "
-     "iterations give a stiffer, less compressible fluid at proportional cost.", NULL},
-    {"relaxation", EDDY_PARAM_REAL, 1.0, 0.0, 100.0, "1",
-     "Constraint-force mixing epsilon of lambda = -C / (sum |grad C|^2 + epsilon), in units of "
-     "sum |grad C|^2 of a full neighborhood on the rest lattice (dimensionless: the same value works "
-     "at any spacing and rest density). The default 1 keeps the Jacobi iteration stable; below about "
-     "0.4 (3D) or 0.1 (2D) it can oscillate; larger values soften the fluid.", NULL},
-    {"scorr_k", EDDY_PARAM_REAL, 0.1, 0.0, 1.0, "rho0 |g| h",
-     "Strength k of the artificial pressure s_corr = -k (W(r) / W(dq))^n (tensile instability "
-     "correction, seed 002 §4.1), in units of the hydrostatic pressure over one smoothing radius "
-     "rho0 |g| h, applied as -k (W / W(dq))^n dt^2 |g| h in lambda; zero without gravity.", NULL},
-    {"scorr_n", EDDY_PARAM_INT, 4, 1, 8, "1", "Exponent n of the artificial pressure s_corr.", NULL},
-    {"scorr_dq", EDDY_PARAM_REAL, 0.2, 0.05, 0.9, "h",
-     "Reference distance |dq| of s_corr, as a fraction of the smoothing radius h (the seeds "
-     "recommend 0.1 to 0.3).", NULL},
-    {"vorticity_epsilon", EDDY_PARAM_REAL, 0.01, 0.0, 100.0, "m/s",
-     "Vorticity confinement strength epsilon of f = epsilon (N x omega) (seed 002 §4.2), an "
-     "acceleration per unit vorticity, sim units. 0 turns it off; it does not conserve momentum.",
-     NULL},
-    {"xsph_c", EDDY_PARAM_REAL, 0.01, 0.0, 1.0, "1",
-     "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (seed 002 §4.3); "
-     "dimensionless with the volume weights (1 would replace v by its kernel average).", NULL},
-    {"unilateral", EDDY_PARAM_BOOL, 1, 0, 1, "",
-     "Clamp the constraint to C = max(rho / rho0 - 1, 0), so that particles at the free surface, "
-     "whose sums lack neighbors, are not pulled together (true, default); false is the two-sided "
-     "constraint of the seeds.", NULL},
-    {"cfl", EDDY_PARAM_REAL, 0.4, 0.01, 1.0, "1",
-     "Time-step limit cfl * h / v_max (PBF has no sound speed; the neighbor lists of x* must stay "
-     "valid over the step).", NULL},
+    [P_ITERATIONS] = EDDY_PARAM_INT_DESC(
+        "iterations", 4, 1, 100, "1",
+        "Jacobi iterations of the density constraint per step (lambda, delta-p, collisions). More "
+        "iterations give a stiffer, less compressible fluid at proportional cost."),
+    [P_RELAXATION] = EDDY_PARAM_REAL_DESC(
+        "relaxation", 1.0, 0.0, 100.0, "1",
+        "Constraint-force mixing epsilon of lambda = -C / (sum |grad C|^2 + epsilon), in units of "
+        "sum |grad C|^2 of a full neighborhood on the rest lattice (dimensionless: the same value works "
+        "at any spacing and rest density). The default 1 keeps the Jacobi iteration stable; below about "
+        "0.4 (3D) or 0.1 (2D) it can oscillate; larger values soften the fluid."),
+    [P_SCORR_K] = EDDY_PARAM_REAL_DESC(
+        "scorr_k", 0.1, 0.0, 1.0, "rho0 |g| h",
+        "Strength k of the artificial pressure s_corr = -k (W(r) / W(dq))^n (tensile instability "
+        "correction, seed 002 §4.1), in units of the hydrostatic pressure over one smoothing radius "
+        "rho0 |g| h, applied as -k (W / W(dq))^n dt^2 |g| h in lambda; zero without gravity."),
+    [P_SCORR_N] = EDDY_PARAM_INT_DESC("scorr_n", 4, 1, 8, "1", "Exponent n of the artificial pressure s_corr."),
+    [P_SCORR_DQ] = EDDY_PARAM_REAL_DESC(
+        "scorr_dq", 0.2, 0.05, 0.9, "h",
+        "Reference distance |dq| of s_corr, as a fraction of the smoothing radius h (the seeds "
+        "recommend 0.1 to 0.3)."),
+    [P_VORTICITY] = EDDY_PARAM_REAL_DESC(
+        "vorticity_epsilon", 0.01, 0.0, 100.0, "m/s",
+        "Vorticity confinement strength epsilon of f = epsilon (N x omega) (seed 002 §4.2), an "
+        "acceleration per unit vorticity, sim units. 0 turns it off; it does not conserve momentum."),
+    [P_XSPH] = EDDY_PARAM_REAL_DESC(
+        "xsph_c", 0.01, 0.0, 1.0, "1",
+        "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (seed 002 §4.3); "
+        "dimensionless with the volume weights (1 would replace v by its kernel average)."),
+    [P_CLAMP] = EDDY_PARAM_BOOL_DESC(
+        "unilateral", 1,
+        "Clamp the constraint to C = max(rho / rho0 - 1, 0), so that particles at the free surface, "
+        "whose sums lack neighbors, are not pulled together (true, default); false is the two-sided "
+        "constraint of the seeds."),
+    [P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.4, 0.01, 1.0, "1",
+        "Time-step limit cfl * h / v_max (PBF has no sound speed; the neighbor lists of x* must stay "
+        "valid over the step)."),
+};
+
+/* The per-material parameter PBF reads (the shared declaration of world.h): the self-contribution
+ * to the density sum. Viscosity and stiffness have no role in the method (XSPH is its viscosity). */
+enum { M_INITIAL_SUM, M_COUNT };
+static const eddy_param_desc material_params[M_COUNT] = {
+    [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
 struct eddy_solver {
@@ -96,6 +110,46 @@ struct eddy_solver {
     uint32_t max_neighbors; /* longest neighbor list of the step */
     float uniform_mass;     /* the mass of every particle when they are all equal, else 0 */
 };
+
+/*
+ * Owned particles and halo copies. With several processes the particle set also holds halo copies of
+ * particles other processes own: they are read as neighbors, never updated here, and their fields
+ * arrive through eddy_world_refresh_fields(). halo_flags() is NULL in one process (no halo copies), so
+ * the test costs nothing there and the loops run as they always did.
+ */
+static inline const uint8_t *halo_flags(const eddy_particles *p)
+{
+    return p->halo_count ? p->flags : NULL;
+}
+
+static inline int is_halo(const uint8_t *halo, size_t i)
+{
+    return halo && (halo[i] & EDDY_PARTICLE_HALO);
+}
+
+/* (dx, dy, dz)[i] = (sx, sy, sz)[i] for every owned particle i; halo copies keep theirs. */
+static void copy_owned(const eddy_particles *p, float *dx, float *dy, float *dz, const float *sx, const float *sy,
+                       const float *sz)
+{
+    const long long n = (long long)p->count;
+    const uint8_t *halo = halo_flags(p);
+    if (!halo) {
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; ++i) {
+            dx[i] = sx[i];
+            dy[i] = sy[i];
+            dz[i] = sz[i];
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+        if (halo[i] & EDDY_PARTICLE_HALO) continue;
+        dx[i] = sx[i];
+        dy[i] = sy[i];
+        dz[i] = sz[i];
+    }
+}
 
 static void destroy(eddy_solver *s)
 {
@@ -131,21 +185,23 @@ static double lattice_gradient_norm(const eddy_kernels *k, double mass, double r
     return sum;
 }
 
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "pbf: the world has no material");
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
-    s->iterations = (int)pv->values[P_ITERATIONS];
-    s->relaxation = (float)pv->values[P_RELAXATION];
-    s->scorr_k = (float)pv->values[P_SCORR_K];
-    s->scorr_n = (int)pv->values[P_SCORR_N];
-    s->scorr_dq = (float)pv->values[P_SCORR_DQ];
-    s->vort_eps = (float)pv->values[P_VORTICITY];
-    s->xsph_c = (float)pv->values[P_XSPH];
-    s->unilateral = pv->values[P_CLAMP] != 0.0;
-    s->cfl = (float)pv->values[P_CFL];
+    s->iterations = (int)pv->values[P_ITERATIONS].integer;
+    s->relaxation = (float)pv->values[P_RELAXATION].number;
+    s->scorr_k = (float)pv->values[P_SCORR_K].number;
+    s->scorr_n = (int)pv->values[P_SCORR_N].integer;
+    s->scorr_dq = (float)pv->values[P_SCORR_DQ].number;
+    s->vort_eps = (float)pv->values[P_VORTICITY].number;
+    s->xsph_c = (float)pv->values[P_XSPH].number;
+    s->unilateral = pv->values[P_CLAMP].number != 0.0;
+    s->cfl = (float)pv->values[P_CFL].number;
     const size_t nm = w->material_count;
     s->inv_rho0 = calloc(nm, sizeof(float));
     s->self_density = calloc(nm, sizeof(float));
@@ -166,8 +222,10 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
                                   "rest spacing %g; PBF needs h of at least about 2 particle spacings",
                                   mat->name, (double)w->smoothing_radius, (double)mat->particle_dist);
         }
+        /* A float, as the material member of ABI 1.x was: the product below stays in float. */
+        const float initial_sum = (float)eddy_param_get(&mat->params, "initial_sum", 1.0);
         s->inv_rho0[m] = 1.0f / mat->rest_density;
-        s->self_density[m] = mat->initial_sum * mat->particle_mass * eddy_poly6(&k, 0.0f);
+        s->self_density[m] = initial_sum * mat->particle_mass * eddy_poly6(&k, 0.0f);
         s->epsilon[m] = (float)(s->relaxation * d0);
     }
     int rc;
@@ -340,8 +398,9 @@ static inline uint32_t gather(const ctx *c, uint32_t i, const float *lam, nbuf *
 }
 
 /*
- * Density and lambda of every particle at the current positions (the first half of a Jacobi
- * iteration). Writes the density field and the lambda field.
+ * Density and lambda of every owned particle at the current positions (the first half of a Jacobi
+ * iteration). Writes the density field and the lambda field; neighbors read lambda in delta_pass, so
+ * the caller refreshes its halo copies.
  */
 static int lambda_pass(const eddy_solver *s, eddy_world *w)
 {
@@ -352,6 +411,7 @@ static int lambda_pass(const eddy_solver *s, eddy_world *w)
     float *lam = eddy_particles_field(p, s->f_lambda, 0);
     const float h = c.k.h, h2 = c.k.h2, cw = c.k.poly6, cg = c.k.spiky_grad, tiny = 1e-6f * h;
     const long long n = (long long)p->count;
+    const uint8_t *halo = halo_flags(p);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
@@ -359,7 +419,7 @@ static int lambda_pass(const eddy_solver *s, eddy_world *w)
         if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
 #pragma omp for schedule(dynamic, 256)
         for (long long ii = 0; ii < n; ++ii) {
-            if (failed) continue;
+            if (failed || is_halo(halo, (size_t)ii)) continue;
             const uint32_t i = (uint32_t)ii, m = c.mat[i];
             const float inv_rho0 = s->inv_rho0[m];
             const uint32_t nn = gather(&c, i, NULL, &b);
@@ -501,9 +561,10 @@ static void delta_sum(const nbuf *b, size_t count, const float *R, const float *
 }
 
 /*
- * Delta-p of every particle from the lambdas (with s_corr), then the collision projection; the new
- * positions go to scratch s[0..2] (Jacobi: every particle reads the old positions), and are copied
- * back afterwards.
+ * Delta-p of every owned particle from the lambdas (with s_corr), then the collision projection; the
+ * new positions go to scratch s[0..2] (Jacobi: every particle reads the old positions), and are copied
+ * back afterwards. Neighbors read the positions next (the next iteration, the velocity passes), so the
+ * caller refreshes their halo copies.
  */
 static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
 {
@@ -523,6 +584,7 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
     const long long n = (long long)p->count;
     const eddy_boundaries *bd = &w->boundaries;
     const unsigned char *near = s->near;
+    const uint8_t *halo = halo_flags(p);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
@@ -530,7 +592,7 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
         if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
 #pragma omp for schedule(dynamic, 256)
         for (long long ii = 0; ii < n; ++ii) {
-            if (failed) continue;
+            if (failed || is_halo(halo, (size_t)ii)) continue;
             const uint32_t i = (uint32_t)ii, m = c.mat[i];
             const float inv_rho0 = s->inv_rho0[m], li = lam[i];
             const uint32_t nn = gather(&c, i, lam, &b);
@@ -570,13 +632,7 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
         }
         free(b.block);
     }
-    float *x = p->x, *y = p->y, *z = p->z;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; ++i) {
-        x[i] = nx[i];
-        y[i] = ny[i];
-        z[i] = nz[i];
-    }
+    copy_owned(p, p->x, p->y, p->z, nx, ny, nz);
     return failed;
 }
 
@@ -585,8 +641,10 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
  * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0).
  * Pass 2: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W, N = eta / |eta|, a = epsilon N x omega,
  *         and v_i += dt a + c sum_j V_j (v_j - v_i) W_poly6, from the velocities before the pass.
+ * Both update the owned particles; pass 2 reads the neighbors' vorticity, whose halo copies are
+ * refreshed in between (their |omega| then follows from the refreshed field, as the owner computed it).
  */
-static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
+static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
 {
     ctx c = make_ctx(w);
     c.uniform_mass = s->uniform_mass > 0.0f;
@@ -597,6 +655,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
     float *om = s->s[3];
     const float h = c.k.h, h2 = c.k.h2, cw = c.k.poly6, cg = c.k.spiky_grad, tiny = 1e-6f * h;
     const long long n = (long long)p->count;
+    const uint8_t *halo = halo_flags(p);
     const int vort = s->vort_eps > 0.0f;
     int failed = 0;
     if (vort) {
@@ -606,7 +665,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
             if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
 #pragma omp for schedule(dynamic, 256)
             for (long long ii = 0; ii < n; ++ii) {
-                if (failed) continue;
+                if (failed || is_halo(halo, (size_t)ii)) continue;
                 const uint32_t i = (uint32_t)ii;
                 const float inv_rho0 = s->inv_rho0[c.mat[i]];
                 const uint32_t nn = gather(&c, i, NULL, &b);
@@ -638,7 +697,18 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
             }
             free(b.block);
         }
-        if (failed) return failed;
+        if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        const int f_vort = s->f_vort;
+        int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
+        if (rc) return rc;
+        if (halo) {
+            ox = eddy_particles_field(p, s->f_vort, 0);
+            oy = eddy_particles_field(p, s->f_vort, 1);
+            oz = eddy_particles_field(p, s->f_vort, 2);
+#pragma omp parallel for schedule(static)
+            for (long long i = 0; i < n; ++i)
+                if (halo[i] & EDDY_PARTICLE_HALO) om[i] = sqrtf(ox[i] * ox[i] + oy[i] * oy[i] + oz[i] * oz[i]);
+        }
     }
     float *nvx = s->s[0], *nvy = s->s[1], *nvz = s->s[2];
     const float eps = s->vort_eps, cx = s->xsph_c;
@@ -648,7 +718,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
         if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
 #pragma omp for schedule(dynamic, 256)
         for (long long ii = 0; ii < n; ++ii) {
-            if (failed) continue;
+            if (failed || is_halo(halo, (size_t)ii)) continue;
             const uint32_t i = (uint32_t)ii;
             const float inv_rho0 = s->inv_rho0[c.mat[i]];
             const uint32_t nn = gather(&c, i, NULL, &b);
@@ -694,45 +764,39 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt)
         }
         free(b.block);
     }
-    if (failed) return failed;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; ++i) {
-        vx[i] = nvx[i];
-        vy[i] = nvy[i];
-        vz[i] = nvz[i];
-    }
-    return 0;
+    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    copy_owned(p, vx, vy, vz, nvx, nvy, nvz);
+    return EDDY_OK;
 }
 
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 {
     const float dt = (float)dt_in;
     eddy_particles *p = &w->particles;
+    const int f_position = EDDY_FIELD_POSITION, f_velocity = EDDY_FIELD_VELOCITY, f_lambda = s->f_lambda;
     double t0 = eddy_time_ms();
     /* Gravity and prediction: remember x, then x* = x + dt (v + dt g). */
     {
         float *px = eddy_particles_field(p, s->f_prev, 0), *py = eddy_particles_field(p, s->f_prev, 1),
               *pz = eddy_particles_field(p, s->f_prev, 2);
-        const long long n = (long long)p->count;
-#pragma omp parallel for schedule(static)
-        for (long long i = 0; i < n; ++i) {
-            px[i] = p->x[i];
-            py[i] = p->y[i];
-            pz[i] = p->z[i];
-        }
+        copy_owned(p, px, py, pz, p->x, p->y, p->z);
         eddy_world_integrate_velocity(w, -1, dt);
         eddy_world_integrate_position(w, dt);
     }
     double t1 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, t1 - t0);
-    int rc = prepare(s, w, err); /* sorts by cell: previous_position and lambda follow */
+    /* Every neighbor sum of the step reads the predicted positions x*. */
+    int rc = eddy_world_refresh_fields(w, &f_position, 1, err);
     if (rc) return rc;
+    if ((rc = prepare(s, w, err))) return rc; /* sorts by cell: previous_position and lambda follow */
     double dens = 0.0, forces = 0.0;
     for (int it = 0; it < s->iterations; ++it) {
         double a = eddy_time_ms();
         if (lambda_pass(s, w)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        if ((rc = eddy_world_refresh_fields(w, &f_lambda, 1, err))) return rc;
         double b = eddy_time_ms();
         if (delta_pass(s, w, dt)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        if ((rc = eddy_world_refresh_fields(w, &f_position, 1, err))) return rc;
         dens += b - a;
         forces += eddy_time_ms() - b;
     }
@@ -745,8 +809,10 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
         const int periodic = l->periodic[0] || l->periodic[1] || l->periodic[2];
         const float inv_dt = 1.0f / dt;
         const long long n = (long long)p->count;
+        const uint8_t *halo = halo_flags(p);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
+            if (is_halo(halo, (size_t)i)) continue;
             float dx = p->x[i] - px[i], dy = p->y[i] - py[i], dz = p->z[i] - pz[i];
             if (periodic) eddy_grid_min_image(l, &dx, &dy, &dz);
             p->vx[i] = dx * inv_dt;
@@ -755,8 +821,11 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
         }
     }
     double t3 = eddy_time_ms();
-    if ((s->vort_eps > 0.0f || s->xsph_c > 0.0f) && velocity_passes(s, w, dt))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    if (s->vort_eps > 0.0f || s->xsph_c > 0.0f) {
+        /* The velocity passes read the neighbors' velocities. */
+        if ((rc = eddy_world_refresh_fields(w, &f_velocity, 1, err)) || (rc = velocity_passes(s, w, dt, err)))
+            return rc;
+    }
     double t4 = eddy_time_ms();
     /* Restitution and friction on the velocities (positions are already outside every surface). */
     eddy_world_respond_boundaries(w, dt);
@@ -773,10 +842,11 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     int rc = prepare(s, w, err);
     if (rc) return rc;
     if (lambda_pass(s, w)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
-    return EDDY_OK;
+    const int f_lambda = s->f_lambda;
+    return eddy_world_refresh_fields(w, &f_lambda, 1, err);
 }
 
-static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     *dt = eddy_world_cfl_dt(w, s->cfl, 0.0);
@@ -785,16 +855,43 @@ static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **
 }
 
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, NULL, NULL, compute_fields};
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+    .compute_fields = compute_fields,
+};
 
+/* Decomposable: every loop that updates particles skips halo copies, and each field neighbors read
+ * later in the step (x* after the prediction and after every position correction, lambda in every
+ * iteration, the velocity and the vorticity of the velocity passes) is refreshed once computed. No
+ * state outside the instance: concurrent instances are safe. */
 static const eddy_component component = {
-    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "pbf", "1.0.0",
-    "Position Based Fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, vorticity "
-    "confinement, XSPH",
-    params, P_COUNT, &vtable, NULL};
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = "pbf",
+    .version = "2.0.0",
+    .description = "Position Based Fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, "
+                   "vorticity confinement, XSPH",
+    .params = params,
+    .param_count = P_COUNT,
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE,
+    .material_params = material_params,
+    .material_param_count = M_COUNT,
+};
 
 static const eddy_component *const components[] = {&component};
 
-static const eddy_plugin_descriptor descriptor = {EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "pbf"};
+static const eddy_plugin_descriptor descriptor = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "pbf",
+    .version = "2.0.0",
+    .init = NULL,
+    .deinit = NULL,
+    .component_count = 1,
+    .components = components,
+};
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

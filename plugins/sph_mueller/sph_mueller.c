@@ -13,6 +13,10 @@
  *
  * Every sum is a gather over the 3-cell bars of the particle's cell, in the grid's fixed range order,
  * so the result does not depend on the number of threads.
+ *
+ * Several processes: both passes update owned particles only and read halo copies as neighbours;
+ * density and pressure are refreshed on the halo copies (eddy_world_refresh_fields) before the force
+ * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
 
@@ -25,19 +29,39 @@ enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_COUNT };
 static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
 
 static const eddy_param_desc params[P_COUNT] = {
-    {"cfl", EDDY_PARAM_REAL, 0.4, 0.01, 1.0, "1",
-     "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness).", NULL},
-    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
-     "Factor on negative pressures. 0 (default) clamps p >= 0: free-surface particles, whose sums "
-     "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
-     "stable only with a soft stiffness.", NULL},
-    {"pressure_force", EDDY_PARAM_ENUM, 0, 0, 1, "",
-     "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j) with the "
-     "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
-     "linear pressure field, so fluid at rest carries rho0 g H. mueller: the seed's (p_i + p_j) / "
-     "(2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about 2 rho0 g H, and the "
-     "fluid is effectively half as stiff).", pressure_forces},
+    [P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.4, 0.01, 1.0, "1",
+        "CFL number of the time-step limit cfl * h / (c + v_max), with c = sqrt(stiffness)."),
+    [P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
+        "negative_pressure", 0.0, 0.0, 1.0, "1",
+        "Factor on negative pressures. 0 (default) clamps p >= 0: free-surface particles, whose sums "
+        "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
+        "stable only with a soft stiffness."),
+    [P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
+        "pressure_force", 0, pressure_forces,
+        "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j) with the "
+        "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
+        "linear pressure field, so fluid at rest carries rho0 g H. mueller: the seed's (p_i + p_j) / "
+        "(2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about 2 rho0 g H, and the "
+        "fluid is effectively half as stiff)."),
 };
+
+/* The per-material parameters the method reads, as world.h declares them for every SPH solver. */
+enum { M_VISCOSITY, M_STIFFNESS, M_INITIAL_SUM, M_COUNT };
+
+static const eddy_param_desc material_params[M_COUNT] = {
+    [M_VISCOSITY] = EDDY_MATERIAL_VISCOSITY_DESC,
+    [M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+    [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
+};
+
+/* A material's value of entry `which` of material_params (the table's default when unset), as a
+ * float: the material members of ABI 1.x were floats, and the arithmetic below stays in float. */
+static float material_value(const eddy_material *mat, int which)
+{
+    const eddy_param_desc *d = &material_params[which];
+    return (float)eddy_param_get(&mat->params, d->id, d->def);
+}
 
 struct eddy_solver {
     double cfl;
@@ -45,9 +69,11 @@ struct eddy_solver {
     float pair_weight; /* 1 consistent, 1/2 Müller 2003 */
     float *gradient_scale; /* per material: 1 / lattice gradient moment (consistent), 1 (mueller) */
     int acceleration; /* field id */
+    size_t nm;        /* materials */
     float *viscosity; /* per material, for the pairwise mean */
     float *rest_density, *stiffness, *self_density; /* per material */
     float max_accel; /* of the last step, for max_dt */
+    int loaded;      /* max_accel came from a checkpoint (load) */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
 };
@@ -64,13 +90,16 @@ static void destroy(eddy_solver *s)
     free(s);
 }
 
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
-    s->cfl = pv->values[P_CFL];
-    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
-    s->pair_weight = pv->values[P_PRESSURE_FORCE] == 1 ? 0.5f : 1.0f;
+    s->cfl = pv->values[P_CFL].number;
+    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
+    s->pair_weight = pv->values[P_PRESSURE_FORCE].integer == 1 ? 0.5f : 1.0f;
+    s->nm = w->material_count;
     size_t nm = w->material_count ? w->material_count : 1;
     s->viscosity = calloc(nm, sizeof(float));
     s->rest_density = calloc(nm, sizeof(float));
@@ -84,12 +113,13 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
     eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < w->material_count; ++m) {
         const eddy_material *mat = &w->materials[m];
-        s->viscosity[m] = mat->viscosity;
+        const float initial_sum = material_value(mat, M_INITIAL_SUM);
+        s->viscosity[m] = material_value(mat, M_VISCOSITY);
         s->rest_density[m] = mat->rest_density;
-        s->stiffness[m] = mat->stiffness;
+        s->stiffness[m] = material_value(mat, M_STIFFNESS);
         /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
          * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
-        s->self_density[m] = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
+        s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         s->gradient_scale[m] =
             s->pair_weight == 1.0f
                 ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
@@ -192,6 +222,8 @@ static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
             const size_t nc = cand.count;
             const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cm = cand.mass;
             for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                /* Halo copies are neighbours only: their owner computes them (density_pass). */
+                if (eddy_particle_is_halo(p, i)) continue;
                 const float xi = x[i], yi = y[i], zi = z[i];
                 float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
@@ -265,6 +297,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                         *cvz = cand.vz, *cpr = cand.pressure, *cvol = cand.volume, *cgs = cand.gscale,
                         *cmu = cand.visc;
             for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
                 const float xi = x[i], yi = y[i], zi = z[i];
                 const float vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
                 const float mu_i = s->viscosity[mat[i]], gs_i = s->gradient_scale[mat[i]];
@@ -343,6 +376,24 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     return EDDY_OK;
 }
 
+/*
+ * Density and pressure of the owned particles, then of their halo copies: eddy_world_refresh_fields
+ * brings the owners' new values (a no-op in one process, where there is no halo), and the volumes
+ * m / rho that the force pass reads of every neighbour follow from them.
+ */
+static int density_pass(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    static const int fields[] = {EDDY_FIELD_DENSITY, EDDY_FIELD_PRESSURE};
+    int rc = compute_density(s, w, err);
+    if (!rc) rc = eddy_world_refresh_fields(w, fields, sizeof fields / sizeof *fields, err);
+    if (rc) return rc;
+    const eddy_particles *p = &w->particles;
+    if (p->halo_count == 0) return EDDY_OK;
+    for (size_t i = 0; i < p->count; ++i)
+        if (eddy_particle_is_halo(p, i)) s->volume[i] = p->mass[i] / p->density[i];
+    return EDDY_OK;
+}
+
 /* Grid and per-particle scratch for the current positions. */
 static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
@@ -359,10 +410,16 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
 
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
+    /* On resume the host calls this after load(): max_dt's force limit keeps the restored largest
+     * acceleration of the last step, not that of the current positions, so that the resumed run takes
+     * the time steps the uninterrupted one took. */
+    const float restored = s->max_accel;
     int rc = prepare(s, w, err);
     if (rc) return rc;
-    if ((rc = compute_density(s, w, err))) return rc;
-    return compute_forces(s, w, err);
+    if ((rc = density_pass(s, w, err))) return rc;
+    rc = compute_forces(s, w, err);
+    if (s->loaded) s->max_accel = restored;
+    return rc;
 }
 
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
@@ -371,7 +428,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     int rc = prepare(s, w, err);
     if (rc) return rc;
     double t0 = eddy_time_ms();
-    if ((rc = compute_density(s, w, err))) return rc;
+    if ((rc = density_pass(s, w, err))) return rc;
     double t1 = eddy_time_ms();
     if ((rc = compute_forces(s, w, err))) return rc;
     double t2 = eddy_time_ms();
@@ -381,13 +438,13 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     return EDDY_OK;
 }
 
-static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     double kmax = 0.0, nu_max = 0.0;
-    for (size_t m = 0; m < w->material_count; ++m) {
-        if (w->materials[m].stiffness > kmax) kmax = w->materials[m].stiffness;
-        double nu = w->materials[m].viscosity / w->materials[m].rest_density;
+    for (size_t m = 0; m < s->nm; ++m) {
+        if (s->stiffness[m] > kmax) kmax = s->stiffness[m];
+        double nu = s->viscosity[m] / s->rest_density[m];
         if (nu > nu_max) nu_max = nu;
     }
     /* p = k (rho - rho0) gives dp/drho = k, so the speed of sound is sqrt(k) (with the mueller pair
@@ -405,20 +462,48 @@ static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    return eddy_state_load_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
+    int rc = eddy_state_load_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
+    if (!rc) s->loaded = 1;
+    return rc;
 }
 
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+    .save = save,
+    .load = load,
+    .compute_fields = compute_fields,
+};
 
+/* Instances keep all their state in the eddy_solver (CONCURRENT_INSTANCES); they update owned
+ * particles only and refresh density and pressure on halo copies (DECOMPOSABLE). */
 static const eddy_component component = {
-    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "sph_mueller", "1.0.0",
-    "Müller 2003 SPH: poly6 density, spiky pressure, viscosity Laplacian (Bullet-Fluids loop)",
-    params, P_COUNT, &vtable, NULL};
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = "sph_mueller",
+    .version = "2.0.0",
+    .description = "Müller 2003 SPH: poly6 density, spiky pressure, viscosity Laplacian (Bullet-Fluids loop)",
+    .params = params,
+    .param_count = P_COUNT,
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE,
+    .material_params = material_params,
+    .material_param_count = M_COUNT,
+};
 
 static const eddy_component *const components[] = {&component};
 
 static const eddy_plugin_descriptor descriptor = {
-    EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "sph_mueller"};
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "sph_mueller",
+    .version = "2.0.0",
+    .init = NULL,
+    .deinit = NULL,
+    .component_count = 1,
+    .components = components,
+};
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

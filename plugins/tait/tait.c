@@ -23,6 +23,10 @@
  *
  * Every sum is a gather over the grid's cell ranges in their fixed order (eddy_grid_cell_ranges), so a
  * run is bit-identical for any number of threads.
+ *
+ * Several processes: both passes update owned particles only and read halo copies as neighbours;
+ * density and pressure are refreshed on the halo copies (eddy_world_refresh_fields) before the force
+ * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
 
@@ -46,31 +50,55 @@ enum { BOUNDARY_MIRROR = 0, BOUNDARY_VIRTUAL = 1 };
 static const char *const boundary_methods[] = {"mirror", "virtual", NULL};
 
 static const eddy_param_desc params[P_COUNT] = {
-    {"cfl", EDDY_PARAM_REAL, 0.25, 0.01, 1.0, "1",
-     "CFL number of the time-step limit cfl * h / (c0 + v_max), h the kernel support radius.", NULL},
-    {"sound_speed", EDDY_PARAM_REAL, NAN, 1e-6, 1e9, "m/s",
-     "Numerical speed of sound c0 (sim units). Derived (default): 10 sqrt(2 |g| H), ten times the "
-     "largest speed of fluid falling the height H the particles span along gravity at the start; "
-     "without gravity, sqrt(stiffness) of each material.", NULL},
-    {"gamma", EDDY_PARAM_REAL, 7.0, 1.0, 10.0, "1",
-     "Tait exponent: p = (rho0 c0^2 / gamma) ((rho / rho0)^gamma - 1). 7 for water (Monaghan 1994); "
-     "seed 003 used 2 for stability at large time steps.", NULL},
-    {"alpha", EDDY_PARAM_REAL, 0.02, 0.0, 1.0, "1",
-     "Monaghan artificial viscosity Pi_ij = -alpha c0 mu_ij / rho_ij, mu_ij = (h/2) v_ij.x_ij / "
-     "(r^2 + 0.01 (h/2)^2), on approaching pairs only; adds to the material viscosity.", NULL},
-    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
-     "Factor on negative Tait pressures. 0 (default) clamps p >= 0, so free-surface particles with "
-     "incomplete sums are not pulled into clumps (tensile instability); 1 keeps the Tait law exactly.",
-     NULL},
-    {"boundary", EDDY_PARAM_ENUM, 0, 0, 1, "",
-     "Wall forces (the density always sums the core's mirror ghosts). mirror (default): the ghosts in "
-     "the forces too (hydrostatic pressure continued through the wall, free slip). virtual: seed 003's "
-     "virtual particle at the projection onto each wall within h, density rho0, pressure "
-     "max(boundary_pressure, p_i), normal viscous force only.", boundary_methods},
-    {"boundary_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1e12, "Pa",
-     "P_b of the virtual boundary particles (boundary = virtual): their pressure is max(P_b, p_i), so "
-     "that low-pressure particles are still pushed off the wall. Sim units (Pa, or Pa m in 2D).", NULL},
+    [P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.25, 0.01, 1.0, "1",
+        "CFL number of the time-step limit cfl * h / (c0 + v_max), h the kernel support radius."),
+    [P_SOUND_SPEED] = EDDY_PARAM_DERIVED_REAL_DESC(
+        "sound_speed", 1e-6, 1e9, "m/s",
+        "Numerical speed of sound c0 (sim units). Derived (default): 10 sqrt(2 |g| H), ten times the "
+        "largest speed of fluid falling the height H the particles span along gravity at the start; "
+        "without gravity, sqrt(stiffness) of each material."),
+    [P_GAMMA] = EDDY_PARAM_REAL_DESC(
+        "gamma", 7.0, 1.0, 10.0, "1",
+        "Tait exponent: p = (rho0 c0^2 / gamma) ((rho / rho0)^gamma - 1). 7 for water (Monaghan 1994); "
+        "seed 003 used 2 for stability at large time steps."),
+    [P_ALPHA] = EDDY_PARAM_REAL_DESC(
+        "alpha", 0.02, 0.0, 1.0, "1",
+        "Monaghan artificial viscosity Pi_ij = -alpha c0 mu_ij / rho_ij, mu_ij = (h/2) v_ij.x_ij / "
+        "(r^2 + 0.01 (h/2)^2), on approaching pairs only; adds to the material viscosity."),
+    [P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
+        "negative_pressure", 0.0, 0.0, 1.0, "1",
+        "Factor on negative Tait pressures. 0 (default) clamps p >= 0, so free-surface particles with "
+        "incomplete sums are not pulled into clumps (tensile instability); 1 keeps the Tait law exactly."),
+    [P_BOUNDARY] = EDDY_PARAM_ENUM_DESC(
+        "boundary", BOUNDARY_MIRROR, boundary_methods,
+        "Wall forces (the density always sums the core's mirror ghosts). mirror (default): the ghosts in "
+        "the forces too (hydrostatic pressure continued through the wall, free slip). virtual: seed 003's "
+        "virtual particle at the projection onto each wall within h, density rho0, pressure "
+        "max(boundary_pressure, p_i), normal viscous force only."),
+    [P_BOUNDARY_PRESSURE] = EDDY_PARAM_REAL_DESC(
+        "boundary_pressure", 0.0, 0.0, 1e12, "Pa",
+        "P_b of the virtual boundary particles (boundary = virtual): their pressure is max(P_b, p_i), so "
+        "that low-pressure particles are still pushed off the wall. Sim units (Pa, or Pa m in 2D)."),
 };
+
+/* The per-material parameters the method reads, as world.h declares them for every SPH solver:
+ * viscosity, the stiffness whose square root is c0 without gravity, and the density's self term. */
+enum { M_VISCOSITY, M_STIFFNESS, M_INITIAL_SUM, M_COUNT };
+
+static const eddy_param_desc material_params[M_COUNT] = {
+    [M_VISCOSITY] = EDDY_MATERIAL_VISCOSITY_DESC,
+    [M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+    [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
+};
+
+/* A material's value of entry `which` of material_params (the table's default when unset), as a
+ * float: the material members of ABI 1.x were floats, and the arithmetic below keeps their rounding. */
+static float material_value(const eddy_material *mat, int which)
+{
+    const eddy_param_desc *d = &material_params[which];
+    return (float)eddy_param_get(&mat->params, d->id, d->def);
+}
 
 struct eddy_solver {
     double cfl;
@@ -83,6 +111,7 @@ struct eddy_solver {
     float *rest_density, *tait_b, *gamma, *sound_speed, *viscosity, *self_density, *gradient_scale;
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
+    int loaded;                /* max_accel came from a checkpoint (load) */
 };
 
 static void destroy(eddy_solver *s)
@@ -100,7 +129,9 @@ static void destroy(eddy_solver *s)
 
 /* 10 sqrt(2 |g| H), H the height the particles span along gravity (sim units): the speed of sound ten
  * times that of the fastest free fall in the scene, which keeps density errors near 1% (Monaghan
- * 1994). 0 without gravity or particles. */
+ * 1994). 0 without gravity or particles. H is taken over this process's owned particles: in a run
+ * split over several processes each would derive its own c0, so such a run must give sound_speed
+ * (the ABI has no collective min/max yet). */
 static double derived_sound_speed(const eddy_world *w)
 {
     const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
@@ -109,26 +140,31 @@ static double derived_sound_speed(const eddy_world *w)
     if (!(g > 0) || p->count == 0) return 0.0;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
         double up = -(p->x[i] * w->gravity[0] + p->y[i] * w->gravity[1] + p->z[i] * w->gravity[2]) / g;
         lo = up < lo ? up : lo;
         hi = up > hi ? up : hi;
     }
+    if (!(hi >= lo)) return 0.0; /* no owned particle */
     return 10.0 * sqrt(2.0 * g * (hi - lo));
 }
 
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "tait: the world has no material");
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
-    s->cfl = pv->values[P_CFL];
-    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
-    s->alpha = (float)pv->values[P_ALPHA];
-    s->boundary = (int)pv->values[P_BOUNDARY];
-    s->boundary_pressure = (float)pv->values[P_BOUNDARY_PRESSURE];
-    const double gamma = pv->values[P_GAMMA];
-    const double c_param = pv->values[P_SOUND_SPEED];
+    s->cfl = pv->values[P_CFL].number;
+    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
+    s->alpha = (float)pv->values[P_ALPHA].number;
+    s->boundary = (int)pv->values[P_BOUNDARY].integer;
+    s->boundary_pressure = (float)pv->values[P_BOUNDARY_PRESSURE].number;
+    const double gamma = pv->values[P_GAMMA].number;
+    /* NAN: derive c0 (the parameter is EDDY_PARAM_DERIVED, unset unless the scene gives it). */
+    const double c_param = pv->values[P_SOUND_SPEED].is_set ? pv->values[P_SOUND_SPEED].number : NAN;
     size_t nm = s->nm = w->material_count;
     float **arrays[] = {&s->rest_density, &s->tait_b, &s->gamma, &s->sound_speed,
                         &s->viscosity, &s->self_density, &s->gradient_scale};
@@ -143,7 +179,9 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
     const double c_fall = derived_sound_speed(w);
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
-        double c0 = !isnan(c_param) ? c_param : c_fall > 0 ? c_fall : sqrt((double)mat->stiffness);
+        const float stiffness = material_value(mat, M_STIFFNESS);
+        const float initial_sum = material_value(mat, M_INITIAL_SUM);
+        double c0 = !isnan(c_param) ? c_param : c_fall > 0 ? c_fall : sqrt((double)stiffness);
         if (!(c0 > 0)) {
             destroy(s);
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
@@ -156,9 +194,9 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
         s->sound_speed[m] = (float)c0;
         s->gamma[m] = (float)gamma;
         s->tait_b[m] = (float)(mat->rest_density * c0 * c0 / gamma);
-        s->viscosity[m] = mat->viscosity;
+        s->viscosity[m] = material_value(mat, M_VISCOSITY);
         /* initial_sum scales the self term m W(0) of the density sum (seed 000 §3.2.1). */
-        s->self_density[m] = (mat->initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
+        s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         /* The spiky pressure gradient of a linear pressure field falls short by the lattice's first
          * gradient moment (0.87 at h = 2 spacings in 2D); dividing by it lets fluid at rest carry
          * rho0 g H (world.h, eddy_lattice_gradient_moment). */
@@ -171,6 +209,15 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
         destroy(s);
         return rc;
     }
+    /* A derived value the user may want to see once (it sets the time step). */
+    if (isnan(c_param) && c_fall > 0)
+        eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
+                      "sound speed c0 = 10 sqrt(2 |g| H) = %.4g m/s (sim units), H the height the "
+                      "particles span along gravity", c_fall);
+    else if (isnan(c_param))
+        eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
+                      "no gravity: sound speed c0 = sqrt(stiffness) of each material, at most %.4g m/s "
+                      "(sim units)", (double)s->c_max);
     *out = s;
     return EDDY_OK;
 }
@@ -200,6 +247,8 @@ static void compute_density(eddy_solver *s, eddy_world *w)
         eddy_range r[EDDY_MAX_CELL_RANGES];
         const int nr = eddy_grid_cell_ranges(g, c, r);
         for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+            /* Halo copies are neighbours only: their owner computes them (density_pass). */
+            if (eddy_particle_is_halo(p, i)) continue;
             const float xi = x[i], yi = y[i], zi = z[i];
             const float pos[3] = {xi, yi, zi};
             eddy_mirror mirror[EDDY_MAX_MIRRORS];
@@ -286,6 +335,7 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
         eddy_range r[EDDY_MAX_CELL_RANGES];
         const int nr = eddy_grid_cell_ranges(g, c, r);
         for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+            if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
             const uint32_t mi_ = mat[i];
             pair_ctx pc;
             pc.k = k;
@@ -357,12 +407,26 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     s->max_accel = sqrtf(amax2);
 }
 
+/* Density and pressure of the owned particles, then of their halo copies (eddy_world_refresh_fields:
+ * the owners' new values; a no-op in one process), which the force pass reads as neighbours. */
+static int density_pass(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    static const int fields[] = {EDDY_FIELD_DENSITY, EDDY_FIELD_PRESSURE};
+    compute_density(s, w);
+    return eddy_world_refresh_fields(w, fields, sizeof fields / sizeof *fields, err);
+}
+
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
+    /* On resume the host calls this after load(): max_dt's force limit keeps the restored largest
+     * acceleration of the last step, not that of the current positions, so that the resumed run takes
+     * the time steps the uninterrupted one took. */
+    const float restored = s->max_accel;
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
-    compute_density(s, w);
+    if ((rc = density_pass(s, w, err))) return rc;
     compute_forces(s, w);
+    if (s->loaded) s->max_accel = restored;
     return EDDY_OK;
 }
 
@@ -372,7 +436,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     double t0 = eddy_time_ms();
-    compute_density(s, w);
+    if ((rc = density_pass(s, w, err))) return rc;
     double t1 = eddy_time_ms();
     compute_forces(s, w);
     double t2 = eddy_time_ms();
@@ -382,7 +446,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     return EDDY_OK;
 }
 
-static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     double nu_max = 0.0;
@@ -403,20 +467,49 @@ static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    return eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
+    int rc = eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
+    if (!rc) s->loaded = 1;
+    return rc;
 }
 
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+    .save = save,
+    .load = load,
+    .compute_fields = compute_fields,
+};
 
+/* Instances keep all their state in the eddy_solver (CONCURRENT_INSTANCES); they update owned
+ * particles only and refresh density and pressure on halo copies (DECOMPOSABLE). */
 static const eddy_component component = {
-    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "tait", "1.0.0",
-    "Weakly compressible SPH: Tait equation of state, symmetric pressure force, mirror or virtual "
-    "boundary particles (seed 003, Monaghan 1994)",
-    params, P_COUNT, &vtable, NULL};
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = "tait",
+    .version = "2.0.0",
+    .description = "Weakly compressible SPH: Tait equation of state, symmetric pressure force, mirror or "
+                   "virtual boundary particles (seed 003, Monaghan 1994)",
+    .params = params,
+    .param_count = P_COUNT,
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE,
+    .material_params = material_params,
+    .material_param_count = M_COUNT,
+};
 
 static const eddy_component *const components[] = {&component};
 
-static const eddy_plugin_descriptor descriptor = {EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "tait"};
+static const eddy_plugin_descriptor descriptor = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "tait",
+    .version = "2.0.0",
+    .init = NULL,
+    .deinit = NULL,
+    .component_count = 1,
+    .components = components,
+};
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

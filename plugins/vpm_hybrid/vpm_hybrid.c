@@ -53,52 +53,75 @@ static const char *const bs_methods[] = {"auto", "direct", "treecode", NULL};
 #define TREECODE_CROSSOVER 5000
 
 static const eddy_param_desc params[P_COUNT] = {
-    {"mode", EDDY_PARAM_ENUM, MODE_HYBRID, 0, 2, "",
-     "vpm: velocity from vorticity only (gravity acts through baroclinic vorticity); sph: SPH pressure, "
-     "viscosity and buoyancy-reduced gravity, no vorticity; hybrid (default): the sum of the two "
-     "velocities (see hybrid_gravity).", modes},
-    {"core_radius", EDDY_PARAM_REAL, NAN, 1e-9, 1e9, "m",
-     "Gaussian core radius sigma of every vorton (the Biot-Savart law is regularized by the blob "
-     "exp(-r^2 / 2 sigma^2)). Derived (default): the largest rest spacing of the fluid materials, so that "
-     "neighbouring blobs overlap.", NULL},
-    {"biot_savart", EDDY_PARAM_ENUM, 0, 0, 2, "",
-     "How the velocity is summed over the vortons: auto (default) uses the treecode from "
-     "treecode_threshold vortons on, direct summation below; direct; treecode.", bs_methods},
-    {"treecode_threshold", EDDY_PARAM_INT, TREECODE_CROSSOVER, 1, 1e9, "vortons",
-     "With biot_savart = auto: the number of vortons (particles with non-zero vorticity) from which the "
-     "Barnes-Hut treecode is used; the default is the measured crossover (docs/performance.md).", NULL},
-    {"opening_angle", EDDY_PARAM_REAL, 0.4, 0.05, 1.0, "1",
-     "Barnes-Hut opening angle theta: a cell of radius b is summed through its quadrupole expansion when "
-     "b / distance < theta. Smaller is more accurate and slower (error ~ theta^3).", NULL},
-    {"stretching", EDDY_PARAM_BOOL, 1, 0, 1, "",
-     "Vortex stretching and tilting (omega . grad) u of the vortex velocity (3D only).", NULL},
-    {"diffusion", EDDY_PARAM_BOOL, 1, 0, 1, "",
-     "Viscous diffusion of vorticity, nu lap omega with nu = viscosity / rest_density of the materials, by "
-     "particle strength exchange.", NULL},
-    {"baroclinic", EDDY_PARAM_BOOL, 1, 0, 1, "",
-     "Baroclinic generation D omega / Dt = (grad rho x g) / rho from the SPH mass density gradient.", NULL},
-    {"ambient_density", EDDY_PARAM_REAL, 0.0, 0.0, 1e9, "kg/m^3",
-     "Density rho_a of the ambient fluid that fills the space without particles (seed 004's "
-     "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
-     "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space, whose free "
-     "surfaces generate no vorticity (difference formula everywhere).", NULL},
-    {"tracer_material", EDDY_PARAM_INT, -1, -1, 1e6, "",
-     "Index into the scene's materials of the passive tracers: advected with the flow, no vorticity, no "
-     "influence on it. -1 (default): none.", NULL},
-    {"hybrid_gravity", EDDY_PARAM_BOOL, 1, 0, 1, "",
-     "hybrid only. true (default): the seed's additive mix, u = v_s + u_omega with v_s an SPH velocity "
-     "that feels the buoyancy-reduced gravity too, so buoyancy drives the flow twice (as a body force and "
-     "through the baroclinic vorticity). false: gravity acts through the vorticity alone and the SPH part "
-     "only keeps the particles apart.", NULL},
-    {"negative_pressure", EDDY_PARAM_REAL, 0.0, 0.0, 1.0, "1",
-     "Factor on negative SPH pressures; 0 (default) clamps p >= 0, 1 keeps p = k (rho - rho0), an "
-     "attraction that holds a drop together (the seed's SPH).", NULL},
-    {"cfl", EDDY_PARAM_REAL, 0.25, 0.01, 1.0, "1",
-     "CFL number of the time-step limit cfl h / (c + v_max), c = sqrt(stiffness) in sph and hybrid "
-     "modes, 0 in vpm mode.", NULL},
-    {"vortex_cfl", EDDY_PARAM_REAL, 0.25, 0.01, 2.0, "1",
-     "Time-step limit vortex_cfl / max |omega|: the largest rotation of a vortex core per step, in "
-     "radians times 2.", NULL},
+    [P_MODE] = EDDY_PARAM_ENUM_DESC(
+        "mode", MODE_HYBRID, modes,
+        "vpm: velocity from vorticity only (gravity acts through baroclinic vorticity); sph: SPH pressure, "
+        "viscosity and buoyancy-reduced gravity, no vorticity; hybrid (default): the sum of the two "
+        "velocities (see hybrid_gravity)."),
+    [P_CORE_RADIUS] = EDDY_PARAM_DERIVED_REAL_DESC(
+        "core_radius", 1e-9, 1e9, "m",
+        "Gaussian core radius sigma of every vorton (the Biot-Savart law is regularized by the blob "
+        "exp(-r^2 / 2 sigma^2)). Derived (default): the largest rest spacing of the fluid materials, so that "
+        "neighbouring blobs overlap."),
+    [P_BIOT_SAVART] = EDDY_PARAM_ENUM_DESC(
+        "biot_savart", 0, bs_methods,
+        "How the velocity is summed over the vortons: auto (default) uses the treecode from "
+        "treecode_threshold vortons on, direct summation below; direct; treecode."),
+    [P_TREECODE_THRESHOLD] = EDDY_PARAM_INT_DESC(
+        "treecode_threshold", TREECODE_CROSSOVER, 1, 1e9, "vortons",
+        "With biot_savart = auto: the number of vortons (particles with non-zero vorticity) from which the "
+        "Barnes-Hut treecode is used; the default is the measured crossover (docs/performance.md)."),
+    [P_OPENING_ANGLE] = EDDY_PARAM_REAL_DESC(
+        "opening_angle", 0.4, 0.05, 1.0, "1",
+        "Barnes-Hut opening angle theta: a cell of radius b is summed through its quadrupole expansion when "
+        "b / distance < theta. Smaller is more accurate and slower (error ~ theta^3)."),
+    [P_STRETCHING] = EDDY_PARAM_BOOL_DESC(
+        "stretching", 1, "Vortex stretching and tilting (omega . grad) u of the vortex velocity (3D only)."),
+    [P_DIFFUSION] = EDDY_PARAM_BOOL_DESC(
+        "diffusion", 1,
+        "Viscous diffusion of vorticity, nu lap omega with nu = viscosity / rest_density of the materials, by "
+        "particle strength exchange."),
+    [P_BAROCLINIC] = EDDY_PARAM_BOOL_DESC(
+        "baroclinic", 1,
+        "Baroclinic generation D omega / Dt = (grad rho x g) / rho from the SPH mass density gradient."),
+    [P_AMBIENT_DENSITY] = EDDY_PARAM_REAL_DESC(
+        "ambient_density", 0.0, 0.0, 1e9, "kg/m^3",
+        "Density rho_a of the ambient fluid that fills the space without particles (seed 004's "
+        "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
+        "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space, whose free "
+        "surfaces generate no vorticity (difference formula everywhere)."),
+    [P_TRACER_MATERIAL] = EDDY_PARAM_INT_DESC(
+        "tracer_material", -1, -1, 1e6, "",
+        "Index into the scene's materials of the passive tracers: advected with the flow, no vorticity, no "
+        "influence on it. -1 (default): none."),
+    [P_HYBRID_GRAVITY] = EDDY_PARAM_BOOL_DESC(
+        "hybrid_gravity", 1,
+        "hybrid only. true (default): the seed's additive mix, u = v_s + u_omega with v_s an SPH velocity "
+        "that feels the buoyancy-reduced gravity too, so buoyancy drives the flow twice (as a body force and "
+        "through the baroclinic vorticity). false: gravity acts through the vorticity alone and the SPH part "
+        "only keeps the particles apart."),
+    [P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
+        "negative_pressure", 0.0, 0.0, 1.0, "1",
+        "Factor on negative SPH pressures; 0 (default) clamps p >= 0, 1 keeps p = k (rho - rho0), an "
+        "attraction that holds a drop together (the seed's SPH)."),
+    [P_CFL] = EDDY_PARAM_REAL_DESC(
+        "cfl", 0.25, 0.01, 1.0, "1",
+        "CFL number of the time-step limit cfl h / (c + v_max), c = sqrt(stiffness) in sph and hybrid "
+        "modes, 0 in vpm mode."),
+    [P_VORTEX_CFL] = EDDY_PARAM_REAL_DESC(
+        "vortex_cfl", 0.25, 0.01, 2.0, "1",
+        "Time-step limit vortex_cfl / max |omega|: the largest rotation of a vortex core per step, in "
+        "radians times 2."),
+};
+
+/* The per-material parameters the method reads (the shared declarations of world.h): viscosity (SPH
+ * viscosity, and nu = viscosity / rest_density for the PSE diffusion), stiffness (the SPH equation of
+ * state and the sound speed of the CFL limit), initial_sum (the self term of the number density). */
+enum { M_VISCOSITY, M_STIFFNESS, M_INITIAL_SUM, M_COUNT };
+static const eddy_param_desc material_params[M_COUNT] = {
+    [M_VISCOSITY] = EDDY_MATERIAL_VISCOSITY_DESC,
+    [M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+    [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
 static void destroy(eddy_solver *s)
@@ -125,11 +148,13 @@ static void destroy(eddy_solver *s)
     free(s);
 }
 
-static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out, eddy_error *err)
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
+    eddy_world *w = setup->world;
+    const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "vpm_hybrid: the world has no material");
-    const double tracer = pv->values[P_TRACER_MATERIAL];
+    const double tracer = pv->values[P_TRACER_MATERIAL].number;
     if (tracer >= (double)w->material_count)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "vpm_hybrid: tracer_material %.0f is not a material index (the scene has %zu "
@@ -141,20 +166,20 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
                               "left to carry the flow (add a fluid material, or -1 for no tracers)");
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
-    s->mode = (int)pv->values[P_MODE];
+    s->mode = (int)pv->values[P_MODE].integer;
     s->dims = w->dimensions;
-    s->bs_choice = (int)pv->values[P_BIOT_SAVART];
-    s->tree_threshold = (int)pv->values[P_TREECODE_THRESHOLD];
-    s->theta = (float)pv->values[P_OPENING_ANGLE];
-    s->stretching = pv->values[P_STRETCHING] != 0;
-    s->diffusion = pv->values[P_DIFFUSION] != 0;
-    s->baroclinic = pv->values[P_BAROCLINIC] != 0;
-    s->hybrid_gravity = pv->values[P_HYBRID_GRAVITY] != 0;
-    s->ambient = (float)pv->values[P_AMBIENT_DENSITY];
+    s->bs_choice = (int)pv->values[P_BIOT_SAVART].integer;
+    s->tree_threshold = (int)pv->values[P_TREECODE_THRESHOLD].integer;
+    s->theta = (float)pv->values[P_OPENING_ANGLE].number;
+    s->stretching = pv->values[P_STRETCHING].number != 0;
+    s->diffusion = pv->values[P_DIFFUSION].number != 0;
+    s->baroclinic = pv->values[P_BAROCLINIC].number != 0;
+    s->hybrid_gravity = pv->values[P_HYBRID_GRAVITY].number != 0;
+    s->ambient = (float)pv->values[P_AMBIENT_DENSITY].number;
     s->tracer = tracer < 0 ? UINT32_MAX : (uint32_t)tracer;
-    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE];
-    s->cfl = pv->values[P_CFL];
-    s->vortex_cfl = pv->values[P_VORTEX_CFL];
+    s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
+    s->cfl = pv->values[P_CFL].number;
+    s->vortex_cfl = pv->values[P_VORTEX_CFL].number;
     s->f_sph_velocity = s->f_acceleration = -1;
 
     const size_t nm = s->nm = w->material_count;
@@ -171,23 +196,29 @@ static int create(eddy_world *w, const eddy_param_values *pv, eddy_solver **out,
     float spacing = 0.0f;
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
+        /* Floats, as the material members of ABI 1.x were: the arithmetic below stays in float. */
+        const float viscosity = (float)eddy_param_get(&mat->params, "viscosity", 0.1);
+        const float stiffness = (float)eddy_param_get(&mat->params, "stiffness", 1000.0);
+        const float initial_sum = (float)eddy_param_get(&mat->params, "initial_sum", 1.0);
         s->rest_density[m] = mat->rest_density;
-        s->stiffness[m] = mat->stiffness;
-        s->viscosity[m] = mat->viscosity;
-        s->nu[m] = mat->viscosity / mat->rest_density;
+        s->stiffness[m] = stiffness;
+        s->viscosity[m] = viscosity;
+        s->nu[m] = viscosity / mat->rest_density;
         /* The spiky gradient (and the PSE Laplacian built from it) of a linear (quadratic) field falls
          * short by this moment on the rest lattice; dividing by it makes them exact there. */
         s->gscale[m] = (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
                                                                    w->dimensions));
-        s->self_number[m] = (mat->initial_sum - 1.0f) * eddy_poly6(&k, 0.0f);
+        s->self_number[m] = (initial_sum - 1.0f) * eddy_poly6(&k, 0.0f);
         s->buoyancy[m] = 1.0f - s->ambient / mat->rest_density;
         if ((uint32_t)m == s->tracer) continue;
-        const float c = sqrtf(mat->stiffness);
+        const float c = sqrtf(stiffness);
         s->c_max = c > s->c_max ? c : s->c_max;
         s->nu_max = s->nu[m] > s->nu_max ? s->nu[m] : s->nu_max;
         spacing = mat->particle_dist > spacing ? mat->particle_dist : spacing;
     }
-    const double sigma = pv->values[P_CORE_RADIUS];
+    /* Derived unless the scene gives it: unset (NAN) then. */
+    const eddy_param_value *core = &pv->values[P_CORE_RADIUS];
+    const double sigma = core->is_set ? core->number : NAN;
     s->sigma = !isnan(sigma) ? (float)sigma : spacing > 0.0f ? spacing : 0.5f * w->smoothing_radius;
 
     eddy_particles *p = &w->particles;
@@ -462,7 +493,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     return EDDY_OK;
 }
 
-static int max_dt(eddy_solver *s, const eddy_world *w, double *dt, const char **limit, eddy_error *err)
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
     const int sph = s->mode != MODE_VPM;
@@ -513,16 +544,46 @@ static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 }
 
 static const eddy_solver_vtable vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields};
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+    .save = save,
+    .load = load,
+    .compute_fields = compute_fields,
+};
 
+/* Not EDDY_COMPONENT_DECOMPOSABLE: the Biot-Savart sum gives every particle the velocity induced by
+ * every vorton in the world, not only by its neighbours, so a process holding its owned particles and
+ * their halo copies lacks most sources (a decomposed run must gather every vorton first, or refuse the
+ * solver). No state outside the instance: concurrent instances are safe. */
 static const eddy_component component = {
-    sizeof(eddy_component), EDDY_COMPONENT_SOLVER, "vpm_hybrid", "1.0.0",
-    "Vortex particle method (regularized Biot-Savart, direct or Barnes-Hut treecode, stretching, PSE "
-    "diffusion) with SPH density gradients for baroclinic vorticity; modes vpm, sph, hybrid (seed 004)",
-    params, P_COUNT, &vtable, NULL};
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = "vpm_hybrid",
+    .version = "2.0.0",
+    .description = "Vortex particle method (regularized Biot-Savart, direct or Barnes-Hut treecode, stretching, "
+                   "PSE diffusion) with SPH density gradients for baroclinic vorticity; modes vpm, sph, hybrid "
+                   "(seed 004)",
+    .params = params,
+    .param_count = P_COUNT,
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+    .material_params = material_params,
+    .material_param_count = M_COUNT,
+};
 
 static const eddy_component *const components[] = {&component};
 
-static const eddy_plugin_descriptor descriptor = {EDDY_PLUGIN_DESCRIPTOR_HEADER, 1, components, "vpm_hybrid"};
+static const eddy_plugin_descriptor descriptor = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "vpm_hybrid",
+    .version = "2.0.0",
+    .init = NULL,
+    .deinit = NULL,
+    .component_count = 1,
+    .components = components,
+};
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

@@ -7,13 +7,13 @@
  */
 #include <eddy/plugin.h>
 
-static int fake_create(const eddy_grid_layout *layout, void **state, eddy_error *err)
+static int fake_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
 {
-    return eddy_cpu_grid_backend()->create(layout, state, err);
+    return eddy_cpu_grid_backend()->create(setup, state, err);
 }
 
-static int fake_sort(void *state, const eddy_grid_layout *layout, size_t n, const float *x, const float *y,
-                     const float *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
+static int fake_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x, const eddy_real *y,
+                     const eddy_real *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
 {
     int rc = eddy_cpu_grid_backend()->sort(state, layout, n, x, y, z, perm, cell_begin, cell_end, err);
 #ifdef FAKE_UNSTABLE
@@ -41,20 +41,21 @@ static const eddy_grid_backend_vtable fake_backend = {
 
 static const eddy_component fake_component = {
     .size = sizeof(eddy_component),
-    .kind = EDDY_COMPONENT_GRID,
+    .interface_id = EDDY_INTERFACE_GRID,
     .id = "cuda",
     .version = "0.0.0",
     .description = "test double of the cuda grid (the CPU sort)",
-    .grid = &fake_backend,
+    .vtable = &fake_backend,
 };
 
 static const eddy_component *const components[] = {&fake_component};
 
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "fake_cuda_grid",
+    .version = "0.0.0",
     .component_count = 1,
     .components = components,
-    .name = "fake_cuda_grid",
 };
 
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void)

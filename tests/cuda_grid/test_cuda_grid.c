@@ -8,11 +8,17 @@
  *                                    the same clouds; particle order, cell ranges and occupied cells
  *                                    must be identical (both are the stable sort by cell: no tolerance)
  *   test_cuda_grid bench PLUGIN N..  GPU: milliseconds per grid build, cpu and cuda, at N particles
+ *   test_cuda_grid tables PLUGIN_A SOLVER_A PLUGIN_B SOLVER_B  no GPU needed: the two solvers'
+ *                                    parameter and material tables are equal entry for entry (ids,
+ *                                    types, flags, defaults, ranges, units, choices; not the docs), so
+ *                                    a scene section or material key valid for one is valid for the
+ *                                    other (sph_mueller against sph_mueller_cuda)
  *
  * Exit status: 0 passed, 1 failed, 77 skipped (no CUDA device: CTest's SKIP_RETURN_CODE). Only the
  * "no CUDA device" error of the plugin skips; any other failure to create the grid (e.g. a GPU the
  * plugin has no code for) fails.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -144,7 +150,7 @@ static int open_plugin(const char *path, cuda_plugin *out)
 {
     eddy_error err = {0};
     memset(out, 0, sizeof *out);
-    if (eddy_registry_create(&out->reg, &err)) {
+    if (eddy_registry_create(NULL, &out->reg, &err)) {
         fprintf(stderr, "FAIL: registry: %s\n", err.message);
         return 1;
     }
@@ -152,12 +158,12 @@ static int open_plugin(const char *path, cuda_plugin *out)
         fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.message);
         return 1;
     }
-    const eddy_registry_entry *e = eddy_registry_find(out->reg, "cuda", EDDY_COMPONENT_GRID);
-    if (!e) {
+    const eddy_registry_entry *e = eddy_registry_find(out->reg, "cuda", EDDY_INTERFACE_GRID);
+    if (!e || !e->component->vtable) {
         fprintf(stderr, "FAIL: %s provides no grid 'cuda'\n", path);
         return 1;
     }
-    out->grid = e->component->grid;
+    out->grid = (const eddy_grid_backend_vtable *)e->component->vtable;
     const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
     const int periodic[3] = {0, 0, 0};
     eddy_grid_layout l;
@@ -277,8 +283,9 @@ static int same_grid(const eddy_grid *a, const eddy_particles *pa, const eddy_gr
         }
     for (size_t i = 0; i < n; ++i)
         if (pa->id[i] != pb->id[i] || a->particle_cell[i] != b->particle_cell[i]) {
-            failf("%s: sorted position %zu: cpu has particle id %u (cell %u), cuda id %u (cell %u)", label, i,
-                  pa->id[i], a->particle_cell[i], pb->id[i], b->particle_cell[i]);
+            failf("%s: sorted position %zu: cpu has particle id %" PRIu64 " (cell %u), cuda id %" PRIu64
+                  " (cell %u)",
+                  label, i, pa->id[i], a->particle_cell[i], pb->id[i], b->particle_cell[i]);
             return 1;
         }
     if (memcmp(pa->x, pb->x, n * sizeof(float)) || memcmp(pa->y, pb->y, n * sizeof(float)) ||
@@ -508,6 +515,79 @@ static int cmd_bench(const char *plugin, int argc, char **argv)
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* tables: sph_mueller_cuda declares sph_mueller's parameters                                     */
+
+static int same_string(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Entry for entry; the docs may differ (the CUDA solver points to sph_mueller's). */
+static void same_table(const char *what, const char *name_a, const eddy_param_desc *a, size_t na, const char *name_b,
+                       const eddy_param_desc *b, size_t nb)
+{
+    if (na != nb) {
+        failf("%s: %s has %zu entries, %s %zu", what, name_a, na, name_b, nb);
+        return;
+    }
+    for (size_t i = 0; i < na; ++i) {
+        const eddy_param_desc *x = &a[i], *y = &b[i];
+        const char *id = x->id ? x->id : "(null)";
+        if (!same_string(x->id, y->id)) failf("%s[%zu]: id '%s' against '%s'", what, i, id, y->id ? y->id : "(null)");
+        if (x->type != y->type) failf("%s.%s: type %d against %d", what, id, (int)x->type, (int)y->type);
+        if (x->flags != y->flags) failf("%s.%s: flags %u against %u", what, id, x->flags, y->flags);
+        /* Bit-equal defaults and bounds. */
+        if (memcmp(&x->def, &y->def, sizeof x->def) || memcmp(&x->min, &y->min, sizeof x->min) ||
+            memcmp(&x->max, &y->max, sizeof x->max))
+            failf("%s.%s: default %.17g in [%.17g, %.17g] against %.17g in [%.17g, %.17g]", what, id, x->def, x->min,
+                  x->max, y->def, y->min, y->max);
+        if (!same_string(x->unit, y->unit))
+            failf("%s.%s: unit '%s' against '%s'", what, id, x->unit ? x->unit : "(null)", y->unit ? y->unit : "(null)");
+        if (!same_string(x->def_string, y->def_string)) failf("%s.%s: default text differs", what, id);
+        size_t k = 0;
+        for (; x->choices && y->choices && x->choices[k] && y->choices[k]; ++k)
+            if (strcmp(x->choices[k], y->choices[k]))
+                failf("%s.%s: choice %zu '%s' against '%s'", what, id, k, x->choices[k], y->choices[k]);
+        if ((x->choices == NULL) != (y->choices == NULL) ||
+            (x->choices && y->choices && (x->choices[k] != NULL) != (y->choices[k] != NULL)))
+            failf("%s.%s: the lists of choices differ", what, id);
+    }
+}
+
+/* The solvers SOLVER_A of PLUGIN_A and SOLVER_B of PLUGIN_B declare the same parameter and material
+ * tables. Loads the plugins only: no CUDA call, no GPU needed. */
+static int cmd_tables(const char *plugin_a, const char *solver_a, const char *plugin_b, const char *solver_b)
+{
+    eddy_registry *reg = NULL;
+    eddy_error err = {0};
+    if (eddy_registry_create(NULL, &reg, &err)) {
+        fprintf(stderr, "FAIL: registry: %s\n", err.message);
+        return 1;
+    }
+    /* One file may hold both solvers: it is loaded once. */
+    if (eddy_registry_load_file(reg, plugin_a, &err)) failf("cannot load %s: %s", plugin_a, err.message);
+    else if (strcmp(plugin_b, plugin_a) != 0 && eddy_registry_load_file(reg, plugin_b, &err))
+        failf("cannot load %s: %s", plugin_b, err.message);
+    const eddy_registry_entry *ea = NULL, *eb = NULL;
+    if (!failures) {
+        ea = eddy_registry_find(reg, solver_a, EDDY_INTERFACE_SOLVER);
+        eb = eddy_registry_find(reg, solver_b, EDDY_INTERFACE_SOLVER);
+        if (!ea || !ea->component->vtable) failf("%s registers no solver '%s'", plugin_a, solver_a);
+        if (!eb || !eb->component->vtable) failf("%s registers no solver '%s'", plugin_b, solver_b);
+    }
+    if (ea && eb && ea->component->vtable && eb->component->vtable) {
+        const eddy_component *a = ea->component, *b = eb->component;
+        same_table("parameters", solver_a, a->params, a->param_count, solver_b, b->params, b->param_count);
+        same_table("material parameters", solver_a, a->material_params, a->material_param_count, solver_b,
+                   b->material_params, b->material_param_count);
+        if (failures) failf("the parameter tables of %s and %s differ", solver_a, solver_b);
+    }
+    eddy_registry_destroy(reg);
+    printf("tables: %d failure%s\n", failures, failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "formula") == 0) return cmd_formula();
@@ -515,6 +595,8 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "compare") == 0 && strcmp(argv[3], "--quick") == 0)
         return cmd_compare(argv[2], 1);
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) return cmd_bench(argv[2], argc - 3, argv + 3);
-    fprintf(stderr, "usage: test_cuda_grid formula | compare PLUGIN [--quick] | bench PLUGIN N...\n");
+    if (argc == 6 && strcmp(argv[1], "tables") == 0) return cmd_tables(argv[2], argv[3], argv[4], argv[5]);
+    fprintf(stderr, "usage: test_cuda_grid formula | compare PLUGIN [--quick] | bench PLUGIN N... | "
+                    "tables PLUGIN_A SOLVER_A PLUGIN_B SOLVER_B\n");
     return 2;
 }

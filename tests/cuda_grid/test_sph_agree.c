@@ -40,6 +40,7 @@
  *
  * Exit status: 0 within tolerance, 1 not (or an error), 77 when SOLVER_B reports no CUDA device.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,32 +62,74 @@ static int open_sim(const char *path, const char *solver, size_t particles, cons
     eddy_scene scene;
     int rc = eddy_scene_load(path, sets, nsets, &scene, err);
     if (rc) return rc;
-    eddy_sim_options o = {solver, NULL, particles, NULL};
+    eddy_sim_options o = {.solver = solver, .particle_target = particles};
     return eddy_sim_open(&scene, &o, sim, err);
 }
 
-/* index_of[id] = index of that particle, or UINT32_MAX. */
-static uint32_t *index_by_id(const eddy_particles *p, uint32_t max_id)
+/* Particles by id: 64-bit ids need not be dense, so a lookup table indexed by id will not do. */
+typedef struct id_index {
+    uint64_t id;
+    uint32_t index;
+} id_index;
+
+static int cmp_id_index(const void *a, const void *b)
 {
-    uint32_t *map = malloc(sizeof(uint32_t) * ((size_t)max_id + 1));
+    const uint64_t x = ((const id_index *)a)->id, y = ((const id_index *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The particles of p sorted by id, for find_by_id(); NULL when out of memory. */
+static id_index *index_by_id(const eddy_particles *p)
+{
+    id_index *map = malloc(sizeof(id_index) * (p->count ? p->count : 1));
     if (!map) return NULL;
-    for (size_t i = 0; i <= max_id; ++i) map[i] = UINT32_MAX;
-    for (size_t i = 0; i < p->count; ++i) map[p->id[i]] = (uint32_t)i;
+    for (size_t i = 0; i < p->count; ++i) {
+        map[i].id = p->id[i];
+        map[i].index = (uint32_t)i;
+    }
+    qsort(map, p->count, sizeof(id_index), cmp_id_index);
     return map;
 }
 
-/* Moves every coordinate of every particle by one unit in the last place, up, down or not (a fixed
- * pseudo-random pattern): a perturbation of the size of one rounding. */
-static void nudge_positions(eddy_particles *p)
+/* The index of the particle with this id, or UINT32_MAX. */
+static uint32_t find_by_id(const id_index *map, size_t count, uint64_t id)
 {
+    const id_index key = {id, 0};
+    const id_index *hit = count ? bsearch(&key, map, count, sizeof(id_index), cmp_id_index) : NULL;
+    return hit ? hit->index : UINT32_MAX;
+}
+
+/* Moves every coordinate of every particle by one unit in the last place, up, down or not (a fixed
+ * pseudo-random pattern): a perturbation of the size of one rounding. Through a read-write mapping of
+ * the positions, as a host edits particles, so that the solver sees the edit (world.h). */
+static int nudge_positions(eddy_world *w, eddy_error *err)
+{
+    eddy_field_view view;
+    memset(&view, 0, sizeof view);
+    view.size = sizeof view;
+    int rc = eddy_world_map_field(w, EDDY_FIELD_POSITION, EDDY_MAP_READ_WRITE, &view, err);
+    if (rc) return rc;
     uint64_t state = 0x9e3779b97f4a7c15ULL;
-    float *axes[3] = {p->x, p->y, p->z};
-    for (size_t i = 0; i < p->count; ++i)
-        for (int a = 0; a < p->dimensions; ++a) {
+    for (size_t i = 0; i < view.count; ++i)
+        for (int a = 0; a < w->dimensions && a < view.components; ++a) {
             state = state * 6364136223846793005ULL + 1442695040888963407ULL;
             const int step = (int)((state >> 33) % 3) - 1;
-            if (step) axes[a][i] = nextafterf(axes[a][i], step < 0 ? -INFINITY : INFINITY);
+            if (step) view.data[a][i] = nextafterf(view.data[a][i], step < 0 ? -INFINITY : INFINITY);
         }
+    eddy_world_unmap_field(w, &view);
+    return EDDY_OK;
+}
+
+/* Brings the host copies of the worlds up to date before they are read directly (world.h). 0, or 1
+ * (failed, said on stderr). */
+static int sync_worlds(eddy_world *const worlds[], int count, eddy_error *err)
+{
+    for (int k = 0; k < count; ++k)
+        if (eddy_world_sync_host(worlds[k], err)) {
+            fprintf(stderr, "FAIL: bringing the host copy up to date: %s\n", err->message);
+            return 1;
+        }
+    return 0;
 }
 
 enum { D_POSITION, D_VELOCITY, D_DENSITY, D_ACCELERATION, D_COUNT };
@@ -111,10 +154,7 @@ static int measure(const eddy_world *a, const eddy_world *b, const char *label, 
         out->ids_differ = 1;
         return 0;
     }
-    uint32_t max_id = 0;
-    for (size_t i = 0; i < pa->count; ++i) max_id = pa->id[i] > max_id ? pa->id[i] : max_id;
-    for (size_t i = 0; i < pb->count; ++i) max_id = pb->id[i] > max_id ? pb->id[i] : max_id;
-    uint32_t *ib = index_by_id(pb, max_id);
+    id_index *ib = index_by_id(pb);
     if (!ib) {
         fprintf(stderr, "FAIL: out of memory\n");
         return 1;
@@ -136,7 +176,7 @@ static int measure(const eddy_world *a, const eddy_world *b, const char *label, 
         const double v = sqrt((double)pa->vx[i] * pa->vx[i] + (double)pa->vy[i] * pa->vy[i] +
                               (double)pa->vz[i] * pa->vz[i]);
         vmax = v > vmax ? v : vmax;
-        const uint32_t j = ib[pa->id[i]];
+        const uint32_t j = find_by_id(ib, pb->count, pa->id[i]);
         if (j == UINT32_MAX) {
             out->ids_differ = 1;
             continue;
@@ -172,12 +212,13 @@ static int measure(const eddy_world *a, const eddy_world *b, const char *label, 
     out->has_acceleration = has_a;
     if (!quiet) {
         printf("%s: %zu particles, h = %g, max speed %.4g\n", label, pa->count, h, vmax);
-        printf("  position: max difference %.3e h, worst particle id %u\n", out->d[D_POSITION], pa->id[worst]);
-        printf("  velocity: max difference %.3e of max speed + sqrt(g h), worst particle id %u", out->d[D_VELOCITY],
-               pa->id[worst_v]);
+        printf("  position: max difference %.3e h, worst particle id %" PRIu64 "\n", out->d[D_POSITION],
+               pa->id[worst]);
+        printf("  velocity: max difference %.3e of max speed + sqrt(g h), worst particle id %" PRIu64,
+               out->d[D_VELOCITY], pa->id[worst_v]);
         if (dv > 0.0) {
             const float pw[3] = {pa->x[worst_v], pa->y[worst_v], pa->z[worst_v]};
-            const uint32_t jw = ib[pa->id[worst_v]];
+            const uint32_t jw = find_by_id(ib, pb->count, pa->id[worst_v]);
             printf(" at (%.6g, %.6g, %.6g), %.3g h from the nearest wall, v_A (%.6g, %.6g, %.6g), v_B (%.6g, %.6g, %.6g)",
                    (double)pw[0], (double)pw[1], (double)pw[2],
                    (double)eddy_boundaries_distance(&a->boundaries, pw, NULL, NULL) / h, (double)pa->vx[worst_v],
@@ -306,8 +347,15 @@ int main(int argc, char **argv)
         return 1;
     }
     /* The reference: positions nudged by one ulp, then its fields computed again from them. */
-    nudge_positions(&r.world->particles);
-    const eddy_solver_vtable *rv = r.solver_entry->component->solver;
+    if (nudge_positions(r.world, &err)) {
+        fprintf(stderr, "FAIL: %s with %s (round-off reference): nudging the positions: %s\n", scene, solver_a,
+                err.message);
+        eddy_sim_close(&r);
+        eddy_sim_close(&b);
+        eddy_sim_close(&a);
+        return 1;
+    }
+    const eddy_solver_vtable *rv = (const eddy_solver_vtable *)r.solver_entry->component->vtable;
     if (rv->compute_fields && rv->compute_fields(r.solver, r.world, &err)) {
         fprintf(stderr, "FAIL: %s with %s (round-off reference): compute_fields: %s\n", scene, solver_a, err.message);
         eddy_sim_close(&r);
@@ -318,7 +366,9 @@ int main(int argc, char **argv)
     char label[512];
     snprintf(label, sizeof label, "%s, %s against %s", scene, solver_a, solver_b);
     diffs d, dr;
-    int status = measure(a.world, b.world, "after compute_fields", 0, &d);
+    eddy_world *const worlds[] = {a.world, b.world, r.world};
+    int status = sync_worlds(worlds, 3, &err);
+    if (status == 0) status = measure(a.world, b.world, "after compute_fields", 0, &d);
     if (status == 0) status = within(&d, NULL, "after compute_fields");
     eddy_sim *const sims[] = {&a, &b, &r};
     const char *const names[] = {solver_a, solver_b, "the round-off reference"};
@@ -327,7 +377,8 @@ int main(int argc, char **argv)
         if (status == 0 && trace > 0 && (s + 1) % trace == 0 && s + 1 < steps) {
             char at[64];
             snprintf(at, sizeof at, "trace: step %d (t = %.6g s)", s + 1, a.world->time);
-            status = measure(a.world, b.world, at, 0, &d);
+            status = sync_worlds(worlds, 3, &err);
+            if (status == 0) status = measure(a.world, b.world, at, 0, &d);
             if (status == 0) status = measure(a.world, r.world, "reference", 1, &dr);
             if (status == 0)
                 printf("  round-off reference: position %.3e h, velocity %.3e, density %.3e rho0, acceleration %.3e\n",
@@ -338,7 +389,8 @@ int main(int argc, char **argv)
     if (status == 0) {
         char after[600];
         snprintf(after, sizeof after, "%s after %d steps (t = %.6g s)", label, steps, a.world->time);
-        status = measure(a.world, b.world, after, 0, &d);
+        status = sync_worlds(worlds, 3, &err);
+        if (status == 0) status = measure(a.world, b.world, after, 0, &d);
         if (status == 0) status = measure(a.world, r.world, "reference", 1, &dr);
         if (status == 0) print_diagnostics(a.world, b.world, r.world);
         if (status == 0) status = within(&d, &dr, after);

@@ -1,9 +1,11 @@
 /*
  * One source, many plugins: each BROKEN_* definition breaks exactly one rule of the ABI (plugin.h),
  * so the loader test can check that each is refused with its own message while the good one loads.
+ * Other suites use the good variants (the exploding solver) through EDDY_PLUGIN_PATH.
  */
 #include <eddy/eddy.h>
 
+#include <math.h>
 #include <stdlib.h>
 
 #ifndef COMPONENT_ID
@@ -12,9 +14,9 @@
 
 struct eddy_solver { int unused; };
 
-static int create(eddy_world *w, const eddy_param_values *p, eddy_solver **out, eddy_error *err)
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
-    (void)w; (void)p; (void)err;
+    (void)setup; (void)err;
     *out = calloc(1, sizeof **out);
     return *out ? EDDY_OK : EDDY_ERR_OUT_OF_MEMORY;
 }
@@ -22,14 +24,13 @@ static int create(eddy_world *w, const eddy_param_values *p, eddy_solver **out, 
 #ifndef BROKEN_MISSING_STEP
 static int step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
 {
-    (void)s;
+    (void)s; (void)err;
 #ifdef EXPLODE_AT_STEP
     /* For the explosion-guard test: a NaN appears as a real blow-up would. */
-    if (w->step + 1 == EXPLODE_AT_STEP && w->particles.count) w->particles.vx[0] = 0.0f / 0.0f;
+    if (w->step + 1 == EXPLODE_AT_STEP && w->particles.count) w->particles.vx[0] = NAN;
 #endif
-    eddy_world_integrate_velocity(w, -1, (float)dt);
-    eddy_world_integrate_position(w, (float)dt);
-    (void)err;
+    eddy_world_integrate_velocity(w, -1, (eddy_real)dt);
+    eddy_world_integrate_position(w, (eddy_real)dt);
     return EDDY_OK;
 }
 #endif
@@ -38,42 +39,55 @@ static void destroy(eddy_solver *s) { free(s); }
 
 static const eddy_param_desc params[] = {
 #ifdef BROKEN_PARAM_RANGE
-    {"gain", EDDY_PARAM_REAL, 5.0, 0.0, 1.0, "1", "A gain whose default is out of its own range.", NULL},
+    EDDY_PARAM_REAL_DESC("gain", 5.0, 0.0, 1.0, "1", "A gain whose default is out of its own range."),
 #else
-    {"gain", EDDY_PARAM_REAL, 0.5, 0.0, 1.0, "1", "A gain.", NULL},
+    EDDY_PARAM_REAL_DESC("gain", 0.5, 0.0, 1.0, "1", "A gain."),
 #endif
 };
 
 static const eddy_solver_vtable vtable = {
 #ifdef BROKEN_SHORT_VTABLE
-    sizeof(size_t) + sizeof(void *),
+    /* As if the vtable ended after create: too short for the required step and destroy. */
+    .size = offsetof(eddy_solver_vtable, create) + sizeof(void (*)(void)),
 #else
-    sizeof(eddy_solver_vtable),
+    .size = sizeof(eddy_solver_vtable),
 #endif
-    create,
-#ifdef BROKEN_MISSING_STEP
-    NULL,
-#else
-    step,
+    .create = create,
+#ifndef BROKEN_MISSING_STEP
+    .step = step,
 #endif
-    destroy, NULL, NULL, NULL, NULL};
+    .destroy = destroy,
+};
 
-static const eddy_component component = {sizeof(eddy_component), EDDY_COMPONENT_SOLVER, COMPONENT_ID,
-                                         "0.0.1", "test solver: gravity only", params, 1, &vtable, NULL};
+static const eddy_component component = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = COMPONENT_ID,
+    .version = "0.0.1",
+    .description = "test solver: gravity only",
+    .params = params,
+    .param_count = sizeof params / sizeof params[0],
+    .vtable = &vtable,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+};
 
 static const eddy_component *const components[] = {&component};
 
 static const eddy_plugin_descriptor descriptor = {
 #if defined(BROKEN_MAJOR)
-    EDDY_ABI_MAJOR + 1, EDDY_ABI_MINOR, (uint32_t)sizeof(eddy_real),
+    EDDY_ABI_MAJOR + 1, EDDY_ABI_MINOR, sizeof(eddy_real), sizeof(eddy_plugin_descriptor),
 #elif defined(BROKEN_MINOR)
-    EDDY_ABI_MAJOR, EDDY_ABI_MINOR + 1, (uint32_t)sizeof(eddy_real),
+    EDDY_ABI_MAJOR, EDDY_ABI_MINOR + 1, sizeof(eddy_real), sizeof(eddy_plugin_descriptor),
 #elif defined(BROKEN_REAL_SIZE)
-    EDDY_ABI_MAJOR, EDDY_ABI_MINOR, (uint32_t)sizeof(double),
+    EDDY_ABI_MAJOR, EDDY_ABI_MINOR, sizeof(double), sizeof(eddy_plugin_descriptor),
 #else
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
 #endif
-    1, components, "test_plugin"};
+    .name = "test_plugin",
+    .version = "0.0.1",
+    .component_count = 1,
+    .components = components,
+};
 
 #ifndef BROKEN_NO_ENTRY
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }

@@ -55,13 +55,11 @@ static eddy_world *make_world(int dimensions, float scale, float spacing, const 
     eddy_world *w = NULL;
     assert_int_equal(eddy_world_create(dimensions, &w, &err), EDDY_OK);
     w->simulation_scale = scale;
-    eddy_material m;
-    memset(&m, 0, sizeof m);
+    eddy_material m = eddy_default_material();
     snprintf(m.name, sizeof m.name, "water");
     m.rest_density = 1000.0f;
     /* No smoothing radius: the rest spacing is (m / rho0)^(1/d) exactly. */
     m.particle_mass = 1000.0f * powf(spacing, (float)dimensions);
-    m.initial_sum = 1.0f;
     m.contact.radius = 0.01f;
     m.contact.erp = 0.5f;
     assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_OK);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ABI guard: the layout of every public struct, enum and integer constant of the SDK headers.
+"""ABI guard: the layout of every public struct, enum, integer and string constant of the SDK headers.
 
     abi_layout.py probe-source INCLUDE_DIR OUT.c   writes a C program that prints the actual layout
     abi_layout.py check  --recorded FILE --probe EXE  compares it with the recorded table
@@ -74,19 +74,41 @@ def members_of(body):
     return names
 
 
+def strip_inline_functions(text):
+    """Removes the bodies of `static inline` functions (grid.h, kernels.h, particles.h): code, not
+    layout, and a body may hold anything a declaration pattern could mistake for one."""
+    out, pos = [], 0
+    for m in re.finditer(r"\bstatic\s+inline\b[^;{}]*\{", text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos:m.start()])
+        pos = braced(text, m.end() - 1)
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def parse_headers(include_dir):
+    """Structs (`typedef struct N {...} N;` and `struct N {...};`), enum values (named and anonymous
+    enums; values such as `1u << 0` are printed by the compiler), integer and string constants."""
     structs, enums, consts = [], [], []
     for name in sorted(os.listdir(include_dir)):
         if not name.endswith(".h"):
             continue
         raw = open(os.path.join(include_dir, name), encoding="utf-8").read()
-        text = strip_comments(raw)
-        for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{", text):
+        text = strip_inline_functions(strip_comments(raw))
+        for m in re.finditer(r"(typedef\s+)?\bstruct\s+(\w+)\s*\{", text):
             end = braced(text, m.end() - 1)
-            tail = re.match(r"\s*(\w+)\s*;", text[end:])
-            if not tail:
-                continue
-            structs.append((tail.group(1), members_of(text[m.end():end - 1])))
+            if m.group(1):
+                tail = re.match(r"\s*(\w+)\s*;", text[end:])
+                if not tail:
+                    continue
+                struct = tail.group(1)
+            else:
+                # `struct eddy_host { ... };` after `typedef struct eddy_host eddy_host;`
+                if not re.match(r"\s*;", text[end:]):
+                    continue
+                struct = "struct " + m.group(2)
+            structs.append((struct, members_of(text[m.end():end - 1])))
         for m in re.finditer(r"(?:typedef\s+)?enum\s*(\w*)\s*\{", text):
             end = braced(text, m.end() - 1)
             tag = m.group(1) or "anonymous_" + name[:-2]
@@ -94,7 +116,10 @@ def parse_headers(include_dir):
             enums.append((tag, values))
         for m in re.finditer(r"^\s*#\s*define\s+(EDDY_\w+)\s+\(?(-?\d+)\)?\s*$", text, flags=re.M):
             if m.group(1) not in ("EDDY_ABI_MAJOR", "EDDY_ABI_MINOR"):
-                consts.append(m.group(1))
+                consts.append((m.group(1), "integer"))
+        # Interface ids and the entry symbol's name are ABI too.
+        for m in re.finditer(r'^\s*#\s*define\s+(EDDY_\w+)\s+"[^"\\]*"\s*$', text, flags=re.M):
+            consts.append((m.group(1), "string"))
     return structs, enums, consts
 
 
@@ -112,15 +137,19 @@ def probe_source(include_dir, out):
         '    printf("const sizeof(eddy_real) %zu\\n", sizeof(eddy_real));',
     ]
     for s, members in structs:
-        lines.append('    printf("struct %s size %%zu align %%zu\\n", sizeof(%s), _Alignof(%s));' % (s, s, s))
+        label = s.replace("struct ", "")  # the table names a struct by its tag either way
+        lines.append('    printf("struct %s size %%zu align %%zu\\n", sizeof(%s), _Alignof(%s));' % (label, s, s))
         for mb in members:
             lines.append('    printf("member %s.%s offset %%zu size %%zu\\n", offsetof(%s, %s), '
-                         'sizeof(((%s *)0)->%s));' % (s, mb, s, mb, s, mb))
+                         'sizeof(((%s *)0)->%s));' % (label, mb, s, mb, s, mb))
     for tag, values in enums:
         for v in values:
             lines.append('    printf("enum %s.%s %%lld\\n", (long long)%s);' % (tag, v, v))
-    for c in consts:
-        lines.append('    printf("const %s %%lld\\n", (long long)(%s));' % (c, c))
+    for c, kind in consts:
+        if kind == "string":
+            lines.append('    printf("const %s \\"%%s\\"\\n", %s);' % (c, c))
+        else:
+            lines.append('    printf("const %s %%lld\\n", (long long)(%s));' % (c, c))
     lines += ["    return 0;", "}", ""]
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -264,8 +293,8 @@ def record(table, exe):
     if not any(l.strip() for l in header):
         header = [
             "# ABI guard: size, alignment and member offsets of every public struct of core/include/eddy,",
-            "# and the values of its enums and integer constants, one section per ABI version and pointer",
-            "# size. Checked by the test sdk_abi_layout (tests/sdk/abi_layout.py). Do not edit by hand:",
+            "# and the values of its enums, integer and string constants, one section per ABI version and",
+            "# pointer size. Checked by the test sdk_abi_layout (tests/sdk/abi_layout.py). Do not edit by hand:",
             "# after bumping the ABI version in core/include/eddy/plugin.h, re-record with",
             "#     cmake --build <build> --target eddy_abi_record",
             "",

@@ -66,7 +66,7 @@ void support_open_scene(const char *name, const char *solver, const char *const 
     eddy_scene scene;
     eddy_error err;
     if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim_options o = {solver, NULL, target, NULL};
+    eddy_sim_options o = {solver, NULL, target, NULL, 0, 0};
     if (eddy_sim_open(&scene, &o, sim, &err)) fail_msg("%s", err.message);
 }
 
@@ -93,18 +93,19 @@ void support_steps(eddy_sim *sim, int steps, double dt)
 
 uint64_t support_hash_after(const char *name, const char *solver, size_t target, int threads, int steps)
 {
-    omp_set_num_threads(threads);
     char path[4200];
     snprintf(path, sizeof path, "%s/scenes/%s", support_source_dir(), name);
     eddy_scene scene;
     eddy_error err;
     if (eddy_scene_load(path, NULL, 0, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim_options o = {solver, NULL, target, NULL};
+    /* The session sets the thread count (services.h), as `eddy run --threads` does. */
+    eddy_sim_options o = {solver, NULL, target, NULL, threads, 0};
     eddy_sim sim;
     if (eddy_sim_open(&scene, &o, &sim, &err)) fail_msg("%s", err.message);
+    assert_int_equal(eddy_services_threads(), threads);
     support_steps(&sim, steps, sim.scene.dt);
     uint64_t h;
-    if (eddy_particles_hash(&sim.world->particles, &h, &err)) fail_msg("%s", err.message);
+    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
     eddy_sim_close(&sim);
     return h;
 }
@@ -119,33 +120,49 @@ static void momentum(const eddy_particles *p, double out[3])
     }
 }
 
+/* The host copy of every field, current (a device solver downloads it); fails the test otherwise. */
+static void sync_host(eddy_sim *sim)
+{
+    eddy_error err;
+    if (eddy_world_sync_host(sim->world, &err)) fail_msg("%s", err.message);
+}
+
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross_out)
 {
     eddy_particles *p = &sim->world->particles;
+    eddy_error err;
+    /* A host edit goes through a write mapping, so that a device solver uploads it. */
+    eddy_field_view view;
+    memset(&view, 0, sizeof view);
+    view.size = sizeof view;
+    if (eddy_world_map_field(sim->world, EDDY_FIELD_VELOCITY, EDDY_MAP_READ_WRITE, &view, &err))
+        fail_msg("%s", err.message);
     uint32_t seed = 12345;
-    for (size_t i = 0; i < p->count; ++i) {
-        float *v[3] = {&p->vx[i], &p->vy[i], &p->vz[i]};
+    for (size_t i = 0; i < view.count; ++i) {
         for (int a = 0; a < 3; ++a) {
             seed = seed * 1664525u + 1013904223u;
-            *v[a] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.5f;
+            view.data[a][i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.5f;
         }
     }
+    eddy_world_unmap_field(sim->world, &view);
+    sync_host(sim);
     const size_t n = p->count;
     double p0[3], p1[3], gross = 0.0;
     momentum(p, p0);
     /* Velocities by particle id: the grid reorders particles every step. */
     float *old = malloc(sizeof(float) * 3 * n);
     assert_non_null(old);
-    eddy_error err;
     for (int s = 0; s < steps; ++s) {
         for (size_t i = 0; i < n; ++i) {
+            assert_true(p->id[i] < n); /* the scene's ids are 0 .. n-1 */
             old[3 * p->id[i]] = p->vx[i];
             old[3 * p->id[i] + 1] = p->vy[i];
             old[3 * p->id[i] + 2] = p->vz[i];
         }
         if (eddy_sim_step(sim, dt, &err)) fail_msg("%s", err.message);
+        sync_host(sim);
         for (size_t i = 0; i < n; ++i) {
-            uint32_t id = p->id[i];
+            uint64_t id = p->id[i];
             double dx = p->vx[i] - old[3 * id], dy = p->vy[i] - old[3 * id + 1], dz = p->vz[i] - old[3 * id + 2];
             gross += (double)p->mass[i] * sqrt(dx * dx + dy * dy + dz * dz);
         }
@@ -186,6 +203,7 @@ void support_sample_front(eddy_sim *sim, double a, double g, double dT, int samp
     const eddy_particles *p = &sim->world->particles;
     for (int k = 0; k < samples; ++k) {
         if (k) support_advance(sim, k * dT / scale);
+        sync_host(sim);
         double front = 0.0;
         for (size_t i = 0; i < p->count; ++i) front = p->x[i] > front ? p->x[i] : front;
         Z[k] = front / a;

@@ -11,7 +11,9 @@
  *  - linear momentum in a wall-free periodic box (the pressure and viscosity forces are antisymmetric);
  *  - identical state hash for 1 and 2 threads;
  *  - the time step the host takes never exceeds the CFL limit cfl h / (c0 + v_max), and bad input
- *    gives errors that name what is wrong.
+ *    gives errors that name what is wrong;
+ *  - halo copies (particles of another process, ABI 2.0) are read as neighbours but never written, and
+ *    density and pressure are refreshed on them after the density pass, before the forces.
  * Each prints the figure it measured. Run one with `test_tait NAME` (ctest runs each as tait_NAME).
  */
 #include <math.h>
@@ -33,6 +35,15 @@
 static void open_scene(const char *name, const char *const *sets, size_t nsets, size_t target, eddy_sim *sim)
 {
     support_open_scene(name, "tait", sets, nsets, target, sim);
+}
+
+/* The particles, with their host copy current: a host reads particles only after mapping them (world.h,
+ * eddy_world_sync_host; a no-op for a solver that keeps its fields in host memory, as tait does). */
+static const eddy_particles *host_particles(eddy_sim *sim)
+{
+    eddy_error err;
+    if (eddy_world_sync_host(sim->world, &err)) fail_msg("%s", err.message);
+    return &sim->world->particles;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -108,7 +119,9 @@ static void hydrostatic_tank(void **state)
     eddy_sim sim;
     open_scene("hydrostatic_tank.json", sets, 2, 0, &sim);
     const eddy_world *w = sim.world;
-    const eddy_particles *p = &w->particles;
+    const eddy_particles *p = host_particles(&sim);
+    /* The material's viscosity reaches the solver through its per-material table. */
+    assert_true(eddy_param_get(&w->materials[0].params, "viscosity", NAN) == 10.0);
     const double rho0 = w->materials[0].rest_density, g = fabs(w->gravity[1]), c0 = 20.0;
     const double h = w->smoothing_radius;
     const double width = w->boundaries.container_max[0] - w->boundaries.container_min[0];
@@ -120,6 +133,7 @@ static void hydrostatic_tank(void **state)
     double sum_p0 = 0, sum_grad = 0, sum_rho_bottom = 0, vmax = 0, worst_rho = 0;
     for (int k = 0; k < samples; ++k) {
         support_advance(&sim, 0.6 + 0.01 * (k + 1));
+        host_particles(&sim);
         /* Least-squares p(y) = p0 + b y in the bulk. */
         double sy = 0, sp = 0, syy = 0, syp = 0, rb = 0, y_top = -INFINITY;
         for (size_t i = 0; i < p->count; ++i) y_top = p->y[i] > y_top ? p->y[i] : y_top;
@@ -179,7 +193,7 @@ static void piston(void **state)
     eddy_sim sim;
     open_scene("tait_piston.json", NULL, 0, 0, &sim);
     const eddy_world *w = sim.world;
-    const eddy_particles *p = &w->particles;
+    const eddy_particles *p = host_particles(&sim);
     const eddy_collider *wall = &w->boundaries.colliders[w->boundaries.collider_count - 1];
     const double x0 = wall->point[0], U = wall->velocity[0], t_stop = sim.scene.collider_moving_until[0];
     const double L = sim.scene.container_max[0] - x0, H = sim.scene.fluids[0].max[1];
@@ -190,6 +204,7 @@ static void piston(void **state)
     double ymean = 0, rho_mean = 0, xmin = INFINITY;
     for (int k = 0; k < samples; ++k) {
         support_advance(&sim, t_stop + 0.1 + 0.01 * (k + 1));
+        host_particles(&sim);
         double sy = 0, sr = 0;
         for (size_t i = 0; i < p->count; ++i) {
             sy += p->y[i];
@@ -292,7 +307,11 @@ static void derived_sound_speed(void **state)
     const char *sets[] = {"solvers.tait.sound_speed=null", "time.dt=1"};
     eddy_sim sim;
     open_scene("tait_dam_break_2d.json", sets, 2, 0, &sim);
-    const eddy_particles *p = &sim.world->particles;
+    /* sound_speed is a derived parameter: null leaves it unset, and the solver derives c0. */
+    const eddy_param_value *c_param = eddy_param_find_value(&sim.params, "sound_speed");
+    assert_non_null(c_param);
+    assert_int_equal(c_param->is_set, 0);
+    const eddy_particles *p = host_particles(&sim);
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < p->count; ++i) {
         lo = p->y[i] < lo ? p->y[i] : lo;
@@ -327,6 +346,171 @@ static void dam_break_3d_runs_to_the_end(void **state)
     assert_true(sim.world->time == sim.scene.end_time);
     assert_int_equal(sim.world->particles.count, n);
     assert_true(vmax < 3 * v_fall);
+    eddy_sim_close(&sim);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Several processes: owned particles and halo copies                                              */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* What the fake exchange saw: a domain-decomposed host's exchange would send the named fields of owned
+ * particles to their halo copies elsewhere; this one records the call and the state at that moment. */
+typedef struct refresh_log {
+    int calls;
+    int fields[4];
+    size_t field_count;
+    size_t owned_not_computed; /* owned particles whose density or pressure was still NaN */
+    size_t halo_written;       /* halo copies whose density or pressure differed from before the step */
+    size_t accel_written;      /* particles whose acceleration was no longer the sentinel */
+    const float *halo_density, *halo_pressure; /* by id: the values before the step */
+} refresh_log;
+
+static const float ACCEL_SENTINEL = 7.0f;
+
+static int record_refresh(void *context, eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
+{
+    (void)err;
+    refresh_log *log = context;
+    ++log->calls;
+    log->field_count = field_count;
+    for (size_t f = 0; f < field_count && f < 4; ++f) log->fields[f] = fields[f];
+    const eddy_particles *p = &w->particles;
+    const int acc = eddy_particles_find_field(p, "acceleration");
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) {
+            if (memcmp(&p->density[i], &log->halo_density[p->id[i]], sizeof(float)) ||
+                memcmp(&p->pressure[i], &log->halo_pressure[p->id[i]], sizeof(float)))
+                ++log->halo_written;
+        } else if (isnan(p->density[i]) || isnan(p->pressure[i])) {
+            ++log->owned_not_computed;
+        }
+        for (int a = 0; a < 3; ++a)
+            if (eddy_particles_field(p, acc, a)[i] != ACCEL_SENTINEL) {
+                ++log->accel_written;
+                break;
+            }
+    }
+    return EDDY_OK;
+}
+
+/*
+ * Every fifth particle of the 2D dam break is made a halo copy (as another process's particle would
+ * be). One step must then (1) compute density and pressure of every owned particle before refreshing
+ * them (their values are set to NaN before the step), (2) call eddy_world_refresh_fields once, with
+ * density and pressure, before any acceleration is computed (all accelerations are set to a sentinel),
+ * (3) leave density, pressure and acceleration of the halo copies exactly as they were, and (4) give
+ * every owned particle the acceleration, velocity and position it gets in the same step without halo
+ * copies, bit for bit: on the first step the halo copies' density and pressure (those of the initial
+ * state, computed before the split) are what the owners' refresh would bring, so reading them as
+ * neighbours must change nothing. This is what the component's EDDY_COMPONENT_DECOMPOSABLE promises.
+ * Particles are matched by id: the grid sort reorders them.
+ */
+static void halo_copies_are_read_not_written(void **state)
+{
+    (void)state;
+    eddy_sim sim;
+    open_scene("tait_dam_break_2d.json", NULL, 0, 0, &sim);
+    /* The claim this test holds the solver to: a host of several processes runs it only with it. */
+    assert_true(sim.solver_entry->component->flags & EDDY_COMPONENT_DECOMPOSABLE);
+    eddy_world *w = sim.world;
+    eddy_particles *p = &w->particles;
+    eddy_error err;
+    host_particles(&sim);
+    const size_t n = p->count;
+    uint64_t max_id = 0;
+    for (size_t i = 0; i < n; ++i) max_id = p->id[i] > max_id ? p->id[i] : max_id;
+    float *halo_density = calloc(max_id + 1, sizeof(float)), *halo_pressure = calloc(max_id + 1, sizeof(float));
+    uint8_t *is_halo = calloc(max_id + 1, 1);
+    uint32_t *order = malloc(n * sizeof *order);
+    assert_true(halo_density && halo_pressure && is_halo && order);
+    const int acc = eddy_particles_find_field(p, "acceleration");
+    assert_true(acc >= 0);
+    size_t halos = 0;
+    for (size_t i = 0; i < n; ++i) {
+        order[i] = (uint32_t)i;
+        if (i % 5 == 0) {
+            p->flags[i] |= EDDY_PARTICLE_HALO;
+            halo_density[p->id[i]] = p->density[i];
+            halo_pressure[p->id[i]] = p->pressure[i];
+            is_halo[p->id[i]] = 1;
+            ++halos;
+        } else {
+            p->density[i] = NAN;
+            p->pressure[i] = NAN;
+        }
+        for (int a = 0; a < 3; ++a) eddy_particles_field(p, acc, a)[i] = ACCEL_SENTINEL;
+    }
+    /* The identity gather recounts halo_count (particles.h). */
+    if (eddy_particles_gather(p, order, n, &err)) fail_msg("%s", err.message);
+    assert_int_equal(p->halo_count, halos);
+    refresh_log log = {.halo_density = halo_density, .halo_pressure = halo_pressure};
+    const eddy_exchange exchange = {.size = sizeof exchange, .context = &log, .refresh = record_refresh};
+    eddy_world_set_exchange(w, &exchange);
+
+    const double dt = 1e-4;
+    if (eddy_sim_step(&sim, dt, &err)) fail_msg("%s", err.message);
+    host_particles(&sim);
+
+    /* The same step without halo copies: the reference for the owned particles, by id. */
+    eddy_sim ref;
+    open_scene("tait_dam_break_2d.json", NULL, 0, 0, &ref);
+    if (eddy_sim_step(&ref, dt, &err)) fail_msg("%s", err.message);
+    const eddy_particles *rp = host_particles(&ref);
+    assert_int_equal(rp->count, n);
+    const int racc = eddy_particles_find_field(rp, "acceleration");
+    enum { REF_VALUES = 9 }; /* acceleration, velocity, position */
+    float *ref_values = calloc((max_id + 1) * REF_VALUES, sizeof(float));
+    assert_non_null(ref_values);
+    for (size_t i = 0; i < n; ++i) {
+        float *v = &ref_values[rp->id[i] * REF_VALUES];
+        const float values[REF_VALUES] = {eddy_particles_field(rp, racc, 0)[i], eddy_particles_field(rp, racc, 1)[i],
+                                          eddy_particles_field(rp, racc, 2)[i], rp->vx[i], rp->vy[i], rp->vz[i],
+                                          rp->x[i], rp->y[i], rp->z[i]};
+        memcpy(v, values, sizeof values);
+    }
+    eddy_sim_close(&ref);
+
+    size_t halo_written = 0, owned_unchanged = 0, halo_seen = 0, owned_differ = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        const float a[3] = {eddy_particles_field(p, acc, 0)[i], eddy_particles_field(p, acc, 1)[i],
+                            eddy_particles_field(p, acc, 2)[i]};
+        const int sentinel = a[0] == ACCEL_SENTINEL && a[1] == ACCEL_SENTINEL && a[2] == ACCEL_SENTINEL;
+        if (is_halo[p->id[i]]) {
+            assert_true(eddy_particle_is_halo(p, i));
+            ++halo_seen;
+            if (!sentinel || memcmp(&p->density[i], &halo_density[p->id[i]], sizeof(float)) ||
+                memcmp(&p->pressure[i], &halo_pressure[p->id[i]], sizeof(float)))
+                ++halo_written;
+        } else {
+            assert_false(eddy_particle_is_halo(p, i));
+            if (a[0] == ACCEL_SENTINEL || a[1] == ACCEL_SENTINEL) ++owned_unchanged;
+            const float mine[REF_VALUES] = {a[0], a[1], a[2], p->vx[i], p->vy[i], p->vz[i], p->x[i], p->y[i], p->z[i]};
+            if (memcmp(mine, &ref_values[p->id[i] * REF_VALUES], sizeof mine)) ++owned_differ;
+        }
+    }
+    printf("  %zu particles, %zu halo copies: refresh called %d time(s) with %zu field(s); at the refresh %zu "
+           "owned particles lacked density or pressure, %zu accelerations were computed, %zu halo copies "
+           "written; after the step %zu halo copies written, %zu owned accelerations not computed, %zu owned "
+           "particles not bit-identical to the step without halo copies\n",
+           n, halos, log.calls, log.field_count, log.owned_not_computed, log.accel_written, log.halo_written,
+           halo_written, owned_unchanged, owned_differ);
+    assert_int_equal(log.calls, 1);
+    assert_int_equal(log.field_count, 2);
+    assert_int_equal(log.fields[0], EDDY_FIELD_DENSITY);
+    assert_int_equal(log.fields[1], EDDY_FIELD_PRESSURE);
+    assert_int_equal(log.owned_not_computed, 0);
+    assert_int_equal(log.accel_written, 0);
+    assert_int_equal(log.halo_written, 0);
+    assert_int_equal(halo_seen, halos);
+    assert_int_equal(halo_written, 0);
+    assert_int_equal(owned_unchanged, 0);
+    assert_int_equal(owned_differ, 0);
+    eddy_world_set_exchange(w, NULL);
+    free(ref_values);
+    free(halo_density);
+    free(halo_pressure);
+    free(is_halo);
+    free(order);
     eddy_sim_close(&sim);
 }
 
@@ -372,6 +556,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(derived_sound_speed),
         cmocka_unit_test(dam_break_3d_runs_to_the_end),
         cmocka_unit_test(errors_name_the_problem),
+        cmocka_unit_test(halo_copies_are_read_not_written),
     };
     return support_run_tests("test_tait", argc, argv, all, sizeof all / sizeof *all);
 }

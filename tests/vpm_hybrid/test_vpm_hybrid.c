@@ -45,7 +45,9 @@
 
 static const eddy_solver_vtable *vtable_of(const eddy_sim *sim)
 {
-    return sim->solver_entry->component->solver;
+    const eddy_component *c = sim->solver_entry->component;
+    assert_string_equal(c->interface_id, EDDY_INTERFACE_SOLVER);
+    return (const eddy_solver_vtable *)c->vtable;
 }
 
 static float *field(const eddy_sim *sim, const char *name, int component)
@@ -85,12 +87,21 @@ static void set_particles(eddy_sim *sim, size_t n, const float *pos, const doubl
         i = j;
     }
     assert_int_equal(p->count, n);
-    for (size_t i = 0; i < n; ++i) p->mass[i] = (float)(world->materials[p->material[i]].rest_density * V[i]);
-    if (w)
-        for (int a = 0; a < 3; ++a) {
-            float *wa = field(sim, "vorticity", a);
-            for (size_t i = 0; i < n; ++i) wa[i] = w[3 * i + a];
-        }
+    /* Masses and vorticity are the host's edits: through write mappings (the world then knows the
+     * fields changed). */
+    eddy_field_view v = {.size = sizeof v};
+    if (eddy_world_map_field(world, EDDY_FIELD_MASS, EDDY_MAP_WRITE, &v, &err)) fail_msg("%s", err.message);
+    for (size_t i = 0; i < n; ++i) v.data[0][i] = (float)(world->materials[v.material[i]].rest_density * V[i]);
+    eddy_world_unmap_field(world, &v);
+    if (w) {
+        const int f = eddy_particles_find_field(p, "vorticity");
+        assert_true(f >= 0);
+        if (eddy_world_map_field(world, f, EDDY_MAP_WRITE, &v, &err)) fail_msg("%s", err.message);
+        assert_int_equal(v.components, 3);
+        for (int a = 0; a < 3; ++a)
+            for (size_t i = 0; i < n; ++i) v.data[a][i] = w[3 * i + a];
+        eddy_world_unmap_field(world, &v);
+    }
     compute_fields(sim);
 }
 
@@ -320,8 +331,8 @@ static void induced_by_id(const char *method, const char *core, size_t n, const 
     set_particles(&sim, n, pos, V, w, NULL);
     *ms = now_ms() - t0;
     const eddy_particles *p = &sim.world->particles;
-    const uint32_t base = p->id[0] < p->id[1] ? p->id[0] : p->id[1];
-    uint32_t id0 = base;
+    const uint64_t base = p->id[0] < p->id[1] ? p->id[0] : p->id[1];
+    uint64_t id0 = base;
     for (size_t i = 0; i < n; ++i) id0 = p->id[i] < id0 ? p->id[i] : id0;
     for (size_t i = 0; i < n; ++i) {
         const size_t k = p->id[i] - id0;
@@ -452,7 +463,10 @@ static void lamb_oseen_spreading(void **state)
     open_text(FREE2, NULL, 0, &sim);
     const eddy_material *mat = &sim.world->materials[0];
     const double dl = mat->particle_dist, Vp = mat->particle_mass / mat->rest_density;
-    const double ap = 0.08, sigma = 0.025, G = 1.0, nu = mat->viscosity / mat->rest_density;
+    /* The solver's per-material values (its material table) arrive in the material's params. */
+    const double viscosity = eddy_param_get(&mat->params, "viscosity", NAN);
+    assert_true(viscosity == 5.0);
+    const double ap = 0.08, sigma = 0.025, G = 1.0, nu = (float)viscosity / mat->rest_density;
     const int m = (int)ceil(0.6 / dl);
     size_t n = 0, cap = (size_t)(2 * m + 1) * (2 * m + 1);
     float *pos = calloc(3 * cap, sizeof(float)), *w = calloc(3 * cap, sizeof(float));
@@ -866,7 +880,7 @@ static uint64_t drop_hash(const char *method, int threads)
     support_steps(&sim, 15, sim.scene.dt);
     uint64_t h;
     eddy_error err;
-    if (eddy_particles_hash(&sim.world->particles, &h, &err)) fail_msg("%s", err.message);
+    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
     eddy_sim_close(&sim);
     return h;
 }

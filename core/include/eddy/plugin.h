@@ -106,16 +106,16 @@ typedef struct eddy_solver_vtable {
                   eddy_error *err);
 
     /* Optional, for checkpoints: serializes solver state that is not in particle fields into a
-     * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state. The
-     * host calls load() after create() and after restoring the particle fields, and then calls
-     * compute_fields() (when present) before the first step. state.h has helpers. */
+     * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state. On
+     * resume the host calls create() (and compute_fields()) for the scene, restores every particle
+     * field as saved (derived fields included: they are the state), then calls load(); it does not
+     * call compute_fields() again, which would overwrite what load() restored. state.h has helpers. */
     int (*save)(const eddy_solver *solver, void **data, size_t *size, eddy_error *err);
     int (*load)(eddy_solver *solver, const void *data, size_t size, eddy_error *err);
 
     /* Optional: computes the solver's derived fields (density, pressure, ...) for the current
-     * positions without advancing time; may rebuild the grid. The host calls it after create() (and
-     * after load() on resume) so that frame 0 and its diagnostics show the state. NULL: fields start
-     * as created. */
+     * positions without advancing time; may rebuild the grid. The host calls it once after create()
+     * so that frame 0 and its diagnostics show the initial state. NULL: fields start as created. */
     int (*compute_fields)(eddy_solver *solver, eddy_world *world, eddy_error *err);
 
     /* Optional: fills *stats (world.h) for the state after a step, for solvers whose particles live in

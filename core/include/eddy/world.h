@@ -267,7 +267,8 @@ typedef struct eddy_residency {
     size_t size;    /* sizeof(eddy_residency) as compiled by the solver */
     void *context;  /* the solver's, passed back */
     /* Copies `field` (and the layout: count, order, ids, materials, flags, which a field is meaningless
-     * without) from the device into the host arrays of w->particles. [main thread] */
+     * without) from the device into the host arrays of w->particles; `field` EDDY_FIELD_LAYOUT: the
+     * layout only. [main thread] */
     int (*download)(void *context, eddy_world *w, int field, eddy_error *err);
 } eddy_residency;
 
@@ -282,8 +283,8 @@ EDDY_API eddy_memory_space eddy_world_field_space(const eddy_world *w, int field
 /* Installs (or removes, with NULL) the residency provider; the struct is copied. [main thread] */
 EDDY_API void eddy_world_set_residency(eddy_world *w, const eddy_residency *residency);
 
-/* Marks the host copy of a device field stale (field = -1: every device field and the layout), so
- * the next map downloads it. A GPU solver calls it at the end of each step for what it changed.
+/* Marks the host copy of a device field stale (field = -1, which is EDDY_FIELD_LAYOUT: every device
+ * field and the layout), so the next map downloads it. A GPU solver calls it at the end of each step for what it changed.
  * [main thread] */
 EDDY_API void eddy_world_mark_host_stale(eddy_world *w, int field);
 

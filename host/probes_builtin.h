@@ -1,0 +1,46 @@
+/*
+ * host/probes_builtin.h — the host's four built-in probes, components of interface
+ * EDDY_INTERFACE_PROBE (observe.h) registered like a plugin's (services.c). Their parameter tables are
+ * the whole definition of their keys in a scene's "probes" entries (`eddy describe front` lists them);
+ * the host's generic part (probes.h) reads "name", "kind" and "reference".
+ *
+ * Positions and lengths are in the scene's world units; world->simulation_scale converts them when
+ * measuring.
+ *
+ *   front     how far the liquid reaches along `axis` ("x", "y", "z", or "-x"... for the negative
+ *             direction). Walking along the axis from the rearmost particle, the liquid is connected
+ *             while consecutive particle coordinates are at most `max_gap` apart (default: the
+ *             smoothing radius, beyond which a particle no longer interacts with the bulk); the front
+ *             is the last connected particle's coordinate plus half its material's rest spacing (the
+ *             edge of its volume, so that a block filled over [0, a] reads exactly a). Droplets
+ *             thrown ahead by more than max_gap are not the front. World units ("m").
+ *   height    how high the liquid stands along the up `axis` in the column of particles within
+ *             `width` (default: the smoothing radius) of `at` on every other axis: walking up from the
+ *             base at[axis] with the same max_gap rule, the top of the connected liquid plus half a
+ *             rest spacing, minus at[axis]. 0 where no liquid touches the base. World units ("m").
+ *   pressure  p(x) = sum_j p_j V_j W(x - x_j) / sum_j V_j W(x - x_j) at `point`: the "pressure"
+ *             field Shepard-interpolated with the poly6 kernel of the smoothing radius, V_j = m_j /
+ *             rho_j (m_j / rho0 where rho_j is not positive). NaN where no particle lies within one
+ *             smoothing radius of the point (no liquid there). Simulation units, as stored ("Pa").
+ *   density   the mean "density" of the particles inside the box [`min`, `max`] (inclusive). NaN when
+ *             the box holds no particle. Simulation units ("kg/m^3", "kg/m^2" in 2D).
+ *
+ * Points (`at`, `point`, `min`, `max`) take as many numbers as the world has dimensions (3 are
+ * accepted in 2D, z ignored); an axis must exist in the world ("z" is refused in 2D); `max` must
+ * exceed `min` on every axis; `width` and `max_gap` must be > 0. create() refuses what the table
+ * cannot say, with the probe's context ("FILE:LINE:COL: probes[i]") and the key.
+ *
+ * Measuring is O(N) per probe, reads the frame only, and gives bit-identical values for the same
+ * particle state whatever order the grid sorted the particles in (sums run in the frame's id order;
+ * the walks break ties by id).
+ */
+#ifndef EDDY_HOST_PROBES_BUILTIN_H
+#define EDDY_HOST_PROBES_BUILTIN_H
+
+#include <eddy/eddy.h>
+
+/* The built-in probe components ("front", "height", "pressure", "density", in that order), static;
+ * *count receives their number. */
+const eddy_component *const *eddy_builtin_probes(size_t *count);
+
+#endif /* EDDY_HOST_PROBES_BUILTIN_H */

@@ -1,0 +1,38 @@
+/*
+ * host/writers_builtin.h — the host's built-in frame writers, components of interface
+ * EDDY_INTERFACE_WRITER (observe.h) registered like a plugin's (services.c):
+ *
+ *   "vtk"  DIR/frames/frame_NNNNN.vtp, VTK XML PolyData (format="binary": inline base64, UInt32
+ *          headers, little endian): Points, one vertex cell per particle (Verts, so ParaView draws
+ *          points), and PointData id, material, velocity, density, pressure and every registered
+ *          field; and DIR/frames.pvd, the ParaView series of every frame written so far with its time,
+ *          rewritten after each frame (and at create, so that it describes this run from the start).
+ *          The id array is UInt32 while every id of the frame fits in 32 bits (the files of ABI 1.x,
+ *          byte for byte), UInt64 otherwise.
+ *   "csv"  DIR/frames/frame_NNNNN.csv: the header id,x,y,z,vx,vy,vz,density,pressure,material and the
+ *          registered fields in registration order (a scalar as its name, a 3-component field as
+ *          name_x,name_y,name_z, any other k components as name_0..name_{k-1}), then one row per
+ *          particle in the frame's order (increasing id), reals as %.9g (a float exactly), ids in decimal.
+ *
+ * Units: positions and velocities in world units (divided by world->simulation_scale); density,
+ * pressure and registered fields as stored (simulation units), since only the solver knows what a
+ * registered field measures. NNNNN is the frame index, zero-padded to 5 digits.
+ *
+ * Both write "<file>.tmp" and rename it, so a run stopped at any moment leaves no torn file. Neither
+ * has parameters.
+ */
+#ifndef EDDY_HOST_WRITERS_BUILTIN_H
+#define EDDY_HOST_WRITERS_BUILTIN_H
+
+#include <eddy/eddy.h>
+
+/* The built-in writer components ("vtk", "csv"), static; *count receives their number. */
+const eddy_component *const *eddy_builtin_writers(size_t *count);
+
+/* The serializers of the two writers, for one file without a writer (eddy_output_write_vtp and
+ * eddy_output_write_csv, output.h, and tests): lengths divided by `scale` (finite, > 0, else
+ * EDDY_ERR_INVALID_ARGUMENT naming the file). */
+int eddy_vtp_write_file(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
+int eddy_csv_write_file(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
+
+#endif /* EDDY_HOST_WRITERS_BUILTIN_H */

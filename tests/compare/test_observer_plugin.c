@@ -1,0 +1,264 @@
+/*
+ * A third-party plugin of observers, built by the tests only (tests/compare/CMakeLists.txt, into
+ * <build>/test_observer_plugins, which `eddy` searches only when EDDY_PLUGIN_PATH points there). It
+ * proves that the host's frame writers and probes are open kinds: nothing in the host names these
+ * components, yet a scene (or --format) can use them like the built-in "vtk" writer and "front" probe.
+ *
+ *   "test_writer"   writer: DIR/test_writer/<prefix>_NNNNN.txt per frame, one line
+ *                   "index time step count first_id last_id sum_x" computed from the frame it is handed
+ *                   (sum_x over the owned particles in the frame's order, in world units, %.9g).
+ *                   Parameter "prefix" (string, default "frame"). Logs where the files go (INFO) and
+ *                   the folder (DEBUG) through the host's services.
+ *   "test_count"    probe: the number of owned particles whose x (world units) is at least "min_x"
+ *                   (vector of 1 to 3 numbers, only x read; default 0), unit "1".
+ *   "test_marker"   a component of an interface no host knows ("eddy.test_marker.1"): `eddy list`
+ *                   shows it under its own id; nothing calls it.
+ *   "test_faulty"   a solver that moves nothing and misbehaves on request, for the host's checks
+ *                   (host/sim.c): parameter "fault" = "none", "dt_zero", "dt_nan" (max_dt returns 0 /
+ *                   NaN) or "position_nan" (at step "at_step" the particle with id 7 gets a NaN x while
+ *                   every velocity stays finite).
+ */
+#include <eddy/eddy.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* --- the writer --------------------------------------------------------------------------------- */
+
+struct eddy_writer {
+    char dir[4096];
+    char prefix[64];
+    const eddy_host *host;
+};
+
+static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
+{
+    eddy_writer *w = calloc(1, sizeof *w);
+    if (!w) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const eddy_param_value *prefix = eddy_param_find_value(setup->params, "prefix");
+    snprintf(w->prefix, sizeof w->prefix, "%s", prefix && prefix->string ? prefix->string : "frame");
+    snprintf(w->dir, sizeof w->dir, "%s/test_writer", setup->dir);
+    w->host = setup->host;
+    if (mkdir(w->dir, 0777) != 0 && errno != EEXIST) {
+        int e = errno;
+        free(w);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot create '%s/test_writer': %s", setup->dir, strerror(e));
+    }
+    eddy_host_log(setup->host, EDDY_LOG_INFO, "test_writer", "frames as %s/%s_NNNNN.txt", w->dir, w->prefix);
+    eddy_host_log(setup->host, EDDY_LOG_DEBUG, "test_writer", "writing into %s", w->dir);
+    *out = w;
+    return EDDY_OK;
+}
+
+static int writer_write(eddy_writer *w, const eddy_frame *f, eddy_error *err)
+{
+    const eddy_particles *p = &f->world->particles;
+    const double scale = f->world->simulation_scale;
+    double sum_x = 0.0;
+    for (size_t k = 0; k < f->count; ++k) sum_x += p->x[f->order[k]] / scale;
+    char path[4300], tmp[4310];
+    snprintf(path, sizeof path, "%s/%s_%05llu.txt", w->dir, w->prefix, (unsigned long long)f->index);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    fprintf(out, "%llu %.12g %llu %zu %llu %llu %.9g\n", (unsigned long long)f->index, f->time,
+            (unsigned long long)f->step, f->count,
+            f->count ? (unsigned long long)p->id[f->order[0]] : 0ull,
+            f->count ? (unsigned long long)p->id[f->order[f->count - 1]] : 0ull, sum_x);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return EDDY_OK;
+}
+
+static void writer_destroy(eddy_writer *w)
+{
+    free(w);
+}
+
+static const eddy_writer_vtable WRITER_VTABLE = {
+    .size = sizeof(eddy_writer_vtable),
+    .create = writer_create,
+    .write_frame = writer_write,
+    .destroy = writer_destroy,
+};
+
+static const eddy_param_desc WRITER_PARAMS[] = {
+    EDDY_PARAM_STRING_DESC("prefix", "frame", 32, "File name prefix of the per-frame text files."),
+};
+
+static const eddy_component WRITER = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_WRITER,
+    .id = "test_writer",
+    .version = "0.1.0",
+    .description = "test plugin: one line of frame figures per frame",
+    .params = WRITER_PARAMS,
+    .param_count = 1,
+    .vtable = &WRITER_VTABLE,
+};
+
+/* --- the probe ---------------------------------------------------------------------------------- */
+
+struct eddy_probe {
+    double min_x;
+};
+
+static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err)
+{
+    eddy_probe *p = calloc(1, sizeof *p);
+    if (!p) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const eddy_param_value *v = eddy_param_find_value(setup->params, "min_x");
+    p->min_x = v && v->is_set ? v->vector[0] : 0.0;
+    *out = p;
+    return EDDY_OK;
+}
+
+static int probe_measure(eddy_probe *pr, const eddy_frame *f, double *value, eddy_error *err)
+{
+    (void)err;
+    const eddy_particles *p = &f->world->particles;
+    size_t n = 0;
+    for (size_t k = 0; k < f->count; ++k)
+        if (p->x[f->order[k]] / f->world->simulation_scale >= pr->min_x) ++n;
+    *value = (double)n;
+    return EDDY_OK;
+}
+
+static const char *probe_unit(const eddy_probe *p)
+{
+    (void)p;
+    return "1";
+}
+
+static void probe_destroy(eddy_probe *p)
+{
+    free(p);
+}
+
+static const eddy_probe_vtable PROBE_VTABLE = {
+    .size = sizeof(eddy_probe_vtable),
+    .create = probe_create,
+    .measure = probe_measure,
+    .unit = probe_unit,
+    .destroy = probe_destroy,
+};
+
+static const eddy_param_desc PROBE_PARAMS[] = {
+    EDDY_PARAM_VECTOR_DESC("min_x", 0.0, -1e30, 1e30, "m", "Count particles with x at least this (only x is read)."),
+};
+
+static const eddy_component PROBE = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_PROBE,
+    .id = "test_count",
+    .version = "0.1.0",
+    .description = "test plugin: the number of particles beyond a plane",
+    .params = PROBE_PARAMS,
+    .param_count = 1,
+    .vtable = &PROBE_VTABLE,
+};
+
+/* --- a kind no host knows ----------------------------------------------------------------------- */
+
+static const struct {
+    size_t size;
+} MARKER_VTABLE = {sizeof MARKER_VTABLE};
+
+static const eddy_component MARKER = {
+    .size = sizeof(eddy_component),
+    .interface_id = "eddy.test_marker.1",
+    .id = "test_marker",
+    .version = "0.1.0",
+    .description = "test plugin: a component of an interface the host does not know",
+    .vtable = &MARKER_VTABLE,
+};
+
+/* --- a faulty solver ---------------------------------------------------------------------------- */
+
+enum { FAULT_NONE, FAULT_DT_ZERO, FAULT_DT_NAN, FAULT_POSITION_NAN };
+
+struct eddy_solver {
+    int fault;
+    int64_t at_step;
+};
+
+static int solver_create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
+{
+    eddy_solver *s = calloc(1, sizeof *s);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const eddy_param_value *fault = eddy_param_find_value(setup->params, "fault");
+    const eddy_param_value *at = eddy_param_find_value(setup->params, "at_step");
+    s->fault = fault ? (int)fault->integer : FAULT_NONE;
+    s->at_step = at ? at->integer : 1;
+    *out = s;
+    return EDDY_OK;
+}
+
+static int solver_step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
+{
+    (void)dt;
+    (void)err;
+    if (s->fault == FAULT_POSITION_NAN && (int64_t)w->step + 1 == s->at_step)
+        for (size_t i = 0; i < w->particles.count; ++i)
+            if (w->particles.id[i] == 7) w->particles.x[i] = NAN;
+    return EDDY_OK;
+}
+
+static void solver_destroy(eddy_solver *s)
+{
+    free(s);
+}
+
+static int solver_max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
+{
+    (void)w;
+    (void)err;
+    *limit = "test";
+    *dt = s->fault == FAULT_DT_ZERO ? 0.0 : s->fault == FAULT_DT_NAN ? NAN : INFINITY;
+    return EDDY_OK;
+}
+
+static const eddy_solver_vtable SOLVER_VTABLE = {
+    .size = sizeof(eddy_solver_vtable),
+    .create = solver_create,
+    .step = solver_step,
+    .destroy = solver_destroy,
+    .max_dt = solver_max_dt,
+};
+
+static const char *const FAULTS[] = {"none", "dt_zero", "dt_nan", "position_nan", NULL};
+
+static const eddy_param_desc SOLVER_PARAMS[] = {
+    EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
+    EDDY_PARAM_INT_DESC("at_step", 1, 1, 1000000, "1", "The step at which position_nan strikes."),
+};
+
+static const eddy_component SOLVER = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = "test_faulty",
+    .version = "0.1.0",
+    .description = "test plugin: a solver that moves nothing and misbehaves on request",
+    .params = SOLVER_PARAMS,
+    .param_count = 2,
+    .vtable = &SOLVER_VTABLE,
+};
+
+static const eddy_component *const COMPONENTS[] = {&WRITER, &PROBE, &MARKER, &SOLVER};
+
+static const eddy_plugin_descriptor DESCRIPTOR = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = "test_observers",
+    .version = "0.1.0",
+    .component_count = 4,
+    .components = COMPONENTS,
+};
+
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void)
+{
+    return &DESCRIPTOR;
+}
