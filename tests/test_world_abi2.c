@@ -945,7 +945,7 @@ static void refresh_fields(void **state)
     assert_int_equal(eddy_world_refresh_fields(w, fields, 2, &err), EDDY_OK);
     assert_int_equal(eddy_world_refresh_fields(w, NULL, 0, &err), EDDY_OK);
     fake_exchange x = {0};
-    const eddy_exchange ex = {sizeof ex, &x, fake_refresh};
+    const eddy_exchange ex = {.size = sizeof ex, .context = &x, .refresh = fake_refresh};
     eddy_world_set_exchange(w, &ex);
     assert_int_equal(eddy_world_refresh_fields(w, fields, 2, &err), EDDY_OK);
     assert_int_equal(x.calls, 1);
@@ -967,6 +967,55 @@ static void refresh_fields(void **state)
     eddy_world_set_exchange(w, NULL);
     assert_int_equal(eddy_world_refresh_fields(w, fields, 2, &err), EDDY_OK);
     assert_int_equal(x.calls, 3);
+    eddy_world_destroy(w);
+}
+
+/* Stands in for the other processes: each value combined with the given "remote" values. */
+typedef struct fake_reducer {
+    int calls;
+    eddy_reduce_op op;
+    double remote[2];
+} fake_reducer;
+
+static int fake_reduce(void *context, eddy_reduce_op op, double *values, size_t count, eddy_error *err)
+{
+    (void)err;
+    fake_reducer *r = context;
+    r->calls++;
+    r->op = op;
+    for (size_t i = 0; i < count && i < 2; ++i)
+        values[i] = op == EDDY_REDUCE_MIN ? fmin(values[i], r->remote[i])
+                  : op == EDDY_REDUCE_MAX ? fmax(values[i], r->remote[i]) : values[i] + r->remote[i];
+    return EDDY_OK;
+}
+
+static void reduce_values(void **state)
+{
+    (void)state;
+    eddy_world *w = make_world(4, 3);
+    eddy_error err;
+    double v[2] = {1.5, -2.0};
+    /* One process: the values are already global. */
+    assert_int_equal(eddy_world_reduce(w, EDDY_REDUCE_MIN, v, 2, &err), EDDY_OK);
+    assert_true(v[0] == 1.5 && v[1] == -2.0);
+    assert_int_equal(eddy_world_reduce(w, (eddy_reduce_op)7, v, 2, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "reduce: unknown operation 7");
+    /* An exchange with refresh only (an older layout, or a host without reductions): unchanged. */
+    fake_exchange x = {0};
+    const eddy_exchange refresh_only = {.size = offsetof(eddy_exchange, reduce), .context = &x,
+                                        .refresh = fake_refresh};
+    eddy_world_set_exchange(w, &refresh_only);
+    assert_int_equal(eddy_world_reduce(w, EDDY_REDUCE_MAX, v, 2, &err), EDDY_OK);
+    assert_true(v[0] == 1.5 && v[1] == -2.0);
+    fake_reducer r = {.remote = {0.5, 4.0}};
+    const eddy_exchange ex = {.size = sizeof ex, .context = &r, .refresh = fake_refresh, .reduce = fake_reduce};
+    eddy_world_set_exchange(w, &ex);
+    assert_int_equal(eddy_world_reduce(w, EDDY_REDUCE_MIN, v, 2, &err), EDDY_OK);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.op, EDDY_REDUCE_MIN);
+    assert_true(v[0] == 0.5 && v[1] == -2.0);
+    assert_int_equal(eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 2, &err), EDDY_OK);
+    assert_true(v[0] == 1.0 && v[1] == 2.0);
     eddy_world_destroy(w);
 }
 
@@ -1169,6 +1218,7 @@ int main(void)
         cmocka_unit_test(residency_downloads),
         cmocka_unit_test(step_stats),
         cmocka_unit_test(refresh_fields),
+        cmocka_unit_test(reduce_values),
         cmocka_unit_test(hash_order_and_halo),
         cmocka_unit_test(ids_64_bit),
     };

@@ -758,6 +758,18 @@ int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_cou
     return im->exchange.refresh(im->exchange.context, w, fields, field_count, err);
 }
 
+int eddy_world_reduce(eddy_world *w, eddy_reduce_op op, double *values, size_t count, eddy_error *err)
+{
+    if (op != EDDY_REDUCE_MIN && op != EDDY_REDUCE_MAX && op != EDDY_REDUCE_SUM)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "reduce: unknown operation %d", (int)op);
+    if (count && !values)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "reduce: %zu values but no array", count);
+    const struct eddy_world_impl *im = w->impl;
+    /* One process: every value is already the global one. */
+    if (!im->has_exchange || !im->exchange.reduce || count == 0) return EDDY_OK;
+    return im->exchange.reduce(im->exchange.context, op, values, count, err);
+}
+
 void eddy_world_set_host(eddy_world *w, const eddy_host *host)
 {
     w->host = host ? host : eddy_host_silent();

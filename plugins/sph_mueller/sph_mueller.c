@@ -73,7 +73,6 @@ struct eddy_solver {
     float *viscosity; /* per material, for the pairwise mean */
     float *rest_density, *stiffness, *self_density; /* per material */
     float max_accel; /* of the last step, for max_dt */
-    int loaded;      /* max_accel came from a checkpoint (load) */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
 };
@@ -410,15 +409,10 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
 
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    /* On resume the host calls this after load(): max_dt's force limit keeps the restored largest
-     * acceleration of the last step, not that of the current positions, so that the resumed run takes
-     * the time steps the uninterrupted one took. */
-    const float restored = s->max_accel;
     int rc = prepare(s, w, err);
     if (rc) return rc;
     if ((rc = density_pass(s, w, err))) return rc;
     rc = compute_forces(s, w, err);
-    if (s->loaded) s->max_accel = restored;
     return rc;
 }
 
@@ -462,9 +456,7 @@ static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    int rc = eddy_state_load_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
-    if (!rc) s->loaded = 1;
-    return rc;
+    return eddy_state_load_floats("sph_mueller/1", &s->max_accel, 1, data, size, err);
 }
 
 static const eddy_solver_vtable vtable = {

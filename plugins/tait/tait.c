@@ -111,7 +111,6 @@ struct eddy_solver {
     float *rest_density, *tait_b, *gamma, *sound_speed, *viscosity, *self_density, *gradient_scale;
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
-    int loaded;                /* max_accel came from a checkpoint (load) */
 };
 
 static void destroy(eddy_solver *s)
@@ -129,15 +128,15 @@ static void destroy(eddy_solver *s)
 
 /* 10 sqrt(2 |g| H), H the height the particles span along gravity (sim units): the speed of sound ten
  * times that of the fastest free fall in the scene, which keeps density errors near 1% (Monaghan
- * 1994). 0 without gravity or particles. H is taken over this process's owned particles: in a run
- * split over several processes each would derive its own c0, so such a run must give sound_speed
- * (the ABI has no collective min/max yet). */
-static double derived_sound_speed(const eddy_world *w)
+ * 1994). 0 without gravity or particles. H spans the owned particles of every process
+ * (eddy_world_reduce), so a decomposed run derives the same c0 as a single process. */
+static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
 {
+    *c0 = 0.0;
     const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
                           (double)w->gravity[2] * w->gravity[2]);
     const eddy_particles *p = &w->particles;
-    if (!(g > 0) || p->count == 0) return 0.0;
+    if (!(g > 0)) return EDDY_OK;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < p->count; ++i) {
         if (eddy_particle_is_halo(p, i)) continue;
@@ -145,8 +144,13 @@ static double derived_sound_speed(const eddy_world *w)
         lo = up < lo ? up : lo;
         hi = up > hi ? up : hi;
     }
-    if (!(hi >= lo)) return 0.0; /* no owned particle */
-    return 10.0 * sqrt(2.0 * g * (hi - lo));
+    double extent[2] = {lo, -hi}; /* both by MIN: one collective call */
+    int rc = eddy_world_reduce(w, EDDY_REDUCE_MIN, extent, 2, err);
+    if (rc) return eddy_error_prefix(err, "tait: derived sound speed: ");
+    lo = extent[0];
+    hi = -extent[1];
+    if (hi >= lo) *c0 = 10.0 * sqrt(2.0 * g * (hi - lo)); /* else: no particle anywhere */
+    return EDDY_OK;
 }
 
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
@@ -176,7 +180,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         }
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const double c_fall = derived_sound_speed(w);
+    double c_fall = 0.0;
+    int rc = derived_sound_speed(w, &c_fall, err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
         const float stiffness = material_value(mat, M_STIFFNESS);
@@ -204,7 +213,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
                                                                             w->dimensions));
         if (s->sound_speed[m] > s->c_max) s->c_max = s->sound_speed[m];
     }
-    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
+    rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -418,15 +427,10 @@ static int density_pass(eddy_solver *s, eddy_world *w, eddy_error *err)
 
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    /* On resume the host calls this after load(): max_dt's force limit keeps the restored largest
-     * acceleration of the last step, not that of the current positions, so that the resumed run takes
-     * the time steps the uninterrupted one took. */
-    const float restored = s->max_accel;
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     if ((rc = density_pass(s, w, err))) return rc;
     compute_forces(s, w);
-    if (s->loaded) s->max_accel = restored;
     return EDDY_OK;
 }
 
@@ -467,9 +471,7 @@ static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    int rc = eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
-    if (!rc) s->loaded = 1;
-    return rc;
+    return eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
 }
 
 static const eddy_solver_vtable vtable = {

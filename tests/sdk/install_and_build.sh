@@ -52,7 +52,7 @@ EDDY_PLUGIN_PATH=$plugins/lib/eddy/plugins
 export EDDY_PLUGIN_PATH OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 "$prefix/bin/eddy" list > "$work/list.log" 2>&1 || { cat "$work/list.log"; fail "eddy list"; }
 cat "$work/list.log"
-grep -qE "^xsph +solver +1\.0\.0 +$so" "$work/list.log" || fail "eddy list does not show the template solver xsph"
+grep -qE "^xsph +solver +2\.0\.0 +$so" "$work/list.log" || fail "eddy list does not show the template solver xsph"
 # The installed host finds the installed plugins (<exe>/../lib/eddy/plugins), not the build tree's.
 grep -qF "$prefix/lib/eddy/plugins/eddy_sph_mueller.so" "$work/list.log" || fail "the installed host did not find its installed plugins"
 grep -qi "refused" "$work/list.log" && fail "a plugin was refused"

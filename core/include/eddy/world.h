@@ -319,11 +319,21 @@ EDDY_API int eddy_world_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
  * eddy_world_refresh_fields() returns at once; a domain-decomposed host (MPI) installs one that sends
  * the named fields of owned particles to the processes holding their halo copies and receives theirs.
  */
+/* Operations of eddy_world_reduce(). */
+typedef enum eddy_reduce_op {
+    EDDY_REDUCE_MIN = 0,
+    EDDY_REDUCE_MAX = 1,
+    EDDY_REDUCE_SUM = 2
+} eddy_reduce_op;
+
 typedef struct eddy_exchange {
     size_t size;
     void *context;
     int (*refresh)(void *context, eddy_world *w, const int *fields, size_t field_count,
                    eddy_error *err);
+    /* Combines values[count] over every process, in place, with `op`; the result must be the same
+     * bits on every process and independent of the number of processes for MIN and MAX. */
+    int (*reduce)(void *context, eddy_reduce_op op, double *values, size_t count, eddy_error *err);
 } eddy_exchange;
 
 /* Installs (or removes, with NULL) the exchange; copied. Hosts only. [main thread] */
@@ -337,6 +347,15 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  */
 EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count,
                                        eddy_error *err);
+
+/*
+ * Combines `count` doubles over every process, in place (the smallest, the largest, or the sum), for a
+ * decision every process must take alike: a time step, a derived sound speed from the fluid's height.
+ * Leaves the values as they are in one process. Collective, like eddy_world_refresh_fields().
+ * [main thread]
+ */
+EDDY_API int eddy_world_reduce(eddy_world *w, eddy_reduce_op op, double *values, size_t count,
+                               eddy_error *err);
 
 /* Sets the host services components of this world see (NULL: eddy_host_silent()). Hosts only. The
  * host must outlive the world. [main thread] */
