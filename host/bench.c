@@ -27,7 +27,7 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     int rc = eddy_scene_load(opt->scene_path, opt->sets, opt->set_count, &scene, err);
     if (rc) return rc;
     eddy_sim sim;
-    eddy_sim_options so = {opt->solver, opt->grid, opt->particles, opt->registry, opt->threads, 0};
+    eddy_sim_options so = {opt->solver, opt->grid, opt->particles, opt->registry, opt->threads};
     if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
     eddy_world *w = sim.world;
     /* A fixed dt keeps the repeats comparable; the solver's limit still caps it for stability. */

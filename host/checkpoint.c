@@ -520,7 +520,9 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
     if (blob_size > c.end - c.at || c.end - c.at != blob_size) return corrupt(&c, "the solver state", err);
     w->time = time;
     w->step = step;
-    /* plugin.h: create() (done by eddy_sim_open), the particles (above), load(), compute_fields(). */
+    /* plugin.h: create() and compute_fields() (eddy_sim_open), every field as saved (above), load().
+     * No compute_fields() after load(): it would overwrite the restored state (sph_mueller's largest
+     * acceleration, vpm_hybrid's vortex fields) and the resumed run would no longer be exact. */
     const eddy_component *sc = sim->solver_entry->component;
     const eddy_solver_vtable *v = (const eddy_solver_vtable *)sc->vtable;
     if (blob_size) {
@@ -531,7 +533,5 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
         if ((rc = v->load(sim->solver, ck->data + c.at, (size_t)blob_size, err)))
             return eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
     }
-    if (v->compute_fields && (rc = v->compute_fields(sim->solver, w, err)))
-        return eddy_error_prefix(err, "solver '%s' (resuming from '%s'): ", sc->id, ck->path);
     return EDDY_OK;
 }

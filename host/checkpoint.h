@@ -57,12 +57,12 @@ const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);
 
 /*
  * Puts the checkpoint's state into a session opened from its settings, in the order plugin.h
- * prescribes for a resume: the clock, the colliders and the particles (every field written through
- * eddy_world_map_field(EDDY_MAP_WRITE) / unmap, so edit generations move; ids with
+ * prescribes for a resume: eddy_sim_open() has called create() (and compute_fields()) for the scene;
+ * this restores the clock, the colliders and every particle field as saved, derived fields included
+ * (written through eddy_world_map_field(EDDY_MAP_WRITE) / unmap, so edit generations move; ids with
  * eddy_particles_set_ids; the count may be smaller than the scene's, when particles left the domain
- * and were removed), then the solver's load() with its state, then its compute_fields() when it has
- * one. Call right after eddy_sim_open() (opened so that it does not call compute_fields() itself),
- * before any step.
+ * and were removed), then calls the solver's load() with its state. It does not call compute_fields()
+ * again: that would overwrite the restored state. Call right after eddy_sim_open(), before any step.
  */
 int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err);
 

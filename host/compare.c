@@ -337,7 +337,7 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
     if (rc) return rc;
     eddy_sim sim;
-    eddy_sim_options so = {r->id, o->grid, 0, cx->registry, o->threads, 0};
+    eddy_sim_options so = {r->id, o->grid, 0, cx->registry, o->threads};
     if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
     eddy_world *w = sim.world;
     r->ran = 1;

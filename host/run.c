@@ -394,7 +394,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? scene.end_time : opt->until;
 
-    eddy_sim_options so = {opt->solver, opt->grid, 0, opt->registry, opt->threads, 0};
+    eddy_sim_options so = {opt->solver, opt->grid, 0, opt->registry, opt->threads};
     if ((rc = eddy_sim_open(&scene, &so, &c.sim, err))) return rc;
     c.sim_open = 1;
     keep_render_request(&c, &opt->render);
@@ -521,8 +521,9 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
         eddy_scene_free(&scene);
         return rc;
     }
-    /* The checkpoint's restore loads the solver's state and then computes its fields. */
-    eddy_sim_options so = {solver, grid, 0, opt->registry, opt->threads, 1};
+    /* eddy_sim_open creates the solver and computes its fields for the scene; the restore then puts
+     * every field back as saved and loads the solver state (plugin.h: no compute_fields after load). */
+    eddy_sim_options so = {solver, grid, 0, opt->registry, opt->threads};
     if ((rc = eddy_sim_open(&scene, &so, &c->sim, err))) return rc;
     c->sim_open = 1;
     const eddy_component *sc = c->sim.solver_entry->component;

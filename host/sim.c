@@ -68,7 +68,7 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
         sim->solver = NULL;
         goto fail;
     }
-    if (!opt->skip_compute_fields && sim->solver_vtable->compute_fields &&
+    if (sim->solver_vtable->compute_fields &&
         (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
         eddy_error_prefix(err, "solver '%s': ", sc->id);
         goto fail;

@@ -39,7 +39,6 @@ typedef struct eddy_sim_options {
     size_t particle_target;         /* eddy bench --particles */
     eddy_registry *registry;        /* use this registry instead of making one (not owned) */
     int threads;                    /* --threads (> 0); 0: the scene's world.threads, else OpenMP's default */
-    int skip_compute_fields;        /* resume: eddy_checkpoint_restore calls compute_fields() after load() */
 } eddy_sim_options;
 
 /*

@@ -2,8 +2,9 @@
  * Checkpoints (host/checkpoint.c) with a stand-in solver, independent of the physics plugins:
  *  - 64-bit ids (one above 2^32, one next to UINT64_MAX) and every field, a registered one included,
  *    round-trip bit for bit, and the resumed session steps on to the same state hash;
- *  - the resume order of plugin.h: create(), the particles restored, load(), compute_fields(), with
- *    the particles already in place when load() and compute_fields() run;
+ *  - the resume order of plugin.h: create() and compute_fields() on the scene, the particles restored
+ *    (every field as saved), then load() with the particles in place, and no compute_fields() after
+ *    it (it would overwrite the restored state);
  *  - the per-material parameters come from the scene embedded in the checkpoint;
  *  - a format-1 checkpoint (32-bit ids), written here byte by byte, is read and its ids widened;
  *  - another format version is refused naming both.
@@ -141,7 +142,7 @@ static const char *const SCENE =
 static eddy_registry *registry;
 static char dir[64];
 
-static void open_sim(const char *text, int resume, eddy_sim *sim)
+static void open_sim(const char *text, eddy_sim *sim)
 {
     eddy_scene scene;
     eddy_error e;
@@ -149,7 +150,6 @@ static void open_sim(const char *text, int resume, eddy_sim *sim)
     if (eddy_scene_parse(text, "ck.json", NULL, 0, &scene, &e)) fail_msg("%s", e.message);
     eddy_sim_options o = {0};
     o.registry = registry;
-    o.skip_compute_fields = resume;
     if (eddy_sim_open(&scene, &o, sim, &e)) fail_msg("%s", e.message);
 }
 
@@ -195,7 +195,7 @@ static void write_checkpoint(eddy_sim *sim)
     if (rc) fail_msg("%s", e.message);
 }
 
-/* Opens the checkpoint in dir as `eddy resume` does: its embedded scene, compute_fields deferred. */
+/* Opens the checkpoint in dir as `eddy resume` does: its embedded scene, then the restore. */
 static int resume(eddy_sim *sim, eddy_error *e)
 {
     eddy_checkpoint *ck = NULL;
@@ -204,7 +204,7 @@ static int resume(eddy_sim *sim, eddy_error *e)
     char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), "scene"));
     assert_non_null(text);
     event_count = 0;
-    open_sim(text, 1, sim);
+    open_sim(text, sim);
     cJSON_free(text);
     rc = eddy_checkpoint_restore(ck, sim, e);
     eddy_checkpoint_free(ck);
@@ -216,7 +216,7 @@ static void wide_ids_round_trip(void **state)
     (void)state;
     eddy_sim a, b;
     eddy_error e;
-    open_sim(SCENE, 0, &a);
+    open_sim(SCENE, &a);
     step(&a, 5);
     /* Ids a single process never issues this early: above 2^32, and next to the top of the range. */
     eddy_particles *p = &a.world->particles;
@@ -242,11 +242,12 @@ static void wide_ids_round_trip(void **state)
 
     int rc = resume(&b, &e);
     if (rc) fail_msg("%s", e.message);
-    /* plugin.h's order, with the particles in place before load() and compute_fields(). */
+    /* plugin.h's order: the scene's create() and compute_fields(), the particles, then load() with
+     * them in place, and nothing after it. */
     assert_int_equal(event_count, 3);
     assert_string_equal(events[0], "create");
-    assert_string_equal(events[1], "load(wide ids)");
-    assert_string_equal(events[2], "compute_fields(wide ids)");
+    assert_string_equal(events[1], "compute_fields");
+    assert_string_equal(events[2], "load(wide ids)");
     assert_int_equal(b.world->step, a.world->step);
     assert_memory_equal(&b.world->time, &a.world->time, sizeof(double));
     assert_same_particles(a.world, b.world);
@@ -370,7 +371,7 @@ static void reads_format_1(void **state)
     (void)state;
     eddy_sim a, b;
     eddy_error e;
-    open_sim(SCENE, 0, &a);
+    open_sim(SCENE, &a);
     step(&a, 4);
     /* A permutation of the ids, as a grid sort leaves them, all below 2^32. */
     eddy_particles *p = &a.world->particles;

@@ -58,7 +58,7 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
         return 1;
     }
     eddy_sim sim;
-    eddy_sim_options o = {solver, NULL, 0, reg, 0, 0};
+    eddy_sim_options o = {solver, NULL, 0, reg, 0};
     int orc = eddy_sim_open(&scene, &o, &sim, &err);
     if (orc == EDDY_ERR_DEVICE) {
         /* A GPU solver on a machine without the device: its own tests (label gpu) cover it there. */

@@ -66,7 +66,7 @@ void support_open_scene(const char *name, const char *solver, const char *const 
     eddy_scene scene;
     eddy_error err;
     if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim_options o = {solver, NULL, target, NULL, 0, 0};
+    eddy_sim_options o = {solver, NULL, target, NULL, 0};
     if (eddy_sim_open(&scene, &o, sim, &err)) fail_msg("%s", err.message);
 }
 
@@ -99,7 +99,7 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
     eddy_error err;
     if (eddy_scene_load(path, NULL, 0, &scene, &err)) fail_msg("%s", err.message);
     /* The session sets the thread count (services.h), as `eddy run --threads` does. */
-    eddy_sim_options o = {solver, NULL, target, NULL, threads, 0};
+    eddy_sim_options o = {solver, NULL, target, NULL, threads};
     eddy_sim sim;
     if (eddy_sim_open(&scene, &o, &sim, &err)) fail_msg("%s", err.message);
     assert_int_equal(eddy_services_threads(), threads);
