@@ -428,6 +428,10 @@ static void materials_copy_and_check_params(void **state)
     assert_string_equal(eddy_param_find_value(wp, "tag")->string, "blue");
     assert_true(w->materials[0].particle_dist > 0);
     assert_true(w->contacts[0].erp == 0.5f);
+    /* What solvers read: the material's value, or the descriptor's default where it has none. */
+    static const eddy_param_desc initial_sum = EDDY_MATERIAL_INITIAL_SUM_DESC;
+    assert_true(eddy_material_param(&w->materials[0], &table[1]) == 500.0);
+    assert_true(eddy_material_param(&w->materials[0], &initial_sum) == 1.0);
     /* A second material with the same name is refused. */
     assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "material 'water' is defined twice");

@@ -135,6 +135,11 @@ eddy_real eddy_rest_spacing(double mass, double rho0, double h, int d)
     return (eddy_real)(0.5 * (lo + hi));
 }
 
+double eddy_material_param(const eddy_material *material, const eddy_param_desc *desc)
+{
+    return eddy_param_get(&material->params, desc->id, desc->def);
+}
+
 eddy_material eddy_default_material(void)
 {
     eddy_material m;

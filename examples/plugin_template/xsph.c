@@ -117,8 +117,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     }
     float c_max = 0.0f;
     for (size_t m = 0; m < w->material_count; ++m) {
-        s->stiffness[m] = (float)eddy_param_get(&w->materials[m].params, "stiffness",
-                                                material_params[M_STIFFNESS].def);
+        s->stiffness[m] = (float)eddy_material_param(&w->materials[m], &material_params[M_STIFFNESS]);
         s->sound_speed[m] = sqrtf(s->stiffness[m]);
         c_max = s->sound_speed[m] > c_max ? s->sound_speed[m] : c_max;
     }

@@ -697,15 +697,6 @@ double param_number(const eddy_param_values *pv, int which)
     return eddy_param_get(pv, d->id, d->def);
 }
 
-/* A material's value of entry `which` of the material table (the table's default when unset), as a
- * float: the material members of ABI 1.x were floats, and the arithmetic stays in float, as
- * sph_mueller's does. */
-float material_value(const eddy_material *mat, int which)
-{
-    const eddy_param_desc *d = &sph_mueller_cuda_material_params[which];
-    return (float)eddy_param_get(&mat->params, d->id, d->def);
-}
-
 int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
     *out = nullptr;
@@ -769,9 +760,12 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < w->material_count; ++m) {
         const eddy_material *mat = &w->materials[m];
-        const float viscosity = material_value(mat, SPH_MUELLER_CUDA_M_VISCOSITY);
-        const float stiffness = material_value(mat, SPH_MUELLER_CUDA_M_STIFFNESS);
-        const float initial_sum = material_value(mat, SPH_MUELLER_CUDA_M_INITIAL_SUM);
+        const float viscosity = (float)eddy_material_param(
+            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_VISCOSITY]);
+        const float stiffness = (float)eddy_material_param(
+            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_STIFFNESS]);
+        const float initial_sum = (float)eddy_material_param(
+            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_INITIAL_SUM]);
         mats[m].rest_density = mat->rest_density;
         mats[m].stiffness = stiffness;
         mats[m].viscosity = viscosity;

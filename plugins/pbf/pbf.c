@@ -223,7 +223,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
                                   mat->name, (double)w->smoothing_radius, (double)mat->particle_dist);
         }
         /* A float, as the material member of ABI 1.x was: the product below stays in float. */
-        const float initial_sum = (float)eddy_param_get(&mat->params, "initial_sum", 1.0);
+        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
         s->inv_rho0[m] = 1.0f / mat->rest_density;
         s->self_density[m] = initial_sum * mat->particle_mass * eddy_poly6(&k, 0.0f);
         s->epsilon[m] = (float)(s->relaxation * d0);

@@ -55,14 +55,6 @@ static const eddy_param_desc material_params[M_COUNT] = {
     [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
-/* A material's value of entry `which` of material_params (the table's default when unset), as a
- * float: the material members of ABI 1.x were floats, and the arithmetic below stays in float. */
-static float material_value(const eddy_material *mat, int which)
-{
-    const eddy_param_desc *d = &material_params[which];
-    return (float)eddy_param_get(&mat->params, d->id, d->def);
-}
-
 struct eddy_solver {
     double cfl;
     float negative_pressure;
@@ -112,10 +104,10 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < w->material_count; ++m) {
         const eddy_material *mat = &w->materials[m];
-        const float initial_sum = material_value(mat, M_INITIAL_SUM);
-        s->viscosity[m] = material_value(mat, M_VISCOSITY);
+        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
+        s->viscosity[m] = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
         s->rest_density[m] = mat->rest_density;
-        s->stiffness[m] = material_value(mat, M_STIFFNESS);
+        s->stiffness[m] = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
         /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
          * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
         s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);

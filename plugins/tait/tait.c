@@ -92,14 +92,6 @@ static const eddy_param_desc material_params[M_COUNT] = {
     [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
-/* A material's value of entry `which` of material_params (the table's default when unset), as a
- * float: the material members of ABI 1.x were floats, and the arithmetic below keeps their rounding. */
-static float material_value(const eddy_material *mat, int which)
-{
-    const eddy_param_desc *d = &material_params[which];
-    return (float)eddy_param_get(&mat->params, d->id, d->def);
-}
-
 struct eddy_solver {
     double cfl;
     float negative_pressure;
@@ -188,8 +180,8 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     }
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
-        const float stiffness = material_value(mat, M_STIFFNESS);
-        const float initial_sum = material_value(mat, M_INITIAL_SUM);
+        const float stiffness = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
+        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
         double c0 = !isnan(c_param) ? c_param : c_fall > 0 ? c_fall : sqrt((double)stiffness);
         if (!(c0 > 0)) {
             destroy(s);
@@ -203,7 +195,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         s->sound_speed[m] = (float)c0;
         s->gamma[m] = (float)gamma;
         s->tait_b[m] = (float)(mat->rest_density * c0 * c0 / gamma);
-        s->viscosity[m] = material_value(mat, M_VISCOSITY);
+        s->viscosity[m] = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
         /* initial_sum scales the self term m W(0) of the density sum (seed 000 §3.2.1). */
         s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         /* The spiky pressure gradient of a linear pressure field falls short by the lattice's first

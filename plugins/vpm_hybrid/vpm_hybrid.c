@@ -197,9 +197,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
         /* Floats, as the material members of ABI 1.x were: the arithmetic below stays in float. */
-        const float viscosity = (float)eddy_param_get(&mat->params, "viscosity", 0.1);
-        const float stiffness = (float)eddy_param_get(&mat->params, "stiffness", 1000.0);
-        const float initial_sum = (float)eddy_param_get(&mat->params, "initial_sum", 1.0);
+        const float viscosity = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
+        const float stiffness = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
+        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
         s->rest_density[m] = mat->rest_density;
         s->stiffness[m] = stiffness;
         s->viscosity[m] = viscosity;

@@ -67,6 +67,11 @@ typedef struct eddy_material {
      .min = 1e-6, .max = 1.0, .unit = "1", \
      .doc = "Self-contribution to a particle's density sum, in units of m W(0), in (0, 1]."}
 
+/* The value a material gives the parameter `desc` (an entry of the running solver's material table):
+ * the material's own value, or desc's default when the material has none (a world built without that
+ * table, a test). Solvers read each one once, in create(). [any thread] */
+EDDY_API double eddy_material_param(const eddy_material *material, const eddy_param_desc *desc);
+
 /* A material with every fixed member at its documented default (rest density 1000, no mass, the
  * default contact response) and no solver parameters. [any thread] */
 EDDY_API eddy_material eddy_default_material(void);
