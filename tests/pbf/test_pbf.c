@@ -8,16 +8,22 @@
  *  - vorticity confinement: a stirred box keeps more kinetic energy with it than without;
  *  - linear momentum in a wall-free periodic box (vorticity confinement off: it is an external force)
  *    is conserved to round-off;
- *  - identical state hash for 1 and 2 threads.
+ *  - identical state hash for 1 and 2 threads;
+ *  - domain decomposition (EDDY_COMPONENT_DECOMPOSABLE): a run where a third of the particles are halo
+ *    copies, whose fields arrive only through eddy_world_refresh_fields() from a second, whole run
+ *    stepped in lockstep, ends with every owned particle bit-identical to the whole run.
  */
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -256,6 +262,247 @@ static void same_hash_for_1_and_2_threads(void **state)
     assert_true(hash_after(2, 59) != h2);
 }
 
+/* --- domain decomposition: halo copies refreshed like their owners -------------------------------- */
+
+/*
+ * Two sessions of one scene step in lockstep, each in its own thread: `whole` as one process does, and
+ * `part`, where every third particle (by id) is a halo copy. Whole's exchange posts the values of every
+ * field the solver refreshes; part's waits for the same call (the refresh is collective: same fields,
+ * same order) and copies them into its halo copies, as a domain-decomposed host would receive them from
+ * the owners. Part's owned particles then see exactly whole's neighbourhoods, so a solver that updates
+ * owned particles only and refreshes every field neighbours read ends bit-identical to whole on them.
+ */
+enum { LOCK_FIELDS = 4 };
+
+typedef struct lockstep {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned long posted, taken;   /* refresh calls whole has posted and part has taken */
+    int fields[LOCK_FIELDS];       /* the posted call */
+    size_t field_count;
+    float *values[LOCK_FIELDS][3]; /* [field][component][id]: whole's values */
+    size_t ids;                    /* every id is below this */
+    int broken;                    /* the calls did not match, or one side stopped waiting */
+    /* Part's solver must leave halo copies alone: what part's last refresh wrote into them for the
+     * solver's own fields (lambda, vorticity), and how many it found changed at the next refresh. */
+    int tracked[2];
+    float *written[2][3];
+    size_t touched[2];
+    unsigned long calls[2];
+} lockstep;
+
+/* Waits on the lockstep's condition (mutex held) until `done` or 120 s; then breaks the lockstep. */
+static int lock_wait(lockstep *ls, int (*done)(const lockstep *))
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 120;
+    while (!done(ls) && !ls->broken)
+        if (pthread_cond_timedwait(&ls->cv, &ls->mu, &until) == ETIMEDOUT) ls->broken = 1;
+    return ls->broken;
+}
+
+static int all_taken(const lockstep *ls) { return ls->taken == ls->posted; }
+static int one_posted(const lockstep *ls) { return ls->posted == ls->taken + 1; }
+
+static int post_refresh(void *context, eddy_world *w, const int *fields, size_t count, eddy_error *err)
+{
+    lockstep *ls = context;
+    const eddy_particles *p = &w->particles;
+    pthread_mutex_lock(&ls->mu);
+    if (count > LOCK_FIELDS) ls->broken = 1;
+    for (size_t k = 0; k < count && !ls->broken; ++k) {
+        const int nc = eddy_particles_field_components(p, fields[k]);
+        if (nc < 1 || nc > 3) ls->broken = 1;
+        for (int c = 0; c < nc && !ls->broken; ++c) {
+            const float *a = eddy_particles_field(p, fields[k], c);
+            for (size_t i = 0; i < p->count; ++i) ls->values[k][c][p->id[i]] = a[i];
+        }
+        ls->fields[k] = fields[k];
+    }
+    ls->field_count = count;
+    ls->posted++;
+    pthread_cond_broadcast(&ls->cv);
+    int broken = lock_wait(ls, all_taken);
+    pthread_mutex_unlock(&ls->mu);
+    return broken ? eddy_error_set(err, EDDY_ERR_PLUGIN, "lockstep broken at refresh %lu", ls->posted) : EDDY_OK;
+}
+
+static int take_refresh(void *context, eddy_world *w, const int *fields, size_t count, eddy_error *err)
+{
+    lockstep *ls = context;
+    eddy_particles *p = &w->particles;
+    pthread_mutex_lock(&ls->mu);
+    if (!lock_wait(ls, one_posted)) {
+        if (count != ls->field_count) ls->broken = 1;
+        for (size_t k = 0; k < count && !ls->broken; ++k) {
+            if (fields[k] != ls->fields[k]) {
+                ls->broken = 1;
+                break;
+            }
+            const int t = fields[k] == ls->tracked[0] ? 0 : fields[k] == ls->tracked[1] ? 1 : -1;
+            const int nc = eddy_particles_field_components(p, fields[k]);
+            for (int c = 0; c < nc; ++c) {
+                float *a = eddy_particles_field(p, fields[k], c);
+                for (size_t i = 0; i < p->count; ++i) {
+                    if (!eddy_particle_is_halo(p, i)) continue;
+                    const uint64_t id = p->id[i];
+                    if (t >= 0 && ls->calls[t] && memcmp(&a[i], &ls->written[t][c][id], sizeof(float)) != 0)
+                        ++ls->touched[t];
+                    a[i] = ls->values[k][c][id];
+                    if (t >= 0) ls->written[t][c][id] = a[i];
+                }
+            }
+            if (t >= 0) ++ls->calls[t];
+        }
+        ls->taken++;
+        pthread_cond_broadcast(&ls->cv);
+    }
+    const int broken = ls->broken;
+    pthread_mutex_unlock(&ls->mu);
+    return broken ? eddy_error_set(err, EDDY_ERR_PLUGIN, "lockstep broken at refresh %lu", ls->taken + 1) : EDDY_OK;
+}
+
+typedef struct stepper {
+    eddy_sim *sim;
+    lockstep *ls;
+    int steps;
+    int rc;
+    eddy_error err;
+} stepper;
+
+static void *run_steps(void *arg)
+{
+    stepper *st = arg;
+    for (int s = 0; s < st->steps && !st->rc; ++s) st->rc = eddy_sim_step(st->sim, st->sim->scene.dt, &st->err);
+    if (st->rc) {
+        /* Release the other side. */
+        pthread_mutex_lock(&st->ls->mu);
+        st->ls->broken = 1;
+        pthread_cond_broadcast(&st->ls->cv);
+        pthread_mutex_unlock(&st->ls->mu);
+    }
+    return NULL;
+}
+
+/* Opens the scene twice, marks every third particle of the second a halo copy and steps both in
+ * lockstep; returns the owned particles of `part` compared with `whole` and the owned fields that
+ * differ (bitwise) in *differ. */
+static size_t decomposed_run(const char *text, const char *name, size_t target, int steps, size_t *differ,
+                             size_t *halos, lockstep *ls_out)
+{
+    eddy_sim whole, part;
+    if (text) {
+        support_open_text(text, NULL, 0, &whole);
+        support_open_text(text, NULL, 0, &part);
+    } else {
+        support_open_scene(name, NULL, NULL, 0, target, &whole);
+        support_open_scene(name, NULL, NULL, 0, target, &part);
+    }
+    eddy_particles *pw = &whole.world->particles, *pp = &part.world->particles;
+    assert_int_equal(pw->count, pp->count);
+    eddy_error err;
+    /* Every third id a halo copy; gather (the identity order) recounts halo_count. */
+    for (size_t i = 0; i < pp->count; ++i)
+        if (pp->id[i] % 3 == 1) pp->flags[i] |= EDDY_PARTICLE_HALO;
+    uint32_t *order = malloc(sizeof(uint32_t) * pp->count);
+    assert_non_null(order);
+    for (size_t i = 0; i < pp->count; ++i) order[i] = (uint32_t)i;
+    if (eddy_particles_gather(pp, order, pp->count, &err)) fail_msg("%s", err.message);
+    free(order);
+    *halos = pp->halo_count;
+    assert_true(pp->halo_count > pp->count / 4 && pp->halo_count < pp->count / 2);
+
+    lockstep ls;
+    memset(&ls, 0, sizeof ls);
+    pthread_mutex_init(&ls.mu, NULL);
+    pthread_cond_init(&ls.cv, NULL);
+    for (size_t i = 0; i < pw->count; ++i) ls.ids = pw->id[i] + 1 > ls.ids ? pw->id[i] + 1 : ls.ids;
+    for (int k = 0; k < LOCK_FIELDS; ++k)
+        for (int c = 0; c < 3; ++c) assert_non_null(ls.values[k][c] = calloc(ls.ids, sizeof(float)));
+    ls.tracked[0] = eddy_particles_find_field(pp, "lambda");
+    ls.tracked[1] = eddy_particles_find_field(pp, "vorticity");
+    assert_true(ls.tracked[0] >= 0 && ls.tracked[1] >= 0);
+    for (int t = 0; t < 2; ++t)
+        for (int c = 0; c < 3; ++c) assert_non_null(ls.written[t][c] = calloc(ls.ids, sizeof(float)));
+    const eddy_exchange post = {.size = sizeof post, .context = &ls, .refresh = post_refresh},
+                        take = {.size = sizeof take, .context = &ls, .refresh = take_refresh};
+    eddy_world_set_exchange(whole.world, &post);
+    eddy_world_set_exchange(part.world, &take);
+
+    stepper sw = {&whole, &ls, steps, 0, {0}}, sp = {&part, &ls, steps, 0, {0}};
+    pthread_t tw, tp;
+    assert_int_equal(pthread_create(&tw, NULL, run_steps, &sw), 0);
+    assert_int_equal(pthread_create(&tp, NULL, run_steps, &sp), 0);
+    pthread_join(tw, NULL);
+    pthread_join(tp, NULL);
+    if (sw.rc) fail_msg("whole: %s", sw.err.message);
+    if (sp.rc) fail_msg("part: %s", sp.err.message);
+    assert_false(ls.broken);
+    assert_true(ls.posted > 0 && ls.posted == ls.taken);
+
+    /* Owned particles of part against the same ids in whole: every field, bit for bit. */
+    const int nf = eddy_particles_field_count(pw);
+    assert_int_equal(nf, eddy_particles_field_count(pp));
+    size_t *at = malloc(sizeof(size_t) * ls.ids);
+    assert_non_null(at);
+    for (size_t i = 0; i < pw->count; ++i) at[pw->id[i]] = i;
+    size_t owned = 0;
+    *differ = 0;
+    for (size_t i = 0; i < pp->count; ++i) {
+        if (eddy_particle_is_halo(pp, i)) continue;
+        const size_t j = at[pp->id[i]];
+        ++owned;
+        for (int f = 0; f < nf; ++f)
+            for (int c = 0; c < eddy_particles_field_components(pw, f); ++c)
+                *differ += memcmp(&eddy_particles_field(pp, f, c)[i], &eddy_particles_field(pw, f, c)[j], sizeof(float)) != 0;
+    }
+    free(at);
+    eddy_world_set_exchange(whole.world, NULL);
+    eddy_world_set_exchange(part.world, NULL);
+    eddy_sim_close(&whole);
+    eddy_sim_close(&part);
+    for (int k = 0; k < LOCK_FIELDS; ++k)
+        for (int c = 0; c < 3; ++c) free(ls.values[k][c]);
+    for (int t = 0; t < 2; ++t)
+        for (int c = 0; c < 3; ++c) free(ls.written[t][c]);
+    pthread_mutex_destroy(&ls.mu);
+    pthread_cond_destroy(&ls.cv);
+    *ls_out = ls;
+    return owned;
+}
+
+static void halo_copies_refreshed_like_owners(void **state)
+{
+    (void)state;
+    const char *periodic =
+        "{\"solver\": \"pbf\", \"dimensions\": 3,"
+        " \"time\": {\"dt\": 0.002, \"end\": 1},"
+        " \"world\": {\"gravity\": [0, 0, 0], \"smoothing_radius\": 0.04},"
+        " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.24, 0.24, 0.24], \"periodic\": [true, true, true]},"
+        " \"materials\": [{\"name\": \"w\", \"particle_spacing\": 0.02}],"
+        " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.24, 0.24, 0.24]},"
+        "   \"spacing_factor\": 0.95, \"velocity\": [0.3, -0.2, 0.1]}]}";
+    struct { const char *label, *text, *name; int steps; } cases[] = {
+        {"pbf_dam_break_2d (walls: mirrors and contacts)", NULL, "pbf_dam_break_2d.json", 80},
+        {"periodic 3D box, compressed and moving", periodic, NULL, 40},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        size_t differ, halos;
+        lockstep ls;
+        const size_t owned = decomposed_run(cases[k].text, cases[k].name, 0, cases[k].steps, &differ, &halos, &ls);
+        printf("  %s, %d steps, %zu owned particles and %zu halo copies: %lu refreshes in lockstep; owned values "
+               "differing from the whole run: %zu; halo lambda / vorticity values the solver changed between "
+               "refreshes: %zu / %zu\n", cases[k].label, cases[k].steps, owned, halos, ls.posted, differ,
+               ls.touched[0], ls.touched[1]);
+        assert_int_equal(differ, 0);
+        assert_int_equal(ls.touched[0], 0);
+        assert_int_equal(ls.touched[1], 0);
+        /* Per step: x* after the prediction, lambda and x* in each of the 4 iterations, v, omega. */
+        assert_int_equal(ls.posted, (unsigned long)cases[k].steps * 11);
+    }
+}
+
 /* test_pbf [NAME]: every test, or only the one called NAME (CTest runs them one by one). */
 int main(int argc, char **argv)
 {
@@ -265,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(vorticity_confinement_keeps_energy),
         cmocka_unit_test(dam_break_front_martin_moyce),
         cmocka_unit_test(tank_density_error_vs_iterations),
+        cmocka_unit_test(halo_copies_refreshed_like_owners),
     };
     return support_run_tests("test_pbf", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
