@@ -1,0 +1,1 @@
+# Plugin outputs, component ids across search paths, signals while loading.

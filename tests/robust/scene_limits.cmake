@@ -1,0 +1,1 @@
+# Scene input limits (host/scene.c, the core lattice helpers).
