@@ -385,9 +385,12 @@ void eddy_scene_locate(const eddy_scene *scene, const char *path, int *line, int
 /* Error reporting                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
 
+typedef struct name_index name_index;
+
 typedef struct ctx {
     eddy_scene *s;
     eddy_error *err;
+    name_index *material_names; /* material name -> index, while interpreting */
 } ctx;
 
 
@@ -482,10 +485,83 @@ static int fail_missing(ctx *c, const char *parent_path, const cJSON *parent, co
     return eddy_error_set(c->err, EDDY_ERR_INVALID_ARGUMENT, "%s%s: %s", scene_file(c->s), pos, msg);
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* A string index (open addressing), so that finding duplicates among n keys or names costs O(n)      */
+/* ------------------------------------------------------------------------------------------------ */
+
+struct name_index {
+    const char **keys; /* borrowed; NULL: empty slot */
+    size_t *values;
+    size_t mask;
+};
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Room for n names. Returns 0, or -1 when out of memory. */
+static int name_index_init(name_index *ix, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n && cap < SIZE_MAX / 4) cap *= 2;
+    ix->keys = calloc(cap, sizeof *ix->keys);
+    ix->values = calloc(cap, sizeof *ix->values);
+    ix->mask = cap - 1;
+    if (!ix->keys || !ix->values) {
+        free(ix->keys);
+        free(ix->values);
+        memset(ix, 0, sizeof *ix);
+        return -1;
+    }
+    return 0;
+}
+
+static void name_index_free(name_index *ix)
+{
+    free(ix->keys);
+    free(ix->values);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* The value stored under `key`, or SIZE_MAX. */
+static size_t name_index_find(const name_index *ix, const char *key)
+{
+    if (!ix->keys) return SIZE_MAX;
+    for (size_t i = (size_t)name_hash(key) & ix->mask;; i = (i + 1) & ix->mask) {
+        if (!ix->keys[i]) return SIZE_MAX;
+        if (strcmp(ix->keys[i], key) == 0) return ix->values[i];
+    }
+}
+
+/* Stores key -> value unless key is there already; returns the value stored under key (the earlier
+ * one for a duplicate). At most the n of name_index_init names. */
+static size_t name_index_add(name_index *ix, const char *key, size_t value)
+{
+    size_t i = (size_t)name_hash(key) & ix->mask;
+    for (; ix->keys[i]; i = (i + 1) & ix->mask)
+        if (strcmp(ix->keys[i], key) == 0) return ix->values[i];
+    ix->keys[i] = key;
+    ix->values[i] = value;
+    return value;
+}
+
+/* Below this many members an object's duplicates are found by comparing every pair. */
+#define DUPLICATE_SCAN_MAX 16
+
 /* Unknown and duplicated keys of an object. `valid` is NULL-terminated. */
 static int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *valid)
 {
-    for (const cJSON *m = obj->child; m; m = m->next) {
+    size_t members = 0;
+    for (const cJSON *m = obj->child; m; m = m->next) ++members;
+    name_index seen = {0};
+    if (members > DUPLICATE_SCAN_MAX && name_index_init(&seen, members))
+        return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int rc = EDDY_OK;
+    size_t at = 0;
+    for (const cJSON *m = obj->child; m; m = m->next, ++at) {
         const char *name = m->string ? m->string : "";
         char mp[PATH_BUF];
         path_key(mp, path, name);
@@ -501,22 +577,29 @@ static int check_keys(ctx *c, const cJSON *obj, const char *path, const char *co
                 if (n < 0 || (size_t)n >= sizeof list - k) break;
                 k += (size_t)n;
             }
-            return fail(c, mp, m, AT_KEY, "unknown key, expected one of: %s", list);
+            rc = fail(c, mp, m, AT_KEY, "unknown key, expected one of: %s", list);
+            break;
         }
-        int occurrence = 0;
-        for (const cJSON *o = obj->child; o != m; o = o->next)
-            if (o->string && strcmp(o->string, name) == 0) ++occurrence;
-        if (occurrence) {
+        /* The first duplicate found is the key's second occurrence. */
+        int duplicate = 0;
+        if (seen.keys) {
+            duplicate = name_index_add(&seen, name, at) != at;
+        } else {
+            for (const cJSON *o = obj->child; o != m && !duplicate; o = o->next)
+                duplicate = o->string && strcmp(o->string, name) == 0;
+        }
+        if (duplicate) {
             int line = 0, col = 0;
-            node_position(c->s, mp, m, AT_KEY, occurrence, &line, &col);
+            node_position(c->s, mp, m, AT_KEY, 1, &line, &col);
             char pos[48] = "";
             if (line > 0) snprintf(pos, sizeof pos, ":%d:%d", line, col);
-            return eddy_error_set(c->err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "%s%s: %s: duplicate key, expected each key once", scene_file(c->s), pos,
-                                  mp);
+            rc = eddy_error_set(c->err, EDDY_ERR_INVALID_ARGUMENT, "%s%s: %s: duplicate key, expected each key once",
+                                scene_file(c->s), pos, mp);
+            break;
         }
     }
-    return EDDY_OK;
+    name_index_free(&seen);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -797,18 +880,90 @@ static eddy_real material_dist(const eddy_material *m, eddy_real smoothing_radiu
     return eddy_rest_spacing(m->particle_mass, m->rest_density, smoothing_radius, dimensions);
 }
 
-/* Particles of one fluid block; SIZE_MAX when too many to count. */
+/* Whether lattice point (ix, iy, iz) is emitted: exactly lattice_emit's test. */
+static int lattice_keeps(const lattice *L, uint64_t ix, uint64_t iy, uint64_t iz)
+{
+    if (!L->sphere) return 1;
+    double p[3] = {L->origin[0] + ((double)ix + 0.5) * L->spacing, L->origin[1] + ((double)iy + 0.5) * L->spacing,
+                   L->dims == 3 ? L->origin[2] + ((double)iz + 0.5) * L->spacing : 0.0};
+    double r2 = 0.0;
+    for (int a = 0; a < L->dims; ++a) r2 += (p[a] - L->center[a]) * (p[a] - L->center[a]);
+    return !(r2 > L->r2);
+}
+
+/* Points lattice_emit keeps in row (iy, iz). Along a row the distance to the centre falls and then
+ * rises (rounding keeps it monotone on each side), so the kept points are one run: found from the
+ * point nearest the centre, with the circle's chord as the first guess of each end. */
+static uint64_t sphere_row_count(const lattice *L, uint64_t iy, uint64_t iz)
+{
+    const uint64_t n = L->n[0];
+    if (n == 0) return 0;
+    const double fc = (L->center[0] - L->origin[0]) / L->spacing - 0.5; /* centre in index units */
+    double nearest = floor(fc);
+    uint64_t start = UINT64_MAX;
+    for (int k = -1; k < 3 && start == UINT64_MAX; ++k) { /* the nearest, whatever the rounding of fc */
+        double x = nearest + k;
+        if (x < 0) x = 0;
+        if (x > (double)(n - 1)) x = (double)(n - 1);
+        if (lattice_keeps(L, (uint64_t)x, iy, iz)) start = (uint64_t)x;
+    }
+    if (start == UINT64_MAX) return 0;
+    double dy = L->origin[1] + ((double)iy + 0.5) * L->spacing - L->center[1];
+    double dz = L->dims == 3 ? L->origin[2] + ((double)iz + 0.5) * L->spacing - L->center[2] : 0.0;
+    double chord2 = L->r2 - dy * dy - dz * dz;
+    double half = chord2 > 0 ? sqrt(chord2) / L->spacing : 0.0;
+    /* right end */
+    double guess = floor(fc + half);
+    uint64_t hi = guess <= (double)start ? start : guess >= (double)(n - 1) ? n - 1 : (uint64_t)guess;
+    while (hi > start && !lattice_keeps(L, hi, iy, iz)) --hi;
+    while (hi + 1 < n && lattice_keeps(L, hi + 1, iy, iz)) ++hi;
+    /* left end */
+    guess = ceil(fc - half);
+    uint64_t lo = guess >= (double)start ? start : guess <= 0 ? 0 : (uint64_t)guess;
+    while (lo < start && !lattice_keeps(L, lo, iy, iz)) ++lo;
+    while (lo > 0 && lattice_keeps(L, lo - 1, iy, iz)) --lo;
+    return hi - lo + 1;
+}
+
+/*
+ * Particles of one fluid block on a lattice of material spacing `dist`, as a double: exact, or, with
+ * *at_least set, a lower bound that already exceeds the 2^32 particle cap (counting stops there). A
+ * box is a product; a sphere is counted row by row, after a lower bound from its volume has ruled out
+ * a count above the cap, so no count ever walks more than about (2^32)^((d-1)/d) rows.
+ */
+static double fluid_count_at(const eddy_scene *s, const eddy_scene_fluid *f, double dist, int *at_least)
+{
+    *at_least = 0;
+    lattice L;
+    if (lattice_setup(s, f, dist, &L)) {
+        *at_least = 1;
+        return INFINITY;
+    }
+    double cells = (double)L.n[0] * (double)L.n[1] * (double)L.n[2];
+    if (!L.sphere || cells == 0) return cells;
+    /* Every point of the ball of radius R - (sqrt(d) / 2 + 1.01) spacing lies in the cell of a kept
+     * lattice point (the lattice may stop up to one spacing short of the box's far faces). */
+    const int d = L.dims;
+    double inner = sqrt(L.r2) / L.spacing - (sqrt((double)d) / 2.0 + 1.01);
+    if (inner > 0) {
+        double lower = d == 2 ? M_PI * inner * inner : 4.0 / 3.0 * M_PI * inner * inner * inner;
+        if (lower > (double)UINT32_MAX) {
+            *at_least = 1;
+            return floor(lower);
+        }
+    }
+    uint64_t total = 0;
+    for (uint64_t iz = 0; iz < L.n[2]; ++iz)
+        for (uint64_t iy = 0; iy < L.n[1]; ++iy) total += sphere_row_count(&L, iy, iz);
+    return (double)total;
+}
+
 static size_t fluid_count(const eddy_scene *s, const eddy_scene_fluid *f)
 {
     if (f->material < 0 || (size_t)f->material >= s->material_count) return 0;
-    lattice L;
-    if (lattice_setup(s, f, (double)s->materials[f->material].particle_dist, &L)) return SIZE_MAX;
-    if (!L.sphere) {
-        uint64_t n = lattice_cells(&L);
-        return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
-    }
-    uint64_t cursor = 0;
-    return lattice_emit(&L, &cursor, NULL, SIZE_MAX);
+    int at_least;
+    double n = fluid_count_at(s, f, (double)s->materials[f->material].particle_dist, &at_least);
+    return at_least || !(n < (double)SIZE_MAX) ? SIZE_MAX : (size_t)n;
 }
 
 size_t eddy_scene_count_particles(const eddy_scene *scene)
@@ -1028,6 +1183,69 @@ static int parse_domain(ctx *c, const cJSON *root)
     return EDDY_OK;
 }
 
+/* Relative difference allowed between a given particle_spacing and the spacing its particle mass
+ * gives back (eddy_rest_spacing): float rounding of the mass leaves about 1e-7, the ill-conditioned
+ * range just below h / spacing = 1 (where the neighbours' kernel weight vanishes) far more. */
+#define SPACING_ROUND_TRIP 1e-5
+
+/* h / spacing within (1, EDDY_LATTICE_RATIO_MAX] for a given particle_spacing (dx in simulation
+ * units), before any lattice sum is formed; the error names the key and both values. */
+static int check_spacing_ratio(ctx *c, const cJSON *o, const char *p, double dx, double h, double scale)
+{
+    char sp[PATH_BUF];
+    path_key(sp, p, "particle_spacing");
+    const cJSON *v = member(o, "particle_spacing");
+    const double ratio = h / dx;
+    if (ratio > EDDY_LATTICE_RATIO_MAX)
+        return fail(c, sp, v, AT_VALUE,
+                    "expected a spacing of at least world.smoothing_radius / %d = %g (at most %d spacings "
+                    "per smoothing radius), got %g (h / spacing = %g)",
+                    EDDY_LATTICE_RATIO_MAX, h / EDDY_LATTICE_RATIO_MAX / scale, EDDY_LATTICE_RATIO_MAX,
+                    dx / scale, ratio);
+    if (!((eddy_real)dx < (eddy_real)h)) /* in the float precision both are stored in */
+        return fail(c, sp, v, AT_VALUE,
+                    "expected a spacing below world.smoothing_radius = %g (the kernel must reach the nearest "
+                    "neighbours for the density sum to fix the particle mass), got %g",
+                    h / scale, dx / scale);
+    return EDDY_OK;
+}
+
+/* The material's particle_dist (already derived from its mass) against what the scene asked: the
+ * given spacing dx (> 0), or, for a given mass, a spacing with h / spacing in (1, limit] whose lattice
+ * sums to rest density. */
+static int check_rest_spacing(ctx *c, const cJSON *o, const char *p, const eddy_material *m, double dx, double h,
+                              double scale)
+{
+    const int d = c->s->dimensions;
+    const double dist = (double)m->particle_dist;
+    char kp[PATH_BUF];
+    if (dx > 0) {
+        if (fabs(dist - dx) <= SPACING_ROUND_TRIP * dx) return EDDY_OK;
+        path_key(kp, p, "particle_spacing");
+        return fail(c, kp, member(o, "particle_spacing"), AT_VALUE,
+                    "expected a spacing further below world.smoothing_radius = %g, got %g (h / spacing = %g): "
+                    "the neighbours' kernel weight is too small for a particle mass to give this spacing rest "
+                    "density (the mass gives %g)",
+                    h / scale, dx / scale, h / dx, dist / scale);
+    }
+    path_key(kp, p, "particle_mass");
+    const cJSON *v = member(o, "particle_mass");
+    const double plain = pow((double)m->particle_mass / (double)m->rest_density, 1.0 / d);
+    if (isnan(dist) || h / dist > EDDY_LATTICE_RATIO_MAX)
+        return fail(c, kp, v, AT_VALUE,
+                    "expected a mass whose rest spacing is at least world.smoothing_radius / %d = %g (at most %d "
+                    "spacings per smoothing radius), got %g (rest spacing about %g, h / spacing about %g)",
+                    EDDY_LATTICE_RATIO_MAX, h / EDDY_LATTICE_RATIO_MAX / scale, EDDY_LATTICE_RATIO_MAX,
+                    (double)m->particle_mass, plain / scale, h / plain);
+    const double rho = eddy_lattice_density((double)m->particle_mass, dist, h, d);
+    if (h / dist > 1 && fabs(rho - (double)m->rest_density) <= 1e-4 * (double)m->rest_density) return EDDY_OK;
+    return fail(c, kp, v, AT_VALUE,
+                "expected a mass whose rest spacing lies below world.smoothing_radius = %g (the kernel must "
+                "reach the nearest neighbours for the density sum to give rest_density %g), got %g (rest "
+                "spacing about %g)",
+                h / scale, (double)m->rest_density, (double)m->particle_mass, dist / scale);
+}
+
 static int parse_materials(ctx *c, const cJSON *root)
 {
     eddy_scene *s = c->s;
@@ -1037,7 +1255,8 @@ static int parse_materials(ctx *c, const cJSON *root)
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return fail_expected(c, "materials", arr, exp);
     size_t n = (size_t)cJSON_GetArraySize(arr);
     s->materials = calloc(n, sizeof *s->materials);
-    if (!s->materials) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!s->materials || name_index_init(c->material_names, n))
+        return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const int d = s->dimensions;
     const double scale = s->simulation_scale;
     size_t i = 0;
@@ -1054,14 +1273,13 @@ static int parse_materials(ctx *c, const cJSON *root)
         double rho, mass = 0, spacing = 0, v;
         int has_mass, has_spacing;
         if ((rc = get_string(c, o, p, "name", 1, NULL, m->name, sizeof m->name, 1))) return rc;
-        for (size_t j = 0; j < i; ++j)
-            if (strcmp(s->materials[j].name, m->name) == 0) {
-                char np[PATH_BUF];
-                path_key(np, p, "name");
-                return fail(c, np, member(o, "name"), AT_VALUE,
-                            "expected a unique material name, got \"%s\" again (also materials[%zu])",
-                            m->name, j);
-            }
+        size_t j = name_index_add(c->material_names, m->name, i);
+        if (j != i) {
+            char np[PATH_BUF];
+            path_key(np, p, "name");
+            return fail(c, np, member(o, "name"), AT_VALUE,
+                        "expected a unique material name, got \"%s\" again (also materials[%zu])", m->name, j);
+        }
         if ((rc = get_number(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho, NULL)) ||
             (rc = get_number(c, o, p, "particle_mass", 0, &NS_POS, 0, &mass, &has_mass)) ||
             (rc = get_number(c, o, p, "particle_spacing", 0, &NS_POS, 0, &spacing, &has_spacing)))
@@ -1076,11 +1294,13 @@ static int parse_materials(ctx *c, const cJSON *root)
             return fail(c, p, o, AT_CONTAINER,
                         "expected exactly one of particle_mass and particle_spacing, got neither");
         m->rest_density = (eddy_real)rho;
+        const double h = (double)s->smoothing_radius;
+        if (has_spacing && (rc = check_spacing_ratio(c, o, p, spacing * scale, h, scale))) return rc;
         if (has_spacing) {
             /* The mass that gives this spacing exactly rest density under poly6 summation
              * (eddy_lattice_density), so a block starts at rest instead of under a spurious pressure. */
             double dx = spacing * scale, m0 = rho * pow(dx, (double)d);
-            double lattice = eddy_lattice_density(m0, dx, s->smoothing_radius, d);
+            double lattice = eddy_lattice_density(m0, dx, h, d);
             mass = lattice > 0 ? m0 * rho / lattice : m0;
         }
         if (!(mass > 0) || !(mass <= FLT_MAX) || !((eddy_real)mass > 0)) {
@@ -1090,9 +1310,11 @@ static int parse_materials(ctx *c, const cJSON *root)
                         "expected a particle mass within the float range, got %g", mass);
         }
         m->particle_mass = (eddy_real)mass;
-        /* A given spacing is used as given; a given mass gets the spacing that sums to rho0. */
-        m->particle_dist = has_spacing ? (eddy_real)(spacing * scale)
-                                       : material_dist(m, s->smoothing_radius, d);
+        /* particle_dist is what eddy_world_add_material will derive from the mass (same float
+         * arithmetic), so the scene's particle counts and the world's fill use one spacing. A given
+         * spacing must come back from its mass; a given mass must give a spacing in range. */
+        m->particle_dist = material_dist(m, s->smoothing_radius, d);
+        if ((rc = check_rest_spacing(c, o, p, m, has_spacing ? spacing * scale : 0, h, scale))) return rc;
         double spacing_world = has_spacing ? spacing : (double)m->particle_dist / scale;
         if ((rc = get_real(c, o, p, "particle_radius", 0, &NS_POS, 0.5 * spacing_world,
                             &m->contact.radius, NULL)))
@@ -1147,9 +1369,10 @@ static int parse_fluids(ctx *c, const cJSON *root)
         const cJSON *mv = member(o, "material");
         if (!mv) return fail_missing(c, p, o, "material", "the name of a material");
         f->material = -1;
-        if (cJSON_IsString(mv))
-            for (size_t k = 0; k < s->material_count; ++k)
-                if (strcmp(s->materials[k].name, mv->valuestring) == 0) f->material = (int)k;
+        if (cJSON_IsString(mv)) {
+            size_t k = name_index_find(c->material_names, mv->valuestring);
+            if (k < s->material_count) f->material = (int)k;
+        }
         if (f->material < 0) {
             char names[EDDY_ERROR_MESSAGE_MAX / 2], b[64];
             size_t k = 0;
@@ -1207,7 +1430,8 @@ static int parse_fluids(ctx *c, const cJSON *root)
                                 "expected a block inside the domain [%g, %g] on axis %c, got [%g, %g]",
                                 (double)dlo[a], (double)dhi[a], AXIS[a], (double)f->min[a],
                                 (double)f->max[a]);
-        size_t count = fluid_count(s, f);
+        int at_least = 0;
+        double count = fluid_count_at(s, f, (double)s->materials[f->material].particle_dist, &at_least);
         if (count == 0) {
             return fail(c, q, shape, AT_VALUE,
                         "expected a block at least one particle spacing (%g) wide on every axis, got 0 "
@@ -1215,11 +1439,14 @@ static int parse_fluids(ctx *c, const cJSON *root)
                         (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
                             (double)s->simulation_scale);
         }
-        total += count == SIZE_MAX ? INFINITY : (double)count;
-        if (total > (double)UINT32_MAX)
-            return fail(c, q, shape, AT_VALUE,
-                        "expected at most %u particles in all, got %.0f after this block", UINT32_MAX,
-                        total);
+        total += count;
+        if (total > (double)UINT32_MAX) {
+            if (isinf(total))
+                return fail(c, q, shape, AT_VALUE,
+                            "expected at most %u particles in all, got more than 1e15 in this block", UINT32_MAX);
+            return fail(c, q, shape, AT_VALUE, "expected at most %u particles in all, got %s%.0f after this block",
+                        UINT32_MAX, at_least ? "at least " : "", total);
+        }
     }
     return EDDY_OK;
 }
@@ -1374,7 +1601,20 @@ static int parse_output(ctx *c, const cJSON *root)
     return EDDY_OK;
 }
 
+static int interpret_sections(ctx *c);
+
+/* The sections in order, with the material name index they share. */
 static int interpret(ctx *c)
+{
+    name_index names = {0};
+    c->material_names = &names;
+    int rc = interpret_sections(c);
+    c->material_names = NULL;
+    name_index_free(&names);
+    return rc;
+}
+
+static int interpret_sections(ctx *c)
 {
     eddy_scene *s = c->s;
     const cJSON *root = s->root;
@@ -1594,7 +1834,7 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         eddy_scene_free(scene);
         return rc;
     }
-    ctx c = {scene, err};
+    ctx c = {scene, err, NULL};
     if (!cJSON_IsObject(scene->root)) {
         rc = fail_expected(&c, "", scene->root, "a JSON object at the top level");
         eddy_scene_free(scene);
@@ -1863,7 +2103,7 @@ int eddy_scene_param_values(const eddy_scene *scene, const cJSON *obj, const cha
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_param_values: bad arguments");
     if (!path) path = "";
     for (size_t i = 0; i < count; ++i) values[i] = eddy_param_default(eddy_param_at(table, i));
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     int rc;
     if (obj && !cJSON_IsObject(obj)) return fail_expected(&c, path, obj, "an object {parameter: value}");
     if (obj) {
@@ -1917,7 +2157,7 @@ int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *c
     const cJSON *obj = tree_lookup(scene->root, section);
     obj = cJSON_IsObject(obj) ? member(obj, id) : NULL;
     if (cJSON_IsObject(obj) && component->param_count == 0 && obj->child) {
-        ctx c = {(eddy_scene *)scene, err};
+        ctx c = {(eddy_scene *)scene, err, NULL};
         char kp[PATH_BUF];
         path_key(kp, path, obj->child->string ? obj->child->string : "");
         return fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters", kind, id);
@@ -1963,7 +2203,7 @@ int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *re
     } KINDS[] = {{"solvers", EDDY_INTERFACE_SOLVER, "solver"},
                  {"grids", EDDY_INTERFACE_GRID, "grid"},
                  {"output.writers", EDDY_INTERFACE_WRITER, "writer"}};
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     char list[EDDY_ERROR_MESSAGE_MAX / 2], kp[PATH_BUF];
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; ++k) {
         const cJSON *sec = tree_lookup(scene->root, KINDS[k].section);
@@ -2051,18 +2291,16 @@ static int key_list_add(const char *key, void *user)
     return 0;
 }
 
-int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg,
-                               const eddy_component *solver, size_t material, eddy_param_value *values,
-                               eddy_error *err)
+/* eddy_scene_material_params with the material's object `o` (NULL when the scene was not parsed)
+ * already found, so that walking every material stays linear. */
+static int material_params_of(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *solver,
+                              size_t material, const cJSON *o, eddy_param_value *values, eddy_error *err)
 {
-    if (!scene || material >= scene->material_count)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_material_params: no material %zu", material);
     const eddy_param_desc *table = solver ? solver->material_params : NULL;
     const size_t count = table ? solver->material_param_count : 0;
     for (size_t i = 0; values && i < count; ++i) values[i] = eddy_param_default(eddy_param_at(table, i));
-    const cJSON *o = cJSON_GetArrayItem(member(scene->root, "materials"), (int)material);
     if (!cJSON_IsObject(o)) return EDDY_OK; /* not from a parsed scene: nothing to check */
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     char p[PATH_BUF];
     path_index(p, "materials", material);
     for (const cJSON *m = o->child; m; m = m->next) {
@@ -2103,6 +2341,16 @@ int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg
     return EDDY_OK;
 }
 
+int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg,
+                               const eddy_component *solver, size_t material, eddy_param_value *values,
+                               eddy_error *err)
+{
+    if (!scene || material >= scene->material_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_material_params: no material %zu", material);
+    const cJSON *o = cJSON_GetArrayItem(member(scene->root, "materials"), (int)material);
+    return material_params_of(scene, reg, solver, material, o, values, err);
+}
+
 int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *err)
 {
     if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_rescale: scene is NULL");
@@ -2120,7 +2368,8 @@ int eddy_scene_rescale(eddy_scene *scene, size_t particle_target, eddy_error *er
     for (size_t i = 0; i < scene->material_count; ++i) {
         eddy_material *m = &scene->materials[i];
         m->particle_mass = (eddy_real)((double)m->particle_mass * fd);
-        m->particle_dist = (eddy_real)((double)m->particle_dist * f);
+        /* as the world will derive it (the mass and h scale together: the same h / spacing) */
+        m->particle_dist = material_dist(m, scene->smoothing_radius, d);
         m->contact.radius = (eddy_real)((double)m->contact.radius * f);
         m->contact.margin = (eddy_real)((double)m->contact.margin * f);
     }
@@ -2173,8 +2422,11 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
         goto fail;
     }
-    for (size_t i = 0; i < scene->material_count; ++i) {
-        if ((rc = eddy_scene_material_params(scene, with->registry, solver, i, values, err))) goto fail;
+    const cJSON *mnode = NULL;
+    const cJSON *marr = member(scene->root, "materials");
+    if (cJSON_IsArray(marr)) mnode = marr->child;
+    for (size_t i = 0; i < scene->material_count; ++i, mnode = mnode ? mnode->next : NULL) {
+        if ((rc = material_params_of(scene, with->registry, solver, i, mnode, values, err))) goto fail;
         eddy_material m = scene->materials[i];
         m.size = sizeof m;
         m.contact.radius *= scale;
@@ -2210,11 +2462,21 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
     }
 
     /* Fluid blocks, in block order, each in lattice order (x fastest). */
-    size_t total = eddy_scene_count_particles(scene);
-    if (total == SIZE_MAX || total > UINT32_MAX) {
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids: too many particles", file);
-        goto fail;
+    /* Counted with the spacings the world derived, which the fill below uses too. */
+    double counted = 0;
+    for (size_t i = 0; i < scene->fluid_count; ++i) {
+        const eddy_scene_fluid *f = &scene->fluids[i];
+        int at_least = 0;
+        if (f->material >= 0 && (size_t)f->material < w->material_count)
+            counted += fluid_count_at(scene, f, (double)w->materials[f->material].particle_dist, &at_least);
+        if (at_least || counted > (double)UINT32_MAX) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "%s: fluids[%zu]: expected at most %u particles in all, got %s%.0f after this block",
+                                file, i, UINT32_MAX, at_least ? "at least " : "", counted);
+            goto fail;
+        }
     }
+    const size_t total = (size_t)counted;
     if ((rc = eddy_particles_reserve(&w->particles, total, err))) goto fail_prefix;
     pos = malloc(sizeof *pos * 3 * FILL_CHUNK);
     vel = malloc(sizeof *vel * 3 * FILL_CHUNK);
@@ -2234,15 +2496,16 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids[%zu]: too many particles", file, i);
             goto fail;
         }
-        for (size_t k = 0; k < FILL_CHUNK; ++k) {
-            vel[3 * k + 0] = f->velocity[0];
-            vel[3 * k + 1] = f->velocity[1];
-            vel[3 * k + 2] = d == 3 ? f->velocity[2] : 0.0f;
-        }
         uint64_t cursor = 0;
+        size_t ready = 0; /* velocities set for this block (per particle emitted: many small blocks stay cheap) */
         for (;;) {
             size_t n = lattice_emit(&L, &cursor, pos, FILL_CHUNK);
             if (n == 0) break;
+            for (; ready < n; ++ready) {
+                vel[3 * ready + 0] = f->velocity[0];
+                vel[3 * ready + 1] = f->velocity[1];
+                vel[3 * ready + 2] = d == 3 ? f->velocity[2] : 0.0f;
+            }
             if ((rc = eddy_world_add_particles(w, n, pos, vel, (uint32_t)f->material, err))) {
                 eddy_error_prefix(err, "%s: fluids[%zu]: ", file, i);
                 goto fail;
@@ -2304,14 +2567,14 @@ int eddy_scene_fail_at(const eddy_scene *scene, eddy_error *err, const char *pat
 int eddy_scene_fail_expected(const eddy_scene *scene, eddy_error *err, const char *path,
                              const cJSON *node, const char *expected)
 {
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     return fail_expected(&c, path, node, expected);
 }
 
 int eddy_scene_check_keys(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *const *valid)
 {
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     return check_keys(&c, obj, path, valid);
 }
 
@@ -2319,7 +2582,7 @@ int eddy_scene_get_number(const eddy_scene *scene, eddy_error *err, const cJSON 
                           const char *key, int required, double lo, double hi, double def, double *out,
                           int *present)
 {
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     numspec ns = {lo, hi, 0, 0, 0};
     return get_number(&c, obj, path, key, required, &ns, def, out, present);
 }
@@ -2327,13 +2590,13 @@ int eddy_scene_get_number(const eddy_scene *scene, eddy_error *err, const cJSON 
 int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const char *def, char *out, size_t size)
 {
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     return get_string(&c, obj, path, key, required, def, out, size, 1);
 }
 
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const eddy_real def[3], eddy_real out[3])
 {
-    ctx c = {(eddy_scene *)scene, err};
+    ctx c = {(eddy_scene *)scene, err, NULL};
     return get_vector(&c, obj, path, key, required, def, out);
 }

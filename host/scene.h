@@ -1,9 +1,10 @@
 /*
  * host/scene.h — scene files: JSON (cJSON) to a plain description the host turns into a world.
  *
- * Lengths that the seed calls "world scale" (fluid block geometry, container, domain, colliders,
- * particle radius and margin) are kept here in world units; eddy_scene_build_world() multiplies them
- * by the simulation scale. Everything else is simulation scale already.
+ * Lengths that the Bullet-Fluids reference (2014) §1.1.1 calls "world scale" (fluid block geometry,
+ * container, domain, colliders, particle radius and margin) are kept here in world units;
+ * eddy_scene_build_world() multiplies them by the simulation scale. Everything else is simulation scale
+ * already.
  *
  * Errors name the file, the line and column when known, the dotted key path, and what was expected,
  * e.g. "scenes/x.json:12:5: materials[0].viscosity: expected a number >= 0, got -1".

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1153,6 +1154,205 @@ static int free_registry(void **state)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Limits on input that sizes a loop (issue 20): each case hung, overflowed or miscounted before    */
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The core helpers refuse what they cannot sum and stay O(1) at any input. */
+static void lattice_helpers_limits(void **state)
+{
+    (void)state;
+    const double nan_cases[][3] = {{1.0, 1e-3, 1.0}, /* h / spacing = 1000 */
+                                   {1.0, 0.0025, 1e5},
+                                   {1.0, 1e-300, 1e300},
+                                   {1.0, INFINITY, 1.0},
+                                   {1.0, 0.01, NAN}};
+    for (size_t i = 0; i < sizeof nan_cases / sizeof nan_cases[0]; ++i)
+        for (int d = 2; d <= 3; ++d) {
+            assert_true(isnan(eddy_lattice_density(nan_cases[i][0], nan_cases[i][1], nan_cases[i][2], d)));
+            assert_true(isnan(eddy_lattice_gradient_moment(nan_cases[i][1], nan_cases[i][2], d)));
+        }
+    assert_true(isnan(eddy_lattice_density(1.0, 0.5, 1.0, 4)));
+    assert_true(isnan(eddy_lattice_gradient_moment(0.5, 1.0, 1)));
+    /* A mass whose rest spacing lies beyond the limit (it hung), and bad masses and densities. */
+    assert_true(isnan(eddy_rest_spacing(1e-12, 1000, 0.005, 2)));
+    assert_true(isnan(eddy_rest_spacing(1e-12, 1000, 0.005, 3)));
+    assert_true(isnan(eddy_rest_spacing(-1, 1000, 0.005, 2)));
+    assert_true(isnan(eddy_rest_spacing(1e-3, 0, 0.005, 2)));
+    assert_true(isnan(eddy_rest_spacing(1e-3, 1000, INFINITY, 3)));
+    assert_true(isnan(eddy_rest_spacing(1e-3, 1000, 0.005, 5)));
+    /* Documented legacy answers for spacing or h <= 0, and without a smoothing radius. */
+    assert_true(eddy_lattice_density(1, 0, 1, 2) == 0.0);
+    assert_true(eddy_lattice_gradient_moment(0.1, -1, 3) == 1.0);
+    NEAR(eddy_rest_spacing(1e-3, 1000, 0, 3), 0.01, 1e-9);
+    /* At the limit the sums agree with a point-by-point sum of the core kernel, and the rest spacing
+     * comes back from the mass. */
+    for (int d = 2; d <= 3; ++d)
+        for (double ratio = 1.5; ratio <= EDDY_LATTICE_RATIO_MAX; ratio *= 2.3) {
+            const double h = 0.01, dx = h / ratio, m0 = 1000 * pow(dx, d);
+            const double rho = eddy_lattice_density(m0, dx, h, d);
+            NEAR(rho, lattice_sum(m0, dx, h, d), 1e-4 * rho);
+            const double mass = (float)(m0 * 1000 / rho);
+            NEAR(eddy_rest_spacing(mass, 1000, h, d), dx, 1e-6 * dx);
+        }
+    NEAR(eddy_lattice_gradient_moment(0.5, 1.0, 2), 0.8737, 1e-4);
+    NEAR(eddy_lattice_gradient_moment(0.5, 1.0, 3), 0.9470, 1e-4);
+    assert_true(eddy_lattice_gradient_moment(1.0 / EDDY_LATTICE_RATIO_MAX, 1.0, 3) > 0.999);
+    /* Every call is cheap, including at the limit (a rest spacing at h / spacing 31 in 3D once took
+     * 62 sums of 63^3 terms). */
+    double t0 = seconds_now(), sink = 0;
+    for (int i = 0; i < 2000; ++i) {
+        sink += eddy_rest_spacing(1000 * pow(0.01 / 31, 3) * (1 + 1e-6 * i), 1000, 0.01, 3);
+        sink += eddy_lattice_gradient_moment(0.01 / (31 - 1e-3 * i), 0.01, 3);
+    }
+    assert_true(sink > 0);
+    assert_true(seconds_now() - t0 < 2.0);
+}
+
+/* Spacings and masses out of range are refused with both values, before any lattice sum. */
+static void spacing_limits(void **state)
+{
+    (void)state;
+    /* h = 1e5 (simulation units) against a spacing of 0.05 x scale 2: hung, and overflowed int. */
+    const char *big_h[] = {"world.smoothing_radius=1e5"};
+    expect_error_sets(VALID, big_h, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:43: materials[0].particle_spacing: expected a spacing of at least "
+                      "world.smoothing_radius / 32 = 1562.5 (at most 32 spacings per smoothing radius), got 0.05 "
+                      "(h / spacing = 1e+06)");
+    const char *huge_h[] = {"world.smoothing_radius=3e38"};
+    expect_error_sets(VALID, huge_h, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:43: materials[0].particle_spacing: expected a spacing of at least "
+                      "world.smoothing_radius / 32 = 4.6875e+36 (at most 32 spacings per smoothing radius), got "
+                      "0.05 (h / spacing = 3e+39)");
+    /* A tiny mass: its rest spacing was searched by sums over (2 h / spacing + 1)^3 points. */
+    edited_error("\"particle_spacing\": 0.05", "\"particle_mass\": 1e-12",
+                 "t.json:7:40: materials[0].particle_mass: expected a mass whose rest spacing is at least "
+                 "world.smoothing_radius / 32 = 0.003125 (at most 32 spacings per smoothing radius), got 1e-12 "
+                 "(rest spacing about 5e-06, h / spacing about 20000)");
+    /* A mass whose particle alone outweighs rest density: no spacing below h gives it. */
+    edited_error("\"particle_spacing\": 0.05", "\"particle_mass\": 50",
+                 "t.json:7:40: materials[0].particle_mass: expected a mass whose rest spacing lies below "
+                 "world.smoothing_radius = 0.1 (the kernel must reach the nearest neighbours for the density sum "
+                 "to give rest_density 1000), got 50 (rest spacing about 0.184202)");
+    /* A spacing of h or more: the world re-derived another spacing from the mass and built 8x the
+     * particles the count promised. */
+    edited_error("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.1",
+                 "t.json:7:43: materials[0].particle_spacing: expected a spacing below world.smoothing_radius = "
+                 "0.1 (the kernel must reach the nearest neighbours for the density sum to fix the particle "
+                 "mass), got 0.1");
+    /* Just below h the neighbours barely count, and the mass no longer fixes the spacing. */
+    edited_error("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.0999",
+                 "t.json:7:43: materials[0].particle_spacing: expected a spacing further below "
+                 "world.smoothing_radius = 0.1, got 0.0999 (h / spacing = 1.001): the neighbours' kernel weight "
+                 "is too small for a particle mass to give this spacing rest density (the mass gives 0.099897)");
+    /* Within the range the count and the world agree, also for a mass-given material (h / spacing
+     * about 20 here, like a tracer of scenes/vpm_drop_in_tank.json). */
+    char *text = edit("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.0525");
+    eddy_scene s;
+    parse_ok(text, NULL, 0, &s);
+    free(text);
+    eddy_world *w = NULL;
+    eddy_error e;
+    assert_int_equal(build_with(&s, NULL, &w, &e), 0);
+    assert_int_equal(w->particles.count, eddy_scene_count_particles(&s));
+    assert_true(w->materials[0].particle_dist == s.materials[0].particle_dist);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* Sphere counts come from rows and a volume bound, never from walking every lattice point, and agree
+ * with the particles the world builds. */
+static void sphere_counts(void **state)
+{
+    (void)state;
+    /* r = 1e4 at spacing 0.1 (3D): about 4e15 particles, once walked point by point for hours. */
+    const char *sets[] = {"domain.out_of_domain=\"remove\"",
+                          "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 1e4}}"};
+    double t0 = seconds_now();
+    expect_error_sets(VALID, sets, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got more than 1e15 in "
+                      "this block");
+    /* r / spacing = 1040: the volume bound alone exceeds the cap. */
+    const char *above[] = {"domain.out_of_domain=\"remove\"",
+                           "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 52}}"};
+    expect_error_sets(VALID, above, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got at least "
+                      "4686366526 after this block");
+    /* r / spacing = 1010: the bound stays below the cap, the rows (4e6 of them) are counted. */
+    const char *near[] = {"domain.out_of_domain=\"remove\"",
+                          "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 50.5}}"};
+    expect_error_sets(VALID, near, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got "
+                      "4315706432 after this block");
+    assert_true(seconds_now() - t0 < 5.0);
+    /* Counted spheres match the world, off-centre and cut by rounding, in 2D and 3D. */
+    static const char *const spheres[] = {
+        "{\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.31}}",
+        "{\"material\": \"water\", \"sphere\": {\"center\": [0.437, 0.51, 0.3], \"radius\": 0.27}}",
+        "{\"material\": \"water\", \"sphere\": {\"center\": [0.2, 0.3, 0.4], \"radius\": 0.05}}",
+        "{\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.5}, \"spacing_factor\": 0.37}",
+    };
+    for (int d = 2; d <= 3; ++d)
+        for (size_t i = 0; i < sizeof spheres / sizeof spheres[0]; ++i) {
+            char fluid[256];
+            snprintf(fluid, sizeof fluid, "fluids[0]=%s", spheres[i]);
+            const char *set[] = {fluid, d == 2 ? "dimensions=2" : "dimensions=3"};
+            eddy_scene s;
+            parse_ok(VALID, set, 2, &s);
+            eddy_world *w = NULL;
+            eddy_error e;
+            assert_int_equal(build_with(&s, NULL, &w, &e), 0);
+            assert_true(w->particles.count > 0);
+            assert_int_equal(w->particles.count, eddy_scene_count_particles(&s));
+            eddy_world_destroy(w);
+            eddy_scene_free(&s);
+        }
+}
+
+/* A scene text of `n` generated entries: head, then n times item(i), separated by commas, then tail. */
+static char *generated(const char *head, const char *item, size_t n, const char *tail, const char *last)
+{
+    size_t cap = strlen(head) + strlen(tail) + strlen(last) + n * (strlen(item) + 24) + 64;
+    char *out = malloc(cap), *p = out;
+    assert_non_null(out);
+    p += sprintf(p, "%s", head);
+    for (size_t i = 0; i < n; ++i) p += sprintf(p, item, i);
+    p += sprintf(p, "%s%s", last, tail);
+    return out;
+}
+
+/* Duplicate keys and names are found in linear time: 100k keys in one object took over a minute,
+ * 30k materials 14 s. */
+static void duplicates_at_scale(void **state)
+{
+    (void)state;
+    const char *head = "{\"solver\": \"sph_mueller\", \"time\": {\"dt\": 0.001, \"end\": 1},"
+                       "\"world\": {\"smoothing_radius\": 0.2}, \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},";
+    char first[512];
+    double t0 = seconds_now();
+    /* 100k members of a material object (whose keys the solvers decide later), the last a repeat. */
+    snprintf(first, sizeof first, "%s\"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.1,", head);
+    char *keys = generated(first, "\"k%zu\": 0,", 100000, "}], \"fluids\": []}", "\"k99998\": 1");
+    expect_error(keys, EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:1:1189091: materials[0].k99998: duplicate key, expected each key once");
+    free(keys);
+    /* 30k materials, the last named like the one before it. */
+    snprintf(first, sizeof first, "%s\"materials\": [", head);
+    char *materials = generated(first, "{\"name\": \"m%zu\", \"particle_spacing\": 0.1},", 30000,
+                                "], \"fluids\": []}", "{\"name\": \"m29999\", \"particle_spacing\": 0.1}");
+    expect_error(materials, EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:1:1309058: materials[30000].name: expected a unique material name, got \"m29999\" again "
+                 "(also materials[29999])");
+    free(materials);
+    assert_true(seconds_now() - t0 < 5.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1175,6 +1375,10 @@ int main(void)
         cmocka_unit_test(rescale),
         cmocka_unit_test(locate_paths),
         cmocka_unit_test(load_files),
+        cmocka_unit_test(lattice_helpers_limits),
+        cmocka_unit_test(spacing_limits),
+        cmocka_unit_test(sphere_counts),
+        cmocka_unit_test(duplicates_at_scale),
     };
     return cmocka_run_group_tests(tests, make_registry, free_registry);
 }

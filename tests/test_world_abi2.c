@@ -1207,6 +1207,44 @@ static void ids_64_bit(void **state)
     eddy_world_destroy(w);
 }
 
+/* Material names are unique through an index (not a scan of all earlier names): a duplicate is found
+ * among thousands, names that collide in the index are told apart, and a mass too small for the
+ * smoothing radius (a rest spacing beyond the lattice helpers' ratio limit) is refused by name. */
+static void material_names_and_limits(void **state)
+{
+    (void)state;
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
+    w->smoothing_radius = 0.01f;
+    eddy_material m = eddy_default_material();
+    m.particle_mass = 0.01f;
+    enum { COUNT = 5000 };
+    for (int i = 0; i < COUNT; ++i) {
+        snprintf(m.name, sizeof m.name, "m%d", i);
+        if (eddy_world_add_material(w, &m, &err)) fail_msg("material %d: %s", i, err.message);
+    }
+    assert_int_equal(w->material_count, COUNT);
+    snprintf(m.name, sizeof m.name, "m%d", COUNT / 2);
+    assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "material 'm2500' is defined twice");
+    assert_int_equal(w->material_count, COUNT);
+    for (int i = 0; i < COUNT; i += 97) { /* every name still maps to its own material */
+        char name[32];
+        snprintf(name, sizeof name, "m%d", i);
+        assert_string_equal(w->materials[i].name, name);
+    }
+
+    m.particle_mass = 1e-12f;
+    snprintf(m.name, sizeof m.name, "dust");
+    assert_int_equal(eddy_world_add_material(w, &m, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "material 'dust': particle_mass 1e-12 gives a rest spacing below "
+                                     "smoothing_radius / 32 (0.0003125); the lattice helpers are defined up "
+                                     "to 32 spacings per smoothing radius");
+    assert_int_equal(w->material_count, COUNT);
+    eddy_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1225,6 +1263,7 @@ int main(void)
         cmocka_unit_test(reduce_values),
         cmocka_unit_test(hash_order_and_halo),
         cmocka_unit_test(ids_64_bit),
+        cmocka_unit_test(material_names_and_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

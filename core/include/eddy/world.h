@@ -1,10 +1,10 @@
 /*
  * eddy/world.h — the simulated world: particles, materials, global parameters, boundaries, grid.
  *
- * Global parameters (seed 000 §3.1) belong to the world; per-material parameters (§3.2, Bullet's
- * "local" parameters) to eddy_material. Everything is in *simulation units*: a world-scale length L is
- * stored as L * simulation_scale (seed 000 §1.1.1). Solvers never need the simulation scale; hosts use
- * it to convert input and output.
+ * Global parameters (the Bullet-Fluids reference (2014) §3.1) belong to the world; per-material
+ * parameters (§3.2, Bullet's "local" parameters) to eddy_material. Everything is in *simulation units*: a
+ * world-scale length L is stored as L * simulation_scale (the Bullet-Fluids reference (2014) §1.1.1).
+ * Solvers never need the simulation scale; hosts use it to convert input and output.
  *
  * Ownership: the host creates and owns the world (eddy_world_create / eddy_world_destroy) and hands it
  * to the solver's callbacks; a solver may modify particle data and register fields, but must not
@@ -118,16 +118,36 @@ EDDY_API int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err
 EDDY_API void eddy_world_destroy(eddy_world *w);
 
 /*
- * Poly6 summation density at a particle inside an infinite square (2D) or cubic (3D) lattice of
- * `spacing` with particle `mass` and support radius h: mass * sum_j W_poly6(|x_j|). With
- * mass = rho0 * spacing^d it misses rho0 by up to a few % (1.5% at h = 2 spacing in 2D), which a stiff
- * equation of state turns into a large spurious pressure; hosts therefore derive the mass of a given
- * spacing as rho0 * mass / eddy_lattice_density(mass, ...). Double precision; pure.
+ * Lattice helpers: sums over an infinite square (2D) or cubic (3D) lattice of `spacing` with the
+ * kernels of radius h (support radius, as everywhere in eddy). They are defined for
+ * h / spacing <= EDDY_LATTICE_RATIO_MAX: SPH resolves a fluid with h / spacing of about 1.2 to 4 (every
+ * scene in scenes/ uses 2), and tracer materials of a vortex method carry a nominal mass whose rest
+ * spacing lies further down (20 in scenes/vpm_drop_in_tank.json); 32 leaves headroom above both, while
+ * a sum that reaches thousands of neighbours (about 4/3 pi 32^3 = 137000 in 3D) describes no useful
+ * discretisation. Each helper costs O(1) (the gradient moment O(ratio^2)) at any ratio: they read one
+ * table of lattice-point counts per dimension, built on first use and shared by every thread.
+ * Out-of-range input never loops and never overflows: the helpers return NaN for a ratio above the
+ * limit, non-finite arguments, or dimensions other than 2 and 3 (hosts check the ratio first and
+ * refuse such input with a message; host/scene.c does).
+ */
+#define EDDY_LATTICE_RATIO_MAX 32
+
+/*
+ * Poly6 summation density at a particle inside the lattice with particle `mass`:
+ * mass * sum_j W_poly6(|x_j|). With mass = rho0 * spacing^d it misses rho0 by up to a few % (1.5% at
+ * h = 2 spacing in 2D), which a stiff equation of state turns into a large spurious pressure; hosts
+ * therefore derive the mass of a given spacing as rho0 * mass / eddy_lattice_density(mass, ...).
+ * 0 when spacing or h <= 0; NaN out of range (above). For spacing >= h the particle sees only itself.
+ * Double precision (about 1e-14 relative); pure.
  */
 EDDY_API double eddy_lattice_density(double mass, double spacing, double h, int dimensions);
 
 /* The lattice spacing at which eddy_lattice_density(mass, spacing, h, d) equals rho0 (found by
- * bisection around (m / rho0)^(1/d)); (m / rho0)^(1/d) itself when h <= 0. This is particle_dist. */
+ * bisection around the plain estimate (m / rho0)^(1/d)); the plain estimate itself when h <= 0, and
+ * when no spacing near it sums to rho0 (a mass so large that the particle alone outweighs rho0: the
+ * spacing would reach beyond h). NaN when the spacing would exceed the ratio limit
+ * (h / spacing > EDDY_LATTICE_RATIO_MAX: a mass too small for h), for non-positive or non-finite
+ * mass or rho0, non-finite h, or dimensions other than 2 and 3. This is particle_dist. */
 EDDY_API eddy_real eddy_rest_spacing(double mass, double rho0, double h, int dimensions);
 
 /*
@@ -135,7 +155,8 @@ EDDY_API eddy_real eddy_rest_spacing(double mass, double rho0, double h, int dim
  * (the lattice-consistent mass over rho0): V sum_j x_j^2 |grad W_spiky(|x_j|)| / |x_j|, the factor by
  * which sum_j V (p_j - p_i) |grad W| e_ij underestimates a linear pressure gradient (1 in the continuum
  * limit; 0.87 at h = 2 spacing in 2D, 0.95 in 3D). Solvers divide their spiky pressure gradient by it
- * so that a fluid at rest carries exactly rho0 g H. Double precision; pure.
+ * so that a fluid at rest carries exactly rho0 g H. 1 when spacing or h <= 0; 0 for spacing >= h (no
+ * neighbour in reach); NaN out of range (above). Double precision; pure.
  */
 EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimensions);
 
@@ -181,7 +202,7 @@ EDDY_API double eddy_time_ms(void);
 /* Adds `ms` to a phase's accumulated time. Call from one thread. */
 EDDY_API void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double ms);
 
-/* --- Integration helpers every solver shares (semi-implicit Euler, seed 000 §2.1) --- */
+/* --- Integration helpers every solver shares (semi-implicit Euler; Bullet-Fluids reference (2014) §2.1) --- */
 
 /* v += (a + gravity) * dt for every particle. `a` is a 3-component field id (e.g. "acceleration"),
  * or -1 for gravity alone. OpenMP-parallel. */
@@ -193,8 +214,8 @@ EDDY_API void eddy_world_integrate_position(eddy_world *w, eddy_real dt);
 /* Applies the boundary response (eddy_boundaries_respond) with each particle's material. */
 EDDY_API void eddy_world_respond_boundaries(eddy_world *w, eddy_real dt);
 
-/* The Bullet-Fluids update (seed 000 §2.1): eddy_world_integrate_velocity, then the boundary response,
- * then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
+/* The Bullet-Fluids update (Bullet-Fluids reference (2014) §2.1): eddy_world_integrate_velocity, then the
+ * boundary response, then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
 EDDY_API void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, eddy_real dt);
 
 /* Largest particle speed, sim units / s: eddy_world_step_stats(w)->max_speed. */
@@ -289,8 +310,8 @@ EDDY_API eddy_memory_space eddy_world_field_space(const eddy_world *w, int field
 EDDY_API void eddy_world_set_residency(eddy_world *w, const eddy_residency *residency);
 
 /* Marks the host copy of a device field stale (field = -1, which is EDDY_FIELD_LAYOUT: every device
- * field and the layout), so the next map downloads it. A GPU solver calls it at the end of each step for what it changed.
- * [main thread] */
+ * field and the layout), so the next map downloads it. A GPU solver calls it at the end of each step for what
+ * it changed. [main thread] */
 EDDY_API void eddy_world_mark_host_stale(eddy_world *w, int field);
 
 /*
