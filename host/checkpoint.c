@@ -1,6 +1,9 @@
 #include "checkpoint.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +370,62 @@ static int mismatch(const eddy_checkpoint *ck, eddy_error *err, const char *what
                           "checkpoint '%s' does not match the world its scene builds: %s", ck->path, what);
 }
 
+/* A value that no run writes (a NaN clock, a zero normal, a negative mass): the file was produced or
+ * edited by something else, and resuming from it would step with garbage (a negative dt, a NaN
+ * everywhere) or exit 0 with a wrong answer. */
+static int invalid(const eddy_checkpoint *ck, eddy_error *err, const char *fmt, ...) EDDY_PRINTF(3, 4);
+static int invalid(const eddy_checkpoint *ck, eddy_error *err, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is invalid: %s", ck->path, what);
+}
+
+static const char *const SHAPE_NAMES[] = {"plane", "box", "sphere"};
+static const char AXES[3] = {'x', 'y', 'z'};
+
+/* What eddy_world_add_collider accepts from a scene (finite members, a non-zero normal, min < max, a
+ * radius > 0), and a unit normal, as it stores one. */
+static int check_collider(const eddy_checkpoint *ck, size_t i, const eddy_collider *t, int dimensions,
+                          eddy_error *err)
+{
+    const char *shape = (unsigned)t->shape < 3 ? SHAPE_NAMES[t->shape] : "?";
+    const struct {
+        const char *name;
+        const eddy_real *v;
+        int n;
+    } members[] = {{"point", t->point, 3}, {"normal", t->normal, 3}, {"min", t->min, 3},  {"max", t->max, 3},
+                   {"center", t->center, 3}, {"radius", &t->radius, 1}, {"velocity", t->velocity, 3}};
+    for (size_t m = 0; m < sizeof members / sizeof members[0]; ++m)
+        for (int a = 0; a < members[m].n; ++a)
+            if (!isfinite(members[m].v[a]))
+                return members[m].n == 1
+                           ? invalid(ck, err, "collider %zu (%s): %s is %g, expected a finite number", i, shape,
+                                     members[m].name, (double)members[m].v[a])
+                           : invalid(ck, err, "collider %zu (%s): %s.%c is %g, expected a finite number", i, shape,
+                                     members[m].name, AXES[a], (double)members[m].v[a]);
+    if (t->shape == EDDY_SHAPE_PLANE) {
+        double l2 = 0;
+        for (int a = 0; a < dimensions; ++a) l2 += (double)t->normal[a] * t->normal[a];
+        /* Stored normalized in single precision: a few ulps off 1 at most. */
+        if (!(fabs(sqrt(l2) - 1.0) <= 1e-5))
+            return invalid(ck, err, "collider %zu (plane): normal (%g, %g, %g) has length %g, expected a unit vector",
+                           i, (double)t->normal[0], (double)t->normal[1], (double)t->normal[2], sqrt(l2));
+    } else if (t->shape == EDDY_SHAPE_BOX) {
+        for (int a = 0; a < dimensions; ++a)
+            if (!(t->min[a] < t->max[a]))
+                return invalid(ck, err, "collider %zu (box): max.%c = %g <= min.%c = %g, expected max > min", i,
+                               AXES[a], (double)t->max[a], AXES[a], (double)t->min[a]);
+    } else if (t->shape == EDDY_SHAPE_SPHERE) {
+        if (!(t->radius > 0))
+            return invalid(ck, err, "collider %zu (sphere): radius is %g, expected a number > 0", i, (double)t->radius);
+    }
+    return EDDY_OK;
+}
+
 static int restore_colliders(cursor *c, eddy_boundaries *bd, eddy_error *err)
 {
     uint64_t n = 0;
@@ -395,6 +454,8 @@ static int restore_colliders(cursor *c, eddy_boundaries *bd, eddy_error *err)
             snprintf(what, sizeof what, "collider %zu has another shape", i);
             return mismatch(c->ck, err, what);
         }
+        t.shape = k->shape;
+        if ((rc = check_collider(c->ck, i, &t, bd->dimensions, err))) return rc;
         memcpy(k->point, t.point, sizeof t.point);
         memcpy(k->normal, t.normal, sizeof t.normal);
         memcpy(k->min, t.min, sizeof t.min);
@@ -423,6 +484,34 @@ static int restore_field(cursor *c, eddy_world *w, int f, size_t n, eddy_error *
         rc = take(c, view.data[j], n * sizeof(eddy_real), "a particle field", err);
     eddy_world_unmap_field(w, &view);
     return rc;
+}
+
+/* The built-in fields hold what a scene can make and a run keeps: finite positions, velocities,
+ * densities and pressures, a mass > 0 (a scene's particle_mass range), z and its velocity zero in 2D.
+ * The solvers' own fields are theirs to interpret. Read from the host copy just restored. */
+static int check_particles(const eddy_checkpoint *ck, const eddy_particles *p, eddy_error *err)
+{
+    static const char *const NAMES[] = {"position", "velocity", "density", "pressure", "mass"};
+    for (int f = 0; f < EDDY_BUILTIN_FIELD_COUNT; ++f) {
+        const int comps = eddy_particles_field_components(p, f);
+        for (int a = 0; a < comps; ++a) {
+            const eddy_real *v = eddy_particles_field(p, f, a);
+            const int flat = p->dimensions == 2 && a == 2; /* z, vz in 2D */
+            for (size_t i = 0; i < p->count; ++i) {
+                const int ok = f == EDDY_FIELD_MASS ? isfinite(v[i]) && v[i] > 0 : flat ? v[i] == 0 : isfinite(v[i]);
+                if (ok) continue;
+                char name[32];
+                if (comps > 1) snprintf(name, sizeof name, "%s.%c", NAMES[f], AXES[a]);
+                else snprintf(name, sizeof name, "%s", NAMES[f]);
+                return invalid(ck, err, "particle %zu (id %llu): %s is %g, expected %s", i,
+                               (unsigned long long)p->id[i], name, (double)v[i],
+                               f == EDDY_FIELD_MASS ? "a finite number > 0"
+                               : flat               ? "0 in 2D"
+                                                    : "a finite number");
+            }
+        }
+    }
+    return EDDY_OK;
 }
 
 static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
@@ -461,6 +550,8 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
         free(order);
         if (rc) return rc;
     }
+    /* Each field once: with one listed twice, another (velocity, say) would keep the scene's values. */
+    unsigned char listed[EDDY_MAX_FIELDS] = {0};
     for (uint32_t k = 0; k < nf; ++k) {
         uint32_t len = 0, comps = 0;
         char name[EDDY_FIELD_NAME_MAX];
@@ -473,6 +564,8 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
             snprintf(what, sizeof what, "field '%s' (%u components) is not a field of the solver", name, (unsigned)comps);
             return mismatch(c->ck, err, what);
         }
+        if (f >= EDDY_MAX_FIELDS || listed[f]++)
+            return invalid(c->ck, err, "field '%s' is stored twice (so another field would not be restored)", name);
         if ((rc = restore_field(c, w, f, (size_t)n, err))) return rc;
     }
     /* Ids (64-bit; 32-bit in format 1, widened) and materials: the layout. */
@@ -503,7 +596,7 @@ static int restore_particles(cursor *c, eddy_world *w, eddy_error *err)
     }
     free(ids);
     free(mats);
-    return rc;
+    return rc ? rc : check_particles(c->ck, p, err);
 }
 
 int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err)
@@ -518,6 +611,12 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
         (rc = take_u64(&c, &blob_size, "the solver state", err)))
         return rc;
     if (blob_size > c.end - c.at || c.end - c.at != blob_size) return corrupt(&c, "the solver state", err);
+    /* What a run's clock can read: a NaN, infinite or negative time would step with a NaN or negative
+     * dt; the step count becomes a long long (--steps). */
+    if (!(isfinite(time) && time >= 0))
+        return invalid(ck, err, "its time t = %g s, expected a finite time >= 0", time);
+    if (step > (uint64_t)LLONG_MAX)
+        return invalid(ck, err, "its step count %llu, expected at most %lld", (unsigned long long)step, LLONG_MAX);
     w->time = time;
     w->step = step;
     /* plugin.h: create() and compute_fields() (eddy_sim_open), every field as saved (above), load().
@@ -525,6 +624,11 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
      * acceleration, vpm_hybrid's vortex fields) and the resumed run would no longer be exact. */
     const eddy_component *sc = sim->solver_entry->component;
     const eddy_solver_vtable *v = (const eddy_solver_vtable *)sc->vtable;
+    /* A solver that saves state always writes some (state.h records carry at least their tag): a
+     * checkpoint without any lost it, and the solver would go on from create()'s values. */
+    if (!blob_size && v->save && v->load)
+        return invalid(ck, err, "it holds no solver state, but solver '%s' saves state (save/load) that a resume needs",
+                       sc->id);
     if (blob_size) {
         if (!v->load)
             return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,

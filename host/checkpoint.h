@@ -20,7 +20,13 @@
  * Reading refuses, with a message naming the file: a missing file, a wrong magic ("not an eddy
  * checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
  * and sections that do not fit; restoring refuses particles, fields or colliders that do not match the
- * world the scene builds.
+ * world the scene builds, and ("checkpoint 'F' is invalid: ...") values that no run writes, since a
+ * checksum only proves that nothing changed after writing: a time that is not finite and >= 0, a step
+ * count above LLONG_MAX, a field stored twice, duplicate ids, a built-in field value that is not
+ * finite (z and its velocity not 0 in 2D, a mass not > 0), a collider member that is not finite, a
+ * plane normal that is not a unit vector, a box with max <= min, a sphere radius <= 0, and a missing
+ * solver state when the solver saves state. The run's settings (end, interval, next frame, render
+ * request) are checked by `eddy resume` (run.c) with the ranges of the options they came from.
  *
  * Threads: one caller at a time per checkpoint.
  */

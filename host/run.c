@@ -15,6 +15,7 @@
 #include "picture.h"
 #include "probes.h"
 #include "progress.h"
+#include "raster.h"
 #include "services.h"
 #include "sim.h"
 
@@ -69,6 +70,7 @@ typedef struct run_ctx {
     eddy_progress bar;        /* progress of this invocation: from where it started */
     long long first_step;
     double first_time;
+    char checkpoint_path[EDDY_SCENE_PATH_MAX + 32]; /* resume: the checkpoint read, for messages */
 } run_ctx;
 
 /* One output frame: the one snapshot (frame.h: the host copy synced, the ids sorted once) handed to
@@ -193,6 +195,34 @@ static int reached_end(const run_ctx *c)
     return eddy_sim_plan_done(&c->sim, &plan);
 }
 
+/*
+ * The next checkpoint time after t, beyond the relative round-off 1e-12 the frame test allows, from
+ * `next`, the current one. Normally by adding the interval, as every run so far has: a sum, not the
+ * product k * every (they differ in the last bits, and after ~1e5 checkpoints by more than 1e-12), so
+ * the checkpoint frames of an existing run, and of its resume (which sums from 0 to the same values),
+ * stay bit for bit what they were. When that would take more than 1e6 additions (--checkpoint-every
+ * 1e-8 on a run at t = 1000 s: 1e11), or an addition could not move the sum (an interval below the
+ * clock's resolution at t), the first multiple k * every past t is computed instead: the quotient's
+ * floor is at most one off either way, so one correction each side gives k. Where k cannot be held
+ * exactly in a double, every later frame is past the returned time: a checkpoint at every frame, what
+ * any interval shorter than the output interval gives, so no interval needs to be refused.
+ */
+static double checkpoint_after(double next, double every, double t)
+{
+    const double past = t * (1.0 + 1e-12);
+    if (next > past) return next;
+    if ((past - next) / every < 1e6 && every >= past * 0x1p-40) {
+        while (next <= past) next += every;
+        return next;
+    }
+    double k = floor(past / every) + 1.0;
+    if (!(k < 0x1p52)) return nextafter(past, INFINITY);
+    if (k < 1.0) k = 1.0;
+    if (k * every <= past) k += 1.0;
+    if (k > 1.0 && (k - 1.0) * every > past) k -= 1.0;
+    return k * every;
+}
+
 /* At every output frame: the frame, then a checkpoint at the first frame after each interval. */
 static int on_frame(void *user, int frame, eddy_error *err)
 {
@@ -203,7 +233,7 @@ static int on_frame(void *user, int frame, eddy_error *err)
     const double t = c->sim.world->time;
     if (c->checkpoint_every > 0 && t >= c->next_checkpoint * (1.0 - 1e-12)) {
         if ((rc = write_checkpoint(c, err))) return rc;
-        while (c->next_checkpoint <= t * (1.0 + 1e-12)) c->next_checkpoint += c->checkpoint_every;
+        c->next_checkpoint = checkpoint_after(c->next_checkpoint, c->checkpoint_every, t);
     }
     return EDDY_OK;
 }
@@ -418,24 +448,86 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     return rc;
 }
 
-/* settings[key] as a number / string, or an error naming the checkpoint and the key. */
-static int setting_number(const eddy_checkpoint *ck, const char *key, double *out, eddy_error *err)
+/*
+ * The run's settings as a checkpoint holds them, validated as strictly as the same value given in a
+ * scene or on the command line (same ranges), with messages naming the checkpoint and the key: the
+ * user of `eddy resume` gave neither the option nor the scene key that a bad value would otherwise be
+ * blamed on, and a value cast without a range check (render.width 1e300 to int) is undefined.
+ */
+static int setting_missing(const eddy_checkpoint *ck, const char *key, eddy_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), key);
-    if (!cJSON_IsNumber(v))
-        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
-                              eddy_checkpoint_path(ck), key);
-    *out = v->valuedouble;
+    return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
+                          eddy_checkpoint_path(ck), key);
+}
+
+static int setting_invalid(const eddy_checkpoint *ck, const char *key, const cJSON *v, const char *expected,
+                           eddy_error *err)
+{
+    char *text = cJSON_PrintUnformatted(v);
+    int rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s': setting '%s': expected %s, got %.64s",
+                            eddy_checkpoint_path(ck), key, expected, text ? text : "?");
+    cJSON_free(text);
+    return rc;
+}
+
+/* obj[name] (key: its name in messages) as a finite number in [lo, hi], a whole one if `whole`. A
+ * missing member is an error when `required`, else *out stays. */
+static int setting_number(const eddy_checkpoint *ck, const cJSON *obj, const char *name, const char *key, int required,
+                          double lo, double hi, int whole, const char *expected, double *out, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v) return required ? setting_missing(ck, key, err) : EDDY_OK;
+    const double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!(isfinite(d) && d >= lo && d <= hi && (!whole || d == floor(d))))
+        return setting_invalid(ck, key, v, expected, err);
+    *out = d;
     return EDDY_OK;
 }
 
-static int setting_string(const eddy_checkpoint *ck, const char *key, const char **out, eddy_error *err)
+/* obj[name] as a string shorter than `cap` (the buffer it is kept in; a longer one would be cut). */
+static int setting_string(const eddy_checkpoint *ck, const cJSON *obj, const char *name, const char *key, int required,
+                          size_t cap, const char **out, eddy_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), key);
-    if (!cJSON_IsString(v) || !v->valuestring)
-        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
-                              eddy_checkpoint_path(ck), key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v) return required ? setting_missing(ck, key, err) : EDDY_OK;
+    if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= cap) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "a string of at most %zu characters", cap - 1);
+        return setting_invalid(ck, key, v, expected, err);
+    }
     *out = v->valuestring;
+    return EDDY_OK;
+}
+
+/* "render": the request of the run that rendered (the strings point into the settings). */
+static int render_from_settings(const eddy_checkpoint *ck, const cJSON *r, eddy_render_request *req, eddy_error *err)
+{
+    *req = eddy_render_default_request();
+    req->enabled = 1;
+    if (!cJSON_IsObject(r)) return setting_invalid(ck, "render", r, "an object", err);
+    const cJSON *movie = cJSON_GetObjectItemCaseSensitive(r, "movie");
+    if (movie && !cJSON_IsBool(movie)) return setting_invalid(ck, "render.movie", movie, "true or false", err);
+    req->movie = cJSON_IsTrue(movie);
+    const char *field = NULL, *camera = NULL, *range = NULL;
+    double width = 0;
+    /* The capacities of run_ctx's copies (keep_render_request). */
+    const run_ctx *none = NULL;
+    int rc;
+    if ((rc = setting_string(ck, r, "field", "render.field", 0, sizeof none->render_field, &field, err)) ||
+        (rc = setting_string(ck, r, "camera", "render.camera", 0, sizeof none->render_camera, &camera, err)) ||
+        (rc = setting_string(ck, r, "range", "render.range", 0, sizeof none->render_range, &range, err)))
+        return rc;
+    /* --render-width's range; 0: the width was not given (the scene's or the default). */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "width");
+    if ((rc = setting_number(ck, r, "width", "render.width", 0, 0, EDDY_RASTER_MAX_SIZE, 1,
+                             "a whole number of pixels in [16, 16384], or 0 (not given)", &width, err)))
+        return rc;
+    if (width != 0 && width < 16)
+        return setting_invalid(ck, "render.width", w, "a whole number of pixels in [16, 16384], or 0 (not given)", err);
+    req->field = field && *field ? field : NULL;
+    req->camera = camera && *camera ? camera : NULL;
+    req->range = range && *range ? range : NULL;
+    req->width = (int)width;
     return EDDY_OK;
 }
 
@@ -473,32 +565,38 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     const eddy_run_options *opt = c->opt;
     const cJSON *s = eddy_checkpoint_settings(ck);
     const char *file = NULL, *solver = NULL, *grid = NULL, *version = NULL;
-    double end_steps = -1, end_time = 0, every = 0, next_frame = 0;
+    double end_steps = -1, end_time = INFINITY, every = 0, next_frame = 0;
     int rc;
-    if ((rc = setting_string(ck, "scene_file", &file, err)) || (rc = setting_string(ck, "solver", &solver, err)) ||
-        (rc = setting_string(ck, "grid", &grid, err)) || (rc = setting_string(ck, "solver_version", &version, err)) ||
-        (rc = setting_number(ck, "end_steps", &end_steps, err)) || (rc = setting_number(ck, "end_time", &end_time, err)) ||
-        (rc = setting_number(ck, "checkpoint_every", &every, err)) ||
-        (rc = setting_number(ck, "next_frame", &next_frame, err)))
+    /* The ids' lengths are the registry's to check: an unknown id is refused by name. */
+    if ((rc = setting_string(ck, s, "scene_file", "scene_file", 1, sizeof c->scene_file, &file, err)) ||
+        (rc = setting_string(ck, s, "solver", "solver", 1, EDDY_SCENE_PATH_MAX, &solver, err)) ||
+        (rc = setting_string(ck, s, "grid", "grid", 1, EDDY_SCENE_PATH_MAX, &grid, err)) ||
+        (rc = setting_string(ck, s, "solver_version", "solver_version", 1, EDDY_SCENE_PATH_MAX, &version, err)))
         return rc;
-    if (!(next_frame >= 0 && next_frame < INT_MAX))
-        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'next_frame' is %g",
-                              eddy_checkpoint_path(ck), next_frame);
+    /* --steps N (N >= 0) or -1, the run ends by time; below 2^63, the range of the long long it becomes. */
+    if ((rc = setting_number(ck, s, "end_steps", "end_steps", 1, -1.0, 0x1p63 - 1024.0, 1,
+                             "a whole number of steps >= 0, or -1 (the run ends by time)", &end_steps, err)))
+        return rc;
+    /* --until T (T >= 0). A run that ends by steps may store none (null: a run resumed with --steps,
+     * whose end time is infinite), and does not use it. */
+    const cJSON *et = cJSON_GetObjectItemCaseSensitive(s, "end_time");
+    if (!(end_steps >= 0 && cJSON_IsNull(et)) &&
+        (rc = setting_number(ck, s, "end_time", "end_time", 1, 0.0, INFINITY, 0, "a time >= 0 in seconds", &end_time,
+                             err)))
+        return rc;
+    /* The scene's checkpoint.every (>= 0; 0: only at the end). */
+    if ((rc = setting_number(ck, s, "checkpoint_every", "checkpoint_every", 1, 0.0, INFINITY, 0,
+                             "a time >= 0 in seconds (0: only at the end)", &every, err)) ||
+        (rc = setting_number(ck, s, "next_frame", "next_frame", 1, 0.0, INT_MAX - 1, 1,
+                             "a whole frame index in [0, 2147483646]", &next_frame, err)))
+        return rc;
     snprintf(c->scene_file, sizeof c->scene_file, "%s", file);
+    snprintf(c->checkpoint_path, sizeof c->checkpoint_path, "%s", eddy_checkpoint_path(ck));
     c->frame = (int)next_frame;
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
-    if (cJSON_IsObject(r)) {
-        eddy_render_request req = eddy_render_default_request();
-        const char *field = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "field"));
-        const char *camera = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "camera"));
-        const char *range = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "range"));
-        const cJSON *width = cJSON_GetObjectItemCaseSensitive(r, "width");
-        req.enabled = 1;
-        req.movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "movie"));
-        req.field = field && *field ? field : NULL;
-        req.camera = camera && *camera ? camera : NULL;
-        req.range = range && *range ? range : NULL;
-        req.width = cJSON_IsNumber(width) ? (int)width->valuedouble : 0;
+    if (r) {
+        eddy_render_request req;
+        if ((rc = render_from_settings(ck, r, &req, err))) return rc;
         keep_render_request(c, &req);
     }
     c->checkpoint_every = isnan(opt->checkpoint_every) ? every : opt->checkpoint_every;
@@ -530,7 +628,20 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     if (strcmp(sc->version, version) != 0 && !opt->quiet)
         fprintf(stderr, "warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
                         "from an uninterrupted run\n", solver, version, solver, sc->version);
-    return eddy_checkpoint_restore(ck, &c->sim, err);
+    if ((rc = eddy_checkpoint_restore(ck, &c->sim, err))) return rc;
+    /* The next frame is the first regular one at or after the clock (the frame written at t, when t
+     * is a frame time, comes before it): another index would write frames out of order or, from a
+     * frame time before the clock, make the plan step backwards toward it. Round-off allowance as
+     * the plan's own frame test. */
+    const double t = c->sim.world->time, interval = c->sim.scene.output_interval, slack = 1e-6 * interval;
+    if (!(t <= c->frame * interval + slack && (c->frame == 0 || t >= (c->frame - 1) * interval - slack))) {
+        const double want = ceil(t / interval - 1e-6);
+        return eddy_error_set(err, EDDY_ERR_PARSE,
+                              "checkpoint '%s': setting 'next_frame': expected the first output frame at or after "
+                              "the checkpoint's time t = %.9g s (frame %.0f, output_interval %g s), got %d",
+                              eddy_checkpoint_path(ck), t, want, interval, c->frame);
+    }
+    return EDDY_OK;
 }
 
 int eddy_resume(const eddy_run_options *opt, eddy_error *err)
@@ -562,16 +673,19 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
     const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
-    if ((rc = open_output(&c, 1, resume_time, err)) || (rc = open_probes(&c, err)) ||
-        (rc = open_renderer(&c, err))) {
+    if ((rc = open_output(&c, 1, resume_time, err)) || (rc = open_probes(&c, err))) {
+        close_ctx(&c);
+        return rc;
+    }
+    /* The render request is the checkpoint's (as its run was given it), not this command's. */
+    if ((rc = open_renderer(&c, err))) {
+        eddy_error_prefix(err, "checkpoint '%s': setting 'render': ", c.checkpoint_path);
         close_ctx(&c);
         return rc;
     }
     announce(&c, "resuming");
     c.wall_start = eddy_time_ms();
-    c.next_checkpoint = 0.0;
-    if (c.checkpoint_every > 0)
-        while (c.next_checkpoint <= w->time * (1.0 + 1e-12)) c.next_checkpoint += c.checkpoint_every;
+    c.next_checkpoint = c.checkpoint_every > 0 ? checkpoint_after(0.0, c.checkpoint_every, w->time) : 0.0;
     int last_written = 1;
     rc = step_to_end(&c, &last_written, err);
     rc = finish(&c, rc, last_written, err);

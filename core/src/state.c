@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data, size_t *size,
@@ -38,6 +39,16 @@ int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, con
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "state record '%s' has %zu bytes, expected %zu (%zu values)", tag, size,
                               tag_len + sizeof n + count * sizeof(eddy_real), count);
+    /* Read into a copy first: a refused record leaves the solver's values as they were. A solver's
+     * state between steps is finite (a run that produced inf or NaN stopped as exploded before it
+     * could save), so a non-finite value means a damaged or hand-made file. */
+    for (size_t k = 0; k < count; ++k) {
+        eddy_real v;
+        memcpy(&v, p + tag_len + sizeof n + k * sizeof v, sizeof v);
+        if (!isfinite(v))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "state record '%s': value %zu is %g, expected a finite number", tag, k, (double)v);
+    }
     if (count) memcpy(values, p + tag_len + sizeof n, count * sizeof(eddy_real));
     return EDDY_OK;
 }

@@ -23,7 +23,9 @@ EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, si
                                     size_t *size, eddy_error *err);
 
 /* Unpacks a record written by eddy_state_save_floats() with the same tag and count into values.
- * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match. */
+ * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match, and naming
+ * the value when one is not finite (a solver's state between steps always is: a damaged or hand-made
+ * checkpoint); `values` is left unchanged then. */
 EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 
