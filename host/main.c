@@ -54,7 +54,10 @@ static const char usage[] =
     "      Median speed of a solver on the scene refilled at about N particles.\n"
     "\n"
     "Plugins are searched in $EDDY_PLUGIN_PATH (colon-separated), <exe>/../lib/eddy/plugins and the\n"
-    "install folder. Exit status: 0 success, 1 error, 2 bad command line, 130 interrupted.\n";
+    "install folder, in that order; the first component found with an id is used, and a command that\n"
+    "uses one that shadows another says so on stderr (`eddy list` shows both files).\n"
+    "Exit status: 0 success, 1 error, 2 bad command line, 130 interrupted (SIGINT, or a signal once a\n"
+    "run has started writing), 143 SIGTERM while loading (nothing written).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -195,7 +198,8 @@ static int cmd_run(int argc, char **argv, int resume)
     o.formats = format_arg ? formats : NULL;
     o.format_count = format_arg ? (size_t)nformats : 0;
     o.registry = reg;
-    eddy_run_install_signal_handlers();
+    /* Signals: main() made them end the process while nothing is written; eddy_sim_open switches them
+     * to the run loop's stop flag once the session is open (services.h). */
     if (resume) {
         o.resume_dir = o.scene_path;
         o.scene_path = NULL;
@@ -260,6 +264,16 @@ static int cmd_list(void)
         int seen = 0;
         for (size_t j = 0; j < i && !seen; ++j) seen = strcmp(eddy_registry_at(reg, j)->component->interface_id, id) == 0;
         if (!seen && list_group(reg, id, id, first)) first = 0;
+    }
+    /* Components not registered because an earlier plugin folder has the id (eddy/registry.h). */
+    size_t nshadow = eddy_registry_shadow_count(reg);
+    if (nshadow) {
+        printf("\nshadowed components (the first one found in the search order is used):\n");
+        for (size_t i = 0; i < nshadow; ++i) {
+            const eddy_registry_shadow *s = eddy_registry_shadow_at(reg, i);
+            printf("  %-16s %-7s %s\n  %-16s shadowed by %s\n", s->id, eddy_interface_name(s->interface_id),
+                   s->shadowed, "", s->file);
+        }
     }
     size_t nref = eddy_registry_refusal_count(reg);
     if (nref) {
@@ -364,6 +378,7 @@ static int cmd_describe(int argc, char **argv)
         return 1;
     }
     const eddy_component *c = e->component;
+    eddy_services_notice_shadow(reg, c->id);
     const char *kind = eddy_interface_name(c->interface_id);
     printf("%s %s (%s, %s) — %s\n", c->id, c->version ? c->version : "", kind, c->interface_id,
            c->description ? c->description : "");
@@ -458,6 +473,9 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
+    /* Honour SIGINT / SIGTERM from the start: until a command has opened its session and may write,
+     * a signal ends the process at once (143 / 130), however long a scene or checkpoint takes to load. */
+    eddy_services_exit_on_signal();
     const char *cmd = argv[1];
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <omp.h>
 
@@ -18,6 +19,7 @@ static int debug = -1;         /* -1: EDDY_LOG not read yet */
 static int default_threads;    /* OpenMP's default before eddy changed it; 0: not read yet */
 static int threads;            /* in effect; 0: not decided yet (OpenMP's default) */
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t exit_on_signal; /* 1 until eddy_services_defer_signals: nothing written yet */
 
 static int show_debug(void)
 {
@@ -89,12 +91,22 @@ int eddy_services_threads(void)
     return threads >= 1 ? threads : openmp_default();
 }
 
+/* write(2) of a constant string: the only output a signal handler may make. */
+#define SAY(text) (void)!write(STDERR_FILENO, text, sizeof text - 1)
+
 static void on_signal(int sig)
 {
+    if (exit_on_signal) {
+        /* Nothing has been written: there is nothing to save, so end now rather than after a load that
+         * may take long. Async-signal-safe only: write and _exit. */
+        if (sig == SIGINT) SAY("eddy: interrupted by signal 2 (SIGINT) while loading; nothing was written\n");
+        else SAY("eddy: interrupted by signal 15 (SIGTERM) while loading; nothing was written\n");
+        _exit(128 + sig);
+    }
     stop_requested = sig;
 }
 
-void eddy_services_install_signal_handlers(void)
+static void install_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -102,6 +114,45 @@ void eddy_services_install_signal_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+void eddy_services_exit_on_signal(void)
+{
+    exit_on_signal = 1;
+    install_handlers();
+}
+
+void eddy_services_install_signal_handlers(void)
+{
+    install_handlers();
+}
+
+void eddy_services_defer_signals(void)
+{
+    /* Only a change of mode: a process that never asked for signal handling (a test) gets none. */
+    exit_on_signal = 0;
+}
+
+/* Ids announced by eddy_services_notice_shadow in this process: one notice each. */
+#define NOTICED_MAX 64
+static char noticed[NOTICED_MAX][64];
+static size_t noticed_count;
+
+void eddy_services_notice_shadow(const eddy_registry *reg, const char *id)
+{
+    if (!reg || !id) return;
+    for (size_t k = 0; k < noticed_count; ++k)
+        if (strcmp(noticed[k], id) == 0) return;
+    /* Not subject to --quiet: that the component used is not the installed one must never go unsaid. */
+    int any = 0;
+    for (size_t i = 0; i < eddy_registry_shadow_count(reg); ++i) {
+        const eddy_registry_shadow *s = eddy_registry_shadow_at(reg, i);
+        if (strcmp(s->id, id) != 0) continue;
+        fprintf(stderr, "eddy: notice: %s '%s' is the one in %s, which shadows %s (a plugin folder earlier in "
+                "the search order wins)\n", eddy_interface_name(s->interface_id), id, s->file, s->shadowed);
+        any = 1;
+    }
+    if (any && noticed_count < NOTICED_MAX) snprintf(noticed[noticed_count++], sizeof noticed[0], "%s", id);
 }
 
 volatile sig_atomic_t *eddy_services_stop_flag(void)

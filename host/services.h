@@ -41,8 +41,34 @@ int eddy_services_set_threads(int n);
 /* The thread count in effect (>= 1). */
 int eddy_services_threads(void);
 
-/* Installs the SIGINT / SIGTERM handlers that set the stop flag (idempotent). */
+/*
+ * SIGINT and SIGTERM, honoured from the start of a command:
+ *
+ *   eddy_services_exit_on_signal()   (main(), first thing) installs the handlers in "nothing written
+ *                                    yet" mode: a signal ends the process at once, with the message
+ *                                    "eddy: interrupted by signal 15 (SIGTERM) while loading; nothing
+ *                                    was written" and exit status 128 + signal (143, or 130 for SIGINT).
+ *                                    A scene or checkpoint load, however long, is stopped this way.
+ *   eddy_services_defer_signals()    (eddy_sim_open, once the session is open and before anything is
+ *                                    written) switches those handlers to setting the stop flag: the
+ *                                    stepping loop finishes its step, writes the checkpoint and exits
+ *                                    130 (eddy_sim_step refuses the next step, for callers without a
+ *                                    loop of their own). Installs nothing itself.
+ *   eddy_services_install_signal_handlers()  installs the handlers (idempotent) and keeps the mode;
+ *                                    without eddy_services_exit_on_signal the mode is the stop flag.
+ */
+void eddy_services_exit_on_signal(void);
+void eddy_services_defer_signals(void);
 void eddy_services_install_signal_handlers(void);
+
+/*
+ * When component `id` of `reg` shadows a component of the same id in a later plugin folder
+ * (eddy/registry.h), prints once per process, whatever --quiet says:
+ *   eddy: notice: solver 'ID' is the one in FILE, which shadows OTHER (a plugin folder earlier in the
+ *   search order wins)
+ * Called for every component a command uses (eddy_sim_open, `eddy describe`).
+ */
+void eddy_services_notice_shadow(const eddy_registry *reg, const char *id);
 
 /* The stop flag: 0, or the number of the signal that asked the run to stop. Run loops poll it at
  * every step boundary (eddy_sim_plan.stop); plugins see it through cancel_requested(). */

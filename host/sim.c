@@ -20,6 +20,49 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
                               : "");
 }
 
+/* The name of an eddy_status for messages ("EDDY_ERR_PLUGIN"), or NULL for a value that is none. */
+static const char *status_name(int code)
+{
+    switch (code) {
+    case EDDY_ERR_INVALID_ARGUMENT: return "EDDY_ERR_INVALID_ARGUMENT";
+    case EDDY_ERR_OUT_OF_MEMORY: return "EDDY_ERR_OUT_OF_MEMORY";
+    case EDDY_ERR_IO: return "EDDY_ERR_IO";
+    case EDDY_ERR_PARSE: return "EDDY_ERR_PARSE";
+    case EDDY_ERR_PLUGIN: return "EDDY_ERR_PLUGIN";
+    case EDDY_ERR_DOMAIN: return "EDDY_ERR_DOMAIN";
+    case EDDY_ERR_UNSTABLE: return "EDDY_ERR_UNSTABLE";
+    case EDDY_ERR_NOT_FOUND: return "EDDY_ERR_NOT_FOUND";
+    case EDDY_ERR_UNSUPPORTED: return "EDDY_ERR_UNSUPPORTED";
+    case EDDY_ERR_DEVICE: return "EDDY_ERR_DEVICE";
+    case EDDY_ERR_INTERRUPTED: return "EDDY_ERR_INTERRUPTED";
+    default: return NULL;
+    }
+}
+
+/*
+ * A solver callback returned rc != 0 into `err` (which the host cleared before the call): makes the
+ * record say so whatever the plugin left in it, then prefixes `where` (the solver id and step).
+ * The plugin's return value is the status, not err->code, which a plugin may have left at 0: returning
+ * err->code then would read as success and step again without advancing. A message the plugin left
+ * empty becomes "CALLBACK() returned NAME (text) without a message", so no error prints as nothing.
+ */
+static int plugin_failed(eddy_error *err, int rc, const char *callback, const char *where)
+{
+    err->message[sizeof err->message - 1] = '\0'; /* a plugin may have filled it to the end */
+    err->code = rc;
+    if (!err->message[0]) {
+        const char *name = status_name(rc);
+        if (name)
+            snprintf(err->message, sizeof err->message, "%s() returned %s (%s) without a message", callback, name,
+                     eddy_strerror(rc));
+        else
+            snprintf(err->message, sizeof err->message, "%s() returned %d, which is not an eddy_status, without a "
+                     "message", callback, rc);
+    }
+    eddy_error_prefix(err, "%s", where);
+    return rc;
+}
+
 /* The component's validated values from the scene (calloc'ed: `count` may be 0). */
 static int component_params(eddy_sim *sim, const eddy_component *c, eddy_param_value **values,
                             eddy_param_values *out, eddy_error *err)
@@ -27,6 +70,21 @@ static int component_params(eddy_sim *sim, const eddy_component *c, eddy_param_v
     *values = calloc(c->param_count + 1, sizeof **values);
     if (!*values) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return eddy_scene_component_params(&sim->scene, c, *values, out, err);
+}
+
+/* The notice of every component the session uses that shadows one of a later plugin folder: the
+ * solver, the grid, the writers of output.format and the probes' kinds (services.h). */
+static void announce_shadows(const eddy_sim *sim)
+{
+    eddy_services_notice_shadow(sim->registry, sim->solver_entry->component->id);
+    eddy_services_notice_shadow(sim->registry, sim->grid_entry->component->id);
+    for (size_t i = 0; i < sim->scene.format_count && i < EDDY_SCENE_FORMAT_MAX; ++i)
+        eddy_services_notice_shadow(sim->registry, sim->scene.formats[i]);
+    const cJSON *probe;
+    cJSON_ArrayForEach(probe, eddy_scene_section(&sim->scene, "probes")) {
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(probe, "kind");
+        if (cJSON_IsString(kind)) eddy_services_notice_shadow(sim->registry, kind->valuestring);
+    }
 }
 
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
@@ -63,16 +121,24 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
     if ((rc = eddy_scene_build_world(&sim->scene, &with, &sim->world, err))) goto fail;
     eddy_world_set_host(sim->world, sim->host);
     const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host};
+    char where[EDDY_SCENE_ID_MAX + 16];
+    snprintf(where, sizeof where, "solver '%s': ", sc->id);
+    eddy_error_clear(err);
     if ((rc = sim->solver_vtable->create(&setup, &sim->solver, err))) {
-        eddy_error_prefix(err, "solver '%s': ", sc->id);
+        plugin_failed(err, rc, "create", where);
         sim->solver = NULL;
         goto fail;
     }
+    eddy_error_clear(err);
     if (sim->solver_vtable->compute_fields &&
         (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
-        eddy_error_prefix(err, "solver '%s': ", sc->id);
+        plugin_failed(err, rc, "compute_fields", where);
         goto fail;
     }
+    announce_shadows(sim);
+    /* The session is open and nothing has been written yet: from here on a signal asks the stepping
+     * loop to stop (it finishes the step, writes the checkpoint) instead of ending the process. */
+    eddy_services_defer_signals();
     return EDDY_OK;
 fail:
     eddy_sim_close(sim);
@@ -103,14 +169,27 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
     if (v->max_dt) {
         double lim = INFINITY;
         const char *name = "solver limit";
+        eddy_error_clear(err);
         int rc = v->max_dt(sim->solver, sim->world, &lim, &name, err);
-        if (rc) return eddy_error_prefix(err, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
-                                         sim->world->step + 1);
+        if (rc) {
+            char where[EDDY_SCENE_ID_MAX + 48];
+            snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
+                     sim->world->step + 1);
+            return plugin_failed(err, rc, "max_dt", where);
+        }
         /* +inf: no limit; anything else must be a usable step. */
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g; it must be finite and > 0",
                                   sim->solver_entry->component->id, sim->world->step + 1, lim);
+        /* A limit the clock cannot resolve (t + dt == t; e.g. a damaged force limit of 1e38 m/s^2 gives
+         * 1e-21 s) would loop forever on a run that ends by time. */
+        if (lim < dt && (double)sim->world->time + lim == (double)sim->world->time)
+            return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                                  "solver '%s' at step %" PRIu64 ": max_dt returned %g s (%s), too small to advance "
+                                  "the clock from t = %.17g s",
+                                  sim->solver_entry->component->id, sim->world->step + 1, lim,
+                                  name ? name : "solver limit", (double)sim->world->time);
         if (lim < dt) {
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name ? name : "solver limit");
@@ -177,7 +256,7 @@ static void first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field,
 
 static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_error *err)
 {
-    static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity (seed 000 §1.1.3)";
+    static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
     char what[160], tail[96] = "";
     uint64_t id;
     int is_nan;
@@ -209,9 +288,20 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     eddy_world *w = sim->world;
     const eddy_component *sc = sim->solver_entry->component;
     const eddy_solver_vtable *v = sim->solver_vtable;
+    /* The stop request of a caller without a plan of its own (bench, advance_to): the step is not
+     * taken, as eddy_sim_run_plan does before each step. */
+    const volatile sig_atomic_t *stop = eddy_services_stop_flag();
+    if (*stop)
+        return eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)", (int)*stop,
+                              (unsigned long long)w->step, w->time);
+    char where[EDDY_SCENE_ID_MAX + 80];
+    eddy_error_clear(err);
     int rc = v->step(sim->solver, w, dt, err);
-    if (rc) return eddy_error_prefix(err, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
-                                     (unsigned long long)w->step + 1, w->time);
+    if (rc) {
+        snprintf(where, sizeof where, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
+                 (unsigned long long)w->step + 1, w->time);
+        return plugin_failed(err, rc, "step", where);
+    }
     w->step++;
     sim->last_dt = dt;
     const double t_before = w->time;
@@ -225,9 +315,12 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         st.size = sizeof st;
         st.step = w->step;
         st.first_nonfinite = SIZE_MAX;
-        if ((rc = v->reduce(sim->solver, w, &st, err)))
-            return eddy_error_prefix(err, "solver '%s' at step %" PRIu64 " (t = %.6g s): reduce: ", sc->id, w->step,
-                                     w->time);
+        eddy_error_clear(err);
+        if ((rc = v->reduce(sim->solver, w, &st, err))) {
+            snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 " (t = %.6g s): reduce: ", sc->id, w->step,
+                     w->time);
+            return plugin_failed(err, rc, "reduce", where);
+        }
         eddy_world_set_step_stats(w, &st);
     }
     return exploded(w, eddy_world_step_stats(w), dt, err);

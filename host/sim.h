@@ -48,7 +48,15 @@ typedef struct eddy_sim_options {
  * listing the available ones), validates their parameter sections into typed values, decides the
  * thread count (eddy_services_set_threads: the option, else the scene's, else OpenMP's default), builds
  * the world with the host's services and the grid's parameters, creates the solver with an
- * eddy_solver_setup and computes its derived fields for frame 0.
+ * eddy_solver_setup and computes its derived fields for frame 0. Then, once open: prints the notice of
+ * every component used (solver, grid, output.format writers, probe kinds) that shadows one of a later
+ * plugin folder (eddy_services_notice_shadow), and switches SIGINT / SIGTERM from ending the process to
+ * the stop flag (eddy_services_defer_signals): nothing has been written before this point.
+ *
+ * Every solver callback the host calls (create, compute_fields, max_dt, step, reduce) gets a cleared
+ * error record; a non-zero return is the status whatever err->code says, its message gets the solver
+ * id (and the step) as prefix, and an empty one reads "CALLBACK() returned EDDY_ERR_X (text) without a
+ * message".
  */
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
 
@@ -66,12 +74,14 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err
 
 /*
  * One solver step of dt, then the prescribed motion of the moving colliders (scene key
- * colliders[].moving_until: displaced by velocity * dt, stopped once the time reaches moving_until),
- * then the explosion guard on the step's one reduction (the solver's reduce() when it has one, stored
- * with eddy_world_set_step_stats, else the core's eddy_world_step_stats, which max_dt() reuses): a
- * non-finite position (naming the particle id), a NaN or infinite velocity, or a speed that crosses more
- * than one smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the
- * quantity, with the hint of seed 000 §1.1.3. The particles are not read by the host here.
+ * colliders[].moving_until: displaced by velocity * dt, stopped once the time reaches moving_until), then the
+ * explosion guard on the step's one reduction (the solver's reduce() when it has one, stored with
+ * eddy_world_set_step_stats, else the core's eddy_world_step_stats, which max_dt() reuses): a non-finite
+ * position (naming the particle id), a NaN or infinite velocity, or a speed that crosses more than one
+ * smoothing radius per step stops with EDDY_ERR_UNSTABLE naming the step, the time and the quantity, with the
+ * hint of the Bullet-Fluids reference (2014) §1.1.3, "Explosions". The particles are not read by the host
+ * here. A stop request already set (eddy_services_stop_flag) is EDDY_ERR_INTERRUPTED before the step, with
+ * eddy_sim_run_plan's message, so that callers without a plan (eddy bench) stop too.
  */
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err);
 

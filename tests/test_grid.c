@@ -745,7 +745,7 @@ static void domain_remove_policy(void **state)
 {
     (void)state;
     for (int m = 0; m < 2; ++m) {
-        /* m = 1: x periodic, so only y/z escapes and non-finite values count. */
+        /* m = 1: x periodic, so only y/z escapes count. */
         config c = exact_domain(3, m, 0, 0);
         rng_seed(11 + (uint64_t)m);
         const size_t n = 2000;
@@ -772,8 +772,8 @@ static void domain_remove_policy(void **state)
                 if (u < 3) { target = &p.x[i]; value = m ? 7.5f : 1.25f; }        /* wraps when periodic */
                 else if (u < 6) { target = &p.y[i]; value = -1.01f; }
                 else if (u < 8) { target = &p.z[i]; value = 2.0f; }
-                else if (u < 9) { target = &p.z[i]; value = NAN; }
-                else if (u < 10) { target = &p.x[i]; value = INFINITY; }
+                else if (u < 9) { target = &p.z[i]; value = -3.0f; }
+                else if (u < 10) { target = &p.x[i]; value = -5.0f; }                 /* wraps when periodic */
                 else if (u < 12) { target = &p.y[i]; value = 1.0f; } /* on the bound: stays */
                 if (!target) continue;
                 *target = value;
@@ -803,6 +803,18 @@ static void domain_remove_policy(void **state)
             free(present);
             check_neighbors(&g, &p, c.h, "after removal");
         }
+        /* A non-finite position is not an escape but a broken particle: an error under the remove
+         * policy too, naming it, and nobody is removed (it used to vanish with the escaped ones). */
+        const size_t count = p.count, removed = g.removed;
+        const uint64_t broken_id = p.id[p.count / 2];
+        p.y[p.count / 2] = NAN;
+        p.x[p.count / 3] = -1.5f; /* an escape beside it */
+        assert_int_equal(eddy_grid_build(&g, &p, &err), EDDY_ERR_DOMAIN);
+        char want[64];
+        snprintf(want, sizeof want, "particle id %" PRIu64 " has a non-finite position (", broken_id);
+        if (!strstr(err.message, want)) fail_msg("got: %s", err.message);
+        assert_int_equal(p.count, count);
+        assert_int_equal(g.removed, removed);
         free(gone);
         eddy_grid_free(&g);
         eddy_particles_free(&p);

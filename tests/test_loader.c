@@ -19,7 +19,9 @@
 
 #include <eddy/eddy.h>
 
+
 static char plugin_dir[4096];     /* tests/plugins */
+static char bin_dir[4096];        /* the build folder */
 static char abi_dir[4096];        /* tests/abi */
 static char abi_dir_real[4096];   /* the same as the registry reports it (a real path) */
 
@@ -143,7 +145,105 @@ static void refuses_duplicate_id(void **state)
     snprintf(want, sizeof want, "duplicate component id 'test_solver' (already provided by %s/eddy_a_good.so)",
              real);
     expect_reason(reg, "/eddy_zz_duplicate.so", want);
+    /* Within one folder a second id is a conflict, never a shadow. */
+    assert_int_equal(eddy_registry_shadow_count(reg), 0);
     eddy_registry_destroy(reg);
+}
+
+/* Real path of BUILD/<rel> into out (the registry reports real paths). */
+static void real_in_build(const char *rel, char *out)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", bin_dir, rel);
+    if (!realpath(path, out)) fail_msg("%s: no such file (build the eddy_cli target)", path);
+}
+
+/* eddy/registry.h: an earlier folder's component wins, the later one is recorded, not refused. */
+static void earlier_folder_shadows_later(void **state)
+{
+    (void)state;
+    char shadow_dir[4096], real_dir[4096], shadow_file[4096], real_file[4096];
+    real_in_build("robust_plugins/shadow", shadow_dir);
+    real_in_build("lib/eddy/plugins", real_dir);
+    real_in_build("robust_plugins/shadow/eddy_shadow_sph_mueller.so", shadow_file);
+    real_in_build("lib/eddy/plugins/eddy_sph_mueller.so", real_file);
+
+    eddy_registry *reg = create();
+    eddy_registry_scan_dir(reg, shadow_dir);
+    eddy_registry_scan_dir(reg, real_dir);
+    const eddy_registry_entry *e = eddy_registry_find(reg, "sph_mueller", EDDY_INTERFACE_SOLVER);
+    assert_non_null(e);
+    assert_string_equal(e->file, shadow_file);
+    assert_string_equal(e->component->version, "0.0.1");
+    assert_null(reason_for(reg, "/eddy_sph_mueller.so"));
+    assert_int_equal(eddy_registry_shadow_count(reg), 1);
+    const eddy_registry_shadow *sh = eddy_registry_shadow_at(reg, 0);
+    assert_string_equal(sh->id, "sph_mueller");
+    assert_string_equal(sh->interface_id, EDDY_INTERFACE_SOLVER);
+    assert_string_equal(sh->file, shadow_file);
+    assert_string_equal(sh->shadowed, real_file);
+    assert_null(eddy_registry_shadow_at(reg, 1));
+    /* The other plugins of the later folder load as before. */
+    assert_non_null(eddy_registry_find(reg, "pbf", EDDY_INTERFACE_SOLVER));
+    eddy_registry_destroy(reg);
+
+    /* The other order: the installed one wins and the fixture is the shadowed one. */
+    reg = create();
+    eddy_registry_scan_dir(reg, real_dir);
+    eddy_registry_scan_dir(reg, shadow_dir);
+    assert_string_equal(eddy_registry_find(reg, "sph_mueller", NULL)->file, real_file);
+    assert_int_equal(eddy_registry_shadow_count(reg), 1);
+    assert_string_equal(eddy_registry_shadow_at(reg, 0)->shadowed, shadow_file);
+    eddy_registry_destroy(reg);
+}
+
+/* A file loaded by itself is at no folder's level: an id it repeats is a conflict, as with built-ins. */
+static void explicit_file_duplicate_is_refused(void **state)
+{
+    (void)state;
+    char shadow_file[4096], real_dir[4096], real_file[4096], want[8400];
+    real_in_build("robust_plugins/shadow/eddy_shadow_sph_mueller.so", shadow_file);
+    real_in_build("lib/eddy/plugins", real_dir);
+    real_in_build("lib/eddy/plugins/eddy_sph_mueller.so", real_file);
+    eddy_registry *reg = create();
+    eddy_error err;
+    assert_int_equal(eddy_registry_load_file(reg, shadow_file, &err), 0);
+    eddy_registry_scan_dir(reg, real_dir);
+    snprintf(want, sizeof want, "duplicate component id 'sph_mueller' (already provided by %s)", shadow_file);
+    expect_reason(reg, "/eddy_sph_mueller.so", want);
+    assert_int_equal(eddy_registry_shadow_count(reg), 0);
+    eddy_registry_destroy(reg);
+}
+
+/* A plugin built with -fsanitize but no runtime: the refusal says how to load it. */
+static void sanitized_plugin_refusal_has_hint(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"robust_plugins/asan/eddy_sanitized_asan.so",
+         "; the plugin was built with AddressSanitizer but this eddy is not: run eddy with "
+         "LD_PRELOAD=$(gcc -print-file-name=libasan.so) (or clang's libclang_rt.asan), or build eddy with "
+         "-DEDDY_SANITIZE=ON"},
+        {"robust_plugins/ubsan/eddy_sanitized_ubsan.so",
+         "; the plugin was built with UndefinedBehaviorSanitizer but this eddy is not: run eddy with "
+         "LD_PRELOAD=$(gcc -print-file-name=libubsan.so) (or clang's libclang_rt.ubsan_standalone), or "
+         "build eddy with -DEDDY_SANITIZE=ON"},
+    };
+    for (size_t k = 0; k < 2; ++k) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", bin_dir, cases[k][0]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue; /* not built: a sanitized host, or a compiler without the flag */
+        fclose(f);
+        eddy_registry *reg = create();
+        eddy_error err;
+        assert_int_equal(eddy_registry_load_file(reg, path, &err), EDDY_ERR_PLUGIN);
+        const char *tail = cases[k][1];
+        size_t n = strlen(err.message), m = strlen(tail);
+        if (n < m || strcmp(err.message + n - m, tail) != 0) fail_msg("no hint in: %s", err.message);
+        if (!strstr(err.message, "cannot load: ")) fail_msg("unexpected: %s", err.message);
+        eddy_registry_destroy(reg);
+    }
 }
 
 static void refuses_non_elf_file(void **state)
@@ -584,6 +684,7 @@ int main(void)
         fprintf(stderr, "EDDY_BINARY_DIR is not set (run through ctest)\n");
         return 1;
     }
+    snprintf(bin_dir, sizeof bin_dir, "%s", bin);
     snprintf(plugin_dir, sizeof plugin_dir, "%s/test_plugins", bin);
     snprintf(abi_dir, sizeof abi_dir, "%s/test_plugins_abi", bin);
     if (!realpath(abi_dir, abi_dir_real)) {
@@ -599,6 +700,9 @@ int main(void)
         cmocka_unit_test(refuses_short_vtable),
         cmocka_unit_test(refuses_bad_parameter_table),
         cmocka_unit_test(refuses_duplicate_id),
+        cmocka_unit_test(earlier_folder_shadows_later),
+        cmocka_unit_test(explicit_file_duplicate_is_refused),
+        cmocka_unit_test(sanitized_plugin_refusal_has_hint),
         cmocka_unit_test(refuses_non_elf_file),
         cmocka_unit_test(good_plugins_still_load),
         cmocka_unit_test(entry_is_the_plugins_component),

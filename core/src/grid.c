@@ -409,6 +409,14 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
             invalidate(grid);
             return domain_error(grid, p, (size_t)first_bad, bad, err);
         }
+        /* Removal is for particles that left the domain, not for broken ones: a non-finite position
+         * (a solver that blew up and rebuilt the grid within its step) is an error under any policy,
+         * or the particle would vanish without a word. */
+        for (size_t i = 0; i < n; ++i)
+            if (!isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i])) {
+                invalidate(grid);
+                return domain_error(grid, p, i, bad, err);
+            }
         size_t k = 0;
         for (size_t i = 0; i < n; ++i)
             if (!outside_domain(l, p->x[i], p->y[i], p->z[i])) im->perm[k++] = (uint32_t)i;

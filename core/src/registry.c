@@ -106,6 +106,7 @@ typedef struct record {
     eddy_param_desc *params;           /* [param_count] at this host's stride, or NULL */
     eddy_param_desc *material_params;  /* [material_param_count], or NULL */
     char *plugin;                      /* owned copy of a built-in's plugin name, or NULL */
+    unsigned level;                    /* the folder scan it came from (see eddy_registry.level) */
 } record;
 
 struct eddy_registry {
@@ -119,6 +120,13 @@ struct eddy_registry {
     char **dirs; /* scanned folders (real paths), to scan each once */
     size_t dir_count;
     char *ids;   /* buffer for eddy_registry_ids */
+    /* Search-path level of what is registered now: 0 for built-ins and files loaded one by one, k >= 1
+     * while the k-th folder is scanned. An id held at another level >= 1 is shadowed (an earlier folder
+     * wins, eddy/registry.h); at the same level, or against level 0, it is a conflict (refused). */
+    unsigned level;
+    unsigned scans;
+    eddy_registry_shadow *shadows;
+    size_t shadow_count;
 };
 
 static char *dup_str(const char *s)
@@ -170,6 +178,35 @@ static void free_record(record *r)
 static void drop_records(eddy_registry *reg, size_t keep)
 {
     while (reg->count > keep) free_record(reg->records[--reg->count]);
+}
+
+static void free_shadow(eddy_registry_shadow *s)
+{
+    free((char *)s->id);
+    free((char *)s->interface_id);
+    free((char *)s->file);
+    free((char *)s->shadowed);
+}
+
+/* Forgets the shadows recorded after the first `keep` (those of a plugin refused afterwards). */
+static void drop_shadows(eddy_registry *reg, size_t keep)
+{
+    while (reg->shadow_count > keep) free_shadow(&reg->shadows[--reg->shadow_count]);
+}
+
+/* Records that `file`'s component `c` is shadowed by the registered one of the same id. */
+static int add_shadow(eddy_registry *reg, const eddy_registry_entry *held, const eddy_component *c, const char *file)
+{
+    eddy_registry_shadow *grown = realloc(reg->shadows, sizeof *grown * (reg->shadow_count + 1));
+    if (!grown) return -1;
+    reg->shadows = grown;
+    eddy_registry_shadow s = {dup_str(c->id), dup_str(c->interface_id), dup_str(held->file), dup_str(file)};
+    if (!s.id || !s.interface_id || !s.file || !s.shadowed) {
+        free_shadow(&s);
+        return -1;
+    }
+    reg->shadows[reg->shadow_count++] = s;
+    return 0;
 }
 
 static int valid_name(const char *s, int allow_dot)
@@ -316,7 +353,16 @@ static int register_component(eddy_registry *reg, const char *file, const char *
         snprintf(reason, sizeof reason, "component '%s': interface id '%s' is not [a-z0-9_.]+", copy->id,
                  copy->interface_id ? copy->interface_id : "(null)");
     } else if ((dup = eddy_registry_find(reg, copy->id, NULL))) {
-        /* Ids are unique across interfaces, so a scene's names are unambiguous. */
+        /* Ids are unique across interfaces, so a scene's names are unambiguous. The entry is the first
+         * member of its record. */
+        const unsigned held_level = ((const record *)dup)->level;
+        if (reg->level > 0 && held_level > 0 && held_level != reg->level) {
+            /* An earlier folder of the search path provides it: that one stays, this one is skipped
+             * and remembered, and the rest of this plugin loads (eddy/registry.h). */
+            int failed = add_shadow(reg, dup, copy, file);
+            free_record(r);
+            return failed ? refuse(reg, file, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory") : EDDY_OK;
+        }
         snprintf(reason, sizeof reason, "duplicate component id '%s' (already provided by %s)", copy->id,
                  dup->file);
     } else if (copy_param_table(copy->params, copy->param_count, "parameter", &r->params, detail,
@@ -344,6 +390,7 @@ static int register_component(eddy_registry *reg, const char *file, const char *
     copy->material_params = r->material_params;
     if (r->vtable) copy->vtable = r->vtable;
     r->entry.component = copy;
+    r->level = reg->level;
     r->entry.file = file;
     r->entry.plugin = own_plugin ? r->plugin : plugin;
 
@@ -388,6 +435,8 @@ void eddy_registry_destroy(eddy_registry *reg)
         free(reg->plugins[i].path);
     }
     drop_records(reg, 0);
+    drop_shadows(reg, 0);
+    free(reg->shadows);
     for (size_t i = 0; i < reg->refusal_count; ++i) {
         free((char *)reg->refusals[i].file);
         free((char *)reg->refusals[i].reason);
@@ -432,12 +481,35 @@ static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plu
     return EDDY_OK;
 }
 
+/*
+ * A plugin built with a sanitizer (-fsanitize=address / undefined) and linked without its runtime, as
+ * shared objects are by default (clang; gcc when the flag is given to the compiler only), needs the
+ * runtime in the executable: dlopen then fails on the runtime's first symbol. Says how to provide it.
+ */
+static const char *sanitizer_hint(const char *dlerror_text)
+{
+    if (!dlerror_text) return "";
+    if (strstr(dlerror_text, "undefined symbol: __asan"))
+        return "; the plugin was built with AddressSanitizer but this eddy is not: run eddy with "
+               "LD_PRELOAD=$(gcc -print-file-name=libasan.so) (or clang's libclang_rt.asan), or build eddy "
+               "with -DEDDY_SANITIZE=ON";
+    if (strstr(dlerror_text, "undefined symbol: __ubsan"))
+        return "; the plugin was built with UndefinedBehaviorSanitizer but this eddy is not: run eddy with "
+               "LD_PRELOAD=$(gcc -print-file-name=libubsan.so) (or clang's libclang_rt.ubsan_standalone), or "
+               "build eddy with -DEDDY_SANITIZE=ON";
+    return "";
+}
+
 int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err)
 {
     for (size_t i = 0; i < reg->plugin_count; ++i)
         if (strcmp(reg->plugins[i].path, path) == 0) return EDDY_OK;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "cannot load: %s", dlerror());
+    if (!h) {
+        const char *why = dlerror();
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "cannot load: %s%s", why ? why : "(no reason given)",
+                      sanitizer_hint(why));
+    }
     /* dlsym returns void *; going through a union avoids the ISO C object-to-function cast warning. */
     union { void *obj; eddy_plugin_entry_fn fn; } entry;
     entry.obj = dlsym(h, EDDY_PLUGIN_ENTRY_SYMBOL);
@@ -466,7 +538,7 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
 
     /* Every component is checked and registered; a refusal of any drops those already registered, so
      * a plugin is taken whole or not at all (and duplicates inside one plugin are caught too). */
-    size_t before = reg->count;
+    size_t before = reg->count, shadows_before = reg->shadow_count;
     char *path_copy = dup_str(path);
     loaded_plugin *grown = realloc(reg->plugins, sizeof *grown * (reg->plugin_count + 1));
     if (grown) reg->plugins = grown;
@@ -477,6 +549,7 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
         rc = register_component(reg, path_copy, name, 0, d->components[i], i, err);
     if (rc) {
         drop_records(reg, before);
+        drop_shadows(reg, shadows_before);
         free(path_copy);
         if (d->deinit) d->deinit();
         dlclose(h);
@@ -503,6 +576,9 @@ void eddy_registry_scan_dir(eddy_registry *reg, const char *dir)
     reg->dirs = dirs;
     if (!(dirs[reg->dir_count] = dup_str(real))) return;
     reg->dir_count++;
+    /* One level per folder: an id seen in an earlier folder shadows, one seen in this folder conflicts. */
+    const unsigned outer = reg->level;
+    reg->level = ++reg->scans;
     struct dirent **list = NULL;
     int n = scandir(real, &list, plugin_name_filter, alphasort);
     for (int i = 0; i < n; ++i) {
@@ -512,6 +588,7 @@ void eddy_registry_scan_dir(eddy_registry *reg, const char *dir)
         free(list[i]);
     }
     free(list);
+    reg->level = outer;
 }
 
 void eddy_registry_discover(eddy_registry *reg)
@@ -584,4 +661,11 @@ const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id)
         strcat(buf, c->id);
     }
     return buf;
+}
+
+size_t eddy_registry_shadow_count(const eddy_registry *reg) { return reg->shadow_count; }
+
+const eddy_registry_shadow *eddy_registry_shadow_at(const eddy_registry *reg, size_t i)
+{
+    return i < reg->shadow_count ? &reg->shadows[i] : NULL;
 }

@@ -1,1 +1,163 @@
 # Plugin outputs, component ids across search paths, signals while loading.
+#
+# Fixture plugins (faulty_plugin.c) go to folders of their own under robust_plugins/, so that no other
+# suite sees them; each test points EDDY_PLUGIN_PATH at the folders it needs.
+set(ROBUST_PLUGINS ${PROJECT_BINARY_DIR}/robust_plugins)
+set(ROBUST_ENV_BASE "OMP_WAIT_POLICY=PASSIVE")
+
+# robust_plugin(<name> <folder> [definitions...]): <folder>/eddy_<name>.so from faulty_plugin.c.
+function(robust_plugin name folder)
+  eddy_add_plugin(robustplugin_${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/faulty_plugin.c
+                  OUTPUT_NAME eddy_${name} OUTPUT_DIR ${ROBUST_PLUGINS}/${folder} NO_INSTALL)
+  if(ARGN)
+    target_compile_definitions(robustplugin_${name} PRIVATE ${ARGN})
+  endif()
+  # `eddy` is what the tests run, and the loader test scans some: building them builds what they load.
+  add_dependencies(eddy_cli robustplugin_${name})
+  if(TARGET test_loader)
+    add_dependencies(test_loader robustplugin_${name})
+  endif()
+endfunction()
+
+robust_plugin(robust_faulty faulty)
+# A fixed build of an installed solver, as a plugin author tests one: same id as the real sph_mueller.
+robust_plugin(shadow_sph_mueller shadow COMPONENT_ID="sph_mueller" PLUGIN_NAME="shadow_sph_mueller")
+# Two plugins of one folder with the same id: the second (in name order) is refused.
+robust_plugin(dup_a same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_a")
+robust_plugin(dup_b same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_b")
+
+# plugin_check(<name> <status> <text> <plugin path> <args...>): expect.sh with EDDY_PLUGIN_PATH set, TIMEOUT 30.
+function(plugin_check name status text plugin_path)
+  add_test(NAME robust_plugin_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
+  set_tests_properties(robust_plugin_${name} PROPERTIES TIMEOUT 30
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${plugin_path};${ROBUST_ENV_BASE}")
+endfunction()
+
+# --- 1. component ids across search paths --------------------------------------------------------
+# EDDY_PLUGIN_PATH is searched first and wins, never silently: `eddy list` names both files, and every
+# command that uses the shadowing component says so once on stderr (also with --quiet).
+get_filename_component(REAL_PLUGIN_DIR ${EDDY_PLUGIN_OUTPUT_DIR} REALPATH)
+get_filename_component(REAL_ROBUST_PLUGINS ${ROBUST_PLUGINS} REALPATH)
+set(SHADOW_FILE ${REAL_ROBUST_PLUGINS}/shadow/eddy_shadow_sph_mueller.so)
+set(SHADOWED_FILE ${REAL_PLUGIN_DIR}/eddy_sph_mueller.so)
+set(SHADOW_NOTICE "eddy: notice: solver 'sph_mueller' is the one in ${SHADOW_FILE}, which shadows ${SHADOWED_FILE} (a plugin folder earlier in the search order wins)")
+plugin_check(shadow_run_notice 0 "${SHADOW_NOTICE}" ${ROBUST_PLUGINS}/shadow
+             run ${SCENES}/dam_break_2d.json --steps 2 --quiet --no-picture --out ${ROBUST_OUT}/shadow_run)
+plugin_check(shadow_list 0 "shadowed components (the first one found in the search order is used):\n  sph_mueller      solver  ${SHADOWED_FILE}\n                   shadowed by ${SHADOW_FILE}"
+             ${ROBUST_PLUGINS}/shadow list)
+plugin_check(shadow_list_uses_shadow 0 "sph_mueller      solver  0.0.1     ${SHADOW_FILE}" ${ROBUST_PLUGINS}/shadow list)
+plugin_check(shadow_describe_notice 0 "${SHADOW_NOTICE}" ${ROBUST_PLUGINS}/shadow describe sph_mueller)
+plugin_check(shadow_bench_notice 0 "${SHADOW_NOTICE}" ${ROBUST_PLUGINS}/shadow
+             bench ${SCENES}/dam_break_2d.json --particles 200 --steps 1 --repeats 1)
+plugin_check(shadow_compare_notice 0 "${SHADOW_NOTICE}" ${ROBUST_PLUGINS}/shadow
+             compare ${SCENES}/dam_break_2d.json --solvers sph_mueller --steps 2 --quiet --out ${ROBUST_OUT}/shadow_compare)
+# Exactly one notice per command, and none for a run that does not use the shadowing component.
+add_test(NAME robust_plugin_shadow_notice_once
+         COMMAND sh -c "n=$(\"$0\" run \"$1\" --steps 2 --quiet --no-picture --out \"$2\" 2>&1 | grep -c 'eddy: notice: solver .sph_mueller. is the one in'); echo \"notices: $n\"; [ \"$n\" = 1 ] && m=$(\"$0\" run \"$1\" --solver robust_dup --steps 2 --quiet --no-picture --out \"$2\" 2>&1 | grep -c 'notice'); echo \"other solver: $m\"; [ \"$m\" = 0 ]"
+                 ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${ROBUST_OUT}/shadow_once)
+set_tests_properties(robust_plugin_shadow_notice_once PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/shadow:${ROBUST_PLUGINS}/same_dir;${ROBUST_ENV_BASE}")
+# The shadowing solver is the one that runs: its parameter table, not sph_mueller's.
+plugin_check(shadow_is_used 1 "solvers.sph_mueller.cfl: unknown key" ${ROBUST_PLUGINS}/shadow
+             run ${SCENES}/dam_break_2d.json --steps 1 --set solvers.sph_mueller.cfl=0.4 --quiet --out ${ROBUST_OUT}/shadow_used)
+# Same folder: the later file is refused, naming both.
+set(REAL_SAME_DIR ${REAL_ROBUST_PLUGINS}/same_dir)
+plugin_check(same_dir_refused 0 "  ${REAL_SAME_DIR}/eddy_dup_b.so: duplicate component id 'robust_dup' (already provided by ${REAL_SAME_DIR}/eddy_dup_a.so)"
+             ${ROBUST_PLUGINS}/same_dir list)
+
+# --- 2. the host checks every plugin output it relies on ------------------------------------------
+set(FAULTY_RUN run ${SCENES}/dam_break_2d.json --solver robust_faulty --quiet --no-picture)
+function(faulty_check name status text)
+  plugin_check(faulty_${name} ${status} "${text}" ${ROBUST_PLUGINS}/faulty ${FAULTY_RUN}
+               --out ${ROBUST_OUT}/faulty_${name} ${ARGN})
+endfunction()
+# A max_dt of 0 looped forever with --until; -1 ran time backwards; NaN was ignored.
+faulty_check(dt_zero_until 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+             --until 0.01 --set solvers.robust_faulty.fault=dt_zero)
+faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned -1; it must be finite and > 0"
+             --steps 3 --set solvers.robust_faulty.fault=dt_negative)
+faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned nan; it must be finite and > 0"
+             --until 0.01 --set solvers.robust_faulty.fault=dt_nan)
+# A positive limit the clock cannot resolve (t + dt == t) looped forever on a run that ends by time.
+faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max_dt returned 1e-21 s (test), too small to advance the clock from t = 0.0001 s"
+             --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
+# A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
+# removed (the grid build of the next step would have dropped it without a word).
+faulty_check(position_nan 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position"
+             --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3)
+faulty_check(position_nan_remove 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position"
+             --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3
+             --set domain.out_of_domain=remove)
+# An error code with an empty message reads as the callback, the status's name and text.
+faulty_check(step_error_empty 1 "eddy: error: solver 'robust_faulty' at step 2 (t = 5e-05 s): step() returned EDDY_ERR_UNSUPPORTED (unsupported) without a message"
+             --steps 5 --set solvers.robust_faulty.fault=step_error_empty --set solvers.robust_faulty.at_step=2)
+faulty_check(max_dt_error_empty 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt() returned EDDY_ERR_DEVICE (device error) without a message"
+             --steps 5 --set solvers.robust_faulty.fault=max_dt_error_empty)
+faulty_check(create_error_empty 1 "eddy: error: solver 'robust_faulty': create() returned EDDY_ERR_INVALID_ARGUMENT (invalid argument) without a message"
+             --steps 5 --set solvers.robust_faulty.fault=create_error_empty)
+# The hash is printed for a run that succeeded only (a failed step, a NaN).
+foreach(fault step_error_empty position_nan)
+  add_test(NAME robust_plugin_faulty_no_hash_${fault}
+           COMMAND sh -c "out=$(\"$0\" run \"$1\" --solver robust_faulty --set solvers.robust_faulty.fault=${fault} --set solvers.robust_faulty.at_step=2 --steps 4 --hash --quiet --no-picture --out \"$2\" 2>&1); status=$?; printf '%s\\n' \"$out\"; [ $status -eq 1 ] && ! printf '%s' \"$out\" | grep -q state-hash"
+                   ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${ROBUST_OUT}/faulty_no_hash_${fault})
+  set_tests_properties(robust_plugin_faulty_no_hash_${fault} PROPERTIES TIMEOUT 30
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
+endforeach()
+# and is printed for one that did (the fixture without a fault).
+faulty_check(hash_when_fine 0 "state-hash: " --steps 3 --hash)
+
+# --- 3. signals while loading ---------------------------------------------------------------------
+# A solver whose create() takes 30 s stands for any slow load (nothing is written before the session
+# is open). SIGTERM / SIGINT must end it within 2 s, with 143 / 130 and a message, and no output folder.
+foreach(sig TERM INT)
+  if(sig STREQUAL TERM)
+    set(status 143)
+    set(signum 15)
+  else()
+    set(status 130)
+    set(signum 2)
+  endif()
+  add_test(NAME robust_plugin_signal_${sig}_while_loading
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} ${sig} ${status}
+                   "eddy: interrupted by signal ${signum} (SIG${sig}) while loading; nothing was written"
+                   ${ROBUST_OUT}/signal_${sig}
+                   run ${SCENES}/dam_break_2d.json --solver robust_faulty --set solvers.robust_faulty.fault=slow_create
+                   --quiet --out ${ROBUST_OUT}/signal_${sig})
+  set_tests_properties(robust_plugin_signal_${sig}_while_loading PROPERTIES TIMEOUT 30
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
+endforeach()
+# bench has no stepping loop of its own that polls: a signal while it steps ends it too (130).
+add_test(NAME robust_plugin_signal_during_bench
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} TERM 130
+                 "eddy: interrupted by signal 15 at step" ${ROBUST_OUT}/no_such_folder
+                 bench ${SCENES}/dam_break_2d.json --particles 20000 --steps 1000000 --repeats 1000)
+set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=3;${ROBUST_ENV_BASE}")
+
+# --- 4. sanitized plugins from a host without the runtime -----------------------------------------
+# Built with -fsanitize at compile time only (as clang links a shared object: the runtime comes from
+# the executable), the plugin's dlopen fails on an undefined __asan_ / __ubsan_ symbol; the refusal
+# says how to load it. A sanitized host loads it, so there is nothing to test then.
+include(CheckCCompilerFlag)
+# Compile-only checks: the fixture links no runtime, so a toolchain without libasan still builds it.
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+check_c_compiler_flag(-fsanitize=address EDDY_CC_COMPILES_ASAN)
+check_c_compiler_flag(-fsanitize=undefined EDDY_CC_COMPILES_UBSAN)
+unset(CMAKE_TRY_COMPILE_TARGET_TYPE)
+if(NOT EDDY_SANITIZE)
+  foreach(kind asan ubsan)
+    if(kind STREQUAL asan)
+      set(flag -fsanitize=address)
+      set(have ${EDDY_CC_COMPILES_ASAN})
+      set(hint "built with AddressSanitizer but this eddy is not: run eddy with LD_PRELOAD=$(gcc -print-file-name=libasan.so) (or clang's libclang_rt.asan), or build eddy with -DEDDY_SANITIZE=ON")
+    else()
+      set(flag -fsanitize=undefined)
+      set(have ${EDDY_CC_COMPILES_UBSAN})
+      set(hint "built with UndefinedBehaviorSanitizer but this eddy is not: run eddy with LD_PRELOAD=$(gcc -print-file-name=libubsan.so) (or clang's libclang_rt.ubsan_standalone), or build eddy with -DEDDY_SANITIZE=ON")
+    endif()
+    if(have)
+      robust_plugin(sanitized_${kind} ${kind} COMPONENT_ID="robust_${kind}" PLUGIN_NAME="sanitized_${kind}")
+      target_compile_options(robustplugin_sanitized_${kind} PRIVATE ${flag} -fno-sanitize-recover=all)
+      plugin_check(sanitized_${kind}_hint 0 "${hint}" ${ROBUST_PLUGINS}/${kind} list)
+    endif()
+  endforeach()
+endif()

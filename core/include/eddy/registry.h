@@ -10,6 +10,14 @@
  * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
  * scanned once; in each, every file named eddy_*.so is tried, in name order.
  *
+ * Component ids are unique. The first folder in discovery order that provides an id wins: a component
+ * of a later folder with the same id is *shadowed* — not registered, while the rest of its plugin is —
+ * and recorded (eddy_registry_shadow_at), so that hosts can list it and announce, on every command that
+ * uses the id, which file is used and which is shadowed. This lets a plugin author test a fixed build of
+ * an installed component without uninstalling it, and never replaces one silently. Within one folder,
+ * among files given to eddy_registry_load_file, and against a built-in, a second component with a
+ * registered id is a conflict: its plugin is refused, and the reason names both files.
+ *
  * Kinds of component: any interface id is accepted (open kinds); the interfaces this host knows
  * (plugin.h: solver, grid, writer, probe) are also checked for their vtable's size and required
  * callbacks, so a component the host will call is refused at load time rather than crashing later.
@@ -47,6 +55,15 @@ typedef struct eddy_registry_refusal {
     const char *reason;
 } eddy_registry_refusal;
 
+/* A component not registered because an earlier plugin folder provides its id. Owned by the
+ * registry; valid until eddy_registry_destroy. */
+typedef struct eddy_registry_shadow {
+    const char *id;           /* the component id both files provide */
+    const char *interface_id; /* the shadowed component's interface */
+    const char *file;         /* the file of the registered (shadowing) component: an earlier folder */
+    const char *shadowed;     /* the file whose component of that id was not registered */
+} eddy_registry_shadow;
+
 /* Creates a registry whose plugins' init() receive `host` (NULL: eddy_host_silent()); the host must
  * outlive the registry. The CPU grid ("cpu") is registered as a built-in. */
 EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, eddy_error *err);
@@ -74,6 +91,10 @@ EDDY_API size_t eddy_registry_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, size_t i);
 EDDY_API size_t eddy_registry_refusal_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, size_t i);
+/* The shadowed components, in the order they were met; eddy_registry_shadow_at returns NULL past the
+ * count. */
+EDDY_API size_t eddy_registry_shadow_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_shadow *eddy_registry_shadow_at(const eddy_registry *reg, size_t i);
 
 /* The component with this id implementing `interface_id` (EDDY_INTERFACE_SOLVER, ...; NULL: any), or
  * NULL. */

@@ -1,0 +1,148 @@
+/*
+ * A solver that misbehaves on request, for the host's checks of plugin outputs (host/sim.c), and the
+ * same source under other ids for the rules on component ids across plugin folders (registry.c).
+ *
+ *   fault = "none"          gravity only, like a plain solver (eddy_world_symplectic_euler)
+ *           "dt_zero"       max_dt returns 0
+ *           "dt_negative"   max_dt returns -1
+ *           "dt_nan"        max_dt returns NaN
+ *           "position_nan"  at step `at_step` the particle with id 7 gets a NaN y (velocities finite)
+ *           "step_error_empty"    at step `at_step` step() returns EDDY_ERR_UNSUPPORTED with no message
+ *           "max_dt_error_empty"  max_dt() returns EDDY_ERR_DEVICE with no message
+ *           "create_error_empty"  create() returns EDDY_ERR_INVALID_ARGUMENT with no message
+ *           "dt_tiny"       max_dt returns 1e-21 s from step `at_step` on (t + dt == t there)
+ *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
+ *                           tests (nothing has been written while a solver is created)
+ *
+ * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME.
+ */
+#include <eddy/eddy.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifndef COMPONENT_ID
+#define COMPONENT_ID "robust_faulty"
+#endif
+#ifndef PLUGIN_NAME
+#define PLUGIN_NAME "robust_faulty"
+#endif
+
+enum {
+    FAULT_NONE,
+    FAULT_DT_ZERO,
+    FAULT_DT_NEGATIVE,
+    FAULT_DT_NAN,
+    FAULT_POSITION_NAN,
+    FAULT_STEP_ERROR_EMPTY,
+    FAULT_MAX_DT_ERROR_EMPTY,
+    FAULT_CREATE_ERROR_EMPTY,
+    FAULT_SLOW_CREATE,
+    FAULT_DT_TINY
+};
+
+struct eddy_solver {
+    int fault;
+    int64_t at_step;
+};
+
+static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
+{
+    const eddy_param_value *fault = eddy_param_find_value(setup->params, "fault");
+    const eddy_param_value *at = eddy_param_find_value(setup->params, "at_step");
+    const eddy_param_value *sleep_s = eddy_param_find_value(setup->params, "sleep_s");
+    const int f = fault ? (int)fault->integer : FAULT_NONE;
+    if (f == FAULT_CREATE_ERROR_EMPTY) return EDDY_ERR_INVALID_ARGUMENT; /* err left as the host gave it */
+    if (f == FAULT_SLOW_CREATE && sleep_s) {
+        struct timespec ts = {(time_t)sleep_s->number, 0};
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+    eddy_solver *s = calloc(1, sizeof *s);
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->fault = f;
+    s->at_step = at ? at->integer : 1;
+    *out = s;
+    return EDDY_OK;
+}
+
+static int step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
+{
+    (void)err;
+    const int now = (int64_t)w->step + 1 == s->at_step;
+    if (s->fault == FAULT_STEP_ERROR_EMPTY && now) return EDDY_ERR_UNSUPPORTED;
+    int rc = eddy_world_build_grid(w, err);
+    if (rc) return rc;
+    eddy_world_symplectic_euler(w, -1, (eddy_real)dt);
+    if (s->fault == FAULT_POSITION_NAN && now)
+        for (size_t i = 0; i < w->particles.count; ++i)
+            if (w->particles.id[i] == 7) w->particles.y[i] = NAN;
+    return EDDY_OK;
+}
+
+static void destroy(eddy_solver *s)
+{
+    free(s);
+}
+
+static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
+{
+    (void)err;
+    *limit = "test";
+    switch (s->fault) {
+    case FAULT_DT_ZERO: *dt = 0.0; break;
+    case FAULT_DT_NEGATIVE: *dt = -1.0; break;
+    case FAULT_DT_NAN: *dt = NAN; break;
+    case FAULT_DT_TINY: *dt = w->step + 1 >= (uint64_t)s->at_step ? 1e-21 : INFINITY; break;
+    case FAULT_MAX_DT_ERROR_EMPTY: return EDDY_ERR_DEVICE;
+    default: *dt = INFINITY; break;
+    }
+    return EDDY_OK;
+}
+
+static const eddy_solver_vtable VTABLE = {
+    .size = sizeof(eddy_solver_vtable),
+    .create = create,
+    .step = step,
+    .destroy = destroy,
+    .max_dt = max_dt,
+};
+
+static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_negative",
+                                     "dt_nan",       "position_nan",     "step_error_empty",
+                                     "max_dt_error_empty", "create_error_empty", "slow_create",
+                                     "dt_tiny",      NULL};
+
+static const eddy_param_desc PARAMS[] = {
+    EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
+    EDDY_PARAM_INT_DESC("at_step", 1, 1, 1000000, "1", "The step at which a step fault strikes."),
+    EDDY_PARAM_REAL_DESC("sleep_s", 30, 0, 3600, "s", "How long slow_create takes."),
+};
+
+static const eddy_component COMPONENT = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_SOLVER,
+    .id = COMPONENT_ID,
+    .version = "0.0.1",
+    .description = "test solver: gravity only, misbehaves on request",
+    .params = PARAMS,
+    .param_count = sizeof PARAMS / sizeof PARAMS[0],
+    .vtable = &VTABLE,
+};
+
+static const eddy_component *const COMPONENTS[] = {&COMPONENT};
+
+static const eddy_plugin_descriptor DESCRIPTOR = {
+    EDDY_PLUGIN_DESCRIPTOR_HEADER,
+    .name = PLUGIN_NAME,
+    .version = "0.0.1",
+    .component_count = 1,
+    .components = COMPONENTS,
+};
+
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void)
+{
+    return &DESCRIPTOR;
+}
