@@ -1,6 +1,6 @@
 /*
- * Boundary geometry and the Bullet-Fluids contact response (seed 000 §3.2.2, §5.2), each against values
- * worked out by hand.
+ * Boundary geometry and the contact response of the Bullet-Fluids reference (2014) §3.2.2, §5.2, each
+ * against values worked out by hand.
  */
 #include <math.h>
 #include <setjmp.h>

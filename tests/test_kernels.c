@@ -1,10 +1,10 @@
 /*
- * Kernel tests (validation/README.md, Müller 2003): every kernel integrates to 1, the gradient
- * moment  int r . grad W dV  is -d, and the viscosity Laplacian moment  int r^2 lap W dV  is 2d, in 2D and
- * 3D, by composite Simpson quadrature over the radius in double precision (the kernels themselves are
- * float, so 1e-6 is the tolerance). A wrong coefficient (e.g. 45/(64 pi h^6) for the spiky gradient)
- * misses by orders of magnitude more. A Cartesian lattice sum checks the same normalization through the
- * r^2 entry points the solvers call.
+ * Kernel tests (Müller, Charypar & Gross 2003, the kernels' normalizations): every kernel integrates to
+ * 1, the gradient moment  int r . grad W dV  is -d, and the viscosity Laplacian moment  int r^2 lap W dV
+ * is 2d, in 2D and 3D, by composite Simpson quadrature over the radius in double precision (the kernels
+ * themselves are float, so 1e-6 is the tolerance). A wrong coefficient (e.g. 45/(64 pi h^6) for the
+ * spiky gradient) misses by orders of magnitude more. A Cartesian lattice sum checks the same
+ * normalization through the r^2 entry points the solvers call.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -4,8 +4,8 @@
  *  - a hydrostatic tank settles to rest density (mean within 1%) and its bottom pressure, read off the
  *    bulk pressure profile, is rho0 g H within 5% (H from the fluid's mass);
  *  - identical state hash after 100 steps with 1 and 2 threads;
- *  - simulation scale (seed 000 §1.1.1): doubling it while halving every world-scale length gives the
- *    same motion in simulation units.
+ *  - simulation scale (Bullet-Fluids reference (2014) §1.1.1): doubling it while halving every
+ *    world-scale length gives the same motion in simulation units.
  * Each prints the figure it measured.
  */
 #include <math.h>

@@ -1,5 +1,7 @@
 /*
- * Position Based Fluids (Macklin & Müller 2013; seeds 001 and 002):
+ * Position Based Fluids (Macklin & Müller 2013), as broken down by Qie & Su 2021 ("Technical Breakdown
+ * of Position Based Fluids") and Mijalkovic ("Particle Based Fluids in Rust", University of Toronto,
+ * undated):
  *   apply gravity and predict x* = x + dt v
  *   -> grid and CSR neighbor lists on x* (built once, reused by every iteration)
  *   -> `iterations` Jacobi iterations of: lambda (density constraint, relaxation epsilon)
@@ -15,7 +17,7 @@
  *     (h = 2 spacings) the largest eigenvalue of D^-1 J J^T is 2.15 in 2D and 2.82 in 3D, above the
  *     Jacobi bound of 2 when epsilon << D0.
  *   - s_corr = -k (W / W(dq))^n is read as an artificial pressure in units of rho0 |g| h and enters
- *     the lambda sum as -k (W / W(dq))^n dt^2 |g| h. The seeds add it unscaled to lambda, which is
+ *     the lambda sum as -k (W / W(dq))^n dt^2 |g| h. Both write-ups add it unscaled to lambda, which is
  *     dimensionally inconsistent and makes it a fixed position push per iteration: at small time
  *     steps it swamps the flow.
  * Walls: every density and delta-p sum includes the mirror ghosts of the core (eddy_boundaries_mirrors,
@@ -59,26 +61,26 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_SCORR_K] = EDDY_PARAM_REAL_DESC(
         "scorr_k", 0.1, 0.0, 1.0, "rho0 |g| h",
         "Strength k of the artificial pressure s_corr = -k (W(r) / W(dq))^n (tensile instability "
-        "correction, seed 002 §4.1), in units of the hydrostatic pressure over one smoothing radius "
+        "correction, Mijalkovic §4.1), in units of the hydrostatic pressure over one smoothing radius "
         "rho0 |g| h, applied as -k (W / W(dq))^n dt^2 |g| h in lambda; zero without gravity."),
     [P_SCORR_N] = EDDY_PARAM_INT_DESC("scorr_n", 4, 1, 8, "1", "Exponent n of the artificial pressure s_corr."),
     [P_SCORR_DQ] = EDDY_PARAM_REAL_DESC(
         "scorr_dq", 0.2, 0.05, 0.9, "h",
-        "Reference distance |dq| of s_corr, as a fraction of the smoothing radius h (the seeds "
-        "recommend 0.1 to 0.3)."),
+        "Reference distance |dq| of s_corr, as a fraction of the smoothing radius h (Macklin & "
+        "Müller 2013 recommend 0.1 to 0.3)."),
     [P_VORTICITY] = EDDY_PARAM_REAL_DESC(
         "vorticity_epsilon", 0.01, 0.0, 100.0, "m/s",
-        "Vorticity confinement strength epsilon of f = epsilon (N x omega) (seed 002 §4.2), an "
+        "Vorticity confinement strength epsilon of f = epsilon (N x omega) (Mijalkovic §4.2), an "
         "acceleration per unit vorticity, sim units. 0 turns it off; it does not conserve momentum."),
     [P_XSPH] = EDDY_PARAM_REAL_DESC(
         "xsph_c", 0.01, 0.0, 1.0, "1",
-        "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (seed 002 §4.3); "
+        "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (Mijalkovic §4.3); "
         "dimensionless with the volume weights (1 would replace v by its kernel average)."),
     [P_CLAMP] = EDDY_PARAM_BOOL_DESC(
         "unilateral", 1,
         "Clamp the constraint to C = max(rho / rho0 - 1, 0), so that particles at the free surface, "
         "whose sums lack neighbors, are not pulled together (true, default); false is the two-sided "
-        "constraint of the seeds."),
+        "constraint of Macklin & Müller 2013."),
     [P_CFL] = EDDY_PARAM_REAL_DESC(
         "cfl", 0.4, 0.01, 1.0, "1",
         "Time-step limit cfl * h / v_max (PBF has no sound speed; the neighbor lists of x* must stay "
@@ -637,7 +639,7 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
 }
 
 /*
- * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (seed 002 §4.2, §4.3).
+ * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Mijalkovic §4.2, §4.3).
  * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0).
  * Pass 2: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W, N = eta / |eta|, a = epsilon N x omega,
  *         and v_i += dt a + c sum_j V_j (v_j - v_i) W_poly6, from the velocities before the pass.

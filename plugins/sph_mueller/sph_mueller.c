@@ -1,13 +1,14 @@
 /*
- * Müller, Charypar & Gross 2003 SPH with the Bullet-Fluids update loop (seed 000 §2, §5.1):
+ * Müller, Charypar & Gross 2003 SPH with the Bullet-Fluids update loop (Bullet-Fluids reference (2014)
+ * §2, §5.1):
  *   grid -> density (poly6, initial_sum, plus the walls' share) and pressure p = k (rho - rho0)
  *        -> pressure (spiky gradient) and viscosity (viscosity Laplacian) accelerations
  *        -> integrate velocity -> boundary response -> integrate position.
  *
- * Walls: besides the seed's velocity response, every sum includes the mirror ghosts of the core
+ * Walls: besides the reference's velocity response, every sum includes the mirror ghosts of the core
  * (eddy_boundaries_mirrors): the fluid reflected across each wall within reach, with the hydrostatic
  * pressure continuation and free-slip velocity. Without them wall particles sum to ~0.8 rho0 and the
- * bulk squeezes them along the walls (the clustering of seed 000 §5.2); a continuum wall integral
+ * bulk squeezes them along the walls (the clustering of its §5.2); a continuum wall integral
  * instead misses the discrete lattice sum by ~1.5% at two spacings per h, which a stiff fluid turns
  * into jets along the walls.
  *
@@ -35,15 +36,15 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
         "negative_pressure", 0.0, 0.0, 1.0, "1",
         "Factor on negative pressures. 0 (default) clamps p >= 0: free-surface particles, whose sums "
-        "lack neighbors, are not pulled into the bulk. 1 is the seed's p = k (rho - rho0) exactly, "
+        "lack neighbors, are not pulled into the bulk. 1 is Bullet-Fluids' p = k (rho - rho0) exactly, "
         "stable only with a soft stiffness."),
     [P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
         "pressure_force", 0, pressure_forces,
         "Pair weight of the pressure force. consistent (default): (p_i + p_j) / (rho_i rho_j) with the "
         "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
-        "linear pressure field, so fluid at rest carries rho0 g H. mueller: the seed's (p_i + p_j) / "
-        "(2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about 2 rho0 g H, and the "
-        "fluid is effectively half as stiff)."),
+        "linear pressure field, so fluid at rest carries rho0 g H. mueller: Bullet-Fluids' "
+        "(p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
+        "2 rho0 g H, and the fluid is effectively half as stiff)."),
 };
 
 /* The per-material parameters the method reads, as world.h declares them for every SPH solver. */
@@ -109,7 +110,8 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         s->rest_density[m] = mat->rest_density;
         s->stiffness[m] = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
         /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
-         * that self term (seed 000 §3.2.1), so the correction is (initial_sum - 1) m W(0). */
+         * that self term (Bullet-Fluids reference (2014) §3.2.1), so the correction is (initial_sum - 1)
+         * m W(0). */
         s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         s->gradient_scale[m] =
             s->pair_weight == 1.0f
@@ -294,9 +296,10 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                 const float mu_i = s->viscosity[mat[i]], gs_i = s->gradient_scale[mat[i]];
                 const float inv_rho_i = 1.0f / rho[i];
                 /* Pair weight w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half
-                 * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so seed 000
-                 * eq. 8's w = 1/2 gives only half of grad p; w = 1 is consistent. Either way
-                 * f_ij = -f_ji: between materials the gradient scale and mu are the pair's means. */
+                 * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so the
+                 * Bullet-Fluids reference's eq. 8, w = 1/2, gives only half of grad p; w = 1 is
+                 * consistent. Either way f_ij = -f_ji: between materials the gradient scale and mu are
+                 * the pair's means. */
                 const float wp = s->pair_weight * inv_rho_i;
                 float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
 #pragma omp simd reduction(+ : fx, fy, fz, px, py, pz)

@@ -1,10 +1,11 @@
 /*
- * Weakly compressible SPH with the Tait equation of state (seed 003; Monaghan 1994):
+ * Weakly compressible SPH with the Tait equation of state (Monaghan 1994, as in Theng & Zhao's
+ * "Real-Time Smoothed-Particle Hydrodynamics", MIT 6.837 final project, c. 2017):
  *   grid -> density (poly6 summation) -> Tait pressure p = B ((rho / rho0)^gamma - 1), B = rho0 c0^2 / gamma
  *        -> accelerations: symmetric pressure gradient, viscosity, artificial viscosity, walls
  *        -> v += (a + g) dt -> contact response (eddy_world_respond_boundaries) -> x += v dt.
  *
- * Corrections to the write-up (seed 003, Figure 1), each checked against Monaghan 1994 / Müller 2003:
+ * Corrections to that write-up (its Figure 1), each checked against Monaghan 1994 / Müller 2003:
  *  - the Tait stiffness is B = rho0 c0^2 / gamma, not rho0 / gamma (the write-up's units are scaled so
  *    that c0 = 1); with B = rho0 / gamma a water scene in SI units would be gas-like;
  *  - the pressure force needs the neighbour mass and both densities; the write-up's
@@ -61,7 +62,7 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_GAMMA] = EDDY_PARAM_REAL_DESC(
         "gamma", 7.0, 1.0, 10.0, "1",
         "Tait exponent: p = (rho0 c0^2 / gamma) ((rho / rho0)^gamma - 1). 7 for water (Monaghan 1994); "
-        "seed 003 used 2 for stability at large time steps."),
+        "Theng & Zhao (c. 2017) used 2 for stability at large time steps."),
     [P_ALPHA] = EDDY_PARAM_REAL_DESC(
         "alpha", 0.02, 0.0, 1.0, "1",
         "Monaghan artificial viscosity Pi_ij = -alpha c0 mu_ij / rho_ij, mu_ij = (h/2) v_ij.x_ij / "
@@ -73,9 +74,9 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_BOUNDARY] = EDDY_PARAM_ENUM_DESC(
         "boundary", BOUNDARY_MIRROR, boundary_methods,
         "Wall forces (the density always sums the core's mirror ghosts). mirror (default): the ghosts in "
-        "the forces too (hydrostatic pressure continued through the wall, free slip). virtual: seed 003's "
-        "virtual particle at the projection onto each wall within h, density rho0, pressure "
-        "max(boundary_pressure, p_i), normal viscous force only."),
+        "the forces too (hydrostatic pressure continued through the wall, free slip). virtual: "
+        "Theng & Zhao's virtual particle at the projection onto each wall within h, density rho0, "
+        "pressure max(boundary_pressure, p_i), normal viscous force only."),
     [P_BOUNDARY_PRESSURE] = EDDY_PARAM_REAL_DESC(
         "boundary_pressure", 0.0, 0.0, 1e12, "Pa",
         "P_b of the virtual boundary particles (boundary = virtual): their pressure is max(P_b, p_i), so "
@@ -196,7 +197,8 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         s->gamma[m] = (float)gamma;
         s->tait_b[m] = (float)(mat->rest_density * c0 * c0 / gamma);
         s->viscosity[m] = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
-        /* initial_sum scales the self term m W(0) of the density sum (seed 000 §3.2.1). */
+        /* initial_sum scales the self term m W(0) of the density sum (Bullet-Fluids reference (2014)
+         * §3.2.1). */
         s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
         /* The spiky pressure gradient of a linear pressure field falls short by the lattice's first
          * gradient moment (0.87 at h = 2 spacings in 2D); dividing by it lets fluid at rest carry
@@ -378,7 +380,7 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
                 }
             }
             if (!mirrors) {
-                /* Seed 003: one virtual particle per surface within h, at the projection of x_i. */
+                /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
                 const uint32_t m = mat[i];
                 const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
                 for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
@@ -485,7 +487,7 @@ static const eddy_component component = {
     .id = "tait",
     .version = "2.0.0",
     .description = "Weakly compressible SPH: Tait equation of state, symmetric pressure force, mirror or "
-                   "virtual boundary particles (seed 003, Monaghan 1994)",
+                   "virtual boundary particles (Theng & Zhao c. 2017, Monaghan 1994)",
     .params = params,
     .param_count = P_COUNT,
     .vtable = &vtable,

@@ -1,13 +1,13 @@
 /*
- * The neighbour-grid sums of vpm_hybrid (seed 004 and the SPH of its part 15): number and mass density,
- * the mass density gradient with the canonical and difference formulas, the SPH pressure and viscosity
- * accelerations, and the PSE diffusion of vorticity. Tracer particles are skipped as neighbours, so they
- * influence nothing.
+ * The neighbour-grid sums of vpm_hybrid (Gourlay, "Fluid Simulation for Video Games" part 16, and the
+ * SPH of its part 15): number and mass density, the mass density gradient with the canonical and
+ * difference formulas, the SPH pressure and viscosity accelerations, and the PSE diffusion of vorticity.
+ * Tracer particles are skipped as neighbours, so they influence nothing.
  *
  * Kernel gradient convention (core kernels.h): grad_i W(x_i - x_j) = gf(r) (x_i - x_j), gf < 0.
  *
- * Mass density gradient (seed 004, with A_i = rho0(material of i) - rho_a, the particle's carried mass
- * density less the ambient density):
+ * Mass density gradient (Gourlay part 16, with A_i = rho0(material of i) - rho_a, the particle's carried
+ * mass density less the ambient density):
  *   canonical   grad A(x_i) = sum_j (A_j / n_j) grad_i W_ij            (far from walls)
  *   difference  grad A(x_i) = (1 / n_i) sum_j (A_j - A_i) grad_i W_ij   (within h of a wall, and
  *                                                                        everywhere when rho_a = 0)

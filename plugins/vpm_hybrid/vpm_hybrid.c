@@ -1,12 +1,12 @@
 /*
- * vpm_hybrid: vortex particle method with SPH density gradients (seed 004, Gourlay's "Fluid Simulation
- * for Video Games" part 16, and the parts it summarizes), in three modes:
+ * vpm_hybrid: vortex particle method with SPH density gradients (Gourlay, "Fluid Simulation for Video
+ * Games" part 16, Intel, and the parts it summarizes), in three modes:
  *
  *   vpm     velocity from vorticity only: u = u_omega(x), the regularized Biot–Savart law of the
  *           vortons (biot_savart.h); gravity acts through baroclinic generation alone.
  *   sph     SPH pressure and viscosity (sph_terms.c) with gravity reduced by the ambient fluid's
  *           buoyancy, g (1 - rho_a / rho0); no vorticity.
- *   hybrid  both, added as the seed mixes them ("compute a velocity field, then advect particles
+ *   hybrid  both, added as Gourlay mixes them ("compute a velocity field, then advect particles
  *           according to that field"): u = v_s + u_omega, v_s the SPH velocity. With hybrid_gravity
  *           (default) v_s also feels the buoyancy-reduced gravity, so buoyancy drives the flow twice,
  *           as a body force and through the baroclinic vorticity; without it gravity acts only through
@@ -86,7 +86,7 @@ static const eddy_param_desc params[P_COUNT] = {
         "Baroclinic generation D omega / Dt = (grad rho x g) / rho from the SPH mass density gradient."),
     [P_AMBIENT_DENSITY] = EDDY_PARAM_REAL_DESC(
         "ambient_density", 0.0, 0.0, 1e9, "kg/m^3",
-        "Density rho_a of the ambient fluid that fills the space without particles (seed 004's "
+        "Density rho_a of the ambient fluid that fills the space without particles (Gourlay's "
         "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
         "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space, whose free "
         "surfaces generate no vorticity (difference formula everywhere)."),
@@ -96,14 +96,14 @@ static const eddy_param_desc params[P_COUNT] = {
         "influence on it. -1 (default): none."),
     [P_HYBRID_GRAVITY] = EDDY_PARAM_BOOL_DESC(
         "hybrid_gravity", 1,
-        "hybrid only. true (default): the seed's additive mix, u = v_s + u_omega with v_s an SPH velocity "
-        "that feels the buoyancy-reduced gravity too, so buoyancy drives the flow twice (as a body force and "
-        "through the baroclinic vorticity). false: gravity acts through the vorticity alone and the SPH part "
-        "only keeps the particles apart."),
+        "hybrid only. true (default): Gourlay's additive mix, u = v_s + u_omega with v_s an SPH "
+        "velocity that feels the buoyancy-reduced gravity too, so buoyancy drives the flow twice (as a "
+        "body force and through the baroclinic vorticity). false: gravity acts through the vorticity "
+        "alone and the SPH part only keeps the particles apart."),
     [P_NEGATIVE_PRESSURE] = EDDY_PARAM_REAL_DESC(
         "negative_pressure", 0.0, 0.0, 1.0, "1",
         "Factor on negative SPH pressures; 0 (default) clamps p >= 0, 1 keeps p = k (rho - rho0), an "
-        "attraction that holds a drop together (the seed's SPH)."),
+        "attraction that holds a drop together (Gourlay's SPH, part 15)."),
     [P_CFL] = EDDY_PARAM_REAL_DESC(
         "cfl", 0.25, 0.01, 1.0, "1",
         "CFL number of the time-step limit cfl h / (c + v_max), c = sqrt(stiffness) in sph and hybrid "
@@ -565,7 +565,7 @@ static const eddy_component component = {
     .version = "2.0.0",
     .description = "Vortex particle method (regularized Biot-Savart, direct or Barnes-Hut treecode, stretching, "
                    "PSE diffusion) with SPH density gradients for baroclinic vorticity; modes vpm, sph, hybrid "
-                   "(seed 004)",
+                   "(Gourlay, part 16)",
     .params = params,
     .param_count = P_COUNT,
     .vtable = &vtable,

@@ -92,7 +92,7 @@ static void dam_break_martin_moyce(void **state)
     dam_break_check(sets, 1, "mirror-ghost");
 }
 
-/* The same with seed 003's virtual boundary particles in the forces. */
+/* The same with the virtual boundary particles of Theng & Zhao (MIT 6.837, c. 2017) in the forces. */
 static void dam_break_virtual_walls(void **state)
 {
     (void)state;

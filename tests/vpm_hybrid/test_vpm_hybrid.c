@@ -1,16 +1,18 @@
 /*
  * Validation of the vortex particle / SPH hybrid solver (plugins/vpm_hybrid), through the host's session
  * layer (the path of `eddy run`). Every check compares with a reference that does not come from this
- * code (/work/shared/validation/README.md):
+ * code:
  *  - the regularized Biot–Savart law of one Gaussian blob against its closed form (double precision);
  *  - treecode against direct summation: RMS velocity deviation below 1% at the default opening angle;
- *  - a thin vortex ring with a Gaussian core translates at Kelvin/Saffman's
+ *  - a thin vortex ring with a Gaussian core translates at Kelvin's thin-ring speed with Saffman's
+ *    core constant (Saffman 1970, "The velocity of viscous vortex rings", Stud. Appl. Math. 49),
  *    U = Gamma / (4 pi R) (ln(8 R / a) - 0.558) (within 5%, over more than one radius), and its linear
  *    impulse (1/2) sum x x alpha is conserved (within 1%);
- *  - a 2D Lamb–Oseen vortex spreads as delta^2 = delta0^2 + 4 nu t (within 5%) and keeps the
- *    Lamb–Oseen peak velocity 0.63817 Gamma / (2 pi delta);
- *  - a heavy sphere in lighter fluid gains circulation on each side at the rate (grad rho x g) / rho
- *    predicts, 2 g R ln(rho_d / rho_a) (within 15%), with total circulation near zero;
+ *  - a 2D Lamb–Oseen vortex (Oseen 1912; Lamb 1932, "Hydrodynamics", 6th ed.) spreads as
+ *    delta^2 = delta0^2 + 4 nu t (within 5%) and keeps its peak velocity 0.63817 Gamma / (2 pi delta);
+ *  - a heavy sphere in lighter fluid gains circulation on each side at the rate the baroclinic source
+ *    (grad rho x g) / rho predicts (Gourlay, "Fluid Simulation for Video Games" part 16),
+ *    2 g R ln(rho_d / rho_a) (within 15%), with total circulation near zero;
  *  - the density gradient is zero in uniform fluid next to a wall and non-zero at a free surface and at
  *    an interface that meets a wall;
  *  - the drop in a tank (scenes/vpm_drop_in_tank.json) in the three modes: a vortex ring with vpm, a
@@ -612,14 +614,14 @@ static const char *const TANK2 =
     "  \"solvers\": { \"vpm_hybrid\": { \"mode\": \"vpm\" } } }";
 
 /*
- * Water at rest in a tank (walls at x = 0, x = 0.3, y = 0; free surface at y = 0.15), h = 0.02, under air
- * (ambient density 1.2): seed 004's scheme. Within h of a wall the difference formula, whose terms
- * (A_j - A_i) vanish in uniform fluid, so the wall makes no gradient; the canonical formula elsewhere,
- * which sees the ambient fluid (the missing neighbours) above the free surface. With no ambient fluid
- * (density 0: void above) the free surface must make no gradient either (p = 0 along it). Then brine
- * (1200) on the left half and water (ambient 1000) on the right: the interface x = 0.15 meets the floor,
- * and the gradient there (difference formula with the floor's mirror ghosts) must match the interface's
- * gradient in the bulk.
+ * Water at rest in a tank (walls at x = 0, x = 0.3, y = 0; free surface at y = 0.15), h = 0.02, under
+ * air (ambient density 1.2): Gourlay's scheme (part 16). Within h of a wall the difference formula,
+ * whose terms (A_j - A_i) vanish in uniform fluid, so the wall makes no gradient; the canonical formula
+ * elsewhere, which sees the ambient fluid (the missing neighbours) above the free surface. With no
+ * ambient fluid (density 0: void above) the free surface must make no gradient either (p = 0 along it).
+ * Then brine (1200) on the left half and water (ambient 1000) on the right: the interface x = 0.15 meets
+ * the floor, and the gradient there (difference formula with the floor's mirror ghosts) must match the
+ * interface's gradient in the bulk.
  */
 typedef struct tank_gradients {
     double wall_max, bulk_max, surf_min, surf_max, surf_x;
@@ -758,7 +760,7 @@ static void run_drop(const char *mode, double t, drop_state *d0, drop_state *d1,
 }
 
 /*
- * Seed 004's comparison (Figure 3): drop of 1200 kg/m^3 (0.6 Pa s) in ambient fluid of 1000 kg/m^3.
+ * Gourlay's comparison (part 16, Fig. 3): drop of 1200 kg/m^3 (0.6 Pa s) in ambient fluid of 1000 kg/m^3.
  *  - vpm: the baroclinic vorticity rolls the drop up into a vortex ring: circulation, and the drop's
  *    particles leave its axis (the ring's hole) while it widens;
  *  - sph: no vorticity; the drop sinks as one blob at the buoyancy-reduced acceleration

@@ -1,6 +1,7 @@
 /*
  * eddy/boundary.h — rigid boundaries: an axis-aligned container and static colliders, with signed
- * distance and normal queries and the Bullet-Fluids collision response (seed 000 §3.2.2, §5.2).
+ * distance and normal queries and the collision response of the Bullet-Fluids reference (2014) §3.2.2,
+ * §5.2.
  *
  * Sign convention: the signed distance is positive in free space (where fluid may be), negative inside
  * a solid; the normal is the unit vector pointing out of the solid into free space. For the container

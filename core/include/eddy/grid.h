@@ -7,10 +7,11 @@
  * particles close in space are close in memory.
  *
  * Layout: cells are numbered with x fastest, cell = ix + dim[0] * (iy + dim[1] * iz) (the Bullet-Fluids
- * hash, seed 000 eq. 13), so the three cells along x around a cell are contiguous in particle order and
- * the 27 neighbor cells are 9 "3-cell bars" (3 bars in 2D, seed 000 §4.3.1). A non-periodic axis gets
- * one empty ghost layer on each side so bars never leave the array; a periodic axis wraps instead, and a
- * bar that wraps is split into two ranges that carry the position shift of the periodic image.
+ * hash, Bullet-Fluids reference (2014) eq. 13), so the three cells along x around a cell are contiguous
+ * in particle order and the 27 neighbor cells are 9 "3-cell bars" (3 bars in 2D, Bullet-Fluids reference
+ * (2014) §4.3.1). A non-periodic axis gets one empty ghost layer on each side so bars never leave the
+ * array; a periodic axis wraps instead, and a bar that wraps is split into two ranges that carry the
+ * position shift of the periodic image.
  *
  * The domain is bounded: a particle outside it (an explosion, a leak through a wall) is handled as the
  * scene chose (eddy_domain_policy) when the grid is built — never read or written out of range.

@@ -2,8 +2,8 @@
  * eddy/kernels.h — SPH smoothing kernels, 2D and 3D, as static inline functions.
  *
  * Convention: h is the *support radius* (every kernel is zero for r >= h), as in Müller, Charypar &
- * Gross 2003 and seed 000. All functions take the distance r (or r^2 where that avoids a square root)
- * in simulation units. Gradients are returned as a scalar factor g such that
+ * Gross 2003 and the Bullet-Fluids reference (2014). All functions take the distance r (or r^2 where
+ * that avoids a square root) in simulation units. Gradients are returned as a scalar factor g such that
  *     grad_i W(r_i - r_j) = g * (r_i - r_j),
  * so callers multiply the factor by the difference vector they already have. The factor is 0 at r = 0.
  *
@@ -31,7 +31,7 @@ EDDY_BEGIN_DECLS
 
 #define EDDY_PI_F 3.14159265358979323846f
 
-/* Precomputed coefficients for one support radius and dimension. Fill with eddy_kernels_init(). */
+/* Precomputed coefficients for one support radius and dimension. Fill with eddy_kernels_make(). */
 typedef struct eddy_kernels {
     eddy_real h, h2, inv_h;
     int dimensions;

@@ -13,8 +13,9 @@
  * survives sorting and migration between processes), a `material` index into the world's material
  * table, and `flags` (owned or halo copy).
  *
- * Units: everything is stored in *simulation units* (seed 000 §1.1.1). The host converts world-scale
- * scene input (positions, container) to simulation units on load and back on output.
+ * Units: everything is stored in *simulation units* (Bullet-Fluids reference (2014) §1.1.1). The host
+ * converts world-scale scene input (positions, container) to simulation units on load and back on
+ * output.
  *
  * Edit generations: every field (and the particle layout: count, order, ids, materials, flags) has a
  * generation counter that counts edits made *from outside the solver* (the host's write mappings,

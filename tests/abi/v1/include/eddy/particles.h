@@ -12,8 +12,9 @@
  * Besides the float fields every particle has a stable `id` (unique, never changes, survives sorting)
  * and a `material` index into the world's material table.
  *
- * Units: everything is stored in *simulation units* (seed 000 §1.1.1). The host converts world-scale
- * scene input (positions, container) to simulation units on load and back on output.
+ * Units: everything is stored in *simulation units* (Bullet-Fluids reference (2014) §1.1.1). The host
+ * converts world-scale scene input (positions, container) to simulation units on load and back on
+ * output.
  *
  * Threads: none of these functions may be called concurrently on one eddy_particles. Reading and
  * writing the arrays from several threads is the caller's business (each OpenMP thread its own range).

@@ -1,10 +1,10 @@
 /*
  * eddy/world.h — the simulated world: particles, materials, global parameters, boundaries, grid.
  *
- * Global parameters (seed 000 §3.1) belong to the world; per-material parameters (§3.2, Bullet's
- * "local" parameters) to eddy_material. Everything is in *simulation units*: a world-scale length L is
- * stored as L * simulation_scale (seed 000 §1.1.1). Solvers never need the simulation scale; hosts use
- * it to convert input and output.
+ * Global parameters (Bullet-Fluids reference (2014) §3.1) belong to the world; per-material parameters
+ * (§3.2, Bullet's "local" parameters) to eddy_material. Everything is in *simulation units*: a
+ * world-scale length L is stored as L * simulation_scale (§1.1.1 there). Solvers never need the
+ * simulation scale; hosts use it to convert input and output.
  *
  * Ownership: the host creates and owns the world (eddy_world_create / eddy_world_destroy) and hands it
  * to the solver's callbacks; a solver may modify particle data and register fields, but must not
@@ -123,7 +123,7 @@ EDDY_API double eddy_time_ms(void);
 /* Adds `ms` to a phase's accumulated time. Call from one thread. */
 EDDY_API void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double ms);
 
-/* --- Integration helpers every solver shares (semi-implicit Euler, seed 000 §2.1) --- */
+/* --- Integration helpers every solver shares (semi-implicit Euler, Bullet-Fluids reference §2.1) --- */
 
 /* v += (a + gravity) * dt for every particle. `a` is a 3-component field id (e.g. "acceleration"),
  * or -1 for gravity alone. OpenMP-parallel. */
@@ -135,8 +135,8 @@ EDDY_API void eddy_world_integrate_position(eddy_world *w, float dt);
 /* Applies the boundary response (eddy_boundaries_respond) with each particle's material. */
 EDDY_API void eddy_world_respond_boundaries(eddy_world *w, float dt);
 
-/* The Bullet-Fluids update (seed 000 §2.1): eddy_world_integrate_velocity, then the boundary response,
- * then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
+/* The update of the Bullet-Fluids reference (2014) §2.1: eddy_world_integrate_velocity, then the
+ * boundary response, then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
 EDDY_API void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, float dt);
 
 /* Largest particle speed, sim units / s. */

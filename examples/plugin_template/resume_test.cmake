@@ -1,0 +1,27 @@
+# cmake -DEDDY=<eddy> -DSCENE=<scene.json> -DOUT=<folder> -P resume_test.cmake
+#
+# A run stopped after 10 steps and resumed from its checkpoint must end in the state of one
+# uninterrupted run (the same state hash). The settings make the solver's force limit set the time
+# step, so the test fails when max_accel, the state between steps outside the particle fields, is not
+# carried through save() and load(): the resumed run would then take other time steps.
+set(common ${SCENE} --set solvers.xsph.cfl=1 --set solvers.xsph.alpha=1 --set time.dt=0.01
+           --set "materials[0].stiffness=100" --quiet --no-picture)
+file(REMOVE_RECURSE ${OUT})
+function(eddy_hash var)
+  execute_process(COMMAND ${EDDY} ${ARGN} --hash OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "eddy ${ARGN} exited with ${rc}:\n${out}${err}")
+  endif()
+  string(REGEX MATCH "state-hash: [0-9a-f]+" hash "${out}")
+  if(NOT hash)
+    message(FATAL_ERROR "eddy ${ARGN} printed no state-hash:\n${out}${err}")
+  endif()
+  set(${var} "${hash}" PARENT_SCOPE)
+endfunction()
+eddy_hash(full run ${common} --until 0.1 --out ${OUT}/full)
+eddy_hash(split run ${common} --steps 10 --out ${OUT}/split)
+eddy_hash(resumed resume ${OUT}/split --until 0.1 --quiet --no-picture)
+message("uninterrupted: ${full}\nresumed:       ${resumed}")
+if(NOT full STREQUAL resumed)
+  message(FATAL_ERROR "the resumed run ends in another state than the uninterrupted one")
+endif()
