@@ -1,4 +1,5 @@
 #include "checkpoint.h"
+#include "services.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -161,8 +162,13 @@ int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *set
                               "cannot write a checkpoint of a world with %zu halo particles (a domain-decomposed run)",
                               w->particles.halo_count);
     if (v->save) {
+        eddy_error_clear(err);
         rc = v->save(sim->solver, &blob, &blob_size, err);
-        if (rc) return eddy_error_prefix(err, "solver '%s' cannot save its state: ", sc->id);
+        if (rc) {
+            eddy_services_callback_error(err, rc, "save");
+            eddy_error_prefix(err, "solver '%s' cannot save its state: ", sc->id);
+            return rc;
+        }
     }
     cJSON *all = cJSON_Duplicate(settings, 1);
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;
@@ -634,8 +640,12 @@ int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
             return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
                                   "checkpoint '%s' holds %llu bytes of solver state, but solver '%s' cannot load state",
                                   ck->path, (unsigned long long)blob_size, sc->id);
-        if ((rc = v->load(sim->solver, ck->data + c.at, (size_t)blob_size, err)))
-            return eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
+        eddy_error_clear(err);
+        if ((rc = v->load(sim->solver, ck->data + c.at, (size_t)blob_size, err))) {
+            eddy_services_callback_error(err, rc, "load");
+            eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
+            return rc;
+        }
     }
     return EDDY_OK;
 }

@@ -19,6 +19,7 @@ typedef struct writer_slot {
     char **strings;               /* copies of the STRING values, owned */
     eddy_param_values params;
     eddy_writer *instance;
+    int builtin; /* the host's own writer, whose messages name the file they write */
 } writer_slot;
 
 struct eddy_output {
@@ -290,6 +291,7 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
         writer_slot *w = &o->writers[o->writer_count++];
         w->component = e->component;
         w->vtable = e->component->vtable;
+        w->builtin = strcmp(e->file, "(built-in)") == 0;
         int rc = slot_params(o, w, err);
         if (rc) return rc;
         const eddy_writer_setup setup = {
@@ -301,10 +303,12 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
             .resume = o->opt.resume,
             .resume_time = o->opt.resume_time,
         };
+        eddy_error_clear(err);
         if ((rc = w->vtable->create(&setup, &w->instance, err))) {
             w->instance = NULL;
+            eddy_services_callback_error(err, rc, "create");
             /* The built-ins' messages name the file already; a plugin's may not name the writer. */
-            if (strcmp(e->file, "(built-in)") != 0) eddy_error_prefix(err, "writer '%s': ", formats[i]);
+            if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", formats[i]);
             return rc;
         }
     }
@@ -384,8 +388,13 @@ int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error 
 {
     for (size_t i = 0; i < o->writer_count; ++i) {
         writer_slot *w = &o->writers[i];
+        eddy_error_clear(err);
         int rc = w->vtable->write_frame(w->instance, frame, err);
-        if (rc) return rc;
+        if (rc) {
+            eddy_services_callback_error(err, rc, "write_frame");
+            if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
+            return rc;
+        }
     }
     return EDDY_OK;
 }

@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "services.h"
 
 #include <errno.h>
 #include <math.h>
@@ -499,9 +500,11 @@ int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host,
             .host = host ? host : eddy_host_silent(),
             .world = w,
         };
+        eddy_error_clear(err);
         int rc = pr->vtable->create(&setup, &pr->instance, err);
         if (rc) {
             pr->instance = NULL;
+            eddy_services_callback_error(err, rc, "create");
             point_at_key(pr, err);
             eddy_probes_close(p);
             return rc;
@@ -562,8 +565,13 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
         const probe *pr = &set->items[k];
         if (!pr->instance)
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
+        eddy_error_clear(err);
         int rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
-        if (rc) return eddy_error_prefix(err, "probe '%s': ", pr->name);
+        if (rc) {
+            eddy_services_callback_error(err, rc, "measure");
+            eddy_error_prefix(err, "probe '%s': ", pr->name);
+            return rc;
+        }
     }
     return EDDY_OK;
 }

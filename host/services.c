@@ -182,3 +182,38 @@ int eddy_services_registry(int discover, eddy_registry **out, eddy_error *err)
     *out = reg;
     return EDDY_OK;
 }
+
+/* The name of an eddy_status for messages ("EDDY_ERR_PLUGIN"), or NULL for a value that is none. */
+static const char *status_name(int code)
+{
+    switch (code) {
+    case EDDY_ERR_INVALID_ARGUMENT: return "EDDY_ERR_INVALID_ARGUMENT";
+    case EDDY_ERR_OUT_OF_MEMORY: return "EDDY_ERR_OUT_OF_MEMORY";
+    case EDDY_ERR_IO: return "EDDY_ERR_IO";
+    case EDDY_ERR_PARSE: return "EDDY_ERR_PARSE";
+    case EDDY_ERR_PLUGIN: return "EDDY_ERR_PLUGIN";
+    case EDDY_ERR_DOMAIN: return "EDDY_ERR_DOMAIN";
+    case EDDY_ERR_UNSTABLE: return "EDDY_ERR_UNSTABLE";
+    case EDDY_ERR_NOT_FOUND: return "EDDY_ERR_NOT_FOUND";
+    case EDDY_ERR_UNSUPPORTED: return "EDDY_ERR_UNSUPPORTED";
+    case EDDY_ERR_DEVICE: return "EDDY_ERR_DEVICE";
+    case EDDY_ERR_INTERRUPTED: return "EDDY_ERR_INTERRUPTED";
+    default: return NULL;
+    }
+}
+
+int eddy_services_callback_error(eddy_error *err, int rc, const char *callback)
+{
+    err->message[sizeof err->message - 1] = '\0'; /* a plugin may have filled it to the end */
+    err->code = rc;
+    if (!err->message[0]) {
+        const char *name = status_name(rc);
+        if (name)
+            snprintf(err->message, sizeof err->message, "%s() returned %s (%s) without a message", callback, name,
+                     eddy_strerror(rc));
+        else
+            snprintf(err->message, sizeof err->message, "%s() returned %d, which is not an eddy_status, without a "
+                     "message", callback, rc);
+    }
+    return rc;
+}

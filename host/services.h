@@ -70,6 +70,15 @@ void eddy_services_install_signal_handlers(void);
  */
 void eddy_services_notice_shadow(const eddy_registry *reg, const char *id);
 
+/*
+ * A plugin callback (`callback`, e.g. "step", "write_frame") returned rc != 0 into `err`, which the
+ * caller cleared before the call: makes the record hold rc, whatever err->code the plugin left (a
+ * plugin may leave it 0, and returning that would read as success), and, when the plugin left no
+ * message, says which callback returned which status ("step() returned EDDY_ERR_DEVICE (device error)
+ * without a message"). Returns rc. The caller adds the component's name as a prefix.
+ */
+int eddy_services_callback_error(eddy_error *err, int rc, const char *callback);
+
 /* The stop flag: 0, or the number of the signal that asked the run to stop. Run loops poll it at
  * every step boundary (eddy_sim_plan.stop); plugins see it through cancel_requested(). */
 volatile sig_atomic_t *eddy_services_stop_flag(void);

@@ -20,25 +20,6 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
                               : "");
 }
 
-/* The name of an eddy_status for messages ("EDDY_ERR_PLUGIN"), or NULL for a value that is none. */
-static const char *status_name(int code)
-{
-    switch (code) {
-    case EDDY_ERR_INVALID_ARGUMENT: return "EDDY_ERR_INVALID_ARGUMENT";
-    case EDDY_ERR_OUT_OF_MEMORY: return "EDDY_ERR_OUT_OF_MEMORY";
-    case EDDY_ERR_IO: return "EDDY_ERR_IO";
-    case EDDY_ERR_PARSE: return "EDDY_ERR_PARSE";
-    case EDDY_ERR_PLUGIN: return "EDDY_ERR_PLUGIN";
-    case EDDY_ERR_DOMAIN: return "EDDY_ERR_DOMAIN";
-    case EDDY_ERR_UNSTABLE: return "EDDY_ERR_UNSTABLE";
-    case EDDY_ERR_NOT_FOUND: return "EDDY_ERR_NOT_FOUND";
-    case EDDY_ERR_UNSUPPORTED: return "EDDY_ERR_UNSUPPORTED";
-    case EDDY_ERR_DEVICE: return "EDDY_ERR_DEVICE";
-    case EDDY_ERR_INTERRUPTED: return "EDDY_ERR_INTERRUPTED";
-    default: return NULL;
-    }
-}
-
 /*
  * A solver callback returned rc != 0 into `err` (which the host cleared before the call): makes the
  * record say so whatever the plugin left in it, then prefixes `where` (the solver id and step).
@@ -48,17 +29,7 @@ static const char *status_name(int code)
  */
 static int plugin_failed(eddy_error *err, int rc, const char *callback, const char *where)
 {
-    err->message[sizeof err->message - 1] = '\0'; /* a plugin may have filled it to the end */
-    err->code = rc;
-    if (!err->message[0]) {
-        const char *name = status_name(rc);
-        if (name)
-            snprintf(err->message, sizeof err->message, "%s() returned %s (%s) without a message", callback, name,
-                     eddy_strerror(rc));
-        else
-            snprintf(err->message, sizeof err->message, "%s() returned %d, which is not an eddy_status, without a "
-                     "message", callback, rc);
-    }
+    eddy_services_callback_error(err, rc, callback);
     eddy_error_prefix(err, "%s", where);
     return rc;
 }

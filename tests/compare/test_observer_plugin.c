@@ -33,6 +33,7 @@ struct eddy_writer {
     char dir[4096];
     char prefix[64];
     const eddy_host *host;
+    long long fail_at_frame; /* write_frame of this frame returns EDDY_ERR_IO with no message (-1: never) */
 };
 
 static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
@@ -43,6 +44,8 @@ static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy
     snprintf(w->prefix, sizeof w->prefix, "%s", prefix && prefix->string ? prefix->string : "frame");
     snprintf(w->dir, sizeof w->dir, "%s/test_writer", setup->dir);
     w->host = setup->host;
+    const eddy_param_value *fail = eddy_param_find_value(setup->params, "fail_at_frame");
+    w->fail_at_frame = fail ? fail->integer : -1;
     if (mkdir(w->dir, 0777) != 0 && errno != EEXIST) {
         int e = errno;
         free(w);
@@ -56,6 +59,7 @@ static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy
 
 static int writer_write(eddy_writer *w, const eddy_frame *f, eddy_error *err)
 {
+    if ((long long)f->index == w->fail_at_frame) return EDDY_ERR_IO;
     const eddy_particles *p = &f->world->particles;
     const double scale = f->world->simulation_scale;
     double sum_x = 0.0;
@@ -88,6 +92,8 @@ static const eddy_writer_vtable WRITER_VTABLE = {
 
 static const eddy_param_desc WRITER_PARAMS[] = {
     EDDY_PARAM_STRING_DESC("prefix", "frame", 32, "File name prefix of the per-frame text files."),
+    EDDY_PARAM_INT_DESC("fail_at_frame", -1, -1, 1000000, "1",
+                        "Frame whose write_frame fails with EDDY_ERR_IO and no message (-1: none)."),
 };
 
 static const eddy_component WRITER = {
@@ -97,7 +103,7 @@ static const eddy_component WRITER = {
     .version = "0.1.0",
     .description = "test plugin: one line of frame figures per frame",
     .params = WRITER_PARAMS,
-    .param_count = 1,
+    .param_count = 2,
     .vtable = &WRITER_VTABLE,
 };
 
@@ -105,6 +111,7 @@ static const eddy_component WRITER = {
 
 struct eddy_probe {
     double min_x;
+    int fail; /* measure returns EDDY_ERR_DEVICE with no message */
 };
 
 static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err)
@@ -113,6 +120,8 @@ static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_er
     if (!p) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const eddy_param_value *v = eddy_param_find_value(setup->params, "min_x");
     p->min_x = v && v->is_set ? v->vector[0] : 0.0;
+    const eddy_param_value *fail = eddy_param_find_value(setup->params, "fail");
+    p->fail = fail && fail->integer;
     *out = p;
     return EDDY_OK;
 }
@@ -120,6 +129,7 @@ static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_er
 static int probe_measure(eddy_probe *pr, const eddy_frame *f, double *value, eddy_error *err)
 {
     (void)err;
+    if (pr->fail) return EDDY_ERR_DEVICE;
     const eddy_particles *p = &f->world->particles;
     size_t n = 0;
     for (size_t k = 0; k < f->count; ++k)
@@ -149,6 +159,7 @@ static const eddy_probe_vtable PROBE_VTABLE = {
 
 static const eddy_param_desc PROBE_PARAMS[] = {
     EDDY_PARAM_VECTOR_DESC("min_x", 0.0, -1e30, 1e30, "m", "Count particles with x at least this (only x is read)."),
+    EDDY_PARAM_BOOL_DESC("fail", 0, "measure fails with EDDY_ERR_DEVICE and no message."),
 };
 
 static const eddy_component PROBE = {
@@ -158,7 +169,7 @@ static const eddy_component PROBE = {
     .version = "0.1.0",
     .description = "test plugin: the number of particles beyond a plane",
     .params = PROBE_PARAMS,
-    .param_count = 1,
+    .param_count = 2,
     .vtable = &PROBE_VTABLE,
 };
 
