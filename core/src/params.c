@@ -59,6 +59,13 @@ static const char *def_string(const eddy_param_desc *d)
     return EDDY_HAS_MEMBER(d, eddy_param_desc, def_string) ? d->def_string : NULL;
 }
 
+/* The integer view of a real default: a conversion of a value outside int64's range is undefined
+ * (a vector default of 1e300 passes the table check), so such values read as 0. */
+static int64_t integer_view(double x)
+{
+    return isfinite(x) && fabs(x) < 9.2e18 ? (int64_t)x : 0;
+}
+
 eddy_param_value eddy_param_default(const eddy_param_desc *d)
 {
     eddy_param_value v;
@@ -82,7 +89,7 @@ eddy_param_value eddy_param_default(const eddy_param_desc *d)
         v.count = 3;
         for (int k = 0; k < 3; ++k) v.vector[k] = d->def;
         v.number = d->def;
-        v.integer = isfinite(d->def) ? (int64_t)d->def : 0;
+        v.integer = integer_view(d->def);
         return v;
     case EDDY_PARAM_BOOL:
         v.number = d->def != 0.0 ? 1.0 : 0.0;
@@ -92,14 +99,14 @@ eddy_param_value eddy_param_default(const eddy_param_desc *d)
     case EDDY_PARAM_ENUM: {
         size_t n = choice_count(d);
         v.number = d->def;
-        v.integer = isfinite(d->def) ? (int64_t)d->def : 0;
+        v.integer = integer_view(d->def);
         v.vector[0] = v.number;
         if (v.integer >= 0 && (size_t)v.integer < n) v.string = d->choices[v.integer];
         return v;
     }
     default:
         v.number = d->def;
-        v.integer = isfinite(d->def) && fabs(d->def) < 9.2e18 ? (int64_t)d->def : 0;
+        v.integer = integer_view(d->def);
         v.vector[0] = v.number;
         return v;
     }
