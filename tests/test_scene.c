@@ -1,5 +1,5 @@
 /*
- * Scene files (host/scene.c): every error message checked word for word, including FILE:LINE:COL,
+ * Scene files (host/scene/scene.c): every error message checked word for word, including FILE:LINE:COL,
  * --set overrides, typed component parameter validation against a descriptor table, the material keys
  * the registered solvers declare, the component ids a scene names, and the world a scene builds
  * (particle counts worked out by hand, positions in simulation units).

@@ -29,7 +29,7 @@ void eddy_fuzz_init(void);
 
 /*
  * scene: optional leading lines "--set KEY=VALUE" (each the argument of one --set), then the scene
- * document. Parses it (host/scene.h) and, when its particle count is at most EDDY_FUZZ_MAX_PARTICLES,
+ * document. Parses it (host/scene/scene.h) and, when its particle count is at most EDDY_FUZZ_MAX_PARTICLES,
  * validates the solver's and grid's sections and builds the world the way `eddy run` does, without
  * creating the solver or stepping.
  */

@@ -1,5 +1,5 @@
 /*
- * host/scene.c — scene files: parse JSON (cJSON), apply --set overrides, validate every key with
+ * host/scene/scene.c — scene files: parse JSON (cJSON), apply --set overrides, validate every key with
  * messages that name FILE:LINE:COLUMN and the dotted key path, and build the world.
  *
  * Positions in messages come from a small JSON tokenizer over the source text (locate_offsets): it

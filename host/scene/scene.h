@@ -1,5 +1,5 @@
 /*
- * host/scene.h — scene files: JSON (cJSON) to a plain description the host turns into a world.
+ * host/scene/scene.h — scene files: JSON (cJSON) to a plain description the host turns into a world.
  *
  * Lengths that the Bullet-Fluids reference (2014) §1.1.1 calls "world scale" (fluid block geometry,
  * container, domain, colliders, particle radius and margin) are kept here in world units;
