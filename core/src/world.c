@@ -40,6 +40,12 @@ struct eddy_world_impl {
      * in the duplicate-name check. Capacity is a power of two, at most half full. */
     uint32_t *name_slots;
     size_t name_capacity;
+
+    /* Allocated lengths of w->materials / w->contacts and of the colliders: grown geometrically, since
+     * a realloc by one per entry copies O(n^2) bytes where realloc cannot grow in place (20k
+     * materials took minutes under AddressSanitizer). */
+    size_t material_capacity;
+    size_t collider_capacity;
 };
 
 int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err)
@@ -387,12 +393,18 @@ int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *e
     const size_t slot = name_slot(im, w->materials, name);
     if (im->name_slots[slot])
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "material '%s' is defined twice", name);
-    eddy_material *mats = realloc(w->materials, sizeof *mats * (w->material_count + 1));
-    if (!mats) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    w->materials = mats;
-    eddy_contact_params *cps = realloc(w->contacts, sizeof *cps * (w->material_count + 1));
-    if (!cps) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    w->contacts = cps;
+    if (w->material_count == im->material_capacity) {
+        const size_t capacity = im->material_capacity ? 2 * im->material_capacity : 4;
+        eddy_material *grown = realloc(w->materials, sizeof *grown * capacity);
+        if (!grown) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        w->materials = grown;
+        eddy_contact_params *grown_contacts = realloc(w->contacts, sizeof *grown_contacts * capacity);
+        if (!grown_contacts) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        w->contacts = grown_contacts;
+        im->material_capacity = capacity;
+    }
+    eddy_material *mats = w->materials;
+    eddy_contact_params *cps = w->contacts;
     eddy_material *dst = &mats[w->material_count];
     /* Only the members this libeddy knows; a newer caller's larger struct is cut to them. */
     memcpy(dst, m, sizeof *dst);
@@ -422,10 +434,15 @@ int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *positions
 
 static int push_collider(eddy_world *w, const eddy_collider *c, eddy_error *err)
 {
-    eddy_collider *cs = realloc(w->boundaries.colliders, sizeof *cs * (w->boundaries.collider_count + 1));
-    if (!cs) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    w->boundaries.colliders = cs;
-    cs[w->boundaries.collider_count++] = *c;
+    struct eddy_world_impl *im = w->impl;
+    if (w->boundaries.collider_count == im->collider_capacity) {
+        const size_t capacity = im->collider_capacity ? 2 * im->collider_capacity : 8;
+        eddy_collider *grown = realloc(w->boundaries.colliders, sizeof *grown * capacity);
+        if (!grown) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        w->boundaries.colliders = grown;
+        im->collider_capacity = capacity;
+    }
+    w->boundaries.colliders[w->boundaries.collider_count++] = *c;
     return EDDY_OK;
 }
 
