@@ -1,4 +1,4 @@
-# Scene input limits (host/scene/scene.c, the core lattice helpers).
+# Scene input limits (host/scene/, the core lattice helpers).
 #
 # Each case loads a shipped scene with one --set and expects a refusal naming the key and the values,
 # within the test's TIMEOUT: before the fixes these hung (lattice sums of (2 h / spacing + 1)^d terms,

@@ -128,7 +128,7 @@ EDDY_API void eddy_world_destroy(eddy_world *w);
  * table of lattice-point counts per dimension, built on first use and shared by every thread.
  * Out-of-range input never loops and never overflows: the helpers return NaN for a ratio above the
  * limit, non-finite arguments, or dimensions other than 2 and 3 (hosts check the ratio first and
- * refuse such input with a message; host/scene/scene.c does).
+ * refuse such input with a message; host/scene/scene_materials.c does).
  */
 #define EDDY_LATTICE_RATIO_MAX 32
 

@@ -1,0 +1,204 @@
+/*
+ * host/scene/scene_build.c — builds the world a scene describes: materials with the running solver's
+ * values, container, colliders and fluid blocks in simulation units, and the grid over the domain.
+ *
+ * Depends on: scene_material_params.c, scene_components.c, scene_lattice.c, scene_world.c, the core's
+ * world API.
+ */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FILL_CHUNK 65536   /* particles added per eddy_world_add_particles call */
+
+/* Materials: the generic members from the scene, the running solver's table values from
+ * eddy_scene_material_params (the world copies them). */
+static int add_materials(const eddy_scene *scene, const eddy_scene_build *with, eddy_world *w, eddy_error *err)
+{
+    const char *file = scene_file(scene);
+    const eddy_real scale = scene->simulation_scale;
+    const eddy_component *solver = with->solver;
+    const size_t mcount = solver && solver->material_params ? solver->material_param_count : 0;
+    eddy_param_value *values = calloc(mcount + 1, sizeof *values);
+    if (!values) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
+    int rc = EDDY_OK;
+    const cJSON *mnode = NULL;
+    const cJSON *marr = scene_member(scene->root, "materials");
+    if (cJSON_IsArray(marr)) mnode = marr->child;
+    for (size_t i = 0; i < scene->material_count; ++i, mnode = mnode ? mnode->next : NULL) {
+        if ((rc = scene_material_params_of(scene, with->registry, solver, i, mnode, values, err))) break;
+        eddy_material m = scene->materials[i];
+        m.size = sizeof m;
+        m.contact.radius *= scale;
+        m.contact.margin *= scale;
+        m.params.size = sizeof m.params;
+        m.params.desc = mcount ? solver->material_params : NULL;
+        m.params.count = mcount;
+        m.params.values = mcount ? values : NULL;
+        if ((rc = eddy_world_add_material(w, &m, err))) {
+            eddy_error_prefix(err, "%s: ", file);
+            break;
+        }
+    }
+    free(values);
+    return rc;
+}
+
+/* The container and the colliders, in simulation units. */
+static int add_boundaries(const eddy_scene *scene, eddy_world *w, eddy_error *err)
+{
+    const char *file = scene_file(scene);
+    const eddy_real scale = scene->simulation_scale;
+    const int d = scene->dimensions;
+    int rc;
+    if (scene->has_container) {
+        eddy_real mn[3], mx[3];
+        for (int a = 0; a < 3; ++a) {
+            mn[a] = a < d ? scene->container_min[a] * scale : 0.0f;
+            mx[a] = a < d ? scene->container_max[a] * scale : 0.0f;
+        }
+        if ((rc = eddy_world_set_container(w, mn, mx, scene->periodic, err))) {
+            eddy_error_prefix(err, "%s: ", file);
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < scene->collider_count; ++i) {
+        eddy_collider c = scene->colliders[i];
+        for (int a = 0; a < 3; ++a) {
+            c.point[a] *= scale;
+            c.min[a] *= scale;
+            c.max[a] *= scale;
+            c.center[a] *= scale;
+            c.velocity[a] *= scale;
+        }
+        c.radius *= scale;
+        if ((rc = eddy_world_add_collider(w, &c, err))) {
+            eddy_error_prefix(err, "%s: colliders[%zu]: ", file, i);
+            return rc;
+        }
+    }
+    return EDDY_OK;
+}
+
+/* Fluid blocks, in block order, each in lattice order (x fastest), counted first with the spacings
+ * the world derived, which the fill uses too. */
+static int fill_fluids(const eddy_scene *scene, eddy_world *w, eddy_error *err)
+{
+    const char *file = scene_file(scene);
+    const int d = scene->dimensions;
+    double counted = 0;
+    for (size_t i = 0; i < scene->fluid_count; ++i) {
+        const eddy_scene_fluid *f = &scene->fluids[i];
+        int at_least = 0;
+        if (f->material >= 0 && (size_t)f->material < w->material_count)
+            counted += scene_fluid_count_at(scene, f, (double)w->materials[f->material].particle_dist, &at_least);
+        if (at_least || counted > (double)UINT32_MAX)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s: fluids[%zu]: expected at most %u particles in all, got %s%.0f after this block",
+                                  file, i, UINT32_MAX, at_least ? "at least " : "", counted);
+    }
+    const size_t total = (size_t)counted;
+    int rc;
+    if ((rc = eddy_particles_reserve(&w->particles, total, err))) {
+        eddy_error_prefix(err, "%s: ", file);
+        return rc;
+    }
+    eddy_real *pos = malloc(sizeof *pos * 3 * FILL_CHUNK);
+    eddy_real *vel = malloc(sizeof *vel * 3 * FILL_CHUNK);
+    if (!pos || !vel) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
+        goto done;
+    }
+    for (size_t i = 0; i < scene->fluid_count; ++i) {
+        const eddy_scene_fluid *f = &scene->fluids[i];
+        if (f->material < 0 || (size_t)f->material >= w->material_count) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids[%zu]: material index %d is invalid",
+                                file, i, f->material);
+            goto done;
+        }
+        lattice L;
+        if (scene_lattice_setup(scene, f, (double)w->materials[f->material].particle_dist, &L)) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: fluids[%zu]: too many particles", file, i);
+            goto done;
+        }
+        uint64_t cursor = 0;
+        size_t ready = 0; /* velocities set for this block (per particle emitted: many small blocks stay cheap) */
+        for (;;) {
+            size_t n = scene_lattice_emit(&L, &cursor, pos, FILL_CHUNK);
+            if (n == 0) break;
+            for (; ready < n; ++ready) {
+                vel[3 * ready + 0] = f->velocity[0];
+                vel[3 * ready + 1] = f->velocity[1];
+                vel[3 * ready + 2] = d == 3 ? f->velocity[2] : 0.0f;
+            }
+            if ((rc = eddy_world_add_particles(w, n, pos, vel, (uint32_t)f->material, err))) {
+                eddy_error_prefix(err, "%s: fluids[%zu]: ", file, i);
+                goto done;
+            }
+        }
+    }
+done:
+    free(pos);
+    free(vel);
+    return rc;
+}
+
+/* The grid over the domain (simulation units), with the grid component's backend and parameters. */
+static int init_grid(const eddy_scene *scene, const eddy_scene_build *with,
+                     const eddy_grid_backend_vtable *backend, eddy_world *w, eddy_error *err)
+{
+    const char *file = scene_file(scene);
+    const eddy_real scale = scene->simulation_scale;
+    eddy_real lo[3], hi[3];
+    if (!scene_effective_domain(scene, lo, hi))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the scene has neither a container nor a domain",
+                              file);
+    for (int a = 0; a < 3; ++a) {
+        lo[a] *= scale;
+        hi[a] *= scale;
+    }
+    int rc = eddy_world_init_grid_with(w, lo, hi, scene->periodic, backend, with->grid_params, scene->out_of_domain,
+                                       err);
+    if (rc && with->grid) eddy_error_prefix(err, "%s: grid '%s': ", file, with->grid->id ? with->grid->id : "");
+    else if (rc) eddy_error_prefix(err, "%s: ", file);
+    return rc;
+}
+
+int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with, eddy_world **out,
+                           eddy_error *err)
+{
+    if (!out) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: out is NULL");
+    *out = NULL;
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_build_world: scene is NULL");
+    static const eddy_scene_build nothing = {0};
+    if (!with) with = &nothing;
+    const char *file = scene_file(scene);
+    const int d = scene->dimensions;
+    const eddy_grid_backend_vtable *backend = NULL;
+    if (with->grid) {
+        const char *kind = NULL;
+        if (!scene_component_section(with->grid, &kind) || strcmp(kind, "grid") != 0)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s: component '%s' is not a grid (it implements '%s')", file,
+                                  with->grid->id ? with->grid->id : "",
+                                  with->grid->interface_id ? with->grid->interface_id : "");
+        backend = (const eddy_grid_backend_vtable *)with->grid->vtable;
+    }
+    int rc = eddy_scene_check_components(scene, with->registry, err);
+    if (rc) return rc;
+    eddy_world *w = NULL;
+    if ((rc = eddy_world_create(d, &w, err))) return eddy_error_prefix(err, "%s: ", file);
+    eddy_world_set_host(w, with->host);
+    w->smoothing_radius = scene->smoothing_radius;
+    w->simulation_scale = scene->simulation_scale;
+    for (int a = 0; a < 3; ++a) w->gravity[a] = a < d ? scene->gravity[a] : 0.0f;
+    if ((rc = add_materials(scene, with, w, err)) || (rc = add_boundaries(scene, w, err)) ||
+        (rc = fill_fluids(scene, w, err)) || (rc = init_grid(scene, with, backend, w, err))) {
+        eddy_world_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return EDDY_OK;
+}

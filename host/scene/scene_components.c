@@ -1,0 +1,123 @@
+/*
+ * host/scene/scene_components.c — the component sections of a scene (solvers.<id>, grids.<id>,
+ * output.writers.<id>): their values for a component's table, and whether the ids and the output
+ * formats the scene names are registered.
+ *
+ * Depends on: scene_params.c, scene_errors.c, the core's registry.
+ */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The component kinds a scene has sections for. */
+static const struct component_kind {
+    const char *section, *interface_id, *kind;
+} KINDS[] = {{"solvers", EDDY_INTERFACE_SOLVER, "solver"},
+             {"grids", EDDY_INTERFACE_GRID, "grid"},
+             {"output.writers", EDDY_INTERFACE_WRITER, "writer"}};
+
+/* The scene section of a component's kind ("solvers", "grids", "output.writers"), or NULL; *kind
+ * its short name for messages (the interface id when it has no section). */
+const char *scene_component_section(const eddy_component *component, const char **kind)
+{
+    const char *i = component->interface_id ? component->interface_id : "";
+    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; ++k) {
+        if (strcmp(i, KINDS[k].interface_id) != 0) continue;
+        if (kind) *kind = KINDS[k].kind;
+        return KINDS[k].section;
+    }
+    if (kind) *kind = i;
+    return NULL;
+}
+
+int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
+                                eddy_param_value *values, eddy_param_values *out, eddy_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!scene || !component || (component->param_count && (!values || !component->params)))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_component_params: bad arguments");
+    const char *kind = NULL;
+    const char *section = scene_component_section(component, &kind);
+    const char *id = component->id ? component->id : "";
+    if (!section)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: component '%s' implements '%s', which has no section in a scene",
+                              scene_file(scene), id, kind);
+    char path[PATH_BUF];
+    snprintf(path, sizeof path, "%s.%s", section, id);
+    const cJSON *obj = scene_tree_lookup(scene->root, section);
+    obj = cJSON_IsObject(obj) ? scene_member(obj, id) : NULL;
+    if (cJSON_IsObject(obj) && component->param_count == 0 && obj->child) {
+        ctx c = scene_ctx(scene, err);
+        char kp[PATH_BUF];
+        scene_path_key(kp, path, obj->child->string ? obj->child->string : "");
+        return scene_fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters", kind,
+                          id);
+    }
+    int rc =
+        eddy_scene_param_values(scene, obj, path, component->params, component->param_count, NULL, values, err);
+    if (rc) return rc;
+    if (out) {
+        out->size = sizeof *out;
+        out->desc = component->params;
+        out->count = component->param_count;
+        out->values = values;
+    }
+    return EDDY_OK;
+}
+
+/* The registered ids of an interface as "a, b, c" (quoted: "\"a\", \"b\" or \"c\""), registry order. */
+static size_t registered_ids(const eddy_registry *reg, const char *interface_id, int quoted, char *out, size_t size)
+{
+    size_t n = 0, total = 0, len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *comp = eddy_registry_at(reg, i)->component;
+        if (comp->interface_id && strcmp(comp->interface_id, interface_id) == 0) ++total;
+    }
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *comp = eddy_registry_at(reg, i)->component;
+        if (!comp->interface_id || strcmp(comp->interface_id, interface_id) != 0) continue;
+        const char *sep = n == 0 ? "" : !quoted ? ", " : n + 1 == total ? " or " : ", ";
+        if (scene_list_add(out, size, &len, sep, quoted, comp->id)) break;
+        ++n;
+    }
+    return total;
+}
+
+int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *reg, eddy_error *err)
+{
+    if (!scene) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_check_components: scene is NULL");
+    if (!reg) return EDDY_OK;
+    ctx c = scene_ctx(scene, err);
+    char list[EDDY_ERROR_MESSAGE_MAX / 2], kp[PATH_BUF];
+    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; ++k) {
+        const cJSON *sec = scene_tree_lookup(scene->root, KINDS[k].section);
+        if (!cJSON_IsObject(sec)) continue;
+        for (const cJSON *m = sec->child; m; m = m->next) {
+            const char *id = m->string ? m->string : "";
+            if (eddy_registry_find(reg, id, KINDS[k].interface_id)) continue;
+            size_t n = registered_ids(reg, KINDS[k].interface_id, 0, list, sizeof list);
+            scene_path_key(kp, KINDS[k].section, id);
+            return scene_fail(&c, kp, m, AT_KEY, "unknown %s '%s', expected one of the registered %ss: %s",
+                              KINDS[k].kind, id, KINDS[k].kind, n ? list : "none");
+        }
+    }
+    /* output.format: writer ids (only when writers are registered at all: a registry without the
+     * host's built-in writers cannot tell). */
+    if (registered_ids(reg, EDDY_INTERFACE_WRITER, 1, list, sizeof list) == 0) return EDDY_OK;
+    const cJSON *f = scene_tree_lookup(scene->root, "output.format");
+    for (size_t i = 0; i < scene->format_count; ++i) {
+        if (eddy_registry_find(reg, scene->formats[i], EDDY_INTERFACE_WRITER)) continue;
+        const cJSON *node = f;
+        snprintf(kp, sizeof kp, "output.format");
+        if (cJSON_IsArray(f)) {
+            node = cJSON_GetArrayItem(f, (int)i);
+            scene_path_index(kp, "output.format", i);
+        }
+        return scene_fail(&c, kp, node, AT_VALUE, "expected %s, got \"%s\"", list, scene->formats[i]);
+    }
+    return EDDY_OK;
+}

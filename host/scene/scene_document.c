@@ -1,0 +1,301 @@
+/*
+ * host/scene/scene_document.c — the scene document's source text: a small, forgiving JSON tokenizer
+ * that finds a dotted path in the text (locate_offsets), so that messages name FILE:LINE:COLUMN, and
+ * the message for text cJSON cannot parse.
+ *
+ * A value changed or created by --set has no position in the file; scene_node_position() detects that
+ * by comparing the tree value with the value found in the text, and the position is then omitted.
+ *
+ * Depends on: scene_path.c (path segments, tree lookups), cJSON.
+ */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *scene_file(const eddy_scene *s)
+{
+    return s->file[0] ? s->file : "<scene>";
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The locator: a forgiving JSON tokenizer over the source text                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const char *tok_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    return p;
+}
+
+/* p at '"': returns the closing quote, or the NUL of an unterminated string. */
+static const char *string_end(const char *p)
+{
+    ++p;
+    while (*p && *p != '"') p += (*p == '\\' && p[1]) ? 2 : 1;
+    return p;
+}
+
+/* p at '"': returns just past the closing quote (or at the NUL of an unterminated string). */
+static const char *tok_string(const char *p)
+{
+    p = string_end(p);
+    return *p ? p + 1 : p;
+}
+
+/* Skips one value of any kind; never reads past the terminating NUL. */
+static const char *tok_value(const char *p)
+{
+    p = tok_ws(p);
+    if (*p == '"') return tok_string(p);
+    if (*p == '{' || *p == '[') {
+        size_t depth = 0;
+        while (*p) {
+            if (*p == '"') { p = tok_string(p); continue; }
+            if (*p == '{' || *p == '[') ++depth;
+            else if (*p == '}' || *p == ']') {
+                if (--depth == 0) return p + 1;
+            }
+            ++p;
+        }
+        return p;
+    }
+    while (*p && !strchr(",]} \t\r\n", *p)) ++p;
+    return p;
+}
+
+static unsigned hex4(const char *p, int *ok)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else { *ok = 0; return 0; }
+    }
+    return v;
+}
+
+/* Compares the JSON string at p (at '"', escapes decoded) with key[0..len). Sets *end past it. */
+static int tok_key_equals(const char *p, const char *key, size_t len, const char **end)
+{
+    *end = tok_string(p);
+    ++p;
+    size_t k = 0;
+    int equal = 1;
+    while (*p && *p != '"') {
+        unsigned char buf[4];
+        size_t n = 0;
+        if (*p == '\\') {
+            ++p;
+            char e = *p ? *p++ : 0;
+            switch (e) {
+            case 'b': buf[n++] = '\b'; break;
+            case 'f': buf[n++] = '\f'; break;
+            case 'n': buf[n++] = '\n'; break;
+            case 'r': buf[n++] = '\r'; break;
+            case 't': buf[n++] = '\t'; break;
+            case 'u': {
+                int ok = 1;
+                unsigned cp = hex4(p, &ok);
+                if (!ok) return 0;
+                p += 4;
+                if (cp >= 0xD800 && cp < 0xDC00 && p[0] == '\\' && p[1] == 'u') {
+                    unsigned lo = hex4(p + 2, &ok);
+                    if (ok && lo >= 0xDC00 && lo < 0xE000) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        p += 6;
+                    }
+                }
+                if (cp < 0x80) buf[n++] = (unsigned char)cp;
+                else if (cp < 0x800) {
+                    buf[n++] = (unsigned char)(0xC0 | (cp >> 6));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                } else if (cp < 0x10000) {
+                    buf[n++] = (unsigned char)(0xE0 | (cp >> 12));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                } else {
+                    buf[n++] = (unsigned char)(0xF0 | (cp >> 18));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+                }
+                break;
+            }
+            case 0: return 0;
+            default: buf[n++] = (unsigned char)e; break; /* \" \\ \/ */
+            }
+        } else {
+            buf[n++] = (unsigned char)*p++;
+        }
+        for (size_t i = 0; i < n; ++i, ++k)
+            if (k >= len || (unsigned char)key[k] != buf[i]) equal = 0;
+    }
+    return equal && k == len;
+}
+
+/*
+ * Finds a path in the text. On success returns 1 with the offsets of the value and, when the last
+ * segment is a key, of that key (else the value offset). `occurrence` picks the n-th (0-based) member
+ * with the last key, for duplicated keys.
+ */
+static int locate_offsets(const char *text, const char *path, int occurrence, size_t *key_off,
+                          size_t *val_off)
+{
+    if (!text || !path) return 0;
+    const char *p = tok_ws(text);
+    const char *key_at = p;
+    path_seg s;
+    int r, first = 1;
+    const char *pp = path;
+    if (*path) {
+        while ((r = scene_path_next(&pp, first, &s)) == 1) {
+            first = 0;
+            int last = *pp == '\0';
+            p = tok_ws(p);
+            if (s.is_index) {
+                if (*p != '[') return 0;
+                p = tok_ws(p + 1);
+                if (*p == ']') return 0;
+                for (size_t i = 0; i < s.index; ++i) {
+                    p = tok_ws(tok_value(p));
+                    if (*p != ',') return 0;
+                    p = tok_ws(p + 1);
+                }
+                if (*p == ']' || !*p) return 0;
+                key_at = p;
+            } else {
+                if (*p != '{') return 0;
+                p = tok_ws(p + 1);
+                int seen = 0;
+                for (;;) {
+                    if (*p != '"') return 0;
+                    const char *kstart = p, *kend;
+                    int eq = tok_key_equals(p, s.key, s.len, &kend);
+                    p = tok_ws(kend);
+                    if (*p != ':') return 0;
+                    p = tok_ws(p + 1);
+                    if (eq && (!last || seen++ == occurrence)) {
+                        key_at = kstart;
+                        break;
+                    }
+                    p = tok_ws(tok_value(p));
+                    if (*p != ',') return 0;
+                    p = tok_ws(p + 1);
+                }
+            }
+        }
+        if (r < 0) return 0;
+    }
+    p = tok_ws(p);
+    if (!*p) return 0;
+    *val_off = (size_t)(p - text);
+    *key_off = (size_t)(key_at - text);
+    return 1;
+}
+
+/* 1-based line and column (in characters: UTF-8 continuation bytes do not count) of a byte offset. */
+void scene_offset_linecol(const char *text, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; ++i) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') { ++l; c = 1; }
+        else if ((ch & 0xC0) != 0x80) ++c;
+    }
+    *line = l;
+    *col = c;
+}
+
+static int same_value(const cJSON *a, const cJSON *b)
+{
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        return a->valuedouble == b->valuedouble || (isnan(a->valuedouble) && isnan(b->valuedouble));
+    return cJSON_Compare(a, b, 1) != 0;
+}
+
+/*
+ * Line and column of `node` (reached by `path`) in the scene's text: its key (AT_KEY, when the last
+ * segment is a key), else its value. 0 when the path is not in the text, or when the text holds
+ * a different value there (the tree was changed by --set).
+ */
+void scene_node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
+                         int occurrence, int *line, int *col)
+{
+    *line = *col = 0;
+    size_t key_off, val_off;
+    if (!s->text || !node || !locate_offsets(s->text, path, occurrence, &key_off, &val_off)) return;
+    if (where == AT_CONTAINER && (cJSON_IsObject(node) || cJSON_IsArray(node))) {
+        if (s->text[val_off] == (cJSON_IsObject(node) ? '{' : '['))
+            scene_offset_linecol(s->text, val_off, line, col);
+        return;
+    }
+    int want_key = where == AT_KEY;
+    const char *end = NULL;
+    cJSON *orig = cJSON_ParseWithOpts(s->text + val_off, &end, 0);
+    int same = orig && same_value(orig, node);
+    cJSON_Delete(orig);
+    if (!same) return;
+    scene_offset_linecol(s->text, want_key ? key_off : val_off, line, col);
+}
+
+void eddy_scene_locate(const eddy_scene *scene, const char *path, int *line, int *column)
+{
+    int l = 0, c = 0;
+    if (scene && path) {
+        const cJSON *node = scene_tree_lookup(scene->root, path);
+        if (node) scene_node_position(scene, path, node, AT_VALUE, 0, &l, &c);
+    }
+    if (line) *line = l;
+    if (column) *column = c;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Malformed JSON                                                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Offset of the opening quote of a string left open at the end of the text, or -1. */
+static long open_string_at_end(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        if (*p != '"') { ++p; continue; }
+        const char *end = string_end(p);
+        if (!*end) return (long)(p - text);
+        p = end + 1;
+    }
+    return -1;
+}
+
+int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err)
+{
+    size_t len = strlen(text);
+    size_t off = where && where >= text && where <= text + len ? (size_t)(where - text) : len;
+    long open = open_string_at_end(text);
+    int line, col;
+    if (off >= len || (open >= 0 && (long)off > open)) {
+        /* Unexpected end: point just after the last non-blank character. */
+        size_t e = len;
+        while (e > 0 && strchr(" \t\r\n", text[e - 1])) --e;
+        scene_offset_linecol(text, e, &line, &col);
+        return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: unexpected end of input",
+                              scene_file(s), line, col);
+    }
+    scene_offset_linecol(text, off, &line, &col);
+    char ex[32];
+    size_t k = 0, i = off;
+    while (text[i] && text[i] != '\n' && text[i] != '\r' && k < 20) {
+        unsigned char ch = (unsigned char)text[i];
+        ex[k++] = ch < 0x20 ? ' ' : (char)ch;
+        ++i;
+    }
+    while (k < sizeof ex - 1 && text[i] && ((unsigned char)text[i] & 0xC0) == 0x80) ex[k++] = text[i++];
+    while (k > 0 && ex[k - 1] == ' ') --k;
+    ex[k] = '\0';
+    return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON near '%s'", scene_file(s), line,
+                          col, ex);
+}

@@ -1,0 +1,268 @@
+/*
+ * host/scene/scene_internal.h — what the files of host/scene/ share and nothing outside it may use.
+ *
+ * The layer, bottom up (each file depends only on the ones above it in this list, and on scene.h,
+ * cJSON and the core):
+ *   scene_path.c          dotted key paths ("materials[0].viscosity"), lookups in the tree
+ *   scene_document.c      the source text: the line:column locator, malformed JSON
+ *   scene_errors.c        "FILE:LINE:COL: PATH: message" errors, value descriptions, key checks
+ *   scene_values.c        typed getters (numbers with ranges, strings, vectors, objects)
+ *   scene_set.c           --set overrides
+ *   scene_lattice.c       lattices of the fluid blocks: particle counts and positions
+ *   scene_world.c         schema: name, solver, grid, time, world, container, domain
+ *   scene_materials.c     schema: materials (generic keys, mass and spacing)
+ *   scene_fluids.c        schema: fluid blocks
+ *   scene_colliders.c     schema: colliders
+ *   scene_output.c        schema: output and the component sections (solvers, grids, writers)
+ *   scene.c               parse, load, free: the sections in order
+ *   scene_params.c        typed parameter values against a component's table
+ *   scene_components.c    component sections and registered ids
+ *   scene_material_params.c  per-material parameters of the running solver
+ *   scene_rescale.c       the bench rescale
+ *   scene_build.c         world building
+ *   scene_sections.c      the helpers other host modules read their own sections with
+ *
+ * Every function here starts with scene_ (types, macros and the static constants have no linkage):
+ * eddy_host is a static library linked into tests, where a short global name such as fail() or
+ * member() could clash.
+ */
+#ifndef EDDY_HOST_SCENE_INTERNAL_H
+#define EDDY_HOST_SCENE_INTERNAL_H
+
+#include "scene.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PATH_BUF 512
+/* Parameter tables have finite ranges; a bound this large (EDDY_MATERIAL_VISCOSITY_DESC's 1e30) means
+ * "no bound", and messages say "a number >= 0" rather than "a number in [0, 1e+30]". */
+#define UNBOUNDED 1e30
+/* Likewise a positive lower bound this small (a probe's width, [1e-30, inf]) stands for "> 0". */
+#define TINY 1e-30
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dotted key paths (scene_path.c)                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct path_seg {
+    int is_index;
+    size_t index;
+    const char *key; /* not NUL-terminated */
+    size_t len;
+} path_seg;
+
+/* Reads the next segment of a path. Returns 1 with a segment, 0 at the end, -1 when malformed. */
+int scene_path_next(const char **pp, int first, path_seg *seg);
+/* Checks a whole path; returns the number of segments or -1 when malformed. */
+int scene_path_validate(const char *path);
+/* out[PATH_BUF] = parent.key (or key at the top level). `out` must not alias the arguments. */
+void scene_path_key(char *out, const char *parent, const char *key);
+/* out[PATH_BUF] = parent[i] */
+void scene_path_index(char *out, const char *parent, size_t i);
+/* The cJSON node at a path (first occurrence of duplicated keys), or NULL. */
+cJSON *scene_tree_lookup(cJSON *root, const char *path);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Positions in the source text (scene_document.c)                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Where an error points: the value (which must still be the file's value), the key, or an object
+ * or array whose contents --set may have changed (only its kind must match the file). */
+enum { AT_VALUE = 0, AT_KEY = 1, AT_CONTAINER = 2 };
+
+/* The scene's file name for messages ("<scene>" when it has none). */
+const char *scene_file(const eddy_scene *s);
+/* 1-based line and column (in characters) of a byte offset. */
+void scene_offset_linecol(const char *text, size_t off, int *line, int *col);
+/* Line and column of `node` (reached by `path`) in the scene's text; 0 when unknown or changed by
+ * --set. `occurrence` picks the n-th member with the last key (duplicated keys). */
+void scene_node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
+                         int occurrence, int *line, int *col);
+/* The error for text cJSON could not parse (`where`: where it stopped). */
+int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Errors (scene_errors.c)                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct name_index name_index;
+
+typedef struct ctx {
+    eddy_scene *s;
+    eddy_error *err;
+    name_index *material_names; /* material name -> index, while interpreting */
+} ctx;
+
+/* The context of a helper that reads a finished scene. */
+static inline ctx scene_ctx(const eddy_scene *s, eddy_error *err)
+{
+    ctx c = {(eddy_scene *)s, err, NULL};
+    return c;
+}
+
+/* "FILE[:LINE:COL]: [PATH: ]message" at the position of `node` at `path`. */
+int scene_vfail(const eddy_scene *s, eddy_error *err, const char *path, const cJSON *node, int where,
+                const char *fmt, va_list ap);
+int scene_fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...) EDDY_PRINTF(5, 6);
+/* "PATH: expected EXP, got DESC" at the value. */
+int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected);
+/* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
+int scene_fail_missing(ctx *c, const char *parent_path, const cJSON *parent, const char *key,
+                       const char *expected);
+/* "FILE[:LINE:COL]: " before an error set elsewhere, at the value `node` at `path`. */
+void scene_prefix_position(const eddy_scene *s, eddy_error *err, const char *path, const cJSON *node);
+/* "%.15g" */
+void scene_fmt_number(char *out, size_t size, double v);
+/* Describes a JSON value for "got ..." */
+const char *scene_describe(const cJSON *v, char *buf, size_t size);
+/* Appends sep + item (in double quotes when `quoted`) to out[size] at *len. Returns 0, or -1 when it
+ * did not fit (out then ends with what did; callers stop there). */
+int scene_list_add(char *out, size_t size, size_t *len, const char *sep, int quoted, const char *item);
+/* Whether `key` is in the NULL-terminated list `keys` (NULL: none). */
+int scene_listed(const char *const *keys, const char *key);
+
+/* A string index (open addressing), so that finding duplicates among n keys or names costs O(n). */
+struct name_index {
+    const char **keys; /* borrowed; NULL: empty slot */
+    size_t *values;
+    size_t mask;
+};
+/* Room for n names. Returns 0, or -1 when out of memory. */
+int scene_name_index_init(name_index *ix, size_t n);
+void scene_name_index_free(name_index *ix);
+/* The value stored under `key`, or SIZE_MAX. */
+size_t scene_name_index_find(const name_index *ix, const char *key);
+/* Stores key -> value unless key is there already; returns the value stored under key. */
+size_t scene_name_index_add(name_index *ix, const char *key, size_t value);
+
+/* Unknown and duplicated keys of an object. `valid` is NULL-terminated (NULL: duplicates only). */
+int scene_check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *valid);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Typed getters (scene_values.c)                                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct numspec {
+    double lo, hi;
+    int lo_open, hi_open;
+    int integer;
+} numspec;
+
+static const numspec NS_POS = {0, INFINITY, 1, 0, 0};
+static const numspec NS_NONNEG = {0, INFINITY, 0, 0, 0};
+static const numspec NS_UNIT = {0, 1, 0, 0, 0};
+static const numspec NS_INT_NONNEG = {0, INT_MAX, 0, 0, 1};
+
+static const char AXIS[3] = {'x', 'y', 'z'};
+
+/* What a number of `ns` must be ("a number > 0", "an integer in [0, 10]"). */
+void scene_numspec_text(const numspec *ns, char *out, size_t size);
+int scene_numspec_ok(const numspec *ns, double v);
+/* Member `key` of obj (NULL when absent). */
+cJSON *scene_member(const cJSON *obj, const char *key);
+/* Number member; `*present` (may be NULL) tells whether it was given. Absent and not required: def. */
+int scene_get_number(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const numspec *ns, double def, double *out, int *present);
+/* A number member that must also fit a float (eddy_real). */
+int scene_get_real(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                   const numspec *ns, double def, eddy_real *out, int *present);
+/* String member copied into out[size]. */
+int scene_get_string(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const char *def, char *out, size_t size, int nonempty);
+/* Object member: *out = NULL when absent. */
+int scene_get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const char *expected, const cJSON **out);
+/* Vector member: an array of `dimensions` numbers, or of 3 in 2D (z set to 0). */
+int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const eddy_real def[3], eddy_real out[3]);
+/* max > min on every used axis; the error points at `max`. */
+int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_real mn[3],
+                        const eddy_real mx[3]);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* --set (scene_set.c)                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Applies one "dotted.path=value" override to the tree. */
+int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattices (scene_lattice.c)                                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct lattice {
+    int dims;
+    uint64_t n[3];
+    double origin[3]; /* sim units */
+    double spacing;   /* sim units */
+    int sphere;
+    double center[3], r2;
+} lattice;
+
+/* Returns 0, or -1 when the lattice is too large to count. */
+int scene_lattice_setup(const eddy_scene *s, const eddy_scene_fluid *f, double particle_dist, lattice *L);
+/* Emits up to `max` points from lattice index *cursor on (x fastest); returns how many. */
+size_t scene_lattice_emit(const lattice *L, uint64_t *cursor, eddy_real *pos, size_t max);
+/* particle_dist as eddy_world_add_material derives it (same float arithmetic). */
+eddy_real scene_material_dist(const eddy_material *m, eddy_real smoothing_radius, int dimensions);
+/* Particles of one fluid block at material spacing `dist`: exact, or with *at_least a lower bound
+ * above the 2^32 cap. */
+double scene_fluid_count_at(const eddy_scene *s, const eddy_scene_fluid *f, double dist, int *at_least);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The sections (scene_world.c, scene_materials.c, scene_fluids.c, scene_colliders.c, scene_output.c) */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const char *const MINMAX_KEYS[] = {"min", "max", NULL};
+
+/* A component id: 1 or more characters of [a-z0-9_]. */
+int scene_is_id(const char *s);
+/* The domain in world units: the `domain` section, else the container widened by one smoothing
+ * radius on bounded axes. 2D: z = 0. Returns 0 when there is neither. */
+int scene_effective_domain(const eddy_scene *s, eddy_real lo[3], eddy_real hi[3]);
+
+int scene_parse_name(ctx *c, const cJSON *root);
+int scene_parse_id(ctx *c, const cJSON *root, const char *key, int required, const char *def, char *out);
+int scene_parse_time(ctx *c, const cJSON *root);
+int scene_parse_world(ctx *c, const cJSON *root);
+int scene_parse_container(ctx *c, const cJSON *root);
+int scene_parse_domain(ctx *c, const cJSON *root);
+int scene_parse_materials(ctx *c, const cJSON *root);
+int scene_parse_fluids(ctx *c, const cJSON *root);
+int scene_parse_colliders(ctx *c, const cJSON *root);
+int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
+int scene_parse_output(ctx *c, const cJSON *root);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Typed parameter values (scene_params.c, scene_components.c, scene_material_params.c)             */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* How a value outside its range reads. Component sections keep the wording of eddy_param_check
+ * ("solvers.pbf.relaxation: 1.5 is out of range [0, 1]"), materials the scene's own ("materials[0].
+ * viscosity: expected a number >= 0, got -1"), as they always did. */
+enum { STYLE_COMPONENT = 0, STYLE_MATERIAL = 1 };
+
+/* Entry i of a table of n (stride of its first entry), or NULL. */
+const eddy_param_desc *scene_table_at(const eddy_param_desc *table, size_t n, size_t i);
+/* Index of `id` in a table, or -1. */
+int scene_table_find(const eddy_param_desc *table, size_t n, const char *id);
+/* What a value of `d` must be, after "expected ". */
+void scene_desc_expected(const eddy_param_desc *d, char *out, size_t size);
+/* Reads the JSON value v (at `path`) as a value of descriptor d. */
+int scene_read_value(ctx *c, const eddy_param_desc *d, const char *path, const cJSON *v, int style,
+                     eddy_param_value *out);
+/* eddy_param_check of a value read above, its error prefixed with the value's position. */
+int scene_core_check(ctx *c, const eddy_param_desc *d, const eddy_param_value *v, const char *context,
+                     const char *path, const cJSON *node);
+/* The scene section of a component's kind ("solvers", "grids", "output.writers"), or NULL; *kind
+ * its short name for messages. */
+const char *scene_component_section(const eddy_component *component, const char **kind);
+/* eddy_scene_material_params with the material's object `o` already found. */
+int scene_material_params_of(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *solver,
+                             size_t material, const cJSON *o, eddy_param_value *values, eddy_error *err);
+
+#endif /* EDDY_HOST_SCENE_INTERNAL_H */

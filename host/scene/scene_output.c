@@ -1,0 +1,102 @@
+/*
+ * host/scene/scene_output.c — the schema of `output` (dir, format: the writer ids) and of the component
+ * sections (solvers, grids, output.writers), whose contents scene_components.c checks against the
+ * registered components.
+ *
+ * Depends on: scene_values.c, scene_errors.c, scene_world.c (scene_is_id).
+ */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const OUTPUT_KEYS[] = {"dir", "format", "writers", NULL};
+
+/* solvers / grids / output.writers: an object of objects; the contents are checked by
+ * eddy_scene_component_params, the ids by eddy_scene_check_components. */
+int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key)
+{
+    const cJSON *o;
+    int rc;
+    char path[PATH_BUF];
+    scene_path_key(path, parent_path, key);
+    if ((rc = scene_get_object(c, parent, parent_path, key, 0, "an object {component id: {parameter: value}}",
+                               &o)) ||
+        !o)
+        return rc;
+    if ((rc = scene_check_keys(c, o, path, NULL))) return rc;
+    for (const cJSON *m = o->child; m; m = m->next) {
+        char p[PATH_BUF];
+        scene_path_key(p, path, m->string ? m->string : "");
+        if (!cJSON_IsObject(m)) return scene_fail_expected(c, p, m, "an object {parameter: value}");
+    }
+    return EDDY_OK;
+}
+
+/* One writer id of output.format (at path / node), appended to scene->formats. */
+static int add_format(ctx *c, const char *path, const cJSON *node, const char *tok, size_t len)
+{
+    eddy_scene *s = c->s;
+    char id[EDDY_SCENE_ID_MAX];
+    int ok = len > 0 && len < sizeof id;
+    if (ok) {
+        memcpy(id, tok, len);
+        id[len] = '\0';
+        ok = scene_is_id(id);
+    }
+    if (!ok)
+        return scene_fail(c, path, node, AT_VALUE,
+                          "expected a writer id (1 to 63 characters of [a-z0-9_]), got \"%.*s\"",
+                          (int)(len < 40 ? len : 40), tok);
+    for (size_t i = 0; i < s->format_count; ++i)
+        if (strcmp(s->formats[i], id) == 0)
+            return scene_fail(c, path, node, AT_VALUE, "expected each writer once, got \"%s\" again", id);
+    if (s->format_count >= EDDY_SCENE_FORMAT_MAX)
+        return scene_fail(c, path, node, AT_VALUE, "expected at most %d writers", EDDY_SCENE_FORMAT_MAX);
+    snprintf(s->formats[s->format_count++], EDDY_SCENE_ID_MAX, "%s", id);
+    return EDDY_OK;
+}
+
+int scene_parse_output(ctx *c, const cJSON *root)
+{
+    eddy_scene *s = c->s;
+    const cJSON *o;
+    int rc;
+    char def_dir[EDDY_SCENE_PATH_MAX];
+    snprintf(def_dir, sizeof def_dir, "out/%s", s->name);
+    s->format_count = 1;
+    snprintf(s->formats[0], EDDY_SCENE_ID_MAX, "vtk");
+    snprintf(s->out_dir, sizeof s->out_dir, "%s", def_dir);
+    if ((rc = scene_get_object(c, root, "", "output", 0, "an object {dir, format, writers}", &o)) || !o) return rc;
+    if ((rc = scene_check_keys(c, o, "output", OUTPUT_KEYS)) ||
+        (rc = scene_get_string(c, o, "output", "dir", 0, def_dir, s->out_dir, sizeof s->out_dir, 1)) ||
+        (rc = scene_parse_component_sections(c, o, "output", "writers")))
+        return rc;
+    const cJSON *f = scene_member(o, "format");
+    if (!f) return EDDY_OK;
+    s->format_count = 0;
+    if (cJSON_IsArray(f)) {
+        size_t i = 0;
+        for (const cJSON *e = f->child; e; e = e->next, ++i) {
+            char ep[PATH_BUF];
+            scene_path_index(ep, "output.format", i);
+            if (!cJSON_IsString(e)) return scene_fail_expected(c, ep, e, "a writer id (\"vtk\", \"csv\", ...)");
+            if ((rc = add_format(c, ep, e, e->valuestring, strlen(e->valuestring)))) return rc;
+        }
+    } else if (cJSON_IsString(f)) {
+        const char *p = f->valuestring;
+        while (*p) {
+            while (*p == ' ' || *p == ',') ++p;
+            const char *t = p;
+            while (*p && *p != ',') ++p;
+            const char *e = p;
+            while (e > t && e[-1] == ' ') --e;
+            if (e > t && (rc = add_format(c, "output.format", f, t, (size_t)(e - t)))) return rc;
+        }
+    } else {
+        return scene_fail_expected(c, "output.format", f,
+                                   "an array of writer ids (\"vtk\", \"csv\", ...) or a comma-separated string");
+    }
+    return EDDY_OK;
+}

@@ -1,0 +1,119 @@
+/*
+ * host/scene/scene_set.c — the --set overrides: "dotted.path=value" written into the parsed tree before
+ * it is interpreted (the only place the tree changes after parsing). Its errors name the override, not
+ * a file position: the value is not in the file.
+ *
+ * Depends on: scene_path.c (segments), scene_errors.c (scene_describe).
+ */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
+ * it, an array index must exist. */
+int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
+{
+    const char *eq = strchr(set, '=');
+    if (!eq) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got no '='", set);
+    size_t plen = (size_t)(eq - set);
+    if (plen == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got an empty path",
+                              set);
+    char *path = malloc(plen + 1);
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(path, set, plen);
+    path[plen] = '\0';
+    int rc = EDDY_OK;
+    cJSON *value = NULL;
+    if (scene_path_validate(path) < 0) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "--set '%s': expected a key path like a.b[2].c, got '%s'", set, path);
+        goto done;
+    }
+    const char *end = NULL;
+    value = cJSON_ParseWithOpts(eq + 1, &end, 1);
+    if (!value) value = cJSON_CreateString(eq + 1);
+    if (!value) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
+
+    cJSON *node = root;
+    const char *p = path;
+    path_seg s, next;
+    int first = 1;
+    char so_far[PATH_BUF] = "";
+    scene_path_next(&p, 1, &s);
+    for (;;) {
+        const char *look = p;
+        int more = scene_path_next(&look, 0, &next) == 1;
+        char here[PATH_BUF];
+        char b[64];
+        snprintf(here, sizeof here, "%.*s", (int)(p - path), path); /* the path up to this segment */
+        const char *owner = first ? "the top level" : so_far;
+        if (s.is_index) {
+            if (!cJSON_IsArray(node)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s: expected an array, got %s",
+                                    set, owner, scene_describe(node, b, sizeof b));
+                goto done;
+            }
+            size_t n = (size_t)cJSON_GetArraySize(node);
+            if (s.index >= n) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                    "--set '%s': %s: expected an index below %zu (the array has %zu element%s), got %zu",
+                                    set, here, n, n, n == 1 ? "" : "s", s.index);
+                goto done;
+            }
+            cJSON *child = cJSON_GetArrayItem(node, (int)s.index);
+            if (!more) {
+                cJSON_ReplaceItemViaPointer(node, child, value);
+                value = NULL;
+                break;
+            }
+            node = child;
+        } else {
+            if (!cJSON_IsObject(node)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s: expected an object, got %s",
+                                    set, owner, scene_describe(node, b, sizeof b));
+                goto done;
+            }
+            char *key = malloc(s.len + 1);
+            if (!key) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
+            memcpy(key, s.key, s.len);
+            key[s.len] = '\0';
+            cJSON *child = cJSON_GetObjectItemCaseSensitive(node, key);
+            if (!more) {
+                if (child) cJSON_ReplaceItemInObjectCaseSensitive(node, key, value); /* names it */
+                else cJSON_AddItemToObject(node, key, value);
+                value = NULL;
+                free(key);
+                break;
+            }
+            if (!child) {
+                if (next.is_index) {
+                    free(key);
+                    rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                        "--set '%s': %s: expected an existing array, got nothing", set, here);
+                    goto done;
+                }
+                child = cJSON_CreateObject();
+                if (!child) {
+                    free(key);
+                    rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+                    goto done;
+                }
+                cJSON_AddItemToObject(node, key, child);
+            }
+            free(key);
+            node = child;
+        }
+        memcpy(so_far, here, sizeof so_far);
+        first = 0;
+        s = next;
+        p = look;
+    }
+done:
+    cJSON_Delete(value);
+    free(path);
+    return rc;
+}

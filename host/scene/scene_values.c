@@ -1,0 +1,191 @@
+/*
+ * host/scene/scene_values.c — typed getters for the members of a section: numbers within a range
+ * (numspec, and the text that names the range in messages), floats, strings, objects, vectors of 2 or
+ * 3 numbers, and min < max boxes.
+ *
+ * Depends on: scene_errors.c, scene_path.c.
+ */
+#include "scene_internal.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scene_numspec_text(const numspec *ns, char *out, size_t size)
+{
+    const char *what = ns->integer ? "an integer" : "a number";
+    char lo[32], hi[32];
+    scene_fmt_number(lo, sizeof lo, ns->lo);
+    scene_fmt_number(hi, sizeof hi, ns->hi);
+    int has_lo = isfinite(ns->lo) && ns->lo > -UNBOUNDED, has_hi = isfinite(ns->hi) && ns->hi < UNBOUNDED;
+    int lo_open = ns->lo_open;
+    if (has_lo && !ns->integer && ns->lo > 0 && ns->lo <= TINY) {
+        scene_fmt_number(lo, sizeof lo, 0.0); /* a table's "> 0" */
+        lo_open = 1;
+    }
+    if (ns->integer && ns->hi == INT_MAX) has_hi = 0;
+    if (has_lo && has_hi)
+        snprintf(out, size, "%s in %c%s, %s%c", what, lo_open ? '(' : '[', lo, hi,
+                 ns->hi_open ? ')' : ']');
+    else if (has_lo) snprintf(out, size, "%s %s %s", what, lo_open ? ">" : ">=", lo);
+    else if (has_hi) snprintf(out, size, "%s %s %s", what, ns->hi_open ? "<" : "<=", hi);
+    else snprintf(out, size, "%s", what);
+}
+
+int scene_numspec_ok(const numspec *ns, double v)
+{
+    if (!isfinite(v)) return 0;
+    if (ns->integer && v != floor(v)) return 0;
+    if (ns->lo_open ? !(v > ns->lo) : !(v >= ns->lo)) return 0;
+    if (ns->hi_open ? !(v < ns->hi) : !(v <= ns->hi)) return 0;
+    return 1;
+}
+
+/* Member `key` of obj (NULL when absent). */
+cJSON *scene_member(const cJSON *obj, const char *key)
+{
+    return obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static int check_number(ctx *c, const char *path, const cJSON *v, const numspec *ns, double *out)
+{
+    if (!cJSON_IsNumber(v) || !scene_numspec_ok(ns, v->valuedouble)) {
+        char exp[96];
+        scene_numspec_text(ns, exp, sizeof exp);
+        return scene_fail_expected(c, path, v, exp);
+    }
+    *out = v->valuedouble;
+    return EDDY_OK;
+}
+
+/* Number member; `*present` (may be NULL) tells whether it was given. Absent and not required: def. */
+int scene_get_number(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const numspec *ns, double def, double *out, int *present)
+{
+    const cJSON *v = scene_member(obj, key);
+    if (present) *present = v != NULL;
+    if (!v) {
+        if (required) {
+            char exp[96];
+            scene_numspec_text(ns, exp, sizeof exp);
+            return scene_fail_missing(c, path, obj, key, exp);
+        }
+        *out = def;
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    scene_path_key(mp, path, key);
+    return check_number(c, mp, v, ns, out);
+}
+
+int scene_get_real(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                   const numspec *ns, double def, eddy_real *out, int *present)
+{
+    double d = 0;
+    int rc = scene_get_number(c, obj, path, key, required, ns, def, &d, present);
+    if (rc) return rc;
+    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && (eddy_real)d == 0.0f))) {
+        char mp[PATH_BUF];
+        scene_path_key(mp, path, key);
+        return scene_fail_expected(c, mp, scene_member(obj, key), "a number within the float range");
+    }
+    *out = (eddy_real)d;
+    return EDDY_OK;
+}
+
+/* String member copied into out[size]: at most size - 1 characters, not empty when `nonempty`. */
+int scene_get_string(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const char *def, char *out, size_t size, int nonempty)
+{
+    const cJSON *v = scene_member(obj, key);
+    char exp[96];
+    snprintf(exp, sizeof exp, "a %sstring of at most %zu characters", nonempty ? "non-empty " : "",
+             size - 1);
+    if (!v) {
+        if (required) return scene_fail_missing(c, path, obj, key, exp);
+        if (def) snprintf(out, size, "%s", def);
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    scene_path_key(mp, path, key);
+    if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= size ||
+        (nonempty && !v->valuestring[0]))
+        return scene_fail_expected(c, mp, v, exp);
+    snprintf(out, size, "%s", v->valuestring);
+    return EDDY_OK;
+}
+
+/* Optional object member: *out = NULL when absent. */
+int scene_get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const char *expected, const cJSON **out)
+{
+    const cJSON *v = scene_member(obj, key);
+    *out = v;
+    if (!v) return required ? scene_fail_missing(c, path, obj, key, expected) : EDDY_OK;
+    if (!cJSON_IsObject(v)) {
+        char mp[PATH_BUF];
+        scene_path_key(mp, path, key);
+        return scene_fail_expected(c, mp, v, expected);
+    }
+    return EDDY_OK;
+}
+
+static const char *vector_expected(const eddy_scene *s)
+{
+    return s->dimensions == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers";
+}
+
+/* Vector: an array of `dimensions` numbers, or of 3 in 2D (z ignored and set to 0). */
+static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[3])
+{
+    int d = c->s->dimensions;
+    const char *exp = vector_expected(c->s);
+    if (!cJSON_IsArray(v)) return scene_fail_expected(c, path, v, exp);
+    int n = cJSON_GetArraySize(v);
+    if (!(n == d || n == 3)) return scene_fail_expected(c, path, v, exp);
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, ++i) {
+        char ep[PATH_BUF];
+        scene_path_index(ep, path, (size_t)i);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
+            return scene_fail_expected(c, ep, e, "a finite number");
+        out[i] = i < d ? (eddy_real)e->valuedouble : 0.0f;
+    }
+    for (; i < 3; ++i) out[i] = 0.0f;
+    if (d == 2) out[2] = 0.0f;
+    return EDDY_OK;
+}
+
+int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const eddy_real def[3], eddy_real out[3])
+{
+    const cJSON *v = scene_member(obj, key);
+    if (!v) {
+        if (required)
+            return scene_fail_missing(c, path, obj, key,
+                                      c->s->dimensions == 2 ? "an array of 2 (or 3) numbers"
+                                                            : "an array of 3 numbers");
+        for (int a = 0; a < 3; ++a) out[a] = def ? def[a] : 0.0f;
+        if (c->s->dimensions == 2) out[2] = 0.0f;
+        return EDDY_OK;
+    }
+    char mp[PATH_BUF];
+    scene_path_key(mp, path, key);
+    return check_vector(c, mp, v, out);
+}
+
+/* max > min on every used axis; the error points at `max`. */
+int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_real mn[3], const eddy_real mx[3])
+{
+    for (int a = 0; a < c->s->dimensions; ++a) {
+        if (!(mx[a] > mn[a])) {
+            char mp[PATH_BUF];
+            scene_path_key(mp, path, "max");
+            return scene_fail(c, mp, scene_member(obj, "max"), AT_VALUE,
+                              "expected max > min on every axis, got max.%c = %g <= min.%c = %g", AXIS[a],
+                              (double)mx[a], AXIS[a], (double)mn[a]);
+        }
+    }
+    return EDDY_OK;
+}
