@@ -2,7 +2,7 @@
 # Installs the Debian packages eddy needs to build and test, skipping those already present.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -e
-packages="gcc g++ make cmake pkg-config libcjson-dev libpng-dev libcmocka-dev python3"
+packages="gcc g++ make cmake pkg-config libcjson-dev libpng-dev libcmocka-dev python3 libcairo2-dev fonts-dejavu-core"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

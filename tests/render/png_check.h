@@ -1,6 +1,6 @@
 /*
  * tests/render/png_check.h — what the picture tests share: a scratch folder, PNGs read back with
- * libpng's own reader (independent of the writer in host/raster.c), and pixel checks. Include after
+ * libpng's own reader (independent of the writer in host/viz/canvas.c), and pixel checks. Include after
  * cmocka.h; everything is static, one copy per test program.
  */
 #ifndef EDDY_TEST_PNG_CHECK_H
@@ -108,6 +108,18 @@ static inline int has_color(const rgb_image *im, int x0, int y0, int x1, int y1,
     for (int y = y0 < 0 ? 0 : y0; y < y1 && y < im->h; ++y)
         for (int x = x0 < 0 ? 0 : x0; x < x1 && x < im->w; ++x)
             if (same_rgb(im->px + 3 * ((size_t)y * (size_t)im->w + (size_t)x), c)) return 1;
+    return 0;
+}
+
+/* Whether text or lines in dark ink show in [x0, x1) x [y0, y1): a pixel with every channel below 100.
+ * Anti-aliased text need not have a pixel of the ink's colour exactly, but its stems are dark. */
+static inline int has_dark(const rgb_image *im, int x0, int y0, int x1, int y1)
+{
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < im->h; ++y)
+        for (int x = x0 < 0 ? 0 : x0; x < x1 && x < im->w; ++x) {
+            const uint8_t *p = im->px + 3 * ((size_t)y * (size_t)im->w + (size_t)x);
+            if (p[0] < 100 && p[1] < 100 && p[2] < 100) return 1;
+        }
     return 0;
 }
 

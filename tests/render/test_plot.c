@@ -10,6 +10,7 @@
 /* cmocka needs the four headers above first. */
 #include <cmocka.h>
 
+#include "canvas.h"
 #include "png_check.h"
 #include "plot.h"
 
@@ -81,6 +82,12 @@ static void test_points_land_on_the_axis_mapping(void **state)
     assert_true(near_color(&im, L.plot_x0 + 0.61 * w, L.plot_y1 - 0.312 * h, VERMILLION));
     /* Under the line, far from it: background. */
     assert_pixel(&im, L.plot_x0 + 0.33 * w, L.plot_y1 - 0.3 * h, WHITE);
+    /* The title above the axes, the y label turned on its side left of the tick labels (right-aligned
+     * against the axes, 10 px or less from them), the x label at the bottom. */
+    assert_true(has_dark(&im, L.plot_x0, 0, L.plot_x1, L.plot_y0 - 2));
+    int widest = eddy_canvas_text_width("100", eddy_canvas_font_px(640)); /* the widest tick label */
+    assert_true(has_dark(&im, 0, L.plot_y0, L.plot_x0 - widest - 10, L.plot_y1));
+    assert_true(has_dark(&im, L.plot_x0, im.h - 30, L.plot_x1, im.h));
     /* The line is clipped to the axes: nothing of it right of the frame on its row at x = 10. */
     assert_false(has_color(&im, L.plot_x1 + 3, (int)py_of(&L, 0.0) - 3, L.legend_x0 - 1, (int)py_of(&L, 0.0) + 3, VERMILLION));
     free(im.px);
@@ -166,11 +173,11 @@ static void test_legend_has_each_series_colour(void **state)
     assert_true(has_color(&im, L.legend_x0, r0, im.w, r1, BLUE));
     assert_true(has_color(&im, L.legend_x0, r1, im.w, r2, GREEN));
     assert_false(has_color(&im, L.legend_x0, r0, im.w, im.h, VERMILLION));
-    /* Text in each row, nothing in the third. */
-    const uint8_t ink[3] = {20, 20, 20};
-    assert_true(has_color(&im, L.legend_x0, r0, im.w, r1, ink));
-    assert_true(has_color(&im, L.legend_x0, r1, im.w, r2, ink));
-    assert_false(has_color(&im, L.legend_x0, r2 + 2, im.w, r2 + L.legend_row, ink));
+    /* Text in each row, nothing in the third (anti-aliased: dark pixels, not the ink's colour exactly). */
+    int text_x = L.legend_x0 + (int)(2.0 * L.legend_row);
+    assert_true(has_dark(&im, text_x, r0, im.w, r1));
+    assert_true(has_dark(&im, text_x, r1, im.w, r2));
+    assert_false(has_dark(&im, L.legend_x0, r2 + 2, im.w, r2 + L.legend_row));
     /* Inside the axes all three colours appear (the unlabelled series is still drawn). */
     assert_true(has_color(&im, L.plot_x0, L.plot_y0, L.plot_x1, L.plot_y1, VERMILLION));
     free(im.px);

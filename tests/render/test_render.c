@@ -12,6 +12,7 @@
 /* cmocka needs the four headers above first. */
 #include <cmocka.h>
 
+#include "canvas.h"
 #include "picture.h"
 #include "png_check.h"
 #include "render.h"
@@ -447,10 +448,23 @@ static void test_colour_bar_and_time_stamp(void **state)
         if (same_rgb(pixel_at(&im, x, info.view_y0), top)) bar = x;
     assert_true(bar > 0);
     assert_pixel(&im, bar, info.view_y1 - 1, bottom);
-    /* Text above the view: the time at the left, the field name at the right. */
-    const uint8_t ink[3] = {20, 20, 20};
-    assert_true(has_color(&im, 0, 0, im.w / 2, info.view_y0, ink));
-    assert_true(has_color(&im, im.w / 2, 0, im.w, info.view_y0, ink));
+    /* Text above the view: the time at the left, the field name at the right (anti-aliased: dark
+     * pixels, not the ink's colour exactly). */
+    assert_true(has_dark(&im, 0, 0, im.w / 2, info.view_y0));
+    assert_true(has_dark(&im, im.w / 2, 0, im.w, info.view_y0));
+    /* The bar's values right of it: its ends and the "nice" steps between, here 0, 0.2, ..., 1 (the
+     * bar holds 5 intervals when it is 8 lines of text tall). Ink at each label's place, none halfway
+     * between two. */
+    int end = bar;
+    while (end < im.w && same_rgb(pixel_at(&im, end, info.view_y0), top)) ++end;
+    int vh = info.view_y1 - info.view_y0;
+    int th = eddy_canvas_text_height(eddy_canvas_font_px(600));
+    assert_true(vh >= 8 * th);
+    for (int k = 0; k <= 5; ++k) {
+        double y = info.view_y1 - 0.5 - 0.2 * k * (vh - 1);
+        assert_true(has_dark(&im, end, (int)y - th / 2, im.w, (int)y + th / 2 + 1));
+        if (k < 5) assert_false(has_dark(&im, end, (int)(y - 0.1 * vh) - 2, im.w, (int)(y - 0.1 * vh) + 3));
+    }
     free(im.px);
     eddy_render_destroy(r);
     eddy_world_destroy(w);

@@ -1,6 +1,7 @@
 /*
- * host/render.h — `eddy run --render`: a PNG per output frame, the particles seen from a camera and
- * coloured by a field, with a colour bar and the time; `--movie` joins them into an MP4 with ffmpeg.
+ * host/viz/render.h — the one renderer of particles: `eddy run --render` (a PNG per output frame, the
+ * particles seen from a camera and coloured by a field, with a colour bar and the time; `--movie` joins
+ * them into an MP4 with ffmpeg) and, as a preset, picture.png (picture.c). Drawn with cairo (canvas.h).
  * docs/rendering.md is the user's reference (scene section, --camera syntax, fields, colour ranges).
  *
  * Life of a renderer: eddy_render_open() once the world exists (it reads and checks the scene's
@@ -90,10 +91,41 @@ typedef struct eddy_render_info {
     float eye[3], target[3], up[3];          /* sim units; up as given (not re-orthogonalized) */
     double range_min, range_max;             /* the colour range in the field's units (fixed ranges) */
     int range_per_frame;                     /* 1: each frame takes its own range */
+    double box_min[3], box_max[3];           /* the framed region, sim units */
     char field[64];                          /* as asked, e.g. "velocity.y" */
     char unit[16];                           /* "m/s", "Pa", ... or "" */
 } eddy_render_info;
 
 int eddy_render_info_get(const eddy_renderer *r, eddy_render_info *info, eddy_error *err);
+
+/*
+ * Presets: a renderer made from settings alone, without a scene, an output folder or a movie (what
+ * picture.c makes picture.png with). Zeros: no decorations, the rule's colour range, the default view.
+ */
+typedef struct eddy_render_preset {
+    const char *field;            /* NULL: "speed" */
+    const char *camera;           /* the --camera syntax; NULL: the default view of the dimension */
+    int width, height;            /* 16..16384; height 0: from the view */
+    int dark, colorbar, show_time;
+    int outline;                  /* the framed box's edges, where it is the container or the bounds */
+    int shaded;                   /* 3D particles as spheres with a darker rim; 0: flat discs */
+    int has_bounds;               /* frame bounds_min/max (sim units) instead of the container */
+    float bounds_min[3], bounds_max[3];
+    double range_min, range_max;  /* a fixed colour range (field units) where range_max > range_min */
+    int range_from_zero;          /* otherwise: 1: each frame 0 to its largest value; 0: the rule */
+    float simulation_scale;       /* > 0: instead of the world's, for lengths and velocities */
+} eddy_render_preset;
+
+/* EDDY_ERR_INVALID_ARGUMENT for sizes out of range ("render: size W x H is out of range ...") and a
+ * bad camera ("render: camera: ..."). The field is bound at the first frame. */
+int eddy_render_create(const eddy_render_preset *preset, int dimensions, eddy_renderer **out, eddy_error *err);
+
+/* Settles the camera, layout and colour range on `w` without drawing (eddy_render_info_get() then
+ * answers); a later frame keeps them. */
+int eddy_render_settle(eddy_renderer *r, const eddy_world *w, eddy_error *err);
+
+/* Draws `w` now and writes the PNG to `path` (via "<path>.tmp" and a rename). Not counted as a frame
+ * of the movie. */
+int eddy_render_write(eddy_renderer *r, const eddy_world *w, const char *path, eddy_error *err);
 
 #endif /* EDDY_HOST_RENDER_H */

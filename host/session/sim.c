@@ -58,7 +58,7 @@ static void announce_shadows(const eddy_sim *sim)
     }
 }
 
-int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
+static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, int restore, eddy_sim *sim, eddy_error *err)
 {
     static const eddy_sim_options none = {0};
     if (!opt) opt = &none;
@@ -101,7 +101,9 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
         goto fail;
     }
     eddy_error_clear(err);
-    if (sim->solver_vtable->compute_fields &&
+    /* A session about to be restored from a checkpoint skips the initial fields: every one of them is
+     * overwritten by the restore (checkpoint.h), and load() brings the solver's own state. */
+    if (!restore && sim->solver_vtable->compute_fields &&
         (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
         plugin_failed(err, rc, "compute_fields", where);
         goto fail;
@@ -114,6 +116,16 @@ int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim,
 fail:
     eddy_sim_close(sim);
     return rc;
+}
+
+int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
+{
+    return open_sim(scene, opt, 0, sim, err);
+}
+
+int eddy_sim_open_to_restore(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
+{
+    return open_sim(scene, opt, 1, sim, err);
 }
 
 void eddy_sim_close(eddy_sim *sim)
@@ -325,6 +337,11 @@ int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, ed
         if (plan->stop && *plan->stop) {
             rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
                                 (int)*plan->stop, (unsigned long long)w->step, w->time);
+            break;
+        }
+        if (plan->cancel && plan->cancel(plan->user)) {
+            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "cancelled at step %llu (t = %.6g s)",
+                                (unsigned long long)w->step, w->time);
             break;
         }
         const double next_frame = plan->next_frame * interval;

@@ -42,6 +42,12 @@ typedef struct eddy_sim_options {
 } eddy_sim_options;
 
 /*
+ * `solver` and `grid` replace the parsed scene's ids for callers that parse a scene themselves (the
+ * tests); the commands and session.h never set them: their overrides go into the scene's JSON tree
+ * before it is interpreted (session.h), the one override path.
+ */
+
+/*
  * Takes ownership of `scene` (also on failure: it is freed), makes the registry (services.h: the
  * built-in writers and probes, then the plugins discovered) unless one is given, finds the solver and
  * grid (eddy_registry_find with EDDY_INTERFACE_SOLVER / EDDY_INTERFACE_GRID; an unknown id is an error
@@ -59,6 +65,13 @@ typedef struct eddy_sim_options {
  * message".
  */
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
+
+/*
+ * eddy_sim_open for a session whose state a checkpoint puts in next (eddy_checkpoint_restore;
+ * session.h's eddy_session_restore): everything but the initial compute_fields(), whose every field
+ * the restore overwrites (load() brings the solver's own state).
+ */
+int eddy_sim_open_to_restore(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
 
 /* Releases everything. NULL-safe, idempotent. */
 void eddy_sim_close(eddy_sim *sim);
@@ -103,6 +116,9 @@ typedef struct eddy_sim_plan {
     int (*on_frame)(void *user, int frame, eddy_error *err);
     /* After every step (may be NULL): its wall time inside eddy_sim_step, for progress and timing. */
     void (*on_step)(void *user, double step_ms);
+    /* Polled before every step (may be NULL): non-zero stops with EDDY_ERR_INTERRUPTED, "cancelled at
+     * step N (t = T s)" (the session API's cancel, session.h). */
+    int (*cancel)(void *user);
 } eddy_sim_plan;
 
 /* True when the session is at or past the plan's end. */

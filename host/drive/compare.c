@@ -1,7 +1,5 @@
 #include "compare.h"
 
-#include "args.h"
-
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -17,126 +15,15 @@
 #include "probes.h"
 #include "progress.h"
 #include "services.h"
+#include "session.h"
 #include "sim.h"
 
-#define MAX_SETS 256
-#define MAX_SOLVERS 64
-#define ID_MAX 64
+#define MAX_SOLVERS EDDY_COMPARE_MAX_SOLVERS
+#define ID_MAX EDDY_COMPARE_ID_MAX
 #define PATH_MAX_ 4200
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Options                                                                                           */
-/* ------------------------------------------------------------------------------------------------ */
-
-typedef struct options {
-    const char *scene_path;
-    char solvers[MAX_SOLVERS][ID_MAX];
-    int solver_count;
-    const char *grid;
-    const char *out_dir;
-    long long steps;          /* -1: by time */
-    double until;             /* NAN: the scene's end */
-    int threads;
-    int quiet;
-    const char *sets[MAX_SETS];
-    size_t set_count;
-} options;
-
-static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "eddy: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nrun 'eddy help' for usage\n");
-    va_end(ap);
-    return 2;
-}
-
-/* Ids become folder names: letters, digits, '_', '-', '.', not starting with '.'. */
-static int valid_id(const char *s)
-{
-    if (!s[0] || s[0] == '.' || strlen(s) >= ID_MAX) return 0;
-    for (const char *c = s; *c; ++c)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
-              *c == '-' || *c == '.'))
-            return 0;
-    return 1;
-}
-
-static int parse_solvers(const char *list, options *o)
-{
-    const char *p = list;
-    while (1) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        char id[ID_MAX + 1];
-        if (n == 0) return usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
-        if (n > ID_MAX) n = ID_MAX;
-        memcpy(id, p, n);
-        id[n] = '\0';
-        if (!valid_id(id))
-            return usage_error("--solvers: '%s' is not a solver id (letters, digits, '_', '-' and '.')", id);
-        for (int k = 0; k < o->solver_count; ++k)
-            if (strcmp(o->solvers[k], id) == 0) return usage_error("--solvers lists '%s' twice", id);
-        if (o->solver_count == MAX_SOLVERS) return usage_error("--solvers lists more than %d solvers", MAX_SOLVERS);
-        snprintf(o->solvers[o->solver_count++], ID_MAX, "%s", id);
-        if (!comma) return 0;
-        p = comma + 1;
-    }
-}
-
-static int parse_args(int argc, char **argv, options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->steps = -1;
-    o->until = NAN;
-    int have_solvers = 0;
-    for (int i = 0; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--quiet") == 0) {
-            o->quiet = 1;
-            continue;
-        }
-        if (a[0] != '-' || a[1] != '-') {
-            if (o->scene_path) return usage_error("unexpected argument '%s' (one scene per comparison)", a);
-            o->scene_path = a;
-            continue;
-        }
-        if (!v) return usage_error("option %s needs a value", a);
-        ++i;
-        int rc = 0;
-        if (strcmp(a, "--solvers") == 0) {
-            o->solver_count = 0;
-            rc = parse_solvers(v, o);
-            have_solvers = 1;
-        } else if (strcmp(a, "--out") == 0) {
-            o->out_dir = v;
-        } else if (strcmp(a, "--grid") == 0) {
-            o->grid = v;
-        } else if (strcmp(a, "--set") == 0) {
-            if (o->set_count == MAX_SETS) return usage_error("too many --set options (at most %d)", MAX_SETS);
-            o->sets[o->set_count++] = v;
-        } else if (strcmp(a, "--steps") == 0) {
-            if (eddy_arg_integer(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
-        } else if (strcmp(a, "--until") == 0) {
-            if (eddy_arg_real(v, &o->until) || o->until < 0)
-                return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
-        } else if (strcmp(a, "--threads") == 0) {
-            long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
-            o->threads = (int)t;
-        } else {
-            return usage_error("unknown option '%s' for compare", a);
-        }
-        if (rc) return rc;
-    }
-    if (!o->scene_path) return usage_error("compare needs a scene file");
-    if (!have_solvers) return usage_error("compare needs --solvers ID,ID,... (e.g. --solvers sph_mueller,tait)");
-    if (o->steps >= 0 && !isnan(o->until)) return usage_error("give --steps or --until, not both");
-    return 0;
-}
+/* The command line, parsed by cli/ (compare_args.c). */
+typedef eddy_compare_options options;
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Per-solver results                                                                                */
@@ -305,20 +192,22 @@ typedef struct stepper {
     sampler *s;
     eddy_sim *sim;
     result *r;
-    const eddy_sim_plan *plan;
+    const eddy_sim_plan *plan; /* its end, for eddy_sim_plan_done */
     eddy_progress bar;
 } stepper;
 
 /* Every sample time; the one that ends the plan also writes the last state's frame. */
-static int on_sample(void *user, int frame, eddy_error *err)
+static int on_sample(void *user, eddy_session *ses, int frame, eddy_error *err)
 {
+    (void)ses;
     stepper *st = user;
     const int last = eddy_sim_plan_done(st->sim, st->plan);
     return take_sample(st->cx, st->s, st->sim, st->r, last ? frame : -1, err);
 }
 
-static void on_step(void *user, double step_ms)
+static void on_step(void *user, eddy_session *ses, double step_ms)
 {
+    (void)ses;
     stepper *st = user;
     const options *o = st->cx->opt;
     const eddy_world *w = st->sim->world;
@@ -333,13 +222,20 @@ static void on_step(void *user, double step_ms)
 static int run_solver(const context *cx, result *r, eddy_error *err)
 {
     const options *o = cx->opt;
-    eddy_scene scene;
-    int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
+    /* The scene with this solver: --set and the solver id through the session's one override path. */
+    eddy_session_options so = eddy_session_default_options();
+    so.scene_path = o->scene_path;
+    so.sets = o->sets;
+    so.set_count = o->set_count;
+    so.solver = r->id;
+    so.grid = o->grid;
+    so.threads = o->threads;
+    so.registry = cx->registry;
+    eddy_session *ses;
+    int rc = eddy_session_open(&so, &ses, err);
     if (rc) return rc;
-    eddy_sim sim;
-    eddy_sim_options so = {r->id, o->grid, 0, cx->registry, o->threads};
-    if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
-    eddy_world *w = sim.world;
+    eddy_sim *sim = eddy_session_sim(ses);
+    eddy_world *w = sim->world;
     r->ran = 1;
     r->particles = w->particles.count - w->particles.halo_count;
 
@@ -348,19 +244,19 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     char dir[PATH_MAX_ + ID_MAX + 2];
     snprintf(dir, sizeof dir, "%s/%s", cx->out_dir, r->id);
     const char *ids[EDDY_SCENE_FORMAT_MAX];
-    for (size_t i = 0; i < sim.scene.format_count && i < EDDY_SCENE_FORMAT_MAX; ++i) ids[i] = sim.scene.formats[i];
+    for (size_t i = 0; i < sim->scene.format_count && i < EDDY_SCENE_FORMAT_MAX; ++i) ids[i] = sim->scene.formats[i];
     eddy_output_options oo = eddy_output_default_options();
     oo.formats = ids;
-    oo.format_count = sim.scene.format_count;
+    oo.format_count = sim->scene.format_count;
     oo.registry = cx->registry;
-    oo.scene = &sim.scene;
+    oo.scene = &sim->scene;
     const size_t np = eddy_probes_count(cx->probes);
     s.values = calloc(np + 1, sizeof *s.values);
     if (!s.values) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
-    if ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) || (rc = eddy_probes_open(cx->probes, w, sim.host, err)))
+    if ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) || (rc = eddy_probes_open(cx->probes, w, sim->host, err)))
         goto done;
     if (np) {
         snprintf(s.probes_path, sizeof s.probes_path, "%s/probes.csv", dir);
@@ -371,40 +267,41 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
         eddy_probes_csv_header(cx->probes, s.probes_csv);
     }
     if (!o->quiet)
-        fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim.scene.name, r->id,
-                sim.grid_entry->component->id, r->particles, sim.threads, dir);
+        fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim->scene.name, r->id,
+                sim->grid_entry->component->id, r->particles, sim->threads, dir);
 
     s.wall_start = eddy_time_ms();
     int frame = 0;
-    if ((rc = take_sample(cx, &s, &sim, r, frame, err))) goto done;
+    if ((rc = take_sample(cx, &s, sim, r, frame, err))) goto done;
     ++frame;
-    stepper st = {cx, &s, &sim, r, NULL, {0}};
+    stepper st = {cx, &s, sim, r, NULL, {0}};
     eddy_progress_begin(&st.bar, o->quiet);
-    eddy_sim_plan plan = {o->steps, cx->end_time, frame, eddy_services_stop_flag(), &st, on_sample, on_step};
-    st.plan = &plan;
+    const eddy_sim_plan end = {o->steps, cx->end_time, frame, NULL, NULL, NULL, NULL, NULL};
+    st.plan = &end;
+    const eddy_session_plan plan = {o->steps, cx->end_time, on_sample, on_step, NULL, &st};
     int last_sampled = 1;
-    rc = eddy_sim_run_plan(&sim, &plan, &last_sampled, err);
-    frame = plan.next_frame;
+    rc = eddy_session_run(ses, &plan, &last_sampled, err);
+    frame = eddy_session_next_frame(ses);
     r->steps = w->step;
     /* The last state is always sampled and written, also an exploded one: it shows what went wrong
      * (a last regular sample wrote its frame in on_sample). */
     eddy_error ferr;
     int frc = EDDY_OK;
-    if (!last_sampled) frc = take_sample(cx, &s, &sim, r, frame, &ferr);
+    if (!last_sampled) frc = take_sample(cx, &s, sim, r, frame, &ferr);
     if (frc && !rc) {
         *err = ferr;
         rc = frc;
     }
     eddy_progress_end(&st.bar, w->time, w->step);
 done:
-    r->end_time = sim.world ? sim.world->time : 0;
-    r->steps = sim.world ? sim.world->step : 0;
+    r->end_time = sim->world ? sim->world->time : 0;
+    r->steps = sim->world ? sim->world->step : 0;
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
     eddy_output_destroy(s.out);
     eddy_probes_close(cx->probes);
     free(s.values);
-    eddy_sim_close(&sim);
+    eddy_session_close(ses);
     return rc;
 }
 
@@ -734,11 +631,10 @@ static void draw_plots(plotter *pl)
 /* The command                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-int eddy_compare_main(int argc, char **argv)
+int eddy_compare_run(const eddy_compare_options *opt)
 {
-    options o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc) return rc;
+    const options o = *opt;
+    int rc;
     eddy_services_set_quiet(o.quiet);
 
     context cx;

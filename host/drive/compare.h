@@ -27,13 +27,40 @@
 #ifndef EDDY_HOST_COMPARE_H
 #define EDDY_HOST_COMPARE_H
 
+#include <stddef.h>
+
+#define EDDY_COMPARE_MAX_SETS 256
+#define EDDY_COMPARE_MAX_SOLVERS 64
+#define EDDY_COMPARE_ID_MAX 64
+
+/* The command line of `eddy compare`, as cli/compare_args.c parses it. */
+typedef struct eddy_compare_options {
+    const char *scene_path;
+    char solvers[EDDY_COMPARE_MAX_SOLVERS][EDDY_COMPARE_ID_MAX];
+    int solver_count;
+    const char *grid;
+    const char *out_dir;
+    long long steps;          /* -1: by time */
+    double until;             /* NAN: the scene's end */
+    int threads;
+    int quiet;
+    const char *sets[EDDY_COMPARE_MAX_SETS];
+    size_t set_count;
+} eddy_compare_options;
+
 /*
- * The command: argc/argv are the arguments after "compare" (argv[0] is the scene or an option).
- * Prints progress on stderr (unless --quiet) and the summary table on stdout. Returns the exit status:
- * 0 when every solver ran and every file was written; 1 when a solver or a file failed (the rest still
- * ran; the scene itself failing to load stops everything); 2 for a bad command line ("eddy: <message>"
- * on stderr); 130 when interrupted by SIGINT or SIGTERM (the current step finishes, the summary is
- * written with the solvers done).
+ * Runs the comparison. Prints progress on stderr (unless quiet) and the summary table on stdout.
+ * Returns the exit status: 0 when every solver ran and every file was written; 1 when a solver or a
+ * file failed (the rest still ran; the scene itself failing to load stops everything); 130 when
+ * interrupted by SIGINT or SIGTERM (the current step finishes, the summary is written with the
+ * solvers done).
+ */
+int eddy_compare_run(const eddy_compare_options *opt);
+
+/*
+ * The command (cli/compare_args.c): argc/argv are the arguments after "compare" (argv[0] is the scene
+ * or an option). A bad command line is exit status 2 ("eddy: <message>" on stderr); otherwise
+ * eddy_compare_run's status.
  */
 int eddy_compare_main(int argc, char **argv);
 

@@ -1,11 +1,12 @@
 /*
- * host/picture.h — a PNG of the particles for people who would rather look than read.
+ * host/viz/picture.h — a PNG of the particles for people who would rather look than read: what
+ * `eddy run` writes as picture.png. A preset of the one renderer (render.h), drawn with cairo.
  *
  * Orthographic projection onto the x-y plane: x to the right, y up; in 3D the view looks along -z, so
  * particles with larger z are nearer and drawn over the others. Each particle is an anti-aliased disc
  * of radius max(1.5 px, half its material's rest spacing), coloured by speed with a viridis-like
  * colormap (slow: dark purple, fast: yellow). Optional: the container outline, a colour bar with its
- * min/max speed labels, and the time stamp "t = 1.234 s" (built-in 5x7 pixel font, no font files).
+ * speed labels and the field's name and unit, and the time stamp "t = 1.234 s" (DejaVu Sans).
  *
  * Units: positions and bounds are simulation units, as stored in the world; the speed range and the
  * colour bar labels are world units per second (speed divided by the simulation scale).
@@ -47,10 +48,10 @@ typedef struct eddy_picture_layout {
 } eddy_picture_layout;
 
 /*
- * The layout eddy_picture_write() will use. The framed region is, in this order: opt->bounds when
- * has_bounds, the world's container when it has one, or the particles' bounding box widened by half a
- * rest spacing (a unit square with no particles). Degenerate extents are widened so that the scale
- * stays finite. EDDY_ERR_INVALID_ARGUMENT for sizes out of range or non-finite bounds.
+ * The layout eddy_picture_write() will use (the renderer's, render.h). The framed region is, in this
+ * order: opt->bounds when has_bounds, the world's container when it has one, or the particles' bounding
+ * box widened by half a rest spacing (a unit square with no particles). Degenerate extents are widened
+ * so that the scale stays finite. EDDY_ERR_INVALID_ARGUMENT for sizes out of range or non-finite bounds.
  */
 int eddy_picture_layout_compute(const eddy_world *w, const eddy_picture_options *opt,
                                 eddy_picture_layout *layout, eddy_error *err);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "session.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -23,17 +23,24 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     int steps = opt->steps > 0 ? opt->steps : 20;
     int repeats = opt->repeats > 0 ? opt->repeats : 5;
     int warmup = opt->warmup >= 0 ? opt->warmup : 10;
-    eddy_scene scene;
-    int rc = eddy_scene_load(opt->scene_path, opt->sets, opt->set_count, &scene, err);
+    eddy_session_options so = eddy_session_default_options();
+    so.scene_path = opt->scene_path;
+    so.sets = opt->sets;
+    so.set_count = opt->set_count;
+    so.solver = opt->solver;
+    so.grid = opt->grid;
+    so.particle_target = opt->particles;
+    so.threads = opt->threads;
+    so.registry = opt->registry;
+    eddy_session *ses;
+    int rc = eddy_session_open(&so, &ses, err);
     if (rc) return rc;
-    eddy_sim sim;
-    eddy_sim_options so = {opt->solver, opt->grid, opt->particles, opt->registry, opt->threads};
-    if ((rc = eddy_sim_open(&scene, &so, &sim, err))) return rc;
-    eddy_world *w = sim.world;
+    eddy_sim *simp = eddy_session_sim(ses);
+    eddy_world *w = simp->world;
     /* A fixed dt keeps the repeats comparable; the solver's limit still caps it for stability. */
     double dt;
-    if ((rc = eddy_sim_next_dt(&sim, 1e30, &dt, err))) goto done;
-    for (int s = 0; s < warmup && !rc; ++s) rc = eddy_sim_step(&sim, dt, err);
+    if ((rc = eddy_sim_next_dt(simp, 1e30, &dt, err))) goto done;
+    for (int s = 0; s < warmup && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
     if (rc) goto done;
 
     double *wall = calloc((size_t)repeats, sizeof(double));
@@ -43,7 +50,7 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         double before[EDDY_PHASE_COUNT];
         memcpy(before, w->phase_ms, sizeof before);
         double t0 = eddy_time_ms();
-        for (int s = 0; s < steps && !rc; ++s) rc = eddy_sim_step(&sim, dt, err);
+        for (int s = 0; s < steps && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
         wall[r] = (eddy_time_ms() - t0) / steps;
         for (int k = 0; k < EDDY_PHASE_COUNT; ++k) phase[k][r] = (w->phase_ms[k] - before[k]) / steps;
     }
@@ -56,10 +63,10 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         for (int k = 0; k < EDDY_PHASE_COUNT; ++k) med[k] = median(phase[k], repeats);
         double rate = (double)n / (ms * 1e-3);
         double neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
-        int threads = sim.threads;
-        const char *solver = sim.solver_entry->component->id, *grid = sim.grid_entry->component->id;
+        int threads = simp->threads;
+        const char *solver = simp->solver_entry->component->id, *grid = simp->grid_entry->component->id;
         printf("eddy bench: %s, solver %s, grid %s, %zu particles, %d threads, dt %.3g s\n",
-               sim.scene.name, solver, grid, n, threads, dt);
+               simp->scene.name, solver, grid, n, threads, dt);
         printf("  %.2e particle-steps/s  (%.3f us per particle-step), median of %d x %d steps\n", rate,
                1e3 * ms / (double)n, repeats, steps);
         printf("  neighbors per particle: %.1f (within h, self excluded)\n", neighbors);
@@ -70,13 +77,13 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         printf("bench: scene=%s solver=%s grid=%s particles=%zu threads=%d steps=%d repeats=%d "
                "particle_steps_per_s=%.4e ns_per_particle_step=%.2f neighbors=%.2f grid_ms=%.4f "
                "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f\n",
-               sim.scene.name, solver, grid, n, threads, steps, repeats, rate, 1e6 * ms / (double)n,
+               simp->scene.name, solver, grid, n, threads, steps, repeats, rate, 1e6 * ms / (double)n,
                neighbors, med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms, 1e6 * med[EDDY_PHASE_GRID] / (double)n);
     }
     free(wall);
     for (int k = 0; k < EDDY_PHASE_COUNT; ++k) free(phase[k]);
 done:
-    eddy_sim_close(&sim);
+    eddy_session_close(ses);
     return rc;
 }

@@ -2,9 +2,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "raster.h"
+#include "canvas.h"
 
 #define MIN_SIZE 64
 #define MAX_SIZE 8192
@@ -120,14 +121,14 @@ static void tick_label(const axis *a, double v, char *buf, size_t size)
     }
 }
 
-static int widest_tick_label(const axis *a, int fs)
+static int widest_tick_label(const axis *a, double px)
 {
     int w = 0;
     double v;
     char buf[64];
     for (int k = 0; tick(a, k, &v); ++k) {
         tick_label(a, v, buf, sizeof buf);
-        int tw = eddy_raster_text_width(buf, fs);
+        int tw = eddy_canvas_text_width(buf, px);
         if (tw > w) w = tw;
     }
     return w;
@@ -158,6 +159,32 @@ static int outer_margin(int width)
 static int has_legend_entry(const eddy_plot_series *s)
 {
     return s->label && s->label[0];
+}
+
+/* Sizes that follow the font, so that a plot looks the same at any resolution. */
+typedef struct metrics {
+    double px;    /* font size */
+    int th;       /* height of a line of text */
+    int gap;      /* between a label and what it labels */
+    int tick;     /* tick length */
+    int frame;    /* thickness of the frame around the axes */
+    int swatch;   /* length of a legend entry's line */
+    double lw;    /* series line width */
+    double r;     /* marker radius */
+} metrics;
+
+static metrics metrics_for(int width)
+{
+    metrics m;
+    m.px = eddy_canvas_font_px(width);
+    m.th = eddy_canvas_text_height(m.px);
+    m.gap = (int)lrint(0.4 * m.px);
+    m.tick = (int)lrint(0.3 * m.px);
+    m.frame = m.px >= 15.0 ? 2 : 1;
+    m.swatch = (int)lrint(1.6 * m.px);
+    m.lw = fmax(2.0, m.px / 8.0);
+    m.r = fmax(3.0, 0.3 * m.px);
+    return m;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -199,43 +226,42 @@ int eddy_plot_layout_compute(const eddy_plot_options *opt, const eddy_plot_serie
     int rc = check(o, series, n, &W, &H, err);
     if (rc) return rc;
 
-    int fs = eddy_raster_font_scale(W);
-    int th = eddy_raster_text_height(fs), gap = 3 * fs, tick_len = 2 * fs;
+    metrics mt = metrics_for(W);
+    int th = mt.th, gap = mt.gap, tick_len = mt.tick, ft = mt.frame;
     int m = outer_margin(W);
 
-    /* Vertical: title (with room for its descenders), axes, tick labels, x label. Half a tick label
-     * stays free above the axes, for the top one. */
-    int top = m + (o->title && o->title[0] ? th + 2 * fs + gap : 0) + th / 2;
-    int bottom = m + fs + tick_len + gap + th + (o->x_label && o->x_label[0] ? gap + th : 0);
+    /* Vertical: title, axes, tick labels, x label. Half a tick label stays free above the axes, for
+     * the top one. */
+    int top = m + (o->title && o->title[0] ? th + gap : 0) + th / 2;
+    int bottom = m + ft + tick_len + gap / 2 + th + (o->x_label && o->x_label[0] ? gap / 2 + th : 0);
     int plot_h = H - top - bottom;
     if (plot_h < 8) plot_h = 8;
 
     double lo = 0.0, hi = 0.0;
     int have = data_extent(series, n, 1, &lo, &hi);
-    int max_y = plot_h / (4 * th);
+    int max_y = plot_h / (3 * th);
     max_y = max_y < 2 ? 2 : max_y > MAX_INTERVALS ? MAX_INTERVALS : max_y;
     axis ya = make_axis(lo, hi, have, o->fixed_y, o->y_min, o->y_max, max_y);
 
-    /* Horizontal: y label, tick labels, axes, legend. */
-    /* The frame is drawn outside the axes, fs thick, and the ticks outside it. */
-    int left = m + (o->y_label && o->y_label[0] ? th + 2 * gap : 0) + widest_tick_label(&ya, fs) + gap + tick_len + fs;
+    /* Horizontal: y label, tick labels, axes, legend. The frame is drawn outside the axes, ft thick,
+     * and the ticks outside it. */
+    int left = m + (o->y_label && o->y_label[0] ? th + gap : 0) + widest_tick_label(&ya, mt.px) + gap + tick_len + ft;
     int legend_w = 0;
     for (size_t k = 0; k < n; ++k) {
         if (!has_legend_entry(&series[k])) continue;
         char buf[4 * LEGEND_CHARS + 8];
         legend_text(series[k].label, buf, sizeof buf);
-        int tw = eddy_raster_text_width(buf, fs);
+        int tw = eddy_canvas_text_width(buf, mt.px);
         if (tw > legend_w) legend_w = tw;
     }
-    int swatch = 10 * fs;
-    if (legend_w) legend_w += swatch + gap;
+    if (legend_w) legend_w += mt.swatch + gap;
     have = data_extent(series, n, 0, &lo, &hi);
     axis xa = {0, 1, 1};
     int right = 0, plot_w = 0;
     /* More x intervals only while their labels fit side by side. */
     for (int max_x = MAX_INTERVALS; max_x >= 2; --max_x) {
         xa = make_axis(lo, hi, have, o->fixed_x, o->x_min, o->x_max, max_x);
-        int lw = widest_tick_label(&xa, fs);
+        int lw = widest_tick_label(&xa, mt.px);
         right = m + (legend_w ? 2 * gap + legend_w : lw / 2);
         plot_w = W - left - right;
         double intervals = (xa.hi - xa.lo) / xa.step;
@@ -257,7 +283,7 @@ int eddy_plot_layout_compute(const eddy_plot_options *opt, const eddy_plot_serie
     L->y_step = ya.step;
     L->legend_x0 = L->plot_x1 + 2 * gap;
     L->legend_y0 = top;
-    L->legend_row = th + gap;
+    L->legend_row = th + gap / 2;
     return EDDY_OK;
 }
 
@@ -274,97 +300,108 @@ static double map_y(const eddy_plot_layout *L, double y)
     return L->plot_y1 - (y - L->y_min) / (L->y_max - L->y_min) * (L->plot_y1 - L->plot_y0);
 }
 
-static void draw_axes(eddy_raster *im, const eddy_plot_options *o, const eddy_plot_layout *L, int fs)
+static void draw_axes(eddy_canvas *im, const eddy_plot_options *o, const eddy_plot_layout *L, const metrics *mt)
 {
-    int th = eddy_raster_text_height(fs), gap = 3 * fs, tick_len = 2 * fs;
+    int th = mt->th, gap = mt->gap, tick_len = mt->tick, ft = mt->frame;
     axis xa = {L->x_min, L->x_max, L->x_step}, ya = {L->y_min, L->y_max, L->y_step};
     double v;
     char buf[64];
     int widest = 0;
+    /* Grid lines and ticks one whole pixel wide on whole pixels: crisp, never a two-pixel blur. */
     for (int k = 0; tick(&ya, k, &v); ++k) {
         int y = (int)floor(map_y(L, v));
         if (y >= L->plot_y1) y = L->plot_y1 - 1; /* the bottom edge's tick sits on the last row */
-        eddy_raster_fill_rect(im, L->plot_x0, y, L->plot_x1, y + 1, GRID);
-        eddy_raster_fill_rect(im, L->plot_x0 - fs - tick_len, y, L->plot_x0 - fs, y + 1, FRAME);
+        eddy_canvas_fill_rect(im, L->plot_x0, y, L->plot_x1, y + 1, GRID);
+        eddy_canvas_fill_rect(im, L->plot_x0 - ft - tick_len, y, L->plot_x0 - ft, y + 1, FRAME);
         tick_label(&ya, v, buf, sizeof buf);
-        int tw = eddy_raster_text_width(buf, fs);
+        int tw = eddy_canvas_text_width(buf, mt->px);
         if (tw > widest) widest = tw;
-        eddy_raster_text(im, L->plot_x0 - fs - tick_len - gap - tw, y - th / 2, buf, fs, INK);
+        eddy_canvas_text(im, L->plot_x0 - ft - tick_len - gap - tw, y + 0.5 - 0.5 * th, buf, mt->px, INK);
     }
     for (int k = 0; tick(&xa, k, &v); ++k) {
         int x = (int)floor(map_x(L, v));
         if (x >= L->plot_x1) x = L->plot_x1 - 1;
-        eddy_raster_fill_rect(im, x, L->plot_y0, x + 1, L->plot_y1, GRID);
-        eddy_raster_fill_rect(im, x, L->plot_y1 + fs, x + 1, L->plot_y1 + fs + tick_len, FRAME);
+        eddy_canvas_fill_rect(im, x, L->plot_y0, x + 1, L->plot_y1, GRID);
+        eddy_canvas_fill_rect(im, x, L->plot_y1 + ft, x + 1, L->plot_y1 + ft + tick_len, FRAME);
         tick_label(&xa, v, buf, sizeof buf);
-        eddy_raster_text(im, x - eddy_raster_text_width(buf, fs) / 2, L->plot_y1 + fs + tick_len + gap, buf, fs, INK);
+        eddy_canvas_text(im, x + 0.5 - 0.5 * eddy_canvas_text_width(buf, mt->px), L->plot_y1 + ft + tick_len + gap / 2,
+                         buf, mt->px, INK);
     }
-    eddy_raster_frame_rect(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1, fs, FRAME);
+    /* The frame outside the axes, so that it never covers a point on their edge. */
+    eddy_canvas_fill_rect(im, L->plot_x0 - ft, L->plot_y0 - ft, L->plot_x1 + ft, L->plot_y0, FRAME);
+    eddy_canvas_fill_rect(im, L->plot_x0 - ft, L->plot_y1, L->plot_x1 + ft, L->plot_y1 + ft, FRAME);
+    eddy_canvas_fill_rect(im, L->plot_x0 - ft, L->plot_y0, L->plot_x0, L->plot_y1, FRAME);
+    eddy_canvas_fill_rect(im, L->plot_x1, L->plot_y0, L->plot_x1 + ft, L->plot_y1, FRAME);
 
     int cx = (L->plot_x0 + L->plot_x1) / 2;
     if (o->title && o->title[0]) {
         /* Centred over the axes, but kept inside the image when it is wider than they are. */
-        int tw = eddy_raster_text_width(o->title, fs), m = outer_margin(L->width);
+        int tw = eddy_canvas_text_width(o->title, mt->px), m = outer_margin(L->width);
         int x = cx - tw / 2;
         if (x + tw > L->width - m) x = L->width - m - tw;
         if (x < m) x = m;
-        eddy_raster_text(im, x, m, o->title, fs, INK);
+        eddy_canvas_text(im, x, m, o->title, mt->px, INK);
     }
     if (o->x_label && o->x_label[0])
-        eddy_raster_text(im, cx - eddy_raster_text_width(o->x_label, fs) / 2, L->plot_y1 + fs + tick_len + 2 * gap + th,
-                         o->x_label, fs, INK);
+        eddy_canvas_text(im, cx - eddy_canvas_text_width(o->x_label, mt->px) / 2,
+                         L->plot_y1 + ft + tick_len + gap + th, o->x_label, mt->px, INK);
     if (o->y_label && o->y_label[0]) {
-        int tw = eddy_raster_text_width(o->y_label, fs);
-        int x = L->plot_x0 - fs - tick_len - 3 * gap - widest - th;
-        eddy_raster_text_up(im, x < 0 ? 0 : x, (L->plot_y0 + L->plot_y1) / 2 - tw / 2, o->y_label, fs, INK);
+        int tw = eddy_canvas_text_width(o->y_label, mt->px);
+        int x = L->plot_x0 - ft - tick_len - 2 * gap - widest - th;
+        eddy_canvas_text_up(im, x < 0 ? 0 : x, (L->plot_y0 + L->plot_y1) / 2 - tw / 2, o->y_label, mt->px, INK);
     }
 }
 
-static void draw_line_series(eddy_raster *im, const eddy_plot_series *s, const eddy_plot_layout *L, double lw,
-                             const uint8_t c[3])
+/* One polyline per run of finite points; a run of a single point is a dot, so that it does not vanish. */
+static void draw_line_series(eddy_canvas *im, const eddy_plot_series *s, const eddy_plot_layout *L, double *xy,
+                             double lw, const uint8_t c[3])
 {
-    eddy_raster_clip(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1);
-    for (size_t i = 0; i < s->count; ++i) {
-        if (!isfinite(s->x[i]) || !isfinite(s->y[i])) continue;
-        double x = map_x(L, s->x[i]), y = map_y(L, s->y[i]);
-        int prev = i > 0 && isfinite(s->x[i - 1]) && isfinite(s->y[i - 1]);
-        int next = i + 1 < s->count && isfinite(s->x[i + 1]) && isfinite(s->y[i + 1]);
-        if (next)
-            eddy_raster_line(im, x, y, map_x(L, s->x[i + 1]), map_y(L, s->y[i + 1]), lw, c);
-        else if (!prev)
-            eddy_raster_disc(im, x, y, lw, c);
+    eddy_canvas_clip(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1);
+    size_t run = 0;
+    for (size_t i = 0; i <= s->count; ++i) {
+        int ok = i < s->count && isfinite(s->x[i]) && isfinite(s->y[i]);
+        if (ok) {
+            xy[2 * run] = map_x(L, s->x[i]);
+            xy[2 * run + 1] = map_y(L, s->y[i]);
+            ++run;
+            continue;
+        }
+        if (run == 1)
+            eddy_canvas_disc(im, xy[0], xy[1], lw, c);
+        else if (run > 1)
+            eddy_canvas_polyline(im, xy, run, lw, c);
+        run = 0;
     }
-    eddy_raster_unclip(im);
+    eddy_canvas_unclip(im);
 }
 
-static void draw_marker_series(eddy_raster *im, const eddy_plot_series *s, const eddy_plot_layout *L, double r,
+static void draw_marker_series(eddy_canvas *im, const eddy_plot_series *s, const eddy_plot_layout *L, double r,
                                const uint8_t c[3])
 {
     for (size_t i = 0; i < s->count; ++i) {
         double x = s->x[i], y = s->y[i];
         if (!isfinite(x) || !isfinite(y) || x < L->x_min || x > L->x_max || y < L->y_min || y > L->y_max) continue;
-        eddy_raster_disc(im, map_x(L, x), map_y(L, y), r, c);
+        eddy_canvas_disc(im, map_x(L, x), map_y(L, y), r, c);
     }
 }
 
-static void draw_legend(eddy_raster *im, const eddy_plot_series *series, size_t n, const eddy_plot_layout *L, int fs,
-                        double lw, double r)
+static void draw_legend(eddy_canvas *im, const eddy_plot_series *series, size_t n, const eddy_plot_layout *L,
+                        const metrics *mt)
 {
-    int th = eddy_raster_text_height(fs), gap = 3 * fs, swatch = 10 * fs;
     int row = 0;
     for (size_t k = 0; k < n; ++k) {
         if (!has_legend_entry(&series[k])) continue;
         uint8_t c[3];
         eddy_plot_palette(k, c);
         int y = L->legend_y0 + row * L->legend_row;
-        double cy = y + 0.5 * th;
+        double cy = y + 0.5 * mt->th;
         if (series[k].markers)
-            eddy_raster_disc(im, L->legend_x0 + 0.5 * swatch, cy, r, c);
+            eddy_canvas_disc(im, L->legend_x0 + 0.5 * mt->swatch, cy, mt->r, c);
         else
-            eddy_raster_line(im, L->legend_x0 + lw, cy, L->legend_x0 + swatch - lw, cy, lw, c);
+            eddy_canvas_line(im, L->legend_x0 + mt->lw, cy, L->legend_x0 + mt->swatch - mt->lw, cy, mt->lw, c);
         char buf[4 * LEGEND_CHARS + 8];
         legend_text(series[k].label, buf, sizeof buf);
-        eddy_raster_text(im, L->legend_x0 + swatch + gap, y, buf, fs, INK);
+        eddy_canvas_text(im, L->legend_x0 + mt->swatch + mt->gap, y, buf, mt->px, INK);
         ++row;
     }
 }
@@ -377,14 +414,18 @@ int eddy_plot_write_png(const char *path, const eddy_plot_options *opt, const ed
     eddy_plot_layout L;
     int rc = eddy_plot_layout_compute(o, series, n, &L, err);
     if (rc) return eddy_error_prefix(err, "cannot write '%s': ", path);
-    eddy_raster im;
-    if ((rc = eddy_raster_init(&im, L.width, L.height, BACKGROUND, err)))
+    size_t longest = 0;
+    for (size_t k = 0; k < n; ++k)
+        if (series[k].count > longest) longest = series[k].count;
+    double *xy = malloc(2 * sizeof *xy * (longest ? longest : 1));
+    if (!xy) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "cannot write '%s': out of memory", path);
+    eddy_canvas im;
+    if ((rc = eddy_canvas_init(&im, L.width, L.height, BACKGROUND, err))) {
+        free(xy);
         return eddy_error_prefix(err, "cannot write '%s': ", path);
-
-    int fs = eddy_raster_font_scale(L.width);
-    double lw = fmax(1.5, (double)fs);
-    double r = 2.5 * fs;
-    draw_axes(&im, o, &L, fs);
+    }
+    metrics mt = metrics_for(L.width);
+    draw_axes(&im, o, &L, &mt);
     /* Lines under markers: measured points stay visible on top of the curves they are compared with. */
     for (int pass = 0; pass < 2; ++pass)
         for (size_t k = 0; k < n; ++k) {
@@ -392,12 +433,13 @@ int eddy_plot_write_png(const char *path, const eddy_plot_options *opt, const ed
             uint8_t c[3];
             eddy_plot_palette(k, c);
             if (pass == 0)
-                draw_line_series(&im, &series[k], &L, lw, c);
+                draw_line_series(&im, &series[k], &L, xy, mt.lw, c);
             else
-                draw_marker_series(&im, &series[k], &L, r, c);
+                draw_marker_series(&im, &series[k], &L, mt.r, c);
         }
-    draw_legend(&im, series, n, &L, fs, lw, r);
-    rc = eddy_raster_write_png(&im, path, err);
-    eddy_raster_free(&im);
+    draw_legend(&im, series, n, &L, &mt);
+    rc = eddy_canvas_write_png(&im, path, err);
+    eddy_canvas_free(&im);
+    free(xy);
     return rc;
 }

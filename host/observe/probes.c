@@ -68,7 +68,7 @@ static void free_reference(eddy_probe_reference *r)
     memset(r, 0, sizeof *r);
 }
 
-/* "PARENT.KEY: missing required key, expected EXP" at the parent object, as scene.c words it. */
+/* "PARENT.KEY: missing required key, expected EXP" at the parent object, as the scene layer words it (host/scene/scene_errors.c). */
 static int fail_missing(const eddy_scene *s, eddy_error *err, const char *parent, const char *key,
                         const char *expected)
 {

@@ -1,5 +1,5 @@
 /*
- * host/plot.h — line plots as PNG (libpng, built-in font): what `eddy compare` draws, one metric over
+ * host/viz/plot.h — line plots as PNG (cairo, canvas.h): what `eddy compare` draws, one metric over
  * time with every solver on the same axes, and measured reference points on top.
  *
  * Axes: linear, ranges from the data (the union of every series' finite points, widened to "nice"

@@ -15,8 +15,9 @@
 #include "picture.h"
 #include "probes.h"
 #include "progress.h"
-#include "raster.h"
+#include "canvas.h"
 #include "services.h"
+#include "session.h"
 #include "sim.h"
 
 void eddy_run_install_signal_handlers(void)
@@ -51,8 +52,10 @@ static void append_message(eddy_error *err, const char *fmt, ...)
 /* One run or resumed run: the session, its output and where it stands. */
 typedef struct run_ctx {
     const eddy_run_options *opt;
-    eddy_sim sim;
-    int sim_open;
+    eddy_session *ses;        /* owned */
+    eddy_sim *sim;            /* the session's (eddy_session_sim) */
+    const char *formats[EDDY_SCENE_FORMAT_MAX]; /* resume: the run's writers (into the checkpoint) */
+    size_t format_count;
     eddy_output *out;
     char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
     int frame;                /* index of the next regular output frame (at frame * output_interval) */
@@ -77,7 +80,7 @@ typedef struct run_ctx {
  * the writers, the renderer, the diagnostics and the probes. */
 static int write_outputs(run_ctx *c, int index, eddy_error *err)
 {
-    eddy_world *w = c->sim.world;
+    eddy_world *w = c->sim->world;
     eddy_frame frame;
     int rc = eddy_frame_take(w, (uint64_t)index, &frame, err);
     if (rc) return rc;
@@ -104,14 +107,14 @@ static void keep_render_request(run_ctx *c, const eddy_render_request *req)
 
 static int open_renderer(run_ctx *c, eddy_error *err)
 {
-    return eddy_render_open(&c->sim.scene, c->sim.world, &c->render, c->sim.scene.out_dir, &c->ren, err);
+    return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
 static int open_probes(run_ctx *c, eddy_error *err)
 {
-    int rc = eddy_probes_parse(&c->sim.scene, c->sim.registry, &c->probes, err);
-    if (!rc) rc = eddy_probes_open(c->probes, c->sim.world, c->sim.host, err);
+    int rc = eddy_probes_parse(&c->sim->scene, c->sim->registry, &c->probes, err);
+    if (!rc) rc = eddy_probes_open(c->probes, c->sim->world, c->sim->host, err);
     size_t n = eddy_probes_count(c->probes);
     if (rc || n == 0) return rc;
     c->probe_values = calloc(n, sizeof(double));
@@ -146,12 +149,12 @@ static int add_formats(cJSON *s, const eddy_scene *scene)
 static cJSON *settings_of(const run_ctx *c)
 {
     cJSON *s = cJSON_CreateObject();
-    const eddy_component *sc = c->sim.solver_entry->component;
+    const eddy_component *sc = c->sim->solver_entry->component;
     if (!s || !cJSON_AddStringToObject(s, "scene_file", c->scene_file) ||
         !cJSON_AddStringToObject(s, "solver", sc->id) ||
         !cJSON_AddStringToObject(s, "solver_version", sc->version) ||
-        !cJSON_AddStringToObject(s, "grid", c->sim.grid_entry->component->id) ||
-        !add_formats(s, &c->sim.scene) ||
+        !cJSON_AddStringToObject(s, "grid", c->sim->grid_entry->component->id) ||
+        !add_formats(s, &c->sim->scene) ||
         !cJSON_AddNumberToObject(s, "end_steps", (double)c->end_steps) ||
         !cJSON_AddNumberToObject(s, "end_time", c->end_time) ||
         !cJSON_AddNumberToObject(s, "checkpoint_every", c->checkpoint_every) ||
@@ -184,15 +187,15 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
 {
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    int rc = eddy_checkpoint_write(c->sim.scene.out_dir, &c->sim, s, err);
+    int rc = eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
     cJSON_Delete(s);
     return rc;
 }
 
 static int reached_end(const run_ctx *c)
 {
-    const eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, NULL, NULL, NULL, NULL};
-    return eddy_sim_plan_done(&c->sim, &plan);
+    const eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, NULL, NULL, NULL, NULL, NULL};
+    return eddy_sim_plan_done(c->sim, &plan);
 }
 
 /*
@@ -224,13 +227,14 @@ static double checkpoint_after(double next, double every, double t)
 }
 
 /* At every output frame: the frame, then a checkpoint at the first frame after each interval. */
-static int on_frame(void *user, int frame, eddy_error *err)
+static int on_frame(void *user, eddy_session *ses, int frame, eddy_error *err)
 {
+    (void)ses;
     run_ctx *c = user;
     int rc = write_outputs(c, frame, err);
     if (rc) return rc;
     c->frame = frame + 1; /* what a checkpoint written now must resume toward */
-    const double t = c->sim.world->time;
+    const double t = c->sim->world->time;
     if (c->checkpoint_every > 0 && t >= c->next_checkpoint * (1.0 - 1e-12)) {
         if ((rc = write_checkpoint(c, err))) return rc;
         c->next_checkpoint = checkpoint_after(c->next_checkpoint, c->checkpoint_every, t);
@@ -238,15 +242,15 @@ static int on_frame(void *user, int frame, eddy_error *err)
     return EDDY_OK;
 }
 
-static void on_step(void *user, double step_ms)
+static void on_step(void *user, eddy_session *ses, double step_ms)
 {
-    (void)step_ms;
+    (void)ses, (void)step_ms;
     run_ctx *c = user;
-    const eddy_world *w = c->sim.world;
-    if (c->sim.dt_limit[0] && !c->sim.warned_dt_limit && !c->opt->quiet) {
+    const eddy_world *w = c->sim->world;
+    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit && !c->opt->quiet) {
         fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
-                c->sim.scene.dt, c->sim.dt_limit, c->sim.last_dt);
-        c->sim.warned_dt_limit = 1;
+                c->sim->scene.dt, c->sim->dt_limit, c->sim->last_dt);
+        c->sim->warned_dt_limit = 1;
     }
     const int by_steps = c->end_steps >= 0;
     double f = by_steps ? (double)((long long)w->step - c->first_step) / (double)(c->end_steps - c->first_step)
@@ -257,13 +261,13 @@ static void on_step(void *user, double step_ms)
 /* Steps to the end with the plan every command shares (sim.h). */
 static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 {
-    eddy_world *w = c->sim.world;
+    eddy_world *w = c->sim->world;
     c->first_step = (long long)w->step;
     c->first_time = w->time;
     eddy_progress_begin(&c->bar, c->opt->quiet);
-    eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, eddy_services_stop_flag(), c, on_frame, on_step};
-    int rc = eddy_sim_run_plan(&c->sim, &plan, last_written, err);
-    c->frame = plan.next_frame;
+    const eddy_session_plan plan = {c->end_steps, c->end_time, on_frame, on_step, NULL, c};
+    int rc = eddy_session_run(c->ses, &plan, last_written, err);
+    c->frame = eddy_session_next_frame(c->ses);
     eddy_progress_end(&c->bar, w->time, w->step);
     return rc;
 }
@@ -273,7 +277,7 @@ static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
  * the movie, the picture and the hash. */
 static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
-    eddy_world *w = c->sim.world;
+    eddy_world *w = c->sim->world;
     if (!last_written) {
         eddy_error ferr;
         /* At the index of the next regular frame: a resumed run writes that frame over it. */
@@ -292,7 +296,7 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 append_message(err, "; the checkpoint could not be written: %s", cerr.message);
             }
         } else if (rc == EDDY_ERR_INTERRUPTED) {
-            append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim.scene.out_dir);
+            append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim->scene.out_dir);
         }
     }
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
@@ -304,12 +308,12 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 rc = merr.code;
             }
         } else if (!c->opt->quiet) {
-            fprintf(stderr, "render: %s/render%s\n", c->sim.scene.out_dir, c->render.movie ? ", movie.mp4" : "");
+            fprintf(stderr, "render: %s/render%s\n", c->sim->scene.out_dir, c->render.movie ? ", movie.mp4" : "");
         }
     }
     if (c->opt->picture && c->out) {
         char path[EDDY_SCENE_PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/picture.png", c->sim.scene.out_dir);
+        snprintf(path, sizeof path, "%s/picture.png", c->sim->scene.out_dir);
         eddy_error perr;
         /* The picture reads the particles: the host copy first (a no-op for a CPU solver). */
         if (eddy_world_sync_host(w, &perr) || eddy_picture_write_world(path, w, &perr)) {
@@ -339,10 +343,10 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 static void announce(const run_ctx *c, const char *verb)
 {
     if (c->opt->quiet) return;
-    const eddy_world *w = c->sim.world;
-    fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim.scene.name,
-            c->sim.solver_entry->component->id, c->sim.grid_entry->component->id,
-            w->particles.count - w->particles.halo_count, c->sim.threads, c->sim.scene.out_dir);
+    const eddy_world *w = c->sim->world;
+    fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim->scene.name,
+            c->sim->solver_entry->component->id, c->sim->grid_entry->component->id,
+            w->particles.count - w->particles.halo_count, c->sim->threads, c->sim->scene.out_dir);
 }
 
 static void close_ctx(run_ctx *c)
@@ -356,8 +360,9 @@ static void close_ctx(run_ctx *c)
     c->probes = NULL;
     free(c->probe_values);
     c->probe_values = NULL;
-    if (c->sim_open) eddy_sim_close(&c->sim);
-    c->sim_open = 0;
+    eddy_session_close(c->ses);
+    c->ses = NULL;
+    c->sim = NULL;
 }
 
 /* The scene's "checkpoint": {"every": T} section, in seconds of simulated time (0: absent). */
@@ -376,30 +381,27 @@ static int scene_checkpoint_every(const eddy_scene *s, double *every, eddy_error
 /* The writers of the scene's output.format (or --format, already put into the scene). */
 static int open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
 {
-    const eddy_scene *s = &c->sim.scene;
+    const eddy_scene *s = &c->sim->scene;
     const char *ids[EDDY_SCENE_FORMAT_MAX];
     for (size_t i = 0; i < s->format_count && i < EDDY_SCENE_FORMAT_MAX; ++i) ids[i] = s->formats[i];
     eddy_output_options oo = eddy_output_default_options();
     oo.formats = ids;
     oo.format_count = s->format_count;
-    oo.registry = c->sim.registry;
+    oo.registry = c->sim->registry;
     oo.scene = s;
     oo.resume = resume;
     oo.resume_time = resume_time;
-    return eddy_output_create(s->out_dir, &oo, c->sim.world, &c->out, err);
+    return eddy_output_create(s->out_dir, &oo, c->sim->world, &c->out, err);
 }
 
-/* --format: replaces the scene's output.format. */
-static int apply_formats(const eddy_run_options *opt, eddy_scene *scene, eddy_error *err)
+/* The scene's checkpoint section, read once the scene is interpreted and before the world is built
+ * (eddy_session_options.check_scene), then --checkpoint-every over it. */
+static int check_scene(void *user, const eddy_scene *scene, eddy_error *err)
 {
-    if (!opt->formats) return EDDY_OK;
-    if (opt->format_count > EDDY_SCENE_FORMAT_MAX)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--format names %zu writers, at most %d", opt->format_count,
-                              EDDY_SCENE_FORMAT_MAX);
-    scene->format_count = 0;
-    for (size_t i = 0; i < opt->format_count; ++i)
-        snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "%s", opt->formats[i]);
-    return EDDY_OK;
+    run_ctx *c = user;
+    int rc = scene_checkpoint_every(scene, &c->checkpoint_every, err);
+    if (!rc && !isnan(c->opt->checkpoint_every)) c->checkpoint_every = c->opt->checkpoint_every;
+    return rc;
 }
 
 int eddy_run(const eddy_run_options *opt, eddy_error *err)
@@ -407,26 +409,26 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
-    eddy_scene scene;
-    int rc = eddy_scene_load(opt->scene_path, opt->sets, opt->set_count, &scene, err);
+    /* --solver, --grid, --out, --format and --set: all into the scene's JSON tree (session.h). */
+    eddy_session_options so = eddy_session_default_options();
+    so.scene_path = opt->scene_path;
+    so.sets = opt->sets;
+    so.set_count = opt->set_count;
+    so.solver = opt->solver;
+    so.grid = opt->grid;
+    so.out_dir = opt->out_dir;
+    so.formats = opt->formats;
+    so.format_count = opt->format_count;
+    so.threads = opt->threads;
+    so.registry = opt->registry;
+    so.check_scene = check_scene;
+    so.user = &c;
+    int rc = eddy_session_open(&so, &c.ses, err);
     if (rc) return rc;
-    if ((rc = scene_checkpoint_every(&scene, &c.checkpoint_every, err))) {
-        eddy_scene_free(&scene);
-        return rc;
-    }
-    if (!isnan(opt->checkpoint_every)) c.checkpoint_every = opt->checkpoint_every;
+    c.sim = eddy_session_sim(c.ses);
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
-    if (opt->out_dir) snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->out_dir);
-    if ((rc = apply_formats(opt, &scene, err))) {
-        eddy_scene_free(&scene);
-        return rc;
-    }
     c.end_steps = opt->steps;
-    c.end_time = isnan(opt->until) ? scene.end_time : opt->until;
-
-    eddy_sim_options so = {opt->solver, opt->grid, 0, opt->registry, opt->threads};
-    if ((rc = eddy_sim_open(&scene, &so, &c.sim, err))) return rc;
-    c.sim_open = 1;
+    c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
     keep_render_request(&c, &opt->render);
     if ((rc = open_output(&c, 0, 0.0, err)) || (rc = open_probes(&c, err)) ||
         (rc = open_renderer(&c, err))) {
@@ -435,7 +437,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     }
     /* A checkpoint left by an earlier run in this folder no longer matches the frames written now. */
     char stale[EDDY_SCENE_PATH_MAX + 32];
-    snprintf(stale, sizeof stale, "%s/%s", c.sim.scene.out_dir, EDDY_CHECKPOINT_FILE);
+    snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     remove(stale);
     announce(&c, "running");
     c.wall_start = eddy_time_ms();
@@ -519,7 +521,7 @@ static int render_from_settings(const eddy_checkpoint *ck, const cJSON *r, eddy_
         return rc;
     /* --render-width's range; 0: the width was not given (the scene's or the default). */
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "width");
-    if ((rc = setting_number(ck, r, "width", "render.width", 0, 0, EDDY_RASTER_MAX_SIZE, 1,
+    if ((rc = setting_number(ck, r, "width", "render.width", 0, 0, EDDY_CANVAS_MAX_SIZE, 1,
                              "a whole number of pixels in [16, 16384], or 0 (not given)", &width, err)))
         return rc;
     if (width != 0 && width < 16)
@@ -532,26 +534,24 @@ static int render_from_settings(const eddy_checkpoint *ck, const cJSON *r, eddy_
 }
 
 /* The writers the run wrote with: "formats" (or, from checkpoints of ABI 1.x runs, write_vtk and
- * write_csv). */
-static int formats_from_settings(const eddy_checkpoint *ck, eddy_scene *scene, eddy_error *err)
+ * write_csv), into c->formats (pointing into the checkpoint's settings). */
+static int formats_from_settings(run_ctx *c, const eddy_checkpoint *ck, eddy_error *err)
 {
     const cJSON *s = eddy_checkpoint_settings(ck);
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(s, "formats");
-    scene->format_count = 0;
+    c->format_count = 0;
     if (!f) {
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk")))
-            snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "vtk");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv")))
-            snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "csv");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk"))) c->formats[c->format_count++] = "vtk";
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv"))) c->formats[c->format_count++] = "csv";
         return EDDY_OK;
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, f) {
         if (!cJSON_IsString(e) || !e->valuestring[0] || strlen(e->valuestring) >= EDDY_SCENE_ID_MAX ||
-            scene->format_count == EDDY_SCENE_FORMAT_MAX)
+            c->format_count == EDDY_SCENE_FORMAT_MAX)
             return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
                                   "writer ids", eddy_checkpoint_path(ck));
-        snprintf(scene->formats[scene->format_count++], EDDY_SCENE_ID_MAX, "%s", e->valuestring);
+        c->formats[c->format_count++] = e->valuestring;
     }
     if (!cJSON_IsArray(f))
         return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
@@ -608,32 +608,30 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
         c->end_time = end_time;
     }
 
-    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(s, "scene"));
-    if (!text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    eddy_scene scene;
-    rc = eddy_scene_parse(text, file, NULL, 0, &scene, err);
-    cJSON_free(text);
-    if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
-    snprintf(scene.out_dir, sizeof scene.out_dir, "%s", opt->resume_dir);
-    if ((rc = formats_from_settings(ck, &scene, err))) {
-        eddy_scene_free(&scene);
-        return rc;
-    }
-    /* eddy_sim_open creates the solver and computes its fields for the scene; the restore then puts
-     * every field back as saved and loads the solver state (plugin.h: no compute_fields after load). */
-    eddy_sim_options so = {solver, grid, 0, opt->registry, opt->threads};
-    if ((rc = eddy_sim_open(&scene, &so, &c->sim, err))) return rc;
-    c->sim_open = 1;
-    const eddy_component *sc = c->sim.solver_entry->component;
-    if (strcmp(sc->version, version) != 0 && !opt->quiet)
+    if ((rc = formats_from_settings(c, ck, err))) return rc;
+    /* The warning comes before the state is put back, as a resumed run's first words. */
+    const eddy_registry_entry *e = opt->registry ? eddy_registry_find(opt->registry, solver, EDDY_INTERFACE_SOLVER) : NULL;
+    if (e && strcmp(e->component->version, version) != 0 && !opt->quiet)
         fprintf(stderr, "warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
-                        "from an uninterrupted run\n", solver, version, solver, sc->version);
-    if ((rc = eddy_checkpoint_restore(ck, &c->sim, err))) return rc;
+                        "from an uninterrupted run\n", solver, version, solver, e->component->version);
+    /* The session of the run: its scene document with its solver, grid, writers and this folder (the
+     * overrides go into the document, session.h), the checkpoint's state put in without computing the
+     * initial one (eddy_session_restore). */
+    eddy_session_options so = eddy_session_default_options();
+    so.solver = solver;
+    so.grid = grid;
+    so.out_dir = opt->resume_dir;
+    so.formats = c->formats;
+    so.format_count = c->format_count;
+    so.threads = opt->threads;
+    so.registry = opt->registry;
+    if ((rc = eddy_session_restore(ck, &so, c->frame, &c->ses, err))) return rc;
+    c->sim = eddy_session_sim(c->ses);
     /* The next frame is the first regular one at or after the clock (the frame written at t, when t
      * is a frame time, comes before it): another index would write frames out of order or, from a
      * frame time before the clock, make the plan step backwards toward it. Round-off allowance as
      * the plan's own frame test. */
-    const double t = c->sim.world->time, interval = c->sim.scene.output_interval, slack = 1e-6 * interval;
+    const double t = c->sim->world->time, interval = c->sim->scene.output_interval, slack = 1e-6 * interval;
     if (!(t <= c->frame * interval + slack && (c->frame == 0 || t >= (c->frame - 1) * interval - slack))) {
         const double want = ceil(t / interval - 1e-6);
         return eddy_error_set(err, EDDY_ERR_PARSE,
@@ -658,7 +656,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         close_ctx(&c);
         return rc;
     }
-    eddy_world *w = c.sim.world;
+    eddy_world *w = c.sim->world;
     if (reached_end(&c)) {
         char end[64];
         if (c.end_steps >= 0) snprintf(end, sizeof end, "step %lld", c.end_steps);
@@ -672,7 +670,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     }
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
-    const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim.scene.output_interval : -1.0;
+    const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim->scene.output_interval : -1.0;
     if ((rc = open_output(&c, 1, resume_time, err)) || (rc = open_probes(&c, err))) {
         close_ctx(&c);
         return rc;

@@ -1,0 +1,116 @@
+/*
+ * host/cli/compare_args.c — the command line of `eddy compare` (drive/compare.h runs it): all argument
+ * parsing lives in cli/, with the number readers every command shares (args.h).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <eddy/eddy.h>
+
+#include "args.h"
+#include "compare.h"
+
+static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "eddy: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nrun 'eddy help' for usage\n");
+    va_end(ap);
+    return 2;
+}
+
+/* Ids become folder names: letters, digits, '_', '-', '.', not starting with '.'. */
+static int valid_id(const char *s)
+{
+    if (!s[0] || s[0] == '.' || strlen(s) >= EDDY_COMPARE_ID_MAX) return 0;
+    for (const char *c = s; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+              *c == '-' || *c == '.'))
+            return 0;
+    return 1;
+}
+
+static int parse_solvers(const char *list, eddy_compare_options *o)
+{
+    const char *p = list;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char id[EDDY_COMPARE_ID_MAX + 1];
+        if (n == 0) return usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
+        if (n > EDDY_COMPARE_ID_MAX) n = EDDY_COMPARE_ID_MAX;
+        memcpy(id, p, n);
+        id[n] = '\0';
+        if (!valid_id(id))
+            return usage_error("--solvers: '%s' is not a solver id (letters, digits, '_', '-' and '.')", id);
+        for (int k = 0; k < o->solver_count; ++k)
+            if (strcmp(o->solvers[k], id) == 0) return usage_error("--solvers lists '%s' twice", id);
+        if (o->solver_count == EDDY_COMPARE_MAX_SOLVERS) return usage_error("--solvers lists more than %d solvers", EDDY_COMPARE_MAX_SOLVERS);
+        snprintf(o->solvers[o->solver_count++], EDDY_COMPARE_ID_MAX, "%s", id);
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+static int parse_args(int argc, char **argv, eddy_compare_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = -1;
+    o->until = NAN;
+    int have_solvers = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        if (a[0] != '-' || a[1] != '-') {
+            if (o->scene_path) return usage_error("unexpected argument '%s' (one scene per comparison)", a);
+            o->scene_path = a;
+            continue;
+        }
+        if (!v) return usage_error("option %s needs a value", a);
+        ++i;
+        int rc = 0;
+        if (strcmp(a, "--solvers") == 0) {
+            o->solver_count = 0;
+            rc = parse_solvers(v, o);
+            have_solvers = 1;
+        } else if (strcmp(a, "--out") == 0) {
+            o->out_dir = v;
+        } else if (strcmp(a, "--grid") == 0) {
+            o->grid = v;
+        } else if (strcmp(a, "--set") == 0) {
+            if (o->set_count == EDDY_COMPARE_MAX_SETS) return usage_error("too many --set options (at most %d)", EDDY_COMPARE_MAX_SETS);
+            o->sets[o->set_count++] = v;
+        } else if (strcmp(a, "--steps") == 0) {
+            if (eddy_arg_integer(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+        } else if (strcmp(a, "--until") == 0) {
+            if (eddy_arg_real(v, &o->until) || o->until < 0)
+                return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+        } else if (strcmp(a, "--threads") == 0) {
+            long long t;
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            o->threads = (int)t;
+        } else {
+            return usage_error("unknown option '%s' for compare", a);
+        }
+        if (rc) return rc;
+    }
+    if (!o->scene_path) return usage_error("compare needs a scene file");
+    if (!have_solvers) return usage_error("compare needs --solvers ID,ID,... (e.g. --solvers sph_mueller,tait)");
+    if (o->steps >= 0 && !isnan(o->until)) return usage_error("give --steps or --until, not both");
+    return 0;
+}
+
+int eddy_compare_main(int argc, char **argv)
+{
+    eddy_compare_options o;
+    int rc = parse_args(argc, argv, &o);
+    return rc ? rc : eddy_compare_run(&o);
+}

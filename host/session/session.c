@@ -1,0 +1,292 @@
+#include "session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "services.h"
+
+struct eddy_session {
+    eddy_sim sim;
+    int next_frame;           /* index of the next output frame */
+};
+
+eddy_session_options eddy_session_default_options(void)
+{
+    eddy_session_options o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Overrides: the one path is the scene's JSON tree (scene.h's --set), so each option becomes a set   */
+/* whose value is JSON text (a string encoded as one, never re-read as a number or boolean).          */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct set_list {
+    const char **sets;        /* the caller's, then ours */
+    char **owned;             /* ours, freed */
+    size_t count, owned_count;
+} set_list;
+
+static void set_list_free(set_list *l)
+{
+    for (size_t i = 0; i < l->owned_count; ++i) cJSON_free(l->owned[i]);
+    free(l->owned);
+    free(l->sets);
+    memset(l, 0, sizeof *l);
+}
+
+/* Appends "path=<value as JSON>"; takes `value` (deleted here). */
+static int add_set(set_list *l, const char *path, cJSON *value)
+{
+    char *json = value ? cJSON_PrintUnformatted(value) : NULL;
+    cJSON_Delete(value);
+    char *set = json ? malloc(strlen(path) + strlen(json) + 2) : NULL;
+    if (set) sprintf(set, "%s=%s", path, json);
+    cJSON_free(json);
+    if (!set) return -1;
+    l->owned[l->owned_count++] = set;
+    l->sets[l->count++] = set;
+    return 0;
+}
+
+static int make_sets(const eddy_session_options *o, int with_user_sets, set_list *l, eddy_error *err)
+{
+    memset(l, 0, sizeof *l);
+    const size_t user = with_user_sets ? o->set_count : 0;
+    l->sets = malloc((user + 4) * sizeof *l->sets);
+    l->owned = malloc(4 * sizeof *l->owned);
+    if (!l->sets || !l->owned) goto oom;
+    for (size_t i = 0; i < user; ++i) l->sets[l->count++] = o->sets[i];
+    if ((o->solver && add_set(l, "solver", cJSON_CreateString(o->solver))) ||
+        (o->grid && add_set(l, "grid", cJSON_CreateString(o->grid))) ||
+        (o->out_dir && add_set(l, "output.dir", cJSON_CreateString(o->out_dir))))
+        goto oom;
+    if (o->formats) {
+        cJSON *a = cJSON_CreateArray();
+        for (size_t i = 0; a && i < o->format_count; ++i) {
+            cJSON *id = cJSON_CreateString(o->formats[i]);
+            if (!id || !cJSON_AddItemToArray(a, id)) {
+                cJSON_Delete(id);
+                cJSON_Delete(a);
+                a = NULL;
+            }
+        }
+        if (!a || add_set(l, "output.format", a)) goto oom;
+    }
+    return EDDY_OK;
+oom:
+    set_list_free(l);
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Opens the sim for a parsed scene (taken, also on failure). */
+static int open_scene(eddy_scene *scene, const eddy_session_options *o, int restore, eddy_session **out,
+                      eddy_error *err)
+{
+    int rc;
+    if (o->check_scene && (rc = o->check_scene(o->user, scene, err))) {
+        eddy_scene_free(scene);
+        return rc;
+    }
+    eddy_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        eddy_scene_free(scene);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    eddy_sim_options so = {NULL, NULL, o->particle_target, o->registry, o->threads};
+    if ((rc = (restore ? eddy_sim_open_to_restore : eddy_sim_open)(scene, &so, &s->sim, err))) {
+        free(s);
+        return rc;
+    }
+    /* Frame 0 is the state just opened; the plan's first target is frame 1. */
+    s->next_frame = 1;
+    *out = s;
+    return EDDY_OK;
+}
+
+int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_error *err)
+{
+    *out = NULL;
+    const eddy_session_options none = eddy_session_default_options();
+    if (!opt) opt = &none;
+    if (!opt->scene_path && !opt->scene_text)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "session: no scene (give scene_path or scene_text)");
+    set_list l;
+    int rc = make_sets(opt, 1, &l, err);
+    if (rc) return rc;
+    eddy_scene scene;
+    rc = opt->scene_path ? eddy_scene_load(opt->scene_path, l.sets, l.count, &scene, err)
+                         : eddy_scene_parse(opt->scene_text, opt->scene_name ? opt->scene_name : "scene.json", l.sets,
+                                            l.count, &scene, err);
+    set_list_free(&l);
+    if (rc) return rc;
+    return open_scene(&scene, opt, 0, out, err);
+}
+
+int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *opt, int next_frame,
+                         eddy_session **out, eddy_error *err)
+{
+    *out = NULL;
+    const eddy_session_options none = eddy_session_default_options();
+    if (!opt) opt = &none;
+    const cJSON *settings = eddy_checkpoint_settings(ck);
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(settings, "scene_file");
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(settings, "scene"));
+    if (!text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    set_list l;
+    int rc = make_sets(opt, 0, &l, err);
+    eddy_scene scene;
+    if (!rc)
+        rc = eddy_scene_parse(text, cJSON_IsString(file) ? file->valuestring : "scene.json", l.sets, l.count, &scene,
+                              err);
+    cJSON_free(text);
+    set_list_free(&l);
+    if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
+    eddy_session_options o = *opt;
+    o.particle_target = 0;
+    if ((rc = open_scene(&scene, &o, 1, out, err))) return rc;
+    (*out)->next_frame = next_frame;
+    if ((rc = eddy_checkpoint_restore(ck, &(*out)->sim, err))) {
+        eddy_session_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int eddy_session_resume(const char *dir, const eddy_session_options *opt, eddy_session **out, eddy_error *err)
+{
+    *out = NULL;
+    eddy_checkpoint *ck;
+    int rc = eddy_checkpoint_read(dir, &ck, err);
+    if (rc) return rc;
+    const cJSON *s = eddy_checkpoint_settings(ck);
+    const cJSON *solver = cJSON_GetObjectItemCaseSensitive(s, "solver");
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(s, "grid");
+    const cJSON *next = cJSON_GetObjectItemCaseSensitive(s, "next_frame");
+    const cJSON *formats = cJSON_GetObjectItemCaseSensitive(s, "formats");
+    const char *ids[EDDY_SCENE_FORMAT_MAX];
+    size_t n = 0;
+    const cJSON *e, *list = cJSON_IsArray(formats) ? formats : NULL;
+    cJSON_ArrayForEach(e, list) {
+        if (cJSON_IsString(e) && n < EDDY_SCENE_FORMAT_MAX) ids[n++] = e->valuestring;
+    }
+    if (!cJSON_IsString(solver) || !cJSON_IsString(grid) || !cJSON_IsNumber(next) || !(next->valuedouble >= 0) ||
+        !(next->valuedouble < 2147483647.0)) {
+        rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: its settings lack solver, grid or "
+                            "next_frame", eddy_checkpoint_path(ck));
+    } else {
+        eddy_session_options o = opt ? *opt : eddy_session_default_options();
+        o.solver = solver->valuestring;
+        o.grid = grid->valuestring;
+        o.out_dir = dir;
+        o.formats = cJSON_IsArray(formats) ? ids : NULL;
+        o.format_count = n;
+        rc = eddy_session_restore(ck, &o, (int)next->valuedouble, out, err);
+    }
+    eddy_checkpoint_free(ck);
+    return rc;
+}
+
+void eddy_session_close(eddy_session *s)
+{
+    if (!s) return;
+    eddy_sim_close(&s->sim);
+    free(s);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+int eddy_session_step(eddy_session *s, long long n, eddy_error *err)
+{
+    if (n <= 0) return EDDY_OK;
+    eddy_sim_plan plan = {(long long)s->sim.world->step + n, INFINITY, s->next_frame, eddy_services_stop_flag(),
+                          NULL, NULL, NULL, NULL};
+    int rc = eddy_sim_run_plan(&s->sim, &plan, NULL, err);
+    s->next_frame = plan.next_frame;
+    return rc;
+}
+
+typedef struct plan_call {
+    eddy_session *s;
+    const eddy_session_plan *plan;
+} plan_call;
+
+static int call_on_frame(void *user, int frame, eddy_error *err)
+{
+    plan_call *c = user;
+    /* The frame index a snapshot taken inside the callback gets. */
+    c->s->next_frame = frame + 1;
+    return c->plan->on_frame ? c->plan->on_frame(c->plan->user, c->s, frame, err) : EDDY_OK;
+}
+
+static void call_on_step(void *user, double step_ms)
+{
+    plan_call *c = user;
+    if (c->plan->on_step) c->plan->on_step(c->plan->user, c->s, step_ms);
+}
+
+static int call_cancel(void *user)
+{
+    plan_call *c = user;
+    return c->plan->cancel(c->plan->user);
+}
+
+int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_on_frame, eddy_error *err)
+{
+    plan_call c = {s, plan};
+    const double end_time = isnan(plan->end_time) ? s->sim.scene.end_time : plan->end_time;
+    eddy_sim_plan p = {plan->end_steps, end_time, s->next_frame, eddy_services_stop_flag(), &c, call_on_frame,
+                       call_on_step, plan->cancel ? call_cancel : NULL};
+    int rc = eddy_sim_run_plan(&s->sim, &p, last_on_frame, err);
+    s->next_frame = p.next_frame;
+    return rc;
+}
+
+int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_error *err)
+{
+    return eddy_frame_take(s->sim.world, (uint64_t)(s->next_frame > 0 ? s->next_frame - 1 : 0), frame, err);
+}
+
+void eddy_session_snapshot_release(eddy_frame *frame) { eddy_frame_release(frame); }
+
+int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
+{
+    return eddy_world_hash(s->sim.world, hash, err);
+}
+
+int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
+{
+    if (settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
+    const eddy_sim *sim = &s->sim;
+    const eddy_component *sc = sim->solver_entry->component;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *f = o ? cJSON_AddArrayToObject(o, "formats") : NULL;
+    int ok = f && cJSON_AddStringToObject(o, "scene_file", sim->scene.file) &&
+             cJSON_AddStringToObject(o, "solver", sc->id) && cJSON_AddStringToObject(o, "solver_version", sc->version) &&
+             cJSON_AddStringToObject(o, "grid", sim->grid_entry->component->id) &&
+             cJSON_AddNumberToObject(o, "end_steps", -1) && cJSON_AddNumberToObject(o, "end_time", sim->scene.end_time) &&
+             cJSON_AddNumberToObject(o, "checkpoint_every", 0) &&
+             cJSON_AddNumberToObject(o, "next_frame", s->next_frame);
+    for (size_t i = 0; ok && i < sim->scene.format_count; ++i) {
+        cJSON *id = cJSON_CreateString(sim->scene.formats[i]);
+        if (!id || !cJSON_AddItemToArray(f, id)) {
+            cJSON_Delete(id);
+            ok = 0;
+        }
+    }
+    int rc = ok ? eddy_checkpoint_write(dir, sim, o, err)
+                : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    cJSON_Delete(o);
+    return rc;
+}
+
+eddy_world *eddy_session_world(eddy_session *s) { return s->sim.world; }
+const eddy_scene *eddy_session_scene(const eddy_session *s) { return &s->sim.scene; }
+int eddy_session_next_frame(const eddy_session *s) { return s->next_frame; }
+eddy_sim *eddy_session_sim(eddy_session *s) { return &s->sim; }

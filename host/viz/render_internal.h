@@ -1,0 +1,119 @@
+/*
+ * host/viz/render_internal.h — what the renderer's three files share: render_setup.c (the request,
+ * the scene's "render" section, the --camera syntax, field binding, presets), render.c (camera, colour
+ * range, layout, drawing) and render_movie.c (ffmpeg). Not for use outside host/viz.
+ */
+#ifndef EDDY_HOST_RENDER_INTERNAL_H
+#define EDDY_HOST_RENDER_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "canvas.h"
+#include "render.h"
+
+#define MIN_SIZE 16
+#define MAX_SIZE EDDY_CANVAS_MAX_SIZE
+#define DEFAULT_WIDTH 960
+#define DEFAULT_FOV 40.0
+#define PREFIX_MAX EDDY_ERROR_MESSAGE_MAX
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Small vector helpers (double: camera math on float positions should not lose what float keeps)  */
+
+static inline double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline double norm3(const double a[3])
+{
+    return sqrt(dot3(a, a));
+}
+
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Camera description (world units, as written)                                                     */
+
+enum { PROJ_AUTO = 0, PROJ_ORTHOGRAPHIC = 1, PROJ_PERSPECTIVE = 2 };
+
+typedef struct camera {
+    int has_eye, has_target, has_up, has_view;
+    float eye[3], target[3], up[3], view[3];
+    int projection;
+    double fov;  /* degrees; 0: default */
+    double span; /* world units; 0: fit */
+    double zoom; /* 0: 1 */
+} camera;
+
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Renderer                                                                                         */
+
+/* RANGE_FROM_ZERO: each frame 0 to its largest value (the picture preset's speed). */
+enum { RANGE_RULE = 0, RANGE_FIXED = 1, RANGE_FRAME = 2, RANGE_FROM_ZERO = 3 };
+
+typedef struct depth_key {
+    double depth;
+    uint64_t id;
+    uint32_t index;
+} depth_key;
+
+struct eddy_renderer {
+    char *out_dir, *render_dir;
+    int dimensions;
+    float scene_scale;
+
+    /* settings */
+    char field[64];
+    char field_prefix[PREFIX_MAX];  /* where the field name came from, for messages */
+    camera cam;
+    char camera_prefix[PREFIX_MAX];
+    int range_mode;
+    double range_lo, range_hi;
+    int width, height;              /* height 0: from the framed region */
+    int dark, colorbar, show_time, movie;
+    double radius_factor, fps;
+    int outline, shaded;            /* draw the framed box's edges; 3D spheres with a darker rim */
+    int has_bounds;                 /* frame bounds_lo/hi (sim units) instead of the container */
+    double bounds_lo[3], bounds_hi[3];
+    float scale_override;           /* > 0: the simulation scale for the colour bar's units */
+
+    /* the bound field */
+    int bound;
+    int field_id, component;        /* component -1: magnitude */
+    int kind;                       /* what the value is: see field_kind */
+    char unit[16], title[96];
+
+    /* settled by the first frame */
+    int settled;
+    double box_lo[3], box_hi[3];    /* framed region, sim units */
+    double eye[3], target[3], up_given[3];
+    double right[3], upv[3], fwd[3];
+    int perspective;
+    double fov, zoom, focal, ppu;
+    int view_x0, view_y0, view_x1, view_y1, image_w, image_h, margin;
+    double font_px;
+
+    /* frames */
+    int frames, first_frame, last_frame;
+    depth_key *keys;
+    float *values;
+    size_t capacity;
+};
+
+/* What a field's numbers mean for units and the default colour range. */
+enum { KIND_OTHER = 0, KIND_LENGTH, KIND_VELOCITY, KIND_DENSITY, KIND_PRESSURE };
+
+/* Binds r->field to a particle field of `p` (render_setup.c); errors list the available fields. */
+int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err);
+
+#endif /* EDDY_HOST_RENDER_INTERNAL_H */

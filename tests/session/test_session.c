@@ -1,0 +1,295 @@
+/*
+ * The session C API (host/session/session.h), the way the Python package and the MPI work will use
+ * it: a run driven through eddy_session_* reaches the state hash `eddy run` prints for the same scene,
+ * its overrides land in the scene, its errors come back as the messages `eddy` prints, a checkpoint
+ * written and resumed through it continues bit for bit, and a cancel callback stops a plan.
+ *
+ * Run as `test_session CHECK` (one CTest entry per check); EDDY_SOURCE_DIR and EDDY_EXE (the eddy
+ * program) come from CTest.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "session.h"
+
+#define STEPS 30
+
+static char scene_path[4096];
+static char tmp_dir[256];
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v) fail_msg("%s is not set (run through ctest)", name);
+    return v;
+}
+
+static eddy_session *open_or_fail(const eddy_session_options *o)
+{
+    eddy_session *s = NULL;
+    eddy_error e;
+    eddy_error_clear(&e);
+    if (eddy_session_open(o, &s, &e)) fail_msg("%s", e.message);
+    return s;
+}
+
+/* Frames every 10 steps (dt 5e-5 s), so a plan of STEPS crosses several. */
+static const char *const FRAME_SETS[] = {"time.output_interval=0.0005"};
+
+static eddy_session_options tait_options(void)
+{
+    eddy_session_options o = eddy_session_default_options();
+    o.scene_path = scene_path;
+    o.sets = FRAME_SETS;
+    o.set_count = 1;
+    o.solver = "tait";
+    o.threads = 2;
+    o.out_dir = tmp_dir;
+    return o;
+}
+
+static uint64_t hash_of(eddy_session *s)
+{
+    uint64_t h = 0;
+    eddy_error e;
+    if (eddy_session_hash(s, &h, &e)) fail_msg("%s", e.message);
+    return h;
+}
+
+/* The hash `eddy run SCENE --solver tait --steps N --hash` prints. */
+static uint64_t hash_of_eddy_run(int steps)
+{
+    char cmd[8192], line[256];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run '%s' --solver tait --set time.output_interval=0.0005 --steps %d --threads 2 --hash --quiet --no-picture --format csv "
+             "--out '%s/cli' 2>&1",
+             env("EDDY_EXE"), scene_path, steps, tmp_dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    unsigned long long h = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, "state-hash: %llx", &h) == 1) found = 1;
+    assert_int_equal(pclose(p), 0);
+    assert_true(found);
+    return (uint64_t)h;
+}
+
+typedef struct counts {
+    int frames, steps, last_frame;
+    uint64_t snapshot_count;
+} counts;
+
+static int count_frame(void *user, eddy_session *s, int frame, eddy_error *err)
+{
+    counts *c = user;
+    eddy_frame f;
+    int rc = eddy_session_snapshot(s, &f, err);
+    if (rc) return rc;
+    /* The snapshot is of this frame, its particles in increasing id order. */
+    assert_int_equal(f.index, (uint64_t)frame);
+    const eddy_particles *p = &f.world->particles;
+    for (size_t k = 1; k < f.count; ++k) assert_true(p->id[f.order[k - 1]] < p->id[f.order[k]]);
+    c->snapshot_count = f.count;
+    eddy_session_snapshot_release(&f);
+    c->frames++;
+    c->last_frame = frame;
+    return EDDY_OK;
+}
+
+static void count_step(void *user, eddy_session *s, double step_ms)
+{
+    (void)s;
+    assert_true(step_ms >= 0);
+    ((counts *)user)->steps++;
+}
+
+static void same_state_as_eddy_run(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    eddy_session *s = open_or_fail(&o);
+    counts c = {0};
+    eddy_session_plan plan = {STEPS, NAN, count_frame, count_step, NULL, &c};
+    int last = 0;
+    eddy_error e;
+    if (eddy_session_run(s, &plan, &last, &e)) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(s)->step, STEPS);
+    assert_int_equal(c.steps, STEPS);
+    assert_int_equal(c.frames, STEPS / 10);
+    assert_int_equal(c.last_frame, STEPS / 10);
+    assert_int_equal(eddy_session_next_frame(s), c.last_frame + 1);
+    assert_true(hash_of(s) == hash_of_eddy_run(STEPS));
+    /* Already at the end: no step. */
+    if (eddy_session_run(s, &plan, &last, &e)) fail_msg("%s", e.message);
+    assert_int_equal(c.steps, STEPS);
+    eddy_session_close(s);
+}
+
+static void overrides_apply(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"time.dt=0.0004", "world.gravity=[0, -5]"};
+    static const char *const formats[] = {"csv", "vtk"};
+    eddy_session_options o = tait_options();
+    o.sets = sets;
+    o.set_count = 2;
+    o.solver = "pbf";
+    o.grid = "cpu";
+    o.formats = formats;
+    o.format_count = 2;
+    eddy_session *s = open_or_fail(&o);
+    const eddy_scene *sc = eddy_session_scene(s);
+    assert_true(sc->dt == 0.0004);
+    assert_true(sc->gravity[1] == -5.0f);
+    assert_string_equal(sc->solver, "pbf");
+    assert_string_equal(eddy_session_sim(s)->solver_entry->component->id, "pbf");
+    assert_string_equal(sc->out_dir, tmp_dir);
+    assert_int_equal(sc->format_count, 2);
+    assert_string_equal(sc->formats[0], "csv");
+    assert_string_equal(sc->formats[1], "vtk");
+    /* The overrides are in the document too, so a checkpoint's embedded scene shows them. */
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(sc->root, "solver")->valuestring, "pbf");
+    eddy_session_close(s);
+
+    /* A scene given as text; an id that reads as JSON ("true") stays a string. */
+    eddy_session_options t = eddy_session_default_options();
+    t.scene_text = "{\"solver\": \"tait\", \"dimensions\": 2, \"time\": {\"dt\": 0.001, \"end\": 0.01},"
+                   " \"world\": {\"smoothing_radius\": 0.1},"
+                   " \"container\": {\"min\": [0, 0], \"max\": [1, 1]},"
+                   " \"materials\": [{\"name\": \"w\", \"particle_spacing\": 0.05}],"
+                   " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0], \"max\": [0.3, 0.3]}}]}";
+    t.out_dir = "true";
+    s = open_or_fail(&t);
+    assert_string_equal(eddy_session_scene(s)->out_dir, "true");
+    assert_string_equal(eddy_session_scene(s)->file, "scene.json");
+    eddy_error e;
+    if (eddy_session_step(s, 3, &e)) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(s)->step, 3);
+    eddy_session_close(s);
+}
+
+/* Opening fails with exactly the message `eddy` prints after "eddy: error: ". */
+static void expect_open_error(const eddy_session_options *o, int code, const char *text)
+{
+    eddy_session *s = (eddy_session *)1;
+    eddy_error e;
+    eddy_error_clear(&e);
+    assert_int_equal(eddy_session_open(o, &s, &e), code);
+    assert_null(s);
+    if (!strstr(e.message, text)) fail_msg("message '%s' lacks '%s'", e.message, text);
+}
+
+static void errors_are_messages(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    o.solver = "nope";
+    char want[4200];
+    snprintf(want, sizeof want, "%s: unknown solver 'nope' (available: ", scene_path);
+    expect_open_error(&o, EDDY_ERR_NOT_FOUND, want);
+
+    static const char *const bad_set[] = {"time.dt=-1"};
+    o = tait_options();
+    o.sets = bad_set;
+    o.set_count = 1;
+    expect_open_error(&o, EDDY_ERR_INVALID_ARGUMENT, "time.dt: expected a number > 0, got -1");
+
+    o = eddy_session_default_options();
+    o.scene_path = "/nonexistent/scene.json";
+    expect_open_error(&o, EDDY_ERR_IO, "/nonexistent/scene.json");
+
+    o = eddy_session_default_options();
+    expect_open_error(&o, EDDY_ERR_INVALID_ARGUMENT, "session: no scene (give scene_path or scene_text)");
+
+    eddy_session *s = NULL;
+    eddy_error e;
+    assert_int_equal(eddy_session_resume("/nonexistent/run", NULL, &s, &e), EDDY_ERR_NOT_FOUND);
+    assert_null(s);
+    assert_non_null(strstr(e.message, "/nonexistent/run/checkpoint.eddy"));
+}
+
+static void resume_is_bit_exact(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    eddy_session *a = open_or_fail(&o);
+    eddy_error e;
+    if (eddy_session_step(a, 12, &e)) fail_msg("%s", e.message);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/ck", tmp_dir);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    if (eddy_session_checkpoint(a, dir, NULL, &e)) fail_msg("%s", e.message);
+    const uint64_t at_checkpoint = hash_of(a);
+    const int next_at_checkpoint = eddy_session_next_frame(a);
+    if (eddy_session_step(a, STEPS - 12, &e)) fail_msg("%s", e.message);
+
+    eddy_session *b = NULL;
+    eddy_session_options r = eddy_session_default_options();
+    r.threads = 2;
+    if (eddy_session_resume(dir, &r, &b, &e)) fail_msg("%s", e.message);
+    assert_true(hash_of(b) == at_checkpoint);
+    assert_int_equal(eddy_session_next_frame(b), next_at_checkpoint);
+    if (eddy_session_step(b, STEPS - 12, &e)) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(b)->step, STEPS);
+    assert_true(hash_of(a) == hash_of(b));
+    assert_int_equal(eddy_session_next_frame(a), eddy_session_next_frame(b));
+    /* And the same as one uninterrupted `eddy run`. */
+    assert_true(hash_of(b) == hash_of_eddy_run(STEPS));
+    eddy_session_close(a);
+    eddy_session_close(b);
+}
+
+static int cancel_after_3(void *user)
+{
+    counts *c = user;
+    return c->steps >= 3;
+}
+
+static void cancel_stops_the_plan(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    eddy_session *s = open_or_fail(&o);
+    counts c = {0};
+    eddy_session_plan plan = {STEPS, NAN, NULL, count_step, cancel_after_3, &c};
+    eddy_error e;
+    assert_int_equal(eddy_session_run(s, &plan, NULL, &e), EDDY_ERR_INTERRUPTED);
+    assert_int_equal(eddy_session_world(s)->step, 3);
+    assert_non_null(strstr(e.message, "cancelled at step 3 (t = "));
+    eddy_session_close(s);
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(scene_path, sizeof scene_path, "%s/scenes/dam_break_2d.json", env("EDDY_SOURCE_DIR"));
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/session_out/%s", env("EDDY_BINARY_DIR"), argc > 1 ? argv[1] : "all");
+    const struct CMUnitTest all[] = {
+        cmocka_unit_test(same_state_as_eddy_run), cmocka_unit_test(overrides_apply),
+        cmocka_unit_test(errors_are_messages),    cmocka_unit_test(resume_is_bit_exact),
+        cmocka_unit_test(cancel_stops_the_plan),
+    };
+    const size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < n; ++i) {
+        if (argc > 1 && strcmp(argv[1], all[i].name) != 0) continue;
+        const struct CMUnitTest one[] = {all[i]};
+        if (_cmocka_run_group_tests(all[i].name, one, 1, NULL, NULL)) return 1;
+        if (argc > 1) return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "unknown check '%s'\n", argv[1]);
+        return 2;
+    }
+    return 0;
+}
