@@ -199,15 +199,24 @@ static double stirred_energy(double epsilon)
     return e1 / e0;
 }
 
+/*
+ * Vorticity confinement (Fedkiw, Stam & Jensen 2001; Macklin & Müller 2013, §5) adds energy by design:
+ * its force pushes along the vortices' rotation to give back what the solver's numerical dissipation
+ * takes. The flow it restores has no source of energy: in a closed box without gravity the exact
+ * (inviscid) flow keeps its initial kinetic energy and a viscous one loses some. So the energy kept
+ * with confinement must be more than without it (by the stated margin, 5%), and at most the initial
+ * energy: more is energy created from nothing, which a too strong confinement does (epsilon = 1 m/s
+ * here: the check shows that the bound can fail).
+ */
 static void vorticity_confinement_keeps_energy(void **state)
 {
     (void)state;
-    double off = stirred_energy(0.0), on = stirred_energy(0.01);
-    printf("  stirred box, kinetic energy kept after 0.5 s: without confinement %.3f, with epsilon = 0.01 m/s "
-           "%.3f (+%.1f%%)\n", off, on, 100 * (on / off - 1));
-    /* The stated margin: at least 5% more energy kept. */
+    double off = stirred_energy(0.0), on = stirred_energy(0.01), strong = stirred_energy(1.0);
+    printf("  stirred box, kinetic energy kept after 0.5 s (of the initial): without confinement %.3f, with "
+           "epsilon = 0.01 m/s %.3f (+%.1f%%); too strong, epsilon = 1 m/s: %.3f\n", off, on, 100 * (on / off - 1), strong);
     assert_true(on > 1.05 * off);
-    assert_true(on < 1.5); /* and no energy created from nothing */
+    assert_true(on <= 1.0);
+    assert_true(strong > 1.0);
 }
 
 /* --- momentum -------------------------------------------------------------------------------------- */

@@ -17,6 +17,10 @@
 
 int support_run_tests(const char *program, int argc, char **argv, const struct CMUnitTest *tests, size_t count)
 {
+    if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < count; ++i) printf("%s\n", tests[i].name);
+        return 0;
+    }
     support_source_dir();
     if (argc > 1) {
         for (size_t i = 0; i < count; ++i)
@@ -175,6 +179,33 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
     assert_true(gross > 0);
     if (gross_out) *gross_out = gross;
     return drift / gross;
+}
+
+double support_compress_hydrostatic(eddy_sim *sim, double c2)
+{
+    eddy_world *w = sim->world;
+    assert_int_equal(w->dimensions, 2);
+    sync_host(sim);
+    const eddy_particles *p = &w->particles;
+    const double rho0 = w->materials[0].rest_density, g = fabs(w->gravity[1]);
+    const double floor = w->boundaries.container_min[1];
+    const double width = w->boundaries.container_max[0] - w->boundaries.container_min[0];
+    double mass = 0;
+    for (size_t i = 0; i < p->count; ++i) mass += p->mass[i];
+    /* With b = g / c2, the mass per width below height z is rho0 (z + b (Hc z - z^2 / 2)); the lattice
+     * held rho0 y below y. The whole column (y = H) gives the compressed depth Hc, then each y its z. */
+    const double b = g / c2, H = mass / (rho0 * width);
+    const double Hc = (sqrt(1 + 2 * b * H) - 1) / b, q = 1 + b * Hc;
+    eddy_error err;
+    eddy_field_view view = {.size = sizeof view};
+    if (eddy_world_map_field(w, EDDY_FIELD_POSITION, EDDY_MAP_READ_WRITE, &view, &err)) fail_msg("%s", err.message);
+    for (size_t i = 0; i < view.count; ++i) {
+        const double y = view.data[1][i] - floor;
+        view.data[1][i] = (float)(floor + (q - sqrt(q * q - 2 * b * y)) / b);
+    }
+    eddy_world_unmap_field(w, &view);
+    sync_host(sim);
+    return Hc;
 }
 
 void support_martin_moyce(support_front_table *t)

@@ -13,7 +13,8 @@
 
 struct CMUnitTest;
 
-/* Runs every test, or with a NAME argument only that one (so CTest can run and report each alone). */
+/* Runs every test, or with a NAME argument only that one (so CTest can run and report each alone);
+ * --list prints the names, one a line (tests/support/cases.cmake checks that CTest registers each). */
 int support_run_tests(const char *program, int argc, char **argv, const struct CMUnitTest *tests, size_t count);
 
 /* EDDY_SOURCE_DIR (set by CTest); exits with a message when it is missing. */
@@ -41,6 +42,17 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
  * momentum-conserving method in a wall-free periodic box. *gross receives the gross impulse.
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
+
+/*
+ * A tank of fluid at rest (2D, gravity along -y, the fluid filling the container's width from its
+ * floor), seeded as a lattice at rest density, compressed as hydrostatics wants it before the first
+ * step: each particle moves down so that the mass below it is unchanged at the density
+ * rho(y) = rho0 (1 + g (H' - y) / c2), the linearized equation of state p = c2 (rho - rho0) under the
+ * hydrostatic pressure rho0 g (H' - y) (c2 = dp/drho at rest: the stiffness of Müller et al. (2003),
+ * c0^2 of the Tait law). A lattice started at rest density instead falls by the same amount and
+ * rings in its acoustic mode, which a test would have to wait out. Returns the compressed depth H'.
+ */
+double support_compress_hydrostatic(eddy_sim *sim, double c2);
 
 /* Martin & Moyce Table 2 (scenes/data/martin_moyce_1952_front.csv): T = t sqrt(2g/a), Z = front / a. */
 typedef struct support_front_table {
