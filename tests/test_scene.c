@@ -1,5 +1,5 @@
 /*
- * Scene files (host/scene/scene.c): every error message checked word for word, including FILE:LINE:COL,
+ * Scene files (host/scene/): every error message checked word for word, including FILE:LINE:COL,
  * --set overrides, typed component parameter validation against a descriptor table, the material keys
  * the registered solvers declare, the component ids a scene names, and the world a scene builds
  * (particle counts worked out by hand, positions in simulation units).
@@ -646,7 +646,7 @@ static void build_world(void **state)
     eddy_scene_free(&s);
 }
 
-/* Brute-force count of lattice points of a disc, independent of scene.c. */
+/* Brute-force count of lattice points of a disc, independent of host/scene/scene_lattice.c. */
 static size_t disc_points(double cx, double cy, double r, double h)
 {
     size_t n = (size_t)floor(2 * r / h + 1e-4), count = 0;
@@ -1157,13 +1157,6 @@ static int free_registry(void **state)
 /* ------------------------------------------------------------------------------------------------ */
 /* Limits on input that sizes a loop (issue 20): each case hung, overflowed or miscounted before    */
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The core helpers refuse what they cannot sum and stay O(1) at any input. */
 static void lattice_helpers_limits(void **state)
 {
@@ -1205,14 +1198,14 @@ static void lattice_helpers_limits(void **state)
     NEAR(eddy_lattice_gradient_moment(0.5, 1.0, 3), 0.9470, 1e-4);
     assert_true(eddy_lattice_gradient_moment(1.0 / EDDY_LATTICE_RATIO_MAX, 1.0, 3) > 0.999);
     /* Every call is cheap, including at the limit (a rest spacing at h / spacing 31 in 3D once took
-     * 62 sums of 63^3 terms). */
-    double t0 = seconds_now(), sink = 0;
+     * 62 sums of 63^3 terms: these 2000 calls ran for hours). No wall-clock assertion here (shared
+     * machines): the CTest TIMEOUT of the scene test catches a return of the old loops. */
+    double sink = 0;
     for (int i = 0; i < 2000; ++i) {
         sink += eddy_rest_spacing(1000 * pow(0.01 / 31, 3) * (1 + 1e-6 * i), 1000, 0.01, 3);
         sink += eddy_lattice_gradient_moment(0.01 / (31 - 1e-3 * i), 0.01, 3);
     }
     assert_true(sink > 0);
-    assert_true(seconds_now() - t0 < 2.0);
 }
 
 /* Spacings and masses out of range are refused with both values, before any lattice sum. */
@@ -1274,7 +1267,6 @@ static void sphere_counts(void **state)
     /* r = 1e4 at spacing 0.1 (3D): about 4e15 particles, once walked point by point for hours. */
     const char *sets[] = {"domain.out_of_domain=\"remove\"",
                           "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 1e4}}"};
-    double t0 = seconds_now();
     expect_error_sets(VALID, sets, 2, EDDY_ERR_INVALID_ARGUMENT,
                       "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got more than 1e15 in "
                       "this block");
@@ -1290,7 +1282,6 @@ static void sphere_counts(void **state)
     expect_error_sets(VALID, near, 2, EDDY_ERR_INVALID_ARGUMENT,
                       "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got "
                       "4315706432 after this block");
-    assert_true(seconds_now() - t0 < 5.0);
     /* Counted spheres match the world, off-centre and cut by rounding, in 2D and 3D. */
     static const char *const spheres[] = {
         "{\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.31}}",
@@ -1335,7 +1326,6 @@ static void duplicates_at_scale(void **state)
     const char *head = "{\"solver\": \"sph_mueller\", \"time\": {\"dt\": 0.001, \"end\": 1},"
                        "\"world\": {\"smoothing_radius\": 0.2}, \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},";
     char first[512];
-    double t0 = seconds_now();
     /* 100k members of a material object (whose keys the solvers decide later), the last a repeat. */
     snprintf(first, sizeof first, "%s\"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.1,", head);
     char *keys = generated(first, "\"k%zu\": 0,", 100000, "}], \"fluids\": []}", "\"k99998\": 1");
@@ -1350,7 +1340,6 @@ static void duplicates_at_scale(void **state)
                  "t.json:1:1309058: materials[30000].name: expected a unique material name, got \"m29999\" again "
                  "(also materials[29999])");
     free(materials);
-    assert_true(seconds_now() - t0 < 5.0);
 }
 
 int main(void)
