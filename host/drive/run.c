@@ -1,4 +1,8 @@
-#include "run.h"
+/*
+ * host/drive/run.c — `eddy run`: a scene through the session layer to its end, writing frames,
+ * probes, diagnostics, checkpoints and the picture. `eddy resume` (resume.c) shares its steps.
+ */
+#include "run_internal.h"
 
 #include <limits.h>
 #include <math.h>
@@ -49,32 +53,6 @@ static void append_message(eddy_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* One run or resumed run: the session, its output and where it stands. */
-typedef struct run_ctx {
-    const eddy_run_options *opt;
-    eddy_session *ses;        /* owned */
-    eddy_sim *sim;            /* the session's (eddy_session_sim) */
-    const char *formats[EDDY_SCENE_FORMAT_MAX]; /* resume: the run's writers (into the checkpoint) */
-    size_t format_count;
-    eddy_output *out;
-    char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
-    int frame;                /* index of the next regular output frame (at frame * output_interval) */
-    long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
-    double end_time;
-    double checkpoint_every;  /* s of simulated time, 0: only at the end */
-    double next_checkpoint;
-    double wall_start;
-    eddy_renderer *ren;       /* NULL unless rendering */
-    eddy_render_request render; /* as opened; its strings point into the buffers below */
-    char render_field[64], render_camera[512], render_range[128];
-    eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
-    FILE *probes_csv;         /* owned by out */
-    double *probe_values;
-    eddy_progress bar;        /* progress of this invocation: from where it started */
-    long long first_step;
-    double first_time;
-    char checkpoint_path[EDDY_SCENE_PATH_MAX + 32]; /* resume: the checkpoint read, for messages */
-} run_ctx;
 
 /* One output frame: the one snapshot (frame.h: the host copy synced, the ids sorted once) handed to
  * the writers, the renderer, the diagnostics and the probes. */
@@ -97,7 +75,7 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
 }
 
 /* Copies the request's strings into the context (a resumed run's come from the freed checkpoint). */
-static void keep_render_request(run_ctx *c, const eddy_render_request *req)
+void run_keep_render_request(run_ctx *c, const eddy_render_request *req)
 {
     c->render = *req;
     if (req->field) c->render.field = strncpy(c->render_field, req->field, sizeof c->render_field - 1);
@@ -105,13 +83,13 @@ static void keep_render_request(run_ctx *c, const eddy_render_request *req)
     if (req->range) c->render.range = strncpy(c->render_range, req->range, sizeof c->render_range - 1);
 }
 
-static int open_renderer(run_ctx *c, eddy_error *err)
+int run_open_renderer(run_ctx *c, eddy_error *err)
 {
     return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
-static int open_probes(run_ctx *c, eddy_error *err)
+int run_open_probes(run_ctx *c, eddy_error *err)
 {
     int rc = eddy_probes_parse(&c->sim->scene, c->sim->registry, &c->probes, err);
     if (!rc) rc = eddy_probes_open(c->probes, c->sim->world, c->sim->host, err);
@@ -192,7 +170,7 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
     return rc;
 }
 
-static int reached_end(const run_ctx *c)
+int run_reached_end(const run_ctx *c)
 {
     const eddy_sim_plan plan = {c->end_steps, c->end_time, c->frame, NULL, NULL, NULL, NULL, NULL};
     return eddy_sim_plan_done(c->sim, &plan);
@@ -210,7 +188,7 @@ static int reached_end(const run_ctx *c)
  * exactly in a double, every later frame is past the returned time: a checkpoint at every frame, what
  * any interval shorter than the output interval gives, so no interval needs to be refused.
  */
-static double checkpoint_after(double next, double every, double t)
+double run_checkpoint_after(double next, double every, double t)
 {
     const double past = t * (1.0 + 1e-12);
     if (next > past) return next;
@@ -237,7 +215,7 @@ static int on_frame(void *user, eddy_session *ses, int frame, eddy_error *err)
     const double t = c->sim->world->time;
     if (c->checkpoint_every > 0 && t >= c->next_checkpoint * (1.0 - 1e-12)) {
         if ((rc = write_checkpoint(c, err))) return rc;
-        c->next_checkpoint = checkpoint_after(c->next_checkpoint, c->checkpoint_every, t);
+        c->next_checkpoint = run_checkpoint_after(c->next_checkpoint, c->checkpoint_every, t);
     }
     return EDDY_OK;
 }
@@ -259,7 +237,7 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
 }
 
 /* Steps to the end with the plan every command shares (sim.h). */
-static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
+int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
     c->first_step = (long long)w->step;
@@ -275,7 +253,7 @@ static int step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 /* Everything after the loop: the final state as a frame (also after an error or an interrupt, since
  * an exploded state shows what went wrong), the end checkpoint (not of an exploded or failed state),
  * the movie, the picture and the hash. */
-static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
+int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
     if (!last_written) {
@@ -340,7 +318,7 @@ static int finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     return rc;
 }
 
-static void announce(const run_ctx *c, const char *verb)
+void run_announce(const run_ctx *c, const char *verb)
 {
     if (c->opt->quiet) return;
     const eddy_world *w = c->sim->world;
@@ -349,7 +327,7 @@ static void announce(const run_ctx *c, const char *verb)
             w->particles.count - w->particles.halo_count, c->sim->threads, c->sim->scene.out_dir);
 }
 
-static void close_ctx(run_ctx *c)
+void run_close_ctx(run_ctx *c)
 {
     eddy_output_destroy(c->out);
     c->out = NULL;
@@ -379,7 +357,7 @@ static int scene_checkpoint_every(const eddy_scene *s, double *every, eddy_error
 }
 
 /* The writers of the scene's output.format (or --format, already put into the scene). */
-static int open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
+int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
 {
     const eddy_scene *s = &c->sim->scene;
     const char *ids[EDDY_SCENE_FORMAT_MAX];
@@ -429,264 +407,23 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
-    keep_render_request(&c, &opt->render);
-    if ((rc = open_output(&c, 0, 0.0, err)) || (rc = open_probes(&c, err)) ||
-        (rc = open_renderer(&c, err))) {
-        close_ctx(&c);
+    run_keep_render_request(&c, &opt->render);
+    if ((rc = run_open_output(&c, 0, 0.0, err)) || (rc = run_open_probes(&c, err)) ||
+        (rc = run_open_renderer(&c, err))) {
+        run_close_ctx(&c);
         return rc;
     }
     /* A checkpoint left by an earlier run in this folder no longer matches the frames written now. */
     char stale[EDDY_SCENE_PATH_MAX + 32];
     snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     remove(stale);
-    announce(&c, "running");
+    run_announce(&c, "running");
     c.wall_start = eddy_time_ms();
     c.next_checkpoint = c.checkpoint_every;
     int last_written = 1;
     rc = write_outputs(&c, c.frame++, err);
-    if (!rc) rc = step_to_end(&c, &last_written, err);
-    rc = finish(&c, rc, last_written, err);
-    close_ctx(&c);
-    return rc;
-}
-
-/*
- * The run's settings as a checkpoint holds them, validated as strictly as the same value given in a
- * scene or on the command line (same ranges), with messages naming the checkpoint and the key: the
- * user of `eddy resume` gave neither the option nor the scene key that a bad value would otherwise be
- * blamed on, and a value cast without a range check (render.width 1e300 to int) is undefined.
- */
-static int setting_missing(const eddy_checkpoint *ck, const char *key, eddy_error *err)
-{
-    return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting '%s' is missing",
-                          eddy_checkpoint_path(ck), key);
-}
-
-static int setting_invalid(const eddy_checkpoint *ck, const char *key, const cJSON *v, const char *expected,
-                           eddy_error *err)
-{
-    char *text = cJSON_PrintUnformatted(v);
-    int rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s': setting '%s': expected %s, got %.64s",
-                            eddy_checkpoint_path(ck), key, expected, text ? text : "?");
-    cJSON_free(text);
-    return rc;
-}
-
-/* obj[name] (key: its name in messages) as a finite number in [lo, hi], a whole one if `whole`. A
- * missing member is an error when `required`, else *out stays. */
-static int setting_number(const eddy_checkpoint *ck, const cJSON *obj, const char *name, const char *key, int required,
-                          double lo, double hi, int whole, const char *expected, double *out, eddy_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!v) return required ? setting_missing(ck, key, err) : EDDY_OK;
-    const double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    if (!(isfinite(d) && d >= lo && d <= hi && (!whole || d == floor(d))))
-        return setting_invalid(ck, key, v, expected, err);
-    *out = d;
-    return EDDY_OK;
-}
-
-/* obj[name] as a string shorter than `cap` (the buffer it is kept in; a longer one would be cut). */
-static int setting_string(const eddy_checkpoint *ck, const cJSON *obj, const char *name, const char *key, int required,
-                          size_t cap, const char **out, eddy_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!v) return required ? setting_missing(ck, key, err) : EDDY_OK;
-    if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= cap) {
-        char expected[64];
-        snprintf(expected, sizeof expected, "a string of at most %zu characters", cap - 1);
-        return setting_invalid(ck, key, v, expected, err);
-    }
-    *out = v->valuestring;
-    return EDDY_OK;
-}
-
-/* "render": the request of the run that rendered (the strings point into the settings). */
-static int render_from_settings(const eddy_checkpoint *ck, const cJSON *r, eddy_render_request *req, eddy_error *err)
-{
-    *req = eddy_render_default_request();
-    req->enabled = 1;
-    if (!cJSON_IsObject(r)) return setting_invalid(ck, "render", r, "an object", err);
-    const cJSON *movie = cJSON_GetObjectItemCaseSensitive(r, "movie");
-    if (movie && !cJSON_IsBool(movie)) return setting_invalid(ck, "render.movie", movie, "true or false", err);
-    req->movie = cJSON_IsTrue(movie);
-    const char *field = NULL, *camera = NULL, *range = NULL;
-    double width = 0;
-    /* The capacities of run_ctx's copies (keep_render_request). */
-    const run_ctx *none = NULL;
-    int rc;
-    if ((rc = setting_string(ck, r, "field", "render.field", 0, sizeof none->render_field, &field, err)) ||
-        (rc = setting_string(ck, r, "camera", "render.camera", 0, sizeof none->render_camera, &camera, err)) ||
-        (rc = setting_string(ck, r, "range", "render.range", 0, sizeof none->render_range, &range, err)))
-        return rc;
-    /* --render-width's range; 0: the width was not given (the scene's or the default). */
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "width");
-    if ((rc = setting_number(ck, r, "width", "render.width", 0, 0, EDDY_CANVAS_MAX_SIZE, 1,
-                             "a whole number of pixels in [16, 16384], or 0 (not given)", &width, err)))
-        return rc;
-    if (width != 0 && width < 16)
-        return setting_invalid(ck, "render.width", w, "a whole number of pixels in [16, 16384], or 0 (not given)", err);
-    req->field = field && *field ? field : NULL;
-    req->camera = camera && *camera ? camera : NULL;
-    req->range = range && *range ? range : NULL;
-    req->width = (int)width;
-    return EDDY_OK;
-}
-
-/* The writers the run wrote with: "formats" (or, from checkpoints of ABI 1.x runs, write_vtk and
- * write_csv), into c->formats (pointing into the checkpoint's settings). */
-static int formats_from_settings(run_ctx *c, const eddy_checkpoint *ck, eddy_error *err)
-{
-    const cJSON *s = eddy_checkpoint_settings(ck);
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(s, "formats");
-    c->format_count = 0;
-    if (!f) {
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_vtk"))) c->formats[c->format_count++] = "vtk";
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "write_csv"))) c->formats[c->format_count++] = "csv";
-        return EDDY_OK;
-    }
-    const cJSON *e;
-    cJSON_ArrayForEach(e, f) {
-        if (!cJSON_IsString(e) || !e->valuestring[0] || strlen(e->valuestring) >= EDDY_SCENE_ID_MAX ||
-            c->format_count == EDDY_SCENE_FORMAT_MAX)
-            return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
-                                  "writer ids", eddy_checkpoint_path(ck));
-        c->formats[c->format_count++] = e->valuestring;
-    }
-    if (!cJSON_IsArray(f))
-        return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: setting 'formats' is not a list of "
-                              "writer ids", eddy_checkpoint_path(ck));
-    return EDDY_OK;
-}
-
-/* Opens the session the checkpoint was written from: its scene document, solver and grid. */
-static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_error *err)
-{
-    const eddy_run_options *opt = c->opt;
-    const cJSON *s = eddy_checkpoint_settings(ck);
-    const char *file = NULL, *solver = NULL, *grid = NULL, *version = NULL;
-    double end_steps = -1, end_time = INFINITY, every = 0, next_frame = 0;
-    int rc;
-    /* The ids' lengths are the registry's to check: an unknown id is refused by name. */
-    if ((rc = setting_string(ck, s, "scene_file", "scene_file", 1, sizeof c->scene_file, &file, err)) ||
-        (rc = setting_string(ck, s, "solver", "solver", 1, EDDY_SCENE_PATH_MAX, &solver, err)) ||
-        (rc = setting_string(ck, s, "grid", "grid", 1, EDDY_SCENE_PATH_MAX, &grid, err)) ||
-        (rc = setting_string(ck, s, "solver_version", "solver_version", 1, EDDY_SCENE_PATH_MAX, &version, err)))
-        return rc;
-    /* --steps N (N >= 0) or -1, the run ends by time; below 2^63, the range of the long long it becomes. */
-    if ((rc = setting_number(ck, s, "end_steps", "end_steps", 1, -1.0, 0x1p63 - 1024.0, 1,
-                             "a whole number of steps >= 0, or -1 (the run ends by time)", &end_steps, err)))
-        return rc;
-    /* --until T (T >= 0). A run that ends by steps may store none (null: a run resumed with --steps,
-     * whose end time is infinite), and does not use it. */
-    const cJSON *et = cJSON_GetObjectItemCaseSensitive(s, "end_time");
-    if (!(end_steps >= 0 && cJSON_IsNull(et)) &&
-        (rc = setting_number(ck, s, "end_time", "end_time", 1, 0.0, INFINITY, 0, "a time >= 0 in seconds", &end_time,
-                             err)))
-        return rc;
-    /* The scene's checkpoint.every (>= 0; 0: only at the end). */
-    if ((rc = setting_number(ck, s, "checkpoint_every", "checkpoint_every", 1, 0.0, INFINITY, 0,
-                             "a time >= 0 in seconds (0: only at the end)", &every, err)) ||
-        (rc = setting_number(ck, s, "next_frame", "next_frame", 1, 0.0, INT_MAX - 1, 1,
-                             "a whole frame index in [0, 2147483646]", &next_frame, err)))
-        return rc;
-    snprintf(c->scene_file, sizeof c->scene_file, "%s", file);
-    snprintf(c->checkpoint_path, sizeof c->checkpoint_path, "%s", eddy_checkpoint_path(ck));
-    c->frame = (int)next_frame;
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
-    if (r) {
-        eddy_render_request req;
-        if ((rc = render_from_settings(ck, r, &req, err))) return rc;
-        keep_render_request(c, &req);
-    }
-    c->checkpoint_every = isnan(opt->checkpoint_every) ? every : opt->checkpoint_every;
-    if (opt->steps >= 0 || !isnan(opt->until)) {
-        c->end_steps = opt->steps;
-        c->end_time = isnan(opt->until) ? INFINITY : opt->until;
-    } else {
-        c->end_steps = (long long)end_steps;
-        c->end_time = end_time;
-    }
-
-    if ((rc = formats_from_settings(c, ck, err))) return rc;
-    /* The warning comes before the state is put back, as a resumed run's first words. */
-    const eddy_registry_entry *e = opt->registry ? eddy_registry_find(opt->registry, solver, EDDY_INTERFACE_SOLVER) : NULL;
-    if (e && strcmp(e->component->version, version) != 0 && !opt->quiet)
-        fprintf(stderr, "warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
-                        "from an uninterrupted run\n", solver, version, solver, e->component->version);
-    /* The session of the run: its scene document with its solver, grid, writers and this folder (the
-     * overrides go into the document, session.h), the checkpoint's state put in without computing the
-     * initial one (eddy_session_restore). */
-    eddy_session_options so = eddy_session_default_options();
-    so.solver = solver;
-    so.grid = grid;
-    so.out_dir = opt->resume_dir;
-    so.formats = c->formats;
-    so.format_count = c->format_count;
-    so.threads = opt->threads;
-    so.registry = opt->registry;
-    if ((rc = eddy_session_restore(ck, &so, c->frame, &c->ses, err))) return rc;
-    c->sim = eddy_session_sim(c->ses);
-    /* The next frame is the first regular one at or after the clock (the frame written at t, when t
-     * is a frame time, comes before it): another index would write frames out of order or, from a
-     * frame time before the clock, make the plan step backwards toward it. Round-off allowance as
-     * the plan's own frame test. */
-    const double t = c->sim->world->time, interval = c->sim->scene.output_interval, slack = 1e-6 * interval;
-    if (!(t <= c->frame * interval + slack && (c->frame == 0 || t >= (c->frame - 1) * interval - slack))) {
-        const double want = ceil(t / interval - 1e-6);
-        return eddy_error_set(err, EDDY_ERR_PARSE,
-                              "checkpoint '%s': setting 'next_frame': expected the first output frame at or after "
-                              "the checkpoint's time t = %.9g s (frame %.0f, output_interval %g s), got %d",
-                              eddy_checkpoint_path(ck), t, want, interval, c->frame);
-    }
-    return EDDY_OK;
-}
-
-int eddy_resume(const eddy_run_options *opt, eddy_error *err)
-{
-    run_ctx c;
-    memset(&c, 0, sizeof c);
-    c.opt = opt;
-    eddy_checkpoint *ck;
-    int rc = eddy_checkpoint_read(opt->resume_dir, &ck, err);
-    if (rc) return rc;
-    rc = open_from_checkpoint(&c, ck, err);
-    eddy_checkpoint_free(ck);
-    if (rc) {
-        close_ctx(&c);
-        return rc;
-    }
-    eddy_world *w = c.sim->world;
-    if (reached_end(&c)) {
-        char end[64];
-        if (c.end_steps >= 0) snprintf(end, sizeof end, "step %lld", c.end_steps);
-        else snprintf(end, sizeof end, "t = %.6g s", c.end_time);
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "the run in '%s' is at step %llu (t = %.6g s), already at or past its end (%s); extend "
-                            "it with --steps N or --until T",
-                            opt->resume_dir, (unsigned long long)w->step, w->time, end);
-        close_ctx(&c);
-        return rc;
-    }
-    /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
-     * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
-    const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim->scene.output_interval : -1.0;
-    if ((rc = open_output(&c, 1, resume_time, err)) || (rc = open_probes(&c, err))) {
-        close_ctx(&c);
-        return rc;
-    }
-    /* The render request is the checkpoint's (as its run was given it), not this command's. */
-    if ((rc = open_renderer(&c, err))) {
-        eddy_error_prefix(err, "checkpoint '%s': setting 'render': ", c.checkpoint_path);
-        close_ctx(&c);
-        return rc;
-    }
-    announce(&c, "resuming");
-    c.wall_start = eddy_time_ms();
-    c.next_checkpoint = c.checkpoint_every > 0 ? checkpoint_after(0.0, c.checkpoint_every, w->time) : 0.0;
-    int last_written = 1;
-    rc = step_to_end(&c, &last_written, err);
-    rc = finish(&c, rc, last_written, err);
-    close_ctx(&c);
+    if (!rc) rc = run_step_to_end(&c, &last_written, err);
+    rc = run_finish(&c, rc, last_written, err);
+    run_close_ctx(&c);
     return rc;
 }

@@ -1,0 +1,80 @@
+/*
+ * host/drive/compare_internal.h — what the two halves of `eddy compare` share: compare.c runs every
+ * solver on the scene and samples it (the result of each), compare_report.c turns the results into
+ * the summary (CSV, Markdown, the table on stdout) and the plots.
+ */
+#ifndef EDDY_COMPARE_INTERNAL_H
+#define EDDY_COMPARE_INTERNAL_H
+
+#include "compare.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "probes.h"
+
+#define MAX_SOLVERS EDDY_COMPARE_MAX_SOLVERS
+#define ID_MAX EDDY_COMPARE_ID_MAX
+#define PATH_MAX_ 4200
+
+#define MAX_PLOTS (8 + 64)
+
+/* The command line, parsed by cli/ (compare_args.c). */
+typedef eddy_compare_options options;
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Per-solver results                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_COUNT };
+
+typedef struct result {
+    char id[ID_MAX];
+    int ran;                      /* the session opened */
+    int failed;
+    int interrupted;              /* failed by SIGINT / SIGTERM */
+    char error[EDDY_ERROR_MESSAGE_MAX];
+    size_t particles;
+    uint64_t steps;
+    double step_ms;               /* wall time inside eddy_sim_step */
+    double end_time;
+    size_t n, cap;                /* samples */
+    double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
+} result;
+
+/* The comparison: options, probes, registry, output folder and the sampling. */
+typedef struct context {
+    const options *opt;
+    eddy_probes *probes;
+    eddy_registry *registry;
+    char out_dir[PATH_MAX_];
+    char scene_name[EDDY_SCENE_ID_MAX];
+    double end_time;
+    double interval;
+    size_t particles;
+} context;
+
+/* The plots drawn so far (compare_draw_plots). */
+typedef struct plotter {
+    const context *cx;
+    const result *res;
+    int count;
+    char names[MAX_PLOTS][96];    /* relative to the output folder */
+    const char *list[MAX_PLOTS];
+    int plot_count;
+    int failures;
+    eddy_error first_error;
+} plotter;
+
+/* summary.csv and summary.md in the output folder, over the first `count` results (written after every
+ * solver, so that an interrupted comparison keeps what it has); `plots` are the plot files to link. */
+int compare_write_summary_csv(const context *cx, const result *res, int count, eddy_error *err);
+int compare_write_summary_md(const context *cx, const result *res, int count, const char *const *plots,
+                             int plot_count, eddy_error *err);
+/* The Markdown summary to a stream (stdout at the end of the command). */
+void compare_summary_md(FILE *f, const context *cx, const result *res, int count, const char *const *plots,
+                        int plot_count);
+/* Every metric and probe of every solver on one plot each, into <out>/plots/. */
+void compare_draw_plots(plotter *pl);
+
+#endif /* EDDY_COMPARE_INTERNAL_H */

@@ -1,0 +1,379 @@
+/*
+ * host/drive/compare_report.c — the report of `eddy compare`: per-solver summary rows (final values,
+ * means, momentum drift, RMS deviation from each probe's reference data), summary.csv and summary.md,
+ * and one plot per metric and probe with every solver on it (compare_internal.h).
+ */
+#include "compare_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+/* |P(k) - P(0)| */
+static double momentum_drift(const result *r, size_t k)
+{
+    double s = 0;
+    for (int c = COL_PX; c <= COL_PZ; ++c) {
+        double d = r->col[c][k] - r->col[c][0];
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+static double mean_of(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += v[i];
+    return n ? s / (double)n : NAN;
+}
+
+/* Largest value; NaN as soon as one is NaN (an exploded sample must show). */
+static double max_of(const double *v, size_t n)
+{
+    double m = n ? -INFINITY : NAN;
+    for (size_t i = 0; i < n; ++i) {
+        if (isnan(v[i])) return NAN;
+        if (v[i] > m) m = v[i];
+    }
+    return m;
+}
+
+/*
+ * RMS of (measured / reference - 1) over the reference points whose time lies within the samples,
+ * the measured value interpolated linearly in time and taken in the reference's units. NaN when no
+ * point qualifies; *points gets the count.
+ */
+static double reference_rms(const result *r, size_t np, size_t probe, const eddy_probe_reference *ref,
+                            int *points)
+{
+    double s = 0;
+    int n = 0;
+    for (size_t k = 0; k < ref->count && r->n >= 2; ++k) {
+        double t = ref->x[k] * ref->time_scale;
+        if (ref->y[k] == 0 || t < r->t[0] || t > r->t[r->n - 1]) continue;
+        size_t j = 1;
+        while (j < r->n - 1 && r->t[j] < t) ++j;
+        double t0 = r->t[j - 1], t1 = r->t[j], f = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+        double v = (1 - f) * r->probe[(j - 1) * np + probe] + f * r->probe[j * np + probe];
+        double y = (v - ref->value_offset) / ref->value_scale;
+        s += (y / ref->y[k] - 1) * (y / ref->y[k] - 1);
+        ++n;
+    }
+    *points = n;
+    return n ? sqrt(s / n) : NAN;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Summary                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Opens "<path>.tmp" for writing; close_replace() renames it over <path>. */
+static FILE *open_tmp(const char *path, char *tmp, size_t size, eddy_error *err)
+{
+    snprintf(tmp, size, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    return f;
+}
+
+static int close_replace(FILE *f, const char *tmp, const char *path, eddy_error *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        int e = errno;
+        remove(tmp);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(e ? e : EIO));
+    }
+    if (rename(tmp, path) != 0)
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    return EDDY_OK;
+}
+
+/* A CSV field: quoted, with inner quotes doubled. */
+static void csv_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* A Markdown table cell: '|' escaped. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+typedef struct summary_row {
+    int have;                     /* at least one sample */
+    double dem, dmax, ke_end, drift, ms_per_step, rate;
+} summary_row;
+
+static summary_row summarize(const result *r)
+{
+    summary_row s;
+    memset(&s, 0, sizeof s);
+    if (r->n == 0) return s;
+    s.have = 1;
+    s.dem = mean_of(r->col[COL_DEM], r->n);
+    s.dmax = max_of(r->col[COL_DMAX], r->n);
+    s.ke_end = r->col[COL_KE][r->n - 1];
+    s.drift = momentum_drift(r, r->n - 1);
+    s.ms_per_step = r->steps ? r->step_ms / (double)r->steps : NAN;
+    s.rate = r->step_ms > 0 ? (double)r->particles * (double)r->steps / (r->step_ms * 1e-3) : NAN;
+    return s;
+}
+
+static const char *status_of(const result *r)
+{
+    return r->interrupted ? "interrupted" : r->failed ? "failed" : r->ran ? "ok" : "not run";
+}
+
+int compare_write_summary_csv(const context *cx, const result *res, int count, eddy_error *err)
+{
+    char path[PATH_MAX_ + 32], tmp[PATH_MAX_ + 40];
+    snprintf(path, sizeof path, "%s/summary.csv", cx->out_dir);
+    FILE *f = open_tmp(path, tmp, sizeof tmp, err);
+    if (!f) return err->code;
+    const eddy_probes *p = cx->probes;
+    const size_t np = eddy_probes_count(p);
+    fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
+          "momentum_drift,ms_per_step,particle_steps_per_s", f);
+    for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
+    for (size_t i = 0; i < np; ++i)
+        if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
+    fputs(",error\n", f);
+    for (int k = 0; k < count; ++k) {
+        const result *r = &res[k];
+        summary_row s = summarize(r);
+        fprintf(f, "%s,%s,", r->id, status_of(r));
+        if (r->ran) fprintf(f, "%.12g,%llu,%zu", r->end_time, (unsigned long long)r->steps, r->particles);
+        else fputs(",,", f);
+        if (s.have)
+            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end, s.drift, s.ms_per_step, s.rate);
+        else
+            fputs(",,,,,,", f);
+        for (size_t i = 0; i < np; ++i) {
+            if (s.have) fprintf(f, ",%.12g", r->probe[(r->n - 1) * np + i]);
+            else fputc(',', f);
+        }
+        for (size_t i = 0; i < np; ++i) {
+            const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+            if (!ref) continue;
+            int points;
+            double rms = s.have ? reference_rms(r, np, i, ref, &points) : NAN;
+            if (s.have) fprintf(f, ",%.12g", rms);
+            else fputc(',', f);
+        }
+        fputc(',', f);
+        if (r->failed) csv_quoted(f, r->error);
+        fputc('\n', f);
+    }
+    return close_replace(f, tmp, path, err);
+}
+
+static void md_number(FILE *f, double v)
+{
+    if (isnan(v)) fputs(" NaN |", f);
+    else fprintf(f, " %.4g |", v);
+}
+
+/* The Markdown summary; also printed on stdout (`echo`) once at the end. */
+void compare_summary_md(FILE *f, const context *cx, const result *res, int count, const char *const *plots,
+                        int plot_count)
+{
+    const options *o = cx->opt;
+    const eddy_probes *p = cx->probes;
+    const size_t np = eddy_probes_count(p);
+    fprintf(f, "# eddy compare: %s\n\n", cx->scene_name);
+    fprintf(f, "Scene `%s`, %zu particles, ", o->scene_path, cx->particles);
+    if (o->steps >= 0) fprintf(f, "%lld steps", o->steps);
+    else fprintf(f, "to t = %.6g s", cx->end_time);
+    fprintf(f, ", sampled every %.6g s", cx->interval);
+    for (size_t i = 0; i < o->set_count; ++i) fprintf(f, "%s `--set %s`", i ? "," : "; with", o->sets[i]);
+    fprintf(f, ".\n\n");
+    fputs("| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
+          "density error max | kinetic energy end | momentum drift |", f);
+    for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));
+    fputs("\n|---|---|---|---|---|---|---|---|---|---|", f);
+    for (size_t i = 0; i < np; ++i) fputs("---|", f);
+    fputc('\n', f);
+    for (int k = 0; k < count; ++k) {
+        const result *r = &res[k];
+        summary_row s = summarize(r);
+        fprintf(f, "| %s | %s |", r->id, status_of(r));
+        if (r->ran) fprintf(f, " %.6g | %llu |", r->end_time, (unsigned long long)r->steps);
+        else fputs(" | |", f);
+        if (s.have) {
+            md_number(f, s.ms_per_step);
+            md_number(f, s.rate);
+            md_number(f, s.dem);
+            md_number(f, s.dmax);
+            md_number(f, s.ke_end);
+            md_number(f, s.drift);
+            for (size_t i = 0; i < np; ++i) md_number(f, r->probe[(r->n - 1) * np + i]);
+        } else {
+            for (size_t i = 0; i < 6 + np; ++i) fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    int refs = 0;
+    for (size_t i = 0; i < np; ++i) {
+        const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+        if (!ref) continue;
+        if (!refs++) fputs("\n## Against reference data\n\n", f);
+        fprintf(f, "`%s` against %s (`%s`): RMS of measured / reference - 1 over the reference points within "
+                   "the run, in %s vs %s\n\n",
+                eddy_probes_name(p, i), ref->label, ref->file, ref->y_label, ref->x_label);
+        fputs("| solver | RMS relative deviation | points |\n|---|---|---|\n", f);
+        for (int k = 0; k < count; ++k) {
+            const result *r = &res[k];
+            if (r->n == 0) continue;
+            int points;
+            double rms = reference_rms(r, np, i, ref, &points);
+            fprintf(f, "| %s |", r->id);
+            if (isnan(rms)) fputs(" - |", f);
+            else fprintf(f, " %.1f%% |", 100 * rms);
+            fprintf(f, " %d |\n", points);
+        }
+    }
+    int failures = 0;
+    for (int k = 0; k < count; ++k) {
+        if (!res[k].failed) continue;
+        if (!failures++) fputs("\n## Errors\n\n", f);
+        fprintf(f, "- `%s`: ", res[k].id);
+        md_text(f, res[k].error);
+        fputc('\n', f);
+    }
+    if (plot_count) {
+        fputs("\n## Plots\n\n", f);
+        for (int k = 0; k < plot_count; ++k) fprintf(f, "- [%s](%s)\n", plots[k], plots[k]);
+    }
+    fputs("\nDensity error: |rho / rho0 - 1| per particle; the mean is its mean over particles averaged over the "
+          "samples, the max its largest value at any sample. Kinetic energy and momentum drift |P(end) - P(0)| "
+          "are in simulation units (per unit depth in 2D); with gravity and walls momentum is not conserved, so "
+          "the drift measures how differently the solvers move the fluid. ms/step is the wall time inside the "
+          "solver steps only. See docs/compare.md.\n", f);
+}
+
+int compare_write_summary_md(const context *cx, const result *res, int count, const char *const *plots,
+                             int plot_count, eddy_error *err)
+{
+    char path[PATH_MAX_ + 32], tmp[PATH_MAX_ + 40];
+    snprintf(path, sizeof path, "%s/summary.md", cx->out_dir);
+    FILE *f = open_tmp(path, tmp, sizeof tmp, err);
+    if (!f) return err->code;
+    compare_summary_md(f, cx, res, count, plots, plot_count);
+    return close_replace(f, tmp, path, err);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Plots                                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+
+
+/* y values of one solver for a metric: a column, the momentum drift, or a probe in its units. */
+typedef double (*metric_fn)(const result *r, size_t k, const void *arg);
+
+static double metric_column(const result *r, size_t k, const void *arg)
+{
+    return r->col[*(const int *)arg][k];
+}
+
+static double metric_drift(const result *r, size_t k, const void *arg)
+{
+    (void)arg;
+    return momentum_drift(r, k);
+}
+
+typedef struct probe_metric {
+    size_t index, count;
+    const eddy_probe_reference *ref;  /* NULL: as measured */
+} probe_metric;
+
+static double metric_probe(const result *r, size_t k, const void *arg)
+{
+    const probe_metric *pm = arg;
+    double v = r->probe[k * pm->count + pm->index];
+    return pm->ref ? (v - pm->ref->value_offset) / pm->ref->value_scale : v;
+}
+
+static void plot_metric(plotter *pl, const char *file, const char *title, const char *y_label, metric_fn fn,
+                        const void *arg, const eddy_probe_reference *ref)
+{
+    if (pl->plot_count == MAX_PLOTS) return;
+    eddy_plot_series series[MAX_SOLVERS + 1];
+    double *buf[MAX_SOLVERS + 1];
+    size_t ns = 0;
+    int oom = 0;
+    for (int s = 0; s < pl->count; ++s) {
+        const result *r = &pl->res[s];
+        if (r->n == 0) continue;
+        double *xy = malloc(2 * r->n * sizeof *xy);
+        if (!xy) {
+            oom = 1;
+            break;
+        }
+        for (size_t k = 0; k < r->n; ++k) {
+            xy[k] = ref ? r->t[k] / ref->time_scale : r->t[k];
+            xy[r->n + k] = fn(r, k, arg);
+        }
+        buf[ns] = xy;
+        series[ns] = (eddy_plot_series){r->id, xy, xy + r->n, r->n, 0};
+        ++ns;
+    }
+    if (ref && !oom) series[ns++] = (eddy_plot_series){ref->label, ref->x, ref->y, ref->count, 1};
+    snprintf(pl->names[pl->plot_count], sizeof pl->names[0], "plots/%s.png", file);
+    char path[PATH_MAX_ + 128], full_title[256];
+    snprintf(path, sizeof path, "%s/%s", pl->cx->out_dir, pl->names[pl->plot_count]);
+    snprintf(full_title, sizeof full_title, "%s: %s", pl->cx->scene_name, title);
+    eddy_plot_options po = eddy_plot_default_options();
+    po.title = full_title;
+    po.x_label = ref ? ref->x_label : "t (s)";
+    po.y_label = ref ? ref->y_label : y_label;
+    eddy_error err;
+    int rc = oom ? eddy_error_set(&err, EDDY_ERR_OUT_OF_MEMORY, "out of memory drawing '%s'", path)
+                 : eddy_plot_write_png(path, &po, series, ns, &err);
+    for (size_t s = 0; s < ns - (ref && !oom ? 1 : 0); ++s) free(buf[s]);
+    if (rc) {
+        if (!pl->failures++) pl->first_error = err;
+        fprintf(stderr, "eddy: error: %s\n", err.message);
+        return;
+    }
+    pl->list[pl->plot_count] = pl->names[pl->plot_count];
+    pl->plot_count++;
+}
+
+void compare_draw_plots(plotter *pl)
+{
+    static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
+    plot_metric(pl, "kinetic_energy", "kinetic energy", "kinetic energy (J, simulation units)", metric_column, &KE,
+                NULL);
+    plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);
+    plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL);
+    plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL);
+    plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", "|P(t) - P(0)| (kg m/s, simulation units)",
+                metric_drift, NULL, NULL);
+    const eddy_probes *p = pl->cx->probes;
+    const size_t np = eddy_probes_count(p);
+    for (size_t i = 0; i < np; ++i) {
+        const eddy_probe_reference *ref = eddy_probes_reference(p, i);
+        probe_metric pm = {i, np, ref};
+        char file[80], title[128], label[96];
+        snprintf(file, sizeof file, "probe_%s", eddy_probes_name(p, i));
+        snprintf(title, sizeof title, "probe %s%s%s", eddy_probes_name(p, i), ref ? " against " : "",
+                 ref ? ref->label : "");
+        snprintf(label, sizeof label, "%s (%s)", eddy_probes_name(p, i), eddy_probes_unit(p, i));
+        plot_metric(pl, file, title, label, metric_probe, &pm, ref);
+    }
+}

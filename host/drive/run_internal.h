@@ -1,0 +1,58 @@
+/*
+ * host/drive/run_internal.h — what `eddy run` (run.c) and `eddy resume` (resume.c) share: the state of
+ * one run and the steps both take (open the output, renderer and probes; step to the end; finish with
+ * the final frame, checkpoint and picture).
+ */
+#ifndef EDDY_RUN_INTERNAL_H
+#define EDDY_RUN_INTERNAL_H
+
+#include "run.h"
+
+#include <stdio.h>
+
+#include "output.h"
+#include "probes.h"
+#include "progress.h"
+#include "render.h"
+#include "session.h"
+
+/* One run or resumed run: the session, its output and where it stands. */
+typedef struct run_ctx {
+    const eddy_run_options *opt;
+    eddy_session *ses;        /* owned */
+    eddy_sim *sim;            /* the session's (eddy_session_sim) */
+    const char *formats[EDDY_SCENE_FORMAT_MAX]; /* resume: the run's writers (into the checkpoint) */
+    size_t format_count;
+    eddy_output *out;
+    char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
+    int frame;                /* index of the next regular output frame (at frame * output_interval) */
+    long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
+    double end_time;
+    double checkpoint_every;  /* s of simulated time, 0: only at the end */
+    double next_checkpoint;
+    double wall_start;
+    eddy_renderer *ren;       /* NULL unless rendering */
+    eddy_render_request render; /* as opened; its strings point into the buffers below */
+    char render_field[64], render_camera[512], render_range[128];
+    eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
+    FILE *probes_csv;         /* owned by out */
+    double *probe_values;
+    eddy_progress bar;        /* progress of this invocation: from where it started */
+    long long first_step;
+    double first_time;
+    char checkpoint_path[EDDY_SCENE_PATH_MAX + 32]; /* resume: the checkpoint read, for messages */
+} run_ctx;
+
+void run_announce(const run_ctx *c, const char *verb);
+/* The first checkpoint time after t on the grid next + k * every (the sum as run.c takes it). */
+double run_checkpoint_after(double next, double every, double t);
+void run_close_ctx(run_ctx *c);
+int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err);
+void run_keep_render_request(run_ctx *c, const eddy_render_request *req);
+int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
+int run_open_probes(run_ctx *c, eddy_error *err);
+int run_open_renderer(run_ctx *c, eddy_error *err);
+int run_reached_end(const run_ctx *c);
+int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err);
+
+#endif /* EDDY_RUN_INTERNAL_H */
