@@ -1,3 +1,9 @@
+/*
+ * host/session/checkpoint.c — checkpoint files (format in checkpoint.h): writing one atomically,
+ * reading one back with every byte-level and semantic check, and restoring it into a session.
+ * About 650 lines, kept in one file on purpose: the writer and the reader are the two sides of one
+ * format, and a change to either must be made beside the other.
+ */
 #include "checkpoint.h"
 #include "services.h"
 

@@ -1,7 +1,8 @@
 /*
  * host/viz/render.c — the one particle renderer: the camera, the colour range, the layout (settled by
  * the first frame), and the drawing of a frame with canvas.c. render_setup.c makes renderers,
- * render_movie.c joins their frames.
+ * render_movie.c joins their frames. About 650 lines: the camera and the layout it settles are used by
+ * every drawing function here, and splitting them would only move that state into a header.
  */
 #include "render_internal.h"
 
