@@ -53,7 +53,7 @@ static char *dup_str(const char *a)
     return s;
 }
 
-static char *join(const char *a, const char *b)
+char *eddy_output_join_path(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     char *s = malloc(la + lb + 2);
@@ -324,7 +324,7 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
     o->opt = opt ? *opt : eddy_output_default_options();
     if (!dir) dir = "";
     o->dir = dup_str(dir);
-    o->diag_path = join(dir, "diagnostics.csv");
+    o->diag_path = eddy_output_join_path(dir, "diagnostics.csv");
     if (!o->dir || !o->diag_path) {
         eddy_output_destroy(o);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -429,7 +429,7 @@ int eddy_output_open_table(eddy_output *o, const char *name, const char *header,
 {
     *f = NULL;
     if (o->table) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "output: a table is open already");
-    o->table_path = join(o->dir, name);
+    o->table_path = eddy_output_join_path(o->dir, name);
     if (!o->table_path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     if (o->opt.resume) {
         int rc = trim_table(o->table_path, header, o->opt.resume_time, err);

@@ -132,4 +132,7 @@ int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err);
  * fine; anything else in the way is EDDY_ERR_IO "cannot create output folder 'dir': <reason>". */
 int eddy_output_make_dirs(const char *dir, eddy_error *err);
 
+/* "dir/name" (one '/' between them), malloc'ed: the caller frees it. NULL when out of memory. */
+char *eddy_output_join_path(const char *dir, const char *name);
+
 #endif /* EDDY_HOST_OUTPUT_H */

@@ -278,18 +278,6 @@ static int time_at_or_before(double t, double limit)
     return t <= limit + 1e-9 * fmax(1.0, fabs(limit));
 }
 
-static char *join(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    char *s = malloc(la + lb + 2);
-    if (!s) return NULL;
-    memcpy(s, a, la);
-    size_t k = la;
-    if (la && a[la - 1] != '/') s[k++] = '/';
-    memcpy(s + k, b, lb + 1);
-    return s;
-}
-
 static int series_put(eddy_writer *o, uint64_t index, double time)
 {
     size_t k = 0;
@@ -365,8 +353,8 @@ static int writer_create(int kind, const eddy_writer_setup *setup, eddy_writer *
     eddy_writer *o = calloc(1, sizeof *o);
     if (!o) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     o->kind = kind;
-    o->frames_dir = join(setup->dir, "frames");
-    if (kind == KIND_VTK) o->pvd_path = join(setup->dir, "frames.pvd");
+    o->frames_dir = eddy_output_join_path(setup->dir, "frames");
+    if (kind == KIND_VTK) o->pvd_path = eddy_output_join_path(setup->dir, "frames.pvd");
     if (!o->frames_dir || (kind == KIND_VTK && !o->pvd_path)) {
         writer_destroy(o);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -400,7 +388,7 @@ static int write_frame(eddy_writer *o, const eddy_frame *fr, eddy_error *err)
 {
     char name[64];
     snprintf(name, sizeof name, "frame_%05llu.%s", (unsigned long long)fr->index, o->kind == KIND_VTK ? "vtp" : "csv");
-    char *path = join(o->frames_dir, name);
+    char *path = eddy_output_join_path(o->frames_dir, name);
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const float scale = fr->world->simulation_scale;
     int rc = o->kind == KIND_VTK ? eddy_vtp_write_file(path, fr, scale, err) : eddy_csv_write_file(path, fr, scale, err);

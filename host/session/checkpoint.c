@@ -43,6 +43,11 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 
 static const uint64_t FNV_OFFSET = 0xcbf29ce484222325ULL;
 
+uint64_t eddy_checkpoint_checksum(const void *data, size_t n)
+{
+    return fnv1a(FNV_OFFSET, data, n);
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Writing: a growing buffer, then one atomic file write                                             */
 

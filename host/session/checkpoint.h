@@ -52,6 +52,10 @@ typedef struct eddy_checkpoint eddy_checkpoint;
  * sim->scene.root and stored under the key "scene". EDDY_ERR_IO names the file and the reason; the
  * solver's save() errors are passed on, prefixed with the solver id.
  */
+/* The file's checksum: 64-bit FNV-1a of the `n` bytes before it (magic through payload). Tools and tests
+ * that edit a checkpoint on purpose recompute it with this. */
+uint64_t eddy_checkpoint_checksum(const void *data, size_t n);
+
 int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *settings, eddy_error *err);
 
 /* Reads and verifies DIR/checkpoint.eddy (see the refusals above). *out is owned by the caller. */

@@ -24,6 +24,8 @@
 #include <cjson/cJSON.h>
 #include <eddy/eddy.h>
 
+#include "checkpoint.h"
+
 enum { HEADER = 24, CHECKSUM = 8 };
 
 static unsigned char *data;
@@ -33,16 +35,6 @@ static int die(const char *msg, const char *arg)
 {
     fprintf(stderr, "ckedit: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
     exit(2);
-}
-
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
 }
 
 /* Offsets of the sections, found by walking the layout of host/checkpoint.c (format 2). */
@@ -254,7 +246,7 @@ int main(int argc, char **argv)
 
     uint64_t payload = size - HEADER;
     memcpy(data + 16, &payload, 8);
-    uint64_t sum = fnv1a(data, size);
+    uint64_t sum = eddy_checkpoint_checksum(data, size);
     f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fwrite(&sum, 1, 8, f) != 8 || fclose(f) != 0) die("cannot write", path);
     free(data);

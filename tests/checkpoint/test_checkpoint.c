@@ -292,16 +292,6 @@ static void put(bytes *b, const void *src, size_t n)
 static void put_u32(bytes *b, uint32_t v) { put(b, &v, 4); }
 static void put_u64(bytes *b, uint64_t v) { put(b, &v, 8); }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static void write_format(const eddy_sim *sim, uint32_t format, const char *path)
 {
     const eddy_world *w = sim->world;
@@ -358,7 +348,7 @@ static void write_format(const eddy_sim *sim, uint32_t format, const char *path)
     free(blob);
     const uint64_t payload = b.n - begin;
     memcpy(b.p + begin - 8, &payload, 8);
-    put_u64(&b, fnv1a(b.p, b.n));
+    put_u64(&b, eddy_checkpoint_checksum(b.p, b.n));
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(b.p, 1, b.n, f), b.n);

@@ -14,16 +14,6 @@
  * payload, FNV-1a 64 of everything before the checksum (u64). */
 enum { HEADER_SIZE = 24, CHECKSUM_SIZE = 8 };
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* What the target reads from the settings itself before resuming. */
 typedef struct settings_view {
     size_t particles;   /* of the embedded scene; 0 when it cannot be read (the resume refuses it) */
@@ -71,7 +61,7 @@ int eddy_fuzz_checkpoint(const uint8_t *data, size_t size)
     if (size >= HEADER_SIZE + CHECKSUM_SIZE) {
         const uint64_t payload = size - HEADER_SIZE - CHECKSUM_SIZE;
         memcpy(p + 16, &payload, sizeof payload);
-        const uint64_t sum = fnv1a(p, size - CHECKSUM_SIZE);
+        const uint64_t sum = eddy_checkpoint_checksum(p, size - CHECKSUM_SIZE);
         memcpy(p + size - CHECKSUM_SIZE, &sum, sizeof sum);
     }
     const char *dir = eddy_fuzz_scratch_dir();
