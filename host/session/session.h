@@ -18,7 +18,7 @@
  * in options are only read during the call (copied where kept).
  *
  * Threads: a session is used by one thread at a time. The process shares its host services
- * (base/services.h: the thread count, the log, the SIGINT/SIGTERM stop flag), so one session steps at
+ * (observe/services.h: the thread count, the log, the SIGINT/SIGTERM stop flag), so one session steps at
  * a time per process; opening a session sets OpenMP's thread count for the process. Callbacks run on
  * the calling thread, between steps.
  */
@@ -58,7 +58,7 @@ typedef struct eddy_session_options {
     int threads;                   /* > 0: thread count; 0: the scene's world.threads, else OpenMP's */
     size_t particle_target;        /* > 0: refill the scene at about this many particles (eddy bench) */
     eddy_registry *registry;       /* the components to use (not owned); NULL: the session makes one
-                                    * (the built-ins and the plugins found, base/services.h) */
+                                    * (the built-ins and the plugins found, observe/services.h) */
     /* Called once the scene is interpreted and before the world is built (may be NULL): a driver's
      * own sections (`eddy run` reads "checkpoint" here), so their errors come before any work. */
     int (*check_scene)(void *user, const eddy_scene *scene, eddy_error *err);
@@ -71,7 +71,7 @@ eddy_session_options eddy_session_default_options(void);
  * Parses the scene with the overrides, builds the world, creates the solver and computes its
  * derived fields for frame 0 (eddy_sim_open, sim.h). *out is owned by the caller (eddy_session_close);
  * on failure it is NULL and err says why. Once open, SIGINT/SIGTERM set the stop flag instead of
- * ending the process (base/services.h).
+ * ending the process (observe/services.h).
  */
 int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_error *err);
 
