@@ -7,6 +7,8 @@
  */
 #include "scene_internal.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +161,25 @@ static int init_grid(const eddy_scene *scene, const eddy_scene_build *with,
         lo[a] *= scale;
         hi[a] *= scale;
     }
-    int rc = eddy_world_init_grid_with(w, lo, hi, scene->periodic, backend, with->grid_params, scene->out_of_domain,
+    /* The grid stores two 32-bit cell ranges per cell, also for empty cells: a domain far larger than
+     * its fluid (a container 1e5 m tall at h = 3 cm, found by fuzzing) asked for 15 GB and was killed
+     * rather than refused. The core allows up to 2^31 cells; the host allows what the particles can
+     * use: 64 cells per particle, and at least 2^27 (1 GiB of ranges) for small scenes in large domains. */
+    eddy_grid_layout layout;
+    int rc = eddy_grid_layout_init(&layout, w->dimensions, lo, hi, scene->periodic, w->smoothing_radius, err);
+    const double max_cells = fmax(134217728.0, 64.0 * (double)w->particles.count);
+    if (!rc && (double)layout.cell_count > max_cells)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: domain: %g x %g x %g (world units) at smoothing_radius %g gives %zu grid cells "
+                              "(%.1f GB of cell ranges) for %zu particles; at most %.0f are allowed (64 per "
+                              "particle, at least 2^27): use a smaller container or domain, or a larger smoothing "
+                              "radius",
+                              file, (double)((hi[0] - lo[0]) / scale), (double)((hi[1] - lo[1]) / scale),
+                              w->dimensions == 3 ? (double)((hi[2] - lo[2]) / scale) : 0.0,
+                              (double)(w->smoothing_radius / scale), layout.cell_count,
+                              8.0 * (double)layout.cell_count / 1e9, w->particles.count, max_cells);
+    if (!rc)
+        rc = eddy_world_init_grid_with(w, lo, hi, scene->periodic, backend, with->grid_params, scene->out_of_domain,
                                        err);
     if (rc && with->grid) eddy_error_prefix(err, "%s: grid '%s': ", file, with->grid->id ? with->grid->id : "");
     else if (rc) eddy_error_prefix(err, "%s: ", file);

@@ -42,3 +42,8 @@ scene_limit(sphere_too_many_3d 1
 scene_limit(misspelled_solver_section 1
   "solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered solvers: "
   run ${SCENES}/dam_break_2d.json --set solvers.sph_muller.cfl=-5 ${SCENE_LIMIT_RUN})
+# A container 5000 m tall around a 0.6 m dam break: 2.9e8 grid cells (2.3 GB of cell ranges) for 20580
+# particles were allocated and swept every step (the fuzzer's 1e5 m variant asked for 15 GB).
+scene_limit(grid_cells_per_particle 1
+  "dam_break_3d.json: domain: 1.656 x 0.656 x 5000.06 (world units) at smoothing_radius 0.028 gives 287864512 grid cells (2.3 GB of cell ranges) for 20580 particles; at most 134217728 are allowed (64 per particle, at least 2^27): use a smaller container or domain, or a larger smoothing radius"
+  run ${SCENES}/dam_break_3d.json --set "container.max=[1.6,0.6,5000]" ${SCENE_LIMIT_RUN})
