@@ -1,5 +1,5 @@
 /*
- * host/args.h — reading command-line values, shared by the commands of `eddy` (main.c, compare.c), so
+ * host/cli/args.h — reading command-line values, shared by the commands of `eddy` (main.c, compare.c), so
  * that every command accepts and refuses numbers the same way.
  */
 #ifndef EDDY_HOST_ARGS_H

@@ -1,5 +1,5 @@
 /*
- * host/bench.h — `eddy bench`: the median speed of a solver on a scene refilled at about N particles.
+ * host/drive/bench.h — `eddy bench`: the median speed of a solver on a scene refilled at about N particles.
  */
 #ifndef EDDY_HOST_BENCH_H
 #define EDDY_HOST_BENCH_H

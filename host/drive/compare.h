@@ -1,5 +1,5 @@
 /*
- * host/compare.h — `eddy compare`: one scene through several solvers, the same metrics for each.
+ * host/drive/compare.h — `eddy compare`: one scene through several solvers, the same metrics for each.
  *
  *   eddy compare SCENE --solvers a,b,c [--out DIR] [--steps N | --until T] [--set key=value]...
  *                [--grid ID] [--threads N] [--quiet]

@@ -1,5 +1,5 @@
 /*
- * host/progress.h — run progress on stderr: a bar with ETA redrawn in place on a terminal, plain
+ * host/drive/progress.h — run progress on stderr: a bar with ETA redrawn in place on a terminal, plain
  * lines at every 10% otherwise (logs, CI).
  */
 #ifndef EDDY_HOST_PROGRESS_H

@@ -88,7 +88,7 @@ int run_open_renderer(run_ctx *c, eddy_error *err)
     return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
-/* The scene's probes, measured at every output frame into DIR/probes.csv (host/probes.h). */
+/* The scene's probes, measured at every output frame into DIR/probes.csv (host/observe/probes.h). */
 int run_open_probes(run_ctx *c, eddy_error *err)
 {
     int rc = eddy_probes_parse(&c->sim->scene, c->sim->registry, &c->probes, err);
@@ -123,7 +123,7 @@ static int add_formats(cJSON *s, const eddy_scene *scene)
     return a != NULL;
 }
 
-/* The run's settings as a checkpoint stores them (host/checkpoint.h); NULL when out of memory. */
+/* The run's settings as a checkpoint stores them (host/session/checkpoint.h); NULL when out of memory. */
 static cJSON *settings_of(const run_ctx *c)
 {
     cJSON *s = cJSON_CreateObject();

@@ -1,8 +1,8 @@
 /*
- * host/run.h — `eddy run` and `eddy resume`: step a scene to its end, writing frames, diagnostics, a
+ * host/drive/run.h — `eddy run` and `eddy resume`: step a scene to its end, writing frames, diagnostics, a
  * picture and checkpoints.
  *
- * Checkpoints (host/checkpoint.h): every run ends by writing DIR/checkpoint.eddy, when it reaches its
+ * Checkpoints (host/session/checkpoint.h): every run ends by writing DIR/checkpoint.eddy, when it reaches its
  * end and when SIGINT or SIGTERM stops it (the current step is finished first); with
  * --checkpoint-every T (or the scene's "checkpoint": {"every": T}) also at the first output frame at
  * or after every T seconds of simulated time. An exploded run writes none, so the last good one stays.

@@ -1,5 +1,5 @@
 /*
- * host/diagnostics.h — whole-world summary numbers for one instant: kinetic energy, momentum, density
+ * host/observe/diagnostics.h — whole-world summary numbers for one instant: kinetic energy, momentum, density
  * error and the largest speed. The run loop computes them at every output frame and hands them to
  * eddy_output_write_diagnostics() (output.h), which appends them to DIR/diagnostics.csv.
  *

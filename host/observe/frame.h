@@ -1,5 +1,5 @@
 /*
- * host/frame.h — the snapshot of one output frame (eddy_frame, core/include/eddy/observe.h).
+ * host/observe/frame.h — the snapshot of one output frame (eddy_frame, core/include/eddy/observe.h).
  *
  * At every output frame the host brings the particles' host copy up to date once
  * (eddy_world_sync_host: a GPU solver's fields are downloaded here and only here), sorts the owned

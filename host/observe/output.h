@@ -1,5 +1,5 @@
 /*
- * host/output.h — the files a run leaves in its output folder DIR:
+ * host/observe/output.h — the files a run leaves in its output folder DIR:
  *
  *   frames                      written by the writers the scene names in output.format, components of
  *                               interface EDDY_INTERFACE_WRITER (observe.h) looked up by id in the

@@ -1,5 +1,5 @@
 /*
- * host/probes.h — measurements a scene declares in its top-level "probes" section, taken the same way
+ * host/observe/probes.h — measurements a scene declares in its top-level "probes" section, taken the same way
  * for every solver: `eddy run` writes them to DIR/probes.csv at each output frame, `eddy compare` to
  * DIR/<solver>/probes.csv, its summary and its plots. docs/compare.md documents the JSON.
  *

@@ -1,5 +1,5 @@
 /*
- * host/probes_builtin.h — the host's four built-in probes, components of interface
+ * host/observe/probes_builtin.h — the host's four built-in probes, components of interface
  * EDDY_INTERFACE_PROBE (observe.h) registered like a plugin's (services.c). Their parameter tables are
  * the whole definition of their keys in a scene's "probes" entries (`eddy describe front` lists them);
  * the host's generic part (probes.h) reads "name", "kind" and "reference".

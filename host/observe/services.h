@@ -1,5 +1,5 @@
 /*
- * host/services.h — the one eddy_host of the `eddy` process (core/include/eddy/host.h): the services
+ * host/observe/services.h — the one eddy_host of the `eddy` process (core/include/eddy/host.h): the services
  * every plugin, writer and probe receives, and the process-wide settings behind them.
  *
  *   log               "eddy: <component>: <message>" on stderr. ERROR and WARNING always; INFO unless

@@ -1,5 +1,5 @@
 /*
- * host/writers_builtin.h — the host's built-in frame writers, components of interface
+ * host/observe/writers_builtin.h — the host's built-in frame writers, components of interface
  * EDDY_INTERFACE_WRITER (observe.h) registered like a plugin's (services.c):
  *
  *   "vtk"  DIR/frames/frame_NNNNN.vtp, VTK XML PolyData (format="binary": inline base64, UInt32

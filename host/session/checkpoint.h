@@ -1,5 +1,5 @@
 /*
- * host/checkpoint.h — checkpoints: everything a run needs to continue bit-identically.
+ * host/session/checkpoint.h — checkpoints: everything a run needs to continue bit-identically.
  *
  * A checkpoint is one file, DIR/checkpoint.eddy, holding
  *   - the run's settings (a JSON object: the scene document as the run used it, i.e. after --set, the

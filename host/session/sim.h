@@ -1,5 +1,5 @@
 /*
- * host/sim.h — a simulation session: registry, scene, world, grid backend and solver, stepped with
+ * host/session/sim.h — a simulation session: registry, scene, world, grid backend and solver, stepped with
  * the host's time control. `eddy run`, `eddy bench` and the tests all go through it.
  */
 #ifndef EDDY_HOST_SIM_H

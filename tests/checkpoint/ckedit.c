@@ -1,5 +1,5 @@
 /*
- * ckedit FILE EDIT ARGS...: changes one value of a checkpoint (host/checkpoint.h, format 2) and
+ * ckedit FILE EDIT ARGS...: changes one value of a checkpoint (host/session/checkpoint.h, format 2) and
  * writes it back with its payload length and checksum recomputed, so that the reader's byte-level
  * checks pass and what the tests see is the restore's semantic validation alone.
  *
@@ -37,7 +37,7 @@ static int die(const char *msg, const char *arg)
     exit(2);
 }
 
-/* Offsets of the sections, found by walking the layout of host/checkpoint.c (format 2). */
+/* Offsets of the sections, found by walking the layout of host/session/checkpoint.c (format 2). */
 typedef struct layout {
     size_t settings;          /* the u32 length before the settings text */
     size_t clock;             /* time (f64), step (u64) */

@@ -1,5 +1,5 @@
 /*
- * Checkpoints (host/checkpoint.c) with a stand-in solver, independent of the physics plugins:
+ * Checkpoints (host/session/checkpoint.c) with a stand-in solver, independent of the physics plugins:
  *  - 64-bit ids (one above 2^32, one next to UINT64_MAX) and every field, a registered one included,
  *    round-trip bit for bit, and the resumed session steps on to the same state hash;
  *  - the resume order of plugin.h: create() and compute_fields() on the scene, the particles restored

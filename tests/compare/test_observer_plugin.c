@@ -14,7 +14,7 @@
  *   "test_marker"   a component of an interface no host knows ("eddy.test_marker.1"): `eddy list`
  *                   shows it under its own id; nothing calls it.
  *   "test_faulty"   a solver that moves nothing and misbehaves on request, for the host's checks
- *                   (host/sim.c): parameter "fault" = "none", "dt_zero", "dt_nan" (max_dt returns 0 /
+ *                   (host/session/sim.c): parameter "fault" = "none", "dt_zero", "dt_nan" (max_dt returns 0 /
  *                   NaN) or "position_nan" (at step "at_step" the particle with id 7 gets a NaN x while
  *                   every velocity stays finite).
  */

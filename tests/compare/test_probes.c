@@ -1,5 +1,5 @@
 /*
- * Probes (host/probes.c, the built-in probe components of host/probes_builtin.c) against arrangements whose answers are known without the code: lattice blocks
+ * Probes (host/observe/probes.c, the built-in probe components of host/observe/probes_builtin.c) against arrangements whose answers are known without the code: lattice blocks
  * built by the scene loader, whose front and height are the block's edges; imposed pressure fields
  * whose value at a point is the field's own; density fields whose mean over a box is the field at the
  * box's centre; and exact messages for bad "probes" sections and reference files.

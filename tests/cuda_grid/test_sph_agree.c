@@ -263,7 +263,7 @@ static int within(const diffs *d, const diffs *ref, const char *label)
     return bad;
 }
 
-/* Whole-fluid figures of the three runs (host/diagnostics.c, as eddy run writes them): round-off
+/* Whole-fluid figures of the three runs (host/observe/diagnostics.c, as eddy run writes them): round-off
  * moves single particles far in a splash, but not the statistics, unless a term is wrong. */
 static void print_diagnostics(const eddy_world *a, const eddy_world *b, const eddy_world *r)
 {

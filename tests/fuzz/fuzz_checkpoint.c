@@ -10,7 +10,7 @@
 #include "run.h"
 #include "scene.h"
 
-/* host/checkpoint.c's layout: magic (8), format (u32), byte-order mark (u32), payload length (u64),
+/* host/session/checkpoint.c's layout: magic (8), format (u32), byte-order mark (u32), payload length (u64),
  * payload, FNV-1a 64 of everything before the checksum (u64). */
 enum { HEADER_SIZE = 24, CHECKSUM_SIZE = 8 };
 

@@ -1,5 +1,5 @@
 /*
- * Line plots (host/plot.c): points land where the documented axis mapping puts them, ranges widen to
+ * Line plots (host/viz/plot.c): points land where the documented axis mapping puts them, ranges widen to
  * the documented nice steps (worked out by hand below), NaN breaks lines, the legend carries each
  * series' palette colour, bad inputs get exact messages, and the PNG declares the size asked for.
  */

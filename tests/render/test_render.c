@@ -1,5 +1,5 @@
 /*
- * `eddy run --render` frames (host/render.c). Particles are placed at known points; where each lands
+ * `eddy run --render` frames (host/viz/render.c). Particles are placed at known points; where each lands
  * is worked out here from the camera math documented in render.h (basis, perspective divide, the
  * orthographic fit), its colour from eddy_picture_colormap at the value's place in the range, and the
  * PNG is read back with libpng. Errors are checked word for word, --movie with a stand-in ffmpeg

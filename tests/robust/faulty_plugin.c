@@ -1,5 +1,5 @@
 /*
- * A solver that misbehaves on request, for the host's checks of plugin outputs (host/sim.c), and the
+ * A solver that misbehaves on request, for the host's checks of plugin outputs (host/session/sim.c), and the
  * same source under other ids for the rules on component ids across plugin folders (registry.c).
  *
  *   fault = "none"          gravity only, like a plain solver (eddy_world_symplectic_euler)

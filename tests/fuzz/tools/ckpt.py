@@ -1,4 +1,4 @@
-"""Reads and writes eddy checkpoint files (host/checkpoint.c, format 2; float reals) for the fuzz
+"""Reads and writes eddy checkpoint files (host/session/checkpoint.c, format 2; float reals) for the fuzz
 corpus and the reproducers: a checkpoint as a dict that can be edited and written back with a correct
 length and checksum."""
 import json
