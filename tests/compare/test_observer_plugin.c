@@ -13,10 +13,6 @@
  *                   (vector of 1 to 3 numbers, only x read; default 0), unit "1".
  *   "test_marker"   a component of an interface no host knows ("eddy.test_marker.1"): `eddy list`
  *                   shows it under its own id; nothing calls it.
- *   "test_faulty"   a solver that moves nothing and misbehaves on request, for the host's checks
- *                   (host/session/sim.c): parameter "fault" = "none", "dt_zero", "dt_nan" (max_dt returns 0 /
- *                   NaN) or "position_nan" (at step "at_step" the particle with id 7 gets a NaN x while
- *                   every velocity stays finite).
  */
 #include <eddy/eddy.h>
 
@@ -188,84 +184,13 @@ static const eddy_component MARKER = {
     .vtable = &MARKER_VTABLE,
 };
 
-/* --- a faulty solver ---------------------------------------------------------------------------- */
-
-enum { FAULT_NONE, FAULT_DT_ZERO, FAULT_DT_NAN, FAULT_POSITION_NAN };
-
-struct eddy_solver {
-    int fault;
-    int64_t at_step;
-};
-
-static int solver_create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
-{
-    eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    const eddy_param_value *fault = eddy_param_find_value(setup->params, "fault");
-    const eddy_param_value *at = eddy_param_find_value(setup->params, "at_step");
-    s->fault = fault ? (int)fault->integer : FAULT_NONE;
-    s->at_step = at ? at->integer : 1;
-    *out = s;
-    return EDDY_OK;
-}
-
-static int solver_step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
-{
-    (void)dt;
-    (void)err;
-    if (s->fault == FAULT_POSITION_NAN && (int64_t)w->step + 1 == s->at_step)
-        for (size_t i = 0; i < w->particles.count; ++i)
-            if (w->particles.id[i] == 7) w->particles.x[i] = NAN;
-    return EDDY_OK;
-}
-
-static void solver_destroy(eddy_solver *s)
-{
-    free(s);
-}
-
-static int solver_max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
-{
-    (void)w;
-    (void)err;
-    *limit = "test";
-    *dt = s->fault == FAULT_DT_ZERO ? 0.0 : s->fault == FAULT_DT_NAN ? NAN : INFINITY;
-    return EDDY_OK;
-}
-
-static const eddy_solver_vtable SOLVER_VTABLE = {
-    .size = sizeof(eddy_solver_vtable),
-    .create = solver_create,
-    .step = solver_step,
-    .destroy = solver_destroy,
-    .max_dt = solver_max_dt,
-};
-
-static const char *const FAULTS[] = {"none", "dt_zero", "dt_nan", "position_nan", NULL};
-
-static const eddy_param_desc SOLVER_PARAMS[] = {
-    EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
-    EDDY_PARAM_INT_DESC("at_step", 1, 1, 1000000, "1", "The step at which position_nan strikes."),
-};
-
-static const eddy_component SOLVER = {
-    .size = sizeof(eddy_component),
-    .interface_id = EDDY_INTERFACE_SOLVER,
-    .id = "test_faulty",
-    .version = "0.1.0",
-    .description = "test plugin: a solver that moves nothing and misbehaves on request",
-    .params = SOLVER_PARAMS,
-    .param_count = 2,
-    .vtable = &SOLVER_VTABLE,
-};
-
-static const eddy_component *const COMPONENTS[] = {&WRITER, &PROBE, &MARKER, &SOLVER};
+static const eddy_component *const COMPONENTS[] = {&WRITER, &PROBE, &MARKER};
 
 static const eddy_plugin_descriptor DESCRIPTOR = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = "test_observers",
     .version = "0.1.0",
-    .component_count = 4,
+    .component_count = 3,
     .components = COMPONENTS,
 };
 

@@ -74,6 +74,8 @@ endfunction()
 # A max_dt of 0 looped forever with --until; -1 ran time backwards; NaN was ignored.
 faulty_check(dt_zero_until 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
              --until 0.01 --set solvers.robust_faulty.fault=dt_zero)
+faulty_check(dt_zero_steps 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+             --steps 5 --set solvers.robust_faulty.fault=dt_zero)
 faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned -1; it must be finite and > 0"
              --steps 3 --set solvers.robust_faulty.fault=dt_negative)
 faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned nan; it must be finite and > 0"
@@ -83,7 +85,7 @@ faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
 # removed (the grid build of the next step would have dropped it without a word).
-faulty_check(position_nan 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position"
+faulty_check(position_nan 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position; hint: lower the time step"
              --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3)
 faulty_check(position_nan_remove 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position"
              --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3
