@@ -14,6 +14,7 @@ import os
 import struct
 
 import ckpt
+from large_scenes import name36
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FUZZ = os.path.dirname(HERE)
@@ -86,16 +87,6 @@ def scenes():
     mats = ",".join('{"name":"%s","particle_mass":1}' % name36(i) for i in range(1, 30000))
     text = text.replace('"materials":[{', '"materials":[' + mats + ",{", 1)
     scene("issue20-30k-materials", d, text=text)
-
-
-def name36(i):
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    s = ""
-    while True:
-        s = digits[i % 36] + s
-        i //= 36
-        if not i:
-            return s
 
 
 def checkpoints():
