@@ -84,7 +84,7 @@ static const eddy_component *registered(const char *id)
 /* Builds the world with the registry and the stand-in SPH solver (or `solver`). */
 static int build_with(const eddy_scene *s, const char *solver, eddy_world **w, eddy_error *e)
 {
-    eddy_scene_build with = {registry, registered(solver ? solver : "sph_mueller"), NULL, NULL, NULL};
+    eddy_scene_build with = {.registry = registry, .solver = registered(solver ? solver : "sph_mueller")};
     return eddy_scene_build_world(s, &with, w, e);
 }
 
@@ -786,7 +786,7 @@ static void material_keys_follow_the_solvers(void **state)
     assert_string_equal(e.message, "t.json:7:49: materials[0].viscosity: unknown key, expected one of: name, "
                                    "rest_density, particle_mass, particle_spacing, particle_radius, "
                                    "particle_margin, restitution, friction, erp");
-    eddy_scene_build only_sph = {NULL, registered("sph_mueller"), NULL, NULL, NULL};
+    eddy_scene_build only_sph = {.solver = registered("sph_mueller")};
     assert_int_equal(eddy_scene_build_world(&s, &only_sph, &w, &e), 0);
     assert_int_equal(w->materials[0].params.count, 3);
     eddy_world_destroy(w);
@@ -1035,7 +1035,7 @@ static void grid_params_reach_the_grid(void **state)
     eddy_param_value v[1];
     eddy_param_values gp;
     assert_int_equal(eddy_scene_component_params(&s, &GRID_COMPONENT, v, &gp, &e), 0);
-    eddy_scene_build with = {NULL, registered("sph_mueller"), &GRID_COMPONENT, &gp, NULL};
+    eddy_scene_build with = {.solver = registered("sph_mueller"), .grid = &GRID_COMPONENT, .grid_params = &gp};
     seen_creates = 0;
     int rc = eddy_scene_build_world(&s, &with, &w, &e);
     if (rc) print_error("%s\n", e.message);

@@ -52,3 +52,8 @@ int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, con
     if (count) memcpy(values, p + tag_len + sizeof n, count * sizeof(eddy_real));
     return EDDY_OK;
 }
+
+const char *eddy_state_record_tag(const void *data, size_t size)
+{
+    return data && size && memchr(data, '\0', size) ? (const char *)data : NULL;
+}

@@ -178,13 +178,19 @@ typedef struct eddy_scene_build {
     const eddy_component *grid;           /* the grid component (EDDY_INTERFACE_GRID; NULL: the CPU grid) */
     const eddy_param_values *grid_params; /* its validated values (eddy_scene_component_params) */
     const eddy_host *host;                /* set on the world before the grid is created (NULL: silent) */
+    /* Puts particles into the world instead of the scene's fluid blocks (NULL: the fluid blocks): a
+     * resume fills it from the checkpoint (host/session/checkpoint.h), so nothing of the initial state
+     * is seeded. Called after the materials and colliders are added, before the grid is created
+     * (whose cell cap counts the particles). */
+    int (*fill)(void *user, eddy_world *w, eddy_error *err);
+    void *fill_user;
 } eddy_scene_build;
 
 /*
  * Builds a world from the scene: the host services, the component sections checked against the
  * registry (eddy_scene_check_components, when given one), materials with the running solver's values
  * (eddy_scene_material_params), container, colliders (converted to simulation units), the fluid blocks
- * filled on lattices (positions min + (i + 1/2) * spacing), and the grid over the domain (the `domain`
+ * filled on lattices (positions min + (i + 1/2) * spacing; or by with->fill), and the grid over the domain (the `domain`
  * section, else the container widened by one smoothing radius on bounded axes) with the grid
  * component's backend and parameters (eddy_world_init_grid_with). The grid is not built yet. `with`
  * may be NULL (CPU grid, no solver).

@@ -215,7 +215,8 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
     w->simulation_scale = scene->simulation_scale;
     for (int a = 0; a < 3; ++a) w->gravity[a] = a < d ? scene->gravity[a] : 0.0f;
     if ((rc = add_materials(scene, with, w, err)) || (rc = add_boundaries(scene, w, err)) ||
-        (rc = fill_fluids(scene, w, err)) || (rc = init_grid(scene, with, backend, w, err))) {
+        (rc = with->fill ? with->fill(with->fill_user, w, err) : fill_fluids(scene, w, err)) ||
+        (rc = init_grid(scene, with, backend, w, err))) {
         eddy_world_destroy(w);
         return rc;
     }

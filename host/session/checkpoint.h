@@ -13,14 +13,17 @@
  * before it. It is written to "checkpoint.eddy.tmp", flushed to disk and renamed, so a crash at any
  * moment leaves the previous checkpoint or the new one, never a torn file.
  *
- * Format versions: 2 (ABI 2.x) stores the size of a real and 64-bit particle ids; 1 (ABI 1.x) stored
+ * Format versions: 3 (ABI 2.1) has the layout of 2 and promises that a solver with
+ * EDDY_COMPONENT_STATE_COMPLETE saved everything its create() derived from the particles, so a resume
+ * creates it on the stored particles (plugin.h); 2 (ABI 2.0) stores the size of a real and 64-bit
+ * particle ids, and is resumed in the 2.0 order (the scene's initial world first); 1 (ABI 1.x) stored
  * 32-bit ids and is still read (its ids are widened). The per-material parameters are not stored:
  * they come from the embedded scene when the world is rebuilt.
  *
  * Reading refuses, with a message naming the file: a missing file, a wrong magic ("not an eddy
  * checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
- * and sections that do not fit; restoring refuses particles, fields or colliders that do not match the
- * world the scene builds, and ("checkpoint 'F' is invalid: ...") values that no run writes, since a
+ * and sections that do not fit; restoring refuses fields or colliders that do not match the solver
+ * and the world the scene builds, and ("checkpoint 'F' is invalid: ...") values that no run writes, since a
  * checksum only proves that nothing changed after writing: a time that is not finite and >= 0, a step
  * count above LLONG_MAX, a field stored twice, duplicate ids, a built-in field value that is not
  * finite (z and its velocity not 0 in 2D, a mass not > 0), a collider member that is not finite, a
@@ -39,7 +42,8 @@
 #include "sim.h"
 
 #define EDDY_CHECKPOINT_FILE "checkpoint.eddy"
-#define EDDY_CHECKPOINT_FORMAT 2u     /* written */
+#define EDDY_CHECKPOINT_FORMAT 3u     /* written */
+#define EDDY_CHECKPOINT_FORMAT_STATE_COMPLETE 3u /* and later: a STATE_COMPLETE solver saved all it derived */
 #define EDDY_CHECKPOINT_FORMAT_V1 1u  /* still read: 32-bit particle ids */
 
 /* A checkpoint read into memory. Opaque. */
@@ -66,15 +70,21 @@ const char *eddy_checkpoint_path(const eddy_checkpoint *ck);
 const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);
 
 /*
- * Puts the checkpoint's state into a session opened from its settings, in the order plugin.h
- * prescribes for a resume: eddy_sim_open() has called create() (and compute_fields()) for the scene;
- * this restores the clock, the colliders and every particle field as saved, derived fields included
- * (written through eddy_world_map_field(EDDY_MAP_WRITE) / unmap, so edit generations move; ids with
- * eddy_particles_set_ids; the count may be smaller than the scene's, when particles left the domain
- * and were removed), then calls the solver's load() with its state. It does not call compute_fields()
- * again: that would overwrite the restored state. Call right after eddy_sim_open(), before any step.
+ * Opens `sim` for the scene embedded in `ck` (parsed by the caller, with its overrides; taken, also on
+ * failure) and puts the checkpoint's state into it, in the order plugin.h prescribes:
+ *   - a solver with EDDY_COMPONENT_STATE_COMPLETE and a file of format 3 or later: the world gets the
+ *     scene's materials, colliders and domain, and the stored clock, colliders and particles instead
+ *     of the fluid blocks; create() runs on it with setup->resuming = 1; then the solver's registered
+ *     fields are restored and load() gets its state. No initial state is built or computed.
+ *   - otherwise: eddy_sim_open's world and create() for the scene, then the clock, the colliders and
+ *     every particle field as saved (the count may be smaller than the scene's, when particles left
+ *     the domain and were removed), then load().
+ * Fields are written through eddy_world_map_field(EDDY_MAP_WRITE) / unmap, so edit generations move;
+ * ids through eddy_particles_set_ids. compute_fields() is never called: it would overwrite the
+ * restored state. Every refusal above names the file.
  */
-int eddy_checkpoint_restore(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err);
+int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const eddy_sim_options *opt,
+                             eddy_sim *sim, eddy_error *err);
 
 /* NULL-safe. */
 void eddy_checkpoint_free(eddy_checkpoint *ck);

@@ -85,8 +85,8 @@ oom:
 
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Opens the sim for a parsed scene (taken, also on failure). */
-static int open_scene(eddy_scene *scene, const eddy_session_options *o, int restore, eddy_session **out,
+/* Opens the sim for a parsed scene (taken, also on failure); from `ck`'s state when given. */
+static int open_scene(eddy_scene *scene, const eddy_session_options *o, const eddy_checkpoint *ck, eddy_session **out,
                       eddy_error *err)
 {
     int rc;
@@ -100,7 +100,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, int rest
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     eddy_sim_options so = {NULL, NULL, o->particle_target, o->registry, o->threads};
-    if ((rc = (restore ? eddy_sim_open_to_restore : eddy_sim_open)(scene, &so, &s->sim, err))) {
+    if ((rc = ck ? eddy_checkpoint_open_sim(ck, scene, &so, &s->sim, err) : eddy_sim_open(scene, &so, &s->sim, err))) {
         free(s);
         return rc;
     }
@@ -126,7 +126,7 @@ int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_
                                             l.count, &scene, err);
     set_list_free(&l);
     if (rc) return rc;
-    return open_scene(&scene, opt, 0, out, err);
+    return open_scene(&scene, opt, NULL, out, err);
 }
 
 int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *opt, int next_frame,
@@ -150,13 +150,9 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
     eddy_session_options o = *opt;
     o.particle_target = 0;
-    if ((rc = open_scene(&scene, &o, 1, out, err))) return rc;
+    if ((rc = open_scene(&scene, &o, ck, out, err))) return rc;
     (*out)->next_frame = next_frame;
-    if ((rc = eddy_checkpoint_restore(ck, &(*out)->sim, err))) {
-        eddy_session_close(*out);
-        *out = NULL;
-    }
-    return rc;
+    return EDDY_OK;
 }
 
 int eddy_session_resume(const char *dir, const eddy_session_options *opt, eddy_session **out, eddy_error *err)

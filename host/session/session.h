@@ -79,13 +79,13 @@ int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_
  * Opens the session a checkpoint was written from and puts the checkpoint's state into it: the
  * scene document embedded in `ck` with opt's overrides (the caller passes the solver, grid, output
  * folder and formats its run used, read from the checkpoint's settings; scene_path, scene_text and
- * sets are ignored), then eddy_checkpoint_restore. The initial state is not computed: the world is
- * built from the scene (materials, colliders, grid, and the particles the solver's create() derives
- * its constants from, e.g. tait's sound speed from the fluid height) and the solver created, then
- * every field, the clock and the solver state come from the checkpoint; compute_fields() is not
- * called, since the restore overwrites every field it would compute. `next_frame` is the index of the
- * next output frame (the checkpoint's "next_frame" setting). `ck` is only read; the caller frees it.
- * Errors in the embedded scene are prefixed "checkpoint 'PATH': ".
+ * sets are ignored), then eddy_checkpoint_open_sim (checkpoint.h). For a solver that saves all it
+ * derives (EDDY_COMPONENT_STATE_COMPLETE, every in-tree CPU solver) nothing of the initial state is
+ * built or computed: the world is made from the scene's materials, colliders and domain and the
+ * checkpoint's particles, and the solver created on it. Other solvers get the 2.0 order (the scene's
+ * initial world, create(), then every field restored). compute_fields() is never called. `next_frame`
+ * is the index of the next output frame (the checkpoint's "next_frame" setting). `ck` is only read;
+ * the caller frees it. Errors in the embedded scene are prefixed "checkpoint 'PATH': ".
  */
 int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *opt, int next_frame,
                          eddy_session **out, eddy_error *err);

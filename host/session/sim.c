@@ -58,7 +58,8 @@ static void announce_shadows(const eddy_sim *sim)
     }
 }
 
-static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, int restore, eddy_sim *sim, eddy_error *err)
+static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore, eddy_sim *sim,
+                    eddy_error *err)
 {
     static const eddy_sim_options none = {0};
     if (!opt) opt = &none;
@@ -88,10 +89,13 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, int restore,
 
     /* The one place a session decides its thread count: the option, else the scene's, else OpenMP's. */
     sim->threads = eddy_services_set_threads(opt->threads > 0 ? opt->threads : sim->scene.threads);
-    const eddy_scene_build with = {sim->registry, sc, sim->grid_entry->component, &sim->grid_params, sim->host};
+    /* A resume builds no initial state where the solver saved all it derives (plugin.h, STATE_COMPLETE). */
+    const int filled = restore && restore->fill && (sc->flags & EDDY_COMPONENT_STATE_COMPLETE);
+    const eddy_scene_build with = {sim->registry, sc, sim->grid_entry->component, &sim->grid_params, sim->host,
+                                   filled ? restore->fill : NULL, restore ? restore->user : NULL};
     if ((rc = eddy_scene_build_world(&sim->scene, &with, &sim->world, err))) goto fail;
     eddy_world_set_host(sim->world, sim->host);
-    const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host};
+    const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host, filled};
     char where[EDDY_SCENE_ID_MAX + 16];
     snprintf(where, sizeof where, "solver '%s': ", sc->id);
     eddy_error_clear(err);
@@ -101,10 +105,12 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, int restore,
         goto fail;
     }
     eddy_error_clear(err);
-    /* A session about to be restored from a checkpoint skips the initial fields: every one of them is
-     * overwritten by the restore (checkpoint.h), and load() brings the solver's own state. */
-    if (!restore && sim->solver_vtable->compute_fields &&
-        (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
+    /* A resumed session skips the initial fields: the restore overwrites every one of them
+     * (checkpoint.h), and load() brings the solver's own state. */
+    if (restore) {
+        if ((rc = restore->finish(restore->user, sim, filled, err))) goto fail;
+    } else if (sim->solver_vtable->compute_fields &&
+               (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
         plugin_failed(err, rc, "compute_fields", where);
         goto fail;
     }
@@ -120,12 +126,13 @@ fail:
 
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
 {
-    return open_sim(scene, opt, 0, sim, err);
+    return open_sim(scene, opt, NULL, sim, err);
 }
 
-int eddy_sim_open_to_restore(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err)
+int eddy_sim_open_restored(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore,
+                           eddy_sim *sim, eddy_error *err)
 {
-    return open_sim(scene, opt, 1, sim, err);
+    return open_sim(scene, opt, restore, sim, err);
 }
 
 void eddy_sim_close(eddy_sim *sim)

@@ -66,12 +66,25 @@ typedef struct eddy_sim_options {
  */
 int eddy_sim_open(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
 
+/* How a session opened for a resume gets its state (checkpoint.h's eddy_checkpoint_open_sim makes one). */
+typedef struct eddy_sim_restore {
+    /* Puts saved particles, clock and colliders into the world built from the scene's materials,
+     * colliders and domain, in place of the fluid blocks (eddy_scene_build.fill). Used only for a
+     * solver with EDDY_COMPONENT_STATE_COMPLETE, which create() then sees with setup->resuming = 1.
+     * NULL: the 2.0 order for every solver (the scene's initial world). */
+    int (*fill)(void *user, eddy_world *w, eddy_error *err);
+    /* After create(): the rest of the state, load() included. `filled`: whether fill ran. */
+    int (*finish)(void *user, eddy_sim *sim, int filled, eddy_error *err);
+    void *user;
+} eddy_sim_restore;
+
 /*
- * eddy_sim_open for a session whose state a checkpoint puts in next (eddy_checkpoint_restore;
- * session.h's eddy_session_restore): everything but the initial compute_fields(), whose every field
- * the restore overwrites (load() brings the solver's own state).
+ * eddy_sim_open for a resume: the world from restore->fill where the solver allows it (above), else
+ * the scene's; create(); then restore->finish instead of the initial compute_fields(), whose every
+ * field the restore overwrites.
  */
-int eddy_sim_open_to_restore(eddy_scene *scene, const eddy_sim_options *opt, eddy_sim *sim, eddy_error *err);
+int eddy_sim_open_restored(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore,
+                           eddy_sim *sim, eddy_error *err);
 
 /* Releases everything. NULL-safe, idempotent. */
 void eddy_sim_close(eddy_sim *sim);

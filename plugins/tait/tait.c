@@ -104,6 +104,7 @@ struct eddy_solver {
     float *rest_density, *tait_b, *gamma, *sound_speed, *viscosity, *self_density, *gradient_scale;
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
+    int resuming;              /* created on a checkpoint's particles: load() must bring c0 and B */
 };
 
 static void destroy(eddy_solver *s)
@@ -173,8 +174,11 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         }
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
+     * height is not the run's initial H; load() brings the sound speeds derived at the start. */
+    const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming;
     double c_fall = 0.0;
-    int rc = derived_sound_speed(w, &c_fall, err);
+    int rc = resuming ? EDDY_OK : derived_sound_speed(w, &c_fall, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -184,7 +188,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         const float stiffness = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
         const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
         double c0 = !isnan(c_param) ? c_param : c_fall > 0 ? c_fall : sqrt((double)stiffness);
-        if (!(c0 > 0)) {
+        if (!resuming && !(c0 > 0)) {
             destroy(s);
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                   "tait: no gravity, and material '%s' has stiffness 0, so the derived sound "
@@ -213,11 +217,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         return rc;
     }
     /* A derived value the user may want to see once (it sets the time step). */
-    if (isnan(c_param) && c_fall > 0)
+    s->resuming = resuming;
+    if (!resuming && isnan(c_param) && c_fall > 0)
         eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
                       "sound speed c0 = 10 sqrt(2 |g| H) = %.4g m/s (sim units), H the height the "
                       "particles span along gravity", c_fall);
-    else if (isnan(c_param))
+    else if (!resuming && isnan(c_param))
         eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
                       "no gravity: sound speed c0 = sqrt(stiffness) of each material, at most %.4g m/s "
                       "(sim units)", (double)s->c_max);
@@ -456,16 +461,58 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
     return EDDY_OK;
 }
 
-/* Between steps the solver keeps only the last step's largest acceleration (max_dt's force limit);
- * a checkpoint carries it so that a resumed run picks the same time steps. */
+/* The state a resume needs (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the last step's largest
+ * acceleration (max_dt's force limit, so a resumed run picks the same time steps), and what create()
+ * derived from the initial particles: each material's sound speed c0 and stiffness B, stored as the
+ * floats the steps use so that no recomputation can round differently.
+ * "tait/1" (eddy 2.0) held max_accel alone; it comes only with checkpoints resumed in the 2.0 order,
+ * where create() derived c0 from the scene's initial particles again. */
+#define TAIT_STATE_TAG "tait/2"
+
 static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 {
-    return eddy_state_save_floats("tait/1", &s->max_accel, 1, data, size, err);
+    const size_t n = 1 + 2 * s->nm;
+    float *v = malloc(n * sizeof *v);
+    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    v[0] = s->max_accel;
+    memcpy(v + 1, s->sound_speed, s->nm * sizeof *v);
+    memcpy(v + 1 + s->nm, s->tait_b, s->nm * sizeof *v);
+    int rc = eddy_state_save_floats(TAIT_STATE_TAG, v, n, data, size, err);
+    free(v);
+    return rc;
 }
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    return eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
+    const char *tag = eddy_state_record_tag(data, size);
+    if (tag && strcmp(tag, "tait/1") == 0) {
+        if (s->resuming)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "state record 'tait/1' lacks the sound speeds derived at the run's start, and "
+                                  "the solver was created on the checkpoint's particles; expected '%s'",
+                                  TAIT_STATE_TAG);
+        return eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
+    }
+    const size_t n = 1 + 2 * s->nm;
+    float *v = malloc(n * sizeof *v);
+    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    int rc = eddy_state_load_floats(TAIT_STATE_TAG, v, n, data, size, err);
+    for (size_t m = 0; m < s->nm && !rc; ++m) {
+        if (!(v[1 + m] > 0) || !(v[1 + s->nm + m] > 0))
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "state record '%s': material %zu has sound speed %g and stiffness %g, expected "
+                                "both > 0", TAIT_STATE_TAG, m, (double)v[1 + m], (double)v[1 + s->nm + m]);
+    }
+    if (!rc) {
+        s->max_accel = v[0];
+        memcpy(s->sound_speed, v + 1, s->nm * sizeof *v);
+        memcpy(s->tait_b, v + 1 + s->nm, s->nm * sizeof *v);
+        s->c_max = 0.0f;
+        for (size_t m = 0; m < s->nm; ++m)
+            if (s->sound_speed[m] > s->c_max) s->c_max = s->sound_speed[m];
+    }
+    free(v);
+    return rc;
 }
 
 static const eddy_solver_vtable vtable = {
@@ -480,18 +527,19 @@ static const eddy_solver_vtable vtable = {
 };
 
 /* Instances keep all their state in the eddy_solver (CONCURRENT_INSTANCES); they update owned
- * particles only and refresh density and pressure on halo copies (DECOMPOSABLE). */
+ * particles only and refresh density and pressure on halo copies (DECOMPOSABLE); save() stores the
+ * sound speeds create() derived from the initial particles (STATE_COMPLETE). */
 static const eddy_component component = {
     .size = sizeof(eddy_component),
     .interface_id = EDDY_INTERFACE_SOLVER,
     .id = "tait",
-    .version = "2.0.0",
+    .version = "2.1.0", /* 2.1: the state record "tait/2" carries the derived sound speeds */
     .description = "Weakly compressible SPH: Tait equation of state, symmetric pressure force, mirror or "
                    "virtual boundary particles (Theng & Zhao c. 2017, Monaghan 1994)",
     .params = params,
     .param_count = P_COUNT,
     .vtable = &vtable,
-    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DECOMPOSABLE | EDDY_COMPONENT_STATE_COMPLETE,
     .material_params = material_params,
     .material_param_count = M_COUNT,
 };
@@ -501,7 +549,7 @@ static const eddy_component *const components[] = {&component};
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = "tait",
-    .version = "2.0.0",
+    .version = "2.1.0",
     .init = NULL,
     .deinit = NULL,
     .component_count = 1,

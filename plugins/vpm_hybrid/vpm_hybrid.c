@@ -569,7 +569,7 @@ static const eddy_component component = {
     .params = params,
     .param_count = P_COUNT,
     .vtable = &vtable,
-    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_STATE_COMPLETE,
     .material_params = material_params,
     .material_param_count = M_COUNT,
 };

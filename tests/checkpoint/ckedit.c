@@ -1,5 +1,6 @@
 /*
- * ckedit FILE EDIT ARGS...: changes one value of a checkpoint (host/session/checkpoint.h, format 2) and
+ * ckedit FILE EDIT ARGS...: changes one value of a checkpoint (host/session/checkpoint.h, formats 2 and 3,
+ * which share a layout) and
  * writes it back with its payload length and checksum recomputed, so that the reader's byte-level
  * checks pass and what the tests see is the restore's semantic validation alone.
  *
@@ -12,6 +13,9 @@
  *   collider I MEMBER COMP VALUE   MEMBER: point normal min max center radius velocity
  *   state drop                 no solver state (size 0)
  *   state-real K VALUE         the K-th value of an eddy_state record (state.h: tag, count, values)
+ *   state-retag TAG COUNT      the record renamed TAG and cut to its first COUNT values (an older
+ *                              layout of a solver's record, e.g. "tait/1", which held max_accel alone)
+ *   format N                   the format version (2 or 3: same layout)
  *
  * Exit status 0 on success, 2 on a usage or layout error (message on stderr).
  */
@@ -37,7 +41,7 @@ static int die(const char *msg, const char *arg)
     exit(2);
 }
 
-/* Offsets of the sections, found by walking the layout of host/session/checkpoint.c (format 2). */
+/* Offsets of the sections, found by walking the layout of host/session/checkpoint.c (formats 2, 3). */
 typedef struct layout {
     size_t settings;          /* the u32 length before the settings text */
     size_t clock;             /* time (f64), step (u64) */
@@ -72,7 +76,8 @@ static uint64_t u64_at(size_t at)
 
 static void walk(layout *L)
 {
-    if (size < HEADER + CHECKSUM || memcmp(data, "EDDYCKPT", 8) || u32_at(8) != 2) die("not a format-2 checkpoint", NULL);
+    if (size < HEADER + CHECKSUM || memcmp(data, "EDDYCKPT", 8) || (u32_at(8) != 2 && u32_at(8) != 3))
+        die("not a format-2 or -3 checkpoint", NULL);
     size_t at = HEADER;
     L->settings = at;
     at += 4 + u32_at(at);
@@ -240,6 +245,26 @@ int main(int argc, char **argv)
         size_t values = (size_t)(nul - data) + 1 + 4;
         size_t k = index_arg(a[0], (blob + n - values) / sizeof(eddy_real));
         put_real(values + k * sizeof(eddy_real), a[1]);
+    } else if (!strcmp(what, "state-retag") && na == 2) {
+        const size_t blob = L.blob + 8, n = u64_at(L.blob);
+        const unsigned char *nul = memchr(data + blob, '\0', n);
+        if (!nul) die("the solver state is not a state.h record", NULL);
+        const size_t values = (size_t)(nul - data) + 1 + 4;
+        const uint32_t count = (uint32_t)index_arg(a[1], (blob + n - values) / sizeof(eddy_real) + 1);
+        const size_t tag_len = strlen(a[0]) + 1, size2 = tag_len + 4 + count * sizeof(eddy_real);
+        unsigned char *record = malloc(size2);
+        if (!record) die("out of memory", NULL);
+        memcpy(record, a[0], tag_len);
+        memcpy(record + tag_len, &count, 4);
+        memcpy(record + tag_len + 4, data + values, count * sizeof(eddy_real));
+        uint64_t blob_size = size2;
+        splice(L.blob + 8, n, record, size2);
+        memcpy(data + L.blob, &blob_size, 8);
+        free(record);
+    } else if (!strcmp(what, "format") && na == 1) {
+        const uint32_t v = (uint32_t)index_arg(a[0], 4);
+        if (v != 2 && v != 3) die("formats 2 and 3 share this layout; got", a[0]);
+        memcpy(data + 8, &v, 4);
     } else {
         die("unknown edit or wrong argument count", what);
     }

@@ -2,12 +2,13 @@
  * Checkpoints (host/session/checkpoint.c) with a stand-in solver, independent of the physics plugins:
  *  - 64-bit ids (one above 2^32, one next to UINT64_MAX) and every field, a registered one included,
  *    round-trip bit for bit, and the resumed session steps on to the same state hash;
- *  - the resume order of plugin.h: create() and compute_fields() on the scene, the particles restored
- *    (every field as saved), then load() with the particles in place, and no compute_fields() after
- *    it (it would overwrite the restored state);
+ *  - the two resume orders of plugin.h, and no compute_fields() in either (it would overwrite the
+ *    restored state): without EDDY_COMPONENT_STATE_COMPLETE (or from a format-2 file) create() on the
+ *    scene's initial world, then the particles restored (every field as saved), then load(); with it,
+ *    create() on the checkpoint's particles and clock with setup->resuming set, then load();
  *  - the per-material parameters come from the scene embedded in the checkpoint;
  *  - a format-1 checkpoint (32-bit ids), written here byte by byte, is read and its ids widened;
- *  - another format version is refused naming both.
+ *  - another format version is refused naming the versions read.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -43,6 +44,11 @@ static void record(const char *what, const eddy_world *w)
     snprintf(events[event_count++], sizeof events[0], "%s%s", what, wide ? "(wide ids)" : "");
 }
 
+/* What the last create() saw: setup->resuming, the clock and the particle count. */
+static int created_resuming;
+static double created_time;
+static size_t created_count;
+
 struct eddy_solver {
     eddy_world *world;
     int lambda;
@@ -67,7 +73,11 @@ static int ck_create(const eddy_solver_setup *setup, eddy_solver **out, eddy_err
         free(s);
         return rc;
     }
-    record("create", setup->world);
+    record(EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming ? "create(resuming)" : "create",
+           setup->world);
+    created_resuming = setup->resuming;
+    created_time = setup->world->time;
+    created_count = setup->world->particles.count;
     *out = s;
     return 0;
 }
@@ -125,6 +135,16 @@ static const eddy_component CK_SOLVER = {.size = sizeof(eddy_component),
                                          .vtable = &CK_VTABLE,
                                          .material_params = CK_MATERIAL,
                                          .material_param_count = 1};
+/* The same solver declaring that its save() holds all create() derives (it derives nothing). */
+static const eddy_component CK_SOLVER_COMPLETE = {.size = sizeof(eddy_component),
+                                                  .interface_id = EDDY_INTERFACE_SOLVER,
+                                                  .id = "ckpt_complete",
+                                                  .version = "1.0.0",
+                                                  .description = "The stand-in solver, STATE_COMPLETE.",
+                                                  .vtable = &CK_VTABLE,
+                                                  .flags = EDDY_COMPONENT_STATE_COMPLETE,
+                                                  .material_params = CK_MATERIAL,
+                                                  .material_param_count = 1};
 
 /* ------------------------------------------------------------------------------------------------ */
 
@@ -141,6 +161,7 @@ static const char *const SCENE =
 
 static eddy_registry *registry;
 static char dir[64];
+static const char *solver_id = "ckpt"; /* the component the sessions of a test use */
 
 static void open_sim(const char *text, eddy_sim *sim)
 {
@@ -150,6 +171,7 @@ static void open_sim(const char *text, eddy_sim *sim)
     if (eddy_scene_parse(text, "ck.json", NULL, 0, &scene, &e)) fail_msg("%s", e.message);
     eddy_sim_options o = {0};
     o.registry = registry;
+    o.solver = solver_id;
     if (eddy_sim_open(&scene, &o, sim, &e)) fail_msg("%s", e.message);
 }
 
@@ -203,12 +225,40 @@ static int resume(eddy_sim *sim, eddy_error *e)
     if (rc) return rc;
     char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), "scene"));
     assert_non_null(text);
-    event_count = 0;
-    open_sim(text, sim);
+    eddy_scene scene;
+    if (eddy_scene_parse(text, "ck.json", NULL, 0, &scene, e)) fail_msg("%s", e->message);
     cJSON_free(text);
-    rc = eddy_checkpoint_restore(ck, sim, e);
+    eddy_sim_options o = {0};
+    o.registry = registry;
+    o.solver = solver_id;
+    event_count = 0;
+    created_resuming = -1;
+    rc = eddy_checkpoint_open_sim(ck, &scene, &o, sim, e);
     eddy_checkpoint_free(ck);
     return rc;
+}
+
+/* Rewrites the format version of the checkpoint in dir (same layout: 2 and 3), checksum recomputed. */
+static void set_format(uint32_t format)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_CHECKPOINT_FILE);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long n = ftell(f);
+    assert_true(n > 32);
+    unsigned char *b = malloc((size_t)n);
+    assert_non_null(b);
+    rewind(f);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    memcpy(b + 8, &format, sizeof format);
+    const uint64_t sum = eddy_checkpoint_checksum(b, (size_t)n - 8);
+    memcpy(b + n - 8, &sum, sizeof sum);
+    rewind(f);
+    assert_int_equal(fwrite(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    free(b);
 }
 
 static void wide_ids_round_trip(void **state)
@@ -242,12 +292,13 @@ static void wide_ids_round_trip(void **state)
 
     int rc = resume(&b, &e);
     if (rc) fail_msg("%s", e.message);
-    /* plugin.h's order: the scene's create() and compute_fields(), the particles, then load() with
-     * them in place, and nothing after it. */
-    assert_int_equal(event_count, 3);
+    /* plugin.h's 2.0 order (no STATE_COMPLETE): create() on the scene's world, the particles, then
+     * load() with them in place, and nothing after it (no compute_fields()). */
+    assert_int_equal(event_count, 2);
     assert_string_equal(events[0], "create");
-    assert_string_equal(events[1], "compute_fields");
-    assert_string_equal(events[2], "load(wide ids)");
+    assert_string_equal(events[1], "load(wide ids)");
+    assert_int_equal(created_resuming, 0);
+    assert_true(created_time == 0.0);
     assert_int_equal(b.world->step, a.world->step);
     assert_memory_equal(&b.world->time, &a.world->time, sizeof(double));
     assert_same_particles(a.world, b.world);
@@ -388,9 +439,72 @@ static void reads_format_1(void **state)
     assert_int_equal(eddy_checkpoint_read(dir, &ck, &e), EDDY_ERR_PARSE);
     assert_null(ck);
     char want[256];
-    snprintf(want, sizeof want, "checkpoint '%s' has format version 99; this eddy reads version 1 or 2", path);
+    snprintf(want, sizeof want, "checkpoint '%s' has format version 99; this eddy reads versions 1 to 3", path);
     assert_string_equal(e.message, want);
     eddy_sim_close(&a);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* STATE_COMPLETE: create() on the checkpoint's world                                               */
+
+/* Runs `ckpt_complete` 6 steps with wide ids and a particle removed (the count differs from the
+ * scene's), writes a checkpoint, resumes it: create() must see the stored clock and particles with
+ * setup->resuming set, load() follow, and the session go on exactly. Then the same file marked format 2
+ * takes the 2.0 order: create() on the scene's initial world. */
+static void complete_solver_is_created_on_the_checkpoint(void **state)
+{
+    (void)state;
+    solver_id = "ckpt_complete";
+    eddy_sim a, b, c;
+    eddy_error e;
+    open_sim(SCENE, &a);
+    const size_t scene_count = a.world->particles.count;
+    step(&a, 6);
+    /* One particle fewer than the scene makes, as after an out_of_domain "remove". */
+    eddy_particles *p = &a.world->particles;
+    uint32_t *order = malloc(p->count * sizeof *order);
+    assert_non_null(order);
+    for (size_t i = 0; i + 1 < p->count; ++i) order[i] = (uint32_t)(i + 1);
+    if (eddy_particles_gather(p, order, p->count - 1, &e)) fail_msg("%s", e.message);
+    free(order);
+    uint64_t *ids = malloc(p->count * sizeof *ids);
+    assert_non_null(ids);
+    for (size_t i = 0; i < p->count; ++i) ids[i] = (UINT64_C(1) << 33) + (uint64_t)i;
+    if (eddy_particles_set_ids(p, ids, &e)) fail_msg("%s", e.message);
+    free(ids);
+    write_checkpoint(&a);
+
+    if (resume(&b, &e)) fail_msg("%s", e.message);
+    assert_int_equal(event_count, 2);
+    assert_string_equal(events[0], "create(resuming)(wide ids)");
+    assert_string_equal(events[1], "load(wide ids)");
+    assert_int_equal(created_resuming, 1);
+    assert_memory_equal(&created_time, &a.world->time, sizeof(double));
+    assert_int_equal(created_count, scene_count - 1);
+    assert_int_equal(b.world->step, a.world->step);
+    assert_same_particles(a.world, b.world);
+    assert_true(hash_of(&a) == hash_of(&b));
+    step(&a, 5);
+    step(&b, 5);
+    assert_true(hash_of(&a) == hash_of(&b));
+    eddy_sim_close(&b);
+
+    /* A format-2 file promises nothing about what create() derived: the 2.0 order. */
+    write_checkpoint(&a);
+    set_format(2);
+    if (resume(&c, &e)) fail_msg("%s", e.message);
+    assert_int_equal(event_count, 2);
+    assert_string_equal(events[0], "create");
+    assert_string_equal(events[1], "load(wide ids)");
+    assert_int_equal(created_resuming, 0);
+    assert_int_equal(created_count, scene_count);
+    assert_same_particles(a.world, c.world);
+    step(&a, 3);
+    step(&c, 3);
+    assert_true(hash_of(&a) == hash_of(&c));
+    eddy_sim_close(&c);
+    eddy_sim_close(&a);
+    solver_id = "ckpt";
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -402,7 +516,8 @@ static int setup(void **state)
     snprintf(dir, sizeof dir, "/tmp/eddy_test_checkpoint_XXXXXX");
     if (!mkdtemp(dir)) return -1;
     if (eddy_registry_create(NULL, &registry, &e) ||
-        eddy_registry_add_builtin(registry, &CK_SOLVER, "test_checkpoint", &e)) {
+        eddy_registry_add_builtin(registry, &CK_SOLVER, "test_checkpoint", &e) ||
+        eddy_registry_add_builtin(registry, &CK_SOLVER_COMPLETE, "test_checkpoint", &e)) {
         print_error("%s\n", e.message);
         return -1;
     }
@@ -425,6 +540,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wide_ids_round_trip),
         cmocka_unit_test(reads_format_1),
+        cmocka_unit_test(complete_solver_is_created_on_the_checkpoint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

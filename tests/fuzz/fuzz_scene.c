@@ -32,7 +32,7 @@ static void build(const eddy_scene *scene)
     char what[96] = "not built (not the CPU grid)";
     /* Only the CPU grid: a device grid would fuzz the driver, not the loader. */
     if (!rc && (!gc || strcmp(gc->id, "cpu") == 0)) {
-        const eddy_scene_build with = {reg, sc, gc, gc ? &gp : NULL, NULL};
+        const eddy_scene_build with = {.registry = reg, .solver = sc, .grid = gc, .grid_params = gc ? &gp : NULL};
         eddy_world *w = NULL;
         rc = eddy_scene_build_world(scene, &with, &w, &err);
         if (rc == EDDY_OK) {

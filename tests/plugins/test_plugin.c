@@ -75,7 +75,7 @@ static const eddy_component *const components[] = {&component};
 
 static const eddy_plugin_descriptor descriptor = {
 #if defined(BROKEN_MAJOR)
-    EDDY_ABI_MAJOR + 1, EDDY_ABI_MINOR, sizeof(eddy_real), sizeof(eddy_plugin_descriptor),
+    EDDY_ABI_MAJOR + 1, 0, sizeof(eddy_real), sizeof(eddy_plugin_descriptor), /* a 3.0 plugin */
 #elif defined(BROKEN_MINOR)
     EDDY_ABI_MAJOR, EDDY_ABI_MINOR + 1, sizeof(eddy_real), sizeof(eddy_plugin_descriptor),
 #elif defined(BROKEN_REAL_SIZE)

@@ -1,5 +1,5 @@
 /*
- * eddy/plugin.h — the plugin ABI, version 2.
+ * eddy/plugin.h — the plugin ABI, version 2.1.
  *
  * A plugin is a shared object that exports exactly one symbol, `eddy_plugin_entry`, a function
  * returning a pointer to a const eddy_plugin_descriptor. The descriptor begins with the ABI version the
@@ -37,7 +37,7 @@
 EDDY_BEGIN_DECLS
 
 #define EDDY_ABI_MAJOR 2
-#define EDDY_ABI_MINOR 0
+#define EDDY_ABI_MINOR 1
 
 /* The name of the one symbol a plugin exports. */
 #define EDDY_PLUGIN_ENTRY_SYMBOL "eddy_plugin_entry"
@@ -59,7 +59,12 @@ enum {
      * running several processes refuses a solver without this flag, naming it. */
     EDDY_COMPONENT_DECOMPOSABLE = 1u << 1,
     /* The solver keeps particle fields in device memory (eddy_world_set_field_space). */
-    EDDY_COMPONENT_DEVICE_RESIDENT = 1u << 2
+    EDDY_COMPONENT_DEVICE_RESIDENT = 1u << 2,
+    /* ABI 2.1. The solver's save() stores everything its create() derives from the particles (tait's
+     * sound speed from the fluid's height, say), so a resume may create it on the checkpoint's world:
+     * the host then builds no initial state at all (see `resuming` in eddy_solver_setup and save/load
+     * below). Without this flag a resume keeps the 2.0 order: the scene's initial particles first. */
+    EDDY_COMPONENT_STATE_COMPLETE = 1u << 3
 };
 
 /* --- Solvers (interface EDDY_INTERFACE_SOLVER) -------------------------------------------------- */
@@ -74,6 +79,13 @@ typedef struct eddy_solver_setup {
     eddy_world *world;
     const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
     const eddy_host *host;            /* services (host.h); never NULL */
+    /* ABI 2.1 (read it only where setup->size covers it: EDDY_HAS_MEMBER). Non-zero for a solver
+     * with EDDY_COMPONENT_STATE_COMPLETE that is being resumed: the world holds the checkpoint's
+     * clock, colliders and built-in particle fields (positions, velocities, densities, pressures,
+     * masses, ids, materials), not the scene's initial ones; the solver's own fields are restored after
+     * create() registers them, then load() brings what save() stored. Derive nothing from the
+     * particles here: it would describe the checkpoint's time, not the run's start. */
+    int resuming;
 } eddy_solver_setup;
 
 /* Solver callbacks. Members up to and including `destroy` are required. [main thread] for all. */
@@ -106,10 +118,17 @@ typedef struct eddy_solver_vtable {
                   eddy_error *err);
 
     /* Optional, for checkpoints: serializes solver state that is not in particle fields into a
-     * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state. On
-     * resume the host calls create() (and compute_fields()) for the scene, restores every particle
-     * field as saved (derived fields included: they are the state), then calls load(); it does not
-     * call compute_fields() again, which would overwrite what load() restored. state.h has helpers. */
+     * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state.
+     * The resume order depends on EDDY_COMPONENT_STATE_COMPLETE:
+     *   - with it (ABI 2.1): the host builds the world from the scene's materials, colliders and
+     *     domain and the checkpoint's clock and particles (no fluid is seeded), calls create() with
+     *     setup->resuming = 1, restores the solver's registered fields as saved, then calls load();
+     *   - without it (ABI 2.0): the host builds the scene's initial world, calls create() on it, then
+     *     restores the clock, the colliders and every particle field as saved (the count may shrink:
+     *     particles removed during the run), then calls load().
+     * In both, compute_fields() is not called: it would overwrite the restored state (derived fields
+     * included: they are the state). save() therefore stores, besides the state between steps, every
+     * value create() derived from the particles if the solver sets STATE_COMPLETE. state.h has helpers. */
     int (*save)(const eddy_solver *solver, void **data, size_t *size, eddy_error *err);
     int (*load)(eddy_solver *solver, const void *data, size_t size, eddy_error *err);
 

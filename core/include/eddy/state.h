@@ -29,6 +29,11 @@ EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, si
 EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 
+/* ABI 2.1. The tag of a record (its NUL-terminated first bytes), or NULL when `size` bytes hold no
+ * NUL: lets load() accept an older layout of its own record (e.g. "tait/1" beside "tait/2"). The
+ * pointer points into `data`. */
+EDDY_API const char *eddy_state_record_tag(const void *data, size_t size);
+
 EDDY_END_DECLS
 
 #endif /* EDDY_STATE_H */

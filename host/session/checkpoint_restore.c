@@ -1,0 +1,467 @@
+/*
+ * host/session/checkpoint_restore.c — a session opened from a checkpoint (checkpoint.h), in one of the
+ * two orders of plugin.h:
+ *   - a solver with EDDY_COMPONENT_STATE_COMPLETE, from a format-3 file: the world is built from the
+ *     scene's materials, colliders and domain with the checkpoint's clock, colliders and built-in
+ *     particle fields in place of the fluid blocks (fill_world); create() runs on it (resuming = 1);
+ *     then the solver's own fields and load() (finish_filled). Nothing of the initial state is built.
+ *   - otherwise (the 2.0 order): the scene's initial world, create() on it, then the clock, the
+ *     colliders, every particle field and load() over it (finish_over_scene).
+ * Both read the particle section through one index (index_particles), so the checks on what a file
+ * holds are the same whichever order runs.
+ */
+#include "checkpoint_internal.h"
+#include "services.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mismatch(const eddy_checkpoint *ck, eddy_error *err, const char *what)
+{
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "checkpoint '%s' does not match the world its scene builds: %s", ck->path, what);
+}
+
+/* A value that no run writes (a NaN clock, a zero normal, a negative mass): the file was produced or
+ * edited by something else, and resuming from it would step with garbage (a negative dt, a NaN
+ * everywhere) or exit 0 with a wrong answer. */
+static int invalid(const eddy_checkpoint *ck, eddy_error *err, const char *fmt, ...) EDDY_PRINTF(3, 4);
+static int invalid(const eddy_checkpoint *ck, eddy_error *err, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is invalid: %s", ck->path, what);
+}
+
+static const char *const SHAPE_NAMES[] = {"plane", "box", "sphere"};
+static const char AXES[3] = {'x', 'y', 'z'};
+
+/* What eddy_world_add_collider accepts from a scene (finite members, a non-zero normal, min < max, a
+ * radius > 0), and a unit normal, as it stores one. */
+static int check_collider(const eddy_checkpoint *ck, size_t i, const eddy_collider *t, int dimensions,
+                          eddy_error *err)
+{
+    const char *shape = (unsigned)t->shape < 3 ? SHAPE_NAMES[t->shape] : "?";
+    const struct {
+        const char *name;
+        const eddy_real *v;
+        int n;
+    } members[] = {{"point", t->point, 3}, {"normal", t->normal, 3}, {"min", t->min, 3},  {"max", t->max, 3},
+                   {"center", t->center, 3}, {"radius", &t->radius, 1}, {"velocity", t->velocity, 3}};
+    for (size_t m = 0; m < sizeof members / sizeof members[0]; ++m)
+        for (int a = 0; a < members[m].n; ++a)
+            if (!isfinite(members[m].v[a]))
+                return members[m].n == 1
+                           ? invalid(ck, err, "collider %zu (%s): %s is %g, expected a finite number", i, shape,
+                                     members[m].name, (double)members[m].v[a])
+                           : invalid(ck, err, "collider %zu (%s): %s.%c is %g, expected a finite number", i, shape,
+                                     members[m].name, AXES[a], (double)members[m].v[a]);
+    if (t->shape == EDDY_SHAPE_PLANE) {
+        double l2 = 0;
+        for (int a = 0; a < dimensions; ++a) l2 += (double)t->normal[a] * t->normal[a];
+        /* Stored normalized in single precision: a few ulps off 1 at most. */
+        if (!(fabs(sqrt(l2) - 1.0) <= 1e-5))
+            return invalid(ck, err, "collider %zu (plane): normal (%g, %g, %g) has length %g, expected a unit vector",
+                           i, (double)t->normal[0], (double)t->normal[1], (double)t->normal[2], sqrt(l2));
+    } else if (t->shape == EDDY_SHAPE_BOX) {
+        for (int a = 0; a < dimensions; ++a)
+            if (!(t->min[a] < t->max[a]))
+                return invalid(ck, err, "collider %zu (box): max.%c = %g <= min.%c = %g, expected max > min", i,
+                               AXES[a], (double)t->max[a], AXES[a], (double)t->min[a]);
+    } else if (t->shape == EDDY_SHAPE_SPHERE) {
+        if (!(t->radius > 0))
+            return invalid(ck, err, "collider %zu (sphere): radius is %g, expected a number > 0", i, (double)t->radius);
+    }
+    return EDDY_OK;
+}
+
+/* The colliders' prescribed-motion state, over those the scene made (same count and shapes). */
+static int restore_colliders(cursor *c, eddy_boundaries *bd, eddy_error *err)
+{
+    uint64_t n = 0;
+    int rc = checkpoint_take_u64(c, &n, "the collider count", err);
+    if (rc) return rc;
+    if (n != bd->collider_count) {
+        char what[96];
+        snprintf(what, sizeof what, "%llu colliders, the scene has %zu", (unsigned long long)n, bd->collider_count);
+        return mismatch(c->ck, err, what);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        eddy_collider *k = &bd->colliders[i];
+        uint32_t shape = 0;
+        eddy_collider t;
+        if ((rc = checkpoint_take_u32(c, &shape, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.point, sizeof t.point, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.normal, sizeof t.normal, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.min, sizeof t.min, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.max, sizeof t.max, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.center, sizeof t.center, "a collider", err)) ||
+            (rc = checkpoint_take(c, &t.radius, sizeof t.radius, "a collider", err)) ||
+            (rc = checkpoint_take(c, t.velocity, sizeof t.velocity, "a collider", err)))
+            return rc;
+        if (shape != (uint32_t)k->shape) {
+            char what[64];
+            snprintf(what, sizeof what, "collider %zu has another shape", i);
+            return mismatch(c->ck, err, what);
+        }
+        t.shape = k->shape;
+        if ((rc = check_collider(c->ck, i, &t, bd->dimensions, err))) return rc;
+        memcpy(k->point, t.point, sizeof t.point);
+        memcpy(k->normal, t.normal, sizeof t.normal);
+        memcpy(k->min, t.min, sizeof t.min);
+        memcpy(k->max, t.max, sizeof t.max);
+        memcpy(k->center, t.center, sizeof t.center);
+        k->radius = t.radius;
+        memcpy(k->velocity, t.velocity, sizeof t.velocity);
+    }
+    return EDDY_OK;
+}
+
+
+/* Where each part of the binary state lies, found once, bounds-checked, before anything is restored. */
+typedef struct saved_field {
+    char name[EDDY_FIELD_NAME_MAX];
+    uint32_t components;
+    size_t at;            /* its first value */
+} saved_field;
+
+typedef struct saved_state {
+    double time;
+    uint64_t step;
+    size_t colliders_at;  /* the collider count */
+    uint64_t count;       /* particles */
+    uint32_t field_count;
+    saved_field fields[EDDY_MAX_FIELDS];
+    size_t ids_at, materials_at;
+    size_t blob_at;
+    uint64_t blob_size;
+} saved_state;
+
+static size_t collider_record_size(void)
+{
+    const eddy_collider t = {0};
+    return sizeof(uint32_t) + sizeof t.point + sizeof t.normal + sizeof t.min + sizeof t.max + sizeof t.center +
+           sizeof t.radius + sizeof t.velocity;
+}
+
+static int index_state(const eddy_checkpoint *ck, saved_state *st, eddy_error *err)
+{
+    memset(st, 0, sizeof *st);
+    cursor c = {ck, ck->state_begin, ck->state_end};
+    uint64_t colliders = 0;
+    uint32_t real_size = 4; /* format 1 was written with float fields */
+    int rc;
+    if ((rc = checkpoint_take(&c, &st->time, sizeof st->time, "the clock", err)) ||
+        (rc = checkpoint_take_u64(&c, &st->step, "the clock", err)))
+        return rc;
+    st->colliders_at = c.at;
+    if ((rc = checkpoint_take_u64(&c, &colliders, "the collider count", err))) return rc;
+    if (colliders > (c.end - c.at) / collider_record_size()) return checkpoint_corrupt(&c, "a collider", err);
+    c.at += (size_t)colliders * collider_record_size();
+    if ((rc = checkpoint_take_u64(&c, &st->count, "the particle count", err)) ||
+        (ck->format >= 2 && (rc = checkpoint_take_u32(&c, &real_size, "the size of a real", err))) ||
+        (rc = checkpoint_take_u32(&c, &st->field_count, "the field count", err)))
+        return rc;
+    if (real_size != sizeof(eddy_real)) {
+        char what[160];
+        snprintf(what, sizeof what, "its particle fields hold %u-byte reals, this eddy %zu-byte ones",
+                 (unsigned)real_size, sizeof(eddy_real));
+        return mismatch(ck, err, what);
+    }
+    if (st->field_count > EDDY_MAX_FIELDS) return checkpoint_corrupt(&c, "the field list", err);
+    for (uint32_t k = 0; k < st->field_count; ++k) {
+        saved_field *f = &st->fields[k];
+        uint32_t len = 0;
+        if ((rc = checkpoint_take_u32(&c, &len, "a field name", err))) return rc;
+        if (len >= sizeof f->name) return checkpoint_corrupt(&c, "a field name", err);
+        if ((rc = checkpoint_take(&c, f->name, len, "a field name", err)) ||
+            (rc = checkpoint_take_u32(&c, &f->components, "a field", err)))
+            return rc;
+        f->name[len] = '\0';
+        f->at = c.at;
+        /* Skipped in steps of one component, so no product can overflow. */
+        for (uint32_t j = 0; j < f->components; ++j) {
+            if (st->count > (c.end - c.at) / sizeof(eddy_real)) return checkpoint_corrupt(&c, "a particle field", err);
+            c.at += (size_t)st->count * sizeof(eddy_real);
+        }
+    }
+    const size_t id_size = ck->format >= 2 ? sizeof(uint64_t) : sizeof(uint32_t);
+    st->ids_at = c.at;
+    if (st->count > (c.end - c.at) / id_size) return checkpoint_corrupt(&c, "the particle ids", err);
+    c.at += (size_t)st->count * id_size;
+    st->materials_at = c.at;
+    if (st->count > (c.end - c.at) / sizeof(uint32_t)) return checkpoint_corrupt(&c, "the particle materials", err);
+    c.at += (size_t)st->count * sizeof(uint32_t);
+    if ((rc = checkpoint_take_u64(&c, &st->blob_size, "the solver state", err))) return rc;
+    st->blob_at = c.at;
+    if (st->blob_size != c.end - c.at) return checkpoint_corrupt(&c, "the solver state", err);
+    /* What a run's clock can read: a NaN, infinite or negative time would step with a NaN or negative
+     * dt; the step count becomes a long long (--steps). */
+    if (!(isfinite(st->time) && st->time >= 0))
+        return invalid(ck, err, "its time t = %g s, expected a finite time >= 0", st->time);
+    if (st->step > (uint64_t)LLONG_MAX)
+        return invalid(ck, err, "its step count %llu, expected at most %lld", (unsigned long long)st->step, LLONG_MAX);
+    return EDDY_OK;
+}
+
+/* Reads the stored values of `sf` straight into the write-mapped arrays of the world's field f. */
+static int restore_field(const eddy_checkpoint *ck, const saved_state *st, const saved_field *sf, eddy_world *w,
+                         int f, eddy_error *err)
+{
+    eddy_field_view view;
+    memset(&view, 0, sizeof view);
+    view.size = sizeof view;
+    int rc = eddy_world_map_field(w, f, EDDY_MAP_WRITE, &view, err);
+    if (rc) return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", ck->path, sf->name);
+    if (view.count != st->count) {
+        eddy_world_unmap_field(w, &view);
+        return mismatch(ck, err, "the particle count changed while restoring");
+    }
+    const size_t bytes = (size_t)st->count * sizeof(eddy_real);
+    for (int j = 0; j < view.components; ++j)
+        if (bytes) memcpy(view.data[j], ck->data + sf->at + (size_t)j * bytes, bytes);
+    eddy_world_unmap_field(w, &view);
+    return EDDY_OK;
+}
+
+enum which_fields { BUILTIN_FIELDS = 1, SOLVER_FIELDS = 2 };
+
+/* Restores the stored fields of the kinds in `which` (built-in: index < EDDY_BUILTIN_FIELD_COUNT), each
+ * into the world's field of that name and component count. */
+static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, unsigned which,
+                          eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    /* Each field once: with one listed twice, another (velocity, say) would keep the scene's values. */
+    unsigned char listed[EDDY_MAX_FIELDS] = {0};
+    for (uint32_t k = 0; k < st->field_count; ++k) {
+        const saved_field *sf = &st->fields[k];
+        const int f = eddy_particles_find_field(p, sf->name);
+        const int builtin = f >= 0 && f < EDDY_BUILTIN_FIELD_COUNT;
+        if (f >= 0 && !(which & (builtin ? BUILTIN_FIELDS : SOLVER_FIELDS))) continue;
+        if (f < 0 && !(which & SOLVER_FIELDS)) continue; /* not registered yet: the solver's */
+        if (f < 0 || eddy_particles_field_components(p, f) != (int)sf->components) {
+            char what[160];
+            snprintf(what, sizeof what, "field '%s' (%u components) is not a field of the solver", sf->name,
+                     (unsigned)sf->components);
+            return mismatch(ck, err, what);
+        }
+        if (f >= EDDY_MAX_FIELDS || listed[f]++)
+            return invalid(ck, err, "field '%s' is stored twice (so another field would not be restored)", sf->name);
+        int rc = restore_field(ck, st, sf, w, f, err);
+        if (rc) return rc;
+    }
+    for (int f = 0; f < eddy_particles_field_count(p); ++f) {
+        const int builtin = f < EDDY_BUILTIN_FIELD_COUNT;
+        if ((which & (builtin ? BUILTIN_FIELDS : SOLVER_FIELDS)) && !listed[f]) {
+            char what[160];
+            snprintf(what, sizeof what, "it stores no field '%s' (%u fields stored, the solver has %d)",
+                     eddy_particles_field_name(p, f), (unsigned)st->field_count, eddy_particles_field_count(p));
+            return mismatch(ck, err, what);
+        }
+    }
+    return EDDY_OK;
+}
+
+/* Ids (64-bit; 32-bit in format 1, widened) and materials: the layout. */
+static int restore_layout(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    const size_t n = (size_t)st->count;
+    uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
+    if (!ids) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; ++i) {
+        if (ck->format >= 2) {
+            memcpy(&ids[i], ck->data + st->ids_at + i * sizeof(uint64_t), sizeof(uint64_t));
+        } else {
+            uint32_t id32;
+            memcpy(&id32, ck->data + st->ids_at + i * sizeof id32, sizeof id32);
+            ids[i] = id32;
+        }
+    }
+    int rc = EDDY_OK;
+    for (size_t i = 0; i < n && !rc; ++i) {
+        uint32_t m;
+        memcpy(&m, ck->data + st->materials_at + i * sizeof m, sizeof m);
+        if (m >= w->material_count) rc = mismatch(ck, err, "a particle's material is out of range");
+    }
+    if (!rc && (rc = eddy_particles_set_ids(p, ids, err))) eddy_error_prefix(err, "checkpoint '%s': ", ck->path);
+    if (!rc && n) {
+        memcpy(p->material, ck->data + st->materials_at, n * sizeof(uint32_t));
+        eddy_particles_touch(p, EDDY_FIELD_LAYOUT);
+    }
+    free(ids);
+    return rc;
+}
+
+/* The built-in fields hold what a scene can make and a run keeps: finite positions, velocities,
+ * densities and pressures, a mass > 0 (a scene's particle_mass range), z and its velocity zero in 2D.
+ * The solvers' own fields are theirs to interpret. Read from the host copy just restored. */
+static int check_particles(const eddy_checkpoint *ck, const eddy_particles *p, eddy_error *err)
+{
+    static const char *const NAMES[] = {"position", "velocity", "density", "pressure", "mass"};
+    for (int f = 0; f < EDDY_BUILTIN_FIELD_COUNT; ++f) {
+        const int comps = eddy_particles_field_components(p, f);
+        for (int a = 0; a < comps; ++a) {
+            const eddy_real *v = eddy_particles_field(p, f, a);
+            const int flat = p->dimensions == 2 && a == 2; /* z, vz in 2D */
+            for (size_t i = 0; i < p->count; ++i) {
+                const int ok = f == EDDY_FIELD_MASS ? isfinite(v[i]) && v[i] > 0 : flat ? v[i] == 0 : isfinite(v[i]);
+                if (ok) continue;
+                char name[32];
+                if (comps > 1) snprintf(name, sizeof name, "%s.%c", NAMES[f], AXES[a]);
+                else snprintf(name, sizeof name, "%s", NAMES[f]);
+                return invalid(ck, err, "particle %zu (id %llu): %s is %g, expected %s", i,
+                               (unsigned long long)p->id[i], name, (double)v[i],
+                               f == EDDY_FIELD_MASS ? "a finite number > 0"
+                               : flat               ? "0 in 2D"
+                                                    : "a finite number");
+            }
+        }
+    }
+    return EDDY_OK;
+}
+
+/* The solver's own state (save/load), last in both orders. */
+static int load_solver_state(const eddy_checkpoint *ck, const saved_state *st, eddy_sim *sim, eddy_error *err)
+{
+    const eddy_component *sc = sim->solver_entry->component;
+    const eddy_solver_vtable *v = (const eddy_solver_vtable *)sc->vtable;
+    /* A solver that saves state always writes some (state.h records carry at least their tag): a
+     * checkpoint without any lost it, and the solver would go on from create()'s values. */
+    if (!st->blob_size && v->save && v->load)
+        return invalid(ck, err, "it holds no solver state, but solver '%s' saves state (save/load) that a resume needs",
+                       sc->id);
+    if (!st->blob_size) return EDDY_OK;
+    if (!v->load)
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              "checkpoint '%s' holds %llu bytes of solver state, but solver '%s' cannot load state",
+                              ck->path, (unsigned long long)st->blob_size, sc->id);
+    eddy_error_clear(err);
+    int rc = v->load(sim->solver, ck->data + st->blob_at, (size_t)st->blob_size, err);
+    if (rc) {
+        eddy_services_callback_error(err, rc, "load");
+        eddy_error_prefix(err, "solver '%s' cannot load the state in '%s': ", sc->id, ck->path);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The two orders                                                                                    */
+
+typedef struct restore_job {
+    const eddy_checkpoint *ck;
+    saved_state st;
+} restore_job;
+
+/* Zero positions for eddy_world_add_particles, overwritten by the stored ones right after. */
+enum { FILL_CHUNK = 4096 };
+
+/* STATE_COMPLETE, before create(): the clock, the colliders and the stored particles with their
+ * built-in fields, ids and materials, into the world the scene's materials and colliders made. */
+static int fill_world(void *user, eddy_world *w, eddy_error *err)
+{
+    restore_job *job = user;
+    const eddy_checkpoint *ck = job->ck;
+    const saved_state *st = &job->st;
+    cursor c = {ck, st->colliders_at, ck->state_end};
+    int rc = restore_colliders(&c, &w->boundaries, err);
+    if (rc) return rc;
+    w->time = st->time;
+    w->step = st->step;
+    if (st->count > (uint64_t)UINT32_MAX) {
+        char what[96];
+        snprintf(what, sizeof what, "%llu particles, at most %u are allowed", (unsigned long long)st->count,
+                 UINT32_MAX);
+        return mismatch(ck, err, what);
+    }
+    if (!w->material_count) return mismatch(ck, err, "the scene has no material");
+    if ((rc = eddy_particles_reserve(&w->particles, (size_t)st->count, err))) return rc;
+    static const eddy_real zeros[3 * FILL_CHUNK];
+    for (size_t done = 0; done < st->count && !rc; done += FILL_CHUNK) {
+        const size_t n = st->count - done < FILL_CHUNK ? (size_t)st->count - done : FILL_CHUNK;
+        rc = eddy_world_add_particles(w, n, zeros, NULL, 0, err);
+    }
+    if (rc || (rc = restore_fields(ck, st, w, BUILTIN_FIELDS, err)) || (rc = restore_layout(ck, st, w, err)))
+        return rc;
+    return check_particles(ck, &w->particles, err);
+}
+
+/* STATE_COMPLETE, after create(): the fields the solver registered, then its state. */
+static int finish_filled(restore_job *job, eddy_sim *sim, eddy_error *err)
+{
+    int rc = restore_fields(job->ck, &job->st, sim->world, SOLVER_FIELDS, err);
+    return rc ? rc : load_solver_state(job->ck, &job->st, sim, err);
+}
+
+/* The 2.0 order: over the scene's initial world and the solver created on it. */
+static int finish_over_scene(restore_job *job, eddy_sim *sim, eddy_error *err)
+{
+    const eddy_checkpoint *ck = job->ck;
+    const saved_state *st = &job->st;
+    eddy_world *w = sim->world;
+    eddy_particles *p = &w->particles;
+    cursor c = {ck, st->colliders_at, ck->state_end};
+    int rc = restore_colliders(&c, &w->boundaries, err);
+    if (rc) return rc;
+    w->time = st->time;
+    w->step = st->step;
+    if (st->count > p->count) {
+        char what[160];
+        snprintf(what, sizeof what, "%llu particles, the scene makes %zu", (unsigned long long)st->count, p->count);
+        return mismatch(ck, err, what);
+    }
+    /* The host copy is the one edited below: bring it up to date first (a device solver's layout). */
+    if ((rc = eddy_world_sync_host(w, err))) return eddy_error_prefix(err, "checkpoint '%s': ", ck->path);
+    if (st->count < p->count) {
+        /* Particles were removed during the run (out_of_domain "remove"): shrink, then overwrite. */
+        const size_t n = (size_t)st->count;
+        uint32_t *order = malloc(sizeof(uint32_t) * (n ? n : 1));
+        if (!order) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (size_t i = 0; i < n; ++i) order[i] = (uint32_t)i;
+        rc = eddy_particles_gather(p, order, n, err);
+        free(order);
+        if (rc) return rc;
+    }
+    if ((rc = restore_fields(ck, st, w, BUILTIN_FIELDS | SOLVER_FIELDS, err)) ||
+        (rc = restore_layout(ck, st, w, err)) || (rc = check_particles(ck, p, err)))
+        return rc;
+    return load_solver_state(ck, st, sim, err);
+}
+
+static int finish(void *user, eddy_sim *sim, int filled, eddy_error *err)
+{
+    return filled ? finish_filled(user, sim, err) : finish_over_scene(user, sim, err);
+}
+
+int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const eddy_sim_options *opt,
+                             eddy_sim *sim, eddy_error *err)
+{
+    restore_job *job = malloc(sizeof *job);
+    if (!job) {
+        eddy_scene_free(scene);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    job->ck = ck;
+    int rc = index_state(ck, &job->st, err);
+    if (rc) {
+        eddy_scene_free(scene);
+        free(job);
+        return rc;
+    }
+    /* Format 3 promises what STATE_COMPLETE needs: a solver that sets the flag wrote everything its
+     * create() derived. Older files were written when create() always saw the scene's particles. */
+    const eddy_sim_restore restore = {ck->format >= EDDY_CHECKPOINT_FORMAT_STATE_COMPLETE ? fill_world : NULL,
+                                      finish, job};
+    rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
+    free(job);
+    return rc;
+}
