@@ -70,8 +70,10 @@ eddy_session_options eddy_session_default_options(void);
 /*
  * Parses the scene with the overrides, builds the world, creates the solver and computes its
  * derived fields for frame 0 (eddy_sim_open, sim.h). *out is owned by the caller (eddy_session_close);
- * on failure it is NULL and err says why. Once open, SIGINT/SIGTERM set the stop flag instead of
- * ending the process (observe/services.h).
+ * on failure it is NULL and err says why. Once open, a SIGINT/SIGTERM handler the program installed
+ * through observe/services.h (the `eddy` command's main() does) sets the stop flag instead of ending
+ * the process; a session installs no handler itself (the Python package installs its own around
+ * stepping calls).
  */
 int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_error *err);
 

@@ -1,0 +1,459 @@
+"""eddy from Python: run, inspect and compare the particle fluid solvers of the eddy framework.
+
+The package wraps the host's session C API (host/session/session.h) rather than re-implementing the
+``eddy`` command, so a simulation stepped here reaches the same states (and state hashes) as
+``eddy run`` and reports the same error messages. See docs/python.md.
+
+    >>> import eddy
+    >>> sim = eddy.Simulation("scenes/tait_dam_break_2d.json", set={"time.end": 0.03})
+    >>> rec = sim.run()                       # to the scene's time.end, frames at exact multiples
+    >>> rec.probes["front"][-1]               # the surge front of the last frame, m
+    >>> x = sim.field("position")             # a zero-copy, read-only view, shape (count, 3)
+
+Errors raise :class:`eddy.Error` subclasses whose ``str()`` is the message ``eddy`` prints after
+``eddy: error:`` (file, line:column, key). Ctrl-C during :meth:`Simulation.run` or
+:meth:`Simulation.step` finishes the step under way and raises :class:`KeyboardInterrupt`.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _eddy
+from ._eddy import (DeviceError, Error, FileError, NotFoundError, PluginError, SceneError,
+                    UnstableError)
+
+__version__ = "0.1.0"
+__all__ = [
+    "Component", "DeviceError", "Error", "FileError", "NotFoundError", "Param", "PluginError", "Probe",
+    "Record", "SceneError", "Simulation", "UnstableError", "compare", "components", "describe",
+    "load_plugin", "refused_plugins",
+]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the `eddy` command looks at <exe>/../lib/eddy/plugins, the package looks next to itself:
+# <package>/plugins in an installed package (pip install .), <package>/../../lib/eddy/plugins in the
+# build tree (<build>/python/eddy). EDDY_PLUGIN_PATH comes first and the install folder last, as
+# for the command.
+_eddy._set_plugin_dirs([
+    os.path.join(_HERE, "plugins"),
+    os.path.normpath(os.path.join(_HERE, "..", "..", "lib", "eddy", "plugins")),
+])
+
+SceneLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Overrides = Union[None, Mapping[str, Any], Sequence[str]]
+
+
+# --------------------------------------------------------------------------------------------------
+# Components
+# --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    """One entry of a component's parameter table (the scene key ``solvers.<id>.<param>``)."""
+    id: str
+    type: str            #: "real", "int", "bool", "enum", "string" or "vector"
+    default: Any         #: None for a derived parameter (computed from the scene when absent)
+    min: float
+    max: float
+    unit: str
+    doc: str
+    choices: Tuple[str, ...]
+    derived: bool
+
+
+@dataclass(frozen=True)
+class Component:
+    """A registered component: a solver, grid, writer, probe or a plugin's own kind."""
+    id: str
+    kind: str            #: "solver", "grid", "writer", "probe", or the interface id
+    interface: str
+    version: str
+    description: str
+    file: str            #: the plugin's shared object, or "(built-in)"
+    plugin: str
+    params: Tuple[Param, ...]
+    material_params: Tuple[Param, ...]
+
+    def param(self, id: str) -> Param:
+        """The parameter ``id``; NotFoundError naming the available ones otherwise."""
+        for p in self.params:
+            if p.id == id:
+                return p
+        raise NotFoundError(f"{self.kind} '{self.id}' has no parameter '{id}' (available: "
+                            f"{', '.join(p.id for p in self.params) or 'none'})")
+
+
+def _param(d: Dict[str, Any]) -> Param:
+    return Param(d["id"], d["type"], d["default"], d["min"], d["max"], d["unit"], d["doc"],
+                 tuple(d["choices"]), d["derived"])
+
+
+def components(kind: Optional[str] = None) -> List[Component]:
+    """Every registered component (the built-ins and the plugins found), or those of one ``kind``
+    ("solver", "grid", "writer", "probe"), in registration order: what ``eddy list`` shows."""
+    out = []
+    for d in _eddy.components():
+        if kind is None or d["kind"] == kind:
+            out.append(Component(d["id"], d["kind"], d["interface"], d["version"], d["description"],
+                                 d["file"], d["plugin"], tuple(_param(p) for p in d["params"]),
+                                 tuple(_param(p) for p in d["material_params"])))
+    return out
+
+
+def describe(id: str) -> Component:
+    """The component ``id`` (``eddy describe ID``); NotFoundError listing the ids otherwise."""
+    every = components()
+    for c in every:
+        if c.id == id:
+            return c
+    raise NotFoundError(f"unknown component '{id}' (available: {', '.join(c.id for c in every)})")
+
+
+def refused_plugins() -> List[Tuple[str, str]]:
+    """(file, reason) of every plugin file the registry refused (a wrong ABI, a missing entry...)."""
+    return list(_eddy.refusals())
+
+
+def load_plugin(path: Union[str, "os.PathLike[str]"]) -> None:
+    """Loads one plugin file into the process's registry; PluginError with the refusal's reason."""
+    _eddy.load_plugin(os.fspath(path))
+
+
+# --------------------------------------------------------------------------------------------------
+# Records: diagnostics and probes as structured arrays
+# --------------------------------------------------------------------------------------------------
+
+_DIAGNOSTICS = np.dtype([
+    ("time", "f8"), ("step", "i8"), ("frame", "i8"), ("kinetic_energy", "f8"), ("momentum", "f8", (3,)),
+    ("mass", "f8"), ("density_error_mean", "f8"), ("density_error_max", "f8"), ("max_speed", "f8"),
+    ("particles", "i8"),
+])
+_FIXED = _eddy.RECORD_FIXED_COLUMNS
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A probe of the scene's "probes" section and its reference data (None when it has none)."""
+    name: str
+    kind: str
+    unit: str
+    reference: Optional["Reference"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A probe's reference data as the file gives it: ``x`` in the reference's time unit (t /
+    time_scale), ``y`` in its value unit ((value - value_offset) / value_scale)."""
+    file: str
+    label: str
+    x_label: str
+    y_label: str
+    x: np.ndarray
+    y: np.ndarray
+    time_scale: float
+    value_scale: float
+    value_offset: float
+
+
+@dataclass
+class Record:
+    """What a run measured at every output frame it landed on (the frame it started from too, when
+    that is frame 0): ``diagnostics`` (time, step, frame, kinetic_energy, momentum[3], mass,
+    density_error_mean, density_error_max, max_speed, particles; simulation units, as
+    diagnostics.csv) and ``probes`` (time, step, frame and one column per probe, named as in the
+    scene). ``completed`` is False when the run stopped early (a cancel)."""
+    diagnostics: np.ndarray
+    probes: np.ndarray
+    completed: bool = True
+
+    def to_pandas(self):  # pragma: no cover - pandas is optional
+        """The two tables as pandas DataFrames (needs pandas)."""
+        import pandas as pd
+        d = self.diagnostics
+        cols = {n: d[n] for n in d.dtype.names if n != "momentum"}
+        for i, a in enumerate("xyz"):
+            cols[f"momentum_{a}"] = d["momentum"][:, i]
+        return pd.DataFrame(cols), pd.DataFrame({n: self.probes[n] for n in self.probes.dtype.names})
+
+
+def _record(rows: bytes, width: int, probe_names: Sequence[str], completed: bool = True) -> Record:
+    a = np.frombuffer(rows, dtype="f8").reshape(-1, width)
+    d = np.zeros(len(a), dtype=_DIAGNOSTICS)
+    d["time"], d["step"], d["frame"] = a[:, 0], a[:, 1], a[:, 2]
+    d["kinetic_energy"], d["momentum"], d["mass"] = a[:, 3], a[:, 4:7], a[:, 7]
+    d["density_error_mean"], d["density_error_max"] = a[:, 8], a[:, 9]
+    d["max_speed"], d["particles"] = a[:, 10], a[:, 11]
+    p = np.zeros(len(a), dtype=[("time", "f8"), ("step", "i8"), ("frame", "i8")] +
+                 [(n, "f8") for n in probe_names])
+    p["time"], p["step"], p["frame"] = a[:, 0], a[:, 1], a[:, 2]
+    for i, n in enumerate(probe_names):
+        p[n] = a[:, _FIXED + i]
+    return Record(d, p, completed)
+
+
+def _sets(overrides: Overrides) -> List[str]:
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        # A value is JSON text (`eddy run --set key=value` reads it as JSON, else as a string).
+        return [f"{k}={json.dumps(v)}" for k, v in overrides.items()]
+    if isinstance(overrides, str):
+        return [overrides]
+    return [str(s) for s in overrides]
+
+
+# --------------------------------------------------------------------------------------------------
+# Simulation
+# --------------------------------------------------------------------------------------------------
+
+class Simulation:
+    """One simulation: a scene opened with a solver and a grid, stepped the way ``eddy run`` steps.
+
+    ``scene`` is a scene file or a dict (the scene's JSON). ``set`` holds ``--set`` overrides, as
+    {"dotted.path": value} (values encoded as JSON) or ["path=value", ...]; ``solver``, ``grid``,
+    ``out`` and ``formats`` are ``--solver``, ``--grid``, ``--out`` and ``--format``; ``threads``
+    ``--threads``; ``particles`` refills the scene at about that many particles (``eddy bench``).
+    ``name`` is how messages name a dict scene, and the folder its relative file names start from.
+
+    Lifetime: the session's memory (which the arrays of :meth:`field` view) is freed when the last
+    reference to it goes: :meth:`close` drops the Simulation's, and every array holds its own, so an
+    array stays valid after close() or after the Simulation is deleted.
+
+    Threads: use a Simulation from one thread at a time; one steps at a time per process (the thread
+    count and the stop flag are the process's, session.h).
+    """
+
+    def __init__(self, scene: SceneLike, *, solver: Optional[str] = None, grid: Optional[str] = None,
+                 set: Overrides = None, out: Optional[str] = None, formats: Optional[Sequence[str]] = None,
+                 threads: int = 0, particles: int = 0, name: Optional[str] = None,
+                 _core: Any = None) -> None:
+        if _core is not None:
+            self._core = _core
+        else:
+            kw: Dict[str, Any] = dict(sets=_sets(set), solver=solver, grid=grid, out_dir=out,
+                                      formats=None if formats is None else list(formats),
+                                      threads=threads, particle_target=particles)
+            if isinstance(scene, Mapping):
+                kw.update(scene_text=json.dumps(scene), scene_name=name or "scene.json")
+            else:
+                kw.update(scene_path=os.fspath(scene))
+            self._core = _eddy.open(**kw)
+        self._probes = [Probe(p["name"], p["kind"], p["unit"],
+                              None if p["reference"] is None else Reference(
+                                  **{**p["reference"],
+                                     "x": np.frombuffer(p["reference"]["x"], dtype="f8"),
+                                     "y": np.frombuffer(p["reference"]["y"], dtype="f8")}))
+                        for p in self._core.probes()]
+
+    @classmethod
+    def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
+        """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
+        scene, solver, grid and state; frames continue in ``dir``."""
+        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=threads))  # type: ignore[arg-type]
+
+    # -- state ------------------------------------------------------------------------------------
+    def _live(self):
+        core = self._core
+        if core is None:
+            raise Error("the simulation is closed")
+        return core
+
+    def _state(self) -> Dict[str, Any]:
+        return self._live().state()
+
+    @property
+    def time(self) -> float:
+        """Simulated time, s."""
+        return self._state()["time"]
+
+    @property
+    def steps(self) -> int:
+        """Steps taken since t = 0."""
+        return self._state()["step"]
+
+    @property
+    def next_frame(self) -> int:
+        """Index of the next output frame, at next_frame * output_interval."""
+        return self._state()["next_frame"]
+
+    @property
+    def count(self) -> int:
+        """Particles (the length of every field array)."""
+        return self._state()["count"]
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """Solver and grid ids, scene name and file, output folder, dt, end time, output interval,
+        simulation scale, thread count, the last step's dt and the limit that set it."""
+        return self._state()
+
+    @property
+    def solver(self) -> str:
+        return self._state()["solver"]
+
+    @property
+    def grid(self) -> str:
+        return self._state()["grid"]
+
+    @property
+    def dimensions(self) -> int:
+        return self._state()["dimensions"]
+
+    @property
+    def probes(self) -> List[Probe]:
+        """The scene's probes, in the order of the record's columns."""
+        return list(self._probes)
+
+    # -- stepping ---------------------------------------------------------------------------------
+    def step(self, n: int = 1) -> bool:
+        """``n`` more steps, as ``eddy run`` takes them (landing exactly on every output time).
+        Returns False when stopped early by a stop request. Raises UnstableError on an explosion
+        and KeyboardInterrupt on Ctrl-C (after the step under way; the state stays consistent)."""
+        return self._live().step(int(n))
+
+    def run(self, steps: Optional[int] = None, until: Optional[float] = None, *,
+            on_frame: Optional[Callable[[int], Any]] = None, record: bool = True,
+            write: bool = False) -> Record:
+        """Steps to a total step count (``steps``: ``eddy run --steps N``, counted from t = 0), a
+        time (``until``: ``--until T``, s) or the scene's time.end: the same stepping plan as the
+        command. At every output frame landed on, measures the diagnostics and probes (``record``),
+        writes the frame and a diagnostics.csv row into the output folder (``write``: the scene's
+        output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
+        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary."""
+        if steps is not None and until is not None:
+            raise ValueError("run: give steps or until, not both")
+        end_steps = -1 if steps is None else int(steps)
+        if steps is not None and end_steps < 0:
+            raise ValueError(f"run: steps must be >= 0, got {steps}")
+        end_time = math.nan if until is None else float(until)
+        completed, _, rows, width = self._live().run(end_steps=end_steps, end_time=end_time,
+                                                     on_frame=on_frame, record=record, write=write)
+        return _record(rows, width, [p.name for p in self._probes], completed)
+
+    # -- particles --------------------------------------------------------------------------------
+    @property
+    def fields(self) -> Dict[str, int]:
+        """Field name -> component count, built-in (position, velocity, density, pressure, mass)
+        and registered by the solver or grid."""
+        return dict(self._live().fields())
+
+    def field(self, name: str, writable: bool = False) -> np.ndarray:
+        """A view of the field's memory, without a copy: float32, shape (count,) for a scalar or
+        (count, components) for a vector (in 2D position and velocity keep z = 0), in *storage*
+        order, which the grid's sort changes every step: pair it with :attr:`ids` from the same
+        moment, or use :meth:`by_id`. Read-only unless ``writable``; writes are allowed between
+        steps (the next step sees them). The array keeps the session's memory alive."""
+        return self._live().field(name, writable)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Particle ids (uint64), a read-only view in storage order."""
+        return self._live().ids()
+
+    @property
+    def materials(self) -> np.ndarray:
+        """Material indices (uint32), a read-only view in storage order."""
+        return self._live().materials()
+
+    def by_id(self, name: str) -> np.ndarray:
+        """A copy of the field with the owned particles in increasing id order (the order of the
+        frames the writers write and of the state hash); stable across steps."""
+        core = self._live()
+        return core.field(name, False)[core.order()]
+
+    # -- measurements and output ------------------------------------------------------------------
+    def measure(self, write: bool = False) -> Record:
+        """The diagnostics and probes of the current state (one row each); ``write`` also writes it
+        as a frame with the index of the last frame landed on."""
+        return _record(self._live().measure(write), _FIXED + len(self._probes),
+                       [p.name for p in self._probes])
+
+    def diagnostics(self) -> np.ndarray:
+        """The current state's diagnostics as a one-row structured array (see :class:`Record`)."""
+        return self.measure().diagnostics
+
+    def write_frame(self) -> None:
+        """Writes the current state with the scene's writers into the output folder."""
+        self._live().measure(True)
+
+    def hash(self) -> int:
+        """The state hash ``eddy run --hash`` prints (``f"{h:016x}"``): ids, fields and clock."""
+        return self._live().hash()
+
+    def checkpoint(self, dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> str:
+        """Writes DIR/checkpoint.eddy (default: the output folder), which ``eddy resume DIR`` and
+        :meth:`Simulation.resume` continue to the scene's time.end. Returns DIR."""
+        d = os.fspath(dir) if dir is not None else self._state()["out_dir"]
+        os.makedirs(d, exist_ok=True)
+        self._live().checkpoint(d)
+        return d
+
+    def close(self) -> None:
+        """Closes the output files and drops the Simulation's reference to the session (arrays
+        still viewing it keep it alive). Idempotent."""
+        if self._core is not None:
+            self._core.close_output()
+            self._core = None
+
+    def __enter__(self) -> "Simulation":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._core is None:
+            return "<eddy.Simulation (closed)>"
+        s = self._state()
+        return (f"<eddy.Simulation {s['name']!r} solver={s['solver']!r} grid={s['grid']!r} "
+                f"particles={s['count']} t={s['time']:.6g} s step={s['step']}>")
+
+
+# --------------------------------------------------------------------------------------------------
+# compare
+# --------------------------------------------------------------------------------------------------
+
+def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, out: Optional[str] = None,
+            steps: Optional[int] = None, until: Optional[float] = None, set: Overrides = None,
+            grid: Optional[str] = None, threads: int = 0) -> np.ndarray:
+    """``eddy compare``: the scene through every solver with the same stepping and measurements;
+    writes OUT (default out/compare/<scene file stem>) as the command does and returns its summary
+    table (summary.csv) as a structured array, one row per solver: solver, status, end_time, steps,
+    particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
+    particle_steps_per_s, each probe's final value, <probe>_reference_rms, error. A solver that fails
+    is a row with status "failed" and its error; a scene that cannot be loaded raises."""
+    scene = os.fspath(scene)
+    if out is None:
+        out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
+    # The scene is opened first, so that its error is an exception with the core's message; a
+    # component the solver or grid lacks is left to the comparison, which reports it in its row.
+    try:
+        Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
+                   threads=threads).close()
+    except (NotFoundError, PluginError):
+        pass
+    summary = os.path.join(out, "summary.csv")
+    if os.path.exists(summary):
+        os.remove(summary)
+    _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else int(steps),
+                  until=math.nan if until is None else float(until), sets=_sets(set), grid=grid,
+                  threads=threads)
+    if not os.path.exists(summary):
+        raise FileError(f"compare: '{summary}' was not written")
+    with open(summary, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    text = {"solver", "status", "error"}
+    dtype = [(h, "U256" if h in text else "f8") for h in header]
+    table = np.zeros(len(body), dtype=dtype)
+    for i, r in enumerate(body):
+        for h, v in zip(header, r):
+            table[i][h] = v if h in text else (float(v) if v not in ("", "nan") else math.nan)
+    return table

@@ -1,0 +1,948 @@
+/*
+ * python/src/_eddy.c — the CPython extension under the `eddy` package (docs/python.md).
+ *
+ * A thin layer over the host's session C API (host/session/session.h) and the observe layer
+ * (diagnostics, probes, outputs): everything a simulation does is the host's code, so a run from
+ * Python reaches the states, hashes and messages of the `eddy` command. The pure-Python package
+ * (python/eddy/__init__.py) builds the friendly objects on top; this file holds what needs C:
+ *
+ *   - zero-copy NumPy views of the particle fields, whose base is the Core that owns the session,
+ *     so an array keeps the memory it views alive (the session is closed when the last reference,
+ *     the Simulation's or an array's, goes);
+ *   - stepping with the GIL released, SIGINT turned into the host's stop flag for the duration of
+ *     the call and given back to Python afterwards (KeyboardInterrupt at a step boundary);
+ *   - the measurements of every output frame (diagnostics and probes) gathered in C during a run.
+ *
+ * Threads: a Core is used by one thread at a time (session.h); the GIL is released only around the
+ * session's own calls, and a Python callback re-takes it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "diagnostics.h"
+#include "frame.h"
+#include "output.h"
+#include "probes.h"
+#include "services.h"
+#include "session.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Exceptions: one class per kind of failure, each carrying the core's message and its status code.  */
+/* ------------------------------------------------------------------------------------------------ */
+
+static PyObject *Error, *SceneError, *NotFoundError, *PluginError, *UnstableError, *FileError, *DeviceError;
+
+static PyObject *class_of(int code)
+{
+    switch (code) {
+    case EDDY_ERR_INVALID_ARGUMENT:
+    case EDDY_ERR_PARSE: return SceneError;
+    case EDDY_ERR_NOT_FOUND: return NotFoundError;
+    case EDDY_ERR_PLUGIN:
+    case EDDY_ERR_UNSUPPORTED: return PluginError;
+    case EDDY_ERR_UNSTABLE:
+    case EDDY_ERR_DOMAIN: return UnstableError;
+    case EDDY_ERR_IO: return FileError;
+    case EDDY_ERR_DEVICE: return DeviceError;
+    default: return Error;
+    }
+}
+
+/* Raises the exception of err->code with the message `eddy` prints after "eddy: error: ". */
+static PyObject *raise_error(const eddy_error *err, int rc)
+{
+    const int code = err->code ? err->code : rc;
+    if (code == EDDY_ERR_OUT_OF_MEMORY) return PyErr_NoMemory();
+    PyObject *cls = class_of(code);
+    PyObject *exc = PyObject_CallFunction(cls, "s", err->message[0] ? err->message : eddy_strerror(code));
+    if (!exc) return NULL;
+    PyObject *c = PyLong_FromLong(code);
+    PyObject *s = PyUnicode_FromString(eddy_strerror(code));
+    if (!c || !s || PyObject_SetAttrString(exc, "code", c) || PyObject_SetAttrString(exc, "status", s)) {
+        Py_XDECREF(c);
+        Py_XDECREF(s);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(c);
+    Py_DECREF(s);
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* SIGINT: Python's handler while Python runs, the host's stop flag while the session steps.         */
+/* ------------------------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_sigint(int sig) { *stop_flag = sig; }
+
+typedef struct sig_guard {
+    struct sigaction old_int, old_term;
+    int saved_term;
+} sig_guard;
+
+/* Before a call that steps: the stop flag cleared, SIGINT sets it (unless SIGINT is ignored, as in
+ * a background job, where it stays ignored). `save_term`: the call may install the host's own
+ * handlers (eddy compare does), so SIGTERM's is saved to be put back too. */
+static void guard_begin(sig_guard *g, int save_term)
+{
+    *stop_flag = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &g->old_int);
+    if (g->old_int.sa_handler == SIG_IGN) sigaction(SIGINT, &g->old_int, NULL);
+    g->saved_term = save_term && sigaction(SIGTERM, NULL, &g->old_term) == 0;
+}
+
+/* After it: Python's handlers back; a SIGINT that arrived meanwhile is handed to Python's own
+ * handler (KeyboardInterrupt by default). Returns -1 with the exception set when that raised. */
+static int guard_end(sig_guard *g)
+{
+    sigaction(SIGINT, &g->old_int, NULL);
+    if (g->saved_term) sigaction(SIGTERM, &g->old_term, NULL);
+    const int sig = *stop_flag;
+    *stop_flag = 0;
+    if (sig == SIGINT) {
+        PyErr_SetInterrupt();
+        return PyErr_CheckSignals();
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The registry: one per process, made on first use, searched the way the `eddy` command searches.    */
+/* ------------------------------------------------------------------------------------------------ */
+
+static eddy_registry *registry;
+static PyObject *plugin_dirs; /* list of str: the package's folders, set by __init__.py */
+
+static eddy_registry *get_registry(void)
+{
+    if (registry) return registry;
+    eddy_error err;
+    eddy_error_clear(&err);
+    eddy_registry *reg;
+    int rc = eddy_services_registry(0, &reg, &err);
+    if (rc) {
+        raise_error(&err, rc);
+        return NULL;
+    }
+    /* The command's order with the package in place of <exe>/..: EDDY_PLUGIN_PATH first, then the
+     * package's own folders, then eddy_registry_discover (which skips the folders already seen and
+     * adds <python>/../lib/eddy/plugins and the install folder compiled into libeddy). */
+    const char *env = getenv("EDDY_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env);
+        for (char *save = NULL, *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok; tok = strtok_r(NULL, ":", &save))
+            eddy_registry_scan_dir(reg, tok);
+        free(copy);
+    }
+    for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
+        const char *dir = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
+        if (!dir) {
+            eddy_registry_destroy(reg);
+            return NULL;
+        }
+        eddy_registry_scan_dir(reg, dir);
+    }
+    eddy_registry_discover(reg);
+    registry = reg;
+    return reg;
+}
+
+static PyObject *py_set_plugin_dirs(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyList_Check(arg)) return PyErr_Format(PyExc_TypeError, "plugin folders: expected a list of str");
+    if (registry) return PyErr_Format(Error, "plugin folders: the registry is already made; set them before first use");
+    Py_XDECREF(plugin_dirs);
+    plugin_dirs = PySequence_List(arg);
+    if (!plugin_dirs) return NULL;
+    Py_RETURN_NONE;
+}
+
+static const char *param_type_name(int t)
+{
+    static const char *names[] = {"real", "int", "bool", "enum", "string", "vector"};
+    return t >= 0 && t < 6 ? names[t] : "unknown";
+}
+
+static PyObject *param_dict(const eddy_param_desc *d)
+{
+    PyObject *choices = PyList_New(0);
+    for (const char *const *c = d->choices; choices && c && *c; ++c) {
+        PyObject *s = PyUnicode_FromString(*c);
+        if (!s || PyList_Append(choices, s)) Py_CLEAR(choices);
+        Py_XDECREF(s);
+    }
+    if (!choices) return NULL;
+    PyObject *def;
+    if (d->flags & EDDY_PARAM_DERIVED) def = Py_NewRef(Py_None);
+    else if (d->type == EDDY_PARAM_STRING) def = PyUnicode_FromString(d->def_string ? d->def_string : "");
+    else if (d->type == EDDY_PARAM_BOOL) def = PyBool_FromLong(d->def != 0);
+    else if (d->type == EDDY_PARAM_INT) def = PyLong_FromDouble(d->def);
+    else if (d->type == EDDY_PARAM_ENUM && d->choices) def = PyUnicode_FromString(d->choices[(int)d->def]);
+    else def = PyFloat_FromDouble(d->def);
+    if (!def) {
+        Py_DECREF(choices);
+        return NULL;
+    }
+    return Py_BuildValue("{s:s,s:s,s:N,s:d,s:d,s:s,s:s,s:N,s:O}", "id", d->id, "type", param_type_name(d->type),
+                         "default", def, "min", d->min, "max", d->max, "unit", d->unit ? d->unit : "", "doc",
+                         d->doc ? d->doc : "", "choices", choices, "derived",
+                         (d->flags & EDDY_PARAM_DERIVED) ? Py_True : Py_False);
+}
+
+static PyObject *param_list(const eddy_param_desc *d, size_t n)
+{
+    PyObject *l = PyList_New(0);
+    for (size_t i = 0; l && i < n; ++i) {
+        PyObject *p = param_dict(&d[i]);
+        if (!p || PyList_Append(l, p)) Py_CLEAR(l);
+        Py_XDECREF(p);
+    }
+    return l;
+}
+
+static PyObject *py_components(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    eddy_registry *reg = get_registry();
+    if (!reg) return NULL;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < eddy_registry_count(reg); ++i) {
+        const eddy_registry_entry *e = eddy_registry_at(reg, i);
+        const eddy_component *c = e->component;
+        PyObject *params = param_list(c->params, c->param_count);
+        PyObject *mparams = params ? param_list(c->material_params, c->material_param_count) : NULL;
+        PyObject *d = mparams ? Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:N,s:N}", "id", c->id, "kind",
+                                              eddy_interface_name(c->interface_id), "interface", c->interface_id,
+                                              "version", c->version ? c->version : "", "description",
+                                              c->description ? c->description : "", "file", e->file, "plugin",
+                                              e->plugin ? e->plugin : "", "params", params, "material_params",
+                                              mparams)
+                              : NULL;
+        if (!d) {
+            Py_XDECREF(params);
+            Py_XDECREF(mparams);
+        }
+        if (!d || PyList_Append(out, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+static PyObject *py_refusals(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    eddy_registry *reg = get_registry();
+    if (!reg) return NULL;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < eddy_registry_refusal_count(reg); ++i) {
+        const eddy_registry_refusal *r = eddy_registry_refusal_at(reg, i);
+        PyObject *t = Py_BuildValue("(ss)", r->file, r->reason);
+        if (!t || PyList_Append(out, t)) Py_CLEAR(out);
+        Py_XDECREF(t);
+    }
+    return out;
+}
+
+static PyObject *py_load_plugin(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *path;
+    if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
+    eddy_registry *reg = get_registry();
+    if (!reg) return NULL;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc = eddy_registry_load_file(reg, path, &err);
+    if (rc) return raise_error(&err, rc);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Core: one open session, the owner of everything a view points into.                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct Core {
+    PyObject_HEAD
+    eddy_session *s;
+    eddy_probes *probes;   /* the scene's probes, opened for the world */
+    eddy_output *output;   /* made on the first write */
+    uint64_t read_views;   /* fields handed out as arrays (bit per field id) */
+    uint64_t write_views;  /* ... of them writable */
+    double wall_start;     /* eddy_time_ms() at open, for diagnostics.csv's wall_ms */
+} Core;
+
+static PyTypeObject CoreType;
+
+static void core_dealloc(Core *self)
+{
+    eddy_output_destroy(self->output);
+    eddy_probes_destroy(self->probes);
+    eddy_session_close(self->s);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Opens the probes of the scene for the session's world; the error is the scene's. */
+static int core_init_probes(Core *c, eddy_error *err)
+{
+    int rc = eddy_probes_parse(eddy_session_scene(c->s), registry, &c->probes, err);
+    if (!rc) rc = eddy_probes_open(c->probes, eddy_session_world(c->s), eddy_services_host(), err);
+    return rc;
+}
+
+/* Wraps an opened session (taken) into a Core, or raises with err. */
+static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
+{
+    if (rc) return raise_error(err, rc);
+    Core *c = PyObject_New(Core, &CoreType);
+    if (!c) {
+        eddy_session_close(s);
+        return NULL;
+    }
+    c->s = s;
+    c->probes = NULL;
+    c->output = NULL;
+    c->read_views = c->write_views = 0;
+    c->wall_start = eddy_time_ms();
+    if ((rc = core_init_probes(c, err))) {
+        Py_DECREF(c);
+        return raise_error(err, rc);
+    }
+    return (PyObject *)c;
+}
+
+/* A list of str as an array of C strings borrowed from it (freed by the caller), or NULL. */
+static const char **string_array(PyObject *list, size_t *n)
+{
+    *n = 0;
+    if (!list || list == Py_None) return NULL;
+    Py_ssize_t len = PyList_Size(list);
+    if (len < 0) return NULL;
+    const char **a = PyMem_Calloc((size_t)len + 1, sizeof *a);
+    if (!a) return (const char **)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < len; ++i) {
+        a[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(list, i));
+        if (!a[i]) {
+            PyMem_Free(a);
+            return NULL;
+        }
+    }
+    *n = (size_t)len;
+    return a;
+}
+
+static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"scene_path", "scene_text", "scene_name", "sets", "solver", "grid", "out_dir",
+                             "formats", "threads", "particle_target", NULL};
+    eddy_session_options o = eddy_session_default_options();
+    PyObject *sets = NULL, *formats = NULL;
+    Py_ssize_t target = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|zzzO!zzzOin", kwlist, &o.scene_path, &o.scene_text, &o.scene_name,
+                                     &PyList_Type, &sets, &o.solver, &o.grid, &o.out_dir, &formats, &o.threads,
+                                     &target))
+        return NULL;
+    if (target < 0) return PyErr_Format(PyExc_ValueError, "particles: must be >= 0, got %zd", target);
+    o.particle_target = (size_t)target;
+    if (!(o.registry = get_registry())) return NULL;
+    const char **set_list = string_array(sets, &o.set_count);
+    if (!set_list && PyErr_Occurred()) return NULL;
+    const char **format_list = string_array(formats, &o.format_count);
+    if (!format_list && PyErr_Occurred()) {
+        PyMem_Free(set_list);
+        return NULL;
+    }
+    o.sets = set_list;
+    o.formats = format_list; /* NULL for None: the scene's; an empty list: no writer */
+    eddy_session *s = NULL;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = eddy_session_open(&o, &s, &err);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(set_list);
+    PyMem_Free(format_list);
+    return core_new(s, rc, &err);
+}
+
+static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"dir", "threads", NULL};
+    eddy_session_options o = eddy_session_default_options();
+    const char *dir;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|i", kwlist, &dir, &o.threads)) return NULL;
+    if (!(o.registry = get_registry())) return NULL;
+    eddy_session *s = NULL;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = eddy_session_resume(dir, &o, &s, &err);
+    Py_END_ALLOW_THREADS
+    return core_new(s, rc, &err);
+}
+
+/* Host copies of the fields handed out as views: a writable view's field is marked edited before a
+ * step (a device solver uploads it, the cached step statistics are dropped when it is a position or
+ * velocity), and a device-resident field is downloaded after one, so that the arrays show the state. */
+static int touch_views(Core *c, eddy_map_access access, eddy_error *err)
+{
+    const uint64_t mask = access == EDDY_MAP_READ ? c->read_views : c->write_views;
+    eddy_world *w = eddy_session_world(c->s);
+    for (int f = 0; mask >> f && f < 64; ++f) {
+        if (!((mask >> f) & 1)) continue;
+        if (access == EDDY_MAP_READ && eddy_world_field_space(w, f) != EDDY_MEMORY_DEVICE) continue;
+        eddy_field_view v = {.size = sizeof v};
+        int rc = eddy_world_map_field(w, f, access, &v, err);
+        if (rc) return rc;
+        eddy_world_unmap_field(w, &v);
+    }
+    return EDDY_OK;
+}
+
+/* The row one frame contributes to a run's record: time, step, frame, the diagnostics, the probes. */
+enum { ROW_FIXED = 12 };
+
+typedef struct record {
+    double *rows;
+    size_t count, cap, width;
+} record;
+
+static int measure(Core *c, double *row, int write, eddy_error *err)
+{
+    eddy_frame f;
+    int rc = eddy_session_snapshot(c->s, &f, err);
+    if (rc) return rc;
+    eddy_diagnostics d;
+    rc = eddy_diagnostics_of_frame(&f, &d, err);
+    if (!rc && eddy_probes_count(c->probes)) rc = eddy_probes_measure(c->probes, &f, row + ROW_FIXED, err);
+    if (!rc) {
+        const double fixed[ROW_FIXED] = {f.time, (double)f.step, (double)f.index, d.kinetic_energy, d.momentum[0],
+                                         d.momentum[1], d.momentum[2], d.mass, d.density_error_mean,
+                                         d.density_error_max, d.max_speed, (double)d.particles};
+        memcpy(row, fixed, sizeof fixed);
+    }
+    if (!rc && write) {
+        if (!c->output) {
+            const eddy_scene *sc = eddy_session_scene(c->s);
+            const char *ids[EDDY_SCENE_FORMAT_MAX];
+            for (size_t i = 0; i < sc->format_count; ++i) ids[i] = sc->formats[i];
+            eddy_output_options oo = eddy_output_default_options();
+            oo.formats = ids;
+            oo.format_count = sc->format_count;
+            oo.registry = registry;
+            oo.scene = sc;
+            rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
+        }
+        if (!rc) rc = eddy_output_write_frame(c->output, &f, err);
+        if (!rc) rc = eddy_output_write_diagnostics(c->output, &d, f.time, f.step, eddy_time_ms() - c->wall_start, err);
+    }
+    eddy_session_snapshot_release(&f);
+    return rc;
+}
+
+static int record_row(Core *c, record *r, int write, eddy_error *err)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        double *rows = realloc(r->rows, cap * r->width * sizeof *rows);
+        if (!rows) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the run's record");
+        r->rows = rows;
+        r->cap = cap;
+    }
+    int rc = measure(c, r->rows + r->count * r->width, write, err);
+    if (!rc) r->count++;
+    return rc;
+}
+
+typedef struct run_ctx {
+    Core *core;
+    PyThreadState *ts;     /* the released thread state, re-taken for the callback */
+    PyObject *callback;    /* on_frame(frame) or NULL */
+    record rec;
+    int do_record, write;
+} run_ctx;
+
+static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
+{
+    (void)s;
+    run_ctx *c = user;
+    int rc = EDDY_OK;
+    if (c->do_record || c->write) rc = record_row(c->core, &c->rec, c->write, err);
+    if (!rc && c->callback) {
+        PyEval_RestoreThread(c->ts);
+        /* The callback sees the arrays as the frame left them. */
+        rc = touch_views(c->core, EDDY_MAP_READ, err);
+        PyObject *r = rc ? NULL : PyObject_CallFunction(c->callback, "i", frame);
+        if (!rc && !r) rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "on_frame raised an exception at frame %d", frame);
+        Py_XDECREF(r);
+        if (!rc) rc = touch_views(c->core, EDDY_MAP_READ_WRITE, err);
+        c->ts = PyEval_SaveThread();
+    }
+    return rc;
+}
+
+static Core *open_core(PyObject *self)
+{
+    Core *c = (Core *)self;
+    if (!c->s) PyErr_SetString(Error, "the simulation is closed");
+    return c->s ? c : NULL;
+}
+
+/* step(n): n steps as `eddy run` takes them. */
+static PyObject *core_step(PyObject *self, PyObject *args)
+{
+    Core *c = open_core(self);
+    long long n;
+    if (!c || !PyArg_ParseTuple(args, "L", &n)) return NULL;
+    if (n < 0) return PyErr_Format(PyExc_ValueError, "step: n must be >= 0, got %lld", n);
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
+    if (rc) return raise_error(&err, rc);
+    sig_guard g;
+    guard_begin(&g, 0);
+    Py_BEGIN_ALLOW_THREADS
+    rc = eddy_session_step(c->s, n, &err);
+    Py_END_ALLOW_THREADS
+    int sig = guard_end(&g);
+    eddy_error verr;
+    int vrc = touch_views(c, EDDY_MAP_READ, &verr);
+    if (sig) return NULL;
+    if (rc && rc != EDDY_ERR_INTERRUPTED) return raise_error(&err, rc);
+    if (vrc) return raise_error(&verr, vrc);
+    return PyBool_FromLong(rc == EDDY_OK);
+}
+
+/* run(end_steps, end_time, on_frame, record, write) -> (completed, last_on_frame, rows bytes, width) */
+static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"end_steps", "end_time", "on_frame", "record", "write", NULL};
+    Core *c = open_core(self);
+    eddy_session_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.end_steps = -1;
+    plan.end_time = NAN;
+    run_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    PyObject *cb = Py_None;
+    if (!c || !PyArg_ParseTupleAndKeywords(args, kw, "|LdOpp", kwlist, &plan.end_steps, &plan.end_time, &cb,
+                                           &ctx.do_record, &ctx.write))
+        return NULL;
+    ctx.core = c;
+    ctx.callback = cb == Py_None ? NULL : cb;
+    ctx.rec.width = ROW_FIXED + eddy_probes_count(c->probes);
+    plan.on_frame = run_on_frame;
+    plan.user = &ctx;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
+    /* The state the run starts from, when it is frame 0 (which a plan's on_frame never sees). */
+    if (!rc && (ctx.do_record || ctx.write) && eddy_session_world(c->s)->step == 0)
+        rc = record_row(c, &ctx.rec, ctx.write, &err);
+    if (rc) {
+        free(ctx.rec.rows);
+        return raise_error(&err, rc);
+    }
+    int last = 0;
+    sig_guard g;
+    guard_begin(&g, 0);
+    ctx.ts = PyEval_SaveThread();
+    rc = eddy_session_run(c->s, &plan, &last, &err);
+    PyEval_RestoreThread(ctx.ts);
+    int sig = guard_end(&g);
+    eddy_error verr;
+    int vrc = touch_views(c, EDDY_MAP_READ, &verr);
+    PyObject *rows = NULL;
+    if (!sig && !PyErr_Occurred()) {
+        if (rc && rc != EDDY_ERR_INTERRUPTED) raise_error(&err, rc);
+        else if (vrc) raise_error(&verr, vrc);
+        else
+            rows = PyBytes_FromStringAndSize((const char *)ctx.rec.rows,
+                                             (Py_ssize_t)(ctx.rec.count * ctx.rec.width * sizeof(double)));
+    }
+    free(ctx.rec.rows);
+    if (!rows) return NULL;
+    return Py_BuildValue("(OONn)", rc == EDDY_OK ? Py_True : Py_False, last ? Py_True : Py_False, rows,
+                         (Py_ssize_t)ctx.rec.width);
+}
+
+/* measure(write) -> bytes of one row (the current state) */
+static PyObject *core_measure(PyObject *self, PyObject *args)
+{
+    Core *c = open_core(self);
+    int write = 0;
+    if (!c || !PyArg_ParseTuple(args, "|p", &write)) return NULL;
+    const size_t width = ROW_FIXED + eddy_probes_count(c->probes);
+    double *row = calloc(width, sizeof *row);
+    if (!row) return PyErr_NoMemory();
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc = measure(c, row, write, &err);
+    PyObject *out = rc ? raise_error(&err, rc) : PyBytes_FromStringAndSize((const char *)row, (Py_ssize_t)(width * sizeof *row));
+    free(row);
+    return out;
+}
+
+static PyObject *core_probes(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < eddy_probes_count(c->probes); ++i) {
+        const eddy_probe_reference *r = eddy_probes_reference(c->probes, i);
+        PyObject *ref = Py_NewRef(Py_None);
+        if (r) {
+            Py_DECREF(ref);
+            PyObject *x = PyBytes_FromStringAndSize((const char *)r->x, (Py_ssize_t)(r->count * sizeof(double)));
+            PyObject *y = PyBytes_FromStringAndSize((const char *)r->y, (Py_ssize_t)(r->count * sizeof(double)));
+            ref = x && y ? Py_BuildValue("{s:s,s:s,s:s,s:s,s:N,s:N,s:d,s:d,s:d}", "file", r->file, "label", r->label,
+                                         "x_label", r->x_label, "y_label", r->y_label, "x", x, "y", y, "time_scale",
+                                         r->time_scale, "value_scale", r->value_scale, "value_offset",
+                                         r->value_offset)
+                         : NULL;
+            if (!ref) {
+                Py_XDECREF(x);
+                Py_XDECREF(y);
+            }
+        }
+        PyObject *d = ref ? Py_BuildValue("{s:s,s:s,s:s,s:N}", "name", eddy_probes_name(c->probes, i), "kind",
+                                          eddy_probes_kind(c->probes, i), "unit", eddy_probes_unit(c->probes, i),
+                                          "reference", ref)
+                          : NULL;
+        if (!d || PyList_Append(out, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+static PyObject *core_hash(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    uint64_t h;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc = eddy_session_hash(c->s, &h, &err);
+    return rc ? raise_error(&err, rc) : PyLong_FromUnsignedLongLong(h);
+}
+
+static PyObject *core_checkpoint(PyObject *self, PyObject *args)
+{
+    Core *c = open_core(self);
+    const char *dir;
+    if (!c || !PyArg_ParseTuple(args, "s", &dir)) return NULL;
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = eddy_session_checkpoint(c->s, dir, NULL, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) return raise_error(&err, rc);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_fields(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    const eddy_particles *p = &eddy_session_world(c->s)->particles;
+    PyObject *out = PyList_New(0);
+    for (int f = 0; out && f < eddy_particles_field_count(p); ++f) {
+        PyObject *t = Py_BuildValue("(si)", eddy_particles_field_name(p, f), eddy_particles_field_components(p, f));
+        if (!t || PyList_Append(out, t)) Py_CLEAR(out);
+        Py_XDECREF(t);
+    }
+    return out;
+}
+
+/* An array over `data` whose base is the Core, so that the memory outlives the array. */
+static PyObject *view(Core *c, int type, int nd, npy_intp *shape, npy_intp *strides, void *data, int writable)
+{
+    PyObject *a = PyArray_New(&PyArray_Type, nd, shape, type, strides, data, 0,
+                              writable ? NPY_ARRAY_WRITEABLE | NPY_ARRAY_ALIGNED : NPY_ARRAY_ALIGNED, NULL);
+    if (!a) return NULL;
+    Py_INCREF(c);
+    if (PyArray_SetBaseObject((PyArrayObject *)a, (PyObject *)c)) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* field(name, writable) -> ndarray of shape (count,) or (count, components), storage order */
+static PyObject *core_field(PyObject *self, PyObject *args)
+{
+    Core *c = open_core(self);
+    const char *name;
+    int writable = 0;
+    if (!c || !PyArg_ParseTuple(args, "s|p", &name, &writable)) return NULL;
+    eddy_world *w = eddy_session_world(c->s);
+    const eddy_particles *p = &w->particles;
+    int f = eddy_particles_find_field(p, name);
+    if (f < 0 || f >= 64) {
+        char names[EDDY_MAX_FIELDS * (EDDY_FIELD_NAME_MAX + 2)] = "";
+        for (int i = 0; i < eddy_particles_field_count(p); ++i) {
+            if (i) strcat(names, ", ");
+            strcat(names, eddy_particles_field_name(p, i));
+        }
+        return PyErr_Format(NotFoundError, "unknown field '%s' (available: %s)", name, names);
+    }
+    eddy_error err;
+    eddy_error_clear(&err);
+    eddy_field_view v = {.size = sizeof v};
+    int rc = eddy_world_map_field(w, f, writable ? EDDY_MAP_READ_WRITE : EDDY_MAP_READ, &v, &err);
+    if (rc) return raise_error(&err, rc);
+    eddy_world_unmap_field(w, &v);
+    const int k = eddy_particles_field_components(p, f);
+    npy_intp shape[2] = {(npy_intp)p->count, k};
+    npy_intp strides[2] = {sizeof(eddy_real), (npy_intp)(p->capacity * sizeof(eddy_real))};
+    PyObject *a = view(c, NPY_FLOAT32, k == 1 ? 1 : 2, shape, strides, eddy_particles_field(p, f, 0), writable);
+    if (a) {
+        c->read_views |= 1ull << f;
+        if (writable) c->write_views |= 1ull << f;
+    }
+    return a;
+}
+
+static PyObject *core_ids(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    const eddy_particles *p = &eddy_session_world(c->s)->particles;
+    npy_intp shape[1] = {(npy_intp)p->count}, strides[1] = {sizeof(uint64_t)};
+    return view(c, NPY_UINT64, 1, shape, strides, p->id, 0);
+}
+
+static PyObject *core_materials(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    const eddy_particles *p = &eddy_session_world(c->s)->particles;
+    npy_intp shape[1] = {(npy_intp)p->count}, strides[1] = {sizeof(uint32_t)};
+    return view(c, NPY_UINT32, 1, shape, strides, p->material, 0);
+}
+
+/* The order of the owned particles by increasing id (a copy), as every writer and the hash visit them. */
+static PyObject *core_order(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    const eddy_particles *p = &eddy_session_world(c->s)->particles;
+    uint32_t *o = eddy_order_by_id(p);
+    if (!o) return PyErr_NoMemory();
+    npy_intp n = (npy_intp)(p->count - p->halo_count);
+    PyObject *a = PyArray_SimpleNew(1, &n, NPY_UINT32);
+    if (a) memcpy(PyArray_DATA((PyArrayObject *)a), o, (size_t)n * sizeof *o);
+    free(o);
+    return a;
+}
+
+static PyObject *core_state(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = open_core(self);
+    if (!c) return NULL;
+    const eddy_world *w = eddy_session_world(c->s);
+    const eddy_sim *sim = eddy_session_sim(c->s);
+    const eddy_scene *sc = eddy_session_scene(c->s);
+    return Py_BuildValue("{s:d,s:K,s:i,s:n,s:i,s:s,s:s,s:s,s:s,s:s,s:d,s:d,s:d,s:d,s:i,s:d,s:s}", "time", w->time,
+                         "step", (unsigned long long)w->step, "next_frame", eddy_session_next_frame(c->s),
+                         "count", (Py_ssize_t)w->particles.count, "dimensions", w->dimensions, "solver",
+                         sim->solver_entry->component->id, "grid", sim->grid_entry->component->id, "name", sc->name,
+                         "file", sc->file, "out_dir", sc->out_dir, "dt", sc->dt, "end_time", sc->end_time,
+                         "output_interval", sc->output_interval, "simulation_scale", (double)sc->simulation_scale,
+                         "threads", sim->threads, "last_dt", sim->last_dt, "dt_limit", sim->dt_limit);
+}
+
+static PyObject *core_close(PyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Core *c = (Core *)self;
+    eddy_output_destroy(c->output);
+    c->output = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef core_methods[] = {
+    {"step", core_step, METH_VARARGS, "step(n) -> completed: n steps as `eddy run` takes them."},
+    {"run", (PyCFunction)(void (*)(void))core_run, METH_VARARGS | METH_KEYWORDS,
+     "run(end_steps=-1, end_time=nan, on_frame=None, record=False, write=False) -> (completed, last_on_frame, rows, width)"},
+    {"measure", core_measure, METH_VARARGS, "measure(write=False) -> bytes: one record row of the current state."},
+    {"probes", core_probes, METH_NOARGS, "The scene's probes: name, kind, unit, reference."},
+    {"hash", core_hash, METH_NOARGS, "The state hash `eddy run --hash` prints."},
+    {"checkpoint", core_checkpoint, METH_VARARGS, "checkpoint(dir): DIR/checkpoint.eddy."},
+    {"fields", core_fields, METH_NOARGS, "[(name, components)]"},
+    {"field", core_field, METH_VARARGS, "field(name, writable=False) -> zero-copy ndarray in storage order."},
+    {"ids", core_ids, METH_NOARGS, "Zero-copy read-only ndarray of the particle ids, storage order."},
+    {"materials", core_materials, METH_NOARGS, "Zero-copy read-only ndarray of the material indices."},
+    {"order", core_order, METH_NOARGS, "Storage indices of the owned particles by increasing id (a copy)."},
+    {"state", core_state, METH_NOARGS, "Clock, counts and ids of the session."},
+    {"close_output", core_close, METH_NOARGS, "Closes the output files (frames series, diagnostics.csv)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "eddy._eddy.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One open session (host/session/session.h); freed when its last reference goes.",
+    .tp_methods = core_methods,
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* compare                                                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"scene_path", "solvers", "out_dir", "steps", "until", "sets", "grid", "threads", NULL};
+    eddy_compare_options *o = PyMem_Calloc(1, sizeof *o);
+    if (!o) return PyErr_NoMemory();
+    PyObject *solvers, *sets = NULL;
+    o->steps = -1;
+    o->until = NAN;
+    o->quiet = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!s|LdO!zi", kwlist, &o->scene_path, &PyList_Type, &solvers,
+                                     &o->out_dir, &o->steps, &o->until, &PyList_Type, &sets, &o->grid, &o->threads)) {
+        PyMem_Free(o);
+        return NULL;
+    }
+    Py_ssize_t ns = PyList_GET_SIZE(solvers), nset = sets ? PyList_GET_SIZE(sets) : 0;
+    if (ns < 1 || ns > EDDY_COMPARE_MAX_SOLVERS || nset > EDDY_COMPARE_MAX_SETS) {
+        PyMem_Free(o);
+        return PyErr_Format(PyExc_ValueError, "compare: 1 to %d solvers and at most %d overrides, got %zd and %zd",
+                            EDDY_COMPARE_MAX_SOLVERS, EDDY_COMPARE_MAX_SETS, ns, nset);
+    }
+    for (Py_ssize_t i = 0; i < ns; ++i) {
+        const char *id = PyUnicode_AsUTF8(PyList_GET_ITEM(solvers, i));
+        if (!id || strlen(id) >= EDDY_COMPARE_ID_MAX) {
+            PyMem_Free(o);
+            return id ? PyErr_Format(PyExc_ValueError, "compare: solver id '%s' is too long", id) : NULL;
+        }
+        strcpy(o->solvers[i], id);
+    }
+    o->solver_count = (int)ns;
+    for (Py_ssize_t i = 0; i < nset; ++i)
+        if (!(o->sets[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(sets, i)))) {
+            PyMem_Free(o);
+            return NULL;
+        }
+    o->set_count = (size_t)nset;
+    /* eddy_compare_run makes its own registry (eddy_registry_discover), where <exe>/.. is Python's
+     * prefix: the package's folders join EDDY_PLUGIN_PATH, after the user's, for the call. */
+    const char *env = getenv("EDDY_PLUGIN_PATH");
+    char *saved = env ? strdup(env) : NULL;
+    size_t len = (env ? strlen(env) : 0) + 1;
+    for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
+        const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
+        len += (d ? strlen(d) : 0) + 1;
+    }
+    char *path = malloc(len);
+    if (!path || (env && !saved)) {
+        free(path);
+        free(saved);
+        PyMem_Free(o);
+        return PyErr_NoMemory();
+    }
+    strcpy(path, env ? env : "");
+    for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
+        const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
+        if (!d) continue;
+        if (*path) strcat(path, ":");
+        strcat(path, d);
+    }
+    setenv("EDDY_PLUGIN_PATH", path, 1);
+    free(path);
+    sig_guard g;
+    guard_begin(&g, 1);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = eddy_compare_run(o);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(o);
+    if (saved) setenv("EDDY_PLUGIN_PATH", saved, 1);
+    else unsetenv("EDDY_PLUGIN_PATH");
+    free(saved);
+    if (guard_end(&g)) return NULL;
+    return PyLong_FromLong(status);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"_set_plugin_dirs", py_set_plugin_dirs, METH_O, "The package's plugin folders, searched after EDDY_PLUGIN_PATH."},
+    {"components", py_components, METH_NOARGS, "Every registered component as a dict."},
+    {"refusals", py_refusals, METH_NOARGS, "[(file, reason)] of the plugins refused."},
+    {"load_plugin", py_load_plugin, METH_VARARGS, "load_plugin(path): loads one plugin file or raises PluginError."},
+    {"open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS, "Opens a session: a Core."},
+    {"resume", (PyCFunction)(void (*)(void))py_resume, METH_VARARGS | METH_KEYWORDS,
+     "resume(dir, threads=0): the session a checkpoint folder continues."},
+    {"compare", (PyCFunction)(void (*)(void))py_compare, METH_VARARGS | METH_KEYWORDS,
+     "compare(scene_path, solvers, out_dir, ...) -> the exit status of `eddy compare`."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "eddy._eddy",
+                                    "The C extension under the eddy package (docs/python.md).", -1, module_methods,
+                                    NULL, NULL, NULL, NULL};
+
+static int add_exception(PyObject *m, PyObject **slot, const char *name, PyObject *base, const char *doc)
+{
+    char full[64];
+    snprintf(full, sizeof full, "eddy.%s", name);
+    *slot = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
+    return *slot ? PyModule_AddObjectRef(m, name, *slot) : -1;
+}
+
+PyMODINIT_FUNC PyInit__eddy(void)
+{
+    import_array();
+    stop_flag = eddy_services_stop_flag();
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (add_exception(m, &Error, "Error", PyExc_RuntimeError,
+                      "An error of the eddy core; str() is the message `eddy` prints after 'eddy: error: ', "
+                      ".code the eddy_status and .status its text.") ||
+        add_exception(m, &SceneError, "SceneError", Error, "A malformed scene or a value out of its range.") ||
+        add_exception(m, &NotFoundError, "NotFoundError", Error, "An unknown component, field, key or file.") ||
+        add_exception(m, &PluginError, "PluginError", Error, "A plugin was refused or misbehaved.") ||
+        add_exception(m, &UnstableError, "UnstableError", Error,
+                      "The simulation exploded (a non-finite or runaway particle) or left its domain.") ||
+        add_exception(m, &FileError, "FileError", Error, "A file could not be read or written.") ||
+        add_exception(m, &DeviceError, "DeviceError", Error, "An accelerator is missing or failed.") ||
+        PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) ||
+        PyModule_AddIntConstant(m, "RECORD_FIXED_COLUMNS", ROW_FIXED)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
