@@ -1,3 +1,9 @@
+/*
+ * host/viz/canvas.c — the canvas of canvas.h: image and clip, discs and spheres (with the stamp cache
+ * that makes 10^5 small discs cheap), lines, text, the colormap and colour bar, and the PNG writer.
+ * About 620 lines in one file on purpose: every part draws on the same cairo surface and clip state
+ * of the one struct, and the stamp cache depends on how that surface stores pixels.
+ */
 #include "canvas.h"
 
 #include <cairo.h>
