@@ -34,6 +34,21 @@ cli_test(format_twice 2 "--format expects writer ids separated by commas, e.g. v
 cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)
+# Inputs that never end were read forever (and a run under `timeout` ignored its SIGTERM there): a
+# device as the scene, as a probe's reference table, as the checkpoint; a pipe that never ends.
+cli_test(scene_is_a_device 1 "/dev/zero:1:1: malformed JSON: a NUL byte in the text" run /dev/zero)
+add_test(NAME cli_scene_pipe_without_end
+         COMMAND sh -c "yes ' ' | exec \"$@\"" sh ${EXPECT} 1
+                 "'/dev/stdin' is larger than 256 MiB, the most a scene file may be" ${EDDY_EXE} run /dev/stdin)
+cli_test(probe_reference_is_a_device 1
+         "probe_reference_device.json:6:83: probes[0].reference.file: '/dev/zero' is not a regular file (a CSV table is expected)"
+         run ${DATA}/probe_reference_device.json --out ${CLI_OUT}/probe_device --quiet --no-picture)
+add_test(NAME cli_checkpoint_is_a_device
+         COMMAND sh -c "mkdir -p \"$0\" && ln -sf /dev/zero \"$0/checkpoint.eddy\" && exec \"$@\""
+                 ${CLI_OUT}/checkpoint_device ${EXPECT} 1 "checkpoint.eddy' is not a regular file, so not an eddy checkpoint"
+                 ${EDDY_EXE} resume ${CLI_OUT}/checkpoint_device)
+set_tests_properties(cli_scene_is_a_device cli_scene_pipe_without_end cli_probe_reference_is_a_device
+                     cli_checkpoint_is_a_device PROPERTIES TIMEOUT 30)
 cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: " run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
 cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam_break_2d.json --solver pbf_typo --out ${CLI_OUT}/x)
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <inttypes.h>
 
@@ -143,6 +144,7 @@ static int split_csv(char *line, char **fields, int max)
 
 #define REF_MAX_COLUMNS 64
 #define REF_LINE_MAX 4096
+#define REF_FILE_MAX (64 << 20)
 
 /*
  * Reads the reference table: '#' lines and blank lines skipped, a header, then rows whose columns
@@ -157,6 +159,19 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
     if (!f) {
         int e = errno;
         return eddy_scene_fail_at(s, err, fpath, file_node, "cannot read '%s': %s", r->file, strerror(e));
+    }
+    /* A device or a pipe ("/dev/zero", found by fuzzing) never ends: the loop below read it forever,
+     * deaf to SIGTERM. Reference tables are small CSV files. */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > REF_FILE_MAX) {
+        const int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+        fclose(f);
+        if (!regular)
+            return eddy_scene_fail_at(s, err, fpath, file_node, "'%s' is not a regular file (a CSV table is expected)",
+                                      r->file);
+        return eddy_scene_fail_at(s, err, fpath, file_node,
+                                  "'%s' has %lld bytes; a reference table may have at most %d MiB", r->file,
+                                  (long long)st.st_size, REF_FILE_MAX >> 20);
     }
     char line[REF_LINE_MAX];
     char *fields[REF_MAX_COLUMNS];

@@ -135,8 +135,17 @@ int eddy_scene_load(const char *path, const char *const *sets, size_t set_count,
             cap = ncap;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
+        /* A NUL ends what can be a scene: stop at once, so /dev/zero or a binary file is refused
+         * below instead of read forever; and a stream that never ends (a pipe) at the size cap. */
+        const int nul = got && memchr(buf + len, '\0', got) != NULL;
         len += got;
-        if (got == 0) break;
+        if (got == 0 || nul) break;
+        if (len > EDDY_SCENE_FILE_MAX) {
+            free(buf);
+            fclose(f);
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "'%s' is larger than %d MiB, the most a scene file may be",
+                                  path, EDDY_SCENE_FILE_MAX >> 20);
+        }
     }
     int bad = ferror(f);
     int saved = errno;

@@ -17,6 +17,7 @@
 
 #define EDDY_SCENE_ID_MAX 64
 #define EDDY_SCENE_PATH_MAX 4096
+#define EDDY_SCENE_FILE_MAX (256 << 20) /* bytes of a scene document read from a file or pipe */
 #define EDDY_SCENE_FORMAT_MAX 16
 
 typedef enum eddy_fluid_shape { EDDY_FLUID_BOX = 0, EDDY_FLUID_SPHERE = 1 } eddy_fluid_shape;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char MAGIC[8] = {'E', 'D', 'D', 'Y', 'C', 'K', 'P', 'T'};
@@ -247,6 +248,12 @@ static int read_all(const char *path, unsigned char **data, size_t *size, eddy_e
                                   "no checkpoint '%s' (a run writes one when it ends, is interrupted, or "
                                   "every --checkpoint-every seconds)", path);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    }
+    /* eddy writes checkpoints as regular files; a device (a link to /dev/zero) would be read forever. */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return eddy_error_set(err, EDDY_ERR_PARSE, "'%s' is not a regular file, so not an eddy checkpoint", path);
     }
     size_t cap = 1 << 16, n = 0;
     unsigned char *p = malloc(cap);
