@@ -19,7 +19,8 @@
 #   - file name eddy_<target>.so with no "lib" prefix: the host tries exactly the files named eddy_*.so;
 #   - hidden visibility for C and C++ (and inline functions): the plugin exports only
 #     eddy_plugin_entry, which <eddy/defs.h> marks EDDY_EXPORT;
-#   - position-independent code, and linking libeddy (and OpenMP when found);
+#   - position-independent code, and linking libeddy, the SPH toolkit eddy::sph (docs/toolkit.md) and
+#     OpenMP when found;
 #   - an install rule to <prefix>/lib/eddy/plugins, the folder the installed `eddy` searches
 #     (<exe>/../lib/eddy/plugins), with the RPATH $ORIGIN/../.. so that the installed plugin finds the
 #     libeddy of the same prefix.
@@ -62,6 +63,10 @@ function(eddy_add_plugin target)
 
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE eddy::eddy)
+  # The SPH toolkit (<eddy_sph/...>, a static library: no part of the plugin ABI), where installed.
+  if(TARGET eddy::sph)
+    target_link_libraries(${target} PRIVATE eddy::sph)
+  endif()
   if(TARGET OpenMP::OpenMP_C)
     target_link_libraries(${target} PRIVATE OpenMP::OpenMP_C)
   endif()

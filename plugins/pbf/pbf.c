@@ -29,6 +29,7 @@
  * and each thread writes only its own particles, so the result does not depend on the thread count.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/sph.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,14 +100,16 @@ struct eddy_solver {
     float relaxation, scorr_k, scorr_dq, vort_eps, xsph_c, cfl;
     int scorr_n, unilateral;
     int f_prev, f_lambda, f_vort; /* field ids */
-    /* per material */
-    float *inv_rho0, *self_density, *epsilon;
+    /* per material: rest density, mass and the density's self term (eddy_sph_materials); 1 / rho0 and
+     * the relaxation epsilon */
+    eddy_sph_materials mat;
+    float *inv_rho0, *epsilon;
     /* per-particle scratch of the current step (indexed like the particles between grid builds) */
     float *s[4];
     unsigned char *near; /* 1: within 1.5 h of a surface at the start of the step (mirrors, contacts) */
     unsigned char *mirror_count; /* mirrors of particle i in this iteration (near particles only) */
     uint32_t *mirror_slot;       /* first of EDDY_MAX_MIRRORS slots of a near particle in `mirrors` */
-    eddy_mirror *mirrors;        /* computed by lambda_pass, reused by delta_pass */
+    eddy_sph_image *mirrors;     /* computed by lambda_pass, reused by delta_pass */
     size_t mirror_capacity;
     size_t capacity;
     uint32_t max_neighbors; /* longest neighbor list of the step */
@@ -156,8 +159,8 @@ static void copy_owned(const eddy_particles *p, float *dx, float *dy, float *dz,
 static void destroy(eddy_solver *s)
 {
     if (!s) return;
+    eddy_sph_materials_free(&s->mat);
     free(s->inv_rho0);
-    free(s->self_density);
     free(s->epsilon);
     for (int k = 0; k < 4; ++k) free(s->s[k]);
     free(s->near);
@@ -206,11 +209,16 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->cfl = (float)pv->values[P_CFL].number;
     const size_t nm = w->material_count;
     s->inv_rho0 = calloc(nm, sizeof(float));
-    s->self_density = calloc(nm, sizeof(float));
     s->epsilon = calloc(nm, sizeof(float));
-    if (!s->inv_rho0 || !s->self_density || !s->epsilon) {
+    if (!s->inv_rho0 || !s->epsilon) {
         destroy(s);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    }
+    /* The self term (initial_sum - 1) m W(0): the density sums below include the particle itself. */
+    int rc = eddy_sph_materials_init(&s->mat, w, NULL, NULL, &material_params[M_INITIAL_SUM], "pbf", err);
+    if (rc) {
+        destroy(s);
+        return rc;
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < nm; ++m) {
@@ -224,13 +232,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
                                   "rest spacing %g; PBF needs h of at least about 2 particle spacings",
                                   mat->name, (double)w->smoothing_radius, (double)mat->particle_dist);
         }
-        /* A float, as the material member of ABI 1.x was: the product below stays in float. */
-        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
         s->inv_rho0[m] = 1.0f / mat->rest_density;
-        s->self_density[m] = initial_sum * mat->particle_mass * eddy_poly6(&k, 0.0f);
         s->epsilon[m] = (float)(s->relaxation * d0);
     }
-    int rc;
     if ((rc = eddy_particles_add_field(&w->particles, "previous_position", 3, &s->f_prev, err)) ||
         (rc = eddy_particles_add_field(&w->particles, "lambda", 1, &s->f_lambda, err)) ||
         (rc = eddy_particles_add_field(&w->particles, "vorticity", 3, &s->f_vort, err))) {
@@ -300,7 +304,7 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
     }
     if (near_count * EDDY_MAX_MIRRORS > s->mirror_capacity) {
         size_t cap = (near_count + near_count / 4 + 16) * EDDY_MAX_MIRRORS;
-        eddy_mirror *m = realloc(s->mirrors, cap * sizeof(eddy_mirror));
+        eddy_sph_image *m = realloc(s->mirrors, cap * sizeof(eddy_sph_image));
         if (!m) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for the wall mirrors");
         s->mirrors = m;
         s->mirror_capacity = cap;
@@ -368,9 +372,8 @@ static ctx make_ctx(const eddy_world *w)
 static inline int mirrors_of(const ctx *c, const eddy_solver *s, uint32_t i)
 {
     if (!c->walls || !s->near[i]) return 0;
-    static const float zero[3] = {0, 0, 0};
-    const float pos[3] = {c->x[i], c->y[i], c->z[i]};
-    int n = eddy_boundaries_mirrors(c->b, zero, c->k.h, pos, s->mirrors + s->mirror_slot[i]);
+    /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). */
+    int n = eddy_sph_images(c->b, NULL, c->k.h, c->x[i], c->y[i], c->z[i], s->mirrors + s->mirror_slot[i]);
     s->mirror_count[i] = (unsigned char)n;
     return n;
 }
@@ -411,7 +414,7 @@ static int lambda_pass(const eddy_solver *s, eddy_world *w)
     eddy_particles *p = &w->particles;
     float *rho = p->density;
     float *lam = eddy_particles_field(p, s->f_lambda, 0);
-    const float h = c.k.h, h2 = c.k.h2, cw = c.k.poly6, cg = c.k.spiky_grad, tiny = 1e-6f * h;
+    const float h = c.k.h, h2 = c.k.h2, cg = c.k.spiky_grad, tiny = 1e-6f * h;
     const long long n = (long long)p->count;
     const uint8_t *halo = halo_flags(p);
     int failed = 0;
@@ -443,19 +446,17 @@ static int lambda_pass(const eddy_solver *s, eddy_world *w)
                 g2 += f * f * r2;
             }
             const int nmir = mirrors_of(&c, s, i);
-            const eddy_mirror *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
+            const eddy_sph_image *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
             const float xi = c.x[i], yi = c.y[i], zi = c.z[i];
             for (int mi = 0; mi < nmir; ++mi) {
                 /* Ghost of neighbor j (and of i itself, the last entry): x_i - (R x_j + t) =
-                 * c0 + R (x_i - x_j) with c0 = x_i - R x_i - t, a SIMD loop over the same buffers. */
-                const eddy_mirror *M = &mir[mi];
+                 * c0 + R (x_i - x_j) (eddy_sph_image_origin), a SIMD loop over the same buffers. */
+                const eddy_sph_image *M = &mir[mi];
                 float c0[3];
-                for (int a = 0; a < 3; ++a)
-                    c0[a] = (a == 0 ? xi : a == 1 ? yi : zi) -
-                            (M->rotation[a][0] * xi + M->rotation[a][1] * yi + M->rotation[a][2] * zi) - M->offset[a];
-                const float R00 = M->rotation[0][0], R01 = M->rotation[0][1], R02 = M->rotation[0][2];
-                const float R10 = M->rotation[1][0], R11 = M->rotation[1][1], R12 = M->rotation[1][2];
-                const float R20 = M->rotation[2][0], R21 = M->rotation[2][1], R22 = M->rotation[2][2];
+                eddy_sph_image_origin(M, xi, yi, zi, c0);
+                const float R00 = M->r[0][0], R01 = M->r[0][1], R02 = M->r[0][2];
+                const float R10 = M->r[1][0], R11 = M->r[1][1], R12 = M->r[1][2];
+                const float R20 = M->r[2][0], R21 = M->r[2][1], R22 = M->r[2][2];
 #pragma omp simd reduction(+ : sum, gx, gy, gz, g2)
                 for (size_t q = 0; q <= nn; ++q) {
                     const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
@@ -474,7 +475,13 @@ static int lambda_pass(const eddy_solver *s, eddy_world *w)
                     g2 += f * f * r2;
                 }
             }
-            const float density = cw * sum + s->self_density[m];
+            /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density);
+             * the CSR lists exclude it, so its m W(0) is added here, after the sum. Adding it inside
+             * the float sum instead is the same density to rounding, but moved the coarse hydrostatic
+             * tank's density deviation from 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that
+             * sensitive, so the order stays as it was (state hashes unchanged). */
+            const float density =
+                eddy_sph_density(&c.k, sum, s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c.k, 0.0f));
             rho[i] = density;
             float C = density * inv_rho0 - 1.0f;
             if (s->unilateral && C < 0.0f) C = 0.0f;
@@ -603,17 +610,15 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
             delta_sum(&b, nn, NULL, NULL, &k, ncorr, acc);
             /* The mirrors lambda_pass found at these same positions. */
             const int nmir = near[i] ? s->mirror_count[i] : 0;
-            const eddy_mirror *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
+            const eddy_sph_image *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
             const float xi = c.x[i], yi = c.y[i], zi = c.z[i];
             for (int mi = 0; mi < nmir; ++mi) {
                 /* Ghosts of the neighbors and of i itself (the entry after them), as in lambda_pass. */
-                const eddy_mirror *M = &mir[mi];
+                const eddy_sph_image *M = &mir[mi];
                 float c0[3], R[9];
-                for (int a = 0; a < 3; ++a) {
-                    c0[a] = (a == 0 ? xi : a == 1 ? yi : zi) -
-                            (M->rotation[a][0] * xi + M->rotation[a][1] * yi + M->rotation[a][2] * zi) - M->offset[a];
-                    for (int e = 0; e < 3; ++e) R[3 * a + e] = M->rotation[a][e];
-                }
+                eddy_sph_image_origin(M, xi, yi, zi, c0);
+                for (int a = 0; a < 3; ++a)
+                    for (int e = 0; e < 3; ++e) R[3 * a + e] = M->r[a][e];
                 delta_sum(&b, (size_t)nn + 1, R, c0, &k, ncorr, acc);
             }
             const float px = acc[0], py = acc[1], pz = acc[2];

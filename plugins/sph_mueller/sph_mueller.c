@@ -20,6 +20,7 @@
  * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/sph.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,11 +61,10 @@ struct eddy_solver {
     double cfl;
     float negative_pressure;
     float pair_weight; /* 1 consistent, 1/2 Müller 2003 */
-    float *gradient_scale; /* per material: 1 / lattice gradient moment (consistent), 1 (mueller) */
-    int acceleration; /* field id */
-    size_t nm;        /* materials */
-    float *viscosity; /* per material, for the pairwise mean */
-    float *rest_density, *stiffness, *self_density; /* per material */
+    int acceleration;  /* field id */
+    /* Per material: viscosity, rest density, stiffness, self term, and the gradient scale (1 / lattice
+     * gradient moment with the consistent pair weight, 1 with Müller's). */
+    eddy_sph_materials mat;
     float max_accel; /* of the last step, for max_dt */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
@@ -73,11 +73,7 @@ struct eddy_solver {
 static void destroy(eddy_solver *s)
 {
     if (!s) return;
-    free(s->viscosity);
-    free(s->rest_density);
-    free(s->stiffness);
-    free(s->self_density);
-    free(s->gradient_scale);
+    eddy_sph_materials_free(&s->mat);
     free(s->volume);
     free(s);
 }
@@ -91,35 +87,15 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
     s->pair_weight = pv->values[P_PRESSURE_FORCE].integer == 1 ? 0.5f : 1.0f;
-    s->nm = w->material_count;
-    size_t nm = w->material_count ? w->material_count : 1;
-    s->viscosity = calloc(nm, sizeof(float));
-    s->rest_density = calloc(nm, sizeof(float));
-    s->stiffness = calloc(nm, sizeof(float));
-    s->self_density = calloc(nm, sizeof(float));
-    s->gradient_scale = calloc(nm, sizeof(float));
-    if (!s->viscosity || !s->rest_density || !s->stiffness || !s->self_density || !s->gradient_scale) {
+    int rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
+                                     &material_params[M_INITIAL_SUM], "sph_mueller", err);
+    if (rc) {
         destroy(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+        return rc;
     }
-    eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    for (size_t m = 0; m < w->material_count; ++m) {
-        const eddy_material *mat = &w->materials[m];
-        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
-        s->viscosity[m] = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
-        s->rest_density[m] = mat->rest_density;
-        s->stiffness[m] = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
-        /* The full gather sum includes the particle itself with weight m W(0); initial_sum scales
-         * that self term (Bullet-Fluids reference (2014) §3.2.1), so the correction is (initial_sum - 1)
-         * m W(0). */
-        s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
-        s->gradient_scale[m] =
-            s->pair_weight == 1.0f
-                ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
-                                                             w->dimensions))
-                : 1.0f;
-    }
-    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
+    if (s->pair_weight != 1.0f)
+        for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
+    rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -128,132 +104,73 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     return EDDY_OK;
 }
 
-/*
- * Candidate neighbours of one cell (its 3-cell bars), gathered into contiguous arrays with the periodic
- * shift applied, so that each particle of the cell runs one long SIMD loop instead of up to nine short
- * ones; the gather is shared by the ~6 particles of a cell. One per thread.
- */
-typedef struct candidates {
-    size_t count, capacity;
-    float *x, *y, *z, *vx, *vy, *vz, *pressure, *volume, *mass, *gscale, *visc;
-    uint32_t *index;
-    void *block;
-} candidates;
+/* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
+enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_GSCALE, C_VISC, C_RHO, C_EXTRA };
 
-enum { CANDIDATE_ARRAYS = 12 };
+/* Density, volume and pressure of particle i from its density sum (eddy_sph_density_pass). */
+typedef struct density_ctx {
+    const eddy_solver *s;
+    eddy_particles *p;
+    eddy_kernels k;
+} density_ctx;
 
-static int candidates_reserve(candidates *c, size_t n)
+static void density_finish(void *ctx, uint32_t i, float sum)
 {
-    if (n <= c->capacity) return 0;
-    size_t cap = n + n / 2 + 64;
-    cap = (cap + 15) & ~(size_t)15; /* every array 64-byte aligned */
-    void *block = aligned_alloc(64, cap * CANDIDATE_ARRAYS * sizeof(float));
-    if (!block) return -1;
-    free(c->block);
-    c->block = block;
-    c->capacity = cap;
-    float *f = block;
-    float **arrays[] = {&c->x, &c->y, &c->z, &c->vx, &c->vy, &c->vz, &c->pressure, &c->volume,
-                        &c->mass, &c->gscale, &c->visc};
-    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) *arrays[a] = f + a * cap;
-    c->index = (uint32_t *)(f + (CANDIDATE_ARRAYS - 1) * cap);
-    return 0;
-}
-
-/* Positions and indices of the candidates of a cell; `flow` adds what the force loop reads. */
-static int candidates_gather(candidates *c, const eddy_solver *s, const eddy_particles *p,
-                             const eddy_range *r, int nr, int flow)
-{
-    size_t n = 0;
-    for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
-    if (candidates_reserve(c, n)) return -1;
-    size_t k = 0;
-    for (int q = 0; q < nr; ++q)
-        for (uint32_t j = r[q].begin; j < r[q].end; ++j, ++k) {
-            c->x[k] = p->x[j] + r[q].shift[0];
-            c->y[k] = p->y[j] + r[q].shift[1];
-            c->z[k] = p->z[j] + r[q].shift[2];
-            c->mass[k] = p->mass[j];
-            c->index[k] = j;
-            if (flow) {
-                c->vx[k] = p->vx[j];
-                c->vy[k] = p->vy[j];
-                c->vz[k] = p->vz[j];
-                c->pressure[k] = p->pressure[j];
-                c->volume[k] = s->volume[j];
-                c->gscale[k] = s->gradient_scale[p->material[j]];
-                c->visc[k] = s->viscosity[p->material[j]];
-            }
-        }
-    c->count = n;
-    return 0;
+    const density_ctx *c = ctx;
+    const eddy_solver *s = c->s;
+    eddy_particles *p = c->p;
+    const uint32_t m = p->material[i];
+    const float density = eddy_sph_density(&c->k, sum, s->mat.self_density[m]);
+    p->density[i] = density;
+    s->volume[i] = p->mass[i] / density;
+    /* Müller 2003 eq. 12 (Bullet-Fluids' form): p = k (rho - rho0). */
+    const float pr = s->mat.stiffness[m] * (density - s->mat.rest_density[m]);
+    p->pressure[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
 }
 
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    const eddy_grid *g = &w->grid;
-    eddy_particles *p = &w->particles;
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float h = k.h, h2 = k.h2;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
-    float *rho = p->density, *pres = p->pressure, *vol = s->volume;
-    const uint32_t *mat = p->material;
-    const long long cells = (long long)g->occupied_count;
-    int failed = 0;
-#pragma omp parallel reduction(| : failed)
-    {
-        candidates cand = {0};
-#pragma omp for schedule(dynamic, 8)
-        for (long long ci = 0; ci < cells; ++ci) {
-            uint32_t c = g->occupied[ci];
-            eddy_range r[EDDY_MAX_CELL_RANGES];
-            int nr = eddy_grid_cell_ranges(g, c, r);
-            if (failed || candidates_gather(&cand, s, p, r, nr, 0)) {
-                failed = 1;
-                continue;
-            }
-            const size_t nc = cand.count;
-            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cm = cand.mass;
-            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-                /* Halo copies are neighbours only: their owner computes them (density_pass). */
-                if (eddy_particle_is_halo(p, i)) continue;
-                const float xi = x[i], yi = y[i], zi = z[i];
-                float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-                for (size_t q = 0; q < nc; ++q) {
-                    float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-                    float d = h2 - (dx * dx + dy * dy + dz * dz);
-                    d = d > 0.0f ? d : 0.0f;
-                    sum += cm[q] * d * d * d;
-                }
-                const float pos[3] = {xi, yi, zi};
-                eddy_mirror mirror[EDDY_MAX_MIRRORS];
-                int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
-                for (size_t q = 0; q < nc && nmir > 0; ++q) {
-                    /* A ghost within h of i is the image of a neighbour within h (eddy_boundaries_mirrors). */
-                    float ex = xi - cx[q], ey = yi - cy[q], ez = zi - cz[q];
-                    if (ex * ex + ey * ey + ez * ez >= h2) continue;
-                    const float xj[3] = {cx[q], cy[q], cz[q]};
-                    for (int mi = 0; mi < nmir; ++mi) {
-                        float gp[3];
-                        eddy_mirror_point(&mirror[mi], xj, gp);
-                        float dx = xi - gp[0], dy = yi - gp[1], dz = zi - gp[2];
-                        float d = h2 - (dx * dx + dy * dy + dz * dz);
-                        if (d > 0.0f) sum += cm[q] * d * d * d;
-                    }
-                }
-                uint32_t m = mat[i];
-                float density = k.poly6 * sum + s->self_density[m];
-                rho[i] = density;
-                vol[i] = mass[i] / density;
-                float pr = s->stiffness[m] * (density - s->rest_density[m]);
-                pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
-            }
-        }
-        free(cand.block);
-    }
-    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
+    if (eddy_sph_density_pass(&w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish, &c))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return EDDY_OK;
+}
+
+/* What the pair terms of particle i share. */
+typedef struct pair_ctx {
+    float h, h2, tiny2, cp, cv, wp, pi, mu_i, gs_i;
+} pair_ctx;
+
+/* The pair weights of particle i and one partner: acceleration terms fp d (pressure) and fv dv
+ * (viscosity, times 1 / rho_i later). */
+typedef struct pair_w {
+    float fp, fv;
+} pair_w;
+
+/*
+ * Pressure and viscosity weights of particle i and one partner at r2 = |x_i - x_j|^2: pair weight
+ * w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half alone approximates
+ * grad p / rho (the p_i half sums to ~0 in the bulk), so the Bullet-Fluids reference's eq. 8, w = 1/2,
+ * gives only half of grad p; w = 1 is consistent. Either way f_ij = -f_ji: between materials the
+ * gradient scale and mu are the pair's means. Branch-free, so the loops that call it vectorize; 0
+ * outside h and for the particle itself. (The weights come back by value: accumulating into an array
+ * argument made GCC keep the sums in memory and the force loop 2.4 times as slow.)
+ */
+static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *c, float r2, float vol, float pj,
+                                                         float gs_j, float mu_j)
+{
+    /* Bitwise &, not &&: a short-circuit is control flow, which stops vectorization. */
+    const int inside = (r2 < c->h2) & (r2 > c->tiny2);
+    const float rr = sqrtf(r2);
+    const float hr = inside ? c->h - rr : 0.0f;
+    /* No division or load under a condition: they could trap, so GCC would not vectorize. The pair
+     * means equal mu_i and gs_i exactly for one material. */
+    const float inv_r = 1.0f / (inside ? rr : 1.0f);
+    const float cpij = c->cp * (0.5f * (c->gs_i + gs_j));
+    const float mu = 0.5f * (c->mu_i + mu_j);
+    /* Pressure: spiky gradient (eq. 8); viscosity: mu (v_j - v_i) lap W_visc (eq. 9). */
+    const pair_w w = {vol * c->wp * (c->pi + pj) * cpij * hr * hr * inv_r, vol * mu * c->cv * hr};
+    return w;
 }
 
 static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
@@ -261,9 +178,6 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float h = k.h, h2 = k.h2, cp = k.spiky_grad, cv = k.visc_lap;
-    /* Pairs closer than this are the particle itself (or coincident particles): no direction. */
-    const float tiny2 = 1e-12f * h2;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
@@ -275,86 +189,85 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     int failed = 0;
 #pragma omp parallel reduction(max : amax2) reduction(| : failed)
     {
-        candidates cand = {0};
+        eddy_sph_candidates cand = eddy_sph_candidates_make(C_EXTRA), near = eddy_sph_candidates_make(C_EXTRA);
 #pragma omp for schedule(dynamic, 8)
         for (long long ci = 0; ci < cells; ++ci) {
-            uint32_t c = g->occupied[ci];
-            eddy_range r[EDDY_MAX_CELL_RANGES];
-            int nr = eddy_grid_cell_ranges(g, c, r);
-            if (failed || candidates_gather(&cand, s, p, r, nr, 1)) {
+            const uint32_t c = g->occupied[ci];
+            if (failed || eddy_sph_gather(&cand, g, p, c)) {
                 failed = 1;
                 continue;
             }
+            eddy_sph_gather_field(&cand, C_VX, vx);
+            eddy_sph_gather_field(&cand, C_VY, vy);
+            eddy_sph_gather_field(&cand, C_VZ, vz);
+            eddy_sph_gather_field(&cand, C_PRESSURE, pres);
+            eddy_sph_gather_field(&cand, C_VOLUME, s->volume);
+            eddy_sph_gather_field(&cand, C_RHO, rho);
+            eddy_sph_gather_table(&cand, C_GSCALE, s->mat.gradient_scale, mat);
+            eddy_sph_gather_table(&cand, C_VISC, s->mat.viscosity, mat);
             const size_t nc = cand.count;
-            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cvx = cand.vx, *cvy = cand.vy,
-                        *cvz = cand.vz, *cpr = cand.pressure, *cvol = cand.volume, *cgs = cand.gscale,
-                        *cmu = cand.visc;
+            const float *cx = cand.x, *cy = cand.y, *cz = cand.z;
+            const float *cvx = cand.extra[C_VX], *cvy = cand.extra[C_VY], *cvz = cand.extra[C_VZ];
+            const float *cpr = cand.extra[C_PRESSURE], *cvol = cand.extra[C_VOLUME];
+            const float *cgs = cand.extra[C_GSCALE], *cmu = cand.extra[C_VISC];
             for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
                 if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
                 const float xi = x[i], yi = y[i], zi = z[i];
-                const float vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
-                const float mu_i = s->viscosity[mat[i]], gs_i = s->gradient_scale[mat[i]];
+                const float vxi = vx[i], vyi = vy[i], vzi = vz[i];
                 const float inv_rho_i = 1.0f / rho[i];
-                /* Pair weight w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half
-                 * alone approximates grad p / rho (the p_i half sums to ~0 in the bulk), so the
-                 * Bullet-Fluids reference's eq. 8, w = 1/2, gives only half of grad p; w = 1 is
-                 * consistent. Either way f_ij = -f_ji: between materials the gradient scale and mu are
-                 * the pair's means. */
-                const float wp = s->pair_weight * inv_rho_i;
-                float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
-#pragma omp simd reduction(+ : fx, fy, fz, px, py, pz)
+                /* Pairs closer than tiny2 are the particle itself (or coincident particles): no
+                 * direction. */
+                const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
+                                     .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
+                                     .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
+                float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
+#pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
                 for (size_t q = 0; q < nc; ++q) {
-                    float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-                    float r2 = dx * dx + dy * dy + dz * dz;
-                    /* Bitwise &, not &&: a short-circuit is control flow, which stops vectorization. */
-                    const int inside = (r2 < h2) & (r2 > tiny2);
-                    float rr = sqrtf(r2);
-                    float hr = inside ? h - rr : 0.0f;
-                    /* No division or load under a condition: they could trap, so GCC would not
-                     * vectorize. The pair means equal mu_i and gs_i exactly for one material. */
-                    float inv_r = 1.0f / (inside ? rr : 1.0f);
-                    float cpij = cp * (0.5f * (gs_i + cgs[q]));
-                    float mu = 0.5f * (mu_i + cmu[q]);
-                    /* Pressure: spiky gradient (eq. 8); viscosity: mu (v_j - v_i) lap W_visc (eq. 9). */
-                    float fp = cvol[q] * wp * (pi + cpr[q]) * cpij * hr * hr * inv_r;
-                    float fv = cvol[q] * mu * cv * hr;
-                    px += fp * dx;
-                    py += fp * dy;
-                    pz += fp * dz;
-                    fx += fv * (cvx[q] - vxi);
-                    fy += fv * (cvy[q] - vyi);
-                    fz += fv * (cvz[q] - vzi);
+                    const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+                    const pair_w pw = pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
+                    px += pw.fp * dx;
+                    py += pw.fp * dy;
+                    pz += pw.fp * dz;
+                    fx += pw.fv * (cvx[q] - vxi);
+                    fy += pw.fv * (cvy[q] - vyi);
+                    fz += pw.fv * (cvz[q] - vzi);
                 }
-                /* Mirror ghosts of the walls within reach (eddy_boundaries_mirrors). */
-                const float pos[3] = {xi, yi, zi};
-                eddy_mirror mirror[EDDY_MAX_MIRRORS];
-                int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, pos, mirror);
-                for (size_t q = 0; q < nc && nmir > 0; ++q) {
-                    float ex = xi - cx[q], ey = yi - cy[q], ez = zi - cz[q];
-                    if (ex * ex + ey * ey + ez * ez >= h2) continue;
-                    const float xj[3] = {cx[q], cy[q], cz[q]}, vj[3] = {cvx[q], cvy[q], cvz[q]};
-                    const float rho_j = rho[cand.index[q]];
-                    const float cpij = cp * (0.5f * (gs_i + cgs[q]));
-                    const float mu = 0.5f * (mu_i + cmu[q]);
-                    for (int mi = 0; mi < nmir; ++mi) {
-                        const eddy_mirror *mm = &mirror[mi];
-                        float gp[3], gv[3];
-                        eddy_mirror_point(mm, xj, gp);
-                        float dx = xi - gp[0], dy = yi - gp[1], dz = zi - gp[2];
-                        float r2 = dx * dx + dy * dy + dz * dz;
-                        if (!(r2 < h2) || r2 <= tiny2) continue;
-                        eddy_mirror_velocity(mm, vj, gv);
-                        float pg = eddy_mirror_pressure(mm, cpr[q], rho_j, xj);
-                        float rr = sqrtf(r2), hr = h - rr;
-                        float fp = cvol[q] * wp * (pi + pg) * cpij * hr * hr / rr;
-                        float fv = cvol[q] * mu * cv * hr;
-                        px += fp * dx;
-                        py += fp * dy;
-                        pz += fp * dz;
-                        fx += fv * (gv[0] - vxi);
-                        fy += fv * (gv[1] - vyi);
-                        fz += fv * (gv[2] - vzi);
+                /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
+                eddy_sph_image img[EDDY_MAX_MIRRORS];
+                const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
+                if (nimg && eddy_sph_select(&cand, xi, yi, zi, k.h2, &near)) {
+                    failed = 1;
+                    break;
+                }
+                /* The ghosts are images of the candidates within h: loop over those only. */
+                const size_t nn = nimg ? near.count : 0;
+                const float *nx = near.x, *ny = near.y, *nz = near.z;
+                const float *nvx = near.extra[C_VX], *nvy = near.extra[C_VY], *nvz = near.extra[C_VZ];
+                const float *npr = near.extra[C_PRESSURE], *nvol = near.extra[C_VOLUME], *nrho = near.extra[C_RHO];
+                const float *ngs = near.extra[C_GSCALE], *nmu = near.extra[C_VISC];
+                for (int mi = 0; mi < nimg; ++mi) {
+                    const eddy_sph_image gi = img[mi];
+                    float gx = 0.0f, gy = 0.0f, gz = 0.0f, hx = 0.0f, hy = 0.0f, hz = 0.0f;
+#pragma omp simd reduction(+ : gx, gy, gz, hx, hy, hz)
+                    for (size_t q = 0; q < nn; ++q) {
+                        float ex, ey, ez, gvx, gvy, gvz;
+                        eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
+                        eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
+                        const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
+                        const pair_w pw = pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
+                        gx += pw.fp * ex;
+                        gy += pw.fp * ey;
+                        gz += pw.fp * ez;
+                        hx += pw.fv * (gvx - vxi);
+                        hy += pw.fv * (gvy - vyi);
+                        hz += pw.fv * (gvz - vzi);
                     }
+                    px += gx;
+                    py += gy;
+                    pz += gz;
+                    fx += hx;
+                    fy += hy;
+                    fz += hz;
                 }
                 ax[i] = px + fx * inv_rho_i;
                 ay[i] = py + fy * inv_rho_i;
@@ -363,7 +276,8 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                 amax2 = a2 > amax2 ? a2 : amax2;
             }
         }
-        free(cand.block);
+        eddy_sph_candidates_free(&cand);
+        eddy_sph_candidates_free(&near);
     }
     if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     s->max_accel = sqrtf(amax2);
@@ -430,15 +344,9 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
-    double kmax = 0.0, nu_max = 0.0;
-    for (size_t m = 0; m < s->nm; ++m) {
-        if (s->stiffness[m] > kmax) kmax = s->stiffness[m];
-        double nu = s->viscosity[m] / s->rest_density[m];
-        if (nu > nu_max) nu_max = nu;
-    }
     /* p = k (rho - rho0) gives dp/drho = k, so the speed of sound is sqrt(k) (with the mueller pair
      * weight the fluid is half as stiff; sqrt(k) stays on the safe side). */
-    *dt = eddy_world_stable_dt(w, s->cfl, sqrt(kmax), nu_max, s->max_accel, limit);
+    *dt = eddy_sph_stable_dt(w, s->cfl, sqrt(eddy_sph_stiffness_max(&s->mat)), &s->mat, s->max_accel, limit);
     return EDDY_OK;
 }
 

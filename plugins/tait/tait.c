@@ -30,6 +30,7 @@
  * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/sph.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -101,7 +102,9 @@ struct eddy_solver {
     float boundary_pressure;
     int acceleration;          /* field id, 3 components */
     size_t nm;
-    float *rest_density, *tait_b, *gamma, *sound_speed, *viscosity, *self_density, *gradient_scale;
+    /* Per material: rest density, viscosity, stiffness, self term, gradient scale (eddy_sph). */
+    eddy_sph_materials mat;
+    float *tait_b, *gamma, *sound_speed; /* per material, derived in create() */
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
     int resuming;              /* created on a checkpoint's particles: load() must bring c0 and B */
@@ -110,13 +113,10 @@ struct eddy_solver {
 static void destroy(eddy_solver *s)
 {
     if (!s) return;
-    free(s->rest_density);
+    eddy_sph_materials_free(&s->mat);
     free(s->tait_b);
     free(s->gamma);
     free(s->sound_speed);
-    free(s->viscosity);
-    free(s->self_density);
-    free(s->gradient_scale);
     free(s);
 }
 
@@ -164,8 +164,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     /* NAN: derive c0 (the parameter is EDDY_PARAM_DERIVED, unset unless the scene gives it). */
     const double c_param = pv->values[P_SOUND_SPEED].is_set ? pv->values[P_SOUND_SPEED].number : NAN;
     size_t nm = s->nm = w->material_count;
-    float **arrays[] = {&s->rest_density, &s->tait_b, &s->gamma, &s->sound_speed,
-                        &s->viscosity, &s->self_density, &s->gradient_scale};
+    float **arrays[] = {&s->tait_b, &s->gamma, &s->sound_speed};
     for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) {
         *arrays[a] = calloc(nm, sizeof(float));
         if (!*arrays[a]) {
@@ -173,20 +172,28 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
             return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
         }
     }
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    /* Viscosity, the self term ((initial_sum - 1) m W(0), Bullet-Fluids reference (2014) §3.2.1) and
+     * the gradient scale: the spiky pressure gradient of a linear pressure field falls short by the
+     * lattice's first gradient moment (0.87 at h = 2 spacings in 2D); dividing by it lets fluid at rest
+     * carry rho0 g H (world.h, eddy_lattice_gradient_moment). */
+    int rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
+                                     &material_params[M_INITIAL_SUM], "tait", err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
     /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
      * height is not the run's initial H; load() brings the sound speeds derived at the start. */
     const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming;
     double c_fall = 0.0;
-    int rc = resuming ? EDDY_OK : derived_sound_speed(w, &c_fall, err);
+    rc = resuming ? EDDY_OK : derived_sound_speed(w, &c_fall, err);
     if (rc) {
         destroy(s);
         return rc;
     }
     for (size_t m = 0; m < nm; ++m) {
         const eddy_material *mat = &w->materials[m];
-        const float stiffness = (float)eddy_material_param(mat, &material_params[M_STIFFNESS]);
-        const float initial_sum = (float)eddy_material_param(mat, &material_params[M_INITIAL_SUM]);
+        const float stiffness = s->mat.stiffness[m];
         double c0 = !isnan(c_param) ? c_param : c_fall > 0 ? c_fall : sqrt((double)stiffness);
         if (!resuming && !(c0 > 0)) {
             destroy(s);
@@ -196,19 +203,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
                                   "m^2/s^2) or solvers.tait.sound_speed",
                                   mat->name, m);
         }
-        s->rest_density[m] = mat->rest_density;
         s->sound_speed[m] = (float)c0;
         s->gamma[m] = (float)gamma;
         s->tait_b[m] = (float)(mat->rest_density * c0 * c0 / gamma);
-        s->viscosity[m] = (float)eddy_material_param(mat, &material_params[M_VISCOSITY]);
-        /* initial_sum scales the self term m W(0) of the density sum (Bullet-Fluids reference (2014)
-         * §3.2.1). */
-        s->self_density[m] = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
-        /* The spiky pressure gradient of a linear pressure field falls short by the lattice's first
-         * gradient moment (0.87 at h = 2 spacings in 2D); dividing by it lets fluid at rest carry
-         * rho0 g H (world.h, eddy_lattice_gradient_moment). */
-        s->gradient_scale[m] = (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius,
-                                                                            w->dimensions));
         if (s->sound_speed[m] > s->c_max) s->c_max = s->sound_speed[m];
     }
     rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
@@ -232,96 +229,89 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
 
 static inline float tait_pressure(const eddy_solver *s, uint32_t m, float rho)
 {
-    float p = s->tait_b[m] * (powf(rho / s->rest_density[m], s->gamma[m]) - 1.0f);
+    float p = s->tait_b[m] * (powf(rho / s->mat.rest_density[m], s->gamma[m]) - 1.0f);
     return p < 0.0f ? p * s->negative_pressure : p;
 }
 
-static void compute_density(eddy_solver *s, eddy_world *w)
+/* Density and Tait pressure of particle i from its density sum (eddy_sph_density_pass). */
+typedef struct density_ctx {
+    const eddy_solver *s;
+    eddy_particles *p;
+    eddy_kernels k;
+} density_ctx;
+
+static void density_finish(void *ctx, uint32_t i, float sum)
 {
-    const eddy_grid *g = &w->grid;
-    eddy_particles *p = &w->particles;
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float h2 = k.h2;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
-    const uint32_t *mat = p->material;
-    float *rho = p->density, *pres = p->pressure;
-    /* Both wall methods complete the density with the mirror ghosts: with the write-up's bare sum a
-     * wall particle lacks ~20% of its neighbours, its pressure clamps to 0, the virtual particle
-     * max(P_b, 0) cannot hold it, and the wall layer is squeezed and shot along the floor. */
-    const long long cells = (long long)g->occupied_count;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            /* Halo copies are neighbours only: their owner computes them (density_pass). */
-            if (eddy_particle_is_halo(p, i)) continue;
-            const float xi = x[i], yi = y[i], zi = z[i];
-            const float pos[3] = {xi, yi, zi};
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            const int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, k.h, pos, mirror);
-            float sum = 0.0f;
-            for (int q = 0; q < nr; ++q) {
-                const float sx = xi - r[q].shift[0], sy = yi - r[q].shift[1], sz = zi - r[q].shift[2];
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    float dx = sx - x[j], dy = sy - y[j], dz = sz - z[j];
-                    float d = h2 - (dx * dx + dy * dy + dz * dz);
-                    if (!(d > 0.0f)) continue; /* its ghosts are out of reach too (boundary.h) */
-                    sum += mass[j] * d * d * d;
-                    const float xj[3] = {x[j] + r[q].shift[0], y[j] + r[q].shift[1], z[j] + r[q].shift[2]};
-                    for (int mi = 0; mi < nmir; ++mi) {
-                        float gp[3];
-                        eddy_mirror_point(&mirror[mi], xj, gp);
-                        float ex = xi - gp[0], ey = yi - gp[1], ez = zi - gp[2];
-                        float e = h2 - (ex * ex + ey * ey + ez * ez);
-                        if (e > 0.0f) sum += mass[j] * e * e * e;
-                    }
-                }
-            }
-            const uint32_t m = mat[i];
-            const float density = k.poly6 * sum + s->self_density[m];
-            rho[i] = density;
-            pres[i] = tait_pressure(s, m, density);
-        }
-    }
+    const density_ctx *c = ctx;
+    const uint32_t m = c->p->material[i];
+    const float density = eddy_sph_density(&c->k, sum, c->s->mat.self_density[m]);
+    c->p->density[i] = density;
+    c->p->pressure[i] = tait_pressure(c->s, m, density);
 }
 
-/* Acceleration of particle i from one partner (a real neighbour, a mirror ghost or a virtual wall
- * particle) at offset d = x_i - x_j, r2 = |d|^2 < h^2, with the partner's mass, density, pressure and
- * velocity difference dv = v_i - v_j. Adds to acc[3]. */
+/* Both wall methods complete the density with the mirror ghosts: with the write-up's bare sum a wall
+ * particle lacks ~20% of its neighbours, its pressure clamps to 0, the virtual particle max(P_b, 0)
+ * cannot hold it, and the wall layer is squeezed and shot along the floor. */
+static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
+    if (eddy_sph_density_pass(&w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish, &c))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    return EDDY_OK;
+}
+
+/* What the pair terms of particle i share. */
 typedef struct pair_ctx {
-    eddy_kernels k;
-    float tiny2;
+    float h, h2, tiny2, cg, cv;
     float pi_over_rho2; /* p_i / rho_i^2 */
-    float rho_i, mu_i, gscale_i, c_i;
+    float rho_i, inv_rho_i, mu_i, gscale_i, c_i;
     float alpha, hs;    /* artificial viscosity and the smoothing length h/2 it uses */
 } pair_ctx;
 
-static inline void pair_accel(const pair_ctx *pc, const float d[3], float r2, float mj, float rho_j,
-                              float p_j, const float dv[3], float mu_j, float c_j, float gscale_j,
-                              float acc[3])
+/* The pair weights: particle i's acceleration gains fg d - fv dv. */
+typedef struct pair_w {
+    float fg, fv;
+} pair_w;
+
+/*
+ * Acceleration weights of particle i from one partner (a real neighbour, a mirror ghost or a virtual
+ * wall particle) at offset d = x_i - x_j, with the partner's mass, density, p_j / rho_j^2, volume
+ * m_j / rho_j and velocity difference dv = v_i - v_j; 0 outside h and for the particle itself. The
+ * per-partner quotients come from the gather, and the artificial viscosity takes one division, so a
+ * pair costs two. Branch-free (selects only), so
+ * the loops that call it vectorize; the weights come back by value (accumulating into an array
+ * argument kept the sums in memory and made the loop about 2.4 times as slow).
+ */
+static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, float dx, float dy, float dz,
+                                                         float mj, float rho_j, float pr2_j, float vol_j,
+                                                         float dvx, float dvy, float dvz, float mu_j, float c_j,
+                                                         float gscale_j)
 {
-    if (!(r2 < pc->k.h2) || r2 <= pc->tiny2) return;
+    const float r2 = dx * dx + dy * dy + dz * dz;
+    const int inside = (r2 < pc->h2) & (r2 > pc->tiny2);
     const float rr = sqrtf(r2);
+    const float hr = inside ? pc->h - rr : 0.0f;
+    const float inv_r = 1.0f / (inside ? rr : 1.0f);
     /* grad_i W_spiky = gf * d */
-    const float gf = eddy_spiky_grad(&pc->k, rr);
+    const float gf = -pc->cg * hr * hr * inv_r;
     /* The pair's mean gradient scale keeps f_ij = -f_ji between materials. */
-    float f = -mj * (pc->pi_over_rho2 + p_j / (rho_j * rho_j)) * 0.5f * (pc->gscale_i + gscale_j);
-    /* Monaghan's artificial viscosity (1992, 1994), approaching pairs only. */
-    const float vr = dv[0] * d[0] + dv[1] * d[1] + dv[2] * d[2];
-    if (pc->alpha > 0.0f && vr < 0.0f) {
-        const float mu = pc->hs * vr / (r2 + 0.01f * pc->hs * pc->hs);
-        const float pi_ij = -pc->alpha * 0.5f * (pc->c_i + c_j) * mu / (0.5f * (pc->rho_i + rho_j));
-        f -= mj * pi_ij;
-    }
+    float f = -mj * (pc->pi_over_rho2 + pr2_j) * 0.5f * (pc->gscale_i + gscale_j);
+    /* Monaghan's artificial viscosity (1992, 1994), approaching pairs only:
+     * Pi_ij = -alpha c_ij mu_ij / rho_ij, mu_ij = hs v_ij.x_ij / (r^2 + 0.01 hs^2). */
+    const float vr = dvx * dx + dvy * dy + dvz * dz;
+    const float pi_ij = -pc->alpha * 0.5f * (pc->c_i + c_j) * pc->hs * vr /
+                        ((r2 + 0.01f * pc->hs * pc->hs) * (0.5f * (pc->rho_i + rho_j)));
+    f -= vr < 0.0f ? mj * pi_ij : 0.0f;
     /* Physical viscosity (Müller 2003 eq. 14, the pair's mean mu): (mu / rho_i) V_j (v_j - v_i) lap W. */
-    const float lap = eddy_viscosity_laplacian(&pc->k, rr);
-    const float fv = 0.5f * (pc->mu_i + mu_j) * (mj / rho_j) * lap / pc->rho_i;
-    for (int a = 0; a < 3; ++a) acc[a] += f * gf * d[a] - fv * dv[a];
+    const float lap = pc->cv * hr;
+    const pair_w w = {f * gf, 0.5f * (pc->mu_i + mu_j) * vol_j * lap * pc->inv_rho_i};
+    return w;
 }
 
-static void compute_forces(eddy_solver *s, eddy_world *w)
+/* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
+enum { C_VX, C_VY, C_VZ, C_RHO, C_PRESSURE, C_PR2, C_VOL, C_VISC, C_SOUND, C_GSCALE, C_EXTRA };
+
+static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
@@ -337,82 +327,130 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
     const eddy_boundaries *b = &w->boundaries;
     const long long cells = (long long)g->occupied_count;
     float amax2 = 0.0f;
-#pragma omp parallel for schedule(dynamic, 8) reduction(max : amax2)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
-            const uint32_t mi_ = mat[i];
-            pair_ctx pc;
-            pc.k = k;
-            pc.tiny2 = 1e-12f * k.h2;
-            pc.rho_i = rho[i];
-            pc.pi_over_rho2 = pres[i] / (rho[i] * rho[i]);
-            pc.mu_i = s->viscosity[mi_];
-            pc.gscale_i = s->gradient_scale[mi_];
-            pc.c_i = s->sound_speed[mi_];
-            pc.alpha = s->alpha;
-            pc.hs = 0.5f * k.h;
-            const float pos[3] = {x[i], y[i], z[i]}, vi[3] = {vx[i], vy[i], vz[i]};
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            const int nmir = mirrors ? eddy_boundaries_mirrors(b, w->gravity, k.h, pos, mirror) : 0;
-            float acc[3] = {0.0f, 0.0f, 0.0f};
-            for (int q = 0; q < nr; ++q) {
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    const float xj[3] = {x[j] + r[q].shift[0], y[j] + r[q].shift[1], z[j] + r[q].shift[2]};
-                    const float vj[3] = {vx[j], vy[j], vz[j]};
-                    const float d[3] = {pos[0] - xj[0], pos[1] - xj[1], pos[2] - xj[2]};
-                    const float r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                    const uint32_t mj_ = mat[j];
-                    if (!(r2 < k.h2)) continue; /* its ghosts are out of reach too (boundary.h) */
-                    const float dv[3] = {vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]};
-                    pair_accel(&pc, d, r2, mass[j], rho[j], pres[j], dv, s->viscosity[mj_],
-                               s->sound_speed[mj_], s->gradient_scale[mj_], acc);
-                    for (int m = 0; m < nmir; ++m) {
-                        float gp[3], gv[3];
-                        eddy_mirror_point(&mirror[m], xj, gp);
-                        const float e[3] = {pos[0] - gp[0], pos[1] - gp[1], pos[2] - gp[2]};
-                        const float e2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-                        if (!(e2 < k.h2)) continue;
-                        eddy_mirror_velocity(&mirror[m], vj, gv);
-                        const float dv[3] = {vi[0] - gv[0], vi[1] - gv[1], vi[2] - gv[2]};
-                        const float pg = eddy_mirror_pressure(&mirror[m], pres[j], rho[j], xj);
-                        pair_accel(&pc, e, e2, mass[j], rho[j], pg, dv, s->viscosity[mj_],
-                                   s->sound_speed[mj_], s->gradient_scale[mj_], acc);
+    int failed = 0;
+#pragma omp parallel reduction(max : amax2) reduction(| : failed)
+    {
+        eddy_sph_candidates cand = eddy_sph_candidates_make(C_EXTRA), near = eddy_sph_candidates_make(C_EXTRA);
+#pragma omp for schedule(dynamic, 8)
+        for (long long ci = 0; ci < cells; ++ci) {
+            const uint32_t c = g->occupied[ci];
+            if (failed || eddy_sph_gather(&cand, g, p, c)) {
+                failed = 1;
+                continue;
+            }
+            eddy_sph_gather_field(&cand, C_VX, vx);
+            eddy_sph_gather_field(&cand, C_VY, vy);
+            eddy_sph_gather_field(&cand, C_VZ, vz);
+            eddy_sph_gather_field(&cand, C_RHO, rho);
+            eddy_sph_gather_field(&cand, C_PRESSURE, pres);
+            /* p_j / rho_j^2 and m_j / rho_j once per candidate instead of once per pair. */
+            for (size_t q = 0; q < cand.count; ++q) {
+                const float rj = cand.extra[C_RHO][q];
+                cand.extra[C_PR2][q] = cand.extra[C_PRESSURE][q] / (rj * rj);
+                cand.extra[C_VOL][q] = cand.m[q] / rj;
+            }
+            eddy_sph_gather_table(&cand, C_VISC, s->mat.viscosity, mat);
+            eddy_sph_gather_table(&cand, C_SOUND, s->sound_speed, mat);
+            eddy_sph_gather_table(&cand, C_GSCALE, s->mat.gradient_scale, mat);
+            const size_t nc = cand.count;
+            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cm = cand.m;
+            const float *cvx = cand.extra[C_VX], *cvy = cand.extra[C_VY], *cvz = cand.extra[C_VZ];
+            const float *crho = cand.extra[C_RHO], *cmu = cand.extra[C_VISC];
+            const float *ccs = cand.extra[C_SOUND], *cgs = cand.extra[C_GSCALE];
+            const float *cpr2 = cand.extra[C_PR2], *cvol = cand.extra[C_VOL];
+            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
+                const uint32_t m = mat[i];
+                const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cg = k.spiky_grad,
+                                     .cv = k.visc_lap, .pi_over_rho2 = pres[i] / (rho[i] * rho[i]),
+                                     .rho_i = rho[i], .inv_rho_i = 1.0f / rho[i], .mu_i = s->mat.viscosity[m],
+                                     .gscale_i = s->mat.gradient_scale[m], .c_i = s->sound_speed[m],
+                                     .alpha = s->alpha, .hs = 0.5f * k.h};
+                const float xi = x[i], yi = y[i], zi = z[i], vxi = vx[i], vyi = vy[i], vzi = vz[i];
+                float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+#pragma omp simd reduction(+ : sx, sy, sz)
+                for (size_t q = 0; q < nc; ++q) {
+                    const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+                    const float dvx = vxi - cvx[q], dvy = vyi - cvy[q], dvz = vzi - cvz[q];
+                    const pair_w pw = pair(&pc, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
+                                           cgs[q]);
+                    sx += pw.fg * dx - pw.fv * dvx;
+                    sy += pw.fg * dy - pw.fv * dvy;
+                    sz += pw.fg * dz - pw.fv * dvz;
+                }
+                float acc[3] = {sx, sy, sz};
+                if (mirrors) {
+                    /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
+                    eddy_sph_image img[EDDY_MAX_MIRRORS];
+                    const int nimg = eddy_sph_images(b, w->gravity, k.h, xi, yi, zi, img);
+                    if (nimg && eddy_sph_select(&cand, xi, yi, zi, k.h2, &near)) {
+                        failed = 1;
+                        break;
+                    }
+                    /* The ghosts are images of the candidates within h: loop over those only. */
+                    const size_t nn = nimg ? near.count : 0;
+                    const float *nx = near.x, *ny = near.y, *nz = near.z, *nm = near.m;
+                    const float *nvx = near.extra[C_VX], *nvy = near.extra[C_VY], *nvz = near.extra[C_VZ];
+                    const float *nrho = near.extra[C_RHO], *npr = near.extra[C_PRESSURE], *nvol = near.extra[C_VOL];
+                    const float *nmu = near.extra[C_VISC], *ncs = near.extra[C_SOUND], *ngs = near.extra[C_GSCALE];
+                    for (int mi = 0; mi < nimg; ++mi) {
+                        const eddy_sph_image gi = img[mi];
+                        float gx = 0.0f, gy = 0.0f, gz = 0.0f;
+#pragma omp simd reduction(+ : gx, gy, gz)
+                        for (size_t q = 0; q < nn; ++q) {
+                            float ex, ey, ez, gvx, gvy, gvz;
+                            eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
+                            eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
+                            const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
+                            const float dvx = vxi - gvx, dvy = vyi - gvy, dvz = vzi - gvz;
+                            const pair_w pw = pair(&pc, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
+                                                   nvol[q], dvx, dvy, dvz, nmu[q], ncs[q], ngs[q]);
+                            gx += pw.fg * ex - pw.fv * dvx;
+                            gy += pw.fg * ey - pw.fv * dvy;
+                            gz += pw.fg * ez - pw.fv * dvz;
+                        }
+                        acc[0] += gx;
+                        acc[1] += gy;
+                        acc[2] += gz;
+                    }
+                } else {
+                    /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
+                    const float pos[3] = {xi, yi, zi}, vi[3] = {vxi, vyi, vzi};
+                    const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
+                    for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
+                        const eddy_collider *col = &b->colliders[cidx];
+                        float n[3];
+                        const float dist = eddy_collider_distance(col, dims, pos, n);
+                        if (!(dist < k.h)) continue;
+                        /* A particle already across the wall is projected back by the contact
+                         * response; its virtual partner sits at the smallest distance that still has
+                         * a direction. */
+                        const float dd = dist > 1e-3f * k.h ? dist : 1e-3f * k.h;
+                        float vrel = 0.0f;
+                        for (int a = 0; a < 3; ++a) vrel += (vi[a] - col->velocity[a]) * n[a];
+                        /* Only the normal part of the viscous force: the fluid slides along the wall. */
+                        const float e[3] = {dd * n[0], dd * n[1], dd * n[2]};
+                        const float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
+                        const float rho_b = s->mat.rest_density[m];
+                        const pair_w pw = pair(&pc, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
+                                               mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
+                                               s->sound_speed[m], s->mat.gradient_scale[m]);
+                        for (int a = 0; a < 3; ++a) acc[a] += pw.fg * e[a] - pw.fv * dv[a];
                     }
                 }
+                ax[i] = acc[0];
+                ay[i] = acc[1];
+                az[i] = acc[2];
+                const float a2 = acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2];
+                amax2 = a2 > amax2 ? a2 : amax2;
             }
-            if (!mirrors) {
-                /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
-                const uint32_t m = mat[i];
-                const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
-                for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
-                    const eddy_collider *col = &b->colliders[cidx];
-                    float n[3];
-                    const float dist = eddy_collider_distance(col, dims, pos, n);
-                    if (!(dist < k.h)) continue;
-                    /* A particle already across the wall is projected back by the contact response;
-                     * its virtual partner sits at the smallest distance that still has a direction. */
-                    const float dd = dist > 1e-3f * k.h ? dist : 1e-3f * k.h;
-                    const float e[3] = {dd * n[0], dd * n[1], dd * n[2]};
-                    float vrel = 0.0f;
-                    for (int a = 0; a < 3; ++a) vrel += (vi[a] - col->velocity[a]) * n[a];
-                    /* Only the normal part of the viscous force: the fluid slides along the wall. */
-                    const float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
-                    pair_accel(&pc, e, dd * dd, mass[i], s->rest_density[m], pb, dv, s->viscosity[m],
-                               s->sound_speed[m], s->gradient_scale[m], acc);
-                }
-            }
-            ax[i] = acc[0];
-            ay[i] = acc[1];
-            az[i] = acc[2];
-            const float a2 = acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2];
-            amax2 = a2 > amax2 ? a2 : amax2;
         }
+        eddy_sph_candidates_free(&cand);
+        eddy_sph_candidates_free(&near);
     }
+    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     s->max_accel = sqrtf(amax2);
+    return EDDY_OK;
 }
 
 /* Density and pressure of the owned particles, then of their halo copies (eddy_world_refresh_fields:
@@ -420,7 +458,8 @@ static void compute_forces(eddy_solver *s, eddy_world *w)
 static int density_pass(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     static const int fields[] = {EDDY_FIELD_DENSITY, EDDY_FIELD_PRESSURE};
-    compute_density(s, w);
+    int rc = compute_density(s, w, err);
+    if (rc) return rc;
     return eddy_world_refresh_fields(w, fields, sizeof fields / sizeof *fields, err);
 }
 
@@ -429,8 +468,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     if ((rc = density_pass(s, w, err))) return rc;
-    compute_forces(s, w);
-    return EDDY_OK;
+    return compute_forces(s, w, err);
 }
 
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
@@ -441,7 +479,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double t0 = eddy_time_ms();
     if ((rc = density_pass(s, w, err))) return rc;
     double t1 = eddy_time_ms();
-    compute_forces(s, w);
+    if ((rc = compute_forces(s, w, err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);
@@ -452,12 +490,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
-    double nu_max = 0.0;
-    for (size_t m = 0; m < s->nm; ++m) {
-        double nu = s->viscosity[m] / s->rest_density[m];
-        if (nu > nu_max) nu_max = nu;
-    }
-    *dt = eddy_world_stable_dt(w, s->cfl, s->c_max, nu_max, s->max_accel, limit);
+    *dt = eddy_sph_stable_dt(w, s->cfl, s->c_max, &s->mat, s->max_accel, limit);
     return EDDY_OK;
 }
 
@@ -471,15 +504,9 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
 
 static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 {
-    const size_t n = 1 + 2 * s->nm;
-    float *v = malloc(n * sizeof *v);
-    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
-    v[0] = s->max_accel;
-    memcpy(v + 1, s->sound_speed, s->nm * sizeof *v);
-    memcpy(v + 1 + s->nm, s->tait_b, s->nm * sizeof *v);
-    int rc = eddy_state_save_floats(TAIT_STATE_TAG, v, n, data, size, err);
-    free(v);
-    return rc;
+    const float *parts[] = {&s->max_accel, s->sound_speed, s->tait_b};
+    const size_t counts[] = {1, s->nm, s->nm};
+    return eddy_sph_state_save(TAIT_STATE_TAG, parts, counts, 3, data, size, err);
 }
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
@@ -493,25 +520,28 @@ static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
                                   TAIT_STATE_TAG);
         return eddy_state_load_floats("tait/1", &s->max_accel, 1, data, size, err);
     }
-    const size_t n = 1 + 2 * s->nm;
-    float *v = malloc(n * sizeof *v);
-    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
-    int rc = eddy_state_load_floats(TAIT_STATE_TAG, v, n, data, size, err);
+    float max_accel = 0.0f;
+    float *c0 = malloc(2 * s->nm * sizeof *c0);
+    if (!c0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    float *b = c0 + s->nm;
+    float *const parts[] = {&max_accel, c0, b};
+    const size_t counts[] = {1, s->nm, s->nm};
+    int rc = eddy_sph_state_load(TAIT_STATE_TAG, parts, counts, 3, data, size, err);
     for (size_t m = 0; m < s->nm && !rc; ++m) {
-        if (!(v[1 + m] > 0) || !(v[1 + s->nm + m] > 0))
+        if (!(c0[m] > 0) || !(b[m] > 0))
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                 "state record '%s': material %zu has sound speed %g and stiffness %g, expected "
-                                "both > 0", TAIT_STATE_TAG, m, (double)v[1 + m], (double)v[1 + s->nm + m]);
+                                "both > 0", TAIT_STATE_TAG, m, (double)c0[m], (double)b[m]);
     }
     if (!rc) {
-        s->max_accel = v[0];
-        memcpy(s->sound_speed, v + 1, s->nm * sizeof *v);
-        memcpy(s->tait_b, v + 1 + s->nm, s->nm * sizeof *v);
+        s->max_accel = max_accel;
+        memcpy(s->sound_speed, c0, s->nm * sizeof *c0);
+        memcpy(s->tait_b, b, s->nm * sizeof *b);
         s->c_max = 0.0f;
         for (size_t m = 0; m < s->nm; ++m)
             if (s->sound_speed[m] > s->c_max) s->c_max = s->sound_speed[m];
     }
-    free(v);
+    free(c0);
     return rc;
 }
 

@@ -1,0 +1,24 @@
+/*
+ * eddy_sph/defs.h — what every header of the SPH toolkit shares.
+ *
+ * The toolkit (docs/toolkit.md) is a static library beside libeddy that solver plugins link: the
+ * neighbour gather, mirror ghosts, masked kernels, material tables, time step, save/load and the
+ * rest-lattice normalization, written once for every SPH solver. It is not part of the plugin ABI:
+ * a plugin links its own copy, so a toolkit change never breaks a built plugin.
+ *
+ * EDDY_SPH_HD marks the inline math that must also compile for a GPU: empty in C, __host__ __device__
+ * under nvcc, so the CUDA plugin can share the same kernel and mirror formulas.
+ */
+#ifndef EDDY_SPH_DEFS_H
+#define EDDY_SPH_DEFS_H
+
+#if defined(__CUDACC__)
+#define EDDY_SPH_HD __host__ __device__
+#else
+#define EDDY_SPH_HD
+#endif
+
+/* Inline math shared by host and device code. */
+#define EDDY_SPH_INLINE static inline EDDY_SPH_HD
+
+#endif /* EDDY_SPH_DEFS_H */

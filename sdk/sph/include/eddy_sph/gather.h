@@ -1,0 +1,294 @@
+/*
+ * eddy_sph/gather.h — candidate neighbours of a cell, and the mirror ghosts as affine images of them.
+ *
+ * A solver's pass runs over the occupied cells of the grid; for each cell it gathers the candidates of
+ * the cell's 3-cell bars (eddy_grid_cell_ranges, in their fixed order) into contiguous arrays with
+ * the periodic shift applied, and every particle of the cell then runs one long SIMD loop over them
+ * instead of up to eighteen short ones (Bullet-Fluids reference (2014) §4.3.1). The gather is shared by
+ * the ~6 particles of a cell. The candidates include the particle itself.
+ *
+ * Mirror ghosts (<eddy/boundary.h>): the ghost of candidate j seen from particle i is M(x_j) =
+ * R x_j + t, so x_i - M(x_j) = (x_i - t) - R x_j, an affine image of the gathered positions. Every
+ * ghost within h of i is the image of a candidate within h of i, so one more SIMD loop over the same
+ * buffer per mirror finds them all, with no test per candidate (pbf's trick, generalized).
+ *
+ * Order: every sum visits the candidates in the grid's fixed order and the mirrors in the core's
+ * order, so results do not depend on the number of threads.
+ *
+ * Threads: one eddy_sph_candidates per thread; the functions are otherwise pure.
+ */
+#ifndef EDDY_SPH_GATHER_H
+#define EDDY_SPH_GATHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <eddy/boundary.h>
+#include <eddy/grid.h>
+#include <eddy/particles.h>
+
+#include "defs.h"
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `omp simd reduction(+ : a, b, ...)` where OpenMP (or -fopenmp-simd) is on, nothing otherwise (so
+ * a plugin built without OpenMP gets no unknown-pragma warning). */
+#define EDDY_SPH_STR_(...) #__VA_ARGS__
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define EDDY_SPH_SIMD_SUM(...) _Pragma(EDDY_SPH_STR_(omp simd reduction(+ : __VA_ARGS__)))
+#else
+#define EDDY_SPH_SIMD_SUM(...)
+#endif
+
+/* `omp parallel ...` and `omp for ...` in the toolkit's inline passes, nothing without OpenMP. */
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define EDDY_SPH_OMP(...) _Pragma(EDDY_SPH_STR_(omp __VA_ARGS__))
+#else
+#define EDDY_SPH_OMP(...)
+#endif
+
+/* Per-candidate arrays a solver may add to the positions (e.g. velocities, pressure, volumes). */
+#define EDDY_SPH_MAX_EXTRA 16
+
+typedef struct eddy_sph_candidates {
+    size_t count, capacity;
+    float *x, *y, *z;  /* positions with the periodic shift applied */
+    float *m;          /* masses */
+    uint32_t *index;   /* particle index of each candidate */
+    float *extra[EDDY_SPH_MAX_EXTRA]; /* slots 0 .. extra_count-1, filled by the solver */
+    int extra_count;
+    void *block;
+} eddy_sph_candidates;
+
+/* An empty buffer with `extra_count` (<= EDDY_SPH_MAX_EXTRA) solver arrays; memory comes with the
+ * first gather. Free with eddy_sph_candidates_free. */
+static inline eddy_sph_candidates eddy_sph_candidates_make(int extra_count)
+{
+    eddy_sph_candidates c;
+    memset(&c, 0, sizeof c); /* not = {0}: C++ callers warn about the members it leaves out */
+    c.extra_count = extra_count < 0 ? 0 : extra_count > EDDY_SPH_MAX_EXTRA ? EDDY_SPH_MAX_EXTRA : extra_count;
+    return c;
+}
+
+void eddy_sph_candidates_free(eddy_sph_candidates *c);
+
+/*
+ * Gathers the candidates of `cell` (positions shifted into the cell's periodic image, masses,
+ * indices). Returns 0, or -1 when memory runs out (the caller reports EDDY_ERR_OUT_OF_MEMORY).
+ */
+int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell);
+
+/* extra[slot][q] = src[index[q]] for every candidate. */
+static inline void eddy_sph_gather_field(eddy_sph_candidates *c, int slot, const float *src)
+{
+    float *dst = c->extra[slot];
+    const uint32_t *idx = c->index;
+    for (size_t q = 0; q < c->count; ++q) dst[q] = src[idx[q]];
+}
+
+/* extra[slot][q] = table[material[index[q]]]: a per-material value of every candidate. */
+static inline void eddy_sph_gather_table(eddy_sph_candidates *c, int slot, const float *table,
+                                         const uint32_t *material)
+{
+    float *dst = c->extra[slot];
+    const uint32_t *idx = c->index;
+    for (size_t q = 0; q < c->count; ++q) dst[q] = table[material[idx[q]]];
+}
+
+/*
+ * One mirror seen from particle i: x_i - M(x_j) = c - R x_j, ghost velocity R v_j + v, ghost pressure
+ * p_j + rho_j (s . x_j + s0) (<eddy/boundary.h>).
+ */
+typedef struct eddy_sph_image {
+    float r[3][3];
+    float c[3];  /* x_i - mirror offset */
+    float t[3];  /* mirror offset */
+    float v[3];  /* velocity offset */
+    float s[3], s0; /* pressure slope and offset */
+} eddy_sph_image;
+
+EDDY_SPH_INLINE void eddy_sph_image_make(const eddy_mirror *m, float xi, float yi, float zi,
+                                         eddy_sph_image *out)
+{
+    const float x[3] = {xi, yi, zi};
+    for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) out->r[a][b] = m->rotation[a][b];
+        out->c[a] = x[a] - m->offset[a];
+        out->t[a] = m->offset[a];
+        out->v[a] = m->velocity_offset[a];
+        out->s[a] = m->pressure_slope[a];
+    }
+    out->s0 = m->pressure_offset;
+}
+
+/* x_i - M(x_j) for a candidate at (xj, yj, zj). */
+EDDY_SPH_INLINE void eddy_sph_image_diff(const eddy_sph_image *g, float xj, float yj, float zj, float *ex,
+                                         float *ey, float *ez)
+{
+    *ex = g->c[0] - (g->r[0][0] * xj + g->r[0][1] * yj + g->r[0][2] * zj);
+    *ey = g->c[1] - (g->r[1][0] * xj + g->r[1][1] * yj + g->r[1][2] * zj);
+    *ez = g->c[2] - (g->r[2][0] * xj + g->r[2][1] * yj + g->r[2][2] * zj);
+}
+
+/* For buffers of differences d = x_i - x_j instead of positions: x_i - M(x_j) = c0 + R d with
+ * c0 = x_i - R x_i - t, computed here. */
+EDDY_SPH_INLINE void eddy_sph_image_origin(const eddy_sph_image *g, float xi, float yi, float zi, float c0[3])
+{
+    const float x[3] = {xi, yi, zi};
+    for (int a = 0; a < 3; ++a) c0[a] = x[a] - (g->r[a][0] * xi + g->r[a][1] * yi + g->r[a][2] * zi) - g->t[a];
+}
+
+/* Ghost velocity R v_j + v. */
+EDDY_SPH_INLINE void eddy_sph_image_velocity(const eddy_sph_image *g, float vx, float vy, float vz, float *gx,
+                                             float *gy, float *gz)
+{
+    *gx = g->r[0][0] * vx + g->r[0][1] * vy + g->r[0][2] * vz + g->v[0];
+    *gy = g->r[1][0] * vx + g->r[1][1] * vy + g->r[1][2] * vz + g->v[1];
+    *gz = g->r[2][0] * vx + g->r[2][1] * vy + g->r[2][2] * vz + g->v[2];
+}
+
+/* Ghost pressure p_j + rho_j (s . x_j + s0), the hydrostatic continuation through the wall. */
+EDDY_SPH_INLINE float eddy_sph_image_pressure(const eddy_sph_image *g, float p, float rho, float xj, float yj,
+                                              float zj)
+{
+    return p + rho * (g->s[0] * xj + g->s[1] * yj + g->s[2] * zj + g->s0);
+}
+
+/*
+ * Copies the candidates within r2max (squared distance) of (xi, yi, zi), with their masses, indices
+ * and every extra array, into `near` (made with the same extra_count). Every mirror ghost within h of
+ * particle i is the image of a candidate within h (<eddy/boundary.h>), so a particle at a wall runs
+ * its per-mirror loops over these ~30 entries instead of all ~170 candidates of its cell. Returns 0,
+ * or -1 when memory runs out.
+ */
+int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
+                    eddy_sph_candidates *near);
+
+/*
+ * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none). gravity: the
+ * hydrostatic pressure continuation, or NULL for mirrored pressure.
+ */
+int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
+                    float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
+
+/* sum_j m_j (h^2 - r_ij^2)^3 over the candidates: the poly6 density sum without its coefficient (the
+ * particle itself is a candidate). Multiply by k.poly6 and add the self term (eddy_sph_density). */
+static inline float eddy_sph_density_real(const eddy_sph_candidates *c, float xi, float yi, float zi, float h2)
+{
+    const size_t nc = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
+    float sum = 0.0f;
+    EDDY_SPH_SIMD_SUM(sum)
+    for (size_t q = 0; q < nc; ++q) {
+        float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+        /* m d d d, not m (d d d): the rounding of the solvers' sums before the toolkit. */
+        const float d = eddy_sph_pos(h2 - (dx * dx + dy * dy + dz * dz));
+        sum += cm[q] * d * d * d;
+    }
+    return sum;
+}
+
+/* The same sum over the ghosts of the candidates in `nimg` mirrors, one SIMD loop per mirror (pass the
+ * candidates, or the ones within h of i from eddy_sph_select: the same sum, faster). */
+static inline float eddy_sph_density_ghosts(const eddy_sph_candidates *c, float h2, const eddy_sph_image *img,
+                                            int nimg)
+{
+    const size_t nc = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
+    float sum = 0.0f;
+    for (int mi = 0; mi < nimg; ++mi) {
+        const eddy_sph_image g = img[mi];
+        float ghosts = 0.0f;
+        EDDY_SPH_SIMD_SUM(ghosts)
+        for (size_t q = 0; q < nc; ++q) {
+            float ex, ey, ez;
+            eddy_sph_image_diff(&g, cx[q], cy[q], cz[q], &ex, &ey, &ez);
+            const float d = eddy_sph_pos(h2 - (ex * ex + ey * ey + ez * ez));
+            ghosts += cm[q] * d * d * d;
+        }
+        sum += ghosts;
+    }
+    return sum;
+}
+
+/* Both: the density sum of particle i with the walls' ghosts. */
+static inline float eddy_sph_density_sum(const eddy_sph_candidates *c, float xi, float yi, float zi, float h2,
+                                         const eddy_sph_image *img, int nimg)
+{
+    return eddy_sph_density_real(c, xi, yi, zi, h2) + eddy_sph_density_ghosts(c, h2, img, nimg);
+}
+
+/* What the density pass hands a solver for each owned particle i: the sum of eddy_sph_density_sum
+ * (candidates and walls' ghosts, without the poly6 coefficient); the solver applies its self term and
+ * equation of state. Called from several threads at once, each for its own particles. */
+typedef void (*eddy_sph_density_fn)(void *ctx, uint32_t i, float sum);
+
+/*
+ * The density pass of an SPH solver: parallel over the grid's occupied cells, one gather per cell,
+ * for every owned particle (halo copies are skipped: their owner computes them) the poly6 sum over the
+ * candidates plus, near a wall, over the ghosts of the candidates within h (eddy_sph_select), then
+ * finish(ctx, i, sum). gravity: the mirrors' hydrostatic pressure continuation (NULL: none); it does
+ * not enter the density. Returns 0, or -1 when memory ran out (the caller reports
+ * EDDY_ERR_OUT_OF_MEMORY). Bit-identical for any number of threads.
+ */
+static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
+                                        const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx)
+{
+    const long long cells = (long long)g->occupied_count;
+    const float h2 = h * h;
+    int failed = 0;
+    EDDY_SPH_OMP(parallel reduction(| : failed))
+    {
+        eddy_sph_candidates cand = eddy_sph_candidates_make(0), near = eddy_sph_candidates_make(0);
+        EDDY_SPH_OMP(for schedule(dynamic, 8))
+        for (long long ci = 0; ci < cells; ++ci) {
+            const uint32_t c = g->occupied[ci];
+            if (failed || eddy_sph_gather(&cand, g, p, c)) {
+                failed = 1;
+                continue;
+            }
+            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                if (eddy_particle_is_halo(p, i)) continue;
+                const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+                eddy_sph_image img[EDDY_MAX_MIRRORS];
+                const int nimg = eddy_sph_images(b, gravity, h, xi, yi, zi, img);
+                float sum = eddy_sph_density_real(&cand, xi, yi, zi, h2);
+                if (nimg) {
+                    /* The ghosts are images of the candidates within h (eddy_sph_select). */
+                    if (eddy_sph_select(&cand, xi, yi, zi, h2, &near)) {
+                        failed = 1;
+                        break;
+                    }
+                    sum += eddy_sph_density_ghosts(&near, h2, img, nimg);
+                }
+                finish(ctx, i, sum);
+            }
+        }
+        eddy_sph_candidates_free(&cand);
+        eddy_sph_candidates_free(&near);
+    }
+    return failed ? -1 : 0;
+}
+
+/* The one self-term convention of the toolkit: the gather includes the particle itself with weight
+ * m W(0), and initial_sum scales that self term (Bullet-Fluids reference (2014) §3.2.1), so the
+ * density adds (initial_sum - 1) m W(0) (eddy_sph_materials.self_density). */
+static inline float eddy_sph_self_density(float initial_sum, float mass, const eddy_kernels *k)
+{
+    return (initial_sum - 1.0f) * mass * eddy_poly6(k, 0.0f);
+}
+
+static inline float eddy_sph_density(const eddy_kernels *k, float sum, float self_density)
+{
+    return k->poly6 * sum + self_density;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDDY_SPH_GATHER_H */

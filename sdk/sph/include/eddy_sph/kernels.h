@@ -1,0 +1,125 @@
+/*
+ * eddy_sph/kernels.h — the kernels of <eddy/kernels.h> as branch-free masked expressions.
+ *
+ * <eddy/kernels.h> stays the reference definition (tests/sdk_sph checks these against it). The
+ * versions here have no control flow: outside the support (or at r = 0 for gradients) a select makes
+ * the factor 0, and no division or square root sits under a condition, so a loop over candidates
+ * that calls them vectorizes (GCC needs -fno-trapping-math -fno-math-errno, which eddy sets). They
+ * take r^2 where the kernel allows it and r otherwise, with the coefficients of eddy_kernels.
+ *
+ * Gradients are factors g with grad_i W(x_i - x_j) = g (x_i - x_j), as in <eddy/kernels.h>.
+ */
+#ifndef EDDY_SPH_KERNELS_H
+#define EDDY_SPH_KERNELS_H
+
+#include <math.h>
+
+#include <eddy/kernels.h>
+
+#include "defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernels of the core, for tables and the rest-lattice helpers (eddy_sph/lattice.h). */
+typedef enum eddy_sph_kernel {
+    EDDY_SPH_POLY6 = 0,
+    EDDY_SPH_SPIKY = 1,
+    EDDY_SPH_CUBIC = 2,
+    EDDY_SPH_WENDLAND = 3
+} eddy_sph_kernel;
+
+EDDY_SPH_INLINE float eddy_sph_pos(float a) { return a > 0.0f ? a : 0.0f; }
+
+/* (h^2 - r^2)^3 clamped at 0: poly6 without its coefficient, the term density sums accumulate. */
+EDDY_SPH_INLINE float eddy_sph_poly6_term(float h2, float r2)
+{
+    const float d = eddy_sph_pos(h2 - r2);
+    return d * d * d;
+}
+
+EDDY_SPH_INLINE float eddy_sph_poly6(const eddy_kernels *k, float r2)
+{
+    return k->poly6 * eddy_sph_poly6_term(k->h2, r2);
+}
+
+EDDY_SPH_INLINE float eddy_sph_poly6_grad(const eddy_kernels *k, float r2)
+{
+    const float d = eddy_sph_pos(k->h2 - r2);
+    return -6.0f * k->poly6 * d * d;
+}
+
+EDDY_SPH_INLINE float eddy_sph_spiky(const eddy_kernels *k, float r)
+{
+    const float d = eddy_sph_pos(k->h - r);
+    return k->spiky * d * d * d;
+}
+
+/* Spiky gradient factor from r^2: 0 outside the support and for r^2 <= tiny2 (the particle itself or
+ * a coincident one: no direction). tiny2 = 0 reproduces eddy_spiky_grad exactly. */
+EDDY_SPH_INLINE float eddy_sph_spiky_grad(const eddy_kernels *k, float r2, float tiny2)
+{
+    /* Bitwise &: a short-circuit would be control flow. */
+    const int inside = (r2 < k->h2) & (r2 > tiny2);
+    const float r = sqrtf(r2);
+    const float hr = inside ? k->h - r : 0.0f;
+    const float inv_r = 1.0f / (inside ? r : 1.0f);
+    return -k->spiky_grad * hr * hr * inv_r;
+}
+
+EDDY_SPH_INLINE float eddy_sph_viscosity_laplacian(const eddy_kernels *k, float r)
+{
+    return k->visc_lap * eddy_sph_pos(k->h - r);
+}
+
+/* Cubic spline: 2 (1-q)^3 - 8 (1/2-q)^3 with both brackets clamped at 0 equals the two branches of
+ * the M4 spline (6 (q^3 - q^2) + 1 below q = 1/2). */
+EDDY_SPH_INLINE float eddy_sph_cubic(const eddy_kernels *k, float r)
+{
+    const float q = r * k->inv_h;
+    const float a = eddy_sph_pos(1.0f - q), b = eddy_sph_pos(0.5f - q);
+    return k->cubic * (2.0f * a * a * a - 8.0f * b * b * b);
+}
+
+/* Each branch's derivative is evaluated without the cancellation of the clamped form near r = 0 (its
+ * two terms are ~6 where the sum is 12 q), then selected; 0 at r = 0 like the reference. */
+EDDY_SPH_INLINE float eddy_sph_cubic_grad(const eddy_kernels *k, float r)
+{
+    const float q = r * k->inv_h;
+    const float a = eddy_sph_pos(1.0f - q);
+    const float inner = k->cubic * (18.0f * q - 12.0f) * k->inv_h * k->inv_h; /* dW/dq / (q h^2) */
+    const float outer = -6.0f * k->cubic * a * a * k->inv_h / (r > 0.0f ? r : 1.0f);
+    const float g = q <= 0.5f ? inner : outer;
+    return r > 0.0f ? g : 0.0f;
+}
+
+EDDY_SPH_INLINE float eddy_sph_wendland(const eddy_kernels *k, float r)
+{
+    const float q = r * k->inv_h;
+    const float a = eddy_sph_pos(1.0f - q), a2 = a * a;
+    return k->wendland * a2 * a2 * (1.0f + 4.0f * q);
+}
+
+EDDY_SPH_INLINE float eddy_sph_wendland_grad(const eddy_kernels *k, float r)
+{
+    const float a = eddy_sph_pos(1.0f - r * k->inv_h);
+    return -20.0f * k->wendland * a * a * a * k->inv_h * k->inv_h;
+}
+
+/* Value of any kernel at distance r (tables, lattice sums; not for inner loops). */
+EDDY_SPH_INLINE float eddy_sph_kernel_value(const eddy_kernels *k, eddy_sph_kernel kernel, float r)
+{
+    switch (kernel) {
+    case EDDY_SPH_SPIKY: return eddy_sph_spiky(k, r);
+    case EDDY_SPH_CUBIC: return eddy_sph_cubic(k, r);
+    case EDDY_SPH_WENDLAND: return eddy_sph_wendland(k, r);
+    default: return eddy_sph_poly6(k, r * r);
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDDY_SPH_KERNELS_H */

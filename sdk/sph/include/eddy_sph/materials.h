@@ -1,0 +1,68 @@
+/*
+ * eddy_sph/materials.h — per-material tables, the stable time step and save/load of a solver's state.
+ *
+ * Threads: main thread (create, max_dt, save, load).
+ */
+#ifndef EDDY_SPH_MATERIALS_H
+#define EDDY_SPH_MATERIALS_H
+
+#include <stddef.h>
+
+#include <eddy/error.h>
+#include <eddy/params.h>
+#include <eddy/world.h>
+
+#include "defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What every SPH solver reads of each material, as floats indexed by material. */
+typedef struct eddy_sph_materials {
+    size_t count;
+    float *rest_density;   /* rho0 */
+    float *mass;           /* particle mass */
+    float *viscosity;      /* the solver's viscosity parameter (0 when it declares none) */
+    float *stiffness;      /* the solver's stiffness parameter (0 when it declares none) */
+    float *self_density;   /* (initial_sum - 1) m W_poly6(0) (eddy_sph_self_density) */
+    float *gradient_scale; /* 1 / eddy_lattice_gradient_moment(particle_dist, h, d) */
+    void *block;
+} eddy_sph_materials;
+
+/*
+ * Fills the tables from the world's materials. viscosity, stiffness and initial_sum are the solver's
+ * material parameter descriptors (NULL: not declared; 0, 0 and 1). `who` prefixes the error message
+ * (the solver id). EDDY_ERR_OUT_OF_MEMORY on failure, with the tables empty.
+ */
+int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const eddy_param_desc *viscosity,
+                            const eddy_param_desc *stiffness, const eddy_param_desc *initial_sum,
+                            const char *who, eddy_error *err);
+
+void eddy_sph_materials_free(eddy_sph_materials *t);
+
+/* Largest kinematic viscosity mu / rho0 over the materials. */
+double eddy_sph_nu_max(const eddy_sph_materials *t);
+
+/* Largest stiffness over the materials. */
+double eddy_sph_stiffness_max(const eddy_sph_materials *t);
+
+/* eddy_world_stable_dt with the viscous limit of the tables. */
+double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, const eddy_sph_materials *t,
+                          double max_accel, const char **limit);
+
+/*
+ * One state record (<eddy/state.h>) of several float arrays, concatenated in order: parts[i] holds
+ * counts[i] floats. load() fills the arrays only when the record matches (tag and total count) and is
+ * finite; they are left unchanged otherwise.
+ */
+int eddy_sph_state_save(const char *tag, const float *const *parts, const size_t *counts, size_t nparts,
+                        void **data, size_t *size, eddy_error *err);
+int eddy_sph_state_load(const char *tag, float *const *parts, const size_t *counts, size_t nparts,
+                        const void *data, size_t size, eddy_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDDY_SPH_MATERIALS_H */

@@ -1,0 +1,92 @@
+/* Candidate gather and mirror images (eddy_sph/gather.h). */
+#include <eddy_sph/gather.h>
+
+#include <stdlib.h>
+
+void eddy_sph_candidates_free(eddy_sph_candidates *c)
+{
+    if (!c) return;
+    free(c->block);
+    int extra = c->extra_count;
+    *c = (eddy_sph_candidates){0};
+    c->extra_count = extra;
+}
+
+/* One aligned block for every array, so a grown buffer costs one allocation. */
+static int reserve(eddy_sph_candidates *c, size_t n)
+{
+    if (n <= c->capacity) return 0;
+    size_t cap = n + n / 2 + 64;
+    cap = (cap + 15) & ~(size_t)15; /* every array 64-byte aligned */
+    const size_t arrays = 5 + (size_t)c->extra_count;
+    void *block = aligned_alloc(64, cap * arrays * sizeof(float));
+    if (!block) return -1;
+    free(c->block);
+    c->block = block;
+    c->capacity = cap;
+    float *f = block;
+    c->x = f;
+    c->y = f + cap;
+    c->z = f + 2 * cap;
+    c->m = f + 3 * cap;
+    c->index = (uint32_t *)(f + 4 * cap);
+    for (int e = 0; e < c->extra_count; ++e) c->extra[e] = f + (5 + (size_t)e) * cap;
+    return 0;
+}
+
+int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell)
+{
+    eddy_range r[EDDY_MAX_CELL_RANGES];
+    const int nr = eddy_grid_cell_ranges(g, cell, r);
+    size_t n = 0;
+    for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
+    if (reserve(c, n)) return -1;
+    size_t k = 0;
+    for (int q = 0; q < nr; ++q) {
+        const float sx = r[q].shift[0], sy = r[q].shift[1], sz = r[q].shift[2];
+        for (uint32_t j = r[q].begin; j < r[q].end; ++j, ++k) {
+            c->x[k] = p->x[j] + sx;
+            c->y[k] = p->y[j] + sy;
+            c->z[k] = p->z[j] + sz;
+            c->m[k] = p->mass[j];
+            c->index[k] = j;
+        }
+    }
+    c->count = n;
+    return 0;
+}
+
+int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
+                    eddy_sph_candidates *near)
+{
+    if (near->extra_count != c->extra_count) { /* laid out for other arrays: start again */
+        eddy_sph_candidates_free(near);
+        near->extra_count = c->extra_count;
+    }
+    if (reserve(near, c->count)) return -1;
+    size_t k = 0;
+    for (size_t q = 0; q < c->count; ++q) {
+        const float dx = xi - c->x[q], dy = yi - c->y[q], dz = zi - c->z[q];
+        if (!(dx * dx + dy * dy + dz * dz < r2max)) continue;
+        near->x[k] = c->x[q];
+        near->y[k] = c->y[q];
+        near->z[k] = c->z[q];
+        near->m[k] = c->m[q];
+        near->index[k] = c->index[q];
+        for (int e = 0; e < c->extra_count; ++e) near->extra[e][k] = c->extra[e][q];
+        ++k;
+    }
+    near->count = k;
+    return 0;
+}
+
+int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
+                    float zi, eddy_sph_image out[EDDY_MAX_MIRRORS])
+{
+    static const float zero[3] = {0.0f, 0.0f, 0.0f};
+    const float pos[3] = {xi, yi, zi};
+    eddy_mirror m[EDDY_MAX_MIRRORS];
+    const int n = eddy_boundaries_mirrors(b, gravity ? gravity : zero, reach, pos, m);
+    for (int i = 0; i < n; ++i) eddy_sph_image_make(&m[i], xi, yi, zi, &out[i]);
+    return n;
+}

@@ -1,0 +1,107 @@
+/* Material tables, time step and state records (eddy_sph/materials.h). */
+#include <eddy_sph/gather.h>
+#include <eddy_sph/materials.h>
+
+#include <eddy/kernels.h>
+#include <eddy/state.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TABLES = 6 };
+
+void eddy_sph_materials_free(eddy_sph_materials *t)
+{
+    if (!t) return;
+    free(t->block);
+    *t = (eddy_sph_materials){0};
+}
+
+int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const eddy_param_desc *viscosity,
+                            const eddy_param_desc *stiffness, const eddy_param_desc *initial_sum,
+                            const char *who, eddy_error *err)
+{
+    *t = (eddy_sph_materials){0};
+    const size_t nm = w->material_count;
+    const size_t cap = nm ? nm : 1;
+    float *f = calloc(cap * TABLES, sizeof(float));
+    if (!f) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
+    t->block = f;
+    t->count = nm;
+    float **arrays[TABLES] = {&t->rest_density, &t->mass, &t->viscosity,
+                              &t->stiffness, &t->self_density, &t->gradient_scale};
+    for (int a = 0; a < TABLES; ++a) *arrays[a] = f + (size_t)a * cap;
+    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    for (size_t m = 0; m < nm; ++m) {
+        const eddy_material *mat = &w->materials[m];
+        const float sum0 = initial_sum ? (float)eddy_material_param(mat, initial_sum) : 1.0f;
+        t->rest_density[m] = mat->rest_density;
+        t->mass[m] = mat->particle_mass;
+        t->viscosity[m] = viscosity ? (float)eddy_material_param(mat, viscosity) : 0.0f;
+        t->stiffness[m] = stiffness ? (float)eddy_material_param(mat, stiffness) : 0.0f;
+        t->self_density[m] = eddy_sph_self_density(sum0, mat->particle_mass, &k);
+        /* The spiky pressure gradient of a linear pressure field falls short by the lattice's first
+         * gradient moment (<eddy/world.h>); dividing by it lets fluid at rest carry rho0 g H. */
+        t->gradient_scale[m] =
+            (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius, w->dimensions));
+    }
+    return EDDY_OK;
+}
+
+double eddy_sph_nu_max(const eddy_sph_materials *t)
+{
+    double nu_max = 0.0;
+    for (size_t m = 0; m < t->count; ++m) {
+        double nu = t->viscosity[m] / t->rest_density[m];
+        if (nu > nu_max) nu_max = nu;
+    }
+    return nu_max;
+}
+
+double eddy_sph_stiffness_max(const eddy_sph_materials *t)
+{
+    double kmax = 0.0;
+    for (size_t m = 0; m < t->count; ++m)
+        if (t->stiffness[m] > kmax) kmax = t->stiffness[m];
+    return kmax;
+}
+
+double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, const eddy_sph_materials *t,
+                          double max_accel, const char **limit)
+{
+    return eddy_world_stable_dt(w, cfl, signal_speed, eddy_sph_nu_max(t), max_accel, limit);
+}
+
+static size_t total(const size_t *counts, size_t nparts)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nparts; ++i) n += counts[i];
+    return n;
+}
+
+int eddy_sph_state_save(const char *tag, const float *const *parts, const size_t *counts, size_t nparts,
+                        void **data, size_t *size, eddy_error *err)
+{
+    const size_t n = total(counts, nparts);
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", tag);
+    for (size_t i = 0, o = 0; i < nparts; o += counts[i++])
+        if (counts[i]) memcpy(v + o, parts[i], counts[i] * sizeof *v);
+    int rc = eddy_state_save_floats(tag, v, n, data, size, err);
+    free(v);
+    return rc;
+}
+
+int eddy_sph_state_load(const char *tag, float *const *parts, const size_t *counts, size_t nparts,
+                        const void *data, size_t size, eddy_error *err)
+{
+    const size_t n = total(counts, nparts);
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", tag);
+    int rc = eddy_state_load_floats(tag, v, n, data, size, err);
+    if (!rc)
+        for (size_t i = 0, o = 0; i < nparts; o += counts[i++])
+            if (counts[i]) memcpy(parts[i], v + o, counts[i] * sizeof *v);
+    free(v);
+    return rc;
+}
