@@ -3,7 +3,8 @@
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -e
 packages="gcc g++ make cmake pkg-config libcjson-dev libpng-dev libcmocka-dev python3 libcairo2-dev fonts-dejavu-core
-          python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-matplotlib"
+          python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-matplotlib
+          libopenmpi-dev openmpi-bin"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

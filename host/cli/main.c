@@ -12,6 +12,7 @@
 #include "args.h"
 #include "bench.h"
 #include "compare.h"
+#include "decomp.h"
 #include "run.h"
 #include "services.h"
 
@@ -100,7 +101,13 @@ static int check_formats(eddy_registry *reg, const char *arg, const char **ids, 
 static int fail(const eddy_error *err)
 {
     /* An interrupt is a clean stop, not an error. */
-    fprintf(stderr, "eddy: %s%s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ", err->message);
+    /* Several processes (docs/mpi.md): the failing rank says who it is and stops every other one. */
+    if (eddy_decomp_size() > 1)
+        fprintf(stderr, "eddy: %srank %d of %d: %s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ",
+                eddy_decomp_rank(), eddy_decomp_size(), err->message);
+    else
+        fprintf(stderr, "eddy: %s%s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ", err->message);
+    eddy_decomp_abort(err->code == EDDY_ERR_INTERRUPTED ? 130 : 1);
     return err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
 }
 
@@ -265,6 +272,7 @@ static int cmd_list(void)
         for (size_t j = 0; j < i && !seen; ++j) seen = strcmp(eddy_registry_at(reg, j)->component->interface_id, id) == 0;
         if (!seen && list_group(reg, id, id, first)) first = 0;
     }
+    printf("\nprocesses: %s\n", eddy_decomp_describe());
     /* Components not registered because an earlier plugin folder has the id (eddy/registry.h). */
     size_t nshadow = eddy_registry_shadow_count(reg);
     if (nshadow) {
@@ -467,7 +475,7 @@ static int cmd_bench(int argc, char **argv)
     return eddy_bench_run(&o, &err) ? fail(&err) : 0;
 }
 
-int main(int argc, char **argv)
+static int command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -483,6 +491,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("eddy %s (plugin ABI %d.%d)\n", EDDY_VERSION, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
+        printf("processes: %s\n", eddy_decomp_describe());
         return 0;
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
@@ -492,4 +501,15 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
+}
+
+/* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
+ * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
+int main(int argc, char **argv)
+{
+    const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+    if (launched) eddy_decomp_init(&argc, &argv);
+    int rc = command(argc, argv);
+    if (launched) eddy_decomp_finalize();
+    return rc;
 }

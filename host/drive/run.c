@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "decomp.h"
 #include "diagnostics.h"
 #include "frame.h"
 #include "output.h"
@@ -163,6 +164,9 @@ static cJSON *settings_of(const run_ctx *c)
 
 static int write_checkpoint(run_ctx *c, eddy_error *err)
 {
+    /* Checkpoints of a run on several processes (per-rank pieces and a manifest) are not written yet
+     * (docs/mpi.md). */
+    if (eddy_decomp_size() > 1) return EDDY_OK;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     int rc = eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
@@ -273,7 +277,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             } else {
                 append_message(err, "; the checkpoint could not be written: %s", cerr.message);
             }
-        } else if (rc == EDDY_ERR_INTERRUPTED) {
+        } else if (rc == EDDY_ERR_INTERRUPTED && eddy_decomp_size() <= 1) {
             append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim->scene.out_dir);
         }
     }
@@ -308,8 +312,9 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     if (c->opt->hash && rc == EDDY_OK) {
         uint64_t h;
         eddy_error herr;
-        if (eddy_world_hash(w, &h, &herr) == 0) {
-            printf("state-hash: %016llx\n", (unsigned long long)h);
+        /* Over every process (decomp.h), printed once. */
+        if (eddy_decomp_hash(w, &h, &herr) == 0) {
+            if (eddy_decomp_rank() == 0) printf("state-hash: %016llx\n", (unsigned long long)h);
         } else {
             *err = herr;
             rc = herr.code;
@@ -320,7 +325,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 
 void run_announce(const run_ctx *c, const char *verb)
 {
-    if (c->opt->quiet) return;
+    if (c->opt->quiet || eddy_decomp_rank() != 0) return;
     const eddy_world *w = c->sim->world;
     fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim->scene.name,
             c->sim->solver_entry->component->id, c->sim->grid_entry->component->id,
@@ -404,6 +409,12 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     int rc = eddy_session_open(&so, &c.ses, err);
     if (rc) return rc;
     c.sim = eddy_session_sim(c.ses);
+    /* Several processes: each writes its own piece of the output into DIR/rank-K (docs/mpi.md). */
+    if (eddy_decomp_size() > 1) {
+        char *dir = c.sim->scene.out_dir;
+        const size_t len = strlen(dir);
+        snprintf(dir + len, sizeof c.sim->scene.out_dir - len, "/rank-%d", eddy_decomp_rank());
+    }
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;

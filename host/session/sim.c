@@ -1,5 +1,7 @@
 #include "sim.h"
 
+#include "decomp.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -95,6 +97,9 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
                                    filled ? restore->fill : NULL, restore ? restore->user : NULL};
     if ((rc = eddy_scene_build_world(&sim->scene, &with, &sim->world, err))) goto fail;
     eddy_world_set_host(sim->world, sim->host);
+    /* Several processes: this process's slab and halo, the exchange (decomp.h); in one process the
+     * canonical (cell, id) order a decomposed run also starts from. */
+    if ((rc = eddy_decomp_attach(sim->world, sc, restore != NULL, err))) goto fail;
     const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host, filled};
     char where[EDDY_SCENE_ID_MAX + 16];
     snprintf(where, sizeof where, "solver '%s': ", sc->id);
@@ -140,6 +145,7 @@ void eddy_sim_close(eddy_sim *sim)
     if (!sim) return;
     if (sim->solver && sim->solver_vtable) sim->solver_vtable->destroy(sim->solver);
     sim->solver = NULL;
+    eddy_decomp_detach(sim->world);
     eddy_world_destroy(sim->world);
     sim->world = NULL;
     eddy_scene_free(&sim->scene);
@@ -167,6 +173,8 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                      sim->world->step + 1);
             return plugin_failed(err, rc, "max_dt", where);
         }
+        /* The smallest limit over every process (a no-op in one): the same step everywhere. */
+        if (lim > 0 && (rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, &lim, 1, err))) return rc;
         /* +inf: no limit; anything else must be a usable step. */
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
@@ -286,7 +294,12 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
                               (unsigned long long)w->step, w->time);
     char where[EDDY_SCENE_ID_MAX + 80];
     eddy_error_clear(err);
-    int rc = v->step(sim->solver, w, dt, err);
+    /* (cell, id) order, so sums do not depend on which process owns a particle (decomp.h). */
+    int rc = eddy_decomp_canonical_order(w, sc, err);
+    if (!rc) {
+        eddy_error_clear(err);
+        rc = v->step(sim->solver, w, dt, err);
+    }
     if (rc) {
         snprintf(where, sizeof where, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                  (unsigned long long)w->step + 1, w->time);
@@ -313,7 +326,8 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         }
         eddy_world_set_step_stats(w, &st);
     }
-    return exploded(w, eddy_world_step_stats(w), dt, err);
+    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, err))) return rc;
+    return eddy_decomp_exchange(w, err);
 }
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
