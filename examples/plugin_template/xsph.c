@@ -31,23 +31,21 @@
  * Determinism: every sum is a gather over the particle's neighbour cells in the grid's fixed order, so
  * the result is bit-identical for any number of OpenMP threads.
  *
- * Speed: the physics is in small per-pair functions that the neighbour loop calls through a function
- * pointer. A call through a pointer is not inlined across the call, so every pair of every step would
- * pay a call and pass the neighbour through memory; XSPH_INLINE below forces the loop and the pair
- * functions inline, which turns each pointer into a constant and the call into inlined code. On a 3D
- * dam break of 50k particles (one thread) that alone made the force pass 1.4 times as fast; with visit()
- * skipping the ghost loop for candidates beyond h, a whole step is 1.4 times as fast, with bit-identical
- * results. Keep the pattern when you copy it.
+ * The neighbour machinery comes from the SPH toolkit installed with the SDK (<eddy_sph/sph.h>,
+ * docs/toolkit.md; eddy_add_plugin links it): per cell, the candidates of the 3-cell bars are gathered
+ * once into contiguous arrays (eddy_sph_gather), every particle of the cell runs one SIMD loop over
+ * them, and the mirror ghosts of the walls are one more SIMD loop per mirror over the same arrays
+ * (eddy_sph_image). What is left here is the physics: the pair terms in pair() and the per-particle
+ * updates. Keep the pair function branch-free (selects, no division or load under a condition), or
+ * the compiler will not vectorize the loops that call it.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/sph.h>
 
 #include <math.h>
 #include <stdlib.h>
 
-/* Forces inlining where the compiler would otherwise keep a call. A call through a pointer can be
- * inlined only where the pointer is a known constant, i.e. after visit() is inlined into its caller,
- * and even then the compiler weighs the size: GCC 12 at -O3 inlined visit() into force_particle() but
- * still called force_pair() once per pair. */
+/* Forces inlining of the pair function into the SIMD loops. */
 #if defined(__GNUC__) || defined(__clang__)
 #define XSPH_INLINE static inline __attribute__((always_inline))
 #else
@@ -158,157 +156,147 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     return EDDY_OK;
 }
 
-/* One neighbour of particle i: a real particle j, or a mirror ghost of j behind a wall. */
-typedef struct neighbour {
-    uint32_t j;       /* the real particle (its mass and density serve the ghost too) */
-    float dx[3], r2;  /* x_i - x_neighbour, and its squared length (< h^2) */
-    float v[3];       /* the neighbour's velocity */
-    float pressure;   /* the neighbour's pressure */
-} neighbour;
+/* Runs `cell_fn` for every occupied cell, in parallel, with a per-thread candidate buffer gathered
+ * for the cell (its own and its neighbour cells' particles, eddy_sph_gather). Returns non-zero when
+ * memory ran out. */
+typedef void (*cell_fn)(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c);
 
-typedef void (*pair_fn)(void *sum, const eddy_world *w, uint32_t i, const neighbour *nb);
+/* Candidate arrays the force pass adds to positions and masses. */
+enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO, C_SOUND, C_EXTRA };
 
-/*
- * Calls f for every particle within h of particle i (i itself included, at r2 = 0) and for every
- * mirror ghost within h, in a fixed order. `r` are the neighbour ranges of i's cell. Neighbours may be
- * halo copies: they are read like any other particle. With flow = 0 only positions are filled in: the
- * density pass writes density and pressure while it runs, so it must not read them.
- *
- * Inlined into each caller (XSPH_INLINE), so `f` and `flow` are constants there and the compiler
- * inlines the pair function and drops the branches on `flow`. Most candidates of the neighbour cells
- * lie beyond h (about 5 of 6 in 3D): only their distance is computed.
- */
-XSPH_INLINE void visit(const eddy_world *w, uint32_t i, const eddy_range *r, int nr, int flow, pair_fn f,
-                       void *sum)
-{
-    const eddy_particles *p = &w->particles;
-    const float h = w->smoothing_radius, h2 = h * h;
-    const float xi[3] = {p->x[i], p->y[i], p->z[i]};
-    eddy_mirror mirror[EDDY_MAX_MIRRORS];
-    const int nm = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, xi, mirror);
-    for (int q = 0; q < nr; ++q)
-        for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-            const float xj[3] = {p->x[j] + r[q].shift[0], p->y[j] + r[q].shift[1],
-                                 p->z[j] + r[q].shift[2]};
-            const float dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
-            const float r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
-            /* A ghost within h of i is the image of a particle within h of i (boundary.h), so
-             * candidates beyond h have no ghost to visit either. */
-            if (!(r2 < h2)) continue;
-            neighbour nb = {j, {dx[0], dx[1], dx[2]}, r2, {0, 0, 0}, 0.0f};
-            if (flow) {
-                nb.v[0] = p->vx[j], nb.v[1] = p->vy[j], nb.v[2] = p->vz[j];
-                nb.pressure = p->pressure[j];
-            }
-            f(sum, w, i, &nb);
-            for (int m = 0; m < nm; ++m) {
-                float g[3];
-                eddy_mirror_point(&mirror[m], xj, g);
-                neighbour gh = {j, {xi[0] - g[0], xi[1] - g[1], xi[2] - g[2]}, 0.0f, {0, 0, 0}, 0.0f};
-                gh.r2 = gh.dx[0] * gh.dx[0] + gh.dx[1] * gh.dx[1] + gh.dx[2] * gh.dx[2];
-                if (!(gh.r2 < h2)) continue;
-                if (!flow) {
-                    f(sum, w, i, &gh);
-                    continue;
-                }
-                const float vj[3] = {p->vx[j], p->vy[j], p->vz[j]};
-                eddy_mirror_velocity(&mirror[m], vj, gh.v);
-                /* Hydrostatic continuation of the pressure through the wall (boundary.h). */
-                gh.pressure = eddy_mirror_pressure(&mirror[m], p->pressure[j], p->density[j], xj);
-                f(sum, w, i, &gh);
-            }
-        }
-}
-
-/* Runs `particle` for every owned particle, parallel over occupied cells (each cell's ranges computed
- * once). Halo copies are skipped: their owner updates them. */
-typedef void (*particle_fn)(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr);
-
-static void for_each_particle(eddy_solver *s, eddy_world *w, particle_fn particle)
+XSPH_INLINE int for_each_cell(eddy_solver *s, eddy_world *w, int extra, cell_fn f)
 {
     const eddy_grid *g = &w->grid;
     const long long cells = (long long)g->occupied_count;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            if (eddy_particle_is_halo(&w->particles, i)) continue;
-            particle(s, w, i, r, nr);
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        eddy_sph_candidates c = eddy_sph_candidates_make(extra);
+#pragma omp for schedule(dynamic, 8)
+        for (long long ci = 0; ci < cells; ++ci) {
+            const uint32_t cell = g->occupied[ci];
+            if (failed || eddy_sph_gather(&c, g, &w->particles, cell)) {
+                failed = 1;
+                continue;
+            }
+            f(s, w, cell, &c);
         }
+        eddy_sph_candidates_free(&c);
     }
+    return failed;
 }
 
 /* --- density and pressure --- */
 
-XSPH_INLINE void density_pair(void *sum, const eddy_world *w, uint32_t i, const neighbour *nb)
-{
-    (void)i;
-    const float d = w->smoothing_radius * w->smoothing_radius - nb->r2;
-    *(float *)sum += w->particles.mass[nb->j] * d * d * d;
-}
-
-static void density_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr)
+static void density_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c)
 {
     eddy_particles *p = &w->particles;
-    float sum = 0.0f;
-    visit(w, i, r, nr, 0, density_pair, &sum);
-    const uint32_t m = p->material[i];
-    p->density[i] = s->kernels.poly6 * sum;
-    /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
-    const float pr = s->stiffness[m] * (p->density[i] - w->materials[m].rest_density);
-    p->pressure[i] = pr > 0.0f ? pr : 0.0f;
+    const eddy_grid *g = &w->grid;
+    for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, s->kernels.h, p->x[i], p->y[i], p->z[i], img);
+        /* Real neighbours (i itself included) and the walls' ghosts; initial_sum is 1: no self term. */
+        const float sum = eddy_sph_density_sum(c, p->x[i], p->y[i], p->z[i], s->kernels.h2, img, nimg);
+        const uint32_t m = p->material[i];
+        p->density[i] = s->kernels.poly6 * sum;
+        /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
+        const float pr = s->stiffness[m] * (p->density[i] - w->materials[m].rest_density);
+        p->pressure[i] = pr > 0.0f ? pr : 0.0f;
+    }
 }
 
 /* --- pressure force, artificial viscosity and the XSPH correction --- */
 
-typedef struct force_sum {
+/* What the pair terms of particle i share. */
+typedef struct pair_ctx {
     eddy_kernels k;
-    const float *sound_speed; /* per material */
-    float vi[3], pi_rho2, rho_i, c_i, alpha, scale;
-    float a[3];       /* acceleration */
-    float xsph[3];    /* sum_j 2 m_j / (rho_i + rho_j) (v_j - v_i) W_poly6 */
-} force_sum;
+    float tiny2, vi[3], pi_rho2, rho_i, c_i, alpha, scale;
+} pair_ctx;
 
-XSPH_INLINE void force_pair(void *sum_, const eddy_world *w, uint32_t i, const neighbour *nb)
+/* The weights of one pair: particle i's acceleration gains -g d, its XSPH sum -x (v_i - v_j). */
+typedef struct pair_w {
+    float g, x;
+} pair_w;
+
+/* One partner j (a real particle or a ghost) at d = x_i - x_j, r2 = |d|^2, with mass, density,
+ * pressure, v_i - v_j and sound speed; 0 outside h. Branch-free, so the loops calling it vectorize;
+ * the weights come back by value, which keeps the loop's sums in registers. */
+XSPH_INLINE pair_w pair(const pair_ctx *f, float r2, float vr, float m_j, float rho_j, float p_j, float c_j)
 {
-    (void)i;
-    force_sum *f = sum_;
-    const eddy_particles *p = &w->particles;
-    const float m_j = p->mass[nb->j], rho_j = p->density[nb->j];
-    const float vij[3] = {f->vi[0] - nb->v[0], f->vi[1] - nb->v[1], f->vi[2] - nb->v[2]};
-    const float w6 = eddy_poly6(&f->k, nb->r2);
-    const float xs = 2.0f * m_j / (f->rho_i + rho_j) * w6;
-    for (int a = 0; a < 3; ++a) f->xsph[a] -= xs * vij[a];
-    const float r = sqrtf(nb->r2);
-    const float grad = eddy_spiky_grad(&f->k, r) * f->scale; /* grad W = grad * dx; 0 at r = 0 */
-    float term = f->pi_rho2 + nb->pressure / (rho_j * rho_j);
-    const float vx = vij[0] * nb->dx[0] + vij[1] * nb->dx[1] + vij[2] * nb->dx[2];
-    if (vx < 0.0f && f->alpha > 0.0f) {
-        const float c_j = f->sound_speed[p->material[nb->j]];
-        const float h = f->k.h;
-        term += -f->alpha * 0.5f * (f->c_i + c_j) * h * vx /
-                (0.5f * (f->rho_i + rho_j) * (nb->r2 + 0.01f * h * h));
-    }
-    for (int a = 0; a < 3; ++a) f->a[a] -= m_j * term * grad * nb->dx[a];
+    const float w6 = eddy_sph_poly6(&f->k, r2);
+    const float grad = eddy_sph_spiky_grad(&f->k, r2, f->tiny2) * f->scale; /* grad W = grad * d */
+    const float h = f->k.h;
+    /* vr = (v_i - v_j) . d: Monaghan's artificial viscosity on approaching pairs only. */
+    const float av = -f->alpha * 0.5f * (f->c_i + c_j) * h * vr /
+                     (0.5f * (f->rho_i + rho_j) * (r2 + 0.01f * h * h));
+    const float term = f->pi_rho2 + p_j / (rho_j * rho_j) + (vr < 0.0f ? av : 0.0f);
+    const pair_w w = {m_j * term * grad, 2.0f * m_j / (f->rho_i + rho_j) * w6};
+    return w;
 }
 
-static void force_particle(eddy_solver *s, eddy_world *w, uint32_t i, const eddy_range *r, int nr)
+static void force_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c)
 {
     eddy_particles *p = &w->particles;
-    force_sum f = {.k = s->kernels,
-                   .sound_speed = s->sound_speed,
-                   .vi = {p->vx[i], p->vy[i], p->vz[i]},
-                   .pi_rho2 = p->pressure[i] / (p->density[i] * p->density[i]),
-                   .rho_i = p->density[i],
-                   .c_i = s->sound_speed[p->material[i]],
-                   .alpha = s->alpha,
-                   .scale = s->gradient_scale};
-    visit(w, i, r, nr, 1, force_pair, &f);
-    for (int a = 0; a < 3; ++a) {
-        s->acc[a][i] = f.a[a];
-        s->corr[a][i] = s->xsph * f.xsph[a];
+    const eddy_grid *g = &w->grid;
+    eddy_sph_gather_field(c, C_VX, p->vx);
+    eddy_sph_gather_field(c, C_VY, p->vy);
+    eddy_sph_gather_field(c, C_VZ, p->vz);
+    eddy_sph_gather_field(c, C_PRESSURE, p->pressure);
+    eddy_sph_gather_field(c, C_RHO, p->density);
+    eddy_sph_gather_table(c, C_SOUND, s->sound_speed, p->material);
+    const size_t nc = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
+    const float *cvx = c->extra[C_VX], *cvy = c->extra[C_VY], *cvz = c->extra[C_VZ];
+    const float *cp = c->extra[C_PRESSURE], *crho = c->extra[C_RHO], *cc = c->extra[C_SOUND];
+    for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* its owner updates it */
+        const pair_ctx f = {.k = s->kernels,
+                            .tiny2 = 0.0f,
+                            .vi = {p->vx[i], p->vy[i], p->vz[i]},
+                            .pi_rho2 = p->pressure[i] / (p->density[i] * p->density[i]),
+                            .rho_i = p->density[i],
+                            .c_i = s->sound_speed[p->material[i]],
+                            .alpha = s->alpha,
+                            .scale = s->gradient_scale};
+        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+        float a0 = 0, a1 = 0, a2 = 0, x0 = 0, x1 = 0, x2 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, x0, x1, x2)
+        for (size_t q = 0; q < nc; ++q) {
+            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+            const float ux = f.vi[0] - cvx[q], uy = f.vi[1] - cvy[q], uz = f.vi[2] - cvz[q];
+            const pair_w t = pair(&f, dx * dx + dy * dy + dz * dz, ux * dx + uy * dy + uz * dz, cm[q], crho[q], cp[q],
+                                  cc[q]);
+            a0 -= t.g * dx, a1 -= t.g * dy, a2 -= t.g * dz;
+            x0 -= t.x * ux, x1 -= t.x * uy, x2 -= t.x * uz;
+        }
+        /* Mirror ghosts: position, velocity (free slip) and the hydrostatic pressure continued through
+         * the wall (boundary.h), one SIMD loop per mirror. */
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, s->kernels.h, xi, yi, zi, img);
+        for (int mi = 0; mi < nimg; ++mi) {
+            const eddy_sph_image gi = img[mi];
+            float b0 = 0, b1 = 0, b2 = 0, y0 = 0, y1 = 0, y2 = 0;
+#pragma omp simd reduction(+ : b0, b1, b2, y0, y1, y2)
+            for (size_t q = 0; q < nc; ++q) {
+                float ex, ey, ez, gx, gy, gz;
+                eddy_sph_image_diff(&gi, cx[q], cy[q], cz[q], &ex, &ey, &ez);
+                eddy_sph_image_velocity(&gi, cvx[q], cvy[q], cvz[q], &gx, &gy, &gz);
+                const float pg = eddy_sph_image_pressure(&gi, cp[q], crho[q], cx[q], cy[q], cz[q]);
+                const float ux = f.vi[0] - gx, uy = f.vi[1] - gy, uz = f.vi[2] - gz;
+                const pair_w t = pair(&f, ex * ex + ey * ey + ez * ez, ux * ex + uy * ey + uz * ez, cm[q], crho[q], pg,
+                                      cc[q]);
+                b0 -= t.g * ex, b1 -= t.g * ey, b2 -= t.g * ez;
+                y0 -= t.x * ux, y1 -= t.x * uy, y2 -= t.x * uz;
+            }
+            a0 += b0, a1 += b1, a2 += b2, x0 += y0, x1 += y1, x2 += y2;
+        }
+        s->acc[0][i] = a0;
+        s->acc[1][i] = a1;
+        s->acc[2][i] = a2;
+        s->corr[0][i] = s->xsph * x0;
+        s->corr[1][i] = s->xsph * x1;
+        s->corr[2][i] = s->xsph * x2;
     }
 }
 
@@ -343,11 +331,11 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
         s->corr[a] = eddy_particles_field(&w->particles, s->correction, a);
     }
     double t0 = eddy_time_ms();
-    for_each_particle(s, w, density_particle);
+    if (for_each_cell(s, w, 0, density_cell)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
     rc = eddy_world_refresh_fields(w, density_fields, 2, err);
     if (rc) return rc;
     double t1 = eddy_time_ms();
-    for_each_particle(s, w, force_particle);
+    if (for_each_cell(s, w, C_EXTRA, force_cell)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
     s->max_accel = max_acceleration(s, w);
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, eddy_time_ms() - t1);
