@@ -1,5 +1,5 @@
 /*
- * eddy — the command-line host: run, list, describe, bench.
+ * eddy — the command-line host: run, resume, compare, validate, list, describe, bench.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +15,7 @@
 #include "decomp.h"
 #include "run.h"
 #include "services.h"
+#include "validate.h"
 
 #define EDDY_MAX_SETS 256
 
@@ -44,6 +45,14 @@ static const char usage[] =
     "      The scene through each solver with eddy run's stepping: DIR/<solver>/diagnostics.csv,\n"
     "      probes.csv, first and last frame; DIR/summary.md, summary.csv and DIR/plots/*.png.\n"
     "      Default DIR: out/compare/<scene name>.\n"
+    "  validate [--solver ID]... [--case NAME]... [--resolution coarse|medium|fine[,...]]\n"
+    "           [--set key=value]... [--out DIR] [--cases DIR] [--threads N] [--list] [--quiet]\n"
+    "      Runs the validation cases (share/eddy/validation, or --cases DIR) with each solver and\n"
+    "      judges every check against its reference and bar: DIR/report.md, report.csv and a plot\n"
+    "      per check (default DIR: out/validate). Without --solver: every solver whose plugin ships\n"
+    "      a validation file; without --case: the cases that file lists. Exits 1 when a check the\n"
+    "      solver claims to pass misses its bar. --list shows the cases and the claims. See\n"
+    "      docs/validation.md.\n"
     "  list\n"
     "      Every component found, grouped by kind (solvers, grids, writers, probes, ...: id, version,\n"
     "      file), and every plugin refused, with the reason.\n"
@@ -500,6 +509,7 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "validate") == 0) return eddy_validate_main(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }
 

@@ -1,11 +1,6 @@
 /*
  * Validation of the Tait WCSPH solver (plugins/tait) through the host's session layer, the same path
  * as `eddy run`. Every check compares against a reference that does not come from this code:
- *  - dam break (2D, 40 particles across the column), with either wall method: surge front Z = x/a
- *    against Martin & Moyce 1952
- *    (tests' reference /work/shared/validation/martin_moyce_1952_front.csv, copied to tests/tait/data);
- *  - hydrostatic tank: bottom pressure rho0 g H, and the bottom density error g H / c0^2 that the
- *    Tait law predicts (p ~ c0^2 (rho - rho0) near rest);
  *  - piston: a wall moving at prescribed speed pushes the layer and stops; mass conservation at rest
  *    density gives the new depth H L / (L - d), so the centroid height is H L / (2 (L - d));
  *  - linear momentum in a wall-free periodic box (the pressure and viscosity forces are antisymmetric);
@@ -15,6 +10,9 @@
  *  - halo copies (particles of another process, ABI 2.0) are read as neighbours but never written, and
  *    density and pressure are refreshed on them after the density pass, before the forces.
  * Each prints the figure it measured. Run one with `test_tait NAME` (ctest runs each as tait_NAME).
+ * The dam break against Martin & Moyce (1952), with either wall method, and the hydrostatic tank (bottom
+ * pressure rho0 g H, the bottom density excess g (H - h/2) / c0^2 the Tait law predicts) are validation
+ * cases (validation/cases/), run for tait by tests/validate (validate_*_tait*): one definition each.
  */
 #include <math.h>
 #include <omp.h>
@@ -44,140 +42,6 @@ static const eddy_particles *host_particles(eddy_sim *sim)
     eddy_error err;
     if (eddy_world_sync_host(sim->world, &err)) fail_msg("%s", err.message);
     return &sim->world->particles;
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* Dam break against Martin & Moyce (1952)                                                         */
-/* ---------------------------------------------------------------------------------------------- */
-
-/*
- * The column (a = 0.1 m, height 2a, 40 particles across a) collapses; the front, the largest x of any
- * particle, is sampled every dT = 0.02. Martin & Moyce's time origin lags the numerical one (the gate
- * takes time to lift; most SPH and VOF comparisons shift it), so the issue allows one stated shift of
- * at most 0.3 in T: the RMS relative error of Z over 0.8 <= T <= 3.3 at the best shift must be under
- * 10%. The late front speed dZ/dT, which no shift changes, must be within 15% of the experiment's.
- */
-static void dam_break_check(const char *const *sets, size_t nsets, const char *walls)
-{
-    support_front_table mm;
-    support_martin_moyce(&mm);
-    eddy_sim sim;
-    open_scene("tait_dam_break_2d.json", sets, nsets, 0, &sim);
-    const double a = 0.1, g = fabs(sim.world->gravity[1]), dT = 0.02;
-    /* The scene's column must be what the experiment had: width a against the wall, height 2a. */
-    assert_true(fabs(sim.scene.fluids[0].max[0] - a) < 1e-6 && fabs(sim.scene.fluids[0].max[1] - 2 * a) < 1e-6);
-    enum { NS = 172 }; /* T = 0 to 3.42 */
-    double Z[NS];
-    support_sample_front(&sim, a, g, dT, NS, Z);
-    printf("  dam break 2D, %s walls, %zu particles (40 across a):\n", walls, sim.world->particles.count);
-    double shift, best;
-    double rms0 = support_front_report("tait", &mm, Z, NS, dT, &shift, &best);
-    /* Late front speed over the experiment's last points (2.51 <= T <= 3.33), shifted alike. */
-    const int last = mm.count - 1, from = last - 5;
-    int k1 = (int)((mm.T[last] - shift) / dT), k0 = (int)((mm.T[from] - shift) / dT);
-    const double speed_sph = (Z[k1] - Z[k0]) / ((k1 - k0) * dT);
-    const double speed_exp = (mm.Z[last] - mm.Z[from]) / (mm.T[last] - mm.T[from]);
-    printf("  stated time shift %.2f: RMS %.1f%% (unshifted %.1f%%); late front speed dZ/dT %.3f vs %.3f measured\n",
-           shift, 100 * best, 100 * rms0, speed_sph, speed_exp);
-    assert_true(shift <= 0.3 + 1e-9);
-    assert_true(best < 0.10);
-    assert_true(fabs(speed_sph / speed_exp - 1) < 0.15);
-    eddy_sim_close(&sim);
-}
-
-static void dam_break_martin_moyce(void **state)
-{
-    (void)state;
-    const char *sets[] = {"solvers.tait.boundary=\"mirror\""};
-    dam_break_check(sets, 1, "mirror-ghost");
-}
-
-/* The same with the virtual boundary particles of Theng & Zhao (MIT 6.837, c. 2017) in the forces. */
-static void dam_break_virtual_walls(void **state)
-{
-    (void)state;
-    const char *sets[] = {"solvers.tait.boundary=\"virtual\""};
-    dam_break_check(sets, 1, "virtual-particle");
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* Hydrostatic tank                                                                                */
-/* ---------------------------------------------------------------------------------------------- */
-
-/*
- * The tank of scenes/hydrostatic_tank.json (0.5 m wide, H = 0.3 m) with the Tait solver, c0 = 20 m/s,
- * started as the lattice hydrostatics compresses (support_compress_hydrostatic, c0^2): a lattice at
- * rest density would first fall and ring in the column's acoustic mode (it was given 0.6 s). After
- * 0.2 s for the SPH discretization's own equilibrium (surface, walls) the bulk pressure profile
- * (particles 2h from the walls and the surface) and the bottom density are averaged over 0.3 s.
- * Expected (issue 3): bottom pressure rho0 g H within 3%, |rho / rho0 - 1| <= 1.5% at every sample for
- * every particle more than h below the top particle (those with a full kernel), and the density excess
- * of the fluid at the bottom g H / c0^2 (0.74%) within 25% of itself.
- */
-static void hydrostatic_tank(void **state)
-{
-    (void)state;
-    const char *sets[] = {"solvers.tait.sound_speed=20", "materials[0].viscosity=10"};
-    eddy_sim sim;
-    open_scene("hydrostatic_tank.json", sets, 2, 0, &sim);
-    const eddy_world *w = sim.world;
-    const eddy_particles *p = host_particles(&sim);
-    /* The material's viscosity reaches the solver through its per-material table. */
-    assert_true(eddy_param_get(&w->materials[0].params, "viscosity", NAN) == 10.0);
-    const double rho0 = w->materials[0].rest_density, g = fabs(w->gravity[1]), c0 = 20.0;
-    const double h = w->smoothing_radius;
-    const double width = w->boundaries.container_max[0] - w->boundaries.container_min[0];
-    double mass = 0;
-    for (size_t i = 0; i < p->count; ++i) mass += p->mass[i];
-    const double H = mass / (rho0 * width); /* depth at rest density */
-    support_compress_hydrostatic(&sim, c0 * c0);
-    const double settle = 0.2; /* the lattice at rest density took 0.6 s */
-    support_advance(&sim, settle);
-    const int samples = 30;
-    double sum_p0 = 0, sum_grad = 0, sum_rho_bottom = 0, vmax = 0, worst_rho = 0;
-    for (int k = 0; k < samples; ++k) {
-        support_advance(&sim, settle + 0.01 * (k + 1));
-        host_particles(&sim);
-        /* Least-squares p(y) = p0 + b y in the bulk. */
-        double sy = 0, sp = 0, syy = 0, syp = 0, rb = 0, y_top = -INFINITY;
-        for (size_t i = 0; i < p->count; ++i) y_top = p->y[i] > y_top ? p->y[i] : y_top;
-        size_t nb = 0, nr = 0;
-        for (size_t i = 0; i < p->count; ++i) {
-            double x = p->x[i], y = p->y[i];
-            double v = sqrt((double)p->vx[i] * p->vx[i] + (double)p->vy[i] * p->vy[i]);
-            vmax = v > vmax ? v : vmax;
-            /* Every particle with a full kernel below the free surface (the summation density of the
-             * top layer lacks the neighbours above it: a truncation, not a compression). */
-            double e = fabs(p->density[i] / rho0 - 1);
-            if (y_top - p->y[i] > h) worst_rho = e > worst_rho ? e : worst_rho;
-            if (x < 2 * h || x > width - 2 * h) continue;
-            if (y < h) { rb += p->density[i]; ++nr; } /* the bottom layers, where the mirror ghosts complete the sums */
-            if (y < 2 * h || y > H - 2 * h) continue;
-            sy += y; sp += p->pressure[i]; syy += y * y; syp += y * p->pressure[i];
-            ++nb;
-        }
-        double b = (nb * syp - sy * sp) / (nb * syy - sy * sy);
-        sum_grad += b;
-        sum_p0 += (sp - b * sy) / nb;
-        sum_rho_bottom += rb / nr;
-    }
-    const double p0 = sum_p0 / samples, grad = sum_grad / samples, rho_b = sum_rho_bottom / samples;
-    /* The bottom layers sit at y ~ h/2, not at y = 0: compare with the density expected there. */
-    const double excess_expected = g * (H - 0.5 * h) / (c0 * c0);
-    const double excess = rho_b / rho0 - 1.0;
-    printf("  hydrostatic tank (Tait, c0 = %.0f m/s): %zu particles, H = %.4f m, max speed %.3g m/s\n", c0,
-           p->count, H, vmax);
-    printf("  bottom pressure %.1f Pa vs rho0 g H = %.1f Pa (%.2f%%); bulk gradient %.1f Pa/m vs %.1f (%.2f%%)\n", p0,
-           rho0 * g * H, 100 * fabs(p0 / (rho0 * g * H) - 1), grad, -rho0 * g, 100 * fabs(grad / (-rho0 * g) - 1));
-    printf("  density excess at the bottom %.4f%% vs g (H - h/2) / c0^2 = %.4f%% (%.1f%% off)\n", 100 * excess,
-           100 * excess_expected, 100 * fabs(excess / excess_expected - 1));
-    printf("  largest |rho / rho0 - 1| of any particle more than h below the surface, over the samples: %.3f%% "
-           "(bound 1.5%%)\n", 100 * worst_rho);
-    assert_true(fabs(p0 / (rho0 * g * H) - 1) < 0.03);
-    assert_true(worst_rho <= 0.015);
-    assert_true(fabs(excess / excess_expected - 1) < 0.25);
-    assert_true(vmax < 0.1);
-    eddy_sim_close(&sim);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -556,9 +420,6 @@ static void errors_name_the_problem(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest all[] = {
-        cmocka_unit_test(dam_break_martin_moyce),
-        cmocka_unit_test(dam_break_virtual_walls),
-        cmocka_unit_test(hydrostatic_tank),
         cmocka_unit_test(piston),
         cmocka_unit_test(momentum_conserved_periodic),
         cmocka_unit_test(same_hash_for_1_and_2_threads),

@@ -4,12 +4,6 @@
  * code:
  *  - the regularized Biot–Savart law of one Gaussian blob against its closed form (double precision);
  *  - treecode against direct summation: RMS velocity deviation below 1% at the default opening angle;
- *  - a thin vortex ring with a Gaussian core translates at Kelvin's thin-ring speed with Saffman's
- *    core constant (Saffman 1970, "The velocity of viscous vortex rings", Stud. Appl. Math. 49),
- *    U = Gamma / (4 pi R) (ln(8 R / a) - 0.558) (within 5%, over more than one radius), and its linear
- *    impulse (1/2) sum x x alpha is conserved (within 1%);
- *  - a 2D Lamb–Oseen vortex (Oseen 1912; Lamb 1932, "Hydrodynamics", 6th ed.) spreads as
- *    delta^2 = delta0^2 + 4 nu t (within 5%) and keeps its peak velocity 0.63817 Gamma / (2 pi delta);
  *  - a heavy sphere in lighter fluid gains circulation on each side at the rate the baroclinic source
  *    (grad rho x g) / rho predicts (Gourlay, "Fluid Simulation for Video Games" part 16),
  *    2 g R ln(rho_d / rho_a) (within 15%), with total circulation near zero;
@@ -20,6 +14,9 @@
  *  - tracers change nothing in the flow and move with it; the same hash for 1 and 2 threads; errors
  *    name what is wrong.
  * Each prints the figure it measured. Run one with `test_vpm_hybrid NAME` (ctest: vpm_hybrid_NAME).
+ * The thin vortex ring (Kelvin/Saffman speed within 5%, impulse within 1%) and the Lamb–Oseen vortex
+ * (delta^2 = delta0^2 + 4 nu t and the peak speed within 5%) are validation cases (validation/cases/
+ * vortex_ring.json, lamb_oseen.json), run for vpm_hybrid by tests/validate: one definition each.
  */
 #include <math.h>
 #include <omp.h>
@@ -251,70 +248,6 @@ static size_t make_ring(double R, double G, double ap, double dl, float **pos_ou
     return n;
 }
 
-/* Axial position Z = sum z alpha_theta r / sum alpha_theta r (the impulse centroid) and impulse I. */
-static void ring_measure(const eddy_sim *sim, double *Z, double I[3], double *Rc)
-{
-    const eddy_particles *p = &sim->world->particles;
-    const float *wx = field(sim, "vorticity", 0), *wy = field(sim, "vorticity", 1), *wz = field(sim, "vorticity", 2);
-    double sz = 0, sw = 0, sr = 0;
-    I[0] = I[1] = I[2] = 0;
-    for (size_t i = 0; i < p->count; ++i) {
-        const double V = p->mass[i] / sim->world->materials[p->material[i]].rest_density;
-        const double a[3] = {wx[i] * V, wy[i] * V, wz[i] * V}, x[3] = {p->x[i], p->y[i], p->z[i]};
-        const double r = hypot(x[0], x[1]);
-        const double ath = (x[0] * a[1] - x[1] * a[0]) / r; /* alpha . theta_hat */
-        sz += x[2] * ath * r;
-        sw += ath * r;
-        sr += ath * r * r;
-        I[0] += 0.5 * (x[1] * a[2] - x[2] * a[1]);
-        I[1] += 0.5 * (x[2] * a[0] - x[0] * a[2]);
-        I[2] += 0.5 * (x[0] * a[1] - x[1] * a[0]);
-    }
-    *Z = sz / sw;
-    if (Rc) *Rc = sr / sw;
-}
-
-/*
- * Gamma = R = 1, Gaussian core a_p = 0.12 sampled at dl = 1/12 with blobs of sigma = dl: the vorticity
- * the particles carry is the Gaussian a_p smoothed by the Gaussian blob, a Gaussian core of
- * a^2 = a_p^2 + 2 sigma^2 (a = 0.168, a / R = 0.17). Kelvin/Saffman: U = Gamma / (4 pi R) (ln(8 R / a)
- * - 0.558). Inviscid, with stretching; midpoint steps of dt = 0.025 (the core turns 0.14 rad per step)
- * until the ring has travelled more than one radius.
- */
-static void vortex_ring(void **state)
-{
-    (void)state;
-    const double G = 1.0, R = 1.0, ap = 0.12, dl = 1.0 / 12.0, sigma = dl;
-    const char *sets[] = {"solvers.vpm_hybrid.core_radius=0.0833333333", "solvers.vpm_hybrid.vortex_cfl=1"};
-    eddy_sim sim;
-    open_text(FREE3, sets, 2, &sim);
-    float *pos, *w;
-    double *V;
-    const size_t n = make_ring(R, G, ap, dl, &pos, &V, &w);
-    set_particles(&sim, n, pos, V, w, NULL);
-    free(pos), free(V), free(w);
-    const double a = sqrt(ap * ap + 2.0 * sigma * sigma);
-    const double U = G / (4.0 * M_PI * R) * (log(8.0 * R / a) - 0.558);
-    double Z0, I0[3], Z1, I1[3], R0, R1;
-    ring_measure(&sim, &Z0, I0, &R0);
-    const double t_end = ceil(1.05 * R / U / 0.25) * 0.25;
-    const double t0 = now_ms();
-    support_advance(&sim, t_end);
-    ring_measure(&sim, &Z1, I1, &R1);
-    const double speed = (Z1 - Z0) / t_end;
-    const double dI = sqrt(pow(I1[0] - I0[0], 2) + pow(I1[1] - I0[1], 2) + pow(I1[2] - I0[2], 2)) / fabs(I0[2]);
-    printf("  vortex ring: %zu vortons, Gamma = R = 1, a = %.4f (a/R = %.3f), %llu steps to t = %.2f (%.1f s wall)\n", n,
-           a, a / R, (unsigned long long)sim.world->step, t_end, (now_ms() - t0) / 1e3);
-    printf("  travelled %.3f R at %.4f; Kelvin/Saffman U = Gamma/(4 pi R)(ln(8R/a) - 0.558) = %.4f (%.2f%% off)\n",
-           Z1 - Z0, speed, U, 100 * fabs(speed / U - 1));
-    printf("  impulse I_z %.5f -> %.5f (pi R^2 Gamma = %.5f), |I(t) - I(0)| / I(0) = %.3f%%; ring radius %.4f -> %.4f\n",
-           I0[2], I1[2], M_PI * R * R * G, 100 * dI, R0, R1);
-    assert_true(Z1 - Z0 >= R);
-    assert_true(fabs(speed / U - 1) < 0.05);
-    assert_true(dI < 0.01);
-    eddy_sim_close(&sim);
-}
-
 /* ---------------------------------------------------------------------------------------------- */
 /* Treecode against direct summation                                                               */
 /* ---------------------------------------------------------------------------------------------- */
@@ -411,100 +344,6 @@ static void treecode_matches_direct(void **state)
             }
     compare_methods("random vorticity in a ball", n, pos, V, w, "0.05", 1e-3);
     free(pos), free(V), free(w);
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* Lamb–Oseen                                                                                      */
-/* ---------------------------------------------------------------------------------------------- */
-
-static const char *const FREE2 =
-    "{ \"name\": \"vpm_free2\", \"solver\": \"vpm_hybrid\", \"dimensions\": 2,"
-    "  \"time\": { \"dt\": 0.005, \"end\": 100 },"
-    "  \"world\": { \"gravity\": [0, 0], \"smoothing_radius\": 0.05 },"
-    "  \"domain\": { \"min\": [-1, -1], \"max\": [1, 1] },"
-    "  \"materials\": [ { \"name\": \"fluid\", \"rest_density\": 1000, \"particle_spacing\": 0.025, \"viscosity\": 5 } ],"
-    "  \"fluids\": [ { \"material\": \"fluid\", \"box\": { \"min\": [0, 0], \"max\": [0.1, 0.1] } } ],"
-    "  \"solvers\": { \"vpm_hybrid\": { \"mode\": \"vpm\", \"core_radius\": 0.025, \"baroclinic\": false } } }";
-
-/* Second moment of the particles' vorticity about its centroid, sum alpha r^2 / sum alpha, and the
- * largest particle speed. */
-static void vortex_moments(const eddy_sim *sim, double *m2, double *vmax, double *circulation)
-{
-    const eddy_particles *p = &sim->world->particles;
-    const float *wz = field(sim, "vorticity", 2);
-    double G = 0, cx = 0, cy = 0;
-    for (size_t i = 0; i < p->count; ++i) {
-        const double a = wz[i] * (double)p->mass[i] / sim->world->materials[0].rest_density;
-        G += a, cx += a * p->x[i], cy += a * p->y[i];
-    }
-    cx /= G, cy /= G;
-    double s = 0, v = 0;
-    for (size_t i = 0; i < p->count; ++i) {
-        const double a = wz[i] * (double)p->mass[i] / sim->world->materials[0].rest_density;
-        s += a * ((p->x[i] - cx) * (p->x[i] - cx) + (p->y[i] - cy) * (p->y[i] - cy));
-        const double sp = hypot(p->vx[i], p->vy[i]);
-        v = sp > v ? sp : v;
-    }
-    *m2 = s / G;
-    *vmax = v;
-    *circulation = G;
-}
-
-/*
- * A Lamb–Oseen vortex, Gamma = 1, sampled as omega = Gamma / (pi a_p^2) exp(-r^2 / a_p^2) (a_p = 0.08)
- * on the material's lattice (0.025) within r = 0.6, blobs of sigma = 0.025: the field the particles carry
- * has delta0^2 = a_p^2 + 2 sigma^2. nu = 0.005 m^2/s (viscosity 5 Pa s at 1000 kg/m^2); until
- * 4 nu t = delta0^2 (the core area doubles). Lamb–Oseen: delta^2 = delta0^2 + 4 nu t, and the peak
- * velocity 0.63817 Gamma / (2 pi delta). The second moment is measured on the particles (the blobs add
- * 2 sigma^2 to it at all times).
- */
-static void lamb_oseen_spreading(void **state)
-{
-    (void)state;
-    eddy_sim sim;
-    open_text(FREE2, NULL, 0, &sim);
-    const eddy_material *mat = &sim.world->materials[0];
-    const double dl = mat->particle_dist, Vp = mat->particle_mass / mat->rest_density;
-    /* The solver's per-material values (its material table) arrive in the material's params. */
-    const double viscosity = eddy_param_get(&mat->params, "viscosity", NAN);
-    assert_true(viscosity == 5.0);
-    const double ap = 0.08, sigma = 0.025, G = 1.0, nu = (float)viscosity / mat->rest_density;
-    const int m = (int)ceil(0.6 / dl);
-    size_t n = 0, cap = (size_t)(2 * m + 1) * (2 * m + 1);
-    float *pos = calloc(3 * cap, sizeof(float)), *w = calloc(3 * cap, sizeof(float));
-    double *V = malloc(cap * sizeof(double)), sum = 0;
-    for (int i = -m; i <= m; ++i)
-        for (int j = -m; j <= m; ++j) {
-            const double x = (i + 0.5) * dl, y = (j + 0.5) * dl; /* off the centre: no particle at r = 0 */
-            if (x * x + y * y > 0.36) continue;
-            pos[3 * n] = (float)x, pos[3 * n + 1] = (float)y;
-            w[3 * n + 2] = (float)(G / (M_PI * ap * ap) * exp(-(x * x + y * y) / (ap * ap)));
-            sum += w[3 * n + 2] * Vp;
-            V[n++] = Vp;
-        }
-    for (size_t i = 0; i < n; ++i) w[3 * i + 2] = (float)(w[3 * i + 2] * G / sum);
-    set_particles(&sim, n, pos, V, w, NULL);
-    free(pos), free(V), free(w);
-    double m20, v0, G0, m21, v1, G1;
-    vortex_moments(&sim, &m20, &v0, &G0);
-    const double d0sq = m20 + 2 * sigma * sigma;
-    const double t_end = d0sq / (4 * nu);
-    support_advance(&sim, t_end);
-    vortex_moments(&sim, &m21, &v1, &G1);
-    const double dsq = m21 + 2 * sigma * sigma, expect = d0sq + 4 * nu * t_end;
-    const double growth = (m21 - m20) / (4 * nu * t_end);
-    const double vref0 = 0.63817 * G / (2 * M_PI * sqrt(d0sq)), vref1 = 0.63817 * G / (2 * M_PI * sqrt(expect));
-    printf("  Lamb-Oseen: %zu vortons, nu = %.4g, %llu steps to t = %.3f s\n", n, nu,
-           (unsigned long long)sim.world->step, t_end);
-    printf("  delta^2: %.5f -> %.5f, Lamb-Oseen delta0^2 + 4 nu t = %.5f (%.2f%% off); growth / (4 nu t) = %.4f\n",
-           d0sq, dsq, expect, 100 * fabs(dsq / expect - 1), growth);
-    printf("  peak speed %.4f -> %.4f vs 0.63817 Gamma / (2 pi delta) = %.4f -> %.4f; circulation %.6f -> %.6f\n", v0,
-           v1, vref0, vref1, G0, G1);
-    assert_true(fabs(dsq / expect - 1) < 0.05);
-    assert_true(fabs(growth - 1) < 0.05);
-    assert_true(fabs(v1 / vref1 - 1) < 0.05);
-    assert_true(fabs(G1 / G0 - 1) < 1e-4);
-    eddy_sim_close(&sim);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1001,9 +840,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gaussian_blob_velocity),
-        cmocka_unit_test(vortex_ring),
         cmocka_unit_test(treecode_matches_direct),
-        cmocka_unit_test(lamb_oseen_spreading),
         cmocka_unit_test(baroclinic_circulation_rate),
         cmocka_unit_test(density_gradient_walls),
         cmocka_unit_test(drop_in_tank_modes),

@@ -1,0 +1,114 @@
+/*
+ * host/cli/validate_args.c — the command line of `eddy validate` (drive/validate.h runs it).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <eddy/eddy.h>
+
+#include "args.h"
+#include "validate.h"
+
+static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "eddy: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nrun 'eddy help' for usage\n");
+    va_end(ap);
+    return 2;
+}
+
+static const char *const RESOLUTIONS[] = {"coarse", "medium", "fine"};
+
+/* "coarse", "medium,fine", ...: each at most once, kept in the order coarse, medium, fine. */
+static int parse_resolutions(const char *list, eddy_validate_options *o)
+{
+    int seen[3] = {0, 0, 0};
+    const char *p = list;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        int k = -1;
+        for (int r = 0; r < 3; ++r)
+            if (strlen(RESOLUTIONS[r]) == n && strncmp(p, RESOLUTIONS[r], n) == 0) k = r;
+        if (k < 0)
+            return usage_error("--resolution expects coarse, medium or fine (or a comma-separated list of them), "
+                               "got '%s'", list);
+        if (seen[k]) return usage_error("--resolution lists '%s' twice", RESOLUTIONS[k]);
+        seen[k] = 1;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    o->resolution_count = 0;
+    for (int r = 0; r < 3; ++r)
+        if (seen[r]) o->resolutions[o->resolution_count++] = RESOLUTIONS[r];
+    return 0;
+}
+
+static int add_name(const char *opt, const char *v, const char **list, int *count)
+{
+    if (!v[0]) return usage_error("%s expects a name, got ''", opt);
+    for (int k = 0; k < *count; ++k)
+        if (strcmp(list[k], v) == 0) return usage_error("%s '%s' is given twice", opt, v);
+    if (*count == EDDY_VALIDATE_MAX) return usage_error("too many %s options (at most %d)", opt, EDDY_VALIDATE_MAX);
+    list[(*count)++] = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, eddy_validate_options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+            continue;
+        }
+        if (a[0] != '-' || a[1] != '-') return usage_error("unexpected argument '%s' (validate takes options only)", a);
+        if (!v) return usage_error("option %s needs a value", a);
+        ++i;
+        int rc = 0;
+        if (strcmp(a, "--solver") == 0) {
+            rc = add_name(a, v, o->solvers, &o->solver_count);
+        } else if (strcmp(a, "--case") == 0) {
+            rc = add_name(a, v, o->cases, &o->case_count);
+        } else if (strcmp(a, "--resolution") == 0) {
+            rc = parse_resolutions(v, o);
+        } else if (strcmp(a, "--out") == 0) {
+            o->out_dir = v;
+        } else if (strcmp(a, "--cases") == 0) {
+            o->cases_dir = v;
+        } else if (strcmp(a, "--set") == 0) {
+            if (o->set_count == EDDY_VALIDATE_MAX_SETS)
+                return usage_error("too many --set options (at most %d)", EDDY_VALIDATE_MAX_SETS);
+            o->sets[o->set_count++] = v;
+        } else if (strcmp(a, "--threads") == 0) {
+            long long t;
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            o->threads = (int)t;
+        } else {
+            return usage_error("unknown option '%s' for validate", a);
+        }
+        if (rc) return rc;
+    }
+    if (o->resolution_count == 0) {
+        o->resolutions[0] = "medium";
+        o->resolution_count = 1;
+    }
+    return 0;
+}
+
+int eddy_validate_main(int argc, char **argv)
+{
+    eddy_validate_options o;
+    int rc = parse_args(argc, argv, &o);
+    return rc ? rc : eddy_validate_run(&o);
+}

@@ -1,0 +1,763 @@
+/*
+ * host/drive/validate_case.c — reading the validation cases (validation/cases/NAME.json) and the solvers'
+ * claims (the validation file beside each plugin). Both are data, so that a case or a solver's
+ * expectations change without C code; every error names the file and the key.
+ */
+#include "validate_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef EDDY_VALIDATION_INSTALL_DIR
+#define EDDY_VALIDATION_INSTALL_DIR "/usr/local/share/eddy/validation"
+#endif
+
+static char *read_text(const char *path, eddy_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf) {
+        eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+        return NULL;
+    }
+    if (bad) {
+        free(buf);
+        eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s'", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static cJSON *read_json(const char *path, eddy_error *err)
+{
+    char *text = read_text(path, err);
+    if (!text) return NULL;
+    cJSON *j = cJSON_Parse(text);
+    if (!j) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = text; at && c < at && *c; ++c) line += *c == '\n';
+        eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: not valid JSON", path, line);
+    }
+    free(text);
+    return j;
+}
+
+static void resolve(const char *base_file, const char *name, char *out, size_t size)
+{
+    if (name[0] == '/') {
+        snprintf(out, size, "%s", name);
+        return;
+    }
+    const char *slash = strrchr(base_file, '/');
+    size_t n = slash ? (size_t)(slash - base_file + 1) : 0, m = strlen(name);
+    if (n + m + 1 > size) n = m = 0; /* too long for a path: an empty one, which no file has */
+    memcpy(out, base_file, n);
+    memcpy(out + n, name, m);
+    out[n + m] = '\0';
+}
+
+static int bad(eddy_error *err, const char *file, const char *key, const char *what)
+{
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: %s", file, key, what);
+}
+
+static int get_string(const cJSON *o, const char *k, int required, char *out, size_t size, const char *file,
+                      const char *path, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    char key[256];
+    snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", k);
+    if (!v) {
+        if (required) return bad(err, file, key, "missing (a string is required)");
+        return 0;
+    }
+    if (!cJSON_IsString(v)) return bad(err, file, key, "expected a string");
+    snprintf(out, size, "%s", v->valuestring);
+    return 0;
+}
+
+static int get_number(const cJSON *o, const char *k, int required, double lo, double hi, double *out,
+                      const char *file, const char *path, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    char key[256];
+    snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", k);
+    if (!v) {
+        if (required) return bad(err, file, key, "missing (a number is required)");
+        return 0;
+    }
+    if (!cJSON_IsNumber(v)) return bad(err, file, key, "expected a number");
+    if (!(v->valuedouble >= lo && v->valuedouble <= hi))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: %g is out of range [%g, %g]", file, key,
+                              v->valuedouble, lo, hi);
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int get_sets(const cJSON *o, const char *k, char **sets, int *count, const char *file, const char *path,
+                    eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    char key[256];
+    snprintf(key, sizeof key, "%s.%s", path, k);
+    *count = 0;
+    if (!v) return 0;
+    if (!cJSON_IsArray(v)) return bad(err, file, key, "expected an array of \"key=value\" strings");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        if (!cJSON_IsString(e) || !strchr(e->valuestring, '='))
+            return bad(err, file, key, "expected an array of \"key=value\" strings");
+        if (*count == VMAX_SETS) return bad(err, file, key, "more than 32 overrides");
+        if (!(sets[*count] = strdup(e->valuestring))) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        ++*count;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reference tables                                                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        while (*p == ' ' || *p == '\t') ++p;
+        fields[n++] = p;
+        char *c = strchr(p, ',');
+        char *end = c ? c : p + strlen(p);
+        char *e = end;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) --e;
+        *e = '\0';
+        if (!c) break;
+        p = c + 1;
+    }
+    return n;
+}
+
+static int column_index(char **names, int n, const char *want)
+{
+    for (int i = 0; i < n; ++i)
+        if (strcmp(names[i], want) == 0) return i;
+    return -1;
+}
+
+static int push(vref *r, size_t *cap, double t, double x, double y)
+{
+    if (r->count == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        double *nt = realloc(r->t, nc * sizeof *nt);
+        if (nt) r->t = nt;
+        double *nx = realloc(r->x, nc * sizeof *nx);
+        if (nx) r->x = nx;
+        double *ny = realloc(r->y, nc * sizeof *ny);
+        if (ny) r->y = ny;
+        if (!nt || !nx || !ny) return -1;
+        *cap = nc;
+    }
+    r->t[r->count] = t;
+    r->x[r->count] = x;
+    r->y[r->count] = y;
+    ++r->count;
+    return 0;
+}
+
+/* "reference": {"file", "columns": {"time", "value", "position"}, "where": {"col": "text"}, scales,
+ * labels, "label", "citation"}. */
+static int read_reference(const char *case_file, const cJSON *o, const char *path, vref *r, eddy_error *err)
+{
+    char name[VPATH] = "";
+    int rc;
+    r->time_scale = r->position_scale = r->value_scale = 1.0;
+    if ((rc = get_string(o, "file", 1, name, sizeof name, case_file, path, err))) return rc;
+    resolve(case_file, name, r->file, sizeof r->file);
+    snprintf(r->label, sizeof r->label, "%s", name);
+    if ((rc = get_string(o, "label", 0, r->label, sizeof r->label, case_file, path, err)) ||
+        (rc = get_string(o, "citation", 1, r->citation, sizeof r->citation, case_file, path, err)) ||
+        (rc = get_string(o, "time_label", 0, r->time_label, sizeof r->time_label, case_file, path, err)) ||
+        (rc = get_string(o, "value_label", 0, r->value_label, sizeof r->value_label, case_file, path, err)) ||
+        (rc = get_string(o, "position_label", 0, r->position_label, sizeof r->position_label, case_file, path, err)) ||
+        (rc = get_number(o, "time_scale", 0, 1e-30, 1e30, &r->time_scale, case_file, path, err)) ||
+        (rc = get_number(o, "value_scale", 0, 1e-30, 1e30, &r->value_scale, case_file, path, err)) ||
+        (rc = get_number(o, "position_scale", 0, 1e-30, 1e30, &r->position_scale, case_file, path, err)))
+        return rc;
+    char ctime[64] = "", cvalue[64] = "", cpos[64] = "", ckey[256];
+    const cJSON *cols = cJSON_GetObjectItemCaseSensitive(o, "columns");
+    snprintf(ckey, sizeof ckey, "%s.columns", path);
+    if (!cols || !cJSON_IsObject(cols)) return bad(err, case_file, ckey, "missing (an object naming the \"time\" and \"value\" columns)");
+    if ((rc = get_string(cols, "time", 1, ctime, sizeof ctime, case_file, ckey, err)) ||
+        (rc = get_string(cols, "value", 1, cvalue, sizeof cvalue, case_file, ckey, err)) ||
+        (rc = get_string(cols, "position", 0, cpos, sizeof cpos, case_file, ckey, err)))
+        return rc;
+    const cJSON *where = cJSON_GetObjectItemCaseSensitive(o, "where");
+    char *text = read_text(r->file, err);
+    if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.file: cannot read '%s'", case_file, path, r->file);
+    enum { MAXF = 32 };
+    char *names[MAXF], *fields[MAXF];
+    int nnames = 0, it = -1, iv = -1, ip = -1, line_no = 0;
+    size_t cap = 0;
+    rc = 0;
+    for (char *line = strtok(text, "\n"); line && !rc; line = strtok(NULL, "\n")) {
+        ++line_no;
+        if (line[0] == '#' || line[0] == '\r' || !line[0]) continue;
+        if (!nnames) {
+            nnames = split_csv(line, names, MAXF);
+            it = column_index(names, nnames, ctime);
+            iv = column_index(names, nnames, cvalue);
+            ip = cpos[0] ? column_index(names, nnames, cpos) : -1;
+            if (it < 0 || iv < 0 || (cpos[0] && ip < 0)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.columns: '%s' has no column '%s'", case_file,
+                                    path, r->file, it < 0 ? ctime : iv < 0 ? cvalue : cpos);
+            }
+            const cJSON *w;
+            cJSON_ArrayForEach(w, where)
+            {
+                if (column_index(names, nnames, w->string) < 0 && !rc)
+                    rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.where: '%s' has no column '%s'",
+                                        case_file, path, r->file, w->string);
+            }
+            continue;
+        }
+        int nf = split_csv(line, fields, MAXF);
+        if (nf != nnames) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected %d fields, got %d", r->file, line_no,
+                                nnames, nf);
+            break;
+        }
+        int keep = 1;
+        const cJSON *w;
+        cJSON_ArrayForEach(w, where)
+        {
+            int c = column_index(names, nnames, w->string);
+            if (!cJSON_IsString(w) || strcmp(fields[c], w->valuestring) != 0) keep = 0;
+        }
+        if (!keep) continue;
+        char *e1, *e2, *e3 = NULL;
+        double t = strtod(fields[it], &e1), y = strtod(fields[iv], &e2), x = ip >= 0 ? strtod(fields[ip], &e3) : 0.0;
+        if (*e1 || *e2 || (e3 && *e3)) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected numbers in columns '%s', '%s'%s%s",
+                                r->file, line_no, ctime, cvalue, cpos[0] ? ", " : "", cpos);
+            break;
+        }
+        /* The steady state ("inf") is not a time a run reaches: it stays in the file, not in the check. */
+        if (!isfinite(t)) continue;
+        if (push(r, &cap, t * r->time_scale, x * r->position_scale, y * r->value_scale))
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    free(text);
+    if (!rc && r->count == 0)
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: '%s' has no rows that match", case_file, path, r->file);
+    if (!r->time_label[0]) snprintf(r->time_label, sizeof r->time_label, "%s", ctime);
+    if (!r->value_label[0]) snprintf(r->value_label, sizeof r->value_label, "%s", cvalue);
+    if (!r->position_label[0]) snprintf(r->position_label, sizeof r->position_label, "%s", cpos);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Cases                                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int pick(const char *file, const char *key, const char *got, const char *const *names, int *out, eddy_error *err)
+{
+    char list[512] = "";
+    for (int i = 0; names[i]; ++i) {
+        if (strcmp(got, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "", names[i]);
+    }
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected one of %s, got \"%s\"", file, key, list, got);
+}
+
+static const char *const MEASURES[] = {"probe",          "bottom_pressure", "pressure_gradient", "mean_density",
+                                       "density_deviation", "max_speed",   "bottom_density",   "profile",
+                                       "mode_amplitude", "ring_speed",    "ring_travel",       "ring_impulse",
+                                       "vortex_growth",  "vortex_core",   "vortex_peak_speed", "circulation",
+                                       NULL};
+static const char *const ERRORS[] = {"rms_relative", "slope_relative", "max_relative", "rms_normalized",
+                                     "relative",     "value",          "shortfall",    NULL};
+static const char *const REDUCES[] = {"mean", "max", "last", NULL};
+static const char *const AXES[] = {"x", "y", "z", NULL};
+
+static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, eddy_error *err)
+{
+    char path[64], key[96], text[64];
+    snprintf(path, sizeof path, "checks[%d]", index);
+    int rc, k;
+    if (!cJSON_IsObject(o)) return bad(err, file, path, "expected an object");
+    if ((rc = get_string(o, "name", 1, ck->name, sizeof ck->name, file, path, err)) ||
+        (rc = get_string(o, "title", 0, ck->title, sizeof ck->title, file, path, err)) ||
+        (rc = get_number(o, "bar", 1, 0, 1e30, &ck->bar, file, path, err)))
+        return rc;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "measure");
+    snprintf(key, sizeof key, "%s.measure", path);
+    if (!cJSON_IsObject(m)) return bad(err, file, key, "missing (an object with a \"kind\")");
+    if ((rc = get_string(m, "kind", 1, text, sizeof text, file, key, err))) return rc;
+    snprintf(key, sizeof key, "%s.measure.kind", path);
+    if ((rc = pick(file, key, text, MEASURES, &k, err))) return rc;
+    ck->measure = (measure_kind)k;
+    snprintf(key, sizeof key, "%s.measure", path);
+    if (ck->measure == M_PROBE && (rc = get_string(m, "probe", 1, ck->probe, sizeof ck->probe, file, key, err))) return rc;
+    if (ck->measure == M_PROFILE) {
+        char axis[8] = "y", comp[8] = "x";
+        if ((rc = get_string(m, "axis", 1, axis, sizeof axis, file, key, err)) ||
+            (rc = get_string(m, "component", 1, comp, sizeof comp, file, key, err)) ||
+            (rc = get_number(m, "band", 0, 0, 1e30, &ck->band, file, key, err)))
+            return rc;
+        char k2[128];
+        snprintf(k2, sizeof k2, "%s.axis", key);
+        if ((rc = pick(file, k2, axis, AXES, &ck->axis, err))) return rc;
+        snprintf(k2, sizeof k2, "%s.component", key);
+        if ((rc = pick(file, k2, comp, AXES, &ck->component, err))) return rc;
+    }
+    if (ck->measure == M_MODE_AMPLITUDE) {
+        char mode[32] = "";
+        static const char *const MODES[] = {"taylor_green", "shear_wave", NULL};
+        if ((rc = get_number(m, "wavenumber", 1, 1e-30, 1e30, &ck->wavenumber, file, key, err)) ||
+            (rc = get_string(m, "mode", 1, mode, sizeof mode, file, key, err)))
+            return rc;
+        char k2[128];
+        snprintf(k2, sizeof k2, "%s.mode", key);
+        if ((rc = pick(file, k2, mode, MODES, &ck->mode, err))) return rc;
+        ++ck->mode;
+    }
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    snprintf(key, sizeof key, "%s.error", path);
+    if (!cJSON_IsObject(e)) return bad(err, file, key, "missing (an object with a \"kind\")");
+    if ((rc = get_string(e, "kind", 1, text, sizeof text, file, key, err))) return rc;
+    char k2[128];
+    snprintf(k2, sizeof k2, "%s.kind", key);
+    if ((rc = pick(file, k2, text, ERRORS, &k, err))) return rc;
+    ck->error = (error_kind)k;
+    ck->from = -INFINITY;
+    ck->to = INFINITY;
+    ck->reduce = R_MEAN;
+    if ((rc = get_number(e, "from", 0, -1e30, 1e30, &ck->from, file, key, err)) ||
+        (rc = get_number(e, "to", 0, -1e30, 1e30, &ck->to, file, key, err)) ||
+        (rc = get_number(e, "max_shift", 0, 0, 1e30, &ck->max_shift, file, key, err)) ||
+        (rc = get_string(e, "source", ck->error >= E_RELATIVE, ck->value_source, sizeof ck->value_source, file, key, err)))
+        return rc;
+    if ((ck->error == E_RELATIVE || ck->error == E_SHORTFALL) &&
+        (rc = get_number(e, "value", 1, -1e30, 1e30, &ck->value, file, key, err)))
+        return rc;
+    if (cJSON_GetObjectItemCaseSensitive(e, "reduce")) {
+        if ((rc = get_string(e, "reduce", 1, text, sizeof text, file, key, err))) return rc;
+        snprintf(k2, sizeof k2, "%s.reduce", key);
+        if ((rc = pick(file, k2, text, REDUCES, &k, err))) return rc;
+        ck->reduce = (reduce_kind)k;
+    }
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "reference");
+    snprintf(key, sizeof key, "%s.reference", path);
+    if (ck->error < E_RELATIVE) {
+        if (!cJSON_IsObject(r)) return bad(err, file, key, "missing (this error measure compares with a reference file)");
+        ck->has_ref = 1;
+        if ((rc = read_reference(file, r, key, &ck->ref, err))) return rc;
+        if (ck->measure == M_PROFILE && !cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "columns"), "position"))
+            return bad(err, file, key, "a profile's reference needs a \"position\" column");
+    }
+    return 0;
+}
+
+static int read_resolution(const char *file, const cJSON *o, const char *name, vresolution *r, eddy_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof path, "resolutions.%s", name);
+    if (!cJSON_IsObject(o)) return bad(err, file, path, "expected an object with \"spacing\" and \"set\"");
+    snprintf(r->name, sizeof r->name, "%s", name);
+    int rc = get_number(o, "spacing", 1, 1e-30, 1e30, &r->spacing, file, path, err);
+    return rc ? rc : get_sets(o, "set", r->sets, &r->set_count, file, path, err);
+}
+
+int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->file, sizeof c->file, "%s/cases/%s.json", dir, name);
+    cJSON *j = read_json(c->file, err);
+    if (!j) return err->code ? err->code : EDDY_ERR_IO;
+    int rc = 0;
+    char scene[VPATH];
+    const char *f = c->file;
+    c->end_time = NAN;
+    if (!cJSON_IsObject(j)) {
+        rc = bad(err, f, "(top level)", "expected an object");
+        goto done;
+    }
+    if ((rc = get_string(j, "name", 1, c->name, sizeof c->name, f, "", err)) ||
+        (rc = get_string(j, "title", 1, c->title, sizeof c->title, f, "", err)) ||
+        (rc = get_string(j, "description", 0, c->description, sizeof c->description, f, "", err)) ||
+        (rc = get_string(j, "scene", 1, scene, sizeof scene, f, "", err)) ||
+        (rc = get_number(j, "end_time", 0, 0, 1e30, &c->end_time, f, "", err)) ||
+        (rc = get_number(j, "sample_interval", 1, 1e-30, 1e30, &c->sample_interval, f, "", err)))
+        goto done;
+    if (strcmp(c->name, name) != 0) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: name: \"%s\" differs from the file's name \"%s\"", f,
+                            c->name, name);
+        goto done;
+    }
+    resolve(f, scene, c->scene, sizeof c->scene);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "resolutions");
+    if (!cJSON_IsObject(res)) {
+        rc = bad(err, f, "resolutions", "missing (an object with \"coarse\", \"medium\" and \"fine\")");
+        goto done;
+    }
+    static const char *const RES[] = {"coarse", "medium", "fine"};
+    for (int r = 0; r < 3 && !rc; ++r) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(res, RES[r]);
+        if (!o) {
+            char key[64];
+            snprintf(key, sizeof key, "resolutions.%s", RES[r]);
+            rc = bad(err, f, key, "missing (every case has coarse, medium and fine)");
+        } else {
+            rc = read_resolution(f, o, RES[r], &c->res[r], err);
+        }
+    }
+    if (rc) goto done;
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(j, "initial");
+    if (init && !cJSON_IsObject(init)) {
+        rc = bad(err, f, "initial", "expected an object with \"velocity\", \"hydrostatic\" or \"vortices\"");
+        goto done;
+    }
+    if (init && cJSON_GetObjectItemCaseSensitive(init, "velocity")) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(init, "velocity");
+        char kind[32] = "";
+        if (!cJSON_IsObject(v)) {
+            rc = bad(err, f, "initial.velocity", "expected an object with \"kind\", \"amplitude\" and \"wavenumber\"");
+            goto done;
+        }
+        static const char *const MODES[] = {"taylor_green", "shear_wave", NULL};
+        int mode;
+        if ((rc = get_string(v, "kind", 1, kind, sizeof kind, f, "initial.velocity", err)) ||
+            (rc = pick(f, "initial.velocity.kind", kind, MODES, &mode, err)))
+            goto done;
+        c->initial_velocity = mode + 1;
+        if ((rc = get_number(v, "amplitude", 1, 1e-30, 1e30, &c->tg_amplitude, f, "initial.velocity", err)) ||
+            (rc = get_number(v, "wavenumber", 1, 1e-30, 1e30, &c->tg_wavenumber, f, "initial.velocity", err)))
+            goto done;
+    }
+    const cJSON *vx = init ? cJSON_GetObjectItemCaseSensitive(init, "vortices") : NULL;
+    if (vx) {
+        static const char *const KINDS[] = {"ring", "lamb_oseen", NULL};
+        char kind[32] = "";
+        int k;
+        const char *P = "initial.vortices";
+        if (!cJSON_IsObject(vx)) {
+            rc = bad(err, f, P, "expected an object with \"kind\": \"ring\" or \"lamb_oseen\"");
+            goto done;
+        }
+        if ((rc = get_string(vx, "kind", 1, kind, sizeof kind, f, P, err)) ||
+            (rc = pick(f, "initial.vortices.kind", kind, KINDS, &k, err)) ||
+            (rc = get_number(vx, "circulation", 1, -1e30, 1e30, &c->vx_circulation, f, P, err)) ||
+            (rc = get_number(vx, "core", 1, 1e-30, 1e30, &c->vx_core, f, P, err)) ||
+            (rc = get_number(vx, k == 0 ? "radius" : "extent", 1, 1e-30, 1e30, &c->vx_radius, f, P, err)))
+            goto done;
+        /* The particles' blob radius sigma: a length, or "spacing" (the scene's particle spacing, which
+         * changes with the resolution). */
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(vx, "blob_radius");
+        if (cJSON_IsString(b) && strcmp(b->valuestring, "spacing") == 0) {
+            c->vx_blob = -1;
+        } else if (!cJSON_IsString(b) && (rc = get_number(vx, "blob_radius", 1, 0, 1e30, &c->vx_blob, f, P, err))) {
+            goto done;
+        } else if (cJSON_IsString(b)) {
+            rc = bad(err, f, "initial.vortices.blob_radius", "expected a length or \"spacing\"");
+            goto done;
+        }
+        c->vortices = k + 1;
+    }
+    const cJSON *hs = init ? cJSON_GetObjectItemCaseSensitive(init, "hydrostatic") : NULL;
+    if (hs) {
+        if (!cJSON_IsBool(hs)) {
+            rc = bad(err, f, "initial.hydrostatic", "expected true or false");
+            goto done;
+        }
+        c->hydrostatic = cJSON_IsTrue(hs);
+    }
+    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(j, "checks");
+    if (!cJSON_IsArray(checks) || cJSON_GetArraySize(checks) < 1 || cJSON_GetArraySize(checks) > VMAX_CHECKS) {
+        rc = bad(err, f, "checks", "expected an array of 1 to 8 checks");
+        goto done;
+    }
+    const cJSON *o;
+    cJSON_ArrayForEach(o, checks)
+    {
+        if ((rc = read_check(f, o, c->check_count, &c->checks[c->check_count], err))) goto done;
+        for (int k = 0; k < c->check_count; ++k)
+            if (strcmp(c->checks[k].name, c->checks[c->check_count].name) == 0) {
+                char key[64];
+                snprintf(key, sizeof key, "checks[%d].name", c->check_count);
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: \"%s\" is used twice", f, key,
+                                    c->checks[k].name);
+                goto done;
+            }
+        ++c->check_count;
+    }
+done:
+    cJSON_Delete(j);
+    if (rc) vcase_free(c);
+    return rc;
+}
+
+void vcase_free(vcase *c)
+{
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < c->res[r].set_count; ++k) free(c->res[r].sets[k]);
+    for (int k = 0; k < VMAX_CHECKS; ++k) {
+        free(c->checks[k].ref.t);
+        free(c->checks[k].ref.x);
+        free(c->checks[k].ref.y);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vcase_list(const char *dir, char ***names, size_t *count, eddy_error *err)
+{
+    char path[VPATH];
+    snprintf(path, sizeof path, "%s/cases", dir);
+    *names = NULL;
+    *count = 0;
+    DIR *d = opendir(path);
+    if (!d) return eddy_error_set(err, EDDY_ERR_IO, "cannot read the validation cases in '%s': %s", path, strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= 5 || strcmp(e->d_name + n - 5, ".json") != 0 || e->d_name[0] == '.') continue;
+        if (*count == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nn = realloc(*names, cap * sizeof *nn);
+            if (!nn) break;
+            *names = nn;
+        }
+        (*names)[*count] = strndup(e->d_name, n - 5);
+        if ((*names)[*count]) ++*count;
+    }
+    closedir(d);
+    if (*count) qsort(*names, *count, sizeof **names, cmp_str);
+    return 0;
+}
+
+void vcase_list_free(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) free(names[i]);
+    free(names);
+}
+
+int vcase_default_dir(char *out, size_t size)
+{
+    const char *env = getenv("EDDY_VALIDATION_DIR");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return 0;
+    }
+    char exe[VPATH];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char cand[VPATH + 64];
+            snprintf(cand, sizeof cand, "%s/../share/eddy/validation", exe);
+            DIR *d = opendir(cand);
+            if (d) {
+                closedir(d);
+                snprintf(out, size, "%s", cand);
+                return 0;
+            }
+        }
+    }
+    snprintf(out, size, "%s", EDDY_VALIDATION_INSTALL_DIR);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The solvers' claims                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* eddy_tait.so -> eddy_tait.validation.json */
+static int claims_file(const char *plugin_file, char *out, size_t size)
+{
+    if (!plugin_file || plugin_file[0] != '/') return -1;
+    size_t n = strlen(plugin_file);
+    if (n > 3 && strcmp(plugin_file + n - 3, ".so") == 0) n -= 3;
+    snprintf(out, size, "%.*s.validation.json", (int)n, plugin_file);
+    return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+/* The object of solver `id` in the file, or NULL (no file, or the file does not name the solver). */
+static cJSON *claims_of(const char *plugin_file, const char *id, char *file, size_t size, const cJSON **solver,
+                        eddy_error *err)
+{
+    *solver = NULL;
+    if (claims_file(plugin_file, file, size)) return NULL;
+    cJSON *j = read_json(file, err);
+    if (!j) return NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "eddy_validation");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "solvers");
+    if (!cJSON_IsNumber(v) || v->valueint != 1) {
+        bad(err, file, "eddy_validation", "expected 1 (the format's version)");
+    } else if (!cJSON_IsObject(s)) {
+        bad(err, file, "solvers", "expected an object: solver id -> {\"cases\": {...}}");
+    } else {
+        *solver = cJSON_GetObjectItemCaseSensitive(s, id);
+        return j;
+    }
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* "expect": "pass" or "miss", or per resolution {"coarse": "pass", "medium": "miss", ...} (a resolution
+ * left out is not claimed). `res` NULL (--list): "miss" when any resolution says so. */
+static int read_expect(const cJSON *o, const char *res, const char *file, const char *path, claim_kind *out,
+                       eddy_error *err)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "expect");
+    char key[460];
+    snprintf(key, sizeof key, "%s.expect", path);
+    *out = CLAIM_NONE;
+    if (!e) return bad(err, file, key, "missing (\"pass\", \"miss\", or an object of them per resolution)");
+    const cJSON *v = e;
+    if (cJSON_IsObject(e)) {
+        const cJSON *r;
+        cJSON_ArrayForEach(r, e)
+        {
+            if (strcmp(r->string, "coarse") && strcmp(r->string, "medium") && strcmp(r->string, "fine"))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "%s: %s: expected the resolutions coarse, medium and fine, got \"%s\"", file, key,
+                                      r->string);
+            if (!cJSON_IsString(r) || (strcmp(r->valuestring, "pass") && strcmp(r->valuestring, "miss")))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.%s: expected \"pass\" or \"miss\"", file,
+                                      key, r->string);
+            if (!res && (*out == CLAIM_NONE || r->valuestring[0] == 'm'))
+                *out = r->valuestring[0] == 'p' ? CLAIM_PASS : CLAIM_MISS;
+        }
+        if (!res) return 0;
+        v = cJSON_GetObjectItemCaseSensitive(e, res);
+        if (!v) return 0;
+    }
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0) {
+        *out = CLAIM_PASS;
+    } else if (cJSON_IsString(v) && strcmp(v->valuestring, "miss") == 0) {
+        *out = CLAIM_MISS;
+    } else {
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected \"pass\" or \"miss\", got %s", file,
+                              key, cJSON_IsString(v) ? v->valuestring : "another type");
+    }
+    return 0;
+}
+
+int vclaim_find(const char *plugin_file, const char *id, const char *name, const char *res, vclaim *out,
+                eddy_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const cJSON *solver;
+    eddy_error_clear(err);
+    cJSON *j = claims_of(plugin_file, id, out->source, sizeof out->source, &solver, err);
+    if (!j) return err->code;
+    int rc = 0;
+    const cJSON *cases = solver ? cJSON_GetObjectItemCaseSensitive(solver, "cases") : NULL;
+    const cJSON *c = cases ? cJSON_GetObjectItemCaseSensitive(cases, name) : NULL;
+    char path[256];
+    snprintf(path, sizeof path, "solvers.%s.cases.%s", id, name);
+    if (c && !cJSON_IsObject(c)) {
+        rc = bad(err, out->source, path, "expected an object with \"expect\"");
+    } else if (c && !(rc = read_expect(c, res, out->source, path, &out->kind, err))) {
+        rc = get_string(c, "note", out->kind == CLAIM_MISS, out->note, sizeof out->note, out->source, path, err);
+        if (!rc) rc = get_sets(c, "set", out->sets, &out->set_count, out->source, path, err);
+        const cJSON *checks = cJSON_GetObjectItemCaseSensitive(c, "checks"), *ck;
+        char cpath[400];
+        cJSON_ArrayForEach(ck, checks)
+        {
+            if (rc) break;
+            snprintf(cpath, sizeof cpath, "%s.checks.%s", path, ck->string);
+            if (out->check_count == VMAX_CHECKS) {
+                rc = bad(err, out->source, cpath, "more than 8 checks");
+                break;
+            }
+            const int k = out->check_count++;
+            snprintf(out->check_names[k], VNAME, "%s", ck->string);
+            if (!(rc = read_expect(ck, res, out->source, cpath, &out->check_kinds[k], err)))
+                rc = get_string(ck, "note", out->check_kinds[k] == CLAIM_MISS, out->check_notes[k],
+                                sizeof out->check_notes[k], out->source, cpath, err);
+        }
+    }
+    cJSON_Delete(j);
+    if (rc) vclaim_free(out);
+    return rc;
+}
+
+claim_kind vclaim_of_check(const vclaim *c, const char *check, const char **note)
+{
+    for (int k = 0; k < c->check_count; ++k)
+        if (strcmp(c->check_names[k], check) == 0) {
+            if (note) *note = c->check_notes[k];
+            return c->check_kinds[k];
+        }
+    if (note) *note = c->note;
+    return c->kind;
+}
+
+void vclaim_free(vclaim *c)
+{
+    for (int k = 0; k < c->set_count; ++k) free(c->sets[k]);
+    c->set_count = 0;
+}
+
+int vclaim_cases(const char *plugin_file, const char *id, char ***names, size_t *count, eddy_error *err)
+{
+    *names = NULL;
+    *count = 0;
+    char file[VPATH];
+    const cJSON *solver;
+    eddy_error_clear(err);
+    cJSON *j = claims_of(plugin_file, id, file, sizeof file, &solver, err);
+    if (!j) return err->code;
+    const cJSON *cases = solver ? cJSON_GetObjectItemCaseSensitive(solver, "cases") : NULL;
+    int n = cases ? cJSON_GetArraySize(cases) : 0;
+    if (n > 0 && (*names = calloc((size_t)n, sizeof **names))) {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cases)
+        {
+            if (((*names)[*count] = strdup(c->string))) ++*count;
+        }
+    }
+    cJSON_Delete(j);
+    return 0;
+}

@@ -1,0 +1,455 @@
+/*
+ * host/drive/validate_report.c — what `eddy validate` writes: per run DIR/<case>/<solver>/<resolution>/
+ * series.csv and one plot per check (the measured curve over the reference points), and over all runs
+ * DIR/report.md and DIR/report.csv (error, bar, expectation, result, wall time; the observed order of
+ * convergence where a check was measured at several resolutions).
+ */
+#include "validate_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "plot.h"
+
+static const char *const RES_NAMES[] = {"coarse", "medium", "fine"};
+
+void vreport_init(vreport *r, const char *dir)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+}
+
+void vreport_free(vreport *r)
+{
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+static const char *result_text(const vrow *w)
+{
+    if (w->failure[0]) return w->claim == CLAIM_PASS ? "FAILED" : "failed";
+    if (w->claim == CLAIM_PASS) return w->pass ? "pass" : "MISS";
+    if (w->claim == CLAIM_MISS) return w->pass ? "pass (expected to miss)" : "miss (expected)";
+    return w->pass ? "pass (not claimed)" : "miss (not claimed)";
+}
+
+static const char *claim_text(claim_kind k)
+{
+    return k == CLAIM_PASS ? "pass" : k == CLAIM_MISS ? "miss" : "-";
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* One run: series and plots                                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int write_series(const char *dir, const vcase *c, const vrun *run, eddy_error *err)
+{
+    char *path = eddy_output_join_path(dir, "series.csv");
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
+    /* Scalar checks share the frames: one row per frame. Profiles follow as their own rows. */
+    fprintf(f, "time");
+    int first = -1;
+    for (int k = 0; k < c->check_count; ++k)
+        if (c->checks[k].measure != M_PROFILE) {
+            fprintf(f, ",%s", c->checks[k].name);
+            if (first < 0) first = k;
+        }
+    fprintf(f, "\n");
+    for (size_t i = 0; first >= 0 && i < run->series[first].n; ++i) {
+        fprintf(f, "%.9g", run->series[first].t[i]);
+        for (int k = 0; k < c->check_count; ++k)
+            if (c->checks[k].measure != M_PROFILE)
+                fprintf(f, ",%.9g", i < run->series[k].n ? run->series[k].v[i] : NAN);
+        fprintf(f, "\n");
+    }
+    for (int k = 0; k < c->check_count; ++k) {
+        const vcheck *ck = &c->checks[k];
+        if (ck->measure != M_PROFILE || !run->series[k].profile) continue;
+        fprintf(f, "\n# %s: time,position,measured,reference\n", ck->name);
+        for (size_t i = 0; i < ck->ref.count; ++i)
+            fprintf(f, "%.9g,%.9g,%.9g,%.9g\n", ck->ref.t[i], ck->ref.x[i], run->series[k].profile[i], ck->ref.y[i]);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        int rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
+        free(path);
+        return rc;
+    }
+    free(path);
+    return 0;
+}
+
+/* A profile plot: per reference time the measured values at the reference positions (a line) and the
+ * reference (markers), value over position in the reference's units. */
+static int plot_profile(const char *path, const char *title, const vcheck *ck, const vseries *s, eddy_error *err)
+{
+    enum { MAXT = 6 };
+    double times[MAXT];
+    int nt = 0;
+    for (size_t i = 0; i < ck->ref.count; ++i) {
+        int seen = 0;
+        for (int k = 0; k < nt; ++k) seen |= times[k] == ck->ref.t[i];
+        if (!seen && nt < MAXT) times[nt++] = ck->ref.t[i];
+    }
+    size_t n = ck->ref.count;
+    double *x = malloc(2 * n * sizeof *x + 1), *ym = malloc(n * sizeof *ym + 1), *yr = malloc(n * sizeof *yr + 1);
+    eddy_plot_series ser[2 * MAXT];
+    char labels[2 * MAXT][64];
+    int ns = 0;
+    size_t used = 0;
+    if (!x || !ym || !yr) {
+        free(x), free(ym), free(yr);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int k = 0; k < nt; ++k) {
+        size_t start = used;
+        for (size_t i = 0; i < n; ++i) {
+            if (ck->ref.t[i] != times[k]) continue;
+            x[used] = ck->ref.x[i] / ck->ref.position_scale;
+            ym[used] = s->profile ? s->profile[i] / ck->ref.value_scale : NAN;
+            yr[used] = ck->ref.y[i] / ck->ref.value_scale;
+            ++used;
+        }
+        snprintf(labels[ns], sizeof labels[ns], "measured, t = %.4g s", times[k]);
+        ser[ns] = (eddy_plot_series){labels[ns], x + start, ym + start, used - start, 0};
+        ++ns;
+        snprintf(labels[ns], sizeof labels[ns], "reference, t = %.4g s", times[k]);
+        ser[ns] = (eddy_plot_series){labels[ns], x + start, yr + start, used - start, 1};
+        ++ns;
+    }
+    eddy_plot_options po = eddy_plot_default_options();
+    po.title = title;
+    po.x_label = ck->ref.position_label;
+    po.y_label = ck->ref.value_label;
+    int rc = eddy_plot_write_png(path, &po, ser, (size_t)ns, err);
+    free(x), free(ym), free(yr);
+    return rc;
+}
+
+/* A series plot: the measured values over time, in the reference's units when there is one, with the
+ * reference points as markers (or the expected value / bound as a line). */
+static int plot_series(const char *path, const char *title, const vcheck *ck, const vseries *s, double shift,
+                       eddy_error *err)
+{
+    const double ts = ck->has_ref ? ck->ref.time_scale : 1.0, vs = ck->has_ref ? ck->ref.value_scale : 1.0;
+    double *x = malloc((s->n + 1) * sizeof *x), *y = malloc((s->n + 1) * sizeof *y);
+    double *rx = NULL, *ry = NULL;
+    if (!x || !y) {
+        free(x), free(y);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < s->n; ++i) {
+        x[i] = s->t[i] / ts + shift;
+        y[i] = s->v[i] / vs;
+    }
+    char label[96];
+    if (shift > 0)
+        snprintf(label, sizeof label, "measured (shifted by %.2f)", shift);
+    else
+        snprintf(label, sizeof label, "measured");
+    eddy_plot_series ser[2] = {{label, x, y, s->n, 0}};
+    size_t ns = 1;
+    double lx[2], ly[2];
+    if (ck->has_ref) {
+        rx = malloc((ck->ref.count + 1) * sizeof *rx);
+        ry = malloc((ck->ref.count + 1) * sizeof *ry);
+        if (rx && ry) {
+            for (size_t i = 0; i < ck->ref.count; ++i) {
+                rx[i] = ck->ref.t[i] / ts;
+                ry[i] = ck->ref.y[i] / vs;
+            }
+            ser[ns++] = (eddy_plot_series){ck->ref.label, rx, ry, ck->ref.count, 1};
+        }
+    } else if (s->n > 0) {
+        lx[0] = s->t[0], lx[1] = s->t[s->n - 1];
+        ly[0] = ly[1] = ck->error == E_VALUE ? ck->bar : ck->value;
+        const char *what = ck->error == E_RELATIVE ? "expected" : ck->error == E_VALUE ? "bound" : "least";
+        ser[ns++] = (eddy_plot_series){what, lx, ly, 2, 0};
+    }
+    eddy_plot_options po = eddy_plot_default_options();
+    po.title = title;
+    po.x_label = ck->has_ref ? ck->ref.time_label : "t (s)";
+    po.y_label = ck->has_ref ? ck->ref.value_label : ck->name;
+    int rc = eddy_plot_write_png(path, &po, ser, ns, err);
+    free(x), free(y), free(rx), free(ry);
+    return rc;
+}
+
+static int grow(vreport *r)
+{
+    if (r->count < r->cap) return 0;
+    size_t cap = r->cap ? 2 * r->cap : 32;
+    vrow *nr = realloc(r->rows, cap * sizeof *nr);
+    if (!nr) return -1;
+    r->rows = nr;
+    r->cap = cap;
+    return 0;
+}
+
+int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const vclaim *claim, const vrun *run,
+                int quiet, eddy_error *err)
+{
+    char rel[3 * VNAME + 16], dir[2 * VPATH];
+    snprintf(rel, sizeof rel, "%s/%s/%s", c->name, solver, RES_NAMES[res]);
+    snprintf(dir, sizeof dir, "%s/%s", r->dir, rel);
+    int rc = eddy_output_make_dirs(dir, err);
+    if (!rc && !run->failure[0]) rc = write_series(dir, c, run, err);
+    if (!quiet && run->failure[0]) fprintf(stderr, "  failed: %s\n", run->failure);
+    for (int k = 0; k < c->check_count; ++k) {
+        const vcheck *ck = &c->checks[k];
+        if (grow(r)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        vrow *w = &r->rows[r->count++];
+        memset(w, 0, sizeof *w);
+        snprintf(w->case_name, sizeof w->case_name, "%s", c->name);
+        snprintf(w->title, sizeof w->title, "%s", c->title);
+        snprintf(w->description, sizeof w->description, "%s", c->description);
+        snprintf(w->solver, sizeof w->solver, "%s", solver);
+        snprintf(w->check, sizeof w->check, "%s", ck->name);
+        snprintf(w->check_title, sizeof w->check_title, "%s", ck->title[0] ? ck->title : ck->name);
+        const char *note = NULL;
+        w->claim = vclaim_of_check(claim, ck->name, &note);
+        snprintf(w->note, sizeof w->note, "%s", note ? note : "");
+        snprintf(w->failure, sizeof w->failure, "%s", run->failure);
+        w->res = res;
+        w->spacing = c->res[res].spacing;
+        w->error = run->error[k];
+        w->bar = ck->bar;
+        w->shift = run->shift[k];
+        w->wall_s = run->wall_s;
+        w->particles = run->particles;
+        w->steps = run->steps;
+        w->pass = !run->failure[0] && !isnan(w->error) && w->error <= w->bar;
+        if (w->claim == CLAIM_PASS && !w->pass) {
+            ++r->claimed_misses;
+            /* Always said, --quiet or not: this is what makes the command fail. */
+            if (run->failure[0])
+                fprintf(stderr, "eddy: validate: %s with %s (%s): %s failed to run: %s\n", c->name, solver, RES_NAMES[res],
+                        ck->name, run->failure);
+            else
+                fprintf(stderr, "eddy: validate: %s with %s (%s): %s missed its bar: error %.4g > %.4g\n", c->name, solver,
+                        RES_NAMES[res], ck->name, w->error, w->bar);
+        }
+        if (!rc && !run->failure[0]) {
+            char title[256], path[3 * VPATH];
+            snprintf(title, sizeof title, "%s: %s, %s, %s", c->name, ck->name, solver, RES_NAMES[res]);
+            snprintf(path, sizeof path, "%s/%s.png", dir, ck->name);
+            snprintf(w->plot, sizeof w->plot, "%s/%s.png", rel, ck->name);
+            rc = ck->measure == M_PROFILE ? plot_profile(path, title, ck, &run->series[k], err)
+                                          : plot_series(path, title, ck, &run->series[k], w->shift, err);
+        }
+        if (!quiet)
+            fprintf(stderr, "  %-18s error %-10.4g bar %-8.4g%s expected %-4s -> %s\n", ck->name, w->error, w->bar,
+                    w->shift > 0 ? " (shifted)" : "", claim_text(w->claim), result_text(w));
+    }
+    if (!quiet) fprintf(stderr, "  %zu particles, %llu steps, %.1f s\n", run->particles, run->steps, run->wall_s);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The report                                                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The observed order between the errors at two spacings: log(e1 / e2) / log(h1 / h2). */
+static double order(double e1, double h1, double e2, double h2)
+{
+    if (!(e1 > 0) || !(e2 > 0) || h1 == h2) return NAN;
+    return log(e1 / e2) / log(h1 / h2);
+}
+
+/*
+ * DIR/<case>/convergence_<check>.png for every check of the case that some solver ran at two or more
+ * resolutions: log10 of the error over log10 of the particle spacing, one line per solver (a slope of p
+ * is order p). Linked from the Markdown report. Returns the number written, or -1 with err set.
+ */
+static int plot_convergence(const vreport *r, size_t first, FILE *md, eddy_error *err)
+{
+    const char *name = r->rows[first].case_name;
+    int written = 0;
+    for (size_t j = first; j < r->count; ++j) {
+        const vrow *x = &r->rows[j];
+        if (strcmp(x->case_name, name) != 0) continue;
+        int seen = 0;
+        for (size_t k = first; k < j; ++k)
+            seen |= strcmp(r->rows[k].case_name, name) == 0 && strcmp(r->rows[k].check, x->check) == 0;
+        if (seen) continue;
+        enum { MAXS = 16 };
+        eddy_plot_series ser[MAXS];
+        double px[MAXS][3], py[MAXS][3];
+        const char *labels[MAXS];
+        size_t ns = 0;
+        for (size_t k = first; k < r->count && ns < MAXS; ++k) {
+            const vrow *y = &r->rows[k];
+            if (strcmp(y->case_name, name) || strcmp(y->check, x->check)) continue;
+            size_t s = 0;
+            while (s < ns && strcmp(labels[s], y->solver) != 0) ++s;
+            if (s == ns) {
+                labels[ns] = y->solver;
+                for (int q = 0; q < 3; ++q) px[ns][q] = py[ns][q] = NAN;
+                ++ns;
+            }
+            if (y->error > 0 && isfinite(y->error)) {
+                px[s][y->res] = log10(y->spacing);
+                py[s][y->res] = log10(y->error);
+            }
+        }
+        size_t kept = 0;
+        for (size_t s = 0; s < ns; ++s) {
+            int n = 0;
+            for (int q = 0; q < 3; ++q) n += isfinite(py[s][q]);
+            if (n >= 2) ser[kept++] = (eddy_plot_series){labels[s], px[s], py[s], 3, 0};
+        }
+        if (!kept) continue;
+        char path[2 * VPATH], title[256];
+        snprintf(path, sizeof path, "%s/%s/convergence_%s.png", r->dir, name, x->check);
+        snprintf(title, sizeof title, "%s: %s against resolution", name, x->check);
+        eddy_plot_options po = eddy_plot_default_options();
+        po.title = title;
+        po.x_label = "log10 particle spacing (m)";
+        po.y_label = "log10 error";
+        if (eddy_plot_write_png(path, &po, ser, kept, err)) return -1;
+        fprintf(md, "![%s: %s against resolution](%s/convergence_%s.png)\n", name, x->check, name, x->check);
+        ++written;
+    }
+    return written;
+}
+
+static int write_csv(const vreport *r, eddy_error *err)
+{
+    char path[VPATH + 16];
+    snprintf(path, sizeof path, "%s/report.csv", r->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    fprintf(f, "case,solver,resolution,spacing,particles,check,error,bar,time_shift,expected,result,wall_s,steps,plot\n");
+    for (size_t i = 0; i < r->count; ++i) {
+        const vrow *w = &r->rows[i];
+        fprintf(f, "%s,%s,%s,%.6g,%zu,%s,%.6g,%.6g,%.3g,%s,%s,%.2f,%llu,%s\n", w->case_name, w->solver, RES_NAMES[w->res],
+                w->spacing, w->particles, w->check, w->error, w->bar, w->shift, claim_text(w->claim), result_text(w),
+                w->wall_s, w->steps, w->plot);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
+    return 0;
+}
+
+static int write_md(const vreport *r, eddy_error *err)
+{
+    char path[VPATH + 16];
+    snprintf(path, sizeof path, "%s/report.md", r->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    fprintf(f, "# Validation report\n\nWritten by `eddy validate`. A check passes when its error is at most its bar; "
+               "\"expected\" is what the solver's validation file claims (pass, miss, or - for no claim). Only a "
+               "claimed pass that misses (MISS) or fails to run (FAILED) fails the command.\n");
+    for (size_t i = 0; i < r->count; ++i) {
+        const vrow *w = &r->rows[i];
+        int seen = 0;
+        for (size_t j = 0; j < i; ++j) seen |= strcmp(r->rows[j].case_name, w->case_name) == 0;
+        if (seen) continue;
+        fprintf(f, "\n## %s (`%s`)\n\n%s\n\n", w->title, w->case_name, w->description);
+        fprintf(f, "| solver | resolution | particles | check | error | bar | expected | result | wall (s) |\n"
+                   "|---|---|---|---|---|---|---|---|---|\n");
+        for (size_t j = i; j < r->count; ++j) {
+            const vrow *x = &r->rows[j];
+            if (strcmp(x->case_name, w->case_name) != 0) continue;
+            char shift[48] = "";
+            if (x->shift > 0) snprintf(shift, sizeof shift, " (time shift %.2f)", x->shift);
+            fprintf(f, "| %s | %s | %zu | %s | %.4g%s | %.4g | %s | %s | %.1f |\n", x->solver, RES_NAMES[x->res],
+                    x->particles, x->check_title, x->error, shift, x->bar, claim_text(x->claim), result_text(x),
+                    x->wall_s);
+        }
+        /* Failures (once per run) and the solvers' notes (once each). */
+        for (size_t j = i; j < r->count; ++j) {
+            const vrow *x = &r->rows[j];
+            if (strcmp(x->case_name, w->case_name) != 0) continue;
+            int failure_seen = 0, note_seen = 0;
+            for (size_t k = i; k < j; ++k) {
+                const vrow *y = &r->rows[k];
+                if (strcmp(y->case_name, x->case_name) || strcmp(y->solver, x->solver)) continue;
+                failure_seen |= y->res == x->res;
+                note_seen |= strcmp(y->note, x->note) == 0;
+            }
+            if (x->failure[0] && !failure_seen) fprintf(f, "\n- %s (%s): failed: %s\n", x->solver, RES_NAMES[x->res], x->failure);
+            if (x->note[0] && !note_seen) fprintf(f, "\n- %s, %s: %s\n", x->solver, x->check, x->note);
+        }
+        /* Convergence: a check of a solver measured at two or more resolutions. */
+        int header = 0;
+        for (size_t j = i; j < r->count; ++j) {
+            const vrow *x = &r->rows[j];
+            if (strcmp(x->case_name, w->case_name) != 0) continue;
+            const vrow *by[3] = {NULL, NULL, NULL};
+            int n = 0, dup = 0;
+            for (size_t k = i; k < r->count; ++k) {
+                const vrow *y = &r->rows[k];
+                if (strcmp(y->case_name, x->case_name) || strcmp(y->solver, x->solver) || strcmp(y->check, x->check)) continue;
+                if (k < j) dup = 1;
+                if (!by[y->res]) ++n;
+                by[y->res] = y;
+            }
+            if (dup || n < 2) continue;
+            if (!header) {
+                fprintf(f, "\nConvergence (error at each particle spacing; observed order p = log(e1/e2) / log(dx1/dx2) "
+                           "between successive resolutions):\n\n| solver | check | coarse | medium | fine | order |\n"
+                           "|---|---|---|---|---|---|\n");
+                header = 1;
+            }
+            fprintf(f, "| %s | %s |", x->solver, x->check_title);
+            for (int q = 0; q < 3; ++q) {
+                if (by[q])
+                    fprintf(f, " %.4g (dx %.4g) |", by[q]->error, by[q]->spacing);
+                else
+                    fprintf(f, " - |");
+            }
+            char ord[96] = "";
+            for (int q = 0; q < 2; ++q) {
+                const vrow *a = by[q], *b = by[q + 1] ? by[q + 1] : (q == 0 ? by[2] : NULL);
+                if (!a || !b) continue;
+                snprintf(ord + strlen(ord), sizeof ord - strlen(ord), "%s%.2f", ord[0] ? ", " : "",
+                         order(a->error, a->spacing, b->error, b->spacing));
+                if (!by[q + 1]) break;
+            }
+            fprintf(f, " %s |\n", ord[0] ? ord : "-");
+        }
+        fprintf(f, "\n");
+        if (header && plot_convergence(r, i, f, err) < 0) {
+            fclose(f);
+            return err->code;
+        }
+        for (size_t j = i; j < r->count; ++j)
+            if (strcmp(r->rows[j].case_name, w->case_name) == 0 && r->rows[j].plot[0])
+                fprintf(f, "![%s: %s, %s, %s](%s)\n", r->rows[j].case_name, r->rows[j].check, r->rows[j].solver,
+                        RES_NAMES[r->rows[j].res], r->rows[j].plot);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
+    return 0;
+}
+
+int vreport_write(const vreport *r, eddy_error *err)
+{
+    int rc = eddy_output_make_dirs(r->dir, err);
+    if (!rc) rc = write_csv(r, err);
+    if (!rc) rc = write_md(r, err);
+    return rc;
+}
+
+void vreport_print_summary(const vreport *r, FILE *f)
+{
+    fprintf(f, "%-22s %-12s %-7s %-20s %10s %8s %-9s %s\n", "case", "solver", "res", "check", "error", "bar", "expected",
+            "result");
+    for (size_t i = 0; i < r->count; ++i) {
+        const vrow *w = &r->rows[i];
+        fprintf(f, "%-22s %-12s %-7s %-20s %10.4g %8.4g %-9s %s\n", w->case_name, w->solver, RES_NAMES[w->res], w->check,
+                w->error, w->bar, claim_text(w->claim), result_text(w));
+    }
+    fprintf(f, "report: %s/report.md\n", r->dir);
+}

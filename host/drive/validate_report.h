@@ -1,0 +1,52 @@
+/*
+ * host/drive/validate_report.h — the report of `eddy validate` (validate_report.c): per run its series
+ * and plots, and DIR/report.md and DIR/report.csv over every run, with the observed order of
+ * convergence of a check measured at several resolutions.
+ */
+#ifndef EDDY_HOST_VALIDATE_REPORT_H
+#define EDDY_HOST_VALIDATE_REPORT_H
+
+#include <stdio.h>
+
+#include "validate_internal.h"
+
+/* One case through one solver at one resolution. */
+typedef struct vrun {
+    size_t particles;
+    unsigned long long steps;
+    double end_time, wall_s;
+    double error[VMAX_CHECKS], shift[VMAX_CHECKS];
+    vseries series[VMAX_CHECKS]; /* the measured values; the caller frees them */
+    char failure[EDDY_ERROR_MESSAGE_MAX]; /* non-empty: the run failed with this message */
+} vrun;
+
+typedef struct vrow {
+    char case_name[VNAME], title[160], solver[VNAME], check[VNAME], check_title[160];
+    char description[1024];
+    int res;                     /* 0 coarse, 1 medium, 2 fine */
+    double spacing, error, bar, shift, wall_s;
+    size_t particles;
+    unsigned long long steps;
+    claim_kind claim;
+    char note[512], failure[EDDY_ERROR_MESSAGE_MAX], plot[VPATH + 2 * VNAME + 32];
+    int pass;
+} vrow;
+
+typedef struct vreport {
+    char dir[VPATH];
+    vrow *rows;
+    size_t count, cap;
+    int claimed_misses;          /* checks claimed to pass that missed, or claimed cases that failed */
+} vreport;
+
+void vreport_init(vreport *r, const char *dir);
+void vreport_free(vreport *r);
+/* Writes the run's series.csv and plots, adds its rows, prints one line per check (unless quiet). */
+int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const vclaim *claim, const vrun *run,
+                int quiet, eddy_error *err);
+/* DIR/report.md and DIR/report.csv. */
+int vreport_write(const vreport *r, eddy_error *err);
+/* The summary table on `f`. */
+void vreport_print_summary(const vreport *r, FILE *f);
+
+#endif /* EDDY_HOST_VALIDATE_REPORT_H */

@@ -1,0 +1,263 @@
+/*
+ * host/drive/validate_vortex.c — the vortex cases of `eddy validate`: the initial vorticity a scene
+ * cannot state (a thin vortex ring, a Gaussian vortex), put on the particles of a solver that carries a
+ * "vorticity" field (vpm_hybrid), and the measures of those flows (the ring's impulse centroid and
+ * impulse, the vortex's second moment, peak speed and circulation). Each measure is taken relative to
+ * the state at t = 0 (vbaseline) or to the classical result the case's parameters give, so that a case
+ * compares with the value 1.
+ */
+#include "validate_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* Replaces every particle by n particles of material 0: positions pos[3n], volumes V (mass = rho0 V),
+ * vorticity w[3n]; then the solver's fields (the velocity the vorticity induces), as after opening. */
+static int replace_particles(eddy_sim *sim, size_t n, const eddy_real *pos, const double *V, const eddy_real *w,
+                             eddy_error *err)
+{
+    eddy_world *world = sim->world;
+    eddy_particles *p = &world->particles;
+    const int f = eddy_particles_find_field(p, "vorticity");
+    if (f < 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "initial.vortices: solver '%s' has no \"vorticity\" field to put the vortex on",
+                              sim->solver_entry->component->id);
+    uint32_t none = 0;
+    int rc = eddy_particles_gather(p, &none, 0, err);
+    if (!rc) rc = eddy_world_add_particles(world, n, pos, NULL, 0, err);
+    if (rc) return rc;
+    eddy_field_view v = {.size = sizeof v};
+    if ((rc = eddy_world_map_field(world, EDDY_FIELD_MASS, EDDY_MAP_WRITE, &v, err))) return rc;
+    for (size_t i = 0; i < n; ++i) v.data[0][i] = (eddy_real)(world->materials[0].rest_density * V[i]);
+    eddy_world_unmap_field(world, &v);
+    if ((rc = eddy_world_map_field(world, f, EDDY_MAP_WRITE, &v, err))) return rc;
+    for (int a = 0; a < 3 && a < v.components; ++a)
+        for (size_t i = 0; i < n; ++i) v.data[a][i] = w[3 * i + a];
+    eddy_world_unmap_field(world, &v);
+    eddy_error_clear(err);
+    rc = sim->solver_vtable->compute_fields(sim->solver, world, err);
+    return rc ? (err->code ? err->code : rc) : 0;
+}
+
+/* The scene's particle spacing of material 0: (m / rho0)^(1/d). */
+static double spacing(const eddy_world *w)
+{
+    const double v = w->materials[0].particle_mass / w->materials[0].rest_density;
+    return w->dimensions == 3 ? cbrt(v) : sqrt(v);
+}
+
+/* The blob radius sigma: the case's, or the scene's particle spacing. */
+static double blob(const vcase *c, const eddy_world *w)
+{
+    return c->vx_blob >= 0 ? c->vx_blob : spacing(w);
+}
+
+/*
+ * A thin ring of radius R and circulation G in the plane z = 0, moving along +z: a Gaussian core
+ * exp(-s^2 / a_p^2) sampled on a square lattice of the scene's particle spacing dl in every meridian
+ * section out to 2.5 a_p, with 2 pi R / dl sections; each particle's vorticity along the azimuth,
+ * normalised so that every section carries G, and its volume dl^2 r dphi.
+ */
+static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
+{
+    const double R = c->vx_radius, G = c->vx_circulation, ap = c->vx_core, dl = spacing(sim->world);
+    const int K = (int)ceil(2.5 * ap / dl), nphi = (int)lround(2.0 * M_PI * R / dl);
+    double sumw = 0.0;
+    size_t ncs = 0;
+    for (int i = -K; i <= K; ++i)
+        for (int j = -K; j <= K; ++j) {
+            const double s = dl * sqrt((double)(i * i + j * j));
+            if (s > 2.5 * ap) continue;
+            sumw += exp(-s * s / (ap * ap)) * dl * dl;
+            ++ncs;
+        }
+    const size_t n = ncs * (size_t)nphi;
+    eddy_real *pos = malloc(3 * n * sizeof *pos + 1), *w = malloc(3 * n * sizeof *w + 1);
+    double *V = malloc(n * sizeof *V + 1);
+    int rc;
+    if (!pos || !w || !V) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    size_t k = 0;
+    for (int f = 0; f < nphi; ++f) {
+        const double phi = 2.0 * M_PI * f / nphi, cs = cos(phi), sn = sin(phi);
+        for (int i = -K; i <= K; ++i)
+            for (int j = -K; j <= K; ++j) {
+                const double s = dl * sqrt((double)(i * i + j * j));
+                if (s > 2.5 * ap) continue;
+                const double rc_ = R + i * dl, om = G * exp(-s * s / (ap * ap)) / sumw;
+                pos[3 * k] = (eddy_real)(rc_ * cs), pos[3 * k + 1] = (eddy_real)(rc_ * sn);
+                pos[3 * k + 2] = (eddy_real)(j * dl);
+                w[3 * k] = (eddy_real)(-om * sn), w[3 * k + 1] = (eddy_real)(om * cs), w[3 * k + 2] = 0;
+                V[k] = dl * dl * rc_ * 2.0 * M_PI / nphi;
+                ++k;
+            }
+    }
+    rc = replace_particles(sim, n, pos, V, w, err);
+done:
+    free(pos), free(w), free(V);
+    return rc;
+}
+
+/* A 2D Gaussian vortex omega = G / (pi a_p^2) exp(-r^2 / a_p^2) on the material's lattice out to the
+ * case's extent, off the centre (no particle at r = 0), normalised to circulation G. */
+static int lamb_oseen(eddy_sim *sim, const vcase *c, eddy_error *err)
+{
+    const eddy_material *mat = &sim->world->materials[0];
+    const double dl = mat->particle_dist, Vp = mat->particle_mass / mat->rest_density;
+    const double ap = c->vx_core, G = c->vx_circulation, ext = c->vx_radius;
+    const int m = (int)ceil(ext / dl);
+    const size_t cap = (size_t)(2 * m + 1) * (size_t)(2 * m + 1);
+    eddy_real *pos = calloc(3 * cap, sizeof *pos), *w = calloc(3 * cap, sizeof *w);
+    double *V = malloc(cap * sizeof *V), sum = 0;
+    int rc;
+    if (!pos || !w || !V) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    for (int i = -m; i <= m; ++i)
+        for (int j = -m; j <= m; ++j) {
+            const double x = (i + 0.5) * dl, y = (j + 0.5) * dl;
+            if (x * x + y * y > ext * ext) continue;
+            pos[3 * n] = (eddy_real)x, pos[3 * n + 1] = (eddy_real)y;
+            w[3 * n + 2] = (eddy_real)(G / (M_PI * ap * ap) * exp(-(x * x + y * y) / (ap * ap)));
+            sum += w[3 * n + 2] * Vp;
+            V[n++] = Vp;
+        }
+    for (size_t i = 0; i < n; ++i) w[3 * i + 2] = (eddy_real)(w[3 * i + 2] * G / sum);
+    rc = replace_particles(sim, n, pos, V, w, err);
+done:
+    free(pos), free(w), free(V);
+    return rc;
+}
+
+int vinitial_vortices(eddy_sim *sim, const vcase *c, eddy_error *err)
+{
+    return c->vortices == 1 ? ring(sim, c, err) : c->vortices == 2 ? lamb_oseen(sim, c, err) : 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Measures                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The particles' vorticity times volume (alpha), component a; NULL without a vorticity field. */
+static const eddy_real *vorticity(const eddy_frame *fr, int a)
+{
+    const eddy_particles *p = &fr->world->particles;
+    const int f = eddy_particles_find_field(p, "vorticity");
+    return f < 0 ? NULL : eddy_particles_field(p, f, a);
+}
+
+static double volume(const eddy_frame *fr, size_t i)
+{
+    const eddy_world *w = fr->world;
+    return (double)w->particles.mass[i] / w->materials[w->particles.material[i]].rest_density;
+}
+
+/* A ring: Z = sum z alpha_theta r / sum alpha_theta r (the impulse centroid) and the impulse
+ * I = (1/2) sum x x alpha. */
+static int ring_state(const eddy_frame *fr, double *Z, double I[3])
+{
+    const eddy_particles *p = &fr->world->particles;
+    const eddy_real *wx = vorticity(fr, 0), *wy = vorticity(fr, 1), *wz = vorticity(fr, 2);
+    if (!wx || !wy || !wz) return -1;
+    double sz = 0, sw = 0;
+    I[0] = I[1] = I[2] = 0;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const size_t i = fr->order[o];
+        const double V = volume(fr, i);
+        const double a[3] = {wx[i] * V, wy[i] * V, wz[i] * V}, x[3] = {p->x[i], p->y[i], p->z[i]};
+        const double r = hypot(x[0], x[1]);
+        if (r == 0) continue;
+        const double ath = (x[0] * a[1] - x[1] * a[0]) / r;
+        sz += x[2] * ath * r;
+        sw += ath * r;
+        I[0] += 0.5 * (x[1] * a[2] - x[2] * a[1]);
+        I[1] += 0.5 * (x[2] * a[0] - x[0] * a[2]);
+        I[2] += 0.5 * (x[0] * a[1] - x[1] * a[0]);
+    }
+    *Z = sw != 0 ? sz / sw : NAN;
+    return 0;
+}
+
+/* A 2D vortex: circulation G = sum alpha_z, second moment m2 = sum alpha |x - centroid|^2 / G, the
+ * largest particle speed. */
+static int vortex_state(const eddy_frame *fr, double *G, double *m2, double *vmax)
+{
+    const eddy_particles *p = &fr->world->particles;
+    const eddy_real *wz = vorticity(fr, 2);
+    if (!wz) return -1;
+    double g = 0, cx = 0, cy = 0, s = 0, v = 0;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const size_t i = fr->order[o];
+        const double a = wz[i] * volume(fr, i);
+        g += a, cx += a * p->x[i], cy += a * p->y[i];
+    }
+    if (g == 0) return -1;
+    cx /= g, cy /= g;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const size_t i = fr->order[o];
+        const double a = wz[i] * volume(fr, i);
+        s += a * ((p->x[i] - cx) * (p->x[i] - cx) + (p->y[i] - cy) * (p->y[i] - cy));
+        v = fmax(v, hypot(p->vx[i], p->vy[i]));
+    }
+    *G = g, *m2 = s / g, *vmax = v;
+    return 0;
+}
+
+void vbaseline_take(vbaseline *b, const vcase *c, const eddy_frame *fr)
+{
+    if (c->vortices == 1 && ring_state(fr, &b->ring_z, b->impulse) == 0) b->have_ring = 1;
+    double vmax;
+    if (c->vortices == 2 && vortex_state(fr, &b->circulation, &b->m2, &vmax) == 0) b->have_vortex = 1;
+}
+
+/* Kelvin's thin-ring speed with Saffman's (1970) constant for a Gaussian core: U = G / (4 pi R)
+ * (ln(8 R / a) - 0.558), a^2 = a_p^2 + 2 sigma^2 the core of the sampled Gaussian smoothed by the
+ * particles' Gaussian blobs of radius sigma. */
+static double saffman_speed(const vcase *c, const eddy_world *w)
+{
+    const double sg = blob(c, w), a = sqrt(c->vx_core * c->vx_core + 2 * sg * sg);
+    return c->vx_circulation / (4 * M_PI * c->vx_radius) * (log(8 * c->vx_radius / a) - 0.558);
+}
+
+double vmeasure_vortex(const vcheck *ck, const vcase *c, const vbaseline *b, const eddy_frame *fr)
+{
+    const double t = fr->time;
+    if (ck->measure == M_RING_SPEED || ck->measure == M_RING_TRAVEL || ck->measure == M_RING_IMPULSE) {
+        double Z, I[3];
+        if (!b->have_ring || ring_state(fr, &Z, I)) return NAN;
+        if (ck->measure == M_RING_TRAVEL) return (Z - b->ring_z) / c->vx_radius;
+        if (ck->measure == M_RING_SPEED) return t > 0 ? (Z - b->ring_z) / t / saffman_speed(c, fr->world) : NAN;
+        const double d[3] = {I[0] - b->impulse[0], I[1] - b->impulse[1], I[2] - b->impulse[2]};
+        return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / fabs(b->impulse[2]);
+    }
+    double G, m2, vmax;
+    if (!b->have_vortex || vortex_state(fr, &G, &m2, &vmax)) return NAN;
+    const eddy_world *w = fr->world;
+    const double nu = eddy_param_get(&w->materials[0].params, "viscosity", NAN) / w->materials[0].rest_density;
+    /* The blobs add 2 sigma^2 to the second moment of the field they carry, at all times. */
+    const double sg = blob(c, w), d0sq = b->m2 + 2 * sg * sg, dsq = d0sq + 4 * nu * t;
+    switch (ck->measure) {
+    case M_VORTEX_GROWTH:
+        return t > 0 ? (m2 - b->m2) / (4 * nu * t) : NAN;
+    case M_VORTEX_CORE:
+        return (m2 + 2 * sg * sg) / dsq;
+    case M_VORTEX_PEAK:
+        return vmax / (0.63817 * b->circulation / (2 * M_PI * sqrt(dsq)));
+    case M_CIRCULATION:
+        return G / b->circulation;
+    default:
+        return NAN;
+    }
+}
