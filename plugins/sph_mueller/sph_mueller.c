@@ -173,113 +173,118 @@ static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *c, floa
     return w;
 }
 
-static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
+/* What the force pass's cells read. */
+typedef struct force_ctx {
+    const eddy_solver *s;
+    const eddy_world *w;
+    const eddy_particles *p;
+    const eddy_grid *g;
+    eddy_kernels k;
+    float *ax, *ay, *az;
+} force_ctx;
+
+/* One cell of the force pass (eddy_sph_cell_pass); *amax2 the thread's largest |a|^2. */
+static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
 {
-    const eddy_grid *g = &w->grid;
-    eddy_particles *p = &w->particles;
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    const force_ctx *fc = ctx;
+    const eddy_solver *s = fc->s;
+    const eddy_world *w = fc->w;
+    const eddy_particles *p = fc->p;
+    const eddy_grid *g = fc->g;
+    const eddy_kernels k = fc->k;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
-    float *ax = eddy_particles_field(p, s->acceleration, 0);
-    float *ay = eddy_particles_field(p, s->acceleration, 1);
-    float *az = eddy_particles_field(p, s->acceleration, 2);
-    const long long cells = (long long)g->occupied_count;
-    float amax2 = 0.0f;
-    int failed = 0;
-#pragma omp parallel reduction(max : amax2) reduction(| : failed)
-    {
-        eddy_sph_candidates cand = eddy_sph_candidates_make(C_EXTRA), near = eddy_sph_candidates_make(C_EXTRA);
-#pragma omp for schedule(dynamic, 8)
-        for (long long ci = 0; ci < cells; ++ci) {
-            const uint32_t c = g->occupied[ci];
-            if (failed || eddy_sph_gather(&cand, g, p, c)) {
-                failed = 1;
-                continue;
-            }
-            eddy_sph_gather_field(&cand, C_VX, vx);
-            eddy_sph_gather_field(&cand, C_VY, vy);
-            eddy_sph_gather_field(&cand, C_VZ, vz);
-            eddy_sph_gather_field(&cand, C_PRESSURE, pres);
-            eddy_sph_gather_field(&cand, C_VOLUME, s->volume);
-            eddy_sph_gather_field(&cand, C_RHO, rho);
-            eddy_sph_gather_table(&cand, C_GSCALE, s->mat.gradient_scale, mat);
-            eddy_sph_gather_table(&cand, C_VISC, s->mat.viscosity, mat);
-            const size_t nc = cand.count;
-            const float *cx = cand.x, *cy = cand.y, *cz = cand.z;
-            const float *cvx = cand.extra[C_VX], *cvy = cand.extra[C_VY], *cvz = cand.extra[C_VZ];
-            const float *cpr = cand.extra[C_PRESSURE], *cvol = cand.extra[C_VOLUME];
-            const float *cgs = cand.extra[C_GSCALE], *cmu = cand.extra[C_VISC];
-            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-                if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
-                const float xi = x[i], yi = y[i], zi = z[i];
-                const float vxi = vx[i], vyi = vy[i], vzi = vz[i];
-                const float inv_rho_i = 1.0f / rho[i];
-                /* Pairs closer than tiny2 are the particle itself (or coincident particles): no
-                 * direction. */
-                const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
-                                     .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
-                                     .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
-                float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
+    float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
+    eddy_sph_gather_field(cand, C_VX, vx);
+    eddy_sph_gather_field(cand, C_VY, vy);
+    eddy_sph_gather_field(cand, C_VZ, vz);
+    eddy_sph_gather_field(cand, C_PRESSURE, pres);
+    eddy_sph_gather_field(cand, C_VOLUME, s->volume);
+    eddy_sph_gather_field(cand, C_RHO, rho);
+    eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
+    eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
+    const size_t nc = cand->count;
+    const float *cx = cand->x, *cy = cand->y, *cz = cand->z;
+    const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
+    const float *cpr = cand->extra[C_PRESSURE], *cvol = cand->extra[C_VOLUME];
+    const float *cgs = cand->extra[C_GSCALE], *cmu = cand->extra[C_VISC];
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
+        const float xi = x[i], yi = y[i], zi = z[i];
+        const float vxi = vx[i], vyi = vy[i], vzi = vz[i];
+        const float inv_rho_i = 1.0f / rho[i];
+        /* Pairs closer than tiny2 are the particle itself (or coincident particles): no
+         * direction. */
+        const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
+                             .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
+                             .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
+        float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
 #pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
-                for (size_t q = 0; q < nc; ++q) {
-                    const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-                    const pair_w pw = pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
-                    px += pw.fp * dx;
-                    py += pw.fp * dy;
-                    pz += pw.fp * dz;
-                    fx += pw.fv * (cvx[q] - vxi);
-                    fy += pw.fv * (cvy[q] - vyi);
-                    fz += pw.fv * (cvz[q] - vzi);
-                }
-                /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
-                eddy_sph_image img[EDDY_MAX_MIRRORS];
-                const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
-                if (nimg && eddy_sph_select(&cand, xi, yi, zi, k.h2, &near)) {
-                    failed = 1;
-                    break;
-                }
-                /* The ghosts are images of the candidates within h: loop over those only. */
-                const size_t nn = nimg ? near.count : 0;
-                const float *nx = near.x, *ny = near.y, *nz = near.z;
-                const float *nvx = near.extra[C_VX], *nvy = near.extra[C_VY], *nvz = near.extra[C_VZ];
-                const float *npr = near.extra[C_PRESSURE], *nvol = near.extra[C_VOLUME], *nrho = near.extra[C_RHO];
-                const float *ngs = near.extra[C_GSCALE], *nmu = near.extra[C_VISC];
-                for (int mi = 0; mi < nimg; ++mi) {
-                    const eddy_sph_image gi = img[mi];
-                    float gx = 0.0f, gy = 0.0f, gz = 0.0f, hx = 0.0f, hy = 0.0f, hz = 0.0f;
-#pragma omp simd reduction(+ : gx, gy, gz, hx, hy, hz)
-                    for (size_t q = 0; q < nn; ++q) {
-                        float ex, ey, ez, gvx, gvy, gvz;
-                        eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
-                        eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
-                        const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                        const pair_w pw = pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
-                        gx += pw.fp * ex;
-                        gy += pw.fp * ey;
-                        gz += pw.fp * ez;
-                        hx += pw.fv * (gvx - vxi);
-                        hy += pw.fv * (gvy - vyi);
-                        hz += pw.fv * (gvz - vzi);
-                    }
-                    px += gx;
-                    py += gy;
-                    pz += gz;
-                    fx += hx;
-                    fy += hy;
-                    fz += hz;
-                }
-                ax[i] = px + fx * inv_rho_i;
-                ay[i] = py + fy * inv_rho_i;
-                az[i] = pz + fz * inv_rho_i;
-                float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
-                amax2 = a2 > amax2 ? a2 : amax2;
-            }
+        for (size_t q = 0; q < nc; ++q) {
+            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+            const pair_w pw = pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
+            px += pw.fp * dx;
+            py += pw.fp * dy;
+            pz += pw.fp * dz;
+            fx += pw.fv * (cvx[q] - vxi);
+            fy += pw.fv * (cvy[q] - vyi);
+            fz += pw.fv * (cvz[q] - vzi);
         }
-        eddy_sph_candidates_free(&cand);
-        eddy_sph_candidates_free(&near);
+        /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
+        if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
+        /* The ghosts are images of the candidates within h: loop over those only. */
+        const size_t nn = nimg ? near->count : 0;
+        const float *nx = near->x, *ny = near->y, *nz = near->z;
+        const float *nvx = near->extra[C_VX], *nvy = near->extra[C_VY], *nvz = near->extra[C_VZ];
+        const float *npr = near->extra[C_PRESSURE], *nvol = near->extra[C_VOLUME], *nrho = near->extra[C_RHO];
+        const float *ngs = near->extra[C_GSCALE], *nmu = near->extra[C_VISC];
+        for (int mi = 0; mi < nimg; ++mi) {
+            const eddy_sph_image gi = img[mi];
+            float gx = 0.0f, gy = 0.0f, gz = 0.0f, hx = 0.0f, hy = 0.0f, hz = 0.0f;
+#pragma omp simd reduction(+ : gx, gy, gz, hx, hy, hz)
+            for (size_t q = 0; q < nn; ++q) {
+                float ex, ey, ez, gvx, gvy, gvz;
+                eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
+                eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
+                const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
+                const pair_w pw = pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
+                gx += pw.fp * ex;
+                gy += pw.fp * ey;
+                gz += pw.fp * ez;
+                hx += pw.fv * (gvx - vxi);
+                hy += pw.fv * (gvy - vyi);
+                hz += pw.fv * (gvz - vzi);
+            }
+            px += gx;
+            py += gy;
+            pz += gz;
+            fx += hx;
+            fy += hy;
+            fz += hz;
+        }
+        ax[i] = px + fx * inv_rho_i;
+        ay[i] = py + fy * inv_rho_i;
+        az[i] = pz + fz * inv_rho_i;
+        float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
+        *amax2 = a2 > *amax2 ? a2 : *amax2;
     }
-    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    return 0;
+}
+
+static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    force_ctx fc = {.s = s, .w = w, .p = p, .g = &w->grid,
+                    .k = eddy_kernels_make(w->smoothing_radius, w->dimensions),
+                    .ax = eddy_particles_field(p, s->acceleration, 0),
+                    .ay = eddy_particles_field(p, s->acceleration, 1),
+                    .az = eddy_particles_field(p, s->acceleration, 2)};
+    float amax2 = 0.0f;
+    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell, &fc, &amax2))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     s->max_accel = sqrtf(amax2);
     return EDDY_OK;
 }

@@ -311,144 +311,143 @@ static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, flo
 /* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
 enum { C_VX, C_VY, C_VZ, C_RHO, C_PRESSURE, C_PR2, C_VOL, C_VISC, C_SOUND, C_GSCALE, C_EXTRA };
 
-static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
+/* What the force pass's cells read. */
+typedef struct force_ctx {
+    const eddy_solver *s;
+    const eddy_world *w;
+    float *ax, *ay, *az;
+} force_ctx;
+
+/* One cell of the force pass (eddy_sph_cell_pass); *amax2 the thread's largest |a|^2. */
+static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
 {
+    const force_ctx *fc = ctx;
+    const eddy_solver *s = fc->s;
+    const eddy_world *w = fc->w;
     const eddy_grid *g = &w->grid;
-    eddy_particles *p = &w->particles;
+    const eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure, *mass = p->mass;
     const uint32_t *mat = p->material;
-    float *ax = eddy_particles_field(p, s->acceleration, 0);
-    float *ay = eddy_particles_field(p, s->acceleration, 1);
-    float *az = eddy_particles_field(p, s->acceleration, 2);
+    float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
     const int mirrors = s->boundary == BOUNDARY_MIRROR;
     const int dims = w->dimensions;
     const eddy_boundaries *b = &w->boundaries;
-    const long long cells = (long long)g->occupied_count;
-    float amax2 = 0.0f;
-    int failed = 0;
-#pragma omp parallel reduction(max : amax2) reduction(| : failed)
-    {
-        eddy_sph_candidates cand = eddy_sph_candidates_make(C_EXTRA), near = eddy_sph_candidates_make(C_EXTRA);
-#pragma omp for schedule(dynamic, 8)
-        for (long long ci = 0; ci < cells; ++ci) {
-            const uint32_t c = g->occupied[ci];
-            if (failed || eddy_sph_gather(&cand, g, p, c)) {
-                failed = 1;
-                continue;
-            }
-            eddy_sph_gather_field(&cand, C_VX, vx);
-            eddy_sph_gather_field(&cand, C_VY, vy);
-            eddy_sph_gather_field(&cand, C_VZ, vz);
-            eddy_sph_gather_field(&cand, C_RHO, rho);
-            eddy_sph_gather_field(&cand, C_PRESSURE, pres);
-            /* p_j / rho_j^2 and m_j / rho_j once per candidate instead of once per pair. */
-            for (size_t q = 0; q < cand.count; ++q) {
-                const float rj = cand.extra[C_RHO][q];
-                cand.extra[C_PR2][q] = cand.extra[C_PRESSURE][q] / (rj * rj);
-                cand.extra[C_VOL][q] = cand.m[q] / rj;
-            }
-            eddy_sph_gather_table(&cand, C_VISC, s->mat.viscosity, mat);
-            eddy_sph_gather_table(&cand, C_SOUND, s->sound_speed, mat);
-            eddy_sph_gather_table(&cand, C_GSCALE, s->mat.gradient_scale, mat);
-            const size_t nc = cand.count;
-            const float *cx = cand.x, *cy = cand.y, *cz = cand.z, *cm = cand.m;
-            const float *cvx = cand.extra[C_VX], *cvy = cand.extra[C_VY], *cvz = cand.extra[C_VZ];
-            const float *crho = cand.extra[C_RHO], *cmu = cand.extra[C_VISC];
-            const float *ccs = cand.extra[C_SOUND], *cgs = cand.extra[C_GSCALE];
-            const float *cpr2 = cand.extra[C_PR2], *cvol = cand.extra[C_VOL];
-            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-                if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
-                const uint32_t m = mat[i];
-                const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cg = k.spiky_grad,
-                                     .cv = k.visc_lap, .pi_over_rho2 = pres[i] / (rho[i] * rho[i]),
-                                     .rho_i = rho[i], .inv_rho_i = 1.0f / rho[i], .mu_i = s->mat.viscosity[m],
-                                     .gscale_i = s->mat.gradient_scale[m], .c_i = s->sound_speed[m],
-                                     .alpha = s->alpha, .hs = 0.5f * k.h};
-                const float xi = x[i], yi = y[i], zi = z[i], vxi = vx[i], vyi = vy[i], vzi = vz[i];
-                float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    eddy_sph_gather_field(cand, C_VX, vx);
+    eddy_sph_gather_field(cand, C_VY, vy);
+    eddy_sph_gather_field(cand, C_VZ, vz);
+    eddy_sph_gather_field(cand, C_RHO, rho);
+    eddy_sph_gather_field(cand, C_PRESSURE, pres);
+    /* p_j / rho_j^2 and m_j / rho_j once per candidate instead of once per pair. */
+    for (size_t q = 0; q < cand->count; ++q) {
+        const float rj = cand->extra[C_RHO][q];
+        cand->extra[C_PR2][q] = cand->extra[C_PRESSURE][q] / (rj * rj);
+        cand->extra[C_VOL][q] = cand->m[q] / rj;
+    }
+    eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
+    eddy_sph_gather_table(cand, C_SOUND, s->sound_speed, mat);
+    eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
+    const size_t nc = cand->count;
+    const float *cx = cand->x, *cy = cand->y, *cz = cand->z, *cm = cand->m;
+    const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
+    const float *crho = cand->extra[C_RHO], *cmu = cand->extra[C_VISC];
+    const float *ccs = cand->extra[C_SOUND], *cgs = cand->extra[C_GSCALE];
+    const float *cpr2 = cand->extra[C_PR2], *cvol = cand->extra[C_VOL];
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
+        const uint32_t m = mat[i];
+        const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cg = k.spiky_grad,
+                             .cv = k.visc_lap, .pi_over_rho2 = pres[i] / (rho[i] * rho[i]),
+                             .rho_i = rho[i], .inv_rho_i = 1.0f / rho[i], .mu_i = s->mat.viscosity[m],
+                             .gscale_i = s->mat.gradient_scale[m], .c_i = s->sound_speed[m],
+                             .alpha = s->alpha, .hs = 0.5f * k.h};
+        const float xi = x[i], yi = y[i], zi = z[i], vxi = vx[i], vyi = vy[i], vzi = vz[i];
+        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
 #pragma omp simd reduction(+ : sx, sy, sz)
-                for (size_t q = 0; q < nc; ++q) {
-                    const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-                    const float dvx = vxi - cvx[q], dvy = vyi - cvy[q], dvz = vzi - cvz[q];
-                    const pair_w pw = pair(&pc, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
-                                           cgs[q]);
-                    sx += pw.fg * dx - pw.fv * dvx;
-                    sy += pw.fg * dy - pw.fv * dvy;
-                    sz += pw.fg * dz - pw.fv * dvz;
-                }
-                float acc[3] = {sx, sy, sz};
-                if (mirrors) {
-                    /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
-                    eddy_sph_image img[EDDY_MAX_MIRRORS];
-                    const int nimg = eddy_sph_images(b, w->gravity, k.h, xi, yi, zi, img);
-                    if (nimg && eddy_sph_select(&cand, xi, yi, zi, k.h2, &near)) {
-                        failed = 1;
-                        break;
-                    }
-                    /* The ghosts are images of the candidates within h: loop over those only. */
-                    const size_t nn = nimg ? near.count : 0;
-                    const float *nx = near.x, *ny = near.y, *nz = near.z, *nm = near.m;
-                    const float *nvx = near.extra[C_VX], *nvy = near.extra[C_VY], *nvz = near.extra[C_VZ];
-                    const float *nrho = near.extra[C_RHO], *npr = near.extra[C_PRESSURE], *nvol = near.extra[C_VOL];
-                    const float *nmu = near.extra[C_VISC], *ncs = near.extra[C_SOUND], *ngs = near.extra[C_GSCALE];
-                    for (int mi = 0; mi < nimg; ++mi) {
-                        const eddy_sph_image gi = img[mi];
-                        float gx = 0.0f, gy = 0.0f, gz = 0.0f;
+        for (size_t q = 0; q < nc; ++q) {
+            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+            const float dvx = vxi - cvx[q], dvy = vyi - cvy[q], dvz = vzi - cvz[q];
+            const pair_w pw = pair(&pc, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
+                                   cgs[q]);
+            sx += pw.fg * dx - pw.fv * dvx;
+            sy += pw.fg * dy - pw.fv * dvy;
+            sz += pw.fg * dz - pw.fv * dvz;
+        }
+        float acc[3] = {sx, sy, sz};
+        if (mirrors) {
+            /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
+            eddy_sph_image img[EDDY_MAX_MIRRORS];
+            const int nimg = eddy_sph_images(b, w->gravity, k.h, xi, yi, zi, img);
+            if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
+            /* The ghosts are images of the candidates within h: loop over those only. */
+            const size_t nn = nimg ? near->count : 0;
+            const float *nx = near->x, *ny = near->y, *nz = near->z, *nm = near->m;
+            const float *nvx = near->extra[C_VX], *nvy = near->extra[C_VY], *nvz = near->extra[C_VZ];
+            const float *nrho = near->extra[C_RHO], *npr = near->extra[C_PRESSURE], *nvol = near->extra[C_VOL];
+            const float *nmu = near->extra[C_VISC], *ncs = near->extra[C_SOUND], *ngs = near->extra[C_GSCALE];
+            for (int mi = 0; mi < nimg; ++mi) {
+                const eddy_sph_image gi = img[mi];
+                float gx = 0.0f, gy = 0.0f, gz = 0.0f;
 #pragma omp simd reduction(+ : gx, gy, gz)
-                        for (size_t q = 0; q < nn; ++q) {
-                            float ex, ey, ez, gvx, gvy, gvz;
-                            eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
-                            eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
-                            const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                            const float dvx = vxi - gvx, dvy = vyi - gvy, dvz = vzi - gvz;
-                            const pair_w pw = pair(&pc, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
-                                                   nvol[q], dvx, dvy, dvz, nmu[q], ncs[q], ngs[q]);
-                            gx += pw.fg * ex - pw.fv * dvx;
-                            gy += pw.fg * ey - pw.fv * dvy;
-                            gz += pw.fg * ez - pw.fv * dvz;
-                        }
-                        acc[0] += gx;
-                        acc[1] += gy;
-                        acc[2] += gz;
-                    }
-                } else {
-                    /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
-                    const float pos[3] = {xi, yi, zi}, vi[3] = {vxi, vyi, vzi};
-                    const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
-                    for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
-                        const eddy_collider *col = &b->colliders[cidx];
-                        float n[3];
-                        const float dist = eddy_collider_distance(col, dims, pos, n);
-                        if (!(dist < k.h)) continue;
-                        /* A particle already across the wall is projected back by the contact
-                         * response; its virtual partner sits at the smallest distance that still has
-                         * a direction. */
-                        const float dd = dist > 1e-3f * k.h ? dist : 1e-3f * k.h;
-                        float vrel = 0.0f;
-                        for (int a = 0; a < 3; ++a) vrel += (vi[a] - col->velocity[a]) * n[a];
-                        /* Only the normal part of the viscous force: the fluid slides along the wall. */
-                        const float e[3] = {dd * n[0], dd * n[1], dd * n[2]};
-                        const float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
-                        const float rho_b = s->mat.rest_density[m];
-                        const pair_w pw = pair(&pc, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
-                                               mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
-                                               s->sound_speed[m], s->mat.gradient_scale[m]);
-                        for (int a = 0; a < 3; ++a) acc[a] += pw.fg * e[a] - pw.fv * dv[a];
-                    }
+                for (size_t q = 0; q < nn; ++q) {
+                    float ex, ey, ez, gvx, gvy, gvz;
+                    eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
+                    eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
+                    const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
+                    const float dvx = vxi - gvx, dvy = vyi - gvy, dvz = vzi - gvz;
+                    const pair_w pw = pair(&pc, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
+                                           nvol[q], dvx, dvy, dvz, nmu[q], ncs[q], ngs[q]);
+                    gx += pw.fg * ex - pw.fv * dvx;
+                    gy += pw.fg * ey - pw.fv * dvy;
+                    gz += pw.fg * ez - pw.fv * dvz;
                 }
-                ax[i] = acc[0];
-                ay[i] = acc[1];
-                az[i] = acc[2];
-                const float a2 = acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2];
-                amax2 = a2 > amax2 ? a2 : amax2;
+                acc[0] += gx;
+                acc[1] += gy;
+                acc[2] += gz;
+            }
+        } else {
+            /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
+            const float pos[3] = {xi, yi, zi}, vi[3] = {vxi, vyi, vzi};
+            const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
+            for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
+                const eddy_collider *col = &b->colliders[cidx];
+                float n[3];
+                const float dist = eddy_collider_distance(col, dims, pos, n);
+                if (!(dist < k.h)) continue;
+                /* A particle already across the wall is projected back by the contact
+                 * response; its virtual partner sits at the smallest distance that still has
+                 * a direction. */
+                const float dd = dist > 1e-3f * k.h ? dist : 1e-3f * k.h;
+                float vrel = 0.0f;
+                for (int a = 0; a < 3; ++a) vrel += (vi[a] - col->velocity[a]) * n[a];
+                /* Only the normal part of the viscous force: the fluid slides along the wall. */
+                const float e[3] = {dd * n[0], dd * n[1], dd * n[2]};
+                const float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
+                const float rho_b = s->mat.rest_density[m];
+                const pair_w pw = pair(&pc, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
+                                       mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
+                                       s->sound_speed[m], s->mat.gradient_scale[m]);
+                for (int a = 0; a < 3; ++a) acc[a] += pw.fg * e[a] - pw.fv * dv[a];
             }
         }
-        eddy_sph_candidates_free(&cand);
-        eddy_sph_candidates_free(&near);
+        ax[i] = acc[0];
+        ay[i] = acc[1];
+        az[i] = acc[2];
+        const float a2 = acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2];
+        *amax2 = a2 > *amax2 ? a2 : *amax2;
     }
-    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    return 0;
+}
+
+static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    force_ctx fc = {.s = s, .w = w, .ax = eddy_particles_field(p, s->acceleration, 0),
+                    .ay = eddy_particles_field(p, s->acceleration, 1), .az = eddy_particles_field(p, s->acceleration, 2)};
+    float amax2 = 0.0f;
+    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell, &fc, &amax2))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     s->max_accel = sqrtf(amax2);
     return EDDY_OK;
 }

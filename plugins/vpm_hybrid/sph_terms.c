@@ -35,10 +35,14 @@
  *         + sum_j mu_ij (v_j - v_i) lap W_visc(r_ij) / (n_j rho_i)
  * with the walls' mirror ghosts (hydrostatic pressure continuation, free-slip velocity), as in tait.
  *
- * Every sum is a gather over the grid's cell ranges in their fixed order: bit-identical for any number
- * of threads.
+ * Every sum runs over the toolkit's per-cell candidates (eddy_sph_gather, <eddy_sph/sph.h>) in the
+ * grid's fixed order, mirrors one SIMD loop each over the candidates within h (eddy_sph_select):
+ * bit-identical for any number of threads. Tracers are dropped from the candidates (drop_tracers), and
+ * the loops have no branch.
  */
 #include "vpm_hybrid.h"
+
+#include <eddy_sph/sph.h>
 
 #include <float.h>
 #include <math.h>
@@ -68,8 +72,63 @@ static inline int is_tracer(const eddy_solver *s, uint32_t m)
     return m == s->tracer;
 }
 
-void vpm_density(eddy_solver *s, eddy_world *w)
+/* What every pass's cells read. */
+typedef struct vpm_pass {
+    eddy_solver *s;
+    eddy_world *w;
+    const vpm_terms *t;
+    float *v[3]; /* the tracers' velocity */
+} vpm_pass;
+
+/* A cell of tracers only (most of a tank of them) needs no candidates for the fluid's sums... */
+static int wants_fluid(void *ctx, uint32_t c)
 {
+    const vpm_pass *vp = ctx;
+    const eddy_grid *g = &vp->w->grid;
+    const uint32_t *mat = vp->w->particles.material;
+    int fluid = 0;
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) fluid |= !is_tracer(vp->s, mat[i]);
+    return fluid;
+}
+
+/* ...and a cell without tracers none for theirs. */
+static int wants_tracer(void *ctx, uint32_t c)
+{
+    const vpm_pass *vp = ctx;
+    const eddy_grid *g = &vp->w->grid;
+    const uint32_t *mat = vp->w->particles.material;
+    int tracer = 0;
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) tracer |= is_tracer(vp->s, mat[i]);
+    return tracer;
+}
+
+/* Drops the tracers from the candidates and sets the fluid's weight to 1 (the number density sums
+ * kernels, not masses). Dropped, not masked with weight 0: the SIMD sums' order depends on the
+ * candidates' positions in the buffer, and the fluid's motion must not depend on where tracers are
+ * (test vpm_hybrid_tracers_are_passive compares the drop with dense and sparse tracers bit for bit).
+ * Call before gathering any solver array. */
+static void drop_tracers(const eddy_solver *s, const uint32_t *mat, eddy_sph_candidates *c)
+{
+    size_t k = 0;
+    for (size_t q = 0; q < c->count; ++q) {
+        const uint32_t j = c->index[q];
+        if (is_tracer(s, mat[j])) continue;
+        c->x[k] = c->x[q];
+        c->y[k] = c->y[q];
+        c->z[k] = c->z[q];
+        c->m[k] = 1.0f;
+        c->index[k] = j;
+        ++k;
+    }
+    c->count = k;
+}
+
+static int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
+{
+    const vpm_pass *vp = ctx;
+    eddy_solver *s = vp->s;
+    eddy_world *w = vp->w;
+    (void)amax2;
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
@@ -78,77 +137,133 @@ void vpm_density(eddy_solver *s, eddy_world *w)
     const uint32_t *mat = p->material;
     float *rho = p->density, *pres = p->pressure;
     float *num = eddy_particles_field(p, s->f_number, 0);
-    const long long cells = (long long)g->occupied_count;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            const uint32_t m = mat[i];
-            if (is_tracer(s, m)) {
-                num[i] = 0.0f;
-                rho[i] = s->rest_density[m];
-                pres[i] = 0.0f;
-                continue;
-            }
-            const float xi = x[i], yi = y[i], zi = z[i];
-            const float pos[3] = {xi, yi, zi};
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            const int nmir = eddy_boundaries_mirrors(&w->boundaries, w->gravity, k.h, pos, mirror);
-            float sum = 0.0f;
-            for (int q = 0; q < nr; ++q) {
-                const float sx = xi - r[q].shift[0], sy = yi - r[q].shift[1], sz = zi - r[q].shift[2];
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    if (is_tracer(s, mat[j])) continue;
-                    const float dx = sx - x[j], dy = sy - y[j], dz = sz - z[j];
-                    const float d = h2 - (dx * dx + dy * dy + dz * dz);
-                    if (!(d > 0.0f)) continue; /* its ghosts are out of reach too (boundary.h) */
-                    sum += d * d * d;
-                    const float xj[3] = {x[j] + r[q].shift[0], y[j] + r[q].shift[1], z[j] + r[q].shift[2]};
-                    for (int mi = 0; mi < nmir; ++mi) {
-                        float gp[3];
-                        eddy_mirror_point(&mirror[mi], xj, gp);
-                        const float ex = xi - gp[0], ey = yi - gp[1], ez = zi - gp[2];
-                        const float e = h2 - (ex * ex + ey * ey + ez * ez);
-                        if (e > 0.0f) sum += e * e * e;
-                    }
-                }
-            }
-            const float n = k.poly6 * sum + s->self_number[m];
-            num[i] = n;
-            rho[i] = mass[i] * n;
-            const float pr = s->stiffness[m] * (rho[i] - s->rest_density[m]);
-            pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
+    drop_tracers(s, mat, cand);
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        const uint32_t m = mat[i];
+        if (is_tracer(s, m)) {
+            num[i] = 0.0f;
+            rho[i] = s->rest_density[m];
+            pres[i] = 0.0f;
+            continue;
         }
+        const float xi = x[i], yi = y[i], zi = z[i];
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
+        float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
+        if (nimg) {
+            if (eddy_sph_select(cand, xi, yi, zi, h2, near)) return -1;
+            sum += eddy_sph_density_ghosts(near, h2, img, nimg);
+        }
+        const float n = k.poly6 * sum + s->self_number[m];
+        num[i] = n;
+        rho[i] = mass[i] * n;
+        const float pr = s->stiffness[m] * (rho[i] - s->rest_density[m]);
+        pres[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
     }
+    return 0;
 }
 
-/* What one gather needs to know about particle i. */
+int vpm_density(eddy_solver *s, eddy_world *w)
+{
+    vpm_pass vp = {.s = s, .w = w};
+    return eddy_sph_cell_pass(&w->grid, &w->particles, 0, wants_fluid, density_cell, &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
+                                                                                                 : EDDY_OK;
+}
+
+/* The solver arrays the terms pass gathers per candidate. */
+enum { C_N, C_P, C_VX, C_VY, C_VZ, C_A, C_V, C_MU, C_GS, C_NU, C_WX, C_WY, C_WZ, C_RB, C_COUNT };
+
+/* What the pairs need to know about particle i. */
 typedef struct pair_i {
-    eddy_kernels k;
-    float tiny2;
-    float n_i, m_i, rho_i, p_over_n2, mu_i, nu_i, gs_i, A_i, V_i;
+    float n_i, m_i, rho_i, p_over_n2, mu_i, nu_i, gs_i, A_i, inv_n_i;
     float v[3], w[3];
-    int difference; /* within h of a wall: difference formula */
 } pair_i;
 
-/* Pressure and viscosity of one partner at offset d = x_i - x_j (r2 < h^2), with its number density,
- * pressure, velocity difference dv = v_i - v_j, mu and gradient scale. */
-static inline void pair_forces(const pair_i *pi, const float d[3], float r, float gf, float n_j, float p_j,
-                               const float dv[3], float mu_j, float gs_j, float acc[3])
+/* The sums of particle i: acceleration, gradient, its Shepard part, Laplacian of omega. */
+typedef struct sums_i {
+    float a[3], g[3], s[3], l[3];
+} sums_i;
+
+/*
+ * One SIMD loop over the candidates of particle i (or their images in mirror `img`, when not NULL).
+ * Every term is masked by `on` (within h, not coincident), so the loop has no branch; the pass's
+ * switches are loop-invariant selects. A ghost's pressure continues hydrostatically (img->s) and its
+ * velocity is the image's; ghosts enter the gradient only in the difference formula.
+ */
+static inline void pair_loop(const eddy_sph_candidates *c, const eddy_kernels *k, float tiny2, const pair_i *pi,
+                             float xi, float yi, float zi, const eddy_sph_image *img, int gradient, int difference,
+                             int forces, int diffusion, sums_i *out)
 {
-    const float f = -(pi->p_over_n2 + p_j / (n_j * n_j)) * 0.5f * (pi->gs_i + gs_j) / pi->m_i;
-    const float lap = eddy_viscosity_laplacian(&pi->k, r);
-    const float fv = 0.5f * (pi->mu_i + mu_j) * lap / (n_j * pi->rho_i);
-    for (int a = 0; a < 3; ++a) acc[a] += f * gf * d[a] - fv * dv[a];
+    const size_t nc = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z;
+    const float *n = c->extra[C_N], *pj = c->extra[C_P], *vx = c->extra[C_VX], *vy = c->extra[C_VY],
+                *vz = c->extra[C_VZ], *A = c->extra[C_A], *V = c->extra[C_V], *mu = c->extra[C_MU],
+                *gs = c->extra[C_GS], *nu = c->extra[C_NU], *wx = c->extra[C_WX], *wy = c->extra[C_WY],
+                *wz = c->extra[C_WZ], *rb = c->extra[C_RB];
+    const float fg = gradient ? 1.0f : 0.0f, fd = difference ? 1.0f : 0.0f, ff = forces ? 1.0f : 0.0f,
+                fl = diffusion ? 1.0f : 0.0f;
+    const float fc = img ? 0.0f : fg * (1.0f - fd); /* canonical: real neighbours only */
+    const float fdiff = fg * fd;
+    const float fdif = img ? 0.0f : fl;             /* no flux of vorticity through a wall */
+    eddy_sph_image gimg;
+    if (img)
+        gimg = *img;
+    else
+        memset(&gimg, 0, sizeof gimg);
+    const int ghost = img != NULL;
+    float ax = 0, ay = 0, az = 0, gx = 0, gy = 0, gz = 0, sx = 0, sy = 0, sz = 0, lx = 0, ly = 0, lz = 0;
+    EDDY_SPH_SIMD_SUM(ax, ay, az, gx, gy, gz, sx, sy, sz, lx, ly, lz)
+    for (size_t q = 0; q < nc; ++q) {
+        float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+        float vjx = vx[q], vjy = vy[q], vjz = vz[q], p = pj[q];
+        if (ghost) {
+            eddy_sph_image_diff(&gimg, cx[q], cy[q], cz[q], &dx, &dy, &dz);
+            eddy_sph_image_velocity(&gimg, vx[q], vy[q], vz[q], &vjx, &vjy, &vjz);
+            p = eddy_sph_image_pressure(&gimg, pj[q], rb[q], cx[q], cy[q], cz[q]);
+        }
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        const int on = (r2 < k->h2) & (r2 > tiny2);
+        const float gf = on ? eddy_sph_spiky_grad(k, r2, tiny2) : 0.0f;
+        const float r = sqrtf(r2);
+        /* gradient: canonical A_j V_j, difference (A_j - A_i) / n_i */
+        const float wd = (A[q] - pi->A_i) * pi->inv_n_i * fdiff;
+        const float wgt = (A[q] * V[q] * fc + wd) * gf;
+        gx += wgt * dx;
+        gy += wgt * dy;
+        gz += wgt * dz;
+        const float ws = gf * V[q] * fc;
+        sx += ws * dx;
+        sy += ws * dy;
+        sz += ws * dz;
+        /* forces (number-density form of Hu & Adams 2006) */
+        const float f = -(pi->p_over_n2 + p / (n[q] * n[q])) * 0.5f * (pi->gs_i + gs[q]) / pi->m_i * ff;
+        const float lap = on ? eddy_sph_viscosity_laplacian(k, r) : 0.0f;
+        const float fv = 0.5f * (pi->mu_i + mu[q]) * lap / (n[q] * pi->rho_i) * ff;
+        ax += f * gf * dx - fv * (pi->v[0] - vjx);
+        ay += f * gf * dy - fv * (pi->v[1] - vjy);
+        az += f * gf * dz - fv * (pi->v[2] - vjz);
+        /* PSE diffusion */
+        const float e = -2.0f * gf * V[q] * 0.5f * (pi->gs_i + gs[q]) * 0.5f * (pi->nu_i + nu[q]) * fdif;
+        lx += e * (wx[q] - pi->w[0]);
+        ly += e * (wy[q] - pi->w[1]);
+        lz += e * (wz[q] - pi->w[2]);
+    }
+    out->a[0] += ax, out->a[1] += ay, out->a[2] += az;
+    out->g[0] += gx, out->g[1] += gy, out->g[2] += gz;
+    out->s[0] += sx, out->s[1] += sy, out->s[2] += sz;
+    out->l[0] += lx, out->l[1] += ly, out->l[2] += lz;
 }
 
-void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
+static int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
 {
+    const vpm_pass *vp = ctx;
+    eddy_solver *s = vp->s;
+    eddy_world *w = vp->w;
+    const vpm_terms *t = vp->t;
     const eddy_grid *g = &w->grid;
     eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    const float tiny2 = 1e-12f * k.h2;
     const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *pres = p->pressure, *mass = p->mass, *rho = p->density;
     const uint32_t *mat = p->material;
@@ -165,174 +280,158 @@ void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
     float *rate[3] = {s->rate[0], s->rate[1], s->rate[2]};
     const float gvec[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
     const eddy_boundaries *b = &w->boundaries;
-    const long long cells = (long long)g->occupied_count;
-    float amax2 = 0.0f;
-#pragma omp parallel for schedule(dynamic, 8) reduction(max : amax2)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            const uint32_t m = mat[i];
+    drop_tracers(s, mat, cand);
+    eddy_sph_gather_field(cand, C_N, num);
+    eddy_sph_gather_field(cand, C_P, pres);
+    eddy_sph_gather_field(cand, C_VX, vsrc[0]);
+    eddy_sph_gather_field(cand, C_VY, vsrc[1]);
+    eddy_sph_gather_field(cand, C_VZ, vsrc[2]);
+    eddy_sph_gather_table(cand, C_MU, s->viscosity, mat);
+    eddy_sph_gather_table(cand, C_GS, s->gscale, mat);
+    eddy_sph_gather_table(cand, C_NU, s->nu, mat);
+    eddy_sph_gather_field(cand, C_WX, wv[0]);
+    eddy_sph_gather_field(cand, C_WY, wv[1]);
+    eddy_sph_gather_field(cand, C_WZ, wv[2]);
+    for (size_t q = 0; q < cand->count; ++q) {
+        const uint32_t j = cand->index[q], mj = mat[j];
+        cand->extra[C_A][q] = s->rest_density[mj] - s->ambient;
+        cand->extra[C_V][q] = mass[j] / s->rest_density[mj];
+        cand->extra[C_RB][q] = rho[j] * s->buoyancy[mj];
+    }
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        const uint32_t m = mat[i];
+        for (int a = 0; a < 3; ++a) {
+            rate[a][i] = 0.0f;
+            if (t->gradient) grad[a][i] = 0.0f;
+            if (t->forces) acc[a][i] = 0.0f;
+        }
+        if (is_tracer(s, m)) continue;
+        pair_i pi;
+        pi.n_i = num[i];
+        pi.inv_n_i = 1.0f / pi.n_i;
+        pi.m_i = mass[i];
+        pi.rho_i = rho[i];
+        pi.p_over_n2 = pres[i] / (pi.n_i * pi.n_i);
+        pi.mu_i = s->viscosity[m];
+        pi.nu_i = s->nu[m];
+        pi.gs_i = s->gscale[m];
+        pi.A_i = s->rest_density[m] - s->ambient;
+        for (int a = 0; a < 3; ++a) {
+            pi.v[a] = vsrc[a][i];
+            pi.w[a] = wv[a][i];
+        }
+        const float xi = x[i], yi = y[i], zi = z[i];
+        const float pos[3] = {xi, yi, zi};
+        /* Without an ambient fluid the space beyond a free surface is void: p = 0 along the
+         * surface, so grad p is parallel to grad rho there and generates nothing, which the
+         * difference formula (zero between fluid and empty space) gives everywhere. */
+        const int difference =
+            t->gradient && (s->ambient <= 0.0f || eddy_boundaries_distance(b, pos, NULL, NULL) < k.h);
+        const int want_ghosts = t->forces || (t->gradient && difference);
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = want_ghosts ? eddy_sph_images(b, t->gravity, k.h, xi, yi, zi, img) : 0;
+        sums_i sum;
+        memset(&sum, 0, sizeof sum);
+        pair_loop(cand, &k, tiny2, &pi, xi, yi, zi, NULL, t->gradient, difference, t->forces,
+                  t->diffusion, &sum);
+        if (nimg) {
+            /* The ghosts within h are images of the candidates within h (boundary.h). */
+            if (eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
+            for (int mi = 0; mi < nimg; ++mi)
+                pair_loop(near, &k, tiny2, &pi, xi, yi, zi, &img[mi], t->gradient, difference, t->forces,
+                          0, &sum);
+        }
+        if (t->gradient) {
             for (int a = 0; a < 3; ++a) {
-                rate[a][i] = 0.0f;
-                if (t->gradient) grad[a][i] = 0.0f;
-                if (t->forces) acc[a][i] = 0.0f;
+                sum.g[a] *= pi.gs_i;
+                grad[a][i] = sum.g[a];
             }
-            if (is_tracer(s, m)) continue;
-            pair_i pi;
-            pi.k = k;
-            pi.tiny2 = 1e-12f * k.h2;
-            pi.n_i = num[i];
-            pi.m_i = mass[i];
-            pi.rho_i = rho[i];
-            pi.p_over_n2 = pres[i] / (pi.n_i * pi.n_i);
-            pi.mu_i = s->viscosity[m];
-            pi.nu_i = s->nu[m];
-            pi.gs_i = s->gscale[m];
-            pi.A_i = s->rest_density[m] - s->ambient;
-            pi.V_i = mass[i] / s->rest_density[m];
-            for (int a = 0; a < 3; ++a) {
-                pi.v[a] = vsrc[a][i];
-                pi.w[a] = wv[a][i];
-            }
-            const float pos[3] = {x[i], y[i], z[i]};
-            /* Without an ambient fluid the space beyond a free surface is void: p = 0 along the
-             * surface, so grad p is parallel to grad rho there and generates nothing, which the
-             * difference formula (zero between fluid and empty space) gives everywhere. */
-            pi.difference = t->gradient && (s->ambient <= 0.0f || eddy_boundaries_distance(b, pos, NULL, NULL) < k.h);
-            eddy_mirror mirror[EDDY_MAX_MIRRORS];
-            const int want_ghosts = t->forces || (t->gradient && pi.difference);
-            const int nmir = want_ghosts ? eddy_boundaries_mirrors(b, t->gravity, k.h, pos, mirror) : 0;
-            float ai[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, li[3] = {0, 0, 0}, si[3] = {0, 0, 0};
-            for (int q = 0; q < nr; ++q) {
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    const uint32_t mj = mat[j];
-                    if (is_tracer(s, mj)) continue;
-                    const float xj[3] = {x[j] + r[q].shift[0], y[j] + r[q].shift[1], z[j] + r[q].shift[2]};
-                    const float d[3] = {pos[0] - xj[0], pos[1] - xj[1], pos[2] - xj[2]};
-                    const float r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                    if (!(r2 < k.h2)) continue; /* its ghosts are out of reach too (boundary.h) */
-                    const float n_j = num[j];
-                    const float A_j = s->rest_density[mj] - s->ambient;
-                    if (r2 > pi.tiny2) {
-                        const float rr = sqrtf(r2);
-                        const float gf = eddy_spiky_grad(&k, rr);
-                        if (t->gradient) {
-                            /* canonical: A_j / n_j; difference: (A_j - A_i) / n_i */
-                            const float V_j = mass[j] / s->rest_density[mj];
-                            const float wgt = pi.difference ? (A_j - pi.A_i) / pi.n_i : A_j * V_j;
-                            for (int a = 0; a < 3; ++a) gi[a] += wgt * gf * d[a];
-                            if (!pi.difference)
-                                for (int a = 0; a < 3; ++a) si[a] += gf * d[a] * V_j;
-                        }
-                        if (t->forces) {
-                            const float dv[3] = {pi.v[0] - vsrc[0][j], pi.v[1] - vsrc[1][j], pi.v[2] - vsrc[2][j]};
-                            pair_forces(&pi, d, rr, gf, n_j, pres[j], dv, s->viscosity[mj], s->gscale[mj], ai);
-                        }
-                        if (t->diffusion) {
-                            const float V_j = mass[j] / s->rest_density[mj];
-                            const float e = -2.0f * gf * V_j * 0.5f * (pi.gs_i + s->gscale[mj]) *
-                                            0.5f * (pi.nu_i + s->nu[mj]);
-                            for (int a = 0; a < 3; ++a) li[a] += e * (wv[a][j] - pi.w[a]);
-                        }
-                    }
-                    for (int mi = 0; mi < nmir; ++mi) {
-                        float gp[3];
-                        eddy_mirror_point(&mirror[mi], xj, gp);
-                        const float e[3] = {pos[0] - gp[0], pos[1] - gp[1], pos[2] - gp[2]};
-                        const float e2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-                        if (!(e2 < k.h2) || e2 <= pi.tiny2) continue;
-                        const float re = sqrtf(e2);
-                        const float gf = eddy_spiky_grad(&k, re);
-                        if (t->gradient && pi.difference) {
-                            const float wgt = (A_j - pi.A_i) / pi.n_i;
-                            for (int a = 0; a < 3; ++a) gi[a] += wgt * gf * e[a];
-                        }
-                        if (t->forces) {
-                            const float vj[3] = {vsrc[0][j], vsrc[1][j], vsrc[2][j]};
-                            float gv[3];
-                            eddy_mirror_velocity(&mirror[mi], vj, gv);
-                            const float dv[3] = {pi.v[0] - gv[0], pi.v[1] - gv[1], pi.v[2] - gv[2]};
-                            /* Hydrostatic continuation for the gravity the SPH part feels, g (1 - rho_a / rho0). */
-                            const float pg = eddy_mirror_pressure(&mirror[mi], pres[j], rho[j] * s->buoyancy[mj], xj);
-                            pair_forces(&pi, e, re, gf, n_j, pg, dv, s->viscosity[mj], s->gscale[mj], ai);
-                        }
-                    }
-                }
-            }
-            if (t->gradient) {
-                for (int a = 0; a < 3; ++a) {
-                    gi[a] *= pi.gs_i;
-                    grad[a][i] = gi[a];
-                }
-                /* (grad rho x g) / rho. With a particle-free ambient fluid the canonical sum sees only the
-                 * fluid's side of the smoothed density jump: the ambient's side, A_i grad S_i (S the
-                 * Shepard sum of the fluid), belongs to ambient fluid that has no particles to carry it,
-                 * so particle i carries it, divided by the ambient's density (docs/solvers/vpm_hybrid.md,
-                 * "Density gradient and walls"). Inside a particle cloud grad S is zero on the lattice. */
-                const float inv_rho = 1.0f / s->rest_density[m];
-                const float inv_amb = s->ambient > 0.0f ? pi.A_i * pi.gs_i / s->ambient : 0.0f;
-                float gr[3];
-                for (int a = 0; a < 3; ++a) gr[a] = gi[a] * inv_rho + si[a] * inv_amb;
-                rate[0][i] += gr[1] * gvec[2] - gr[2] * gvec[1];
-                rate[1][i] += gr[2] * gvec[0] - gr[0] * gvec[2];
-                rate[2][i] += gr[0] * gvec[1] - gr[1] * gvec[0];
-            }
-            if (t->diffusion)
-                for (int a = 0; a < 3; ++a) rate[a][i] += li[a];
-            if (t->forces) {
-                for (int a = 0; a < 3; ++a) acc[a][i] = ai[a];
-                const float a2 = ai[0] * ai[0] + ai[1] * ai[1] + ai[2] * ai[2];
-                amax2 = a2 > amax2 ? a2 : amax2;
-            }
-            if (w->dimensions == 2) {
-                /* In the plane only omega_z exists: (grad rho x g) has no in-plane part anyway. */
-                rate[0][i] = rate[1][i] = 0.0f;
-            }
+            /* (grad rho x g) / rho. With a particle-free ambient fluid the canonical sum sees only
+             * the fluid's side of the smoothed density jump: the ambient's side, A_i grad S_i (S
+             * the Shepard sum of the fluid), belongs to ambient fluid that has no particles to
+             * carry it, so particle i carries it, divided by the ambient's density
+             * (docs/solvers/vpm_hybrid.md, "Density gradient and walls"). Inside a particle cloud
+             * grad S is zero on the lattice. */
+            const float inv_rho = 1.0f / s->rest_density[m];
+            const float inv_amb = s->ambient > 0.0f ? pi.A_i * pi.gs_i / s->ambient : 0.0f;
+            float gr[3];
+            for (int a = 0; a < 3; ++a) gr[a] = sum.g[a] * inv_rho + sum.s[a] * inv_amb;
+            rate[0][i] += gr[1] * gvec[2] - gr[2] * gvec[1];
+            rate[1][i] += gr[2] * gvec[0] - gr[0] * gvec[2];
+            rate[2][i] += gr[0] * gvec[1] - gr[1] * gvec[0];
+        }
+        if (t->diffusion)
+            for (int a = 0; a < 3; ++a) rate[a][i] += sum.l[a];
+        if (t->forces) {
+            for (int a = 0; a < 3; ++a) acc[a][i] = sum.a[a];
+            const float a2 = sum.a[0] * sum.a[0] + sum.a[1] * sum.a[1] + sum.a[2] * sum.a[2];
+            *amax2 = a2 > *amax2 ? a2 : *amax2;
+        }
+        if (w->dimensions == 2) {
+            /* In the plane only omega_z exists: (grad rho x g) has no in-plane part anyway. */
+            rate[0][i] = rate[1][i] = 0.0f;
         }
     }
-    if (t->forces) s->max_accel = sqrtf(amax2);
+    return 0;
 }
 
-void vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz)
+int vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
 {
-    if (s->tracer == UINT32_MAX) return;
+    vpm_pass vp = {.s = s, .w = w, .t = t};
+    float amax2 = 0.0f;
+    if (eddy_sph_cell_pass(&w->grid, &w->particles, C_COUNT, wants_fluid, terms_cell, &vp, &amax2))
+        return EDDY_ERR_OUT_OF_MEMORY;
+    if (t->forces) s->max_accel = sqrtf(amax2);
+    return EDDY_OK;
+}
+
+/* One cell of the tracers' velocity: Shepard interpolation of the fluid's. */
+static int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *max)
+{
+    (void)near, (void)max;
+    const vpm_pass *vp = ctx;
+    const eddy_solver *s = vp->s;
+    const eddy_world *w = vp->w;
     const eddy_grid *g = &w->grid;
-    eddy_particles *p = &w->particles;
+    const eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float *x = p->x, *y = p->y, *z = p->z;
     const uint32_t *mat = p->material;
-    const float *num = eddy_particles_field(p, s->f_number, 0);
-    const long long cells = (long long)g->occupied_count;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long long ci = 0; ci < cells; ++ci) {
-        const uint32_t c = g->occupied[ci];
-        eddy_range r[EDDY_MAX_CELL_RANGES];
-        const int nr = eddy_grid_cell_ranges(g, c, r);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-            if (!is_tracer(s, mat[i])) continue;
-            float sw = 0.0f, sv[3] = {0, 0, 0};
-            for (int q = 0; q < nr; ++q) {
-                const float sxi = x[i] - r[q].shift[0], syi = y[i] - r[q].shift[1], szi = z[i] - r[q].shift[2];
-                for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
-                    if (is_tracer(s, mat[j])) continue;
-                    const float dx = sxi - x[j], dy = syi - y[j], dz = szi - z[j];
-                    const float W = eddy_poly6(&k, dx * dx + dy * dy + dz * dz);
-                    if (!(W > 0.0f) || !(num[j] > 0.0f)) continue;
-                    const float vw = W / num[j];
-                    sw += vw;
-                    sv[0] += vw * vx[j];
-                    sv[1] += vw * vy[j];
-                    sv[2] += vw * vz[j];
-                }
-            }
-            /* Shepard inside the fluid (sum ~ 1) and up to its free surface (sum ~ 1/2); beyond it the
-             * kernel sum fades, and with it the velocity: the ambient fluid there is at rest. */
-            const float norm = sw > 0.5f ? sw : 0.5f;
-            vx[i] = sv[0] / norm;
-            vy[i] = sv[1] / norm;
-            vz[i] = sv[2] / norm;
+    drop_tracers(s, mat, cand);
+    eddy_sph_gather_field(cand, 0, eddy_particles_field(p, s->f_number, 0));
+    eddy_sph_gather_field(cand, 1, vp->v[0]);
+    eddy_sph_gather_field(cand, 2, vp->v[1]);
+    eddy_sph_gather_field(cand, 3, vp->v[2]);
+    const float *cx = cand->x, *cy = cand->y, *cz = cand->z, *cn = cand->extra[0], *cvx = cand->extra[1],
+                *cvy = cand->extra[2], *cvz = cand->extra[3];
+    const size_t nc = cand->count;
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        if (!is_tracer(s, mat[i])) continue;
+        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+        float sw = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
+        EDDY_SPH_SIMD_SUM(sw, sx, sy, sz)
+        for (size_t q = 0; q < nc; ++q) {
+            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+            const float W = eddy_sph_poly6(&k, dx * dx + dy * dy + dz * dz);
+            const float vw = cn[q] > 0.0f ? W / cn[q] : 0.0f; /* V_j W with V_j = 1 / n_j */
+            sw += vw;
+            sx += vw * cvx[q];
+            sy += vw * cvy[q];
+            sz += vw * cvz[q];
         }
+        /* Shepard inside the fluid (sum ~ 1) and up to its free surface (sum ~ 1/2); beyond it the kernel
+         * sum fades, and with it the velocity: the ambient fluid there is at rest. */
+        const float norm = sw > 0.5f ? sw : 0.5f;
+        vp->v[0][i] = sx / norm;
+        vp->v[1][i] = sy / norm;
+        vp->v[2][i] = sz / norm;
     }
+    return 0;
+}
+
+int vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz)
+{
+    if (s->tracer == UINT32_MAX) return EDDY_OK;
+    vpm_pass vp = {.s = s, .w = w, .v = {vx, vy, vz}};
+    return eddy_sph_cell_pass(&w->grid, &w->particles, 4, wants_tracer, tracer_cell, &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
+                                                                                                : EDDY_OK;
 }

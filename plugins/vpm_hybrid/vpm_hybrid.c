@@ -298,9 +298,9 @@ static int out_of_memory(eddy_error *err)
 }
 
 /* Density, and the terms the mode needs, at the current (grid-sorted) positions. */
-static void neighbour_terms(eddy_solver *s, eddy_world *w)
+static int neighbour_terms(eddy_solver *s, eddy_world *w)
 {
-    vpm_density(s, w);
+    if (vpm_density(s, w)) return -1;
     vpm_terms t;
     memset(&t, 0, sizeof t);
     t.forces = s->mode != MODE_VPM;
@@ -309,7 +309,7 @@ static void neighbour_terms(eddy_solver *s, eddy_world *w)
     /* The mirror ghosts continue the pressure hydrostatically for the gravity the SPH part feels. */
     const float gs = s->mode == MODE_SPH || (s->mode == MODE_HYBRID && s->hybrid_gravity) ? 1.0f : 0.0f;
     for (int a = 0; a < 3; ++a) t.gravity[a] = gs * w->gravity[a];
-    vpm_terms_pass(s, w, &t);
+    return vpm_terms_pass(s, w, &t) ? -1 : 0;
 }
 
 /* Contact response of the core for the hybrid's SPH velocity, a field of its own: what
@@ -332,7 +332,7 @@ static void respond_sph_velocity(eddy_world *w, float *vx, float *vy, float *vz,
 
 /* SPH velocity update v += (a + g b) dt of the fluid (b: the buoyancy factor, or 0), then the tracers'
  * interpolated velocity; the caller applies the contact response. */
-static void sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz, int gravity, float dt)
+static int sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz, int gravity, float dt)
 {
     eddy_particles *p = &w->particles;
     const float *ax = eddy_particles_field(p, s->f_acceleration, 0);
@@ -348,9 +348,10 @@ static void sph_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, fl
         vy[i] += (ay[i] + gb * w->gravity[1]) * dt;
         vz[i] += (az[i] + gb * w->gravity[2]) * dt;
     }
-    vpm_tracer_velocity(s, w, vx, vy, vz);
+    if (vpm_tracer_velocity(s, w, vx, vy, vz)) return -1;
     if (w->dimensions == 2)
         for (long long i = 0; i < n; ++i) vz[i] = 0.0f;
+    return 0;
 }
 
 /* d omega / dt = rate + (omega . grad) u_omega, into out[3][n] (the stretching only in 3D). */
@@ -449,12 +450,12 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     const size_t n = p->count;
     if (vpm_reserve(s, n)) return out_of_memory(err);
     double t0 = eddy_time_ms();
-    neighbour_terms(s, w);
+    if (neighbour_terms(s, w)) return out_of_memory(err);
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, eddy_time_ms() - t0);
 
     if (s->mode == MODE_SPH) {
         double t1 = eddy_time_ms();
-        sph_velocity(s, w, p->vx, p->vy, p->vz, 1, dt);
+        if (sph_velocity(s, w, p->vx, p->vy, p->vz, 1, dt)) return out_of_memory(err);
         eddy_world_respond_boundaries(w, dt);
         eddy_world_integrate_position(w, dt);
         eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t1);
@@ -464,7 +465,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     float *svel[3];
     if (s->mode == MODE_HYBRID) {
         for (int a = 0; a < 3; ++a) svel[a] = eddy_particles_field(p, s->f_sph_velocity, a);
-        sph_velocity(s, w, svel[0], svel[1], svel[2], s->hybrid_gravity, dt);
+        if (sph_velocity(s, w, svel[0], svel[1], svel[2], s->hybrid_gravity, dt)) return out_of_memory(err);
         respond_sph_velocity(w, svel[0], svel[1], svel[2], dt);
         vs = svel;
     }
@@ -478,7 +479,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     eddy_particles *p = &w->particles;
     const size_t n = p->count;
     if (vpm_reserve(s, n)) return out_of_memory(err);
-    neighbour_terms(s, w);
+    if (neighbour_terms(s, w)) return out_of_memory(err);
     if (s->mode == MODE_SPH) return EDDY_OK;
     if (induced_velocity(s, w, 0) < 0) return out_of_memory(err);
     /* As in a step: the SPH part (tracers: interpolated from the fluid's) plus u_omega at the particle. */
@@ -487,7 +488,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
         const float *vs = s->mode == MODE_HYBRID ? eddy_particles_field(p, s->f_sph_velocity, a) : NULL;
         for (size_t i = 0; i < n; ++i) v[a][i] = vs ? vs[i] : 0.0f;
     }
-    if (s->mode == MODE_HYBRID) vpm_tracer_velocity(s, w, v[0], v[1], v[2]);
+    if (s->mode == MODE_HYBRID && vpm_tracer_velocity(s, w, v[0], v[1], v[2])) return out_of_memory(err);
     for (int a = 0; a < 3; ++a)
         for (size_t i = 0; i < n; ++i) v[a][i] += s->u[a][i];
     return EDDY_OK;

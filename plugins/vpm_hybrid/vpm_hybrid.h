@@ -64,17 +64,18 @@ int vpm_reserve(eddy_solver *s, size_t n);
 
 /* Number density n_i = sum_j W_poly6 (fluid neighbours and their mirror ghosts, self term scaled by
  * initial_sum) into the number_density field; density rho_i = m_i n_i; pressure k (rho - rho0) (negative
- * values times negative_pressure). Tracers get rho0, 0 and 0. Needs the grid built. */
-void vpm_density(eddy_solver *s, eddy_world *w);
+ * values times negative_pressure). Tracers get rho0, 0 and 0. Needs the grid built. Returns EDDY_OK or
+ * EDDY_ERR_OUT_OF_MEMORY (a gather's buffer). */
+int vpm_density(eddy_solver *s, eddy_world *w);
 
 /* The gathers of `t` for every fluid particle (see vpm_terms); sets s->max_accel when forces are on.
- * Zeroes rate first. Needs vpm_density of the same positions. */
-void vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t);
+ * Zeroes rate first. Needs vpm_density of the same positions. Returns EDDY_OK or EDDY_ERR_OUT_OF_MEMORY. */
+int vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t);
 
 /* Tracer velocity from the fluid's: v_t = sum_j V_j v_j W / max(1/2, sum_j V_j W) (poly6, V_j = 1 / n_j):
  * the Shepard interpolation inside the fluid and up to its free surface (where the sum is about 1/2),
  * fading beyond it, where the ambient fluid is at rest. Reads and writes vx, vy, vz (arrays indexed like
- * the particles). */
-void vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz);
+ * the particles). Returns EDDY_OK or EDDY_ERR_OUT_OF_MEMORY. */
+int vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz);
 
 #endif

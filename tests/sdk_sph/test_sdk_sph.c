@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -163,6 +164,105 @@ static void check_gather(const int periodic[3], uint64_t seed)
     if (!(periodic[0] && periodic[1] && periodic[2])) assert_true(near_walls > n / 4);
     free(seen);
     eddy_sph_candidates_free(&c);
+    eddy_world_destroy(w);
+}
+
+/* What the cell pass test's callbacks share. */
+typedef struct cell_test {
+    const eddy_world *w;
+    float h2;
+    unsigned *count;   /* neighbours within h (self included) per particle */
+    unsigned *visits;  /* calls per cell */
+    int skip_odd;      /* wants(): cells with an odd index need no candidates */
+    int empty_ok;      /* every skipped cell came with no candidates */
+    size_t fail_at;    /* a cell number that reports out of memory (SIZE_MAX: none) */
+} cell_test;
+
+static int test_wants(void *ctx, uint32_t c)
+{
+    const cell_test *t = ctx;
+    return !(t->skip_odd && (c & 1u));
+}
+
+static int test_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *max)
+{
+    (void)near;
+    cell_test *t = ctx;
+    const eddy_particles *p = &t->w->particles;
+    const eddy_grid *g = &t->w->grid;
+    ++t->visits[c]; /* without OpenMP here: one thread */
+    if (c == t->fail_at) return -1;
+    if (!test_wants(ctx, c)) {
+        if (cand->count != 0) t->empty_ok = 0;
+        return 0;
+    }
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        unsigned k = 0;
+        for (size_t q = 0; q < cand->count; ++q) {
+            const float dx = p->x[i] - cand->x[q], dy = p->y[i] - cand->y[q], dz = p->z[i] - cand->z[q];
+            k += dx * dx + dy * dy + dz * dz < t->h2;
+        }
+        t->count[i] = k;
+        if ((float)k > *max) *max = (float)k;
+    }
+    return 0;
+}
+
+/*
+ * eddy_sph_cell_pass: every occupied cell once, its candidates those of eddy_sph_gather (neighbour
+ * counts against an O(N^2) search), the maximum of the callbacks returned, wants() honoured with an
+ * empty buffer, and a failing callback reported as -1.
+ */
+static void cell_pass_matches_brute_force(void **state)
+{
+    (void)state;
+    const int periodic[3] = {1, 0, 0};
+    const float L = 1.0f, h = 0.13f;
+    const size_t n = 1500;
+    eddy_world *w = random_world(n, L, h, periodic, 11);
+    const eddy_grid *g = &w->grid;
+    const eddy_particles *p = &w->particles;
+    size_t ncells = 0;
+    for (size_t ci = 0; ci < g->occupied_count; ++ci)
+        if (g->occupied[ci] + 1 > ncells) ncells = g->occupied[ci] + 1;
+    cell_test t = {.w = w, .h2 = h * h, .count = calloc(n, sizeof(unsigned)),
+                   .visits = calloc(ncells, sizeof(unsigned)), .empty_ok = 1, .fail_at = SIZE_MAX};
+    float max = -1.0f;
+    assert_int_equal(eddy_sph_cell_pass(g, p, 2, NULL, test_cell, &t, &max), 0);
+    unsigned max_count = 0;
+    size_t compared = 0;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned k = 0;
+        int ambiguous = 0;
+        for (size_t j = 0; j < n; ++j) {
+            float d[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
+            eddy_grid_min_image(&g->layout, &d[0], &d[1], &d[2]);
+            const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+            ambiguous |= fabs(sqrt(r2) - h) <= 1e-5 * h; /* left to rounding */
+            k += r2 < (double)h * h;
+        }
+        if (t.count[i] > max_count) max_count = t.count[i];
+        if (ambiguous) continue;
+        ++compared;
+        if (t.count[i] != k) fail_msg("particle %zu: %u neighbours from the cell pass, %u by O(N^2)", i, t.count[i], k);
+    }
+    assert_true(compared > n - n / 20 && max_count > 5);
+    if (max != (float)max_count) fail_msg("cell pass maximum %g, largest count %u", max, max_count);
+    for (size_t ci = 0; ci < g->occupied_count; ++ci)
+        if (t.visits[g->occupied[ci]] != 1) fail_msg("cell %u visited %u times", g->occupied[ci], t.visits[g->occupied[ci]]);
+
+    /* wants(): the odd cells come with no candidates, the even ones with theirs. */
+    memset(t.visits, 0, ncells * sizeof(unsigned));
+    t.skip_odd = 1;
+    assert_int_equal(eddy_sph_cell_pass(g, p, 0, test_wants, test_cell, &t, NULL), 0);
+    assert_true(t.empty_ok);
+
+    /* A callback that fails: the pass says so. */
+    t.skip_odd = 0;
+    t.fail_at = g->occupied[g->occupied_count / 2];
+    assert_int_equal(eddy_sph_cell_pass(g, p, 0, NULL, test_cell, &t, &max), -1);
+    free(t.count);
+    free(t.visits);
     eddy_world_destroy(w);
 }
 
@@ -326,6 +426,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lattice_sums_match_explicit_sums),
         cmocka_unit_test(rest_scale_gives_rest_density),
         cmocka_unit_test(state_records_round_trip),
+        cmocka_unit_test(cell_pass_matches_brute_force),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -222,6 +222,58 @@ static inline float eddy_sph_density_sum(const eddy_sph_candidates *c, float xi,
     return eddy_sph_density_real(c, xi, yi, zi, h2) + eddy_sph_density_ghosts(c, h2, img, nimg);
 }
 
+/*
+ * What a cell pass hands a solver for each occupied cell: the cell's candidates (gathered, solver
+ * arrays not yet), a second buffer with the same layout for eddy_sph_select, and this thread's running
+ * maximum (of an acceleration, a speed: the pass returns the maximum over all threads). Returns 0, or
+ * -1 when memory ran out. Called from several threads at once, each for its own cells.
+ */
+typedef int (*eddy_sph_cell_fn)(void *ctx, uint32_t cell, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                float *max);
+
+/* Whether a cell needs its candidates (NULL: every cell does). A cell that does not is handed an
+ * empty candidate buffer. */
+typedef int (*eddy_sph_cell_wants_fn)(void *ctx, uint32_t cell);
+
+/*
+ * The loop every neighbour pass shares: parallel over the grid's occupied cells in a dynamic schedule,
+ * per-thread buffers with `extra_count` solver arrays, one gather per cell, then cell(ctx, c, ...). The
+ * candidates come in the grid's fixed order, so a solver's sums do not depend on the thread count.
+ * Inline, so the solver's static callbacks inline into the loop and the static library needs no OpenMP.
+ * Returns 0, or -1 when memory ran out (the caller reports EDDY_ERR_OUT_OF_MEMORY); *max_out (may be
+ * NULL) receives the largest of the callbacks' maxima, 0 when none raised it.
+ */
+static inline int eddy_sph_cell_pass(const eddy_grid *g, const eddy_particles *p, int extra_count,
+                                     eddy_sph_cell_wants_fn wants, eddy_sph_cell_fn cell, void *ctx, float *max_out)
+{
+    const long long cells = (long long)g->occupied_count;
+    int failed = 0;
+    float max = 0.0f;
+    EDDY_SPH_OMP(parallel reduction(| : failed) reduction(max : max))
+    {
+        eddy_sph_candidates cand = eddy_sph_candidates_make(extra_count),
+                            near = eddy_sph_candidates_make(extra_count);
+        EDDY_SPH_OMP(for schedule(dynamic, 8))
+        for (long long ci = 0; ci < cells; ++ci) {
+            const uint32_t c = g->occupied[ci];
+            if (failed) continue;
+            if (!wants || wants(ctx, c)) {
+                if (eddy_sph_gather(&cand, g, p, c)) {
+                    failed = 1;
+                    continue;
+                }
+            } else {
+                cand.count = 0;
+            }
+            if (cell(ctx, c, &cand, &near, &max)) failed = 1;
+        }
+        eddy_sph_candidates_free(&cand);
+        eddy_sph_candidates_free(&near);
+    }
+    if (max_out) *max_out = max;
+    return failed ? -1 : 0;
+}
+
 /* What the density pass hands a solver for each owned particle i: the sum of eddy_sph_density_sum
  * (candidates and walls' ghosts, without the poly6 coefficient); the solver applies its self term and
  * equation of state. Called from several threads at once, each for its own particles. */
