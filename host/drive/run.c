@@ -56,15 +56,33 @@ static void append_message(eddy_error *err, const char *fmt, ...)
 
 
 /* One output frame: the one snapshot (frame.h: the host copy synced, the ids sorted once) handed to
- * the writers, the renderer, the diagnostics and the probes. */
+ * the writers, the renderer, the diagnostics and the probes. On several processes (docs/mpi.md)
+ * every process writes its VTK piece, then the owned particles are gathered to rank 0, which writes
+ * everything else from them as one process would (the same sums in the same id order: diagnostics
+ * and probes bit for bit those of one process). */
 static int write_outputs(run_ctx *c, int index, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
     eddy_frame frame;
     int rc = eddy_frame_take(w, (uint64_t)index, &frame, err);
     if (rc) return rc;
+    eddy_world *whole = w;
+    if (eddy_decomp_active(w)) {
+        eddy_frame local = frame;
+        /* The gather is collective: a process whose piece failed stops every process (main.c). */
+        if ((rc = eddy_output_write_piece(c->out, &local, err)) || (rc = eddy_decomp_gather_whole(w, &whole, err))) {
+            eddy_frame_release(&frame);
+            return rc;
+        }
+        eddy_frame_release(&frame);
+        if (!whole) return EDDY_OK; /* not rank 0 */
+        if ((rc = eddy_frame_of_host_copy(whole, (uint64_t)index, &frame, err))) {
+            eddy_decomp_release_whole(w, whole);
+            return rc;
+        }
+    }
     eddy_diagnostics d;
-    if (!(rc = eddy_output_write_frame(c->out, &frame, err)) && !(rc = eddy_render_frame(c->ren, w, index, err)) &&
+    if (!(rc = eddy_output_write_frame(c->out, &frame, err)) && !(rc = eddy_render_frame(c->ren, whole, index, err)) &&
         !(rc = eddy_diagnostics_of_frame(&frame, &d, err)) &&
         !(rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)) &&
         c->probes_csv && !(rc = eddy_probes_measure(c->probes, &frame, c->probe_values, err))) {
@@ -72,6 +90,7 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
         rc = eddy_output_flush_table(c->out, err);
     }
     eddy_frame_release(&frame);
+    eddy_decomp_release_whole(w, whole);
     return rc;
 }
 
@@ -86,12 +105,16 @@ void run_keep_render_request(run_ctx *c, const eddy_render_request *req)
 
 int run_open_renderer(run_ctx *c, eddy_error *err)
 {
+    /* Several processes: rank 0 renders the gathered particles (write_outputs). */
+    if (eddy_decomp_rank() != 0) return EDDY_OK;
     return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/observe/probes.h). */
 int run_open_probes(run_ctx *c, eddy_error *err)
 {
+    /* Several processes: rank 0 measures the gathered particles (write_outputs). */
+    if (eddy_decomp_rank() != 0) return EDDY_OK;
     int rc = eddy_probes_parse(&c->sim->scene, c->sim->registry, &c->probes, err);
     if (!rc) rc = eddy_probes_open(c->probes, c->sim->world, c->sim->host, err);
     size_t n = eddy_probes_count(c->probes);
@@ -162,14 +185,91 @@ static cJSON *settings_of(const run_ctx *c)
     return s;
 }
 
+static void remove_in(const char *dir, const char *name)
+{
+    char *path = eddy_output_join_path(dir, name);
+    if (path) remove(path);
+    free(path);
+}
+
+/* The manifest of a checkpoint written as pieces (checkpoint.h): rank 0, once every piece is on disk. */
+static int write_manifest(const char *dir, const eddy_world *w, const double *cuts, int n, eddy_error *err)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON *pieces = m ? cJSON_AddArrayToObject(m, "pieces") : NULL;
+    cJSON *cut = m ? cJSON_AddArrayToObject(m, "cuts") : NULL;
+    int ok = pieces && cut && cJSON_AddNumberToObject(m, "processes", n) &&
+             cJSON_AddNumberToObject(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step);
+    for (int r = 0; ok && r < n; ++r) {
+        char name[64];
+        snprintf(name, sizeof name, "checkpoint.p%d.eddy", r);
+        cJSON *e = cJSON_CreateString(name);
+        ok = e && cJSON_AddItemToArray(pieces, e);
+        if (ok && r + 1 < n) {
+            cJSON *v = cJSON_CreateNumber(cuts[r]);
+            ok = v && cJSON_AddItemToArray(cut, v);
+        }
+    }
+    char *text = ok ? cJSON_Print(m) : NULL;
+    cJSON_Delete(m);
+    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
+    int rc = !text || !path ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint") : EDDY_OK;
+    eddy_atomic_file af;
+    if (!rc && !(rc = eddy_atomic_open(&af, path, err))) {
+        fputs(text, af.f);
+        fputc('\n', af.f);
+        rc = eddy_atomic_commit(&af, err);
+    }
+    cJSON_free(text);
+    free(path);
+    return rc;
+}
+
+/* Several processes: each writes DIR/checkpoint.pK.eddy of its owned particles and solver state; then
+ * rank 0 the manifest naming them, only when every piece was written (a process that failed stops the
+ * run with its message, main.c). */
+static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
+{
+    eddy_world *w = c->sim->world;
+    const int n = eddy_decomp_size(), r = eddy_decomp_rank();
+    const char *dir = c->sim->scene.out_dir;
+    double *cuts = malloc(sizeof(double) * (size_t)n);
+    cJSON *cut = cJSON_AddArrayToObject(s, "cuts");
+    int rc = cuts && cut && cJSON_AddNumberToObject(s, "processes", n) && cJSON_AddNumberToObject(s, "piece", r) &&
+                     cJSON_AddNumberToObject(s, "time", w->time) && cJSON_AddNumberToObject(s, "step", (double)w->step)
+                 ? EDDY_OK
+                 : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    const int k = cuts ? eddy_decomp_cuts(w, cuts, n - 1) : 0;
+    for (int i = 0; !rc && i < k; ++i) {
+        cJSON *v = cJSON_CreateNumber(cuts[i]);
+        if (!v || !cJSON_AddItemToArray(cut, v)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    eddy_world *owned = NULL;
+    if (!rc && !(rc = eddy_decomp_owned_world(w, &owned, err))) {
+        eddy_sim piece = *c->sim;
+        piece.world = owned;
+        char name[64];
+        snprintf(name, sizeof name, "checkpoint.p%d.eddy", r);
+        rc = eddy_checkpoint_write_named(dir, name, &piece, s, err);
+    }
+    eddy_decomp_release_whole(w, owned);
+    const int all = eddy_decomp_all_ok(rc == EDDY_OK);
+    if (!rc && !all)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not write its piece", dir);
+    if (!rc && r == 0) rc = write_manifest(dir, w, cuts, n, err);
+    free(cuts);
+    /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest). */
+    if (!rc && r == 0) remove_in(dir, EDDY_CHECKPOINT_FILE);
+    return rc;
+}
+
 static int write_checkpoint(run_ctx *c, eddy_error *err)
 {
-    /* Checkpoints of a run on several processes (per-rank pieces and a manifest) are not written yet
-     * (docs/mpi.md). */
-    if (eddy_decomp_size() > 1) return EDDY_OK;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    int rc = eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
+    int rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
+                                    : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
+    if (!rc && eddy_decomp_size() <= 1) remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     cJSON_Delete(s);
     return rc;
 }
@@ -279,6 +379,9 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             }
         } else if (rc == EDDY_ERR_INTERRUPTED && eddy_decomp_size() <= 1) {
             append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim->scene.out_dir);
+        } else if (rc == EDDY_ERR_INTERRUPTED) {
+            append_message(err, "; checkpoint written, continue with: mpirun -np %d eddy resume %s", eddy_decomp_size(),
+                           c->sim->scene.out_dir);
         }
     }
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
@@ -297,15 +400,18 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         char path[EDDY_SCENE_PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/picture.png", c->sim->scene.out_dir);
         eddy_error perr;
-        /* The picture reads the particles: the host copy first (a no-op for a CPU solver). */
-        if (eddy_world_sync_host(w, &perr) || eddy_picture_write_world(path, w, &perr)) {
+        /* The picture reads the particles: the host copy first (a no-op for a CPU solver); on several
+         * processes every process's, gathered to rank 0, which draws them (collective). */
+        eddy_world *whole = NULL;
+        if (eddy_decomp_gather_whole(w, &whole, &perr) || (whole && eddy_picture_write_world(path, whole, &perr))) {
             if (!rc) {
                 *err = perr;
                 rc = perr.code;
             }
-        } else if (!c->opt->quiet) {
+        } else if (!c->opt->quiet && whole) {
             fprintf(stderr, "picture: %s\n", path);
         }
+        eddy_decomp_release_whole(w, whole);
     }
     /* The hash of a run that reached its end, and only of one: a failed or interrupted run's state is
      * not the scene's result (its error follows on stderr instead). */
@@ -374,6 +480,8 @@ int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
     oo.scene = s;
     oo.resume = resume;
     oo.resume_time = resume_time;
+    oo.piece = eddy_decomp_rank();
+    oo.pieces = eddy_decomp_size();
     return eddy_output_create(s->out_dir, &oo, c->sim->world, &c->out, err);
 }
 
@@ -392,6 +500,8 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
+    /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
+    eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     /* --solver, --grid, --out, --format and --set: all into the scene's JSON tree (session.h). */
     eddy_session_options so = eddy_session_default_options();
     so.scene_path = opt->scene_path;
@@ -409,12 +519,6 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     int rc = eddy_session_open(&so, &c.ses, err);
     if (rc) return rc;
     c.sim = eddy_session_sim(c.ses);
-    /* Several processes: each writes its own piece of the output into DIR/rank-K (docs/mpi.md). */
-    if (eddy_decomp_size() > 1) {
-        char *dir = c.sim->scene.out_dir;
-        const size_t len = strlen(dir);
-        snprintf(dir + len, sizeof c.sim->scene.out_dir - len, "/rank-%d", eddy_decomp_rank());
-    }
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
@@ -428,6 +532,10 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     char stale[EDDY_SCENE_PATH_MAX + 32];
     snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     remove(stale);
+    if (eddy_decomp_rank() == 0) {
+        snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
+        remove(stale);
+    }
     run_announce(&c, "running");
     c.wall_start = eddy_time_ms();
     c.next_checkpoint = c.checkpoint_every;

@@ -30,6 +30,7 @@ struct eddy_output {
     FILE *diag;
     writer_slot *writers;
     size_t writer_count;
+    int vtk_pieces;       /* several processes and the "vtk" writer among the formats */
     FILE *table;          /* eddy_output_open_table(), at most one */
     char *table_path;
 };
@@ -329,7 +330,26 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
         eddy_output_destroy(o);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    const int follower = o->opt.pieces > 1 && o->opt.piece != 0;
+    /* (the format strings are the caller's, valid during this call only) */
+    o->vtk_pieces = o->opt.pieces > 1 && !o->opt.formats;
+    for (size_t i = 0; o->opt.pieces > 1 && o->opt.formats && i < o->opt.format_count; ++i)
+        o->vtk_pieces |= strcmp(o->opt.formats[i], "vtk") == 0;
+    eddy_builtin_writers_set_pieces(o->opt.pieces > 1 ? o->opt.pieces : 1);
     int rc = eddy_output_make_dirs(dir, err);
+    if (follower) {
+        /* Its pieces only (eddy_output_write_piece): piece 0 writes every shared file. */
+        char *frames = eddy_output_join_path(dir, "frames");
+        if (!frames) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!rc) rc = eddy_output_make_dirs(frames, err);
+        free(frames);
+        if (rc) {
+            eddy_output_destroy(o);
+            return rc;
+        }
+        *out = o;
+        return EDDY_OK;
+    }
     if (!rc && o->opt.resume) rc = trim_table(o->diag_path, DIAG_HEADER, o->opt.resume_time, err);
     if (!rc) {
         o->diag = fopen(o->diag_path, o->opt.resume ? "a" : "w");
@@ -384,6 +404,18 @@ const char *eddy_output_writer_id(const eddy_output *o, size_t i)
     return o->writers[i].component->id;
 }
 
+int eddy_output_write_piece(eddy_output *o, const eddy_frame *local, eddy_error *err)
+{
+    if (!o->vtk_pieces) return EDDY_OK;
+    char name[96];
+    snprintf(name, sizeof name, "frames/frame_%05llu_p%d.vtp", (unsigned long long)local->index, o->opt.piece);
+    char *path = eddy_output_join_path(o->dir, name);
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int rc = eddy_vtp_write_piece(path, local, local->world->simulation_scale, err);
+    free(path);
+    return rc;
+}
+
 int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err)
 {
     for (size_t i = 0; i < o->writer_count; ++i) {
@@ -428,6 +460,7 @@ int eddy_output_write_csv(const char *path, const eddy_world *w, float scale, ed
 int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err)
 {
     *f = NULL;
+    if (o->opt.pieces > 1 && o->opt.piece != 0) return EDDY_OK; /* piece 0 writes it */
     if (o->table) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "output: a table is open already");
     o->table_path = eddy_output_join_path(o->dir, name);
     if (!o->table_path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -456,6 +489,7 @@ int eddy_output_flush_table(eddy_output *o, eddy_error *err)
 int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, double time, uint64_t step,
                                   double wall_ms, eddy_error *err)
 {
+    if (!o->diag) return EDDY_OK; /* a process other than piece 0 */
     fprintf(o->diag, "%.12g,%" PRIu64 ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%zu\n", time, step,
             d->kinetic_energy, d->momentum[0], d->momentum[1], d->momentum[2], d->density_error_mean,
             d->density_error_max, d->max_speed, wall_ms, d->particles);

@@ -48,6 +48,12 @@ typedef struct eddy_output_options {
      * resumed run writes them again). 0: start fresh (diagnostics.csv truncated, empty series). */
     int resume;
     double resume_time;
+    /* Several processes (docs/mpi.md): `pieces` > 1 processes write one dataset into the same folder.
+     * Every process writes its VTK piece (eddy_output_write_piece); only piece 0 writes the rest
+     * (diagnostics.csv, the table, the .pvtp files, frames.pvd and every other writer's files, from
+     * the frame of the gathered particles): the others create no file but the frames folder and call
+     * nothing but eddy_output_write_piece. 0 or 1: one process. */
+    int piece, pieces;
 } eddy_output_options;
 
 /* The defaults: the "vtk" writer alone, built-ins, no scene, fresh start. */
@@ -102,6 +108,14 @@ int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, dou
  */
 int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err);
 int eddy_output_flush_table(eddy_output *o, eddy_error *err);
+
+/*
+ * Several processes: writes this process's piece of output frame `local` (its owned particles, id
+ * order) as DIR/frames/frame_NNNNN_pK.vtp when the "vtk" writer is among the formats; nothing
+ * otherwise or on one process. Call it on every process before eddy_output_write_frame (on piece 0,
+ * with the gathered frame), which writes DIR/frames/frame_NNNNN.pvtp naming the pieces.
+ */
+int eddy_output_write_piece(eddy_output *o, const eddy_frame *local, eddy_error *err);
 
 /* --- The pieces, for callers that want one file without an output (and for tests) --- */
 

@@ -176,7 +176,9 @@ static int check_scale(float scale, const char *path, eddy_error *err)
     return EDDY_OK;
 }
 
-int eddy_vtp_write_file(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
+/* ids64: UInt64 ids whatever their values (the pieces of several processes, which cannot see each
+ * other's ids, must agree on the type the .pvtp declares). */
+static int vtp_write(const char *path, const eddy_frame *fr, float scale, int ids64, eddy_error *err)
 {
     int rc = check_scale(scale, path, err);
     if (rc) return rc;
@@ -185,7 +187,7 @@ int eddy_vtp_write_file(const char *path, const eddy_frame *fr, float scale, edd
     int max_comps = 3;
     for (int id = EDDY_BUILTIN_FIELD_COUNT; id < eddy_particles_field_count(p); ++id)
         if (eddy_particles_field_components(p, id) > max_comps) max_comps = eddy_particles_field_components(p, id);
-    const int ids32 = ids_fit_32(fr);
+    const int ids32 = !ids64 && ids_fit_32(fr);
     /* The UInt32 header caps one array at 4 GiB, and Int32 connectivity at 2^31 points. */
     if (n > (size_t)INT32_MAX || (uint64_t)n * 4u * (uint64_t)max_comps > UINT32_MAX ||
         (!ids32 && (uint64_t)n * 8u > UINT32_MAX))
@@ -203,6 +205,60 @@ int eddy_vtp_write_file(const char *path, const eddy_frame *fr, float scale, edd
     }
     free(buf);
     return rc;
+}
+
+int eddy_vtp_write_file(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
+{
+    return vtp_write(path, fr, scale, 0, err);
+}
+
+int eddy_vtp_write_piece(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
+{
+    return vtp_write(path, fr, scale, 1, err);
+}
+
+/* The number of processes whose pieces make one frame (eddy_builtin_writers_set_pieces). */
+static int g_pieces = 1;
+
+void eddy_builtin_writers_set_pieces(int pieces)
+{
+    g_pieces = pieces > 1 ? pieces : 1;
+}
+
+/* The parallel file of a frame written as pieces (VTK's PPolyData): the arrays every piece holds,
+ * in the order vtp_body writes them, and the pieces by name, relative to the .pvtp's folder. */
+static int pvtp_write(const char *path, const eddy_frame *fr, int pieces, eddy_error *err)
+{
+    const eddy_particles *p = &fr->world->particles;
+    eddy_atomic_file af;
+    int rc = eddy_atomic_open(&af, path, err);
+    if (rc) return rc;
+    FILE *f = af.f;
+    fputs("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt32\">\n"
+          "  <PPolyData GhostLevel=\"0\">\n"
+          "    <PPointData Scalars=\"density\" Vectors=\"velocity\">\n"
+          "      <PDataArray type=\"UInt64\" Name=\"id\"/>\n"
+          "      <PDataArray type=\"UInt32\" Name=\"material\"/>\n"
+          "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
+          "      <PDataArray type=\"Float32\" Name=\"density\"/>\n"
+          "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n",
+          f);
+    for (int id = EDDY_BUILTIN_FIELD_COUNT; id < eddy_particles_field_count(p); ++id) {
+        const int comps = eddy_particles_field_components(p, id);
+        fprintf(f, "      <PDataArray type=\"Float32\" Name=\"%s\"", eddy_particles_field_name(p, id));
+        if (comps > 1) fprintf(f, " NumberOfComponents=\"%d\"", comps);
+        fputs("/>\n", f);
+    }
+    fputs("    </PPointData>\n"
+          "    <PPoints>\n"
+          "      <PDataArray type=\"Float32\" Name=\"position\" NumberOfComponents=\"3\"/>\n"
+          "    </PPoints>\n",
+          f);
+    for (int k = 0; k < pieces; ++k)
+        fprintf(f, "    <Piece Source=\"frame_%05llu_p%d.vtp\"/>\n", (unsigned long long)fr->index, k);
+    fputs("  </PPolyData>\n</VTKFile>\n", f);
+    return eddy_atomic_commit(&af, err);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -269,6 +325,7 @@ struct eddy_writer {
     char *pvd_path;                /* vtk */
     series_entry *series;          /* vtk: sorted by index */
     size_t series_count, series_capacity;
+    int pieces;                    /* vtk: > 1: frames are .pvtp files over that many .vtp pieces */
 };
 
 /* Times go to text with 12 significant digits, so comparing a time read back with one in memory
@@ -311,8 +368,8 @@ static int write_pvd(const eddy_writer *o, eddy_error *err)
           "  <Collection>\n",
           f);
     for (size_t k = 0; k < o->series_count; ++k)
-        fprintf(f, "    <DataSet timestep=\"%.12g\" group=\"\" part=\"0\" file=\"frames/frame_%05llu.vtp\"/>\n",
-                o->series[k].time, (unsigned long long)o->series[k].index);
+        fprintf(f, "    <DataSet timestep=\"%.12g\" group=\"\" part=\"0\" file=\"frames/frame_%05llu.%s\"/>\n",
+                o->series[k].time, (unsigned long long)o->series[k].index, o->pieces > 1 ? "pvtp" : "vtp");
     fputs("  </Collection>\n</VTKFile>\n", f);
     return eddy_atomic_commit(&af, err);
 }
@@ -353,6 +410,7 @@ static int writer_create(int kind, const eddy_writer_setup *setup, eddy_writer *
     eddy_writer *o = calloc(1, sizeof *o);
     if (!o) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     o->kind = kind;
+    o->pieces = g_pieces;
     o->frames_dir = eddy_output_join_path(setup->dir, "frames");
     if (kind == KIND_VTK) o->pvd_path = eddy_output_join_path(setup->dir, "frames.pvd");
     if (!o->frames_dir || (kind == KIND_VTK && !o->pvd_path)) {
@@ -387,11 +445,15 @@ static int csv_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_er
 static int write_frame(eddy_writer *o, const eddy_frame *fr, eddy_error *err)
 {
     char name[64];
-    snprintf(name, sizeof name, "frame_%05llu.%s", (unsigned long long)fr->index, o->kind == KIND_VTK ? "vtp" : "csv");
+    const int pvtp = o->kind == KIND_VTK && o->pieces > 1;
+    snprintf(name, sizeof name, "frame_%05llu.%s", (unsigned long long)fr->index,
+             o->kind == KIND_VTK ? (pvtp ? "pvtp" : "vtp") : "csv");
     char *path = eddy_output_join_path(o->frames_dir, name);
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const float scale = fr->world->simulation_scale;
-    int rc = o->kind == KIND_VTK ? eddy_vtp_write_file(path, fr, scale, err) : eddy_csv_write_file(path, fr, scale, err);
+    int rc = pvtp                 ? pvtp_write(path, fr, o->pieces, err)
+             : o->kind == KIND_VTK ? eddy_vtp_write_file(path, fr, scale, err)
+                                   : eddy_csv_write_file(path, fr, scale, err);
     free(path);
     if (rc || o->kind != KIND_VTK) return rc;
     if (series_put(o, fr->index, fr->time)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");

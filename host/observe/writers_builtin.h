@@ -35,4 +35,14 @@ const eddy_component *const *eddy_builtin_writers(size_t *count);
 int eddy_vtp_write_file(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
 int eddy_csv_write_file(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
 
+/*
+ * Several processes (docs/mpi.md): with pieces > 1 a "vtk" writer created afterwards writes, for each
+ * frame it is handed (the gathered frame, on one process only), DIR/frames/frame_NNNNN.pvtp, VTK's
+ * parallel PolyData naming the pieces frame_NNNNN_p0.vtp .. _p{pieces-1}.vtp, and lists the .pvtp
+ * files in frames.pvd; each process writes its piece with eddy_vtp_write_piece (a .vtp whose id array
+ * is always UInt64, so that every piece matches the type the .pvtp declares). 1: one process.
+ */
+void eddy_builtin_writers_set_pieces(int pieces);
+int eddy_vtp_write_piece(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
+
 #endif /* EDDY_HOST_WRITERS_BUILTIN_H */

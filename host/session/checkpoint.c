@@ -149,6 +149,12 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
 
 int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *settings, eddy_error *err)
 {
+    return eddy_checkpoint_write_named(dir, EDDY_CHECKPOINT_FILE, sim, settings, err);
+}
+
+int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
+                                eddy_error *err)
+{
     eddy_world *w = sim->world;
     const eddy_component *sc = sim->solver_entry->component;
     /* The registry's copy of the vtable covers every member of this host's layout. */
@@ -204,7 +210,7 @@ int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *set
         uint64_t payload = b.n - payload_begin;
         memcpy(b.p + payload_begin - sizeof payload, &payload, sizeof payload);
         put_u64(&b, fnv1a(FNV_OFFSET, b.p, b.n));
-        char *path = join_path(dir, EDDY_CHECKPOINT_FILE);
+        char *path = join_path(dir, name);
         rc = !path || b.failed ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory")
                                : write_file(path, &b, err);
         free(path);
@@ -335,9 +341,14 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
 
 int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err)
 {
+    return eddy_checkpoint_read_named(dir, EDDY_CHECKPOINT_FILE, out, err);
+}
+
+int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoint **out, eddy_error *err)
+{
     *out = NULL;
     eddy_checkpoint *ck = calloc(1, sizeof *ck);
-    if (!ck || !(ck->path = join_path(dir, EDDY_CHECKPOINT_FILE))) {
+    if (!ck || !(ck->path = join_path(dir, name))) {
         free(ck);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }

@@ -65,6 +65,25 @@ int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *set
 /* Reads and verifies DIR/checkpoint.eddy (see the refusals above). *out is owned by the caller. */
 int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err);
 
+/*
+ * The same under another name in DIR: the pieces of a run on several processes (docs/mpi.md), one per
+ * process, DIR/checkpoint.pK.eddy in this format (the owned particles of process K and its solver's
+ * state; the settings add "processes", "piece" and "cuts"), listed by DIR/checkpoint.manifest (JSON,
+ * written by rank 0 once every piece is on disk).
+ */
+#define EDDY_CHECKPOINT_MANIFEST "checkpoint.manifest"
+int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
+                                eddy_error *err);
+int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoint **out, eddy_error *err);
+/*
+ * The n pieces of one checkpoint as one (their particles in piece order; `path` names it in messages),
+ * for a resume on another process count. Refuses pieces whose fields differ, and solver state records
+ * that differ between pieces (a state per process, e.g. the largest acceleration of its own particles:
+ * the host cannot merge an opaque record), naming the solver and two pieces.
+ */
+int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *path, eddy_checkpoint **out,
+                          eddy_error *err);
+
 /* The path read, and the settings object (with its "scene" member); owned by the checkpoint. */
 const char *eddy_checkpoint_path(const eddy_checkpoint *ck);
 const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);

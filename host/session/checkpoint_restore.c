@@ -213,22 +213,104 @@ static int index_state(const eddy_checkpoint *ck, saved_state *st, eddy_error *e
 }
 
 /* Reads the stored values of `sf` straight into the write-mapped arrays of the world's field f. */
-static int restore_field(const eddy_checkpoint *ck, const saved_state *st, const saved_field *sf, eddy_world *w,
-                         int f, eddy_error *err)
+typedef struct stored_id {
+    uint64_t id;
+    size_t index;
+} stored_id;
+
+static int by_stored_id(const void *a, const void *b)
 {
+    const uint64_t x = ((const stored_id *)a)->id, y = ((const stored_id *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The stored index of every owned particle of `p`, matched by id (SIZE_MAX for none): for a layout
+ * that moved since the particles were put in (a process's piece, after its halo copies joined and the
+ * canonical order ran, decomp.h). NULL when out of memory or when an owned particle is not stored. */
+static size_t *stored_index_by_id(const eddy_checkpoint *ck, const saved_state *st, const eddy_particles *p,
+                                  eddy_error *err)
+{
+    const size_t n = (size_t)st->count;
+    stored_id *s = malloc(sizeof *s * (n ? n : 1));
+    size_t *map = malloc(sizeof *map * (p->count ? p->count : 1));
+    if (!s || !map) {
+        free(s);
+        free(map);
+        eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (ck->format >= 2) memcpy(&s[i].id, ck->data + st->ids_at + i * sizeof(uint64_t), sizeof(uint64_t));
+        else {
+            uint32_t id32;
+            memcpy(&id32, ck->data + st->ids_at + i * sizeof id32, sizeof id32);
+            s[i].id = id32;
+        }
+        s[i].index = i;
+    }
+    qsort(s, n, sizeof *s, by_stored_id);
+    for (size_t i = 0; i < p->count; ++i) {
+        map[i] = SIZE_MAX;
+        if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+        const stored_id key = {p->id[i], 0};
+        const stored_id *hit = n ? bsearch(&key, s, n, sizeof *s, by_stored_id) : NULL;
+        if (!hit) {
+            free(s);
+            free(map);
+            mismatch(ck, err, "a particle of the world is not stored");
+            return NULL;
+        }
+        map[i] = hit->index;
+    }
+    free(s);
+    return map;
+}
+
+/* Whether the world's particles are the stored ones, in the stored order (the usual case). */
+static int same_layout(const eddy_checkpoint *ck, const saved_state *st, const eddy_particles *p)
+{
+    if (p->count != st->count || p->halo_count || ck->format < 2) return p->count == st->count && !p->halo_count;
+    for (size_t i = 0; i < p->count; ++i) {
+        uint64_t id;
+        memcpy(&id, ck->data + st->ids_at + i * sizeof(uint64_t), sizeof id);
+        if (id != p->id[i]) return 0;
+    }
+    return 1;
+}
+
+/* by_id: the world's ids are the stored ones (restored before), perhaps in another order. */
+static int restore_field(const eddy_checkpoint *ck, const saved_state *st, const saved_field *sf, eddy_world *w,
+                         int f, int by_id, eddy_error *err)
+{
+    /* By id where the layout moved after the particles were put in (eddy_decomp_attach's canonical
+     * order, a process's halo copies): halo copies keep their values. */
+    size_t *map = NULL;
+    if (by_id && !same_layout(ck, st, &w->particles) && !(map = stored_index_by_id(ck, st, &w->particles, err)))
+        return err->code ? err->code : EDDY_ERR_OUT_OF_MEMORY;
     eddy_field_view view;
     memset(&view, 0, sizeof view);
     view.size = sizeof view;
     int rc = eddy_world_map_field(w, f, EDDY_MAP_WRITE, &view, err);
-    if (rc) return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", ck->path, sf->name);
-    if (view.count != st->count) {
+    if (rc) {
+        free(map);
+        return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", ck->path, sf->name);
+    }
+    if (!map && view.count != st->count) {
         eddy_world_unmap_field(w, &view);
         return mismatch(ck, err, "the particle count changed while restoring");
     }
     const size_t bytes = (size_t)st->count * sizeof(eddy_real);
-    for (int j = 0; j < view.components; ++j)
-        if (bytes) memcpy(view.data[j], ck->data + sf->at + (size_t)j * bytes, bytes);
+    for (int j = 0; j < view.components; ++j) {
+        const unsigned char *src = ck->data + sf->at + (size_t)j * bytes;
+        if (!map) {
+            if (bytes) memcpy(view.data[j], src, bytes);
+            continue;
+        }
+        for (size_t i = 0; i < view.count && i < w->particles.count; ++i)
+            if (map[i] != SIZE_MAX) memcpy(&view.data[j][i], src + map[i] * sizeof(eddy_real), sizeof(eddy_real));
+    }
     eddy_world_unmap_field(w, &view);
+    free(map);
     return EDDY_OK;
 }
 
@@ -256,7 +338,7 @@ static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy
         }
         if (f >= EDDY_MAX_FIELDS || listed[f]++)
             return invalid(ck, err, "field '%s' is stored twice (so another field would not be restored)", sf->name);
-        int rc = restore_field(ck, st, sf, w, f, err);
+        int rc = restore_field(ck, st, sf, w, f, which == SOLVER_FIELDS, err);
         if (rc) return rc;
     }
     for (int f = 0; f < eddy_particles_field_count(p); ++f) {
@@ -463,5 +545,121 @@ int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const
                                       finish, job};
     rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
     free(job);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The pieces of a run on several processes, as one checkpoint (checkpoint.h)                        */
+
+typedef struct grow {
+    unsigned char *p;
+    size_t n, cap;
+    int failed;
+} grow;
+
+static void grow_put(grow *g, const void *src, size_t n)
+{
+    if (g->failed || !n) return;
+    if (g->n + n > g->cap) {
+        size_t cap = g->cap ? g->cap : 1 << 16;
+        while (cap < g->n + n) cap *= 2;
+        unsigned char *q = realloc(g->p, cap);
+        if (!q) {
+            g->failed = 1;
+            return;
+        }
+        g->p = q;
+        g->cap = cap;
+    }
+    memcpy(g->p + g->n, src, n);
+    g->n += n;
+}
+
+static void grow_u32(grow *g, uint32_t v) { grow_put(g, &v, sizeof v); }
+static void grow_u64(grow *g, uint64_t v) { grow_put(g, &v, sizeof v); }
+
+int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *path, eddy_checkpoint **out,
+                          eddy_error *err)
+{
+    *out = NULL;
+    saved_state *st = calloc((size_t)n, sizeof *st);
+    if (!st) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int rc = EDDY_OK;
+    uint64_t total = 0;
+    for (int k = 0; k < n && !rc; ++k) {
+        if ((rc = index_state(pieces[k], &st[k], err))) break;
+        total += st[k].count;
+        const eddy_checkpoint *a = pieces[0], *b = pieces[k];
+        const saved_state *s0 = &st[0], *sk = &st[k];
+        int same = b->format == a->format && b->format >= 2 && sk->field_count == s0->field_count;
+        for (uint32_t f = 0; same && f < sk->field_count; ++f)
+            same = strcmp(sk->fields[f].name, s0->fields[f].name) == 0 && sk->fields[f].components == s0->fields[f].components;
+        if (!same)
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "checkpoint piece '%s' does not hold the fields of '%s' (pieces of different runs)",
+                                b->path, a->path);
+        else if (sk->blob_size != s0->blob_size ||
+                 (sk->blob_size && memcmp(b->data + sk->blob_at, a->data + s0->blob_at, (size_t)sk->blob_size) != 0)) {
+            const cJSON *solver = cJSON_GetObjectItemCaseSensitive(a->settings, "solver");
+            rc = eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                                "the solver '%s' keeps a state of its own on every process (the records of '%s' and "
+                                "'%s' differ), which cannot be merged; resume on %d processes (docs/mpi.md)",
+                                cJSON_IsString(solver) ? solver->valuestring : "?", a->path, b->path, n);
+        }
+    }
+    grow g = {0};
+    if (!rc) {
+        /* Piece 0 up to its particles: header, settings, clock, colliders (the same in every piece). */
+        const eddy_checkpoint *a = pieces[0];
+        uint64_t colliders;
+        memcpy(&colliders, a->data + st[0].colliders_at, sizeof colliders);
+        const size_t particles_at = st[0].colliders_at + sizeof colliders + (size_t)colliders * collider_record_size();
+        grow_put(&g, a->data, particles_at);
+        grow_u64(&g, total);
+        grow_u32(&g, (uint32_t)sizeof(eddy_real));
+        grow_u32(&g, st[0].field_count);
+        for (uint32_t f = 0; f < st[0].field_count; ++f) {
+            const uint32_t len = (uint32_t)strlen(st[0].fields[f].name);
+            grow_u32(&g, len);
+            grow_put(&g, st[0].fields[f].name, len);
+            grow_u32(&g, st[0].fields[f].components);
+            for (uint32_t j = 0; j < st[0].fields[f].components; ++j)
+                for (int k = 0; k < n; ++k) {
+                    const size_t bytes = (size_t)st[k].count * sizeof(eddy_real);
+                    grow_put(&g, pieces[k]->data + st[k].fields[f].at + j * bytes, bytes);
+                }
+        }
+        for (int k = 0; k < n; ++k) grow_put(&g, pieces[k]->data + st[k].ids_at, (size_t)st[k].count * sizeof(uint64_t));
+        for (int k = 0; k < n; ++k)
+            grow_put(&g, pieces[k]->data + st[k].materials_at, (size_t)st[k].count * sizeof(uint32_t));
+        grow_u64(&g, st[0].blob_size);
+        grow_put(&g, a->data + st[0].blob_at, (size_t)st[0].blob_size);
+        const uint64_t payload = g.n - 24; /* magic, format, byte-order mark, payload length */
+        if (!g.failed) memcpy(g.p + 16, &payload, sizeof payload);
+        const uint64_t sum = g.failed ? 0 : eddy_checkpoint_checksum(g.p, g.n);
+        grow_u64(&g, sum);
+        if (g.failed) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the merged checkpoint");
+    }
+    eddy_checkpoint *ck = rc ? NULL : calloc(1, sizeof *ck);
+    if (!rc && ck) {
+        const size_t plen = strlen(path) + 1;
+        ck->path = malloc(plen);
+        ck->settings = cJSON_Duplicate(pieces[0]->settings, 1);
+        if (ck->path) memcpy(ck->path, path, plen);
+        ck->data = g.p;
+        ck->size = g.n;
+        g.p = NULL;
+        ck->format = pieces[0]->format;
+        ck->state_begin = pieces[0]->state_begin;
+        ck->state_end = ck->size - sizeof(uint64_t);
+        if (!ck->path || !ck->settings) {
+            eddy_checkpoint_free(ck);
+            ck = NULL;
+        }
+    }
+    if (!rc && !ck) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    free(g.p);
+    free(st);
+    if (!rc) *out = ck;
     return rc;
 }

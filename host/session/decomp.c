@@ -4,14 +4,17 @@
  * copies, every particle within HALO_REACH smoothing radii of its slab (across a periodic axis too).
  * After every step particles that left their slab migrate to their new owner, then the owners send
  * fresh halo copies; the world's exchange refreshes named fields of those copies by id within a step.
- * About 830 lines in one file for now: the cut, migration, halo building and the world's exchange all
- * work on one static decomposition, and the one-process stubs are the other side of one #ifdef. Split
- * it (transport / slab geometry / canonical order) when checkpoints per rank and .pvtp output join it.
+ * The gathers (hash, output, checkpoint pieces) are in decomp_gather.c, sharing the decomposition and
+ * the particle record through decomp_internal.h. About 850 lines remain here, on one static
+ * decomposition with the one-process stubs on the other side of one #ifdef; the next split would
+ * take the canonical order and the SIGINT/SIGTERM agreement out.
  */
 #include "decomp.h"
+#include "decomp_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +121,17 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
     (void)w, (void)err;
     return EDDY_OK;
 }
-int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err) { return eddy_world_hash(w, hash, err); }
+int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max)
+{
+    (void)w, (void)cuts, (void)max;
+    return 0;
+}
+int eddy_decomp_resume_cuts(const double *cuts, int count)
+{
+    (void)cuts, (void)count;
+    return 0;
+}
+void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag) { (void)flag; }
 int eddy_decomp_active(const eddy_world *w)
 {
     (void)w;
@@ -133,13 +146,46 @@ int eddy_decomp_active(const eddy_world *w)
 static int g_initialized_here;
 static char g_describe[160];
 
+/* SIGINT/SIGTERM on several processes: mpirun forwards them to every process, each at its own moment,
+ * but the processes must stop after the same step (a process that stopped alone would leave the others
+ * waiting in a collective, or write checkpoint pieces of another step). So they are blocked in every
+ * thread (before MPI_Init, whose threads inherit the mask) and stay pending; after every step the
+ * processes agree on whether any has one pending (eddy_decomp_exchange) and all set the stop flag
+ * the run loop polls at once. One process under mpirun gets them back unblocked. */
+static volatile sig_atomic_t *g_stop_flag;
+
+void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag)
+{
+    g_stop_flag = flag;
+}
+
+static void stop_signals(int how)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(how, &set, NULL);
+}
+
+static void agree_on_signals(void)
+{
+    sigset_t pending;
+    int mine = 0, all = 0;
+    if (sigpending(&pending) == 0) mine = sigismember(&pending, SIGTERM) ? SIGTERM : sigismember(&pending, SIGINT) ? SIGINT : 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all && g_stop_flag) *g_stop_flag = all;
+}
+
 int eddy_decomp_init(int *argc, char ***argv)
 {
     int done = 0;
     MPI_Initialized(&done);
     if (!done) {
+        stop_signals(SIG_BLOCK);
         MPI_Init(argc, argv);
         g_initialized_here = 1;
+        if (eddy_decomp_size() <= 1) stop_signals(SIG_UNBLOCK);
     }
     return 0;
 }
@@ -194,32 +240,19 @@ const char *eddy_decomp_describe(void)
     return g_describe;
 }
 
-typedef struct decomp {
-    eddy_world *w;
-    int rank, size;
-    int axis, periodic, dims;
-    double lo, hi, period, reach;
-    double *cut;              /* [size + 1]: rank r owns [cut[r], cut[r + 1]) along the axis */
-    uint64_t **send_ids;      /* [size]: ids of owned particles whose halo copies rank r holds */
-    size_t *send_n;
-    uint64_t **recv_ids;      /* [size]: ids of the halo copies received from rank r, in its order */
-    size_t *recv_n;
-    int *scount, *sdispl, *rcount, *rdispl;
-    /* id -> index map of the current layout (open addressing, key id + 1) */
-    uint64_t *map_key;
-    uint32_t *map_val;
-    size_t map_cap;
-    uint64_t map_generation;
-} decomp;
+
 
 static decomp *g_decomp;
+/* The interior cuts of a run being resumed (eddy_decomp_resume_cuts), until it is attached. */
+static double *g_resume_cut;
+static int g_resume_cut_count;
 
 int eddy_decomp_active(const eddy_world *w)
 {
     return g_decomp && g_decomp->w == w;
 }
 
-static decomp *of(const eddy_world *w)
+decomp *decomp_of(const eddy_world *w)
 {
     return g_decomp && g_decomp->w == w ? g_decomp : NULL;
 }
@@ -236,7 +269,7 @@ static void free_lists(decomp *d)
 
 void eddy_decomp_detach(eddy_world *w)
 {
-    decomp *d = of(w);
+    decomp *d = decomp_of(w);
     if (!d) return;
     eddy_world_set_exchange(w, NULL);
     free_lists(d);
@@ -297,12 +330,12 @@ static size_t components_total(const eddy_particles *p)
     return c;
 }
 
-static size_t record_size(const eddy_particles *p)
+size_t decomp_record_size(const eddy_particles *p)
 {
     return 16 + sizeof(eddy_real) * components_total(p);
 }
 
-static void pack(const eddy_particles *p, size_t i, unsigned char *out)
+void decomp_pack(const eddy_particles *p, size_t i, unsigned char *out)
 {
     memcpy(out, &p->id[i], 8);
     memcpy(out + 8, &p->material[i], 4);
@@ -316,10 +349,10 @@ static void pack(const eddy_particles *p, size_t i, unsigned char *out)
 }
 
 /* Appends n records; `halo` sets EDDY_PARTICLE_HALO on them. */
-static int unpack(eddy_particles *p, const unsigned char *in, size_t n, int halo, eddy_error *err)
+int decomp_unpack(eddy_particles *p, const unsigned char *in, size_t n, int halo, eddy_error *err)
 {
     if (n == 0) return EDDY_OK;
-    const size_t rs = record_size(p), first = p->count;
+    const size_t rs = decomp_record_size(p), first = p->count;
     eddy_real *xyz = calloc(3 * n, sizeof(eddy_real));
     if (!xyz) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
     int rc = eddy_particles_add(p, n, xyz, NULL, 0, NULL, err);
@@ -360,7 +393,7 @@ static int keep_only(eddy_particles *p, const unsigned char *keep, eddy_error *e
     return rc;
 }
 
-static int too_big(size_t bytes, eddy_error *err)
+int decomp_too_big(size_t bytes, eddy_error *err)
 {
     return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
                           "mpi: a message of %zu bytes exceeds MPI's int count; use more processes", bytes);
@@ -373,7 +406,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
 {
     size_t total = 0;
     for (int r = 0; r < d->size; ++r) {
-        if (sn[r] > INT32_MAX || total + sn[r] > INT32_MAX) return too_big(total + sn[r], err);
+        if (sn[r] > INT32_MAX || total + sn[r] > INT32_MAX) return decomp_too_big(total + sn[r], err);
         d->scount[r] = (int)sn[r];
         d->sdispl[r] = (int)total;
         total += sn[r];
@@ -387,7 +420,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
     for (int r = 0; r < d->size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
             free(sbuf);
-            return too_big(rtotal + (size_t)d->rcount[r], err);
+            return decomp_too_big(rtotal + (size_t)d->rcount[r], err);
         }
         d->rdispl[r] = (int)rtotal;
         rn[r] = (size_t)d->rcount[r];
@@ -446,7 +479,7 @@ static unsigned char *bufs_push(bufs *B, int r, size_t len)
 static int redistribute(decomp *d, eddy_error *err)
 {
     eddy_particles *p = &d->w->particles;
-    const size_t rs = record_size(p);
+    const size_t rs = decomp_record_size(p);
     int rc = EDDY_OK;
     bufs B;
     unsigned char *keep = NULL, *recv = NULL;
@@ -475,14 +508,14 @@ static int redistribute(decomp *d, eddy_error *err)
                 rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
                 goto done;
             }
-            pack(p, i, at);
+            decomp_pack(p, i, at);
         }
     }
     if ((rc = alltoall(d, B.b, B.n, &recv, rn, err))) goto done;
     if ((rc = keep_only(p, keep, err))) goto done;
     size_t got = 0;
     for (int r = 0; r < d->size; ++r) got += rn[r] / rs;
-    if ((rc = unpack(p, recv, got, 0, err))) goto done;
+    if ((rc = decomp_unpack(p, recv, got, 0, err))) goto done;
     free(recv);
     recv = NULL;
     /* Halo copies: every owned particle within reach of another rank's slab. */
@@ -497,7 +530,7 @@ static int redistribute(decomp *d, eddy_error *err)
                 rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
                 goto done;
             }
-            pack(p, i, at);
+            decomp_pack(p, i, at);
         }
     for (int r = 0; r < d->size; ++r) {
         const size_t n = B.n[r] / rs;
@@ -522,7 +555,7 @@ static int redistribute(decomp *d, eddy_error *err)
         for (size_t k = 0; k < n; ++k) memcpy(&d->recv_ids[r][k], recv + off + k * rs, 8);
         off += rn[r];
     }
-    rc = unpack(p, recv, off / rs, 1, err);
+    rc = decomp_unpack(p, recv, off / rs, 1, err);
 done:
     free(recv);
     free(keep);
@@ -630,7 +663,7 @@ done:
 static int reduce(void *context, eddy_reduce_op op, double *values, size_t count, eddy_error *err)
 {
     decomp *d = context;
-    if (count > INT32_MAX) return too_big(count * sizeof(double), err);
+    if (count > INT32_MAX) return decomp_too_big(count * sizeof(double), err);
     if (op == EDDY_REDUCE_SUM) {
         /* Summed in rank order on every process, so every process gets the same bits. */
         double *all = malloc(sizeof(double) * count * (size_t)d->size);
@@ -697,10 +730,9 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                               "solver '%s' cannot run on %d processes: %s (it does not declare "
                               "EDDY_COMPONENT_DECOMPOSABLE, docs/mpi.md); run it as one process",
                               solver->id, size, not_decomposable_reason(solver->id));
-    if (resuming)
-        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
-                              "resume on %d processes is not supported yet (docs/mpi.md); resume as one process",
-                              size);
+    /* Resuming without the cuts of a run on as many processes (eddy_decomp_resume_cuts): every process
+     * holds every particle of the checkpoint, split afresh as a new run's. */
+    if (resuming && g_resume_cut_count != size - 1) resuming = 0;
     if (g_decomp) eddy_decomp_detach(g_decomp->w);
     decomp *d = calloc(1, sizeof *d);
     if (!d) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -733,8 +765,24 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
         eddy_decomp_detach(w);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    int rc = make_cuts(d, err);
-    if (!rc) {
+    int rc = EDDY_OK;
+    if (resuming) {
+        /* The particles are this process's piece (the slab it owned when the checkpoint was written):
+         * the run's cuts again, so every process owns what it owned, and its solver state fits. */
+        d->cut[0] = d->periodic ? d->lo : -INFINITY;
+        d->cut[size] = d->periodic ? d->hi : INFINITY;
+        memcpy(d->cut + 1, g_resume_cut, sizeof(double) * (size_t)(size - 1));
+        const eddy_particles *p = &w->particles;
+        const eddy_real *xa = coord_array(p, d->axis);
+        for (size_t i = 0; !rc && i < p->count; ++i)
+            if (owner_of(d, xa[i]) != d->rank)
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                    "checkpoint piece %d holds particle id %" PRIu64 " outside its slab", d->rank,
+                                    p->id[i]);
+    } else {
+        rc = make_cuts(d, err);
+    }
+    if (!rc && !resuming) {
         /* Every process built every particle: keep those of this slab, then the halo. */
         eddy_particles *p = &w->particles;
         unsigned char *keep = malloc(p->count ? p->count : 1);
@@ -759,7 +807,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
 int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
 {
     (void)err;
-    if (!of(w)) return EDDY_OK;
+    if (!decomp_of(w)) return EDDY_OK;
     eddy_step_stats st = *eddy_world_step_stats(w);
     double mx = st.max_speed, sums[2] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position};
     MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -773,61 +821,31 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
 
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
 {
-    decomp *d = of(w);
+    decomp *d = decomp_of(w);
     if (!d) return EDDY_OK;
+    agree_on_signals();
     return redistribute(d, err);
 }
 
-int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
+int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max)
 {
-    decomp *d = of(w);
-    if (!d) return eddy_world_hash(w, hash, err);
-    int rc = eddy_world_sync_host(w, err);
-    if (rc) return rc;
-    eddy_particles *p = &w->particles;
-    const size_t rs = record_size(p), owned = p->count - p->halo_count;
-    if (owned * rs > INT32_MAX) return too_big(owned * rs, err);
-    unsigned char *mine = malloc(owned * rs + 1);
-    if (!mine) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < p->count; ++i)
-        if (!(p->flags[i] & EDDY_PARTICLE_HALO)) pack(p, i, mine + rs * k++);
-    int bytes = (int)(owned * rs);
-    MPI_Gather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    unsigned char *all = NULL;
-    size_t total = 0;
-    if (d->rank == 0) {
-        for (int r = 0; r < d->size; ++r) {
-            d->rdispl[r] = (int)total;
-            total += (size_t)d->rcount[r];
-        }
-        if (total > INT32_MAX) rc = too_big(total, err);
-        else if (!(all = malloc(total + 1))) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    /* Every process takes part even when rank 0 failed, so none waits forever. */
-    MPI_Gatherv(mine, bytes, MPI_BYTE, all, d->rcount, d->rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
-    free(mine);
-    *hash = 0;
-    if (d->rank != 0 || rc) {
-        free(all);
-        return rc;
-    }
-    /* A particle set with the same fields, in the same order, holding every owned particle. */
-    eddy_particles q;
-    if ((rc = eddy_particles_init(&q, p->dimensions, err))) {
-        free(all);
-        return rc;
-    }
-    for (int f = EDDY_BUILTIN_FIELD_COUNT; !rc && f < eddy_particles_field_count(p); ++f) {
-        int id;
-        rc = eddy_particles_add_field(&q, eddy_particles_field_name(p, f), eddy_particles_field_components(p, f), &id,
-                                      err);
-    }
-    if (!rc) rc = unpack(&q, all, total / rs, 0, err);
-    if (!rc) rc = eddy_particles_hash(&q, hash, err);
-    eddy_particles_free(&q);
-    free(all);
-    return rc;
+    decomp *d = decomp_of(w);
+    if (!d) return 0;
+    int k = 0;
+    for (int r = 1; r < d->size && k < max; ++r) cuts[k++] = d->cut[r];
+    return k;
+}
+
+int eddy_decomp_resume_cuts(const double *cuts, int count)
+{
+    free(g_resume_cut);
+    g_resume_cut = NULL;
+    g_resume_cut_count = 0;
+    if (count <= 0) return 0;
+    if (!(g_resume_cut = malloc(sizeof(double) * (size_t)count))) return -1;
+    memcpy(g_resume_cut, cuts, sizeof(double) * (size_t)count);
+    g_resume_cut_count = count;
+    return 0;
 }
 
 #endif /* EDDY_HAVE_MPI */

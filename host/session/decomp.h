@@ -12,6 +12,8 @@
 #ifndef EDDY_HOST_DECOMP_H
 #define EDDY_HOST_DECOMP_H
 
+#include <signal.h>
+
 #include <eddy/eddy.h>
 
 /* MPI_Init when built with MPI (a no-op otherwise, or when already initialized). Returns 0. */
@@ -47,6 +49,35 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err);
 
 /* The state hash of the whole run (every process's owned particles); valid on rank 0. */
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
+
+/*
+ * The whole run's particles for what one process writes (diagnostics, probes, the picture, every
+ * writer but the VTK pieces): on several processes a collective call that gathers every process's
+ * owned particles (host copies synced) to rank 0 into *whole, a shallow copy of *w (materials,
+ * boundaries, grid and impl shared: read its particles, materials and scalars only, never build its
+ * grid) whose particles are the gathered set without halo copies; *whole is NULL on the other ranks.
+ * On one process: the host copy synced and *whole = w. Release with eddy_decomp_release_whole.
+ */
+int eddy_decomp_gather_whole(eddy_world *w, eddy_world **whole, eddy_error *err);
+void eddy_decomp_release_whole(eddy_world *w, eddy_world *whole);
+
+/*
+ * Checkpoints of a run on several processes (docs/mpi.md). eddy_decomp_owned_world: this process's
+ * owned particles without halo copies, as a shallow copy of *w like eddy_decomp_gather_whole's (*owned
+ * = w on one process); release with eddy_decomp_release_whole. eddy_decomp_cuts: the interior cuts
+ * (size - 1 of them, at most max) into cuts; returns their number (0 on one process).
+ * eddy_decomp_resume_cuts: the cuts the next eddy_decomp_attach with `resuming` uses, whose world
+ * holds this process's piece (returns -1 when out of memory). eddy_decomp_all_ok: collective; true
+ * when `ok` on every process.
+ */
+int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err);
+int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max);
+int eddy_decomp_resume_cuts(const double *cuts, int count);
+int eddy_decomp_all_ok(int ok);
+
+/* The run loop's stop flag (services.h), which the processes set together after a step once any has
+ * SIGINT or SIGTERM pending (blocked on several processes since eddy_decomp_init; docs/mpi.md). */
+void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag);
 
 /* True when the world is split over several processes. */
 int eddy_decomp_active(const eddy_world *w);

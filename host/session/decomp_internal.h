@@ -1,0 +1,42 @@
+/*
+ * host/session/decomp_internal.h — what decomp.c (the slabs, halos, migration and exchange) shares
+ * with decomp_gather.c (the gathers for output, the hash and the checkpoint pieces): the one
+ * decomposition of this process and the particle record both send. MPI builds only.
+ */
+#ifndef EDDY_HOST_DECOMP_INTERNAL_H
+#define EDDY_HOST_DECOMP_INTERNAL_H
+
+#ifdef EDDY_HAVE_MPI
+
+#include <eddy/eddy.h>
+
+typedef struct decomp {
+    eddy_world *w;
+    int rank, size;
+    int axis, periodic, dims;
+    double lo, hi, period, reach;
+    double *cut;              /* [size + 1]: rank r owns [cut[r], cut[r + 1]) along the axis */
+    uint64_t **send_ids;      /* [size]: ids of owned particles whose halo copies rank r holds */
+    size_t *send_n;
+    uint64_t **recv_ids;      /* [size]: ids of the halo copies received from rank r, in its order */
+    size_t *recv_n;
+    int *scount, *sdispl, *rcount, *rdispl;
+    /* id -> index map of the current layout (open addressing, key id + 1) */
+    uint64_t *map_key;
+    uint32_t *map_val;
+    size_t map_cap;
+    uint64_t map_generation;
+} decomp;
+
+/* The decomposition of `w`, or NULL (one process, or another world). */
+decomp *decomp_of(const eddy_world *w);
+/* One particle as sent: id, material, every component of every field (decomp_record_size bytes). */
+size_t decomp_record_size(const eddy_particles *p);
+void decomp_pack(const eddy_particles *p, size_t i, unsigned char *out);
+/* Appends n records; `halo` sets EDDY_PARTICLE_HALO on them. */
+int decomp_unpack(eddy_particles *p, const unsigned char *in, size_t n, int halo, eddy_error *err);
+/* EDDY_ERR_UNSUPPORTED for a message above the 2^31 bytes one MPI count can say. */
+int decomp_too_big(size_t bytes, eddy_error *err);
+
+#endif /* EDDY_HAVE_MPI */
+#endif /* EDDY_HOST_DECOMP_INTERNAL_H */

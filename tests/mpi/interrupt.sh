@@ -1,0 +1,34 @@
+#!/bin/sh
+# interrupt.sh EDDY MPIRUN SCENE OUT SIGNAL: SIGNAL (INT or TERM) sent to mpirun while SCENE runs on two
+# processes: every process stops after the same step (they agree after each step, docs/mpi.md), says
+# so with the command to continue, and the checkpoint pieces and manifest are written; resumed 40 steps
+# further on two processes, the run ends with the single-process hash of as many steps.
+# Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
+eddy=$1; mpirun=$2; scene=$3; out=$4; sig=$5
+if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
+if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
+fail() { echo "interrupt.sh: $*" >&2; exit 1; }
+rm -rf "$out" "$out.txt"
+"$mpirun" --oversubscribe -np 2 "$eddy" run "$scene" --steps 100000 --quiet --no-picture \
+    --set time.output_interval=0.0005 --out "$out" >"$out.txt" 2>&1 &
+pid=$!
+# Until a few frames are out (the run is well inside its loop), at most 60 s.
+i=0
+rows() { if [ -f "$out/diagnostics.csv" ]; then wc -l <"$out/diagnostics.csv"; else echo 0; fi; }
+while [ "$(rows)" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -"$sig" "$pid"
+wait "$pid"
+cat "$out.txt"
+grep -qF "checkpoint written, continue with: mpirun -np 2 eddy resume $out" "$out.txt" ||
+    fail "the processes do not say that the checkpoint was written"
+steps=$(sed -n 's/.*interrupted by signal [0-9]* at step \([0-9]*\) .*/\1/p' "$out.txt" | sort -u)
+[ "$(echo "$steps" | wc -l)" -eq 1 ] && [ -n "$steps" ] || fail "the processes stopped at different steps: $steps"
+grep -Eq "\"step\":[[:space:]]*$steps([^0-9]|\$)" "$out/checkpoint.manifest" || fail "the manifest is not of step $steps"
+end=$((steps + 40))
+"$mpirun" --oversubscribe -np 2 "$eddy" resume "$out" --steps "$end" --hash --quiet >"$out.resume.txt" 2>&1 ||
+    { cat "$out.resume.txt" >&2; fail "the resume failed"; }
+"$eddy" run "$scene" --steps "$end" --hash --quiet --no-picture --set time.output_interval=0.0005 \
+    --out "$out.serial" >"$out.serial.txt" 2>&1 || fail "the single-process run failed"
+a=$(sed -n 's/^state-hash: //p' "$out.resume.txt"); b=$(sed -n 's/^state-hash: //p' "$out.serial.txt")
+echo "stopped at step $steps; resumed to $end: $a; one process: $b"
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "the resumed run ends in another state than one process's"

@@ -1,0 +1,68 @@
+#!/bin/sh
+# resume.sh EDDY MPIRUN SCENE OUT STEPS N MERGE: checkpoints of runs on several processes (docs/mpi.md).
+#  - SCENE run to STEPS/2 on N processes leaves pieces and a manifest; `mpirun -np N eddy resume` to
+#    STEPS ends with the state-hash of the uninterrupted single-process run, bit for bit, and its
+#    diagnostics.csv (without wall_ms) equals the uninterrupted run's;
+#  - the single-process checkpoint of STEPS/2 resumed on N processes ends with the same hash;
+#  - the pieces resumed on N + 1 processes and on one: MERGE=yes (a solver without a per-process state,
+#    pbf) the same hash; MERGE=no (sph_mueller, tait: the largest acceleration of each process's own
+#    particles) refused, naming the solver;
+#  - a missing piece, and a piece of another checkpoint, are refused by name.
+# Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
+eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; merge=$7
+if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
+if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
+fail() { echo "resume.sh: $*" >&2; exit 1; }
+mpi() { "$mpirun" --oversubscribe "$@"; }
+hash_of() { sed -n 's/^state-hash: //p' "$1"; }
+rm -rf "$out"; mkdir -p "$out"
+half=$((steps / 2)); m=$((n + 1))
+set -- --quiet --no-picture --set time.output_interval=0.0005
+"$eddy" run "$scene" --steps "$steps" --hash "$@" --out "$out/whole" >"$out/whole.txt" 2>&1 ||
+    { cat "$out/whole.txt" >&2; fail "the uninterrupted run failed"; }
+one=$(hash_of "$out/whole.txt")
+[ -n "$one" ] || fail "no hash from the uninterrupted run"
+mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --out "$out/part" >"$out/part.txt" 2>&1 ||
+    { cat "$out/part.txt" >&2; fail "the first half on $n processes failed"; }
+[ -f "$out/part/checkpoint.manifest" ] || fail "no checkpoint.manifest"
+for d in spare other single missing; do cp -r "$out/part" "$out/$d"; done
+mpi -np "$n" "$eddy" resume "$out/part" --steps "$steps" --hash --quiet >"$out/resume.txt" 2>&1 ||
+    { cat "$out/resume.txt" >&2; fail "the resume on $n processes failed"; }
+echo "uninterrupted, one process: $one; resumed on $n processes: $(hash_of "$out/resume.txt")"
+[ "$(hash_of "$out/resume.txt")" = "$one" ] || fail "the resumed run ends in another state"
+cut -d, -f1-9,11 "$out/whole/diagnostics.csv" >"$out/whole.diag"
+cut -d, -f1-9,11 "$out/part/diagnostics.csv" >"$out/part.diag"
+cmp "$out/whole.diag" "$out/part.diag" || fail "diagnostics.csv of the resumed run differs from the uninterrupted run's"
+# One process's checkpoint, resumed on n.
+"$eddy" run "$scene" --steps "$half" "$@" --out "$out/serial" >/dev/null 2>&1 || fail "the single-process half failed"
+mpi -np "$n" "$eddy" resume "$out/serial" --steps "$steps" --hash --quiet >"$out/serial.txt" 2>&1 ||
+    { cat "$out/serial.txt" >&2; fail "the single-process checkpoint resumed on $n processes failed"; }
+[ "$(hash_of "$out/serial.txt")" = "$one" ] || fail "the single-process checkpoint resumed on $n processes ends in another state"
+# Another process count, and one process.
+mpi -np "$m" "$eddy" resume "$out/other" --steps "$steps" --hash --quiet >"$out/other.txt" 2>&1
+rc_other=$?
+"$eddy" resume "$out/single" --steps "$steps" --hash --quiet >"$out/single.txt" 2>&1
+rc_single=$?
+if [ "$merge" = yes ]; then
+    [ "$rc_other" -eq 0 ] && [ "$(hash_of "$out/other.txt")" = "$one" ] ||
+        { cat "$out/other.txt" >&2; fail "the pieces resumed on $m processes do not end in the same state"; }
+    [ "$rc_single" -eq 0 ] && [ "$(hash_of "$out/single.txt")" = "$one" ] ||
+        { cat "$out/single.txt" >&2; fail "the pieces resumed as one process do not end in the same state"; }
+else
+    for t in other single; do
+        grep -qF "keeps a state of its own on every process (the records of '$out/$t/checkpoint.p0.eddy' and" "$out/$t.txt" ||
+            { cat "$out/$t.txt" >&2; fail "resume ($t) of per-process solver states is not refused by name"; }
+    done
+    [ "$rc_other" -ne 0 ] && [ "$rc_single" -ne 0 ] || fail "a refused resume exited 0"
+fi
+rm "$out/missing/checkpoint.p1.eddy"
+mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"
+grep -qF "$out/missing/checkpoint.p1.eddy" "$out/missing.txt" ||
+    { cat "$out/missing.txt" >&2; fail "the refusal of a missing piece does not name it"; }
+# Piece 0 of a checkpoint at another step.
+mpi -np "$n" "$eddy" run "$scene" --steps $((half + 2)) "$@" --out "$out/later" >/dev/null 2>&1 || fail "the later run failed"
+cp "$out/later/checkpoint.p0.eddy" "$out/spare/checkpoint.p0.eddy"
+mpi -np "$n" "$eddy" resume "$out/spare" --steps "$steps" --quiet >"$out/mixed.txt" 2>&1 && fail "resume with a piece of another checkpoint succeeded"
+grep -qF "checkpoint piece '$out/spare/checkpoint.p0.eddy' does not match the manifest" "$out/mixed.txt" ||
+    { cat "$out/mixed.txt" >&2; fail "the refusal of a mismatched piece does not name it"; }
+exit 0
