@@ -116,10 +116,10 @@ typedef enum { CLAIM_NONE, CLAIM_PASS, CLAIM_MISS } claim_kind;
 
 typedef struct vclaim {
     claim_kind kind;         /* the case's, for every check not named below */
-    char note[512];          /* why a miss is expected, or anything the author adds */
+    char note[1024];         /* why a miss is expected, or anything the author adds */
     char check_names[VMAX_CHECKS][VNAME]; /* "checks": {"NAME": {"expect": ..., "note": ...}} */
     claim_kind check_kinds[VMAX_CHECKS];
-    char check_notes[VMAX_CHECKS][256];
+    char check_notes[VMAX_CHECKS][1024];
     int check_count;
     char *sets[VMAX_SETS];
     int set_count;

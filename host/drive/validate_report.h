@@ -28,7 +28,7 @@ typedef struct vrow {
     size_t particles;
     unsigned long long steps;
     claim_kind claim;
-    char note[512], failure[EDDY_ERROR_MESSAGE_MAX], plot[VPATH + 2 * VNAME + 32];
+    char note[1024], failure[EDDY_ERROR_MESSAGE_MAX], plot[VPATH + 2 * VNAME + 32];
     int pass;
 } vrow;
 
