@@ -31,9 +31,11 @@ const char *eddy_decomp_describe(void);
 
 /*
  * After the world is built and before the solver's create(): on several processes refuses a solver
- * without EDDY_COMPONENT_DECOMPOSABLE (naming it) and a resume, keeps this process's slab and its
- * halo, and installs the exchange; then, for a decomposable solver, puts the particles in canonical
- * order (also in one process).
+ * without EDDY_COMPONENT_DECOMPOSABLE (naming it), keeps this process's slab and its halo, and
+ * installs the exchange; then, for a decomposable solver, puts the particles in canonical order (also
+ * in one process). `resuming` with the cuts of eddy_decomp_resume_cuts: the world holds this
+ * process's checkpoint piece, kept whole under those cuts (a particle outside its slab is refused);
+ * otherwise every process holds every particle and the slabs are cut afresh.
  */
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err);
 /* Forgets the world's decomposition (eddy_sim_close). */

@@ -8,6 +8,9 @@ eddy=$1; mpirun=$2; scene=$3; out=$4; sig=$5
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
 if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
 fail() { echo "interrupt.sh: $*" >&2; exit 1; }
+# Open MPI sends SIGKILL 1 s after it forwarded the signal (odls_base_sigkill_timeout): too short for
+# the last frame and the checkpoint on a loaded machine (docs/mpi.md).
+export OMPI_MCA_odls_base_sigkill_timeout=5
 rm -rf "$out" "$out.txt"
 "$mpirun" --oversubscribe -np 2 "$eddy" run "$scene" --steps 100000 --quiet --no-picture \
     --set time.output_interval=0.0005 --out "$out" >"$out.txt" 2>&1 &
