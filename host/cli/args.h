@@ -5,10 +5,16 @@
 #ifndef EDDY_HOST_ARGS_H
 #define EDDY_HOST_ARGS_H
 
+#include <eddy/eddy.h>
+
 /* A whole decimal number >= min, the whole string: 0 and *out set, or -1 (out untouched). */
 int eddy_arg_integer(const char *s, long long min, long long *out);
 
 /* A finite real number, the whole string: 0 and *out set, or -1 (out untouched). */
 int eddy_arg_real(const char *s, double *out);
+
+/* Prints "eddy: MESSAGE" and the pointer to `eddy help` on stderr; returns 2, the exit status of a bad
+ * command line. */
+int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
 
 #endif /* EDDY_HOST_ARGS_H */

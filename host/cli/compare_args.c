@@ -3,7 +3,6 @@
  * parsing lives in cli/, with the number readers every command shares (args.h).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,17 +11,6 @@
 #include "args.h"
 #include "compare.h"
 
-static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "eddy: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nrun 'eddy help' for usage\n");
-    va_end(ap);
-    return 2;
-}
 
 /* Ids become folder names: letters, digits, '_', '-', '.', not starting with '.'. */
 static int valid_id(const char *s)
@@ -42,15 +30,15 @@ static int parse_solvers(const char *list, eddy_compare_options *o)
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char id[EDDY_COMPARE_ID_MAX + 1];
-        if (n == 0) return usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
+        if (n == 0) return eddy_arg_usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
         if (n > EDDY_COMPARE_ID_MAX) n = EDDY_COMPARE_ID_MAX;
         memcpy(id, p, n);
         id[n] = '\0';
         if (!valid_id(id))
-            return usage_error("--solvers: '%s' is not a solver id (letters, digits, '_', '-' and '.')", id);
+            return eddy_arg_usage_error("--solvers: '%s' is not a solver id (letters, digits, '_', '-' and '.')", id);
         for (int k = 0; k < o->solver_count; ++k)
-            if (strcmp(o->solvers[k], id) == 0) return usage_error("--solvers lists '%s' twice", id);
-        if (o->solver_count == EDDY_COMPARE_MAX_SOLVERS) return usage_error("--solvers lists more than %d solvers", EDDY_COMPARE_MAX_SOLVERS);
+            if (strcmp(o->solvers[k], id) == 0) return eddy_arg_usage_error("--solvers lists '%s' twice", id);
+        if (o->solver_count == EDDY_COMPARE_MAX_SOLVERS) return eddy_arg_usage_error("--solvers lists more than %d solvers", EDDY_COMPARE_MAX_SOLVERS);
         snprintf(o->solvers[o->solver_count++], EDDY_COMPARE_ID_MAX, "%s", id);
         if (!comma) return 0;
         p = comma + 1;
@@ -70,11 +58,11 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
             continue;
         }
         if (a[0] != '-' || a[1] != '-') {
-            if (o->scene_path) return usage_error("unexpected argument '%s' (one scene per comparison)", a);
+            if (o->scene_path) return eddy_arg_usage_error("unexpected argument '%s' (one scene per comparison)", a);
             o->scene_path = a;
             continue;
         }
-        if (!v) return usage_error("option %s needs a value", a);
+        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
         ++i;
         int rc = 0;
         if (strcmp(a, "--solvers") == 0) {
@@ -86,25 +74,25 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
         } else if (strcmp(a, "--grid") == 0) {
             o->grid = v;
         } else if (strcmp(a, "--set") == 0) {
-            if (o->set_count == EDDY_COMPARE_MAX_SETS) return usage_error("too many --set options (at most %d)", EDDY_COMPARE_MAX_SETS);
+            if (o->set_count == EDDY_COMPARE_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_COMPARE_MAX_SETS);
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--steps") == 0) {
-            if (eddy_arg_integer(v, 0, &o->steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+            if (eddy_arg_integer(v, 0, &o->steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);
         } else if (strcmp(a, "--until") == 0) {
             if (eddy_arg_real(v, &o->until) || o->until < 0)
-                return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+                return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
         } else if (strcmp(a, "--threads") == 0) {
             long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
             o->threads = (int)t;
         } else {
-            return usage_error("unknown option '%s' for compare", a);
+            return eddy_arg_usage_error("unknown option '%s' for compare", a);
         }
         if (rc) return rc;
     }
-    if (!o->scene_path) return usage_error("compare needs a scene file");
-    if (!have_solvers) return usage_error("compare needs --solvers ID,ID,... (e.g. --solvers sph_mueller,tait)");
-    if (o->steps >= 0 && !isnan(o->until)) return usage_error("give --steps or --until, not both");
+    if (!o->scene_path) return eddy_arg_usage_error("compare needs a scene file");
+    if (!have_solvers) return eddy_arg_usage_error("compare needs --solvers ID,ID,... (e.g. --solvers sph_mueller,tait)");
+    if (o->steps >= 0 && !isnan(o->until)) return eddy_arg_usage_error("give --steps or --until, not both");
     return 0;
 }
 

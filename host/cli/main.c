@@ -69,13 +69,6 @@ static const char usage[] =
     "Exit status: 0 success, 1 error, 2 bad command line, 130 interrupted (SIGINT, or a signal once a\n"
     "run has started writing), 143 SIGTERM while loading (nothing written).\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "eddy: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nrun 'eddy help' for usage\n");
-    return 2;
-}
 
 #define EDDY_MAX_FORMATS 16
 
@@ -102,7 +95,7 @@ static int check_formats(eddy_registry *reg, const char *arg, const char **ids, 
         char msg[1024];
         snprintf(msg, sizeof msg, "--format expects writer ids separated by commas (available: %s), got '%%s'",
                  eddy_registry_ids(reg, EDDY_INTERFACE_WRITER));
-        return usage_error(msg, arg);
+        return eddy_arg_usage_error(msg, arg);
     }
     return 0;
 }
@@ -139,19 +132,19 @@ static int cmd_run(int argc, char **argv, int resume)
         else if (strcmp(a, "--no-picture") == 0) { o.picture = 0; takes = 0; }
         else if (strcmp(a, "--render") == 0 || strcmp(a, "--movie") == 0) {
             if (resume)
-                return usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
+                return eddy_arg_usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
                                    "folder, formats and rendering", a);
             if (a[2] == 'r') o.render.enabled = 1;
             else o.render.movie = 1;
             takes = 0;
         }
         else if (a[0] == '-' && a[1] == '-') {
-            if (!v) return usage_error("option %s needs a value", a);
+            if (!v) return eddy_arg_usage_error("option %s needs a value", a);
             int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
                            strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
                            strncmp(a, "--render", 8) == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--movie") == 0;
             if (resume && run_only)
-                return usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
+                return eddy_arg_usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
                                    "folder, formats and rendering", a);
             if (strcmp(a, "--solver") == 0) o.solver = v;
             else if (strcmp(a, "--grid") == 0) o.grid = v;
@@ -162,42 +155,42 @@ static int cmd_run(int argc, char **argv, int resume)
             else if (strcmp(a, "--render-width") == 0) {
                 long long px;
                 if (eddy_arg_integer(v, 1, &px) || px > 16384)
-                    return usage_error("--render-width expects a width in pixels (16 to 16384), got '%s'", v);
+                    return eddy_arg_usage_error("--render-width expects a width in pixels (16 to 16384), got '%s'", v);
                 o.render.width = (int)px;
             } else if (strcmp(a, "--checkpoint-every") == 0) {
                 if (eddy_arg_real(v, &o.checkpoint_every) || !(o.checkpoint_every > 0))
-                    return usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
+                    return eddy_arg_usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--set") == 0) {
-                if (nsets == EDDY_MAX_SETS) return usage_error("too many --set options (at most %s)", "256");
+                if (nsets == EDDY_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %s)", "256");
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
-                if (eddy_arg_integer(v, 0, &o.steps)) return usage_error("--steps expects an integer >= 0, got '%s'", v);
+                if (eddy_arg_integer(v, 0, &o.steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);
             } else if (strcmp(a, "--until") == 0) {
                 if (eddy_arg_real(v, &o.until) || o.until < 0)
-                    return usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+                    return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--threads") == 0) {
                 long long t;
-                if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+                if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
                 o.threads = (int)t;
             } else if (strcmp(a, "--format") == 0) {
                 snprintf(format_buf, sizeof format_buf, "%s", v);
                 format_arg = v;
                 if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats)) < 0)
-                    return usage_error("--format expects writer ids separated by commas, e.g. vtk,csv, got '%s'", v);
+                    return eddy_arg_usage_error("--format expects writer ids separated by commas, e.g. vtk,csv, got '%s'", v);
             } else {
                 fprintf(stderr, "eddy: unknown option '%s' for %s\nrun 'eddy help' for usage\n", a, cmd);
                 return 2;
             }
         } else {
             if (o.scene_path)
-                return usage_error(resume ? "unexpected argument '%s' (one run folder)" : "unexpected argument '%s' (one scene per run)", a);
+                return eddy_arg_usage_error(resume ? "unexpected argument '%s' (one run folder)" : "unexpected argument '%s' (one scene per run)", a);
             o.scene_path = a;
             takes = 0;
         }
         i += takes;
     }
-    if (!o.scene_path) return usage_error(resume ? "resume needs the folder of a run%s" : "run needs a scene file%s", "");
-    if (o.steps >= 0 && !isnan(o.until)) return usage_error("give --steps or --until, not both%s", "");
+    if (!o.scene_path) return eddy_arg_usage_error(resume ? "resume needs the folder of a run%s" : "run needs a scene file%s", "");
+    if (o.steps >= 0 && !isnan(o.until)) return eddy_arg_usage_error("give --steps or --until, not both%s", "");
     o.sets = sets;
     o.set_count = nsets;
     eddy_services_set_quiet(o.quiet);
@@ -384,7 +377,7 @@ static void print_table(const eddy_param_desc *table, size_t count)
 
 static int cmd_describe(int argc, char **argv)
 {
-    if (argc != 1) return usage_error("describe needs exactly one component id%s", "");
+    if (argc != 1) return eddy_arg_usage_error("describe needs exactly one component id%s", "");
     eddy_registry *reg;
     eddy_error err;
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
@@ -449,34 +442,34 @@ static int cmd_bench(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long n;
         if (a[0] != '-') {
-            if (o.scene_path) return usage_error("unexpected argument '%s'", a);
+            if (o.scene_path) return eddy_arg_usage_error("unexpected argument '%s'", a);
             o.scene_path = a;
             continue;
         }
-        if (!v) return usage_error("option %s needs a value", a);
+        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
         if (strcmp(a, "--solver") == 0) o.solver = v;
         else if (strcmp(a, "--grid") == 0) o.grid = v;
         else if (strcmp(a, "--set") == 0) {
-            if (nsets == EDDY_MAX_SETS) return usage_error("too many --set options (at most %s)", "256");
+            if (nsets == EDDY_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %s)", "256");
             sets[nsets++] = v;
         } else if (strcmp(a, "--particles") == 0) {
-            if (eddy_arg_integer(v, 1, &n)) return usage_error("--particles expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n)) return eddy_arg_usage_error("--particles expects an integer >= 1, got '%s'", v);
             o.particles = (size_t)n;
         } else if (strcmp(a, "--steps") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 1000000) return usage_error("--steps expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 1000000) return eddy_arg_usage_error("--steps expects an integer >= 1, got '%s'", v);
             o.steps = (int)n;
         } else if (strcmp(a, "--repeats") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 1000) return usage_error("--repeats expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 1000) return eddy_arg_usage_error("--repeats expects an integer >= 1, got '%s'", v);
             o.repeats = (int)n;
         } else if (strcmp(a, "--threads") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
             o.threads = (int)n;
         } else {
-            return usage_error("unknown option '%s' for bench", a);
+            return eddy_arg_usage_error("unknown option '%s' for bench", a);
         }
         ++i;
     }
-    if (!o.scene_path) return usage_error("bench needs a scene file%s", "");
+    if (!o.scene_path) return eddy_arg_usage_error("bench needs a scene file%s", "");
     o.sets = sets;
     o.set_count = nsets;
     eddy_error err;
@@ -505,12 +498,12 @@ static int command(int argc, char **argv)
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);
-    if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : usage_error("list takes no arguments%s", "");
+    if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : eddy_arg_usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0) return eddy_validate_main(argc - 2, argv + 2);
-    return usage_error("unknown command '%s'", cmd);
+    return eddy_arg_usage_error("unknown command '%s'", cmd);
 }
 
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a

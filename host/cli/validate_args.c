@@ -1,7 +1,6 @@
 /*
  * host/cli/validate_args.c — the command line of `eddy validate` (drive/validate.h runs it).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,17 +9,6 @@
 #include "args.h"
 #include "validate.h"
 
-static int usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "eddy: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nrun 'eddy help' for usage\n");
-    va_end(ap);
-    return 2;
-}
 
 static const char *const RESOLUTIONS[] = {"coarse", "medium", "fine"};
 
@@ -36,9 +24,9 @@ static int parse_resolutions(const char *list, eddy_validate_options *o)
         for (int r = 0; r < 3; ++r)
             if (strlen(RESOLUTIONS[r]) == n && strncmp(p, RESOLUTIONS[r], n) == 0) k = r;
         if (k < 0)
-            return usage_error("--resolution expects coarse, medium or fine (or a comma-separated list of them), "
+            return eddy_arg_usage_error("--resolution expects coarse, medium or fine (or a comma-separated list of them), "
                                "got '%s'", list);
-        if (seen[k]) return usage_error("--resolution lists '%s' twice", RESOLUTIONS[k]);
+        if (seen[k]) return eddy_arg_usage_error("--resolution lists '%s' twice", RESOLUTIONS[k]);
         seen[k] = 1;
         if (!comma) break;
         p = comma + 1;
@@ -51,10 +39,10 @@ static int parse_resolutions(const char *list, eddy_validate_options *o)
 
 static int add_name(const char *opt, const char *v, const char **list, int *count)
 {
-    if (!v[0]) return usage_error("%s expects a name, got ''", opt);
+    if (!v[0]) return eddy_arg_usage_error("%s expects a name, got ''", opt);
     for (int k = 0; k < *count; ++k)
-        if (strcmp(list[k], v) == 0) return usage_error("%s '%s' is given twice", opt, v);
-    if (*count == EDDY_VALIDATE_MAX) return usage_error("too many %s options (at most %d)", opt, EDDY_VALIDATE_MAX);
+        if (strcmp(list[k], v) == 0) return eddy_arg_usage_error("%s '%s' is given twice", opt, v);
+    if (*count == EDDY_VALIDATE_MAX) return eddy_arg_usage_error("too many %s options (at most %d)", opt, EDDY_VALIDATE_MAX);
     list[(*count)++] = v;
     return 0;
 }
@@ -72,8 +60,8 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             o->list = 1;
             continue;
         }
-        if (a[0] != '-' || a[1] != '-') return usage_error("unexpected argument '%s' (validate takes options only)", a);
-        if (!v) return usage_error("option %s needs a value", a);
+        if (a[0] != '-' || a[1] != '-') return eddy_arg_usage_error("unexpected argument '%s' (validate takes options only)", a);
+        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
         ++i;
         int rc = 0;
         if (strcmp(a, "--solver") == 0) {
@@ -88,14 +76,14 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             o->cases_dir = v;
         } else if (strcmp(a, "--set") == 0) {
             if (o->set_count == EDDY_VALIDATE_MAX_SETS)
-                return usage_error("too many --set options (at most %d)", EDDY_VALIDATE_MAX_SETS);
+                return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_VALIDATE_MAX_SETS);
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--threads") == 0) {
             long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
             o->threads = (int)t;
         } else {
-            return usage_error("unknown option '%s' for validate", a);
+            return eddy_arg_usage_error("unknown option '%s' for validate", a);
         }
         if (rc) return rc;
     }

@@ -30,6 +30,8 @@
 
 #include <stddef.h>
 
+#include <eddy/eddy.h>
+
 #define EDDY_VALIDATE_MAX 64
 #define EDDY_VALIDATE_MAX_SETS 256
 
@@ -61,5 +63,16 @@ int eddy_validate_run(const eddy_validate_options *opt);
 /* The command (cli/validate_args.c): the arguments after "validate". A bad command line is exit
  * status 2 ("eddy: <message>" on stderr); otherwise eddy_validate_run's status. */
 int eddy_validate_main(int argc, char **argv);
+
+/*
+ * The thin vortex ring of the vortex_ring case: radius R and circulation G in the plane z = 0, moving
+ * along +z, a Gaussian core exp(-s^2 / ap^2) sampled on a square lattice of spacing dl in every
+ * meridian section out to 2.5 ap, with 2 pi R / dl sections; each particle's vorticity along the
+ * azimuth, normalised so that every section carries G, and its volume dl^2 r dphi. Returns the
+ * particle count and three arrays allocated with malloc (3n positions, n volumes, 3n vorticities;
+ * the caller frees them), or 0 when out of memory. Pure; any thread.
+ */
+size_t eddy_validate_ring_particles(double R, double G, double ap, double dl, eddy_real **pos, double **V,
+                                    eddy_real **w);
 
 #endif /* EDDY_HOST_VALIDATE_H */

@@ -60,15 +60,11 @@ static double blob(const vcase *c, const eddy_world *w)
     return c->vx_blob >= 0 ? c->vx_blob : spacing(w);
 }
 
-/*
- * A thin ring of radius R and circulation G in the plane z = 0, moving along +z: a Gaussian core
- * exp(-s^2 / a_p^2) sampled on a square lattice of the scene's particle spacing dl in every meridian
- * section out to 2.5 a_p, with 2 pi R / dl sections; each particle's vorticity along the azimuth,
- * normalised so that every section carries G, and its volume dl^2 r dphi.
- */
-static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
+size_t eddy_validate_ring_particles(double R, double G, double ap, double dl, eddy_real **pos_out, double **V_out,
+                                    eddy_real **w_out)
 {
-    const double R = c->vx_radius, G = c->vx_circulation, ap = c->vx_core, dl = spacing(sim->world);
+    *pos_out = *w_out = NULL;
+    *V_out = NULL;
     const int K = (int)ceil(2.5 * ap / dl), nphi = (int)lround(2.0 * M_PI * R / dl);
     double sumw = 0.0;
     size_t ncs = 0;
@@ -82,10 +78,9 @@ static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
     const size_t n = ncs * (size_t)nphi;
     eddy_real *pos = malloc(3 * n * sizeof *pos + 1), *w = malloc(3 * n * sizeof *w + 1);
     double *V = malloc(n * sizeof *V + 1);
-    int rc;
     if (!pos || !w || !V) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
+        free(pos), free(w), free(V);
+        return 0;
     }
     size_t k = 0;
     for (int f = 0; f < nphi; ++f) {
@@ -94,16 +89,28 @@ static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
             for (int j = -K; j <= K; ++j) {
                 const double s = dl * sqrt((double)(i * i + j * j));
                 if (s > 2.5 * ap) continue;
-                const double rc_ = R + i * dl, om = G * exp(-s * s / (ap * ap)) / sumw;
-                pos[3 * k] = (eddy_real)(rc_ * cs), pos[3 * k + 1] = (eddy_real)(rc_ * sn);
+                /* Every section carries G: the sum of om dl^2 over it. */
+                const double r = R + i * dl, om = G * exp(-s * s / (ap * ap)) / sumw;
+                pos[3 * k] = (eddy_real)(r * cs), pos[3 * k + 1] = (eddy_real)(r * sn);
                 pos[3 * k + 2] = (eddy_real)(j * dl);
                 w[3 * k] = (eddy_real)(-om * sn), w[3 * k + 1] = (eddy_real)(om * cs), w[3 * k + 2] = 0;
-                V[k] = dl * dl * rc_ * 2.0 * M_PI / nphi;
+                V[k] = dl * dl * r * 2.0 * M_PI / nphi;
                 ++k;
             }
     }
-    rc = replace_particles(sim, n, pos, V, w, err);
-done:
+    *pos_out = pos, *V_out = V, *w_out = w;
+    return n;
+}
+
+/* The case's thin ring (eddy_validate_ring_particles) at the scene's particle spacing. */
+static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
+{
+    eddy_real *pos, *w;
+    double *V;
+    const size_t n = eddy_validate_ring_particles(c->vx_radius, c->vx_circulation, c->vx_core, spacing(sim->world),
+                                                  &pos, &V, &w);
+    if (!n) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int rc = replace_particles(sim, n, pos, V, w, err);
     free(pos), free(w), free(V);
     return rc;
 }

@@ -31,6 +31,8 @@
 
 #include <eddy/eddy.h>
 
+#include "validate.h"
+
 #include "sim.h"
 #include "sim_support.h"
 
@@ -205,48 +207,7 @@ static void gaussian_blob_velocity(void **state)
 /* Thin vortex ring                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* A ring of radius R and circulation G about the z axis, Gaussian core exp(-s^2 / ap^2) sampled on a
- * square lattice of spacing dl in the meridional plane (s <= 2.5 ap), nphi stations around; omega > 0
- * along the azimuth, so the ring moves towards +z. Returns the particle count; arrays malloc'ed. */
-static size_t make_ring(double R, double G, double ap, double dl, float **pos_out, double **V_out, float **w_out)
-{
-    const int K = (int)ceil(2.5 * ap / dl);
-    const int nphi = (int)lround(2.0 * M_PI * R / dl);
-    double sumw = 0.0;
-    int ncs = 0;
-    for (int i = -K; i <= K; ++i)
-        for (int j = -K; j <= K; ++j) {
-            const double s = dl * sqrt((double)(i * i + j * j));
-            if (s > 2.5 * ap) continue;
-            sumw += exp(-s * s / (ap * ap)) * dl * dl;
-            ++ncs;
-        }
-    const size_t n = (size_t)ncs * (size_t)nphi;
-    float *pos = malloc(3 * n * sizeof *pos), *w = malloc(3 * n * sizeof *w);
-    double *V = malloc(n * sizeof *V);
-    assert_true(pos && w && V);
-    size_t k = 0;
-    for (int f = 0; f < nphi; ++f) {
-        const double phi = 2.0 * M_PI * f / nphi, c = cos(phi), sn = sin(phi);
-        for (int i = -K; i <= K; ++i)
-            for (int j = -K; j <= K; ++j) {
-                const double s = dl * sqrt((double)(i * i + j * j));
-                if (s > 2.5 * ap) continue;
-                const double rc = R + i * dl;
-                const double om = G * exp(-s * s / (ap * ap)) / sumw; /* sum of om dl^2 over the section = G */
-                pos[3 * k] = (float)(rc * c);
-                pos[3 * k + 1] = (float)(rc * sn);
-                pos[3 * k + 2] = (float)(j * dl);
-                w[3 * k] = (float)(-om * sn);
-                w[3 * k + 1] = (float)(om * c);
-                w[3 * k + 2] = 0.0f;
-                V[k] = dl * dl * rc * 2.0 * M_PI / nphi;
-                ++k;
-            }
-    }
-    *pos_out = pos, *V_out = V, *w_out = w;
-    return n;
-}
+/* The ring is the validation case's (eddy_validate_ring_particles, drive/validate.h). */
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Treecode against direct summation                                                               */
@@ -320,7 +281,8 @@ static void treecode_matches_direct(void **state)
     (void)state;
     float *pos, *w;
     double *V;
-    size_t n = make_ring(1.0, 1.0, 0.12, 1.0 / 12.0, &pos, &V, &w);
+    size_t n = eddy_validate_ring_particles(1.0, 1.0, 0.12, 1.0 / 12.0, &pos, &V, &w);
+    assert_true(n > 0);
     compare_methods("vortex ring", n, pos, V, w, "0.0833333333", 1e-3);
     free(pos), free(V), free(w);
 
