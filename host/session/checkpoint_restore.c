@@ -212,7 +212,19 @@ static int index_state(const eddy_checkpoint *ck, saved_state *st, eddy_error *e
     return EDDY_OK;
 }
 
-/* Reads the stored values of `sf` straight into the write-mapped arrays of the world's field f. */
+/* The i-th stored id (64-bit; 32-bit in format 1, widened). */
+static uint64_t stored_id_at(const eddy_checkpoint *ck, const saved_state *st, size_t i)
+{
+    if (ck->format >= 2) {
+        uint64_t id;
+        memcpy(&id, ck->data + st->ids_at + i * sizeof id, sizeof id);
+        return id;
+    }
+    uint32_t id32;
+    memcpy(&id32, ck->data + st->ids_at + i * sizeof id32, sizeof id32);
+    return id32;
+}
+
 typedef struct stored_id {
     uint64_t id;
     size_t index;
@@ -240,12 +252,7 @@ static size_t *stored_index_by_id(const eddy_checkpoint *ck, const saved_state *
         return NULL;
     }
     for (size_t i = 0; i < n; ++i) {
-        if (ck->format >= 2) memcpy(&s[i].id, ck->data + st->ids_at + i * sizeof(uint64_t), sizeof(uint64_t));
-        else {
-            uint32_t id32;
-            memcpy(&id32, ck->data + st->ids_at + i * sizeof id32, sizeof id32);
-            s[i].id = id32;
-        }
+        s[i].id = stored_id_at(ck, st, i);
         s[i].index = i;
     }
     qsort(s, n, sizeof *s, by_stored_id);
@@ -269,32 +276,23 @@ static size_t *stored_index_by_id(const eddy_checkpoint *ck, const saved_state *
 /* Whether the world's particles are the stored ones, in the stored order (the usual case). */
 static int same_layout(const eddy_checkpoint *ck, const saved_state *st, const eddy_particles *p)
 {
-    if (p->count != st->count || p->halo_count || ck->format < 2) return p->count == st->count && !p->halo_count;
-    for (size_t i = 0; i < p->count; ++i) {
-        uint64_t id;
-        memcpy(&id, ck->data + st->ids_at + i * sizeof(uint64_t), sizeof id);
-        if (id != p->id[i]) return 0;
-    }
+    if (p->count != st->count || p->halo_count) return 0;
+    for (size_t i = 0; i < p->count; ++i)
+        if (stored_id_at(ck, st, i) != p->id[i]) return 0;
     return 1;
 }
 
-/* by_id: the world's ids are the stored ones (restored before), perhaps in another order. */
+/* Reads the stored values of `sf` into the write-mapped arrays of the world's field f: straight, or
+ * through `map` (stored index of each world particle, SIZE_MAX for a halo copy, which keeps its value)
+ * where the layout moved after the particles were put in. */
 static int restore_field(const eddy_checkpoint *ck, const saved_state *st, const saved_field *sf, eddy_world *w,
-                         int f, int by_id, eddy_error *err)
+                         int f, const size_t *map, eddy_error *err)
 {
-    /* By id where the layout moved after the particles were put in (eddy_decomp_attach's canonical
-     * order, a process's halo copies): halo copies keep their values. */
-    size_t *map = NULL;
-    if (by_id && !same_layout(ck, st, &w->particles) && !(map = stored_index_by_id(ck, st, &w->particles, err)))
-        return err->code ? err->code : EDDY_ERR_OUT_OF_MEMORY;
     eddy_field_view view;
     memset(&view, 0, sizeof view);
     view.size = sizeof view;
     int rc = eddy_world_map_field(w, f, EDDY_MAP_WRITE, &view, err);
-    if (rc) {
-        free(map);
-        return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", ck->path, sf->name);
-    }
+    if (rc) return eddy_error_prefix(err, "checkpoint '%s': field '%s': ", ck->path, sf->name);
     if (!map && view.count != st->count) {
         eddy_world_unmap_field(w, &view);
         return mismatch(ck, err, "the particle count changed while restoring");
@@ -310,16 +308,13 @@ static int restore_field(const eddy_checkpoint *ck, const saved_state *st, const
             if (map[i] != SIZE_MAX) memcpy(&view.data[j][i], src + map[i] * sizeof(eddy_real), sizeof(eddy_real));
     }
     eddy_world_unmap_field(w, &view);
-    free(map);
     return EDDY_OK;
 }
 
 enum which_fields { BUILTIN_FIELDS = 1, SOLVER_FIELDS = 2 };
 
-/* Restores the stored fields of the kinds in `which` (built-in: index < EDDY_BUILTIN_FIELD_COUNT), each
- * into the world's field of that name and component count. */
-static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, unsigned which,
-                          eddy_error *err)
+static int restore_each_field(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, unsigned which,
+                              const size_t *map, eddy_error *err)
 {
     eddy_particles *p = &w->particles;
     /* Each field once: with one listed twice, another (velocity, say) would keep the scene's values. */
@@ -338,7 +333,7 @@ static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy
         }
         if (f >= EDDY_MAX_FIELDS || listed[f]++)
             return invalid(ck, err, "field '%s' is stored twice (so another field would not be restored)", sf->name);
-        int rc = restore_field(ck, st, sf, w, f, which == SOLVER_FIELDS, err);
+        int rc = restore_field(ck, st, sf, w, f, map, err);
         if (rc) return rc;
     }
     for (int f = 0; f < eddy_particles_field_count(p); ++f) {
@@ -353,6 +348,22 @@ static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy
     return EDDY_OK;
 }
 
+/* Restores the stored fields of the kinds in `which` (built-in: index < EDDY_BUILTIN_FIELD_COUNT), each
+ * into the world's field of that name and component count. */
+static int restore_fields(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, unsigned which,
+                          eddy_error *err)
+{
+    eddy_particles *p = &w->particles;
+    /* The solver's fields go in after create(), by id where the layout moved since the particles were
+     * put in (eddy_decomp_attach's canonical order, a process's halo copies): one map for all of them. */
+    size_t *map = NULL;
+    if (which == SOLVER_FIELDS && !same_layout(ck, st, p) && !(map = stored_index_by_id(ck, st, p, err)))
+        return err->code ? err->code : EDDY_ERR_OUT_OF_MEMORY;
+    int rc = restore_each_field(ck, st, w, which, map, err);
+    free(map);
+    return rc;
+}
+
 /* Ids (64-bit; 32-bit in format 1, widened) and materials: the layout. */
 static int restore_layout(const eddy_checkpoint *ck, const saved_state *st, eddy_world *w, eddy_error *err)
 {
@@ -360,15 +371,7 @@ static int restore_layout(const eddy_checkpoint *ck, const saved_state *st, eddy
     const size_t n = (size_t)st->count;
     uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
     if (!ids) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    for (size_t i = 0; i < n; ++i) {
-        if (ck->format >= 2) {
-            memcpy(&ids[i], ck->data + st->ids_at + i * sizeof(uint64_t), sizeof(uint64_t));
-        } else {
-            uint32_t id32;
-            memcpy(&id32, ck->data + st->ids_at + i * sizeof id32, sizeof id32);
-            ids[i] = id32;
-        }
-    }
+    for (size_t i = 0; i < n; ++i) ids[i] = stored_id_at(ck, st, i);
     int rc = EDDY_OK;
     for (size_t i = 0; i < n && !rc; ++i) {
         uint32_t m;
