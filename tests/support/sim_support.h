@@ -43,35 +43,5 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
 
-/*
- * A tank of fluid at rest (2D, gravity along -y, the fluid filling the container's width from its
- * floor), seeded as a lattice at rest density, compressed as hydrostatics wants it before the first
- * step: each particle moves down so that the mass below it is unchanged at the density
- * rho(y) = rho0 (1 + g (H' - y) / c2), the linearized equation of state p = c2 (rho - rho0) under the
- * hydrostatic pressure rho0 g (H' - y) (c2 = dp/drho at rest: the stiffness of Müller et al. (2003),
- * c0^2 of the Tait law). A lattice started at rest density instead falls by the same amount and
- * rings in its acoustic mode, which a test would have to wait out. Returns the compressed depth H'.
- */
-double support_compress_hydrostatic(eddy_sim *sim, double c2);
-
-/* Martin & Moyce Table 2 (scenes/data/martin_moyce_1952_front.csv): T = t sqrt(2g/a), Z = front / a. */
-typedef struct support_front_table {
-    int count;
-    double T[32], Z[32];
-} support_front_table;
-void support_martin_moyce(support_front_table *table);
-
-/* Largest x of any particle over a, sampled at T = k dT for k < samples (advancing the session). */
-void support_sample_front(eddy_sim *sim, double a, double g, double dT, int samples, double *Z);
-
-/* RMS relative error of the sampled front against the table over T in [T_lo, T_hi], with the
- * simulation delayed by `shift` (compares Z_sim(T - shift)); *points gets the number of points. */
-double support_front_rms(const support_front_table *t, const double *Z, int samples, double dT,
-                         double shift, double T_lo, double T_hi, int *points);
-
-/* Prints the table against the simulation, the RMS without shift and the best shift in [0, 0.3];
- * returns the RMS without shift and the best (shift, RMS) through the pointers (may be NULL). */
-double support_front_report(const char *label, const support_front_table *t, const double *Z, int samples,
-                            double dT, double *best_shift, double *best_rms);
 
 #endif
