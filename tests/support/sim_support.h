@@ -43,5 +43,4 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
 
-
 #endif
