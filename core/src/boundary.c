@@ -162,22 +162,51 @@ static void compose(const eddy_mirror *m, const plane *pl, const eddy_real g[3],
     *out = r;
 }
 
-int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
-                            const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS])
+/* The surfaces a point within `reach` is mirrored across: the nearest EDDY_MAX_MIRROR_WALLS, in
+ * collider order among equal distances (deterministic), with their distances and outward normals. One
+ * selection for eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. */
+static int select_walls(const eddy_boundaries *b, eddy_real reach, const eddy_real p[3],
+                        size_t which[EDDY_MAX_MIRROR_WALLS], eddy_real dist[EDDY_MAX_MIRROR_WALLS],
+                        eddy_real normal[EDDY_MAX_MIRROR_WALLS][3])
 {
-    plane walls[EDDY_MAX_MIRROR_WALLS];
-    eddy_real dist[EDDY_MAX_MIRROR_WALLS];
     int nw = 0;
     for (size_t k = 0; k < b->collider_count; ++k) {
         eddy_real n[3];
         eddy_real d = eddy_collider_distance(&b->colliders[k], b->dimensions, p, n);
         if (!(d < reach) || d < -reach) continue;
-        /* Keep the nearest EDDY_MAX_MIRROR_WALLS, in collider order among equals (deterministic). */
         int at = nw;
         while (at > 0 && d < dist[at - 1]) --at;
         if (at >= EDDY_MAX_MIRROR_WALLS) continue;
         int last = nw < EDDY_MAX_MIRROR_WALLS ? nw : EDDY_MAX_MIRROR_WALLS - 1;
-        for (int m = last; m > at; --m) { walls[m] = walls[m - 1]; dist[m] = dist[m - 1]; }
+        for (int m = last; m > at; --m) {
+            which[m] = which[m - 1];
+            dist[m] = dist[m - 1];
+            for (int a = 0; a < 3; ++a) normal[m][a] = normal[m - 1][a];
+        }
+        which[at] = k;
+        dist[at] = d;
+        for (int a = 0; a < 3; ++a) normal[at][a] = n[a];
+        if (nw < EDDY_MAX_MIRROR_WALLS) ++nw;
+    }
+    return nw;
+}
+
+int eddy_boundaries_mirror_walls(const eddy_boundaries *b, eddy_real reach, const eddy_real p[3],
+                                 size_t walls[EDDY_MAX_MIRROR_WALLS])
+{
+    eddy_real dist[EDDY_MAX_MIRROR_WALLS], normal[EDDY_MAX_MIRROR_WALLS][3];
+    return select_walls(b, reach, p, walls, dist, normal);
+}
+
+int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
+                            const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS])
+{
+    size_t which[EDDY_MAX_MIRROR_WALLS];
+    eddy_real dist[EDDY_MAX_MIRROR_WALLS], normal[EDDY_MAX_MIRROR_WALLS][3];
+    const int nw = select_walls(b, reach, p, which, dist, normal);
+    plane walls[EDDY_MAX_MIRROR_WALLS];
+    for (int k = 0; k < nw; ++k) {
+        const eddy_real *n = normal[k], d = dist[k];
         plane pl;
         eddy_real qn = 0.0f;
         for (int a = 0; a < 3; ++a) {
@@ -185,11 +214,9 @@ int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3]
             qn += (p[a] - d * n[a]) * n[a]; /* the nearest surface point is p - d n */
         }
         pl.qn = qn;
-        const eddy_real *vw = b->colliders[k].velocity;
+        const eddy_real *vw = b->colliders[which[k]].velocity;
         pl.vn = vw[0] * n[0] + vw[1] * n[1] + vw[2] * n[2];
-        walls[at] = pl;
-        dist[at] = d;
-        if (nw < EDDY_MAX_MIRROR_WALLS) ++nw;
+        walls[k] = pl;
     }
     const eddy_real zero[3] = {0, 0, 0};
     const eddy_real *g = gravity ? gravity : zero;

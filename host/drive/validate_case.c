@@ -306,11 +306,28 @@ static const char *const MEASURES[] = {"probe",          "bottom_pressure", "pre
                                        "density_deviation", "max_speed",   "bottom_density",   "profile",
                                        "mode_amplitude", "ring_speed",    "ring_travel",       "ring_impulse",
                                        "vortex_growth",  "vortex_core",   "vortex_peak_speed", "circulation",
-                                       NULL};
+                                       "pressure",       NULL};
 static const char *const ERRORS[] = {"rms_relative", "slope_relative", "max_relative", "rms_normalized",
-                                     "relative",     "value",          "shortfall",    NULL};
+                                     "impulse_relative", "relative",   "value",        "shortfall",    NULL};
 static const char *const REDUCES[] = {"mean", "max", "last", NULL};
 static const char *const AXES[] = {"x", "y", "z", NULL};
+
+/* An array of 3 numbers (a point in world units). */
+static int get_point(const cJSON *o, const char *k, double out[3], const char *file, const char *path, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    char key[256];
+    snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", k);
+    if (!v) return bad(err, file, key, "missing (an array of 3 numbers is required)");
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return bad(err, file, key, "expected an array of 3 numbers (x, y, z in the scene's units)");
+    for (int a = 0; a < 3; ++a) {
+        const cJSON *x = cJSON_GetArrayItem(v, a);
+        if (!cJSON_IsNumber(x)) return bad(err, file, key, "expected an array of 3 numbers (x, y, z in the scene's units)");
+        out[a] = x->valuedouble;
+    }
+    return 0;
+}
 
 static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, eddy_error *err)
 {
@@ -331,6 +348,7 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
     ck->measure = (measure_kind)k;
     snprintf(key, sizeof key, "%s.measure", path);
     if (ck->measure == M_PROBE && (rc = get_string(m, "probe", 1, ck->probe, sizeof ck->probe, file, key, err))) return rc;
+    if (ck->measure == M_PRESSURE && (rc = get_point(m, "point", ck->point, file, key, err))) return rc;
     if (ck->measure == M_PROFILE) {
         char axis[8] = "y", comp[8] = "x";
         if ((rc = get_string(m, "axis", 1, axis, sizeof axis, file, key, err)) ||
@@ -368,6 +386,7 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
     if ((rc = get_number(e, "from", 0, -1e30, 1e30, &ck->from, file, key, err)) ||
         (rc = get_number(e, "to", 0, -1e30, 1e30, &ck->to, file, key, err)) ||
         (rc = get_number(e, "max_shift", 0, 0, 1e30, &ck->max_shift, file, key, err)) ||
+        (rc = get_number(e, "smooth", 0, 0, 1e30, &ck->smooth, file, key, err)) ||
         (rc = get_string(e, "source", ck->error >= E_RELATIVE, ck->value_source, sizeof ck->value_source, file, key, err)))
         return rc;
     if ((ck->error == E_RELATIVE || ck->error == E_SHORTFALL) &&

@@ -38,7 +38,8 @@ typedef enum {
     M_VORTEX_GROWTH,     /* (m2(t) - m2(0)) / (4 nu t): the Lamb–Oseen core growth rate, 1 exact */
     M_VORTEX_CORE,       /* delta^2(t) / (delta0^2 + 4 nu t) */
     M_VORTEX_PEAK,       /* peak speed over 0.63817 G / (2 pi delta(t)) */
-    M_CIRCULATION        /* G(t) / G(0) */
+    M_CIRCULATION,       /* G(t) / G(0) */
+    M_PRESSURE           /* the pressure field Shepard-averaged over the particles within h of a point */
 } measure_kind;
 
 /* How a check turns the measured values and the reference into one error. */
@@ -47,6 +48,7 @@ typedef enum {
     E_SLOPE_RELATIVE, /* |slope m / slope r - 1| between the reference points at from and to */
     E_MAX_RELATIVE,   /* largest |m / r - 1| over the reference points in [from, to] */
     E_RMS_NORMALIZED, /* RMS of (m - r) over the reference points in [from, to], over max |r| */
+    E_IMPULSE_RELATIVE, /* |integral of m / integral of r - 1| over [from, to], both at the reference times */
     E_RELATIVE,       /* |reduce(m) / value - 1| over the frames in [from, to] */
     E_VALUE,          /* reduce(m) itself (a bound, e.g. the largest speed) */
     E_SHORTFALL       /* value - reduce(m): how far m falls short of a least value (bar 0: m >= value) */
@@ -74,10 +76,12 @@ typedef struct vcheck {
     double band;             /* M_PROFILE: half-width of the band (m); 0: half the particle spacing */
     double wavenumber;       /* M_MODE_AMPLITUDE: k (rad/m) */
     int mode;                /* M_MODE_AMPLITUDE: 1 Taylor–Green, 2 shear wave */
+    double point[3];         /* M_PRESSURE: where (world units) */
     error_kind error;
     reduce_kind reduce;
     double from, to;         /* window: reference x units for series errors, s for E_RELATIVE/E_VALUE */
     double max_shift;        /* E_RMS_RELATIVE: in reference time units */
+    double smooth;           /* E_RMS_NORMALIZED: width of the moving average both series get first; 0: none */
     double value;            /* E_RELATIVE: the expected value */
     char value_source[256];  /* E_RELATIVE / E_VALUE: where the value or bound comes from */
     double bar;              /* pass when error <= bar */

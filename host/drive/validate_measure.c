@@ -173,6 +173,30 @@ double vmeasure_scalar(const vcheck *ck, const vcase *c, const vbaseline *b, con
     }
     case M_MODE_AMPLITUDE:
         return vmeasure_mode_amplitude(fr, ck->mode, ck->wavenumber) / b->amplitude0;
+    case M_PRESSURE: {
+        /* A pressure gauge on a wall: the fluid within one smoothing radius of the point, weighted by
+         * volume and the poly6 shape (1 - r^2/h^2)^3 (Shepard, as the scene's "pressure" probe): at a
+         * wall only the half (at a corner the quarter) of the sphere in the fluid counts, so the value
+         * is the pressure about h/3 off the surface, the nearest the particles resolve. 0 when no
+         * fluid is within h: a dry gauge reads the atmosphere, as the measured ones do before the
+         * water arrives. */
+        const double scale = w->simulation_scale > 0 ? w->simulation_scale : 1.0;
+        const double h = w->smoothing_radius, h2 = h * h;
+        const double c[3] = {ck->point[0] * scale, ck->point[1] * scale, w->dimensions == 3 ? ck->point[2] * scale : 0.0};
+        double num = 0, den = 0;
+        for (size_t n = 0; n < fr->count; ++n) {
+            const size_t i = fr->order[n];
+            const double dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = w->dimensions == 3 ? p->z[i] - c[2] : 0.0;
+            const double q = 1 - (dx * dx + dy * dy + dz * dz) / h2;
+            if (!(q > 0)) continue;
+            double rho = p->density[i];
+            if (!(rho > 0) || !isfinite(rho)) rho = rho0;
+            const double wgt = p->mass[i] / rho * q * q * q;
+            num += wgt * p->pressure[i];
+            den += wgt;
+        }
+        return den > 0 ? num / den : 0.0;
+    }
     case M_PROFILE:
         break;
     default:
@@ -277,6 +301,23 @@ static double reduce(const vcheck *ck, const vseries *s)
     return ck->reduce == R_MEAN ? acc / n : ck->reduce == R_MAX ? acc : last;
 }
 
+/* The mean of the reference values at the reference points within `half` of point k (inside the
+ * check's window), and of the measured series at the same times: the same moving average for both, so
+ * that a noisy impact signal and a noisy solver are compared on what both resolve. */
+static void smoothed(const vcheck *ck, const vseries *s, size_t k, double half, double *m, double *r)
+{
+    double sm = 0, sr = 0;
+    int n = 0;
+    for (size_t j = 0; j < ck->ref.count; ++j) {
+        if (!in_window(ck, ck->ref.t[j]) || fabs(ck->ref.t[j] - ck->ref.t[k]) > half + 1e-12) continue;
+        sm += at(s, ck->ref.t[j]);
+        sr += ck->ref.y[j];
+        ++n;
+    }
+    *m = sm / n;
+    *r = sr / n;
+}
+
 double verror(const vcheck *ck, const vseries *s, double *shift)
 {
     *shift = 0;
@@ -322,14 +363,33 @@ double verror(const vcheck *ck, const vseries *s, double *shift)
         for (size_t k = 0; k < ck->ref.count; ++k) {
             if (!in_window(ck, ck->ref.t[k])) continue;
             /* A profile's values at the reference points, or a series at the reference times. */
-            const double m = ck->measure == M_PROFILE ? (s->profile ? s->profile[k] : NAN) : at(s, ck->ref.t[k]);
+            double m = ck->measure == M_PROFILE ? (s->profile ? s->profile[k] : NAN) : at(s, ck->ref.t[k]), r = ck->ref.y[k];
+            if (ck->smooth > 0 && ck->measure != M_PROFILE)
+                smoothed(ck, s, k, 0.5 * ck->smooth * ck->ref.time_scale, &m, &r);
             if (isnan(m)) return NAN;
-            const double d = m - ck->ref.y[k];
+            const double d = m - r;
             sum += d * d;
-            scale = fmax(scale, fabs(ck->ref.y[k]));
+            scale = fmax(scale, fabs(r));
             ++n;
         }
         return n && scale > 0 ? sqrt(sum / n) / scale : NAN;
+    }
+    case E_IMPULSE_RELATIVE: {
+        /* Trapezoids over the reference times in the window, the measured series interpolated there:
+         * both integrals see the same sampling. */
+        double im = 0, ir = 0;
+        size_t last = ck->ref.count;
+        for (size_t k = 0; k < ck->ref.count; ++k) {
+            if (!in_window(ck, ck->ref.t[k])) continue;
+            if (isnan(at(s, ck->ref.t[k]))) return NAN;
+            if (last < ck->ref.count) {
+                const double dt = ck->ref.t[k] - ck->ref.t[last];
+                im += 0.5 * dt * (at(s, ck->ref.t[k]) + at(s, ck->ref.t[last]));
+                ir += 0.5 * dt * (ck->ref.y[k] + ck->ref.y[last]);
+            }
+            last = k;
+        }
+        return ir != 0 ? fabs(im / ir - 1) : NAN;
     }
     case E_RELATIVE:
         return fabs(reduce(ck, s) / ck->value - 1);

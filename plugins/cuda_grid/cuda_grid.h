@@ -27,6 +27,11 @@ enum {
     SPH_MUELLER_CUDA_P_CFL,
     SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE,
     SPH_MUELLER_CUDA_P_PRESSURE_FORCE, /* ENUM: consistent (0), mueller (1) */
+    /* sph_mueller's CPU-only options (no-slip walls, particle shifting): accepted at their defaults, any
+     * other value refused by create(), so a scene written for sph_mueller names what the GPU lacks. */
+    SPH_MUELLER_CUDA_P_WALL_VELOCITY,  /* ENUM: slip (0), no_slip (1) */
+    SPH_MUELLER_CUDA_P_SHIFTING,
+    SPH_MUELLER_CUDA_P_SHIFTING_COEFFICIENT,
     SPH_MUELLER_CUDA_PARAM_COUNT
 };
 extern const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT];

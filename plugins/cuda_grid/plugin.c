@@ -31,6 +31,7 @@ static const eddy_component grid_cuda = {
 /* sph_mueller_cuda's tables (cuda_grid.h). Defined whether or not the solver is listed: its code is
  * always compiled and reads them. The same ids, defaults and ranges as sph_mueller's tables. */
 static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
+static const char *const wall_velocities[] = {"slip", "no_slip", NULL};
 
 const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
     [SPH_MUELLER_CUDA_P_CFL] = EDDY_PARAM_REAL_DESC(
@@ -42,6 +43,13 @@ const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
     [SPH_MUELLER_CUDA_P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
         "pressure_force", 0, pressure_forces,
         "Pair weight of the pressure force: consistent (default) or mueller. As sph_mueller."),
+    [SPH_MUELLER_CUDA_P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
+        "wall_velocity", 0, wall_velocities,
+        "As sph_mueller's, but only slip (default) runs on the GPU: no_slip is refused (use sph_mueller)."),
+    [SPH_MUELLER_CUDA_P_SHIFTING] = EDDY_PARAM_BOOL_DESC(
+        "shifting", 0, "As sph_mueller's, but not on the GPU: true is refused (use sph_mueller)."),
+    [SPH_MUELLER_CUDA_P_SHIFTING_COEFFICIENT] = EDDY_PARAM_REAL_DESC(
+        "shifting_coefficient", 2.0, 0.0, 10.0, "1", "As sph_mueller's; read only with shifting = true."),
 };
 
 const eddy_param_desc sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_MATERIAL_PARAM_COUNT] = {

@@ -697,6 +697,13 @@ double param_number(const eddy_param_values *pv, int which)
     return eddy_param_get(pv, d->id, d->def);
 }
 
+/* An ENUM's index or a BOOL of the component's table (the table's default when unset). */
+int64_t param_integer(const eddy_param_values *pv, int which)
+{
+    const eddy_param_value *v = eddy_param_find_value(pv, sph_mueller_cuda_params[which].id);
+    return v && v->is_set ? v->integer : (int64_t)sph_mueller_cuda_params[which].def;
+}
+
 int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
     *out = nullptr;
@@ -735,6 +742,19 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
             force && force->is_set ? force->integer
                                    : (int64_t)sph_mueller_cuda_params[SPH_MUELLER_CUDA_P_PRESSURE_FORCE].def;
         s->pair_weight = choice == 1 ? 0.5f : 1.0f;
+    }
+    /* The CPU step's optional terms the device step does not have: refused, never silently dropped. */
+    if (param_integer(pv, SPH_MUELLER_CUDA_P_WALL_VELOCITY) != 0) {
+        free(s);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: wall_velocity = \"no_slip\" is not implemented on the GPU; "
+                              "use the solver sph_mueller");
+    }
+    if (param_integer(pv, SPH_MUELLER_CUDA_P_SHIFTING) != 0) {
+        free(s);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
+                              "sph_mueller");
     }
     s->device = 0;
     s->grid.cell = cuda_grid_cell_params_of(l);

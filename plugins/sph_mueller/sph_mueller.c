@@ -7,10 +7,10 @@
  *
  * Walls: besides the reference's velocity response, every sum includes the mirror ghosts of the core
  * (eddy_boundaries_mirrors): the fluid reflected across each wall within reach, with the hydrostatic
- * pressure continuation and free-slip velocity. Without them wall particles sum to ~0.8 rho0 and the
- * bulk squeezes them along the walls (the clustering of its §5.2); a continuum wall integral
- * instead misses the discrete lattice sum by ~1.5% at two spacings per h, which a stiff fluid turns
- * into jets along the walls.
+ * pressure continuation and a free-slip velocity (no slip with wall_velocity = no_slip). Without them
+ * wall particles sum to ~0.8 rho0 and the bulk squeezes them along the walls (the clustering of its
+ * §5.2); a continuum wall integral instead misses the discrete lattice sum by ~1.5% at two spacings
+ * per h, which a stiff fluid turns into jets along the walls.
  *
  * Every sum is a gather over the 3-cell bars of the particle's cell, in the grid's fixed range order,
  * so the result does not depend on the number of threads.
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_COUNT };
+enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_WALL_VELOCITY, P_SHIFTING, P_SHIFTING_COEFFICIENT, P_COUNT };
 
 static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
 
@@ -46,6 +46,15 @@ static const eddy_param_desc params[P_COUNT] = {
         "linear pressure field, so fluid at rest carries rho0 g H. mueller: Bullet-Fluids' "
         "(p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
         "2 rho0 g H, and the fluid is effectively half as stiff)."),
+    [P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
+        "wall_velocity", EDDY_SPH_WALL_SLIP, eddy_sph_wall_velocity_choices,
+        "Velocity of the walls' mirror ghosts (eddy_sph/gather.h). slip (default): free slip, the normal "
+        "velocity relative to the wall reversed, so the viscous force sees no shear at the wall. no_slip: "
+        "2 v_wall - v_j, so the viscous force holds the fluid at the wall's velocity (Morris, Fox & Zhu "
+        "1997; Poiseuille and Couette flow). v_wall is the collider's velocity; pressures are the same "
+        "either way."),
+    [P_SHIFTING] = EDDY_SPH_SHIFTING_DESC,
+    [P_SHIFTING_COEFFICIENT] = EDDY_SPH_SHIFTING_COEFFICIENT_DESC,
 };
 
 /* The per-material parameters the method reads, as world.h declares them for every SPH solver. */
@@ -61,6 +70,7 @@ struct eddy_solver {
     double cfl;
     float negative_pressure;
     float pair_weight; /* 1 consistent, 1/2 Müller 2003 */
+    eddy_sph_wall_velocity wall_velocity;
     int acceleration;  /* field id */
     /* Per material: viscosity, rest density, stiffness, self term, and the gradient scale (1 / lattice
      * gradient moment with the consistent pair weight, 1 with Müller's). */
@@ -68,12 +78,14 @@ struct eddy_solver {
     float max_accel; /* of the last step, for max_dt */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
+    eddy_sph_shifting shifting; /* particle shifting (eddy_sph/shifting.h); coefficient 0: off */
 };
 
 static void destroy(eddy_solver *s)
 {
     if (!s) return;
     eddy_sph_materials_free(&s->mat);
+    eddy_sph_shifting_free(&s->shifting);
     free(s->volume);
     free(s);
 }
@@ -87,6 +99,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
     s->pair_weight = pv->values[P_PRESSURE_FORCE].integer == 1 ? 0.5f : 1.0f;
+    s->wall_velocity = pv->values[P_WALL_VELOCITY].integer == 1 ? EDDY_SPH_WALL_NO_SLIP : EDDY_SPH_WALL_SLIP;
+    s->shifting = eddy_sph_shifting_make(
+        pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
     int rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
                                      &material_params[M_INITIAL_SUM], "sph_mueller", err);
     if (rc) {
@@ -233,7 +248,7 @@ static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
         }
         /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
+        const int nimg = eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img);
         if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
         /* The ghosts are images of the candidates within h: loop over those only. */
         const size_t nn = nimg ? near->count : 0;
@@ -339,6 +354,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if ((rc = density_pass(s, w, err))) return rc;
     double t1 = eddy_time_ms();
     if ((rc = compute_forces(s, w, err))) return rc;
+    /* Shifts from the positions the forces saw, before the update (eddy_sph/shifting.h). */
+    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, "sph_mueller", err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);

@@ -20,7 +20,8 @@
  * write-up's method: for each surface within h, one virtual particle at the projection of x_i onto
  * it, with density rho0, the particle's own mass and pressure max(P_b, p_i), gives a pressure force
  * and the normal part of the viscous force. Either way eddy_world_respond_boundaries() projects a
- * particle that crossed a wall back.
+ * particle that crossed a wall back. Both are free slip unless `wall_velocity` = no_slip
+ * (eddy_sph_wall_images): the ghosts then carry 2 v_wall - v_j, the virtual particle the wall's velocity.
  *
  * Every sum is a gather over the grid's cell ranges in their fixed order (eddy_grid_cell_ranges), so a
  * run is bit-identical for any number of threads.
@@ -44,6 +45,9 @@ enum {
     P_NEGATIVE_PRESSURE,
     P_BOUNDARY,
     P_BOUNDARY_PRESSURE,
+    P_WALL_VELOCITY,
+    P_SHIFTING,
+    P_SHIFTING_COEFFICIENT,
     P_COUNT
 };
 
@@ -82,6 +86,16 @@ static const eddy_param_desc params[P_COUNT] = {
         "boundary_pressure", 0.0, 0.0, 1e12, "Pa",
         "P_b of the virtual boundary particles (boundary = virtual): their pressure is max(P_b, p_i), so "
         "that low-pressure particles are still pushed off the wall. Sim units (Pa, or Pa m in 2D)."),
+    [P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
+        "wall_velocity", EDDY_SPH_WALL_SLIP, eddy_sph_wall_velocity_choices,
+        "What the walls do to the velocity in the forces (eddy_sph/gather.h). slip (default): free slip, "
+        "the ghosts (boundary = mirror) reverse only the normal velocity relative to the wall, the virtual "
+        "particles (virtual) take only the normal viscous force. no_slip: the ghosts carry 2 v_wall - v_j, "
+        "the virtual particles the whole velocity relative to the wall, so the viscous force holds the "
+        "fluid at the wall's velocity (Morris, Fox & Zhu 1997; Poiseuille and Couette flow). v_wall is "
+        "the collider's velocity; pressures are the same either way."),
+    [P_SHIFTING] = EDDY_SPH_SHIFTING_DESC,
+    [P_SHIFTING_COEFFICIENT] = EDDY_SPH_SHIFTING_COEFFICIENT_DESC,
 };
 
 /* The per-material parameters the method reads, as world.h declares them for every SPH solver:
@@ -100,6 +114,7 @@ struct eddy_solver {
     float alpha;
     int boundary;
     float boundary_pressure;
+    eddy_sph_wall_velocity wall_velocity;
     int acceleration;          /* field id, 3 components */
     size_t nm;
     /* Per material: rest density, viscosity, stiffness, self term, gradient scale (eddy_sph). */
@@ -108,12 +123,14 @@ struct eddy_solver {
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
     int resuming;              /* created on a checkpoint's particles: load() must bring c0 and B */
+    eddy_sph_shifting shifting; /* particle shifting (eddy_sph/shifting.h); coefficient 0: off */
 };
 
 static void destroy(eddy_solver *s)
 {
     if (!s) return;
     eddy_sph_materials_free(&s->mat);
+    eddy_sph_shifting_free(&s->shifting);
     free(s->tait_b);
     free(s->gamma);
     free(s->sound_speed);
@@ -160,6 +177,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->alpha = (float)pv->values[P_ALPHA].number;
     s->boundary = (int)pv->values[P_BOUNDARY].integer;
     s->boundary_pressure = (float)pv->values[P_BOUNDARY_PRESSURE].number;
+    s->wall_velocity = pv->values[P_WALL_VELOCITY].integer == 1 ? EDDY_SPH_WALL_NO_SLIP : EDDY_SPH_WALL_SLIP;
+    s->shifting = eddy_sph_shifting_make(
+        pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
     const double gamma = pv->values[P_GAMMA].number;
     /* NAN: derive c0 (the parameter is EDDY_PARAM_DERIVED, unset unless the scene gives it). */
     const double c_param = pv->values[P_SOUND_SPEED].is_set ? pv->values[P_SOUND_SPEED].number : NAN;
@@ -378,7 +398,7 @@ static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
         if (mirrors) {
             /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
             eddy_sph_image img[EDDY_MAX_MIRRORS];
-            const int nimg = eddy_sph_images(b, w->gravity, k.h, xi, yi, zi, img);
+            const int nimg = eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img);
             if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
             /* The ghosts are images of the candidates within h: loop over those only. */
             const size_t nn = nimg ? near->count : 0;
@@ -421,9 +441,12 @@ static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
                 const float dd = dist > 1e-3f * k.h ? dist : 1e-3f * k.h;
                 float vrel = 0.0f;
                 for (int a = 0; a < 3; ++a) vrel += (vi[a] - col->velocity[a]) * n[a];
-                /* Only the normal part of the viscous force: the fluid slides along the wall. */
+                /* Free slip: only the normal part of the viscous force, the fluid slides along the wall.
+                 * No slip: the virtual particle moves with the wall. */
                 const float e[3] = {dd * n[0], dd * n[1], dd * n[2]};
-                const float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
+                float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
+                if (s->wall_velocity == EDDY_SPH_WALL_NO_SLIP)
+                    for (int a = 0; a < 3; ++a) dv[a] = vi[a] - col->velocity[a];
                 const float rho_b = s->mat.rest_density[m];
                 const pair_w pw = pair(&pc, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
                                        mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
@@ -479,6 +502,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if ((rc = density_pass(s, w, err))) return rc;
     double t1 = eddy_time_ms();
     if ((rc = compute_forces(s, w, err))) return rc;
+    /* Shifts from the positions the forces saw, before the update (eddy_sph/shifting.h). */
+    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, "tait", err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);

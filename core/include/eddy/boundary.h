@@ -130,6 +130,18 @@ typedef struct eddy_mirror {
 EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
                                      const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS]);
 
+/*
+ * The surfaces behind the mirrors of point p (ABI 2.2): writes to walls[] the indices into b->colliders
+ * of the surfaces eddy_boundaries_mirrors(b, ..., reach, p, ...) reflects across, nearest first (collider
+ * order among equal distances), and returns their count nw (0 .. EDDY_MAX_MIRROR_WALLS). Mirror
+ * number mask - 1, for mask = 1 .. 2^nw - 1, composes the reflections across walls[k] for every bit k
+ * set in mask, in increasing k. For a solver that needs more of a wall than the mirror carries, e.g.
+ * the collider's whole velocity for no-slip ghosts (the mirror's velocity_offset holds only its normal
+ * part). Pure; thread-safe.
+ */
+EDDY_API int eddy_boundaries_mirror_walls(const eddy_boundaries *b, eddy_real reach, const eddy_real p[3],
+                                          size_t walls[EDDY_MAX_MIRROR_WALLS]);
+
 /* Applies a mirror to a point (x' = R x + t) and to a velocity (v' = R v + velocity_offset). */
 static inline void eddy_mirror_point(const eddy_mirror *m, const eddy_real x[3], eddy_real out[3])
 {

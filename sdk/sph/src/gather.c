@@ -80,13 +80,43 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
     return 0;
 }
 
+const char *const eddy_sph_wall_velocity_choices[] = {"slip", "no_slip", NULL};
+
 int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
                     float zi, eddy_sph_image out[EDDY_MAX_MIRRORS])
+{
+    return eddy_sph_wall_images(b, gravity, reach, EDDY_SPH_WALL_SLIP, xi, yi, zi, out);
+}
+
+int eddy_sph_wall_images(const eddy_boundaries *b, const float gravity[3], float reach, eddy_sph_wall_velocity wall,
+                         float xi, float yi, float zi, eddy_sph_image out[EDDY_MAX_MIRRORS])
 {
     static const float zero[3] = {0.0f, 0.0f, 0.0f};
     const float pos[3] = {xi, yi, zi};
     eddy_mirror m[EDDY_MAX_MIRRORS];
     const int n = eddy_boundaries_mirrors(b, gravity ? gravity : zero, reach, pos, m);
     for (int i = 0; i < n; ++i) eddy_sph_image_make(&m[i], xi, yi, zi, &out[i]);
+    if (wall != EDDY_SPH_WALL_NO_SLIP || n == 0) return n;
+    /* The mirror carries only the walls' normal velocity (all a free-slip ghost needs); a no-slip ghost
+     * needs each wall's whole velocity. Mirror mask - 1 composes the walls whose bits mask sets. */
+    size_t walls[EDDY_MAX_MIRROR_WALLS];
+    const int nw = eddy_boundaries_mirror_walls(b, reach, pos, walls);
+    float vel[EDDY_MAX_MIRROR_WALLS][3];
+    for (int k = 0; k < nw; ++k)
+        for (int a = 0; a < 3; ++a) vel[k][a] = b->colliders[walls[k]].velocity[a];
+    for (int mask = 1; mask <= n; ++mask) {
+        /* Each reflection maps the ghost velocity u to 2 v_wall - u, in the core's wall order. */
+        float sign = 1.0f, off[3] = {0.0f, 0.0f, 0.0f};
+        for (int k = 0; k < nw; ++k) {
+            if (!(mask & (1 << k))) continue;
+            sign = -sign;
+            for (int a = 0; a < 3; ++a) off[a] = 2.0f * vel[k][a] - off[a];
+        }
+        eddy_sph_image *g = &out[mask - 1];
+        for (int a = 0; a < 3; ++a) {
+            for (int c = 0; c < 3; ++c) g->vr[a][c] = a == c ? sign : 0.0f;
+            g->v[a] = off[a];
+        }
+    }
     return n;
 }

@@ -100,23 +100,27 @@ static inline void eddy_sph_gather_table(eddy_sph_candidates *c, int slot, const
 }
 
 /*
- * One mirror seen from particle i: x_i - M(x_j) = c - R x_j, ghost velocity R v_j + v, ghost pressure
- * p_j + rho_j (s . x_j + s0) (<eddy/boundary.h>).
+ * One mirror seen from particle i: x_i - M(x_j) = c - R x_j, ghost velocity V v_j + v, ghost pressure
+ * p_j + rho_j (s . x_j + s0) (<eddy/boundary.h>). V is R for free-slip walls (the core's mirror:
+ * the normal velocity relative to the wall reversed) and -I per reflection for no-slip walls
+ * (eddy_sph_wall_images).
  */
 typedef struct eddy_sph_image {
     float r[3][3];
     float c[3];  /* x_i - mirror offset */
     float t[3];  /* mirror offset */
+    float vr[3][3]; /* velocity map V */
     float v[3];  /* velocity offset */
     float s[3], s0; /* pressure slope and offset */
 } eddy_sph_image;
 
+/* The core's mirror as an image: free-slip velocity (V = R). */
 EDDY_SPH_INLINE void eddy_sph_image_make(const eddy_mirror *m, float xi, float yi, float zi,
                                          eddy_sph_image *out)
 {
     const float x[3] = {xi, yi, zi};
     for (int a = 0; a < 3; ++a) {
-        for (int b = 0; b < 3; ++b) out->r[a][b] = m->rotation[a][b];
+        for (int b = 0; b < 3; ++b) out->r[a][b] = out->vr[a][b] = m->rotation[a][b];
         out->c[a] = x[a] - m->offset[a];
         out->t[a] = m->offset[a];
         out->v[a] = m->velocity_offset[a];
@@ -142,13 +146,13 @@ EDDY_SPH_INLINE void eddy_sph_image_origin(const eddy_sph_image *g, float xi, fl
     for (int a = 0; a < 3; ++a) c0[a] = x[a] - (g->r[a][0] * xi + g->r[a][1] * yi + g->r[a][2] * zi) - g->t[a];
 }
 
-/* Ghost velocity R v_j + v. */
+/* Ghost velocity V v_j + v. */
 EDDY_SPH_INLINE void eddy_sph_image_velocity(const eddy_sph_image *g, float vx, float vy, float vz, float *gx,
                                              float *gy, float *gz)
 {
-    *gx = g->r[0][0] * vx + g->r[0][1] * vy + g->r[0][2] * vz + g->v[0];
-    *gy = g->r[1][0] * vx + g->r[1][1] * vy + g->r[1][2] * vz + g->v[1];
-    *gz = g->r[2][0] * vx + g->r[2][1] * vy + g->r[2][2] * vz + g->v[2];
+    *gx = g->vr[0][0] * vx + g->vr[0][1] * vy + g->vr[0][2] * vz + g->v[0];
+    *gy = g->vr[1][0] * vx + g->vr[1][1] * vy + g->vr[1][2] * vz + g->v[1];
+    *gz = g->vr[2][0] * vx + g->vr[2][1] * vy + g->vr[2][2] * vz + g->v[2];
 }
 
 /* Ghost pressure p_j + rho_j (s . x_j + s0), the hydrostatic continuation through the wall. */
@@ -169,11 +173,31 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
                     eddy_sph_candidates *near);
 
 /*
- * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none). gravity: the
- * hydrostatic pressure continuation, or NULL for mirrored pressure.
+ * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none), with free-slip
+ * ghost velocities. gravity: the hydrostatic pressure continuation, or NULL for mirrored pressure.
  */
 int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
                     float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
+
+/*
+ * What the ghosts' velocity makes of a wall. Slip: the core's mirror, R v_j plus the wall's normal
+ * velocity (the normal velocity relative to the wall reversed, the tangential kept), so the viscous
+ * force sees no shear at the wall. No slip: the whole velocity relative to the wall reversed,
+ * 2 v_wall - v_j, so the velocity falls linearly to v_wall at the wall (the mirror form of Morris, Fox
+ * & Zhu 1997 §3.3's extrapolated boundary velocities; Takeda, Miyama & Sekiya 1994); at a corner the
+ * reflections compose, 2 v_w2 - (2 v_w1 - v_j). v_wall is the collider's whole `velocity`, so a wall
+ * sliding along itself (Couette flow) drags the fluid. Positions and pressures are the same either way.
+ */
+typedef enum eddy_sph_wall_velocity { EDDY_SPH_WALL_SLIP = 0, EDDY_SPH_WALL_NO_SLIP = 1 } eddy_sph_wall_velocity;
+
+/* {"slip", "no_slip", NULL}, indexed by eddy_sph_wall_velocity: the choices of a solver's enum
+ * parameter (EDDY_PARAM_ENUM_DESC) that selects it. */
+extern const char *const eddy_sph_wall_velocity_choices[];
+
+/* eddy_sph_images with the ghost velocities of `wall` (EDDY_SPH_WALL_SLIP gives eddy_sph_images'
+ * images bit for bit). */
+int eddy_sph_wall_images(const eddy_boundaries *b, const float gravity[3], float reach, eddy_sph_wall_velocity wall,
+                         float xi, float yi, float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
 
 /* sum_j m_j (h^2 - r_ij^2)^3 over the candidates: the poly6 density sum without its coefficient (the
  * particle itself is a candidate). Multiply by k.poly6 and add the self term (eddy_sph_density). */

@@ -7,5 +7,6 @@
 #include "kernels.h"
 #include "lattice.h"
 #include "materials.h"
+#include "shifting.h"
 
 #endif /* EDDY_SPH_SPH_H */
