@@ -44,7 +44,8 @@ static const char usage[] =
     "                [--grid ID] [--threads N] [--quiet]\n"
     "      The scene through each solver with eddy run's stepping: DIR/<solver>/diagnostics.csv,\n"
     "      probes.csv, first and last frame; DIR/summary.md, summary.csv and DIR/plots/*.png.\n"
-    "      Default DIR: out/compare/<scene name>.\n"
+    "      Default DIR: out/compare/<scene name>. Under mpirun every solver's run is split over the\n"
+    "      processes and rank 0 writes the same report as one process.\n"
     "  validate [--solver ID]... [--case NAME]... [--resolution coarse|medium|fine[,...]]\n"
     "           [--set key=value]... [--out DIR] [--cases DIR] [--threads N] [--list] [--quiet]\n"
     "      Runs the validation cases (share/eddy/validation, or --cases DIR) with each solver and\n"
@@ -61,7 +62,9 @@ static const char usage[] =
     "      solver also its per-material parameters.\n"
     "  bench SCENE [--solver ID] [--grid ID] [--particles N] [--steps N] [--repeats N]\n"
     "              [--threads N] [--set key=value]...\n"
-    "      Median speed of a solver on the scene refilled at about N particles.\n"
+    "      Median speed of a solver on the scene refilled at about N particles (the whole run's).\n"
+    "      Under mpirun (`mpirun -np R eddy bench ...`): the decomposed step, figures over every\n"
+    "      process, time in MPI and halo bytes per step, printed once. See docs/mpi.md.\n"
     "\n"
     "Plugins are searched in $EDDY_PLUGIN_PATH (colon-separated), <exe>/../lib/eddy/plugins and the\n"
     "install folder, in that order; the first component found with an id is used, and a command that\n"
@@ -502,7 +505,17 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "validate") == 0) return eddy_validate_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "validate") == 0) {
+        /* Its measurements (validate_measure.c, validate_vortex.c) read every particle of the world they
+         * are given, which on several processes holds one slab and its halo copies. */
+        if (eddy_decomp_size() > 1) {
+            if (eddy_decomp_rank() == 0)
+                fprintf(stderr, "eddy: error: validate cannot run on %d processes: its measurements read every "
+                        "particle of one process; run `eddy validate` without mpirun\n", eddy_decomp_size());
+            return 1;
+        }
+        return eddy_validate_main(argc - 2, argv + 2);
+    }
     return eddy_arg_usage_error("unknown command '%s'", cmd);
 }
 

@@ -1,10 +1,23 @@
+/*
+ * host/drive/bench.c — `eddy bench`: the median speed of a solver on a scene. Under mpirun the same
+ * decomposed step as `eddy run` (the session attaches the slabs, halos and exchange, decomp.h); the
+ * figures are reduced over the processes and printed by rank 0, with the time spent in MPI
+ * (docs/mpi.md, "eddy bench on several processes").
+ */
 #include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decomp.h"
+#include "mpi_tally.h"
+#include "services.h"
 #include "session.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The benchmark                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -18,11 +31,59 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Per repeat, per step: this process's wall time, phases and MPI tally. */
+typedef struct samples {
+    double *wall, *phase[EDDY_PHASE_COUNT], *exch, *red, *bytes, *msgs, *colls;
+} samples;
+
+static int samples_alloc(samples *s, int repeats)
+{
+    memset(s, 0, sizeof *s);
+    double **all[] = {&s->wall, &s->exch, &s->red, &s->bytes, &s->msgs, &s->colls};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k) ok &= (*all[k] = calloc((size_t)repeats, sizeof(double))) != NULL;
+    for (int k = 0; k < EDDY_PHASE_COUNT; ++k) ok &= (s->phase[k] = calloc((size_t)repeats, sizeof(double))) != NULL;
+    return ok;
+}
+
+static void samples_free(samples *s)
+{
+    double *all[] = {s->wall, s->exch, s->red, s->bytes, s->msgs, s->colls};
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]);
+    for (int k = 0; k < EDDY_PHASE_COUNT; ++k) free(s->phase[k]);
+}
+
+/* The figures of a run on several processes, on top of the one-process ones (rank 0 prints them). */
+typedef struct spread {
+    int processes;
+    double halo, halo_max, owned_min, owned_max; /* halo copies over all processes; owned per process */
+    double exch_ms, red_ms, bytes, msgs, colls;  /* per step: ms mean over processes; bytes, messages and
+                                                  * collectives summed over processes (colls: per process) */
+    double exch_max_ms, rebuild_ms;              /* slowest process's exchange; one halo rebuild alone */
+} spread;
+
+/* One halo rebuild (migration and fresh halo copies: what follows every step) timed alone, the median
+ * of a few, slowest process: the packing and unpacking the MPI tally does not see. */
+static int time_rebuild(eddy_world *w, double *ms, eddy_error *err)
+{
+    double t[3];
+    for (int k = 0; k < 3; ++k) {
+        const double t0 = eddy_time_ms();
+        int rc = eddy_decomp_exchange(w, err);
+        if (rc) return rc;
+        t[k] = eddy_time_ms() - t0;
+    }
+    *ms = median(t, 3);
+    return eddy_world_reduce(w, EDDY_REDUCE_MAX, ms, 1, err);
+}
+
 int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
 {
     int steps = opt->steps > 0 ? opt->steps : 20;
     int repeats = opt->repeats > 0 ? opt->repeats : 5;
     int warmup = opt->warmup >= 0 ? opt->warmup : 10;
+    /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
+    eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     eddy_session_options so = eddy_session_default_options();
     so.scene_path = opt->scene_path;
     so.sets = opt->sets;
@@ -37,53 +98,121 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     if (rc) return rc;
     eddy_sim *simp = eddy_session_sim(ses);
     eddy_world *w = simp->world;
+    const int procs = eddy_decomp_size(), decomposed = eddy_decomp_active(w);
     /* A fixed dt keeps the repeats comparable; the solver's limit still caps it for stability. */
     double dt;
-    if ((rc = eddy_sim_next_dt(simp, 1e30, &dt, err))) goto done;
+    samples S;
+    const int have = samples_alloc(&S, repeats);
+    if (!have) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!rc) rc = eddy_sim_next_dt(simp, 1e30, &dt, err);
     for (int s = 0; s < warmup && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
-    if (rc) goto done;
-
-    double *wall = calloc((size_t)repeats, sizeof(double));
-    double *phase[EDDY_PHASE_COUNT];
-    for (int k = 0; k < EDDY_PHASE_COUNT; ++k) phase[k] = calloc((size_t)repeats, sizeof(double));
     for (int r = 0; r < repeats && !rc; ++r) {
         double before[EDDY_PHASE_COUNT];
         memcpy(before, w->phase_ms, sizeof before);
-        double t0 = eddy_time_ms();
+        eddy_mpi_tally t0, t1;
+        eddy_mpi_tally_read(&t0);
+        double t = eddy_time_ms();
         for (int s = 0; s < steps && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
-        wall[r] = (eddy_time_ms() - t0) / steps;
-        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) phase[k][r] = (w->phase_ms[k] - before[k]) / steps;
+        S.wall[r] = (eddy_time_ms() - t) / steps;
+        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) S.phase[k][r] = (w->phase_ms[k] - before[k]) / steps;
+        eddy_mpi_tally_read(&t1);
+        S.exch[r] = (t1.exchange_ms - t0.exchange_ms) / steps;
+        S.red[r] = (t1.reduce_ms - t0.reduce_ms) / steps;
+        S.bytes[r] = (t1.bytes - t0.bytes) / steps;
+        S.msgs[r] = (t1.messages - t0.messages) / steps;
+        S.colls[r] = (t1.collectives - t0.collectives) / steps;
     }
     /* The figures read the particles (the neighbour count): the host copy first. */
     if (!rc) rc = eddy_world_sync_host(w, err);
+    spread sp;
+    memset(&sp, 0, sizeof sp);
+    sp.processes = procs;
+    double owned = (double)(w->particles.count - w->particles.halo_count);
+    double neighbors = 0.0, ms = 0.0, med[EDDY_PHASE_COUNT];
     if (!rc) {
-        size_t n = w->particles.count - w->particles.halo_count;
-        double ms = median(wall, repeats);
-        double med[EDDY_PHASE_COUNT];
-        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) med[k] = median(phase[k], repeats);
-        double rate = (double)n / (ms * 1e-3);
-        double neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
+        /* A step ends when the slowest process ends it: per repeat the maximum over the processes. */
+        rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
+        ms = median(S.wall, repeats);
+        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) med[k] = median(S.phase[k], repeats);
+        /* Several processes: the step's exchange replaced the halo copies since the grid was built. */
+        if (!rc && decomposed) rc = eddy_world_build_grid(w, err);
+        /* Neighbours of every particle this process holds, weighted by their number below: halo
+         * copies at the far edge of a halo see fewer, so on several processes it reads a little low. */
+        neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
+    }
+    if (!rc && decomposed) {
+        const double own = owned, held = (double)w->particles.count;
+        double sums[8] = {owned, held * neighbors, (double)w->particles.halo_count,
+                                       median(S.exch, repeats), median(S.red, repeats), median(S.bytes, repeats),
+                                       median(S.msgs, repeats), held};
+        double maxes[3 + EDDY_PHASE_COUNT] = {(double)w->particles.halo_count, own, sums[3]};
+        memcpy(maxes + 3, med, sizeof med);
+        double mins[1] = {own};
+        if (!(rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, sums, 8, err)) &&
+            !(rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, maxes, 3 + EDDY_PHASE_COUNT, err)) &&
+            !(rc = eddy_world_reduce(w, EDDY_REDUCE_MIN, mins, 1, err))) {
+            owned = sums[0];
+            neighbors = sums[7] > 0 ? sums[1] / sums[7] : 0.0;
+            sp.halo = sums[2];
+            sp.exch_ms = sums[3] / procs;
+            sp.red_ms = sums[4] / procs;
+            sp.bytes = sums[5];
+            sp.msgs = sums[6];
+            sp.colls = median(S.colls, repeats);
+            sp.halo_max = maxes[0];
+            sp.owned_max = maxes[1];
+            sp.exch_max_ms = maxes[2];
+            /* Phases: the slowest process's (the others wait for it in the next exchange). */
+            memcpy(med, maxes + 3, sizeof med);
+            sp.owned_min = mins[0];
+            rc = time_rebuild(w, &sp.rebuild_ms, err);
+        }
+    }
+    if (!rc && eddy_decomp_rank() == 0) {
+        const size_t n = (size_t)owned;
+        double rate = owned / (ms * 1e-3);
         int threads = simp->threads;
         const char *solver = simp->solver_entry->component->id, *grid = simp->grid_entry->component->id;
         printf("eddy bench: %s, solver %s, grid %s, %zu particles, %d threads, dt %.3g s\n",
                simp->scene.name, solver, grid, n, threads, dt);
+        if (decomposed)
+            printf("  %d processes (slabs): %.0f particles per process (min %.0f, max %.0f), %.0f halo copies "
+                   "(max %.0f on one process)\n",
+                   procs, owned / procs, sp.owned_min, sp.owned_max, sp.halo, sp.halo_max);
         printf("  %.2e particle-steps/s  (%.3f us per particle-step), median of %d x %d steps\n", rate,
                1e3 * ms / (double)n, repeats, steps);
-        printf("  neighbors per particle: %.1f (within h, self excluded)\n", neighbors);
+        if (decomposed)
+            printf("  %.2e particle-steps/s per process\n", rate / procs);
+        printf("  neighbors per particle: %.1f (within h, self excluded%s)\n", neighbors,
+               decomposed ? "; halo copies included" : "");
         printf("  ms per step: grid %.3f  density %.3f  forces %.3f  integration %.3f  total %.3f\n",
                med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms);
+        if (decomposed) {
+            printf("  ms per step in MPI (mean over processes): exchange %.3f (slowest process %.3f)  reductions "
+                   "%.3f  outside MPI %.3f\n",
+                   sp.exch_ms, sp.exch_max_ms, sp.red_ms, ms - sp.exch_ms - sp.red_ms);
+            printf("  per step: %.3g bytes exchanged (all processes), %.1f messages with data, %.0f collectives "
+                   "per process; one halo rebuild alone %.3f ms\n",
+                   sp.bytes, sp.msgs, sp.colls, sp.rebuild_ms);
+        }
         printf("  grid build: %.1f ns per particle\n", 1e6 * med[EDDY_PHASE_GRID] / (double)n);
         printf("bench: scene=%s solver=%s grid=%s particles=%zu threads=%d steps=%d repeats=%d "
                "particle_steps_per_s=%.4e ns_per_particle_step=%.2f neighbors=%.2f grid_ms=%.4f "
-               "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f\n",
+               "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f",
                simp->scene.name, solver, grid, n, threads, steps, repeats, rate, 1e6 * ms / (double)n,
                neighbors, med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms, 1e6 * med[EDDY_PHASE_GRID] / (double)n);
+        if (decomposed)
+            printf(" processes=%d particles_per_process=%.0f halo_particles=%.0f halo_bytes_per_step=%.6g "
+                   "messages_per_step=%.1f collectives_per_step=%.0f exchange_ms=%.4f exchange_max_ms=%.4f "
+                   "reduce_ms=%.4f rebuild_ms=%.4f",
+                   procs, owned / procs, sp.halo, sp.bytes, sp.msgs, sp.colls, sp.exch_ms, sp.exch_max_ms,
+                   sp.red_ms, sp.rebuild_ms);
+        printf("\n");
+        fflush(stdout);
     }
-    free(wall);
-    for (int k = 0; k < EDDY_PHASE_COUNT; ++k) free(phase[k]);
-done:
+    samples_free(&S);
     eddy_session_close(ses);
     return rc;
 }

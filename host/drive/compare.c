@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decomp.h"
 #include "diagnostics.h"
 #include "frame.h"
 #include "output.h"
@@ -73,21 +74,27 @@ typedef struct sampler {
     double wall_start;
 } sampler;
 
-/* One sample: the frame snapshot (frame.h) for the diagnostics, the probes and, when write_index >= 0,
- * the writers (frame write_index). */
-static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, long long write_index,
-                       eddy_error *err)
+/*
+ * Several processes (docs/mpi.md): what failed on one process (a file rank 0 could not write) fails the
+ * solver on every one, so that all go on to the next solver together instead of one waiting in a
+ * collective. In one process: rc.
+ */
+static int agree(int rc, eddy_error *err)
 {
-    eddy_world *w = sim->world;
-    eddy_frame frame;
-    int rc = eddy_frame_take(w, write_index >= 0 ? (uint64_t)write_index : 0, &frame, err);
-    if (rc) return rc;
+    const int all = eddy_decomp_all_ok(rc == EDDY_OK);
+    if (!rc && !all) rc = eddy_error_set(err, EDDY_ERR_IO, "another process failed (its message is above)");
+    return rc;
+}
+
+/* The diagnostics, the probes and (write) the frame of one sample, of the world w's time and step. */
+static int sample_frame(const context *cx, sampler *s, const eddy_world *w, const eddy_frame *frame, result *r,
+                        int write, eddy_error *err)
+{
     eddy_diagnostics d;
-    rc = eddy_diagnostics_of_frame(&frame, &d, err);
-    if (!rc) rc = eddy_probes_measure(cx->probes, &frame, s->values, err);
+    int rc = eddy_diagnostics_of_frame(frame, &d, err);
+    if (!rc) rc = eddy_probes_measure(cx->probes, frame, s->values, err);
     if (!rc) rc = eddy_output_write_diagnostics(s->out, &d, w->time, w->step, eddy_time_ms() - s->wall_start, err);
-    if (!rc && write_index >= 0) rc = eddy_output_write_frame(s->out, &frame, err);
-    eddy_frame_release(&frame);
+    if (!rc && write) rc = eddy_output_write_frame(s->out, frame, err);
     if (rc) return rc;
     if (s->probes_csv) {
         eddy_probes_csv_row(cx->probes, s->probes_csv, w->time, w->step, s->values);
@@ -97,6 +104,35 @@ static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, 
     if (result_add(r, w->time, &d, s->values, eddy_probes_count(cx->probes)))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return EDDY_OK;
+}
+
+/* One sample: the frame snapshot (frame.h) for the diagnostics, the probes and, when write_index >= 0,
+ * the writers (frame write_index). On several processes every process's owned particles are gathered to
+ * rank 0 (collective), which samples them as one process would: the same sums over the same particles
+ * in the same id order, so the report equals one process's. */
+static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, long long write_index,
+                       eddy_error *err)
+{
+    eddy_world *w = sim->world;
+    const uint64_t index = write_index >= 0 ? (uint64_t)write_index : 0;
+    eddy_frame frame;
+    int rc;
+    if (eddy_decomp_active(w)) {
+        eddy_world *whole = NULL;
+        rc = eddy_decomp_gather_whole(w, &whole, err);
+        if (!rc && whole) {
+            if (!(rc = eddy_frame_of_host_copy(whole, index, &frame, err))) {
+                rc = sample_frame(cx, s, w, &frame, r, write_index >= 0, err);
+                eddy_frame_release(&frame);
+            }
+        }
+        eddy_decomp_release_whole(w, whole);
+        return agree(rc, err);
+    }
+    if ((rc = eddy_frame_take(w, index, &frame, err))) return rc;
+    rc = sample_frame(cx, s, w, &frame, r, write_index >= 0, err);
+    eddy_frame_release(&frame);
+    return rc;
 }
 
 /* What the plan's callbacks need (eddy_sim_run_plan, sim.h: the stepping of `eddy run`, so that the
@@ -151,7 +187,12 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     eddy_sim *sim = eddy_session_sim(ses);
     eddy_world *w = sim->world;
     r->ran = 1;
-    r->particles = w->particles.count - w->particles.halo_count;
+    /* Several processes (docs/mpi.md): the run is split as `eddy run` splits it; rank 0 samples the
+     * gathered particles and writes every file, the others step. */
+    const int writes = eddy_decomp_rank() == 0;
+    double owned = (double)(w->particles.count - w->particles.halo_count);
+    if ((rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, &owned, 1, err))) goto done;
+    r->particles = (size_t)owned;
 
     sampler s;
     memset(&s, 0, sizeof s);
@@ -168,19 +209,22 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     s.values = calloc(np + 1, sizeof *s.values);
     if (!s.values) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
+        goto agreed;
     }
-    if ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) || (rc = eddy_probes_open(cx->probes, w, sim->host, err)))
-        goto done;
-    if (np) {
+    if (writes && ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) ||
+                   (rc = eddy_probes_open(cx->probes, w, sim->host, err))))
+        goto agreed;
+    if (writes && np) {
         snprintf(s.probes_path, sizeof s.probes_path, "%s/probes.csv", dir);
         if (!(s.probes_csv = fopen(s.probes_path, "w"))) {
             rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
-            goto done;
+            goto agreed;
         }
         eddy_probes_csv_header(cx->probes, s.probes_csv);
     }
-    if (!o->quiet)
+agreed:
+    if ((rc = agree(rc, err))) goto done;
+    if (!o->quiet && writes)
         fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim->scene.name, r->id,
                 sim->grid_entry->component->id, r->particles, sim->threads, dir);
 
@@ -189,7 +233,7 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     if ((rc = take_sample(cx, &s, sim, r, frame, err))) goto done;
     ++frame;
     stepper st = {cx, &s, sim, r, NULL, {0}};
-    eddy_progress_begin(&st.bar, o->quiet);
+    eddy_progress_begin(&st.bar, o->quiet || !writes);
     const eddy_sim_plan end = {o->steps, cx->end_time, frame, NULL, NULL, NULL, NULL, NULL};
     st.plan = &end;
     const eddy_session_plan plan = {o->steps, cx->end_time, on_sample, on_step, NULL, &st};
@@ -213,7 +257,7 @@ done:
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
     eddy_output_destroy(s.out);
-    eddy_probes_close(cx->probes);
+    if (writes) eddy_probes_close(cx->probes);
     free(s.values);
     eddy_session_close(ses);
     return rc;
@@ -227,6 +271,9 @@ int eddy_compare_run(const eddy_compare_options *opt)
 {
     const options o = *opt;
     int rc;
+    /* Several processes (docs/mpi.md): every process runs every solver's decomposed steps; rank 0
+     * alone writes the files, the report and the messages. */
+    const int writes = eddy_decomp_rank() == 0;
     eddy_services_set_quiet(o.quiet);
 
     context cx;
@@ -239,7 +286,7 @@ int eddy_compare_run(const eddy_compare_options *opt)
     result *res = NULL;
     int status = 0;
     if ((rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
         return 1;
     }
     if (!(rc = eddy_services_registry(1, &cx.registry, &err))) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
@@ -253,14 +300,17 @@ int eddy_compare_run(const eddy_compare_options *opt)
     cx.probes = probes;
     char plots_dir[PATH_MAX_ + 8];
     snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
-    if (rc || (rc = eddy_output_make_dirs(cx.out_dir, &err)) || (rc = eddy_output_make_dirs(plots_dir, &err))) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+    if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
+    if ((rc = agree(rc, &err))) {
+        if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
         return 1;
     }
     eddy_services_install_signal_handlers();
     volatile sig_atomic_t *stop_signal = eddy_services_stop_flag();
+    /* Several processes stop together on SIGINT/SIGTERM, after the same step (decomp.h). */
+    eddy_decomp_set_stop_flag(stop_signal);
 
     res = calloc((size_t)o.solver_count, sizeof *res);
     if (!res) {
@@ -277,7 +327,7 @@ int eddy_compare_run(const eddy_compare_options *opt)
         if ((rc = run_solver(&cx, r, &err))) {
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", err.message);
-            fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
+            if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
             ++failed;
             if (rc == EDDY_ERR_INTERRUPTED) {
                 r->interrupted = 1;
@@ -286,12 +336,17 @@ int eddy_compare_run(const eddy_compare_options *opt)
         }
         /* After every solver, so that an interrupted comparison keeps what it has. */
         eddy_error serr;
-        if (compare_write_summary_csv(&cx, res, k + 1, &serr) || compare_write_summary_md(&cx, res, k + 1, NULL, 0, &serr)) {
+        if (writes && (compare_write_summary_csv(&cx, res, k + 1, &serr) ||
+                       compare_write_summary_md(&cx, res, k + 1, NULL, 0, &serr))) {
             fprintf(stderr, "eddy: error: %s\n", serr.message);
             status = status ? status : 1;
         }
     }
 
+    if (!writes) {
+        if (!status && failed) status = 1;
+        goto done;
+    }
     plotter pl;
     memset(&pl, 0, sizeof pl);
     pl.cx = &cx;

@@ -284,7 +284,11 @@ static int read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *e
             if (!cJSON_IsNumber(v)) rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
             else cut[i] = v->valuedouble;
         }
-        if (!rc && eddy_decomp_resume_cuts(cut, n - 1)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        /* The run's rebalance count and floor (decomp.h), absent from manifests before rebalancing. */
+        const double k = manifest_number(m, "rebalances"), least = manifest_number(m, "imbalance_floor");
+        const long long done = k >= 0 && k < 1e18 ? (long long)k : 0;
+        if (!rc && eddy_decomp_resume_cuts(cut, n - 1, done, least >= 0 ? least : 0.0))
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         free(cut);
         if (!rc) rc = read_one_piece(dir, path, m, r, n, out, err);
     } else if (!rc) {
@@ -312,7 +316,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     if (rc) return rc;
     rc = open_from_checkpoint(&c, ck, err);
     eddy_checkpoint_free(ck);
-    eddy_decomp_resume_cuts(NULL, 0);
+    eddy_decomp_resume_cuts(NULL, 0, 0, 0.0);
     /* The halo copies were made before the solver registered its fields: send them again, whole. */
     if (!rc && eddy_decomp_size() > 1) rc = eddy_decomp_exchange(c.sim->world, err);
     if (rc) {

@@ -198,8 +198,13 @@ static int write_manifest(const char *dir, const eddy_world *w, const double *cu
     cJSON *m = cJSON_CreateObject();
     cJSON *pieces = m ? cJSON_AddArrayToObject(m, "pieces") : NULL;
     cJSON *cut = m ? cJSON_AddArrayToObject(m, "cuts") : NULL;
+    /* The rebalance count and floor go on in a resume on as many processes (decomp.h). */
+    eddy_decomp_balance b = {0};
+    eddy_decomp_balance_of(w, &b);
     int ok = pieces && cut && cJSON_AddNumberToObject(m, "processes", n) &&
-             cJSON_AddNumberToObject(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step);
+             cJSON_AddNumberToObject(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step) &&
+             cJSON_AddNumberToObject(m, "rebalances", (double)b.rebalances) &&
+             cJSON_AddNumberToObject(m, "imbalance_floor", b.floor);
     for (int r = 0; ok && r < n; ++r) {
         char name[64];
         snprintf(name, sizeof name, "checkpoint.p%d.eddy", r);
@@ -346,7 +351,8 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     eddy_world *w = c->sim->world;
     c->first_step = (long long)w->step;
     c->first_time = w->time;
-    eddy_progress_begin(&c->bar, c->opt->quiet);
+    /* Several processes: one progress report, rank 0's (every rank steps alike). */
+    eddy_progress_begin(&c->bar, c->opt->quiet || eddy_decomp_rank() != 0);
     const eddy_session_plan plan = {c->end_steps, c->end_time, on_frame, on_step, NULL, c};
     int rc = eddy_session_run(c->ses, &plan, last_written, err);
     c->frame = eddy_session_next_frame(c->ses);
@@ -413,6 +419,15 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         }
         eddy_decomp_release_whole(w, whole);
     }
+    /* Several processes: how often the slabs were cut again (decomp.h), once. */
+    eddy_decomp_balance b;
+    if (eddy_decomp_balance_of(w, &b) && eddy_decomp_rank() == 0 && !c->opt->quiet) {
+        char thr[32] = "off";
+        if (isfinite(b.threshold)) snprintf(thr, sizeof thr, "%g", b.threshold);
+        fprintf(stderr, "eddy: %d processes: rebalanced %lld time%s (EDDY_REBALANCE %s), %.1f ms in rebalancing; "
+                        "imbalance %.3f, mean %.3f\n", eddy_decomp_size(), b.rebalances, b.rebalances == 1 ? "" : "s",
+                thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
+    }
     /* The hash of a run that reached its end, and only of one: a failed or interrupted run's state is
      * not the scene's result (its error follows on stderr instead). */
     if (c->opt->hash && rc == EDDY_OK) {
@@ -431,11 +446,15 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 
 void run_announce(const run_ctx *c, const char *verb)
 {
-    if (c->opt->quiet || eddy_decomp_rank() != 0) return;
-    const eddy_world *w = c->sim->world;
-    fprintf(stderr, "eddy: %s %s with %s (grid %s), %zu particles, %d threads -> %s\n", verb, c->sim->scene.name,
-            c->sim->solver_entry->component->id, c->sim->grid_entry->component->id,
-            w->particles.count - w->particles.halo_count, c->sim->threads, c->sim->scene.out_dir);
+    if (c->opt->quiet) return;
+    eddy_world *w = c->sim->world;
+    /* Every process's owned particles (a collective sum, exact below 2^53), not rank 0's slab. */
+    double n = (double)(w->particles.count - w->particles.halo_count);
+    eddy_error rerr;
+    if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr) || eddy_decomp_rank() != 0) return;
+    fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d threads -> %s\n", verb, c->sim->scene.name,
+            c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
+            c->sim->scene.out_dir);
 }
 
 void run_close_ctx(run_ctx *c)

@@ -605,8 +605,9 @@ int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *pat
                  (sk->blob_size && memcmp(b->data + sk->blob_at, a->data + s0->blob_at, (size_t)sk->blob_size) != 0)) {
             const cJSON *solver = cJSON_GetObjectItemCaseSensitive(a->settings, "solver");
             rc = eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
-                                "the solver '%s' keeps a state of its own on every process (the records of '%s' and "
-                                "'%s' differ), which cannot be merged; resume on %d processes (docs/mpi.md)",
+                                "the solver '%s' has different state records in '%s' and '%s' (a state kept per process, "
+                                "or pieces of different runs), which cannot be merged; resume on %d processes "
+                                "(docs/mpi.md)",
                                 cJSON_IsString(solver) ? solver->valuestring : "?", a->path, b->path, n);
         }
     }

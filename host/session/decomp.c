@@ -4,10 +4,11 @@
  * copies, every particle within HALO_REACH smoothing radii of its slab (across a periodic axis too).
  * After every step particles that left their slab migrate to their new owner, then the owners send
  * fresh halo copies; the world's exchange refreshes named fields of those copies by id within a step.
- * The gathers (hash, output, checkpoint pieces) are in decomp_gather.c, sharing the decomposition and
- * the particle record through decomp_internal.h. About 850 lines remain here, on one static
- * decomposition with the one-process stubs on the other side of one #ifdef; the next split would
- * take the canonical order and the SIGINT/SIGTERM agreement out.
+ * When the owned counts drift apart (EDDY_REBALANCE, decomp.h) the slabs are cut again and the
+ * particles migrate to their new owners. The gathers (hash, output, checkpoint pieces) are in
+ * decomp_gather.c, sharing the decomposition and the particle record through decomp_internal.h. About
+ * 1000 lines remain here, with the one-process stubs on the other side of one #ifdef; the next split
+ * would take the canonical order, the rebalancing and the SIGINT/SIGTERM agreement out.
  */
 #include "decomp.h"
 #include "decomp_internal.h"
@@ -126,9 +127,14 @@ int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max)
     (void)w, (void)cuts, (void)max;
     return 0;
 }
-int eddy_decomp_resume_cuts(const double *cuts, int count)
+int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances, double floor)
 {
-    (void)cuts, (void)count;
+    (void)cuts, (void)count, (void)rebalances, (void)floor;
+    return 0;
+}
+int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)
+{
+    (void)w, (void)b;
     return 0;
 }
 void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag) { (void)flag; }
@@ -246,6 +252,8 @@ static decomp *g_decomp;
 /* The interior cuts of a run being resumed (eddy_decomp_resume_cuts), until it is attached. */
 static double *g_resume_cut;
 static int g_resume_cut_count;
+static long long g_resume_rebalances;
+static double g_resume_floor;
 
 int eddy_decomp_active(const eddy_world *w)
 {
@@ -475,8 +483,9 @@ static unsigned char *bufs_push(bufs *B, int r, size_t len)
     return at;
 }
 
-/* Migration (owned particles to the owner of their position), then halo copies from the owners. */
-static int redistribute(decomp *d, eddy_error *err)
+/* The halo copies go (their owners send fresh ones, make_halos), then the owned particles whose
+ * position lies in another slab migrate to its owner. */
+static int migrate(decomp *d, eddy_error *err)
 {
     eddy_particles *p = &d->w->particles;
     const size_t rs = decomp_record_size(p);
@@ -488,7 +497,6 @@ static int redistribute(decomp *d, eddy_error *err)
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
-    /* Halo copies go: their owners send fresh ones below. */
     keep = malloc(p->count ? p->count : 1);
     if (!keep) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -515,13 +523,30 @@ static int redistribute(decomp *d, eddy_error *err)
     if ((rc = keep_only(p, keep, err))) goto done;
     size_t got = 0;
     for (int r = 0; r < d->size; ++r) got += rn[r] / rs;
-    if ((rc = decomp_unpack(p, recv, got, 0, err))) goto done;
+    rc = decomp_unpack(p, recv, got, 0, err);
+done:
     free(recv);
-    recv = NULL;
-    /* Halo copies: every owned particle within reach of another rank's slab. */
+    free(keep);
+    free(rn);
+    bufs_free(&B);
+    return rc;
+}
+
+/* Halo copies: every owned particle within reach of another rank's slab goes there. */
+static int make_halos(decomp *d, eddy_error *err)
+{
+    eddy_particles *p = &d->w->particles;
+    const size_t rs = decomp_record_size(p);
+    int rc = EDDY_OK;
+    bufs B;
+    unsigned char *recv = NULL;
+    size_t *rn = calloc((size_t)d->size, sizeof *rn);
+    if (bufs_init(&B, d->size) || !rn) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
     free_lists(d);
-    for (int r = 0; r < d->size; ++r) B.n[r] = 0;
-    xa = coord_array(p, d->axis);
+    const eddy_real *xa = coord_array(p, d->axis);
     for (size_t i = 0; i < p->count; ++i)
         for (int r = 0; r < d->size; ++r) {
             if (r == d->rank || !in_reach(d, r, xa[i])) continue;
@@ -558,10 +583,15 @@ static int redistribute(decomp *d, eddy_error *err)
     rc = decomp_unpack(p, recv, off / rs, 1, err);
 done:
     free(recv);
-    free(keep);
     free(rn);
     bufs_free(&B);
     return rc;
+}
+
+static int redistribute(decomp *d, eddy_error *err)
+{
+    int rc = migrate(d, err);
+    return rc ? rc : make_halos(d, err);
 }
 
 /* id -> current index, rebuilt when the layout changed (a grid sort, a removal). */
@@ -688,6 +718,43 @@ static int by_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The first index of the sorted v[0..k) whose value is not below x. */
+static size_t lower_bound(const double *v, size_t k, double x)
+{
+    size_t a = 0, b = k;
+    while (a < b) {
+        const size_t m = a + (b - a) / 2;
+        if (v[m] < x) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
+/*
+ * Interior cuts cut[1..size-1] of the sorted coordinates v[0..k) at the particle-count quantiles:
+ * cut r at the coordinate of particle k r / size, moved to the nearer end of its run of equal
+ * coordinates (a lattice column, which one slab owns whole since a slab is [cut[r], cut[r + 1])).
+ * Returns the imbalance these cuts give, largest count / mean - 1.
+ */
+static double quantile_cuts(const decomp *d, const double *v, size_t k, double *cut)
+{
+    size_t first = 0, largest = 0;
+    for (int r = 1; r <= d->size; ++r) {
+        size_t at = k;
+        if (r < d->size && k == 0) {
+            cut[r] = d->lo + (d->hi - d->lo) * r / d->size;
+        } else if (r < d->size) {
+            const size_t j = k * (size_t)r / (size_t)d->size;
+            const size_t lo = lower_bound(v, k, v[j]), hi = lower_bound(v, k, nextafter(v[j], INFINITY));
+            at = hi < k && hi - j < j - lo ? hi : lo;
+            cut[r] = v[at];
+        }
+        if (at - first > largest) largest = at - first;
+        first = at;
+    }
+    return k ? (double)largest * d->size / (double)k - 1.0 : 0.0;
+}
+
 /* Cuts at the particle-count quantiles of the coordinate along the longest axis (rank 0's, sent to
  * all: every process built the same scene). */
 static int make_cuts(decomp *d, eddy_error *err)
@@ -704,11 +771,112 @@ static int make_cuts(decomp *d, eddy_error *err)
         for (size_t i = 0; i < n; ++i)
             if (isfinite(xa[i])) v[k++] = axis_coord(d, xa[i]);
         qsort(v, k, sizeof *v, by_double);
-        for (int r = 1; r < d->size; ++r)
-            d->cut[r] = k ? v[k * (size_t)r / (size_t)d->size] : d->lo + (d->hi - d->lo) * r / d->size;
+        d->floor = quantile_cuts(d, v, k, d->cut);
         free(v);
     }
     MPI_Bcast(d->cut + 1, d->size - 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&d->floor, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return EDDY_OK;
+}
+
+/*
+ * After a migration (no halo copies held): the imbalance of the owned counts, and new cuts when it
+ * exceeds threshold + floor (decomp.h). Every process takes the same decision from the same
+ * allgathered counts; rank 0 cuts the gathered coordinates and sends the cuts with the imbalance they
+ * give, applied only when lower than the present one. Collective.
+ */
+static int balance(decomp *d, eddy_error *err)
+{
+    const eddy_particles *p = &d->w->particles;
+    const int size = d->size;
+    long long mine = (long long)p->count, total = 0, largest = 0;
+    long long *count = malloc(sizeof(long long) * (size_t)size);
+    if (!count) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    for (int r = 0; r < size; ++r) {
+        total += count[r];
+        if (count[r] > largest) largest = count[r];
+    }
+    d->imbalance = total ? (double)largest * size / (double)total - 1.0 : 0.0;
+    if (!(d->imbalance > d->threshold + d->floor)) {
+        d->imbalance_sum += d->imbalance;
+        d->checks++;
+        free(count);
+        return EDDY_OK;
+    }
+    if (total > INT32_MAX) {
+        free(count);
+        return decomp_too_big((size_t)total * sizeof(double), err);
+    }
+    const double t0 = MPI_Wtime();
+    double *v = malloc(sizeof(double) * (size_t)(d->rank == 0 ? total + 1 : mine + 1));
+    int *rcount = malloc(sizeof(int) * (size_t)size), *rdispl = malloc(sizeof(int) * (size_t)size);
+    double *msg = malloc(sizeof(double) * (size_t)size); /* the imbalance of the new cuts, then the cuts */
+    /* Every process learns whether all could allocate, so that none waits in the gather alone. */
+    int ok = v && rcount && rdispl && msg, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int rc = EDDY_OK;
+    if (!all) {
+        rc = ok ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: another process ran out of memory")
+                : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: out of memory for %lld coordinates",
+                                 d->rank == 0 ? total : mine);
+        goto done;
+    }
+    const eddy_real *xa = coord_array(p, d->axis);
+    for (size_t i = 0; i < p->count; ++i) v[i] = axis_coord(d, xa[i]); /* rank 0's in place at 0 */
+    for (int r = 0, at = 0; r < size; at += (int)count[r++]) {
+        rcount[r] = (int)count[r];
+        rdispl[r] = at;
+    }
+    MPI_Gatherv(d->rank == 0 ? MPI_IN_PLACE : v, (int)mine, MPI_DOUBLE, v, rcount, rdispl, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+    if (d->rank == 0) {
+        qsort(v, (size_t)total, sizeof *v, by_double);
+        msg[0] = quantile_cuts(d, v, (size_t)total, msg); /* msg[1..size-1]: the interior cuts */
+    }
+    MPI_Bcast(msg, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    const double achieved = msg[0];
+    d->floor = achieved;
+    if (achieved < d->imbalance) {
+        memcpy(d->cut + 1, msg + 1, sizeof(double) * (size_t)(size - 1));
+        d->imbalance = achieved;
+        d->rebalances++;
+        rc = migrate(d, err);
+    }
+    d->imbalance_sum += d->imbalance;
+    d->checks++;
+    d->rebalance_s += MPI_Wtime() - t0;
+done:
+    free(msg);
+    free(rdispl);
+    free(rcount);
+    free(v);
+    free(count);
+    return rc;
+}
+
+/*
+ * The rebalancing threshold of this run (decomp.h): EDDY_REBALANCE, a number >= 0 or "off"
+ * (INFINITY), EDDY_DECOMP_REBALANCE_DEFAULT when unset. Every process reads its own environment (a
+ * bad value is refused where it is read); rank 0's is then taken by all, so every decision agrees.
+ */
+static int rebalance_threshold(double *out, eddy_error *err)
+{
+    const char *v = getenv("EDDY_REBALANCE");
+    double t = EDDY_DECOMP_REBALANCE_DEFAULT;
+    if (v && strcmp(v, "off") == 0) {
+        t = INFINITY;
+    } else if (v) {
+        char *end = NULL;
+        t = strtod(v, &end);
+        if (end == v || *end || !(t >= 0))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "environment variable EDDY_REBALANCE: expected a number >= 0 (the imbalance, "
+                                  "largest owned particle count / mean - 1, above which the slabs are cut "
+                                  "again) or 'off', got '%.40s'", v);
+    }
+    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    *out = t;
     return EDDY_OK;
 }
 
@@ -733,6 +901,9 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     /* Resuming without the cuts of a run on as many processes (eddy_decomp_resume_cuts): every process
      * holds every particle of the checkpoint, split afresh as a new run's. */
     if (resuming && g_resume_cut_count != size - 1) resuming = 0;
+    double threshold = INFINITY;
+    int rc = rebalance_threshold(&threshold, err);
+    if (rc) return rc;
     if (g_decomp) eddy_decomp_detach(g_decomp->w);
     decomp *d = calloc(1, sizeof *d);
     if (!d) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -749,6 +920,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     d->hi = l->hi[d->axis];
     d->period = (double)(l->hi[d->axis] - l->lo[d->axis]);
     d->reach = HALO_REACH * (double)w->smoothing_radius;
+    d->threshold = threshold;
     const size_t s = (size_t)size;
     d->cut = calloc(s + 1, sizeof *d->cut);
     d->send_ids = calloc(s, sizeof *d->send_ids);
@@ -765,13 +937,14 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
         eddy_decomp_detach(w);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    int rc = EDDY_OK;
     if (resuming) {
         /* The particles are this process's piece (the slab it owned when the checkpoint was written):
          * the run's cuts again, so every process owns what it owned, and its solver state fits. */
         d->cut[0] = d->periodic ? d->lo : -INFINITY;
         d->cut[size] = d->periodic ? d->hi : INFINITY;
         memcpy(d->cut + 1, g_resume_cut, sizeof(double) * (size_t)(size - 1));
+        d->rebalances = g_resume_rebalances;
+        d->floor = g_resume_floor;
         const eddy_particles *p = &w->particles;
         const eddy_real *xa = coord_array(p, d->axis);
         for (size_t i = 0; !rc && i < p->count; ++i)
@@ -781,6 +954,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                                     p->id[i]);
     } else {
         rc = make_cuts(d, err);
+        d->imbalance = d->floor;
     }
     if (!rc && !resuming) {
         /* Every process built every particle: keep those of this slab, then the halo. */
@@ -824,7 +998,18 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
     decomp *d = decomp_of(w);
     if (!d) return EDDY_OK;
     agree_on_signals();
-    return redistribute(d, err);
+    int rc = migrate(d, err);
+    if (!rc) rc = balance(d, err);
+    return rc ? rc : make_halos(d, err);
+}
+
+int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)
+{
+    const decomp *d = decomp_of(w);
+    if (!d) return 0;
+    *b = (eddy_decomp_balance){d->threshold, d->imbalance, d->floor, d->rebalances, d->rebalance_s,
+                               d->checks ? d->imbalance_sum / (double)d->checks : d->imbalance};
+    return 1;
 }
 
 int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max)
@@ -836,11 +1021,13 @@ int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max)
     return k;
 }
 
-int eddy_decomp_resume_cuts(const double *cuts, int count)
+int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances, double floor)
 {
     free(g_resume_cut);
     g_resume_cut = NULL;
     g_resume_cut_count = 0;
+    g_resume_rebalances = rebalances;
+    g_resume_floor = floor;
     if (count <= 0) return 0;
     if (!(g_resume_cut = malloc(sizeof(double) * (size_t)count))) return -1;
     memcpy(g_resume_cut, cuts, sizeof(double) * (size_t)count);

@@ -46,8 +46,33 @@ int eddy_decomp_canonical_order(eddy_world *w, const eddy_component *solver, edd
 
 /* After a step: the step statistics combined over every process (max speed, non-finite counts). */
 int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err);
-/* After a step that passed the explosion guard: migration, then fresh halo copies. */
+/* After a step that passed the explosion guard: migration, rebalancing when due (below), then fresh
+ * halo copies. */
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err);
+
+/*
+ * Rebalancing (docs/mpi.md). After every migration the processes compare their owned particle counts
+ * (one MPI_Allgather, so every process takes the same decision); once the imbalance, largest count /
+ * mean - 1, exceeds `threshold` over `floor`, rank 0 gathers every owned coordinate along the cut axis,
+ * cuts it again at the count quantiles and all migrate. `floor` is the imbalance those cuts achieve:
+ * particles on one coordinate (a lattice column) go to one slab whole, so it need not be 0, and cuts
+ * that would not lower the imbalance are not applied (the floor then rises to what they would give).
+ * The threshold is the environment variable EDDY_REBALANCE (a number >= 0, or "off"), rank 0's value
+ * for all; EDDY_DECOMP_REBALANCE_DEFAULT without it.
+ */
+#define EDDY_DECOMP_REBALANCE_DEFAULT 0.05
+typedef struct eddy_decomp_balance {
+    double threshold;     /* INFINITY: off */
+    double imbalance;     /* after the last migration */
+    double floor;         /* what the last cuts achieved */
+    long long rebalances; /* new cuts applied so far (a resume on as many processes goes on counting) */
+    double seconds;       /* wall time this process spent in them (gather, cut, extra migration) */
+    /* The mean over the steps of this run of the imbalance each ran with: a step costs about the
+     * largest count, so (1 + mean_imbalance) is its cost over a perfectly balanced step. */
+    double mean_imbalance;
+} eddy_decomp_balance;
+/* Fills *b and returns 1 when `w` is split over several processes; returns 0 otherwise. */
+int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b);
 
 /* The state hash of the whole run (every process's owned particles); valid on rank 0. */
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
@@ -69,12 +94,13 @@ void eddy_decomp_release_whole(eddy_world *w, eddy_world *whole);
  * = w on one process); release with eddy_decomp_release_whole. eddy_decomp_cuts: the interior cuts
  * (size - 1 of them, at most max) into cuts; returns their number (0 on one process).
  * eddy_decomp_resume_cuts: the cuts the next eddy_decomp_attach with `resuming` uses, whose world
- * holds this process's piece (returns -1 when out of memory). eddy_decomp_all_ok: collective; true
+ * holds this process's piece, with the run's rebalance count and floor (eddy_decomp_balance; returns
+ * -1 when out of memory). eddy_decomp_all_ok: collective; true
  * when `ok` on every process.
  */
 int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err);
 int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max);
-int eddy_decomp_resume_cuts(const double *cuts, int count);
+int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances, double floor);
 int eddy_decomp_all_ok(int ok);
 
 /* The run loop's stop flag (services.h), which the processes set together after a step once any has

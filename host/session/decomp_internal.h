@@ -26,6 +26,11 @@ typedef struct decomp {
     uint32_t *map_val;
     size_t map_cap;
     uint64_t map_generation;
+    /* Rebalancing (decomp.h, eddy_decomp_balance): new cuts once the imbalance of the owned counts
+     * exceeds threshold + floor, where floor is what the last cuts achieved. */
+    double threshold, floor, imbalance, rebalance_s;
+    double imbalance_sum; /* of the imbalance every step ran with, for its mean */
+    long long rebalances, checks;
 } decomp;
 
 /* The decomposition of `w`, or NULL (one process, or another world). */

@@ -300,8 +300,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     float amax2 = 0.0f;
     if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell, &fc, &amax2))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
-    s->max_accel = sqrtf(amax2);
-    return EDDY_OK;
+    return eddy_sph_max_accel(w, amax2, &s->max_accel, err); /* over every process: one state record */
 }
 
 /*

@@ -1,15 +1,18 @@
 #!/bin/sh
-# resume.sh EDDY MPIRUN SCENE OUT STEPS N MERGE: checkpoints of runs on several processes (docs/mpi.md).
+# resume.sh EDDY MPIRUN SCENE OUT STEPS N RECORD: checkpoints of runs on several processes (docs/mpi.md).
 #  - SCENE run to STEPS/2 on N processes leaves pieces and a manifest; `mpirun -np N eddy resume` to
 #    STEPS ends with the state-hash of the uninterrupted single-process run, bit for bit, and its
 #    diagnostics.csv (without wall_ms) equals the uninterrupted run's;
 #  - the single-process checkpoint of STEPS/2 resumed on N processes ends with the same hash;
-#  - the pieces resumed on N + 1 processes and on one: MERGE=yes (a solver without a per-process state,
-#    pbf) the same hash; MERGE=no (sph_mueller, tait: the largest acceleration of each process's own
-#    particles) refused, naming the solver;
+#  - the pieces resumed on N + 1 processes and on one end with the same hash: every piece's solver
+#    record is the same (sph_mueller and tait keep the largest acceleration over every process, pbf
+#    none), so the pieces merge;
+#  - RECORD=record (a solver with a state record): pieces whose records differ cannot be merged and are
+#    refused naming both; the stand-in for a state kept per process is piece 1 of a run with another
+#    gravity, at the same step;
 #  - a missing piece, and a piece of another checkpoint, are refused by name.
 # Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
-eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; merge=$7
+eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; record=$7
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
 if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
 fail() { echo "resume.sh: $*" >&2; exit 1; }
@@ -25,7 +28,7 @@ one=$(hash_of "$out/whole.txt")
 mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --out "$out/part" >"$out/part.txt" 2>&1 ||
     { cat "$out/part.txt" >&2; fail "the first half on $n processes failed"; }
 [ -f "$out/part/checkpoint.manifest" ] || fail "no checkpoint.manifest"
-for d in spare other single missing; do cp -r "$out/part" "$out/$d"; done
+for d in spare other single missing differ; do cp -r "$out/part" "$out/$d"; done
 mpi -np "$n" "$eddy" resume "$out/part" --steps "$steps" --hash --quiet >"$out/resume.txt" 2>&1 ||
     { cat "$out/resume.txt" >&2; fail "the resume on $n processes failed"; }
 echo "uninterrupted, one process: $one; resumed on $n processes: $(hash_of "$out/resume.txt")"
@@ -43,17 +46,18 @@ mpi -np "$m" "$eddy" resume "$out/other" --steps "$steps" --hash --quiet >"$out/
 rc_other=$?
 "$eddy" resume "$out/single" --steps "$steps" --hash --quiet >"$out/single.txt" 2>&1
 rc_single=$?
-if [ "$merge" = yes ]; then
-    [ "$rc_other" -eq 0 ] && [ "$(hash_of "$out/other.txt")" = "$one" ] ||
-        { cat "$out/other.txt" >&2; fail "the pieces resumed on $m processes do not end in the same state"; }
-    [ "$rc_single" -eq 0 ] && [ "$(hash_of "$out/single.txt")" = "$one" ] ||
-        { cat "$out/single.txt" >&2; fail "the pieces resumed as one process do not end in the same state"; }
-else
-    for t in other single; do
-        grep -qF "keeps a state of its own on every process (the records of '$out/$t/checkpoint.p0.eddy' and" "$out/$t.txt" ||
-            { cat "$out/$t.txt" >&2; fail "resume ($t) of per-process solver states is not refused by name"; }
-    done
-    [ "$rc_other" -ne 0 ] && [ "$rc_single" -ne 0 ] || fail "a refused resume exited 0"
+echo "pieces of $n processes resumed on $m: $(hash_of "$out/other.txt"); as one process: $(hash_of "$out/single.txt")"
+[ "$rc_other" -eq 0 ] && [ "$(hash_of "$out/other.txt")" = "$one" ] ||
+    { cat "$out/other.txt" >&2; fail "the pieces resumed on $m processes do not end in the same state"; }
+[ "$rc_single" -eq 0 ] && [ "$(hash_of "$out/single.txt")" = "$one" ] ||
+    { cat "$out/single.txt" >&2; fail "the pieces resumed as one process do not end in the same state"; }
+if [ "$record" = record ]; then
+    mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --set 'world.gravity=[0,-9]' --out "$out/gravity" \
+        >/dev/null 2>&1 || fail "the run with another gravity failed"
+    cp "$out/gravity/checkpoint.p1.eddy" "$out/differ/checkpoint.p1.eddy"
+    "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ.txt" 2>&1 && fail "pieces with different solver records merged"
+    grep -qF "has different state records in '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy'" "$out/differ.txt" ||
+        { cat "$out/differ.txt" >&2; fail "the refusal of pieces with different solver records does not name them"; }
 fi
 rm "$out/missing/checkpoint.p1.eddy"
 mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"

@@ -5,6 +5,7 @@
 #include <eddy/kernels.h>
 #include <eddy/state.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,14 @@ double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, 
                           double max_accel, const char **limit)
 {
     return eddy_world_stable_dt(w, cfl, signal_speed, eddy_sph_nu_max(t), max_accel, limit);
+}
+
+int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err)
+{
+    double v = amax2;
+    const int rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, &v, 1, err);
+    if (!rc) *max_accel = sqrtf((float)v);
+    return rc;
 }
 
 static size_t total(const size_t *counts, size_t nparts)

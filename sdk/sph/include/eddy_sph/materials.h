@@ -1,7 +1,7 @@
 /*
  * eddy_sph/materials.h — per-material tables, the stable time step and save/load of a solver's state.
  *
- * Threads: main thread (create, max_dt, save, load).
+ * Threads: main thread (create, max_dt, save, load, and eddy_sph_max_accel after a force pass).
  */
 #ifndef EDDY_SPH_MATERIALS_H
 #define EDDY_SPH_MATERIALS_H
@@ -50,6 +50,17 @@ double eddy_sph_stiffness_max(const eddy_sph_materials *t);
 /* eddy_world_stable_dt with the viscous limit of the tables. */
 double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, const eddy_sph_materials *t,
                           double max_accel, const char **limit);
+
+/*
+ * The largest acceleration of a force pass, over every process: sqrtf of `amax2`, the largest squared
+ * magnitude over this process's owned particles, after eddy_world_reduce MAX (exact: a maximum of
+ * floats, and the same as one process's, which sees every particle). max_dt's force limit is then the
+ * same on every process, as the global MIN of the time step already made it, and so is the state
+ * record of every checkpoint piece: pieces whose records agree merge, so a run written on N processes
+ * resumes on any count (docs/mpi.md). Collective: every process calls it after its force pass; in one
+ * process there is nothing to combine. Returns eddy_world_reduce's code.
+ */
+int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err);
 
 /*
  * One state record (<eddy/state.h>) of several float arrays, concatenated in order: parts[i] holds

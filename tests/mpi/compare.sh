@@ -1,0 +1,49 @@
+#!/bin/sh
+# compare.sh EDDY MPIRUN SCENE OUT STEPS N SOLVERS [ARG...]: `eddy compare SCENE --solvers SOLVERS ARG...`
+# on N processes writes the report of one process (docs/mpi.md): the summary on stdout and summary.md without the two
+# timing columns (ms/step, particle-steps/s), summary.csv without ms_per_step and particle_steps_per_s,
+# every solver's diagnostics.csv without wall_ms, and every other file (frames, probes.csv, plots) byte
+# for byte. Exit 77 without mpirun or MPI.
+eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; solvers=$7; shift 7
+if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
+if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
+fail() { echo "compare.sh: $*" >&2; exit 1; }
+rm -rf "$out"
+mkdir -p "$out"
+"$eddy" compare "$scene" --solvers "$solvers" --steps "$steps" --quiet "$@" --out "$out/serial" >"$out/serial.txt" 2>&1 ||
+    { cat "$out/serial.txt" >&2; fail "the single-process comparison failed"; }
+"$mpirun" --oversubscribe -np "$n" "$eddy" compare "$scene" --solvers "$solvers" --steps "$steps" --quiet \
+    "$@" --out "$out/np$n" >"$out/np$n.txt" 2>&1 || { cat "$out/np$n.txt" >&2; fail "the comparison on $n processes failed"; }
+s=$out/serial; p=$out/np$n
+# The Markdown table without its 5th and 6th cells (ms/step, particle-steps/s); other lines as they are.
+md() { awk -F'|' 'BEGIN { OFS = "|" } /^\| / && NF > 7 { $6 = ""; $7 = "" } { print }' "$1"; }
+md "$out/serial.txt" >"$out/serial.md.txt"
+md "$out/np$n.txt" >"$out/np$n.md.txt"
+[ "$(grep -c '^| [a-z_]* | ok |' "$out/np$n.md.txt")" -eq "$(echo "$solvers" | tr ',' '\n' | wc -l)" ] ||
+    fail "not every solver is ok on $n processes"
+cmp "$out/serial.md.txt" "$out/np$n.md.txt" || { diff "$out/serial.md.txt" "$out/np$n.md.txt" >&2; fail "the summary on stdout differs"; }
+md "$s/summary.md" >"$out/serial.summary.md"
+md "$p/summary.md" >"$out/np$n.summary.md"
+cmp "$out/serial.summary.md" "$out/np$n.summary.md" || fail "summary.md differs (timing columns aside)"
+# summary.csv: solver,status,end_time,steps,particles,dem,dmax,ke,drift,ms_per_step,particle_steps_per_s,...
+head -1 "$s/summary.csv" | grep -q '^solver,status,end_time,steps,particles,[a-z_]*,[a-z_]*,[a-z_]*,[a-z_]*,ms_per_step,particle_steps_per_s' ||
+    fail "summary.csv's columns moved: update compare.sh"
+cut -d, -f1-9,12- "$s/summary.csv" >"$out/serial.summary.csv"
+cut -d, -f1-9,12- "$p/summary.csv" >"$out/np$n.summary.csv"
+cmp "$out/serial.summary.csv" "$out/np$n.summary.csv" || fail "summary.csv differs (timing columns aside)"
+files=0
+for f in $(cd "$s" && find . -type f ! -name 'summary.*' | sort); do
+    [ -f "$p/$f" ] || fail "$f is missing on $n processes"
+    case $f in
+        */diagnostics.csv)
+            head -1 "$s/$f" | cut -d, -f10 | grep -qx wall_ms || fail "$f: wall_ms is not column 10: update compare.sh"
+            cut -d, -f1-9,11- "$s/$f" >"$out/a.csv"
+            cut -d, -f1-9,11- "$p/$f" >"$out/b.csv"
+            cmp "$out/a.csv" "$out/b.csv" || fail "$f differs (wall_ms aside)" ;;
+        *) cmp "$s/$f" "$p/$f" || fail "$f differs" ;;
+    esac
+    files=$((files + 1))
+done
+[ "$files" -ge 6 ] || fail "only $files files written by one process"
+[ "$(cd "$p" && find . -type f | wc -l)" -eq "$(cd "$s" && find . -type f | wc -l)" ] || fail "another number of files on $n processes"
+echo "$n processes: the report and $files files equal one process's (timing columns aside)"
