@@ -190,12 +190,12 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     /* Several processes (docs/mpi.md): the run is split as `eddy run` splits it; rank 0 samples the
      * gathered particles and writes every file, the others step. */
     const int writes = eddy_decomp_rank() == 0;
+    sampler s; /* before the first jump to done, which closes what it holds */
+    memset(&s, 0, sizeof s);
     double owned = (double)(w->particles.count - w->particles.halo_count);
     if ((rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, &owned, 1, err))) goto done;
     r->particles = (size_t)owned;
 
-    sampler s;
-    memset(&s, 0, sizeof s);
     char dir[PATH_MAX_ + ID_MAX + 2];
     snprintf(dir, sizeof dir, "%s/%s", cx->out_dir, r->id);
     const char *ids[EDDY_SCENE_FORMAT_MAX];
@@ -239,6 +239,15 @@ agreed:
     const eddy_session_plan plan = {o->steps, cx->end_time, on_sample, on_step, NULL, &st};
     int last_sampled = 1;
     rc = eddy_session_run(ses, &plan, &last_sampled, err);
+    /* Several processes: an explosion and an interrupt are agreed by every process (the step's
+     * statistics and the signal are reduced before they are judged), so all go on to the next solver
+     * alike. Any other failure (out of memory, a particle that left the domain) happened on this
+     * process alone while the others wait in the step's exchange: stop them all with its message, as
+     * `eddy run` does, instead of hanging. */
+    if (rc && rc != EDDY_ERR_UNSTABLE && rc != EDDY_ERR_INTERRUPTED && eddy_decomp_size() > 1) {
+        fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
+        eddy_decomp_abort(1);
+    }
     frame = eddy_session_next_frame(ses);
     r->steps = w->step;
     /* The last state is always sampled and written, also an exploded one: it shows what went wrong

@@ -709,6 +709,18 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     *out = nullptr;
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
+    /* The CPU step's optional terms the device step does not have: refused (before the
+     * device is looked for, so a machine without one says so too), never silently dropped. */
+    if (param_integer(pv, SPH_MUELLER_CUDA_P_WALL_VELOCITY) != 0) {
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: wall_velocity = \"no_slip\" is not implemented on the GPU; "
+                              "use the solver sph_mueller");
+    }
+    if (param_integer(pv, SPH_MUELLER_CUDA_P_SHIFTING) != 0) {
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
+                              "sph_mueller");
+    }
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e == cudaSuccess && devices == 0) e = cudaErrorNoDevice;
@@ -734,28 +746,8 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
     s->cfl = param_number(pv, SPH_MUELLER_CUDA_P_CFL);
     s->negative_pressure = (float)param_number(pv, SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE);
-    {
-        /* ENUM: integer is the index into {consistent, mueller}. */
-        const eddy_param_value *force =
-            eddy_param_find_value(pv, sph_mueller_cuda_params[SPH_MUELLER_CUDA_P_PRESSURE_FORCE].id);
-        const int64_t choice =
-            force && force->is_set ? force->integer
-                                   : (int64_t)sph_mueller_cuda_params[SPH_MUELLER_CUDA_P_PRESSURE_FORCE].def;
-        s->pair_weight = choice == 1 ? 0.5f : 1.0f;
-    }
-    /* The CPU step's optional terms the device step does not have: refused, never silently dropped. */
-    if (param_integer(pv, SPH_MUELLER_CUDA_P_WALL_VELOCITY) != 0) {
-        free(s);
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: wall_velocity = \"no_slip\" is not implemented on the GPU; "
-                              "use the solver sph_mueller");
-    }
-    if (param_integer(pv, SPH_MUELLER_CUDA_P_SHIFTING) != 0) {
-        free(s);
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
-                              "sph_mueller");
-    }
+    /* ENUM: the index into {consistent, mueller}. */
+    s->pair_weight = param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 1 ? 0.5f : 1.0f;
     s->device = 0;
     s->grid.cell = cuda_grid_cell_params_of(l);
     for (int a = 0; a < 3; ++a) {
