@@ -3,7 +3,8 @@
  * of Position Based Fluids") and Mijalkovic ("Particle Based Fluids in Rust", University of Toronto,
  * undated):
  *   apply gravity and predict x* = x + dt v
- *   -> grid and CSR neighbor lists on x* (built once, reused by every iteration)
+ *   -> grid and neighbour lists on x* (the SPH toolkit's eddy_sph_neighbors: built once, swept by
+ *      every iteration's passes, eddy_sph_particle_pass)
  *   -> `iterations` Jacobi iterations of: lambda (density constraint, relaxation epsilon)
  *                                         -> delta-p (with the s_corr artificial pressure)
  *                                         -> collision projection against the container and colliders
@@ -25,8 +26,11 @@
  * lambda of the particle it mirrors. A free-slip wall is then the symmetry plane of a doubled fluid,
  * and particles next to it reach rest density at the rest spacing instead of packing against it.
  *
- * Determinism: every sum is a gather over the particle's CSR list (sorted by index) in a fixed order
- * and each thread writes only its own particles, so the result does not depend on the thread count.
+ * Determinism: every sum is a gather over the particle's list (sorted by index) in a fixed order and
+ * each thread writes only its own particles, so the result does not depend on the thread count.
+ * The neighbour plumbing (lists, their gather with the periodic minimum image, the particles near a
+ * wall and their mirror images, the parallel loop) is the toolkit's (eddy_sph/neighbors.h); this file
+ * holds the method's sums.
  */
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
@@ -106,14 +110,8 @@ struct eddy_solver {
     float *inv_rho0, *epsilon;
     /* per-particle scratch of the current step (indexed like the particles between grid builds) */
     float *s[4];
-    unsigned char *near; /* 1: within 1.5 h of a surface at the start of the step (mirrors, contacts) */
-    unsigned char *mirror_count; /* mirrors of particle i in this iteration (near particles only) */
-    uint32_t *mirror_slot;       /* first of EDDY_MAX_MIRRORS slots of a near particle in `mirrors` */
-    eddy_sph_image *mirrors;     /* computed by lambda_pass, reused by delta_pass */
-    size_t mirror_capacity;
+    eddy_sph_neighbors nb; /* lists within h of x*, the particles near a wall and their mirror images */
     size_t capacity;
-    uint32_t max_neighbors; /* longest neighbor list of the step */
-    float uniform_mass;     /* the mass of every particle when they are all equal, else 0 */
 };
 
 /*
@@ -163,10 +161,7 @@ static void destroy(eddy_solver *s)
     free(s->inv_rho0);
     free(s->epsilon);
     for (int k = 0; k < 4; ++k) free(s->s[k]);
-    free(s->near);
-    free(s->mirror_count);
-    free(s->mirror_slot);
-    free(s->mirrors);
+    eddy_sph_neighbors_free(&s->nb);
     free(s);
 }
 
@@ -254,276 +249,183 @@ static int reserve(eddy_solver *s, size_t n, eddy_error *err)
         if (!a) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
         s->s[k] = a;
     }
-    unsigned char *near = realloc(s->near, cap), *count = near ? realloc(s->mirror_count, cap) : NULL;
-    if (near) s->near = near;
-    if (count) s->mirror_count = count;
-    uint32_t *slot = count ? realloc(s->mirror_slot, cap * sizeof(uint32_t)) : NULL;
-    if (!slot) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
-    s->mirror_slot = slot;
     s->capacity = cap;
     return EDDY_OK;
 }
 
-/* Grid and neighbor lists on the current positions, scratch sized for them. */
+/* Grid on the current positions, neighbour lists and the particles near a wall, scratch sized for them. */
 static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     double t0 = eddy_time_ms();
-    if ((rc = eddy_grid_build_neighbor_lists(&w->grid, &w->particles, w->smoothing_radius, err))) return rc;
-    if ((rc = reserve(s, w->particles.count, err))) return rc;
-    /* Which particles can meet a wall during this step's iterations: those within 1.5 h of a surface
-     * at the predicted position (the iterations move a particle by a small fraction of h; the host's
-     * explosion guard stops a run whose particles cross h in a step). The rest skip the mirror and
-     * contact queries; the final boundary response still covers every particle. The longest list
-     * sizes the gather buffers. */
-    const eddy_particles *p = &w->particles;
-    const long long n = (long long)p->count;
-    const float reach = 1.5f * w->smoothing_radius;
-    const int walls = w->boundaries.collider_count > 0;
-    const uint32_t *off = w->grid.nbr_offset;
-    uint32_t longest = 0;
-    float mmin = n ? p->mass[0] : 0.0f, mmax = mmin;
-#pragma omp parallel for schedule(static) reduction(max : longest, mmax) reduction(min : mmin)
-    for (long long i = 0; i < n; ++i) {
-        mmin = p->mass[i] < mmin ? p->mass[i] : mmin;
-        mmax = p->mass[i] > mmax ? p->mass[i] : mmax;
-        const float pos[3] = {p->x[i], p->y[i], p->z[i]};
-        s->near[i] = walls && eddy_boundaries_distance(&w->boundaries, pos, NULL, NULL) < reach;
-        uint32_t len = off[i + 1] - off[i];
-        longest = len > longest ? len : longest;
-    }
-    s->max_neighbors = longest;
-    s->uniform_mass = n && mmin == mmax ? mmin : 0.0f;
-    /* Mirror slots of the near particles (a serial prefix: cheap next to the neighbor loops). */
-    size_t near_count = 0;
-    for (long long i = 0; i < n; ++i) {
-        s->mirror_slot[i] = (uint32_t)(near_count * EDDY_MAX_MIRRORS);
-        s->mirror_count[i] = 0;
-        near_count += s->near[i];
-    }
-    if (near_count * EDDY_MAX_MIRRORS > s->mirror_capacity) {
-        size_t cap = (near_count + near_count / 4 + 16) * EDDY_MAX_MIRRORS;
-        eddy_sph_image *m = realloc(s->mirrors, cap * sizeof(eddy_sph_image));
-        if (!m) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for the wall mirrors");
-        s->mirrors = m;
-        s->mirror_capacity = cap;
-    }
+    /* Lists, not the toolkit's cell pass: the step sweeps the same neighbourhoods 2 x iterations + 2
+     * times, and a sweep over a list of the ~27 neighbours within h costs a third of one over a cell's
+     * ~170 candidates (4 lambda passes, 3D dam break at 103 680 particles, 2 threads: 48-56 ms from
+     * the lists, 159-164 ms on eddy_sph_cell_pass; docs/toolkit.md). Which particles can meet a wall
+     * during this step's iterations: those within 1.5 h of a surface at the predicted position (the
+     * iterations move a particle by a small fraction of h; the host's explosion guard stops a run
+     * whose particles cross h in a step). The rest skip the mirror and contact queries; the final
+     * boundary response still covers every particle. */
+    if ((rc = eddy_sph_neighbors_build(&s->nb, &w->grid, &w->particles, &w->boundaries, w->smoothing_radius,
+                                       1.5f * w->smoothing_radius, "pbf", err)) ||
+        (rc = reserve(s, w->particles.count, err)))
+        return rc;
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return EDDY_OK;
 }
 
-/* Per-thread buffers for one particle's neighbors, gathered contiguous (differences x_i - x_j with the
- * periodic minimum image applied, mass, lambda), so that the sums run as SIMD loops. */
-typedef struct nbuf {
-    float *dx, *dy, *dz, *m, *l;
-    float *u, *v, *w, *o; /* velocity and vorticity differences (velocity_passes) */
-    void *block;
-} nbuf;
-
-/* uniform_mass > 0: every particle has this mass, so the mass buffer is filled once here and
- * gather() leaves it alone. */
-static int nbuf_init(nbuf *b, uint32_t n, float uniform_mass)
-{
-    size_t cap = ((size_t)n + 16) & ~(size_t)15; /* > n: room for the particle itself */
-    b->block = aligned_alloc(64, 9 * cap * sizeof(float));
-    if (!b->block) return -1;
-    float *f = b->block;
-    float **arrays[9] = {&b->dx, &b->dy, &b->dz, &b->m, &b->l, &b->u, &b->v, &b->w, &b->o};
-    for (int a = 0; a < 9; ++a) *arrays[a] = f + a * cap;
-    if (uniform_mass > 0.0f)
-        for (size_t q = 0; q < cap; ++q) b->m[q] = uniform_mass;
-    return 0;
-}
-
-/* Everything the passes read, set up once per pass. */
-typedef struct ctx {
-    const float *x, *y, *z, *mass;
-    const uint32_t *mat, *off, *idx;
+/* What the passes read, set up once per pass. */
+typedef struct pass {
+    eddy_solver *s;
+    eddy_world *w;
     eddy_kernels k;
-    const eddy_grid_layout *layout;
-    const eddy_boundaries *b;
-    int periodic, walls;
-    int uniform_mass; /* masses need not be gathered (nbuf_init filled them) */
-} ctx;
+    float tiny; /* 1e-6 h: the smallest distance a gradient divides by */
+    float *lam, *rho;
+    float *nx, *ny, *nz; /* new positions (delta_pass) or velocities (xsph_particle) */
+    const float *vx, *vy, *vz, *om;
+    float *ox, *oy, *oz, *onorm; /* vorticity and its norm */
+    float dt, cwq, sc;           /* delta_pass: s_corr's 1 / W(dq) and scale */
+} pass;
 
-static ctx make_ctx(const eddy_world *w)
+static pass make_pass(eddy_solver *s, eddy_world *w)
 {
-    ctx c;
-    const eddy_particles *p = &w->particles;
-    c.x = p->x;
-    c.y = p->y;
-    c.z = p->z;
-    c.mass = p->mass;
-    c.mat = p->material;
-    c.off = w->grid.nbr_offset;
-    c.idx = w->grid.nbr_index;
+    pass c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.w = w;
     c.k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    c.layout = &w->grid.layout;
-    c.b = &w->boundaries;
-    c.periodic = c.layout->periodic[0] || c.layout->periodic[1] || c.layout->periodic[2];
-    c.walls = w->boundaries.collider_count > 0;
-    c.uniform_mass = 0;
+    c.tiny = 1e-6f * c.k.h;
+    c.lam = eddy_particles_field(&w->particles, s->f_lambda, 0);
     return c;
 }
 
-/* Mirror ghosts of the walls within h of particle i (0 when there are none or i is far from them),
- * stored in the particle's slots for delta_pass. */
-static inline int mirrors_of(const ctx *c, const eddy_solver *s, uint32_t i)
-{
-    if (!c->walls || !s->near[i]) return 0;
-    /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). */
-    int n = eddy_sph_images(c->b, NULL, c->k.h, c->x[i], c->y[i], c->z[i], s->mirrors + s->mirror_slot[i]);
-    s->mirror_count[i] = (unsigned char)n;
-    return n;
-}
+/* One pair's terms of the density and of sum_k |grad_k C_i|^2, for x_i - x_j = e. */
+typedef struct lambda_terms {
+    float w, gx, gy, gz, g2;
+} lambda_terms;
 
-/* Gathers the neighbors of i into b (differences x_i - x_j, masses, and lambdas when lam != NULL),
- * followed by i itself (difference 0); returns the number of neighbors. */
-static inline uint32_t gather(const ctx *c, uint32_t i, const float *lam, nbuf *b)
+static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, float ey, float ez, float m,
+                                                                       float h, float h2, float cg,
+                                                                       float inv_rho0, float tiny)
 {
-    const uint32_t begin = c->off[i], nn = c->off[i + 1] - begin;
-    const uint32_t *idx = c->idx + begin;
-    const float xi = c->x[i], yi = c->y[i], zi = c->z[i];
-    for (uint32_t q = 0; q < nn; ++q) {
-        const uint32_t j = idx[q];
-        b->dx[q] = xi - c->x[j];
-        b->dy[q] = yi - c->y[j];
-        b->dz[q] = zi - c->z[j];
-        if (!c->uniform_mass) b->m[q] = c->mass[j];
-        if (lam) b->l[q] = lam[j];
-    }
-    /* The particle itself after the neighbors, for the mirror loops (its own image is a ghost). */
-    b->dx[nn] = b->dy[nn] = b->dz[nn] = 0.0f;
-    if (!c->uniform_mass) b->m[nn] = c->mass[i];
-    if (lam) b->l[nn] = lam[i];
-    if (c->periodic)
-        for (uint32_t q = 0; q < nn; ++q) eddy_grid_min_image(c->layout, &b->dx[q], &b->dy[q], &b->dz[q]);
-    return nn;
+    const float r2 = ex * ex + ey * ey + ez * ez;
+    const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+    const float r = sqrtf(r2);
+    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
+    /* grad_i of (m_j / rho0) W_spiky: a factor times (x_i - x_j). */
+    const float f = -cg * m * inv_rho0 * hr * hr * inv_r;
+    return (lambda_terms){m * d * d * d, f * ex, f * ey, f * ez, f * f * r2};
 }
 
 /*
- * Density and lambda of every owned particle at the current positions (the first half of a Jacobi
- * iteration). Writes the density field and the lambda field; neighbors read lambda in delta_pass, so
- * the caller refreshes its halo copies.
+ * Density and lambda of owned particle i at the current positions (the first half of a Jacobi
+ * iteration): rho_i = sum_j m_j W_poly6 (neighbours, then the ghosts of the neighbours and of i in
+ * each mirror), C_i = rho_i / rho0 - 1, lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
  */
-static int lambda_pass(const eddy_solver *s, eddy_world *w)
+static void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
-    ctx c = make_ctx(w);
-    c.uniform_mass = s->uniform_mass > 0.0f;
-    eddy_particles *p = &w->particles;
-    float *rho = p->density;
-    float *lam = eddy_particles_field(p, s->f_lambda, 0);
-    const float h = c.k.h, h2 = c.k.h2, cg = c.k.spiky_grad, tiny = 1e-6f * h;
-    const long long n = (long long)p->count;
-    const uint8_t *halo = halo_flags(p);
-    int failed = 0;
-#pragma omp parallel reduction(| : failed)
-    {
-        nbuf b = {0};
-        if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
-#pragma omp for schedule(dynamic, 256)
-        for (long long ii = 0; ii < n; ++ii) {
-            if (failed || is_halo(halo, (size_t)ii)) continue;
-            const uint32_t i = (uint32_t)ii, m = c.mat[i];
-            const float inv_rho0 = s->inv_rho0[m];
-            const uint32_t nn = gather(&c, i, NULL, &b);
-            const float *bx = b.dx, *by = b.dy, *bz = b.dz, *bm = b.m;
-            float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f;
+    pass *c = vc;
+    const eddy_solver *s = c->s;
+    const eddy_particles *p = &c->w->particles;
+    const uint32_t m = p->material[i], nn = l->count;
+    const float inv_rho0 = s->inv_rho0[m];
+    const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
+    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m;
+    float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f;
 #pragma omp simd reduction(+ : sum, gx, gy, gz, g2)
-            for (size_t q = 0; q < nn; ++q) {
-                const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-                const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-                sum += bm[q] * d * d * d;
-                const float r = sqrtf(r2);
-                const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
-                /* grad_i of (m_j / rho0) W_spiky: a factor times (x_i - x_j). */
-                const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r;
-                gx += f * bx[q];
-                gy += f * by[q];
-                gz += f * bz[q];
-                g2 += f * f * r2;
-            }
-            const int nmir = mirrors_of(&c, s, i);
-            const eddy_sph_image *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
-            const float xi = c.x[i], yi = c.y[i], zi = c.z[i];
-            for (int mi = 0; mi < nmir; ++mi) {
-                /* Ghost of neighbor j (and of i itself, the last entry): x_i - (R x_j + t) =
-                 * c0 + R (x_i - x_j) (eddy_sph_image_origin), a SIMD loop over the same buffers. */
-                const eddy_sph_image *M = &mir[mi];
-                float c0[3];
-                eddy_sph_image_origin(M, xi, yi, zi, c0);
-                const float R00 = M->r[0][0], R01 = M->r[0][1], R02 = M->r[0][2];
-                const float R10 = M->r[1][0], R11 = M->r[1][1], R12 = M->r[1][2];
-                const float R20 = M->r[2][0], R21 = M->r[2][1], R22 = M->r[2][2];
+    for (size_t q = 0; q < nn; ++q) {
+        const lambda_terms t = lambda_pair(bx[q], by[q], bz[q], bm[q], h, h2, cg, inv_rho0, tiny);
+        sum += t.w;
+        gx += t.gx;
+        gy += t.gy;
+        gz += t.gz;
+        g2 += t.g2;
+    }
+    /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). Stored for delta_pass. */
+    eddy_sph_neighbors_find_images(&c->s->nb, &c->w->boundaries, NULL, h, p, i);
+    const eddy_sph_image *mir;
+    const int nmir = eddy_sph_neighbors_images(&c->s->nb, i, &mir);
+    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+    for (int mi = 0; mi < nmir; ++mi) {
+        /* Ghost of neighbour j (and of i itself, the last entry): x_i - (R x_j + t) = c0 + R (x_i - x_j)
+         * (eddy_sph_image_origin), a SIMD loop over the same buffers. */
+        const eddy_sph_image *M = &mir[mi];
+        float c0[3];
+        eddy_sph_image_origin(M, xi, yi, zi, c0);
+        const float R00 = M->r[0][0], R01 = M->r[0][1], R02 = M->r[0][2];
+        const float R10 = M->r[1][0], R11 = M->r[1][1], R12 = M->r[1][2];
+        const float R20 = M->r[2][0], R21 = M->r[2][1], R22 = M->r[2][2];
 #pragma omp simd reduction(+ : sum, gx, gy, gz, g2)
-                for (size_t q = 0; q <= nn; ++q) {
-                    const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
-                    const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
-                    const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
-                    const float r2 = ex * ex + ey * ey + ez * ez;
-                    const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-                    sum += bm[q] * d * d * d;
-                    const float r = sqrtf(r2);
-                    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
-                    const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r;
-                    gx += f * ex;
-                    gy += f * ey;
-                    gz += f * ez;
-                    g2 += f * f * r2;
-                }
-            }
-            /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density);
-             * the CSR lists exclude it, so its m W(0) is added here, after the sum. Adding it inside
-             * the float sum instead is the same density to rounding, but moved the coarse hydrostatic
-             * tank's density deviation from 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that
-             * sensitive, so the order stays as it was (state hashes unchanged). */
-            const float density =
-                eddy_sph_density(&c.k, sum, s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c.k, 0.0f));
-            rho[i] = density;
-            float C = density * inv_rho0 - 1.0f;
-            if (s->unilateral && C < 0.0f) C = 0.0f;
-            lam[i] = -C / (gx * gx + gy * gy + gz * gz + g2 + s->epsilon[m]);
+        for (size_t q = 0; q <= nn; ++q) {
+            const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
+            const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
+            const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
+            const lambda_terms t = lambda_pair(ex, ey, ez, bm[q], h, h2, cg, inv_rho0, tiny);
+            sum += t.w;
+            gx += t.gx;
+            gy += t.gy;
+            gz += t.gz;
+            g2 += t.g2;
         }
-        free(b.block);
     }
-    return failed;
+    /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density); the lists
+     * exclude it, so its m W(0) is added here, after the sum. Adding it inside the float sum instead is
+     * the same density to rounding, but moved the coarse hydrostatic tank's density deviation from
+     * 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that sensitive, so the order stays. */
+    const float density =
+        eddy_sph_density(&c->k, sum, s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
+    c->rho[i] = density;
+    float C = density * inv_rho0 - 1.0f;
+    if (s->unilateral && C < 0.0f) C = 0.0f;
+    c->lam[i] = -C / (gx * gx + gy * gy + gz * gz + g2 + s->epsilon[m]);
 }
 
-/* Constants of the delta-p sums of one particle. */
-typedef struct dconst {
-    float h, h2, cg, cwq, sc, tiny, inv_rho0, li;
-} dconst;
+/* Writes the density and lambda fields; neighbours read lambda in delta_pass, so the caller refreshes
+ * its halo copies. */
+static int lambda_pass(eddy_solver *s, eddy_world *w)
+{
+    pass c = make_pass(s, w);
+    c.rho = w->particles.density;
+    return eddy_sph_particle_pass(&s->nb, &w->particles, 0, lambda_particle, &c);
+}
 
 /*
- * sum_j (m_j / rho0) (lambda_i + lambda_j + s_corr) grad W_spiky over the gathered entries
- * [0, count), with the differences mapped by a mirror (e = c0 + R d) when R is not NULL. ncorr is a
- * compile-time constant at every call (see delta_sum), so the power loop unrolls and the loop runs as
- * SIMD.
+ * One pair's delta-p factor f, the pair's term being f (x_i - x_j): (m_j / rho0) (lambda_i + lambda_j
+ * + s_corr) grad W_spiky with s_corr = -sc (W / W(dq))^n. ncorr is a compile-time constant at every
+ * call (delta_sum), so the power loop unrolls and the loops run as SIMD.
  */
-static inline __attribute__((always_inline)) void delta_loop(const nbuf *b, size_t count, const float *R,
-                                                             const float *c0, const dconst *k, const int ncorr,
-                                                             float acc[3])
+static inline __attribute__((always_inline)) float delta_pair(float ex, float ey, float ez, float m, float lj,
+                                                               float h, float h2, float scale, float li,
+                                                               float cwq, float sc, float tiny, const int ncorr)
 {
-    const float *bx = b->dx, *by = b->dy, *bz = b->dz, *bm = b->m, *bl = b->l;
-    const float h = k->h, h2 = k->h2, cg = k->cg, cwq = k->cwq, sc = k->sc, tiny = k->tiny;
-    const float scale = -cg * k->inv_rho0, li = k->li;
+    const float r2 = ex * ex + ey * ey + ez * ez;
+    const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+    const float r = sqrtf(r2);
+    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
+    const float r1 = cwq * d * d * d;
+    float pw = r1;
+    for (int e = 1; e < ncorr; ++e) pw *= r1;
+    return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
+}
+
+/* Delta-p of owned particle i over its list (lambdas in extra[0]) and, with R, over the ghosts of the
+ * list's entries [0, count) in a mirror (e = c0 + R d). */
+static inline __attribute__((always_inline)) void delta_loop(const pass *c, const eddy_sph_list *l, size_t count,
+                                                             const float *R, const float *c0, float inv_rho0,
+                                                             float li, const int ncorr, float acc[3])
+{
+    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bl = l->extra[0];
+    const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
+    const float scale = -c->k.spiky_grad * inv_rho0;
     float px = 0.0f, py = 0.0f, pz = 0.0f;
     if (!R) {
 #pragma omp simd reduction(+ : px, py, pz)
         for (size_t q = 0; q < count; ++q) {
             const float ex = bx[q], ey = by[q], ez = bz[q];
-            const float r2 = ex * ex + ey * ey + ez * ez;
-            const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-            const float r = sqrtf(r2);
-            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-            const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
-            const float r1 = cwq * d * d * d;
-            float pw = r1;
-            for (int e = 1; e < ncorr; ++e) pw *= r1;
-            const float f = scale * bm[q] * hr * hr * inv_r * (li + bl[q] - sc * pw);
+            const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
             px += f * ex;
             py += f * ey;
             pz += f * ez;
@@ -536,15 +438,7 @@ static inline __attribute__((always_inline)) void delta_loop(const nbuf *b, size
             const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
             const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
             const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
-            const float r2 = ex * ex + ey * ey + ez * ez;
-            const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-            const float r = sqrtf(r2);
-            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-            const float inv_r = 1.0f / (r > tiny ? r : tiny);
-            const float r1 = cwq * d * d * d;
-            float pw = r1;
-            for (int e = 1; e < ncorr; ++e) pw *= r1;
-            const float f = scale * bm[q] * hr * hr * inv_r * (li + bl[q] - sc * pw);
+            const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
             px += f * ex;
             py += f * ey;
             pz += f * ez;
@@ -556,12 +450,12 @@ static inline __attribute__((always_inline)) void delta_loop(const nbuf *b, size
 }
 
 /* delta_loop with the s_corr exponent n (1 to 8) as a constant. */
-static void delta_sum(const nbuf *b, size_t count, const float *R, const float *c0, const dconst *k, int ncorr,
-                      float acc[3])
+static void delta_sum(const pass *c, const eddy_sph_list *l, size_t count, const float *R, const float *c0,
+                      float inv_rho0, float li, float acc[3])
 {
-    switch (ncorr) {
+    switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
-    case N: delta_loop(b, count, R, c0, k, N, acc); break;
+    case N: delta_loop(c, l, count, R, c0, inv_rho0, li, N, acc); break;
         PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
         PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
 #undef PBF_DELTA_CASE
@@ -569,78 +463,169 @@ static void delta_sum(const nbuf *b, size_t count, const float *R, const float *
     }
 }
 
-/*
- * Delta-p of every owned particle from the lambdas (with s_corr), then the collision projection; the
- * new positions go to scratch s[0..2] (Jacobi: every particle reads the old positions), and are copied
- * back afterwards. Neighbors read the positions next (the next iteration, the velocity passes), so the
- * caller refreshes their halo copies.
- */
+/* Delta-p of owned particle i from the lambdas (with s_corr, and over the ghosts of the mirrors
+ * lambda_pass found at these same positions), then the collision projection; the new position goes
+ * to scratch (Jacobi: every particle reads the old positions). */
+static void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
+{
+    const pass *c = vc;
+    const eddy_solver *s = c->s;
+    const eddy_world *w = c->w;
+    const eddy_particles *p = &w->particles;
+    const uint32_t m = p->material[i], nn = l->count;
+    eddy_sph_list_field(l, 0, c->lam, i);
+    const float inv_rho0 = s->inv_rho0[m], li = c->lam[i];
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    delta_sum(c, l, nn, NULL, NULL, inv_rho0, li, acc);
+    const eddy_sph_image *mir;
+    const int nmir = eddy_sph_neighbors_images(&s->nb, i, &mir);
+    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+    for (int mi = 0; mi < nmir; ++mi) {
+        /* Ghosts of the neighbours and of i itself (the entry after them), as in lambda_particle. */
+        const eddy_sph_image *M = &mir[mi];
+        float c0[3], R[9];
+        eddy_sph_image_origin(M, xi, yi, zi, c0);
+        for (int a = 0; a < 3; ++a)
+            for (int e = 0; e < 3; ++e) R[3 * a + e] = M->r[a][e];
+        delta_sum(c, l, (size_t)nn + 1, R, c0, inv_rho0, li, acc);
+    }
+    float pos[3] = {xi + acc[0], yi + acc[1], zi + acc[2]};
+    const eddy_boundaries *bd = &w->boundaries;
+    if (bd->collider_count > 0 && s->nb.near[i]) {
+        /* Collision response inside the iteration: a full projection out of every surface (erp 1 of
+         * the material's contact); velocities follow from the positions after the iterations. */
+        eddy_contact_params cp = w->contacts[m];
+        cp.erp = 1.0f;
+        float vzero[3] = {0.0f, 0.0f, 0.0f};
+        for (size_t k = 0; k < bd->collider_count; ++k)
+            eddy_contact_respond(&bd->colliders[k], w->dimensions, &cp, pos, vzero, c->dt);
+    }
+    c->nx[i] = pos[0];
+    c->ny[i] = pos[1];
+    c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
+}
+
+/* The new positions of every owned particle, copied back afterwards. Neighbours read the positions
+ * next (the next iteration, the velocity passes), so the caller refreshes their halo copies. */
 static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
 {
-    ctx c = make_ctx(w);
-    c.uniform_mass = s->uniform_mass > 0.0f;
-    eddy_particles *p = &w->particles;
-    const float *lam = eddy_particles_field(p, s->f_lambda, 0);
-    float *nx = s->s[0], *ny = s->s[1], *nz = s->s[2];
-    const float h = c.k.h, h2 = c.k.h2, cw = c.k.poly6, cg = c.k.spiky_grad, tiny = 1e-6f * h;
+    pass c = make_pass(s, w);
+    const float h = c.k.h;
     const float wq = eddy_poly6(&c.k, s->scorr_dq * h * s->scorr_dq * h);
     /* s_corr in the units of lambda (length^2): the artificial pressure k (W / W(dq))^n rho0 |g| h,
      * k times the hydrostatic pressure over one smoothing radius, times dt^2 / rho0 (lambda is
      * -p dt^2 / rho0 for a pressure p). It then acts like a pressure, whatever the time step. */
     const float gg = w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] + w->gravity[2] * w->gravity[2];
-    const float cwq = cw / wq, sc = s->scorr_k * dt * dt * sqrtf(gg) * h;
-    const int ncorr = s->scorr_n, dims = w->dimensions;
-    const long long n = (long long)p->count;
-    const eddy_boundaries *bd = &w->boundaries;
-    const unsigned char *near = s->near;
-    const uint8_t *halo = halo_flags(p);
-    int failed = 0;
-#pragma omp parallel reduction(| : failed)
-    {
-        nbuf b = {0};
-        if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
-#pragma omp for schedule(dynamic, 256)
-        for (long long ii = 0; ii < n; ++ii) {
-            if (failed || is_halo(halo, (size_t)ii)) continue;
-            const uint32_t i = (uint32_t)ii, m = c.mat[i];
-            const float inv_rho0 = s->inv_rho0[m], li = lam[i];
-            const uint32_t nn = gather(&c, i, lam, &b);
-            const dconst k = {h, h2, cg, cwq, sc, tiny, inv_rho0, li};
-            float acc[3] = {0.0f, 0.0f, 0.0f};
-            delta_sum(&b, nn, NULL, NULL, &k, ncorr, acc);
-            /* The mirrors lambda_pass found at these same positions. */
-            const int nmir = near[i] ? s->mirror_count[i] : 0;
-            const eddy_sph_image *mir = nmir ? s->mirrors + s->mirror_slot[i] : NULL;
-            const float xi = c.x[i], yi = c.y[i], zi = c.z[i];
-            for (int mi = 0; mi < nmir; ++mi) {
-                /* Ghosts of the neighbors and of i itself (the entry after them), as in lambda_pass. */
-                const eddy_sph_image *M = &mir[mi];
-                float c0[3], R[9];
-                eddy_sph_image_origin(M, xi, yi, zi, c0);
-                for (int a = 0; a < 3; ++a)
-                    for (int e = 0; e < 3; ++e) R[3 * a + e] = M->r[a][e];
-                delta_sum(&b, (size_t)nn + 1, R, c0, &k, ncorr, acc);
-            }
-            const float px = acc[0], py = acc[1], pz = acc[2];
-            float pos[3] = {xi + px, yi + py, zi + pz};
-            if (c.walls && near[i]) {
-                /* Collision response inside the iteration: a full projection out of every surface
-                 * (erp 1 of the material's contact); velocities follow from the positions after the
-                 * iterations. */
-                eddy_contact_params cp = w->contacts[m];
-                cp.erp = 1.0f;
-                float vzero[3] = {0.0f, 0.0f, 0.0f};
-                for (size_t k = 0; k < bd->collider_count; ++k)
-                    eddy_contact_respond(&bd->colliders[k], dims, &cp, pos, vzero, dt);
-            }
-            nx[i] = pos[0];
-            ny[i] = pos[1];
-            nz[i] = dims == 3 ? pos[2] : 0.0f;
-        }
-        free(b.block);
-    }
-    copy_owned(p, p->x, p->y, p->z, nx, ny, nz);
+    c.cwq = c.k.poly6 / wq;
+    c.sc = s->scorr_k * dt * dt * sqrtf(gg) * h;
+    c.dt = dt;
+    c.nx = s->s[0];
+    c.ny = s->s[1];
+    c.nz = s->s[2];
+    eddy_particles *p = &w->particles;
+    int failed = eddy_sph_particle_pass(&s->nb, p, 1, delta_particle, &c);
+    copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
     return failed;
+}
+
+/* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0 (velocities in extra[0..2]). */
+static void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
+{
+    const pass *c = vc;
+    const uint32_t nn = l->count;
+    eddy_sph_list_field(l, 0, c->vx, i);
+    eddy_sph_list_field(l, 1, c->vy, i);
+    eddy_sph_list_field(l, 2, c->vz, i);
+    const float inv_rho0 = c->s->inv_rho0[c->w->particles.material[i]];
+    const float h = c->k.h, cg = c->k.spiky_grad, tiny = c->tiny;
+    const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i];
+    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
+                *bvz = l->extra[2];
+    float wx = 0.0f, wy = 0.0f, wz = 0.0f;
+#pragma omp simd reduction(+ : wx, wy, wz)
+    for (size_t q = 0; q < nn; ++q) {
+        const float bu = ui - bvx[q], bv = vi - bvy[q], bw = wi - bvz[q];
+        const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
+        const float r = sqrtf(r2);
+        const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+        const float inv_r = 1.0f / (r > tiny ? r : tiny);
+        const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r; /* V_j grad_i W = f d */
+        const float gx = f * bx[q], gy = f * by[q], gz = f * bz[q];
+        wx += bv * gz - bw * gy;
+        wy += bw * gx - bu * gz;
+        wz += bu * gy - bv * gx;
+    }
+    c->ox[i] = wx;
+    c->oy[i] = wy;
+    c->oz[i] = wz;
+    c->onorm[i] = sqrtf(wx * wx + wy * wy + wz * wz);
+}
+
+/* eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH sum
+ * sum_j V_j (v_j - v_i) W_poly6 over the list (velocities in extra[0..2], |omega| in extra[3]). */
+static inline __attribute__((always_inline)) void xsph_loop(const pass *c, const eddy_sph_list *l, uint32_t i,
+                                                            const int vort, float e[3], float sv[3])
+{
+    const uint32_t nn = l->count;
+    const float inv_rho0 = c->s->inv_rho0[c->w->particles.material[i]];
+    const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
+    const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i], omi = vort ? c->om[i] : 0.0f;
+    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
+                *bvz = l->extra[2], *bo = l->extra[3];
+    float ex = 0.0f, ey = 0.0f, ez = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
+#pragma omp simd reduction(+ : ex, ey, ez, sx, sy, sz)
+    for (size_t q = 0; q < nn; ++q) {
+        const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
+        const float vj = bm[q] * inv_rho0, d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+        const float wgt = vj * cw * d * d * d;
+        sx += wgt * (bvx[q] - ui);
+        sy += wgt * (bvy[q] - vi);
+        sz += wgt * (bvz[q] - wi);
+        if (vort) {
+            const float r = sqrtf(r2);
+            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+            const float inv_r = 1.0f / (r > tiny ? r : tiny);
+            const float f = -cg * vj * hr * hr * inv_r * (bo[q] - omi);
+            ex += f * bx[q];
+            ey += f * by[q];
+            ez += f * bz[q];
+        }
+    }
+    e[0] = ex;
+    e[1] = ey;
+    e[2] = ez;
+    sv[0] = sx;
+    sv[1] = sy;
+    sv[2] = sz;
+}
+
+/* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
+static void xsph_particle(void *vc, uint32_t i, eddy_sph_list *l)
+{
+    const pass *c = vc;
+    const int vort = c->s->vort_eps > 0.0f;
+    eddy_sph_list_field(l, 0, c->vx, i);
+    eddy_sph_list_field(l, 1, c->vy, i);
+    eddy_sph_list_field(l, 2, c->vz, i);
+    float e[3], sv[3];
+    if (vort) {
+        eddy_sph_list_field(l, 3, c->om, i);
+        xsph_loop(c, l, i, 1, e, sv);
+    } else {
+        xsph_loop(c, l, i, 0, e, sv);
+    }
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    const float en = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+    if (vort && en > 0.0f) {
+        const float Nx = e[0] / en, Ny = e[1] / en, Nz = e[2] / en, eps = c->s->vort_eps;
+        ax = eps * (Ny * c->oz[i] - Nz * c->oy[i]);
+        ay = eps * (Nz * c->ox[i] - Nx * c->oz[i]);
+        az = eps * (Nx * c->oy[i] - Ny * c->ox[i]);
+    }
+    const float dt = c->dt, cx = c->s->xsph_c;
+    c->nx[i] = c->vx[i] + dt * ax + cx * sv[0];
+    c->ny[i] = c->vy[i] + dt * ay + cx * sv[1];
+    c->nz[i] = c->w->dimensions == 3 ? c->vz[i] + dt * az + cx * sv[2] : 0.0f;
 }
 
 /*
@@ -653,126 +638,41 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
  */
 static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
 {
-    ctx c = make_ctx(w);
-    c.uniform_mass = s->uniform_mass > 0.0f;
+    pass c = make_pass(s, w);
     eddy_particles *p = &w->particles;
-    float *vx = p->vx, *vy = p->vy, *vz = p->vz;
-    float *ox = eddy_particles_field(p, s->f_vort, 0), *oy = eddy_particles_field(p, s->f_vort, 1),
-          *oz = eddy_particles_field(p, s->f_vort, 2);
-    float *om = s->s[3];
-    const float h = c.k.h, h2 = c.k.h2, cw = c.k.poly6, cg = c.k.spiky_grad, tiny = 1e-6f * h;
+    c.vx = p->vx;
+    c.vy = p->vy;
+    c.vz = p->vz;
+    c.om = c.onorm = s->s[3];
+    c.dt = dt;
     const long long n = (long long)p->count;
     const uint8_t *halo = halo_flags(p);
-    const int vort = s->vort_eps > 0.0f;
-    int failed = 0;
-    if (vort) {
-#pragma omp parallel reduction(| : failed)
-        {
-            nbuf b = {0};
-            if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
-#pragma omp for schedule(dynamic, 256)
-            for (long long ii = 0; ii < n; ++ii) {
-                if (failed || is_halo(halo, (size_t)ii)) continue;
-                const uint32_t i = (uint32_t)ii;
-                const float inv_rho0 = s->inv_rho0[c.mat[i]];
-                const uint32_t nn = gather(&c, i, NULL, &b);
-                const uint32_t *idx = c.idx + c.off[i];
-                const float ui = vx[i], vi = vy[i], wi = vz[i];
-                for (uint32_t q = 0; q < nn; ++q) {
-                    b.u[q] = ui - vx[idx[q]];
-                    b.v[q] = vi - vy[idx[q]];
-                    b.w[q] = wi - vz[idx[q]];
-                }
-                const float *bx = b.dx, *by = b.dy, *bz = b.dz, *bm = b.m, *bu = b.u, *bv = b.v, *bw = b.w;
-                float wx = 0.0f, wy = 0.0f, wz = 0.0f;
-#pragma omp simd reduction(+ : wx, wy, wz)
-                for (size_t q = 0; q < nn; ++q) {
-                    const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-                    const float r = sqrtf(r2);
-                    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                    const float inv_r = 1.0f / (r > tiny ? r : tiny);
-                    const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r; /* V_j grad_i W = f d */
-                    const float gx = f * bx[q], gy = f * by[q], gz = f * bz[q];
-                    wx += bv[q] * gz - bw[q] * gy;
-                    wy += bw[q] * gx - bu[q] * gz;
-                    wz += bu[q] * gy - bv[q] * gx;
-                }
-                ox[i] = wx;
-                oy[i] = wy;
-                oz[i] = wz;
-                om[i] = sqrtf(wx * wx + wy * wy + wz * wz);
-            }
-            free(b.block);
-        }
-        if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    if (s->vort_eps > 0.0f) {
+        c.ox = eddy_particles_field(p, s->f_vort, 0);
+        c.oy = eddy_particles_field(p, s->f_vort, 1);
+        c.oz = eddy_particles_field(p, s->f_vort, 2);
+        if (eddy_sph_particle_pass(&s->nb, p, 3, vorticity_particle, &c))
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
         const int f_vort = s->f_vort;
         int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
         if (rc) return rc;
+        c.ox = eddy_particles_field(p, s->f_vort, 0);
+        c.oy = eddy_particles_field(p, s->f_vort, 1);
+        c.oz = eddy_particles_field(p, s->f_vort, 2);
         if (halo) {
-            ox = eddy_particles_field(p, s->f_vort, 0);
-            oy = eddy_particles_field(p, s->f_vort, 1);
-            oz = eddy_particles_field(p, s->f_vort, 2);
+            float *om = s->s[3];
+            const float *ox = c.ox, *oy = c.oy, *oz = c.oz;
 #pragma omp parallel for schedule(static)
             for (long long i = 0; i < n; ++i)
                 if (halo[i] & EDDY_PARTICLE_HALO) om[i] = sqrtf(ox[i] * ox[i] + oy[i] * oy[i] + oz[i] * oz[i]);
         }
     }
-    float *nvx = s->s[0], *nvy = s->s[1], *nvz = s->s[2];
-    const float eps = s->vort_eps, cx = s->xsph_c;
-#pragma omp parallel reduction(| : failed)
-    {
-        nbuf b = {0};
-        if (nbuf_init(&b, s->max_neighbors, s->uniform_mass)) failed = 1;
-#pragma omp for schedule(dynamic, 256)
-        for (long long ii = 0; ii < n; ++ii) {
-            if (failed || is_halo(halo, (size_t)ii)) continue;
-            const uint32_t i = (uint32_t)ii;
-            const float inv_rho0 = s->inv_rho0[c.mat[i]];
-            const uint32_t nn = gather(&c, i, NULL, &b);
-            const uint32_t *idx = c.idx + c.off[i];
-            const float ui = vx[i], vi = vy[i], wi = vz[i];
-            const float omi = vort ? om[i] : 0.0f;
-            for (uint32_t q = 0; q < nn; ++q) {
-                b.u[q] = vx[idx[q]] - ui;
-                b.v[q] = vy[idx[q]] - vi;
-                b.w[q] = vz[idx[q]] - wi;
-                b.o[q] = vort ? om[idx[q]] - omi : 0.0f;
-            }
-            const float *bx = b.dx, *by = b.dy, *bz = b.dz, *bm = b.m, *bu = b.u, *bv = b.v, *bw = b.w,
-                        *bo = b.o;
-            float ex = 0.0f, ey = 0.0f, ez = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
-#pragma omp simd reduction(+ : ex, ey, ez, sx, sy, sz)
-            for (size_t q = 0; q < nn; ++q) {
-                const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-                const float vj = bm[q] * inv_rho0, d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-                const float wgt = vj * cw * d * d * d;
-                sx += wgt * bu[q];
-                sy += wgt * bv[q];
-                sz += wgt * bw[q];
-                const float r = sqrtf(r2);
-                const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                const float inv_r = 1.0f / (r > tiny ? r : tiny);
-                const float f = -cg * vj * hr * hr * inv_r * bo[q];
-                ex += f * bx[q];
-                ey += f * by[q];
-                ez += f * bz[q];
-            }
-            float ax = 0.0f, ay = 0.0f, az = 0.0f;
-            const float en = sqrtf(ex * ex + ey * ey + ez * ez);
-            if (vort && en > 0.0f) {
-                const float Nx = ex / en, Ny = ey / en, Nz = ez / en;
-                ax = eps * (Ny * oz[i] - Nz * oy[i]);
-                ay = eps * (Nz * ox[i] - Nx * oz[i]);
-                az = eps * (Nx * oy[i] - Ny * ox[i]);
-            }
-            nvx[i] = ui + dt * ax + cx * sx;
-            nvy[i] = vi + dt * ay + cx * sy;
-            nvz[i] = w->dimensions == 3 ? wi + dt * az + cx * sz : 0.0f;
-        }
-        free(b.block);
-    }
-    if (failed) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
-    copy_owned(p, vx, vy, vz, nvx, nvy, nvz);
+    c.nx = s->s[0];
+    c.ny = s->s[1];
+    c.nz = s->s[2];
+    if (eddy_sph_particle_pass(&s->nb, p, 4, xsph_particle, &c))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;
 }
 

@@ -266,6 +266,154 @@ static void cell_pass_matches_brute_force(void **state)
     eddy_world_destroy(w);
 }
 
+/* What the neighbour-list test's callback shares. */
+typedef struct list_test {
+    eddy_world *w;
+    eddy_sph_neighbors *nb;
+    float h;
+    const float *field;   /* gathered into extra[0] */
+    unsigned *visits;     /* calls per particle */
+    double *density;      /* sum_j m_j w6 over the list, the particle itself and their ghosts */
+    int *mirrors;         /* images found per particle */
+    size_t bad_entries;   /* differences, masses or field values that differ from the particles' */
+} list_test;
+
+static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
+{
+    list_test *t = ctx;
+    const eddy_particles *p = &t->w->particles;
+    ++t->visits[i]; /* without OpenMP here: one thread */
+    eddy_sph_list_field(l, 0, t->field, i);
+    const uint32_t nn = l->count;
+    if (nn != t->nb->offset[i + 1] - t->nb->offset[i]) ++t->bad_entries;
+    for (uint32_t q = 0; q < nn; ++q) {
+        const uint32_t j = l->index[q];
+        float d[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
+        eddy_grid_min_image(&t->w->grid.layout, &d[0], &d[1], &d[2]);
+        t->bad_entries += l->dx[q] != d[0] || l->dy[q] != d[1] || l->dz[q] != d[2] || l->m[q] != p->mass[j] ||
+                          l->extra[0][q] != t->field[j];
+    }
+    /* The particle itself after its neighbours. */
+    t->bad_entries += l->dx[nn] != 0.0f || l->dy[nn] != 0.0f || l->dz[nn] != 0.0f || l->m[nn] != p->mass[i] ||
+                      l->extra[0][nn] != t->field[i];
+    const double h2 = (double)t->h * t->h;
+    double sum = 0.0;
+    for (uint32_t q = 0; q <= nn; ++q)
+        sum += l->m[q] * w6(h2, (double)l->dx[q] * l->dx[q] + (double)l->dy[q] * l->dy[q] + (double)l->dz[q] * l->dz[q]);
+    eddy_sph_neighbors_find_images(t->nb, &t->w->boundaries, NULL, t->h, p, i);
+    const eddy_sph_image *img;
+    const int ni = eddy_sph_neighbors_images(t->nb, i, &img);
+    for (int mi = 0; mi < ni; ++mi) {
+        /* A ghost from the list's differences: x_i - M(x_j) = c0 + R (x_i - x_j). */
+        float c0[3];
+        eddy_sph_image_origin(&img[mi], p->x[i], p->y[i], p->z[i], c0);
+        for (uint32_t q = 0; q <= nn; ++q) {
+            const float d[3] = {l->dx[q], l->dy[q], l->dz[q]};
+            double e2 = 0.0;
+            for (int a = 0; a < 3; ++a) {
+                const double e = c0[a] + img[mi].r[a][0] * d[0] + img[mi].r[a][1] * d[1] + img[mi].r[a][2] * d[2];
+                e2 += e * e;
+            }
+            sum += l->m[q] * w6(h2, e2);
+        }
+    }
+    t->density[i] = sum;
+    t->mirrors[i] = ni;
+}
+
+/* eddy_sph_particle_pass over eddy_sph_neighbors_build's lists (x periodic, walls in y and z), once with
+ * equal masses (filled once) and once with unequal ones (gathered). */
+static void check_lists(int uniform)
+{
+    const int periodic[3] = {1, 0, 0};
+    const float L = 1.0f, h = 0.13f;
+    const size_t n = 1500;
+    eddy_world *w = random_world(n, L, h, periodic, 23);
+    eddy_particles *p = &w->particles;
+    float *field = malloc(n * sizeof *field);
+    for (size_t i = 0; i < n; ++i) {
+        field[i] = (float)i + 0.5f;
+        if (!uniform && i % 3 == 0) p->mass[i] *= 1.5f;
+    }
+    eddy_error err = {0};
+    eddy_sph_neighbors nb = {0};
+    if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
+        fail_msg("build: %s", err.message);
+    if (uniform ? nb.uniform_mass != p->mass[0] : nb.uniform_mass != 0.0f)
+        fail_msg("uniform mass %g with %s masses", nb.uniform_mass, uniform ? "equal" : "unequal");
+    list_test t = {.w = w, .nb = &nb, .h = h, .field = field, .visits = calloc(n, sizeof(unsigned)),
+                   .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int))};
+    assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    assert_int_equal(t.bad_entries, 0);
+    size_t compared = 0, near_walls = 0, pairs = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (t.visits[i] != 1) fail_msg("particle %zu visited %u times", i, t.visits[i]);
+        /* O(N^2): the neighbours within h, and the density with every mirror of the core. */
+        const float xi[3] = {p->x[i], p->y[i], p->z[i]};
+        eddy_mirror mir[EDDY_MAX_MIRRORS];
+        const int nm = eddy_boundaries_mirrors(&w->boundaries, w->gravity, h, xi, mir);
+        if (nm != t.mirrors[i]) fail_msg("particle %zu: %d images from the lists, %d mirrors", i, t.mirrors[i], nm);
+        near_walls += nm > 0;
+        double sum = 0.0;
+        unsigned k = 0;
+        int ambiguous = 0;
+        for (size_t j = 0; j < n; ++j) {
+            float d[3] = {xi[0] - p->x[j], xi[1] - p->y[j], xi[2] - p->z[j]};
+            eddy_grid_min_image(&w->grid.layout, &d[0], &d[1], &d[2]);
+            const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+            ambiguous |= fabs(sqrt(r2) - h) <= 1e-5 * h; /* left to rounding */
+            k += j != i && r2 < (double)h * h;
+            sum += p->mass[j] * w6((double)h * h, r2);
+            const float xj[3] = {xi[0] - d[0], xi[1] - d[1], xi[2] - d[2]};
+            for (int mi = 0; mi < nm; ++mi) {
+                float gp[3];
+                eddy_mirror_point(&mir[mi], xj, gp);
+                const double e[3] = {xi[0] - gp[0], xi[1] - gp[1], xi[2] - gp[2]};
+                sum += p->mass[j] * w6((double)h * h, e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            }
+        }
+        pairs += k;
+        if (ambiguous) continue;
+        ++compared;
+        const unsigned listed = nb.offset[i + 1] - nb.offset[i];
+        if (listed != k) fail_msg("particle %zu: %u neighbours listed, %u by O(N^2)", i, listed, k);
+        if (!(fabs(t.density[i] - sum) <= 1e-5 * sum))
+            fail_msg("particle %zu (%d mirrors): density from the list %.9g, O(N^2) %.9g", i, nm, t.density[i], sum);
+    }
+    assert_true(compared > n - n / 20 && pairs > 10 * n && near_walls > n / 4);
+
+    /* Halo copies are skipped: their owner computes them. */
+    memset(t.visits, 0, n * sizeof(unsigned));
+    for (size_t i = 0; i < n; i += 7) p->flags[i] |= EDDY_PARTICLE_HALO;
+    const size_t halo_count = p->halo_count;
+    p->halo_count = (n + 6) / 7;
+    assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    for (size_t i = 0; i < n; ++i)
+        if (t.visits[i] != (i % 7 ? 1u : 0u)) fail_msg("particle %zu (halo: %d) visited %u times", i, i % 7 == 0, t.visits[i]);
+    p->halo_count = halo_count;
+    for (size_t i = 0; i < n; i += 7) p->flags[i] &= (uint8_t)~EDDY_PARTICLE_HALO;
+
+    eddy_sph_neighbors_free(&nb);
+    free(field);
+    free(t.visits);
+    free(t.density);
+    free(t.mirrors);
+    eddy_world_destroy(w);
+}
+
+/*
+ * eddy_sph_neighbors + eddy_sph_particle_pass: each owned particle visited once, its list the
+ * neighbours within h of an O(N^2) search, differences at the minimum image, masses and a solver
+ * field gathered with the particle itself last, and the density over the list and the ghosts of its
+ * images (c0 + R d) equal to the O(N^2) sum over every particle and every mirror of the core.
+ */
+static void neighbor_lists_match_brute_force(void **state)
+{
+    (void)state;
+    check_lists(1);
+    check_lists(0);
+}
+
 static void gather_periodic_matches_brute_force(void **state)
 {
     (void)state;
@@ -427,6 +575,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(rest_scale_gives_rest_density),
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
+        cmocka_unit_test(neighbor_lists_match_brute_force),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

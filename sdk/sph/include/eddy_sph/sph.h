@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "lattice.h"
 #include "materials.h"
+#include "neighbors.h"
 #include "shifting.h"
 
 #endif /* EDDY_SPH_SPH_H */
