@@ -306,27 +306,57 @@ static const char *const MEASURES[] = {"probe",          "bottom_pressure", "pre
                                        "density_deviation", "max_speed",   "bottom_density",   "profile",
                                        "mode_amplitude", "ring_speed",    "ring_travel",       "ring_impulse",
                                        "vortex_growth",  "vortex_core",   "vortex_peak_speed", "circulation",
-                                       "pressure",       NULL};
+                                       NULL};
 static const char *const ERRORS[] = {"rms_relative", "slope_relative", "max_relative", "rms_normalized",
                                      "impulse_relative", "relative",   "value",        "shortfall",    NULL};
 static const char *const REDUCES[] = {"mean", "max", "last", NULL};
 static const char *const AXES[] = {"x", "y", "z", NULL};
 
-/* An array of 3 numbers (a point in world units). */
-static int get_point(const cJSON *o, const char *k, double out[3], const char *file, const char *path, eddy_error *err)
+/*
+ * The keys each part of a check reads. A key a part does not read is refused rather than ignored: a
+ * case that says "smooth" or "point" where nothing uses it would be judged on something other than
+ * what its file states.
+ */
+static const char *const CHECK_KEYS[] = {"name", "title", "measure", "error", "reference", "bar", NULL};
+static const char *const MEASURE_KEYS[] = {"kind", NULL};
+static const char *const PROBE_KEYS[] = {"kind", "probe", "dry", NULL};
+static const char *const PROFILE_KEYS[] = {"kind", "axis", "component", "band", NULL};
+static const char *const MODE_KEYS[] = {"kind", "mode", "wavenumber", NULL};
+static const char *const WINDOW_KEYS[] = {"kind", "from", "to", NULL};
+static const char *const SHIFT_KEYS[] = {"kind", "from", "to", "max_shift", NULL};
+static const char *const SMOOTH_KEYS[] = {"kind", "from", "to", "smooth", NULL};
+static const char *const VALUE_KEYS[] = {"kind", "from", "to", "reduce", "source", "value", NULL};
+static const char *const BOUND_KEYS[] = {"kind", "from", "to", "reduce", "source", NULL};
+
+/* The first key of object o (at `path`) not in `keys`, refused: "PATH.KEY: not used by OWNER (its keys:
+ * ...)". */
+static int only_keys(const cJSON *o, const char *const *keys, const char *owner, const char *file, const char *path,
+                     eddy_error *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    char key[256];
-    snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", k);
-    if (!v) return bad(err, file, key, "missing (an array of 3 numbers is required)");
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
-        return bad(err, file, key, "expected an array of 3 numbers (x, y, z in the scene's units)");
-    for (int a = 0; a < 3; ++a) {
-        const cJSON *x = cJSON_GetArrayItem(v, a);
-        if (!cJSON_IsNumber(x)) return bad(err, file, key, "expected an array of 3 numbers (x, y, z in the scene's units)");
-        out[a] = x->valuedouble;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, o)
+    {
+        int known = 0;
+        for (int i = 0; keys[i] && !known; ++i) known = strcmp(v->string, keys[i]) == 0;
+        if (known) continue;
+        char list[256] = "", what[512], key[256];
+        for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
+        snprintf(what, sizeof what, "not used by %s (its keys: %s)", owner, list);
+        snprintf(key, sizeof key, "%s.%s", path, v->string);
+        return bad(err, file, key, what);
     }
     return 0;
+}
+
+/* The reference points whose time lies in the check's window (verror's in_window). */
+static size_t points_in_window(const vcheck *ck)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < ck->ref.count; ++k) {
+        const double x = ck->ref.t[k] / ck->ref.time_scale;
+        n += x >= ck->from - 1e-9 && x <= ck->to + 1e-9;
+    }
+    return n;
 }
 
 static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, eddy_error *err)
@@ -335,6 +365,7 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
     snprintf(path, sizeof path, "checks[%d]", index);
     int rc, k;
     if (!cJSON_IsObject(o)) return bad(err, file, path, "expected an object");
+    if ((rc = only_keys(o, CHECK_KEYS, "a check", file, path, err))) return rc;
     if ((rc = get_string(o, "name", 1, ck->name, sizeof ck->name, file, path, err)) ||
         (rc = get_string(o, "title", 0, ck->title, sizeof ck->title, file, path, err)) ||
         (rc = get_number(o, "bar", 1, 0, 1e30, &ck->bar, file, path, err)))
@@ -347,8 +378,13 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
     if ((rc = pick(file, key, text, MEASURES, &k, err))) return rc;
     ck->measure = (measure_kind)k;
     snprintf(key, sizeof key, "%s.measure", path);
-    if (ck->measure == M_PROBE && (rc = get_string(m, "probe", 1, ck->probe, sizeof ck->probe, file, key, err))) return rc;
-    if (ck->measure == M_PRESSURE && (rc = get_point(m, "point", ck->point, file, key, err))) return rc;
+    /* A pressure probe reads NaN where no fluid is within h; a wall sensor before the water arrives
+     * reads the atmosphere, 0, and "dry" says so for the check. The probe keeps NaN for `eddy run`,
+     * where "no fluid here" is worth seeing. */
+    ck->dry = NAN;
+    if (ck->measure == M_PROBE && ((rc = get_string(m, "probe", 1, ck->probe, sizeof ck->probe, file, key, err)) ||
+                                   (rc = get_number(m, "dry", 0, -1e30, 1e30, &ck->dry, file, key, err))))
+        return rc;
     if (ck->measure == M_PROFILE) {
         char axis[8] = "y", comp[8] = "x";
         if ((rc = get_string(m, "axis", 1, axis, sizeof axis, file, key, err)) ||
@@ -372,6 +408,15 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
         if ((rc = pick(file, k2, mode, MODES, &ck->mode, err))) return rc;
         ++ck->mode;
     }
+    char owner[96];
+    snprintf(owner, sizeof owner, "a \"%s\" measure", MEASURES[ck->measure]);
+    if ((rc = only_keys(m,
+                        ck->measure == M_PROBE            ? PROBE_KEYS
+                        : ck->measure == M_PROFILE        ? PROFILE_KEYS
+                        : ck->measure == M_MODE_AMPLITUDE ? MODE_KEYS
+                                                          : MEASURE_KEYS,
+                        owner, file, key, err)))
+        return rc;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
     snprintf(key, sizeof key, "%s.error", path);
     if (!cJSON_IsObject(e)) return bad(err, file, key, "missing (an object with a \"kind\")");
@@ -380,6 +425,23 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
     snprintf(k2, sizeof k2, "%s.kind", key);
     if ((rc = pick(file, k2, text, ERRORS, &k, err))) return rc;
     ck->error = (error_kind)k;
+    if (cJSON_GetObjectItemCaseSensitive(e, "smooth") && (ck->error != E_RMS_NORMALIZED || ck->measure == M_PROFILE)) {
+        snprintf(k2, sizeof k2, "%s.smooth", key);
+        snprintf(text, sizeof text, "kind is %s", ERRORS[ck->error]);
+        char what[128];
+        snprintf(what, sizeof what, "only rms_normalized of a series smooths (%s)",
+                 ck->error == E_RMS_NORMALIZED ? "the measure is a profile" : text);
+        return bad(err, file, k2, what);
+    }
+    snprintf(k2, sizeof k2, "\"%s\"", ERRORS[ck->error]);
+    if ((rc = only_keys(e,
+                        ck->error == E_RMS_RELATIVE     ? SHIFT_KEYS
+                        : ck->error == E_RMS_NORMALIZED ? SMOOTH_KEYS
+                        : ck->error == E_RELATIVE || ck->error == E_SHORTFALL ? VALUE_KEYS
+                        : ck->error == E_VALUE          ? BOUND_KEYS
+                                                        : WINDOW_KEYS,
+                        k2, file, key, err)))
+        return rc;
     ck->from = -INFINITY;
     ck->to = INFINITY;
     ck->reduce = R_MEAN;
@@ -406,6 +468,24 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
         if ((rc = read_reference(file, r, key, &ck->ref, err))) return rc;
         if (ck->measure == M_PROFILE && !cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "columns"), "position"))
             return bad(err, file, key, "a profile's reference needs a \"position\" column");
+        /* An integral or a slope needs two points; with fewer the error would be NaN, a failure that
+         * says nothing of the solver. */
+        const size_t need = ck->error == E_IMPULSE_RELATIVE || ck->error == E_SLOPE_RELATIVE ? 2 : 1,
+                     got = points_in_window(ck);
+        if (got < need) {
+            char what[256];
+            snprintf(key, sizeof key, "%s.error", path);
+            snprintf(what, sizeof what, "%s needs at least %zu reference point%s in [from, to] = [%g, %g], got %zu",
+                     ERRORS[ck->error], need, need == 1 ? "" : "s", ck->from, ck->to, got);
+            return bad(err, file, key, what);
+        }
+    } else if (r) {
+        char what[256];
+        snprintf(what, sizeof what,
+                 "not used by \"%s\", which %s (rms_relative, slope_relative, max_relative, rms_normalized "
+                 "and impulse_relative read a reference)",
+                 ERRORS[ck->error], ck->error == E_VALUE ? "holds the measure itself to the bar" : "compares with error.value");
+        return bad(err, file, key, what);
     }
     return 0;
 }

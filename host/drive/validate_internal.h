@@ -38,8 +38,7 @@ typedef enum {
     M_VORTEX_GROWTH,     /* (m2(t) - m2(0)) / (4 nu t): the Lamb–Oseen core growth rate, 1 exact */
     M_VORTEX_CORE,       /* delta^2(t) / (delta0^2 + 4 nu t) */
     M_VORTEX_PEAK,       /* peak speed over 0.63817 G / (2 pi delta(t)) */
-    M_CIRCULATION,       /* G(t) / G(0) */
-    M_PRESSURE           /* the pressure field Shepard-averaged over the particles within h of a point */
+    M_CIRCULATION        /* G(t) / G(0) */
 } measure_kind;
 
 /* How a check turns the measured values and the reference into one error. */
@@ -72,11 +71,11 @@ typedef struct vcheck {
     char title[160];
     measure_kind measure;
     char probe[VNAME];       /* M_PROBE */
+    double dry;              /* M_PROBE: the value a NaN reading (no fluid in the probe's reach) stands for; NaN: none */
     int axis, component;     /* M_PROFILE: the position axis, the velocity component */
     double band;             /* M_PROFILE: half-width of the band (m); 0: half the particle spacing */
     double wavenumber;       /* M_MODE_AMPLITUDE: k (rad/m) */
     int mode;                /* M_MODE_AMPLITUDE: 1 Taylor–Green, 2 shear wave */
-    double point[3];         /* M_PRESSURE: where (world units) */
     error_kind error;
     reduce_kind reduce;
     double from, to;         /* window: reference x units for series errors, s for E_RELATIVE/E_VALUE */

@@ -108,7 +108,8 @@ double vmeasure_scalar(const vcheck *ck, const vcase *c, const vbaseline *b, con
     switch (ck->measure) {
     case M_PROBE:
         for (size_t i = 0; i < eddy_probes_count(probes); ++i)
-            if (strcmp(eddy_probes_name(probes, i), ck->probe) == 0) return probe_values[i];
+            if (strcmp(eddy_probes_name(probes, i), ck->probe) == 0)
+                return isnan(probe_values[i]) ? ck->dry : probe_values[i];
         return NAN;
     case M_BOTTOM_PRESSURE:
     case M_PRESSURE_GRADIENT: {
@@ -173,30 +174,6 @@ double vmeasure_scalar(const vcheck *ck, const vcase *c, const vbaseline *b, con
     }
     case M_MODE_AMPLITUDE:
         return vmeasure_mode_amplitude(fr, ck->mode, ck->wavenumber) / b->amplitude0;
-    case M_PRESSURE: {
-        /* A pressure gauge on a wall: the fluid within one smoothing radius of the point, weighted by
-         * volume and the poly6 shape (1 - r^2/h^2)^3 (Shepard, as the scene's "pressure" probe): at a
-         * wall only the half (at a corner the quarter) of the sphere in the fluid counts, so the value
-         * is the pressure about h/3 off the surface, the nearest the particles resolve. 0 when no
-         * fluid is within h: a dry gauge reads the atmosphere, as the measured ones do before the
-         * water arrives. */
-        const double scale = w->simulation_scale > 0 ? w->simulation_scale : 1.0;
-        const double h = w->smoothing_radius, h2 = h * h;
-        const double c[3] = {ck->point[0] * scale, ck->point[1] * scale, w->dimensions == 3 ? ck->point[2] * scale : 0.0};
-        double num = 0, den = 0;
-        for (size_t n = 0; n < fr->count; ++n) {
-            const size_t i = fr->order[n];
-            const double dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = w->dimensions == 3 ? p->z[i] - c[2] : 0.0;
-            const double q = 1 - (dx * dx + dy * dy + dz * dz) / h2;
-            if (!(q > 0)) continue;
-            double rho = p->density[i];
-            if (!(rho > 0) || !isfinite(rho)) rho = rho0;
-            const double wgt = p->mass[i] / rho * q * q * q;
-            num += wgt * p->pressure[i];
-            den += wgt;
-        }
-        return den > 0 ? num / den : 0.0;
-    }
     case M_PROFILE:
         break;
     default:
