@@ -26,9 +26,11 @@ every scene; decomp.c copies what lies within 3 h):
   3D blocks        cubes of n particles (side s = n^(1/3) dx, recursive coordinate bisection or a
                    3D grid of blocks): halo = (s + 2 W)^3 - s^3, 26 neighbours
 
-The inputs below were measured with tools/mpi-bench.sh on the 2-core development VM (shared with other
-jobs; see docs/performance.md for the table). Run: python3 tools/mpi-scaling-model.py; the medians of
-a tools/mpi-bench.sh CSV: python3 tools/mpi-scaling-model.py --table OUT.csv
+The inputs below were measured with tools/mpi-bench.sh and tools/mpi-ab.sh on the 2-core development
+VM (shared with other jobs; see docs/performance.md for the tables). Run: python3
+tools/mpi-scaling-model.py (the halo kept between steps; --rebuild: the halo rebuilt every step, as
+before 2026-11-24 afternoon); --summary: the 1M-particle efficiency table docs/performance.md quotes, for
+both; the medians of a tools/mpi-bench.sh CSV: --table OUT.csv; of a tools/mpi-ab.sh CSV: --ab OUT.csv.
 """
 
 import math
@@ -40,9 +42,21 @@ MEASURED = {
     # exchanges: MPI_Alltoallv calls per step (messages per step / messages per exchange at R = 2)
     # collectives: MPI collectives per step per process besides the exchanges' data
     # 3 rounds, 2026-11-24: 3D dam break, 103 680 particles on 1 process, 205 200 on 2
+    # halo_cpu here: the halo rebuilt from scratch every step, wall time of one rebuild timed alone
     "sph_mueller": dict(c=2.33e-6, halo_cpu=2.37e-6, bytes=75.2, exchanges=3, collectives=10),
     "tait": dict(c=1.83e-6, halo_cpu=3.13e-6, bytes=72.2, exchanges=3, collectives=10),
 }
+# halo_cpu measured the same way for both halo treatments (tools/mpi-ab.sh, 3 interleaved rounds,
+# 2026-11-24, 2 processes of ~100k, 20.5k (sph_mueller) / 21.7k (tait) halo copies each): CPU time per
+# halo copy per step of migration + halo update + refreshes (eddy bench's host phases, MPI calls apart,
+# slowest process). The wall-time figures above (2.37 / 3.13 us) also counted waiting on the loaded VM.
+# Rebuilt every step (before): 18.3 / 14.5 ms per step; kept between steps (decomp.c now: overwritten in
+# place, built-in fields only, refreshes without a count exchange): 3.9 / 3.7 ms. bytes: per halo copy
+# per step (halo_bytes_per_step / halo copies).
+MEASURED_REBUILD = {k: dict(v, halo_cpu=h) for (k, v), h in zip(MEASURED.items(), (0.89e-6, 0.67e-6))}
+HALO_CPU_NEW = {"sph_mueller": 0.19e-6, "tait": 0.17e-6}
+BYTES_NEW = {"sph_mueller": 62.7, "tait": 60.3}
+MEASURED = {k: dict(v, halo_cpu=HALO_CPU_NEW[k], bytes=BYTES_NEW[k]) for k, v in MEASURED.items()}
 
 NETWORK = dict(alpha=1.5e-6, bandwidth=100e9 / 8)  # 100 Gb/s, 1.5 us per message
 W = 6.0  # halo reach in spacings: 3 h, h = 2 dx
@@ -132,9 +146,52 @@ def table(path):
     print(f"\n({len(rows)} runs; medians over the rounds of each configuration)")
 
 
-def main():
+def summary():
+    """Weak scaling at 1M particles per process, R = 64 / 512 / 4096, both halo treatments."""
+    print("| decomposition | halo | R = 64 | R = 512 | R = 4096 | halo / owned at 4096 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    n = 1e6
+    for solver in MEASURED:
+        for name, geo in DECOMPOSITIONS.items():
+            for label, meas in (("rebuilt every step", MEASURED_REBUILD), ("kept between steps", MEASURED)):
+                m = meas[solver]
+                effs = []
+                for R in (64, 512, 4096):
+                    halo, msgs = geo(n, R)
+                    c, cpu, ex, red = step_time(m, n, R, halo, msgs)
+                    effs.append(c / (c + cpu + ex + red))
+                print(f"| {solver}, {name} | {label} | " + " | ".join(f"{100 * e:.0f}%" for e in effs) +
+                      f" | {geo(n, 4096)[0] / n:.2f} |")
+
+
+def ab(path):
+    """The medians of tools/mpi-ab.sh's CSV: per build (A, B), solver and process count."""
+    import csv
+    import statistics
+    rows = list(csv.DictReader(open(path)))
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["solver"], r["label"], int(r["ranks"])), []).append(r)
+    keys = ["step_ms", "order_ms", "migrate_ms", "halo_ms", "refresh_ms", "decomp_mpi_ms", "exchange_ms",
+            "reduce_ms", "rebuild_ms", "halo_bytes_per_step", "halo_particles"]
+    print("| solver | build | processes | ms/step | weak efficiency | host CPU ms/step: order | migration | "
+          "halo update | refreshes | (MPI wall ms) | halo rebuild alone ms | halo MB/step |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for solver, label, R in sorted(groups):
+        g = groups[(solver, label, R)]
+        med = {k: (statistics.median(float(r[k]) for r in g if r.get(k)) if any(r.get(k) for r in g) else 0.0)
+               for k in keys}
+        one = groups.get((solver, label, 1))
+        t1 = statistics.median(float(r["step_ms"]) for r in one) if one else med["step_ms"]
+        print(f"| {solver} | {label} | {R} | {med['step_ms']:.0f} | {100 * t1 / med['step_ms']:.0f}% | "
+              f"{med['order_ms']:.2f} | {med['migrate_ms']:.2f} | {med['halo_ms']:.2f} | {med['refresh_ms']:.2f} | "
+              f"{med['decomp_mpi_ms']:.1f} | {med['rebuild_ms']:.1f} | {med['halo_bytes_per_step'] / 1e6:.2f} |")
+    print(f"\n({len(rows)} runs; medians over the rounds; host phases only on 2 processes)")
+
+
+def main(rebuild=False):
     ranks = [2, 4, 64, 512, 4096]
-    for solver, m in MEASURED.items():
+    for solver, m in (MEASURED_REBUILD if rebuild else MEASURED).items():
         for n in (1e5, 1e6):
             print(f"\n{solver}, {n:.0e} particles per process, {NETWORK['bandwidth'] * 8 / 1e9:.0f} Gb/s, "
                   f"alpha {NETWORK['alpha'] * 1e6:.1f} us")
@@ -165,6 +222,10 @@ if __name__ == "__main__":
     import sys
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--ab":
+        ab(sys.argv[2])
+    elif len(sys.argv) == 2 and sys.argv[1] == "--summary":
+        summary()
     else:
-        main()
+        main(rebuild="--rebuild" in sys.argv[1:])
         all_ranks_note()

@@ -31,9 +31,25 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The host phases of a decomposed step (eddy_decomp_timing), ms per step, and the halo's changes per
+ * step. */
+enum { HOST_ORDER, HOST_MIGRATE, HOST_BALANCE, HOST_HALO, HOST_REFRESH, HOST_MPI, HOST_ADDED, HOST_REMOVED,
+       HOST_MIGRATED, HOST_CHANGES, HOST_COUNT };
+
+static void host_values(const eddy_world *w, double *v)
+{
+    eddy_decomp_timing t;
+    eddy_decomp_timing_read(w, &t);
+    const double all[HOST_COUNT] = {t.order_ms, t.migrate_ms, t.balance_ms, t.halo_ms, t.refresh_ms, t.mpi_ms,
+                                    (double)t.halo_added, (double)t.halo_removed, (double)t.migrated,
+                                    (double)t.halo_layout_changes};
+    memcpy(v, all, sizeof all);
+}
+
 /* Per repeat, per step: this process's wall time, phases and MPI tally. */
 typedef struct samples {
     double *wall, *phase[EDDY_PHASE_COUNT], *exch, *red, *bytes, *msgs, *colls;
+    double *host[HOST_COUNT]; /* decomp.h's host time per step: HOST_* */
 } samples;
 
 static int samples_alloc(samples *s, int repeats)
@@ -43,6 +59,7 @@ static int samples_alloc(samples *s, int repeats)
     int ok = 1;
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) ok &= (*all[k] = calloc((size_t)repeats, sizeof(double))) != NULL;
     for (int k = 0; k < EDDY_PHASE_COUNT; ++k) ok &= (s->phase[k] = calloc((size_t)repeats, sizeof(double))) != NULL;
+    for (int k = 0; k < HOST_COUNT; ++k) ok &= (s->host[k] = calloc((size_t)repeats, sizeof(double))) != NULL;
     return ok;
 }
 
@@ -51,6 +68,7 @@ static void samples_free(samples *s)
     double *all[] = {s->wall, s->exch, s->red, s->bytes, s->msgs, s->colls};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]);
     for (int k = 0; k < EDDY_PHASE_COUNT; ++k) free(s->phase[k]);
+    for (int k = 0; k < HOST_COUNT; ++k) free(s->host[k]);
 }
 
 /* The figures of a run on several processes, on top of the one-process ones (rank 0 prints them). */
@@ -60,6 +78,7 @@ typedef struct spread {
     double exch_ms, red_ms, bytes, msgs, colls;  /* per step: ms mean over processes; bytes, messages and
                                                   * collectives summed over processes (colls: per process) */
     double exch_max_ms, rebuild_ms;              /* slowest process's exchange; one halo rebuild alone */
+    double host[HOST_COUNT];                     /* ms per step, slowest process; changes per step, summed */
 } spread;
 
 /* One halo rebuild (migration and fresh halo copies: what follows every step) timed alone, the median
@@ -111,6 +130,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         memcpy(before, w->phase_ms, sizeof before);
         eddy_mpi_tally t0, t1;
         eddy_mpi_tally_read(&t0);
+        double h0[HOST_COUNT], h1[HOST_COUNT];
+        host_values(w, h0);
         double t = eddy_time_ms();
         for (int s = 0; s < steps && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
         S.wall[r] = (eddy_time_ms() - t) / steps;
@@ -121,6 +142,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         S.bytes[r] = (t1.bytes - t0.bytes) / steps;
         S.msgs[r] = (t1.messages - t0.messages) / steps;
         S.colls[r] = (t1.collectives - t0.collectives) / steps;
+        host_values(w, h1);
+        for (int k = 0; k < HOST_COUNT; ++k) S.host[k][r] = (h1[k] - h0[k]) / steps;
     }
     /* The figures read the particles (the neighbour count): the host copy first. */
     if (!rc) rc = eddy_world_sync_host(w, err);
@@ -165,7 +188,10 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
             /* Phases: the slowest process's (the others wait for it in the next exchange). */
             memcpy(med, maxes + 3, sizeof med);
             sp.owned_min = mins[0];
-            rc = time_rebuild(w, &sp.rebuild_ms, err);
+            for (int k = 0; k < HOST_COUNT; ++k) sp.host[k] = median(S.host[k], repeats);
+            if (!(rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, sp.host, HOST_ADDED, err)))
+                rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, sp.host + HOST_ADDED, HOST_COUNT - HOST_ADDED, err);
+            if (!rc) rc = time_rebuild(w, &sp.rebuild_ms, err);
         }
     }
     if (!rc && eddy_decomp_rank() == 0) {
@@ -195,6 +221,13 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
             printf("  per step: %.3g bytes exchanged (all processes), %.1f messages with data, %.0f collectives "
                    "per process; one halo rebuild alone %.3f ms\n",
                    sp.bytes, sp.msgs, sp.colls, sp.rebuild_ms);
+            printf("  host ms per step (slowest process, MPI calls apart): canonical order %.3f  migration %.3f  "
+                   "balance check %.3f  halo update %.3f  refreshes %.3f  (their MPI calls %.3f)\n",
+                   sp.host[HOST_ORDER], sp.host[HOST_MIGRATE], sp.host[HOST_BALANCE], sp.host[HOST_HALO],
+                   sp.host[HOST_REFRESH], sp.host[HOST_MPI]);
+            printf("  halo changes per step (all processes): %.1f copies appended, %.1f removed, %.1f particles "
+                   "migrated; %.2f updates changed the layout\n",
+                   sp.host[HOST_ADDED], sp.host[HOST_REMOVED], sp.host[HOST_MIGRATED], sp.host[HOST_CHANGES]);
         }
         printf("  grid build: %.1f ns per particle\n", 1e6 * med[EDDY_PHASE_GRID] / (double)n);
         printf("bench: scene=%s solver=%s grid=%s particles=%zu threads=%d steps=%d repeats=%d "
@@ -206,9 +239,13 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         if (decomposed)
             printf(" processes=%d particles_per_process=%.0f halo_particles=%.0f halo_bytes_per_step=%.6g "
                    "messages_per_step=%.1f collectives_per_step=%.0f exchange_ms=%.4f exchange_max_ms=%.4f "
-                   "reduce_ms=%.4f rebuild_ms=%.4f",
+                   "reduce_ms=%.4f rebuild_ms=%.4f order_ms=%.4f migrate_ms=%.4f balance_ms=%.4f halo_ms=%.4f "
+                   "refresh_ms=%.4f decomp_mpi_ms=%.4f halo_added=%.2f halo_removed=%.2f migrated=%.2f "
+                   "halo_layout_changes=%.3f",
                    procs, owned / procs, sp.halo, sp.bytes, sp.msgs, sp.colls, sp.exch_ms, sp.exch_max_ms,
-                   sp.red_ms, sp.rebuild_ms);
+                   sp.red_ms, sp.rebuild_ms, sp.host[HOST_ORDER], sp.host[HOST_MIGRATE], sp.host[HOST_BALANCE],
+                   sp.host[HOST_HALO], sp.host[HOST_REFRESH], sp.host[HOST_MPI], sp.host[HOST_ADDED],
+                   sp.host[HOST_REMOVED], sp.host[HOST_MIGRATED], sp.host[HOST_CHANGES]);
         printf("\n");
         fflush(stdout);
     }

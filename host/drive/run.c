@@ -428,6 +428,19 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                         "imbalance %.3f, mean %.3f\n", eddy_decomp_size(), b.rebalances, b.rebalances == 1 ? "" : "s",
                 thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
     }
+    /* Several processes: what the halo updates did (decomp.h), summed over the processes, once. A
+     * collective, so only where every process reached the end (like the hash below). */
+    if (eddy_decomp_active(w) && rc == EDDY_OK && !c->opt->quiet) {
+        eddy_decomp_timing t;
+        eddy_decomp_timing_read(w, &t);
+        double v[5] = {(double)t.halo_updates, (double)(t.halo_updates - t.halo_layout_changes), (double)t.halo_added,
+                       (double)t.halo_removed, (double)t.migrated};
+        eddy_error rerr;
+        if (eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 5, &rerr) == EDDY_OK && eddy_decomp_rank() == 0)
+            fprintf(stderr, "eddy: %d processes: %.0f halo updates, %.0f of them in place; %.0f halo copies appended, "
+                            "%.0f removed; %.0f particles migrated\n",
+                    eddy_decomp_size(), v[0], v[1], v[2], v[3], v[4]);
+    }
     /* The hash of a run that reached its end, and only of one: a failed or interrupted run's state is
      * not the scene's result (its error follows on stderr instead). */
     if (c->opt->hash && rc == EDDY_OK) {

@@ -2,13 +2,14 @@
  * Several processes over MPI (decomp.h, docs/mpi.md). Every process builds the whole scene, then keeps
  * the slab it owns along the domain's longest axis (cut at particle-count quantiles) and, as halo
  * copies, every particle within HALO_REACH smoothing radii of its slab (across a periodic axis too).
- * After every step particles that left their slab migrate to their new owner, then the owners send
- * fresh halo copies; the world's exchange refreshes named fields of those copies by id within a step.
+ * After every step particles that left their slab migrate to their new owner, then the owners refresh
+ * the halo copies, which stay between steps (update_halos); the world's exchange refreshes named fields
+ * of those copies by id within a step.
  * When the owned counts drift apart (EDDY_REBALANCE, decomp.h) the slabs are cut again and the
  * particles migrate to their new owners. The gathers (hash, output, checkpoint pieces) are in
  * decomp_gather.c, sharing the decomposition and the particle record through decomp_internal.h. About
- * 1000 lines remain here, with the one-process stubs on the other side of one #ifdef; the next split
- * would take the canonical order, the rebalancing and the SIGINT/SIGTERM agreement out.
+ * 1350 lines remain here, with the one-process stubs on the other side of one #ifdef; the next split
+ * would take the halo update, the canonical order, the rebalancing and the SIGINT/SIGTERM agreement out.
  */
 #include "decomp.h"
 #include "decomp_internal.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef EDDY_HAVE_MPI
 #include <mpi.h>
@@ -35,6 +37,17 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* Canonical order (one process and several)                                                      */
 
+/* Host time of the decomposition (decomp.h, eddy_decomp_timing_read). */
+static eddy_decomp_timing g_timing;
+
+/* CPU time of this process (all its threads) in ms: the host phases are timed with it, since on a
+ * shared machine it grows only while the process runs, where wall time also counts the others. */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 typedef struct id_index {
     uint64_t id;
     uint32_t index;
@@ -46,9 +59,20 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int canonical_order(eddy_world *w, eddy_error *err);
+
 int eddy_decomp_canonical_order(eddy_world *w, const eddy_component *solver, eddy_error *err)
 {
     if (!solver || !(solver->flags & EDDY_COMPONENT_DECOMPOSABLE)) return EDDY_OK;
+    const double t0 = cpu_ms();
+    const int rc = canonical_order(w, err);
+    g_timing.order_ms += cpu_ms() - t0;
+    g_timing.orders++;
+    return rc;
+}
+
+static int canonical_order(eddy_world *w, eddy_error *err)
+{
     /* The grid's stable sort by cell, then ids ascending within every cell. */
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
@@ -138,6 +162,11 @@ int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)
     return 0;
 }
 void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag) { (void)flag; }
+void eddy_decomp_timing_read(const eddy_world *w, eddy_decomp_timing *t)
+{
+    (void)w;
+    *t = g_timing;
+}
 int eddy_decomp_active(const eddy_world *w)
 {
     (void)w;
@@ -148,6 +177,31 @@ int eddy_decomp_active(const eddy_world *w)
 
 /* ---------------------------------------------------------------------------------------------- */
 /* MPI                                                                                            */
+
+/* CPU time of the process spent in the exchange's MPI calls (TIMED_MPI). */
+static double g_mpi_cpu_ms;
+/* Runs an MPI call of the exchange, adding its wall time (waiting for the other processes included)
+ * to g_timing.mpi_ms; the phases count their CPU time without it (phase_begin / phase_end). */
+#define TIMED_MPI(call)                                  \
+    do {                                                 \
+        const double w_mpi_ = eddy_time_ms();            \
+        const double c_mpi_ = cpu_ms();                  \
+        call;                                            \
+        g_timing.mpi_ms += eddy_time_ms() - w_mpi_;      \
+        g_mpi_cpu_ms += cpu_ms() - c_mpi_;               \
+    } while (0)
+typedef struct phase_clock {
+    double t0, mpi0;
+} phase_clock;
+static phase_clock phase_begin(void)
+{
+    return (phase_clock){cpu_ms(), g_mpi_cpu_ms};
+}
+/* The CPU time since phase_begin outside MPI calls. */
+static double phase_end(phase_clock c)
+{
+    return (cpu_ms() - c.t0) - (g_mpi_cpu_ms - c.mpi0);
+}
 
 static int g_initialized_here;
 static char g_describe[160];
@@ -270,8 +324,12 @@ static void free_lists(decomp *d)
     for (int r = 0; r < d->size; ++r) {
         free(d->send_ids[r]);
         free(d->recv_ids[r]);
+        free(d->send_idx[r]);
+        free(d->recv_idx[r]);
         d->send_ids[r] = d->recv_ids[r] = NULL;
+        d->send_idx[r] = d->recv_idx[r] = NULL;
         d->send_n[r] = d->recv_n[r] = 0;
+        d->send_ids_cap[r] = d->recv_ids_cap[r] = d->send_idx_cap[r] = d->recv_idx_cap[r] = 0;
     }
 }
 
@@ -285,6 +343,15 @@ void eddy_decomp_detach(eddy_world *w)
     free(d->recv_ids);
     free(d->send_n);
     free(d->recv_n);
+    free(d->send_idx);
+    free(d->recv_idx);
+    free(d->send_ids_cap);
+    free(d->recv_ids_cap);
+    free(d->send_idx_cap);
+    free(d->recv_idx_cap);
+    free(d->sbuf);
+    free(d->rbuf);
+    free(d->seen);
     free(d->cut);
     free(d->scount);
     free(d->sdispl);
@@ -423,7 +490,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
     if (!sbuf) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes", total);
     for (int r = 0; r < d->size; ++r)
         if (sn[r]) memcpy(sbuf + d->sdispl[r], send[r], sn[r]);
-    MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD));
     size_t rtotal = 0;
     for (int r = 0; r < d->size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
@@ -439,7 +506,8 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
         free(sbuf);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes", rtotal);
     }
-    MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_BYTE, *recv, d->rcount, d->rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_BYTE, *recv, d->rcount, d->rdispl, MPI_BYTE,
+                            MPI_COMM_WORLD));
     free(sbuf);
     return EDDY_OK;
 }
@@ -483,115 +551,18 @@ static unsigned char *bufs_push(bufs *B, int r, size_t len)
     return at;
 }
 
-/* The halo copies go (their owners send fresh ones, make_halos), then the owned particles whose
- * position lies in another slab migrate to its owner. */
-static int migrate(decomp *d, eddy_error *err)
+/* Grows *buf to at least `bytes`; 0 or -1 (out of memory). */
+static int grow(void *buf, size_t *cap, size_t bytes)
 {
-    eddy_particles *p = &d->w->particles;
-    const size_t rs = decomp_record_size(p);
-    int rc = EDDY_OK;
-    bufs B;
-    unsigned char *keep = NULL, *recv = NULL;
-    size_t *rn = calloc((size_t)d->size, sizeof *rn);
-    if (bufs_init(&B, d->size) || !rn) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
-    keep = malloc(p->count ? p->count : 1);
-    if (!keep) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < p->count; ++i) keep[i] = !(p->flags[i] & EDDY_PARTICLE_HALO);
-    if ((rc = keep_only(p, keep, err))) goto done;
-    p->halo_count = 0;
-    /* Migration. */
-    const eddy_real *xa = coord_array(p, d->axis);
-    for (size_t i = 0; i < p->count; ++i) {
-        const int o = owner_of(d, xa[i]);
-        keep[i] = o == d->rank;
-        if (o != d->rank) {
-            unsigned char *at = bufs_push(&B, o, rs);
-            if (!at) {
-                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-                goto done;
-            }
-            decomp_pack(p, i, at);
-        }
-    }
-    if ((rc = alltoall(d, B.b, B.n, &recv, rn, err))) goto done;
-    if ((rc = keep_only(p, keep, err))) goto done;
-    size_t got = 0;
-    for (int r = 0; r < d->size; ++r) got += rn[r] / rs;
-    rc = decomp_unpack(p, recv, got, 0, err);
-done:
-    free(recv);
-    free(keep);
-    free(rn);
-    bufs_free(&B);
-    return rc;
-}
-
-/* Halo copies: every owned particle within reach of another rank's slab goes there. */
-static int make_halos(decomp *d, eddy_error *err)
-{
-    eddy_particles *p = &d->w->particles;
-    const size_t rs = decomp_record_size(p);
-    int rc = EDDY_OK;
-    bufs B;
-    unsigned char *recv = NULL;
-    size_t *rn = calloc((size_t)d->size, sizeof *rn);
-    if (bufs_init(&B, d->size) || !rn) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
-    free_lists(d);
-    const eddy_real *xa = coord_array(p, d->axis);
-    for (size_t i = 0; i < p->count; ++i)
-        for (int r = 0; r < d->size; ++r) {
-            if (r == d->rank || !in_reach(d, r, xa[i])) continue;
-            unsigned char *at = bufs_push(&B, r, rs);
-            if (!at) {
-                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-                goto done;
-            }
-            decomp_pack(p, i, at);
-        }
-    for (int r = 0; r < d->size; ++r) {
-        const size_t n = B.n[r] / rs;
-        d->send_n[r] = n;
-        d->send_ids[r] = malloc(sizeof(uint64_t) * (n ? n : 1));
-        if (!d->send_ids[r]) {
-            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-            goto done;
-        }
-        for (size_t k = 0; k < n; ++k) memcpy(&d->send_ids[r][k], B.b[r] + k * rs, 8);
-    }
-    if ((rc = alltoall(d, B.b, B.n, &recv, rn, err))) goto done;
-    size_t off = 0;
-    for (int r = 0; r < d->size; ++r) {
-        const size_t n = rn[r] / rs;
-        d->recv_n[r] = n;
-        d->recv_ids[r] = malloc(sizeof(uint64_t) * (n ? n : 1));
-        if (!d->recv_ids[r]) {
-            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-            goto done;
-        }
-        for (size_t k = 0; k < n; ++k) memcpy(&d->recv_ids[r][k], recv + off + k * rs, 8);
-        off += rn[r];
-    }
-    rc = decomp_unpack(p, recv, off / rs, 1, err);
-done:
-    free(recv);
-    free(rn);
-    bufs_free(&B);
-    return rc;
-}
-
-static int redistribute(decomp *d, eddy_error *err)
-{
-    int rc = migrate(d, err);
-    return rc ? rc : make_halos(d, err);
+    void **b = buf;
+    if (bytes <= *cap && *b) return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < bytes) c *= 2;
+    void *f = realloc(*b, c);
+    if (!f) return -1;
+    *b = f;
+    *cap = c;
+    return 0;
 }
 
 /* id -> current index, rebuilt when the layout changed (a grid sort, a removal). */
@@ -640,53 +611,379 @@ static long long lookup(const decomp *d, uint64_t id)
     return -1; /* removed by the domain policy since the halo was made */
 }
 
-static int refresh(void *context, eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
+/* Bumps the layout generation after an edit that left every particle's index and id where they were
+ * (flags only), so the id map stays valid. */
+static void touch_layout_keep_map(decomp *d)
 {
-    decomp *d = context;
-    eddy_particles *p = &w->particles;
-    int rc = ensure_map(d, err);
-    if (rc) return rc;
-    size_t comps = 0;
-    for (size_t k = 0; k < field_count; ++k) comps += (size_t)eddy_particles_field_components(p, fields[k]);
-    const size_t rs = comps * sizeof(eddy_real);
+    eddy_particles *p = &d->w->particles;
+    const int map_valid = d->map_key && d->map_generation == eddy_particles_generation(p, EDDY_FIELD_LAYOUT);
+    eddy_particles_touch(p, EDDY_FIELD_LAYOUT);
+    if (map_valid) d->map_generation = eddy_particles_generation(p, EDDY_FIELD_LAYOUT);
+}
+
+/* Every field of one full record (decomp_pack) into particle i, whose id it already has. */
+static void unpack_at(eddy_particles *p, size_t i, const unsigned char *r)
+{
+    memcpy(&p->material[i], r + 8, 4);
+    r += 16;
+    for (int f = 0; f < eddy_particles_field_count(p); ++f)
+        for (int c = 0; c < eddy_particles_field_components(p, f); ++c) {
+            memcpy(eddy_particles_field(p, f, c) + i, r, sizeof(eddy_real));
+            r += sizeof(eddy_real);
+        }
+}
+
+/*
+ * Migration: the owned particles whose position lies in another slab go to its owner with every field.
+ * The halo copies stay where they are (update_halos refreshes them in place), so a crossing changes
+ * flags, not the layout: the particle that left stays here as a halo copy (update_halos refreshes it,
+ * or drops it when it is out of reach), and an arrival this process held as a halo copy takes that
+ * copy's slot. Only an arrival not held here is appended. Collective.
+ */
+static int migrate(decomp *d, eddy_error *err)
+{
+    const phase_clock t0 = phase_begin();
+    eddy_particles *p = &d->w->particles;
+    const size_t rs = decomp_record_size(p);
+    int rc = EDDY_OK;
     bufs B;
-    size_t *rn = calloc((size_t)d->size, sizeof *rn);
     unsigned char *recv = NULL;
+    size_t *rn = calloc((size_t)d->size, sizeof *rn), left = 0;
     if (bufs_init(&B, d->size) || !rn) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto done;
     }
-    for (int r = 0; r < d->size; ++r) {
-        unsigned char *at = d->send_n[r] ? bufs_push(&B, r, rs * d->send_n[r]) : NULL;
-        if (d->send_n[r] && !at) {
+    const eddy_real *xa = coord_array(p, d->axis);
+    for (size_t i = 0; i < p->count; ++i) {
+        if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+        const int o = owner_of(d, xa[i]);
+        if (o == d->rank) continue;
+        unsigned char *at = bufs_push(&B, o, rs);
+        if (!at) {
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
             goto done;
         }
-        for (size_t k = 0; k < d->send_n[r]; ++k) {
-            const long long i = lookup(d, d->send_ids[r][k]);
-            for (size_t f = 0; f < field_count; ++f)
-                for (int c = 0; c < eddy_particles_field_components(p, fields[f]); ++c) {
-                    const eddy_real v = i >= 0 ? eddy_particles_field(p, fields[f], c)[i] : 0.0f;
-                    memcpy(at, &v, sizeof v);
-                    at += sizeof v;
-                }
-        }
+        decomp_pack(p, i, at);
+        p->flags[i] = EDDY_PARTICLE_HALO;
+        p->halo_count++;
+        left++;
     }
+    if (left) touch_layout_keep_map(d);
     if ((rc = alltoall(d, B.b, B.n, &recv, rn, err))) goto done;
-    const unsigned char *in = recv;
-    for (int r = 0; r < d->size; ++r)
-        for (size_t k = 0; k < d->recv_n[r]; ++k) {
-            const long long i = lookup(d, d->recv_ids[r][k]);
-            for (size_t f = 0; f < field_count; ++f)
-                for (int c = 0; c < eddy_particles_field_components(p, fields[f]); ++c) {
-                    if (i >= 0) memcpy(eddy_particles_field(p, fields[f], c) + i, in, sizeof(eddy_real));
-                    in += sizeof(eddy_real);
-                }
+    size_t got = 0, fresh = 0;
+    for (int r = 0; r < d->size; ++r) got += rn[r] / rs;
+    if (got && (rc = ensure_map(d, err))) goto done;
+    int flipped = 0;
+    for (size_t k = 0; k < got; ++k) {
+        const unsigned char *rec = recv + k * rs;
+        uint64_t id;
+        memcpy(&id, rec, 8);
+        const long long i = lookup(d, id);
+        if (i < 0) {
+            if (fresh != k) memmove(recv + fresh * rs, rec, rs);
+            fresh++;
+            continue;
         }
+        if (!(p->flags[i] & EDDY_PARTICLE_HALO)) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "mpi: particle id %" PRIu64 " arrived from another process but is owned here", id);
+            goto done;
+        }
+        unpack_at(p, (size_t)i, rec);
+        p->flags[i] = 0;
+        p->halo_count--;
+        flipped = 1;
+    }
+    if (flipped) touch_layout_keep_map(d);
+    d->migrated += (long long)left;
+    rc = decomp_unpack(p, recv, fresh, 0, err);
 done:
     free(recv);
     free(rn);
     bufs_free(&B);
+    g_timing.migrate_ms += phase_end(t0);
+    return rc;
+}
+
+/* A halo copy as sent after every step: id, material and the five built-in fields (HALO_FLOATS reals:
+ * position, velocity, density, pressure, mass). That is what a neighbour sum reads of a copy before the
+ * solver refreshes anything (positions, velocities, masses, materials; the ids order it), with density
+ * and pressure along so that every built-in field of a copy is its owner's. A solver's own fields are
+ * not sent: a decomposable solver refreshes every field it reads of its neighbours after writing it
+ * (EDDY_COMPONENT_DECOMPOSABLE), so on a copy they hold what the last refresh left (zero on a new copy)
+ * and nothing reads them before the next refresh. */
+#define HALO_FLOATS 9
+#define HALO_RECORD (16 + HALO_FLOATS * sizeof(eddy_real))
+
+static void halo_pack(const eddy_particles *p, size_t i, unsigned char *out)
+{
+    const eddy_real v[HALO_FLOATS] = {p->x[i],  p->y[i],       p->z[i],        p->vx[i],  p->vy[i],
+                                      p->vz[i], p->density[i], p->pressure[i], p->mass[i]};
+    memcpy(out, &p->id[i], 8);
+    memcpy(out + 8, &p->material[i], 4);
+    memset(out + 12, 0, 4);
+    memcpy(out + 16, v, sizeof v);
+}
+
+static void halo_unpack(eddy_particles *p, size_t i, const unsigned char *in)
+{
+    eddy_real v[HALO_FLOATS];
+    memcpy(&p->material[i], in + 8, 4);
+    memcpy(v, in + 16, sizeof v);
+    p->x[i] = v[0], p->y[i] = v[1], p->z[i] = v[2];
+    p->vx[i] = v[3], p->vy[i] = v[4], p->vz[i] = v[5];
+    p->density[i] = v[6], p->pressure[i] = v[7], p->mass[i] = v[8];
+}
+
+/* Removes the particles with keep[i] == 0 (halo copies), moving the last kept ones into the holes:
+ * O(removed) instead of a pass over every field of every particle. The order changes, which the
+ * canonical order before the next step puts right (decomp.h). */
+static void remove_holes(eddy_particles *p, unsigned char *keep)
+{
+    eddy_real *col[EDDY_MAX_FIELDS * EDDY_FIELD_MAX_COMPONENTS];
+    int ncol = 0;
+    for (int f = 0; f < eddy_particles_field_count(p); ++f)
+        for (int c = 0; c < eddy_particles_field_components(p, f); ++c) col[ncol++] = eddy_particles_field(p, f, c);
+    size_t lo = 0, hi = p->count, removed = 0;
+    for (size_t i = 0; i < p->count; ++i) removed += !keep[i];
+    for (;;) {
+        while (lo < hi && keep[lo]) ++lo;
+        while (hi > lo && !keep[hi - 1]) --hi;
+        if (lo >= hi) break;
+        const size_t from = --hi;
+        for (int c = 0; c < ncol; ++c) col[c][lo] = col[c][from];
+        p->id[lo] = p->id[from];
+        p->material[lo] = p->material[from];
+        p->flags[lo] = p->flags[from];
+        keep[lo++] = 1;
+    }
+    /* The particles past the new count are unused slots, which eddy_particles_add clears when it
+     * recycles them (only halo copies go, so the owned set is untouched). */
+    p->count = lo;
+    p->halo_count -= removed;
+    eddy_particles_touch(p, EDDY_FIELD_LAYOUT);
+}
+
+/* Appends n halo copies from the records rec[0..n) (HALO_RECORD bytes each). Their ids are written as
+ * they come: each arrives once, from its one owner, and the id map said this process held none of them,
+ * so the id check of eddy_particles_set_ids (a sort of every id here) is not needed. */
+static int append_halos(eddy_particles *p, const unsigned char *const *rec, size_t n, eddy_error *err)
+{
+    if (n == 0) return EDDY_OK;
+    eddy_real *xyz = malloc(sizeof(eddy_real) * 3 * n);
+    if (!xyz) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu halo copies", n);
+    for (size_t k = 0; k < n; ++k) memcpy(xyz + 3 * k, rec[k] + 16, 3 * sizeof(eddy_real));
+    size_t first = 0;
+    int rc = eddy_particles_add(p, n, xyz, NULL, 0, &first, err);
+    free(xyz);
+    if (rc) return rc;
+    for (size_t k = 0; k < n; ++k) {
+        memcpy(&p->id[first + k], rec[k], 8);
+        halo_unpack(p, first + k, rec[k]);
+        p->flags[first + k] = EDDY_PARTICLE_HALO;
+    }
+    p->halo_count += n;
+    eddy_particles_touch(p, EDDY_FIELD_LAYOUT);
+    return EDDY_OK;
+}
+
+/*
+ * The halo copies after every step: each owned particle within reach of another rank's slab goes there
+ * (HALO_RECORD). A copy this process already holds is overwritten in place (found by id); a new one is
+ * appended; a copy no owner sent is removed. So the halo holds exactly what a rebuild from nothing would
+ * give (the same set of particles with the same built-in fields), and the layout changes only when a
+ * particle entered or left the reach. Collective.
+ */
+static int update_halos(decomp *d, eddy_error *err)
+{
+    const phase_clock t0 = phase_begin();
+    eddy_particles *p = &d->w->particles;
+    const int size = d->size;
+    int rc = EDDY_OK;
+    const unsigned char **fresh = NULL;
+    /* Who gets what: indices of owned particles per rank. */
+    for (int r = 0; r < size; ++r) d->send_n[r] = 0;
+    const eddy_real *xa = coord_array(p, d->axis);
+    for (size_t i = 0; i < p->count; ++i) {
+        if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
+        for (int r = 0; r < size; ++r) {
+            if (r == d->rank || !in_reach(d, r, xa[i])) continue;
+            if (grow(&d->send_idx[r], &d->send_idx_cap[r], sizeof(uint32_t) * (d->send_n[r] + 1))) goto oom;
+            d->send_idx[r][d->send_n[r]++] = (uint32_t)i;
+        }
+    }
+    size_t total = 0;
+    for (int r = 0; r < size; ++r) {
+        const size_t bytes = d->send_n[r] * HALO_RECORD;
+        if (bytes > INT32_MAX || total + bytes > INT32_MAX) {
+            rc = decomp_too_big(total + bytes, err);
+            goto done;
+        }
+        d->scount[r] = (int)bytes;
+        d->sdispl[r] = (int)total;
+        total += bytes;
+        if (grow(&d->send_ids[r], &d->send_ids_cap[r], sizeof(uint64_t) * (d->send_n[r] ? d->send_n[r] : 1))) goto oom;
+    }
+    if (grow(&d->sbuf, &d->sbuf_cap, total + 1)) goto oom;
+    for (int r = 0; r < size; ++r)
+        for (size_t k = 0; k < d->send_n[r]; ++k) {
+            const uint32_t i = d->send_idx[r][k];
+            halo_pack(p, i, d->sbuf + d->sdispl[r] + k * HALO_RECORD);
+            d->send_ids[r][k] = p->id[i];
+        }
+    TIMED_MPI(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD));
+    size_t rtotal = 0;
+    for (int r = 0; r < size; ++r) {
+        if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
+            rc = decomp_too_big(rtotal + (size_t)d->rcount[r], err);
+            goto done;
+        }
+        d->rdispl[r] = (int)rtotal;
+        rtotal += (size_t)d->rcount[r];
+    }
+    if (grow(&d->rbuf, &d->rbuf_cap, rtotal + 1)) goto oom;
+    TIMED_MPI(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
+                            MPI_COMM_WORLD));
+    /* In place by id; what is not here yet is appended below. */
+    if ((rc = ensure_map(d, err))) goto done;
+    if (grow(&d->seen, &d->seen_cap, p->count + 1)) goto oom;
+    memset(d->seen, 0, p->count);
+    const size_t got = rtotal / HALO_RECORD;
+    fresh = malloc(sizeof *fresh * (got ? got : 1));
+    if (!fresh) goto oom;
+    size_t nfresh = 0;
+    for (int r = 0; r < size; ++r) {
+        const size_t n = (size_t)d->rcount[r] / HALO_RECORD;
+        d->recv_n[r] = n;
+        if (grow(&d->recv_ids[r], &d->recv_ids_cap[r], sizeof(uint64_t) * (n ? n : 1))) goto oom;
+        for (size_t k = 0; k < n; ++k) {
+            const unsigned char *rec = d->rbuf + d->rdispl[r] + k * HALO_RECORD;
+            uint64_t id;
+            memcpy(&id, rec, 8);
+            d->recv_ids[r][k] = id;
+            const long long i = lookup(d, id);
+            if (i < 0) {
+                fresh[nfresh++] = rec;
+            } else if (!(p->flags[i] & EDDY_PARTICLE_HALO)) {
+                rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                    "mpi: particle id %" PRIu64 " arrived as a halo copy from process %d but is "
+                                    "owned here", id, r);
+                goto done;
+            } else {
+                halo_unpack(p, (size_t)i, rec);
+                d->seen[i] = 1;
+            }
+        }
+    }
+    size_t stale = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        const int halo = (p->flags[i] & EDDY_PARTICLE_HALO) != 0;
+        stale += halo && !d->seen[i];
+        d->seen[i] = !halo || d->seen[i]; /* keep */
+    }
+    if (stale) remove_holes(p, d->seen);
+    if ((rc = append_halos(p, fresh, nfresh, err))) goto done;
+    /* The built-in fields changed under any solver copy of them. */
+    for (int f = EDDY_FIELD_POSITION; f < EDDY_BUILTIN_FIELD_COUNT; ++f) eddy_particles_touch(p, f);
+    d->halo_added += (long long)nfresh;
+    d->halo_removed += (long long)stale;
+    if (stale || nfresh) d->halo_layout_changes++;
+    d->halo_updates++;
+    /* The send and receive index lists: valid for this layout when nothing moved. */
+    d->idx_generation = 0;
+    if (!stale && !nfresh) {
+        for (int r = 0; r < size; ++r) {
+            if (grow(&d->recv_idx[r], &d->recv_idx_cap[r], sizeof(uint32_t) * (d->recv_n[r] + 1))) goto oom;
+            for (size_t k = 0; k < d->recv_n[r]; ++k)
+                d->recv_idx[r][k] = (uint32_t)lookup(d, d->recv_ids[r][k]);
+        }
+        d->idx_generation = eddy_particles_generation(p, EDDY_FIELD_LAYOUT);
+    }
+    goto done;
+oom:
+    rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the halo copies");
+done:
+    free(fresh);
+    g_timing.halo_ms += phase_end(t0);
+    return rc;
+}
+
+static int redistribute(decomp *d, eddy_error *err)
+{
+    int rc = migrate(d, err);
+    return rc ? rc : update_halos(d, err);
+}
+
+/* The indices of send_ids / recv_ids in the current layout (UINT32_MAX: no longer here, removed by the
+ * domain policy since the halo was made), looked up once per layout rather than once per refresh. */
+static int ensure_idx(decomp *d, eddy_error *err)
+{
+    const eddy_particles *p = &d->w->particles;
+    const uint64_t gen = eddy_particles_generation(p, EDDY_FIELD_LAYOUT);
+    if (d->idx_generation == gen) return EDDY_OK;
+    int rc = ensure_map(d, err);
+    if (rc) return rc;
+    for (int r = 0; r < d->size; ++r) {
+        if (grow(&d->send_idx[r], &d->send_idx_cap[r], sizeof(uint32_t) * (d->send_n[r] + 1)) ||
+            grow(&d->recv_idx[r], &d->recv_idx_cap[r], sizeof(uint32_t) * (d->recv_n[r] + 1)))
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the halo lists");
+        for (size_t k = 0; k < d->send_n[r]; ++k) d->send_idx[r][k] = (uint32_t)lookup(d, d->send_ids[r][k]);
+        for (size_t k = 0; k < d->recv_n[r]; ++k) d->recv_idx[r][k] = (uint32_t)lookup(d, d->recv_ids[r][k]);
+    }
+    d->idx_generation = gen;
+    return EDDY_OK;
+}
+
+/* eddy_world_refresh_fields: the owners' values of the named fields onto every halo copy. Both sides
+ * know every count from the halo lists, so one MPI_Alltoallv carries it. */
+static int refresh(void *context, eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
+{
+    const phase_clock t0 = phase_begin();
+    decomp *d = context;
+    eddy_particles *p = &w->particles;
+    int rc = ensure_idx(d, err);
+    if (rc) goto done;
+    eddy_real *col[EDDY_MAX_FIELDS * EDDY_FIELD_MAX_COMPONENTS];
+    size_t ncol = 0;
+    for (size_t k = 0; k < field_count; ++k)
+        for (int c = 0; c < eddy_particles_field_components(p, fields[k]) && ncol < sizeof col / sizeof *col; ++c)
+            col[ncol++] = eddy_particles_field(p, fields[k], c);
+    size_t total = 0, rtotal = 0;
+    for (int r = 0; r < d->size; ++r) {
+        const size_t sb = d->send_n[r] * ncol * sizeof(eddy_real), rb = d->recv_n[r] * ncol * sizeof(eddy_real);
+        if (total + sb > INT32_MAX || rtotal + rb > INT32_MAX) {
+            rc = decomp_too_big(total + sb > INT32_MAX ? total + sb : rtotal + rb, err);
+            goto done;
+        }
+        d->scount[r] = (int)sb;
+        d->sdispl[r] = (int)total;
+        d->rcount[r] = (int)rb;
+        d->rdispl[r] = (int)rtotal;
+        total += sb;
+        rtotal += rb;
+    }
+    if (grow(&d->sbuf, &d->sbuf_cap, total + 1) || grow(&d->rbuf, &d->rbuf_cap, rtotal + 1)) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    eddy_real *out = (eddy_real *)(void *)d->sbuf;
+    for (int r = 0; r < d->size; ++r)
+        for (size_t k = 0; k < d->send_n[r]; ++k) {
+            const uint32_t i = d->send_idx[r][k];
+            for (size_t c = 0; c < ncol; ++c) *out++ = i != UINT32_MAX ? col[c][i] : 0.0f;
+        }
+    TIMED_MPI(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
+                            MPI_COMM_WORLD));
+    const eddy_real *in = (const eddy_real *)(const void *)d->rbuf;
+    for (int r = 0; r < d->size; ++r)
+        for (size_t k = 0; k < d->recv_n[r]; ++k, in += ncol) {
+            const uint32_t i = d->recv_idx[r][k];
+            if (i != UINT32_MAX)
+                for (size_t c = 0; c < ncol; ++c) col[c][i] = in[c];
+        }
+done:
+    g_timing.refresh_ms += phase_end(t0);
+    g_timing.refreshes++;
     return rc;
 }
 
@@ -780,7 +1077,7 @@ static int make_cuts(decomp *d, eddy_error *err)
 }
 
 /*
- * After a migration (no halo copies held): the imbalance of the owned counts, and new cuts when it
+ * After a migration: the imbalance of the owned counts, and new cuts when it
  * exceeds threshold + floor (decomp.h). Every process takes the same decision from the same
  * allgathered counts; rank 0 cuts the gathered coordinates and sends the cuts with the imbalance they
  * give, applied only when lower than the present one. Collective.
@@ -789,10 +1086,10 @@ static int balance(decomp *d, eddy_error *err)
 {
     const eddy_particles *p = &d->w->particles;
     const int size = d->size;
-    long long mine = (long long)p->count, total = 0, largest = 0;
+    long long mine = (long long)(p->count - p->halo_count), total = 0, largest = 0;
     long long *count = malloc(sizeof(long long) * (size_t)size);
     if (!count) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD));
     for (int r = 0; r < size; ++r) {
         total += count[r];
         if (count[r] > largest) largest = count[r];
@@ -814,7 +1111,7 @@ static int balance(decomp *d, eddy_error *err)
     double *msg = malloc(sizeof(double) * (size_t)size); /* the imbalance of the new cuts, then the cuts */
     /* Every process learns whether all could allocate, so that none waits in the gather alone. */
     int ok = v && rcount && rdispl && msg, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     int rc = EDDY_OK;
     if (!all) {
         rc = ok ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: another process ran out of memory")
@@ -823,18 +1120,19 @@ static int balance(decomp *d, eddy_error *err)
         goto done;
     }
     const eddy_real *xa = coord_array(p, d->axis);
-    for (size_t i = 0; i < p->count; ++i) v[i] = axis_coord(d, xa[i]); /* rank 0's in place at 0 */
+    for (size_t i = 0, k = 0; i < p->count; ++i) /* rank 0's in place at 0 */
+        if (!(p->flags[i] & EDDY_PARTICLE_HALO)) v[k++] = axis_coord(d, xa[i]);
     for (int r = 0, at = 0; r < size; at += (int)count[r++]) {
         rcount[r] = (int)count[r];
         rdispl[r] = at;
     }
-    MPI_Gatherv(d->rank == 0 ? MPI_IN_PLACE : v, (int)mine, MPI_DOUBLE, v, rcount, rdispl, MPI_DOUBLE, 0,
-                MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Gatherv(d->rank == 0 ? MPI_IN_PLACE : v, (int)mine, MPI_DOUBLE, v, rcount, rdispl, MPI_DOUBLE, 0,
+                          MPI_COMM_WORLD));
     if (d->rank == 0) {
         qsort(v, (size_t)total, sizeof *v, by_double);
         msg[0] = quantile_cuts(d, v, (size_t)total, msg); /* msg[1..size-1]: the interior cuts */
     }
-    MPI_Bcast(msg, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    TIMED_MPI(MPI_Bcast(msg, size, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     const double achieved = msg[0];
     d->floor = achieved;
     if (achieved < d->imbalance) {
@@ -931,9 +1229,16 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     d->sdispl = calloc(s, sizeof(int));
     d->rcount = calloc(s, sizeof(int));
     d->rdispl = calloc(s, sizeof(int));
+    d->send_idx = calloc(s, sizeof *d->send_idx);
+    d->recv_idx = calloc(s, sizeof *d->recv_idx);
+    d->send_ids_cap = calloc(s, sizeof(size_t));
+    d->recv_ids_cap = calloc(s, sizeof(size_t));
+    d->send_idx_cap = calloc(s, sizeof(size_t));
+    d->recv_idx_cap = calloc(s, sizeof(size_t));
     g_decomp = d;
     if (!d->cut || !d->send_ids || !d->recv_ids || !d->send_n || !d->recv_n || !d->scount || !d->sdispl ||
-        !d->rcount || !d->rdispl) {
+        !d->rcount || !d->rdispl || !d->send_idx || !d->recv_idx || !d->send_ids_cap || !d->recv_ids_cap ||
+        !d->send_idx_cap || !d->recv_idx_cap) {
         eddy_decomp_detach(w);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -997,10 +1302,27 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
 {
     decomp *d = decomp_of(w);
     if (!d) return EDDY_OK;
+    g_timing.exchanges++;
     agree_on_signals();
     int rc = migrate(d, err);
-    if (!rc) rc = balance(d, err);
-    return rc ? rc : make_halos(d, err);
+    if (!rc) {
+        const phase_clock t0 = phase_begin();
+        rc = balance(d, err);
+        g_timing.balance_ms += phase_end(t0);
+    }
+    return rc ? rc : update_halos(d, err);
+}
+
+void eddy_decomp_timing_read(const eddy_world *w, eddy_decomp_timing *t)
+{
+    *t = g_timing;
+    const decomp *d = decomp_of(w);
+    if (!d) return;
+    t->migrated = d->migrated;
+    t->halo_updates = d->halo_updates;
+    t->halo_added = d->halo_added;
+    t->halo_removed = d->halo_removed;
+    t->halo_layout_changes = d->halo_layout_changes;
 }
 
 int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)

@@ -74,6 +74,22 @@ typedef struct eddy_decomp_balance {
 /* Fills *b and returns 1 when `w` is split over several processes; returns 0 otherwise. */
 int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b);
 
+/*
+ * Host time of the decomposition in this process, summed since it started (eddy bench prints it per
+ * step, docs/performance.md): the canonical order before every step (on one process too), and on
+ * several the migration, the rebalancing check (with any new cuts and their migration), the halo
+ * update after every step and the field refreshes inside one, each without the MPI calls it makes,
+ * whose time (waiting for the other processes included) is mpi_ms. The counts describe the halo:
+ * particles that migrated, halo copies appended and removed, and updates that changed the layout (the
+ * others overwrote the copies in place).
+ */
+typedef struct eddy_decomp_timing {
+    double order_ms, migrate_ms, balance_ms, halo_ms, refresh_ms, mpi_ms;
+    long long orders, exchanges, refreshes;
+    long long migrated, halo_updates, halo_added, halo_removed, halo_layout_changes;
+} eddy_decomp_timing;
+void eddy_decomp_timing_read(const eddy_world *w, eddy_decomp_timing *t);
+
 /* The state hash of the whole run (every process's owned particles); valid on rank 0. */
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
 

@@ -20,7 +20,16 @@ typedef struct decomp {
     size_t *send_n;
     uint64_t **recv_ids;      /* [size]: ids of the halo copies received from rank r, in its order */
     size_t *recv_n;
+    /* [size]: the indices of send_ids / recv_ids in the layout of generation idx_generation (0: none) */
+    uint32_t **send_idx, **recv_idx;
+    uint64_t idx_generation;
+    size_t *send_ids_cap, *recv_ids_cap, *send_idx_cap, *recv_idx_cap; /* bytes allocated */
     int *scount, *sdispl, *rcount, *rdispl;
+    /* Buffers kept between exchanges (bytes allocated in *_cap): the packed sends and receives of the
+     * halo update and every refresh, and the halo update's kept-particle marks. */
+    unsigned char *sbuf, *rbuf, *seen;
+    size_t sbuf_cap, rbuf_cap, seen_cap;
+    long long migrated, halo_updates, halo_added, halo_removed, halo_layout_changes; /* since attach */
     /* id -> index map of the current layout (open addressing, key id + 1) */
     uint64_t *map_key;
     uint32_t *map_val;

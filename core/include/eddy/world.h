@@ -369,6 +369,10 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  * A solver calls this after computing a field that neighbours read later in the same step (density,
  * pressure, lambda in every PBF iteration, vorticity): halo copies then hold their owners' new values.
  * A no-op in one process. Collective: every process calls it with the same fields in the same order.
+ * At the start of a step a halo copy holds its owner's id, material and built-in fields (position,
+ * velocity, density, pressure, mass); a solver's own registered fields on it hold unspecified values
+ * until the solver refreshes them, so a field computed in one step and read on neighbours in the next
+ * must be refreshed too (the host keeps halo copies between steps and updates only those).
  * [main thread]
  */
 EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count,
