@@ -13,6 +13,7 @@
  */
 #include "decomp.h"
 #include "decomp_internal.h"
+#include "mpi_tally.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -39,6 +40,17 @@
 
 /* Host time of the decomposition (decomp.h, eddy_decomp_timing_read). */
 static eddy_decomp_timing g_timing;
+
+/* The collectives' tally (mpi_tally.h); zero without MPI. */
+#ifdef EDDY_HAVE_MPI
+eddy_mpi_tally decomp_tally;
+#else
+static eddy_mpi_tally decomp_tally;
+#endif
+void eddy_mpi_tally_read(eddy_mpi_tally *out)
+{
+    *out = decomp_tally;
+}
 
 /* CPU time of this process (all its threads) in ms: the host phases are timed with it, since on a
  * shared machine it grows only while the process runs, where wall time also counts the others. */
@@ -233,7 +245,7 @@ static void agree_on_signals(void)
     sigset_t pending;
     int mine = 0, all = 0;
     if (sigpending(&pending) == 0) mine = sigismember(&pending, SIGTERM) ? SIGTERM : sigismember(&pending, SIGINT) ? SIGINT : 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     if (all && g_stop_flag) *g_stop_flag = all;
 }
 
@@ -490,7 +502,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
     if (!sbuf) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes", total);
     for (int r = 0; r < d->size; ++r)
         if (sn[r]) memcpy(sbuf + d->sdispl[r], send[r], sn[r]);
-    TIMED_MPI(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD));
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD)));
     size_t rtotal = 0;
     for (int r = 0; r < d->size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
@@ -506,8 +518,9 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
         free(sbuf);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes", rtotal);
     }
-    TIMED_MPI(MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_BYTE, *recv, d->rcount, d->rdispl, MPI_BYTE,
-                            MPI_COMM_WORLD));
+    decomp_tally_sends(d->scount, d->size, d->rank);
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_BYTE, *recv, d->rcount, d->rdispl,
+                                           MPI_BYTE, MPI_COMM_WORLD)));
     free(sbuf);
     return EDDY_OK;
 }
@@ -831,7 +844,7 @@ static int update_halos(decomp *d, eddy_error *err)
             halo_pack(p, i, d->sbuf + d->sdispl[r] + k * HALO_RECORD);
             d->send_ids[r][k] = p->id[i];
         }
-    TIMED_MPI(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD));
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD)));
     size_t rtotal = 0;
     for (int r = 0; r < size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
@@ -842,8 +855,9 @@ static int update_halos(decomp *d, eddy_error *err)
         rtotal += (size_t)d->rcount[r];
     }
     if (grow(&d->rbuf, &d->rbuf_cap, rtotal + 1)) goto oom;
-    TIMED_MPI(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
-                            MPI_COMM_WORLD));
+    decomp_tally_sends(d->scount, d->size, d->rank);
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
+                                           d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
     /* In place by id; what is not here yet is appended below. */
     if ((rc = ensure_map(d, err))) goto done;
     if (grow(&d->seen, &d->seen_cap, p->count + 1)) goto oom;
@@ -972,8 +986,9 @@ static int refresh(void *context, eddy_world *w, const int *fields, size_t field
             const uint32_t i = d->send_idx[r][k];
             for (size_t c = 0; c < ncol; ++c) *out++ = i != UINT32_MAX ? col[c][i] : 0.0f;
         }
-    TIMED_MPI(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
-                            MPI_COMM_WORLD));
+    decomp_tally_sends(d->scount, d->size, d->rank);
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
+                                           d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
     const eddy_real *in = (const eddy_real *)(const void *)d->rbuf;
     for (int r = 0; r < d->size; ++r)
         for (size_t k = 0; k < d->recv_n[r]; ++k, in += ncol) {
@@ -995,7 +1010,7 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
         /* Summed in rank order on every process, so every process gets the same bits. */
         double *all = malloc(sizeof(double) * count * (size_t)d->size);
         if (!all) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        MPI_Allgather(values, (int)count, MPI_DOUBLE, all, (int)count, MPI_DOUBLE, MPI_COMM_WORLD);
+        TALLY_REDUCE(MPI_Allgather(values, (int)count, MPI_DOUBLE, all, (int)count, MPI_DOUBLE, MPI_COMM_WORLD));
         for (size_t k = 0; k < count; ++k) {
             double s = 0.0;
             for (int r = 0; r < d->size; ++r) s += all[(size_t)r * count + k];
@@ -1004,8 +1019,8 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
         free(all);
         return EDDY_OK;
     }
-    MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_DOUBLE, op == EDDY_REDUCE_MIN ? MPI_MIN : MPI_MAX,
-                  MPI_COMM_WORLD);
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_DOUBLE,
+                               op == EDDY_REDUCE_MIN ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD));
     return EDDY_OK;
 }
 
@@ -1089,7 +1104,7 @@ static int balance(decomp *d, eddy_error *err)
     long long mine = (long long)(p->count - p->halo_count), total = 0, largest = 0;
     long long *count = malloc(sizeof(long long) * (size_t)size);
     if (!count) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    TIMED_MPI(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD));
+    TIMED_MPI(TALLY_REDUCE(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD)));
     for (int r = 0; r < size; ++r) {
         total += count[r];
         if (count[r] > largest) largest = count[r];
@@ -1111,7 +1126,7 @@ static int balance(decomp *d, eddy_error *err)
     double *msg = malloc(sizeof(double) * (size_t)size); /* the imbalance of the new cuts, then the cuts */
     /* Every process learns whether all could allocate, so that none waits in the gather alone. */
     int ok = v && rcount && rdispl && msg, all = 0;
-    TIMED_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)));
     int rc = EDDY_OK;
     if (!all) {
         rc = ok ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: another process ran out of memory")
@@ -1289,8 +1304,8 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     if (!decomp_of(w)) return EDDY_OK;
     eddy_step_stats st = *eddy_world_step_stats(w);
     double mx = st.max_speed, sums[2] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position};
-    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     st.max_speed = mx;
     st.nonfinite_velocity = (size_t)sums[0];
     st.nonfinite_position = (size_t)sums[1];

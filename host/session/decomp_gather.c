@@ -139,7 +139,7 @@ int eddy_decomp_all_ok(int ok)
 {
     if (eddy_decomp_size() <= 1) return ok;
     int mine = ok ? 1 : 0, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     return all;
 }
 

@@ -52,5 +52,28 @@ int decomp_unpack(eddy_particles *p, const unsigned char *in, size_t n, int halo
 /* EDDY_ERR_UNSUPPORTED for a message above the 2^31 bytes one MPI count can say. */
 int decomp_too_big(size_t bytes, eddy_error *err);
 
+/* The collectives' tally of this process (mpi_tally.h): every MPI_Alltoall(v) of the exchange and every
+ * MPI_Allreduce / MPI_Allgather goes through one of these, so bench sees them all. */
+#include "mpi_tally.h"
+extern eddy_mpi_tally decomp_tally;
+#define TALLY_CALL(field, call)                            \
+    do {                                                   \
+        const double t_tally_ = eddy_time_ms();            \
+        call;                                              \
+        decomp_tally.field += eddy_time_ms() - t_tally_;   \
+        decomp_tally.collectives += 1;                     \
+    } while (0)
+#define TALLY_EXCHANGE(call) TALLY_CALL(exchange_ms, call)
+#define TALLY_REDUCE(call) TALLY_CALL(reduce_ms, call)
+/* Bytes and non-empty messages of an MPI_Alltoallv of MPI_BYTE to other processes. */
+static inline void decomp_tally_sends(const int *counts, int size, int rank)
+{
+    for (int r = 0; r < size; ++r)
+        if (r != rank && counts[r] > 0) {
+            decomp_tally.bytes += counts[r];
+            decomp_tally.messages += 1;
+        }
+}
+
 #endif /* EDDY_HAVE_MPI */
 #endif /* EDDY_HOST_DECOMP_INTERNAL_H */

@@ -1,9 +1,9 @@
 /*
  * host/session/mpi_tally.h — time and bytes in the MPI collectives of this process, for `eddy bench`.
  *
- * mpi_tally.c defines MPI_Alltoall, MPI_Alltoallv, MPI_Allreduce and MPI_Allgather through the MPI
- * profiling interface (MPI standard, "Profiling Interface": every MPI_X is also PMPI_X): every call of
- * the program, decomp.c's included, is timed and passed on. The cost is two clock reads per collective.
+ * Every MPI_Alltoall, MPI_Alltoallv, MPI_Allreduce and MPI_Allgather of eddy is made in decomp.c or
+ * decomp_gather.c, through decomp_internal.h's TALLY_EXCHANGE / TALLY_REDUCE, which add its wall time
+ * (two clock reads) and count it. A profiler that interposes MPI (mpiP, Score-P) sees them as usual.
  * Without MPI the tally stays zero.
  */
 #ifndef EDDY_HOST_MPI_TALLY_H
@@ -20,7 +20,7 @@ typedef struct eddy_mpi_tally {
     double collectives; /* calls of the four */
 } eddy_mpi_tally;
 
-/* Copies the totals. [main thread: MPI is called from the main thread only] */
+/* Copies the totals (decomp.c). [main thread: MPI is called from the main thread only] */
 void eddy_mpi_tally_read(eddy_mpi_tally *out);
 
 #endif /* EDDY_HOST_MPI_TALLY_H */
