@@ -246,6 +246,18 @@ static inline float eddy_sph_density_sum(const eddy_sph_candidates *c, float xi,
     return eddy_sph_density_real(c, xi, yi, zi, h2) + eddy_sph_density_ghosts(c, h2, img, nimg);
 }
 
+/* Whether cell c holds a particle this process owns. A cell of halo copies only needs no pass: their
+ * owners compute them (<eddy/world.h>). On two processes of ~100k particles each, a fifth of the
+ * particles a process holds are halo copies, and gathering their cells cost 9-12% of the density and
+ * force passes (docs/performance.md, "Several processes"). */
+static inline int eddy_sph_cell_owned(const eddy_grid *g, const eddy_particles *p, uint32_t c)
+{
+    if (p->halo_count == 0) return 1;
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i)
+        if (!eddy_particle_is_halo(p, i)) return 1;
+    return 0;
+}
+
 /*
  * What a cell pass hands a solver for each occupied cell: the cell's candidates (gathered, solver
  * arrays not yet), a second buffer with the same layout for eddy_sph_select, and this thread's running
@@ -261,7 +273,8 @@ typedef int (*eddy_sph_cell_wants_fn)(void *ctx, uint32_t cell);
 
 /*
  * The loop every neighbour pass shares: parallel over the grid's occupied cells in a dynamic schedule,
- * per-thread buffers with `extra_count` solver arrays, one gather per cell, then cell(ctx, c, ...). The
+ * per-thread buffers with `extra_count` solver arrays, one gather per cell, then cell(ctx, c, ...).
+ * Cells that hold halo copies only are skipped, callback included (eddy_sph_cell_owned). The
  * candidates come in the grid's fixed order, so a solver's sums do not depend on the thread count.
  * Inline, so the solver's static callbacks inline into the loop and the static library needs no OpenMP.
  * Returns 0, or -1 when memory ran out (the caller reports EDDY_ERR_OUT_OF_MEMORY); *max_out (may be
@@ -280,7 +293,7 @@ static inline int eddy_sph_cell_pass(const eddy_grid *g, const eddy_particles *p
         EDDY_SPH_OMP(for schedule(dynamic, 8))
         for (long long ci = 0; ci < cells; ++ci) {
             const uint32_t c = g->occupied[ci];
-            if (failed) continue;
+            if (failed || !eddy_sph_cell_owned(g, p, c)) continue;
             if (!wants || wants(ctx, c)) {
                 if (eddy_sph_gather(&cand, g, p, c)) {
                     failed = 1;
@@ -305,7 +318,7 @@ typedef void (*eddy_sph_density_fn)(void *ctx, uint32_t i, float sum);
 
 /*
  * The density pass of an SPH solver: parallel over the grid's occupied cells, one gather per cell,
- * for every owned particle (halo copies are skipped: their owner computes them) the poly6 sum over the
+ * for every owned particle (halo copies, and cells holding only them, are skipped: their owner computes them) the poly6 sum over the
  * candidates plus, near a wall, over the ghosts of the candidates within h (eddy_sph_select), then
  * finish(ctx, i, sum). gravity: the mirrors' hydrostatic pressure continuation (NULL: none); it does
  * not enter the density. Returns 0, or -1 when memory ran out (the caller reports
@@ -323,7 +336,8 @@ static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles
         EDDY_SPH_OMP(for schedule(dynamic, 8))
         for (long long ci = 0; ci < cells; ++ci) {
             const uint32_t c = g->occupied[ci];
-            if (failed || eddy_sph_gather(&cand, g, p, c)) {
+            if (failed || !eddy_sph_cell_owned(g, p, c)) continue;
+            if (eddy_sph_gather(&cand, g, p, c)) {
                 failed = 1;
                 continue;
             }
