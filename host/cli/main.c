@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include <eddy/eddy.h>
+/* Which vector ISA the SPH solvers' neighbour loops run (header-only). */
+#include <eddy_sph/simd.h>
 
 #include "args.h"
 #include "bench.h"
@@ -495,8 +497,14 @@ static int command(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        eddy_sph_simd simd;
+        eddy_error err;
+        if (eddy_sph_simd_select(&simd, &err)) return fail(&err);
         printf("eddy %s (plugin ABI %d.%d)\n", EDDY_VERSION, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
         printf("processes: %s\n", eddy_decomp_describe());
+        printf("simd: %s (SPH neighbour loops; this CPU runs baseline%s%s; EDDY_SIMD chooses)\n",
+               eddy_sph_simd_name(simd), eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX2) ? ", avx2" : "",
+               eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX512) ? ", avx512" : "");
         return 0;
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);

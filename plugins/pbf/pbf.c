@@ -33,6 +33,7 @@
  * holds the method's sums.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
 #include <math.h>
@@ -112,6 +113,7 @@ struct eddy_solver {
     float *s[4];
     eddy_sph_neighbors nb; /* lists within h of x*, the particles near a wall and their mirror images */
     size_t capacity;
+    eddy_sph_simd simd;    /* the list passes' vector ISA (eddy_sph/simd.h) */
 };
 
 /*
@@ -191,8 +193,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "pbf: the world has no material");
+    eddy_sph_simd simd;
+    const int simd_rc = eddy_sph_simd_select(&simd, err);
+    if (simd_rc) return simd_rc;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    s->simd = simd;
     s->iterations = (int)pv->values[P_ITERATIONS].integer;
     s->relaxation = (float)pv->values[P_RELAXATION].number;
     s->scorr_k = (float)pv->values[P_SCORR_K].number;
@@ -324,7 +330,7 @@ static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, 
  * iteration): rho_i = sum_j m_j W_poly6 (neighbours, then the ghosts of the neighbours and of i in
  * each mirror), C_i = rho_i / rho0 - 1, lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
  */
-static void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
     pass *c = vc;
     const eddy_solver *s = c->s;
@@ -381,6 +387,7 @@ static void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
     if (s->unilateral && C < 0.0f) C = 0.0f;
     c->lam[i] = -C / (gx * gx + gy * gy + gz * gz + g2 + s->epsilon[m]);
 }
+EDDY_SPH_SIMD_PARTICLE_CLONES(lambda_particle);
 
 /* Writes the density and lambda fields; neighbours read lambda in delta_pass, so the caller refreshes
  * its halo copies. */
@@ -388,7 +395,7 @@ static int lambda_pass(eddy_solver *s, eddy_world *w)
 {
     pass c = make_pass(s, w);
     c.rho = w->particles.density;
-    return eddy_sph_particle_pass(&s->nb, &w->particles, 0, lambda_particle, &c);
+    return eddy_sph_particle_pass(&s->nb, &w->particles, 0, lambda_particle_simd[s->simd], &c);
 }
 
 /*
@@ -449,9 +456,11 @@ static inline __attribute__((always_inline)) void delta_loop(const pass *c, cons
     acc[2] += pz;
 }
 
-/* delta_loop with the s_corr exponent n (1 to 8) as a constant. */
-static void delta_sum(const pass *c, const eddy_sph_list *l, size_t count, const float *R, const float *c0,
-                      float inv_rho0, float li, float acc[3])
+/* delta_loop with the s_corr exponent n (1 to 8) as a constant; inlined into delta_particle's vector
+ * ISA wrappers (eddy_sph/simd.h). */
+static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_list *l, size_t count,
+                                                            const float *R, const float *c0, float inv_rho0,
+                                                            float li, float acc[3])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
@@ -466,7 +475,7 @@ static void delta_sum(const pass *c, const eddy_sph_list *l, size_t count, const
 /* Delta-p of owned particle i from the lambdas (with s_corr, and over the ghosts of the mirrors
  * lambda_pass found at these same positions), then the collision projection; the new position goes
  * to scratch (Jacobi: every particle reads the old positions). */
-static void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
     const pass *c = vc;
     const eddy_solver *s = c->s;
@@ -504,6 +513,7 @@ static void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
     c->ny[i] = pos[1];
     c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
 }
+EDDY_SPH_SIMD_PARTICLE_CLONES(delta_particle);
 
 /* The new positions of every owned particle, copied back afterwards. Neighbours read the positions
  * next (the next iteration, the velocity passes), so the caller refreshes their halo copies. */
@@ -523,13 +533,13 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.ny = s->s[1];
     c.nz = s->s[2];
     eddy_particles *p = &w->particles;
-    int failed = eddy_sph_particle_pass(&s->nb, p, 1, delta_particle, &c);
+    int failed = eddy_sph_particle_pass(&s->nb, p, 1, delta_particle_simd[s->simd], &c);
     copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
     return failed;
 }
 
 /* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0 (velocities in extra[0..2]). */
-static void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
     const pass *c = vc;
     const uint32_t nn = l->count;
@@ -560,6 +570,7 @@ static void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
     c->oz[i] = wz;
     c->onorm[i] = sqrtf(wx * wx + wy * wy + wz * wz);
 }
+EDDY_SPH_SIMD_PARTICLE_CLONES(vorticity_particle);
 
 /* eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH sum
  * sum_j V_j (v_j - v_i) W_poly6 over the list (velocities in extra[0..2], |omega| in extra[3]). */
@@ -600,7 +611,7 @@ static inline __attribute__((always_inline)) void xsph_loop(const pass *c, const
 }
 
 /* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
-static void xsph_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void xsph_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
     const pass *c = vc;
     const int vort = c->s->vort_eps > 0.0f;
@@ -627,6 +638,7 @@ static void xsph_particle(void *vc, uint32_t i, eddy_sph_list *l)
     c->ny[i] = c->vy[i] + dt * ay + cx * sv[1];
     c->nz[i] = c->w->dimensions == 3 ? c->vz[i] + dt * az + cx * sv[2] : 0.0f;
 }
+EDDY_SPH_SIMD_PARTICLE_CLONES(xsph_particle);
 
 /*
  * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Mijalkovic §4.2, §4.3).
@@ -651,7 +663,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
         c.ox = eddy_particles_field(p, s->f_vort, 0);
         c.oy = eddy_particles_field(p, s->f_vort, 1);
         c.oz = eddy_particles_field(p, s->f_vort, 2);
-        if (eddy_sph_particle_pass(&s->nb, p, 3, vorticity_particle, &c))
+        if (eddy_sph_particle_pass(&s->nb, p, 3, vorticity_particle_simd[s->simd], &c))
             return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
         const int f_vort = s->f_vort;
         int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
@@ -670,7 +682,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.nx = s->s[0];
     c.ny = s->s[1];
     c.nz = s->s[2];
-    if (eddy_sph_particle_pass(&s->nb, p, 4, xsph_particle, &c))
+    if (eddy_sph_particle_pass(&s->nb, p, 4, xsph_particle_simd[s->simd], &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
     copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;

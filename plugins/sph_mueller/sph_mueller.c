@@ -20,6 +20,7 @@
  * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
 #include <math.h>
@@ -79,6 +80,7 @@ struct eddy_solver {
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
     size_t volume_capacity;
     eddy_sph_shifting shifting; /* particle shifting (eddy_sph/shifting.h); coefficient 0: off */
+    eddy_sph_simd simd;         /* the neighbour passes' vector ISA (eddy_sph/simd.h) */
 };
 
 static void destroy(eddy_solver *s)
@@ -94,15 +96,19 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
 {
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
+    eddy_sph_simd simd;
+    int rc = eddy_sph_simd_select(&simd, err);
+    if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    s->simd = simd;
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
     s->pair_weight = pv->values[P_PRESSURE_FORCE].integer == 1 ? 0.5f : 1.0f;
     s->wall_velocity = pv->values[P_WALL_VELOCITY].integer == 1 ? EDDY_SPH_WALL_NO_SLIP : EDDY_SPH_WALL_SLIP;
     s->shifting = eddy_sph_shifting_make(
         pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
-    int rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
+    rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
                                      &material_params[M_INITIAL_SUM], "sph_mueller", err);
     if (rc) {
         destroy(s);
@@ -122,11 +128,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
 /* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
 enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_GSCALE, C_VISC, C_RHO, C_EXTRA };
 
-/* Density, volume and pressure of particle i from its density sum (eddy_sph_density_pass). */
+/* Density, volume and pressure of particle i from its density sum (eddy_sph_density_cell). */
 typedef struct density_ctx {
     const eddy_solver *s;
     eddy_particles *p;
     eddy_kernels k;
+    const eddy_world *w;
 } density_ctx;
 
 static void density_finish(void *ctx, uint32_t i, float sum)
@@ -143,10 +150,22 @@ static void density_finish(void *ctx, uint32_t i, float sum)
     p->pressure[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
 }
 
+/* One cell of the density pass, compiled for each vector ISA (eddy_sph/simd.h). */
+EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                    float *max)
+{
+    const density_ctx *dc = ctx;
+    const eddy_world *w = dc->w;
+    (void)max;
+    return eddy_sph_density_cell(&w->grid, dc->p, &w->boundaries, w->gravity, dc->k.h, density_finish, ctx, c, cand,
+                                 near);
+}
+EDDY_SPH_SIMD_CELL_CLONES(density_cell);
+
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
-    if (eddy_sph_density_pass(&w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish, &c))
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions), w};
+    if (eddy_sph_cell_pass(&w->grid, &w->particles, 0, NULL, density_cell_simd[s->simd], &c, NULL))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return EDDY_OK;
 }
@@ -198,8 +217,10 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
-/* One cell of the force pass (eddy_sph_cell_pass); *amax2 the thread's largest |a|^2. */
-static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
+/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h);
+ * *amax2 the thread's largest |a|^2. */
+EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                  float *amax2)
 {
     const force_ctx *fc = ctx;
     const eddy_solver *s = fc->s;
@@ -288,6 +309,7 @@ static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
     }
     return 0;
 }
+EDDY_SPH_SIMD_CELL_CLONES(force_cell);
 
 static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
@@ -298,7 +320,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                     .ay = eddy_particles_field(p, s->acceleration, 1),
                     .az = eddy_particles_field(p, s->acceleration, 2)};
     float amax2 = 0.0f;
-    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell, &fc, &amax2))
+    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return eddy_sph_max_accel(w, amax2, &s->max_accel, err); /* over every process: one state record */
 }

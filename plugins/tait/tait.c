@@ -31,6 +31,7 @@
  * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
+#include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
 #include <math.h>
@@ -124,6 +125,7 @@ struct eddy_solver {
     float max_accel;           /* of the last force evaluation, for max_dt */
     int resuming;              /* created on a checkpoint's particles: load() must bring c0 and B */
     eddy_sph_shifting shifting; /* particle shifting (eddy_sph/shifting.h); coefficient 0: off */
+    eddy_sph_simd simd;         /* the neighbour passes' vector ISA (eddy_sph/simd.h) */
 };
 
 static void destroy(eddy_solver *s)
@@ -170,8 +172,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "tait: the world has no material");
+    eddy_sph_simd simd;
+    const int simd_rc = eddy_sph_simd_select(&simd, err);
+    if (simd_rc) return simd_rc;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    s->simd = simd;
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
     s->alpha = (float)pv->values[P_ALPHA].number;
@@ -253,11 +259,12 @@ static inline float tait_pressure(const eddy_solver *s, uint32_t m, float rho)
     return p < 0.0f ? p * s->negative_pressure : p;
 }
 
-/* Density and Tait pressure of particle i from its density sum (eddy_sph_density_pass). */
+/* Density and Tait pressure of particle i from its density sum (eddy_sph_density_cell). */
 typedef struct density_ctx {
     const eddy_solver *s;
     eddy_particles *p;
     eddy_kernels k;
+    const eddy_world *w;
 } density_ctx;
 
 static void density_finish(void *ctx, uint32_t i, float sum)
@@ -272,10 +279,22 @@ static void density_finish(void *ctx, uint32_t i, float sum)
 /* Both wall methods complete the density with the mirror ghosts: with the write-up's bare sum a wall
  * particle lacks ~20% of its neighbours, its pressure clamps to 0, the virtual particle max(P_b, 0)
  * cannot hold it, and the wall layer is squeezed and shot along the floor. */
+/* One cell of the density pass, compiled for each vector ISA (eddy_sph/simd.h). */
+EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                    float *max)
+{
+    const density_ctx *dc = ctx;
+    const eddy_world *w = dc->w;
+    (void)max;
+    return eddy_sph_density_cell(&w->grid, dc->p, &w->boundaries, w->gravity, dc->k.h, density_finish, ctx, c, cand,
+                                 near);
+}
+EDDY_SPH_SIMD_CELL_CLONES(density_cell);
+
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
-    if (eddy_sph_density_pass(&w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish, &c))
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions), w};
+    if (eddy_sph_cell_pass(&w->grid, &w->particles, 0, NULL, density_cell_simd[s->simd], &c, NULL))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     return EDDY_OK;
 }
@@ -338,8 +357,10 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
-/* One cell of the force pass (eddy_sph_cell_pass); *amax2 the thread's largest |a|^2. */
-static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
+/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h);
+ * *amax2 the thread's largest |a|^2. */
+EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                  float *amax2)
 {
     const force_ctx *fc = ctx;
     const eddy_solver *s = fc->s;
@@ -462,6 +483,7 @@ static int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
     }
     return 0;
 }
+EDDY_SPH_SIMD_CELL_CLONES(force_cell);
 
 static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
@@ -469,7 +491,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
     force_ctx fc = {.s = s, .w = w, .ax = eddy_particles_field(p, s->acceleration, 0),
                     .ay = eddy_particles_field(p, s->acceleration, 1), .az = eddy_particles_field(p, s->acceleration, 2)};
     float amax2 = 0.0f;
-    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell, &fc, &amax2))
+    if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     return eddy_sph_max_accel(w, amax2, &s->max_accel, err); /* over every process: one state record */
 }

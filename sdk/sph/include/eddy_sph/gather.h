@@ -317,51 +317,65 @@ static inline int eddy_sph_cell_pass(const eddy_grid *g, const eddy_particles *p
 typedef void (*eddy_sph_density_fn)(void *ctx, uint32_t i, float sum);
 
 /*
- * The density pass of an SPH solver: parallel over the grid's occupied cells, one gather per cell,
- * for every owned particle (halo copies, and cells holding only them, are skipped: their owner computes them) the poly6 sum over the
- * candidates plus, near a wall, over the ghosts of the candidates within h (eddy_sph_select), then
+ * One cell of the density pass: for each owned particle of cell c the poly6 sum over the candidates
+ * plus, near a wall, over the ghosts of the candidates within h (eddy_sph_select), then
  * finish(ctx, i, sum). gravity: the mirrors' hydrostatic pressure continuation (NULL: none); it does
- * not enter the density. Returns 0, or -1 when memory ran out (the caller reports
- * EDDY_ERR_OUT_OF_MEMORY). Bit-identical for any number of threads.
+ * not enter the density. Always inlined, so that a solver's per-ISA cell callbacks (<eddy_sph/simd.h>)
+ * vectorize it for their ISA. Returns 0, or -1 when memory ran out.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int eddy_sph_density_cell(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
+                                        const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx,
+                                        uint32_t c, const eddy_sph_candidates *cand, eddy_sph_candidates *near)
+{
+    const float h2 = h * h;
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
+        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = eddy_sph_images(b, gravity, h, xi, yi, zi, img);
+        float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
+        if (nimg) {
+            /* The ghosts are images of the candidates within h (eddy_sph_select). */
+            if (eddy_sph_select(cand, xi, yi, zi, h2, near)) return -1;
+            sum += eddy_sph_density_ghosts(near, h2, img, nimg);
+        }
+        finish(ctx, i, sum);
+    }
+    return 0;
+}
+
+typedef struct eddy_sph_density_pass_ctx_ {
+    const eddy_grid *g;
+    const eddy_particles *p;
+    const eddy_boundaries *b;
+    const float *gravity;
+    float h;
+    eddy_sph_density_fn finish;
+    void *ctx;
+} eddy_sph_density_pass_ctx_;
+
+static inline int eddy_sph_density_pass_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
+                                              eddy_sph_candidates *near, float *max)
+{
+    (void)max;
+    const eddy_sph_density_pass_ctx_ *d = (const eddy_sph_density_pass_ctx_ *)ctx;
+    return eddy_sph_density_cell(d->g, d->p, d->b, d->gravity, d->h, d->finish, d->ctx, c, cand, near);
+}
+
+/*
+ * The density pass of an SPH solver on the baseline ISA: eddy_sph_cell_pass over
+ * eddy_sph_density_cell (a solver with per-ISA paths runs that cell from its own callbacks instead).
+ * Returns 0, or -1 when memory ran out (the caller reports EDDY_ERR_OUT_OF_MEMORY). Bit-identical for
+ * any number of threads.
  */
 static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
                                         const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx)
 {
-    const long long cells = (long long)g->occupied_count;
-    const float h2 = h * h;
-    int failed = 0;
-    EDDY_SPH_OMP(parallel reduction(| : failed))
-    {
-        eddy_sph_candidates cand = eddy_sph_candidates_make(0), near = eddy_sph_candidates_make(0);
-        EDDY_SPH_OMP(for schedule(dynamic, 8))
-        for (long long ci = 0; ci < cells; ++ci) {
-            const uint32_t c = g->occupied[ci];
-            if (failed || !eddy_sph_cell_owned(g, p, c)) continue;
-            if (eddy_sph_gather(&cand, g, p, c)) {
-                failed = 1;
-                continue;
-            }
-            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-                if (eddy_particle_is_halo(p, i)) continue;
-                const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
-                eddy_sph_image img[EDDY_MAX_MIRRORS];
-                const int nimg = eddy_sph_images(b, gravity, h, xi, yi, zi, img);
-                float sum = eddy_sph_density_real(&cand, xi, yi, zi, h2);
-                if (nimg) {
-                    /* The ghosts are images of the candidates within h (eddy_sph_select). */
-                    if (eddy_sph_select(&cand, xi, yi, zi, h2, &near)) {
-                        failed = 1;
-                        break;
-                    }
-                    sum += eddy_sph_density_ghosts(&near, h2, img, nimg);
-                }
-                finish(ctx, i, sum);
-            }
-        }
-        eddy_sph_candidates_free(&cand);
-        eddy_sph_candidates_free(&near);
-    }
-    return failed ? -1 : 0;
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
+    return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_pass_cell_, &d, NULL);
 }
 
 /* The one self-term convention of the toolkit: the gather includes the particle itself with weight

@@ -1,0 +1,183 @@
+/*
+ * eddy_sph/simd.h — the solvers' neighbour loops compiled for wider x86 vector ISAs, the path picked
+ * once at run time (issue 14).
+ *
+ * eddy builds for the SSE2 baseline of x86-64 (no -march), so one binary runs on every x86-64 CPU. The
+ * neighbour sums are long `omp simd` loops that GCC vectorizes 4 floats wide there; compiled for AVX2
+ * they run 8 wide, for AVX-512 16 wide (docs/performance.md has the figures). A solver writes each hot
+ * callback once, as an always-inline body (EDDY_SPH_SIMD_BODY), and EDDY_SPH_SIMD_CELL_CLONES /
+ * EDDY_SPH_SIMD_PARTICLE_CLONES define three wrappers of it, compiled with GCC's target attribute for
+ * the baseline, AVX2 and AVX-512: the body and the toolkit's inline math it calls (gather.h, kernels.h)
+ * are inlined into each wrapper and vectorized for that wrapper's ISA. The solver picks the wrapper
+ * with eddy_sph_simd_select once (at create) and hands it to eddy_sph_cell_pass or
+ * eddy_sph_particle_pass, which call it through their function pointer from inside the OpenMP loop.
+ * Why wrappers and not `target_clones`: the OpenMP loops are outlined into functions of their own,
+ * which do not inherit a clone's ISA, and the toolkit's passes are inline in the plugin, so the ISA
+ * must sit on the function the loop calls.
+ *
+ * The paths:
+ *   baseline  SSE2, the ISA the rest of eddy is built for; every x86-64 CPU (and every other CPU:
+ *             elsewhere this is the only path).
+ *   avx2      AVX2 with FMA, BMI1/2 (the vector part of x86-64-v3: Intel since 2013, AMD since 2015).
+ *   avx512    AVX-512 F/CD/BW/DQ/VL (x86-64-v4), 512-bit vectors.
+ * The default is avx2 where the CPU has it, else baseline: AVX-512 did not beat AVX2 for any solver
+ * on the CPU measured (an AMD EPYC, which runs 512-bit operations as two 256-bit halves; pbf's lists of
+ * ~30 neighbours ran slower; docs/performance.md), so it runs on request only. The environment
+ * variable EDDY_SIMD=baseline|avx2|avx512 chooses a path (a value the CPU cannot run is refused, not
+ * lowered), and `eddy --version` names the path.
+ *
+ * Results: no path contracts a * b + c into an FMA (eddy builds with -std=c17, which sets
+ * -ffp-contract=off, and the wrappers keep it), and sqrt and division are correctly rounded in every
+ * ISA, so a pair term is bit-identical on all paths. What differs is the summation order of the
+ * `omp simd` reductions: 4, 8 or 16 partial sums. Each path is bit-identical for any number of threads
+ * (the candidates come in the grid's fixed order); state hashes differ between paths, by rounding only
+ * (tests/simd compares them), so runs that must hash equal on different machines set the same
+ * EDDY_SIMD (baseline runs everywhere).
+ */
+#ifndef EDDY_SPH_SIMD_H
+#define EDDY_SPH_SIMD_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <eddy/error.h>
+
+#include "gather.h"
+#include "neighbors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum eddy_sph_simd {
+    EDDY_SPH_SIMD_BASELINE = 0,
+    EDDY_SPH_SIMD_AVX2 = 1,
+    EDDY_SPH_SIMD_AVX512 = 2,
+    EDDY_SPH_SIMD_COUNT = 3
+} eddy_sph_simd;
+
+/* The values of EDDY_SIMD, indexed by eddy_sph_simd. */
+static inline const char *eddy_sph_simd_name(eddy_sph_simd s)
+{
+    static const char *const names[EDDY_SPH_SIMD_COUNT] = {"baseline", "avx2", "avx512"};
+    return (unsigned)s < EDDY_SPH_SIMD_COUNT ? names[s] : "?";
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__CUDACC__)
+#define EDDY_SPH_SIMD_X86 1
+/* ISA extensions only, no arch=: a function compiled for another arch cannot inline the toolkit's
+ * (default-target) inline math; with the same arch GCC inlines any function whose ISA is a subset. */
+#define EDDY_SPH_TARGET_AVX2 __attribute__((target("avx2,fma,bmi,bmi2")))
+#define EDDY_SPH_TARGET_AVX512 \
+    __attribute__((target("avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx2,fma,bmi,bmi2")))
+#else
+#define EDDY_SPH_SIMD_X86 0
+#define EDDY_SPH_TARGET_AVX2
+#define EDDY_SPH_TARGET_AVX512
+#endif
+
+/* Whether this CPU (and its operating system, which must save the wider registers) runs path s. */
+static inline int eddy_sph_simd_cpu_has(eddy_sph_simd s)
+{
+    if (s == EDDY_SPH_SIMD_BASELINE) return 1;
+#if EDDY_SPH_SIMD_X86
+    __builtin_cpu_init();
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                     __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    if (s == EDDY_SPH_SIMD_AVX2) return avx2;
+    if (s == EDDY_SPH_SIMD_AVX512)
+        return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vl");
+#endif
+    return 0;
+}
+
+/* The widest path this CPU runs. */
+static inline eddy_sph_simd eddy_sph_simd_widest(void)
+{
+    eddy_sph_simd s = EDDY_SPH_SIMD_BASELINE;
+    for (int k = 1; k < EDDY_SPH_SIMD_COUNT; ++k)
+        if (eddy_sph_simd_cpu_has((eddy_sph_simd)k)) s = (eddy_sph_simd)k;
+    return s;
+}
+
+/* The default path: avx2 where the CPU runs it, else baseline (see the top of this file). */
+static inline eddy_sph_simd eddy_sph_simd_default(void)
+{
+    const eddy_sph_simd w = eddy_sph_simd_widest();
+    return w > EDDY_SPH_SIMD_AVX2 ? EDDY_SPH_SIMD_AVX2 : w;
+}
+
+/*
+ * The path to run: EDDY_SIMD's when set (and not empty), else eddy_sph_simd_default(). Returns EDDY_OK,
+ * or EDDY_ERR_INVALID_ARGUMENT for a value that is not a path's name or names a path this CPU lacks
+ * (refused rather than lowered: a user who sets it wants that path's hashes).
+ */
+static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
+{
+    const char *v = getenv("EDDY_SIMD");
+    *out = eddy_sph_simd_default();
+    if (!v || !*v) return EDDY_OK;
+    for (int k = 0; k < EDDY_SPH_SIMD_COUNT; ++k) {
+        if (strcmp(v, eddy_sph_simd_name((eddy_sph_simd)k)) != 0) continue;
+        if (!eddy_sph_simd_cpu_has((eddy_sph_simd)k))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "EDDY_SIMD: '%s' is not supported by this CPU (it runs baseline%s%s)", v,
+                                  eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX2) ? ", avx2" : "",
+                                  eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX512) ? ", avx512" : "");
+        *out = (eddy_sph_simd)k;
+        return EDDY_OK;
+    }
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "EDDY_SIMD: '%s' is not one of baseline, avx2, avx512 (unset: avx2 where the CPU runs it, else baseline)",
+                          v);
+}
+
+/* A hot callback's body: inlined into each path's wrapper, where it vectorizes for that ISA. */
+#define EDDY_SPH_SIMD_BODY static inline __attribute__((always_inline))
+
+/*
+ * For an eddy_sph_cell_fn body `name` (EDDY_SPH_SIMD_BODY): name_simd[EDDY_SPH_SIMD_COUNT], the
+ * callback of each path, to pass to eddy_sph_cell_pass as name_simd[path].
+ */
+#define EDDY_SPH_SIMD_CELL_CLONES(name)                                                                       \
+    static int name##_baseline(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,  \
+                               float *max)                                                                    \
+    {                                                                                                         \
+        return name(ctx, c, cand, near, max);                                                                 \
+    }                                                                                                         \
+    EDDY_SPH_TARGET_AVX2 static int name##_avx2(void *ctx, uint32_t c, eddy_sph_candidates *cand,             \
+                                                eddy_sph_candidates *near, float *max)                        \
+    {                                                                                                         \
+        return name(ctx, c, cand, near, max);                                                                 \
+    }                                                                                                         \
+    EDDY_SPH_TARGET_AVX512 static int name##_avx512(void *ctx, uint32_t c, eddy_sph_candidates *cand,         \
+                                                    eddy_sph_candidates *near, float *max)                    \
+    {                                                                                                         \
+        return name(ctx, c, cand, near, max);                                                                 \
+    }                                                                                                         \
+    static const eddy_sph_cell_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,           \
+                                                                      name##_avx512}
+
+/* The same for an eddy_sph_particle_fn body (eddy_sph_particle_pass). */
+#define EDDY_SPH_SIMD_PARTICLE_CLONES(name)                                                                   \
+    static void name##_baseline(void *ctx, uint32_t i, eddy_sph_list *list) { name(ctx, i, list); }          \
+    EDDY_SPH_TARGET_AVX2 static void name##_avx2(void *ctx, uint32_t i, eddy_sph_list *list)                 \
+    {                                                                                                         \
+        name(ctx, i, list);                                                                                   \
+    }                                                                                                         \
+    EDDY_SPH_TARGET_AVX512 static void name##_avx512(void *ctx, uint32_t i, eddy_sph_list *list)             \
+    {                                                                                                         \
+        name(ctx, i, list);                                                                                   \
+    }                                                                                                         \
+    static const eddy_sph_particle_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,       \
+                                                                          name##_avx512}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDDY_SPH_SIMD_H */
