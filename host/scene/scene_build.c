@@ -2,10 +2,11 @@
  * host/scene/scene_build.c — builds the world a scene describes: materials with the running solver's
  * values, container, colliders and fluid blocks in simulation units, and the grid over the domain.
  *
- * Depends on: scene_material_params.c, scene_components.c, scene_lattice.c, scene_world.c, the core's
- * world API.
+ * Depends on: scene_material_params.c, scene_components.c, scene_lattice.c, scene_fill.c, scene_world.c,
+ * the core's world API.
  */
 #include "scene_internal.h"
+#include "scene_fill.h"
 
 #include <math.h>
 
@@ -84,9 +85,40 @@ static int add_boundaries(const eddy_scene *scene, eddy_world *w, eddy_error *er
     return EDDY_OK;
 }
 
+/* The grid's domain in simulation units: the `domain` section, else the container widened (init_grid).
+ * Returns 0 when the scene has neither. */
+static int grid_bounds(const eddy_scene *scene, eddy_real lo[3], eddy_real hi[3])
+{
+    const eddy_real scale = scene->simulation_scale;
+    if (!scene_effective_domain(scene, lo, hi)) return 0;
+    for (int a = 0; a < 3; ++a) {
+        lo[a] *= scale;
+        hi[a] *= scale;
+    }
+    return 1;
+}
+
+/* The axis a piece (scene_fill.h) is cut along, from the layout the grid will have (kept in *layout to
+ * check against the grid's), or -1 for the whole fill: no piece, or a domain init_grid refuses (then
+ * with its own message). */
+static int piece_axis(const eddy_scene *scene, const eddy_scene_piece *pc, const eddy_world *w,
+                      eddy_grid_layout *layout)
+{
+    eddy_real lo[3], hi[3];
+    eddy_error ignored;
+    eddy_error_clear(&ignored);
+    if (!pc || !grid_bounds(scene, lo, hi) ||
+        eddy_grid_layout_init(layout, w->dimensions, lo, hi, scene->periodic, w->smoothing_radius, &ignored))
+        return -1;
+    const int axis = pc->axis(pc->user, layout);
+    return axis >= 0 && axis < w->dimensions ? axis : -1;
+}
+
 /* Fluid blocks, in block order, each in lattice order (x fastest), counted first with the spacings
- * the world derived, which the fill uses too. */
-static int fill_fluids(const eddy_scene *scene, eddy_world *w, eddy_error *err)
+ * the world derived, which the fill uses too. *total: the particles of the whole fill. With a piece
+ * (scene_fill.h) only its particles (*axis >= 0, the layout it was cut for in *layout). */
+static int fill_fluids(const eddy_scene *scene, eddy_world *w, size_t *total_out, int *axis,
+                       eddy_grid_layout *layout, eddy_error *err)
 {
     const char *file = scene_file(scene);
     const int d = scene->dimensions;
@@ -102,6 +134,10 @@ static int fill_fluids(const eddy_scene *scene, eddy_world *w, eddy_error *err)
                                   file, i, UINT32_MAX, at_least ? "at least " : "", counted);
     }
     const size_t total = (size_t)counted;
+    *total_out = total;
+    /* Several processes: each creates only the particles it will own (host/session/decomp_fill.c). */
+    if ((*axis = piece_axis(scene, scene_piece(), w, layout)) >= 0)
+        return scene_fill_piece(scene, scene_piece(), *axis, total, w, err);
     int rc;
     if ((rc = eddy_particles_reserve(&w->particles, total, err))) {
         eddy_error_prefix(err, "%s: ", file);
@@ -147,27 +183,24 @@ done:
     return rc;
 }
 
-/* The grid over the domain (simulation units), with the grid component's backend and parameters. */
+/* The grid over the domain (simulation units), with the grid component's backend and parameters;
+ * `particles`: the whole run's count (a piece's world holds fewer). */
 static int init_grid(const eddy_scene *scene, const eddy_scene_build *with,
-                     const eddy_grid_backend_vtable *backend, eddy_world *w, eddy_error *err)
+                     const eddy_grid_backend_vtable *backend, size_t particles, eddy_world *w, eddy_error *err)
 {
     const char *file = scene_file(scene);
     const eddy_real scale = scene->simulation_scale;
     eddy_real lo[3], hi[3];
-    if (!scene_effective_domain(scene, lo, hi))
+    if (!grid_bounds(scene, lo, hi))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the scene has neither a container nor a domain",
                               file);
-    for (int a = 0; a < 3; ++a) {
-        lo[a] *= scale;
-        hi[a] *= scale;
-    }
     /* The grid stores two 32-bit cell ranges per cell, also for empty cells: a domain far larger than
      * its fluid (a container 1e5 m tall at h = 3 cm, found by fuzzing) asked for 15 GB and was killed
      * rather than refused. The core allows up to 2^31 cells; the host allows what the particles can
      * use: 64 cells per particle, and at least 2^27 (1 GiB of ranges) for small scenes in large domains. */
     eddy_grid_layout layout;
     int rc = eddy_grid_layout_init(&layout, w->dimensions, lo, hi, scene->periodic, w->smoothing_radius, err);
-    const double max_cells = fmax(134217728.0, 64.0 * (double)w->particles.count);
+    const double max_cells = fmax(134217728.0, 64.0 * (double)particles);
     if (!rc && (double)layout.cell_count > max_cells)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "%s: domain: %g x %g x %g (world units) at smoothing_radius %g gives %zu grid cells "
@@ -177,13 +210,26 @@ static int init_grid(const eddy_scene *scene, const eddy_scene_build *with,
                               file, (double)((hi[0] - lo[0]) / scale), (double)((hi[1] - lo[1]) / scale),
                               w->dimensions == 3 ? (double)((hi[2] - lo[2]) / scale) : 0.0,
                               (double)(w->smoothing_radius / scale), layout.cell_count,
-                              8.0 * (double)layout.cell_count / 1e9, w->particles.count, max_cells);
+                              8.0 * (double)layout.cell_count / 1e9, particles, max_cells);
     if (!rc)
         rc = eddy_world_init_grid_with(w, lo, hi, scene->periodic, backend, with->grid_params, scene->out_of_domain,
                                        err);
     if (rc && with->grid) eddy_error_prefix(err, "%s: grid '%s': ", file, with->grid->id ? with->grid->id : "");
     else if (rc) eddy_error_prefix(err, "%s: ", file);
     return rc;
+}
+
+/* A piece was cut for the layout the grid was about to get; the grid must have got it. */
+static int same_domain(const eddy_scene *scene, const eddy_grid_layout *cut_for, const eddy_grid_layout *grid,
+                       eddy_error *err)
+{
+    for (int a = 0; a < 3; ++a)
+        if (cut_for->lo[a] != grid->lo[a] || cut_for->hi[a] != grid->hi[a] || cut_for->periodic[a] != grid->periodic[a])
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s: the grid's domain on axis %d is [%g, %g], the fill was cut for [%g, %g]",
+                                  scene_file(scene), a, (double)grid->lo[a], (double)grid->hi[a],
+                                  (double)cut_for->lo[a], (double)cut_for->hi[a]);
+    return EDDY_OK;
 }
 
 int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with, eddy_world **out,
@@ -214,9 +260,13 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
     w->smoothing_radius = scene->smoothing_radius;
     w->simulation_scale = scene->simulation_scale;
     for (int a = 0; a < 3; ++a) w->gravity[a] = a < d ? scene->gravity[a] : 0.0f;
+    size_t total = 0;
+    int axis = -1;
+    eddy_grid_layout cut_for;
     if ((rc = add_materials(scene, with, w, err)) || (rc = add_boundaries(scene, w, err)) ||
-        (rc = with->fill ? with->fill(with->fill_user, w, err) : fill_fluids(scene, w, err)) ||
-        (rc = init_grid(scene, with, backend, w, err))) {
+        (rc = with->fill ? with->fill(with->fill_user, w, err) : fill_fluids(scene, w, &total, &axis, &cut_for, err)) ||
+        (rc = init_grid(scene, with, backend, axis >= 0 ? total : w->particles.count, w, err)) ||
+        (rc = axis >= 0 ? same_domain(scene, &cut_for, &w->grid.layout, err) : EDDY_OK)) {
         eddy_world_destroy(w);
         return rc;
     }

@@ -19,6 +19,7 @@
  *   scene_components.c    component sections and registered ids
  *   scene_material_params.c  per-material parameters of the running solver
  *   scene_rescale.c       the bench rescale
+ *   scene_fill.c          a piece of the fluid fill (scene_fill.h: one process's particles only)
  *   scene_build.c         world building
  *   scene_sections.c      the helpers other host modules read their own sections with
  *
@@ -207,11 +208,32 @@ typedef struct lattice {
 int scene_lattice_setup(const eddy_scene *s, const eddy_scene_fluid *f, double particle_dist, lattice *L);
 /* Emits up to `max` points from lattice index *cursor on (x fastest); returns how many. */
 size_t scene_lattice_emit(const lattice *L, uint64_t *cursor, eddy_real *pos, size_t max);
+/* Lattice point (ix, iy, iz) as a particle stores it (eddy_real), and whether scene_lattice_emit emits
+ * it: the one arithmetic of the emit, for a fill that keeps only some points (scene_fill.c). */
+void scene_lattice_point(const lattice *L, uint64_t ix, uint64_t iy, uint64_t iz, eddy_real out[3]);
+int scene_lattice_keeps(const lattice *L, uint64_t ix, uint64_t iy, uint64_t iz);
+/* The stored coordinate along `axis` of every point of plane i (index i along that axis). */
+eddy_real scene_lattice_coord(const lattice *L, int axis, uint64_t i);
+/* counts[i] = the points emitted in plane i along `axis` (n[axis] entries): a product for a box, every
+ * point's test for a sphere. */
+void scene_lattice_plane_counts(const lattice *L, int axis, uint64_t *counts);
 /* particle_dist as eddy_world_add_material derives it (same float arithmetic). */
 eddy_real scene_material_dist(const eddy_material *m, eddy_real smoothing_radius, int dimensions);
 /* Particles of one fluid block at material spacing `dist`: exact, or with *at_least a lower bound
  * above the 2^32 cap. */
 double scene_fluid_count_at(const eddy_scene *s, const eddy_scene_fluid *f, double dist, int *at_least);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* A piece of the fill (scene_fill.c, scene_fill.h)                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+struct eddy_scene_piece;
+/* The piece eddy_scene_set_piece installed, or NULL. */
+const struct eddy_scene_piece *scene_piece(void);
+/* Fills w with the piece's particles of the scene's fluid blocks (`total` in the whole fill) across
+ * `axis`, with their whole-fill ids; then calls the piece's filled(). */
+int scene_fill_piece(const eddy_scene *scene, const struct eddy_scene_piece *piece, int axis, size_t total,
+                     eddy_world *w, eddy_error *err);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The sections (scene_world.c, scene_materials.c, scene_fluids.c, scene_colliders.c, scene_output.c) */

@@ -93,6 +93,47 @@ size_t scene_lattice_emit(const lattice *L, uint64_t *cursor, eddy_real *pos, si
     return k;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* One process's piece of the fill (scene_fill.c): the same points, visited plane by plane.          */
+
+void scene_lattice_point(const lattice *L, uint64_t ix, uint64_t iy, uint64_t iz, eddy_real out[3])
+{
+    double p[3];
+    lattice_point(L, ix, iy, iz, p);
+    for (int a = 0; a < 3; ++a) out[a] = (eddy_real)p[a];
+}
+
+int scene_lattice_keeps(const lattice *L, uint64_t ix, uint64_t iy, uint64_t iz)
+{
+    double p[3];
+    lattice_point(L, ix, iy, iz, p);
+    return lattice_inside(L, p);
+}
+
+eddy_real scene_lattice_coord(const lattice *L, int axis, uint64_t i)
+{
+    eddy_real p[3];
+    scene_lattice_point(L, axis == 0 ? i : 0, axis == 1 ? i : 0, axis == 2 ? i : 0, p);
+    return p[axis];
+}
+
+void scene_lattice_plane_counts(const lattice *L, int axis, uint64_t *counts)
+{
+    const uint64_t planes = L->n[axis];
+    if (!L->sphere) {
+        /* A box: every plane holds the product of the other two counts. */
+        const uint64_t per = L->n[0] * L->n[1] * L->n[2] / (planes ? planes : 1);
+        for (uint64_t i = 0; i < planes; ++i) counts[i] = per;
+        return;
+    }
+    /* A sphere: every point through scene_lattice_emit's own test, so the counts are the fill's. */
+    for (uint64_t i = 0; i < planes; ++i) counts[i] = 0;
+    for (uint64_t iz = 0; iz < L->n[2]; ++iz)
+        for (uint64_t iy = 0; iy < L->n[1]; ++iy)
+            for (uint64_t ix = 0; ix < L->n[0]; ++ix)
+                if (scene_lattice_keeps(L, ix, iy, iz)) counts[axis == 0 ? ix : axis == 1 ? iy : iz]++;
+}
+
 /* particle_dist as eddy_world_add_material derives it (same float arithmetic). */
 eddy_real scene_material_dist(const eddy_material *m, eddy_real smoothing_radius, int dimensions)
 {

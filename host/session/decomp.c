@@ -7,9 +7,9 @@
  * of those copies by id within a step.
  * When the owned counts drift apart (EDDY_REBALANCE, decomp.h) the slabs are cut again and the
  * particles migrate to their new owners. The gathers (hash, output, checkpoint pieces) are in
- * decomp_gather.c, sharing the decomposition and the particle record through decomp_internal.h. About
- * 1350 lines remain here, with the one-process stubs on the other side of one #ifdef; the next split
- * would take the halo update, the canonical order, the rebalancing and the SIGINT/SIGTERM agreement out.
+ * decomp_gather.c, the cuts and the rebalancing in decomp_balance.c, sharing the decomposition and the
+ * particle record through decomp_internal.h. The next split would take the halo update, the canonical
+ * order and the SIGINT/SIGTERM agreement out.
  */
 #include "decomp.h"
 #include "decomp_internal.h"
@@ -407,17 +407,6 @@ void eddy_decomp_detach(eddy_world *w)
     g_decomp = NULL;
 }
 
-/* The coordinate along the cut axis, in [lo, hi) on a periodic axis. */
-static double axis_coord(const decomp *d, double x)
-{
-    if (d->periodic && isfinite(x) && (x < d->lo || x >= d->hi)) {
-        double t = fmod(x - d->lo, d->period);
-        if (t < 0) t += d->period;
-        x = d->lo + t;
-    }
-    return x;
-}
-
 static int owner_of(const decomp *d, double x)
 {
     if (!isfinite(x)) return d->rank; /* the explosion guard reports it where it is */
@@ -434,11 +423,6 @@ static int in_reach(const decomp *d, int r, double x)
     const double a = d->cut[r] - d->reach, b = d->cut[r + 1] + d->reach;
     if (x >= a && x < b) return 1;
     return d->periodic && ((x + d->period >= a && x + d->period < b) || (x - d->period >= a && x - d->period < b));
-}
-
-static const eddy_real *coord_array(const eddy_particles *p, int axis)
-{
-    return axis == 0 ? p->x : axis == 1 ? p->y : p->z;
 }
 
 /* Record of one particle: id, material, every component of every field. */
@@ -1056,173 +1040,19 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
     return EDDY_OK;
 }
 
-static int by_double(const void *a, const void *b)
+/* For decomp_balance.c (decomp_internal.h). */
+int decomp_migrate(decomp *d, eddy_error *err)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return migrate(d, err);
 }
-
-/* The first index of the sorted v[0..k) whose value is not below x. */
-static size_t lower_bound(const double *v, size_t k, double x)
+decomp_mpi_clock decomp_mpi_begin(void)
 {
-    size_t a = 0, b = k;
-    while (a < b) {
-        const size_t m = a + (b - a) / 2;
-        if (v[m] < x) a = m + 1;
-        else b = m;
-    }
-    return a;
+    return (decomp_mpi_clock){eddy_time_ms(), cpu_ms()};
 }
-
-/*
- * Interior cuts cut[1..size-1] of the sorted coordinates v[0..k) at the particle-count quantiles:
- * cut r at the coordinate of particle k r / size, moved to the nearer end of its run of equal
- * coordinates (a lattice column, which one slab owns whole since a slab is [cut[r], cut[r + 1])).
- * Returns the imbalance these cuts give, largest count / mean - 1.
- */
-static double quantile_cuts(const decomp *d, const double *v, size_t k, double *cut)
+void decomp_mpi_end(decomp_mpi_clock c)
 {
-    size_t first = 0, largest = 0;
-    for (int r = 1; r <= d->size; ++r) {
-        size_t at = k;
-        if (r < d->size && k == 0) {
-            cut[r] = d->lo + (d->hi - d->lo) * r / d->size;
-        } else if (r < d->size) {
-            const size_t j = k * (size_t)r / (size_t)d->size;
-            const size_t lo = lower_bound(v, k, v[j]), hi = lower_bound(v, k, nextafter(v[j], INFINITY));
-            at = hi < k && hi - j < j - lo ? hi : lo;
-            cut[r] = v[at];
-        }
-        if (at - first > largest) largest = at - first;
-        first = at;
-    }
-    return k ? (double)largest * d->size / (double)k - 1.0 : 0.0;
-}
-
-/* Cuts at the particle-count quantiles of the coordinate along the longest axis (rank 0's, sent to
- * all: every process built the same scene). */
-static int make_cuts(decomp *d, eddy_error *err)
-{
-    const eddy_particles *p = &d->w->particles;
-    const eddy_real *xa = coord_array(p, d->axis);
-    const size_t n = p->count;
-    d->cut[0] = d->periodic ? d->lo : -INFINITY;
-    d->cut[d->size] = d->periodic ? d->hi : INFINITY;
-    if (d->rank == 0) {
-        double *v = malloc(sizeof(double) * (n ? n : 1));
-        if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        size_t k = 0;
-        for (size_t i = 0; i < n; ++i)
-            if (isfinite(xa[i])) v[k++] = axis_coord(d, xa[i]);
-        qsort(v, k, sizeof *v, by_double);
-        d->floor = quantile_cuts(d, v, k, d->cut);
-        free(v);
-    }
-    MPI_Bcast(d->cut + 1, d->size - 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&d->floor, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    return EDDY_OK;
-}
-
-/*
- * After a migration: the imbalance of the owned counts, and new cuts when it
- * exceeds threshold + floor (decomp.h). Every process takes the same decision from the same
- * allgathered counts; rank 0 cuts the gathered coordinates and sends the cuts with the imbalance they
- * give, applied only when lower than the present one. Collective.
- */
-static int balance(decomp *d, eddy_error *err)
-{
-    const eddy_particles *p = &d->w->particles;
-    const int size = d->size;
-    long long mine = (long long)(p->count - p->halo_count), total = 0, largest = 0;
-    long long *count = malloc(sizeof(long long) * (size_t)size);
-    if (!count) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    TIMED_MPI(TALLY_REDUCE(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD)));
-    for (int r = 0; r < size; ++r) {
-        total += count[r];
-        if (count[r] > largest) largest = count[r];
-    }
-    d->imbalance = total ? (double)largest * size / (double)total - 1.0 : 0.0;
-    if (!(d->imbalance > d->threshold + d->floor)) {
-        d->imbalance_sum += d->imbalance;
-        d->checks++;
-        free(count);
-        return EDDY_OK;
-    }
-    if (total > INT32_MAX) {
-        free(count);
-        return decomp_too_big((size_t)total * sizeof(double), err);
-    }
-    const double t0 = MPI_Wtime();
-    double *v = malloc(sizeof(double) * (size_t)(d->rank == 0 ? total + 1 : mine + 1));
-    int *rcount = malloc(sizeof(int) * (size_t)size), *rdispl = malloc(sizeof(int) * (size_t)size);
-    double *msg = malloc(sizeof(double) * (size_t)size); /* the imbalance of the new cuts, then the cuts */
-    /* Every process learns whether all could allocate, so that none waits in the gather alone. */
-    int ok = v && rcount && rdispl && msg, all = 0;
-    TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)));
-    int rc = EDDY_OK;
-    if (!all) {
-        rc = ok ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: another process ran out of memory")
-                : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: out of memory for %lld coordinates",
-                                 d->rank == 0 ? total : mine);
-        goto done;
-    }
-    const eddy_real *xa = coord_array(p, d->axis);
-    for (size_t i = 0, k = 0; i < p->count; ++i) /* rank 0's in place at 0 */
-        if (!(p->flags[i] & EDDY_PARTICLE_HALO)) v[k++] = axis_coord(d, xa[i]);
-    for (int r = 0, at = 0; r < size; at += (int)count[r++]) {
-        rcount[r] = (int)count[r];
-        rdispl[r] = at;
-    }
-    TIMED_MPI(MPI_Gatherv(d->rank == 0 ? MPI_IN_PLACE : v, (int)mine, MPI_DOUBLE, v, rcount, rdispl, MPI_DOUBLE, 0,
-                          MPI_COMM_WORLD));
-    if (d->rank == 0) {
-        qsort(v, (size_t)total, sizeof *v, by_double);
-        msg[0] = quantile_cuts(d, v, (size_t)total, msg); /* msg[1..size-1]: the interior cuts */
-    }
-    TIMED_MPI(MPI_Bcast(msg, size, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-    const double achieved = msg[0];
-    d->floor = achieved;
-    if (achieved < d->imbalance) {
-        memcpy(d->cut + 1, msg + 1, sizeof(double) * (size_t)(size - 1));
-        d->imbalance = achieved;
-        d->rebalances++;
-        rc = migrate(d, err);
-    }
-    d->imbalance_sum += d->imbalance;
-    d->checks++;
-    d->rebalance_s += MPI_Wtime() - t0;
-done:
-    free(msg);
-    free(rdispl);
-    free(rcount);
-    free(v);
-    free(count);
-    return rc;
-}
-
-/*
- * The rebalancing threshold of this run (decomp.h): EDDY_REBALANCE, a number >= 0 or "off"
- * (INFINITY), EDDY_DECOMP_REBALANCE_DEFAULT when unset. Every process reads its own environment (a
- * bad value is refused where it is read); rank 0's is then taken by all, so every decision agrees.
- */
-static int rebalance_threshold(double *out, eddy_error *err)
-{
-    const char *v = getenv("EDDY_REBALANCE");
-    double t = EDDY_DECOMP_REBALANCE_DEFAULT;
-    if (v && strcmp(v, "off") == 0) {
-        t = INFINITY;
-    } else if (v) {
-        char *end = NULL;
-        t = strtod(v, &end);
-        if (end == v || *end || !(t >= 0))
-            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "environment variable EDDY_REBALANCE: expected a number >= 0 (the imbalance, "
-                                  "largest owned particle count / mean - 1, above which the slabs are cut "
-                                  "again) or 'off', got '%.40s'", v);
-    }
-    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    *out = t;
-    return EDDY_OK;
+    g_timing.mpi_ms += eddy_time_ms() - c.wall0;
+    g_mpi_cpu_ms += cpu_ms() - c.cpu0;
 }
 
 /* Why a solver of this project is not decomposable (docs/mpi.md); a plugin's own says nothing more. */
@@ -1243,11 +1073,16 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                               "solver '%s' cannot run on %d processes: %s (it does not declare "
                               "EDDY_COMPONENT_DECOMPOSABLE, docs/mpi.md); run it as one process",
                               solver->id, size, not_decomposable_reason(solver->id));
+    /* [fill] A world filled with this process's particles only (decomp_fill.c): its cuts, taken as a
+     * resume's (rebalances 0, the imbalance they give as floor). */
+    const int filled = resuming ? 0 : eddy_decomp_fill_take(w);
+    if (filled < 0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (filled) resuming = 1;
     /* Resuming without the cuts of a run on as many processes (eddy_decomp_resume_cuts): every process
      * holds every particle of the checkpoint, split afresh as a new run's. */
     if (resuming && g_resume_cut_count != size - 1) resuming = 0;
     double threshold = INFINITY;
-    int rc = rebalance_threshold(&threshold, err);
+    int rc = decomp_rebalance_threshold(&threshold, err);
     if (rc) return rc;
     if (g_decomp) eddy_decomp_detach(g_decomp->w);
     decomp *d = calloc(1, sizeof *d);
@@ -1297,6 +1132,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
         memcpy(d->cut + 1, g_resume_cut, sizeof(double) * (size_t)(size - 1));
         d->rebalances = g_resume_rebalances;
         d->floor = g_resume_floor;
+        if (filled) d->imbalance = d->floor; /* [fill] as a new run's */
         const eddy_particles *p = &w->particles;
         const eddy_real *xa = coord_array(p, d->axis);
         for (size_t i = 0; !rc && i < p->count; ++i)
@@ -1305,7 +1141,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                                     "checkpoint piece %d holds particle id %" PRIu64 " outside its slab", d->rank,
                                     p->id[i]);
     } else {
-        rc = make_cuts(d, err);
+        rc = decomp_make_cuts(d, err);
         d->imbalance = d->floor;
     }
     if (!rc && !resuming) {
@@ -1354,7 +1190,7 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
     int rc = migrate(d, err);
     if (!rc) {
         const phase_clock t0 = phase_begin();
-        rc = balance(d, err);
+        rc = decomp_balance(d, err);
         g_timing.balance_ms += phase_end(t0);
     }
     return rc ? rc : update_halos(d, err);

@@ -53,12 +53,13 @@ int eddy_decomp_exchange(eddy_world *w, eddy_error *err);
 /*
  * Rebalancing (docs/mpi.md). After every migration the processes compare their owned particle counts
  * (one MPI_Allgather, so every process takes the same decision); once the imbalance, largest count /
- * mean - 1, exceeds `threshold` over `floor`, rank 0 gathers every owned coordinate along the cut axis,
- * cuts it again at the count quantiles and all migrate. `floor` is the imbalance those cuts achieve:
- * particles on one coordinate (a lattice column) go to one slab whole, so it need not be 0, and cuts
- * that would not lower the imbalance are not applied (the floor then rises to what they would give).
- * The threshold is the environment variable EDDY_REBALANCE (a number >= 0, or "off"), rank 0's value
- * for all; EDDY_DECOMP_REBALANCE_DEFAULT without it.
+ * mean - 1, exceeds `threshold` over `floor`, the processes select new cuts together at the count
+ * quantiles (decomp_balance.c: no process gathers another's coordinates) and all migrate. `floor` is
+ * the imbalance those cuts achieve: particles on one coordinate (a lattice column) go to one slab
+ * whole, so it need not be 0, and cuts that would not lower the imbalance are not applied (the floor
+ * then rises to what they would give; it halves every 10 checks without new cuts). The threshold is
+ * the environment variable EDDY_REBALANCE (a number >= 0, or "off"), which rank 0 reads and checks for
+ * all; EDDY_DECOMP_REBALANCE_DEFAULT without it.
  */
 #define EDDY_DECOMP_REBALANCE_DEFAULT 0.05
 typedef struct eddy_decomp_balance {
@@ -125,5 +126,37 @@ void eddy_decomp_set_stop_flag(volatile sig_atomic_t *flag);
 
 /* True when the world is split over several processes. */
 int eddy_decomp_active(const eddy_world *w);
+
+/*
+ * Each process creates only its particles (decomp_fill.c, docs/mpi.md). eddy_decomp_fill_begin, before a
+ * new run's world is built (session.c; never for a resume): on several processes it has the scene's
+ * fill (host/scene/scene_fill.h) cut the slabs as eddy_decomp_attach would from every particle (the
+ * longest axis of the grid, the count quantiles with the same rule, from the lattice planes as
+ * (coordinate, count) pairs) and create only this process's particles with their whole-run ids; the
+ * attach then takes those cuts (eddy_decomp_fill_take) as a resume's, with rebalances 0 and the
+ * imbalance they give as floor. The environment variable EDDY_DECOMP_FILL = "whole" keeps the earlier
+ * way (every process builds every particle, the attach keeps its slab), for comparisons; any value but
+ * "whole" or "pieces" is refused. eddy_decomp_fill_end after the world is open (or failed) forgets it.
+ */
+int eddy_decomp_fill_begin(eddy_error *err);
+void eddy_decomp_fill_end(void);
+/* In eddy_decomp_attach: 1 when `w` was filled as this process's piece, whose cuts are then the next
+ * resuming attach's (eddy_decomp_resume_cuts; -1: out of memory); 0 otherwise. */
+int eddy_decomp_fill_take(const eddy_world *w);
+/* This process's peak resident memory in MiB since it started (VmHWM of /proc/self/status, the figure
+ * the fill shrinks; eddy bench prints the largest over the processes); NAN where it cannot be read. */
+double eddy_decomp_peak_mib(void);
+/* What the fills of this process created: particles, and worlds filled as pieces (tests, EDDY_LOG=debug). */
+void eddy_decomp_fill_counts(unsigned long long *particles, unsigned long long *pieces);
+
+/*
+ * The count-quantile cuts of sorted distinct coordinates v[0..m) with multiplicities c[0..m): exactly
+ * the cuts decomp.c's quantile_cuts gives for the k = sum c coordinates written out (cut r at the
+ * coordinate of particle k r / size, moved to the nearer end of its run of equal coordinates; with
+ * k = 0 the cuts split [lo, hi] evenly). Writes cut[1..size-1]; returns the imbalance they give,
+ * largest count / mean - 1.
+ */
+double eddy_decomp_quantile_pairs(const double *v, const uint64_t *c, size_t m, int size, double lo, double hi,
+                                  double *cut);
 
 #endif /* EDDY_HOST_DECOMP_H */

@@ -1,7 +1,8 @@
 /*
  * host/session/decomp_internal.h — what decomp.c (the slabs, halos, migration and exchange) shares
- * with decomp_gather.c (the gathers for output, the hash and the checkpoint pieces): the one
- * decomposition of this process and the particle record both send. MPI builds only.
+ * with decomp_gather.c (the gathers for output, the hash and the checkpoint pieces) and
+ * decomp_balance.c (the cuts and the rebalancing): the one decomposition of this process, the
+ * particle record both send, the coordinate along the cut axis. MPI builds only.
  */
 #ifndef EDDY_HOST_DECOMP_INTERNAL_H
 #define EDDY_HOST_DECOMP_INTERNAL_H
@@ -9,6 +10,8 @@
 #ifdef EDDY_HAVE_MPI
 
 #include <eddy/eddy.h>
+
+#include <math.h>
 
 typedef struct decomp {
     eddy_world *w;
@@ -44,6 +47,56 @@ typedef struct decomp {
 
 /* The decomposition of `w`, or NULL (one process, or another world). */
 decomp *decomp_of(const eddy_world *w);
+
+/* The coordinate along the cut axis, in [lo, hi) on a periodic axis. */
+static inline double axis_coord(const decomp *d, double x)
+{
+    if (d->periodic && isfinite(x) && (x < d->lo || x >= d->hi)) {
+        double t = fmod(x - d->lo, d->period);
+        if (t < 0) t += d->period;
+        x = d->lo + t;
+    }
+    return x;
+}
+static inline const eddy_real *coord_array(const eddy_particles *p, int axis)
+{
+    return axis == 0 ? p->x : axis == 1 ? p->y : p->z;
+}
+
+/* decomp.c: particles outside this process's slab go to their owners (collective). */
+int decomp_migrate(decomp *d, eddy_error *err);
+/* decomp.c: an MPI call of the exchange timed into eddy_decomp_timing's mpi_ms (DECOMP_TIMED_MPI). */
+typedef struct decomp_mpi_clock {
+    double wall0, cpu0;
+} decomp_mpi_clock;
+decomp_mpi_clock decomp_mpi_begin(void);
+void decomp_mpi_end(decomp_mpi_clock c);
+#define DECOMP_TIMED_MPI(call)                              \
+    do {                                                    \
+        const decomp_mpi_clock c_mpi_ = decomp_mpi_begin(); \
+        call;                                               \
+        decomp_mpi_end(c_mpi_);                             \
+    } while (0)
+
+/* decomp_balance.c: the slab cuts and rebalancing (docs/mpi.md, "Rebalancing"). */
+/* The first cuts at attach, from every particle every process holds; sets d->floor (collective). */
+int decomp_make_cuts(decomp *d, eddy_error *err);
+/* After a migration: the imbalance, and new cuts with their migration when due (collective). */
+int decomp_balance(decomp *d, eddy_error *err);
+/* EDDY_REBALANCE as rank 0 reads it, for every process (collective). */
+int decomp_rebalance_threshold(double *out, eddy_error *err);
+/* The reference cut rule on every coordinate, sorted, in one place: interior cuts cut[1..size-1] at the
+ * coordinate of particle k r / size, moved to the nearer end of its run of equal coordinates (spread
+ * evenly over [lo, hi] when k = 0); returns the imbalance they give, largest count / mean - 1.
+ * tests/mpi/cuts_select.c checks decomp_select_cuts against it. */
+double decomp_quantile_cuts(int size, double lo, double hi, const double *v, size_t k, double *cut);
+/* A key per coordinate whose unsigned order is the coordinates' (-0 as +0). */
+uint64_t decomp_cut_key(double x);
+/* Collective over MPI_COMM_WORLD (size processes): the cuts and imbalance decomp_quantile_cuts gives for
+ * every process's coordinates together, each process passing its keys (decomp_cut_key; sorted here in
+ * place). keys NULL: this process ran out of memory, which every process then reports. */
+int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n, double *cut, double *imbalance,
+                       eddy_error *err);
 /* One particle as sent: id, material, every component of every field (decomp_record_size bytes). */
 size_t decomp_record_size(const eddy_particles *p);
 void decomp_pack(const eddy_particles *p, size_t i, unsigned char *out);

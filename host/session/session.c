@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decomp.h"
 #include "frame.h"
 #include "services.h"
 
@@ -100,7 +101,17 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     eddy_sim_options so = {NULL, NULL, o->particle_target, o->registry, o->threads};
-    if ((rc = ck ? eddy_checkpoint_open_sim(ck, scene, &so, &s->sim, err) : eddy_sim_open(scene, &so, &s->sim, err))) {
+    /* A new run on several processes creates only this process's particles (decomp.h); a resume reads
+     * its pieces as before. */
+    if (ck) {
+        rc = eddy_checkpoint_open_sim(ck, scene, &so, &s->sim, err);
+    } else if (!(rc = eddy_decomp_fill_begin(err))) {
+        rc = eddy_sim_open(scene, &so, &s->sim, err);
+    } else {
+        eddy_scene_free(scene);
+    }
+    eddy_decomp_fill_end();
+    if (rc) {
         free(s);
         return rc;
     }
