@@ -55,11 +55,78 @@ static void append_message(eddy_error *err, const char *fmt, ...)
 }
 
 
+/* Whether the outputs of a frame need every particle on one process (docs/mpi.md): a writer other
+ * than "vtk" (whose pieces each process writes), rendered frames, or a probe that is not a sum over
+ * particles. Decided at the first frame, alike on every process (rank 0 alone holds the renderer). */
+static int outputs_need_whole(run_ctx *c)
+{
+    if (!c->outputs_gather) {
+        const eddy_scene *s = &c->sim->scene;
+        int need = c->ren != NULL || !eddy_probes_reducible(c->probes);
+        for (size_t i = 0; i < s->format_count; ++i) need |= strcmp(s->formats[i], "vtk") != 0;
+        c->outputs_gather = eddy_decomp_all_ok(!need) ? 2 : 1;
+    }
+    return c->outputs_gather == 1;
+}
+
+/* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
+ * diagnostics and probes of its owned particles as exact partial sums (host/observe/exact_sum.h); one
+ * integer sum and one maximum over the processes combine them (which also waits for every piece), and
+ * rank 0 writes the .pvtp naming the pieces, the diagnostics row and the probes row: bit for bit one
+ * process's, with no process ever holding another's particles. */
+static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error *err)
+{
+    eddy_world *w = c->sim->world;
+    int rc = eddy_output_write_piece(c->out, frame, err);
+    if (rc) return rc; /* this process's error stops every process (main.c) */
+    const size_t nd = EDDY_DIAGNOSTICS_SUM_WORDS, np = eddy_probes_sum_words(c->probes);
+    int64_t *sums = calloc(nd + np + 1, sizeof *sums);
+    if (!sums) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    eddy_diagnostics_partial part;
+    double maxima[EDDY_DIAGNOSTICS_MAX_VALUES] = {0};
+    rc = eddy_diagnostics_partial_of_frame(frame, &part, err);
+    if (!rc) {
+        eddy_diagnostics_pack(&part, sums, maxima);
+        rc = eddy_probes_measure_partial(c->probes, frame, sums + nd, err);
+    }
+    if (rc) {
+        /* A failed partial still takes part (with nothing), so that no process waits forever; the
+         * flag keeps rank 0 from writing rows that lack it. */
+        memset(sums, 0, (nd + np) * sizeof *sums);
+        memset(maxima, 0, sizeof maxima);
+        sums[nd + np] = 1;
+    }
+    eddy_error rerr;
+    int rr = eddy_decomp_sum_int64(w, sums, nd + np + 1, &rerr);
+    if (!rr) rr = eddy_world_reduce(w, EDDY_REDUCE_MAX, maxima, EDDY_DIAGNOSTICS_MAX_VALUES, &rerr);
+    if (!rc && rr) {
+        *err = rerr;
+        rc = rr;
+    }
+    if (rc || sums[nd + np]) { /* another process's error stops the run from there */
+        free(sums);
+        return rc;
+    }
+    eddy_diagnostics_unpack(&part, sums, maxima);
+    eddy_diagnostics d;
+    eddy_diagnostics_finish(&part, &d);
+    if (!(rc = eddy_output_write_frame(c->out, frame, err)) &&
+        !(rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)) &&
+        c->probes_csv) {
+        eddy_probes_finish(c->probes, sums + nd, c->probe_values);
+        eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
+        rc = eddy_output_flush_table(c->out, err);
+    }
+    free(sums);
+    return rc;
+}
+
 /* One output frame: the one snapshot (frame.h: the host copy synced, the ids sorted once) handed to
  * the writers, the renderer, the diagnostics and the probes. On several processes (docs/mpi.md)
- * every process writes its VTK piece, then the owned particles are gathered to rank 0, which writes
- * everything else from them as one process would (the same sums in the same id order: diagnostics
- * and probes bit for bit those of one process). */
+ * every process writes its VTK piece; then either the diagnostics and probes are reduced over the
+ * processes (write_outputs_reduced), or, where an output needs every particle, the owned particles are
+ * gathered to rank 0, which writes everything else from them as one process would. Either way the
+ * sums are exact until one rounding: diagnostics and probes are bit for bit those of one process. */
 static int write_outputs(run_ctx *c, int index, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
@@ -67,6 +134,11 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
     int rc = eddy_frame_take(w, (uint64_t)index, &frame, err);
     if (rc) return rc;
     eddy_world *whole = w;
+    if (eddy_decomp_active(w) && !outputs_need_whole(c)) {
+        rc = write_outputs_reduced(c, &frame, err);
+        eddy_frame_release(&frame);
+        return rc;
+    }
     if (eddy_decomp_active(w)) {
         eddy_frame local = frame;
         /* The gather is collective: a process whose piece failed stops every process (main.c). */
@@ -113,8 +185,8 @@ int run_open_renderer(run_ctx *c, eddy_error *err)
 /* The scene's probes, measured at every output frame into DIR/probes.csv (host/observe/probes.h). */
 int run_open_probes(run_ctx *c, eddy_error *err)
 {
-    /* Several processes: rank 0 measures the gathered particles (write_outputs). */
-    if (eddy_decomp_rank() != 0) return EDDY_OK;
+    /* Several processes: every process opens the probes (it measures its part where they are sums,
+     * write_outputs_reduced); rank 0 alone writes DIR/probes.csv (eddy_output_open_table). */
     int rc = eddy_probes_parse(&c->sim->scene, c->sim->registry, &c->probes, err);
     if (!rc) rc = eddy_probes_open(c->probes, c->sim->world, c->sim->host, err);
     size_t n = eddy_probes_count(c->probes);

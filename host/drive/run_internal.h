@@ -37,6 +37,7 @@ typedef struct run_ctx {
     eddy_probes *probes;      /* the scene's probes; DIR/probes.csv when there are any */
     FILE *probes_csv;         /* owned by out */
     double *probe_values;
+    int outputs_gather;       /* several processes: 0 undecided, 1 outputs gather every particle, 2 reduced */
     eddy_progress bar;        /* progress of this invocation: from where it started */
     long long first_step;
     double first_time;

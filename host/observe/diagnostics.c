@@ -5,18 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int eddy_diagnostics_of_frame(const eddy_frame *frame, eddy_diagnostics *d, eddy_error *err)
+int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_partial *d, eddy_error *err)
 {
     memset(d, 0, sizeof *d);
+    eddy_xsum *const sums[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
+                               &d->density_error};
+    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; ++k) eddy_xsum_init(sums[k]);
     const eddy_world *w = frame->world;
     const eddy_particles *p = &w->particles;
     const uint32_t *order = frame->order;
     const size_t n = frame->count;
-    d->particles = n;
-    if (n == 0) return EDDY_OK;
-
-    double ke = 0.0, px = 0.0, py = 0.0, pz = 0.0, mass = 0.0, err_sum = 0.0, err_max = 0.0;
-    double vmax2 = 0.0;
+    d->particles = (int64_t)n;
+    double err_max = 0.0, vmax2 = 0.0;
     for (size_t k = 0; k < n; ++k) {
         size_t i = order[k];
         uint32_t m = p->material[i];
@@ -29,27 +29,69 @@ int eddy_diagnostics_of_frame(const eddy_frame *frame, eddy_diagnostics *d, eddy
         double rho0 = w->materials[m].rest_density;
         double vx = p->vx[i], vy = p->vy[i], vz = p->vz[i];
         double v2 = vx * vx + vy * vy + vz * vz;
-        ke += 0.5 * mi * v2;
-        px += mi * vx;
-        py += mi * vy;
-        pz += mi * vz;
-        mass += mi;
+        eddy_xsum_add(&d->kinetic_energy, 0.5 * mi * v2);
+        eddy_xsum_add(&d->momentum[0], mi * vx);
+        eddy_xsum_add(&d->momentum[1], mi * vy);
+        eddy_xsum_add(&d->momentum[2], mi * vz);
+        eddy_xsum_add(&d->mass, mi);
         double e = fabs((double)p->density[i] / rho0 - 1.0);
-        err_sum += e;
-        /* A NaN, once seen, sticks: a blown-up run must not report a finite maximum (fmax would
-         * quietly drop the NaN). !(a <= b) is true for a NaN a. */
-        if (!isnan(err_max) && !(e <= err_max)) err_max = e;
-        if (!isnan(vmax2) && !(v2 <= vmax2)) vmax2 = v2;
+        eddy_xsum_add(&d->density_error, e);
+        /* NaNs are counted apart, so that the maxima combine over processes with a plain MPI_MAX (whose
+         * treatment of NaN is unspecified) and a blown-up run still reports NaN (fmax would drop it). */
+        if (isnan(e)) d->nan_density_error++;
+        else if (e > err_max) err_max = e;
+        if (isnan(v2)) d->nan_speed2++;
+        else if (v2 > vmax2) vmax2 = v2;
     }
-    d->kinetic_energy = ke;
-    d->momentum[0] = px;
-    d->momentum[1] = py;
-    d->momentum[2] = pz;
-    d->mass = mass;
-    d->density_error_mean = err_sum / (double)n;
     d->density_error_max = err_max;
-    d->max_speed = sqrt(vmax2);
+    d->speed2_max = vmax2;
     return EDDY_OK;
+}
+
+void eddy_diagnostics_pack(const eddy_diagnostics_partial *d, int64_t *sums, double *maxima)
+{
+    const eddy_xsum *const s[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
+                                  &d->density_error};
+    for (size_t k = 0; k < 6; ++k) eddy_xsum_pack(s[k], sums + k * EDDY_XSUM_WORDS);
+    sums[6 * EDDY_XSUM_WORDS] = d->nan_density_error;
+    sums[6 * EDDY_XSUM_WORDS + 1] = d->nan_speed2;
+    sums[6 * EDDY_XSUM_WORDS + 2] = d->particles;
+    maxima[0] = d->density_error_max;
+    maxima[1] = d->speed2_max;
+}
+
+void eddy_diagnostics_unpack(eddy_diagnostics_partial *d, const int64_t *sums, const double *maxima)
+{
+    eddy_xsum *const s[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
+                            &d->density_error};
+    for (size_t k = 0; k < 6; ++k) eddy_xsum_unpack(s[k], sums + k * EDDY_XSUM_WORDS);
+    d->nan_density_error = sums[6 * EDDY_XSUM_WORDS];
+    d->nan_speed2 = sums[6 * EDDY_XSUM_WORDS + 1];
+    d->particles = sums[6 * EDDY_XSUM_WORDS + 2];
+    d->density_error_max = maxima[0];
+    d->speed2_max = maxima[1];
+}
+
+void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics *d)
+{
+    memset(d, 0, sizeof *d);
+    d->particles = (size_t)p->particles;
+    if (p->particles == 0) return;
+    d->kinetic_energy = eddy_xsum_round(&p->kinetic_energy);
+    for (int a = 0; a < 3; ++a) d->momentum[a] = eddy_xsum_round(&p->momentum[a]);
+    d->mass = eddy_xsum_round(&p->mass);
+    d->density_error_mean = eddy_xsum_round(&p->density_error) / (double)p->particles;
+    d->density_error_max = p->nan_density_error ? NAN : p->density_error_max;
+    d->max_speed = p->nan_speed2 ? NAN : sqrt(p->speed2_max);
+}
+
+int eddy_diagnostics_of_frame(const eddy_frame *frame, eddy_diagnostics *d, eddy_error *err)
+{
+    eddy_diagnostics_partial p;
+    memset(d, 0, sizeof *d);
+    int rc = eddy_diagnostics_partial_of_frame(frame, &p, err);
+    if (!rc) eddy_diagnostics_finish(&p, d);
+    return rc;
 }
 
 int eddy_diagnostics_compute(const eddy_world *w, eddy_diagnostics *d, eddy_error *err)

@@ -6,15 +6,19 @@
  * Units: simulation units throughout (lengths are not divided by the simulation scale), so that the
  * numbers mean the same thing to every solver and need no scene to interpret.
  *
- * Determinism: sums run in double, in increasing particle id order, so the result depends only on the
- * particle state and not on how the grid happened to sort the arrays (the same state gives bit-identical
- * diagnostics with any grid backend or thread count).
+ * Determinism: the sums are exact until one final rounding (exact_sum.h), so they depend on the set of
+ * particles only: not on how the grid sorted the arrays, nor on how a run on several processes split
+ * them (docs/mpi.md). There each process takes the partial of its owned particles
+ * (eddy_diagnostics_partial_of_frame), the packed partials are summed as integers and their maxima
+ * combined (eddy_diagnostics_pack / _unpack), and eddy_diagnostics_finish gives every process the
+ * numbers one process computes for the same state, bit for bit.
  */
 #ifndef EDDY_HOST_DIAGNOSTICS_H
 #define EDDY_HOST_DIAGNOSTICS_H
 
 #include <eddy/eddy.h>
 
+#include "exact_sum.h"
 #include "frame.h"
 
 typedef struct eddy_diagnostics {
@@ -27,8 +31,30 @@ typedef struct eddy_diagnostics {
     size_t particles;          /* owned particle count */
 } eddy_diagnostics;
 
+/* The part of the diagnostics over some particles: exact sums and maxima. */
+typedef struct eddy_diagnostics_partial {
+    eddy_xsum kinetic_energy, momentum[3], mass, density_error;
+    double density_error_max, speed2_max; /* over the terms that are not NaN (0 with none) */
+    int64_t nan_density_error, nan_speed2; /* terms that are NaN */
+    int64_t particles;
+} eddy_diagnostics_partial;
+
+/* The packed form: integers that add up over processes (an integer MPI_SUM), then maxima (MPI_MAX). */
+#define EDDY_DIAGNOSTICS_SUM_WORDS (6 * EDDY_XSUM_WORDS + 3)
+#define EDDY_DIAGNOSTICS_MAX_VALUES 2
+
 /*
- * Fills *d for the frame (frame.h): sums over the owned particles in the frame's id order. Fails with
+ * The partial of the frame's owned particles (frame.h). Fails with EDDY_ERR_INVALID_ARGUMENT (naming
+ * the particle id) when a particle's material index is outside the material table. O(N).
+ */
+int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_partial *p, eddy_error *err);
+void eddy_diagnostics_pack(const eddy_diagnostics_partial *p, int64_t *sums, double *maxima);
+void eddy_diagnostics_unpack(eddy_diagnostics_partial *p, const int64_t *sums, const double *maxima);
+/* The numbers of a partial: each sum rounded once, the mean divided after, NaN maxima where a term was. */
+void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics *d);
+
+/*
+ * Fills *d for the frame (frame.h): the partial of its owned particles, finished. Fails with
  * EDDY_ERR_INVALID_ARGUMENT (naming the particle id) when a particle's material index is outside the
  * material table. O(N); allocates nothing.
  */

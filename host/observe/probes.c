@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "probes_builtin.h"
 #include "services.h"
 
 #include <errno.h>
@@ -563,9 +564,9 @@ const eddy_probe_reference *eddy_probes_reference(const eddy_probes *p, size_t i
     return p->items[i].has_reference ? &p->items[i].ref : NULL;
 }
 
-int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double *values, eddy_error *err)
+/* Every particle's material is in the table (a probe reads material properties). */
+static int check_materials(const eddy_frame *frame, eddy_error *err)
 {
-    if (!set || set->count == 0) return EDDY_OK;
     const eddy_world *w = frame->world;
     const eddy_particles *p = &w->particles;
     for (size_t o = 0; o < frame->count; ++o) {
@@ -576,12 +577,20 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
                                   " is outside the material table (%zu materials)",
                                   p->id[i], p->material[i], w->material_count);
     }
+    return EDDY_OK;
+}
+
+int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double *values, eddy_error *err)
+{
+    if (!set || set->count == 0) return EDDY_OK;
+    int rc = check_materials(frame, err);
+    if (rc) return rc;
     for (size_t k = 0; k < set->count; ++k) {
         const probe *pr = &set->items[k];
         if (!pr->instance)
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
         eddy_error_clear(err);
-        int rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
+        rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
         if (rc) {
             eddy_services_callback_error(err, rc, "measure");
             eddy_error_prefix(err, "probe '%s': ", pr->name);
@@ -589,6 +598,46 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
         }
     }
     return EDDY_OK;
+}
+
+int eddy_probes_reducible(const eddy_probes *set)
+{
+    for (size_t k = 0; set && k < set->count; ++k)
+        if (!eddy_builtin_probe_reducible(set->items[k].component)) return 0;
+    return 1;
+}
+
+size_t eddy_probes_sum_words(const eddy_probes *set)
+{
+    return eddy_probes_count(set) * EDDY_PROBE_PARTIAL_WORDS;
+}
+
+int eddy_probes_measure_partial(const eddy_probes *set, const eddy_frame *frame, int64_t *words, eddy_error *err)
+{
+    if (!set || set->count == 0) return EDDY_OK;
+    int rc = check_materials(frame, err);
+    for (size_t k = 0; !rc && k < set->count; ++k) {
+        const probe *pr = &set->items[k];
+        if (!pr->instance || !eddy_builtin_probe_reducible(pr->component))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open or not a sum over particles",
+                                  pr->name);
+        eddy_probe_partial part;
+        if ((rc = eddy_builtin_probe_partial(pr->instance, frame, &part, err))) {
+            eddy_error_prefix(err, "probe '%s': ", pr->name);
+            return rc;
+        }
+        eddy_probe_partial_pack(&part, words + k * EDDY_PROBE_PARTIAL_WORDS);
+    }
+    return rc;
+}
+
+void eddy_probes_finish(const eddy_probes *set, const int64_t *words, double *values)
+{
+    for (size_t k = 0; set && k < set->count; ++k) {
+        eddy_probe_partial part;
+        eddy_probe_partial_unpack(&part, words + k * EDDY_PROBE_PARTIAL_WORDS);
+        values[k] = eddy_builtin_probe_finish(set->items[k].instance, &part);
+    }
 }
 
 void eddy_probes_csv_header(const eddy_probes *p, FILE *f)

@@ -102,6 +102,20 @@ const eddy_probe_reference *eddy_probes_reference(const eddy_probes *p, size_t i
  */
 int eddy_probes_measure(const eddy_probes *p, const eddy_frame *frame, double *values, eddy_error *err);
 
+/*
+ * Several processes (docs/mpi.md, probes_builtin.h): when every probe of the set is a sum over
+ * particles (the built-in "pressure" and "density"; eddy_probes_reducible, true for an empty set),
+ * each process measures the partial sums of its owned particles into eddy_probes_sum_words(p) packed
+ * integers (eddy_probes_measure_partial; its errors are eddy_probes_measure's), the words are summed
+ * over the processes (an integer MPI_SUM), and eddy_probes_finish turns the sums into the values
+ * eddy_probes_measure gives on every particle, bit for bit. Otherwise the caller measures the
+ * particles gathered to one process with eddy_probes_measure.
+ */
+int eddy_probes_reducible(const eddy_probes *p);
+size_t eddy_probes_sum_words(const eddy_probes *p);
+int eddy_probes_measure_partial(const eddy_probes *p, const eddy_frame *frame, int64_t *words, eddy_error *err);
+void eddy_probes_finish(const eddy_probes *p, const int64_t *words, double *values);
+
 /* CSV lines of DIR/probes.csv: the header "time,step,<name>,..." and one row per measurement, reals
  * as %.12g (NaN as "nan"). The caller checks the stream for errors. */
 void eddy_probes_csv_header(const eddy_probes *p, FILE *f);

@@ -1,5 +1,7 @@
 #include "probes_builtin.h"
 
+#include "exact_sum.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,7 +293,9 @@ static double measure_height(const eddy_probe *pr, const eddy_frame *fr, double 
     return (reach + half_spacing(w, (size_t)top) - start) / scale;
 }
 
-static double measure_pressure(const eddy_probe *pr, const eddy_frame *fr)
+/* Pressure: the Shepard numerator and denominator as exact sums (exact_sum.h), so that the value is
+ * the same from any split of the particles between processes. */
+static void partial_pressure(const eddy_probe *pr, const eddy_frame *fr, eddy_probe_partial *out)
 {
     const eddy_world *w = fr->world;
     const eddy_particles *p = &w->particles;
@@ -299,7 +303,6 @@ static double measure_pressure(const eddy_probe *pr, const eddy_frame *fr)
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     const double h2 = (double)w->smoothing_radius * w->smoothing_radius;
     const double c[3] = {pr->at[0] * scale, pr->at[1] * scale, w->dimensions == 3 ? pr->at[2] * scale : 0.0};
-    double num = 0.0, den = 0.0;
     for (size_t o = 0; o < fr->count; ++o) {
         size_t i = fr->order[o];
         double dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = w->dimensions == 3 ? p->z[i] - c[2] : 0.0;
@@ -308,13 +311,14 @@ static double measure_pressure(const eddy_probe *pr, const eddy_frame *fr)
         double rho = p->density[i];
         if (!(rho > 0) || !isfinite(rho)) rho = w->materials[p->material[i]].rest_density;
         double vw = (double)p->mass[i] / rho * (double)eddy_poly6(&k, (float)r2);
-        num += vw * (double)p->pressure[i];
-        den += vw;
+        eddy_xsum_add(&out->sum[0], vw * (double)p->pressure[i]);
+        eddy_xsum_add(&out->sum[1], vw);
+        out->count++;
     }
-    return den > 0 ? num / den : NAN;
 }
 
-static double measure_density(const eddy_probe *pr, const eddy_frame *fr)
+/* Density: the sum of the densities inside the box and their count. */
+static void partial_density(const eddy_probe *pr, const eddy_frame *fr, eddy_probe_partial *out)
 {
     const eddy_world *w = fr->world;
     const eddy_particles *p = &w->particles;
@@ -324,18 +328,53 @@ static double measure_density(const eddy_probe *pr, const eddy_frame *fr)
         lo[a] = pr->min[a] * scale;
         hi[a] = pr->max[a] * scale;
     }
-    double sum = 0.0;
-    size_t n = 0;
     for (size_t o = 0; o < fr->count; ++o) {
         size_t i = fr->order[o];
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         int inside = 1;
         for (int a = 0; a < w->dimensions && inside; ++a) inside = x[a] >= lo[a] && x[a] <= hi[a];
         if (!inside) continue;
-        sum += p->density[i];
-        ++n;
+        eddy_xsum_add(&out->sum[0], (double)p->density[i]);
+        out->count++;
     }
-    return n ? sum / (double)n : NAN;
+}
+
+int eddy_builtin_probe_partial(const eddy_probe *pr, const eddy_frame *fr, eddy_probe_partial *out, eddy_error *err)
+{
+    memset(out, 0, sizeof *out);
+    eddy_xsum_init(&out->sum[0]);
+    eddy_xsum_init(&out->sum[1]);
+    if (fr->world->dimensions != pr->dimensions)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe created for a %dD world measures a %dD one",
+                              pr->dimensions, fr->world->dimensions);
+    if (pr->kind == KIND_PRESSURE) partial_pressure(pr, fr, out);
+    else if (pr->kind == KIND_DENSITY) partial_density(pr, fr, out);
+    else return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe: a \"%s\" probe is not a sum over particles",
+                               pr->kind == KIND_FRONT ? "front" : "height");
+    return EDDY_OK;
+}
+
+double eddy_builtin_probe_finish(const eddy_probe *pr, const eddy_probe_partial *in)
+{
+    if (pr->kind == KIND_PRESSURE) {
+        const double num = eddy_xsum_round(&in->sum[0]), den = eddy_xsum_round(&in->sum[1]);
+        return den > 0 ? num / den : NAN;
+    }
+    return in->count ? eddy_xsum_round(&in->sum[0]) / (double)in->count : NAN;
+}
+
+void eddy_probe_partial_pack(const eddy_probe_partial *p, int64_t *words)
+{
+    eddy_xsum_pack(&p->sum[0], words);
+    eddy_xsum_pack(&p->sum[1], words + EDDY_XSUM_WORDS);
+    words[2 * EDDY_XSUM_WORDS] = p->count;
+}
+
+void eddy_probe_partial_unpack(eddy_probe_partial *p, const int64_t *words)
+{
+    eddy_xsum_unpack(&p->sum[0], words);
+    eddy_xsum_unpack(&p->sum[1], words + EDDY_XSUM_WORDS);
+    p->count = words[2 * EDDY_XSUM_WORDS];
 }
 
 static int probe_measure(eddy_probe *pr, const eddy_frame *fr, double *value, eddy_error *err)
@@ -344,13 +383,12 @@ static int probe_measure(eddy_probe *pr, const eddy_frame *fr, double *value, ed
     if (w->dimensions != pr->dimensions)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe created for a %dD world measures a %dD one",
                               pr->dimensions, w->dimensions);
-    if (pr->kind == KIND_PRESSURE) {
-        *value = measure_pressure(pr, fr);
-        return EDDY_OK;
-    }
-    if (pr->kind == KIND_DENSITY) {
-        *value = measure_density(pr, fr);
-        return EDDY_OK;
+    if (pr->kind == KIND_PRESSURE || pr->kind == KIND_DENSITY) {
+        /* One process measures as several do: the partial of every particle, finished. */
+        eddy_probe_partial part;
+        int rc = eddy_builtin_probe_partial(pr, fr, &part, err);
+        if (!rc) *value = eddy_builtin_probe_finish(pr, &part);
+        return rc;
     }
     const size_t nb = fr->count + 1;
     float *bmin = malloc(nb * sizeof *bmin), *bmax = malloc(nb * sizeof *bmax);
@@ -400,4 +438,12 @@ const eddy_component *const *eddy_builtin_probes(size_t *count)
 {
     *count = sizeof PROBES / sizeof PROBES[0];
     return PROBES;
+}
+
+int eddy_builtin_probe_reducible(const eddy_component *c)
+{
+    /* By create function: the registry keeps copies of each component and its vtable, whose functions
+     * are still these very ones (a plugin's probe, whatever its id, is measured on gathered particles). */
+    const eddy_probe_vtable *v = c ? c->vtable : NULL;
+    return v && (v->create == pressure_create || v->create == density_create);
 }

@@ -31,16 +31,45 @@
  * cannot say, with the probe's context ("FILE:LINE:COL: probes[i]") and the key.
  *
  * Measuring is O(N) per probe, reads the frame only, and gives bit-identical values for the same
- * particle state whatever order the grid sorted the particles in (sums run in the frame's id order;
- * the walks break ties by id).
+ * particle state whatever order the grid sorted the particles in (the walks break ties by id).
+ *
+ * Several processes (docs/mpi.md): "pressure" and "density" are ratios of sums over particles. Their
+ * sums are exact until one rounding (exact_sum.h), so each process takes the partial of its owned
+ * particles (eddy_builtin_probe_partial), the packed partials are summed as integers over the
+ * processes, and eddy_builtin_probe_finish gives the value one process measures, bit for bit (one
+ * process measures through the same partial). "front" and "height" are walks along the particles'
+ * sorted coordinates, not sums: they, and any plugin's probe, are measured on the particles gathered
+ * to rank 0.
  */
 #ifndef EDDY_HOST_PROBES_BUILTIN_H
 #define EDDY_HOST_PROBES_BUILTIN_H
 
 #include <eddy/eddy.h>
 
+#include "exact_sum.h"
+
 /* The built-in probe components ("front", "height", "pressure", "density", in that order), static;
  * *count receives their number. */
 const eddy_component *const *eddy_builtin_probes(size_t *count);
+
+/* The sums of a reducible probe over some particles. Pressure: sum[0] = sum p_j V_j W, sum[1] =
+ * sum V_j W; density: sum[0] = the densities in the box; count: the particles taking part. */
+typedef struct eddy_probe_partial {
+    eddy_xsum sum[2];
+    int64_t count;
+} eddy_probe_partial;
+#define EDDY_PROBE_PARTIAL_WORDS (2 * EDDY_XSUM_WORDS + 1)
+
+/* True for the built-in components whose value is a ratio of sums ("pressure", "density"). */
+int eddy_builtin_probe_reducible(const eddy_component *c);
+/* The partial of a reducible probe's instance over the frame's owned particles; EDDY_ERR_INVALID_ARGUMENT
+ * for another kind or a world of other dimensions. */
+int eddy_builtin_probe_partial(const eddy_probe *pr, const eddy_frame *frame, eddy_probe_partial *out,
+                               eddy_error *err);
+/* The value of the (combined) partial: each sum rounded once, then the ratio (NaN as measure gives). */
+double eddy_builtin_probe_finish(const eddy_probe *pr, const eddy_probe_partial *p);
+/* Packed words that add up over processes (an integer MPI_SUM), and back. */
+void eddy_probe_partial_pack(const eddy_probe_partial *p, int64_t *words);
+void eddy_probe_partial_unpack(eddy_probe_partial *p, const int64_t *words);
 
 #endif /* EDDY_HOST_PROBES_BUILTIN_H */

@@ -159,4 +159,11 @@ void eddy_decomp_fill_counts(unsigned long long *particles, unsigned long long *
 double eddy_decomp_quantile_pairs(const double *v, const uint64_t *c, size_t m, int size, double lo, double hi,
                                   double *cut);
 
+/*
+ * Sums count integers over every process, in place, on every process (an integer MPI_SUM: exact, the
+ * same in any order): the packed exact sums of the diagnostics and probes (host/observe/exact_sum.h).
+ * Collective; on one process the values stay.
+ */
+int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err);
+
 #endif /* EDDY_HOST_DECOMP_H */

@@ -25,6 +25,11 @@ int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err)
 }
 void eddy_decomp_release_whole(eddy_world *w, eddy_world *whole) { (void)w, (void)whole; }
 int eddy_decomp_all_ok(int ok) { return ok; }
+int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err)
+{
+    (void)w, (void)values, (void)count, (void)err;
+    return EDDY_OK;
+}
 
 #else
 
@@ -143,6 +148,14 @@ int eddy_decomp_all_ok(int ok)
     return all;
 }
 
+int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err)
+{
+    if (!decomp_of(w)) return EDDY_OK;
+    if (count > INT32_MAX) return decomp_too_big(count * sizeof(int64_t), err);
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    return EDDY_OK;
+}
+
 int eddy_decomp_gather_whole(eddy_world *w, eddy_world **whole, eddy_error *err)
 {
     *whole = NULL;
@@ -151,6 +164,10 @@ int eddy_decomp_gather_whole(eddy_world *w, eddy_world **whole, eddy_error *err)
         *whole = w;
         return eddy_world_sync_host(w, err);
     }
+    /* Named, so that a test can tell a run whose outputs need no gather from one that gathers. */
+    eddy_host_log(w->host, EDDY_LOG_DEBUG, "decomp",
+                  "rank %d: gather of every particle to rank 0 at t = %.9g s (step %llu)", d->rank, w->time,
+                  (unsigned long long)w->step);
     eddy_particles q;
     int rc = gather_owned(d, w, &q, err);
     if (rc || d->rank != 0) return rc;
