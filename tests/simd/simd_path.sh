@@ -57,5 +57,7 @@ echo "$solver $path: 1 thread $h1, 2 threads $h2"
 
 hb=$(run baseline 2 "$out/baseline-2") || exit 1
 echo "$solver baseline: $hb"
-[ "$hb" != "$h2" ] || { echo "$path gave the baseline's hash: did $solver ignore EDDY_SIMD?" >&2; exit 1; }
+# A sanitized build instruments every load, so the loops stay scalar on every path and the hashes are
+# equal there (EDDY_SIMD_TEST_SCALAR, set by tests/simd/CMakeLists.txt under EDDY_SANITIZE).
+[ "$hb" != "$h2" ] || [ "${EDDY_SIMD_TEST_SCALAR:-0}" = 1 ] || { echo "$path gave the baseline's hash: did $solver ignore EDDY_SIMD?" >&2; exit 1; }
 exec python3 "$here/check_paths.py" "$out/baseline-2/frames" "$out/$path-2/frames"
