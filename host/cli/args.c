@@ -36,3 +36,23 @@ int eddy_arg_usage_error(const char *fmt, ...)
     va_end(ap);
     return 2;
 }
+
+int eddy_arg_bench_at(const char *s, double *out)
+{
+    double t;
+    /* The clock is a double of seconds: beyond 1e9 s a bench would step for ever. */
+    if (eddy_arg_real(s, &t) || t < 0 || t > 1e9)
+        return eddy_arg_usage_error("--at expects a simulated time in seconds, 0 to 1e9, got '%s'", s);
+    *out = t;
+    return 0;
+}
+
+int eddy_arg_bench_from_conflict(const char *scene)
+{
+    /* A checkpoint holds its particles, solver and grid: a refill or an override would bench another
+     * state than the one resumed. */
+    if (scene)
+        return eddy_arg_usage_error("bench takes a scene or --from DIR, not both (got the scene '%s')", scene);
+    return eddy_arg_usage_error("bench --from DIR benches the checkpoint's own state: --solver, --grid, --set and "
+                                "--particles are not for it%s", "");
+}

@@ -17,4 +17,11 @@ int eddy_arg_real(const char *s, double *out);
  * command line. */
 int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
 
+/* `eddy bench --at T`: a time >= 0 in seconds into *out (0), or the usage error printed (2). */
+int eddy_arg_bench_at(const char *s, double *out);
+
+/* `eddy bench --from DIR` with a scene, --solver, --grid, --set or --particles: the usage error (2).
+ * `scene`: the scene argument given, or NULL. */
+int eddy_arg_bench_from_conflict(const char *scene);
+
 #endif /* EDDY_HOST_ARGS_H */

@@ -63,8 +63,13 @@ static const char usage[] =
     "      The parameters of a component of any kind: name, type, default, range, unit, doc; for a\n"
     "      solver also its per-material parameters.\n"
     "  bench SCENE [--solver ID] [--grid ID] [--particles N] [--steps N] [--repeats N]\n"
-    "              [--threads N] [--set key=value]...\n"
+    "              [--threads N] [--set key=value]... [--at T]\n"
+    "  bench --from DIR [--steps N] [--repeats N] [--threads N] [--at T]\n"
     "      Median speed of a solver on the scene refilled at about N particles (the whole run's).\n"
+    "      --at T first steps the flow as `eddy run` does to t = T s (after the refill), so that a\n"
+    "      developed state is timed (a splash costs more than water at rest: the bench prints the\n"
+    "      fraction of particles within h of a wall); --from DIR benches the checkpoint of a run\n"
+    "      folder (its solver and grid; --at T then continues it to T first).\n"
     "      Under mpirun (`mpirun -np R eddy bench ...`): the decomposed step, figures over every\n"
     "      process, time in MPI and halo bytes per step, printed once. See docs/mpi.md.\n"
     "\n"
@@ -469,12 +474,18 @@ static int cmd_bench(int argc, char **argv)
         } else if (strcmp(a, "--threads") == 0) {
             if (eddy_arg_integer(v, 1, &n) || n > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
             o.threads = (int)n;
+        } else if (strcmp(a, "--at") == 0) {
+            if (eddy_arg_bench_at(v, &o.at)) return 2;
+        } else if (strcmp(a, "--from") == 0) {
+            o.from = v;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for bench", a);
         }
         ++i;
     }
-    if (!o.scene_path) return eddy_arg_usage_error("bench needs a scene file%s", "");
+    if (o.from && (o.scene_path || o.solver || o.grid || nsets || o.particles))
+        return eddy_arg_bench_from_conflict(o.scene_path);
+    if (!o.scene_path && !o.from) return eddy_arg_usage_error("bench needs a scene file or --from DIR%s", "");
     o.sets = sets;
     o.set_count = nsets;
     eddy_error err;

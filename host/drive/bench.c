@@ -2,7 +2,9 @@
  * host/drive/bench.c — `eddy bench`: the median speed of a solver on a scene. Under mpirun the same
  * decomposed step as `eddy run` (the session attaches the slabs, halos and exchange, decomp.h); the
  * figures are reduced over the processes and printed by rank 0, with the time spent in MPI
- * (docs/mpi.md, "eddy bench on several processes").
+ * (docs/mpi.md, "eddy bench on several processes"). With --at or --from the timed state is a developed
+ * flow rather than the scene as built: water at rest next to walls costs less per step than a splash,
+ * where more particles are within h of a wall and pay for mirror ghosts (docs/performance.md, "Issue 14").
  */
 #include "bench.h"
 
@@ -96,6 +98,86 @@ static int time_rebuild(eddy_world *w, double *ms, eddy_error *err)
     return eddy_world_reduce(w, EDDY_REDUCE_MAX, ms, 1, err);
 }
 
+/* The fraction of this process's particles within h of a wall or collider, and how many there are. The
+ * SPH solvers add mirror ghosts for every such particle, in the density and in the force pass, so this
+ * fraction sets what a step costs beyond the bulk (docs/performance.md, "Issue 14": 29% at rest in the
+ * default dam break, 44% once it splashes). Host copy: the caller syncs it first. */
+static void near_wall(const eddy_world *w, double *near, double *owned)
+{
+    const eddy_particles *p = &w->particles;
+    const eddy_real h = w->smoothing_radius;
+    size_t n = 0, own = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
+        const eddy_real x[3] = {p->x[i], p->y[i], p->z[i]};
+        n += eddy_boundaries_distance(&w->boundaries, x, NULL, NULL) < h;
+        ++own;
+    }
+    *near = (double)n;
+    *owned = (double)own;
+}
+
+/* What the per-cell passes of the SPH toolkit (eddy_sph_cell_pass) work through on this process: the
+ * cells that hold particles, and the candidates gathered for them (every particle of the 3-cell bars
+ * around a cell, weighted by the particles of the cell that loop over them). A splash spreads the same
+ * particles thinly over more cells, so each gathered buffer serves fewer particles. */
+static void cell_load(const eddy_grid *g, double *occupied, double *candidates)
+{
+    double cand = 0.0;
+    for (size_t k = 0; k < g->occupied_count; ++k) {
+        const uint32_t c = g->occupied[k];
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        const int nr = eddy_grid_cell_ranges(g, c, r);
+        size_t n = 0;
+        for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
+        cand += (double)n * (double)(g->cell_end[c] - g->cell_begin[c]);
+    }
+    *occupied = (double)g->occupied_count;
+    *candidates = cand;
+}
+
+/* Opens what the options bench: the scene (refilled at about opt->particles), or the checkpoint of the
+ * run folder opt->from; then, with opt->at, the steps to that time as `eddy run` takes them (landing on
+ * every output time), so that the state benched is the one `eddy run --until AT` reaches. */
+static int open_state(const eddy_bench_options *opt, eddy_session **ses, double *opened_at, double *advance_ms,
+                      eddy_error *err)
+{
+    eddy_session_options so = eddy_session_default_options();
+    so.threads = opt->threads;
+    so.registry = opt->registry;
+    int rc;
+    if (opt->from) {
+        rc = eddy_session_resume(opt->from, &so, ses, err);
+    } else {
+        so.scene_path = opt->scene_path;
+        so.sets = opt->sets;
+        so.set_count = opt->set_count;
+        so.solver = opt->solver;
+        so.grid = opt->grid;
+        so.particle_target = opt->particles;
+        rc = eddy_session_open(&so, ses, err);
+    }
+    if (rc) return rc;
+    const double t = eddy_session_world(*ses)->time;
+    *opened_at = t;
+    *advance_ms = 0.0;
+    if (opt->at > 0 && opt->at < t)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "bench --at %g: the checkpoint in '%s' is at t = %.6g s already; --at must be at "
+                              "least that, or 0 to bench it as it is",
+                              opt->at, opt->from ? opt->from : "", t);
+    if (opt->at > t) {
+        eddy_session_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.end_steps = -1;
+        plan.end_time = opt->at;
+        const double t0 = eddy_time_ms();
+        rc = eddy_session_run(*ses, &plan, NULL, err);
+        *advance_ms = eddy_time_ms() - t0;
+    }
+    return rc;
+}
+
 int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
 {
     int steps = opt->steps > 0 ? opt->steps : 20;
@@ -103,26 +185,31 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     int warmup = opt->warmup >= 0 ? opt->warmup : 10;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
-    eddy_session_options so = eddy_session_default_options();
-    so.scene_path = opt->scene_path;
-    so.sets = opt->sets;
-    so.set_count = opt->set_count;
-    so.solver = opt->solver;
-    so.grid = opt->grid;
-    so.particle_target = opt->particles;
-    so.threads = opt->threads;
-    so.registry = opt->registry;
-    eddy_session *ses;
-    int rc = eddy_session_open(&so, &ses, err);
-    if (rc) return rc;
+    eddy_session *ses = NULL;
+    double advance_ms = 0.0, opened_at = 0.0;
+    int rc = open_state(opt, &ses, &opened_at, &advance_ms, err);
+    if (rc) {
+        eddy_session_close(ses);
+        return rc;
+    }
     eddy_sim *simp = eddy_session_sim(ses);
     eddy_world *w = simp->world;
     const int procs = eddy_decomp_size(), decomposed = eddy_decomp_active(w);
-    /* A fixed dt keeps the repeats comparable; the solver's limit still caps it for stability. */
-    double dt;
+    const double start_time = w->time;
+    const unsigned long long start_step = (unsigned long long)w->step;
+    /* The state the timing starts from: how many particles pay for mirror ghosts. */
+    double walls[2] = {0.0, 0.0};
+    if (!(rc = eddy_world_sync_host(w, err))) {
+        near_wall(w, &walls[0], &walls[1]);
+        rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, walls, 2, err);
+    }
+    const double near_fraction = walls[1] > 0 ? walls[0] / walls[1] : 0.0;
+    /* A fixed dt keeps the repeats comparable; the solver's limit still caps it for stability. With --at
+     * it is the limit of the developed flow, the step `eddy run` takes there. */
+    double dt = 0.0;
     samples S;
     const int have = samples_alloc(&S, repeats);
-    if (!have) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!rc && !have) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     if (!rc) rc = eddy_sim_next_dt(simp, 1e30, &dt, err);
     for (int s = 0; s < warmup && !rc; ++s) rc = eddy_sim_step(simp, dt, err);
     for (int r = 0; r < repeats && !rc; ++r) {
@@ -152,6 +239,7 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     sp.processes = procs;
     double owned = (double)(w->particles.count - w->particles.halo_count);
     double neighbors = 0.0, ms = 0.0, med[EDDY_PHASE_COUNT];
+    double cells[3] = {0.0, 0.0, 0.0}; /* occupied cells, candidates gathered, particles held (halo incl.) */
     if (!rc) {
         /* A step ends when the slowest process ends it: per repeat the maximum over the processes. */
         rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
@@ -162,6 +250,9 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         /* Neighbours of every particle this process holds, weighted by their number below: halo
          * copies at the far edge of a halo see fewer, so on several processes it reads a little low. */
         neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
+        cell_load(&w->grid, &cells[0], &cells[1]);
+        cells[2] = (double)w->particles.count;
+        if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 3, err);
     }
     if (!rc && decomposed) {
         const double own = owned, held = (double)w->particles.count;
@@ -205,12 +296,27 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
             printf("  %d processes (slabs): %.0f particles per process (min %.0f, max %.0f), %.0f halo copies "
                    "(max %.0f on one process)\n",
                    procs, owned / procs, sp.owned_min, sp.owned_max, sp.halo, sp.halo_max);
+        if (opt->from && start_time > opened_at)
+            printf("  from t = %.6g s (step %llu, continued from the checkpoint of %s at t = %.6g s in %.1f s of wall "
+                   "time)\n", start_time, start_step, opt->from, opened_at, 1e-3 * advance_ms);
+        else if (opt->from)
+            printf("  from t = %.6g s (step %llu, the checkpoint of %s)\n", start_time, start_step, opt->from);
+        else if (start_time > 0)
+            printf("  from t = %.6g s (step %llu, reached in %.1f s of wall time)\n", start_time, start_step,
+                   1e-3 * advance_ms);
+        printf("  within h of a wall: %.1f%% of the particles at t = %.6g s (each adds mirror ghosts to both "
+               "passes)\n", 100.0 * near_fraction, start_time);
         printf("  %.2e particle-steps/s  (%.3f us per particle-step), median of %d x %d steps\n", rate,
                1e3 * ms / (double)n, repeats, steps);
         if (decomposed)
             printf("  %.2e particle-steps/s per process\n", rate / procs);
         printf("  neighbors per particle: %.1f (within h, self excluded%s)\n", neighbors,
                decomposed ? "; halo copies included" : "");
+        const double per_cell = cells[0] > 0 ? cells[2] / cells[0] : 0.0;
+        const double cand = cells[2] > 0 ? cells[1] / cells[2] : 0.0;
+        printf("  cells holding particles: %.0f, %.2f particles each; %.1f candidates gathered per particle "
+               "(the 3-cell bars around its cell)\n",
+               cells[0], per_cell, cand);
         printf("  ms per step: grid %.3f  density %.3f  forces %.3f  integration %.3f  total %.3f\n",
                med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms);
@@ -232,10 +338,13 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         printf("  grid build: %.1f ns per particle\n", 1e6 * med[EDDY_PHASE_GRID] / (double)n);
         printf("bench: scene=%s solver=%s grid=%s particles=%zu threads=%d steps=%d repeats=%d "
                "particle_steps_per_s=%.4e ns_per_particle_step=%.2f neighbors=%.2f grid_ms=%.4f "
-               "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f",
+               "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f "
+               "start_time=%.6g start_step=%llu near_wall=%.4f dt=%.6g occupied_cells=%.0f particles_per_cell=%.3f "
+               "candidates=%.2f",
                simp->scene.name, solver, grid, n, threads, steps, repeats, rate, 1e6 * ms / (double)n,
                neighbors, med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
-               med[EDDY_PHASE_INTEGRATE], ms, 1e6 * med[EDDY_PHASE_GRID] / (double)n);
+               med[EDDY_PHASE_INTEGRATE], ms, 1e6 * med[EDDY_PHASE_GRID] / (double)n, start_time, start_step,
+               near_fraction, dt, cells[0], per_cell, cand);
         if (decomposed)
             printf(" processes=%d particles_per_process=%.0f halo_particles=%.0f halo_bytes_per_step=%.6g "
                    "messages_per_step=%.1f collectives_per_step=%.0f exchange_ms=%.4f exchange_max_ms=%.4f "

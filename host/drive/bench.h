@@ -15,6 +15,10 @@ typedef struct eddy_bench_options {
     int repeats;             /* repeats, the median is reported (default 5) */
     int warmup;              /* steps before timing (default 10) */
     int threads;             /* --threads; 0: the scene's world.threads, else OpenMP's default */
+    double at;               /* --at: first step as `eddy run` does to this simulated time (s), after the
+                              * refill; 0: bench the state as built (or as resumed) */
+    const char *from;        /* --from: a run folder whose checkpoint.eddy is benched instead of the
+                              * scene (its solver and grid; no refill, no --set); NULL: the scene */
     eddy_registry *registry; /* the command's registry (not owned); NULL: the session makes one */
     const char *const *sets;
     size_t set_count;
