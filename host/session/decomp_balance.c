@@ -4,7 +4,8 @@
  * the slabs, halos and migration; they share decomp_internal.h.
  *
  * The cuts are the particle-count quantiles of the coordinate along the cut axis, each moved to the
- * nearer end of its run of equal coordinates (decomp_quantile_cuts, the rule on sorted coordinates).
+ * nearer end of its run of equal coordinates (eddy_decomp_quantile_pairs, the rule on sorted
+ * coordinates as (value, count) pairs; tests/mpi/quantile_reference.h, written out).
  * No process holds every coordinate: decomp_select_cuts finds the same cuts by a 16-way search over
  * the coordinates' ordered bit patterns, every process counting its own, one MPI_Allreduce of
  * 15 (size - 1) counts a round (16 rounds at most), O(size) memory beyond a sorted copy of its own keys.
@@ -20,42 +21,6 @@
 
 #ifdef EDDY_HAVE_MPI
 #include <mpi.h>
-
-/* The first index of the sorted v[0..k) whose value is not below x. */
-static size_t lower_bound(const double *v, size_t k, double x)
-{
-    size_t a = 0, b = k;
-    while (a < b) {
-        const size_t m = a + (b - a) / 2;
-        if (v[m] < x) a = m + 1;
-        else b = m;
-    }
-    return a;
-}
-
-/*
- * The reference rule (decomp_internal.h), on every coordinate sorted in one place: cut r at the
- * coordinate of particle k r / size, moved to the nearer end of its run of equal coordinates (a lattice
- * column, which one slab owns whole since a slab is [cut[r], cut[r + 1])).
- */
-double decomp_quantile_cuts(int size, double lo, double hi, const double *v, size_t k, double *cut)
-{
-    size_t first = 0, largest = 0;
-    for (int r = 1; r <= size; ++r) {
-        size_t at = k;
-        if (r < size && k == 0) {
-            cut[r] = lo + (hi - lo) * r / size;
-        } else if (r < size) {
-            const size_t j = k * (size_t)r / (size_t)size;
-            const size_t a = lower_bound(v, k, v[j]), b = lower_bound(v, k, nextafter(v[j], INFINITY));
-            at = b < k && b - j < j - a ? b : a;
-            cut[r] = v[at];
-        }
-        if (at - first > largest) largest = at - first;
-        first = at;
-    }
-    return k ? (double)largest * size / (double)k - 1.0 : 0.0;
-}
 
 #define KEY_SIGN 0x8000000000000000u
 
@@ -127,7 +92,7 @@ int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n,
                   : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: out of memory for %zu coordinates", n);
     const unsigned long long k = (unsigned long long)head[0];
     if (k == 0) {
-        *imbalance = decomp_quantile_cuts(size, lo, hi, NULL, 0, cut);
+        *imbalance = eddy_decomp_quantile_pairs(NULL, NULL, 0, size, lo, hi, cut); /* even split */
         return EDDY_OK;
     }
     const size_t m = (size_t)size - 1; /* interior cuts */

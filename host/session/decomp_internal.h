@@ -85,14 +85,9 @@ int decomp_make_cuts(decomp *d, eddy_error *err);
 int decomp_balance(decomp *d, eddy_error *err);
 /* EDDY_REBALANCE as rank 0 reads it, for every process (collective). */
 int decomp_rebalance_threshold(double *out, eddy_error *err);
-/* The reference cut rule on every coordinate, sorted, in one place: interior cuts cut[1..size-1] at the
- * coordinate of particle k r / size, moved to the nearer end of its run of equal coordinates (spread
- * evenly over [lo, hi] when k = 0); returns the imbalance they give, largest count / mean - 1.
- * tests/mpi/cuts_select.c checks decomp_select_cuts against it. */
-double decomp_quantile_cuts(int size, double lo, double hi, const double *v, size_t k, double *cut);
 /* A key per coordinate whose unsigned order is the coordinates' (-0 as +0). */
 uint64_t decomp_cut_key(double x);
-/* Collective over MPI_COMM_WORLD (size processes): the cuts and imbalance decomp_quantile_cuts gives for
+/* Collective over MPI_COMM_WORLD (size processes): the cuts and imbalance eddy_decomp_quantile_pairs (decomp.h) gives for
  * every process's coordinates together, each process passing its keys (decomp_cut_key; sorted here in
  * place). keys NULL: this process ran out of memory, which every process then reports. */
 int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n, double *cut, double *imbalance,

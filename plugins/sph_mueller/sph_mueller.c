@@ -128,12 +128,11 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
 /* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
 enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_GSCALE, C_VISC, C_RHO, C_EXTRA };
 
-/* Density, volume and pressure of particle i from its density sum (eddy_sph_density_cell). */
+/* Density, volume and pressure of particle i from its density sum (eddy_sph_density_pass_simd). */
 typedef struct density_ctx {
     const eddy_solver *s;
     eddy_particles *p;
     eddy_kernels k;
-    const eddy_world *w;
 } density_ctx;
 
 static void density_finish(void *ctx, uint32_t i, float sum)
@@ -150,22 +149,12 @@ static void density_finish(void *ctx, uint32_t i, float sum)
     p->pressure[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
 }
 
-/* One cell of the density pass, compiled for each vector ISA (eddy_sph/simd.h). */
-EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
-                                    float *max)
-{
-    const density_ctx *dc = ctx;
-    const eddy_world *w = dc->w;
-    (void)max;
-    return eddy_sph_density_cell(&w->grid, dc->p, &w->boundaries, w->gravity, dc->k.h, density_finish, ctx, c, cand,
-                                 near);
-}
-EDDY_SPH_SIMD_CELL_CLONES(density_cell);
 
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions), w};
-    if (eddy_sph_cell_pass(&w->grid, &w->particles, 0, NULL, density_cell_simd[s->simd], &c, NULL))
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
+    if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish,
+                                   &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return EDDY_OK;
 }

@@ -259,12 +259,11 @@ static inline float tait_pressure(const eddy_solver *s, uint32_t m, float rho)
     return p < 0.0f ? p * s->negative_pressure : p;
 }
 
-/* Density and Tait pressure of particle i from its density sum (eddy_sph_density_cell). */
+/* Density and Tait pressure of particle i from its density sum (eddy_sph_density_pass_simd). */
 typedef struct density_ctx {
     const eddy_solver *s;
     eddy_particles *p;
     eddy_kernels k;
-    const eddy_world *w;
 } density_ctx;
 
 static void density_finish(void *ctx, uint32_t i, float sum)
@@ -279,22 +278,11 @@ static void density_finish(void *ctx, uint32_t i, float sum)
 /* Both wall methods complete the density with the mirror ghosts: with the write-up's bare sum a wall
  * particle lacks ~20% of its neighbours, its pressure clamps to 0, the virtual particle max(P_b, 0)
  * cannot hold it, and the wall layer is squeezed and shot along the floor. */
-/* One cell of the density pass, compiled for each vector ISA (eddy_sph/simd.h). */
-EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
-                                    float *max)
-{
-    const density_ctx *dc = ctx;
-    const eddy_world *w = dc->w;
-    (void)max;
-    return eddy_sph_density_cell(&w->grid, dc->p, &w->boundaries, w->gravity, dc->k.h, density_finish, ctx, c, cand,
-                                 near);
-}
-EDDY_SPH_SIMD_CELL_CLONES(density_cell);
-
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions), w};
-    if (eddy_sph_cell_pass(&w->grid, &w->particles, 0, NULL, density_cell_simd[s->simd], &c, NULL))
+    density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
+    if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish,
+                                   &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     return EDDY_OK;
 }

@@ -1,13 +1,14 @@
 /*
  * The slab cuts selected together (decomp_select_cuts: bisection over the coordinates' keys, each
  * process counting its own) against the reference rule on every coordinate gathered and sorted on rank
- * 0 (decomp_quantile_cuts, what rebalancing did before): the same cuts, bit for bit but for the sign of
+ * 0 (quantile_reference.h, what rebalancing did before): the same cuts, bit for bit but for the sign of
  * a zero, and the same imbalance. Run under mpirun -np 2, 3, 4. Every rank draws coordinates with many
  * equal runs (lattice planes shared between processes), a few distinct values, a rank without any,
  * zeros of both signs, infinities and fewer coordinates than processes; exits 1 on the first mismatch,
  * naming the case.
  */
 #include "decomp_internal.h"
+#include "quantile_reference.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
         MPI_Gatherv(v, n, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (rank == 0) {
             qsort(all, (size_t)total, sizeof *all, by_double);
-            const double want = decomp_quantile_cuts(size, -1.0, 2.0, all, (size_t)total, ref);
+            const double want = reference_quantile_cuts(size, -1.0, 2.0, all, (size_t)total, ref);
             for (int r = 1; r < size; ++r) {
                 if (!(cut[r] == ref[r]) || (cut[r] != 0 && memcmp(&cut[r], &ref[r], sizeof(double)))) {
                     fprintf(stderr,

@@ -1,13 +1,14 @@
 /*
  * The first cuts from lattice planes (eddy_decomp_quantile_pairs, host/session/decomp_fill.c: sorted
  * distinct coordinates with their counts) against the rule on every coordinate written out and
- * sorted (below: decomp.c's quantile_cuts as it was when every process built the whole scene, a
- * binary search for each end of a run of equal coordinates): the same cuts and the same imbalance,
+ * sorted (quantile_reference.h: decomp.c's quantile_cuts as it was when every process built the whole
+ * scene, a binary search for each end of a run of equal coordinates): the same cuts and the same imbalance,
  * bit for bit. Cases: few planes with many particles each (lattices), one plane, every count 1, runs
  * that straddle several quantiles, no coordinate at all (the cuts split [lo, hi] evenly), fewer
  * coordinates than processes, 2 to 9 processes. Needs no MPI. Exits 1 on the first mismatch, naming it.
  */
 #include "decomp.h"
+#include "quantile_reference.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -24,37 +25,6 @@ static uint64_t next(uint64_t *s)
     return *s * 0x2545F4914F6CDD1Du;
 }
 
-static size_t lower_bound(const double *v, size_t k, double x)
-{
-    size_t a = 0, b = k;
-    while (a < b) {
-        const size_t m = a + (b - a) / 2;
-        if (v[m] < x) a = m + 1;
-        else b = m;
-    }
-    return a;
-}
-
-/* The reference: every coordinate, sorted (decomp.c's quantile_cuts). */
-static double reference(int size, double lo, double hi, const double *v, size_t k, double *cut)
-{
-    size_t first = 0, largest = 0;
-    for (int r = 1; r <= size; ++r) {
-        size_t at = k;
-        if (r < size && k == 0) {
-            cut[r] = lo + (hi - lo) * r / size;
-        } else if (r < size) {
-            const size_t j = k * (size_t)r / (size_t)size;
-            const size_t a = lower_bound(v, k, v[j]), b = lower_bound(v, k, nextafter(v[j], INFINITY));
-            at = b < k && b - j < j - a ? b : a;
-            cut[r] = v[at];
-        }
-        if (at - first > largest) largest = at - first;
-        first = at;
-    }
-    return k ? (double)largest * size / (double)k - 1.0 : 0.0;
-}
-
 static int check(const char *name, int size, const double *pv, const uint64_t *pc, size_t m)
 {
     size_t k = 0;
@@ -65,7 +35,7 @@ static int check(const char *name, int size, const double *pv, const uint64_t *p
     for (size_t i = 0, at = 0; i < m; ++i)
         for (uint64_t c = 0; c < pc[i]; ++c) all[at++] = pv[i];
     const double lo = -0.25, hi = 1.75;
-    const double wi = reference(size, lo, hi, all, k, want);
+    const double wi = reference_quantile_cuts(size, lo, hi, all, k, want);
     const double gi = eddy_decomp_quantile_pairs(pv, pc, m, size, lo, hi, got);
     free(all);
     if (memcmp(want + 1, got + 1, sizeof(double) * (size_t)(size - 1)) || memcmp(&wi, &gi, sizeof wi)) {

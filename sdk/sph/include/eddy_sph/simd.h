@@ -176,6 +176,27 @@ static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
     static const eddy_sph_particle_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,       \
                                                                           name##_avx512}
 
+/* gather.h's density pass cell (eddy_sph_density_cell over eddy_sph_density_pass_ctx_) as a cell-pass
+ * body, compiled for each path by the clones below. */
+EDDY_SPH_SIMD_BODY int eddy_sph_density_simd_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
+                                                   eddy_sph_candidates *near, float *max)
+{
+    (void)max;
+    const eddy_sph_density_pass_ctx_ *d = (const eddy_sph_density_pass_ctx_ *)ctx;
+    return eddy_sph_density_cell(d->g, d->p, d->b, d->gravity, d->h, d->finish, d->ctx, c, cand, near);
+}
+EDDY_SPH_SIMD_CELL_CLONES(eddy_sph_density_simd_cell_);
+
+/* eddy_sph_density_pass (gather.h) with its sums compiled for `path` (eddy_sph_simd_select): the same
+ * sums in the same order, so bit-identical to it on the baseline path. */
+static inline int eddy_sph_density_pass_simd(eddy_sph_simd path, const eddy_grid *g, const eddy_particles *p,
+                                             const eddy_boundaries *b, const float gravity[3], float h,
+                                             eddy_sph_density_fn finish, void *ctx)
+{
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
+    return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_simd_cell__simd[path], &d, NULL);
+}
+
 #ifdef __cplusplus
 }
 #endif
