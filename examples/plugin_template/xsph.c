@@ -41,6 +41,7 @@
  */
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
+#include <eddy_sph/simd.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ static const eddy_param_desc material_params[M_COUNT] = {
 struct eddy_solver {
     float cfl, alpha, xsph;
     eddy_kernels kernels; /* coefficients for the world's smoothing radius, which never changes */
+    eddy_sph_simd simd;   /* the vector ISA the neighbour loops run (<eddy_sph/simd.h>) */
     float gradient_scale; /* 1 / eddy_lattice_gradient_moment() of material 0's rest spacing */
     size_t material_count;
     float *stiffness;     /* [material_count] k of p = k (rho - rho0) */
@@ -118,8 +120,13 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "xsph: the world has no material");
+    /* The vector ISA of the neighbour loops: AVX2 where the CPU runs it; EDDY_SIMD chooses. */
+    eddy_sph_simd simd;
+    int rc = eddy_sph_simd_select(&simd, err);
+    if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    s->simd = simd;
     s->cfl = (float)pv->values[P_CFL].number;
     s->alpha = (float)pv->values[P_ALPHA].number;
     s->xsph = (float)pv->values[P_XSPH].number;
@@ -141,7 +148,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         s->sound_speed[m] = sqrtf(s->stiffness[m]);
         c_max = s->sound_speed[m] > c_max ? s->sound_speed[m] : c_max;
     }
-    int rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
+    rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (!rc) rc = eddy_particles_add_field(&w->particles, "xsph_correction", 3, &s->correction, err);
     if (rc) {
         destroy(s);
@@ -156,54 +163,24 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     return EDDY_OK;
 }
 
-/* Runs `cell_fn` for every occupied cell, in parallel, with a per-thread candidate buffer gathered
- * for the cell (its own and its neighbour cells' particles, eddy_sph_gather). Returns non-zero when
- * memory ran out. */
-typedef void (*cell_fn)(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c);
-
-/* Candidate arrays the force pass adds to positions and masses. */
-enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO, C_SOUND, C_EXTRA };
-
-XSPH_INLINE int for_each_cell(eddy_solver *s, eddy_world *w, int extra, cell_fn f)
-{
-    const eddy_grid *g = &w->grid;
-    const long long cells = (long long)g->occupied_count;
-    int failed = 0;
-#pragma omp parallel reduction(| : failed)
-    {
-        eddy_sph_candidates c = eddy_sph_candidates_make(extra);
-#pragma omp for schedule(dynamic, 8)
-        for (long long ci = 0; ci < cells; ++ci) {
-            const uint32_t cell = g->occupied[ci];
-            if (failed || eddy_sph_gather(&c, g, &w->particles, cell)) {
-                failed = 1;
-                continue;
-            }
-            f(s, w, cell, &c);
-        }
-        eddy_sph_candidates_free(&c);
-    }
-    return failed;
-}
-
 /* --- density and pressure --- */
 
-static void density_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c)
+/* What the density pass hands back for each owned particle i: its poly6 sum over the neighbours (i
+ * itself included) and the walls' ghosts. initial_sum is taken as 1, so there is no extra self term. */
+typedef struct density_ctx {
+    const eddy_solver *s;
+    const eddy_world *w;
+    eddy_particles *p;
+} density_ctx;
+
+static void density_finish(void *ctx, uint32_t i, float sum)
 {
-    eddy_particles *p = &w->particles;
-    const eddy_grid *g = &w->grid;
-    for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
-        if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
-        eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, s->kernels.h, p->x[i], p->y[i], p->z[i], img);
-        /* Real neighbours (i itself included) and the walls' ghosts; initial_sum is 1: no self term. */
-        const float sum = eddy_sph_density_sum(c, p->x[i], p->y[i], p->z[i], s->kernels.h2, img, nimg);
-        const uint32_t m = p->material[i];
-        p->density[i] = s->kernels.poly6 * sum;
-        /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
-        const float pr = s->stiffness[m] * (p->density[i] - w->materials[m].rest_density);
-        p->pressure[i] = pr > 0.0f ? pr : 0.0f;
-    }
+    const density_ctx *c = ctx;
+    const uint32_t m = c->p->material[i];
+    c->p->density[i] = eddy_sph_density(&c->s->kernels, sum, 0.0f);
+    /* Clamped at zero: free-surface particles lack neighbours and must not be pulled inwards. */
+    const float pr = c->s->stiffness[m] * (c->p->density[i] - c->w->materials[m].rest_density);
+    c->p->pressure[i] = pr > 0.0f ? pr : 0.0f;
 }
 
 /* --- pressure force, artificial viscosity and the XSPH correction --- */
@@ -211,7 +188,7 @@ static void density_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_
 /* What the pair terms of particle i share. */
 typedef struct pair_ctx {
     eddy_kernels k;
-    float tiny2, vi[3], pi_rho2, rho_i, c_i, alpha, scale;
+    float tiny2, pi_rho2, rho_i, c_i, alpha, scale;
 } pair_ctx;
 
 /* The weights of one pair: particle i's acceleration gains -g d, its XSPH sum -x (v_i - v_j). */
@@ -235,10 +212,25 @@ XSPH_INLINE pair_w pair(const pair_ctx *f, float r2, float vr, float m_j, float 
     return w;
 }
 
-static void force_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_candidates *c)
+/* Candidate arrays the force pass adds to positions and masses. */
+enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO, C_SOUND, C_EXTRA };
+
+typedef struct force_ctx {
+    const eddy_solver *s;
+    const eddy_world *w;
+    const eddy_particles *p;
+} force_ctx;
+
+/* One cell of the force pass (eddy_sph_cell_pass hands it the cell's gathered candidates); *amax2 is
+ * this thread's largest |a|^2. Written once as an EDDY_SPH_SIMD_BODY: EDDY_SPH_SIMD_CELL_CLONES below
+ * compiles it for each vector ISA (<eddy_sph/simd.h>), and create() picks one. */
+EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates *c, eddy_sph_candidates *near,
+                                  float *amax2)
 {
-    eddy_particles *p = &w->particles;
-    const eddy_grid *g = &w->grid;
+    const force_ctx *fc = ctx;
+    const eddy_solver *s = fc->s;
+    const eddy_particles *p = fc->p;
+    const eddy_grid *g = &fc->w->grid;
     eddy_sph_gather_field(c, C_VX, p->vx);
     eddy_sph_gather_field(c, C_VY, p->vy);
     eddy_sph_gather_field(c, C_VZ, p->vz);
@@ -253,39 +245,44 @@ static void force_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_ca
         if (eddy_particle_is_halo(p, i)) continue; /* its owner updates it */
         const pair_ctx f = {.k = s->kernels,
                             .tiny2 = 0.0f,
-                            .vi = {p->vx[i], p->vy[i], p->vz[i]},
                             .pi_rho2 = p->pressure[i] / (p->density[i] * p->density[i]),
                             .rho_i = p->density[i],
                             .c_i = s->sound_speed[p->material[i]],
                             .alpha = s->alpha,
                             .scale = s->gradient_scale};
-        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+        const float xi = p->x[i], yi = p->y[i], zi = p->z[i], vxi = p->vx[i], vyi = p->vy[i], vzi = p->vz[i];
         float a0 = 0, a1 = 0, a2 = 0, x0 = 0, x1 = 0, x2 = 0;
 #pragma omp simd reduction(+ : a0, a1, a2, x0, x1, x2)
         for (size_t q = 0; q < nc; ++q) {
             const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const float ux = f.vi[0] - cvx[q], uy = f.vi[1] - cvy[q], uz = f.vi[2] - cvz[q];
+            const float ux = vxi - cvx[q], uy = vyi - cvy[q], uz = vzi - cvz[q];
             const pair_w t = pair(&f, dx * dx + dy * dy + dz * dz, ux * dx + uy * dy + uz * dz, cm[q], crho[q], cp[q],
                                   cc[q]);
             a0 -= t.g * dx, a1 -= t.g * dy, a2 -= t.g * dz;
             x0 -= t.x * ux, x1 -= t.x * uy, x2 -= t.x * uz;
         }
         /* Mirror ghosts: position, velocity (free slip) and the hydrostatic pressure continued through
-         * the wall (boundary.h), one SIMD loop per mirror. */
+         * the wall (boundary.h). A ghost within h is the image of a candidate within h, so each mirror
+         * is one SIMD loop over those only (eddy_sph_select). */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, s->kernels.h, xi, yi, zi, img);
+        const int nimg = eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi, yi, zi, img);
+        if (nimg && eddy_sph_select(c, xi, yi, zi, s->kernels.h2, near)) return -1;
+        const size_t nn = nimg ? near->count : 0;
+        const float *nx = near->x, *ny = near->y, *nz = near->z, *nm = near->m;
+        const float *nvx = near->extra[C_VX], *nvy = near->extra[C_VY], *nvz = near->extra[C_VZ];
+        const float *np = near->extra[C_PRESSURE], *nrho = near->extra[C_RHO], *ncs = near->extra[C_SOUND];
         for (int mi = 0; mi < nimg; ++mi) {
             const eddy_sph_image gi = img[mi];
             float b0 = 0, b1 = 0, b2 = 0, y0 = 0, y1 = 0, y2 = 0;
 #pragma omp simd reduction(+ : b0, b1, b2, y0, y1, y2)
-            for (size_t q = 0; q < nc; ++q) {
+            for (size_t q = 0; q < nn; ++q) {
                 float ex, ey, ez, gx, gy, gz;
-                eddy_sph_image_diff(&gi, cx[q], cy[q], cz[q], &ex, &ey, &ez);
-                eddy_sph_image_velocity(&gi, cvx[q], cvy[q], cvz[q], &gx, &gy, &gz);
-                const float pg = eddy_sph_image_pressure(&gi, cp[q], crho[q], cx[q], cy[q], cz[q]);
-                const float ux = f.vi[0] - gx, uy = f.vi[1] - gy, uz = f.vi[2] - gz;
-                const pair_w t = pair(&f, ex * ex + ey * ey + ez * ez, ux * ex + uy * ey + uz * ez, cm[q], crho[q], pg,
-                                      cc[q]);
+                eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
+                eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gx, &gy, &gz);
+                const float pg = eddy_sph_image_pressure(&gi, np[q], nrho[q], nx[q], ny[q], nz[q]);
+                const float ux = vxi - gx, uy = vyi - gy, uz = vzi - gz;
+                const pair_w t = pair(&f, ex * ex + ey * ey + ez * ez, ux * ex + uy * ey + uz * ez, nm[q], nrho[q], pg,
+                                      ncs[q]);
                 b0 -= t.g * ex, b1 -= t.g * ey, b2 -= t.g * ez;
                 y0 -= t.x * ux, y1 -= t.x * uy, y2 -= t.x * uz;
             }
@@ -297,26 +294,12 @@ static void force_cell(eddy_solver *s, eddy_world *w, uint32_t cell, eddy_sph_ca
         s->corr[0][i] = s->xsph * x0;
         s->corr[1][i] = s->xsph * x1;
         s->corr[2][i] = s->xsph * x2;
+        const float am2 = a0 * a0 + a1 * a1 + a2 * a2;
+        *amax2 = am2 > *amax2 ? am2 : *amax2;
     }
+    return 0;
 }
-
-/* Largest acceleration of an owned particle (a halo copy's was computed by its owner). A max
- * reduction over threads is exact in any order, so it keeps the result independent of the thread
- * count. */
-static float max_acceleration(const eddy_solver *s, const eddy_world *w)
-{
-    const eddy_particles *p = &w->particles;
-    const float *ax = s->acc[0], *ay = s->acc[1], *az = s->acc[2];
-    const long long n = (long long)p->count;
-    float a2 = 0.0f;
-#pragma omp parallel for schedule(static) reduction(max : a2)
-    for (long long i = 0; i < n; ++i) {
-        if (eddy_particle_is_halo(p, (size_t)i)) continue;
-        const float v = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
-        a2 = v > a2 ? v : a2;
-    }
-    return sqrtf(a2);
-}
+EDDY_SPH_SIMD_CELL_CLONES(force_cell);
 
 /* Grid, density, pressure and forces for the current positions. */
 static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
@@ -331,12 +314,20 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
         s->corr[a] = eddy_particles_field(&w->particles, s->correction, a);
     }
     double t0 = eddy_time_ms();
-    if (for_each_cell(s, w, 0, density_cell)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    density_ctx dc = {s, w, &w->particles};
+    if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, s->kernels.h,
+                                   density_finish, &dc))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
     rc = eddy_world_refresh_fields(w, density_fields, 2, err);
     if (rc) return rc;
     double t1 = eddy_time_ms();
-    if (for_each_cell(s, w, C_EXTRA, force_cell)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
-    s->max_accel = max_acceleration(s, w);
+    force_ctx fc = {s, w, &w->particles};
+    float amax2 = 0.0f;
+    if (eddy_sph_cell_pass(&w->grid, &w->particles, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    /* The largest acceleration over every process (collective; in one process just sqrtf). */
+    rc = eddy_sph_max_accel(w, amax2, &s->max_accel, err);
+    if (rc) return rc;
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, eddy_time_ms() - t1);
     return EDDY_OK;

@@ -33,11 +33,16 @@ echo "== configure and build examples/plugin_template against $prefix"
 # Only the installed prefix: the source tree's headers must not be reachable.
 "$cmake" -S "$src/examples/plugin_template" -B "$tb" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$plugins" \
-    > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure the template"; }
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure the template"; }
 grep "plugin ABI" "$work/configure.log"
 "$cmake" --build "$tb" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build the template"; }
 grep -i "warning" "$work/build.log" && fail "the template builds with warnings"
 grep -rqF "$src/core/include" "$tb/CMakeFiles" && fail "the template was compiled against the source tree"
+# eddy::sph brings the flags its inline loops need to vectorize and to round alike on every ISA path
+# (sdk/sph/CMakeLists.txt); without them the template's force pass compiled scalar.
+for f in -fno-math-errno -fno-trapping-math -ffp-contract=off; do
+    grep -F "xsph.c" "$tb/compile_commands.json" | grep -qe "$f" || fail "the template was compiled without $f (eddy::sph's flags)"
+done
 "$cmake" --install "$tb" > "$work/install_template.log" 2>&1 || fail "install the template"
 so=$plugins/lib/eddy/plugins/eddy_xsph.so
 [ -f "$so" ] || fail "the template did not install to lib/eddy/plugins: $(find "$plugins")"
@@ -81,6 +86,9 @@ if command -v pkg-config > /dev/null; then
     export PKG_CONFIG_PATH
     flags=$(pkg-config --cflags --libs eddy) || fail "pkg-config eddy"
     echo "pkg-config --cflags --libs eddy: $flags"
+    for f in -fno-math-errno -fno-trapping-math -ffp-contract=off; do
+        case " $flags " in *" $f "*) ;; *) fail "pkg-config --cflags eddy lacks $f";; esac
+    done
     mkdir -p "$work/pc"
     "$cc" -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -fopenmp \
         "$src/examples/plugin_template/xsph.c" $flags -o "$work/pc/eddy_xsph.so" || fail "cc with pkg-config flags"
