@@ -123,7 +123,8 @@ static void drop_tracers(const eddy_solver *s, const uint32_t *mat, eddy_sph_can
     c->count = k;
 }
 
-static int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
+EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                    float *amax2)
 {
     const vpm_pass *vp = ctx;
     eddy_solver *s = vp->s;
@@ -162,11 +163,12 @@ static int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_s
     }
     return 0;
 }
+EDDY_SPH_SIMD_CELL_CLONES(density_cell);
 
 int vpm_density(eddy_solver *s, eddy_world *w)
 {
     vpm_pass vp = {.s = s, .w = w};
-    return eddy_sph_cell_pass(&w->grid, &w->particles, 0, wants_fluid, density_cell, &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
+    return eddy_sph_cell_pass(&w->grid, &w->particles, 0, wants_fluid, density_cell_simd[s->simd], &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
                                                                                                  : EDDY_OK;
 }
 
@@ -190,7 +192,7 @@ typedef struct sums_i {
  * switches are loop-invariant selects. A ghost's pressure continues hydrostatically (img->s) and its
  * velocity is the image's; ghosts enter the gradient only in the difference formula.
  */
-static inline void pair_loop(const eddy_sph_candidates *c, const eddy_kernels *k, float tiny2, const pair_i *pi,
+EDDY_SPH_SIMD_BODY void pair_loop(const eddy_sph_candidates *c, const eddy_kernels *k, float tiny2, const pair_i *pi,
                              float xi, float yi, float zi, const eddy_sph_image *img, int gradient, int difference,
                              int forces, int diffusion, sums_i *out)
 {
@@ -254,7 +256,8 @@ static inline void pair_loop(const eddy_sph_candidates *c, const eddy_kernels *k
     out->l[0] += lx, out->l[1] += ly, out->l[2] += lz;
 }
 
-static int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *amax2)
+EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                  float *amax2)
 {
     const vpm_pass *vp = ctx;
     eddy_solver *s = vp->s;
@@ -374,19 +377,21 @@ static int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph
     }
     return 0;
 }
+EDDY_SPH_SIMD_CELL_CLONES(terms_cell);
 
 int vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t)
 {
     vpm_pass vp = {.s = s, .w = w, .t = t};
     float amax2 = 0.0f;
-    if (eddy_sph_cell_pass(&w->grid, &w->particles, C_COUNT, wants_fluid, terms_cell, &vp, &amax2))
+    if (eddy_sph_cell_pass(&w->grid, &w->particles, C_COUNT, wants_fluid, terms_cell_simd[s->simd], &vp, &amax2))
         return EDDY_ERR_OUT_OF_MEMORY;
     if (t->forces) s->max_accel = sqrtf(amax2);
     return EDDY_OK;
 }
 
 /* One cell of the tracers' velocity: Shepard interpolation of the fluid's. */
-static int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *max)
+EDDY_SPH_SIMD_BODY int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                   float *max)
 {
     (void)near, (void)max;
     const vpm_pass *vp = ctx;
@@ -427,11 +432,12 @@ static int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sp
     }
     return 0;
 }
+EDDY_SPH_SIMD_CELL_CLONES(tracer_cell);
 
 int vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz)
 {
     if (s->tracer == UINT32_MAX) return EDDY_OK;
     vpm_pass vp = {.s = s, .w = w, .v = {vx, vy, vz}};
-    return eddy_sph_cell_pass(&w->grid, &w->particles, 4, wants_tracer, tracer_cell, &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
+    return eddy_sph_cell_pass(&w->grid, &w->particles, 4, wants_tracer, tracer_cell_simd[s->simd], &vp, NULL) ? EDDY_ERR_OUT_OF_MEMORY
                                                                                                 : EDDY_OK;
 }

@@ -164,8 +164,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "vpm_hybrid: tracer_material 0 is the scene's only material: nothing would be "
                               "left to carry the flow (add a fluid material, or -1 for no tracers)");
+    eddy_sph_simd simd;
+    int rc = eddy_sph_simd_select(&simd, err);
+    if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+    s->simd = simd;
     s->mode = (int)pv->values[P_MODE].integer;
     s->dims = w->dimensions;
     s->bs_choice = (int)pv->values[P_BIOT_SAVART].integer;
@@ -222,7 +226,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->sigma = !isnan(sigma) ? (float)sigma : spacing > 0.0f ? spacing : 0.5f * w->smoothing_radius;
 
     eddy_particles *p = &w->particles;
-    int rc = eddy_particles_add_field(p, "vorticity", 3, &s->f_vorticity, err);
+    rc = eddy_particles_add_field(p, "vorticity", 3, &s->f_vorticity, err);
     if (!rc) rc = eddy_particles_add_field(p, "density_gradient", 3, &s->f_gradient, err);
     if (!rc) rc = eddy_particles_add_field(p, "number_density", 1, &s->f_number, err);
     if (!rc && s->mode != MODE_VPM) rc = eddy_particles_add_field(p, "acceleration", 3, &s->f_acceleration, err);

@@ -10,12 +10,14 @@
 #define VPM_HYBRID_H
 
 #include <eddy/eddy.h>
+#include <eddy_sph/simd.h>
 
 #include "biot_savart.h"
 
 enum vpm_mode { MODE_VPM = 0, MODE_SPH = 1, MODE_HYBRID = 2 };
 
 struct eddy_solver {
+    eddy_sph_simd simd;       /* the vector ISA of the neighbour-grid passes (eddy_sph/simd.h) */
     int mode;
     int dims;
     float sigma;              /* Gaussian core radius of the vortons, sim m */

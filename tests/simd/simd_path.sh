@@ -60,4 +60,4 @@ echo "$solver baseline: $hb"
 # A sanitized build instruments every load, so the loops stay scalar on every path and the hashes are
 # equal there (EDDY_SIMD_TEST_SCALAR, set by tests/simd/CMakeLists.txt under EDDY_SANITIZE).
 [ "$hb" != "$h2" ] || [ "${EDDY_SIMD_TEST_SCALAR:-0}" = 1 ] || { echo "$path gave the baseline's hash: did $solver ignore EDDY_SIMD?" >&2; exit 1; }
-exec python3 "$here/check_paths.py" "$out/baseline-2/frames" "$out/$path-2/frames"
+exec python3 "$here/check_paths.py" "$out/baseline-2/frames" "$out/$path-2/frames" "$scene"
