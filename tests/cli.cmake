@@ -65,7 +65,7 @@ set_tests_properties(cli_explosion_is_reported PROPERTIES ENVIRONMENT "EDDY_PLUG
 add_test(NAME cli_explosion_keeps_frames COMMAND sh -c "test -f ${CLI_OUT}/explode/frames/frame_00002.vtp && grep -q frame_00002.vtp ${CLI_OUT}/explode/frames.pvd")
 set_tests_properties(cli_explosion_keeps_frames PROPERTIES FIXTURES_REQUIRED exploded)
 # The broken test plugins are listed as refused and the real ones still load.
-add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 3.0, host 2.2" ${EDDY_EXE} list)
+add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 3.0, host 2.3" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 0 "sph_mueller      solver" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals_keep_good PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
@@ -75,7 +75,7 @@ set_tests_properties(cli_run_writes_outputs PROPERTIES FIXTURES_SETUP short_run)
 add_test(NAME cli_run_writes_every_format COMMAND sh -c "test -s \"$0/frames/frame_00000.vtp\" && test -s \"$0/frames/frame_00000.csv\" && test -s \"$0/frames.pvd\" && test -s \"$0/diagnostics.csv\" && test -s \"$0/picture.png\"" ${CLI_OUT}/short)
 set_tests_properties(cli_run_writes_every_format PROPERTIES FIXTURES_REQUIRED short_run)
 # The host's version and the plugin ABI it loads.
-cli_test(version 0 "eddy ${PROJECT_VERSION} (plugin ABI 2.2)" --version)
+cli_test(version 0 "eddy ${PROJECT_VERSION} (plugin ABI 2.3)" --version)
 # An independent reader (Python's xml and base64) checks the .vtp files test_output wrote.
 add_test(NAME output_vtp_reader COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py --expect ${PROJECT_BINARY_DIR}/test_output/vtp/expected.json ${PROJECT_BINARY_DIR}/test_output/vtp/frames.pvd)
 set_tests_properties(output PROPERTIES FIXTURES_SETUP output_frames)

@@ -76,7 +76,7 @@ static void refuses_wrong_major(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
-    expect_reason(reg, "/eddy_bad_major.so", "ABI major version mismatch: plugin 3.0, host 2.2");
+    expect_reason(reg, "/eddy_bad_major.so", "ABI major version mismatch: plugin 3.0, host 2.3");
     eddy_registry_destroy(reg);
 }
 
@@ -84,7 +84,7 @@ static void refuses_newer_minor(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
-    expect_reason(reg, "/eddy_bad_minor.so", "plugin needs a newer host: plugin ABI 2.3, host 2.2");
+    expect_reason(reg, "/eddy_bad_minor.so", "plugin needs a newer host: plugin ABI 2.4, host 2.3");
     eddy_registry_destroy(reg);
 }
 
@@ -318,7 +318,7 @@ static void load_file_reports_error(void **state)
     assert_int_equal(eddy_registry_load_file(reg, path, &err), EDDY_ERR_PLUGIN);
     assert_int_equal(err.code, EDDY_ERR_PLUGIN);
     char want[4400];
-    snprintf(want, sizeof want, "%s: ABI major version mismatch: plugin 3.0, host 2.2", path);
+    snprintf(want, sizeof want, "%s: ABI major version mismatch: plugin 3.0, host 2.3", path);
     assert_string_equal(err.message, want);
     assert_int_equal(eddy_registry_refusal_count(reg), 1);
     eddy_registry_destroy(reg);
@@ -512,7 +512,7 @@ static void refuses_newer_minor_with_larger_structs(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(abi_dir);
-    expect_reason(reg, "/eddy_abi_newer_minor.so", "plugin needs a newer host: plugin ABI 2.3, host 2.2");
+    expect_reason(reg, "/eddy_abi_newer_minor.so", "plugin needs a newer host: plugin ABI 2.4, host 2.3");
     assert_null(eddy_registry_find(reg, "newer_solver", NULL));
     eddy_registry_destroy(reg);
 }
@@ -523,7 +523,7 @@ static void refuses_newer_major(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(abi_dir);
-    expect_reason(reg, "/eddy_abi_newer_major.so", "ABI major version mismatch: plugin 3.0, host 2.2");
+    expect_reason(reg, "/eddy_abi_newer_major.so", "ABI major version mismatch: plugin 3.0, host 2.3");
     eddy_registry_destroy(reg);
 }
 

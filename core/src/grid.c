@@ -14,9 +14,17 @@
 
 #include <omp.h>
 
+#include "internal.h"
+
 struct eddy_grid_impl {
     const eddy_grid_backend_vtable *backend;
     void *state;
+    /* The window (eddy_grid_set_window): `full` is the layout eddy_grid_init got, which the grid
+     * returns to when the window is switched off; cell_begin/cell_end hold cell_capacity entries. */
+    int window;
+    int windowed; /* the layout is a window laid out by update_window, not the one init got */
+    eddy_grid_layout full;
+    size_t cell_capacity;
     /* Per-particle buffers (perm, grid->particle_cell, grid->occupied) share one capacity. */
     uint32_t *perm;
     size_t capacity;
@@ -158,6 +166,10 @@ int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
     grid->layout = *layout;
     grid->policy = policy;
     grid->impl = calloc(1, sizeof *grid->impl);
+    if (grid->impl) {
+        grid->impl->full = *layout;
+        grid->impl->cell_capacity = layout->cell_count;
+    }
     /* Zeroed ranges are the valid prefix sums of an empty grid, so queries before a build are safe. */
     grid->cell_begin = calloc(layout->cell_count, sizeof(uint32_t));
     grid->cell_end = calloc(layout->cell_count, sizeof(uint32_t));
@@ -366,6 +378,116 @@ static void invalidate(eddy_grid *grid)
     memset(grid->cell_end, 0, sizeof(uint32_t) * grid->layout.cell_count);
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Window (decomposed runs)                                                                       */
+
+/* Slack a new window leaves beyond the particles' cells on each side of a bounded axis: a fixed few
+ * cells plus an eighth of their extent. Particles move well under a cell a step (the CFL limit), so
+ * a front re-lays the window out every few dozen steps at most, and a slab that grows by rebalancing
+ * by a fraction of itself. */
+#define WINDOW_SLACK_CELLS 4
+#define WINDOW_SLACK_DIV 8
+
+void eddy_grid_set_window(eddy_grid *grid, int on)
+{
+    if (!grid || !grid->impl) return;
+    /* The built-in backend only: a plugin backend may have sized its state for the layout create()
+     * saw (plugins/cuda_grid keeps device arrays of cell_count entries). Known by its sort, since the
+     * registry hands out a copy of the built-in vtable. */
+    grid->impl->window = on && grid->impl->backend->sort == eddy_cpu_grid_vtable.sort;
+}
+
+/* The interior cell of coordinate v on axis a of the full layout: eddy_grid_cell_of's arithmetic on
+ * one axis, so it is that function's cell to the bit. It never decreases as v grows (a float
+ * subtraction, a product with a positive factor and a truncation all keep order), so the cells of
+ * the smallest and largest coordinates bound every particle's. */
+static inline int32_t axis_cell(const eddy_grid_layout *f, int a, eddy_real v)
+{
+    int32_t i = (int32_t)((v - f->lo[a]) * f->inv_cell_size[a]);
+    if (i < 0) i = 0;
+    if (i >= f->cells[a]) i = f->cells[a] - 1;
+    return i;
+}
+
+static int same_layout(const eddy_grid_layout *a, const eddy_grid_layout *b)
+{
+    for (int k = 0; k < 3; ++k)
+        if (a->pad[k] != b->pad[k] || a->dim[k] != b->dim[k]) return 0;
+    return a->cell_count == b->cell_count;
+}
+
+/* The layout the next sort uses: the full one without a window; with one, the current window while
+ * it holds every particle and is at most twice the cells a fresh one would store, else a fresh window
+ * over the cells they occupy with slack (only bounded axes; periodic ones keep their whole extent,
+ * their wrap needs it).
+ * Cell arrays are allocated at exactly the size needed, so a window that shrank gives memory back.
+ * Returns -1 when out of memory (the grid is unchanged then). */
+static int update_window(eddy_grid *grid, const eddy_particles *p, size_t n)
+{
+    struct eddy_grid_impl *im = grid->impl;
+    const eddy_grid_layout *f = &im->full, *cur = &grid->layout;
+    eddy_grid_layout want = *f;
+    if (im->window) {
+        /* No particle: nothing tells where the window belongs; keep it. */
+        if (n == 0) return 0;
+        const long long nn = (long long)n;
+        const eddy_real *pos[3] = {p->x, p->y, p->z};
+        int relayout = 0;
+        uint64_t total = 1;
+        for (int a = 0; a < f->dimensions; ++a) {
+            if (f->periodic[a]) {
+                total *= (uint64_t)f->dim[a];
+                continue;
+            }
+            /* Every position is inside the domain here (the domain policy ran), so finite. */
+            const eddy_real *v = pos[a];
+            eddy_real mn = v[0], mx = v[0];
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) \
+    if (n >= 2 * GRID_PARALLEL_MIN)
+            for (long long i = 0; i < nn; ++i) {
+                mn = v[i] < mn ? v[i] : mn;
+                mx = v[i] > mx ? v[i] : mx;
+            }
+            const int32_t c0 = axis_cell(f, a, mn), c1 = axis_cell(f, a, mx);
+            const int32_t extent = c1 - c0 + 1, slack = WINDOW_SLACK_CELLS + extent / WINDOW_SLACK_DIV;
+            const int32_t first = 1 - cur->pad[a], last = first + cur->dim[a] - 3;
+            if (c0 < first || c1 > last) relayout = 1;
+            const int32_t lo = c0 - slack > 0 ? c0 - slack : 0;
+            const int32_t hi = c1 + slack < f->cells[a] - 1 ? c1 + slack : f->cells[a] - 1;
+            /* Global interior cell i is stored at i + pad: the window's first cell lands on 1, after
+             * one empty ghost layer, as cell 0 does in the full layout. */
+            want.pad[a] = 1 - lo;
+            want.dim[a] = hi - lo + 3;
+            total *= (uint64_t)want.dim[a];
+        }
+        want.cell_count = (size_t)total; /* at most the full layout's, which fits in 2^31 */
+        /* The first window replaces the full layout; later ones replace a window that no longer holds
+         * the particles or stores more than twice the cells a fresh one would. */
+        if (!relayout && im->windowed && 2 * want.cell_count >= cur->cell_count) return 0;
+    }
+    if (same_layout(&want, cur)) {
+        im->windowed = im->window;
+        return 0;
+    }
+    if (want.cell_count != im->cell_capacity) {
+        uint32_t *b = malloc(sizeof(uint32_t) * want.cell_count), *e = malloc(sizeof(uint32_t) * want.cell_count);
+        if (!b || !e) {
+            free(b);
+            free(e);
+            return -1;
+        }
+        free(grid->cell_begin);
+        free(grid->cell_end);
+        grid->cell_begin = b;
+        grid->cell_end = e;
+        im->cell_capacity = want.cell_count;
+    }
+    /* The sort below writes every entry of both arrays. */
+    grid->layout = want;
+    im->windowed = im->window;
+    return 0;
+}
+
 int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
 {
     if (!grid || !grid->impl || !p)
@@ -429,6 +551,11 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
         n = k;
     }
 
+    if (update_window(grid, p, n)) {
+        invalidate(grid);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "grid build: out of memory for the cells of %zu particles",
+                              n);
+    }
     rc = im->backend->sort(im->state, l, n, p->x, p->y, p->z, im->perm, grid->cell_begin, grid->cell_end,
                            err);
     if (rc) {

@@ -73,8 +73,15 @@ static int cpu_sort(void *state, const eddy_grid_layout *layout, size_t n, const
     if ((size_t)threads * nc > CPU_SORT_MAX_HIST) threads = (int)(CPU_SORT_MAX_HIST / nc);
     if (threads < 1) threads = 1;
 
-    if (grow(&s->cell, &s->cell_capacity, n ? n : 1) ||
-        grow(&s->hist, &s->hist_capacity, (size_t)threads * nc))
+    /* A windowed grid (grid.c) that shrank well below the histogram's size gives the memory back: the
+     * first builds of a decomposed run may have seen more cells than its slab needs. */
+    const size_t hist_need = (size_t)threads * nc;
+    if (s->hist && hist_need < s->hist_capacity / 4) {
+        free(s->hist);
+        s->hist = NULL;
+        s->hist_capacity = 0;
+    }
+    if (grow(&s->cell, &s->cell_capacity, n ? n : 1) || grow(&s->hist, &s->hist_capacity, hist_need))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
                               "cpu grid: out of memory for %zu particles in %zu cells", n, nc);
     uint32_t *const cell = s->cell, *const hist = s->hist;

@@ -312,18 +312,21 @@ static uint32_t *owned_in_id_order(const eddy_particles *p, size_t *count, int *
     const size_t n = p->count;
     *dup = 0;
     size_t owned = 0;
-    uint64_t max_id = 0;
+    uint64_t min_id = UINT64_MAX, max_id = 0;
     for (size_t i = 0; i < n; ++i) {
         if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
         ++owned;
         if (p->id[i] > max_id) max_id = p->id[i];
+        if (p->id[i] < min_id) min_id = p->id[i];
     }
     *count = owned;
     uint32_t *order = malloc(sizeof(uint32_t) * (owned ? owned : 1));
     if (!order) return NULL;
     if (owned == 0) return order;
-    if (max_id < 4 * (uint64_t)owned + 1024) {
-        const size_t span = (size_t)max_id + 1;
+    /* Slots from the smallest id: a process holding one id range of a large run (the hash in pieces,
+     * eddy_particles_hash_continue) needs O(its particles), not O(the largest id). */
+    if (max_id - min_id < 4 * (uint64_t)owned + 1024) {
+        const size_t span = (size_t)(max_id - min_id) + 1;
         uint32_t *slot = malloc(sizeof(uint32_t) * span);
         if (!slot) {
             free(order);
@@ -332,11 +335,11 @@ static uint32_t *owned_in_id_order(const eddy_particles *p, size_t *count, int *
         for (size_t k = 0; k < span; ++k) slot[k] = UINT32_MAX;
         for (size_t i = 0; i < n; ++i) {
             if (p->flags[i] & EDDY_PARTICLE_HALO) continue;
-            if (slot[p->id[i]] != UINT32_MAX) {
+            if (slot[p->id[i] - min_id] != UINT32_MAX) {
                 *dup = 1;
                 *dup_id = p->id[i];
             }
-            slot[p->id[i]] = (uint32_t)i;
+            slot[p->id[i] - min_id] = (uint32_t)i;
         }
         size_t k = 0;
         for (size_t s = 0; s < span && !*dup; ++s)
@@ -480,14 +483,24 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err)
 {
+    uint64_t h = EDDY_PARTICLES_HASH_INIT;
+    int rc = eddy_particles_hash_continue(p, &h, err);
+    if (!rc) *hash = h;
+    return rc;
+}
+
+int eddy_particles_hash_continue(const eddy_particles *p, uint64_t *hash, eddy_error *err)
+{
     size_t owned = 0;
     int dup = 0;
     uint64_t dup_id = 0;
     uint32_t *order = owned_in_id_order(p, &owned, &dup, &dup_id);
-    if (dup)
+    if (dup) {
+        free(order);
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "state hash: id %" PRIu64 " occurs twice", dup_id);
+    }
     if (!order) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for state hash");
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = *hash;
     const struct eddy_particles_impl *im = p->impl;
     for (size_t k = 0; k < owned; ++k) {
         const uint32_t i = order[k];

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "internal.h"
+
 /* Below this many particles an OpenMP region costs more than the reduction it runs. */
 #define WORLD_PARALLEL_MIN 4096
 
@@ -548,6 +550,11 @@ void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double ms)
 int eddy_world_build_grid(eddy_world *w, eddy_error *err)
 {
     double t0 = eddy_time_ms();
+    /* A process of a decomposed run holds one slab of the particles (and its halo): its grid stores
+     * the cells around them only, not the whole domain's, or the grid alone would cost every process
+     * memory in proportion to the whole run. Not with device-resident fields: a device solver may keep
+     * the layout it saw at create(). */
+    eddy_grid_set_window(&w->grid, w->impl->has_exchange && !w->impl->has_residency);
     int rc = eddy_grid_build(&w->grid, &w->particles, err);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return rc;

@@ -251,8 +251,8 @@ static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, in
  * The checkpoint a resume on this process count starts from (docs/mpi.md): without a manifest, the
  * single-process DIR/checkpoint.eddy (on several processes split afresh); with one written on as many
  * processes, this process's piece and the run's cuts (decomp.h), so every process owns what it owned
- * and its solver state fits; on another count, every piece merged into one (refused when the solver
- * keeps a state per process).
+ * and its solver state fits; on another count, this process's share of the pieces merged into one
+ * (one process: every piece; refused when the solver keeps a state per process).
  */
 static int read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err)
 {
@@ -291,13 +291,26 @@ static int read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *e
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         free(cut);
         if (!rc) rc = read_one_piece(dir, path, m, r, n, out, err);
-    } else if (!rc) {
+    } else if (!rc && size == 1) {
         eddy_checkpoint **pieces = calloc((size_t)n, sizeof *pieces);
         if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         for (int k = 0; !rc && k < n; ++k) rc = read_one_piece(dir, path, m, k, n, &pieces[k], err);
         if (!rc) rc = eddy_checkpoint_merge(pieces, n, path, out, err);
         for (int k = 0; pieces && k < n; ++k) eddy_checkpoint_free(pieces[k]);
         free(pieces);
+    } else if (!rc) {
+        /* Another count on several processes: this process reads its share only, piece k on process
+         * k mod size (a process without one reads piece r mod n for the header and keeps no particle);
+         * the attach cuts the slabs together and the first exchange migrates (decomp.h). */
+        const int mine = r < n ? (n - 1 - r) / size + 1 : 0, held = mine ? mine : 1;
+        eddy_checkpoint **pieces = calloc((size_t)held, sizeof *pieces);
+        if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int j = 0; !rc && j < held; ++j)
+            rc = read_one_piece(dir, path, m, mine ? r + j * size : r % n, n, &pieces[j], err);
+        if (!rc) rc = eddy_checkpoint_merge_share(pieces, held, mine > 0, dir, n, path, out, err);
+        for (int j = 0; pieces && j < held; ++j) eddy_checkpoint_free(pieces[j]);
+        free(pieces);
+        if (!rc) eddy_decomp_resume_share(1);
     }
     cJSON_Delete(m);
     free(path);

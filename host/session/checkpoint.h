@@ -83,6 +83,18 @@ int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoin
  */
 int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *path, eddy_checkpoint **out,
                           eddy_error *err);
+/*
+ * Resuming on another process count with every process reading only its share of the n pieces (piece k
+ * on process k mod size, docs/mpi.md): eddy_checkpoint_merge of this process's pieces or, with
+ * `particles` 0 (a process without a piece, where there are fewer pieces than processes; `pieces` then
+ * holds one piece read for its header), their header, settings, clock, colliders, field names and solver
+ * state without a particle. Collective, after every process read its pieces: refuses on every process
+ * what eddy_checkpoint_merge refuses between pieces, fields or solver records that differ, between the
+ * processes' shares too, naming DIR/checkpoint.p0.eddy and the first piece of the lowest process that
+ * differs (`total`: the checkpoint's piece count).
+ */
+int eddy_checkpoint_merge_share(eddy_checkpoint *const *pieces, int n, int particles, const char *dir, int total,
+                                const char *path, eddy_checkpoint **out, eddy_error *err);
 
 /* The path read, and the settings object (with its "scene" member); owned by the checkpoint. */
 const char *eddy_checkpoint_path(const eddy_checkpoint *ck);

@@ -11,6 +11,7 @@
  * holds are the same whichever order runs.
  */
 #include "checkpoint_internal.h"
+#include "decomp.h"
 #include "services.h"
 
 #include <limits.h>
@@ -581,8 +582,10 @@ static void grow_put(grow *g, const void *src, size_t n)
 static void grow_u32(grow *g, uint32_t v) { grow_put(g, &v, sizeof v); }
 static void grow_u64(grow *g, uint64_t v) { grow_put(g, &v, sizeof v); }
 
-int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *path, eddy_checkpoint **out,
-                          eddy_error *err)
+/* eddy_checkpoint_merge, or with `particles` 0 the pieces' header, settings, clock, colliders, field
+ * names and solver state with no particle (eddy_checkpoint_merge_share). */
+static int merge_pieces(eddy_checkpoint *const *pieces, int n, int particles, const char *path, eddy_checkpoint **out,
+                        eddy_error *err)
 {
     *out = NULL;
     saved_state *st = calloc((size_t)n, sizeof *st);
@@ -591,7 +594,7 @@ int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *pat
     uint64_t total = 0;
     for (int k = 0; k < n && !rc; ++k) {
         if ((rc = index_state(pieces[k], &st[k], err))) break;
-        total += st[k].count;
+        if (particles) total += st[k].count;
         const eddy_checkpoint *a = pieces[0], *b = pieces[k];
         const saved_state *s0 = &st[0], *sk = &st[k];
         int same = b->format == a->format && b->format >= 2 && sk->field_count == s0->field_count;
@@ -628,13 +631,14 @@ int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *pat
             grow_put(&g, st[0].fields[f].name, len);
             grow_u32(&g, st[0].fields[f].components);
             for (uint32_t j = 0; j < st[0].fields[f].components; ++j)
-                for (int k = 0; k < n; ++k) {
+                for (int k = 0; particles && k < n; ++k) {
                     const size_t bytes = (size_t)st[k].count * sizeof(eddy_real);
                     grow_put(&g, pieces[k]->data + st[k].fields[f].at + j * bytes, bytes);
                 }
         }
-        for (int k = 0; k < n; ++k) grow_put(&g, pieces[k]->data + st[k].ids_at, (size_t)st[k].count * sizeof(uint64_t));
-        for (int k = 0; k < n; ++k)
+        for (int k = 0; particles && k < n; ++k)
+            grow_put(&g, pieces[k]->data + st[k].ids_at, (size_t)st[k].count * sizeof(uint64_t));
+        for (int k = 0; particles && k < n; ++k)
             grow_put(&g, pieces[k]->data + st[k].materials_at, (size_t)st[k].count * sizeof(uint32_t));
         grow_u64(&g, st[0].blob_size);
         grow_put(&g, a->data + st[0].blob_at, (size_t)st[0].blob_size);
@@ -665,5 +669,54 @@ int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *pat
     free(g.p);
     free(st);
     if (!rc) *out = ck;
+    return rc;
+}
+
+int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *path, eddy_checkpoint **out,
+                          eddy_error *err)
+{
+    return merge_pieces(pieces, n, 1, path, out, err);
+}
+
+int eddy_checkpoint_merge_share(eddy_checkpoint *const *pieces, int n, int particles, const char *dir, int total,
+                                const char *path, eddy_checkpoint **out, eddy_error *err)
+{
+    int rc = merge_pieces(pieces, n, particles, path, out, err);
+    /* What eddy_checkpoint_merge compares between pieces, as two digests: the format and the fields' names
+     * and components, and the solver's state record. A failure above stops every process (main.c), so the
+     * others, waiting here, need not learn it. */
+    if (rc) return rc;
+    saved_state st;
+    if ((rc = index_state(*out, &st, err))) {
+        eddy_checkpoint_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    uint64_t fields = eddy_checkpoint_checksum(&(*out)->format, sizeof(*out)->format);
+    fields ^= eddy_checkpoint_checksum(&st.field_count, sizeof st.field_count) * 3;
+    for (uint32_t f = 0; f < st.field_count; ++f)
+        fields = fields * 0x100000001b3ULL ^ eddy_checkpoint_checksum(st.fields[f].name, strlen(st.fields[f].name)) ^
+                 (uint64_t)st.fields[f].components << 1;
+    const uint64_t record = eddy_checkpoint_checksum((*out)->data + st.blob_at, (size_t)st.blob_size) ^ st.blob_size;
+    const int bad_fields = eddy_decomp_first_differing(fields), bad_record = eddy_decomp_first_differing(record);
+    const int bad = bad_fields >= 0 ? bad_fields : bad_record;
+    if (bad < 0) return EDDY_OK;
+    /* The first piece of rank 0 and of rank `bad`: piece r, or r mod total where there are fewer pieces. */
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/checkpoint.p0.eddy", dir);
+    snprintf(b, sizeof b, "%s/checkpoint.p%d.eddy", dir, bad % total);
+    if (bad_fields >= 0)
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "checkpoint piece '%s' does not hold the fields of '%s' (pieces of different runs)", b, a);
+    else {
+        const cJSON *solver = cJSON_GetObjectItemCaseSensitive((*out)->settings, "solver");
+        rc = eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                            "the solver '%s' has different state records in '%s' and '%s' (a state kept per process, "
+                            "or pieces of different runs), which cannot be merged; resume on %d processes "
+                            "(docs/mpi.md)",
+                            cJSON_IsString(solver) ? solver->valuestring : "?", a, b, total);
+    }
+    eddy_checkpoint_free(*out);
+    *out = NULL;
     return rc;
 }

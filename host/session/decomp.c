@@ -200,6 +200,12 @@ int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances,
     (void)cuts, (void)count, (void)rebalances, (void)floor;
     return 0;
 }
+void eddy_decomp_resume_share(int share) { (void)share; }
+int eddy_decomp_first_differing(uint64_t value)
+{
+    (void)value;
+    return -1;
+}
 int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)
 {
     (void)w, (void)b;
@@ -352,6 +358,10 @@ static double *g_resume_cut;
 static int g_resume_cut_count;
 static long long g_resume_rebalances;
 static double g_resume_floor;
+/* The world of the next resuming attach holds this process's share of the pieces (eddy_decomp_resume_share). */
+static int g_resume_share;
+/* The attached world holds such a share, not yet migrated (the next migration moves it). */
+static int g_share_pending;
 
 int eddy_decomp_active(const eddy_world *w)
 {
@@ -698,6 +708,22 @@ static int migrate(decomp *d, eddy_error *err)
         left++;
     }
     if (left) touch_layout_keep_map(d);
+    if (g_share_pending && left) {
+        /* A resume's share (decomp.h) has no halo yet: the particles that left are dropped now rather than
+         * kept as halo copies for update_halos to sort out, so that the arrivals take their room instead
+         * of growing the arrays past the share (the new layout invalidates the id map). */
+        unsigned char *keep = malloc(p->count);
+        if (!keep) {
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < p->count; ++i) keep[i] = !(p->flags[i] & EDDY_PARTICLE_HALO);
+        rc = keep_only(p, keep, err);
+        free(keep);
+        if (rc) goto done;
+        p->halo_count = 0;
+    }
+    g_share_pending = 0;
     if ((rc = alltoall(d, B.b, B.n, &recv, rn, err))) goto done;
     size_t got = 0, fresh = 0;
     for (int r = 0; r < d->size; ++r) got += rn[r] / rs;
@@ -1064,6 +1090,32 @@ static const char *not_decomposable_reason(const char *id)
     return "its neighbour sums are not written for halo copies";
 }
 
+/*
+ * The first cuts of a resume in which every process holds its share of the checkpoint's pieces
+ * (eddy_decomp_resume_share): the shares are disjoint and together every particle, so the cuts selected
+ * together from every process's coordinates are those decomp_make_cuts gives when every process holds
+ * every particle (the same quantiles of the same coordinates). Collective; sets d->floor.
+ */
+static int share_cuts(decomp *d, eddy_error *err)
+{
+    const eddy_particles *p = &d->w->particles;
+    const eddy_real *xa = coord_array(p, d->axis);
+    d->cut[0] = d->periodic ? d->lo : -INFINITY;
+    d->cut[d->size] = d->periodic ? d->hi : INFINITY;
+    uint64_t *keys = malloc(sizeof *keys * (p->count ? p->count : 1));
+    size_t k = 0;
+    if (keys)
+        for (size_t i = 0; i < p->count; ++i)
+            if (isfinite(xa[i])) keys[k++] = decomp_cut_key(axis_coord(d, xa[i]));
+    eddy_host_log(d->w->host, EDDY_LOG_DEBUG, "decomp",
+                  "rank %d of %d: resume holds %zu particles of the checkpoint (its share of the pieces; the cuts "
+                  "selected together, no process reads every piece)",
+                  d->rank, d->size, p->count);
+    const int rc = decomp_select_cuts(d->size, d->lo, d->hi, keys, k, d->cut, &d->floor, err);
+    free(keys);
+    return rc;
+}
+
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
@@ -1078,8 +1130,11 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     const int filled = resuming ? 0 : eddy_decomp_fill_take(w);
     if (filled < 0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     if (filled) resuming = 1;
-    /* Resuming without the cuts of a run on as many processes (eddy_decomp_resume_cuts): every process
-     * holds every particle of the checkpoint, split afresh as a new run's. */
+    /* Resuming without the cuts of a run on as many processes (eddy_decomp_resume_cuts): split afresh as a
+     * new run's. Every process holds every particle of the checkpoint (a single-process one), or
+     * (`share`, eddy_decomp_resume_share) its share of the pieces of a run on another count. */
+    const int share = resuming && g_resume_share && g_resume_cut_count != size - 1;
+    g_resume_share = g_share_pending = 0;
     if (resuming && g_resume_cut_count != size - 1) resuming = 0;
     double threshold = INFINITY;
     int rc = decomp_rebalance_threshold(&threshold, err);
@@ -1140,11 +1195,15 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                     "checkpoint piece %d holds particle id %" PRIu64 " outside its slab", d->rank,
                                     p->id[i]);
+    } else if (share) {
+        rc = share_cuts(d, err);
+        d->imbalance = d->floor;
+        g_share_pending = 1;
     } else {
         rc = decomp_make_cuts(d, err);
         d->imbalance = d->floor;
     }
-    if (!rc && !resuming) {
+    if (!rc && !resuming && !share) {
         /* Every process built every particle: keep those of this slab, then the halo. */
         eddy_particles *p = &w->particles;
         unsigned char *keep = malloc(p->count ? p->count : 1);
@@ -1156,7 +1215,8 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
             free(keep);
         }
     }
-    if (!rc) rc = redistribute(d, err);
+    /* A share stays as it is until the solver's fields are in (decomp.h): the first exchange moves it. */
+    if (!rc && !share) rc = redistribute(d, err);
     if (rc) {
         eddy_decomp_detach(w);
         return rc;
@@ -1233,11 +1293,40 @@ int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances,
     g_resume_cut_count = 0;
     g_resume_rebalances = rebalances;
     g_resume_floor = floor;
-    if (count <= 0) return 0;
+    if (count <= 0) {
+        g_resume_share = 0;
+        return 0;
+    }
     if (!(g_resume_cut = malloc(sizeof(double) * (size_t)count))) return -1;
     memcpy(g_resume_cut, cuts, sizeof(double) * (size_t)count);
     g_resume_cut_count = count;
     return 0;
+}
+
+void eddy_decomp_resume_share(int share) { g_resume_share = share; }
+
+int eddy_decomp_first_differing(uint64_t value)
+{
+    const int size = eddy_decomp_size();
+    if (size <= 1) return -1;
+    uint64_t *all = malloc(sizeof *all * (size_t)size);
+    /* Without room for every value, rank 0's alone (a broadcast), each process comparing its own. */
+    int mine = all != NULL, every = 0;
+    TALLY_REDUCE(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    int first = -1;
+    if (every) {
+        TALLY_REDUCE(MPI_Allgather(&value, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD));
+        for (int r = 1; r < size && first < 0; ++r)
+            if (all[r] != all[0]) first = r;
+    } else {
+        uint64_t v0 = value;
+        MPI_Bcast(&v0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        int differs = v0 != value ? eddy_decomp_rank() : size;
+        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        first = differs < size ? differs : -1;
+    }
+    free(all);
+    return first;
 }
 
 #endif /* EDDY_HAVE_MPI */

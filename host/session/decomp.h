@@ -167,3 +167,18 @@ double eddy_decomp_quantile_pairs(const double *v, const uint64_t *c, size_t m, 
 int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err);
 
 #endif /* EDDY_HOST_DECOMP_H */
+
+/*
+ * Resuming on another process count than the checkpoint's (docs/mpi.md): each process reads only its
+ * share of the pieces (piece k on process k mod size) and says so with eddy_decomp_resume_share(1)
+ * before the resuming eddy_decomp_attach, whose world then holds that share rather than every particle.
+ * The attach selects the cuts of a new run together from every process's particles (the count
+ * quantiles, decomp_select_cuts: no coordinate leaves its process), keeps every particle where it is and
+ * makes no halo, so that the solver's own fields, registered by its create(), are restored from this
+ * process's pieces; the first eddy_decomp_exchange then migrates every particle to its owner with all of
+ * its fields and makes the halo. The attach forgets the flag (as does eddy_decomp_resume_cuts(NULL, 0, ..)).
+ */
+void eddy_decomp_resume_share(int share);
+/* Collective: the lowest rank whose `value` differs from rank 0's, or -1 when every process has rank 0's
+ * (always -1 on one process). */
+int eddy_decomp_first_differing(uint64_t value);

@@ -7,6 +7,7 @@
 #include "decomp.h"
 #include "decomp_internal.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,16 +87,212 @@ static int gather_owned(decomp *d, eddy_world *w, eddy_particles *q, eddy_error 
     return rc;
 }
 
+/* Ids at most x in sorted ids[0..n). */
+static unsigned long long ids_upto(const uint64_t *ids, size_t n, uint64_t x)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        const size_t m = a + (b - a) / 2;
+        if (ids[m] <= x) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+static int by_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The id ranges of the hash: process r takes the ids from split[r] up to below split[r + 1], where
+ * split[r] (0 < r < size) is the id of rank k r / size among every process's k owned ids in increasing
+ * order, so that every range holds k / size ids however sparse the ids are (particles removed). Found
+ * like the slab cuts (decomp_balance.c) without any id leaving its process: bisection of every split
+ * at once over [smallest id, largest id], each process counting its own sorted ids at most the
+ * midpoint, one MPI_Allreduce of the size - 1 counts a round (at most 64 rounds; about log2 of the id
+ * span). Collective; ids sorted; range[0..2] = smallest id, largest id, k over every process.
+ */
+static int hash_splits(const decomp *d, const uint64_t *ids, size_t n, const unsigned long long *range,
+                       uint64_t *split, eddy_error *err)
+{
+    const int m = d->size - 1;
+    uint64_t *a = malloc(sizeof *a * (size_t)m), *b = malloc(sizeof *b * (size_t)m);
+    unsigned long long *want = malloc(sizeof *want * (size_t)m), *count = malloc(sizeof *count * (size_t)m);
+    int mine = a && b && want && count, all = 0;
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    int rc = EDDY_OK;
+    if (!all) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "state hash: out of memory for %d id ranges", d->size);
+        goto done;
+    }
+    for (int r = 0; r < m; ++r) {
+        a[r] = range[0];
+        b[r] = range[1];
+        want[r] = range[2] * (unsigned long long)(r + 1) / (unsigned long long)d->size;
+    }
+    /* split[r + 1] is the smallest id x with more than want[r] ids at most x; a[r] <= x <= b[r]. Every
+     * process takes the same steps from the same sums, so all leave together. */
+    for (;;) {
+        int open = 0;
+        for (int r = 0; r < m; ++r) {
+            const uint64_t mid = a[r] + (b[r] - a[r]) / 2;
+            count[r] = a[r] < b[r] ? ids_upto(ids, n, mid) : 0;
+            open |= a[r] < b[r];
+        }
+        if (!open) break;
+        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, count, m, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        for (int r = 0; r < m; ++r) {
+            if (a[r] >= b[r]) continue;
+            const uint64_t mid = a[r] + (b[r] - a[r]) / 2;
+            if (count[r] > want[r]) b[r] = mid;
+            else a[r] = mid + 1;
+        }
+    }
+    split[0] = 0;
+    for (int r = 0; r < m; ++r) split[r + 1] = a[r];
+done:
+    free(a);
+    free(b);
+    free(want);
+    free(count);
+    return rc;
+}
+
+/* The process whose id range holds `id` (split as hash_splits made it). */
+static int hash_owner(const uint64_t *split, int size, uint64_t id)
+{
+    int lo = 0, hi = size - 1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (split[mid] <= id) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/*
+ * The state hash over every process without a gather (docs/mpi.md, "The state hash"): FNV-1a over the
+ * particles in increasing id order is one sequence, so the processes split it by id range, balanced by
+ * count (hash_splits), send every owned particle to the process of its range (one MPI_Alltoallv), and
+ * chain the hash state from rank 0 to rank size - 1, each continuing over its range in id order; rank
+ * size - 1 hands the result to rank 0. No process holds more than its share of the ids beyond its own
+ * particles: O(N / size) memory, where the gather took every particle to rank 0. A process that fails
+ * (out of memory, an id twice) still passes the chain on, flagged, so none waits forever.
+ */
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
 {
     decomp *d = decomp_of(w);
     if (!d) return eddy_world_hash(w, hash, err);
     *hash = 0;
+    const int size = d->size, rank = d->rank;
+    int rc = eddy_world_sync_host(w, err);
+    eddy_particles *p = &w->particles;
+    const size_t rs = decomp_record_size(p), owned = rc ? 0 : p->count - p->halo_count;
+    uint64_t *ids = malloc(sizeof *ids * (owned ? owned : 1)), *split = malloc(sizeof *split * (size_t)size);
+    int *sn = calloc((size_t)size * 4, sizeof(int));
+    if (!rc && (!ids || !split || !sn))
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for state hash");
+    size_t k = 0;
+    for (size_t i = 0; !rc && i < p->count; ++i)
+        if (!(p->flags[i] & EDDY_PARTICLE_HALO)) ids[k++] = p->id[i];
+    if (!rc) qsort(ids, k, sizeof *ids, by_u64);
+    /* Smallest id, largest id (as its complement, so that one MIN gives both), count, and failures. */
+    unsigned long long head[2] = {k ? ids[0] : UINT64_MAX, k ? ~ids[k - 1] : UINT64_MAX}, sums[2] = {k, rc ? 1 : 0};
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, head, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    const unsigned long long range[3] = {head[0], ~head[1], sums[0]};
+    unsigned char *send = NULL, *recv = NULL;
     eddy_particles q;
-    int rc = gather_owned(d, w, &q, err);
-    if (rc || d->rank != 0) return rc;
-    rc = eddy_particles_hash(&q, hash, err);
-    eddy_particles_free(&q);
+    int have_q = 0;
+    if (sums[1]) {
+        if (!rc)
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "state hash: another process failed (its message says why)");
+        goto chain;
+    }
+    if (range[2] == 0) {
+        split[0] = 0;
+        for (int r = 1; r < size; ++r) split[r] = UINT64_MAX;
+    } else if ((rc = hash_splits(d, ids, k, range, split, err)))
+        goto chain;
+    /* Every owned particle to the process of its id range, packed in rank order (sn: byte counts and
+     * offsets sent, rn: received). */
+    int *sd = sn + size, *rn = sn + 2 * size, *rd = sn + 3 * size;
+    size_t *fill = calloc((size_t)size, sizeof *fill);
+    int ok = fill != NULL;
+    if (ok && owned * rs > INT32_MAX) ok = 0, rc = decomp_too_big(owned * rs, err);
+    if (ok && !(send = malloc(owned * rs + 1))) ok = 0;
+    if (ok) {
+        for (size_t i = 0; i < p->count; ++i)
+            if (!(p->flags[i] & EDDY_PARTICLE_HALO)) fill[hash_owner(split, size, p->id[i])] += rs;
+        size_t at = 0;
+        for (int r = 0; r < size; ++r) {
+            sn[r] = (int)fill[r];
+            sd[r] = (int)at;
+            fill[r] = at;
+            at += (size_t)sn[r];
+        }
+        for (size_t i = 0; i < p->count; ++i)
+            if (!(p->flags[i] & EDDY_PARTICLE_HALO)) {
+                const int r = hash_owner(split, size, p->id[i]);
+                decomp_pack(p, i, send + fill[r]);
+                fill[r] += rs;
+            }
+    }
+    free(fill);
+    free(ids);
+    ids = NULL;
+    TALLY_EXCHANGE(MPI_Alltoall(sn, 1, MPI_INT, rn, 1, MPI_INT, MPI_COMM_WORLD));
+    size_t got = 0;
+    for (int r = 0; r < size; ++r) {
+        rd[r] = (int)got;
+        got += (size_t)rn[r];
+    }
+    /* A process out of memory sends nothing and receives nothing; every process learns it below. */
+    int fine = ok && got <= INT32_MAX && (recv = malloc(got + 1)) != NULL, all = 0;
+    TALLY_REDUCE(MPI_Allreduce(&fine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (!all) {
+        if (!rc)
+            rc = fine ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "state hash: another process ran out of memory")
+                      : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for state hash");
+        goto chain;
+    }
+    decomp_tally_sends(sn, size, rank);
+    TALLY_EXCHANGE(MPI_Alltoallv(send, sn, sd, MPI_BYTE, recv, rn, rd, MPI_BYTE, MPI_COMM_WORLD));
+    free(send);
+    send = NULL;
+    eddy_host_log(w->host, EDDY_LOG_DEBUG, "decomp",
+                  "rank %d of %d: state hash over %zu of the run's %llu particles (ids from %" PRIu64 "; no gather)",
+                  rank, size, got / rs, range[2], split[rank]);
+    if (!(rc = eddy_particles_init(&q, p->dimensions, err))) {
+        have_q = 1;
+        for (int f = EDDY_BUILTIN_FIELD_COUNT; !rc && f < eddy_particles_field_count(p); ++f) {
+            int id;
+            rc = eddy_particles_add_field(&q, eddy_particles_field_name(p, f), eddy_particles_field_components(p, f),
+                                          &id, err);
+        }
+        if (!rc) rc = decomp_unpack(&q, recv, got / rs, 0, err);
+    }
+    free(recv);
+    recv = NULL;
+chain:;
+    /* FNV-1a is one sequence: rank r continues the state rank r - 1 reached over the lower ids. */
+    uint64_t state[2] = {EDDY_PARTICLES_HASH_INIT, 0}; /* the hash's state; a failure flag */
+    if (rank > 0) MPI_Recv(state, 2, MPI_UINT64_T, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (!rc && !state[1]) rc = eddy_particles_hash_continue(&q, &state[0], err);
+    if (rc) state[1] = 1;
+    MPI_Send(state, 2, MPI_UINT64_T, (rank + 1) % size, 0, MPI_COMM_WORLD);
+    if (rank == 0) MPI_Recv(state, 2, MPI_UINT64_T, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (have_q) eddy_particles_free(&q);
+    free(send);
+    free(recv);
+    free(ids);
+    free(split);
+    free(sn);
+    if (!rc && state[1])
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "state hash: another process failed (its message says why)");
+    if (!rc && rank == 0) *hash = state[0];
     return rc;
 }
 

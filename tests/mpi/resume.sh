@@ -6,10 +6,11 @@
 #  - the single-process checkpoint of STEPS/2 resumed on N processes ends with the same hash;
 #  - the pieces resumed on N + 1 processes and on one end with the same hash: every piece's solver
 #    record is the same (sph_mueller and tait keep the largest acceleration over every process, pbf
-#    none), so the pieces merge;
+#    none), so the pieces merge; so do they on 2 N processes (half of them read no piece) and, for
+#    N > 2, on N - 1 (a process reads two pieces): each process reads only its share of the pieces;
 #  - RECORD=record (a solver with a state record): pieces whose records differ cannot be merged and are
-#    refused naming both; the stand-in for a state kept per process is piece 1 of a run with another
-#    gravity, at the same step;
+#    refused naming both, on one process and on N + 1 (each process holding its share); the stand-in
+#    for a state kept per process is piece 1 of a run with another gravity, at the same step;
 #  - a missing piece, and a piece of another checkpoint, are refused by name.
 # Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; record=$7
@@ -28,7 +29,7 @@ one=$(hash_of "$out/whole.txt")
 mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --out "$out/part" >"$out/part.txt" 2>&1 ||
     { cat "$out/part.txt" >&2; fail "the first half on $n processes failed"; }
 [ -f "$out/part/checkpoint.manifest" ] || fail "no checkpoint.manifest"
-for d in spare other single missing differ; do cp -r "$out/part" "$out/$d"; done
+for d in spare other single missing differ double fewer; do cp -r "$out/part" "$out/$d"; done
 mpi -np "$n" "$eddy" resume "$out/part" --steps "$steps" --hash --quiet >"$out/resume.txt" 2>&1 ||
     { cat "$out/resume.txt" >&2; fail "the resume on $n processes failed"; }
 echo "uninterrupted, one process: $one; resumed on $n processes: $(hash_of "$out/resume.txt")"
@@ -51,6 +52,16 @@ echo "pieces of $n processes resumed on $m: $(hash_of "$out/other.txt"); as one 
     { cat "$out/other.txt" >&2; fail "the pieces resumed on $m processes do not end in the same state"; }
 [ "$rc_single" -eq 0 ] && [ "$(hash_of "$out/single.txt")" = "$one" ] ||
     { cat "$out/single.txt" >&2; fail "the pieces resumed as one process do not end in the same state"; }
+counts=$((2 * n))
+[ "$n" -gt 2 ] && counts="$counts $((n - 1))"
+for k in $counts; do
+    d=double; [ "$k" -lt "$n" ] && d=fewer
+    mpi -np "$k" "$eddy" resume "$out/$d" --steps "$steps" --hash --quiet >"$out/$d.txt" 2>&1
+    rc=$?
+    echo "pieces of $n processes resumed on $k: $(hash_of "$out/$d.txt")"
+    [ "$rc" -eq 0 ] && [ "$(hash_of "$out/$d.txt")" = "$one" ] ||
+        { cat "$out/$d.txt" >&2; fail "the pieces resumed on $k processes do not end in the same state"; }
+done
 if [ "$record" = record ]; then
     mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --set 'world.gravity=[0,-9]' --out "$out/gravity" \
         >/dev/null 2>&1 || fail "the run with another gravity failed"
@@ -58,6 +69,11 @@ if [ "$record" = record ]; then
     "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ.txt" 2>&1 && fail "pieces with different solver records merged"
     grep -qF "has different state records in '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy'" "$out/differ.txt" ||
         { cat "$out/differ.txt" >&2; fail "the refusal of pieces with different solver records does not name them"; }
+    # The same on N + 1 processes, each holding its share: the records are compared between processes.
+    mpi -np "$m" "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ_np.txt" 2>&1 &&
+        fail "pieces with different solver records merged on $m processes"
+    grep -qF "has different state records in '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy'" "$out/differ_np.txt" ||
+        { cat "$out/differ_np.txt" >&2; fail "the refusal of pieces with different solver records on $m processes does not name them"; }
 fi
 rm "$out/missing/checkpoint.p1.eddy"
 mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"

@@ -13,6 +13,18 @@
  * array; a periodic axis wraps instead, and a bar that wraps is split into two ranges that carry the
  * position shift of the periodic image.
  *
+ * Window (decomposed runs): a process of an MPI run holds one slab of the particles, so its grid stores
+ * only the cells they occupy on each bounded axis, with slack, plus one empty ghost layer each side
+ * (a "window"), instead of the whole domain's cells (memory per process in proportion to its own
+ * particles; docs/mpi.md). The window is the full grid's cells shifted by a whole number of cells:
+ * lo, hi, cells, cell_size and inv_cell_size stay the whole domain's, a position's cell is computed
+ * from the global lo exactly as on one process, and only pad, dim and cell_count describe the stored
+ * part. Cells keep their order (x fastest), so the sort, the cell ranges and every sum over them are
+ * the same as on the full grid. Periodic axes are never windowed; one process, or a grid backend other
+ * than the built-in "cpu", always has the full layout. The window moves only at a build (when the
+ * particles leave it, or it stores more than twice the cells a fresh one would): cell indices of one
+ * build are not comparable with another's.
+ *
  * The domain is bounded: a particle outside it (an explosion, a leak through a wall) is handled as the
  * scene chose (eddy_domain_policy) when the grid is built — never read or written out of range.
  *
@@ -43,9 +55,12 @@ typedef struct eddy_grid_layout {
     eddy_real lo[3], hi[3];   /* domain bounds, simulation units */
     eddy_real cell_size[3];   /* >= h; equal to h on non-periodic axes, L / floor(L / h) on periodic ones */
     eddy_real inv_cell_size[3];
-    int32_t cells[3];     /* interior cells per axis (1 for z in 2D) */
-    int32_t pad[3];       /* ghost layers before the interior: 1 on bounded axes, 0 on periodic/unused */
-    int32_t dim[3];       /* stored cells per axis: cells + 2 * pad */
+    int32_t cells[3];     /* interior cells per axis over the whole domain (1 for z in 2D) */
+    /* Stored index of interior cell i on an axis: i + pad. Full layout: pad 1 on bounded axes (one
+     * ghost layer), 0 on periodic/unused ones. A window storing interior cells first..last of a
+     * bounded axis has pad = 1 - first (zero or negative) and dim = last - first + 3. */
+    int32_t pad[3];
+    int32_t dim[3];       /* stored cells per axis: cells + 2 * pad in the full layout */
     size_t cell_count;    /* dim[0] * dim[1] * dim[2] */
 } eddy_grid_layout;
 
@@ -56,7 +71,12 @@ typedef struct eddy_grid_layout {
 EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
                                    const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
 
-/* Cell of a position already inside the domain (wrapped on periodic axes). */
+/* Cell of a position already inside the domain (wrapped on periodic axes). On a windowed grid the
+ * result is a stored cell for every particle of the last build and any position whose cell is stored
+ * (interior cell i on each axis with 1 <= i + pad <= dim - 2); for positions elsewhere it is not.
+ * Plugins built against older headers inline this same formula on the same fields, so they get the
+ * same cells. What no plugin may assume any longer: pad == 1 and dim == cells + 2 on a bounded axis
+ * (the full layout of eddy_grid_layout_init has them; the grid's own layout may not). */
 static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
 {
     int32_t c[3];
@@ -94,7 +114,9 @@ typedef struct eddy_range {
 #define EDDY_MAX_CELL_RANGES 18
 
 /*
- * The built grid. Owned by the world (world.h); solvers read it after eddy_world_build_grid().
+ * The built grid. Owned by the world (world.h); solvers read it after eddy_world_build_grid(). Its
+ * layout (and with it cell_count and the cell arrays) may change at every build on a decomposed run
+ * (the window above): read it after the build, never keep a copy across builds.
  * cell_begin/cell_end are exclusive prefix sums, defined for every stored cell including empty and
  * ghost cells, so that [cell_begin[c], cell_end[c + 2]) is the 3-cell bar starting at c.
  */
@@ -158,7 +180,8 @@ typedef struct eddy_grid_backend_vtable {
     /*
      * Given n positions inside the domain, writes perm[i] = index of the particle that goes to
      * sorted position i (a stable sort by cell), and cell_begin/cell_end for every stored cell
-     * (layout->cell_count entries each). Must not keep the pointers after returning. [main thread]
+     * (layout->cell_count entries each). Must not keep the pointers after returning. A plugin backend
+     * always gets the layout create() saw; only the built-in one is handed windows. [main thread]
      */
     int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
                 const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,

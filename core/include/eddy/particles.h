@@ -174,6 +174,22 @@ EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, siz
  */
 EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err);
 
+/* The state of eddy_particles_hash before any particle: the FNV-1a offset basis. (ABI 2.3) */
+#define EDDY_PARTICLES_HASH_INIT UINT64_C(0xcbf29ce484222325)
+
+/*
+ * eddy_particles_hash continued (ABI 2.3): *hash holds the state after every particle of lower id
+ * (EDDY_PARTICLES_HASH_INIT for none) and becomes the state after p's owned particles too, visited in
+ * increasing id order with the bytes eddy_particles_hash gives each. Sets split by id range (every id
+ * of one set below every id of the next) therefore hash as their union: start from
+ * EDDY_PARTICLES_HASH_INIT and continue over each set in id order. This is how a run on several
+ * processes hashes its state without one process holding every particle (each process takes one id
+ * range; docs/mpi.md). An id that occurs twice in p is refused as by eddy_particles_hash, and *hash is
+ * then unchanged. Memory: O(p's owned particles). Reads host memory; any thread, p not modified
+ * meanwhile.
+ */
+EDDY_API int eddy_particles_hash_continue(const eddy_particles *p, uint64_t *hash, eddy_error *err);
+
 EDDY_END_DECLS
 
 #endif /* EDDY_PARTICLES_H */

@@ -37,7 +37,7 @@
 EDDY_BEGIN_DECLS
 
 #define EDDY_ABI_MAJOR 2
-#define EDDY_ABI_MINOR 2
+#define EDDY_ABI_MINOR 3
 
 /* The name of the one symbol a plugin exports. */
 #define EDDY_PLUGIN_ENTRY_SYMBOL "eddy_plugin_entry"
