@@ -56,28 +56,39 @@ static void append_message(eddy_error *err, const char *fmt, ...)
 
 
 /* Whether the outputs of a frame need every particle on one process (docs/mpi.md): a writer other
- * than "vtk" (whose pieces each process writes), rendered frames, or a probe that is not a sum over
- * particles. Decided at the first frame, alike on every process (rank 0 alone holds the renderer). */
+ * than "vtk" (whose pieces each process writes) or a plugin's probe (the built-ins are sums or walks
+ * over bins, probes.h; rendered frames are composited, host/viz/composite.h). Decided at the first
+ * frame, alike on every process. */
 static int outputs_need_whole(run_ctx *c)
 {
     if (!c->outputs_gather) {
         const eddy_scene *s = &c->sim->scene;
-        int need = c->ren != NULL || !eddy_probes_reducible(c->probes);
+        int need = !eddy_probes_reducible(c->probes);
         for (size_t i = 0; i < s->format_count; ++i) need |= strcmp(s->formats[i], "vtk") != 0;
         c->outputs_gather = eddy_decomp_all_ok(!need) ? 2 : 1;
     }
     return c->outputs_gather == 1;
 }
 
+/* The probes' integer sums over the processes (eddy_probes_comm). */
+static int sum_over_processes(void *world, int64_t *values, size_t count, eddy_error *err)
+{
+    return eddy_decomp_sum_int64(world, values, count, err);
+}
+
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
  * diagnostics and probes of its owned particles as exact partial sums (host/observe/exact_sum.h); one
- * integer sum and one maximum over the processes combine them (which also waits for every piece), and
- * rank 0 writes the .pvtp naming the pieces, the diagnostics row and the probes row: bit for bit one
+ * integer sum and one maximum over the processes combine them (which also waits for every piece), the
+ * walk probes exchange their occupied bins (three more integer sums when the scene has any), and rank
+ * 0 writes the .pvtp naming the pieces, the diagnostics row and the probes row: bit for bit one
  * process's, with no process ever holding another's particles. */
 static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
     int rc = eddy_output_write_piece(c->out, frame, err);
+    /* Rendered frames: every process draws its own particles, rank 0 composites them and writes the
+     * PNG (collective, host/viz/composite.h). */
+    if (!rc) rc = eddy_render_frame(c->ren, w, (int)frame->index, err);
     if (rc) return rc; /* this process's error stops every process (main.c) */
     const size_t nd = EDDY_DIAGNOSTICS_SUM_WORDS, np = eddy_probes_sum_words(c->probes);
     int64_t *sums = calloc(nd + np + 1, sizeof *sums);
@@ -104,6 +115,13 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
         rc = rr;
     }
     if (rc || sums[nd + np]) { /* another process's error stops the run from there */
+        free(sums);
+        return rc;
+    }
+    /* "front" and "height": each process's occupied bins, not its particles (probes.h). */
+    const eddy_probes_comm comm = {eddy_decomp_rank(), eddy_decomp_size(), sum_over_processes, w};
+    int complete = 1;
+    if ((rc = eddy_probes_measure_walks(c->probes, frame, &comm, c->probe_values, &complete, err)) || !complete) {
         free(sums);
         return rc;
     }
@@ -177,8 +195,8 @@ void run_keep_render_request(run_ctx *c, const eddy_render_request *req)
 
 int run_open_renderer(run_ctx *c, eddy_error *err)
 {
-    /* Several processes: rank 0 renders the gathered particles (write_outputs). */
-    if (eddy_decomp_rank() != 0) return EDDY_OK;
+    /* Several processes: every process opens the renderer and draws its own particles; rank 0 composites
+     * the images and writes the frames (host/viz/composite.h). */
     return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
@@ -470,7 +488,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 *err = merr;
                 rc = merr.code;
             }
-        } else if (!c->opt->quiet) {
+        } else if (!c->opt->quiet && eddy_decomp_rank() == 0) {
             fprintf(stderr, "render: %s/render%s\n", c->sim->scene.out_dir, c->render.movie ? ", movie.mp4" : "");
         }
     }
@@ -479,17 +497,16 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         snprintf(path, sizeof path, "%s/picture.png", c->sim->scene.out_dir);
         eddy_error perr;
         /* The picture reads the particles: the host copy first (a no-op for a CPU solver); on several
-         * processes every process's, gathered to rank 0, which draws them (collective). */
-        eddy_world *whole = NULL;
-        if (eddy_decomp_gather_whole(w, &whole, &perr) || (whole && eddy_picture_write_world(path, whole, &perr))) {
+         * processes each draws its own and rank 0 composites them and writes the file (collective,
+         * host/viz/composite.h: no process holds another's particles). */
+        if (eddy_world_sync_host(w, &perr) || eddy_picture_write_world(path, w, &perr)) {
             if (!rc) {
                 *err = perr;
                 rc = perr.code;
             }
-        } else if (!c->opt->quiet && whole) {
+        } else if (!c->opt->quiet && eddy_decomp_rank() == 0) {
             fprintf(stderr, "picture: %s\n", path);
         }
-        eddy_decomp_release_whole(w, whole);
     }
     /* Several processes: how often the slabs were cut again (decomp.h), once. */
     eddy_decomp_balance b;

@@ -603,7 +603,9 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
 int eddy_probes_reducible(const eddy_probes *set)
 {
     for (size_t k = 0; set && k < set->count; ++k)
-        if (!eddy_builtin_probe_reducible(set->items[k].component)) return 0;
+        if (!eddy_builtin_probe_reducible(set->items[k].component) &&
+            !eddy_builtin_probe_walks(set->items[k].component))
+            return 0;
     return 1;
 }
 
@@ -618,6 +620,11 @@ int eddy_probes_measure_partial(const eddy_probes *set, const eddy_frame *frame,
     int rc = check_materials(frame, err);
     for (size_t k = 0; !rc && k < set->count; ++k) {
         const probe *pr = &set->items[k];
+        int64_t *mine = words + k * EDDY_PROBE_PARTIAL_WORDS;
+        if (pr->instance && eddy_builtin_probe_walks(pr->component)) { /* eddy_probes_measure_walks */
+            memset(mine, 0, EDDY_PROBE_PARTIAL_WORDS * sizeof *mine);
+            continue;
+        }
         if (!pr->instance || !eddy_builtin_probe_reducible(pr->component))
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open or not a sum over particles",
                                   pr->name);
@@ -626,7 +633,7 @@ int eddy_probes_measure_partial(const eddy_probes *set, const eddy_frame *frame,
             eddy_error_prefix(err, "probe '%s': ", pr->name);
             return rc;
         }
-        eddy_probe_partial_pack(&part, words + k * EDDY_PROBE_PARTIAL_WORDS);
+        eddy_probe_partial_pack(&part, mine);
     }
     return rc;
 }
@@ -634,10 +641,140 @@ int eddy_probes_measure_partial(const eddy_probes *set, const eddy_frame *frame,
 void eddy_probes_finish(const eddy_probes *set, const int64_t *words, double *values)
 {
     for (size_t k = 0; set && k < set->count; ++k) {
+        if (eddy_builtin_probe_walks(set->items[k].component)) continue;
         eddy_probe_partial part;
         eddy_probe_partial_unpack(&part, words + k * EDDY_PROBE_PARTIAL_WORDS);
         values[k] = eddy_builtin_probe_finish(set->items[k].instance, &part);
     }
+}
+
+/* The values summed over the processes in place (comm->sum), nothing on one process. */
+static int comm_sum(const eddy_probes_comm *comm, int64_t *values, size_t count, eddy_error *err)
+{
+    return comm && comm->sum && comm->size > 1 ? comm->sum(comm->ctx, values, count, err) : EDDY_OK;
+}
+
+/* The smaller start, -0 before +0 (so that the result's bits do not depend on the order either). */
+static double start_min(double a, double b)
+{
+    return b < a || (b == a && signbit(b) && !signbit(a)) ? b : a;
+}
+
+/* One walk probe of the set during eddy_probes_measure_walks. */
+typedef struct walk_state {
+    size_t probe;          /* its index in the set */
+    double start;          /* the whole run's */
+    eddy_probe_bin *bins;  /* this process's */
+    size_t count;
+} walk_state;
+
+/*
+ * Three integer sums: (1) a failure flag, the particle count and each process's start of each walk in
+ * its own slots (a gather by sum: the other processes add zeros); (2) the flag and each process's
+ * number of bins per walk, in its slots; (3) every process's packed bins at its offset, after which
+ * every process holds the whole run's bins of each walk, merges them and walks. A process that fails
+ * before a round still joins it with its flag set, and every process stops after that round; one that
+ * cannot allocate returns its error, which stops every process (main.c).
+ */
+int eddy_probes_measure_walks(const eddy_probes *set, const eddy_frame *frame, const eddy_probes_comm *comm,
+                              double *values, int *complete, eddy_error *err)
+{
+    *complete = 1;
+    size_t nw = 0;
+    for (size_t k = 0; set && k < set->count; ++k) nw += eddy_builtin_probe_walks(set->items[k].component) != 0;
+    if (nw == 0) return EDDY_OK;
+    const int several = comm && comm->sum && comm->size > 1;
+    const size_t procs = several ? (size_t)comm->size : 1, me = several ? (size_t)comm->rank : 0;
+    const size_t n1 = 2 + procs * nw, n2 = 1 + procs * nw;
+    walk_state *wk = calloc(nw, sizeof *wk);
+    int64_t *a = calloc(n1 + n2, sizeof *a), *counts = a + n1, *all = NULL;
+    if (!wk || !a) {
+        free(wk);
+        free(a);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes");
+    }
+    int rc = check_materials(frame, err);
+    a[1] = (int64_t)frame->count;
+    for (size_t k = 0, j = 0; !rc && k < set->count; ++k) {
+        const probe *pr = &set->items[k];
+        if (!eddy_builtin_probe_walks(pr->component)) continue;
+        if (!pr->instance) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
+            break;
+        }
+        wk[j].probe = k;
+        const double s = eddy_builtin_walk_start(pr->instance, frame);
+        memcpy(&a[2 + me * nw + j++], &s, sizeof s);
+    }
+    if (rc) {
+        memset(a, 0, n1 * sizeof *a);
+        a[0] = 1;
+    }
+    int rr = comm_sum(comm, a, n1, err);
+    if (!rr && !a[0]) {
+        for (size_t j = 0; j < nw && !rc; ++j) {
+            /* The whole run's start: the smallest over the processes (each gave its own). */
+            wk[j].start = INFINITY;
+            for (size_t r = 0; r < procs; ++r) {
+                double s;
+                memcpy(&s, &a[2 + r * nw + j], sizeof s);
+                wk[j].start = start_min(wk[j].start, s);
+            }
+            const probe *pr = &set->items[wk[j].probe];
+            if ((rc = eddy_builtin_walk_bins(pr->instance, frame, wk[j].start, (uint64_t)a[1], &wk[j].bins,
+                                             &wk[j].count, err)))
+                eddy_error_prefix(err, "probe '%s': ", pr->name);
+            counts[1 + me * nw + j] = (int64_t)wk[j].count;
+        }
+        if (rc) {
+            memset(counts, 0, n2 * sizeof *counts);
+            counts[0] = 1;
+        }
+        rr = comm_sum(comm, counts, n2, err);
+    }
+    size_t total = 0;
+    if (!rr && !a[0] && !counts[0]) {
+        for (size_t i = 0; i < procs * nw; ++i) total += (size_t)counts[1 + i];
+        if (!(all = calloc(total * EDDY_PROBE_BIN_WORDS + 1, sizeof *all)))
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes (%zu bins)", total);
+    } else {
+        *complete = 0;
+    }
+    if (all) {
+        /* walk 0's bins of process 0, 1, ..., then walk 1's, ... */
+        size_t off = 0;
+        for (size_t j = 0; j < nw; ++j)
+            for (size_t r = 0; r < procs; ++r) {
+                const size_t n = (size_t)counts[1 + r * nw + j];
+                for (size_t b = 0; r == me && b < n; ++b)
+                    eddy_probe_bin_pack(&wk[j].bins[b], all + (off + b) * EDDY_PROBE_BIN_WORDS);
+                off += n;
+            }
+        rr = comm_sum(comm, all, total * EDDY_PROBE_BIN_WORDS, err);
+        off = 0;
+        for (size_t j = 0; j < nw && !rr && !rc; ++j) {
+            size_t n = 0;
+            for (size_t r = 0; r < procs; ++r) n += (size_t)counts[1 + r * nw + j];
+            eddy_probe_bin *merged = malloc((n ? n : 1) * sizeof *merged);
+            if (!merged) {
+                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes (%zu bins)", n);
+                break;
+            }
+            for (size_t b = 0; b < n; ++b) eddy_probe_bin_unpack(&merged[b], all + (off + b) * EDDY_PROBE_BIN_WORDS);
+            off += n;
+            const probe *pr = &set->items[wk[j].probe];
+            if (!(rc = eddy_probe_bins_merge(merged, &n, err)))
+                values[wk[j].probe] = eddy_builtin_walk_finish(pr->instance, frame->world, wk[j].start, merged, n);
+            free(merged);
+        }
+    }
+    if (!rc) rc = rr;
+    if (rc) *complete = 0;
+    for (size_t j = 0; j < nw; ++j) free(wk[j].bins);
+    free(wk);
+    free(a);
+    free(all);
+    return rc;
 }
 
 void eddy_probes_csv_header(const eddy_probes *p, FILE *f)

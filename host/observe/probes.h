@@ -103,18 +103,42 @@ const eddy_probe_reference *eddy_probes_reference(const eddy_probes *p, size_t i
 int eddy_probes_measure(const eddy_probes *p, const eddy_frame *frame, double *values, eddy_error *err);
 
 /*
- * Several processes (docs/mpi.md, probes_builtin.h): when every probe of the set is a sum over
- * particles (the built-in "pressure" and "density"; eddy_probes_reducible, true for an empty set),
- * each process measures the partial sums of its owned particles into eddy_probes_sum_words(p) packed
- * integers (eddy_probes_measure_partial; its errors are eddy_probes_measure's), the words are summed
- * over the processes (an integer MPI_SUM), and eddy_probes_finish turns the sums into the values
- * eddy_probes_measure gives on every particle, bit for bit. Otherwise the caller measures the
- * particles gathered to one process with eddy_probes_measure.
+ * Several processes (docs/mpi.md, probes_builtin.h): when every probe of the set is a built-in one
+ * (eddy_probes_reducible, true for an empty set) no process needs another's particles. The sums
+ * ("pressure", "density"): each process measures the partial sums of its owned particles into
+ * eddy_probes_sum_words(p) packed integers (eddy_probes_measure_partial; its errors are
+ * eddy_probes_measure's; a walk probe's words are zeros), the words are summed over the processes (an
+ * integer MPI_SUM), and eddy_probes_finish turns the sums into the values eddy_probes_measure gives on
+ * every particle, bit for bit (it leaves the walks' values alone). The walks ("front", "height"):
+ * eddy_probes_measure_walks, collective, exchanges each process's occupied bins (O(bins), not O(N))
+ * through comm's integer sums and writes the walks' values, the same bit for bit, on every process.
+ * Otherwise the caller measures the particles gathered to one process with eddy_probes_measure.
  */
 int eddy_probes_reducible(const eddy_probes *p);
 size_t eddy_probes_sum_words(const eddy_probes *p);
 int eddy_probes_measure_partial(const eddy_probes *p, const eddy_frame *frame, int64_t *words, eddy_error *err);
 void eddy_probes_finish(const eddy_probes *p, const int64_t *words, double *values);
+
+/* How the processes sum integers: sum(ctx, values, count, err) adds `values` over every process in place
+ * on every process (eddy_decomp_sum_int64), collectively; rank and size as MPI's. A NULL comm, a NULL
+ * sum or size 1: one process. */
+typedef struct eddy_probes_comm {
+    int rank, size;
+    int (*sum)(void *ctx, int64_t *values, size_t count, eddy_error *err);
+    void *ctx;
+} eddy_probes_comm;
+
+/*
+ * Collective over comm's processes, each with its owned particles in `frame`: the value of every
+ * "front" and "height" probe of the set into values[i] (the other entries untouched), equal to
+ * eddy_probes_measure's on all the particles. No sum when the set has no walk probe. *complete is 0
+ * when the values are not all written: after this process's error (returned: a material index outside
+ * the table, as eddy_probes_measure words it; out of memory) or another process's (EDDY_OK here; that
+ * process stops the run). Three integer sums of 2 + size W, 1 + size W and 4 per occupied bin words
+ * (W walk probes).
+ */
+int eddy_probes_measure_walks(const eddy_probes *p, const eddy_frame *frame, const eddy_probes_comm *comm,
+                              double *values, int *complete, eddy_error *err);
 
 /* CSV lines of DIR/probes.csv: the header "time,step,<name>,..." and one row per measurement, reals
  * as %.12g (NaN as "nan"). The caller checks the stream for errors. */

@@ -193,104 +193,244 @@ static const float *coord(const eddy_particles *p, int axis)
     return axis == 0 ? p->x : axis == 1 ? p->y : p->z;
 }
 
-/* Half the rest spacing of particle i's material: the edge of its volume beyond its centre. */
-static double half_spacing(const eddy_world *w, size_t i)
-{
-    return 0.5 * (double)w->materials[w->particles.material[i]].particle_dist;
-}
-
 /*
- * The connected reach along u = sign * x[axis] (sim units), walking from `start` through particles no
- * more than `gap` apart. Only particles with u >= start that pass the column filter take part. The
- * walk visits occupied bins of width `gap` in order: within a bin consecutive coordinates are less
- * than `gap` apart, so only the steps between bins (the previous reach to the next bin's minimum) can
- * break the chain. A connected particle lies at most k * gap beyond start after k particles, so N + 1
- * bins hold every particle the walk can reach: O(N) time and memory, and the result depends only on
- * the set of coordinates, not on their order. Returns the index of the farthest connected particle,
- * or -1 when none is within `gap` of start.
+ * "front" and "height": the connected reach along u = sign * x[axis] (sim units), walking from `start`
+ * through particles no more than `gap` apart. Only particles with finite u >= start that pass the
+ * column filter take part. The walk visits occupied bins of width `gap` in order: within a bin
+ * consecutive coordinates are less than `gap` apart, so only the steps between bins (the previous
+ * reach to the next bin's minimum) can break the chain. A connected particle lies at most k * gap
+ * beyond start after k particles, so the bins below total + 1 (total: the particles of the whole run)
+ * hold every particle the walk can reach.
+ *
+ * A bin is its index, its smallest and largest u, and the particle at the largest (ties to the
+ * smaller id) with its material: what the walk reads. Bins of the same index combine by min, max and
+ * the smaller id, which neither rounds nor depends on order, so bins made from any split of the
+ * particles (each process its owned ones, docs/mpi.md) and merged are the bins of the whole set, and
+ * the walk over them gives one process's value bit for bit. One process goes the same way with one
+ * part: start, bins, merge, walk. O(n) per part where the occupied bins span a range of at most
+ * about twice their particle count (a bulk of liquid), else O(n log n) (sorting them).
  */
 typedef struct column {
     int use;              /* filter by |x_b - c_b| <= half_width on every axis b != axis */
     double c[3], half_width;
 } column;
 
-static long long connected_reach(const eddy_frame *fr, int axis, int sign, double start, double gap,
-                                 const column *col, float *bmin, float *bmax, uint32_t *btop, double *reach_out)
+/* The walk's gap (sim units): max_gap, or the smoothing radius. */
+static double walk_gap(const eddy_probe *pr, const eddy_world *w)
 {
-    const eddy_world *w = fr->world;
-    const eddy_particles *p = &w->particles;
-    const float *u_arr = coord(p, axis);
-    const size_t n = fr->count, nb = n + 1;
-    for (size_t b = 0; b < nb; ++b) {
-        bmin[b] = INFINITY;
-        bmax[b] = -INFINITY;
-        btop[b] = UINT32_MAX;
-    }
-    for (size_t o = 0; o < n; ++o) {
-        const size_t i = fr->order[o];
-        double u = sign * (double)u_arr[i];
-        if (!isfinite(u) || u < start) continue;
-        if (col->use) {
-            int inside = 1;
-            for (int b = 0; b < w->dimensions && inside; ++b) {
-                if (b == axis) continue;
-                double d = (double)coord(p, b)[i] - col->c[b];
-                inside = fabs(d) <= col->half_width;
-            }
-            if (!inside) continue;
-        }
-        double k = floor((u - start) / gap);
-        if (!(k < (double)nb)) continue;
-        size_t b = (size_t)k;
-        float uf = (float)u;
-        if (uf < bmin[b]) bmin[b] = uf;
-        /* Ties go to the smaller id: the same state gives the same particle whatever the order. */
-        if (uf > bmax[b] || (uf == bmax[b] && p->id[i] < p->id[btop[b]])) {
-            bmax[b] = uf;
-            btop[b] = (uint32_t)i;
-        }
-    }
-    double reach = start;
-    long long top = -1;
-    for (size_t b = 0; b < nb; ++b) {
-        if (btop[b] == UINT32_MAX) continue;
-        if ((double)bmin[b] - reach > gap) break;
-        reach = bmax[b];
-        top = btop[b];
-    }
-    *reach_out = reach;
-    return top;
+    return pr->max_gap > 0 ? pr->max_gap * w->simulation_scale : (double)w->smoothing_radius;
 }
 
-static double measure_front(const eddy_probe *pr, const eddy_frame *fr, double gap, float *bmin, float *bmax,
-                            uint32_t *btop)
+static column walk_column(const eddy_probe *pr, const eddy_world *w)
+{
+    const double scale = w->simulation_scale;
+    if (pr->kind != KIND_HEIGHT) return (column){0, {0, 0, 0}, 0};
+    return (column){1, {pr->at[0] * scale, pr->at[1] * scale, pr->at[2] * scale},
+                    (pr->width > 0 ? pr->width * scale : (double)w->smoothing_radius)};
+}
+
+int eddy_builtin_probe_walks(const eddy_component *c)
+{
+    const eddy_probe_vtable *v = c ? c->vtable : NULL;
+    return v && (v->create == front_create || v->create == height_create);
+}
+
+double eddy_builtin_walk_start(const eddy_probe *pr, const eddy_frame *fr)
 {
     const eddy_world *w = fr->world;
+    if (pr->kind == KIND_HEIGHT) return pr->sign * (double)pr->at[pr->axis] * w->simulation_scale;
+    /* front: from the rearmost particle */
     const float *u_arr = coord(&w->particles, pr->axis);
     double start = INFINITY;
     for (size_t o = 0; o < fr->count; ++o) {
         double u = pr->sign * (double)u_arr[fr->order[o]];
         if (isfinite(u) && u < start) start = u;
     }
-    if (!isfinite(start)) return NAN;
-    column none = {0, {0, 0, 0}, 0};
-    double reach;
-    long long top = connected_reach(fr, pr->axis, pr->sign, start, gap, &none, bmin, bmax, btop, &reach);
-    /* (+ 0.0: an edge at 0 along -x reads 0, not -0) */
-    return pr->sign * (reach + half_spacing(w, (size_t)top)) / (double)w->simulation_scale + 0.0;
+    return start;
 }
 
-static double measure_height(const eddy_probe *pr, const eddy_frame *fr, double gap, float *bmin, float *bmax,
-                             uint32_t *btop)
+/* b into a: the smaller minimum (-0 before +0, so that the bits do not depend on the order either),
+ * the larger maximum with its particle, ties to the smaller id. */
+static void bin_combine(eddy_probe_bin *a, const eddy_probe_bin *b)
 {
+    if (b->min < a->min || (b->min == a->min && signbit(b->min) && !signbit(a->min))) a->min = b->min;
+    if (b->max > a->max || (b->max == a->max && b->top_id < a->top_id)) {
+        a->max = b->max;
+        a->top_id = b->top_id;
+        a->top_material = b->top_material;
+    }
+}
+
+static int bin_order(const void *pa, const void *pb)
+{
+    const int64_t a = ((const eddy_probe_bin *)pa)->k, b = ((const eddy_probe_bin *)pb)->k;
+    return (a > b) - (a < b);
+}
+
+int eddy_probe_bins_merge(eddy_probe_bin *bins, size_t *count, eddy_error *err)
+{
+    const size_t n = *count;
+    if (n < 2) return EDDY_OK;
+    int64_t lo = bins[0].k, hi = bins[0].k;
+    for (size_t j = 1; j < n; ++j) {
+        if (bins[j].k < lo) lo = bins[j].k;
+        if (bins[j].k > hi) hi = bins[j].k;
+    }
+    size_t m = 0;
+    if ((uint64_t)(hi - lo) <= 2 * (uint64_t)n) {
+        /* A bulk: one slot per index of the range, in order, without sorting. */
+        const size_t range = (size_t)(hi - lo) + 1;
+        size_t *slot = malloc(range * sizeof *slot);
+        eddy_probe_bin *out = malloc(n * sizeof *out);
+        if (!slot || !out) {
+            free(slot);
+            free(out);
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory merging probe bins (%zu)", n);
+        }
+        for (size_t s = 0; s < range; ++s) slot[s] = SIZE_MAX;
+        for (size_t j = 0; j < n; ++j) {
+            size_t *s = &slot[bins[j].k - lo];
+            if (*s == SIZE_MAX) *s = j;
+            else bin_combine(&bins[*s], &bins[j]);
+        }
+        for (size_t s = 0; s < range; ++s)
+            if (slot[s] != SIZE_MAX) out[m++] = bins[slot[s]];
+        memcpy(bins, out, m * sizeof *out);
+        free(slot);
+        free(out);
+    } else {
+        qsort(bins, n, sizeof *bins, bin_order);
+        for (size_t j = 1; j < n; ++j) {
+            if (bins[j].k == bins[m].k) bin_combine(&bins[m], &bins[j]);
+            else bins[++m] = bins[j];
+        }
+        ++m;
+    }
+    *count = m;
+    return EDDY_OK;
+}
+
+/* The walk's view of the frame's particles, for walk_bin_of. */
+typedef struct walk_view {
+    const eddy_particles *p;
+    const float *u;
+    int axis, sign, dimensions;
+    double start, gap, nb;
+    column col;
+} walk_view;
+
+/* Particle i's bin index, or -1 when it takes no part: u not finite or below start, outside the
+ * column, or at or beyond bin nb. */
+static int64_t walk_bin_of(const walk_view *v, size_t i, double *u_out)
+{
+    const double u = v->sign * (double)v->u[i];
+    if (!isfinite(u) || u < v->start) return -1;
+    if (v->col.use)
+        for (int a = 0; a < v->dimensions && a < 3; ++a) {
+            if (a == v->axis) continue;
+            double d = (double)coord(v->p, a)[i] - v->col.c[a];
+            if (!(fabs(d) <= v->col.half_width)) return -1;
+        }
+    const double k = floor((u - v->start) / v->gap);
+    if (!(k < v->nb)) return -1;
+    *u_out = u;
+    return (int64_t)k;
+}
+
+int eddy_builtin_walk_bins(const eddy_probe *pr, const eddy_frame *fr, double start, uint64_t total,
+                           eddy_probe_bin **bins, size_t *count, eddy_error *err)
+{
+    *bins = NULL;
+    *count = 0;
+    if (!isfinite(start)) return EDDY_OK; /* a front over no finite coordinate: no walk */
     const eddy_world *w = fr->world;
-    const double scale = w->simulation_scale;
-    column col = {1, {pr->at[0] * scale, pr->at[1] * scale, pr->at[2] * scale},
-                  (pr->width > 0 ? pr->width * scale : (double)w->smoothing_radius)};
-    double start = pr->sign * (double)pr->at[pr->axis] * scale, reach;
-    long long top = connected_reach(fr, pr->axis, pr->sign, start, gap, &col, bmin, bmax, btop, &reach);
-    if (top < 0) return 0.0;
-    return (reach + half_spacing(w, (size_t)top) - start) / scale;
+    const eddy_particles *p = &w->particles;
+    const walk_view v = {p, coord(p, pr->axis), pr->axis, pr->sign, w->dimensions, start, walk_gap(pr, w),
+                         (double)(total + 1), walk_column(pr, w)};
+    /* First the range of the indices: a bulk of liquid fills one slot per index directly, without a
+     * record per particle. */
+    int64_t lo = INT64_MAX, hi = -1;
+    size_t n = 0;
+    double u;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const int64_t k = walk_bin_of(&v, fr->order[o], &u);
+        if (k < 0) continue;
+        if (k < lo) lo = k;
+        if (k > hi) hi = k;
+        ++n;
+    }
+    if (n == 0) return EDDY_OK;
+    const int dense = (uint64_t)(hi - lo) <= 2 * (uint64_t)n;
+    const size_t slots = dense ? (size_t)(hi - lo) + 1 : n;
+    eddy_probe_bin *b = malloc(slots * sizeof *b);
+    if (!b) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes (%zu particles)",
+                                  fr->count);
+    for (size_t s = 0; dense && s < slots; ++s) b[s].k = -1;
+    size_t m = 0;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const size_t i = fr->order[o];
+        const int64_t k = walk_bin_of(&v, i, &u);
+        if (k < 0) continue;
+        const eddy_probe_bin one = {.k = k, .min = (float)u, .max = (float)u, .top_id = p->id[i],
+                                    .top_material = p->material[i]};
+        if (!dense) b[m++] = one;
+        else if (b[k - lo].k < 0) b[k - lo] = one;
+        else bin_combine(&b[k - lo], &one);
+    }
+    if (dense) {
+        for (size_t s = 0; s < slots; ++s)
+            if (b[s].k >= 0) b[m++] = b[s];
+    } else {
+        int rc = eddy_probe_bins_merge(b, &m, err);
+        if (rc) {
+            free(b);
+            return rc;
+        }
+    }
+    *bins = b;
+    *count = m;
+    return EDDY_OK;
+}
+
+double eddy_builtin_walk_finish(const eddy_probe *pr, const eddy_world *w, double start, const eddy_probe_bin *bins,
+                                size_t count)
+{
+    if (!isfinite(start)) return pr->kind == KIND_FRONT ? NAN : 0.0;
+    const double gap = walk_gap(pr, w), scale = w->simulation_scale;
+    double reach = start;
+    const eddy_probe_bin *top = NULL;
+    for (size_t j = 0; j < count; ++j) {
+        if ((double)bins[j].min - reach > gap) break;
+        reach = bins[j].max;
+        top = &bins[j];
+    }
+    /* The edge of the last connected particle's volume: half its material's rest spacing beyond it. */
+    const double half = top ? 0.5 * (double)w->materials[top->top_material].particle_dist : 0.0;
+    if (pr->kind == KIND_FRONT) /* (+ 0.0: an edge at 0 along -x reads 0, not -0) */
+        return top ? pr->sign * (reach + half) / scale + 0.0 : NAN;
+    return top ? (reach + half - start) / scale : 0.0;
+}
+
+void eddy_probe_bin_pack(const eddy_probe_bin *b, int64_t *words)
+{
+    uint32_t lo, hi;
+    memcpy(&lo, &b->min, sizeof lo);
+    memcpy(&hi, &b->max, sizeof hi);
+    words[0] = b->k;
+    words[1] = (int64_t)((uint64_t)lo | (uint64_t)hi << 32);
+    words[2] = (int64_t)b->top_id;
+    words[3] = (int64_t)b->top_material;
+}
+
+void eddy_probe_bin_unpack(eddy_probe_bin *b, const int64_t *words)
+{
+    const uint64_t mm = (uint64_t)words[1];
+    const uint32_t lo = (uint32_t)mm, hi = (uint32_t)(mm >> 32);
+    b->k = words[0];
+    memcpy(&b->min, &lo, sizeof lo);
+    memcpy(&b->max, &hi, sizeof hi);
+    b->top_id = (uint64_t)words[2];
+    b->top_material = (uint32_t)words[3];
 }
 
 /* Pressure: the Shepard numerator and denominator as exact sums (exact_sum.h), so that the value is
@@ -390,21 +530,15 @@ static int probe_measure(eddy_probe *pr, const eddy_frame *fr, double *value, ed
         if (!rc) *value = eddy_builtin_probe_finish(pr, &part);
         return rc;
     }
-    const size_t nb = fr->count + 1;
-    float *bmin = malloc(nb * sizeof *bmin), *bmax = malloc(nb * sizeof *bmax);
-    uint32_t *btop = malloc(nb * sizeof *btop);
-    int rc = EDDY_OK;
-    if (!bmin || !bmax || !btop) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes (%zu particles)", fr->count);
-    } else {
-        const double gap = pr->max_gap > 0 ? pr->max_gap * w->simulation_scale : (double)w->smoothing_radius;
-        *value = pr->kind == KIND_FRONT ? measure_front(pr, fr, gap, bmin, bmax, btop)
-                                        : measure_height(pr, fr, gap, bmin, bmax, btop);
-    }
-    free(bmin);
-    free(bmax);
-    free(btop);
-    return rc;
+    /* One process is one part: its start, its bins, the walk (as several processes merge theirs). */
+    const double start = eddy_builtin_walk_start(pr, fr);
+    eddy_probe_bin *bins;
+    size_t count;
+    int rc = eddy_builtin_walk_bins(pr, fr, start, fr->count, &bins, &count, err);
+    if (rc) return rc;
+    *value = eddy_builtin_walk_finish(pr, w, start, bins, count);
+    free(bins);
+    return EDDY_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -30,16 +30,24 @@
  * exceed `min` on every axis; `width` and `max_gap` must be > 0. create() refuses what the table
  * cannot say, with the probe's context ("FILE:LINE:COL: probes[i]") and the key.
  *
- * Measuring is O(N) per probe, reads the frame only, and gives bit-identical values for the same
- * particle state whatever order the grid sorted the particles in (the walks break ties by id).
+ * Measuring reads the frame only and gives bit-identical values for the same particle state whatever
+ * order the grid sorted the particles in (the walks break ties by id). O(N) per probe ("front" and
+ * "height": O(N log N) where the occupied bins spread over more than about twice as many indices as
+ * they hold particles, e.g. droplets far apart).
  *
  * Several processes (docs/mpi.md): "pressure" and "density" are ratios of sums over particles. Their
  * sums are exact until one rounding (exact_sum.h), so each process takes the partial of its owned
  * particles (eddy_builtin_probe_partial), the packed partials are summed as integers over the
  * processes, and eddy_builtin_probe_finish gives the value one process measures, bit for bit (one
  * process measures through the same partial). "front" and "height" are walks along the particles'
- * sorted coordinates, not sums: they, and any plugin's probe, are measured on the particles gathered
- * to rank 0.
+ * coordinates, not sums; what the walk reads of the particles is, per occupied bin of width max_gap
+ * along the axis, the bin's index, its smallest and largest coordinate and the particle at the
+ * largest (smallest id among ties) with its material (eddy_probe_bin). The start is a minimum over
+ * the processes (eddy_builtin_walk_start), each process's bins of its owned particles combine with
+ * min, max and the smaller id (eddy_probe_bins_merge), neither of which rounds or depends on order,
+ * and the walk over the merged bins (eddy_builtin_walk_finish) gives one process's value bit for bit;
+ * one process measures the same way, with one part. probes.c exchanges the bins (O(occupied bins), not
+ * O(N)). A plugin's probe is measured on the particles gathered to rank 0.
  */
 #ifndef EDDY_HOST_PROBES_BUILTIN_H
 #define EDDY_HOST_PROBES_BUILTIN_H
@@ -71,5 +79,37 @@ double eddy_builtin_probe_finish(const eddy_probe *pr, const eddy_probe_partial 
 /* Packed words that add up over processes (an integer MPI_SUM), and back. */
 void eddy_probe_partial_pack(const eddy_probe_partial *p, int64_t *words);
 void eddy_probe_partial_unpack(eddy_probe_partial *p, const int64_t *words);
+
+/* ---- "front" and "height" over parts of the particles (see above) ---- */
+
+/* One occupied bin of a walk: index k = floor((u - start) / gap) along u = sign * x[axis] (sim units),
+ * its smallest and largest u, and the particle at the largest (the smaller id among ties). */
+typedef struct eddy_probe_bin {
+    int64_t k;
+    float min, max;
+    uint64_t top_id;
+    uint32_t top_material; /* the walk's end adds half its rest spacing */
+} eddy_probe_bin;
+#define EDDY_PROBE_BIN_WORDS 4
+
+/* True for the built-in components that walk ("front", "height"). */
+int eddy_builtin_probe_walks(const eddy_component *c);
+/* The walk's start from this part: "front", the smallest finite u of the frame's particles (INFINITY
+ * for none; the whole run's is the minimum over the parts); "height", the base (the same for every
+ * part). */
+double eddy_builtin_walk_start(const eddy_probe *pr, const eddy_frame *frame);
+/* The occupied bins of the frame's particles (the whole run's start and particle count `total`: the
+ * walk reads bins below total + 1), merged and in increasing k, into *bins (malloc()ed; free() it) and
+ * *count. None for a start that is not finite. EDDY_ERR_OUT_OF_MEMORY otherwise. */
+int eddy_builtin_walk_bins(const eddy_probe *pr, const eddy_frame *frame, double start, uint64_t total,
+                           eddy_probe_bin **bins, size_t *count, eddy_error *err);
+/* Bins from several parts (any order) into the whole set's: one per index, increasing k; *count shrinks. */
+int eddy_probe_bins_merge(eddy_probe_bin *bins, size_t *count, eddy_error *err);
+/* The probe's value from the whole run's start and merged bins (world: materials, scale, radius). */
+double eddy_builtin_walk_finish(const eddy_probe *pr, const eddy_world *w, double start, const eddy_probe_bin *bins,
+                                size_t count);
+/* EDDY_PROBE_BIN_WORDS integers per bin that survive a sum with zeros (a gather by integer MPI_SUM). */
+void eddy_probe_bin_pack(const eddy_probe_bin *b, int64_t *words);
+void eddy_probe_bin_unpack(eddy_probe_bin *b, const int64_t *words);
 
 #endif /* EDDY_HOST_PROBES_BUILTIN_H */

@@ -95,8 +95,8 @@ void eddy_decomp_timing_read(const eddy_world *w, eddy_decomp_timing *t);
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
 
 /*
- * The whole run's particles for what one process writes (diagnostics, probes, the picture, every
- * writer but the VTK pieces): on several processes a collective call that gathers every process's
+ * The whole run's particles for what one process writes (every writer but the VTK pieces, a plugin's
+ * probe, `eddy compare`'s samples): on several processes a collective call that gathers every process's
  * owned particles (host copies synced) to rank 0 into *whole, a shallow copy of *w (materials,
  * boundaries, grid and impl shared: read its particles, materials and scalars only, never build its
  * grid) whose particles are the gathered set without halo copies; *whole is NULL on the other ranks.

@@ -1,8 +1,8 @@
 /*
  * host/session/decomp_gather.c — the gathers of a run on several processes (decomp.h, docs/mpi.md):
- * every owned particle to rank 0 (the state hash, and what rank 0 writes for all: diagnostics,
- * probes, CSV frames, pictures), a process's owned particles without its halo copies (its checkpoint
- * piece), and the collective AND of a status. Built without MPI: the one-process answers.
+ * every owned particle to rank 0 (what rank 0 writes for all: CSV frames and other non-VTK writers, a
+ * plugin's probe, `eddy compare`'s samples), the state hash by id range without a gather, a process's
+ * owned particles without its halo copies (its checkpoint piece), and the collective AND of a status. Built without MPI: the one-process answers.
  */
 #include "decomp.h"
 #include "decomp_internal.h"

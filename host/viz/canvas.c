@@ -175,69 +175,76 @@ static double shade_at(double d, double r, double flat, double rim)
     return 1.0 - (1.0 - rim) * (u < 1.0 ? u : 1.0);
 }
 
-/* The stamp for this key, made on first use; NULL when the table is full or cairo fails (the caller
- * then draws the path itself). */
-static stamp *get_stamp(eddy_canvas *c, int r16, int fx, int fy, int rim256)
+/* Draws the masks of the stamp for this key into *s; 0 when cairo fails. */
+static int make_stamp(stamp *s, int r16, int fx, int fy, int rim256)
 {
-    if (!c->stamps) {
-        c->stamps = calloc(1, sizeof *c->stamps);
-        if (!c->stamps) return NULL;
+    double r = (double)r16 / STAMP_STEPS;
+    int half = (int)ceil(r) + 1, n = 2 * half + 1;
+    double cx = half + (double)fx / STAMP_STEPS, cy = half + (double)fy / STAMP_STEPS;
+    cairo_surface_t *cover = cairo_image_surface_create(CAIRO_FORMAT_A8, n, n);
+    cairo_t *cr = cairo_create(cover);
+    circle(cr, cx, cy, r);
+    cairo_fill(cr);
+    int bad = cairo_status(cr) != CAIRO_STATUS_SUCCESS;
+    cairo_destroy(cr);
+    cairo_surface_t *shade = NULL;
+    if (!bad && rim256 < 256) {
+        shade = cairo_image_surface_create(CAIRO_FORMAT_A8, n, n);
+        bad = cairo_surface_status(shade) != CAIRO_STATUS_SUCCESS;
     }
+    if (!bad && shade) {
+        /* Black over the colour with alpha 1 - shade darkens it to shade x colour. */
+        cairo_surface_flush(cover);
+        cairo_surface_flush(shade);
+        const unsigned char *cv = cairo_image_surface_get_data(cover);
+        unsigned char *sh = cairo_image_surface_get_data(shade);
+        int cs = cairo_image_surface_get_stride(cover), ss = cairo_image_surface_get_stride(shade);
+        double flat = fmax(0.5 * r, 0.75), rim = rim256 / 256.0;
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) {
+                double d = hypot(x + 0.5 - cx, y + 0.5 - cy);
+                double a = cv[y * cs + x] * (1.0 - shade_at(d, r, flat, rim));
+                sh[y * ss + x] = (unsigned char)lrint(a);
+            }
+        cairo_surface_mark_dirty(shade);
+    }
+    if (bad) {
+        cairo_surface_destroy(cover);
+        if (shade) cairo_surface_destroy(shade);
+        return 0;
+    }
+    s->r16 = r16;
+    s->fx = fx;
+    s->fy = fy;
+    s->rim256 = rim256;
+    s->half = half;
+    s->cover = cover;
+    s->shade = shade;
+    return 1;
+}
+
+/* The stamp for this key, made on first use. When the table is full it is made into *spare, used once
+ * and freed by the caller: whether a disc is drawn from a stamp must not depend on which discs came
+ * before it, or a process drawing some of the discs (composite.h) would blend its edges otherwise than
+ * one drawing them all. NULL when cairo fails (the caller then draws the path itself). */
+static stamp *get_stamp(eddy_canvas *c, int r16, int fx, int fy, int rim256, stamp *spare)
+{
+    if (!c->stamps) c->stamps = calloc(1, sizeof *c->stamps);
     struct eddy_canvas_stamps *st = c->stamps;
     uint32_t h = (uint32_t)r16 * 2654435761u ^ (uint32_t)fx * 40503u ^ (uint32_t)fy * 9973u ^ (uint32_t)rim256 * 131u;
-    for (int probe = 0; probe < STAMP_SLOTS; ++probe) {
+    for (int probe = 0; st && probe < STAMP_SLOTS; ++probe) {
         stamp *s = &st->slot[(h + (uint32_t)probe) % STAMP_SLOTS];
         if (s->cover) {
             if (s->r16 == r16 && s->fx == fx && s->fy == fy && s->rim256 == rim256) return s;
             continue;
         }
-        if (st->used >= STAMP_SLOTS * 3 / 4) return NULL; /* keep probing short */
-        double r = (double)r16 / STAMP_STEPS;
-        int half = (int)ceil(r) + 1, n = 2 * half + 1;
-        double cx = half + (double)fx / STAMP_STEPS, cy = half + (double)fy / STAMP_STEPS;
-        cairo_surface_t *cover = cairo_image_surface_create(CAIRO_FORMAT_A8, n, n);
-        cairo_t *cr = cairo_create(cover);
-        circle(cr, cx, cy, r);
-        cairo_fill(cr);
-        int bad = cairo_status(cr) != CAIRO_STATUS_SUCCESS;
-        cairo_destroy(cr);
-        cairo_surface_t *shade = NULL;
-        if (!bad && rim256 < 256) {
-            shade = cairo_image_surface_create(CAIRO_FORMAT_A8, n, n);
-            bad = cairo_surface_status(shade) != CAIRO_STATUS_SUCCESS;
-        }
-        if (!bad && shade) {
-            /* Black over the colour with alpha 1 - shade darkens it to shade x colour. */
-            cairo_surface_flush(cover);
-            cairo_surface_flush(shade);
-            const unsigned char *cv = cairo_image_surface_get_data(cover);
-            unsigned char *sh = cairo_image_surface_get_data(shade);
-            int cs = cairo_image_surface_get_stride(cover), ss = cairo_image_surface_get_stride(shade);
-            double flat = fmax(0.5 * r, 0.75), rim = rim256 / 256.0;
-            for (int y = 0; y < n; ++y)
-                for (int x = 0; x < n; ++x) {
-                    double d = hypot(x + 0.5 - cx, y + 0.5 - cy);
-                    double a = cv[y * cs + x] * (1.0 - shade_at(d, r, flat, rim));
-                    sh[y * ss + x] = (unsigned char)lrint(a);
-                }
-            cairo_surface_mark_dirty(shade);
-        }
-        if (bad) {
-            cairo_surface_destroy(cover);
-            if (shade) cairo_surface_destroy(shade);
-            return NULL;
-        }
-        s->r16 = r16;
-        s->fx = fx;
-        s->fy = fy;
-        s->rim256 = rim256;
-        s->half = half;
-        s->cover = cover;
-        s->shade = shade;
+        if (st->used >= STAMP_SLOTS * 3 / 4) break; /* keep probing short */
+        if (!make_stamp(s, r16, fx, fy, rim256)) return NULL;
         st->used++;
         return s;
     }
-    return NULL;
+    memset(spare, 0, sizeof *spare);
+    return make_stamp(spare, r16, fx, fy, rim256) ? spare : NULL;
 }
 
 /* Draws a disc (rim >= 1) or a sphere from a stamp; 0 when there is none to be had. */
@@ -253,13 +260,18 @@ static int draw_stamp(eddy_canvas *c, double cx, double cy, double r, const uint
     int ix = (int)floor(qx / steps), iy = (int)floor(qy / steps);
     int fx = (int)(qx - (double)ix * steps) * (STAMP_STEPS / steps), fy = (int)(qy - (double)iy * steps) * (STAMP_STEPS / steps);
     int r16 = (int)lrint(r * rsteps) * (STAMP_STEPS / rsteps), rim256 = rim >= 1.0f ? 256 : (int)lrint(rim * 256.0f);
-    stamp *s = get_stamp(c, r16 > 0 ? r16 : 1, fx, fy, rim256);
+    stamp spare;
+    stamp *s = get_stamp(c, r16 > 0 ? r16 : 1, fx, fy, rim256, &spare);
     if (!s) return 0;
     set_rgb(c->cr, rgb);
     cairo_mask_surface(c->cr, s->cover, ix - s->half, iy - s->half);
     if (s->shade) {
         cairo_set_source_rgb(c->cr, 0.0, 0.0, 0.0);
         cairo_mask_surface(c->cr, s->shade, ix - s->half, iy - s->half);
+    }
+    if (s == &spare) {
+        cairo_surface_destroy(spare.cover);
+        if (spare.shade) cairo_surface_destroy(spare.shade);
     }
     return 1;
 }

@@ -8,7 +8,8 @@
  * wholly inside a shape gets the shape's colour exactly (what the tests read back), its edge pixels a
  * blend. Discs below 12 px of radius are drawn once per size and sub-pixel position and reused: below
  * 3 px their centre and radius are rounded to 1/16 px, from 3 px the centre to 1/4 px and the radius
- * to 1/8 px. Everything drawn is clipped to the image and
+ * to 1/8 px. A disc's pixels depend only on it and on what is under it, not on which discs were drawn
+ * before (the sort-last compositing of composite.h relies on it). Everything drawn is clipped to the image and
  * to the clip rectangle (eddy_canvas_clip).
  *
  * Text: UTF-8 in "DejaVu Sans" (Debian's fonts-dejavu-core, found through fontconfig; another sans

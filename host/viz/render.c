@@ -49,10 +49,11 @@ static float material_spacing(const eddy_world *w, uint32_t m)
 }
 
 /* The framed region (sim units): the container, else the particles' bounding box widened by half the
- * largest rest spacing, else a unit box; zero extents are widened so that a scale exists. */
+ * largest rest spacing (over every process: r->stats), else a unit box; zero extents are widened so
+ * that a scale exists. */
 static void framed_box(eddy_renderer *r, const eddy_world *w)
 {
-    const eddy_particles *p = &w->particles;
+    const frame_stats *st = &r->stats;
     int any = 0;
     if (r->has_bounds) {
         for (int a = 0; a < 3; ++a) {
@@ -66,22 +67,14 @@ static void framed_box(eddy_renderer *r, const eddy_world *w)
             r->box_hi[a] = w->boundaries.container_max[a];
         }
         any = 1;
-    } else {
-        float pad = 0.0f;
-        for (size_t i = 0; i < p->count; ++i) {
-            float q[3] = {p->x[i], p->y[i], p->z[i]};
-            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
-            for (int a = 0; a < 3; ++a) {
-                if (!any || q[a] < r->box_lo[a]) r->box_lo[a] = q[a];
-                if (!any || q[a] > r->box_hi[a]) r->box_hi[a] = q[a];
-            }
-            any = 1;
-            pad = fmaxf(pad, 0.5f * material_spacing(w, p->material[i]));
-        }
-        for (int a = 0; a < 3 && any; ++a) {
+    } else if (st->box_lo[0] <= st->box_hi[0]) {
+        any = 1;
+        for (int a = 0; a < 3; ++a) {
+            r->box_lo[a] = st->box_lo[a];
+            r->box_hi[a] = st->box_hi[a];
             if (a == 2 && r->dimensions == 2) continue;
-            r->box_lo[a] -= pad;
-            r->box_hi[a] += pad;
+            r->box_lo[a] -= st->pad;
+            r->box_hi[a] += st->pad;
         }
     }
     if (!any)
@@ -204,16 +197,14 @@ static void widen(double *lo, double *hi)
     *hi += d;
 }
 
-static void finite_range(const float *v, size_t n, double *lo, double *hi)
+/* The range of the field's finite values over every process (r->stats): one bad particle should not
+ * blank every frame; none at all gives [0, 1]. */
+static void finite_range(const eddy_renderer *r, double *lo, double *hi)
 {
-    int any = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (!isfinite(v[i])) continue; /* one bad particle should not blank every frame */
-        if (!any || v[i] < *lo) *lo = v[i];
-        if (!any || v[i] > *hi) *hi = v[i];
-        any = 1;
-    }
-    if (!any) {
+    if (r->stats.lo <= r->stats.hi) {
+        *lo = r->stats.lo;
+        *hi = r->stats.hi;
+    } else {
         *lo = 0.0;
         *hi = 1.0;
     }
@@ -242,9 +233,8 @@ static void gravity_height(const eddy_renderer *r, const eddy_world *w, double *
     *gn_out = gn;
 }
 
-static void rule_range(eddy_renderer *r, const eddy_world *w, const float *v, double *lo, double *hi)
+static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double *hi)
 {
-    size_t n = w->particles.count;
     float scale = world_scale(r, w);
     if (r->kind == KIND_PRESSURE && w->material_count) {
         /* A fluid at rest in the first frame carries little pressure; the flow that follows reaches
@@ -252,7 +242,7 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, const float *v, do
         double gn, height, rho0 = 0.0;
         gravity_height(r, w, &gn, &height);
         for (size_t m = 0; m < w->material_count; ++m) rho0 = fmax(rho0, w->materials[m].rest_density);
-        finite_range(v, n, lo, hi);
+        finite_range(r, lo, hi);
         *lo = fmin(*lo, 0.0);
         *hi = fmax(*hi, rho0 * gn * height);
         widen(lo, hi);
@@ -263,10 +253,7 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, const float *v, do
         gravity_height(r, w, &gn, &height);
         /* World units: g / scale and height / scale. */
         double s = sqrt(2.0 * (gn / scale) * (height / scale));
-        double vmax = 0.0;
-        for (size_t i = 0; i < n; ++i)
-            if (isfinite(v[i]) && fabs(v[i]) > vmax) vmax = fabs(v[i]);
-        s = fmax(s, vmax);
+        s = fmax(s, r->stats.absmax);
         if (!(s > 0.0)) s = 1.0;
         *lo = r->component < 0 ? 0.0 : -s;
         *hi = s;
@@ -288,7 +275,7 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, const float *v, do
         *hi = 1.1 * b;
         return;
     }
-    finite_range(v, n, lo, hi);
+    finite_range(r, lo, hi);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -371,13 +358,13 @@ static int colorbar_width(const eddy_renderer *r, double px)
     return eddy_canvas_colorbar_width(bar_thickness(px), b.ptr, b.n, px);
 }
 
-static int settle(eddy_renderer *r, const eddy_world *w, const float *values, eddy_error *err)
+static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 {
     float scale = world_scale(r, w);
     framed_box(r, w);
     int rc = resolve_camera(r, scale, err);
     if (rc) return rc;
-    if (r->range_mode == RANGE_RULE) rule_range(r, w, values, &r->range_lo, &r->range_hi);
+    if (r->range_mode == RANGE_RULE) rule_range(r, w, &r->range_lo, &r->range_hi);
 
     int W = r->width;
     double px = eddy_canvas_font_px(W);
@@ -490,54 +477,66 @@ static void draw_box(const eddy_renderer *r, eddy_canvas *im, const uint8_t c[3]
         }
 }
 
-static int by_depth(const void *a, const void *b)
+/* This process's particles as discs (composite.h), in no order; halo copies are drawn by their owners.
+ * *out is malloc'ed (NULL with *count 0 when there are none). */
+static int make_discs(const eddy_renderer *r, const eddy_world *w, double lo, double hi, eddy_disc **out, size_t *count,
+                      eddy_error *err)
 {
-    const depth_key *p = a, *q = b;
-    /* Far first, so that nearer particles are drawn over them. */
-    if (p->depth != q->depth) return p->depth > q->depth ? -1 : 1;
-    /* Ties (all of 2D) go by id, so the picture does not depend on the grid's storage order. */
-    return p->id < q->id ? -1 : p->id > q->id;
+    const uint8_t nan_grey[3] = {128, 128, 128};
+    const eddy_particles *p = &w->particles;
+    *out = NULL;
+    *count = 0;
+    eddy_disc *d = p->count ? malloc(sizeof *d * p->count) : NULL;
+    if (p->count && !d)
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "render: out of memory for %zu particles", p->count);
+    size_t m = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
+        double q[3] = {p->x[i], p->y[i], p->z[i]}, x, y, depth, s;
+        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
+        if (!project(r, q, &x, &y, &depth, &s)) continue;
+        eddy_disc *e = &d[m++];
+        memset(e, 0, sizeof *e);
+        e->depth = depth;
+        e->id = p->id[i];
+        e->x = x;
+        e->y = y;
+        e->r = fmax(1.5, 0.5 * material_spacing(w, p->material[i]) * r->radius_factor * s);
+        if (isnan(r->values[i]))
+            memcpy(e->rgb, nan_grey, 3);
+        else
+            eddy_canvas_colormap((float)((r->values[i] - lo) / (hi - lo)), e->rgb);
+    }
+    *out = d;
+    *count = m;
+    return EDDY_OK;
 }
 
-static void draw_frame(eddy_renderer *r, eddy_canvas *im, const eddy_world *w, const float *values, double lo,
-                       double hi)
+/* The drawing's clip (draw_frame) within the image. */
+static void scene_clip(const eddy_renderer *r, int *x0, int *y0, int *x1, int *y1)
 {
-    const uint8_t ink[3] = {r->dark ? 230 : 20, r->dark ? 230 : 20, r->dark ? 230 : 20};
-    const uint8_t edge[3] = {r->dark ? 140 : 110, r->dark ? 140 : 110, r->dark ? 140 : 110};
-    const uint8_t nan_grey[3] = {128, 128, 128};
     /* The scene stays in its rectangle (a camera close to the container would otherwise draw edges over
      * the colour bar); half the margin of slack keeps the container's outline whole where it frames the
      * view exactly. */
     int pad = r->margin / 2;
-    eddy_canvas_clip(im, r->view_x0 - pad, r->view_y0 - pad, r->view_x1 + pad, r->view_y1 + pad);
-    if (r->outline && (r->has_bounds || w->boundaries.has_container)) draw_box(r, im, edge);
+    *x0 = r->view_x0 - pad > 0 ? r->view_x0 - pad : 0;
+    *y0 = r->view_y0 - pad > 0 ? r->view_y0 - pad : 0;
+    *x1 = r->view_x1 + pad < r->image_w ? r->view_x1 + pad : r->image_w;
+    *y1 = r->view_y1 + pad < r->image_h ? r->view_y1 + pad : r->image_h;
+}
 
-    const eddy_particles *p = &w->particles;
-    size_t m = 0;
-    for (size_t i = 0; i < p->count; ++i) {
-        if (eddy_particle_is_halo(p, i)) continue; /* another process's particle: drawn there */
-        double q[3] = {p->x[i], p->y[i], p->z[i]}, x, y, s;
-        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
-        if (!project(r, q, &x, &y, &r->keys[m].depth, &s)) continue;
-        r->keys[m].id = p->id[i];
-        r->keys[m].index = (uint32_t)i;
-        ++m;
-    }
-    qsort(r->keys, m, sizeof *r->keys, by_depth);
+/* Draws the frame from the discs of every process, in draw order (eddy_disc_sort). */
+static void draw_frame(eddy_renderer *r, eddy_canvas *im, const eddy_world *w, const eddy_disc *discs, size_t n,
+                       double lo, double hi)
+{
+    const uint8_t ink[3] = {r->dark ? 230 : 20, r->dark ? 230 : 20, r->dark ? 230 : 20};
+    const uint8_t edge[3] = {r->dark ? 140 : 110, r->dark ? 140 : 110, r->dark ? 140 : 110};
+    int x0, y0, x1, y1;
+    scene_clip(r, &x0, &y0, &x1, &y1);
+    eddy_canvas_clip(im, x0, y0, x1, y1);
+    if (r->outline && (r->has_bounds || w->boundaries.has_container)) draw_box(r, im, edge);
     /* Spheres in 3D: the darker rim separates particles of one colour seen on top of each other. */
-    float rim = r->dimensions == 3 && r->shaded ? 0.6f : 1.0f;
-    for (size_t k = 0; k < m; ++k) {
-        size_t i = r->keys[k].index;
-        double q[3] = {p->x[i], p->y[i], p->z[i]}, x = 0.0, y = 0.0, d = 0.0, s = 0.0;
-        if (!project(r, q, &x, &y, &d, &s)) continue; /* kept above, so it projects again */
-        uint8_t c[3];
-        if (isnan(values[i]))
-            memcpy(c, nan_grey, 3);
-        else
-            eddy_canvas_colormap((float)((values[i] - lo) / (hi - lo)), c);
-        double radius = fmax(1.5, 0.5 * material_spacing(w, p->material[i]) * r->radius_factor * s);
-        eddy_canvas_sphere(im, x, y, radius, c, rim);
-    }
+    eddy_disc_draw(im, discs, n, r->dimensions == 3 && r->shaded ? 0.6f : 1.0f);
     eddy_canvas_unclip(im);
 
     double px = r->font_px;
@@ -558,23 +557,68 @@ static void draw_frame(eddy_renderer *r, eddy_canvas *im, const eddy_world *w, c
     }
 }
 
-/* Binds the field, sizes the buffers, reads the values and settles the layout at the first call. */
+/* r->stats of the owned particles, combined over the processes (collective where `w` is split). */
+static int frame_stats_of(eddy_renderer *r, const eddy_world *w, eddy_error *err)
+{
+    const eddy_particles *p = &w->particles;
+    frame_stats st;
+    st.lo = INFINITY;
+    st.hi = -INFINITY;
+    st.absmax = 0.0;
+    st.pad = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        st.box_lo[a] = INFINITY;
+        st.box_hi[a] = -INFINITY;
+    }
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* counted by its owner; its solver fields may be stale */
+        double v = r->values[i];
+        if (isfinite(v)) {
+            st.lo = fmin(st.lo, v);
+            st.hi = fmax(st.hi, v);
+            st.absmax = fmax(st.absmax, fabs(v));
+        }
+        float q[3] = {p->x[i], p->y[i], p->z[i]};
+        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
+        for (int a = 0; a < 3; ++a) {
+            st.box_lo[a] = fmin(st.box_lo[a], q[a]);
+            st.box_hi[a] = fmax(st.box_hi[a], q[a]);
+        }
+        st.pad = fmax(st.pad, 0.5f * material_spacing(w, p->material[i]));
+    }
+    /* One exact maximum over the processes: minima as maxima of their negations. */
+    double m[10] = {-st.lo, st.hi, st.absmax, -st.box_lo[0], -st.box_lo[1], -st.box_lo[2],
+                    st.box_hi[0], st.box_hi[1], st.box_hi[2], st.pad};
+    int rc = eddy_disc_reduce_max(w, m, 10, err);
+    if (rc) return rc;
+    st.lo = -m[0];
+    st.hi = m[1];
+    st.absmax = m[2];
+    for (int a = 0; a < 3; ++a) {
+        st.box_lo[a] = -m[3 + a];
+        st.box_hi[a] = m[6 + a];
+    }
+    st.pad = m[9];
+    r->stats = st;
+    return EDDY_OK;
+}
+
+/* Binds the field, sizes the buffers, reads the values, combines what framing reads over the processes
+ * and settles the layout at the first call. Collective where `w` is split. */
 static int prepare(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 {
     int rc;
     if (!r->bound && (rc = render_bind_field(r, &w->particles, err))) return rc;
     size_t n = w->particles.count;
-    if (n > UINT32_MAX) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "render: more than %u particles", UINT32_MAX);
     if (n > r->capacity) {
-        depth_key *k = realloc(r->keys, sizeof *k * n);
-        if (k) r->keys = k;
         float *v = realloc(r->values, sizeof *v * n);
-        if (v) r->values = v;
-        if (!k || !v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "render: out of memory for %zu particles", n);
+        if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "render: out of memory for %zu particles", n);
+        r->values = v;
         r->capacity = n;
     }
     field_values(r, w, r->values);
-    if (!r->settled && (rc = settle(r, w, r->values, err))) return rc;
+    if ((rc = frame_stats_of(r, w, err))) return rc;
+    if (!r->settled && (rc = settle(r, w, err))) return rc;
     return EDDY_OK;
 }
 
@@ -587,19 +631,41 @@ int eddy_render_write(eddy_renderer *r, const eddy_world *w, const char *path, e
 {
     int rc = prepare(r, w, err);
     if (rc) return rc;
-    size_t n = w->particles.count;
     double lo = r->range_lo, hi = r->range_hi;
-    if (r->range_mode == RANGE_FRAME) finite_range(r->values, n, &lo, &hi);
+    if (r->range_mode == RANGE_FRAME) finite_range(r, &lo, &hi);
     if (r->range_mode == RANGE_FROM_ZERO) {
-        finite_range(r->values, n, &lo, &hi);
+        finite_range(r, &lo, &hi);
         lo = 0.0;
         hi = fmax(hi, 0.0);
         widen(&lo, &hi);
     }
+    /* Sort-last (composite.h): each process drops its discs hidden under its own, rank 0 draws the rest
+     * of every process in the one draw order. One process does the same with its own. */
+    eddy_disc *discs;
+    size_t n, owned;
+    int x0, y0, x1, y1;
+    scene_clip(r, &x0, &y0, &x1, &y1);
+    if ((rc = make_discs(r, w, lo, hi, &discs, &n, err))) return rc;
+    owned = n;
+    eddy_disc_sort(discs, n);
+    if ((rc = eddy_disc_cull(discs, &n, x0, y0, x1, y1, err))) {
+        free(discs);
+        return rc;
+    }
+    eddy_host_log(w->host, EDDY_LOG_DEBUG, "render", "%zu of %zu particles show in this process's image", n, owned);
+    if ((rc = eddy_disc_gather(w, &discs, &n, err)) || !eddy_disc_writer(w)) {
+        free(discs);
+        return rc;
+    }
+    eddy_disc_sort(discs, n);
     const uint8_t bg[3] = {r->dark ? 20 : 255, r->dark ? 22 : 255, r->dark ? 28 : 255};
     eddy_canvas im;
-    if ((rc = eddy_canvas_init(&im, r->image_w, r->image_h, bg, err))) return eddy_error_prefix(err, "cannot write '%s': ", path);
-    draw_frame(r, &im, w, r->values, lo, hi);
+    if ((rc = eddy_canvas_init(&im, r->image_w, r->image_h, bg, err))) {
+        free(discs);
+        return eddy_error_prefix(err, "cannot write '%s': ", path);
+    }
+    draw_frame(r, &im, w, discs, n, lo, hi);
+    free(discs);
     rc = eddy_canvas_write_png(&im, path, err);
     eddy_canvas_free(&im);
     return rc;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "canvas.h"
+#include "composite.h"
 #include "render.h"
 
 #define MIN_SIZE 16
@@ -61,11 +62,14 @@ typedef struct camera {
 /* RANGE_FROM_ZERO: each frame 0 to its largest value (the picture preset's speed). */
 enum { RANGE_RULE = 0, RANGE_FIXED = 1, RANGE_FRAME = 2, RANGE_FROM_ZERO = 3 };
 
-typedef struct depth_key {
-    double depth;
-    uint64_t id;
-    uint32_t index;
-} depth_key;
+/* What the framing and the colour range read of the owned particles, combined over every process by
+ * exact maxima (render.c's prepare), so that each process frames its part as one process frames all. */
+typedef struct frame_stats {
+    double lo, hi;                /* of the field's finite values; lo > hi: there are none */
+    double absmax;                /* the largest |value| among them; 0 when none */
+    double box_lo[3], box_hi[3];  /* of the finite positions; lo > hi: none */
+    double pad;                   /* half the largest rest spacing of those particles' materials */
+} frame_stats;
 
 struct eddy_renderer {
     char *out_dir, *render_dir;
@@ -105,7 +109,7 @@ struct eddy_renderer {
 
     /* frames */
     int frames, first_frame, last_frame;
-    depth_key *keys;
+    frame_stats stats;              /* of the frame being drawn */
     float *values;
     size_t capacity;
 };

@@ -481,7 +481,6 @@ void eddy_render_destroy(eddy_renderer *r)
     if (!r) return;
     free(r->out_dir);
     free(r->render_dir);
-    free(r->keys);
     free(r->values);
     free(r);
 }
