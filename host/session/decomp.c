@@ -11,6 +11,7 @@
  * particle record through decomp_internal.h. The next split would take the halo update, the canonical
  * order and the SIGINT/SIGTERM agreement out.
  */
+#include "composite.h"
 #include "decomp.h"
 #include "decomp_internal.h"
 #include "mpi_tally.h"
@@ -1173,6 +1174,9 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     d->send_idx_cap = calloc(s, sizeof(size_t));
     d->recv_idx_cap = calloc(s, sizeof(size_t));
     g_decomp = d;
+    /* The renderer (a layer below) composites through these (host/viz/composite.h). */
+    static const eddy_viz_processes viz = {eddy_decomp_active, eddy_decomp_rank, eddy_decomp_gather_records};
+    eddy_viz_set_processes(&viz);
     if (!d->cut || !d->send_ids || !d->recv_ids || !d->send_n || !d->recv_n || !d->scount || !d->sdispl ||
         !d->rcount || !d->rdispl || !d->send_idx || !d->recv_idx || !d->send_ids_cap || !d->recv_ids_cap ||
         !d->send_idx_cap || !d->recv_idx_cap) {

@@ -166,7 +166,6 @@ double eddy_decomp_quantile_pairs(const double *v, const uint64_t *c, size_t m, 
  */
 int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err);
 
-#endif /* EDDY_HOST_DECOMP_H */
 
 /*
  * Resuming on another process count than the checkpoint's (docs/mpi.md): each process reads only its
@@ -182,3 +181,15 @@ void eddy_decomp_resume_share(int share);
 /* Collective: the lowest rank whose `value` differs from rank 0's, or -1 when every process has rank 0's
  * (always -1 on one process). */
 int eddy_decomp_first_differing(uint64_t value);
+
+/*
+ * Collective on a split run (one process: a copy): every process's `count` records of `size` bytes to
+ * rank 0, in rank order, into a malloc'ed *all of *total records (the other processes get NULL, 0).
+ * EDDY_ERR_OUT_OF_MEMORY, or EDDY_ERR_INVALID_ARGUMENT past 2 GiB in all (MPI counts are int), on the
+ * process that failed (its error stops every process, main.c). The renderer's gather of the discs that
+ * show (host/viz/composite.h, installed as its hook).
+ */
+int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
+                               eddy_error *err);
+
+#endif /* EDDY_HOST_DECOMP_H */

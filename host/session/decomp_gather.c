@@ -8,6 +8,7 @@
 #include "decomp_internal.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,15 @@ int eddy_decomp_all_ok(int ok) { return ok; }
 int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err)
 {
     (void)w, (void)values, (void)count, (void)err;
+    return EDDY_OK;
+}
+int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
+                               eddy_error *err)
+{
+    *all = malloc(count * size + 1);
+    if (!*all) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu records", count);
+    if (count) memcpy(*all, mine, count * size);
+    *total = count;
     return EDDY_OK;
 }
 
@@ -336,6 +346,58 @@ int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err)
 }
 
 
+int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
+                               eddy_error *err)
+{
+    *all = NULL;
+    *total = 0;
+    int rank = eddy_decomp_rank(), size_n = eddy_decomp_size();
+    /* Every process learns every count, so that all refuse an oversized gather alike. */
+    long long own = (long long)count, *counts = malloc(sizeof *counts * (size_t)size_n);
+    int *bytes = malloc(sizeof *bytes * 2 * (size_t)size_n);
+    if (!counts || !bytes) {
+        /* Still takes part, with nothing, so that no process waits forever; the error stops the run. */
+        own = 0;
+    }
+    long long dummy = 0;
+    MPI_Allgather(&own, 1, MPI_LONG_LONG, counts ? counts : &dummy, counts ? 1 : 0, MPI_LONG_LONG, MPI_COMM_WORLD);
+    if (!counts || !bytes) {
+        free(counts);
+        free(bytes);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    long long sum = 0;
+    for (int r = 0; r < size_n; ++r) sum += counts[r];
+    const long long limit = INT_MAX / (long long)size;
+    if (sum > limit) {
+        free(counts);
+        free(bytes);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%lld records over %d processes are more than one gather holds (%lld)", sum, size_n,
+                              limit);
+    }
+    int *rcount = bytes, *rdispl = bytes + size_n;
+    for (int r = 0, at = 0; r < size_n; ++r) {
+        rcount[r] = (int)(counts[r] * (long long)size);
+        rdispl[r] = at;
+        at += rcount[r];
+    }
+    free(counts);
+    unsigned char *buf = NULL;
+    if (rank == 0) {
+        buf = malloc((size_t)sum * size + 1);
+        /* Rank 0 failing here returns its error, which stops every process (main.c) while they wait. */
+        if (!buf) {
+            free(bytes);
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %lld records", sum);
+        }
+    }
+    MPI_Gatherv(mine, rcount[rank], MPI_BYTE, buf, rcount, rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(bytes);
+    *all = buf;
+    *total = rank == 0 ? (size_t)sum : 0;
+    return EDDY_OK;
+}
 
 int eddy_decomp_all_ok(int ok)
 {

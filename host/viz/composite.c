@@ -9,11 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decomp.h"
+/* The session's hooks (eddy_viz_set_processes); zero: one process. */
+static eddy_viz_processes g_processes;
 
-#ifdef EDDY_HAVE_MPI
-#include <mpi.h>
-#endif
+void eddy_viz_set_processes(const eddy_viz_processes *p)
+{
+    if (p) g_processes = *p;
+    else memset(&g_processes, 0, sizeof g_processes);
+}
+
+int eddy_viz_rank(void) { return g_processes.rank ? g_processes.rank() : 0; }
+
+static int is_split(const eddy_world *w) { return g_processes.split && g_processes.split(w); }
 
 static int by_draw_order(const void *a, const void *b)
 {
@@ -135,7 +142,7 @@ void eddy_disc_draw(eddy_canvas *c, const eddy_disc *d, size_t n, float rim)
 
 int eddy_disc_writer(const eddy_world *w)
 {
-    return !eddy_decomp_active(w) || eddy_decomp_rank() == 0;
+    return !is_split(w) || eddy_viz_rank() == 0;
 }
 
 int eddy_disc_reduce_max(const eddy_world *w, double *values, size_t count, eddy_error *err)
@@ -143,67 +150,19 @@ int eddy_disc_reduce_max(const eddy_world *w, double *values, size_t count, eddy
     /* Only a split world: a shallow copy sharing its exchange (eddy_decomp_gather_whole's, drawn by rank
      * 0 alone) must not start a collective the other processes never join. The reduction reads the
      * world's exchange and changes nothing in it. */
-    if (!eddy_decomp_active(w)) return EDDY_OK;
+    if (!is_split(w)) return EDDY_OK;
     return eddy_world_reduce((eddy_world *)w, EDDY_REDUCE_MAX, values, count, err);
 }
 
-#ifndef EDDY_HAVE_MPI
-
 int eddy_disc_gather(const eddy_world *w, eddy_disc **d, size_t *n, eddy_error *err)
 {
-    (void)w, (void)d, (void)n, (void)err;
-    return EDDY_OK;
-}
-
-#else
-
-int eddy_disc_gather(const eddy_world *w, eddy_disc **d, size_t *n, eddy_error *err)
-{
-    if (!eddy_decomp_active(w)) return EDDY_OK;
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Every process learns every count, so that all refuse an oversized gather alike. */
-    long long mine = (long long)*n, *counts = malloc(sizeof *counts * (size_t)size);
-    int *bytes = malloc(sizeof *bytes * 2 * (size_t)size);
-    if (!counts || !bytes) {
-        free(counts);
-        free(bytes);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "render: out of memory");
-    }
-    MPI_Allgather(&mine, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-    long long total = 0;
-    for (int r = 0; r < size; ++r) total += counts[r];
-    const long long limit = INT_MAX / (long long)sizeof(eddy_disc);
-    if (total > limit) {
-        free(counts);
-        free(bytes);
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "render: %lld visible particles over %d processes are more than one gather holds "
-                              "(%lld)", total, size, limit);
-    }
-    int *rcount = bytes, *rdispl = bytes + size;
-    for (int r = 0, at = 0; r < size; ++r) {
-        rcount[r] = (int)(counts[r] * (long long)sizeof(eddy_disc));
-        rdispl[r] = at;
-        at += rcount[r];
-    }
-    free(counts);
-    eddy_disc *all = NULL;
-    if (rank == 0) {
-        all = malloc(sizeof *all * (size_t)(total ? total : 1));
-        /* Rank 0 failing here returns its error, which stops every process (main.c) while they wait. */
-        if (!all) {
-            free(bytes);
-            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "render: out of memory for %lld discs", total);
-        }
-    }
-    MPI_Gatherv(*d, rcount[rank], MPI_BYTE, all, rcount, rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
-    free(bytes);
+    if (!is_split(w) || !g_processes.gather) return EDDY_OK;
+    void *all = NULL;
+    size_t total = 0;
+    int rc = g_processes.gather(*d, *n, sizeof **d, &all, &total, err);
+    if (rc) return eddy_error_prefix(err, "render: ");
     free(*d);
     *d = all;
-    *n = rank == 0 ? (size_t)total : 0;
+    *n = total;
     return EDDY_OK;
 }
-
-#endif /* EDDY_HAVE_MPI */

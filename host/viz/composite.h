@@ -64,7 +64,29 @@ void eddy_disc_cover_row(const eddy_disc *d, int j, int x0, int x1, int *ia, int
 void eddy_disc_draw(eddy_canvas *c, const eddy_disc *d, size_t n, float rim);
 
 /*
- * Collective where `w` is split over several processes (eddy_decomp_active): every process's
+ * How the renderer reaches the other processes of a split run. viz sits below the session layer
+ * (docs/host.md), which owns every MPI call; the session installs these hooks when it splits a world
+ * (host/session/decomp.c). Unset (one process, or a build without MPI): no world is split.
+ *   split(w)   non-zero when w is split over several processes (a collective may run on it);
+ *   rank()     this process's rank (0 in one process);
+ *   gather(mine, count, size, &all, &total, err)  collective: every process's `count` records of `size`
+ *              bytes to rank 0, in rank order, into a malloc'ed *all of *total records (the others get
+ *              NULL and 0); an error on one process is returned there and stops every process.
+ */
+typedef struct eddy_viz_processes {
+    int (*split)(const eddy_world *w);
+    int (*rank)(void);
+    int (*gather)(const void *mine, size_t count, size_t size, void **all, size_t *total, eddy_error *err);
+} eddy_viz_processes;
+
+/* Installs the hooks (copied; NULL: one process). [main thread, before rendering] */
+void eddy_viz_set_processes(const eddy_viz_processes *p);
+
+/* This process's rank as the hooks say (0 without them). */
+int eddy_viz_rank(void);
+
+/*
+ * Collective where `w` is split over several processes (eddy_viz_processes.split): every process's
  * d[0..*n) (malloc'ed, may be NULL with *n = 0) to rank 0, which gets them all in *d (rank order;
  * sort them) while the other processes get *n = 0. One process: nothing to do. EDDY_ERR_OUT_OF_MEMORY,
  * or EDDY_ERR_INVALID_ARGUMENT past 2 GiB of discs (MPI counts are int) on every process alike.

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "decomp.h"
+#include "composite.h"
 #include "render_internal.h"
 
 extern char **environ;
@@ -62,7 +62,7 @@ static void last_line(const char *path, char *out, size_t size)
 int eddy_render_finish(eddy_renderer *r, eddy_error *err)
 {
     /* Several processes render every frame together; rank 0 writes them, so it alone joins them. */
-    if (!r || !r->movie || !r->frames || eddy_decomp_rank() != 0) return EDDY_OK;
+    if (!r || !r->movie || !r->frames || eddy_viz_rank() != 0) return EDDY_OK;
     char movie[PREFIX_MAX + 4096], tmp[PREFIX_MAX + 4200], pattern[PREFIX_MAX + 4200], log[PREFIX_MAX + 4200];
     snprintf(movie, sizeof movie, "%s/movie.mp4", r->out_dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", movie);
