@@ -62,7 +62,8 @@ static void put(buffer *b, const void *src, size_t n)
         b->p = q;
         b->cap = cap;
     }
-    memcpy(b->p + b->n, src, n);
+    /* n == 0 may come with src NULL (a process that owns no particle writes empty arrays). */
+    if (n) memcpy(b->p + b->n, src, n);
     b->n += n;
 }
 
