@@ -26,11 +26,7 @@ for round in $(seq 1 "$rounds"); do
         done
     done
 done
-# key=value lines to CSV (the keys of the first line with the most keys)
-awk '{ for (i = 1; i <= NF; ++i) if (split($i, kv, "=") == 2) { if (!(kv[1] in col)) { col[kv[1]] = ++nc; name[nc] = kv[1] }
-       v[NR, kv[1]] = kv[2] } }
-     END { for (c = 1; c <= nc; ++c) printf "%s%s", name[c], c < nc ? "," : "\n"
-           for (r = 1; r <= NR; ++r) for (c = 1; c <= nc; ++c) printf "%s%s", v[r, name[c]], c < nc ? "," : "\n" }' \
-    "$out.tmp" >"$out"
+# key=value lines to CSV
+awk -f "$here/tools/kv-to-csv.awk" "$out.tmp" >"$out"
 rm -f "$out.tmp"
 echo "wrote $out" >&2

@@ -185,9 +185,10 @@ int eddy_decomp_first_differing(uint64_t value);
 /*
  * Collective on a split run (one process: a copy): every process's `count` records of `size` bytes to
  * rank 0, in rank order, into a malloc'ed *all of *total records (the other processes get NULL, 0).
- * EDDY_ERR_OUT_OF_MEMORY, or EDDY_ERR_INVALID_ARGUMENT past 2 GiB in all (MPI counts are int), on the
- * process that failed (its error stops every process, main.c). The renderer's gather of the discs that
- * show (host/viz/composite.h, installed as its hook).
+ * EDDY_ERR_OUT_OF_MEMORY on the process that failed (its error stops every process, main.c), and on
+ * every process alike past 2 GiB in all (MPI counts are int). The one gather of the host: every
+ * particle for what rank 0 writes (eddy_decomp_gather_whole) and the renderer's discs that show
+ * (host/viz/composite.h, installed as its hook).
  */
 int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
                                eddy_error *err);

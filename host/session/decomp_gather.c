@@ -46,6 +46,53 @@ int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void
 
 #include <mpi.h>
 
+/* The one gather of byte records to rank 0 (decomp.h). A process that failed before it still takes
+ * part, with nothing, so that no process waits forever. */
+int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
+                               eddy_error *err)
+{
+    *all = NULL;
+    *total = 0;
+    const int rank = eddy_decomp_rank(), nproc = eddy_decomp_size();
+    /* Every process learns every count, so that all refuse an oversized gather alike. */
+    long long own = (long long)count, *counts = malloc(sizeof *counts * (size_t)nproc);
+    int *bytes = malloc(sizeof *bytes * 2 * (size_t)nproc);
+    if (!counts || !bytes) own = 0;
+    long long dummy = 0;
+    MPI_Allgather(&own, 1, MPI_LONG_LONG, counts ? counts : &dummy, counts ? 1 : 0, MPI_LONG_LONG, MPI_COMM_WORLD);
+    if (!counts || !bytes) {
+        free(counts);
+        free(bytes);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    long long sum = 0;
+    for (int r = 0; r < nproc; ++r) sum += counts[r];
+    if ((unsigned long long)sum * size > INT32_MAX) {
+        free(counts);
+        free(bytes);
+        return decomp_too_big((size_t)sum * size, err);
+    }
+    int *rcount = bytes, *rdispl = bytes + nproc;
+    for (int r = 0, at = 0; r < nproc; ++r) {
+        rcount[r] = (int)(counts[r] * (long long)size);
+        rdispl[r] = at;
+        at += rcount[r];
+    }
+    free(counts);
+    unsigned char *buf = NULL;
+    int rc = EDDY_OK;
+    /* Rank 0 failing here still takes part (receiving nothing) and returns its error, which stops every
+     * process (main.c). */
+    if (rank == 0 && !(buf = malloc((size_t)sum * size + 1)))
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %lld records", sum);
+    MPI_Gatherv(mine, rcount[rank], MPI_BYTE, buf, rcount, rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(bytes);
+    if (rc) return rc;
+    *all = buf;
+    *total = rank == 0 ? (size_t)sum : 0;
+    return EDDY_OK;
+}
+
 /* Every process's owned particles, in rank order, into `q` (initialized here with w's fields) on rank 0;
  * collective. Other ranks: q untouched, EDDY_OK. */
 static int gather_owned(decomp *d, eddy_world *w, eddy_particles *q, eddy_error *err)
@@ -54,29 +101,21 @@ static int gather_owned(decomp *d, eddy_world *w, eddy_particles *q, eddy_error 
     /* A failed download still takes part below (with nothing), so that no process waits forever. */
     eddy_particles *p = &w->particles;
     const size_t rs = decomp_record_size(p), owned = rc ? 0 : p->count - p->halo_count;
-    if (!rc && owned * rs > INT32_MAX) rc = decomp_too_big(owned * rs, err);
     unsigned char *mine = rc ? NULL : malloc(owned * rs + 1);
     if (!rc && !mine) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     size_t k = 0;
     for (size_t i = 0; mine && i < p->count; ++i)
         if (!(p->flags[i] & EDDY_PARTICLE_HALO)) decomp_pack(p, i, mine + rs * k++);
-    int bytes = mine ? (int)(owned * rs) : 0;
-    MPI_Gather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    unsigned char *all = NULL;
+    void *gathered = NULL;
     size_t total = 0;
-    int rc0 = EDDY_OK;
-    if (d->rank == 0) {
-        for (int r = 0; r < d->size; ++r) {
-            d->rdispl[r] = (int)total;
-            total += (size_t)d->rcount[r];
-        }
-        if (total > INT32_MAX) rc0 = decomp_too_big(total, err);
-        else if (!(all = malloc(total + 1))) rc0 = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    /* Every process takes part even when rank 0 failed, so none waits forever. */
-    MPI_Gatherv(mine, bytes, MPI_BYTE, all, d->rcount, d->rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
+    eddy_error gerr;
+    const int rg = eddy_decomp_gather_records(mine, mine ? owned : 0, rs, &gathered, &total, &gerr);
+    unsigned char *all = gathered;
     free(mine);
-    if (rc0) rc = rc0;
+    if (!rc && rg) {
+        *err = gerr;
+        rc = rg;
+    }
     if (d->rank != 0 || rc) {
         free(all);
         return rc;
@@ -91,7 +130,7 @@ static int gather_owned(decomp *d, eddy_world *w, eddy_particles *q, eddy_error 
         rc = eddy_particles_add_field(q, eddy_particles_field_name(p, f), eddy_particles_field_components(p, f), &id,
                                       err);
     }
-    if (!rc) rc = decomp_unpack(q, all, total / rs, 0, err);
+    if (!rc) rc = decomp_unpack(q, all, total, 0, err);
     free(all);
     if (rc) eddy_particles_free(q);
     return rc;
@@ -345,59 +384,6 @@ int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err)
     return EDDY_OK;
 }
 
-
-int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void **all, size_t *total,
-                               eddy_error *err)
-{
-    *all = NULL;
-    *total = 0;
-    int rank = eddy_decomp_rank(), size_n = eddy_decomp_size();
-    /* Every process learns every count, so that all refuse an oversized gather alike. */
-    long long own = (long long)count, *counts = malloc(sizeof *counts * (size_t)size_n);
-    int *bytes = malloc(sizeof *bytes * 2 * (size_t)size_n);
-    if (!counts || !bytes) {
-        /* Still takes part, with nothing, so that no process waits forever; the error stops the run. */
-        own = 0;
-    }
-    long long dummy = 0;
-    MPI_Allgather(&own, 1, MPI_LONG_LONG, counts ? counts : &dummy, counts ? 1 : 0, MPI_LONG_LONG, MPI_COMM_WORLD);
-    if (!counts || !bytes) {
-        free(counts);
-        free(bytes);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    long long sum = 0;
-    for (int r = 0; r < size_n; ++r) sum += counts[r];
-    const long long limit = INT_MAX / (long long)size;
-    if (sum > limit) {
-        free(counts);
-        free(bytes);
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%lld records over %d processes are more than one gather holds (%lld)", sum, size_n,
-                              limit);
-    }
-    int *rcount = bytes, *rdispl = bytes + size_n;
-    for (int r = 0, at = 0; r < size_n; ++r) {
-        rcount[r] = (int)(counts[r] * (long long)size);
-        rdispl[r] = at;
-        at += rcount[r];
-    }
-    free(counts);
-    unsigned char *buf = NULL;
-    if (rank == 0) {
-        buf = malloc((size_t)sum * size + 1);
-        /* Rank 0 failing here returns its error, which stops every process (main.c) while they wait. */
-        if (!buf) {
-            free(bytes);
-            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %lld records", sum);
-        }
-    }
-    MPI_Gatherv(mine, rcount[rank], MPI_BYTE, buf, rcount, rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
-    free(bytes);
-    *all = buf;
-    *total = rank == 0 ? (size_t)sum : 0;
-    return EDDY_OK;
-}
 
 int eddy_decomp_all_ok(int ok)
 {

@@ -89,7 +89,7 @@ int eddy_viz_rank(void);
  * Collective where `w` is split over several processes (eddy_viz_processes.split): every process's
  * d[0..*n) (malloc'ed, may be NULL with *n = 0) to rank 0, which gets them all in *d (rank order;
  * sort them) while the other processes get *n = 0. One process: nothing to do. EDDY_ERR_OUT_OF_MEMORY,
- * or EDDY_ERR_INVALID_ARGUMENT past 2 GiB of discs (MPI counts are int) on every process alike.
+ * also past 2 GiB of discs (MPI counts are int), on every process alike.
  */
 int eddy_disc_gather(const eddy_world *w, eddy_disc **d, size_t *n, eddy_error *err);
 
