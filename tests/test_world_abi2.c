@@ -785,6 +785,68 @@ static void residency_downloads(void **state)
     eddy_world_destroy(w);
 }
 
+/* Every component of the field set to the device's value (positions and velocities are vectors). */
+static int fake_download_vector(void *context, eddy_world *w, int field, eddy_error *err)
+{
+    fake_device *d = context;
+    (void)err;
+    d->downloads++;
+    d->last_field = field;
+    if (field < 0) return EDDY_OK;
+    const int components = field == EDDY_FIELD_POSITION || field == EDDY_FIELD_VELOCITY ? 3 : 1;
+    for (int c = 0; c < components; ++c) {
+        eddy_real *a = eddy_particles_field(&w->particles, field, c);
+        for (size_t i = 0; i < w->particles.count; ++i) a[i] = d->value * (eddy_real)(c + 1);
+    }
+    return EDDY_OK;
+}
+
+/* The core's reduction runs on the host arrays when its cache is gone (before the first step, after
+ * a host write mapping). On a device-resident world those arrays may hold anything: it downloads
+ * position and velocity first. Poisoned host copies would otherwise report every particle non-finite. */
+static void step_stats_download_device_fields(void **state)
+{
+    (void)state;
+    eddy_world *w = make_world(24, 9);
+    eddy_error err;
+    fake_device dev = {.last_field = -100, .value = 2.0f};
+    const eddy_residency res = {sizeof res, &dev, fake_download_vector};
+    assert_int_equal(eddy_world_set_field_space(w, EDDY_FIELD_POSITION, EDDY_MEMORY_DEVICE, &err), EDDY_OK);
+    assert_int_equal(eddy_world_set_field_space(w, EDDY_FIELD_VELOCITY, EDDY_MEMORY_DEVICE, &err), EDDY_OK);
+    eddy_world_set_residency(w, &res);
+    eddy_particles *p = &w->particles;
+    for (size_t i = 0; i < p->count; ++i) p->x[i] = p->y[i] = p->z[i] = p->vx[i] = p->vy[i] = p->vz[i] = NAN;
+    eddy_world_mark_host_stale(w, EDDY_FIELD_LAYOUT);
+    eddy_world_set_step_stats(w, NULL);
+
+    const eddy_step_stats *st = eddy_world_step_stats(w);
+    assert_int_equal(dev.downloads, 2);
+    assert_int_equal(st->nonfinite_velocity, 0);
+    assert_int_equal(st->nonfinite_position, 0);
+    /* v = (2, 4, 6) for every particle. */
+    assert_true(st->max_speed == (double)sqrtf(4.0f + 16.0f + 36.0f));
+    /* Current now: a second query downloads nothing. */
+    (void)eddy_world_step_stats(w);
+    assert_int_equal(dev.downloads, 2);
+
+    /* A host write mapping of velocity drops the cache; the position, still stale, comes down. */
+    dev.value = 1.0f;
+    eddy_world_mark_host_stale(w, EDDY_FIELD_LAYOUT);
+    for (size_t i = 0; i < p->count; ++i) p->x[i] = NAN;
+    eddy_field_view v = {.size = sizeof v};
+    assert_int_equal(eddy_world_map_field(w, EDDY_FIELD_VELOCITY, EDDY_MAP_WRITE, &v, &err), EDDY_OK);
+    for (size_t i = 0; i < v.count; ++i) v.data[0][i] = v.data[1][i] = v.data[2][i] = 0.5f;
+    eddy_world_unmap_field(w, &v);
+    const int before = dev.downloads;
+    st = eddy_world_step_stats(w);
+    assert_int_equal(dev.downloads, before + 1);
+    assert_int_equal(dev.last_field, EDDY_FIELD_POSITION);
+    assert_int_equal(st->nonfinite_position, 0);
+    assert_true(st->max_speed == (double)sqrtf(0.75f));
+    eddy_world_set_residency(w, NULL);
+    eddy_world_destroy(w);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* The per-step reduction                                                                         */
 
@@ -1259,6 +1321,7 @@ int main(void)
         cmocka_unit_test(map_unmap_generations),
         cmocka_unit_test(residency_downloads),
         cmocka_unit_test(step_stats),
+        cmocka_unit_test(step_stats_download_device_fields),
         cmocka_unit_test(refresh_fields),
         cmocka_unit_test(reduce_values),
         cmocka_unit_test(hash_order_and_halo),

@@ -704,6 +704,18 @@ const eddy_step_stats *eddy_world_step_stats(eddy_world *w)
 {
     struct eddy_world_impl *im = w->impl;
     if (!stats_current(w)) {
+        /* The cache is gone (a host write mapping, or before the first step): the figures come from
+         * the host arrays, so a device-resident position or velocity is downloaded first. A failed
+         * download is reported by the next map of that field (a frame, a checkpoint, the hash). */
+        static const int read[2] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELOCITY};
+        for (int k = 0; k < 2; ++k) {
+            if (!im->stale[read[k]]) continue;
+            eddy_field_view v;
+            memset(&v, 0, sizeof v);
+            v.size = sizeof v;
+            eddy_error ignored;
+            if (!eddy_world_map_field(w, read[k], EDDY_MAP_READ, &v, &ignored)) eddy_world_unmap_field(w, &v);
+        }
         compute_stats(w, &im->stats);
         stats_stamp(w);
     }

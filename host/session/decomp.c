@@ -1120,6 +1120,15 @@ static int share_cuts(decomp *d, eddy_error *err)
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
+    /* A decomposable solver's host arrays are reordered every step (the canonical order), and on
+     * several processes exchanged and migrated: none of that reaches a device copy. */
+    if ((solver->flags & EDDY_COMPONENT_DECOMPOSABLE) && (solver->flags & EDDY_COMPONENT_DEVICE_RESIDENT))
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              "solver '%s' declares both EDDY_COMPONENT_DEVICE_RESIDENT and "
+                              "EDDY_COMPONENT_DECOMPOSABLE, which this host does not support yet (it "
+                              "reorders a decomposable solver's host arrays every step; docs/host.md, "
+                              "\"Device-resident solvers\")",
+                              solver->id);
     if (size <= 1) return eddy_decomp_canonical_order(w, solver, err);
     if (!(solver->flags & EDDY_COMPONENT_DECOMPOSABLE))
         return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,

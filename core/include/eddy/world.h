@@ -254,7 +254,9 @@ typedef struct eddy_step_stats {
  * cached until the step counter moves or a write mapping edits positions or velocities, so the host's
  * explosion check and the solver's max_dt() share one pass. A solver whose particles live on a device
  * provides them instead through eddy_solver_vtable.reduce; the host then stores them here with
- * eddy_world_set_step_stats(). Never NULL. [main thread]
+ * eddy_world_set_step_stats(). Where those figures are missing (before the first step, after such a
+ * write mapping), the core computes them from the host arrays, downloading a device-resident position
+ * or velocity first. Never NULL. [main thread]
  */
 EDDY_API const eddy_step_stats *eddy_world_step_stats(eddy_world *w);
 
