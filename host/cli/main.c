@@ -27,7 +27,7 @@ static const char usage[] =
     "commands:\n"
     "  run SCENE [--solver ID] [--grid ID] [--set key=value]... [--out DIR]\n"
     "            [--steps N | --until T] [--threads N] [--format ID,ID...] [--hash]\n"
-    "            [--checkpoint-every T] [--no-picture] [--quiet]\n"
+    "            [--checkpoint-every T] [--no-picture] [--no-overlap] [--quiet]\n"
     "            [--render] [--movie] [--render-field NAME] [--camera SPEC]\n"
     "            [--render-range MIN,MAX|frame] [--render-width PX]\n"
     "      Runs a scene. Writes DIR/frames/*.vtp, DIR/frames.pvd (open it in ParaView),\n"
@@ -38,8 +38,10 @@ static const char usage[] =
     "      writers (vtk, csv, or a plugin's; `eddy list` shows them) instead of output.format.\n"
     "      Every run ends by writing DIR/checkpoint.eddy (also when SIGINT/SIGTERM stops it);\n"
     "      --checkpoint-every T also writes one at the first frame after every T simulated seconds.\n"
+    "      VTK and CSV frames are written on a writer thread while the run steps on; --no-overlap\n"
+    "      (or output.overlap false) writes each before the next step.\n"
     "  resume DIR [--steps N | --until T] [--threads N] [--hash] [--checkpoint-every T]\n"
-    "             [--no-picture] [--quiet]\n"
+    "             [--no-picture] [--no-overlap] [--quiet]\n"
     "      Continues the run in DIR from its checkpoint to its end, or to a new total step count or\n"
     "      time; the final state is bit-identical to an uninterrupted run's.\n"
     "  compare SCENE --solvers ID,ID,... [--out DIR] [--steps N | --until T] [--set key=value]...\n"
@@ -140,6 +142,7 @@ static int cmd_run(int argc, char **argv, int resume)
         if (strcmp(a, "--hash") == 0) { o.hash = 1; takes = 0; }
         else if (strcmp(a, "--quiet") == 0) { o.quiet = 1; takes = 0; }
         else if (strcmp(a, "--no-picture") == 0) { o.picture = 0; takes = 0; }
+        else if (strcmp(a, "--no-overlap") == 0) { o.overlap = 0; takes = 0; }
         else if (strcmp(a, "--render") == 0 || strcmp(a, "--movie") == 0) {
             if (resume)
                 return eddy_arg_usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "

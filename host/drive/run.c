@@ -39,6 +39,7 @@ eddy_run_options eddy_run_default_options(void)
     o.until = NAN;
     o.checkpoint_every = NAN;
     o.picture = 1;
+    o.overlap = 1;
     return o;
 }
 
@@ -360,10 +361,14 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
 
 static int write_checkpoint(run_ctx *c, eddy_error *err)
 {
+    /* Every frame taken is on disk first: a run resumed from this checkpoint starts after them, and
+     * would never write a frame still in flight again. */
+    int rc = eddy_output_drain(c->out, err);
+    if (rc) return rc;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    int rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
-                                    : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
+    rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
+                                : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
     if (!rc && eddy_decomp_size() <= 1) remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     cJSON_Delete(s);
     return rc;
@@ -462,6 +467,17 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         if (write_outputs(c, c->frame, &ferr) && !rc) {
             *err = ferr;
             rc = ferr.code;
+        }
+    }
+    /* Overlapped output: the frame in flight is completed whatever happened (a failed or interrupted
+     * run keeps every frame it took), and its write error is this run's when it has none. */
+    eddy_error derr;
+    if (eddy_output_drain(c->out, &derr)) {
+        if (!rc) {
+            *err = derr;
+            rc = derr.code;
+        } else {
+            append_message(err, "; %s", derr.message);
         }
     }
     if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) {
@@ -588,6 +604,22 @@ static int scene_checkpoint_every(const eddy_scene *s, double *every, eddy_error
     return rc;
 }
 
+/* Overlapped output (output.h): on unless the scene's output.overlap, --no-overlap or the environment
+ * variable EDDY_OUTPUT_OVERLAP=off turns it off (the variable reaches runs a script cannot change). */
+static int overlap_setting(const run_ctx *c, int *overlap, eddy_error *err)
+{
+    const char *v = getenv("EDDY_OUTPUT_OVERLAP");
+    *overlap = c->opt->overlap && c->sim->scene.output_overlap;
+    if (!v || strcmp(v, "on") == 0 || strcmp(v, "1") == 0) return EDDY_OK;
+    if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0) {
+        *overlap = 0;
+        return EDDY_OK;
+    }
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "environment variable EDDY_OUTPUT_OVERLAP: expected 'on' (frames written on a writer "
+                          "thread while the run steps on) or 'off' (written before the next step), got '%.40s'", v);
+}
+
 /* The writers of the scene's output.format (or --format, already put into the scene). */
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
 {
@@ -603,6 +635,8 @@ int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
     oo.resume_time = resume_time;
     oo.piece = eddy_decomp_rank();
     oo.pieces = eddy_decomp_size();
+    int rc = overlap_setting(c, &oo.overlap, err);
+    if (rc) return rc;
     return eddy_output_create(s->out_dir, &oo, c->sim->world, &c->out, err);
 }
 

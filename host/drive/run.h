@@ -35,6 +35,8 @@ typedef struct eddy_run_options {
     eddy_registry *registry;   /* the command's registry (services.h; not owned); NULL: the run makes one */
     int hash;                  /* --hash: print "state-hash: <hex>" at the end */
     int picture;               /* write DIR/picture.png of the last frame */
+    int overlap;               /* 0 (--no-overlap): frames written before the next step, not on the
+                                * writer thread; 1: as the scene's output.overlap says */
     int quiet;                 /* no progress output */
     eddy_render_request render;/* --render, --movie, --render-field, --camera, --render-range,
                                 * --render-width (run only: a resumed run renders as its run did) */

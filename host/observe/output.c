@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "output_thread.h"
 #include "services.h"
+#include "snapshot.h"
 #include "writers_builtin.h"
 
 /* One writer of the output: the component, its parameter values (strings copied) and its instance. */
@@ -20,6 +22,7 @@ typedef struct writer_slot {
     eddy_param_values params;
     eddy_writer *instance;
     int builtin; /* the host's own writer, whose messages name the file they write */
+    int threaded; /* overlap: one of writers_builtin.h's, written on the writer thread */
 } writer_slot;
 
 struct eddy_output {
@@ -33,6 +36,11 @@ struct eddy_output {
     int vtk_pieces;       /* several processes and the "vtk" writer among the formats */
     FILE *table;          /* eddy_output_open_table(), at most one */
     char *table_path;
+    /* Overlap: the writer thread, the snapshot it writes from (read by the thread while a frame is in
+     * flight, written by the caller only after waiting), and whether the threaded writers read particles. */
+    eddy_output_thread *thread;
+    eddy_snapshot *staging;
+    int threaded_count, staging_particles;
 };
 
 static const char DIAG_HEADER[] =
@@ -293,6 +301,8 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
         w->component = e->component;
         w->vtable = e->component->vtable;
         w->builtin = strcmp(e->file, "(built-in)") == 0;
+        /* Only the host's own components: their instances are the struct writers_builtin.c knows. */
+        w->threaded = o->opt.overlap && eddy_builtin_writer_is(w->vtable);
         int rc = slot_params(o, w, err);
         if (rc) return rc;
         const eddy_writer_setup setup = {
@@ -314,6 +324,20 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
         }
     }
     return EDDY_OK;
+}
+
+/* The writer thread and its staging snapshot, when overlap is asked for and a built-in writer is open. */
+static int start_overlap(eddy_output *o, eddy_error *err)
+{
+    for (size_t i = 0; i < o->writer_count; ++i)
+        if (o->writers[i].threaded) {
+            o->threaded_count++;
+            o->staging_particles |= eddy_builtin_writer_reads_particles(o->writers[i].instance);
+        }
+    if (!o->threaded_count) return EDDY_OK;
+    if (!(o->staging = calloc(1, sizeof *o->staging)))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the output staging buffers");
+    return eddy_output_thread_start(&o->thread, err);
 }
 
 int eddy_output_create(const char *dir, const eddy_output_options *opt, const eddy_world *w, eddy_output **out,
@@ -366,6 +390,7 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
         }
     }
     if (!rc) rc = open_writers(o, w, err);
+    if (!rc) rc = start_overlap(o, err);
     if (rc) {
         eddy_output_destroy(o);
         return rc;
@@ -377,6 +402,11 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
 void eddy_output_destroy(eddy_output *o)
 {
     if (!o) return;
+    /* First: the thread may be writing with the writers and the snapshot freed below. */
+    eddy_output_thread_stop(o->thread);
+    o->thread = NULL;
+    eddy_snapshot_release(o->staging);
+    free(o->staging);
     for (size_t i = 0; i < o->writer_count; ++i) slot_free(&o->writers[i]);
     free(o->writers);
     /* After the writers: a plugin's writer code lives in the registry's shared objects. */
@@ -416,10 +446,41 @@ int eddy_output_write_piece(eddy_output *o, const eddy_frame *local, eddy_error 
     return rc;
 }
 
+/* The writer thread's job: the threaded writers, in order, from the staging snapshot; the first
+ * failure stops it (as write_frame stops at the first failing writer). */
+static int write_staged(void *arg, eddy_error *err)
+{
+    eddy_output *o = arg;
+    for (size_t i = 0; i < o->writer_count; ++i) {
+        if (!o->writers[i].threaded) continue;
+        int rc = eddy_builtin_writer_write(o->writers[i].instance, o->staging, err);
+        if (rc) return rc;
+    }
+    return EDDY_OK;
+}
+
+int eddy_output_drain(eddy_output *o, eddy_error *err)
+{
+    return o && o->thread ? eddy_output_thread_wait(o->thread, err) : EDDY_OK;
+}
+
+int eddy_output_overlaps(const eddy_output *o)
+{
+    return o && o->thread;
+}
+
 int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err)
 {
+    if (o->thread) {
+        /* Back-pressure: the previous frame's files are complete before its snapshot is overwritten. */
+        int rc = eddy_output_thread_wait(o->thread, err);
+        if (!rc) rc = eddy_snapshot_copy(frame, o->staging_particles, o->staging, err);
+        if (rc) return rc;
+        eddy_output_thread_submit(o->thread, write_staged, o);
+    }
     for (size_t i = 0; i < o->writer_count; ++i) {
         writer_slot *w = &o->writers[i];
+        if (w->threaded && o->thread) continue;
         eddy_error_clear(err);
         int rc = w->vtable->write_frame(w->instance, frame, err);
         if (rc) {

@@ -21,7 +21,21 @@
  * Files are written to "<name>.tmp" and renamed over <name>, so a run stopped at any moment never leaves
  * a torn frame, series or table behind (a stale .tmp at worst).
  *
- * Threads: one output per run, used from one thread.
+ * Overlap (options.overlap): the built-in writers ("vtk", "csv") write each frame on a writer thread of
+ * the output's while the caller steps on. eddy_output_write_frame copies what they read (the particle
+ * arrays, the id order, the field table: snapshot.h) into a staging snapshot the output owns and hands
+ * it to the thread; a plugin's writer is still called at once, on the calling thread, as the ABI
+ * promises (observe.h). One frame at most is in flight: the next eddy_output_write_frame (and
+ * eddy_output_drain) first waits for it, so the output holds one staging copy of a frame beyond the
+ * world (about 48 bytes a particle, plus 4 per registered field component). The files are those of
+ * the synchronous path byte for byte, each frame file renamed into place before frames.pvd names it. A
+ * write error of the thread is returned, naming the file, by the next eddy_output_write_frame or
+ * eddy_output_drain (once); files already complete stay. Pieces (eddy_output_write_piece), the
+ * diagnostics rows and the table stay synchronous: their order and content are those of the
+ * synchronous path.
+ *
+ * Threads: one output per run, used from one thread (plus its own writer thread, which reads only the
+ * staging snapshot and the built-in writers' own state).
  */
 #ifndef EDDY_HOST_OUTPUT_H
 #define EDDY_HOST_OUTPUT_H
@@ -54,9 +68,11 @@ typedef struct eddy_output_options {
      * the frame of the gathered particles): the others create no file but the frames folder and call
      * nothing but eddy_output_write_piece. 0 or 1: one process. */
     int piece, pieces;
+    /* 1: the built-in writers write on the output's writer thread (above); 0: on the caller's. */
+    int overlap;
 } eddy_output_options;
 
-/* The defaults: the "vtk" writer alone, built-ins, no scene, fresh start. */
+/* The defaults: the "vtk" writer alone, built-ins, no scene, fresh start, no overlap. */
 eddy_output_options eddy_output_default_options(void);
 
 /* An output bound to one folder. Opaque. */
@@ -74,8 +90,8 @@ typedef struct eddy_output eddy_output;
 int eddy_output_create(const char *dir, const eddy_output_options *opt, const eddy_world *w,
                        eddy_output **out, eddy_error *err);
 
-/* Destroys the writers, closes diagnostics.csv and the table and frees the output. NULL-safe. Files
- * already written stay. */
+/* Waits for the frame in flight (overlap), destroys the writers, closes diagnostics.csv and the table and
+ * frees the output. NULL-safe. Files already written stay. */
 void eddy_output_destroy(eddy_output *o);
 
 /* The folder the output was created for, as given. */
@@ -90,6 +106,17 @@ const char *eddy_output_writer_id(const eddy_output *o, size_t i);
  * writer's EDDY_ERR_IO names the file). Writing an index already written replaces it.
  */
 int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err);
+
+/*
+ * Overlap: waits for the frame in flight and returns its write error (EDDY_ERR_IO "cannot write 'FILE':
+ * <reason>"), once; EDDY_OK without overlap or with nothing in flight. Call it before anything that
+ * must see every frame on disk (a checkpoint, the end of the run): eddy_output_destroy waits too, but
+ * cannot report.
+ */
+int eddy_output_drain(eddy_output *o, eddy_error *err);
+
+/* Whether the output writes with overlap (its writer thread runs). */
+int eddy_output_overlaps(const eddy_output *o);
 
 /*
  * Appends one row to DIR/diagnostics.csv and flushes it. Columns, exactly:

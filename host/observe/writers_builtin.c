@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "snapshot.h"
 
 /* ---------------------------------------------------------------------------------------------- */
 /* VTK XML PolyData                                                                                 */
@@ -99,19 +100,18 @@ static size_t gather_floats(uint8_t *buf, const float *const *src, int component
 }
 
 /* Whether every id of the frame fits the UInt32 array of ABI 1.x files. */
-static int ids_fit_32(const eddy_frame *fr)
+static int ids_fit_32(const eddy_snapshot *fr)
 {
-    const uint64_t *id = fr->world->particles.id;
+    const uint64_t *id = fr->id;
     for (size_t j = 0; j < fr->count; ++j)
         if (id[fr->order[j]] > UINT32_MAX) return 0;
     return 1;
 }
 
-static void vtp_body(FILE *f, const eddy_frame *fr, float scale, int ids32, uint8_t *buf)
+static void vtp_body(FILE *f, const eddy_snapshot *p, float scale, int ids32, uint8_t *buf)
 {
-    const eddy_particles *p = &fr->world->particles;
-    const uint32_t *order = fr->order;
-    size_t n = fr->count;
+    const uint32_t *order = p->order;
+    size_t n = p->count;
     fputs("<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt32\">\n"
           "  <PolyData>\n",
@@ -141,13 +141,10 @@ static void vtp_body(FILE *f, const eddy_frame *fr, float scale, int ids32, uint
     const float *pr[1] = {p->pressure};
     k = gather_floats(buf, pr, 1, order, n, 1.0f);
     vtp_array(f, "Float32", "pressure", 1, buf, k);
-    int fields = eddy_particles_field_count(p);
-    for (int id = EDDY_BUILTIN_FIELD_COUNT; id < fields; ++id) {
-        int comps = eddy_particles_field_components(p, id);
-        const float *src[EDDY_FIELD_MAX_COMPONENTS];
-        for (int c = 0; c < comps; ++c) src[c] = eddy_particles_field(p, id, c);
-        k = gather_floats(buf, src, comps, order, n, 1.0f);
-        vtp_array(f, "Float32", eddy_particles_field_name(p, id), comps, buf, k);
+    for (int id = 0; id < p->field_count; ++id) {
+        const eddy_snapshot_field *fd = &p->fields[id];
+        k = gather_floats(buf, fd->data, fd->components, order, n, 1.0f);
+        vtp_array(f, "Float32", fd->name, fd->components, buf, k);
     }
     fputs("      </PointData>\n", f);
 
@@ -178,15 +175,14 @@ static int check_scale(float scale, const char *path, eddy_error *err)
 
 /* ids64: UInt64 ids whatever their values (the pieces of several processes, which cannot see each
  * other's ids, must agree on the type the .pvtp declares). */
-static int vtp_write(const char *path, const eddy_frame *fr, float scale, int ids64, eddy_error *err)
+static int vtp_write(const char *path, const eddy_snapshot *fr, float scale, int ids64, eddy_error *err)
 {
     int rc = check_scale(scale, path, err);
     if (rc) return rc;
-    const eddy_particles *p = &fr->world->particles;
     size_t n = fr->count;
     int max_comps = 3;
-    for (int id = EDDY_BUILTIN_FIELD_COUNT; id < eddy_particles_field_count(p); ++id)
-        if (eddy_particles_field_components(p, id) > max_comps) max_comps = eddy_particles_field_components(p, id);
+    for (int id = 0; id < fr->field_count; ++id)
+        if (fr->fields[id].components > max_comps) max_comps = fr->fields[id].components;
     const int ids32 = !ids64 && ids_fit_32(fr);
     /* The UInt32 header caps one array at 4 GiB, and Int32 connectivity at 2^31 points. */
     if (n > (size_t)INT32_MAX || (uint64_t)n * 4u * (uint64_t)max_comps > UINT32_MAX ||
@@ -209,12 +205,16 @@ static int vtp_write(const char *path, const eddy_frame *fr, float scale, int id
 
 int eddy_vtp_write_file(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
 {
-    return vtp_write(path, fr, scale, 0, err);
+    eddy_snapshot view;
+    eddy_snapshot_view(fr, &view);
+    return vtp_write(path, &view, scale, 0, err);
 }
 
 int eddy_vtp_write_piece(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
 {
-    return vtp_write(path, fr, scale, 1, err);
+    eddy_snapshot view;
+    eddy_snapshot_view(fr, &view);
+    return vtp_write(path, &view, scale, 1, err);
 }
 
 /* The number of processes whose pieces make one frame (eddy_builtin_writers_set_pieces). */
@@ -227,9 +227,8 @@ void eddy_builtin_writers_set_pieces(int pieces)
 
 /* The parallel file of a frame written as pieces (VTK's PPolyData): the arrays every piece holds,
  * in the order vtp_body writes them, and the pieces by name, relative to the .pvtp's folder. */
-static int pvtp_write(const char *path, const eddy_frame *fr, int pieces, eddy_error *err)
+static int pvtp_write(const char *path, const eddy_snapshot *fr, int pieces, eddy_error *err)
 {
-    const eddy_particles *p = &fr->world->particles;
     eddy_atomic_file af;
     int rc = eddy_atomic_open(&af, path, err);
     if (rc) return rc;
@@ -244,9 +243,9 @@ static int pvtp_write(const char *path, const eddy_frame *fr, int pieces, eddy_e
           "      <PDataArray type=\"Float32\" Name=\"density\"/>\n"
           "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n",
           f);
-    for (int id = EDDY_BUILTIN_FIELD_COUNT; id < eddy_particles_field_count(p); ++id) {
-        const int comps = eddy_particles_field_components(p, id);
-        fprintf(f, "      <PDataArray type=\"Float32\" Name=\"%s\"", eddy_particles_field_name(p, id));
+    for (int id = 0; id < fr->field_count; ++id) {
+        const int comps = fr->fields[id].components;
+        fprintf(f, "      <PDataArray type=\"Float32\" Name=\"%s\"", fr->fields[id].name);
         if (comps > 1) fprintf(f, " NumberOfComponents=\"%d\"", comps);
         fputs("/>\n", f);
     }
@@ -279,34 +278,36 @@ static void csv_field_header(FILE *f, const char *name, int comps)
     }
 }
 
-int eddy_csv_write_file(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
+static int csv_write(const char *path, const eddy_snapshot *p, float scale, eddy_error *err)
 {
     int rc = check_scale(scale, path, err);
     if (rc) return rc;
-    const eddy_particles *p = &fr->world->particles;
-    const size_t n = fr->count;
+    const size_t n = p->count;
     eddy_atomic_file af;
     if ((rc = eddy_atomic_open(&af, path, err))) return rc;
     FILE *f = af.f;
-    int fields = eddy_particles_field_count(p);
     fputs("id,x,y,z,vx,vy,vz,density,pressure,material", f);
-    for (int id = EDDY_BUILTIN_FIELD_COUNT; id < fields; ++id)
-        csv_field_header(f, eddy_particles_field_name(p, id), eddy_particles_field_components(p, id));
+    for (int id = 0; id < p->field_count; ++id) csv_field_header(f, p->fields[id].name, p->fields[id].components);
     fputc('\n', f);
     for (size_t j = 0; j < n; ++j) {
-        size_t i = fr->order[j];
+        size_t i = p->order[j];
         /* Same float arithmetic as the .vtp, so both files carry the same numbers. */
         fprintf(f, "%" PRIu64 ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%" PRIu32, p->id[i],
                 (double)(p->x[i] / scale), (double)(p->y[i] / scale), (double)(p->z[i] / scale),
                 (double)(p->vx[i] / scale), (double)(p->vy[i] / scale), (double)(p->vz[i] / scale),
                 (double)p->density[i], (double)p->pressure[i], p->material[i]);
-        for (int id = EDDY_BUILTIN_FIELD_COUNT; id < fields; ++id) {
-            int comps = eddy_particles_field_components(p, id);
-            for (int c = 0; c < comps; ++c) fprintf(f, ",%.9g", (double)eddy_particles_field(p, id, c)[i]);
-        }
+        for (int id = 0; id < p->field_count; ++id)
+            for (int c = 0; c < p->fields[id].components; ++c) fprintf(f, ",%.9g", (double)p->fields[id].data[c][i]);
         fputc('\n', f);
     }
     return eddy_atomic_commit(&af, err);
+}
+
+int eddy_csv_write_file(const char *path, const eddy_frame *fr, float scale, eddy_error *err)
+{
+    eddy_snapshot view;
+    eddy_snapshot_view(fr, &view);
+    return csv_write(path, &view, scale, err);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -442,7 +443,7 @@ static int csv_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_er
     return writer_create(KIND_CSV, setup, out, err);
 }
 
-static int write_frame(eddy_writer *o, const eddy_frame *fr, eddy_error *err)
+int eddy_builtin_writer_write(eddy_writer *o, const eddy_snapshot *fr, eddy_error *err)
 {
     char name[64];
     const int pvtp = o->kind == KIND_VTK && o->pieces > 1;
@@ -450,14 +451,34 @@ static int write_frame(eddy_writer *o, const eddy_frame *fr, eddy_error *err)
              o->kind == KIND_VTK ? (pvtp ? "pvtp" : "vtp") : "csv");
     char *path = eddy_output_join_path(o->frames_dir, name);
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    const float scale = fr->world->simulation_scale;
+    const float scale = fr->simulation_scale;
     int rc = pvtp                 ? pvtp_write(path, fr, o->pieces, err)
-             : o->kind == KIND_VTK ? eddy_vtp_write_file(path, fr, scale, err)
-                                   : eddy_csv_write_file(path, fr, scale, err);
+             : o->kind == KIND_VTK ? vtp_write(path, fr, scale, 0, err)
+                                   : csv_write(path, fr, scale, err);
     free(path);
     if (rc || o->kind != KIND_VTK) return rc;
+    /* The series is rewritten only after the frame file is complete (renamed into place), so that
+     * frames.pvd never names a frame that is not on disk. */
     if (series_put(o, fr->index, fr->time)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return write_pvd(o, err);
+}
+
+int eddy_builtin_writer_reads_particles(const eddy_writer *o)
+{
+    return !(o->kind == KIND_VTK && o->pieces > 1);
+}
+
+static int write_frame(eddy_writer *o, const eddy_frame *fr, eddy_error *err)
+{
+    eddy_snapshot view;
+    eddy_snapshot_view(fr, &view);
+    return eddy_builtin_writer_write(o, &view, err);
+}
+
+int eddy_builtin_writer_is(const eddy_writer_vtable *v)
+{
+    /* The registry keeps its own copies of a component and its vtable: the function tells. */
+    return v && v->write_frame == write_frame;
 }
 
 static const eddy_writer_vtable VTK_VTABLE = {

@@ -26,6 +26,8 @@
 
 #include <eddy/eddy.h>
 
+#include "snapshot.h"
+
 /* The built-in writer components ("vtk", "csv"), static; *count receives their number. */
 const eddy_component *const *eddy_builtin_writers(size_t *count);
 
@@ -44,5 +46,18 @@ int eddy_csv_write_file(const char *path, const eddy_frame *frame, float scale, 
  */
 void eddy_builtin_writers_set_pieces(int pieces);
 int eddy_vtp_write_piece(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
+
+/*
+ * Overlapped output (output.h): an instance of a built-in writer (created through its component's
+ * vtable) writes one frame from a snapshot instead of an eddy_frame, the files of write_frame byte for
+ * byte. It touches only the snapshot and its own state (the series of frames.pvd), so a writer thread
+ * may call it while the main thread steps the world, provided that no other call reaches the same
+ * instance meanwhile. reads_particles: 0 where the writer writes no particle (the .pvtp of a frame
+ * written as pieces), whose snapshot then needs the field table only.
+ */
+int eddy_builtin_writer_write(eddy_writer *w, const eddy_snapshot *s, eddy_error *err);
+int eddy_builtin_writer_reads_particles(const eddy_writer *w);
+/* Whether a registry entry's vtable is that of a built-in writer (its instances are this file's). */
+int eddy_builtin_writer_is(const eddy_writer_vtable *v);
 
 #endif /* EDDY_HOST_WRITERS_BUILTIN_H */

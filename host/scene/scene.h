@@ -74,6 +74,9 @@ typedef struct eddy_scene {
      * that id is registered is checked by eddy_scene_check_components. */
     char formats[EDDY_SCENE_FORMAT_MAX][EDDY_SCENE_ID_MAX];
     size_t format_count;
+    /* output.overlap: the built-in frame writers run on a writer thread while the run steps on
+     * (host/observe/output.h); default true. */
+    int output_overlap;
 
     double *collider_moving_until;    /* [collider_count] s: colliders[i] moves rigidly with its
                                        * velocity while t < this time, then stops; 0: static */

@@ -174,6 +174,8 @@ int scene_get_real(ctx *c, const cJSON *obj, const char *path, const char *key, 
 /* String member copied into out[size]. */
 int scene_get_string(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
                      const char *def, char *out, size_t size, int nonempty);
+/* Optional boolean member (true or false): *out = def when absent. */
+int scene_get_bool(ctx *c, const cJSON *obj, const char *path, const char *key, int def, int *out);
 /* Object member: *out = NULL when absent. */
 int scene_get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
                      const char *expected, const cJSON **out);

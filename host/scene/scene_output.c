@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const OUTPUT_KEYS[] = {"dir", "format", "writers", NULL};
+static const char *const OUTPUT_KEYS[] = {"dir", "format", "writers", "overlap", NULL};
 
 /* solvers / grids / output.writers: an object of objects; the contents are checked by
  * eddy_scene_component_params, the ids by eddy_scene_check_components. */
@@ -68,9 +68,12 @@ int scene_parse_output(ctx *c, const cJSON *root)
     s->format_count = 1;
     snprintf(s->formats[0], EDDY_SCENE_ID_MAX, "vtk");
     snprintf(s->out_dir, sizeof s->out_dir, "%s", def_dir);
-    if ((rc = scene_get_object(c, root, "", "output", 0, "an object {dir, format, writers}", &o)) || !o) return rc;
+    s->output_overlap = 1;
+    if ((rc = scene_get_object(c, root, "", "output", 0, "an object {dir, format, writers, overlap}", &o)) || !o)
+        return rc;
     if ((rc = scene_check_keys(c, o, "output", OUTPUT_KEYS)) ||
         (rc = scene_get_string(c, o, "output", "dir", 0, def_dir, s->out_dir, sizeof s->out_dir, 1)) ||
+        (rc = scene_get_bool(c, o, "output", "overlap", 1, &s->output_overlap)) ||
         (rc = scene_parse_component_sections(c, o, "output", "writers")))
         return rc;
     const cJSON *f = scene_member(o, "format");

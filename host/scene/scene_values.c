@@ -116,6 +116,20 @@ int scene_get_string(ctx *c, const cJSON *obj, const char *path, const char *key
     return EDDY_OK;
 }
 
+int scene_get_bool(ctx *c, const cJSON *obj, const char *path, const char *key, int def, int *out)
+{
+    const cJSON *v = scene_member(obj, key);
+    *out = def;
+    if (!v) return EDDY_OK;
+    if (!cJSON_IsBool(v)) {
+        char mp[PATH_BUF];
+        scene_path_key(mp, path, key);
+        return scene_fail_expected(c, mp, v, "true or false");
+    }
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return EDDY_OK;
+}
+
 /* Optional object member: *out = NULL when absent. */
 int scene_get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
                      const char *expected, const cJSON **out)
