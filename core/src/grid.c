@@ -242,18 +242,11 @@ static int ensure_particle_buffers(eddy_grid *grid, size_t n)
     return 0;
 }
 
-/* Brings a coordinate of a periodic axis into [lo, hi). Double arithmetic keeps far-away particles
- * (several periods out) from picking up float error in the subtraction. */
+/* Brings a coordinate of a periodic axis into [lo, hi): grid.h's definition, the one a CUDA step wraps
+ * with on the device. */
 static inline eddy_real wrap_coordinate(eddy_real v, eddy_real lo, eddy_real hi)
 {
-    if (v >= lo && v < hi) return v;
-    const double L = (double)(hi - lo);
-    double t = fmod((double)v - (double)lo, L);
-    if (t < 0.0) t += L;
-    eddy_real r = (eddy_real)((double)lo + t);
-    /* A value a hair below lo rounds up to hi; it is the same point as lo. */
-    if (!(r < hi) || r < lo) r = lo;
-    return r;
+    return eddy_grid_wrap_coordinate(v, lo, hi);
 }
 
 static int outside_domain(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)

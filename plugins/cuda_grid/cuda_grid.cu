@@ -142,7 +142,7 @@ int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_
     const float *host_pos[3] = {x, y, z};
     for (int a = 0; a < dims; ++a)
         CUDA_TRY(cudaMemcpyAsync(s->pos[a], host_pos[a], n * sizeof(float), cudaMemcpyHostToDevice, st));
-    e = device_sort_run(&s->sort, cuda_grid_cell_params_of(layout), n, cells, s->pos[0], s->pos[1],
+    e = device_sort_run(&s->sort, *layout, n, cells, s->pos[0], s->pos[1],
                         dims == 3 ? s->pos[2] : s->pos[0], st, &f);
     if (e != cudaSuccess) return device_error(err, f.call, e);
     CUDA_TRY(cudaMemcpyAsync(perm, s->sort.value[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));

@@ -2,7 +2,8 @@
  * The stable sort of particles by cell on the device, shared by the grid backend (cuda_grid.cu) and
  * the GPU-resident solver (sph_mueller_cuda.cu). Private to plugins/cuda_grid; CUDA C++ only.
  *
- *   cell_keys: key[i] = cell of particle i (cell_index.h), value[i] = i, count[key[i]] += 1
+ *   cell_keys: key[i] = cell of particle i (eddy_grid_cell_of of <eddy/grid.h>, the CPU grid's own
+ *              inline function compiled for the device), value[i] = i, count[key[i]] += 1
  *   cub::DeviceRadixSort::SortPairs over the bits a cell index needs -> key[1], value[1]
  *   cub::DeviceScan::ExclusiveSum over count[0..cells] -> offset: cell c holds [offset[c], offset[c+1])
  *
@@ -19,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "cell_index.h"
+#include <eddy/grid.h>
 
 namespace eddy_cuda {
 
@@ -50,7 +51,7 @@ struct sort_failure {
         }                                                                                               \
     } while (0)
 
-static __global__ void sort_cell_keys(cuda_grid_cell_params l, uint32_t n, const float *__restrict__ x,
+static __global__ void sort_cell_keys(eddy_grid_layout l, uint32_t n, const float *__restrict__ x,
                                const float *__restrict__ y, const float *__restrict__ z,
                                uint32_t *__restrict__ key, uint32_t *__restrict__ value,
                                uint32_t *__restrict__ count)
@@ -58,7 +59,7 @@ static __global__ void sort_cell_keys(cuda_grid_cell_params l, uint32_t n, const
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     /* z is not read in 2D (callers may pass any array there). */
-    const uint32_t c = cuda_grid_cell_of(&l, x[i], y[i], l.dimensions == 3 ? z[i] : 0.0f);
+    const uint32_t c = eddy_grid_cell_of(&l, x[i], y[i], l.dimensions == 3 ? z[i] : 0.0f);
     key[i] = c;
     value[i] = i;
     atomicAdd(&count[c], 1u);
@@ -124,7 +125,7 @@ inline cudaError_t device_sort_reserve(device_sort *s, size_t n, size_t cells, c
 }
 
 /* Enqueues the sort of n > 0 device positions on stream st (after device_sort_reserve). */
-inline cudaError_t device_sort_run(device_sort *s, const cuda_grid_cell_params &l, size_t n, size_t cells,
+inline cudaError_t device_sort_run(device_sort *s, const eddy_grid_layout &l, size_t n, size_t cells,
                                    const float *x, const float *y, const float *z, cudaStream_t st, sort_failure *f)
 {
     EDDY_SORT_TRY(cudaMemsetAsync(s->count, 0, (cells + 1) * sizeof(uint32_t), st), f);

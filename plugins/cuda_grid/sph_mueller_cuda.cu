@@ -5,11 +5,14 @@
  * Physics: exactly sph_mueller's — poly6 density with initial_sum, p = k (rho - rho0) with the
  * negative_pressure factor, spiky-gradient pressure (consistent or mueller pair weight, the lattice
  * gradient scale), viscosity Laplacian, mirror ghosts of every wall and collider (plane, box, sphere;
- * device_boundary.cuh is the core's boundary.c written again), semi-implicit Euler with the Bullet
- * contact response, periodic axes. Same parameter table. Sums run in another order than on the CPU
- * (per particle, sequentially over its 3-cell bars, ghosts interleaved; the CPU vectorizes), and nvcc
- * contracts a * b + c into FMAs, so results agree with sph_mueller within round-off that grows with the
- * steps, not bit for bit; tests/cuda_grid states and checks the tolerance.
+ * the core's own inline functions of <eddy/boundary_math.h>, compiled for the device), semi-implicit
+ * Euler with the Bullet contact response (the same header), periodic axes (the cell and the wrap are
+ * <eddy/grid.h>'s eddy_grid_cell_of and eddy_grid_wrap_coordinate). Same parameter table. Sums run in
+ * another order than on the CPU (per particle, sequentially over its 3-cell bars, ghosts interleaved;
+ * the CPU vectorizes), and nvcc contracts a * b + c into FMAs, so results agree with sph_mueller within
+ * round-off that grows with the steps, not bit for bit; tests/cuda_grid states and checks the tolerance.
+ * The neighbour-bar walk (neighbor_coord, for_each_range) is still written here: the core's is
+ * eddy_grid_cell_ranges, an exported host function, and the toolkit has no inline one to share.
  *
  * Residency: the device holds two copies of the particles. "Host order" arrays mirror the world's
  * arrays index for index; "sorted" arrays are the same particles sorted by cell, rebuilt each step by
@@ -43,6 +46,7 @@
  * edit generations instead of a sampled fingerprint) changed no kernel; it has been compiled, not yet
  * run on a GPU.
  */
+#include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
 
 #include <cuda_runtime.h>
@@ -54,7 +58,6 @@
 #include <type_traits>
 
 #include "cuda_grid.h"
-#include "device_boundary.cuh"
 #include "device_sort.cuh"
 
 /* The kernels and the copies in and out are written for float: eddy_real is float in ABI 2.x. */
@@ -72,11 +75,11 @@ struct material_dev {
     eddy_contact_params contact;
 };
 
-/* The grid geometry the kernels need, by value. */
+/* The grid geometry the kernels need, by value: the world's layout (read by eddy_grid_cell_of and the
+ * wrap) and each axis' period hi - lo. */
 struct grid_dev {
-    cuda_grid_cell_params cell;
-    int periodic[3];
-    float lo[3], hi[3], period[3];
+    eddy_grid_layout layout;
+    float period[3];
 };
 
 /* Constants of one step, by value. */
@@ -170,15 +173,15 @@ unsigned blocks_for(size_t n)
 __device__ inline bool neighbor_coord(const grid_dev &g, int a, int32_t i, int32_t *out, float *shift)
 {
     *shift = 0.0f;
-    if (g.periodic[a]) {
+    if (g.layout.periodic[a]) {
         if (i < 0) {
-            i += g.cell.cells[a];
+            i += g.layout.cells[a];
             *shift = -g.period[a];
-        } else if (i >= g.cell.cells[a]) {
-            i -= g.cell.cells[a];
+        } else if (i >= g.layout.cells[a]) {
+            i -= g.layout.cells[a];
             *shift = g.period[a];
         }
-    } else if (i < 0 || i >= g.cell.dim[a]) {
+    } else if (i < 0 || i >= g.layout.dim[a]) {
         return false;
     }
     *out = i;
@@ -189,11 +192,11 @@ __device__ inline bool neighbor_coord(const grid_dev &g, int a, int32_t i, int32
  * eddy_grid_cell_ranges: bars by z, then y; a bar split by a periodic x wrap in two pieces. */
 template <typename F> __device__ inline void for_each_range(const grid_dev &g, const uint32_t *offset, uint32_t cell, F &&f)
 {
-    const int32_t d0 = g.cell.dim[0], d1 = g.cell.dim[1];
+    const int32_t d0 = g.layout.dim[0], d1 = g.layout.dim[1];
     const int32_t ix = (int32_t)(cell % (uint32_t)d0);
     const int32_t iy = (int32_t)((cell / (uint32_t)d0) % (uint32_t)d1);
     const int32_t iz = (int32_t)(cell / ((uint32_t)d0 * (uint32_t)d1));
-    const int rz = g.cell.dimensions == 3 ? 1 : 0;
+    const int rz = g.layout.dimensions == 3 ? 1 : 0;
     for (int dz = -rz; dz <= rz; ++dz) {
         int32_t z;
         float sz;
@@ -203,11 +206,11 @@ template <typename F> __device__ inline void for_each_range(const grid_dev &g, c
             float sy;
             if (!neighbor_coord(g, 1, iy + dy, &y, &sy)) continue;
             const uint32_t row = (uint32_t)d0 * ((uint32_t)y + (uint32_t)d1 * (uint32_t)z);
-            if (!g.periodic[0]) {
+            if (!g.layout.periodic[0]) {
                 const int32_t x0 = ix > 0 ? ix - 1 : 0, x1 = ix + 1 < d0 ? ix + 1 : d0 - 1;
                 f(offset[row + x0], offset[row + x1 + 1], 0.0f, sy, sz);
             } else {
-                const int32_t cx = g.cell.cells[0];
+                const int32_t cx = g.layout.cells[0];
                 const float L = g.period[0];
                 if (ix == 0) {
                     f(offset[row + cx - 1], offset[row + cx], -L, sy, sz);
@@ -223,36 +226,25 @@ template <typename F> __device__ inline void for_each_range(const grid_dev &g, c
     }
 }
 
-/* wrap_coordinate of core/src/grid.c: double arithmetic, a value a hair below lo maps to lo. */
-__device__ inline float wrap_coordinate(float v, float lo, float hi)
-{
-    if (v >= lo && v < hi) return v;
-    const double L = (double)(hi - lo);
-    double t = fmod((double)v - (double)lo, L);
-    if (t < 0.0) t += L;
-    float r = (float)((double)lo + t);
-    if (!(r < hi) || r < lo) r = lo;
-    return r;
-}
-
-/* Wraps periodic axes in place and raises flag[0] for a particle outside the domain (or not finite),
- * which the host then handles with the scene's domain policy. */
+/* Wraps periodic axes in place (the CPU grid build's eddy_grid_wrap_coordinate) and raises flag[0] for
+ * a particle outside the domain (or not finite), which the host then handles with the scene's domain
+ * policy. */
 __global__ void wrap_and_check(grid_dev g, uint32_t n, float *x, float *y, float *z, unsigned *flag)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float *pos[3] = {x, y, z};
     bool bad = false;
-    for (int a = 0; a < g.cell.dimensions; ++a) {
+    for (int a = 0; a < g.layout.dimensions; ++a) {
         float v = pos[a][i];
         if (!isfinite(v)) {
             bad = true;
             continue;
         }
-        if (g.periodic[a]) {
-            const float w = wrap_coordinate(v, g.lo[a], g.hi[a]);
+        if (g.layout.periodic[a]) {
+            const float w = eddy_grid_wrap_coordinate(v, g.layout.lo[a], g.layout.hi[a]);
             if (w != v) pos[a][i] = w;
-        } else if (!(v >= g.lo[a] && v <= g.hi[a])) {
+        } else if (!(v >= g.layout.lo[a] && v <= g.layout.hi[a])) {
             bad = true;
         }
     }
@@ -286,7 +278,8 @@ __global__ void density_pass(uint32_t n, grid_dev g, const uint32_t *__restrict_
     const float xi = x[i], yi = y[i], zi = z[i];
     const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
-    const int nmir = c.colliders ? boundary_mirrors(colliders, c.colliders, c.dims, c.gravity, c.h, pos, mirror) : 0;
+    const int nmir =
+        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.h, pos, mirror) : 0;
     const float h2 = c.h2;
     float sum = 0.0f;
     for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
@@ -301,7 +294,7 @@ __global__ void density_pass(uint32_t n, grid_dev g, const uint32_t *__restrict_
             const float pj[3] = {xj, yj, zj};
             for (int mi = 0; mi < nmir; ++mi) {
                 float gp[3];
-                mirror_apply_point(mirror[mi], pj, gp);
+                eddy_mirror_point(&mirror[mi], pj, gp);
                 const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
                 const float dg = h2 - (gx * gx + gy * gy + gz * gz);
                 if (dg > 0.0f) sum += mj * dg * dg * dg;
@@ -335,7 +328,8 @@ __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ 
     const float h = c.h, h2 = c.h2, tiny2 = c.tiny2, cp = c.spiky_grad, cv = c.visc_lap;
     const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
-    const int nmir = c.colliders ? boundary_mirrors(colliders, c.colliders, c.dims, c.gravity, h, pos, mirror) : 0;
+    const int nmir =
+        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, h, pos, mirror) : 0;
     float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
     for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
         for (uint32_t j = b; j < e; ++j) {
@@ -366,12 +360,12 @@ __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ 
             for (int q = 0; q < nmir; ++q) {
                 const eddy_mirror &mm = mirror[q];
                 float gp[3], gv[3];
-                mirror_apply_point(mm, xv, gp);
+                eddy_mirror_point(&mm, xv, gp);
                 const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
                 const float g2 = gx * gx + gy * gy + gz * gz;
                 if (!(g2 < h2) || g2 <= tiny2) continue;
-                mirror_apply_velocity(mm, vv, gv);
-                const float pg = mirror_pressure(mm, pj, rho_j, xv);
+                eddy_mirror_velocity(&mm, vv, gv);
+                const float pg = eddy_mirror_pressure(&mm, pj, rho_j, xv);
                 const float rr = sqrtf(g2), hr = h - rr;
                 const float fp = vj * wp * (pi + pg) * cpij * hr * hr / rr;
                 const float fv = vj * mu * cv * hr;
@@ -408,7 +402,7 @@ __global__ void integrate(uint32_t n, sorted_arrays s, const material_dev *__res
     float p[3] = {s.f[S_X][i], s.f[S_Y][i], s.f[S_Z][i]};
     if (c.colliders) {
         const eddy_contact_params &cp = mat[s.material[i]].contact;
-        for (int k = 0; k < c.colliders; ++k) contact_respond(colliders[k], c.dims, cp, p, v);
+        for (int k = 0; k < c.colliders; ++k) eddy_hd_contact_respond(&colliders[k], c.dims, &cp, p, v);
     }
     s.f[S_VX][i] = v[0];
     s.f[S_VY][i] = v[1];
@@ -609,7 +603,7 @@ int compute_on_device(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
     sort_failure f = {nullptr};
     cudaError_t e = device_sort_reserve(&s->sort, n, s->cells, st, &f);
     if (e == cudaSuccess)
-        e = device_sort_run(&s->sort, s->grid.cell, n, s->cells, s->h.f[H_X], s->h.f[H_Y], s->h.f[H_Z], st, &f);
+        e = device_sort_run(&s->sort, s->grid.layout, n, s->cells, s->h.f[H_X], s->h.f[H_Y], s->h.f[H_Z], st, &f);
     if (e != cudaSuccess) return device_error(err, f.call, e);
     s->s.cell = s->sort.key[1];
     gather_sorted<<<blocks_for(n), BLOCK, 0, st>>>((uint32_t)n, s->sort.value[1], s->h, s->s);
@@ -749,13 +743,8 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     /* ENUM: the index into {consistent, mueller}. */
     s->pair_weight = param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 1 ? 0.5f : 1.0f;
     s->device = 0;
-    s->grid.cell = cuda_grid_cell_params_of(l);
-    for (int a = 0; a < 3; ++a) {
-        s->grid.periodic[a] = l->periodic[a];
-        s->grid.lo[a] = l->lo[a];
-        s->grid.hi[a] = l->hi[a];
-        s->grid.period[a] = l->hi[a] - l->lo[a];
-    }
+    s->grid.layout = *l;
+    for (int a = 0; a < 3; ++a) s->grid.period[a] = l->hi[a] - l->lo[a];
     s->cells = l->cell_count;
 
     /* Per-material constants, computed as sph_mueller's create() does. */

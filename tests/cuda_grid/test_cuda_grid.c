@@ -2,8 +2,13 @@
  * Tests and benchmark of the CUDA grid backend (plugins/cuda_grid), one program with subcommands so
  * each is its own CTest entry:
  *
- *   test_cuda_grid formula           no GPU needed: the device hash (cell_index.h, compiled here as C)
- *                                    equals eddy_grid_cell_of on random points, cell borders and bounds
+ *   test_cuda_grid formula [--ulps N]   no GPU needed: eddy_grid_cell_of and eddy_grid_wrap_coordinate
+ *                                    (the device's sort key and wrap) as nvcc compiles them (hd_nvcc.cu)
+ *                                    equal the C build on random points, cell borders, bounds and wraps
+ *   test_cuda_grid boundary [--ulps N]  no GPU needed: <eddy/boundary_math.h> and the mirror apply as
+ *                                    nvcc compiles them equal libeddy's exported functions bit for bit
+ *                                    (distances, normals, contacts, mirrors, walls); --ulps N moves the
+ *                                    nvcc side's inputs by N floats, which both must report
  *   test_cuda_grid compare PLUGIN [--quick]  GPU: the "cuda" grid of PLUGIN and the built-in "cpu" grid build
  *                                    the same clouds; particle order, cell ranges and occupied cells
  *                                    must be identical (both are the stable sort by cell: no tolerance)
@@ -32,7 +37,7 @@
 #include <eddy/registry.h>
 #include <eddy/world.h>
 
-#include "cell_index.h"
+#include "hd_nvcc.h"
 
 #define EXIT_SKIP 77
 
@@ -82,23 +87,38 @@ static float uniform_in(float lo, float hi)
 static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* ---------------------------------------------------------------------------------------------- */
-/* formula: the device hash against eddy_grid_cell_of                                             */
+/* formula: the cell and the wrap as nvcc compiles them against the C build                       */
 
-static void formula_point(const eddy_grid_layout *l, const cuda_grid_cell_params *q, float x, float y, float z,
-                          const char *label, size_t *checked)
+/* The device's sort key and periodic wrap are <eddy/grid.h>'s own inline functions compiled by nvcc
+ * (plugins/cuda_grid); hd_nvcc.cu compiles them the same way. Any difference would move particles
+ * between cells and break the promise that the CUDA grid produces the CPU grid's order. */
+static void formula_point(const eddy_grid_layout *l, float x, float y, float z, int ulps, const char *label,
+                          size_t *checked)
 {
-    const uint32_t want = eddy_grid_cell_of(l, x, y, z), got = cuda_grid_cell_of(q, x, y, z);
+    const uint32_t want = eddy_grid_cell_of(l, x, y, z), got = hd_nvcc_cell_of(l, x, y, z, ulps);
     ++*checked;
     if (want != got && failures < 20)
-        failf("%s: (%.9g, %.9g, %.9g): eddy_grid_cell_of %u, cuda_grid_cell_of %u", label, (double)x, (double)y,
-              (double)z, want, got);
-    if (got >= l->cell_count && failures < 20)
-        failf("%s: cell %u outside [0, %zu)", label, got, l->cell_count);
+        failf("%s: (%.9g, %.9g, %.9g): eddy_grid_cell_of (C) %u, as nvcc compiles it %u", label, (double)x,
+              (double)y, (double)z, want, got);
+    if (got >= l->cell_count && failures < 20) failf("%s: cell %u outside [0, %zu)", label, got, l->cell_count);
 }
 
-static int cmd_formula(void)
+static void wrap_point(const eddy_grid_layout *l, int a, float v, int ulps, const char *label, size_t *checked)
 {
-    size_t checked = 0;
+    const float want = eddy_grid_wrap_coordinate(v, l->lo[a], l->hi[a]);
+    const float got = hd_nvcc_wrap(v, l->lo[a], l->hi[a], ulps);
+    ++*checked;
+    if (memcmp(&want, &got, sizeof want) != 0 && failures < 20)
+        failf("%s: axis %d: %.9g: eddy_grid_wrap_coordinate (C) %.9g, as nvcc compiles it %.9g", label, a,
+              (double)v, (double)want, (double)got);
+    if (!(got >= l->lo[a] && got < l->hi[a]) && failures < 20)
+        failf("%s: axis %d: %.9g wraps to %.9g, outside [%.9g, %.9g)", label, a, (double)v, (double)got,
+              (double)l->lo[a], (double)l->hi[a]);
+}
+
+static int cmd_formula(int ulps)
+{
+    size_t checked = 0, wrapped = 0;
     rng_seed(1);
     for (size_t k = 0; k < CONFIG_COUNT; ++k) {
         const config *c = &configs[k];
@@ -108,12 +128,11 @@ static int cmd_formula(void)
             failf("%s: layout: %s", c->name, err.message);
             continue;
         }
-        const cuda_grid_cell_params q = cuda_grid_cell_params_of(&l);
         /* Random points inside the domain. */
         for (int i = 0; i < 200000; ++i) {
             float p[3];
             for (int a = 0; a < 3; ++a) p[a] = a < c->dims ? uniform_in(l.lo[a], l.hi[a]) : 0.0f;
-            formula_point(&l, &q, p[0], p[1], p[2], c->name, &checked);
+            formula_point(&l, p[0], p[1], p[2], ulps, c->name, &checked);
         }
         /* Every cell border, the bounds, and the floats just either side of them: where the
          * truncation and the clamping decide. */
@@ -127,12 +146,160 @@ static int cmd_formula(void)
                     float p[3];
                     for (int o = 0; o < 3; ++o) p[o] = o < c->dims ? uniform_in(l.lo[o], l.hi[o]) : 0.0f;
                     p[a] = v;
-                    formula_point(&l, &q, p[0], p[1], p[2], c->name, &checked);
+                    formula_point(&l, p[0], p[1], p[2], ulps, c->name, &checked);
                 }
             }
         }
+        /* The wrap of periodic axes: up to three periods either side, and the floats around lo and hi
+         * (a hair below lo rounds up to hi: the case the wrap treats specially). */
+        for (int a = 0; a < c->dims; ++a) {
+            if (!l.periodic[a]) continue;
+            const float L = l.hi[a] - l.lo[a];
+            for (int i = 0; i < 20000; ++i) wrap_point(&l, a, l.lo[a] + (float)(rng_uniform() * 7.0 - 3.0) * L, ulps,
+                                                       c->name, &wrapped);
+            const float edge[2] = {l.lo[a], l.hi[a]};
+            for (int e = 0; e < 2; ++e) {
+                float v = edge[e];
+                for (int s = 0; s < 8; ++s) v = nextafterf(v, -INFINITY);
+                for (int s = 0; s < 17; ++s, v = nextafterf(v, INFINITY)) wrap_point(&l, a, v, ulps, c->name, &wrapped);
+            }
+        }
     }
-    printf("formula: %zu points in %zu layouts, %d mismatches\n", checked, CONFIG_COUNT, failures);
+    printf("formula: %zu cells and %zu wraps in %zu layouts, %d mismatches\n", checked, wrapped, CONFIG_COUNT,
+           failures);
+    return failures ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* boundary: <eddy/boundary_math.h> as nvcc compiles it against libeddy's exported functions      */
+
+static float rand_in(float lo, float hi) { return lo + (float)rng_uniform() * (hi - lo); }
+
+static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* Colliders of every shape, with velocities (moving walls): the container's planes of [0, 1]^dims, a
+ * box, a sphere and a tilted plane. Returns the count. */
+static size_t boundary_colliders(int dims, eddy_collider c[12])
+{
+    size_t n = 0;
+    for (int a = 0; a < dims; ++a)
+        for (int side = 0; side < 2; ++side) {
+            eddy_collider w = eddy_default_collider();
+            w.normal[1] = 0.0f;
+            w.normal[a] = side ? -1.0f : 1.0f;
+            w.point[a] = side ? 1.0f : 0.0f;
+            w.is_container_wall = 1;
+            c[n++] = w;
+        }
+    eddy_collider box = eddy_default_collider();
+    box.shape = EDDY_SHAPE_BOX;
+    for (int a = 0; a < dims; ++a) {
+        box.min[a] = 0.3f + 0.011f * (float)a;
+        box.max[a] = 0.55f - 0.007f * (float)a;
+    }
+    box.velocity[0] = 0.13f;
+    c[n++] = box;
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    for (int a = 0; a < dims; ++a) ball.center[a] = 0.7f - 0.05f * (float)a;
+    ball.radius = 0.17f;
+    ball.velocity[1] = -0.29f;
+    c[n++] = ball;
+    eddy_collider tilt = eddy_default_collider();
+    const float s = 1.0f / sqrtf(3.0f);
+    tilt.normal[0] = s;
+    tilt.normal[1] = dims == 3 ? s : sqrtf(2.0f) * s;
+    tilt.normal[2] = dims == 3 ? s : 0.0f;
+    tilt.point[0] = 0.1f;
+    tilt.point[1] = 0.05f;
+    tilt.velocity[2] = 0.07f;
+    c[n++] = tilt;
+    return n;
+}
+
+static int cmd_boundary(int ulps)
+{
+    size_t compared = 0;
+    rng_seed(7);
+    for (int dims = 2; dims <= 3; ++dims) {
+        eddy_collider c[12];
+        const size_t nc = boundary_colliders(dims, c);
+        eddy_boundaries b = {0};
+        b.dimensions = dims;
+        b.collider_count = nc;
+        b.colliders = c;
+        const float g[3] = {0.0f, -9.81f, 0.0f};
+        for (int i = 0; i < 100000 && failures < 20; ++i) {
+            /* Points in and just around the box [0, 1]^dims; every 50th exactly at a special place (a
+             * sphere's centre, a box face, a container wall) where the branches decide. */
+            float p[3] = {0.0f, 0.0f, 0.0f};
+            for (int a = 0; a < dims; ++a) p[a] = rand_in(-0.05f, 1.05f);
+            if (i % 50 == 1)
+                for (int a = 0; a < dims; ++a) p[a] = c[nc - 2].center[a];
+            if (i % 50 == 2) p[0] = c[nc - 3].min[0];
+            if (i % 50 == 3) p[dims - 1] = 0.0f;
+            for (size_t k = 0; k < nc; ++k) {
+                float n_c[3] = {9, 9, 9}, n_h[3] = {9, 9, 9};
+                const float d_c = eddy_collider_distance(&c[k], dims, p, n_c);
+                const float d_h = hd_nvcc_collider_distance(&c[k], dims, p, n_h, ulps);
+                ++compared;
+                if (!same_bits(&d_c, &d_h, sizeof d_c) || !same_bits(n_c, n_h, sizeof n_c))
+                    failf("%dD collider %zu (shape %d) at (%.9g, %.9g, %.9g): eddy_collider_distance %.9g n (%.9g, "
+                          "%.9g, %.9g), as nvcc compiles it %.9g n (%.9g, %.9g, %.9g)",
+                          dims, k, (int)c[k].shape, (double)p[0], (double)p[1], (double)p[2], (double)d_c,
+                          (double)n_c[0], (double)n_c[1], (double)n_c[2], (double)d_h, (double)n_h[0],
+                          (double)n_h[1], (double)n_h[2]);
+                eddy_contact_params cp = {rand_in(0.0f, 0.05f), 0.0f, rand_in(0.0f, 1.0f), rand_in(0.0f, 1.0f),
+                                          rand_in(0.0f, 1.0f)};
+                cp.margin = rand_in(0.0f, cp.radius);
+                float pc[3] = {p[0], p[1], p[2]}, vc[3], ph[3] = {p[0], p[1], p[2]}, vh[3];
+                for (int a = 0; a < 3; ++a) vc[a] = vh[a] = a < dims ? rand_in(-2.0f, 2.0f) : 0.0f;
+                const int tc = eddy_contact_respond(&c[k], dims, &cp, pc, vc, 1e-4f);
+                const int th = hd_nvcc_contact_respond(&c[k], dims, &cp, ph, vh, ulps);
+                ++compared;
+                if (tc != th || !same_bits(pc, ph, sizeof pc) || !same_bits(vc, vh, sizeof vc))
+                    failf("%dD collider %zu at (%.9g, %.9g, %.9g): eddy_contact_respond %d p (%.9g, %.9g, %.9g) "
+                          "v (%.9g, %.9g, %.9g), as nvcc compiles it %d p (%.9g, %.9g, %.9g) v (%.9g, %.9g, %.9g)",
+                          dims, k, (double)p[0], (double)p[1], (double)p[2], tc, (double)pc[0], (double)pc[1],
+                          (double)pc[2], (double)vc[0], (double)vc[1], (double)vc[2], th, (double)ph[0],
+                          (double)ph[1], (double)ph[2], (double)vh[0], (double)vh[1], (double)vh[2]);
+            }
+            const float reach = rand_in(0.02f, 0.3f);
+            eddy_mirror mc[EDDY_MAX_MIRRORS], mh[EDDY_MAX_MIRRORS];
+            size_t wc[EDDY_MAX_MIRROR_WALLS], wh[EDDY_MAX_MIRROR_WALLS];
+            int nwh = 0;
+            const int kc = eddy_boundaries_mirrors(&b, g, reach, p, mc);
+            const int nwc = eddy_boundaries_mirror_walls(&b, reach, p, wc);
+            const int kh = hd_nvcc_mirrors(c, nc, dims, g, reach, p, mh, wh, &nwh, ulps);
+            ++compared;
+            if (kc != kh || nwc != nwh || !same_bits(mc, mh, sizeof(eddy_mirror) * (size_t)(kc > 0 ? kc : 0)) ||
+                !same_bits(wc, wh, sizeof(size_t) * (size_t)(nwc > 0 ? nwc : 0))) {
+                failf("%dD mirrors at (%.9g, %.9g, %.9g), reach %.9g: eddy_boundaries_mirrors %d mirrors of %d "
+                      "walls, as nvcc compiles it %d of %d, or their members differ",
+                      dims, (double)p[0], (double)p[1], (double)p[2], (double)reach, kc, nwc, kh, nwh);
+                continue;
+            }
+            for (int m = 0; m < kc; ++m) {
+                float x[3], v[3];
+                for (int a = 0; a < 3; ++a) {
+                    x[a] = a < dims ? rand_in(0.0f, 1.0f) : 0.0f;
+                    v[a] = a < dims ? rand_in(-1.0f, 1.0f) : 0.0f;
+                }
+                const float pj = rand_in(0.0f, 3000.0f), rho = rand_in(900.0f, 1100.0f);
+                float xc[3], vc[3], xh[3], vh[3], ph;
+                eddy_mirror_point(&mc[m], x, xc);
+                eddy_mirror_velocity(&mc[m], v, vc);
+                const float pc = eddy_mirror_pressure(&mc[m], pj, rho, x);
+                hd_nvcc_mirror_apply(&mh[m], x, v, pj, rho, xh, vh, &ph);
+                ++compared;
+                if (!same_bits(xc, xh, sizeof xc) || !same_bits(vc, vh, sizeof vc) || !same_bits(&pc, &ph, sizeof pc))
+                    failf("%dD mirror %d of (%.9g, %.9g, %.9g): eddy_mirror_point/velocity/pressure differ as nvcc "
+                          "compiles them",
+                          dims, m, (double)p[0], (double)p[1], (double)p[2]);
+            }
+        }
+    }
+    printf("boundary: %zu comparisons in 2D and 3D, %d mismatches\n", compared, failures);
     return failures ? 1 : 0;
 }
 
@@ -590,13 +757,17 @@ static int cmd_tables(const char *plugin_a, const char *solver_a, const char *pl
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "formula") == 0) return cmd_formula();
+    /* --ulps N: the nvcc side sees every input coordinate N floats higher (the comparison's control). */
+    const int ulps = argc == 4 && strcmp(argv[2], "--ulps") == 0 ? atoi(argv[3]) : 0;
+    if ((argc == 2 || ulps > 0) && strcmp(argv[1], "formula") == 0) return cmd_formula(ulps);
+    if ((argc == 2 || ulps > 0) && strcmp(argv[1], "boundary") == 0) return cmd_boundary(ulps);
     if (argc == 3 && strcmp(argv[1], "compare") == 0) return cmd_compare(argv[2], 0);
     if (argc == 4 && strcmp(argv[1], "compare") == 0 && strcmp(argv[3], "--quick") == 0)
         return cmd_compare(argv[2], 1);
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) return cmd_bench(argv[2], argc - 3, argv + 3);
     if (argc == 6 && strcmp(argv[1], "tables") == 0) return cmd_tables(argv[2], argv[3], argv[4], argv[5]);
-    fprintf(stderr, "usage: test_cuda_grid formula | compare PLUGIN [--quick] | bench PLUGIN N... | "
+    fprintf(stderr, "usage: test_cuda_grid formula|boundary [--ulps N] | compare PLUGIN [--quick] | "
+                    "bench PLUGIN N... | "
                     "tables PLUGIN_A SOLVER_A PLUGIN_B SOLVER_B\n");
     return 2;
 }

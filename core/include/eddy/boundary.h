@@ -142,15 +142,16 @@ EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real g
 EDDY_API int eddy_boundaries_mirror_walls(const eddy_boundaries *b, eddy_real reach, const eddy_real p[3],
                                           size_t walls[EDDY_MAX_MIRROR_WALLS]);
 
-/* Applies a mirror to a point (x' = R x + t) and to a velocity (v' = R v + velocity_offset). */
-static inline void eddy_mirror_point(const eddy_mirror *m, const eddy_real x[3], eddy_real out[3])
+/* Applies a mirror to a point (x' = R x + t) and to a velocity (v' = R v + velocity_offset). EDDY_HD:
+ * the same inline source serves GPU kernels (<eddy/boundary_math.h> has the rest of the boundary math). */
+static inline EDDY_HD void eddy_mirror_point(const eddy_mirror *m, const eddy_real x[3], eddy_real out[3])
 {
     for (int a = 0; a < 3; ++a)
         out[a] = m->rotation[a][0] * x[0] + m->rotation[a][1] * x[1] + m->rotation[a][2] * x[2] +
                  m->offset[a];
 }
 
-static inline void eddy_mirror_velocity(const eddy_mirror *m, const eddy_real v[3], eddy_real out[3])
+static inline EDDY_HD void eddy_mirror_velocity(const eddy_mirror *m, const eddy_real v[3], eddy_real out[3])
 {
     for (int a = 0; a < 3; ++a)
         out[a] = m->rotation[a][0] * v[0] + m->rotation[a][1] * v[1] + m->rotation[a][2] * v[2] +
@@ -159,7 +160,8 @@ static inline void eddy_mirror_velocity(const eddy_mirror *m, const eddy_real v[
 
 /* Pressure of the ghost of a neighbour with pressure p_j and density rho_j at x_j (sim units):
  * p_j + rho_j (dot(pressure_slope, x_j) + pressure_offset), the hydrostatic continuation above. */
-static inline eddy_real eddy_mirror_pressure(const eddy_mirror *m, eddy_real p_j, eddy_real rho_j, const eddy_real x_j[3])
+static inline EDDY_HD eddy_real eddy_mirror_pressure(const eddy_mirror *m, eddy_real p_j, eddy_real rho_j,
+                                                     const eddy_real x_j[3])
 {
     return p_j + rho_j * (m->pressure_slope[0] * x_j[0] + m->pressure_slope[1] * x_j[1] +
                           m->pressure_slope[2] * x_j[2] + m->pressure_offset);

@@ -34,6 +34,17 @@
 #define EDDY_EXPORT EDDY_API
 #endif
 
+/*
+ * Inline math that also compiles for a GPU (eddy/boundary_math.h, eddy_grid_cell_of, the toolkit's
+ * kernels): __host__ __device__ under nvcc, nothing in C, so one definition serves libeddy and a CUDA
+ * plugin's kernels. Source shared by host and device, not binary interface (docs/abi.md).
+ */
+#if defined(__CUDACC__)
+#define EDDY_HD __host__ __device__
+#else
+#define EDDY_HD
+#endif
+
 /* The real-number type of every per-particle array and every physical value in the ABI. */
 typedef float eddy_real;
 

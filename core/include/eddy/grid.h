@@ -34,6 +34,8 @@
 #ifndef EDDY_GRID_H
 #define EDDY_GRID_H
 
+#include <math.h>
+
 #include "defs.h"
 #include "error.h"
 #include "host.h"
@@ -71,13 +73,34 @@ typedef struct eddy_grid_layout {
 EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
                                    const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
 
+/*
+ * A coordinate v of a periodic axis [lo, hi) wrapped into it (sim units): v itself when inside,
+ * otherwise lo + ((v - lo) mod (hi - lo)) in double, rounded to eddy_real; a value a hair below lo,
+ * which rounds up to hi, is the same point as lo and maps to lo. The grid build wraps with it
+ * (eddy_grid_build) and so does a GPU step that wraps on the device (EDDY_HD: the same inline source,
+ * defs.h), so both put a particle at the same float. Pure; [any thread].
+ */
+static inline EDDY_HD eddy_real eddy_grid_wrap_coordinate(eddy_real v, eddy_real lo, eddy_real hi)
+{
+    if (v >= lo && v < hi) return v;
+    const double L = (double)(hi - lo);
+    double t = fmod((double)v - (double)lo, L);
+    if (t < 0.0) t += L;
+    eddy_real r = (eddy_real)((double)lo + t);
+    if (!(r < hi) || r < lo) r = lo;
+    return r;
+}
+
 /* Cell of a position already inside the domain (wrapped on periodic axes). On a windowed grid the
  * result is a stored cell for every particle of the last build and any position whose cell is stored
  * (interior cell i on each axis with 1 <= i + pad <= dim - 2); for positions elsewhere it is not.
  * Plugins built against older headers inline this same formula on the same fields, so they get the
  * same cells. What no plugin may assume any longer: pad == 1 and dim == cells + 2 on a bounded axis
- * (the full layout of eddy_grid_layout_init has them; the grid's own layout may not). */
-static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
+ * (the full layout of eddy_grid_layout_init has them; the grid's own layout may not). EDDY_HD: the
+ * CUDA grid's sort key is this function compiled by nvcc, so the device sorts by the CPU's cells.
+ * (p - lo) * inv_cell_size is a subtraction then a multiplication, which no compiler contracts into
+ * an FMA, so host and device round it alike. */
+static inline EDDY_HD uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
 {
     int32_t c[3];
     const eddy_real p[3] = {x, y, z};
@@ -92,7 +115,7 @@ static inline uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x,
 }
 
 /* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]. */
-static inline void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
+static inline EDDY_HD void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
 {
     eddy_real *d[3] = {dx, dy, dz};
     for (int a = 0; a < l->dimensions; ++a) {

@@ -6,17 +6,16 @@
  * rest-lattice normalization, written once for every SPH solver. It is not part of the plugin ABI:
  * a plugin links its own copy, so a toolkit change never breaks a built plugin.
  *
- * EDDY_SPH_HD marks the inline math that must also compile for a GPU: empty in C, __host__ __device__
- * under nvcc, so the CUDA plugin can share the same kernel and mirror formulas.
+ * EDDY_SPH_HD marks the inline math that must also compile for a GPU. It is the core's EDDY_HD
+ * (<eddy/defs.h>: empty in C, __host__ __device__ under nvcc), under the toolkit's older name, so the
+ * toolkit's kernels and the core's boundary math (<eddy/boundary_math.h>) carry one annotation.
  */
 #ifndef EDDY_SPH_DEFS_H
 #define EDDY_SPH_DEFS_H
 
-#if defined(__CUDACC__)
-#define EDDY_SPH_HD __host__ __device__
-#else
-#define EDDY_SPH_HD
-#endif
+#include <eddy/defs.h>
+
+#define EDDY_SPH_HD EDDY_HD
 
 /* Inline math shared by host and device code. */
 #define EDDY_SPH_INLINE static inline EDDY_SPH_HD

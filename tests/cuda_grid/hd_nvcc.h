@@ -1,0 +1,35 @@
+/*
+ * C entry points into the shared host/device math as nvcc compiles it (hd_nvcc.cu): each calls the
+ * EDDY_HD function of the same name in <eddy/grid.h>, <eddy/boundary.h> or <eddy/boundary_math.h>.
+ * `ulps` > 0 first moves every input coordinate up by that many floats (the comparison's control).
+ */
+#ifndef EDDY_TEST_HD_NVCC_H
+#define EDDY_TEST_HD_NVCC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <eddy/boundary.h>
+#include <eddy/grid.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+uint32_t hd_nvcc_cell_of(const eddy_grid_layout *l, float x, float y, float z, int ulps);
+float hd_nvcc_wrap(float v, float lo, float hi, int ulps);
+float hd_nvcc_collider_distance(const eddy_collider *c, int dims, const float p[3], float n[3], int ulps);
+int hd_nvcc_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp, float p[3], float v[3],
+                            int ulps);
+/* The mirrors (returned count) and the walls behind them (walls, *wall_count). */
+int hd_nvcc_mirrors(const eddy_collider *c, size_t count, int dims, const float g[3], float reach, const float p[3],
+                    eddy_mirror out[EDDY_MAX_MIRRORS], size_t walls[EDDY_MAX_MIRROR_WALLS], int *wall_count,
+                    int ulps);
+void hd_nvcc_mirror_apply(const eddy_mirror *m, const float x[3], const float v[3], float p, float rho,
+                          float out_x[3], float out_v[3], float *out_p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDDY_TEST_HD_NVCC_H */
