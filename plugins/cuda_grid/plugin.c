@@ -59,10 +59,11 @@ const eddy_param_desc sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_MATERIAL
 };
 
 #ifdef EDDY_CUDA_SOLVERS
-/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS, on by default). Not
- * EDDY_COMPONENT_DEVICE_RESIDENT: its fields stay EDDY_MEMORY_HOST, since every step still ends with the
- * copy of the particles back into the world (sph_mueller_cuda.cu says why). Not decomposable: it reads
- * no halo copies and refreshes none. */
+/* Listed only in builds that ask for it (CMake option EDDY_CUDA_SOLVERS, on by default).
+ * EDDY_COMPONENT_DEVICE_RESIDENT: its particles stay on the device, the host downloads them when it maps
+ * them, and reduce() gives the per-step figures (sph_mueller_cuda.cu, docs/host.md "Device-resident
+ * solvers"). Never with EDDY_COMPONENT_DECOMPOSABLE, which the host refuses beside it: a decomposed run
+ * reorders and exchanges the host arrays every step. */
 static const eddy_component solver_sph_mueller_cuda = {
     .size = sizeof(eddy_component),
     .interface_id = EDDY_INTERFACE_SOLVER,
@@ -75,7 +76,7 @@ static const eddy_component solver_sph_mueller_cuda = {
     .vtable = &sph_mueller_cuda_vtable,
     /* Every instance has its own stream, buffers and events, keeps no process-wide state, and selects
      * its device in every callback (the CUDA runtime is thread-safe). */
-    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
+    .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES | EDDY_COMPONENT_DEVICE_RESIDENT,
     .material_params = sph_mueller_cuda_material_params,
     .material_param_count = SPH_MUELLER_CUDA_MATERIAL_PARAM_COUNT,
 };

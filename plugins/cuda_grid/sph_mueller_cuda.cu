@@ -14,44 +14,58 @@
  * The neighbour-bar walk (neighbor_coord, for_each_range) is still written here: the core's is
  * eddy_grid_cell_ranges, an exported host function, and the toolkit has no inline one to share.
  *
- * Residency: the device holds two copies of the particles. "Host order" arrays mirror the world's
- * arrays index for index; "sorted" arrays are the same particles sorted by cell, rebuilt each step by
- * a stable sort of the host-order copy (so the order within a cell is the host order: a resumed run
- * sorts exactly as the uninterrupted one did, and runs are reproducible). The world's own arrays are
- * never permuted by this solver.
+ * Copies on the device: "host order" arrays mirror the world's arrays index for index (world order);
+ * "sorted" arrays are the same particles sorted by cell, rebuilt each step by a stable sort of the
+ * host-order copy (so the order within a cell is the world order: a resumed run sorts exactly as the
+ * uninterrupted one did, and runs are reproducible). Each step ends by scattering the sorted arrays
+ * back to host order on the device. The world's own arrays are never permuted by this solver.
  *
- * Where the fields live (ABI 2.0): the world's fields stay EDDY_MEMORY_HOST, and every step still ends
- * by copying 11 floats per particle (positions, velocities, density, pressure, acceleration) back into
- * the world, so the host copy is always current: the host's per-step explosion check and max_dt use
- * the core's reduction over the host arrays (no `reduce` callback), and frames, probes, checkpoints
- * and hashes read the arrays as they are. That copy, not the arithmetic, bounds the speed at millions
- * of particles; removing it (device fields, an eddy_residency that downloads on map, the device
- * `reduce`) is a separate change, not made here: it must first be run on a GPU, and the device
- * reduction must give the core's max_speed bit for bit, or a resumed run (whose first max_dt comes
- * from the core's reduction of the restored host arrays) would take another time step than the
- * uninterrupted one.
+ * Residency (ABI 2.0, world.h "Field residency"; docs/host.md "Device-resident solvers"): position,
+ * velocity, density, pressure and acceleration live on the device (EDDY_MEMORY_DEVICE, declared in
+ * create()), and so does the layout. Every step and compute_fields() end with
+ * eddy_world_mark_host_stale; the host's arrays are brought up to date only when the host maps a field
+ * (frames, probes, checkpoints, the hash): download() copies that field's host-order arrays into a
+ * pinned staging buffer and from there into the world's arrays. The layout needs no copy: the device
+ * never reorders the world, nor changes an id, material or flag (the sorted order is private), so the
+ * host's layout arrays are always those last uploaded, and download() of the layout only checks that
+ * the count and the layout generation are still the uploaded ones. Mass never changes on the device
+ * and stays EDDY_MEMORY_HOST. The per-step figures the host needs (largest speed, non-finite counts)
+ * come from reduce(), a device reduction that gives the core's figures bit for bit (see
+ * step_stats_pass), so the time steps are those the core's reduction over the host arrays would give:
+ * a resumed run, whose first max_dt comes from the core's reduction of the restored arrays, steps as
+ * the uninterrupted one.
  *
  * Host edits between steps: the world counts them in edit generations (particles.h). After every
  * upload the solver records the generation of each field it uploaded (position, velocity, mass) and of
- * the layout (count, order, ids, materials); before a step it uploads exactly the fields whose
- * generation moved, and everything when the layout's did (particles added, removed or reordered) or
- * the count differs. The solver's own copy back into the world is not an edit (it bumps nothing).
- * create() (via compute_fields) and load() upload everything. Ids never go to the device: the device
- * sorts by world index (uint32_t, as the grid's permutation), and the world's order, ids included, is
- * changed only by the core.
+ * the layout (count, order, ids, materials, flags); before a step it uploads exactly the fields whose
+ * generation moved, and everything when the layout's did (particles restored, removed or reordered by
+ * the host: the device's copies are in the old order) or the count differs. Density, pressure and
+ * acceleration are never uploaded: every step and compute_fields() recompute them before reading them.
+ * A full upload first syncs the host copy (eddy_world_sync_host), so a stale host array is never
+ * uploaded over the device's newer values. Ids never go to the device: it sorts by world index
+ * (uint32_t, as the grid's permutation).
+ *
+ * EDDY_CUDA_HOST_COPY=every_step (environment; tests and benchmarks only) brings the whole host copy up
+ * to date after every step (eddy_world_sync_host) and answers reduce() with the core's reduction over
+ * those arrays: the behaviour before residency, as an A/B for `eddy bench`, and the reference the
+ * residency test compares the default against byte for byte (tests/residency, gpu mode).
+ * EDDY_RESIDENCY_LOG=FILE (tests) appends "download STEP FIELD" and "upload STEP FIELD" lines, the
+ * format of tests/residency's test double.
  *
  * The ABI 1.0 version of this step ran on an NVIDIA H100 (CUDA 13.0, driver 580): it agreed with
  * sph_mueller within round-off on five scenes, resumed bit-identically, and passed compute-sanitizer;
- * docs/cuda_grid.md has the figures. The port to ABI 2.0 (setup struct, parameter and material tables,
- * edit generations instead of a sampled fingerprint) changed no kernel; it has been compiled, not yet
- * run on a GPU.
+ * docs/cuda_grid.md has the figures. The port to ABI 2.0 changed no kernel. The device residency
+ * (issue 16: download(), reduce(), step_stats_pass) has been compiled, not yet run on a GPU.
  */
 #include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
 
 #include <cuda_runtime.h>
 
+#include <inttypes.h>
+#include <cmath>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +82,7 @@ namespace {
 using namespace eddy_cuda;
 
 constexpr int BLOCK = 128;
+static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "step_stats_pass reduces whole warps of a block");
 
 /* Per material, as the kernels read it. */
 struct material_dev {
@@ -102,6 +117,17 @@ constexpr int upload_field[UPLOAD_COUNT] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELO
 struct host_arrays {
     float *f[H_COUNT];
     uint32_t *material;
+    uint8_t *flags; /* EDDY_PARTICLE_HALO, ...: the reduction counts owned particles only, as the core's */
+};
+
+/* The device's scalars (s->scalars) and their pinned host copies (s->pinned). */
+enum {
+    SC_ESCAPE, /* set by wrap_and_check: a particle is outside the domain or not finite */
+    SC_AMAX2,  /* largest |a|^2 of the step, as float bits */
+    SC_VMAX2,  /* step_stats_pass: largest squared speed over owned finite velocities, as float bits */
+    SC_BAD_V,  /* step_stats_pass: owned particles with a non-finite velocity component */
+    SC_BAD_X,  /* step_stats_pass: owned particles with a non-finite position component */
+    SC_COUNT
 };
 
 struct sorted_arrays {
@@ -134,8 +160,16 @@ struct eddy_solver {
     sorted_arrays s;
     size_t capacity;
     device_sort sort;
-    unsigned *scalars;   /* device [2]: escape flag, largest |a|^2 as float bits */
-    unsigned *pinned;    /* host, pinned [2] */
+    unsigned *scalars;   /* device [SC_COUNT] */
+    unsigned *pinned;    /* host, pinned [SC_COUNT] */
+
+    /* Residency: the world (for destroy(), which removes the provider), the pinned staging buffer of
+     * download() (one field's components, grown on demand), and the test switches. */
+    eddy_world *world;
+    float *staging;
+    size_t staging_floats;
+    int every_step; /* EDDY_CUDA_HOST_COPY=every_step */
+    char *log_path; /* EDDY_RESIDENCY_LOG, or NULL */
 
     /* What the device copy was uploaded from: the edit generations (eddy_world_field_generation) of
      * the layout and of each uploaded field when they were last uploaded. */
@@ -412,7 +446,7 @@ __global__ void integrate(uint32_t n, sorted_arrays s, const material_dev *__res
     s.f[S_Z][i] = p[2] + v[2] * dt;
 }
 
-/* Sorted -> host order, for the copy back into the world and the next step's sort. */
+/* Sorted -> host order: the world order the next step sorts, download() copies and reduce() scans. */
 __global__ void scatter_host(uint32_t n, sorted_arrays s, host_arrays h)
 {
     const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -431,6 +465,52 @@ __global__ void scatter_host(uint32_t n, sorted_arrays s, host_arrays h)
     h.f[H_AZ][i] = s.f[S_AZ][k];
 }
 
+/* The core's per-step reduction (core/src/world.c, compute_stats) over the host-order arrays, figure
+ * for figure: over owned particles (no EDDY_PARTICLE_HALO flag), the max of the float squared speed
+ * (vx*vx + vy*vy) + vz*vz of those with finite velocity, and the counts of non-finite velocities and
+ * positions. The core computes the squared speed without contraction (-ffp-contract=off, three
+ * products and two sums, each rounded, left to right); nvcc would contract it into FMAs, so the
+ * intrinsics __fmul_rn and __fadd_rn, which are never contracted, spell out the same roundings. The max
+ * of non-negative floats is the max of their bit patterns as unsigned integers (IEEE 754 orders them
+ * so), and a max is independent of the order of its operands: the atomics give the core's figure
+ * exactly. The squared speed is never NaN (finite velocities, non-negative terms) and never -0. Every
+ * thread of every block reaches the shuffles and the barrier (no early return): the block size must
+ * be BLOCK. */
+__global__ void step_stats_pass(uint32_t n, host_arrays h, unsigned *out)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned m = 0u, bad_v = 0u, bad_x = 0u;
+    if (i < n && !(h.flags[i] & EDDY_PARTICLE_HALO)) {
+        const float vx = h.f[H_VX][i], vy = h.f[H_VY][i], vz = h.f[H_VZ][i];
+        const float x = h.f[H_X][i], y = h.f[H_Y][i], z = h.f[H_Z][i];
+        bad_v = (isfinite(vx) && isfinite(vy) && isfinite(vz)) ? 0u : 1u;
+        bad_x = (isfinite(x) && isfinite(y) && isfinite(z)) ? 0u : 1u;
+        if (!bad_v) m = __float_as_uint(__fadd_rn(__fadd_rn(__fmul_rn(vx, vx), __fmul_rn(vy, vy)), __fmul_rn(vz, vz)));
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        m = max(m, __shfl_down_sync(0xffffffffu, m, o));
+        bad_v += __shfl_down_sync(0xffffffffu, bad_v, o);
+        bad_x += __shfl_down_sync(0xffffffffu, bad_x, o);
+    }
+    __shared__ unsigned warp_m[BLOCK / 32], warp_v[BLOCK / 32], warp_x[BLOCK / 32];
+    const unsigned lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
+    if (lane == 0) {
+        warp_m[warp] = m;
+        warp_v[warp] = bad_v;
+        warp_x[warp] = bad_x;
+    }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (int k = 1; k < BLOCK / 32; ++k) {
+        m = max(m, warp_m[k]);
+        bad_v += warp_v[k];
+        bad_x += warp_x[k];
+    }
+    if (m) atomicMax(out + SC_VMAX2, m);
+    if (bad_v) atomicAdd(out + SC_BAD_V, bad_v);
+    if (bad_x) atomicAdd(out + SC_BAD_X, bad_x);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Host side                                                                                      */
 
@@ -438,6 +518,7 @@ void release_particles(eddy_solver *s)
 {
     for (float *&p : s->h.f) cudaFree(p);
     cudaFree(s->h.material);
+    cudaFree(s->h.flags);
     for (float *&p : s->s.f) cudaFree(p);
     cudaFree(s->s.material);
     cudaFree(s->s.host_index);
@@ -453,11 +534,24 @@ int reserve_particles(eddy_solver *s, size_t n, eddy_error *err)
     const size_t cap = n + n / 4 + 1024;
     for (float *&p : s->h.f) CUDA_TRY(cudaMalloc(&p, cap * sizeof(float)));
     CUDA_TRY(cudaMalloc(&s->h.material, cap * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&s->h.flags, cap * sizeof(uint8_t)));
     for (float *&p : s->s.f) CUDA_TRY(cudaMalloc(&p, cap * sizeof(float)));
     CUDA_TRY(cudaMalloc(&s->s.material, cap * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc(&s->s.host_index, cap * sizeof(uint32_t)));
     s->capacity = cap;
     return EDDY_OK;
+}
+
+/* EDDY_RESIDENCY_LOG (tests): one line "WHAT STEP FIELD" per upload or download, the format of
+ * tests/residency's test double, so the residency harness can check when the host downloads. */
+void log_event(const eddy_solver *s, const eddy_world *w, const char *what, int field)
+{
+    if (!s->log_path) return;
+    FILE *f = fopen(s->log_path, "a");
+    if (!f) return;
+    fprintf(f, "%s %" PRIu64 " %s\n", what, w->step,
+            field == EDDY_FIELD_LAYOUT ? "layout" : eddy_particles_field_name(&w->particles, field));
+    fclose(f);
 }
 
 /* World -> device: one field's host-order copies, and the field's generation recorded as uploaded.
@@ -490,10 +584,16 @@ int upload_one(eddy_solver *s, eddy_world *w, int which, eddy_error *err)
     for (int a = 0; a < count && n; ++a)
         CUDA_TRY(cudaMemcpyAsync(s->h.f[dst[a]], src[a], n * sizeof(float), cudaMemcpyHostToDevice, s->stream));
     s->field_generation[which] = eddy_world_field_generation(w, upload_field[which]);
+    log_event(s, w, "upload", upload_field[which]);
     return EDDY_OK;
 }
 
-/* World -> device, everything a step reads (host-order copies), with the layout's generation. */
+/* World -> device, everything a step reads (host-order copies) and the layout (materials, flags), with
+ * the layout's generation. The host copy is brought up to date first: where a device field is stale
+ * on the host (the device holds newer values), eddy_world_sync_host downloads it, so the upload never
+ * puts old values back; where the host copy is current (after create(), a restore, or a host change
+ * of the layout, which the host makes only after a sync), it downloads nothing. reserve_particles may
+ * reallocate the device arrays, which is why every field is uploaded after it. */
 int upload_all(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     const eddy_particles *p = &w->particles;
@@ -501,14 +601,18 @@ int upload_all(eddy_solver *s, eddy_world *w, eddy_error *err)
     if (n > (size_t)INT32_MAX)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "sph_mueller_cuda: %zu particles exceed 2^31 - 1", n);
     s->resident = 0;
-    int rc = reserve_particles(s, n, err);
+    int rc = eddy_world_sync_host(w, err);
     if (rc) return rc;
+    if ((rc = reserve_particles(s, n, err))) return rc;
     s->n = n;
     for (int u = 0; u < UPLOAD_COUNT; ++u)
         if ((rc = upload_one(s, w, u, err))) return rc;
-    if (n)
+    if (n) {
         CUDA_TRY(cudaMemcpyAsync(s->h.material, p->material, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s->stream));
+        CUDA_TRY(cudaMemcpyAsync(s->h.flags, p->flags, n * sizeof(uint8_t), cudaMemcpyHostToDevice, s->stream));
+    }
     s->layout_generation = eddy_world_field_generation(w, EDDY_FIELD_LAYOUT);
+    log_event(s, w, "upload", EDDY_FIELD_LAYOUT);
     s->resident = 1;
     return EDDY_OK;
 }
@@ -569,23 +673,28 @@ step_consts make_consts(const eddy_solver *s, const eddy_world *w, float dt)
 
 /* Makes the device copy current: uploads when the world's particles are not the ones last seen, wraps
  * periodic axes, and hands escaped particles to the core's grid build (which applies the scene's
- * domain policy with its own messages: an error, or removal), then uploads the result. */
+ * domain policy with its own messages: an error, or removal), then uploads the result. The one
+ * synchronization before the step's kernels: the escape flag decides whether the host must act. */
 int make_resident(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     int rc;
     if ((rc = upload_edits(s, w, err))) return rc;
     if ((rc = upload_colliders(s, w, err))) return rc;
     if (s->n == 0) return EDDY_OK;
-    CUDA_TRY(cudaMemsetAsync(s->scalars, 0, 2 * sizeof(unsigned), s->stream));
+    CUDA_TRY(cudaMemsetAsync(s->scalars + SC_ESCAPE, 0, sizeof(unsigned), s->stream));
     wrap_and_check<<<blocks_for(s->n), BLOCK, 0, s->stream>>>(s->grid, (uint32_t)s->n, s->h.f[H_X], s->h.f[H_Y],
-                                                              s->h.f[H_Z], s->scalars);
+                                                              s->h.f[H_Z], s->scalars + SC_ESCAPE);
     CUDA_TRY(cudaGetLastError());
-    CUDA_TRY(cudaMemcpyAsync(s->pinned, s->scalars, sizeof(unsigned), cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(s->pinned + SC_ESCAPE, s->scalars + SC_ESCAPE, sizeof(unsigned), cudaMemcpyDeviceToHost,
+                             s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
-    if (s->pinned[0]) {
-        /* The world's arrays hold the positions of the last step's end, unwrapped: exactly what the
-         * CPU solver would hand to its grid build now. */
+    if (s->pinned[SC_ESCAPE]) {
+        /* The grid build works on the world's arrays: they are brought up to date first (the positions
+         * as wrapped above; wrapping what is wrapped changes nothing, so the build sees what the CPU
+         * solver's build would). It may reorder and remove particles; upload_all then takes the
+         * result. */
         s->resident = 0;
+        if ((rc = eddy_world_sync_host(w, err))) return rc;
         if ((rc = eddy_world_build_grid(w, err))) return rc;
         if ((rc = upload_all(s, w, err))) return rc;
     }
@@ -613,44 +722,104 @@ int compute_on_device(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
                                                   s->colliders, c);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaEventRecord(s->ev[2], st));
-    CUDA_TRY(cudaMemsetAsync(s->scalars + 1, 0, sizeof(unsigned), st));
+    CUDA_TRY(cudaMemsetAsync(s->scalars + SC_AMAX2, 0, sizeof(unsigned), st));
     force_pass<<<blocks_for(n), BLOCK, 0, st>>>((uint32_t)n, s->grid, s->sort.offset, s->s, s->materials,
-                                                s->colliders, c, s->scalars + 1);
+                                                s->colliders, c, s->scalars + SC_AMAX2);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaEventRecord(s->ev[3], st));
     return EDDY_OK;
 }
 
-/* Sorted -> host order -> the world's arrays, the largest acceleration, and the wait for all of it.
- * Writing the world's arrays here is the solver's own update, not a host edit: no generation moves, and
- * the device copy stays what the world holds. */
-int copy_back(eddy_solver *s, eddy_world *w, eddy_error *err)
+/* Sorted -> host order on the device, the largest acceleration (for max_dt), and the wait for all of
+ * it. Nothing is copied into the world: the caller marks the host copy stale, and the host downloads
+ * what it maps. */
+int finish_on_device(eddy_solver *s, eddy_error *err)
 {
     const size_t n = s->n;
     cudaStream_t st = s->stream;
-    eddy_particles *p = &w->particles;
     scatter_host<<<blocks_for(n), BLOCK, 0, st>>>((uint32_t)n, s->s, s->h);
     CUDA_TRY(cudaGetLastError());
-    float *dst[] = {p->x,
-                    p->y,
-                    p->z,
-                    p->vx,
-                    p->vy,
-                    p->vz,
-                    p->density,
-                    p->pressure,
-                    eddy_particles_field(p, s->acceleration, 0),
-                    eddy_particles_field(p, s->acceleration, 1),
-                    eddy_particles_field(p, s->acceleration, 2)};
-    const int src[] = {H_X, H_Y, H_Z, H_VX, H_VY, H_VZ, H_DENSITY, H_PRESSURE, H_AX, H_AY, H_AZ};
-    for (int a = 0; a < 11; ++a)
-        CUDA_TRY(cudaMemcpyAsync(dst[a], s->h.f[src[a]], n * sizeof(float), cudaMemcpyDeviceToHost, st));
-    CUDA_TRY(cudaMemcpyAsync(s->pinned + 1, s->scalars + 1, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
     CUDA_TRY(cudaEventRecord(s->ev[4], st));
+    CUDA_TRY(cudaMemcpyAsync(s->pinned + SC_AMAX2, s->scalars + SC_AMAX2, sizeof(unsigned), cudaMemcpyDeviceToHost,
+                             st));
     CUDA_TRY(cudaStreamSynchronize(st));
     float a2;
-    memcpy(&a2, &s->pinned[1], sizeof a2);
+    memcpy(&a2, &s->pinned[SC_AMAX2], sizeof a2);
     s->max_accel = sqrtf(a2);
+    return EDDY_OK;
+}
+
+/* The device's host-order arrays of a device-resident field, in component order; their number (0 for a
+ * field that has no device copy). */
+int device_arrays_of(const eddy_solver *s, int field, int out[3])
+{
+    if (field == EDDY_FIELD_POSITION) {
+        out[0] = H_X, out[1] = H_Y, out[2] = H_Z;
+        return 3;
+    }
+    if (field == EDDY_FIELD_VELOCITY) {
+        out[0] = H_VX, out[1] = H_VY, out[2] = H_VZ;
+        return 3;
+    }
+    if (field == s->acceleration) {
+        out[0] = H_AX, out[1] = H_AY, out[2] = H_AZ;
+        return 3;
+    }
+    if (field == EDDY_FIELD_DENSITY) {
+        out[0] = H_DENSITY;
+        return 1;
+    }
+    if (field == EDDY_FIELD_PRESSURE) {
+        out[0] = H_PRESSURE;
+        return 1;
+    }
+    return 0;
+}
+
+/* eddy_residency.download: the host maps a field whose host copy is stale. Device -> a pinned staging
+ * buffer of the solver's own (one cudaMemcpyAsync per component, then one synchronization: a pinned
+ * destination lets the copy engine run at full speed, where a pageable one is staged by the driver in
+ * pieces), then memcpy into the world's arrays, which are pageable memory the core allocated. The
+ * device's host-order arrays are in world order, so no permutation is needed. The layout is never
+ * copied (the top of this file says why): its download only checks that the host did not change it
+ * behind the device's back, which would put these values in the wrong order. The stream is in order,
+ * so the copy sees the last step's results. */
+int download(void *context, eddy_world *w, int field, eddy_error *err)
+{
+    eddy_solver *s = static_cast<eddy_solver *>(context);
+    eddy_particles *p = &w->particles;
+    CUDA_TRY(cudaSetDevice(s->device));
+    const uint64_t layout = eddy_world_field_generation(w, EDDY_FIELD_LAYOUT);
+    if (p->count != s->n || layout != s->layout_generation)
+        return eddy_error_set(err, EDDY_ERR_DEVICE,
+                              "sph_mueller_cuda: the host changed the particle layout while the device held newer "
+                              "values (host: %zu particles, layout generation %" PRIu64 "; device copy: %zu "
+                              "particles, generation %" PRIu64 "); the host must sync before it reorders or "
+                              "resizes (docs/host.md, Device-resident solvers)",
+                              p->count, layout, s->n, s->layout_generation);
+    log_event(s, w, "download", field);
+    if (field == EDDY_FIELD_LAYOUT) return EDDY_OK;
+    int src[3];
+    const int components = device_arrays_of(s, field, src);
+    if (components == 0 || components != eddy_particles_field_components(p, field))
+        return eddy_error_set(err, EDDY_ERR_DEVICE, "sph_mueller_cuda: field '%s' has no device copy",
+                              eddy_particles_field_name(p, field));
+    const size_t n = s->n;
+    if (n == 0) return EDDY_OK;
+    const size_t need = (size_t)components * n;
+    if (need > s->staging_floats) {
+        cudaFreeHost(s->staging);
+        s->staging = nullptr;
+        s->staging_floats = 0;
+        CUDA_TRY(cudaMallocHost(&s->staging, need * sizeof(float)));
+        s->staging_floats = need;
+    }
+    for (int c = 0; c < components; ++c)
+        CUDA_TRY(cudaMemcpyAsync(s->staging + (size_t)c * n, s->h.f[src[c]], n * sizeof(float), cudaMemcpyDeviceToHost,
+                                 s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    for (int c = 0; c < components; ++c)
+        memcpy(eddy_particles_field(p, field, c), s->staging + (size_t)c * n, n * sizeof(float));
     return EDDY_OK;
 }
 
@@ -670,12 +839,16 @@ void destroy(eddy_solver *s)
         cudaSetDevice(s->device);
         cudaStreamSynchronize(s->stream);
     }
+    /* The host destroys the solver before the world (eddy_sim_close). */
+    if (s->world) eddy_world_set_residency(s->world, nullptr);
     release_particles(s);
     device_sort_release(&s->sort);
     cudaFree(s->materials);
     cudaFree(s->colliders);
     cudaFree(s->scalars);
     cudaFreeHost(s->pinned);
+    cudaFreeHost(s->staging);
+    free(s->log_path);
     for (cudaEvent_t &e : s->ev)
         if (e) cudaEventDestroy(e);
     if (s->stream) cudaStreamDestroy(s->stream);
@@ -715,6 +888,17 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
                               "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
                               "sph_mueller");
     }
+    /* Test and benchmark switches (the top of this file); a bad value is refused before the device is
+     * looked for, as the parameters above. */
+    const char *host_copy = getenv("EDDY_CUDA_HOST_COPY");
+    const int every_step = host_copy && !strcmp(host_copy, "every_step");
+    if (host_copy && *host_copy && !every_step && strcmp(host_copy, "frames"))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: environment EDDY_CUDA_HOST_COPY=\"%s\": expected \"frames\" "
+                              "(the default: the host copy is downloaded when mapped) or \"every_step\"",
+                              host_copy);
+    const char *log_path = getenv("EDDY_RESIDENCY_LOG");
+
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e == cudaSuccess && devices == 0) e = cudaErrorNoDevice;
@@ -738,6 +922,11 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 
     eddy_solver *s = static_cast<eddy_solver *>(calloc(1, sizeof(eddy_solver)));
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
+    s->every_step = every_step;
+    if (log_path && *log_path && !(s->log_path = strdup(log_path))) {
+        free(s);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
+    }
     s->cfl = param_number(pv, SPH_MUELLER_CUDA_P_CFL);
     s->negative_pressure = (float)param_number(pv, SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE);
     /* ENUM: the index into {consistent, mueller}. */
@@ -793,12 +982,25 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     for (cudaEvent_t &ev : s->ev) CREATE_TRY(cudaEventCreate(&ev));
     CREATE_TRY(cudaMalloc(&s->materials, nm * sizeof(material_dev)));
     CREATE_TRY(cudaMemcpy(s->materials, mats, nm * sizeof(material_dev), cudaMemcpyHostToDevice));
-    CREATE_TRY(cudaMalloc(&s->scalars, 2 * sizeof(unsigned)));
-    CREATE_TRY(cudaMallocHost(&s->pinned, 2 * sizeof(unsigned)));
+    CREATE_TRY(cudaMalloc(&s->scalars, SC_COUNT * sizeof(unsigned)));
+    CREATE_TRY(cudaMallocHost(&s->pinned, SC_COUNT * sizeof(unsigned)));
+    memset(s->pinned, 0, SC_COUNT * sizeof(unsigned));
 #undef CREATE_TRY
     free(mats);
     mats = nullptr;
     if ((rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err))) goto fail;
+    {
+        /* Residency: what the device changes lives there from now on (the host copy is current now, and
+         * the first compute_fields() or step() uploads it). Mass never changes on the device and stays
+         * a host field. */
+        const int device_fields[] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELOCITY, EDDY_FIELD_DENSITY,
+                                     EDDY_FIELD_PRESSURE,  s->acceleration,    EDDY_FIELD_LAYOUT};
+        for (const int f : device_fields)
+            if ((rc = eddy_world_set_field_space(w, f, EDDY_MEMORY_DEVICE, err))) goto fail;
+        const eddy_residency residency = {sizeof residency, s, download};
+        eddy_world_set_residency(w, &residency);
+        s->world = w;
+    }
     *out = s;
     return EDDY_OK;
 fail:
@@ -817,8 +1019,8 @@ int step_on_device(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     const step_consts c = make_consts(s, w, (float)dt_in);
     integrate<<<blocks_for(s->n), BLOCK, 0, s->stream>>>((uint32_t)s->n, s->s, s->materials, s->colliders, c);
     CUDA_TRY(cudaGetLastError());
-    if ((rc = copy_back(s, w, err))) return rc;
-    /* The copy back is counted with the integration: it is the price of keeping the host copy current. */
+    if ((rc = finish_on_device(s, err))) return rc;
+    /* The integration phase: integrate and the scatter back to world order, on the device only. */
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, elapsed_ms(s->ev[0], s->ev[1]));
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, elapsed_ms(s->ev[1], s->ev[2]));
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, elapsed_ms(s->ev[2], s->ev[3]));
@@ -826,42 +1028,55 @@ int step_on_device(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     return EDDY_OK;
 }
 
-/* Frame 0 (and the first call after a resume): density, pressure and acceleration of the current
- * state. The world's arrays are deliberately not sorted here (no eddy_world_build_grid unless a
- * particle is outside the domain): the device sorts the world's order, so a resumed run, whose world
- * comes back in the checkpoint's order, sorts exactly as the uninterrupted run did. Everything is
- * uploaded (the host calls this after create() and after restoring a checkpoint). */
+/* Frame 0: density, pressure and acceleration of the current state. The world's arrays are
+ * deliberately not sorted here (no eddy_world_build_grid unless a particle is outside the domain): the
+ * device sorts the world's order, so a resumed run, whose world comes back in the checkpoint's order,
+ * sorts exactly as the uninterrupted run did. What the host edited since the last upload is uploaded
+ * (everything at the first call). */
 int fields_on_device(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
-    s->resident = 0;
     int rc = make_resident(s, w, err);
     if (rc) return rc;
     if (s->n == 0) return EDDY_OK;
     if ((rc = compute_on_device(s, w, 0.0f, err))) return rc;
-    return copy_back(s, w, err);
+    return finish_on_device(s, err);
 }
 
 /* The callbacks may come from any host thread (EDDY_COMPONENT_CONCURRENT_INSTANCES): each selects the
  * solver's device first. After a failure the device copy may differ from the world's arrays in ways no
- * generation shows (a step half done, a copy back cut short): the next call uploads everything. */
+ * generation shows (a step half done): the next call uploads everything. After a success the device
+ * holds the newest particles: the host copy is marked stale (every device field; the layout with
+ * them, whose download is a check only). */
 int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 {
     CUDA_TRY(cudaSetDevice(s->device));
     const int rc = step_on_device(s, w, dt_in, err);
-    if (rc) s->resident = 0;
-    return rc;
+    if (rc) {
+        s->resident = 0;
+        return rc;
+    }
+    eddy_world_mark_host_stale(w, EDDY_FIELD_LAYOUT);
+    return EDDY_OK;
 }
 
 int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     CUDA_TRY(cudaSetDevice(s->device));
-    const int rc = fields_on_device(s, w, err);
-    if (rc) s->resident = 0;
-    return rc;
+    int rc = fields_on_device(s, w, err);
+    if (rc) {
+        s->resident = 0;
+        return rc;
+    }
+    eddy_world_mark_host_stale(w, EDDY_FIELD_LAYOUT);
+    /* EDDY_CUDA_HOST_COPY=every_step: the host copy current at every step, frame 0 included. */
+    if (s->every_step && (rc = eddy_world_sync_host(w, err))) return rc;
+    return EDDY_OK;
 }
 
-/* The limits of sph_mueller's max_dt. The largest speed comes from the core's reduction over the
- * world's arrays (eddy_world_stable_dt), which are current after every step (the copy back). */
+/* The limits of sph_mueller's max_dt. The largest speed comes from eddy_world_step_stats through
+ * eddy_world_stable_dt: after a step the figures reduce() gave, before the first step (or after the
+ * host write-mapped positions or velocities) the core's reduction over the host arrays, which it
+ * downloads first; both give the same figure for the same particles (step_stats_pass). */
 int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
@@ -874,6 +1089,91 @@ int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_e
     return EDDY_OK;
 }
 
+/* The index of the owned non-finite particle with the smallest id (the core's first_nonfinite, world.c),
+ * over the host arrays, which the mappings bring up to date. Run only when the device counted such a
+ * particle: the step exploded and the run is about to stop with a message naming it. */
+int first_nonfinite_on_host(eddy_world *w, size_t *first, eddy_error *err)
+{
+    eddy_field_view pos, vel;
+    memset(&pos, 0, sizeof pos);
+    memset(&vel, 0, sizeof vel);
+    pos.size = sizeof pos;
+    vel.size = sizeof vel;
+    int rc = eddy_world_map_field(w, EDDY_FIELD_POSITION, EDDY_MAP_READ, &pos, err);
+    if (rc) return rc;
+    if ((rc = eddy_world_map_field(w, EDDY_FIELD_VELOCITY, EDDY_MAP_READ, &vel, err))) {
+        eddy_world_unmap_field(w, &pos);
+        return rc;
+    }
+    uint64_t first_id = UINT64_MAX;
+    *first = SIZE_MAX;
+    for (size_t i = 0; i < pos.count; ++i) {
+        if (pos.flags[i] & EDDY_PARTICLE_HALO) continue;
+        const bool finite = std::isfinite(pos.data[0][i]) && std::isfinite(pos.data[1][i]) &&
+                            std::isfinite(pos.data[2][i]) && std::isfinite(vel.data[0][i]) &&
+                            std::isfinite(vel.data[1][i]) && std::isfinite(vel.data[2][i]);
+        if (!finite && pos.id[i] < first_id) {
+            first_id = pos.id[i];
+            *first = i;
+        }
+    }
+    eddy_world_unmap_field(w, &vel);
+    eddy_world_unmap_field(w, &pos);
+    return EDDY_OK;
+}
+
+/* The host's per-step figures (eddy_solver_vtable.reduce), after every step: step_stats_pass over the
+ * device's world-order arrays, three integers back, one synchronization, then sqrtf on the host as the
+ * core does. The host reads no particle. With EDDY_CUDA_HOST_COPY=every_step the host copy is brought
+ * up to date instead and the core's own reduction answers: the reference the residency test compares
+ * the default against (a reduction one bit off changes the time steps, and so every output). */
+int reduce_on_device(eddy_solver *s, eddy_world *w, eddy_step_stats *st, eddy_error *err)
+{
+    if (s->every_step) {
+        int rc = eddy_world_sync_host(w, err);
+        if (rc) return rc;
+        const eddy_step_stats *core = eddy_world_step_stats(w);
+        st->max_speed = core->max_speed;
+        st->nonfinite_velocity = core->nonfinite_velocity;
+        st->nonfinite_position = core->nonfinite_position;
+        st->first_nonfinite = core->first_nonfinite;
+        return EDDY_OK;
+    }
+    const size_t n = s->n;
+    if (w->particles.count != n)
+        return eddy_error_set(err, EDDY_ERR_DEVICE,
+                              "sph_mueller_cuda: the world holds %zu particles, the device copy %zu", w->particles.count,
+                              n);
+    unsigned v2 = 0u, bad_v = 0u, bad_x = 0u;
+    if (n) {
+        cudaStream_t stream = s->stream;
+        /* SC_VMAX2, SC_BAD_V and SC_BAD_X are adjacent: one clear, one copy back. */
+        CUDA_TRY(cudaMemsetAsync(s->scalars + SC_VMAX2, 0, 3 * sizeof(unsigned), stream));
+        step_stats_pass<<<blocks_for(n), BLOCK, 0, stream>>>((uint32_t)n, s->h, s->scalars);
+        CUDA_TRY(cudaGetLastError());
+        CUDA_TRY(cudaMemcpyAsync(s->pinned + SC_VMAX2, s->scalars + SC_VMAX2, 3 * sizeof(unsigned),
+                                 cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY(cudaStreamSynchronize(stream));
+        v2 = s->pinned[SC_VMAX2];
+        bad_v = s->pinned[SC_BAD_V];
+        bad_x = s->pinned[SC_BAD_X];
+    }
+    float m2;
+    memcpy(&m2, &v2, sizeof m2);
+    st->max_speed = (double)sqrtf(m2);
+    st->nonfinite_velocity = bad_v;
+    st->nonfinite_position = bad_x;
+    st->first_nonfinite = SIZE_MAX;
+    if (bad_v || bad_x) return first_nonfinite_on_host(w, &st->first_nonfinite, err);
+    return EDDY_OK;
+}
+
+int reduce(eddy_solver *s, eddy_world *w, eddy_step_stats *st, eddy_error *err)
+{
+    CUDA_TRY(cudaSetDevice(s->device));
+    return reduce_on_device(s, w, st, err);
+}
+
 int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 {
     return eddy_state_save_floats("sph_mueller_cuda/1", &s->max_accel, 1, data, size, err);
@@ -881,8 +1181,9 @@ int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 
 int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    /* The host restores the particles just before (how it writes them need not move a generation:
-     * eddy_particles_set_ids, say): upload everything at the next call. */
+    /* The host restores the particles just before, through write mappings that move the generations;
+     * everything is uploaded at the next call all the same (what a restore writes is current on the
+     * host, so upload_all downloads nothing first). */
     s->resident = 0;
     return eddy_state_load_floats("sph_mueller_cuda/1", &s->max_accel, 1, data, size, err);
 }
@@ -890,7 +1191,6 @@ int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 } // namespace
 
 /* Positional: designated initializers are C++20, and this file is C++17 (CUB). In member order: size,
- * create, step, destroy, max_dt, save, load, compute_fields, reduce (none: the world's arrays are
- * current after every step, so the core's reduction over them serves the host). */
+ * create, step, destroy, max_dt, save, load, compute_fields, reduce. */
 extern "C" const eddy_solver_vtable sph_mueller_cuda_vtable = {
-    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields, nullptr};
+    sizeof(eddy_solver_vtable), create, step, destroy, max_dt, save, load, compute_fields, reduce};

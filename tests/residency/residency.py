@@ -17,6 +17,14 @@ name the folder of the double's plugin. Modes:
            probes) and the reference's hash; the resumed run uploads the layout and every field once,
            before its first step (the host restored them), and nothing after.
   compare  `eddy compare` of both: the two solvers' folders hold byte-identical outputs.
+  gpu      (label gpu) the real device-resident solver, sph_mueller_cuda (plugins/cuda_grid), which
+           writes the same EDDY_RESIDENCY_LOG lines: run as in `outputs`, it downloads each of its device
+           fields exactly once at each diagnostics row and nowhere else, and uploads only before its
+           first step; and every output (diagnostics without the wall-time column) and the state hash
+           equal byte for byte those of the same run with EDDY_CUDA_HOST_COPY=every_step, which
+           downloads every field after every step (checked in its log) and takes the core's reduction
+           over the host arrays instead of the device's. Exit 77 (skipped) where nvidia-smi lists no GPU
+           and the solver reports "no CUDA device"; EDDY_PLUGIN_PATH is not needed.
 
 Exit 0 when every check passes; otherwise 1, with one line per failed check on stdout.
 """
@@ -27,6 +35,9 @@ import sys
 
 REF, DEV = "residency_reference", "residency_double"
 FIELDS = ["position", "velocity", "density", "pressure", "mass", "neighbors"]
+GPU = "sph_mueller_cuda"
+GPU_FIELDS = ["position", "velocity", "density", "pressure", "acceleration"]  # mass stays on the host
+GPU_UPLOADS = ["position", "velocity", "mass", "layout"]
 
 failures = []
 
@@ -36,16 +47,21 @@ def fail(msg):
     print("residency.py: " + msg)
 
 
-def run(eddy, args, log=None, env_extra=None):
+def run_process(eddy, args, log=None, env_extra=None):
     env = dict(os.environ)
     env.pop("EDDY_RESIDENCY_LOG", None)
+    env.pop("EDDY_CUDA_HOST_COPY", None)
     if log:
         env["EDDY_RESIDENCY_LOG"] = log
         if os.path.exists(log):
             os.remove(log)
     if env_extra:
         env.update(env_extra)
-    p = subprocess.run([eddy] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run([eddy] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def run(eddy, args, log=None, env_extra=None):
+    p = run_process(eddy, args, log, env_extra)
     if p.returncode != 0:
         print(p.stdout)
         fail("eddy %s exited %d: %s" % (" ".join(args[:1]), p.returncode, p.stdout.strip().splitlines()[-1:]))
@@ -92,7 +108,7 @@ def diagnostics_rows(path):
     return rows, steps
 
 
-def same_folders(a, b, what, skip=("checkpoint.eddy",)):
+def same_folders(a, b, what, skip=("checkpoint.eddy",), names=(REF, DEV)):
     """Every file of a and b byte-identical, diagnostics.csv without its wall-time column."""
     def files(d):
         out = set()
@@ -105,14 +121,14 @@ def same_folders(a, b, what, skip=("checkpoint.eddy",)):
     fa, fb = files(a), files(b)
     if fa != fb:
         fail("%s: the folders hold different files: only in %s: %s; only in %s: %s" %
-             (what, REF, sorted(fa - fb)[:5], DEV, sorted(fb - fa)[:5]))
+             (what, names[0], sorted(fa - fb)[:5], names[1], sorted(fb - fa)[:5]))
     for rel in sorted(fa & fb):
         pa, pb = os.path.join(a, rel), os.path.join(b, rel)
         if os.path.basename(rel) == "diagnostics.csv":
             if diagnostics_rows(pa)[0] != diagnostics_rows(pb)[0]:
-                fail("%s: %s differs between %s and %s" % (what, rel, REF, DEV))
+                fail("%s: %s differs between %s and %s" % (what, rel, names[0], names[1]))
         elif open(pa, "rb").read() != open(pb, "rb").read():
-            fail("%s: %s differs between %s and %s" % (what, rel, REF, DEV))
+            fail("%s: %s differs between %s and %s" % (what, rel, names[0], names[1]))
     return len(fa & fb)
 
 
@@ -188,8 +204,49 @@ def mode_compare(eddy, scene, d):
         print("compare: %d files identical; downloads at the %d samples only" % (n, len(steps)))
 
 
+def gpu_listed():
+    """nvidia-smi lists a GPU (tests/cuda_grid/gpu_present.sh): independent of the plugin, so a plugin
+    that wrongly reports no device on a GPU machine fails instead of skipping."""
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return False
+    return any(line.startswith("GPU ") for line in p.stdout.splitlines())
+
+
+def mode_gpu(eddy, scene, d):
+    common = ["run", scene, "--solver", GPU, "--hash", "--render", "--checkpoint-every", "0.005", "--quiet"]
+    log = os.path.join(d, "frames.log")
+    p = run_process(eddy, common + ["--out", os.path.join(d, "frames")], log=log)
+    if p.returncode != 0 and not gpu_listed() and GPU + ": no CUDA device (cudaGetDeviceCount: " in p.stdout:
+        print(p.stdout.strip())
+        print("residency.py: no GPU here (nvidia-smi lists none, %s reports no CUDA device): skipped" % GPU)
+        sys.exit(77)
+    if p.returncode != 0:
+        print(p.stdout)
+        fail("eddy run --solver %s exited %d: %s" % (GPU, p.returncode, p.stdout.strip().splitlines()[-1:]))
+        return
+    every_log = os.path.join(d, "every_step.log")
+    every = run(eddy, common + ["--out", os.path.join(d, "every_step")], log=every_log,
+                env_extra={"EDDY_CUDA_HOST_COPY": "every_step"})
+    if failures:
+        return
+    if state_hash(p.stdout) is None or state_hash(p.stdout) != state_hash(every):
+        fail("gpu: state hashes differ: downloads at frames %s, every step %s" % (state_hash(p.stdout), state_hash(every)))
+    n = same_folders(os.path.join(d, "frames"), os.path.join(d, "every_step"), "gpu",
+                     names=("the run downloading at frames", "the run downloading every step"))
+    _, steps = diagnostics_rows(os.path.join(d, "frames", "diagnostics.csv"))
+    expect_events(log, "download", set(steps), GPU_FIELDS, "gpu run")
+    expect_events(log, "upload", {0}, GPU_UPLOADS, "gpu run")
+    # The reference must really have read every step back, or the comparison above shows nothing.
+    expect_events(every_log, "download", set(range(0, max(steps) + 1)), GPU_FIELDS, "gpu run with every_step")
+    if not failures:
+        print("gpu: %d files identical with every_step, %s; downloads at steps %s only" %
+              (n, state_hash(p.stdout), sorted(set(steps))))
+
+
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ("outputs", "quiet", "resume", "compare"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("outputs", "quiet", "resume", "compare", "gpu"):
         print(__doc__)
         return 2
     mode, eddy, scene, d = sys.argv[1:]
