@@ -847,6 +847,56 @@ static void step_stats_download_device_fields(void **state)
     eddy_world_destroy(w);
 }
 
+/* A download that fails, or that asks for the figures itself (a solver's download helper calling
+ * eddy_world_max_speed, say). */
+static int stats_in_download_calls;
+static int download_failing_or_reentrant(void *context, eddy_world *w, int field, eddy_error *err)
+{
+    fake_device *d = context;
+    d->downloads++;
+    if (d->fail) return eddy_error_set(err, EDDY_ERR_DEVICE, "the device fell off the bus");
+    if (stats_in_download_calls++ < 8) (void)eddy_world_step_stats(w); /* must not recurse */
+    if (field == EDDY_FIELD_VELOCITY)
+        for (int c = 0; c < 3; ++c) {
+            eddy_real *a = eddy_particles_field(&w->particles, field, c);
+            for (size_t i = 0; i < w->particles.count; ++i) a[i] = d->value * (eddy_real)(c + 1);
+        }
+    return EDDY_OK;
+}
+
+static void step_stats_failed_download_not_cached(void **state)
+{
+    (void)state;
+    eddy_world *w = make_world(16, 11);
+    eddy_error err;
+    fake_device dev = {.last_field = -100, .value = 1.0f, .fail = 1};
+    const eddy_residency res = {sizeof res, &dev, download_failing_or_reentrant};
+    assert_int_equal(eddy_world_set_field_space(w, EDDY_FIELD_VELOCITY, EDDY_MEMORY_DEVICE, &err), EDDY_OK);
+    eddy_world_set_residency(w, &res);
+    eddy_particles *p = &w->particles;
+    for (size_t i = 0; i < p->count; ++i) p->vx[i] = NAN;
+    eddy_world_mark_host_stale(w, EDDY_FIELD_VELOCITY);
+    eddy_world_set_step_stats(w, NULL);
+
+    /* Failed: figures of the stale copy, not cached: the next query downloads again. */
+    const eddy_step_stats *st = eddy_world_step_stats(w);
+    assert_int_equal(dev.downloads, 1);
+    assert_int_equal(st->nonfinite_velocity, p->count);
+    (void)eddy_world_step_stats(w);
+    assert_int_equal(dev.downloads, 2);
+
+    /* Working again, and the download asks for the figures: one download, no recursion. */
+    dev.fail = 0;
+    stats_in_download_calls = 0;
+    st = eddy_world_step_stats(w);
+    assert_int_equal(stats_in_download_calls, 1);
+    assert_int_equal(dev.downloads, 3);
+    assert_int_equal(st->nonfinite_velocity, 0);
+    assert_true(st->max_speed == (double)sqrtf(1.0f + 4.0f + 9.0f));
+    eddy_world_set_residency(w, NULL);
+    eddy_world_destroy(w);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* The per-step reduction                                                                         */
 
@@ -1322,6 +1372,7 @@ int main(void)
         cmocka_unit_test(residency_downloads),
         cmocka_unit_test(step_stats),
         cmocka_unit_test(step_stats_download_device_fields),
+        cmocka_unit_test(step_stats_failed_download_not_cached),
         cmocka_unit_test(refresh_fields),
         cmocka_unit_test(reduce_values),
         cmocka_unit_test(hash_order_and_halo),

@@ -23,6 +23,7 @@ struct eddy_world_impl {
      * bumps one of them. */
     eddy_step_stats stats;
     int stats_valid;
+    int in_stats; /* eddy_world_step_stats is downloading for its own pass */
     uint64_t stats_layout_generation, stats_position_generation, stats_velocity_generation;
     size_t stats_count;
 
@@ -703,21 +704,29 @@ static void compute_stats(eddy_world *w, eddy_step_stats *out)
 const eddy_step_stats *eddy_world_step_stats(eddy_world *w)
 {
     struct eddy_world_impl *im = w->impl;
-    if (!stats_current(w)) {
+    if (!stats_current(w) && !im->in_stats) {
         /* The cache is gone (a host write mapping, or before the first step): the figures come from
-         * the host arrays, so a device-resident position or velocity is downloaded first. A failed
-         * download is reported by the next map of that field (a frame, a checkpoint, the hash). */
-        static const int read[2] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELOCITY};
-        for (int k = 0; k < 2; ++k) {
-            if (!im->stale[read[k]]) continue;
+         * the host arrays, so a stale device-resident position, velocity or layout is downloaded
+         * first. in_stats keeps a download that asks for the figures itself from recursing. */
+        static const int read[3] = {EDDY_FIELD_POSITION, EDDY_FIELD_VELOCITY, EDDY_FIELD_LAYOUT};
+        int failed = 0;
+        im->in_stats = 1;
+        for (int k = 0; k < 3; ++k) {
+            if (read[k] == EDDY_FIELD_LAYOUT ? !im->layout_stale : !im->stale[read[k]]) continue;
             eddy_field_view v;
             memset(&v, 0, sizeof v);
             v.size = sizeof v;
             eddy_error ignored;
-            if (!eddy_world_map_field(w, read[k], EDDY_MAP_READ, &v, &ignored)) eddy_world_unmap_field(w, &v);
+            if (eddy_world_map_field(w, read[k], EDDY_MAP_READ, &v, &ignored)) failed = 1;
+            else eddy_world_unmap_field(w, &v);
         }
+        im->in_stats = 0;
         compute_stats(w, &im->stats);
-        stats_stamp(w);
+        /* After a failed download the figures describe a stale copy: not cached, so the next query
+         * tries again, and the host's check (which maps the offending field to name it) meets the
+         * device's error rather than a phantom explosion. */
+        if (failed) im->stats_valid = 0;
+        else stats_stamp(w);
     }
     return &im->stats;
 }

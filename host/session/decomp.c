@@ -159,6 +159,21 @@ oom:
                           p->count);
 }
 
+/* A decomposable solver's host arrays are reordered every step (the canonical order, also on one
+ * process and in a build without MPI), and on several processes exchanged and migrated: none of that
+ * reaches a device copy. */
+static int refuse_resident_decomposable(const eddy_component *solver, eddy_error *err)
+{
+    if ((solver->flags & EDDY_COMPONENT_DECOMPOSABLE) && (solver->flags & EDDY_COMPONENT_DEVICE_RESIDENT))
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              "solver '%s' declares both EDDY_COMPONENT_DEVICE_RESIDENT and "
+                              "EDDY_COMPONENT_DECOMPOSABLE, which this host does not support yet (it "
+                              "reorders a decomposable solver's host arrays every step; docs/host.md, "
+                              "\"Device-resident solvers\")",
+                              solver->id);
+    return EDDY_OK;
+}
+
 #ifndef EDDY_HAVE_MPI
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -178,6 +193,7 @@ const char *eddy_decomp_describe(void) { return "no MPI (built without it: one p
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     (void)resuming;
+    if (refuse_resident_decomposable(solver, err)) return EDDY_ERR_UNSUPPORTED;
     return eddy_decomp_canonical_order(w, solver, err);
 }
 void eddy_decomp_detach(eddy_world *w) { (void)w; }
@@ -1120,15 +1136,7 @@ static int share_cuts(decomp *d, eddy_error *err)
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
-    /* A decomposable solver's host arrays are reordered every step (the canonical order), and on
-     * several processes exchanged and migrated: none of that reaches a device copy. */
-    if ((solver->flags & EDDY_COMPONENT_DECOMPOSABLE) && (solver->flags & EDDY_COMPONENT_DEVICE_RESIDENT))
-        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
-                              "solver '%s' declares both EDDY_COMPONENT_DEVICE_RESIDENT and "
-                              "EDDY_COMPONENT_DECOMPOSABLE, which this host does not support yet (it "
-                              "reorders a decomposable solver's host arrays every step; docs/host.md, "
-                              "\"Device-resident solvers\")",
-                              solver->id);
+    if (refuse_resident_decomposable(solver, err)) return EDDY_ERR_UNSUPPORTED;
     if (size <= 1) return eddy_decomp_canonical_order(w, solver, err);
     if (!(solver->flags & EDDY_COMPONENT_DECOMPOSABLE))
         return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,

@@ -233,15 +233,18 @@ static void move_colliders(eddy_sim *sim, double t_before, double dt)
  * its id, and for a velocity whether it is NaN or infinite. Only on this error path does the host read
  * particles between frames (a device solver downloads the field here).
  */
-static void first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field, uint64_t *id, int *is_nan)
+static int first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field, uint64_t *id, int *is_nan,
+                           eddy_error *err)
 {
     *id = UINT64_MAX;
     *is_nan = 1;
     eddy_field_view v;
     memset(&v, 0, sizeof v);
     v.size = sizeof v;
-    eddy_error ignored;
-    if (st->first_nonfinite == SIZE_MAX || eddy_world_map_field(w, field, EDDY_MAP_READ, &v, &ignored)) return;
+    if (st->first_nonfinite == SIZE_MAX) return EDDY_OK;
+    /* A failed download is the error to report: the figures may come from a stale host copy. */
+    int rc = eddy_world_map_field(w, field, EDDY_MAP_READ, &v, err);
+    if (rc) return rc;
     const size_t i = st->first_nonfinite;
     if (i < v.count) {
         *id = v.id[i];
@@ -250,6 +253,12 @@ static void first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field,
             if (isnan(v.data[c][i])) *is_nan = 1;
     }
     eddy_world_unmap_field(w, &v);
+    return EDDY_OK;
+}
+
+static int checking_failed(const eddy_world *w, eddy_error *err)
+{
+    return eddy_error_prefix(err, "checking the state after step %" PRIu64 " (t = %.6g s): ", w->step, w->time);
 }
 
 static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_error *err)
@@ -257,15 +266,15 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_er
     static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
     char what[160], tail[96] = "";
     uint64_t id;
-    int is_nan;
+    int is_nan, rc;
     if (st->nonfinite_velocity) {
-        first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan);
+        if ((rc = first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan, err))) return checking_failed(w, err);
         snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
         if (id != UINT64_MAX)
             snprintf(tail, sizeof tail, "; particle id %" PRIu64 "%s", id,
                      st->nonfinite_velocity > 1 ? " and others" : "");
     } else if (st->nonfinite_position) {
-        first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan);
+        if ((rc = first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan, err))) return checking_failed(w, err);
         if (id != UINT64_MAX)
             snprintf(what, sizeof what, "particle id %" PRIu64 " has a non-finite position%s", id,
                      st->nonfinite_position > 1 ? " (and others)" : "");

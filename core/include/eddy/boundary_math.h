@@ -154,8 +154,8 @@ static inline EDDY_HD int eddy_hd_contact_respond(const eddy_collider *c, int di
  * the nearest EDDY_MAX_MIRROR_WALLS (collider order among equal distances, so the choice is
  * deterministic), nearest first, with their indices (which), signed distances (dist) and outward
  * normals (normal). Returns how many (0 .. EDDY_MAX_MIRROR_WALLS). One selection behind
- * eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. When qn and vn are
- * not NULL they receive each wall's tangent plane for eddy_hd_mirror_reflect: q . n of its nearest
+ * eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. qn and vn are both
+ * NULL or both not NULL (only qn is tested); when not NULL they receive each wall's tangent plane for eddy_hd_mirror_reflect: q . n of its nearest
  * surface point q = p - dist n, and the collider's velocity . n (computed as a wall is taken, the
  * order of operations the device code was first measured with).
  */
