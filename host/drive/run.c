@@ -461,6 +461,19 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
+    /* Overlapped output: the frame in flight first, so that its write error is this run's; left to the
+     * final frame's write_frame below it would be taken there and, on a run already failed or
+     * interrupted, dropped. A lost frame outranks an interrupt: a checkpoint written now would be
+     * resumed past the missing frame for good, so the run ends as the synchronous one would have. */
+    eddy_error derr;
+    if (eddy_output_drain(c->out, &derr)) {
+        if (!rc || rc == EDDY_ERR_INTERRUPTED) {
+            *err = derr;
+            rc = derr.code;
+        } else {
+            append_message(err, "; %s", derr.message);
+        }
+    }
     if (!last_written) {
         eddy_error ferr;
         /* At the index of the next regular frame: a resumed run writes that frame over it. */
@@ -469,9 +482,8 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             rc = ferr.code;
         }
     }
-    /* Overlapped output: the frame in flight is completed whatever happened (a failed or interrupted
-     * run keeps every frame it took), and its write error is this run's when it has none. */
-    eddy_error derr;
+    /* Overlapped output: the final frame is completed whatever happened (a failed or interrupted run
+     * keeps every frame it took), and its write error is this run's when it has none. */
     if (eddy_output_drain(c->out, &derr)) {
         if (!rc) {
             *err = derr;
