@@ -77,6 +77,54 @@ static int sum_over_processes(void *world, int64_t *values, size_t count, eddy_e
     return eddy_decomp_sum_int64(world, values, count, err);
 }
 
+/* Overlapped pieces (host/observe/output.h): where the outputs need no gather and frames are written
+ * with overlap, each process writes its VTK piece on its writer thread, and rank 0 names a frame in
+ * frames.pvd only once every process's piece of it is complete. Alike on every process. */
+static int pieces_overlap(run_ctx *c)
+{
+    return c->outputs_gather == 2 && eddy_output_overlaps_pieces(c->out);
+}
+
+/* The word a process puts into a maximum over the processes for its piece's outcome: size - rank when
+ * its piece failed, 0 when it was written, so that the maximum names the lowest failing rank. */
+static double piece_failure_word(int piece_rc)
+{
+    return piece_rc ? (double)(eddy_decomp_size() - eddy_decomp_rank()) : 0.0;
+}
+
+/* After a maximum of piece_failure_word said `word` (> 0): the error of the lowest process whose piece
+ * could not be written, on every process, so that each stops naming the file (main.c: the same exit
+ * status everywhere, whichever stops the others first). The message travels in one integer sum to
+ * which that process alone contributes its bytes (the others add zeros, so the sum is exact).
+ * Collective. `mine`: this process's piece error (read on the failing process only). */
+static int share_piece_error(run_ctx *c, double word, const eddy_error *mine, eddy_error *err)
+{
+    enum { WORDS = 1 + EDDY_ERROR_MESSAGE_MAX / 8 };
+    const int failed = eddy_decomp_size() - (int)word;
+    eddy_error ignored;
+    eddy_output_commit_pieces(c->out, 0, &ignored); /* the frame pending on rank 0 is never named */
+    int64_t words[WORDS];
+    memset(words, 0, sizeof words);
+    if (eddy_decomp_rank() == failed) {
+        words[0] = mine->code;
+        memcpy(words + 1, mine->message, sizeof mine->message);
+    }
+    eddy_error serr;
+    if (eddy_decomp_sum_int64(c->sim->world, words, WORDS, &serr)) {
+        *err = serr;
+        return serr.code;
+    }
+    if (eddy_decomp_rank() == failed) {
+        *err = *mine;
+        return mine->code;
+    }
+    char text[EDDY_ERROR_MESSAGE_MAX];
+    memcpy(text, words + 1, sizeof text);
+    text[sizeof text - 1] = '\0';
+    return eddy_error_set(err, words[0] ? (int)words[0] : EDDY_ERR_IO,
+                          "another process (rank %d) could not write its piece: %s", failed, text);
+}
+
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
  * diagnostics and probes of its owned particles as exact partial sums (host/observe/exact_sum.h); one
  * integer sum and one maximum over the processes combine them (which also waits for every piece), the
@@ -86,7 +134,13 @@ static int sum_over_processes(void *world, int64_t *values, size_t count, eddy_e
 static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
-    int rc = eddy_output_write_piece(c->out, frame, err);
+    /* Overlapped pieces (pieces_overlap): this process's previous piece is waited for, and whether it
+     * was written rides on the maximum below; rank 0 names that frame only when every process's was. */
+    const int po = pieces_overlap(c);
+    eddy_error perr;
+    if (po) eddy_output_drain(c->out, &perr);
+    const int prc = po ? eddy_output_piece_lost(c->out, &perr) : EDDY_OK;
+    int rc = !po ? eddy_output_write_piece(c->out, frame, err) : prc ? EDDY_OK : eddy_output_submit_piece(c->out, frame, err);
     /* Rendered frames: every process draws its own particles, rank 0 composites them and writes the
      * PNG (collective, host/viz/composite.h). */
     if (!rc) rc = eddy_render_frame(c->ren, w, (int)frame->index, err);
@@ -95,7 +149,7 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
     int64_t *sums = calloc(nd + np + 1, sizeof *sums);
     if (!sums) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     eddy_diagnostics_partial part;
-    double maxima[EDDY_DIAGNOSTICS_MAX_VALUES] = {0};
+    double maxima[EDDY_DIAGNOSTICS_MAX_VALUES + 1] = {0};
     rc = eddy_diagnostics_partial_of_frame(frame, &part, err);
     if (!rc) {
         eddy_diagnostics_pack(&part, sums, maxima);
@@ -108,12 +162,17 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
         memset(maxima, 0, sizeof maxima);
         sums[nd + np] = 1;
     }
+    if (po) maxima[EDDY_DIAGNOSTICS_MAX_VALUES] = piece_failure_word(prc);
     eddy_error rerr;
     int rr = eddy_decomp_sum_int64(w, sums, nd + np + 1, &rerr);
-    if (!rr) rr = eddy_world_reduce(w, EDDY_REDUCE_MAX, maxima, EDDY_DIAGNOSTICS_MAX_VALUES, &rerr);
+    if (!rr) rr = eddy_world_reduce(w, EDDY_REDUCE_MAX, maxima, EDDY_DIAGNOSTICS_MAX_VALUES + (po ? 1 : 0), &rerr);
     if (!rc && rr) {
         *err = rerr;
         rc = rr;
+    }
+    if (!rr && po && maxima[EDDY_DIAGNOSTICS_MAX_VALUES] > 0) { /* a piece is missing: every process stops */
+        free(sums);
+        return share_piece_error(c, maxima[EDDY_DIAGNOSTICS_MAX_VALUES], &perr, err);
     }
     if (rc || sums[nd + np]) { /* another process's error stops the run from there */
         free(sums);
@@ -129,6 +188,11 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
     eddy_diagnostics_unpack(&part, sums, maxima);
     eddy_diagnostics d;
     eddy_diagnostics_finish(&part, &d);
+    /* (the previous frame's pieces are complete: its .pvtp and series entry; this frame's wait) */
+    if (po && (rc = eddy_output_commit_pieces(c->out, 1, err))) {
+        free(sums);
+        return rc;
+    }
     if (!(rc = eddy_output_write_frame(c->out, frame, err)) &&
         !(rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)) &&
         c->probes_csv) {
@@ -359,11 +423,40 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     return rc;
 }
 
+/* Every frame taken complete on disk and named: the frame in flight waited for and, with overlapped
+ * pieces, every process's last piece agreed on by one maximum over the processes (a collective then),
+ * after which rank 0 names its frame; a piece that failed anywhere is every process's error. */
+static int settle_outputs(run_ctx *c, eddy_error *err)
+{
+    eddy_error perr;
+    const int prc = eddy_output_drain(c->out, &perr);
+    if (!pieces_overlap(c)) {
+        if (prc) *err = perr;
+        return prc;
+    }
+    double word = piece_failure_word(eddy_output_piece_lost(c->out, &perr));
+    eddy_error rerr;
+    if (eddy_world_reduce(c->sim->world, EDDY_REDUCE_MAX, &word, 1, &rerr)) {
+        *err = rerr;
+        return rerr.code;
+    }
+    if (word > 0) return share_piece_error(c, word, &perr, err);
+    return eddy_output_commit_pieces(c->out, 1, err);
+}
+
+/* The frame in flight at the end of a run: settled where every process got here alike (a run that
+ * reached its end or was interrupted, docs/mpi.md), else this process's alone (no collective: another
+ * process may never arrive). */
+static int finish_outputs(run_ctx *c, int rc, eddy_error *err)
+{
+    return rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED ? settle_outputs(c, err) : eddy_output_drain(c->out, err);
+}
+
 static int write_checkpoint(run_ctx *c, eddy_error *err)
 {
     /* Every frame taken is on disk first: a run resumed from this checkpoint starts after them, and
      * would never write a frame still in flight again. */
-    int rc = eddy_output_drain(c->out, err);
+    int rc = settle_outputs(c, err);
     if (rc) return rc;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
@@ -466,7 +559,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
      * interrupted, dropped. A lost frame outranks an interrupt: a checkpoint written now would be
      * resumed past the missing frame for good, so the run ends as the synchronous one would have. */
     eddy_error derr;
-    if (eddy_output_drain(c->out, &derr)) {
+    if (finish_outputs(c, rc, &derr)) {
         if (!rc || rc == EDDY_ERR_INTERRUPTED) {
             *err = derr;
             rc = derr.code;
@@ -484,7 +577,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     }
     /* Overlapped output: the final frame is completed whatever happened (a failed or interrupted run
      * keeps every frame it took), and its write error is this run's when it has none. */
-    if (eddy_output_drain(c->out, &derr)) {
+    if (finish_outputs(c, rc, &derr)) {
         if (!rc) {
             *err = derr;
             rc = derr.code;

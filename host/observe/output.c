@@ -41,6 +41,12 @@ struct eddy_output {
     eddy_output_thread *thread;
     eddy_snapshot *staging;
     int threaded_count, staging_particles;
+    /* Overlapped pieces (eddy_output_submit_piece): this process's piece in flight is copied into
+     * piece_staging; on piece 0, `pending` holds the clock and field table of the frame whose .pvtp
+     * waits for eddy_output_commit_pieces. piece_mode: set by the first submit. */
+    eddy_snapshot *piece_staging, *pending;
+    int piece_mode, pending_set;
+    eddy_error piece_lost; /* the first piece error of this process (code 0: none), kept */
 };
 
 static const char DIAG_HEADER[] =
@@ -407,6 +413,10 @@ void eddy_output_destroy(eddy_output *o)
     o->thread = NULL;
     eddy_snapshot_release(o->staging);
     free(o->staging);
+    eddy_snapshot_release(o->piece_staging);
+    free(o->piece_staging);
+    eddy_snapshot_release(o->pending);
+    free(o->pending);
     for (size_t i = 0; i < o->writer_count; ++i) slot_free(&o->writers[i]);
     free(o->writers);
     /* After the writers: a plugin's writer code lives in the registry's shared objects. */
@@ -434,16 +444,72 @@ const char *eddy_output_writer_id(const eddy_output *o, size_t i)
     return o->writers[i].component->id;
 }
 
+/* The path of this process's piece of frame `index`, malloc'ed (NULL when out of memory). */
+static char *piece_path(const eddy_output *o, uint64_t index)
+{
+    char name[96];
+    snprintf(name, sizeof name, "frames/frame_%05llu_p%d.vtp", (unsigned long long)index, o->opt.piece);
+    return eddy_output_join_path(o->dir, name);
+}
+
 int eddy_output_write_piece(eddy_output *o, const eddy_frame *local, eddy_error *err)
 {
     if (!o->vtk_pieces) return EDDY_OK;
-    char name[96];
-    snprintf(name, sizeof name, "frames/frame_%05llu_p%d.vtp", (unsigned long long)local->index, o->opt.piece);
-    char *path = eddy_output_join_path(o->dir, name);
+    char *path = piece_path(o, local->index);
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     int rc = eddy_vtp_write_piece(path, local, local->world->simulation_scale, err);
     free(path);
     return rc;
+}
+
+/* The writer thread's job of an overlapped piece: the staged piece to its file. */
+static int write_staged_piece(void *arg, eddy_error *err)
+{
+    eddy_output *o = arg;
+    char *path = piece_path(o, o->piece_staging->index);
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int rc = eddy_vtp_write_piece_snapshot(path, o->piece_staging, err);
+    free(path);
+    return rc;
+}
+
+int eddy_output_overlaps_pieces(const eddy_output *o)
+{
+    return o && o->opt.overlap && o->vtk_pieces;
+}
+
+int eddy_output_submit_piece(eddy_output *o, const eddy_frame *local, eddy_error *err)
+{
+    if (!eddy_output_overlaps_pieces(o)) return eddy_output_write_piece(o, local, err);
+    int rc = EDDY_OK;
+    /* The other processes open no writer, hence no thread, until their first piece. */
+    if (!o->thread) rc = eddy_output_thread_start(&o->thread, err);
+    if (!rc && !o->piece_staging && !(o->piece_staging = calloc(1, sizeof *o->piece_staging)))
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the output staging buffers");
+    if (!rc) rc = eddy_output_drain(o, err);
+    if (!rc) rc = eddy_snapshot_copy(local, 1, o->piece_staging, err);
+    if (rc) return rc;
+    o->piece_mode = 1;
+    eddy_output_thread_submit(o->thread, write_staged_piece, o);
+    return EDDY_OK;
+}
+
+/* The "vtk" writer that writes the .pvtp files of piece 0 (NULL elsewhere). */
+static writer_slot *pvtp_slot(eddy_output *o)
+{
+    for (size_t i = 0; i < o->writer_count; ++i)
+        if (o->writers[i].threaded && !eddy_builtin_writer_reads_particles(o->writers[i].instance))
+            return &o->writers[i];
+    return NULL;
+}
+
+int eddy_output_commit_pieces(eddy_output *o, int complete, eddy_error *err)
+{
+    if (!o->pending_set) return EDDY_OK;
+    o->pending_set = 0;
+    if (!complete) return EDDY_OK;
+    writer_slot *w = pvtp_slot(o);
+    return w ? eddy_builtin_writer_write(w->instance, o->pending, err) : EDDY_OK;
 }
 
 /* The writer thread's job: the threaded writers, in order, from the staging snapshot; the first
@@ -461,7 +527,20 @@ static int write_staged(void *arg, eddy_error *err)
 
 int eddy_output_drain(eddy_output *o, eddy_error *err)
 {
-    return o && o->thread ? eddy_output_thread_wait(o->thread, err) : EDDY_OK;
+    if (!o || !o->thread) return EDDY_OK;
+    eddy_error e;
+    int rc = eddy_output_thread_wait(o->thread, &e);
+    if (!rc) return EDDY_OK;
+    if (o->piece_mode && !o->piece_lost.code) o->piece_lost = e;
+    if (err) *err = e;
+    return rc;
+}
+
+int eddy_output_piece_lost(const eddy_output *o, eddy_error *err)
+{
+    if (!o || !o->piece_lost.code) return EDDY_OK;
+    if (err) *err = o->piece_lost;
+    return o->piece_lost.code;
 }
 
 int eddy_output_overlaps(const eddy_output *o)
@@ -471,6 +550,29 @@ int eddy_output_overlaps(const eddy_output *o)
 
 int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err)
 {
+    if (o->piece_mode) {
+        /* The thread writes this process's pieces; the .pvtp waits for every process's (output.h). A
+         * pending frame not committed by now is one whose pieces were not all written: never named. */
+        writer_slot *pv = pvtp_slot(o);
+        o->pending_set = 0;
+        if (pv && !o->pending && !(o->pending = calloc(1, sizeof *o->pending)))
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the output staging buffers");
+        int rc = pv ? eddy_snapshot_copy(frame, 0, o->pending, err) : EDDY_OK;
+        if (rc) return rc;
+        o->pending_set = pv != NULL;
+        for (size_t i = 0; i < o->writer_count; ++i) {
+            writer_slot *w = &o->writers[i];
+            if (w == pv) continue;
+            /* (none in practice: a writer but "vtk" makes the caller gather the frame instead) */
+            eddy_error_clear(err);
+            if ((rc = w->vtable->write_frame(w->instance, frame, err))) {
+                eddy_services_callback_error(err, rc, "write_frame");
+                if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
+                return rc;
+            }
+        }
+        return EDDY_OK;
+    }
     if (o->thread) {
         /* Back-pressure: the previous frame's files are complete before its snapshot is overwritten. */
         int rc = eddy_output_thread_wait(o->thread, err);

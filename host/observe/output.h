@@ -30,9 +30,15 @@
  * world (about 48 bytes a particle, plus 4 per registered field component). The files are those of
  * the synchronous path byte for byte, each frame file renamed into place before frames.pvd names it. A
  * write error of the thread is returned, naming the file, by the next eddy_output_write_frame or
- * eddy_output_drain (once); files already complete stay. Pieces (eddy_output_write_piece), the
+ * eddy_output_drain (once); files already complete stay. The pieces of eddy_output_write_piece, the
  * diagnostics rows and the table stay synchronous: their order and content are those of the
  * synchronous path.
+ *
+ * Overlapped pieces (several processes, eddy_output_submit_piece): each process writes its piece of a
+ * frame on its writer thread, and piece 0 holds the frame's .pvtp and its frames.pvd entry back until
+ * the caller says that every process's piece of it is complete (eddy_output_commit_pieces), which only
+ * a collective over the processes can tell (host/drive/run.c: the outcome of each process's piece rides
+ * on the sums of the next frame, or on one reduction at a checkpoint and at the end).
  *
  * Threads: one output per run, used from one thread (plus its own writer thread, which reads only the
  * staging snapshot and the built-in writers' own state).
@@ -143,6 +149,27 @@ int eddy_output_flush_table(eddy_output *o, eddy_error *err);
  * with the gathered frame), which writes DIR/frames/frame_NNNNN.pvtp naming the pieces.
  */
 int eddy_output_write_piece(eddy_output *o, const eddy_frame *local, eddy_error *err);
+
+/*
+ * Overlapped pieces (options.overlap, several processes, the "vtk" writer among the formats; only where
+ * the caller writes no whole frame from gathered particles, whose .pvtp would be written before the
+ * pieces it names are complete): eddy_output_submit_piece waits for this process's piece in flight
+ * (call eddy_output_drain first to see its error: here it would merely be returned), copies `local`
+ * into the staging snapshot and hands the piece to the writer thread. Without overlap it is
+ * eddy_output_write_piece. From the first submit on, eddy_output_write_frame on piece 0 writes no .pvtp
+ * and no series entry: it keeps the frame's clock and field table as the pending frame, until
+ * eddy_output_commit_pieces, called once every process's piece of it is known complete, writes its .pvtp
+ * and names it in frames.pvd; with `complete` 0 (a piece of it failed somewhere) it forgets it, so
+ * that it is never named (a later write_frame, too, replaces a frame still pending). Both are no-ops
+ * on the other processes and with nothing pending.
+ * eddy_output_overlaps_pieces: whether submit overlaps (alike on every process of a run).
+ */
+int eddy_output_submit_piece(eddy_output *o, const eddy_frame *local, eddy_error *err);
+int eddy_output_commit_pieces(eddy_output *o, int complete, eddy_error *err);
+int eddy_output_overlaps_pieces(const eddy_output *o);
+/* The first error of this process's overlapped pieces that eddy_output_drain (or submit) returned, kept
+ * (a later collective must still say that a piece is missing); EDDY_OK when every piece was written. */
+int eddy_output_piece_lost(const eddy_output *o, eddy_error *err);
 
 /* --- The pieces, for callers that want one file without an output (and for tests) --- */
 

@@ -217,6 +217,11 @@ int eddy_vtp_write_piece(const char *path, const eddy_frame *fr, float scale, ed
     return vtp_write(path, &view, scale, 1, err);
 }
 
+int eddy_vtp_write_piece_snapshot(const char *path, const eddy_snapshot *s, eddy_error *err)
+{
+    return vtp_write(path, s, s->simulation_scale, 1, err);
+}
+
 /* The number of processes whose pieces make one frame (eddy_builtin_writers_set_pieces). */
 static int g_pieces = 1;
 

@@ -46,6 +46,8 @@ int eddy_csv_write_file(const char *path, const eddy_frame *frame, float scale, 
  */
 void eddy_builtin_writers_set_pieces(int pieces);
 int eddy_vtp_write_piece(const char *path, const eddy_frame *frame, float scale, eddy_error *err);
+/* The same piece from a copied snapshot (overlapped pieces, output.h), at its simulation scale. */
+int eddy_vtp_write_piece_snapshot(const char *path, const eddy_snapshot *s, eddy_error *err);
 
 /*
  * Overlapped output (output.h): an instance of a built-in writer (created through its component's
