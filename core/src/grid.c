@@ -361,6 +361,54 @@ static int all_inside(const eddy_grid_layout *l, const eddy_particles *p, size_t
     return !out;
 }
 
+/* Whether every particle is still in the cell the last build sorted it into, at the same index. The
+ * backend's result (a stable sort by cell, the ranges) and fill_cells' are functions of the sequence of
+ * cells alone, and this sequence is the last build's sorted one, so the sort would be the identity and
+ * every array the last build filled would come out as it is: the build has nothing left to do. Two
+ * builds a step are the rule (the canonical order before the solver's step, the solver's own at its
+ * start, with no position written in between), and in a splash the second was a third of the grid's
+ * time (docs/performance.md, "The grid build of a developed flow"). Blocks end the scan at the first
+ * particle that changed cells, the common case of the first build of a step. */
+#define UNCHANGED_BLOCK 512
+static int cells_unchanged(const eddy_grid *grid, const eddy_particles *p, size_t n)
+{
+    /* eddy_grid_cell_of's arithmetic, operation for operation, with the layout in locals and the
+     * axes written out: a loop the compiler vectorizes (through the layout pointer it did not, and
+     * the scan cost as much as the sort it saves). */
+    const eddy_grid_layout *l = &grid->layout;
+    const eddy_real lo0 = l->lo[0], lo1 = l->lo[1], lo2 = l->lo[2];
+    const eddy_real s0 = l->inv_cell_size[0], s1 = l->inv_cell_size[1], s2 = l->inv_cell_size[2];
+    const int32_t m0 = l->cells[0] - 1, m1 = l->cells[1] - 1, m2 = l->cells[2] - 1;
+    const int32_t p0 = l->pad[0], p1 = l->pad[1], p2 = l->pad[2], d0 = l->dim[0], d1 = l->dim[1];
+    const int three = l->dimensions == 3;
+    const uint32_t *pc = grid->particle_cell;
+    const eddy_real *x = p->x, *y = p->y, *z = p->z;
+    const long long blocks = (long long)((n + UNCHANGED_BLOCK - 1) / UNCHANGED_BLOCK);
+    int changed = 0;
+#pragma omp parallel for schedule(static) reduction(| : changed) if (n >= 2 * GRID_PARALLEL_MIN)
+    for (long long b = 0; b < blocks; ++b) {
+        if (changed) continue; /* this thread found one: the rest of its blocks cannot matter */
+        const size_t i0 = (size_t)b * UNCHANGED_BLOCK, i1 = i0 + UNCHANGED_BLOCK < n ? i0 + UNCHANGED_BLOCK : n;
+        uint32_t diff = 0;
+        for (size_t i = i0; i < i1; ++i) {
+            int32_t ix = (int32_t)((x[i] - lo0) * s0), iy = (int32_t)((y[i] - lo1) * s1);
+            ix = ix < 0 ? 0 : ix;
+            ix = ix > m0 ? m0 : ix;
+            iy = iy < 0 ? 0 : iy;
+            iy = iy > m1 ? m1 : iy;
+            int32_t iz = 0;
+            if (three) {
+                iz = (int32_t)((z[i] - lo2) * s2);
+                iz = iz < 0 ? 0 : iz;
+                iz = (iz > m2 ? m2 : iz) + p2;
+            }
+            diff |= (uint32_t)((ix + p0) + d0 * ((iy + p1) + d1 * iz)) ^ pc[i];
+        }
+        changed |= diff != 0;
+    }
+    return !changed;
+}
+
 /* After a failed build the ranges may describe an order that no longer holds (or be a faulty
  * backend's garbage): leave an empty grid, so queries and solvers read nothing out of range. */
 static void invalidate(eddy_grid *grid)
@@ -544,11 +592,17 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
         n = k;
     }
 
+    const eddy_grid_layout before = grid->layout;
     if (update_window(grid, p, n)) {
         invalidate(grid);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "grid build: out of memory for the cells of %zu particles",
                               n);
     }
+    /* The built-in backend only: a plugin's sort may do more than sort (plugins/cuda_grid keeps device
+     * copies of what it sorted). particle_count is 0 after a failed build (invalidate). */
+    if (n > 0 && n == grid->particle_count && im->backend->sort == eddy_cpu_grid_vtable.sort &&
+        same_layout(&before, l) && cells_unchanged(grid, p, n))
+        return EDDY_OK;
     rc = im->backend->sort(im->state, l, n, p->x, p->y, p->z, im->perm, grid->cell_begin, grid->cell_end,
                            err);
     if (rc) {
