@@ -193,8 +193,9 @@ int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *positions, 
         p->material[base + i] = material;
         p->flags[base + i] = 0;
     }
-    /* Fields of recycled slots (after removal) must start at zero like fresh ones. */
-    for (int f = EDDY_FIELD_DENSITY; f < im->field_count; ++f)
+    /* Fields of recycled slots (after removal) must start at zero like fresh ones. (Adding none to an
+     * empty set: the arrays may not exist yet, and memset of NULL is undefined even for 0 bytes.) */
+    for (int f = EDDY_FIELD_DENSITY; n && f < im->field_count; ++f)
         for (int c = 0; c < im->fields[f].components; ++c)
             memset(im->fields[f].data + (size_t)c * p->capacity + base, 0, sizeof(eddy_real) * n);
     p->count += n;
