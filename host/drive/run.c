@@ -551,6 +551,21 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
 /* Everything after the loop: the final state as a frame (also after an error or an interrupt, since
  * an exploded state shows what went wrong), the end checkpoint (not of an exploded or failed state),
  * the movie, the picture and the hash. */
+/* The frame in flight settled (finish_outputs) and its error merged into the run's: it becomes the
+ * run's error when the run has none, or when `outranks_interrupt` and the run was interrupted; else it
+ * is appended. */
+static int finish_outputs_into(run_ctx *c, int rc, int outranks_interrupt, eddy_error *err)
+{
+    eddy_error derr;
+    if (!finish_outputs(c, rc, &derr)) return rc;
+    if (!rc || (outranks_interrupt && rc == EDDY_ERR_INTERRUPTED)) {
+        *err = derr;
+        return derr.code;
+    }
+    append_message(err, "; %s", derr.message);
+    return rc;
+}
+
 int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
@@ -558,15 +573,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
      * final frame's write_frame below it would be taken there and, on a run already failed or
      * interrupted, dropped. A lost frame outranks an interrupt: a checkpoint written now would be
      * resumed past the missing frame for good, so the run ends as the synchronous one would have. */
-    eddy_error derr;
-    if (finish_outputs(c, rc, &derr)) {
-        if (!rc || rc == EDDY_ERR_INTERRUPTED) {
-            *err = derr;
-            rc = derr.code;
-        } else {
-            append_message(err, "; %s", derr.message);
-        }
-    }
+    rc = finish_outputs_into(c, rc, 1, err);
     if (!last_written) {
         eddy_error ferr;
         /* At the index of the next regular frame: a resumed run writes that frame over it. */
@@ -577,14 +584,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     }
     /* Overlapped output: the final frame is completed whatever happened (a failed or interrupted run
      * keeps every frame it took), and its write error is this run's when it has none. */
-    if (finish_outputs(c, rc, &derr)) {
-        if (!rc) {
-            *err = derr;
-            rc = derr.code;
-        } else {
-            append_message(err, "; %s", derr.message);
-        }
-    }
+    rc = finish_outputs_into(c, rc, 0, err);
     if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) {
         eddy_error cerr;
         if (write_checkpoint(c, &cerr)) {

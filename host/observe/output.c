@@ -548,6 +548,18 @@ int eddy_output_overlaps(const eddy_output *o)
     return o && o->thread;
 }
 
+/* A writer called on the caller's thread, its error named as write_frame's (and the plugin's). */
+static int call_writer(writer_slot *w, const eddy_frame *frame, eddy_error *err)
+{
+    eddy_error_clear(err);
+    int rc = w->vtable->write_frame(w->instance, frame, err);
+    if (rc) {
+        eddy_services_callback_error(err, rc, "write_frame");
+        if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
+    }
+    return rc;
+}
+
 int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error *err)
 {
     if (o->piece_mode) {
@@ -560,38 +572,22 @@ int eddy_output_write_frame(eddy_output *o, const eddy_frame *frame, eddy_error 
         int rc = pv ? eddy_snapshot_copy(frame, 0, o->pending, err) : EDDY_OK;
         if (rc) return rc;
         o->pending_set = pv != NULL;
-        for (size_t i = 0; i < o->writer_count; ++i) {
-            writer_slot *w = &o->writers[i];
-            if (w == pv) continue;
-            /* (none in practice: a writer but "vtk" makes the caller gather the frame instead) */
-            eddy_error_clear(err);
-            if ((rc = w->vtable->write_frame(w->instance, frame, err))) {
-                eddy_services_callback_error(err, rc, "write_frame");
-                if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
-                return rc;
-            }
-        }
-        return EDDY_OK;
+        /* (none in practice: a writer but "vtk" makes the caller gather the frame instead) */
+        for (size_t i = 0; !rc && i < o->writer_count; ++i)
+            if (&o->writers[i] != pv) rc = call_writer(&o->writers[i], frame, err);
+        return rc;
     }
     if (o->thread) {
         /* Back-pressure: the previous frame's files are complete before its snapshot is overwritten. */
-        int rc = eddy_output_thread_wait(o->thread, err);
+        int rc = eddy_output_drain(o, err);
         if (!rc) rc = eddy_snapshot_copy(frame, o->staging_particles, o->staging, err);
         if (rc) return rc;
         eddy_output_thread_submit(o->thread, write_staged, o);
     }
-    for (size_t i = 0; i < o->writer_count; ++i) {
-        writer_slot *w = &o->writers[i];
-        if (w->threaded && o->thread) continue;
-        eddy_error_clear(err);
-        int rc = w->vtable->write_frame(w->instance, frame, err);
-        if (rc) {
-            eddy_services_callback_error(err, rc, "write_frame");
-            if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
-            return rc;
-        }
-    }
-    return EDDY_OK;
+    int rc = EDDY_OK;
+    for (size_t i = 0; !rc && i < o->writer_count; ++i)
+        if (!(o->writers[i].threaded && o->thread)) rc = call_writer(&o->writers[i], frame, err);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -86,7 +86,7 @@ int eddy_snapshot_copy(const eddy_frame *f, int particles, eddy_snapshot *s, edd
     const size_t n = p->count, owned = f->count;
     const size_t bytes = round64(owned * sizeof(uint32_t)) + round64(n * sizeof(uint64_t)) +
                          round64(n * sizeof(uint32_t)) + components * round64(n * sizeof(float));
-    if (bytes > s->block_bytes) {
+    if (bytes > s->block_bytes || !s->block) { /* a block even for 0 bytes: `at` below is never NULL */
         eddy_staging_free(s->block);
         s->block_bytes = 0;
         if (!(s->block = eddy_staging_alloc(bytes))) {

@@ -1089,36 +1089,16 @@ int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_e
     return EDDY_OK;
 }
 
-/* The index of the owned non-finite particle with the smallest id (the core's first_nonfinite, world.c),
- * over the host arrays, which the mappings bring up to date. Run only when the device counted such a
- * particle: the step exploded and the run is about to stop with a message naming it. */
-int first_nonfinite_on_host(eddy_world *w, size_t *first, eddy_error *err)
+/* The core's own figures (eddy_world_step_stats) over a host copy brought up to date. */
+int core_figures(eddy_world *w, eddy_step_stats *st, eddy_error *err)
 {
-    eddy_field_view pos, vel;
-    memset(&pos, 0, sizeof pos);
-    memset(&vel, 0, sizeof vel);
-    pos.size = sizeof pos;
-    vel.size = sizeof vel;
-    int rc = eddy_world_map_field(w, EDDY_FIELD_POSITION, EDDY_MAP_READ, &pos, err);
+    int rc = eddy_world_sync_host(w, err);
     if (rc) return rc;
-    if ((rc = eddy_world_map_field(w, EDDY_FIELD_VELOCITY, EDDY_MAP_READ, &vel, err))) {
-        eddy_world_unmap_field(w, &pos);
-        return rc;
-    }
-    uint64_t first_id = UINT64_MAX;
-    *first = SIZE_MAX;
-    for (size_t i = 0; i < pos.count; ++i) {
-        if (pos.flags[i] & EDDY_PARTICLE_HALO) continue;
-        const bool finite = std::isfinite(pos.data[0][i]) && std::isfinite(pos.data[1][i]) &&
-                            std::isfinite(pos.data[2][i]) && std::isfinite(vel.data[0][i]) &&
-                            std::isfinite(vel.data[1][i]) && std::isfinite(vel.data[2][i]);
-        if (!finite && pos.id[i] < first_id) {
-            first_id = pos.id[i];
-            *first = i;
-        }
-    }
-    eddy_world_unmap_field(w, &vel);
-    eddy_world_unmap_field(w, &pos);
+    const eddy_step_stats *core = eddy_world_step_stats(w);
+    st->max_speed = core->max_speed;
+    st->nonfinite_velocity = core->nonfinite_velocity;
+    st->nonfinite_position = core->nonfinite_position;
+    st->first_nonfinite = core->first_nonfinite;
     return EDDY_OK;
 }
 
@@ -1129,16 +1109,7 @@ int first_nonfinite_on_host(eddy_world *w, size_t *first, eddy_error *err)
  * the default against (a reduction one bit off changes the time steps, and so every output). */
 int reduce_on_device(eddy_solver *s, eddy_world *w, eddy_step_stats *st, eddy_error *err)
 {
-    if (s->every_step) {
-        int rc = eddy_world_sync_host(w, err);
-        if (rc) return rc;
-        const eddy_step_stats *core = eddy_world_step_stats(w);
-        st->max_speed = core->max_speed;
-        st->nonfinite_velocity = core->nonfinite_velocity;
-        st->nonfinite_position = core->nonfinite_position;
-        st->first_nonfinite = core->first_nonfinite;
-        return EDDY_OK;
-    }
+    if (s->every_step) return core_figures(w, st, err);
     const size_t n = s->n;
     if (w->particles.count != n)
         return eddy_error_set(err, EDDY_ERR_DEVICE,
@@ -1164,7 +1135,8 @@ int reduce_on_device(eddy_solver *s, eddy_world *w, eddy_step_stats *st, eddy_er
     st->nonfinite_velocity = bad_v;
     st->nonfinite_position = bad_x;
     st->first_nonfinite = SIZE_MAX;
-    if (bad_v || bad_x) return first_nonfinite_on_host(w, &st->first_nonfinite, err);
+    /* An explosion: the core's pass over the host copy names the particle (the smallest id). */
+    if (bad_v || bad_x) return core_figures(w, st, err);
     return EDDY_OK;
 }
 
