@@ -8,6 +8,8 @@
  */
 #include "bench.h"
 
+#include <eddy_sph/gather.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,22 +120,34 @@ static void near_wall(const eddy_world *w, double *near, double *owned)
 }
 
 /* What the per-cell passes of the SPH toolkit (eddy_sph_cell_pass) work through on this process: the
- * cells that hold particles, and the candidates gathered for them (every particle of the 3-cell bars
- * around a cell, weighted by the particles of the cell that loop over them). A splash spreads the same
- * particles thinly over more cells, so each gathered buffer serves fewer particles. */
-static void cell_load(const eddy_grid *g, double *occupied, double *candidates)
+ * cells that hold particles, every particle of the 3-cell bars around a cell, and the candidates the
+ * toolkit gathers of those (the ones the box of the cell's particles reaches, eddy_sph_box), both
+ * weighted by the particles of the cell that loop over them. A splash spreads the same particles thinly
+ * over more cells, so each gathered buffer serves fewer particles. */
+static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occupied, double *in_bars,
+                      double *gathered)
 {
-    double cand = 0.0;
+    double bars = 0.0, kept = 0.0;
     for (size_t k = 0; k < g->occupied_count; ++k) {
         const uint32_t c = g->occupied[k];
         eddy_range r[EDDY_MAX_CELL_RANGES];
         const int nr = eddy_grid_cell_ranges(g, c, r);
-        size_t n = 0;
-        for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
-        cand += (double)n * (double)(g->cell_end[c] - g->cell_begin[c]);
+        eddy_sph_box box = eddy_sph_box_empty(&g->layout);
+        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
+        size_t n = 0, reached = 0;
+        for (int q = 0; q < nr; ++q) {
+            n += r[q].end - r[q].begin;
+            for (uint32_t j = r[q].begin; j < r[q].end; ++j)
+                reached += (size_t)eddy_sph_box_reaches(&box, p->x[j] + r[q].shift[0], p->y[j] + r[q].shift[1],
+                                                        p->z[j] + r[q].shift[2]);
+        }
+        const double held = (double)(g->cell_end[c] - g->cell_begin[c]);
+        bars += (double)n * held;
+        kept += (double)reached * held;
     }
     *occupied = (double)g->occupied_count;
-    *candidates = cand;
+    *in_bars = bars;
+    *gathered = kept;
 }
 
 /* Opens what the options bench: the scene (refilled at about opt->particles), or the checkpoint of the
@@ -239,7 +253,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     sp.processes = procs;
     double owned = (double)(w->particles.count - w->particles.halo_count);
     double neighbors = 0.0, ms = 0.0, med[EDDY_PHASE_COUNT];
-    double cells[3] = {0.0, 0.0, 0.0}; /* occupied cells, candidates gathered, particles held (halo incl.) */
+    /* occupied cells, candidates in the bars, particles held (halo incl.), candidates gathered */
+    double cells[4] = {0.0, 0.0, 0.0, 0.0};
     if (!rc) {
         /* A step ends when the slowest process ends it: per repeat the maximum over the processes. */
         rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
@@ -250,9 +265,9 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         /* Neighbours of every particle this process holds, weighted by their number below: halo
          * copies at the far edge of a halo see fewer, so on several processes it reads a little low. */
         neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
-        cell_load(&w->grid, &cells[0], &cells[1]);
+        cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3]);
         cells[2] = (double)w->particles.count;
-        if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 3, err);
+        if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 4, err);
     }
     if (!rc && decomposed) {
         const double own = owned, held = (double)w->particles.count;
@@ -314,9 +329,10 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
                decomposed ? "; halo copies included" : "");
         const double per_cell = cells[0] > 0 ? cells[2] / cells[0] : 0.0;
         const double cand = cells[2] > 0 ? cells[1] / cells[2] : 0.0;
-        printf("  cells holding particles: %.0f, %.2f particles each; %.1f candidates gathered per particle "
-               "(the 3-cell bars around its cell)\n",
-               cells[0], per_cell, cand);
+        const double gathered = cells[2] > 0 ? cells[3] / cells[2] : 0.0;
+        printf("  cells holding particles: %.0f, %.2f particles each; %.1f candidates per particle in the 3-cell "
+               "bars around its cell, %.1f of them gathered (within reach of the cell's particles)\n",
+               cells[0], per_cell, cand, gathered);
         printf("  ms per step: grid %.3f  density %.3f  forces %.3f  integration %.3f  total %.3f\n",
                med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms);
@@ -340,11 +356,11 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
                "particle_steps_per_s=%.4e ns_per_particle_step=%.2f neighbors=%.2f grid_ms=%.4f "
                "density_ms=%.4f forces_ms=%.4f integration_ms=%.4f step_ms=%.4f grid_ns_per_particle=%.2f "
                "start_time=%.6g start_step=%llu near_wall=%.4f dt=%.6g occupied_cells=%.0f particles_per_cell=%.3f "
-               "candidates=%.2f",
+               "candidates=%.2f gathered=%.2f",
                simp->scene.name, solver, grid, n, threads, steps, repeats, rate, 1e6 * ms / (double)n,
                neighbors, med[EDDY_PHASE_GRID], med[EDDY_PHASE_DENSITY], med[EDDY_PHASE_FORCES],
                med[EDDY_PHASE_INTEGRATE], ms, 1e6 * med[EDDY_PHASE_GRID] / (double)n, start_time, start_step,
-               near_fraction, dt, cells[0], per_cell, cand);
+               near_fraction, dt, cells[0], per_cell, cand, gathered);
         if (decomposed)
             printf(" processes=%d particles_per_process=%.0f halo_particles=%.0f halo_bytes_per_step=%.6g "
                    "messages_per_step=%.1f collectives_per_step=%.0f exchange_ms=%.4f exchange_max_ms=%.4f "

@@ -102,25 +102,33 @@ static int wants_tracer(void *ctx, uint32_t c)
     return tracer;
 }
 
-/* Drops the tracers from the candidates and sets the fluid's weight to 1 (the number density sums
- * kernels, not masses). Dropped, not masked with weight 0: the SIMD sums' order depends on the
- * candidates' positions in the buffer, and the fluid's motion must not depend on where tracers are
- * (test vpm_hybrid_tracers_are_passive compares the drop with dense and sparse tracers bit for bit).
+/* Drops the tracers from the candidates of cell c, and the candidates that the box of the cell's
+ * particles this pass computes for does not reach (its fluid, or with `for_tracers` its tracers), and
+ * sets the fluid's weight to 1 (the number density sums kernels, not masses). Dropped, not masked with
+ * weight 0: the SIMD sums' order depends on the candidates' positions in the buffer, and the fluid's
+ * motion must not depend on where tracers are (test vpm_hybrid_tracers_are_passive compares the drop
+ * with dense and sparse tracers bit for bit). The gather kept what the box of all the cell's particles
+ * reaches; the narrower box keeps a subset of that whatever the tracers do (eddy_sph_box_reaches).
  * Call before gathering any solver array. */
-static void drop_tracers(const eddy_solver *s, const uint32_t *mat, eddy_sph_candidates *c)
+static void drop_tracers(const eddy_solver *s, const eddy_grid *g, const eddy_particles *p, uint32_t c,
+                         int for_tracers, eddy_sph_candidates *cand)
 {
+    const uint32_t *mat = p->material;
+    eddy_sph_box box = eddy_sph_box_empty(&g->layout);
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i)
+        if (is_tracer(s, mat[i]) == for_tracers) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
     size_t k = 0;
-    for (size_t q = 0; q < c->count; ++q) {
-        const uint32_t j = c->index[q];
-        if (is_tracer(s, mat[j])) continue;
-        c->x[k] = c->x[q];
-        c->y[k] = c->y[q];
-        c->z[k] = c->z[q];
-        c->m[k] = 1.0f;
-        c->index[k] = j;
+    for (size_t q = 0; q < cand->count; ++q) {
+        const uint32_t j = cand->index[q];
+        if (is_tracer(s, mat[j]) || !eddy_sph_box_reaches(&box, cand->x[q], cand->y[q], cand->z[q])) continue;
+        cand->x[k] = cand->x[q];
+        cand->y[k] = cand->y[q];
+        cand->z[k] = cand->z[q];
+        cand->m[k] = 1.0f;
+        cand->index[k] = j;
         ++k;
     }
-    c->count = k;
+    cand->count = k;
 }
 
 EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
@@ -138,7 +146,7 @@ EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *
     const uint32_t *mat = p->material;
     float *rho = p->density, *pres = p->pressure;
     float *num = eddy_particles_field(p, s->f_number, 0);
-    drop_tracers(s, mat, cand);
+    drop_tracers(s, g, p, c, 0, cand);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         const uint32_t m = mat[i];
         if (is_tracer(s, m)) {
@@ -283,7 +291,7 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     float *rate[3] = {s->rate[0], s->rate[1], s->rate[2]};
     const float gvec[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
     const eddy_boundaries *b = &w->boundaries;
-    drop_tracers(s, mat, cand);
+    drop_tracers(s, g, p, c, 0, cand);
     eddy_sph_gather_field(cand, C_N, num);
     eddy_sph_gather_field(cand, C_P, pres);
     eddy_sph_gather_field(cand, C_VX, vsrc[0]);
@@ -401,7 +409,7 @@ EDDY_SPH_SIMD_BODY int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *c
     const eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     const uint32_t *mat = p->material;
-    drop_tracers(s, mat, cand);
+    drop_tracers(s, g, p, c, 1, cand);
     eddy_sph_gather_field(cand, 0, eddy_particles_field(p, s->f_number, 0));
     eddy_sph_gather_field(cand, 1, vp->v[0]);
     eddy_sph_gather_field(cand, 2, vp->v[1]);

@@ -47,7 +47,8 @@ static void fill_candidates(eddy_sph_candidates *c, size_t n, float h)
     eddy_error err = {0};
     eddy_particles p;
     if (eddy_particles_init(&p, 3, &err)) fail_msg("%s", err.message);
-    const float lo[3] = {-0.5f, -0.5f, -0.5f}, hi[3] = {0.5f, 0.5f, 0.5f};
+    /* Cells of 4h from -26h: the origin's cell is [-2h, 2h)^3, which holds every particle. */
+    const float lo[3] = {-26.0f * h, -26.0f * h, -26.0f * h}, hi[3] = {26.0f * h, 26.0f * h, 26.0f * h};
     const int periodic[3] = {0, 0, 0};
     eddy_grid_layout l;
     if (eddy_grid_layout_init(&l, 3, lo, hi, periodic, 4.0f * h, &err)) fail_msg("%s", err.message);
@@ -61,7 +62,6 @@ static void fill_candidates(eddy_sph_candidates *c, size_t n, float h)
     if (eddy_particles_add(&p, n, pos, NULL, 0, NULL, &err)) fail_msg("%s", err.message);
     for (size_t i = 0; i < n; ++i) p.mass[i] = (float)rng_uniform();
     if (eddy_grid_build(&g, &p, &err)) fail_msg("%s", err.message);
-    /* Cells of 4h: every candidate within 1.5h of the origin is in the bars around the origin's cell. */
     if (eddy_sph_gather(c, &g, &p, eddy_grid_cell_of(&g.layout, 0.0f, 0.0f, 0.0f))) fail_msg("gather: out of memory");
     if (n) assert_int_equal(c->count, n); /* one cell holds them all */
     /* Non-finite coordinates cannot come through the grid: written into the buffer afterwards. */

@@ -34,6 +34,21 @@ static int reserve(eddy_sph_candidates *c, size_t n)
     return 0;
 }
 
+#define GATHER_BLOCK 256
+
+/*
+ * Three stages per range, none with a branch on the data: the box test of a block of candidates in a
+ * SIMD loop (a flag each), the particle indices of the kept ones compacted by a store at every
+ * candidate and a count that advances on a keep, then the shifted positions and masses copied for the
+ * kept ones only. The test sees each position exactly as the buffer will hold it (p + shift), so a
+ * narrower box applied to the buffer later keeps a subset (eddy_sph_box_reaches).
+ */
+/* An AVX2 copy where the CPU has it (chosen by the loader, ifunc): the gather's flags are exact
+ * comparisons of sums without contraction, the same on either path, so the kept candidates and their
+ * order never depend on it. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell)
 {
     eddy_range r[EDDY_MAX_CELL_RANGES];
@@ -41,18 +56,34 @@ int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_parti
     size_t n = 0;
     for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
     if (reserve(c, n)) return -1;
+    eddy_sph_box box = eddy_sph_box_empty(&g->layout);
+    for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
+    const float *px = p->x, *py = p->y, *pz = p->z, *pm = p->mass;
+    float *restrict cx = c->x, *restrict cy = c->y, *restrict cz = c->z, *restrict cm = c->m;
+    uint32_t *restrict index = c->index;
+    uint32_t keep[GATHER_BLOCK];
     size_t k = 0;
     for (int q = 0; q < nr; ++q) {
         const float sx = r[q].shift[0], sy = r[q].shift[1], sz = r[q].shift[2];
-        for (uint32_t j = r[q].begin; j < r[q].end; ++j, ++k) {
-            c->x[k] = p->x[j] + sx;
-            c->y[k] = p->y[j] + sy;
-            c->z[k] = p->z[j] + sz;
-            c->m[k] = p->mass[j];
-            c->index[k] = j;
+        const size_t first = k;
+        for (uint32_t j0 = r[q].begin; j0 < r[q].end; j0 += GATHER_BLOCK) {
+            const uint32_t len = r[q].end - j0 < GATHER_BLOCK ? r[q].end - j0 : GATHER_BLOCK;
+            for (uint32_t t = 0; t < len; ++t)
+                keep[t] = eddy_sph_box_reaches(&box, px[j0 + t] + sx, py[j0 + t] + sy, pz[j0 + t] + sz);
+            for (uint32_t t = 0; t < len; ++t) {
+                index[k] = j0 + t;
+                k += keep[t];
+            }
+        }
+        for (size_t t = first; t < k; ++t) {
+            const uint32_t j = index[t];
+            cx[t] = px[j] + sx;
+            cy[t] = py[j] + sy;
+            cz[t] = pz[j] + sz;
+            cm[t] = pm[j];
         }
     }
-    c->count = n;
+    c->count = k;
     return 0;
 }
 
