@@ -48,7 +48,7 @@ so=$plugins/lib/eddy/plugins/eddy_xsph.so
 [ -f "$so" ] || fail "the template did not install to lib/eddy/plugins: $(find "$plugins")"
 # Exactly one exported symbol.
 if command -v nm > /dev/null; then
-    exports=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
+    exports=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVWi]$/ {print $3}')
     [ "$exports" = "eddy_plugin_entry" ] || fail "the template exports: $exports"
 fi
 

@@ -43,12 +43,6 @@ static int reserve(eddy_sph_candidates *c, size_t n)
  * kept ones only. The test sees each position exactly as the buffer will hold it (p + shift), so a
  * narrower box applied to the buffer later keeps a subset (eddy_sph_box_reaches).
  */
-/* An AVX2 copy where the CPU has it (chosen by the loader, ifunc): the gather's flags are exact
- * comparisons of sums without contraction, the same on either path, so the kept candidates and their
- * order never depend on it. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
-#endif
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell)
 {
     eddy_range r[EDDY_MAX_CELL_RANGES];
