@@ -32,8 +32,8 @@
  * the result is bit-identical for any number of OpenMP threads.
  *
  * The neighbour machinery comes from the SPH toolkit installed with the SDK (<eddy_sph/sph.h>,
- * docs/toolkit.md; eddy_add_plugin links it): per cell, the candidates of the 3-cell bars are gathered
- * once into contiguous arrays (eddy_sph_gather), every particle of the cell runs one SIMD loop over
+ * docs/toolkit.md; eddy_add_plugin links it): per cell, the candidates of the 3-cell bars that the
+ * cell's particles can reach are gathered once into contiguous arrays (eddy_sph_gather), every particle of the cell runs one SIMD loop over
  * them, and the mirror ghosts of the walls are one more SIMD loop per mirror over the same arrays
  * (eddy_sph_image). What is left here is the physics: the pair terms in pair() and the per-particle
  * updates. Keep the pair function branch-free (selects, no division or load under a condition), or

@@ -244,7 +244,8 @@ int eddy_validate_run(const eddy_validate_options *opt)
     /* The claims are figures measured on the SSE2 path (eddy_sph/simd.h), the one every x86-64 machine
      * runs: a report is then the same on every machine. The wider paths differ by rounding only, but a
      * splashing front amplifies rounding: sph_mueller's late dam-break front speed at medium measured
-     * 0.125 on SSE2 and 0.158 on AVX2 against a 0.15 bar (docs/validation.md). EDDY_SIMD still chooses. */
+     * 0.125 on SSE2 and 0.158 on AVX2 against a 0.15 bar while it was an end-value difference (fitted
+     * since: 9.5-10.3% over the paths; docs/validation.md). EDDY_SIMD still chooses. */
     if (!getenv("EDDY_SIMD")) setenv("EDDY_SIMD", "baseline", 1);
     char dir[VPATH];
     if (opt->cases_dir)

@@ -44,7 +44,7 @@ typedef enum {
 /* How a check turns the measured values and the reference into one error. */
 typedef enum {
     E_RMS_RELATIVE,   /* RMS of m / r - 1 over the reference points in [from, to], best shift <= max_shift */
-    E_SLOPE_RELATIVE, /* |slope m / slope r - 1| between the reference points at from and to */
+    E_SLOPE_RELATIVE, /* |slope m / slope r - 1|, least-squares slopes over the points in [from, to] */
     E_MAX_RELATIVE,   /* largest |m / r - 1| over the reference points in [from, to] */
     E_RMS_NORMALIZED, /* RMS of (m - r) over the reference points in [from, to], over max |r| */
     E_IMPULSE_RELATIVE, /* |integral of m / integral of r - 1| over [from, to], both at the reference times */

@@ -266,8 +266,8 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
     if (rc) return rc;
     double t0 = eddy_time_ms();
     /* Lists, not the toolkit's cell pass: the step sweeps the same neighbourhoods 2 x iterations + 2
-     * times, and a sweep over a list of the ~27 neighbours within h costs a third of one over a cell's
-     * ~170 candidates (4 lambda passes, 3D dam break at 103 680 particles, 2 threads: 48-56 ms from
+     * times, and a sweep over a list of the ~27 neighbours within h cost a third of one over a cell's
+     * ~170 candidates when it was measured (before the gather kept only the ~80 a cell reaches; 4 lambda passes, 3D dam break at 103 680 particles, 2 threads: 48-56 ms from
      * the lists, 159-164 ms on eddy_sph_cell_pass; docs/toolkit.md). Which particles can meet a wall
      * during this step's iterations: those within 1.5 h of a surface at the predicted position (the
      * iterations move a particle by a small fraction of h; the host's explosion guard stops a run

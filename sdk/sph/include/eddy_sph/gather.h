@@ -228,7 +228,7 @@ EDDY_SPH_INLINE float eddy_sph_image_pressure(const eddy_sph_image *g, float p, 
  * Copies the candidates within r2max (squared distance) of (xi, yi, zi), with their masses, indices
  * and every extra array, into `near` (made with the same extra_count). Every mirror ghost within h of
  * particle i is the image of a candidate within h (<eddy/boundary.h>), so a particle at a wall runs
- * its per-mirror loops over these ~30 entries instead of all ~170 candidates of its cell. Returns 0,
+ * its per-mirror loops over these ~30 entries instead of all ~80 candidates of its cell. Returns 0,
  * or -1 when memory runs out.
  */
 int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
