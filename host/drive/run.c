@@ -92,17 +92,15 @@ static double piece_failure_word(int piece_rc)
     return piece_rc ? (double)(eddy_decomp_size() - eddy_decomp_rank()) : 0.0;
 }
 
-/* After a maximum of piece_failure_word said `word` (> 0): the error of the lowest process whose piece
- * could not be written, on every process, so that each stops naming the file (main.c: the same exit
- * status everywhere, whichever stops the others first). The message travels in one integer sum to
- * which that process alone contributes its bytes (the others add zeros, so the sum is exact).
- * Collective. `mine`: this process's piece error (read on the failing process only). */
-static int share_piece_error(run_ctx *c, double word, const eddy_error *mine, eddy_error *err)
+/* After a maximum of piece_failure_word said `word` (> 0): the error of the lowest process that failed,
+ * on every process, so that each stops naming the file (main.c: the same exit status everywhere,
+ * whichever stops the others first). The message travels in one integer sum to which that process
+ * alone contributes its bytes (the others add zeros, so the sum is exact). Collective. `mine`: this
+ * process's error (read on the failing process only); `what`: what the others say it could not write. */
+static int share_error(run_ctx *c, double word, const eddy_error *mine, const char *what, eddy_error *err)
 {
     enum { WORDS = 1 + EDDY_ERROR_MESSAGE_MAX / 8 };
     const int failed = eddy_decomp_size() - (int)word;
-    eddy_error ignored;
-    eddy_output_commit_pieces(c->out, 0, &ignored); /* the frame pending on rank 0 is never named */
     int64_t words[WORDS];
     memset(words, 0, sizeof words);
     if (eddy_decomp_rank() == failed) {
@@ -121,8 +119,31 @@ static int share_piece_error(run_ctx *c, double word, const eddy_error *mine, ed
     char text[EDDY_ERROR_MESSAGE_MAX];
     memcpy(text, words + 1, sizeof text);
     text[sizeof text - 1] = '\0';
-    return eddy_error_set(err, words[0] ? (int)words[0] : EDDY_ERR_IO,
-                          "another process (rank %d) could not write its piece: %s", failed, text);
+    return eddy_error_set(err, words[0] ? (int)words[0] : EDDY_ERR_IO, "another process (rank %d) could not write %s: %s",
+                          failed, what, text);
+}
+
+/* share_error for a lost VTK piece; the frame pending on rank 0 is never named. */
+static int share_piece_error(run_ctx *c, double word, const eddy_error *mine, eddy_error *err)
+{
+    eddy_error ignored;
+    eddy_output_commit_pieces(c->out, 0, &ignored);
+    return share_error(c, word, mine, "its piece", err);
+}
+
+/* Several processes: whether every process's part of a frame went well, agreed by all of them (one
+ * maximum, then share_error when one failed), so that all stop at the same frame with the same error.
+ * A process that left the frame alone while the others went on to the next step's collectives would
+ * wait in them for ever (a rank-0 write error in the gathered path hung the job). Collective. */
+static int agree_on_frame(run_ctx *c, int rc, const eddy_error *mine, const char *what, eddy_error *err)
+{
+    double word = piece_failure_word(rc);
+    eddy_error rerr;
+    if (eddy_world_reduce(c->sim->world, EDDY_REDUCE_MAX, &word, 1, &rerr)) {
+        *err = rerr;
+        return rerr.code;
+    }
+    return word > 0 ? share_error(c, word, mine, what, err) : EDDY_OK;
 }
 
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
@@ -222,18 +243,26 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
         eddy_frame_release(&frame);
         return rc;
     }
-    if (eddy_decomp_active(w)) {
+    const int decomposed = eddy_decomp_active(w);
+    /* (not "frame k": with overlap the error of frame k shows at frame k + 1; the message names the file) */
+    const char *what = "its outputs";
+    if (decomposed) {
+        /* Every process writes its piece, then all agree before the gather (collective): a process whose
+         * piece failed must not leave the others waiting in it. */
         eddy_frame local = frame;
-        /* The gather is collective: a process whose piece failed stops every process (main.c). */
-        if ((rc = eddy_output_write_piece(c->out, &local, err)) || (rc = eddy_decomp_gather_whole(w, &whole, err))) {
+        eddy_error perr;
+        const int prc = eddy_output_write_piece(c->out, &local, &perr);
+        if ((rc = agree_on_frame(c, prc, &perr, "its piece", err)) || (rc = eddy_decomp_gather_whole(w, &whole, err))) {
             eddy_frame_release(&frame);
             return rc;
         }
         eddy_frame_release(&frame);
-        if (!whole) return EDDY_OK; /* not rank 0 */
+        /* Not rank 0: whether rank 0 wrote the frame, agreed below. */
+        if (!whole) return agree_on_frame(c, EDDY_OK, NULL, what, err);
         if ((rc = eddy_frame_of_host_copy(whole, (uint64_t)index, &frame, err))) {
             eddy_decomp_release_whole(w, whole);
-            return rc;
+            const eddy_error mine = *err;
+            return agree_on_frame(c, rc, &mine, what, err);
         }
     }
     eddy_diagnostics d;
@@ -246,6 +275,10 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
     }
     eddy_frame_release(&frame);
     eddy_decomp_release_whole(w, whole);
+    if (decomposed) {
+        const eddy_error mine = *err;
+        rc = agree_on_frame(c, rc, &mine, what, err);
+    }
     return rc;
 }
 
