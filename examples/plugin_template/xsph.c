@@ -227,6 +227,7 @@ typedef struct force_ctx {
 EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates *c, eddy_sph_candidates *near,
                                   float *amax2)
 {
+    (void)near; /* the mirror loops run over the candidates themselves */
     const force_ctx *fc = ctx;
     const eddy_solver *s = fc->s;
     const eddy_particles *p = fc->p;
@@ -262,15 +263,14 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
             x0 -= t.x * ux, x1 -= t.x * uy, x2 -= t.x * uz;
         }
         /* Mirror ghosts: position, velocity (free slip) and the hydrostatic pressure continued through
-         * the wall (boundary.h). A ghost within h is the image of a candidate within h, so each mirror
-         * is one SIMD loop over those only (eddy_sph_select). */
+         * the wall (boundary.h), one SIMD loop per mirror over the same candidates (pair() is 0 beyond
+         * h; eddy_sph/gather.h, "Mirror ghosts"). */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
         const int nimg = eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi, yi, zi, img);
-        if (nimg && eddy_sph_select(c, xi, yi, zi, s->kernels.h2, near)) return -1;
-        const size_t nn = nimg ? near->count : 0;
-        const float *nx = near->x, *ny = near->y, *nz = near->z, *nm = near->m;
-        const float *nvx = near->extra[C_VX], *nvy = near->extra[C_VY], *nvz = near->extra[C_VZ];
-        const float *np = near->extra[C_PRESSURE], *nrho = near->extra[C_RHO], *ncs = near->extra[C_SOUND];
+        const size_t nn = nimg ? c->count : 0;
+        const float *nx = c->x, *ny = c->y, *nz = c->z, *nm = c->m;
+        const float *nvx = c->extra[C_VX], *nvy = c->extra[C_VY], *nvz = c->extra[C_VZ];
+        const float *np = c->extra[C_PRESSURE], *nrho = c->extra[C_RHO], *ncs = c->extra[C_SOUND];
         for (int mi = 0; mi < nimg; ++mi) {
             const eddy_sph_image gi = img[mi];
             float b0 = 0, b1 = 0, b2 = 0, y0 = 0, y1 = 0, y2 = 0;

@@ -350,6 +350,7 @@ typedef struct force_ctx {
 EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
                                   float *amax2)
 {
+    (void)near; /* the mirror loops run over the candidates themselves */
     const force_ctx *fc = ctx;
     const eddy_solver *s = fc->s;
     const eddy_world *w = fc->w;
@@ -408,13 +409,12 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
             /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
             eddy_sph_image img[EDDY_MAX_MIRRORS];
             const int nimg = eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img);
-            if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
-            /* The ghosts are images of the candidates within h: loop over those only. */
-            const size_t nn = nimg ? near->count : 0;
-            const float *nx = near->x, *ny = near->y, *nz = near->z, *nm = near->m;
-            const float *nvx = near->extra[C_VX], *nvy = near->extra[C_VY], *nvz = near->extra[C_VZ];
-            const float *nrho = near->extra[C_RHO], *npr = near->extra[C_PRESSURE], *nvol = near->extra[C_VOL];
-            const float *nmu = near->extra[C_VISC], *ncs = near->extra[C_SOUND], *ngs = near->extra[C_GSCALE];
+            /* Over every candidate: pair() is 0 beyond h (eddy_sph/gather.h, "Mirror ghosts"). */
+            const size_t nn = nimg ? cand->count : 0;
+            const float *nx = cand->x, *ny = cand->y, *nz = cand->z, *nm = cand->m;
+            const float *nvx = cand->extra[C_VX], *nvy = cand->extra[C_VY], *nvz = cand->extra[C_VZ];
+            const float *nrho = cand->extra[C_RHO], *npr = cand->extra[C_PRESSURE], *nvol = cand->extra[C_VOL];
+            const float *nmu = cand->extra[C_VISC], *ncs = cand->extra[C_SOUND], *ngs = cand->extra[C_GSCALE];
             for (int mi = 0; mi < nimg; ++mi) {
                 const eddy_sph_image gi = img[mi];
                 float gx = 0.0f, gy = 0.0f, gz = 0.0f;

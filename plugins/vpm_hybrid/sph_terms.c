@@ -134,6 +134,7 @@ static void drop_tracers(const eddy_solver *s, const eddy_grid *g, const eddy_pa
 EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
                                     float *amax2)
 {
+    (void)near; /* the mirror loops run over the candidates themselves */
     const vpm_pass *vp = ctx;
     eddy_solver *s = vp->s;
     eddy_world *w = vp->w;
@@ -159,10 +160,7 @@ EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *
         eddy_sph_image img[EDDY_MAX_MIRRORS];
         const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
         float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
-        if (nimg) {
-            if (eddy_sph_select(cand, xi, yi, zi, h2, near)) return -1;
-            sum += eddy_sph_density_ghosts(near, h2, img, nimg);
-        }
+        if (nimg) sum += eddy_sph_density_ghosts(cand, h2, img, nimg);
         const float n = k.poly6 * sum + s->self_number[m];
         num[i] = n;
         rho[i] = mass[i] * n;
@@ -267,6 +265,7 @@ EDDY_SPH_SIMD_BODY void pair_loop(const eddy_sph_candidates *c, const eddy_kerne
 EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
                                   float *amax2)
 {
+    (void)near; /* the mirror loops run over the candidates themselves */
     const vpm_pass *vp = ctx;
     eddy_solver *s = vp->s;
     eddy_world *w = vp->w;
@@ -345,13 +344,9 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         memset(&sum, 0, sizeof sum);
         pair_loop(cand, &k, tiny2, &pi, xi, yi, zi, NULL, t->gradient, difference, t->forces,
                   t->diffusion, &sum);
-        if (nimg) {
-            /* The ghosts within h are images of the candidates within h (boundary.h). */
-            if (eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
-            for (int mi = 0; mi < nimg; ++mi)
-                pair_loop(near, &k, tiny2, &pi, xi, yi, zi, &img[mi], t->gradient, difference, t->forces,
-                          0, &sum);
-        }
+        /* The ghosts, one loop per mirror over the same candidates (0 beyond h). */
+        for (int mi = 0; mi < nimg; ++mi)
+            pair_loop(cand, &k, tiny2, &pi, xi, yi, zi, &img[mi], t->gradient, difference, t->forces, 0, &sum);
         if (t->gradient) {
             for (int a = 0; a < 3; ++a) {
                 sum.g[a] *= pi.gs_i;

@@ -27,6 +27,7 @@ enum { C_VOLUME };
 
 int eddy_sph_shift_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near, float *max)
 {
+    (void)near; /* the mirror loops run over the candidates themselves */
     const eddy_sph_shift_ctx *sc = ctx;
     const eddy_world *w = sc->w;
     const eddy_particles *p = &w->particles;
@@ -57,15 +58,13 @@ int eddy_sph_shift_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_s
             gz += f * dz;
             div -= f * r2;
         }
-        /* The walls' ghosts, as in the density (eddy_sph_density_pass): images of the candidates
-         * within h. */
+        /* The walls' ghosts, as in the density (eddy_sph_density_pass): images of the candidates. */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
         const int nimg = eddy_sph_images(&w->boundaries, NULL, k.h, xi, yi, zi, img);
-        if (nimg && eddy_sph_select(cand, xi, yi, zi, k.h2, near)) return -1;
         for (int mi = 0; mi < nimg; ++mi) {
             const eddy_sph_image gi = img[mi];
-            const size_t nn = near->count;
-            const float *nx = near->x, *ny = near->y, *nz = near->z, *nv = near->extra[C_VOLUME];
+            const size_t nn = cand->count;
+            const float *nx = cand->x, *ny = cand->y, *nz = cand->z, *nv = cand->extra[C_VOLUME];
             float hx = 0.0f, hy = 0.0f, hz = 0.0f, hdiv = 0.0f;
             EDDY_SPH_SIMD_SUM(hx, hy, hz, hdiv)
             for (size_t q = 0; q < nn; ++q) {
