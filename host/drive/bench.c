@@ -10,6 +10,7 @@
 
 #include <eddy_sph/gather.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,33 +122,32 @@ static void near_wall(const eddy_world *w, double *near, double *owned)
 
 /* What the per-cell passes of the SPH toolkit (eddy_sph_cell_pass) work through on this process: the
  * cells that hold particles, every particle of the 3-cell bars around a cell, and the candidates the
- * toolkit gathers of those (the ones the box of the cell's particles reaches, eddy_sph_box), both
+ * toolkit's gather keeps of those (eddy_sph_gather itself, so the figure is what the passes see), both
  * weighted by the particles of the cell that loop over them. A splash spreads the same particles thinly
- * over more cells, so each gathered buffer serves fewer particles. */
+ * over more cells, so each gathered buffer serves fewer particles. *gathered is NAN when the gather's
+ * buffer could not be allocated: a figure of the report, not worth failing the bench (or, on several
+ * processes, leaving the others in the reduction that follows). */
 static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occupied, double *in_bars,
-                      double *gathered)
+                     double *gathered)
 {
     double bars = 0.0, kept = 0.0;
-    for (size_t k = 0; k < g->occupied_count; ++k) {
+    eddy_sph_candidates cand = eddy_sph_candidates_make(0);
+    int rc = 0;
+    for (size_t k = 0; k < g->occupied_count && !rc; ++k) {
         const uint32_t c = g->occupied[k];
         eddy_range r[EDDY_MAX_CELL_RANGES];
         const int nr = eddy_grid_cell_ranges(g, c, r);
-        eddy_sph_box box = eddy_sph_box_empty(&g->layout);
-        for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
-        size_t n = 0, reached = 0;
-        for (int q = 0; q < nr; ++q) {
-            n += r[q].end - r[q].begin;
-            for (uint32_t j = r[q].begin; j < r[q].end; ++j)
-                reached += (size_t)eddy_sph_box_reaches(&box, p->x[j] + r[q].shift[0], p->y[j] + r[q].shift[1],
-                                                        p->z[j] + r[q].shift[2]);
-        }
+        size_t n = 0;
+        for (int q = 0; q < nr; ++q) n += r[q].end - r[q].begin;
+        rc = eddy_sph_gather(&cand, g, p, c);
         const double held = (double)(g->cell_end[c] - g->cell_begin[c]);
         bars += (double)n * held;
-        kept += (double)reached * held;
+        kept += (double)cand.count * held;
     }
+    eddy_sph_candidates_free(&cand);
     *occupied = (double)g->occupied_count;
     *in_bars = bars;
-    *gathered = kept;
+    *gathered = rc ? NAN : kept;
 }
 
 /* Opens what the options bench: the scene (refilled at about opt->particles), or the checkpoint of the
