@@ -359,7 +359,16 @@ static size_t points_in_window(const vcheck *ck)
     return n;
 }
 
-static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, eddy_error *err)
+/* The run's samples (times k * sample_interval, the frames' output_interval) in the check's window. */
+static long samples_in_window(const vcheck *ck, double sample_interval)
+{
+    const double a = ck->from * ck->ref.time_scale / sample_interval, b = ck->to * ck->ref.time_scale / sample_interval;
+    const double first = ceil(fmax(a, 0.0) - 1e-9), last = floor(b + 1e-9);
+    return last >= first ? (long)(last - first) + 1 : 0;
+}
+
+static int read_check(const char *file, const cJSON *o, int index, double sample_interval, vcheck *ck,
+                      eddy_error *err)
 {
     char path[64], key[96], text[64];
     snprintf(path, sizeof path, "checks[%d]", index);
@@ -477,6 +486,18 @@ static int read_check(const char *file, const cJSON *o, int index, vcheck *ck, e
             snprintf(key, sizeof key, "%s.error", path);
             snprintf(what, sizeof what, "%s needs at least %zu reference point%s in [from, to] = [%g, %g], got %zu",
                      ERRORS[ck->error], need, need == 1 ? "" : "s", ck->from, ck->to, got);
+            return bad(err, file, key, what);
+        }
+        /* A slope also fits the run's own samples (the other measures interpolate the run at the
+         * reference's times). */
+        const long samples = samples_in_window(ck, sample_interval);
+        if (ck->error == E_SLOPE_RELATIVE && samples < 2) {
+            char what[256];
+            snprintf(key, sizeof key, "%s.error", path);
+            snprintf(what, sizeof what,
+                     "slope_relative fits the run's samples in [from, to] = [%g, %g], and at sample_interval %g s "
+                     "the window holds %ld; it needs at least 2",
+                     ck->from, ck->to, sample_interval, samples);
             return bad(err, file, key, what);
         }
     } else if (r) {
@@ -611,7 +632,7 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
     const cJSON *o;
     cJSON_ArrayForEach(o, checks)
     {
-        if ((rc = read_check(f, o, c->check_count, &c->checks[c->check_count], err))) goto done;
+        if ((rc = read_check(f, o, c->check_count, c->sample_interval, &c->checks[c->check_count], err))) goto done;
         for (int k = 0; k < c->check_count; ++k)
             if (strcmp(c->checks[k].name, c->checks[c->check_count].name) == 0) {
                 char key[64];
