@@ -26,8 +26,9 @@
  * lambda of the particle it mirrors. A free-slip wall is then the symmetry plane of a doubled fluid,
  * and particles next to it reach rest density at the rest spacing instead of packing against it.
  *
- * Determinism: every sum is a gather over the particle's list (sorted by index) in a fixed order and
- * each thread writes only its own particles, so the result does not depend on the thread count.
+ * Determinism: every sum is a gather over the particle's list in a fixed order and
+ * each thread writes only its own particles, so the result does not depend on the thread count. The
+ * sums add the toolkit's fixed lanes (eddy_sph_lanes), so they do not depend on the vector ISA either.
  * The neighbour plumbing (lists, their gather with the periodic minimum image, the particles near a
  * wall and their mirror images, the parallel loop) is the toolkit's (eddy_sph/neighbors.h); this file
  * holds the method's sums.
@@ -335,19 +336,23 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
     pass *c = vc;
     const eddy_solver *s = c->s;
     const eddy_particles *p = &c->w->particles;
-    const uint32_t m = p->material[i], nn = l->count;
+    const uint32_t m = p->material[i], nn = l->padded;
     const float inv_rho0 = s->inv_rho0[m];
     const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
     const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m;
-    float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f;
-#pragma omp simd reduction(+ : sum, gx, gy, gz, g2)
-    for (size_t q = 0; q < nn; ++q) {
-        const lambda_terms t = lambda_pair(bx[q], by[q], bz[q], bm[q], h, h2, cg, inv_rho0, tiny);
-        sum += t.w;
-        gx += t.gx;
-        gy += t.gy;
-        gz += t.gz;
-        g2 += t.g2;
+    eddy_sph_lanes ls = {{0}}, lx = {{0}}, ly = {{0}}, lz = {{0}}, l2 = {{0}};
+    float *ws = ls.v, *gxs = lx.v, *gys = ly.v, *gzs = lz.v, *g2s = l2.v;
+    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+        for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            const size_t q = q0 + k;
+            const lambda_terms t = lambda_pair(bx[q], by[q], bz[q], bm[q], h, h2, cg, inv_rho0, tiny);
+            ws[k] += t.w;
+            gxs[k] += t.gx;
+            gys[k] += t.gy;
+            gzs[k] += t.gz;
+            g2s[k] += t.g2;
+        }
     }
     /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). Stored for delta_pass. */
     eddy_sph_neighbors_find_images(&c->s->nb, &c->w->boundaries, NULL, h, p, i);
@@ -355,7 +360,7 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
     const int nmir = eddy_sph_neighbors_images(&c->s->nb, i, &mir);
     const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
     for (int mi = 0; mi < nmir; ++mi) {
-        /* Ghost of neighbour j (and of i itself, the last entry): x_i - (R x_j + t) = c0 + R (x_i - x_j)
+        /* Ghost of neighbour j (and of i itself, after the padding): x_i - (R x_j + t) = c0 + R (x_i - x_j)
          * (eddy_sph_image_origin), a SIMD loop over the same buffers. */
         const eddy_sph_image *M = &mir[mi];
         float c0[3];
@@ -363,19 +368,24 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
         const float R00 = M->r[0][0], R01 = M->r[0][1], R02 = M->r[0][2];
         const float R10 = M->r[1][0], R11 = M->r[1][1], R12 = M->r[1][2];
         const float R20 = M->r[2][0], R21 = M->r[2][1], R22 = M->r[2][2];
-#pragma omp simd reduction(+ : sum, gx, gy, gz, g2)
-        for (size_t q = 0; q <= nn; ++q) {
-            const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
-            const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
-            const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
-            const lambda_terms t = lambda_pair(ex, ey, ez, bm[q], h, h2, cg, inv_rho0, tiny);
-            sum += t.w;
-            gx += t.gx;
-            gy += t.gy;
-            gz += t.gz;
-            g2 += t.g2;
+        for (size_t q0 = 0; q0 < nn + EDDY_SPH_LANES; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+            for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+                const size_t q = q0 + k;
+                const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
+                const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
+                const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
+                const lambda_terms t = lambda_pair(ex, ey, ez, bm[q], h, h2, cg, inv_rho0, tiny);
+                ws[k] += t.w;
+                gxs[k] += t.gx;
+                gys[k] += t.gy;
+                gzs[k] += t.gz;
+                g2s[k] += t.g2;
+            }
         }
     }
+    const float sum = eddy_sph_lanes_sum(&ls), gx = eddy_sph_lanes_sum(&lx), gy = eddy_sph_lanes_sum(&ly),
+                gz = eddy_sph_lanes_sum(&lz), g2 = eddy_sph_lanes_sum(&l2);
     /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density); the lists
      * exclude it, so its m W(0) is added here, after the sum. Adding it inside the float sum instead is
      * the same density to rounding, but moved the coarse hydrostatic tank's density deviation from
@@ -419,48 +429,52 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
 }
 
 /* Delta-p of owned particle i over its list (lambdas in extra[0]) and, with R, over the ghosts of the
- * list's entries [0, count) in a mirror (e = c0 + R d). */
+ * list's entries [0, count) in a mirror (e = c0 + R d), into per-lane sums (count: a multiple of
+ * EDDY_SPH_LANES). */
 static inline __attribute__((always_inline)) void delta_loop(const pass *c, const eddy_sph_list *l, size_t count,
                                                              const float *R, const float *c0, float inv_rho0,
-                                                             float li, const int ncorr, float acc[3])
+                                                             float li, const int ncorr, eddy_sph_lanes acc[3])
 {
     const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bl = l->extra[0];
     const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
     const float scale = -c->k.spiky_grad * inv_rho0;
-    float px = 0.0f, py = 0.0f, pz = 0.0f;
+    float *px = acc[0].v, *py = acc[1].v, *pz = acc[2].v;
     if (!R) {
-#pragma omp simd reduction(+ : px, py, pz)
-        for (size_t q = 0; q < count; ++q) {
-            const float ex = bx[q], ey = by[q], ez = bz[q];
-            const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
-            px += f * ex;
-            py += f * ey;
-            pz += f * ez;
+        for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+            for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+                const size_t q = q0 + k;
+                const float ex = bx[q], ey = by[q], ez = bz[q];
+                const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
+                px[k] += f * ex;
+                py[k] += f * ey;
+                pz[k] += f * ez;
+            }
         }
     } else {
         const float R00 = R[0], R01 = R[1], R02 = R[2], R10 = R[3], R11 = R[4], R12 = R[5], R20 = R[6],
                     R21 = R[7], R22 = R[8];
-#pragma omp simd reduction(+ : px, py, pz)
-        for (size_t q = 0; q < count; ++q) {
-            const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
-            const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
-            const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
-            const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
-            px += f * ex;
-            py += f * ey;
-            pz += f * ez;
+        for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+            for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+                const size_t q = q0 + k;
+                const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
+                const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
+                const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
+                const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
+                px[k] += f * ex;
+                py[k] += f * ey;
+                pz[k] += f * ez;
+            }
         }
     }
-    acc[0] += px;
-    acc[1] += py;
-    acc[2] += pz;
 }
 
 /* delta_loop with the s_corr exponent n (1 to 8) as a constant; inlined into delta_particle's vector
  * ISA wrappers (eddy_sph/simd.h). */
 static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_list *l, size_t count,
                                                             const float *R, const float *c0, float inv_rho0,
-                                                            float li, float acc[3])
+                                                            float li, eddy_sph_lanes acc[3])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
@@ -481,24 +495,25 @@ EDDY_SPH_SIMD_BODY void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
     const eddy_solver *s = c->s;
     const eddy_world *w = c->w;
     const eddy_particles *p = &w->particles;
-    const uint32_t m = p->material[i], nn = l->count;
+    const uint32_t m = p->material[i], nn = l->padded;
     eddy_sph_list_field(l, 0, c->lam, i);
     const float inv_rho0 = s->inv_rho0[m], li = c->lam[i];
-    float acc[3] = {0.0f, 0.0f, 0.0f};
+    eddy_sph_lanes acc[3] = {{{0}}};
     delta_sum(c, l, nn, NULL, NULL, inv_rho0, li, acc);
     const eddy_sph_image *mir;
     const int nmir = eddy_sph_neighbors_images(&s->nb, i, &mir);
     const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
     for (int mi = 0; mi < nmir; ++mi) {
-        /* Ghosts of the neighbours and of i itself (the entry after them), as in lambda_particle. */
+        /* Ghosts of the neighbours and of i itself (after the padding), as in lambda_particle. */
         const eddy_sph_image *M = &mir[mi];
         float c0[3], R[9];
         eddy_sph_image_origin(M, xi, yi, zi, c0);
         for (int a = 0; a < 3; ++a)
             for (int e = 0; e < 3; ++e) R[3 * a + e] = M->r[a][e];
-        delta_sum(c, l, (size_t)nn + 1, R, c0, inv_rho0, li, acc);
+        delta_sum(c, l, (size_t)nn + EDDY_SPH_LANES, R, c0, inv_rho0, li, acc);
     }
-    float pos[3] = {xi + acc[0], yi + acc[1], zi + acc[2]};
+    float pos[3] = {xi + eddy_sph_lanes_sum(&acc[0]), yi + eddy_sph_lanes_sum(&acc[1]),
+                    zi + eddy_sph_lanes_sum(&acc[2])};
     const eddy_boundaries *bd = &w->boundaries;
     if (bd->collider_count > 0 && s->nb.near[i]) {
         /* Collision response inside the iteration: a full projection out of every surface (erp 1 of
@@ -542,7 +557,7 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
 EDDY_SPH_SIMD_BODY void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
 {
     const pass *c = vc;
-    const uint32_t nn = l->count;
+    const uint32_t nn = l->padded;
     eddy_sph_list_field(l, 0, c->vx, i);
     eddy_sph_list_field(l, 1, c->vy, i);
     eddy_sph_list_field(l, 2, c->vz, i);
@@ -551,20 +566,25 @@ EDDY_SPH_SIMD_BODY void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *
     const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i];
     const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
                 *bvz = l->extra[2];
-    float wx = 0.0f, wy = 0.0f, wz = 0.0f;
-#pragma omp simd reduction(+ : wx, wy, wz)
-    for (size_t q = 0; q < nn; ++q) {
-        const float bu = ui - bvx[q], bv = vi - bvy[q], bw = wi - bvz[q];
-        const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-        const float r = sqrtf(r2);
-        const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-        const float inv_r = 1.0f / (r > tiny ? r : tiny);
-        const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r; /* V_j grad_i W = f d */
-        const float gx = f * bx[q], gy = f * by[q], gz = f * bz[q];
-        wx += bv * gz - bw * gy;
-        wy += bw * gx - bu * gz;
-        wz += bu * gy - bv * gx;
+    eddy_sph_lanes lx = {{0}}, ly = {{0}}, lz = {{0}};
+    float *wxs = lx.v, *wys = ly.v, *wzs = lz.v;
+    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+        for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            const size_t q = q0 + k;
+            const float bu = ui - bvx[q], bv = vi - bvy[q], bw = wi - bvz[q];
+            const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
+            const float r = sqrtf(r2);
+            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+            const float inv_r = 1.0f / (r > tiny ? r : tiny);
+            const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r; /* V_j grad_i W = f d */
+            const float gx = f * bx[q], gy = f * by[q], gz = f * bz[q];
+            wxs[k] += bv * gz - bw * gy;
+            wys[k] += bw * gx - bu * gz;
+            wzs[k] += bu * gy - bv * gx;
+        }
     }
+    const float wx = eddy_sph_lanes_sum(&lx), wy = eddy_sph_lanes_sum(&ly), wz = eddy_sph_lanes_sum(&lz);
     c->ox[i] = wx;
     c->oy[i] = wy;
     c->oz[i] = wz;
@@ -577,37 +597,39 @@ EDDY_SPH_SIMD_PARTICLE_CLONES(vorticity_particle);
 static inline __attribute__((always_inline)) void xsph_loop(const pass *c, const eddy_sph_list *l, uint32_t i,
                                                             const int vort, float e[3], float sv[3])
 {
-    const uint32_t nn = l->count;
+    const uint32_t nn = l->padded;
     const float inv_rho0 = c->s->inv_rho0[c->w->particles.material[i]];
     const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
     const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i], omi = vort ? c->om[i] : 0.0f;
     const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
                 *bvz = l->extra[2], *bo = l->extra[3];
-    float ex = 0.0f, ey = 0.0f, ez = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
-#pragma omp simd reduction(+ : ex, ey, ez, sx, sy, sz)
-    for (size_t q = 0; q < nn; ++q) {
-        const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-        const float vj = bm[q] * inv_rho0, d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-        const float wgt = vj * cw * d * d * d;
-        sx += wgt * (bvx[q] - ui);
-        sy += wgt * (bvy[q] - vi);
-        sz += wgt * (bvz[q] - wi);
-        if (vort) {
-            const float r = sqrtf(r2);
-            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-            const float inv_r = 1.0f / (r > tiny ? r : tiny);
-            const float f = -cg * vj * hr * hr * inv_r * (bo[q] - omi);
-            ex += f * bx[q];
-            ey += f * by[q];
-            ez += f * bz[q];
+    eddy_sph_lanes le[3] = {{{0}}}, ls[3] = {{{0}}};
+    float *ex = le[0].v, *ey = le[1].v, *ez = le[2].v, *sx = ls[0].v, *sy = ls[1].v, *sz = ls[2].v;
+    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+#pragma omp simd
+        for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            const size_t q = q0 + k;
+            const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
+            const float vj = bm[q] * inv_rho0, d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+            const float wgt = vj * cw * d * d * d;
+            sx[k] += wgt * (bvx[q] - ui);
+            sy[k] += wgt * (bvy[q] - vi);
+            sz[k] += wgt * (bvz[q] - wi);
+            if (vort) {
+                const float r = sqrtf(r2);
+                const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
+                const float inv_r = 1.0f / (r > tiny ? r : tiny);
+                const float f = -cg * vj * hr * hr * inv_r * (bo[q] - omi);
+                ex[k] += f * bx[q];
+                ey[k] += f * by[q];
+                ez[k] += f * bz[q];
+            }
         }
     }
-    e[0] = ex;
-    e[1] = ey;
-    e[2] = ez;
-    sv[0] = sx;
-    sv[1] = sy;
-    sv[2] = sz;
+    for (int a = 0; a < 3; ++a) {
+        e[a] = eddy_sph_lanes_sum(&le[a]);
+        sv[a] = eddy_sph_lanes_sum(&ls[a]);
+    }
 }
 
 /* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */

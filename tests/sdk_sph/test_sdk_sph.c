@@ -293,12 +293,20 @@ static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
         t->bad_entries += l->dx[q] != d[0] || l->dy[q] != d[1] || l->dz[q] != d[2] || l->m[q] != p->mass[j] ||
                           l->extra[0][q] != t->field[j];
     }
-    /* The particle itself after its neighbours. */
-    t->bad_entries += l->dx[nn] != 0.0f || l->dy[nn] != 0.0f || l->dz[nn] != 0.0f || l->m[nn] != p->mass[i] ||
-                      l->extra[0][nn] != t->field[i];
+    /* The particle itself after its neighbours padded to whole chunks, then a chunk's padding: 4 h
+     * away on every axis, solver arrays 0. The sums below run over every entry, padding included, and
+     * must still match O(N^2) (so no padding entry or its ghost is within h). */
+    const uint32_t pd = l->padded, end = pd + EDDY_SPH_LANES;
+    t->bad_entries += pd % EDDY_SPH_LANES != 0 || pd < nn || pd >= nn + EDDY_SPH_LANES;
+    t->bad_entries += l->dx[pd] != 0.0f || l->dy[pd] != 0.0f || l->dz[pd] != 0.0f || l->m[pd] != p->mass[i] ||
+                      l->extra[0][pd] != t->field[i];
+    for (uint32_t q = nn; q < end; ++q)
+        if (q != pd)
+            t->bad_entries += l->dx[q] != 4.0f * t->h || l->dy[q] != 4.0f * t->h || l->dz[q] != 4.0f * t->h ||
+                              l->extra[0][q] != 0.0f;
     const double h2 = (double)t->h * t->h;
     double sum = 0.0;
-    for (uint32_t q = 0; q <= nn; ++q)
+    for (uint32_t q = 0; q < end; ++q)
         sum += l->m[q] * w6(h2, (double)l->dx[q] * l->dx[q] + (double)l->dy[q] * l->dy[q] + (double)l->dz[q] * l->dz[q]);
     eddy_sph_neighbors_find_images(t->nb, &t->w->boundaries, NULL, t->h, p, i);
     const eddy_sph_image *img;
@@ -307,7 +315,7 @@ static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
         /* A ghost from the list's differences: x_i - M(x_j) = c0 + R (x_i - x_j). */
         float c0[3];
         eddy_sph_image_origin(&img[mi], p->x[i], p->y[i], p->z[i], c0);
-        for (uint32_t q = 0; q <= nn; ++q) {
+        for (uint32_t q = 0; q < end; ++q) {
             const float d[3] = {l->dx[q], l->dy[q], l->dz[q]};
             double e2 = 0.0;
             for (int a = 0; a < 3; ++a) {

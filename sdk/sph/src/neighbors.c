@@ -7,6 +7,10 @@ int eddy_sph_neighbors_reserve(eddy_sph_neighbors *nb, size_t n)
 {
     if (n <= nb->capacity) return 0;
     const size_t cap = n + n / 4 + 16;
+    uint32_t *offset = realloc(nb->offset, (cap + 1) * sizeof(uint32_t));
+    if (!offset) return -1;
+    nb->offset = offset;
+    nb->offset_capacity = cap + 1;
     unsigned char *near = realloc(nb->near, cap);
     if (!near) return -1;
     nb->near = near;
@@ -40,9 +44,44 @@ int eddy_sph_neighbors_slots(eddy_sph_neighbors *nb)
     return 0;
 }
 
+int eddy_sph_list_chunk_reserve(eddy_sph_list_chunk *chunk, size_t more)
+{
+    if (chunk->count + more <= chunk->capacity) return 0;
+    const size_t need = chunk->count + more, cap = need + need / 2 + 256;
+    uint32_t *index = realloc(chunk->index, cap * sizeof(uint32_t));
+    if (!index) return -1;
+    chunk->index = index;
+    chunk->capacity = cap;
+    return 0;
+}
+
+int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n)
+{
+    /* A serial running sum: one add per particle, cheap next to the build. */
+    uint32_t *off = nb->offset;
+    uint64_t total = 0;
+    off[0] = 0;
+    for (size_t i = 1; i <= n; ++i) {
+        total += off[i];
+        if (total > UINT32_MAX) return -1;
+        off[i] = (uint32_t)total;
+    }
+    if (total > nb->index_capacity) {
+        const size_t cap = (size_t)total + (size_t)total / 4 + 64;
+        uint32_t *index = realloc(nb->index, cap * sizeof(uint32_t));
+        if (!index) return -1;
+        nb->index = index;
+        nb->index_capacity = cap;
+    }
+    return 0;
+}
+
 void eddy_sph_neighbors_free(eddy_sph_neighbors *nb)
 {
     if (!nb) return;
+    free(nb->offset);
+    free(nb->index);
+    for (int k = 0; k < EDDY_SPH_LIST_CHUNKS; ++k) free(nb->chunk[k].index);
     free(nb->near);
     free(nb->image_count);
     free(nb->image_slot);
@@ -61,8 +100,9 @@ int eddy_sph_neighbors_find_images(eddy_sph_neighbors *nb, const eddy_boundaries
 
 int eddy_sph_list_reserve(eddy_sph_list *l, const eddy_sph_neighbors *nb)
 {
-    /* > longest: room for the particle itself; every array 64-byte aligned. */
-    const size_t cap = ((size_t)nb->longest + 16) & ~(size_t)15;
+    /* Room for the longest list padded and the particle itself; every array 64-byte aligned. */
+    const size_t padded = ((size_t)nb->longest + EDDY_SPH_LANES - 1) / EDDY_SPH_LANES * EDDY_SPH_LANES;
+    const size_t cap = (padded + EDDY_SPH_LANES + 15) & ~(size_t)15;
     if (cap > l->capacity) {
         const size_t arrays = 4 + (size_t)l->extra_count;
         void *block = aligned_alloc(64, arrays * cap * sizeof(float));

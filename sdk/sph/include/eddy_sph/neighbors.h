@@ -2,14 +2,20 @@
  * eddy_sph/neighbors.h — per-particle neighbour lists with the walls' mirror images, for a solver that
  * sweeps the same neighbourhoods many times a step (pbf's Jacobi iterations).
  *
- * Why a second neighbour path beside the cell pass (gather.h): the cell pass gathers the ~170
- * candidates of a cell's 3-cell bars afresh in every pass and each particle sums over all of them,
- * ~27 of which are within h. A solver with two passes a step (density, forces) pays that twice; a
- * position-based solver runs 2 x iterations + 2 passes over the same neighbourhoods (10 at pbf's
- * default of 4 iterations). The core's CSR lists of the neighbours within h
- * (eddy_grid_build_neighbor_lists), built once a step, make each pass a gather of ~27 entries:
- * pbf's 4 lambda passes on the 3D dam break (103 680 particles, 2 threads, 27 neighbours within h)
- * took 48-56 ms from the lists against 159-164 ms on eddy_sph_cell_pass (docs/toolkit.md).
+ * Why a second neighbour path beside the cell pass (gather.h): the cell pass gathers a cell's
+ * candidates afresh in every pass (~80 in the 3D dam break after the box test) and each particle sums
+ * over all of them, ~27 of which are within h. A solver with two passes a step (density, forces) pays
+ * that twice; a position-based solver runs 2 x iterations + 2 passes over the same neighbourhoods (10
+ * at pbf's default of 4 iterations). Lists of the neighbours within h, built once a step, make each
+ * pass a gather of ~27 entries: pbf's 4 lambda passes on the 3D dam break (103 680 particles, 2
+ * threads, 27 neighbours within h) took 48-56 ms from the lists against 159-164 ms on
+ * eddy_sph_cell_pass when it was measured (docs/toolkit.md).
+ *
+ * The build (eddy_sph_neighbors_build) is one pass over the cells on the cell pass's gather: a cell's
+ * candidates are gathered once and each of its particles picks those within h. It replaced the core's
+ * eddy_grid_build_neighbor_lists here, which tests all ~200 particles of the 3-cell bars per particle,
+ * twice (a count pass and a fill pass): 15-16 ms against 10-12 ms of pbf's grid phase at 103 680
+ * particles, 2 threads (docs/performance.md).
  *
  * The lists are those of the positions at the build; a solver that moves particles between its
  * passes (pbf's position corrections, a small fraction of h per iteration) keeps them for the step:
@@ -22,8 +28,22 @@
  * image (x_i - M(x_j) = c0 + R (x_i - x_j), eddy_sph_image_origin), covers the ghosts of the
  * neighbours and of the particle itself.
  *
- * Order: each list is sorted by particle index and the mirrors come in the core's order, so every sum
- * over a list is bit-identical for any number of threads.
+ * Lanes and padding: a list of ~28 neighbours is 3.5 vectors of 8. An `omp simd` reduction finishes
+ * the last partial vector one scalar iteration at a time (with a square root and a division per pair,
+ * each costs as much as a vector iteration) and adds its partial sums in an order of the ISA's width.
+ * So a list pass sums in chunks of EDDY_SPH_LANES entries, one partial sum per lane (an `omp simd`
+ * loop over the lanes of an eddy_sph_lanes: one AVX2 vector, two SSE vectors), and adds the lanes in a
+ * fixed tree (eddy_sph_lanes_sum); the gather pads the list to whole chunks with entries 4 h away on
+ * every axis (solver arrays 0), whose kernel-weighted terms are exactly zero, also through a mirror (an
+ * image moves an entry by at most 2 h). No loop has a scalar remainder, and every sum rounds the same
+ * on every vector ISA: the passes' results are bit-identical across EDDY_SIMD paths (tests/simd).
+ * Layout: [0, count) the neighbours, [count, padded) padding, [padded] the particle itself,
+ * (padded, padded + EDDY_SPH_LANES) padding. Neighbour loops run over [0, padded), mirror loops over
+ * [0, padded + EDDY_SPH_LANES); a loop that counts neighbours or adds a term no kernel weights runs
+ * over [0, count).
+ *
+ * Order: each list holds its neighbours in the gather's fixed order and the mirrors come in the
+ * core's order, so every sum over a list is bit-identical for any number of threads.
  *
  * Threads: build, find_images for distinct particles and the pass's callbacks run in parallel; one
  * eddy_sph_list per thread (eddy_sph_particle_pass makes them).
@@ -45,12 +65,23 @@
 extern "C" {
 #endif
 
+/* The list build's work units: runs of occupied cells, each writing its lists into its own buffer. */
+#define EDDY_SPH_LIST_CHUNKS 256
+
+typedef struct eddy_sph_list_chunk {
+    uint32_t *index;
+    size_t count, capacity;
+} eddy_sph_list_chunk;
+
 typedef struct eddy_sph_neighbors {
-    const uint32_t *offset, *index; /* the grid's CSR lists: valid until its next build */
+    uint32_t *offset, *index;       /* CSR lists: particle i's neighbours are index[offset[i] .. offset[i+1]) */
+    size_t offset_capacity, index_capacity;
+    eddy_sph_list_chunk chunk[EDDY_SPH_LIST_CHUNKS];
     const eddy_grid_layout *layout; /* periodic minimum image */
     int periodic;
     uint32_t longest;   /* the longest list */
     float uniform_mass; /* every particle's mass when all are equal, else 0 */
+    float pad;          /* 4 h: the padding entries' difference on each axis */
     size_t count;       /* particles at the build */
     unsigned char *near;          /* 1: within reach of a surface at the build */
     unsigned char *image_count;   /* images of a near particle found last */
@@ -67,29 +98,132 @@ int eddy_sph_neighbors_reserve(eddy_sph_neighbors *nb, size_t n);
  * when memory runs out. */
 int eddy_sph_neighbors_slots(eddy_sph_neighbors *nb);
 
+/* Room for `more` entries after chunk->count (eddy_sph_neighbors_build's helper). Returns 0, or -1 when
+ * memory runs out. */
+int eddy_sph_list_chunk_reserve(eddy_sph_list_chunk *chunk, size_t more);
+
+/* offset[] as the running sum of the counts in offset[1..n], index[] sized for them
+ * (eddy_sph_neighbors_build's helper). Returns 0, or -1 when memory runs out or the total exceeds
+ * 2^32 - 1 entries. */
+int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n);
+
+/* Particle i's neighbours within h among a cell's candidates (their positions shifted by the periodic
+ * images), i itself left out, appended to the chunk; returns how many. The chunk has room for every
+ * candidate. */
+static inline uint32_t eddy_sph_list_select(const eddy_sph_candidates *c, const eddy_particles *p, uint32_t i,
+                                            float h2, eddy_sph_list_chunk *chunk)
+{
+#define EDDY_SPH_SELECT_BLOCK 64
+    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+    const float *cx = c->x, *cy = c->y, *cz = c->z;
+    const uint32_t *ci = c->index;
+    uint32_t *out = chunk->index + chunk->count;
+    uint32_t hit[EDDY_SPH_SELECT_BLOCK];
+    size_t k = 0;
+    for (size_t q0 = 0; q0 < c->count; q0 += EDDY_SPH_SELECT_BLOCK) {
+        const size_t len = c->count - q0 < EDDY_SPH_SELECT_BLOCK ? c->count - q0 : (size_t)EDDY_SPH_SELECT_BLOCK;
+        for (size_t t = 0; t < len; ++t) {
+            const float dx = xi - cx[q0 + t], dy = yi - cy[q0 + t], dz = zi - cz[q0 + t];
+            hit[t] = (dx * dx + dy * dy + dz * dz < h2) & (ci[q0 + t] != i);
+        }
+        for (size_t t = 0; t < len; ++t) { /* a store at every candidate: no branch to mispredict */
+            out[k] = ci[q0 + t];
+            k += hit[t];
+        }
+    }
+    chunk->count += k;
+    return (uint32_t)k;
+#undef EDDY_SPH_SELECT_BLOCK
+}
+
 /*
- * Builds the grid's CSR lists within h of the particles (the grid must be built on them), marks the
- * particles within `reach` of a surface of `b` (none when b has no collider) and sizes the image
- * slots. `who` prefixes the error message (the solver id). Returns EDDY_OK, or the error of the list
- * build, or EDDY_ERR_OUT_OF_MEMORY. Inline, so the static library needs no OpenMP.
+ * Builds the lists of the neighbours within h of every owned particle (the grid must be built on the
+ * particles, with cells of at least h), marks the particles within `reach` of a surface of `b` (none
+ * when b has no collider) and sizes the image slots. `who` prefixes the error message (the solver id).
+ * Returns EDDY_OK, EDDY_ERR_INVALID_ARGUMENT (cells smaller than h, or more than 2^32 - 1 entries) or
+ * EDDY_ERR_OUT_OF_MEMORY.
+ *
+ * One pass over the cells: each cell's candidates are gathered once (eddy_sph_gather, ~80 in the 3D
+ * dam break) and every particle of the cell picks its neighbours among them; a run of cells writes its
+ * lists into its own buffer, and the buffers are copied into the CSR arrays once the counts are
+ * summed. A list holds its neighbours in the gather's fixed order, so the lists do not depend on the
+ * thread count. Halo copies get empty lists (their owner computes them). Inline, so the static
+ * library needs no OpenMP.
  */
 static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g, const eddy_particles *p,
                                            const eddy_boundaries *b, float h, float reach, const char *who,
                                            eddy_error *err)
 {
-    int rc = eddy_grid_build_neighbor_lists(g, p, h, err);
-    if (rc) return rc;
+    const eddy_grid_layout *lay = &g->layout;
+    for (int a = 0; a < lay->dimensions; ++a)
+        if (!(lay->cell_size[a] >= h))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s: the grid's cells (%g on axis %d) are smaller than the smoothing radius %g",
+                                  who, (double)lay->cell_size[a], a, (double)h);
     const size_t n = p->count;
+    if (n != g->particle_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: the grid holds %zu particles but the set has %zu; build the grid first", who,
+                              g->particle_count, n);
     if (eddy_sph_neighbors_reserve(nb, n))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu particles", who, n);
-    nb->offset = g->nbr_offset;
-    nb->index = g->nbr_index;
-    nb->layout = &g->layout;
-    nb->periodic = g->layout.periodic[0] || g->layout.periodic[1] || g->layout.periodic[2];
+    nb->layout = lay;
+    nb->periodic = lay->periodic[0] || lay->periodic[1] || lay->periodic[2];
     nb->count = n;
+    nb->pad = 4.0f * h;
+    uint32_t *count = nb->offset + 1; /* the counts, summed in place below */
+    const long long cells = (long long)g->occupied_count;
+    const long long chunks = cells < EDDY_SPH_LIST_CHUNKS ? cells : EDDY_SPH_LIST_CHUNKS;
+    const float h2 = h * h;
+    int failed = 0;
+    EDDY_SPH_OMP(parallel reduction(| : failed))
+    {
+        eddy_sph_candidates cand = eddy_sph_candidates_make(0);
+        EDDY_SPH_OMP(for schedule(dynamic, 1))
+        for (long long k = 0; k < chunks; ++k) {
+            eddy_sph_list_chunk *chunk = &nb->chunk[k];
+            chunk->count = 0;
+            for (long long ci = cells * k / chunks; ci < cells * (k + 1) / chunks && !failed; ++ci) {
+                const uint32_t c = g->occupied[ci], begin = g->cell_begin[c], end = g->cell_end[c];
+                if (!eddy_sph_cell_owned(g, p, c)) {
+                    for (uint32_t i = begin; i < end; ++i) count[i] = 0;
+                    continue;
+                }
+                if (eddy_sph_gather(&cand, g, p, c)) {
+                    failed = 1;
+                    break;
+                }
+                for (uint32_t i = begin; i < end; ++i) {
+                    if (eddy_particle_is_halo(p, i)) {
+                        count[i] = 0;
+                    } else if (eddy_sph_list_chunk_reserve(chunk, cand.count)) {
+                        failed = 1;
+                        break;
+                    } else {
+                        count[i] = eddy_sph_list_select(&cand, p, i, h2, chunk);
+                    }
+                }
+            }
+        }
+        eddy_sph_candidates_free(&cand);
+    }
+    if (failed)
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the neighbour lists", who);
+    if (eddy_sph_neighbors_offsets(nb, n))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
+                              "%s: out of memory for the neighbour lists of %zu particles", who, n);
+    const uint32_t *off = nb->offset;
+    uint32_t *index = nb->index;
+    EDDY_SPH_OMP(parallel for schedule(dynamic, 1))
+    for (long long k = 0; k < chunks; ++k) {
+        /* The chunk's lists in the order they were written: its cells, then their particles. */
+        const long long first = cells * k / chunks;
+        const eddy_sph_list_chunk *chunk = &nb->chunk[k];
+        if (chunk->count)
+            memcpy(index + off[g->cell_begin[g->occupied[first]]], chunk->index, chunk->count * sizeof(uint32_t));
+    }
     const long long nl = (long long)n;
     const int walls = b->collider_count > 0;
-    const uint32_t *off = g->nbr_offset;
     const float *mass = p->mass;
     unsigned char *near = nb->near;
     uint32_t longest = 0;
@@ -128,13 +262,30 @@ static inline int eddy_sph_neighbors_images(const eddy_sph_neighbors *nb, uint32
     return n;
 }
 
+/* The list loops' chunk: 8 floats (see "Lanes and padding" at the top of this file). */
+#define EDDY_SPH_LANES 8u
+
+/* One partial sum per lane of a chunk. */
+typedef struct eddy_sph_lanes {
+    float v[EDDY_SPH_LANES];
+} eddy_sph_lanes;
+
+/* The lanes added in a fixed tree: the same rounding for every ISA and thread count. */
+static inline float eddy_sph_lanes_sum(const eddy_sph_lanes *a)
+{
+    const float *v = a->v;
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
 /*
  * One particle's list, gathered contiguous for SIMD loops: differences x_i - x_j (periodic minimum
  * image applied), masses and up to EDDY_SPH_MAX_EXTRA solver arrays. Entries [0, count) are the
- * neighbours, entry [count] the particle itself (difference 0).
+ * neighbours, [count, padded) padding whose kernel-weighted terms are exactly zero, entry [padded]
+ * the particle itself (difference 0), then padding to padded + EDDY_SPH_LANES (the top of this file).
  */
 typedef struct eddy_sph_list {
     uint32_t count;
+    uint32_t padded; /* count rounded up to a multiple of EDDY_SPH_LANES */
     const uint32_t *index; /* the neighbours' particle indices (count entries) */
     float *dx, *dy, *dz, *m;
     float *extra[EDDY_SPH_MAX_EXTRA];
@@ -157,7 +308,7 @@ int eddy_sph_list_reserve(eddy_sph_list *l, const eddy_sph_neighbors *nb);
 
 void eddy_sph_list_free(eddy_sph_list *l);
 
-/* Gathers particle i's list (differences, masses) at the current positions. */
+/* Gathers particle i's list (differences, masses, padding) at the current positions. */
 static inline void eddy_sph_list_gather(eddy_sph_list *l, const eddy_sph_neighbors *nb, const eddy_particles *p,
                                         uint32_t i)
 {
@@ -174,21 +325,35 @@ static inline void eddy_sph_list_gather(eddy_sph_list *l, const eddy_sph_neighbo
         dz[q] = zi - z[j];
         if (masses) m[q] = mass[j];
     }
-    dx[nn] = dy[nn] = dz[nn] = 0.0f;
-    if (masses) m[nn] = mass[i];
     if (nb->periodic)
         for (uint32_t q = 0; q < nn; ++q) eddy_grid_min_image(nb->layout, &dx[q], &dy[q], &dz[q]);
+    const uint32_t padded = (nn + EDDY_SPH_LANES - 1) / EDDY_SPH_LANES * EDDY_SPH_LANES;
+    const float pad = nb->pad;
+    for (uint32_t q = nn; q < padded; ++q) {
+        dx[q] = dy[q] = dz[q] = pad;
+        if (masses) m[q] = 0.0f;
+    }
+    dx[padded] = dy[padded] = dz[padded] = 0.0f;
+    if (masses) m[padded] = mass[i];
+    for (uint32_t q = padded + 1; q < padded + EDDY_SPH_LANES; ++q) {
+        dx[q] = dy[q] = dz[q] = pad;
+        if (masses) m[q] = 0.0f;
+    }
     l->count = nn;
+    l->padded = padded;
     l->index = idx;
 }
 
-/* extra[slot][q] = src[index[q]] for the neighbours and src[i] for the particle itself. */
+/* extra[slot][q] = src[index[q]] for the neighbours, src[i] for the particle itself, 0 for the
+ * padding. */
 static inline void eddy_sph_list_field(eddy_sph_list *l, int slot, const float *src, uint32_t i)
 {
     float *dst = l->extra[slot];
-    const uint32_t *idx = l->index, nn = l->count;
+    const uint32_t *idx = l->index, nn = l->count, padded = l->padded;
     for (uint32_t q = 0; q < nn; ++q) dst[q] = src[idx[q]];
-    dst[nn] = src[i];
+    for (uint32_t q = nn; q < padded; ++q) dst[q] = 0.0f;
+    dst[padded] = src[i];
+    for (uint32_t q = padded + 1; q < padded + EDDY_SPH_LANES; ++q) dst[q] = 0.0f;
 }
 
 /* What a particle pass hands a solver for each owned particle i: its gathered list (solver arrays not
