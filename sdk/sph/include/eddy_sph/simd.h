@@ -32,7 +32,8 @@
  * `omp simd` reductions: 4, 8 or 16 partial sums. Each path is bit-identical for any number of threads
  * (the candidates come in the grid's fixed order); state hashes differ between paths, by rounding only
  * (tests/simd compares them), so runs that must hash equal on different machines set the same
- * EDDY_SIMD (baseline runs everywhere).
+ * EDDY_SIMD (baseline runs everywhere). Loops that add the fixed lanes of eddy_sph/neighbors.h
+ * (eddy_sph_lanes: pbf's list passes) round the same on every path, and their states hash equal.
  */
 #ifndef EDDY_SPH_SIMD_H
 #define EDDY_SPH_SIMD_H
