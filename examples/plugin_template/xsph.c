@@ -242,6 +242,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
     const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
     const float *cvx = c->extra[C_VX], *cvy = c->extra[C_VY], *cvz = c->extra[C_VZ];
     const float *cp = c->extra[C_PRESSURE], *crho = c->extra[C_RHO], *cc = c->extra[C_SOUND];
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = eddy_sph_cell_near_walls(&fc->w->boundaries, g, p, cell, s->kernels.h);
     for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* its owner updates it */
         const pair_ctx f = {.k = s->kernels,
@@ -266,7 +268,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
          * the wall (boundary.h), one SIMD loop per mirror over the same candidates (pair() is 0 beyond
          * h; eddy_sph/gather.h, "Mirror ghosts"). */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi, yi, zi, img);
+        const int nimg =
+            walls ? eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi, yi, zi, img) : 0;
         const size_t nn = nimg ? c->count : 0;
         const float *nx = c->x, *ny = c->y, *nz = c->z, *nm = c->m;
         const float *nvx = c->extra[C_VX], *nvy = c->extra[C_VY], *nvz = c->extra[C_VZ];

@@ -235,6 +235,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
     const float *cpr = cand->extra[C_PRESSURE], *cvol = cand->extra[C_VOLUME];
     const float *cgs = cand->extra[C_GSCALE], *cmu = cand->extra[C_VISC];
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
         const float xi = x[i], yi = y[i], zi = z[i];
@@ -259,7 +261,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         }
         /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img);
+        const int nimg =
+            walls ? eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img) : 0;
         /* One SIMD loop per mirror over the candidates themselves: pair() is 0 beyond h, and with the
          * gather's ~80 candidates that is cheaper than selecting the ~30 within h first. */
         const size_t nn = nimg ? cand->count : 0;

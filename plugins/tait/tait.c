@@ -384,6 +384,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const float *crho = cand->extra[C_RHO], *cmu = cand->extra[C_VISC];
     const float *ccs = cand->extra[C_SOUND], *cgs = cand->extra[C_GSCALE];
     const float *cpr2 = cand->extra[C_PR2], *cvol = cand->extra[C_VOL];
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = mirrors && eddy_sph_cell_near_walls(b, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
         const uint32_t m = mat[i];
@@ -408,7 +410,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         if (mirrors) {
             /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
             eddy_sph_image img[EDDY_MAX_MIRRORS];
-            const int nimg = eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img);
+            const int nimg = walls ? eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img) : 0;
             /* Over every candidate: pair() is 0 beyond h (eddy_sph/gather.h, "Mirror ghosts"). */
             const size_t nn = nimg ? cand->count : 0;
             const float *nx = cand->x, *ny = cand->y, *nz = cand->z, *nm = cand->m;

@@ -148,6 +148,8 @@ EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *
     float *rho = p->density, *pres = p->pressure;
     float *num = eddy_particles_field(p, s->f_number, 0);
     drop_tracers(s, g, p, c, 0, cand);
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         const uint32_t m = mat[i];
         if (is_tracer(s, m)) {
@@ -158,7 +160,7 @@ EDDY_SPH_SIMD_BODY int density_cell(void *ctx, uint32_t c, eddy_sph_candidates *
         }
         const float xi = x[i], yi = y[i], zi = z[i];
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img);
+        const int nimg = walls ? eddy_sph_images(&w->boundaries, w->gravity, k.h, xi, yi, zi, img) : 0;
         float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
         if (nimg) sum += eddy_sph_density_ghosts(cand, h2, img, nimg);
         const float n = k.poly6 * sum + s->self_number[m];
@@ -308,6 +310,8 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         cand->extra[C_V][q] = mass[j] / s->rest_density[mj];
         cand->extra[C_RB][q] = rho[j] * s->buoyancy[mj];
     }
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = eddy_sph_cell_near_walls(b, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         const uint32_t m = mat[i];
         for (int a = 0; a < 3; ++a) {
@@ -339,7 +343,7 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
             t->gradient && (s->ambient <= 0.0f || eddy_boundaries_distance(b, pos, NULL, NULL) < k.h);
         const int want_ghosts = t->forces || (t->gradient && difference);
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = want_ghosts ? eddy_sph_images(b, t->gravity, k.h, xi, yi, zi, img) : 0;
+        const int nimg = want_ghosts && walls ? eddy_sph_images(b, t->gravity, k.h, xi, yi, zi, img) : 0;
         sums_i sum;
         memset(&sum, 0, sizeof sum);
         pair_loop(cand, &k, tiny2, &pi, xi, yi, zi, NULL, t->gradient, difference, t->forces,

@@ -573,6 +573,63 @@ static void state_records_round_trip(void **state)
     free(data);
 }
 
+/*
+ * eddy_sph_cell_near_walls against the mirror search itself: in random worlds with the container's
+ * walls, a sphere and a tilted plane inside, no cell it calls clear of the walls holds a particle with
+ * a mirror image (eddy_sph_images at reach h), particles placed just inside reach of each surface
+ * included; and it does call some cells clear (it is not the trivial "always near").
+ */
+static void cell_near_walls_is_conservative(void **state)
+{
+    (void)state;
+    const int periodic[3] = {0, 0, 0};
+    const float h = 0.13f;
+    size_t cells = 0, clear = 0, near_particles = 0;
+    for (uint64_t seed = 3; seed < 6; ++seed) {
+        eddy_world *w = random_world(4000, 2.0f, h, periodic, seed); /* 15 cells per axis */
+        eddy_error err = {0};
+        eddy_collider ball = eddy_default_collider();
+        ball.shape = EDDY_SHAPE_SPHERE;
+        ball.center[0] = 1.1f, ball.center[1] = 0.9f, ball.center[2] = 1.0f;
+        ball.radius = 0.3f;
+        eddy_collider tilted = eddy_default_collider(); /* a plane through (0, 0.12, 0), normal up and along x */
+        tilted.point[1] = 0.12f;
+        tilted.normal[0] = 0.6f, tilted.normal[1] = 0.8f, tilted.normal[2] = 0.0f;
+        if (eddy_world_add_collider(w, &ball, &err) || eddy_world_add_collider(w, &tilted, &err))
+            fail_msg("collider: %s", err.message);
+        /* Particles just inside reach of the sphere, on rays from its centre. */
+        eddy_particles *p = &w->particles;
+        for (size_t i = 0; i < p->count; i += 20) {
+            float d[3] = {p->x[i] - ball.center[0], p->y[i] - ball.center[1], p->z[i] - ball.center[2]};
+            const float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (!(l > 0.0f)) continue;
+            const float r = ball.radius + h * (1.0f - 1e-4f);
+            p->x[i] = ball.center[0] + d[0] / l * r;
+            p->y[i] = ball.center[1] + d[1] / l * r;
+            p->z[i] = ball.center[2] + d[2] / l * r;
+        }
+        if (eddy_world_build_grid(w, &err)) fail_msg("build: %s", err.message);
+        const eddy_grid *g = &w->grid;
+        for (size_t k = 0; k < g->occupied_count; ++k) {
+            const uint32_t c = g->occupied[k];
+            const int flagged = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, h);
+            ++cells;
+            clear += !flagged;
+            for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+                eddy_sph_image img[EDDY_MAX_MIRRORS];
+                const int n = eddy_sph_images(&w->boundaries, w->gravity, h, p->x[i], p->y[i], p->z[i], img);
+                near_particles += n > 0;
+                if (n > 0 && !flagged)
+                    fail_msg("seed %llu: cell %u called clear of the walls, particle %u at (%g, %g, %g) has %d images",
+                             (unsigned long long)seed, c, i, p->x[i], p->y[i], p->z[i], n);
+            }
+        }
+        eddy_world_destroy(w);
+    }
+    print_message("%zu cells, %zu clear of the walls; %zu particles with images\n", cells, clear, near_particles);
+    assert_true(clear > cells / 10 && near_particles > 1000);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +641,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
         cmocka_unit_test(neighbor_lists_match_brute_force),
+        cmocka_unit_test(cell_near_walls_is_conservative),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,9 @@
 /* Candidate gather and mirror images (eddy_sph/gather.h). */
 #include <eddy_sph/gather.h>
 
+#include <eddy/boundary_math.h>
+
+#include <math.h>
 #include <stdlib.h>
 
 void eddy_sph_candidates_free(eddy_sph_candidates *c)
@@ -132,6 +135,36 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
 }
 
 const char *const eddy_sph_wall_velocity_choices[] = {"slip", "no_slip", NULL};
+
+int eddy_sph_cell_near_walls(const eddy_boundaries *b, const eddy_grid *g, const eddy_particles *p, uint32_t c,
+                             float reach)
+{
+    if (b->collider_count == 0) return 0;
+    const uint32_t begin = g->cell_begin[c], end = g->cell_end[c];
+    if (begin == end) return 0;
+    const int dims = g->layout.dimensions;
+    const float *pos[3] = {p->x, p->y, p->z};
+    eddy_real centre[3] = {0.0f, 0.0f, 0.0f};
+    float half2 = 0.0f, scale = 0.0f;
+    for (int a = 0; a < dims; ++a) {
+        float lo = pos[a][begin], hi = lo;
+        for (uint32_t i = begin + 1; i < end; ++i) {
+            lo = pos[a][i] < lo ? pos[a][i] : lo;
+            hi = pos[a][i] > hi ? pos[a][i] : hi;
+        }
+        centre[a] = 0.5f * (lo + hi);
+        half2 += 0.25f * (hi - lo) * (hi - lo);
+        scale = fmaxf(scale, fmaxf(fabsf(lo), fabsf(hi)));
+    }
+    /* The margin covers the rounding of the distances here and in the mirror search (a few ulps of the
+     * coordinates) and of the box's half diagonal. */
+    const float clear = sqrtf(half2) * 1.0001f + reach * 1.001f + 1e-5f * scale;
+    for (size_t k = 0; k < b->collider_count; ++k) {
+        const float d = eddy_hd_collider_distance(&b->colliders[k], dims, centre, NULL);
+        if (!(fabsf(d) > clear)) return 1;
+    }
+    return 0;
+}
 
 int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
                     float zi, eddy_sph_image out[EDDY_MAX_MIRRORS])

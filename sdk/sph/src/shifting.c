@@ -42,6 +42,8 @@ int eddy_sph_shift_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_s
     }
     const size_t nc = cand->count;
     const float *cx = cand->x, *cy = cand->y, *cz = cand->z, *cv = cand->extra[C_VOLUME];
+    /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
+    const int walls = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* moved by its owner */
         const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
@@ -60,7 +62,7 @@ int eddy_sph_shift_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_s
         }
         /* The walls' ghosts, as in the density (eddy_sph_density_pass): images of the candidates. */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(&w->boundaries, NULL, k.h, xi, yi, zi, img);
+        const int nimg = walls ? eddy_sph_images(&w->boundaries, NULL, k.h, xi, yi, zi, img) : 0;
         for (int mi = 0; mi < nimg; ++mi) {
             const eddy_sph_image gi = img[mi];
             const size_t nn = cand->count;

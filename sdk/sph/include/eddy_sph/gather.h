@@ -244,6 +244,19 @@ int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reac
                     float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
 
 /*
+ * Whether a particle of cell c, at its current position, may be within `reach` of a surface of b and so
+ * have mirror images: 0 when the bounding box of the cell's particles is farther than reach from every
+ * collider, and a pass may then skip the per-particle search (eddy_sph_images / eddy_sph_wall_images
+ * would return 0 for each of them: ~80% of the particles of a dam break at rest, where the search was
+ * 6-8% of a step). Exact in that sense: a collider's signed distance changes by at most the distance
+ * moved (planes, boxes and spheres), so every particle of the box is at least |d(centre)| - half its
+ * diagonal from the surface, and the test keeps a margin of 0.1% of reach plus float rounding. 1 when
+ * it cannot tell. Threads: any number at once (reads only).
+ */
+int eddy_sph_cell_near_walls(const eddy_boundaries *b, const eddy_grid *g, const eddy_particles *p, uint32_t c,
+                             float reach);
+
+/*
  * What the ghosts' velocity makes of a wall. Slip: the core's mirror, R v_j plus the wall's normal
  * velocity (the normal velocity relative to the wall reversed, the tangential kept), so the viscous
  * force sees no shear at the wall. No slip: the whole velocity relative to the wall reversed,
@@ -396,11 +409,12 @@ static inline int eddy_sph_density_cell(const eddy_grid *g, const eddy_particles
 {
     (void)near; /* the mirror loops run over the candidates themselves (eddy_sph_select) */
     const float h2 = h * h;
+    const int walls = eddy_sph_cell_near_walls(b, g, p, c, h); /* else no particle has a mirror */
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
         const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = eddy_sph_images(b, gravity, h, xi, yi, zi, img);
+        const int nimg = walls ? eddy_sph_images(b, gravity, h, xi, yi, zi, img) : 0;
         float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
         if (nimg) sum += eddy_sph_density_ghosts(cand, h2, img, nimg);
         finish(ctx, i, sum);
