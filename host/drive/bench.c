@@ -121,17 +121,17 @@ static void near_wall(const eddy_world *w, double *near, double *owned)
 }
 
 /* What the per-cell passes of the SPH toolkit (eddy_sph_cell_pass) work through on this process: the
- * cells that hold particles, every particle of the 3-cell bars around a cell, and the candidates the
- * toolkit's gather keeps of those (eddy_sph_gather itself, so the figure is what the passes see), both
- * weighted by the owned particles of the cell that loop over them (*looping: their sum). Cells that hold
- * only halo copies are skipped, as the passes skip them (eddy_sph_cell_owned). A splash spreads the same
+ * cells that hold owned particles, every particle of the 3-cell bars around a cell, and the candidates
+ * the toolkit's gather keeps of those (eddy_sph_gather itself, so the figure is what the passes see),
+ * both weighted by the owned particles of the cell that loop over them (*looping: their sum). Cells
+ * that hold only halo copies are left out, as the passes skip them (eddy_sph_cell_owned). A splash spreads the same
  * particles thinly over more cells, so each gathered buffer serves fewer particles. *gathered is NAN
  * when the gather's buffer could not be allocated: a figure of the report, not worth failing the bench
  * (or, on several processes, leaving the others in the reduction that follows). */
 static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occupied, double *in_bars,
                       double *gathered, double *looping)
 {
-    double bars = 0.0, kept = 0.0, loops = 0.0;
+    double bars = 0.0, kept = 0.0, loops = 0.0, cells = 0.0;
     eddy_sph_candidates cand = eddy_sph_candidates_make(0);
     int rc = 0;
     for (size_t k = 0; k < g->occupied_count && !rc; ++k) {
@@ -147,9 +147,10 @@ static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occup
         bars += (double)n * own;
         kept += (double)cand.count * own;
         loops += own;
+        cells += 1.0;
     }
     eddy_sph_candidates_free(&cand);
-    *occupied = (double)g->occupied_count;
+    *occupied = cells;
     *in_bars = bars;
     *gathered = rc ? NAN : kept;
     *looping = loops;
@@ -258,9 +259,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     sp.processes = procs;
     double owned = (double)(w->particles.count - w->particles.halo_count);
     double neighbors = 0.0, ms = 0.0, med[EDDY_PHASE_COUNT];
-    /* occupied cells, candidates in the bars, particles held (halo incl.), candidates gathered, owned
-     * particles that loop over them */
-    double cells[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    /* cells with owned particles, candidates in the bars, owned particles in them, candidates gathered */
+    double cells[4] = {0.0, 0.0, 0.0, 0.0};
     if (!rc) {
         /* A step ends when the slowest process ends it: per repeat the maximum over the processes. */
         rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
@@ -271,9 +271,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         /* Neighbours of every particle this process holds, weighted by their number below: halo
          * copies at the far edge of a halo see fewer, so on several processes it reads a little low. */
         neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
-        cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3], &cells[4]);
-        cells[2] = (double)w->particles.count;
-        if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 5, err);
+        cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3], &cells[2]);
+        if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 4, err);
     }
     if (!rc && decomposed) {
         const double own = owned, held = (double)w->particles.count;
@@ -334,8 +333,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         printf("  neighbors per particle: %.1f (within h, self excluded%s)\n", neighbors,
                decomposed ? "; halo copies included" : "");
         const double per_cell = cells[0] > 0 ? cells[2] / cells[0] : 0.0;
-        const double cand = cells[4] > 0 ? cells[1] / cells[4] : 0.0;
-        const double gathered = cells[4] > 0 ? cells[3] / cells[4] : 0.0;
+        const double cand = cells[2] > 0 ? cells[1] / cells[2] : 0.0;
+        const double gathered = cells[2] > 0 ? cells[3] / cells[2] : 0.0;
         printf("  cells holding particles: %.0f, %.2f particles each; %.1f candidates per particle in the 3-cell "
                "bars around its cell, %.1f of them gathered (within reach of the cell's particles)\n",
                cells[0], per_cell, cand, gathered);

@@ -359,16 +359,18 @@ static size_t points_in_window(const vcheck *ck)
     return n;
 }
 
-/* The run's samples (times k * sample_interval, the frames' output_interval) in the check's window. */
-static long samples_in_window(const vcheck *ck, double sample_interval)
+/* The run's samples (times k * sample_interval, the frames' output_interval, up to end_time when the
+ * case sets it) in the check's window. */
+static long samples_in_window(const vcheck *ck, double sample_interval, double end_time)
 {
-    const double a = ck->from * ck->ref.time_scale / sample_interval, b = ck->to * ck->ref.time_scale / sample_interval;
+    const double to = isfinite(end_time) ? fmin(ck->to * ck->ref.time_scale, end_time) : ck->to * ck->ref.time_scale;
+    const double a = ck->from * ck->ref.time_scale / sample_interval, b = to / sample_interval;
     const double first = ceil(fmax(a, 0.0) - 1e-9), last = floor(b + 1e-9);
     return last >= first ? (long)(last - first) + 1 : 0;
 }
 
-static int read_check(const char *file, const cJSON *o, int index, double sample_interval, vcheck *ck,
-                      eddy_error *err)
+static int read_check(const char *file, const cJSON *o, int index, double sample_interval, double end_time,
+                      vcheck *ck, eddy_error *err)
 {
     char path[64], key[96], text[64];
     snprintf(path, sizeof path, "checks[%d]", index);
@@ -490,14 +492,16 @@ static int read_check(const char *file, const cJSON *o, int index, double sample
         }
         /* A slope also fits the run's own samples (the other measures interpolate the run at the
          * reference's times). */
-        const long samples = samples_in_window(ck, sample_interval);
+        const long samples = samples_in_window(ck, sample_interval, end_time);
         if (ck->error == E_SLOPE_RELATIVE && samples < 2) {
             char what[256];
             snprintf(key, sizeof key, "%s.error", path);
+            char until[64] = "";
+            if (isfinite(end_time)) snprintf(until, sizeof until, " up to end_time %g s", end_time);
             snprintf(what, sizeof what,
                      "slope_relative fits the run's samples in [from, to] = [%g, %g], and at sample_interval %g s "
-                     "the window holds %ld; it needs at least 2",
-                     ck->from, ck->to, sample_interval, samples);
+                     "the window holds %ld%s; it needs at least 2",
+                     ck->from, ck->to, sample_interval, samples, until);
             return bad(err, file, key, what);
         }
     } else if (r) {
@@ -632,7 +636,7 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
     const cJSON *o;
     cJSON_ArrayForEach(o, checks)
     {
-        if ((rc = read_check(f, o, c->check_count, c->sample_interval, &c->checks[c->check_count], err))) goto done;
+        if ((rc = read_check(f, o, c->check_count, c->sample_interval, c->end_time, &c->checks[c->check_count], err))) goto done;
         for (int k = 0; k < c->check_count; ++k)
             if (strcmp(c->checks[k].name, c->checks[c->check_count].name) == 0) {
                 char key[64];

@@ -293,7 +293,7 @@ static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
         t->bad_entries += l->dx[q] != d[0] || l->dy[q] != d[1] || l->dz[q] != d[2] || l->m[q] != p->mass[j] ||
                           l->extra[0][q] != t->field[j];
     }
-    /* The particle itself after its neighbours padded to whole chunks, then a chunk's padding: 4 h
+    /* The particle itself after its neighbours padded to whole chunks, then a chunk's padding: 8 h
      * away on every axis, solver arrays 0. The sums below run over every entry, padding included, and
      * must still match O(N^2) (so no padding entry or its ghost is within h). */
     const uint32_t pd = l->padded, end = pd + EDDY_SPH_LANES;
@@ -302,7 +302,7 @@ static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
                       l->extra[0][pd] != t->field[i];
     for (uint32_t q = nn; q < end; ++q)
         if (q != pd)
-            t->bad_entries += l->dx[q] != 4.0f * t->h || l->dy[q] != 4.0f * t->h || l->dz[q] != 4.0f * t->h ||
+            t->bad_entries += l->dx[q] != 8.0f * t->h || l->dy[q] != 8.0f * t->h || l->dz[q] != 8.0f * t->h ||
                               l->extra[0][q] != 0.0f;
     const double h2 = (double)t->h * t->h;
     double sum = 0.0;
@@ -573,6 +573,86 @@ static void state_records_round_trip(void **state)
     free(data);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The list build's edges: a world without particles (a process may own none) builds empty lists; with
+ * halo copies flagged before the build, a halo copy's list is empty and every owned particle's list is
+ * exactly the set of its neighbours within h of an O(N^2) search (no entry missing, none twice, not
+ * itself), for a rebuild into the same struct as well.
+ */
+static void neighbor_lists_edges(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    {
+        eddy_world *w = NULL;
+        assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
+        w->smoothing_radius = 0.1f;
+        eddy_material m = eddy_default_material();
+        m.rest_density = 1000.0f;
+        m.particle_mass = 0.125f;
+        if (eddy_world_add_material(w, &m, &err)) fail_msg("material: %s", err.message);
+        const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        const int periodic[3] = {0, 0, 0};
+        if (eddy_world_set_container(w, lo, hi, periodic, &err) ||
+            eddy_world_init_grid(w, lo, hi, periodic, NULL, EDDY_DOMAIN_ERROR, &err) || eddy_world_build_grid(w, &err))
+            fail_msg("empty world: %s", err.message);
+        eddy_sph_neighbors nb = {0};
+        if (eddy_sph_neighbors_build(&nb, &w->grid, &w->particles, &w->boundaries, 0.1f, 0.15f, "test", &err))
+            fail_msg("build without particles: %s", err.message);
+        assert_true(nb.offset != NULL && nb.offset[0] == 0 && nb.longest == 0 && nb.count == 0);
+        eddy_sph_neighbors_free(&nb);
+        eddy_world_destroy(w);
+    }
+    const int periodic[3] = {1, 0, 1};
+    const float h = 0.13f;
+    const size_t n = 1200;
+    eddy_world *w = random_world(n, 1.0f, h, periodic, 41);
+    eddy_particles *p = &w->particles;
+    eddy_sph_neighbors nb = {0};
+    uint32_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    for (int round = 0; round < 2; ++round) {
+        for (size_t i = 0; i < n; ++i)
+            p->flags[i] = (uint8_t)(i % 5 == (size_t)round ? p->flags[i] | EDDY_PARTICLE_HALO : p->flags[i] & ~EDDY_PARTICLE_HALO);
+        p->halo_count = (n + 4 - (size_t)round) / 5;
+        if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
+            fail_msg("build: %s", err.message);
+        size_t compared = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t listed = nb.offset[i + 1] - nb.offset[i];
+            if (eddy_particle_is_halo(p, i)) {
+                if (listed) fail_msg("round %d: halo copy %zu has %u neighbours listed", round, i, listed);
+                continue;
+            }
+            size_t k = 0;
+            int ambiguous = 0;
+            for (size_t j = 0; j < n; ++j) {
+                float d[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
+                eddy_grid_min_image(&w->grid.layout, &d[0], &d[1], &d[2]);
+                const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+                ambiguous |= fabs(sqrt(r2) - h) <= 1e-5 * h;
+                if (j != i && r2 < (double)h * h) want[k++] = (uint32_t)j;
+            }
+            if (ambiguous) continue;
+            ++compared;
+            if (listed != k) fail_msg("round %d: particle %zu: %u listed, %zu by O(N^2)", round, i, listed, k);
+            memcpy(got, nb.index + nb.offset[i], k * sizeof *got);
+            qsort(got, k, sizeof *got, cmp_u32);
+            if (memcmp(got, want, k * sizeof *got) != 0) fail_msg("round %d: particle %zu: the lists differ", round, i);
+        }
+        assert_true(compared > (n - n / 5) * 9 / 10);
+    }
+    free(want);
+    free(got);
+    eddy_sph_neighbors_free(&nb);
+    eddy_world_destroy(w);
+}
+
 /*
  * eddy_sph_cell_near_walls against the mirror search itself: in random worlds with the container's
  * walls, a sphere and a tilted plane inside, no cell it calls clear of the walls holds a particle with
@@ -641,6 +721,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
         cmocka_unit_test(neighbor_lists_match_brute_force),
+        cmocka_unit_test(neighbor_lists_edges),
         cmocka_unit_test(cell_near_walls_is_conservative),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

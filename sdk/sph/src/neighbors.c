@@ -5,7 +5,7 @@
 
 int eddy_sph_neighbors_reserve(eddy_sph_neighbors *nb, size_t n)
 {
-    if (n <= nb->capacity) return 0;
+    if (nb->offset && n <= nb->capacity) return 0; /* offset has n + 1 entries: one even for n = 0 */
     const size_t cap = n + n / 4 + 16;
     uint32_t *offset = realloc(nb->offset, (cap + 1) * sizeof(uint32_t));
     if (!offset) return -1;
@@ -63,7 +63,7 @@ int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n)
     off[0] = 0;
     for (size_t i = 1; i <= n; ++i) {
         total += off[i];
-        if (total > UINT32_MAX) return -1;
+        if (total > UINT32_MAX) return -2;
         off[i] = (uint32_t)total;
     }
     if (total > nb->index_capacity) {

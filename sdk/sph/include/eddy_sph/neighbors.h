@@ -33,9 +33,10 @@
  * each costs as much as a vector iteration) and adds its partial sums in an order of the ISA's width.
  * So a list pass sums in chunks of EDDY_SPH_LANES entries, one partial sum per lane (an `omp simd`
  * loop over the lanes of an eddy_sph_lanes: one AVX2 vector, two SSE vectors), and adds the lanes in a
- * fixed tree (eddy_sph_lanes_sum); the gather pads the list to whole chunks with entries 4 h away on
- * every axis (solver arrays 0), whose kernel-weighted terms are exactly zero, also through a mirror (an
- * image moves an entry by at most 2 h). No loop has a scalar remainder, and every sum rounds the same
+ * fixed tree (eddy_sph_lanes_sum); the gather pads the list to whole chunks with entries 8 h away on
+ * every axis (solver arrays 0), whose kernel-weighted terms are exactly zero, also through a mirror: an
+ * image composes at most three reflections across walls within h, which moves an entry by at most
+ * 6 h, and 8 sqrt(3) h - 6 h > h. No loop has a scalar remainder, and every sum rounds the same
  * on every vector ISA: the passes' results are bit-identical across EDDY_SIMD paths (tests/simd).
  * Layout: [0, count) the neighbours, [count, padded) padding, [padded] the particle itself,
  * (padded, padded + EDDY_SPH_LANES) padding. Neighbour loops run over [0, padded), mirror loops over
@@ -81,7 +82,7 @@ typedef struct eddy_sph_neighbors {
     int periodic;
     uint32_t longest;   /* the longest list */
     float uniform_mass; /* every particle's mass when all are equal, else 0 */
-    float pad;          /* 4 h: the padding entries' difference on each axis */
+    float pad;          /* 8 h: the padding entries' difference on each axis */
     size_t count;       /* particles at the build */
     unsigned char *near;          /* 1: within reach of a surface at the build */
     unsigned char *image_count;   /* images of a near particle found last */
@@ -103,8 +104,8 @@ int eddy_sph_neighbors_slots(eddy_sph_neighbors *nb);
 int eddy_sph_list_chunk_reserve(eddy_sph_list_chunk *chunk, size_t more);
 
 /* offset[] as the running sum of the counts in offset[1..n], index[] sized for them
- * (eddy_sph_neighbors_build's helper). Returns 0, or -1 when memory runs out or the total exceeds
- * 2^32 - 1 entries. */
+ * (eddy_sph_neighbors_build's helper). Returns 0, -1 when memory runs out, or -2 when the total
+ * exceeds 2^32 - 1 entries. */
 int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n);
 
 /* Particle i's neighbours within h among a cell's candidates (their positions shifted by the periodic
@@ -170,7 +171,7 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     nb->layout = lay;
     nb->periodic = lay->periodic[0] || lay->periodic[1] || lay->periodic[2];
     nb->count = n;
-    nb->pad = 4.0f * h;
+    nb->pad = 8.0f * h;
     uint32_t *count = nb->offset + 1; /* the counts, summed in place below */
     const long long cells = (long long)g->occupied_count;
     const long long chunks = cells < EDDY_SPH_LIST_CHUNKS ? cells : EDDY_SPH_LIST_CHUNKS;
@@ -209,7 +210,11 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     }
     if (failed)
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the neighbour lists", who);
-    if (eddy_sph_neighbors_offsets(nb, n))
+    const int offsets = eddy_sph_neighbors_offsets(nb, n);
+    if (offsets == -2)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: the neighbour lists of %zu particles hold more than 2^32 - 1 entries", who, n);
+    if (offsets)
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
                               "%s: out of memory for the neighbour lists of %zu particles", who, n);
     const uint32_t *off = nb->offset;
