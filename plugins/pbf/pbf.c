@@ -365,16 +365,12 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
         const eddy_sph_image *M = &mir[mi];
         float c0[3];
         eddy_sph_image_origin(M, xi, yi, zi, c0);
-        const float R00 = M->r[0][0], R01 = M->r[0][1], R02 = M->r[0][2];
-        const float R10 = M->r[1][0], R11 = M->r[1][1], R12 = M->r[1][2];
-        const float R20 = M->r[2][0], R21 = M->r[2][1], R22 = M->r[2][2];
         for (size_t q0 = 0; q0 < nn + EDDY_SPH_LANES; q0 += EDDY_SPH_LANES) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 const size_t q = q0 + k;
-                const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
-                const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
-                const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
+                float ex, ey, ez;
+                eddy_sph_image_of_diff(M, c0, bx[q], by[q], bz[q], &ex, &ey, &ez);
                 const lambda_terms t = lambda_pair(ex, ey, ez, bm[q], h, h2, cg, inv_rho0, tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
@@ -428,18 +424,18 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
     return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
 }
 
-/* Delta-p of owned particle i over its list (lambdas in extra[0]) and, with R, over the ghosts of the
+/* Delta-p of owned particle i over its list (lambdas in extra[0]) and, with a mirror M, over the ghosts of the
  * list's entries [0, count) in a mirror (e = c0 + R d), into per-lane sums (count: a multiple of
  * EDDY_SPH_LANES). */
 static inline __attribute__((always_inline)) void delta_loop(const pass *c, const eddy_sph_list *l, size_t count,
-                                                             const float *R, const float *c0, float inv_rho0,
+                                                             const eddy_sph_image *M, const float *c0, float inv_rho0,
                                                              float li, const int ncorr, eddy_sph_lanes acc[3])
 {
     const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bl = l->extra[0];
     const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
     const float scale = -c->k.spiky_grad * inv_rho0;
     float *px = acc[0].v, *py = acc[1].v, *pz = acc[2].v;
-    if (!R) {
+    if (!M) {
         for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
@@ -452,15 +448,12 @@ static inline __attribute__((always_inline)) void delta_loop(const pass *c, cons
             }
         }
     } else {
-        const float R00 = R[0], R01 = R[1], R02 = R[2], R10 = R[3], R11 = R[4], R12 = R[5], R20 = R[6],
-                    R21 = R[7], R22 = R[8];
         for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 const size_t q = q0 + k;
-                const float ex = c0[0] + R00 * bx[q] + R01 * by[q] + R02 * bz[q];
-                const float ey = c0[1] + R10 * bx[q] + R11 * by[q] + R12 * bz[q];
-                const float ez = c0[2] + R20 * bx[q] + R21 * by[q] + R22 * bz[q];
+                float ex, ey, ez;
+                eddy_sph_image_of_diff(M, c0, bx[q], by[q], bz[q], &ex, &ey, &ez);
                 const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
                 px[k] += f * ex;
                 py[k] += f * ey;
@@ -473,12 +466,12 @@ static inline __attribute__((always_inline)) void delta_loop(const pass *c, cons
 /* delta_loop with the s_corr exponent n (1 to 8) as a constant; inlined into delta_particle's vector
  * ISA wrappers (eddy_sph/simd.h). */
 static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_list *l, size_t count,
-                                                            const float *R, const float *c0, float inv_rho0,
+                                                            const eddy_sph_image *M, const float *c0, float inv_rho0,
                                                             float li, eddy_sph_lanes acc[3])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
-    case N: delta_loop(c, l, count, R, c0, inv_rho0, li, N, acc); break;
+    case N: delta_loop(c, l, count, M, c0, inv_rho0, li, N, acc); break;
         PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
         PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
 #undef PBF_DELTA_CASE
@@ -506,11 +499,9 @@ EDDY_SPH_SIMD_BODY void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
     for (int mi = 0; mi < nmir; ++mi) {
         /* Ghosts of the neighbours and of i itself (after the padding), as in lambda_particle. */
         const eddy_sph_image *M = &mir[mi];
-        float c0[3], R[9];
+        float c0[3];
         eddy_sph_image_origin(M, xi, yi, zi, c0);
-        for (int a = 0; a < 3; ++a)
-            for (int e = 0; e < 3; ++e) R[3 * a + e] = M->r[a][e];
-        delta_sum(c, l, (size_t)nn + EDDY_SPH_LANES, R, c0, inv_rho0, li, acc);
+        delta_sum(c, l, (size_t)nn + EDDY_SPH_LANES, M, c0, inv_rho0, li, acc);
     }
     float pos[3] = {xi + eddy_sph_lanes_sum(&acc[0]), yi + eddy_sph_lanes_sum(&acc[1]),
                     zi + eddy_sph_lanes_sum(&acc[2])};

@@ -208,6 +208,15 @@ EDDY_SPH_INLINE void eddy_sph_image_origin(const eddy_sph_image *g, float xi, fl
     for (int a = 0; a < 3; ++a) c0[a] = x[a] - (g->r[a][0] * xi + g->r[a][1] * yi + g->r[a][2] * zi) - g->t[a];
 }
 
+/* x_i - M(x_j) = c0 + R d from a difference d = x_i - x_j and c0 of eddy_sph_image_origin. */
+EDDY_SPH_INLINE void eddy_sph_image_of_diff(const eddy_sph_image *g, const float c0[3], float dx, float dy, float dz,
+                                            float *ex, float *ey, float *ez)
+{
+    *ex = c0[0] + g->r[0][0] * dx + g->r[0][1] * dy + g->r[0][2] * dz;
+    *ey = c0[1] + g->r[1][0] * dx + g->r[1][1] * dy + g->r[1][2] * dz;
+    *ez = c0[2] + g->r[2][0] * dx + g->r[2][1] * dy + g->r[2][2] * dz;
+}
+
 /* Ghost velocity V v_j + v. */
 EDDY_SPH_INLINE void eddy_sph_image_velocity(const eddy_sph_image *g, float vx, float vy, float vz, float *gx,
                                              float *gy, float *gz)
