@@ -84,13 +84,34 @@ int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_parti
     return 0;
 }
 
-/* Two stages, both free of branches on the data: the distance tests write the indices of the hits,
- * compacted by a store at every candidate and a count that advances only on a hit (a conditional
- * copy mispredicted on most of the ~150 candidates, ~30 hits in a pattern close to random: in a
- * splash, with more particles at walls, the select was the largest item of the passes' profile,
- * docs/performance.md); then every array is copied for the hits only, one short loop each. The same
- * entries in the same order as one conditional loop. */
-#define SELECT_BLOCK 64
+/* Two stages per block, both free of branches on the data: the distance tests write a flag per
+ * candidate in a SIMD loop, then the positions of the hits are compacted by a store at every candidate
+ * and a count that advances only on a hit (a conditional store mispredicted on most of the ~150
+ * candidates, ~30 hits in a pattern close to random: in a splash, with more particles at walls, the
+ * select was the largest item of the passes' profile, docs/performance.md). The same entries in the
+ * same order as one conditional loop. */
+#define HITS_BLOCK 64
+size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max, uint32_t *out)
+{
+    const size_t nc = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z;
+    uint32_t hit[HITS_BLOCK];
+    size_t k = 0;
+    for (size_t q0 = 0; q0 < nc; q0 += HITS_BLOCK) {
+        const size_t len = nc - q0 < HITS_BLOCK ? nc - q0 : HITS_BLOCK;
+        for (size_t t = 0; t < len; ++t) {
+            const float dx = xi - cx[q0 + t], dy = yi - cy[q0 + t], dz = zi - cz[q0 + t];
+            hit[t] = dx * dx + dy * dy + dz * dz < r2max;
+        }
+        for (size_t t = 0; t < len; ++t) {
+            out[k] = (uint32_t)(q0 + t);
+            k += hit[t];
+        }
+    }
+    return k;
+}
+
+/* The hits (eddy_sph_hits), then every array copied for the hits only, one short loop each. */
 int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
                     eddy_sph_candidates *near)
 {
@@ -99,22 +120,8 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
         near->extra_count = c->extra_count;
     }
     if (reserve(near, c->count)) return -1;
-    const size_t nc = c->count;
-    const float *cx = c->x, *cy = c->y, *cz = c->z;
     uint32_t *sel = near->index; /* candidate positions of the hits, replaced by their indices last */
-    uint32_t hit[SELECT_BLOCK];
-    size_t k = 0;
-    for (size_t q0 = 0; q0 < nc; q0 += SELECT_BLOCK) {
-        const size_t len = nc - q0 < SELECT_BLOCK ? nc - q0 : SELECT_BLOCK;
-        for (size_t t = 0; t < len; ++t) {
-            const float dx = xi - cx[q0 + t], dy = yi - cy[q0 + t], dz = zi - cz[q0 + t];
-            hit[t] = dx * dx + dy * dy + dz * dz < r2max;
-        }
-        for (size_t t = 0; t < len; ++t) {
-            sel[k] = (uint32_t)(q0 + t);
-            k += hit[t];
-        }
-    }
+    const size_t k = eddy_sph_hits(c, xi, yi, zi, r2max, sel);
     float *dst[5 + EDDY_SPH_MAX_EXTRA];
     const float *src[5 + EDDY_SPH_MAX_EXTRA];
     int arrays = 0;

@@ -245,6 +245,11 @@ EDDY_SPH_INLINE float eddy_sph_image_pressure(const eddy_sph_image *g, float p, 
 int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
                     eddy_sph_candidates *near);
 
+/* The positions in c (0 .. count - 1) of the candidates closer than r2max (squared distance) to
+ * (xi, yi, zi), in the buffer's order, written to out (room for c->count); returns how many. The
+ * first stage of eddy_sph_select and of the neighbour lists' build. */
+size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max, uint32_t *out);
+
 /*
  * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none), with free-slip
  * ghost velocities. gravity: the hydrostatic pressure continuation, or NULL for mirrored pressure.

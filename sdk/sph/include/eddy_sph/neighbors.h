@@ -114,27 +114,18 @@ int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n);
 static inline uint32_t eddy_sph_list_select(const eddy_sph_candidates *c, const eddy_particles *p, uint32_t i,
                                             float h2, eddy_sph_list_chunk *chunk)
 {
-#define EDDY_SPH_SELECT_BLOCK 64
-    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
-    const float *cx = c->x, *cy = c->y, *cz = c->z;
-    const uint32_t *ci = c->index;
     uint32_t *out = chunk->index + chunk->count;
-    uint32_t hit[EDDY_SPH_SELECT_BLOCK];
+    const size_t hits = eddy_sph_hits(c, p->x[i], p->y[i], p->z[i], h2, out);
+    /* Candidate positions to particle indices, in place (k <= t), i itself dropped without a branch. */
+    const uint32_t *ci = c->index;
     size_t k = 0;
-    for (size_t q0 = 0; q0 < c->count; q0 += EDDY_SPH_SELECT_BLOCK) {
-        const size_t len = c->count - q0 < EDDY_SPH_SELECT_BLOCK ? c->count - q0 : (size_t)EDDY_SPH_SELECT_BLOCK;
-        for (size_t t = 0; t < len; ++t) {
-            const float dx = xi - cx[q0 + t], dy = yi - cy[q0 + t], dz = zi - cz[q0 + t];
-            hit[t] = (dx * dx + dy * dy + dz * dz < h2) & (ci[q0 + t] != i);
-        }
-        for (size_t t = 0; t < len; ++t) { /* a store at every candidate: no branch to mispredict */
-            out[k] = ci[q0 + t];
-            k += hit[t];
-        }
+    for (size_t t = 0; t < hits; ++t) {
+        const uint32_t j = ci[out[t]];
+        out[k] = j;
+        k += j != i;
     }
     chunk->count += k;
     return (uint32_t)k;
-#undef EDDY_SPH_SELECT_BLOCK
 }
 
 /*
