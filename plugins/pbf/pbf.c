@@ -4,7 +4,7 @@
  * undated):
  *   apply gravity and predict x* = x + dt v
  *   -> grid and neighbour lists on x* (the SPH toolkit's eddy_sph_neighbors: built once, swept by
- *      every iteration's passes, eddy_sph_particle_pass)
+ *      every iteration's passes eight particles at a time, eddy_sph_block_pass)
  *   -> `iterations` Jacobi iterations of: lambda (density constraint, relaxation epsilon)
  *                                         -> delta-p (with the s_corr artificial pressure)
  *                                         -> collision projection against the container and colliders
@@ -27,8 +27,9 @@
  * and particles next to it reach rest density at the rest spacing instead of packing against it.
  *
  * Determinism: every sum is a gather over the particle's list in a fixed order and
- * each thread writes only its own particles, so the result does not depend on the thread count. The
- * sums add the toolkit's fixed lanes (eddy_sph_lanes), so they do not depend on the vector ISA either.
+ * each thread writes only its own particles, so the result does not depend on the thread count. Each
+ * particle adds its own list in order in a lane of its block, so the sums depend neither on the vector
+ * ISA nor on which particles share the block (MPI runs hash as one process does).
  * The neighbour plumbing (lists, their gather with the periodic minimum image, the particles near a
  * wall and their mirror images, the parallel loop) is the toolkit's (eddy_sph/neighbors.h); this file
  * holds the method's sums.
@@ -327,26 +328,29 @@ static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, 
 }
 
 /*
- * Density and lambda of owned particle i at the current positions (the first half of a Jacobi
- * iteration): rho_i = sum_j m_j W_poly6 (neighbours, then the ghosts of the neighbours and of i in
- * each mirror), C_i = rho_i / rho0 - 1, lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
+ * Density and lambda of the owned particles of a block, one per lane (eddy_sph_block_pass), at the
+ * current positions (the first half of a Jacobi iteration): rho_i = sum_j m_j W_poly6 (neighbours,
+ * then the ghosts of the neighbours and of i in each mirror), C_i = rho_i / rho0 - 1,
+ * lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
  */
-EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b)
 {
     pass *c = vc;
     const eddy_solver *s = c->s;
     const eddy_particles *p = &c->w->particles;
-    const uint32_t m = p->material[i], nn = l->padded;
-    const float inv_rho0 = s->inv_rho0[m];
+    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
     const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
-    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m;
-    eddy_sph_lanes ls = {{0}}, lx = {{0}}, ly = {{0}}, lz = {{0}}, l2 = {{0}};
-    float *ws = ls.v, *gxs = lx.v, *gys = ly.v, *gzs = lz.v, *g2s = l2.v;
-    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+    float inv_rho0[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) inv_rho0[k] = s->inv_rho0[p->material[b->particle[k]]];
+    float ws[EDDY_SPH_LANES] = {0}, gxs[EDDY_SPH_LANES] = {0}, gys[EDDY_SPH_LANES] = {0},
+          gzs[EDDY_SPH_LANES] = {0}, g2s[EDDY_SPH_LANES] = {0};
+    for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            const size_t q = q0 + k;
-            const lambda_terms t = lambda_pair(bx[q], by[q], bz[q], bm[q], h, h2, cg, inv_rho0, tiny);
+            float dx, dy, dz;
+            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+            const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+            const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny);
             ws[k] += t.w;
             gxs[k] += t.gx;
             gys[k] += t.gy;
@@ -355,23 +359,19 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
         }
     }
     /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). Stored for delta_pass. */
-    eddy_sph_neighbors_find_images(&c->s->nb, &c->w->boundaries, NULL, h, p, i);
-    const eddy_sph_image *mir;
-    const int nmir = eddy_sph_neighbors_images(&c->s->nb, i, &mir);
-    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
-    for (int mi = 0; mi < nmir; ++mi) {
-        /* Ghost of neighbour j (and of i itself, after the padding): x_i - (R x_j + t) = c0 + R (x_i - x_j)
-         * (eddy_sph_image_origin), a SIMD loop over the same buffers. */
-        const eddy_sph_image *M = &mir[mi];
-        float c0[3];
-        eddy_sph_image_origin(M, xi, yi, zi, c0);
-        for (size_t q0 = 0; q0 < nn + EDDY_SPH_LANES; q0 += EDDY_SPH_LANES) {
+    for (uint32_t k = 0; k < b->lanes; ++k)
+        eddy_sph_neighbors_find_images(&c->s->nb, &c->w->boundaries, NULL, h, p, b->particle[k]);
+    eddy_sph_block_image img;
+    for (int slot = 0; eddy_sph_block_image_get(&c->s->nb, b, slot, &img); ++slot) {
+        /* The ghosts of the neighbours and of each particle itself (row `rows`). */
+        for (uint32_t q = 0; q <= b->rows; ++q) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                const size_t q = q0 + k;
-                float ex, ey, ez;
-                eddy_sph_image_of_diff(M, c0, bx[q], by[q], bz[q], &ex, &ey, &ez);
-                const lambda_terms t = lambda_pair(ex, ey, ez, bm[q], h, h2, cg, inv_rho0, tiny);
+                float dx, dy, dz, ex, ey, ez;
+                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+                eddy_sph_block_image_diff(&img, k, dx, dy, dz, &ex, &ey, &ez);
+                const float mj = img.on[k] * eddy_sph_block_on_self(b, q, k) * mass[j];
+                const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
                 gys[k] += t.gy;
@@ -380,28 +380,30 @@ EDDY_SPH_SIMD_BODY void lambda_particle(void *vc, uint32_t i, eddy_sph_list *l)
             }
         }
     }
-    const float sum = eddy_sph_lanes_sum(&ls), gx = eddy_sph_lanes_sum(&lx), gy = eddy_sph_lanes_sum(&ly),
-                gz = eddy_sph_lanes_sum(&lz), g2 = eddy_sph_lanes_sum(&l2);
-    /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density); the lists
-     * exclude it, so its m W(0) is added here, after the sum. Adding it inside the float sum instead is
-     * the same density to rounding, but moved the coarse hydrostatic tank's density deviation from
-     * 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that sensitive, so the order stays. */
-    const float density =
-        eddy_sph_density(&c->k, sum, s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
-    c->rho[i] = density;
-    float C = density * inv_rho0 - 1.0f;
-    if (s->unilateral && C < 0.0f) C = 0.0f;
-    c->lam[i] = -C / (gx * gx + gy * gy + gz * gz + g2 + s->epsilon[m]);
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k], m = p->material[i];
+        /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density); the
+         * neighbour rows exclude it, so its m W(0) is added here, after the sum. Adding it inside the
+         * float sum instead is the same density to rounding, but once moved the coarse hydrostatic
+         * tank's density deviation from 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that
+         * sensitive, so the order stays. */
+        const float density =
+            eddy_sph_density(&c->k, ws[k], s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
+        c->rho[i] = density;
+        float C = density * inv_rho0[k] - 1.0f;
+        if (s->unilateral && C < 0.0f) C = 0.0f;
+        c->lam[i] = -C / (gxs[k] * gxs[k] + gys[k] * gys[k] + gzs[k] * gzs[k] + g2s[k] + s->epsilon[m]);
+    }
 }
-EDDY_SPH_SIMD_PARTICLE_CLONES(lambda_particle);
+EDDY_SPH_SIMD_BLOCK_CLONES(lambda_block);
 
 /* Writes the density and lambda fields; neighbours read lambda in delta_pass, so the caller refreshes
  * its halo copies. */
-static int lambda_pass(eddy_solver *s, eddy_world *w)
+static void lambda_pass(eddy_solver *s, eddy_world *w)
 {
     pass c = make_pass(s, w);
     c.rho = w->particles.density;
-    return eddy_sph_particle_pass(&s->nb, &w->particles, 0, lambda_particle_simd[s->simd], &c);
+    eddy_sph_block_pass(&s->nb, &w->particles, lambda_block_simd[s->simd], &c);
 }
 
 /*
@@ -424,54 +426,56 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
     return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
 }
 
-/* Delta-p of owned particle i over its list (lambdas in extra[0]) and, with a mirror M, over the ghosts of the
- * list's entries [0, count) in a mirror (e = c0 + R d), into per-lane sums (count: a multiple of
- * EDDY_SPH_LANES). */
-static inline __attribute__((always_inline)) void delta_loop(const pass *c, const eddy_sph_list *l, size_t count,
-                                                             const eddy_sph_image *M, const float *c0, float inv_rho0,
-                                                             float li, const int ncorr, eddy_sph_lanes acc[3])
+/* The lanes' delta-p over their neighbours (img NULL) or over the ghosts in one mirror per lane
+ * (img: the neighbours' and the particles' own), added into acc. */
+static inline __attribute__((always_inline)) void delta_rows(const pass *c, const eddy_sph_block *b,
+                                                             const eddy_sph_block_image *img, const float *scale,
+                                                             const float *li, const int ncorr,
+                                                             float acc[3][EDDY_SPH_LANES])
 {
-    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bl = l->extra[0];
+    const eddy_particles *p = &c->w->particles;
+    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *lam = c->lam;
     const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
-    const float scale = -c->k.spiky_grad * inv_rho0;
-    float *px = acc[0].v, *py = acc[1].v, *pz = acc[2].v;
-    if (!M) {
-        for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
+    float *ax = acc[0], *ay = acc[1], *az = acc[2];
+    if (!img) {
+        for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                const size_t q = q0 + k;
-                const float ex = bx[q], ey = by[q], ez = bz[q];
-                const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
-                px[k] += f * ex;
-                py[k] += f * ey;
-                pz[k] += f * ez;
+                float dx, dy, dz;
+                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+                const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+                const float f = delta_pair(dx, dy, dz, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                ax[k] += f * dx;
+                ay[k] += f * dy;
+                az[k] += f * dz;
             }
         }
     } else {
-        for (size_t q0 = 0; q0 < count; q0 += EDDY_SPH_LANES) {
+        for (uint32_t q = 0; q <= b->rows; ++q) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                const size_t q = q0 + k;
-                float ex, ey, ez;
-                eddy_sph_image_of_diff(M, c0, bx[q], by[q], bz[q], &ex, &ey, &ez);
-                const float f = delta_pair(ex, ey, ez, bm[q], bl[q], h, h2, scale, li, cwq, sc, tiny, ncorr);
-                px[k] += f * ex;
-                py[k] += f * ey;
-                pz[k] += f * ez;
+                float dx, dy, dz, ex, ey, ez;
+                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+                eddy_sph_block_image_diff(img, k, dx, dy, dz, &ex, &ey, &ez);
+                const float mj = img->on[k] * eddy_sph_block_on_self(b, q, k) * mass[j];
+                const float f = delta_pair(ex, ey, ez, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                ax[k] += f * ex;
+                ay[k] += f * ey;
+                az[k] += f * ez;
             }
         }
     }
 }
 
-/* delta_loop with the s_corr exponent n (1 to 8) as a constant; inlined into delta_particle's vector
- * ISA wrappers (eddy_sph/simd.h). */
-static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_list *l, size_t count,
-                                                            const eddy_sph_image *M, const float *c0, float inv_rho0,
-                                                            float li, eddy_sph_lanes acc[3])
+/* delta_rows with the s_corr exponent n (1 to 8) as a constant; inlined into delta_block's vector ISA
+ * wrappers (eddy_sph/simd.h). */
+static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_block *b,
+                                                            const eddy_sph_block_image *img, const float *scale,
+                                                            const float *li, float acc[3][EDDY_SPH_LANES])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
-    case N: delta_loop(c, l, count, M, c0, inv_rho0, li, N, acc); break;
+    case N: delta_rows(c, b, img, scale, li, N, acc); break;
         PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
         PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
 #undef PBF_DELTA_CASE
@@ -479,51 +483,48 @@ static inline __attribute__((always_inline)) void delta_sum(const pass *c, const
     }
 }
 
-/* Delta-p of owned particle i from the lambdas (with s_corr, and over the ghosts of the mirrors
- * lambda_pass found at these same positions), then the collision projection; the new position goes
- * to scratch (Jacobi: every particle reads the old positions). */
-EDDY_SPH_SIMD_BODY void delta_particle(void *vc, uint32_t i, eddy_sph_list *l)
+/* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the ghosts of
+ * the mirrors lambda_pass found at these same positions), then the collision projection; the new
+ * positions go to scratch (Jacobi: every particle reads the old positions). */
+EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b)
 {
     const pass *c = vc;
     const eddy_solver *s = c->s;
     const eddy_world *w = c->w;
     const eddy_particles *p = &w->particles;
-    const uint32_t m = p->material[i], nn = l->padded;
-    eddy_sph_list_field(l, 0, c->lam, i);
-    const float inv_rho0 = s->inv_rho0[m], li = c->lam[i];
-    eddy_sph_lanes acc[3] = {{{0}}};
-    delta_sum(c, l, nn, NULL, NULL, inv_rho0, li, acc);
-    const eddy_sph_image *mir;
-    const int nmir = eddy_sph_neighbors_images(&s->nb, i, &mir);
-    const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
-    for (int mi = 0; mi < nmir; ++mi) {
-        /* Ghosts of the neighbours and of i itself (after the padding), as in lambda_particle. */
-        const eddy_sph_image *M = &mir[mi];
-        float c0[3];
-        eddy_sph_image_origin(M, xi, yi, zi, c0);
-        delta_sum(c, l, (size_t)nn + EDDY_SPH_LANES, M, c0, inv_rho0, li, acc);
+    float scale[EDDY_SPH_LANES], li[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t i = b->particle[k];
+        scale[k] = -c->k.spiky_grad * s->inv_rho0[p->material[i]];
+        li[k] = c->lam[i];
     }
-    float pos[3] = {xi + eddy_sph_lanes_sum(&acc[0]), yi + eddy_sph_lanes_sum(&acc[1]),
-                    zi + eddy_sph_lanes_sum(&acc[2])};
+    float acc[3][EDDY_SPH_LANES] = {{0}};
+    delta_sum(c, b, NULL, scale, li, acc);
+    eddy_sph_block_image img;
+    for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot) delta_sum(c, b, &img, scale, li, acc);
     const eddy_boundaries *bd = &w->boundaries;
-    if (bd->collider_count > 0 && s->nb.near[i]) {
-        /* Collision response inside the iteration: a full projection out of every surface (erp 1 of
-         * the material's contact); velocities follow from the positions after the iterations. */
-        eddy_contact_params cp = w->contacts[m];
-        cp.erp = 1.0f;
-        float vzero[3] = {0.0f, 0.0f, 0.0f};
-        for (size_t k = 0; k < bd->collider_count; ++k)
-            eddy_contact_respond(&bd->colliders[k], w->dimensions, &cp, pos, vzero, c->dt);
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k], m = p->material[i];
+        float pos[3] = {b->x[k] + acc[0][k], b->y[k] + acc[1][k], b->z[k] + acc[2][k]};
+        if (bd->collider_count > 0 && s->nb.near[i]) {
+            /* Collision response inside the iteration: a full projection out of every surface (erp 1
+             * of the material's contact); velocities follow from the positions after the iterations. */
+            eddy_contact_params cp = w->contacts[m];
+            cp.erp = 1.0f;
+            float vzero[3] = {0.0f, 0.0f, 0.0f};
+            for (size_t n = 0; n < bd->collider_count; ++n)
+                eddy_contact_respond(&bd->colliders[n], w->dimensions, &cp, pos, vzero, c->dt);
+        }
+        c->nx[i] = pos[0];
+        c->ny[i] = pos[1];
+        c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
     }
-    c->nx[i] = pos[0];
-    c->ny[i] = pos[1];
-    c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
 }
-EDDY_SPH_SIMD_PARTICLE_CLONES(delta_particle);
+EDDY_SPH_SIMD_BLOCK_CLONES(delta_block);
 
 /* The new positions of every owned particle, copied back afterwards. Neighbours read the positions
  * next (the next iteration, the velocity passes), so the caller refreshes their halo copies. */
-static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
+static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
 {
     pass c = make_pass(s, w);
     const float h = c.k.h;
@@ -539,119 +540,125 @@ static int delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.ny = s->s[1];
     c.nz = s->s[2];
     eddy_particles *p = &w->particles;
-    int failed = eddy_sph_particle_pass(&s->nb, p, 1, delta_particle_simd[s->simd], &c);
+    eddy_sph_block_pass(&s->nb, p, delta_block_simd[s->simd], &c);
     copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
-    return failed;
 }
 
-/* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0 (velocities in extra[0..2]). */
-EDDY_SPH_SIMD_BODY void vorticity_particle(void *vc, uint32_t i, eddy_sph_list *l)
+/* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0, for the lanes of a block. */
+EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b)
 {
     const pass *c = vc;
-    const uint32_t nn = l->padded;
-    eddy_sph_list_field(l, 0, c->vx, i);
-    eddy_sph_list_field(l, 1, c->vy, i);
-    eddy_sph_list_field(l, 2, c->vz, i);
-    const float inv_rho0 = c->s->inv_rho0[c->w->particles.material[i]];
+    const eddy_particles *p = &c->w->particles;
+    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz;
     const float h = c->k.h, cg = c->k.spiky_grad, tiny = c->tiny;
-    const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i];
-    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
-                *bvz = l->extra[2];
-    eddy_sph_lanes lx = {{0}}, ly = {{0}}, lz = {{0}};
-    float *wxs = lx.v, *wys = ly.v, *wzs = lz.v;
-    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+    float scale[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t i = b->particle[k];
+        scale[k] = -cg * c->s->inv_rho0[p->material[i]];
+        ui[k] = vx[i];
+        vi[k] = vy[i];
+        wi[k] = vz[i];
+    }
+    float ox[EDDY_SPH_LANES] = {0}, oy[EDDY_SPH_LANES] = {0}, oz[EDDY_SPH_LANES] = {0};
+    for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            const size_t q = q0 + k;
-            const float bu = ui - bvx[q], bv = vi - bvy[q], bw = wi - bvz[q];
-            const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-            const float r = sqrtf(r2);
+            float dx, dy, dz;
+            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+            const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+            const float bu = ui[k] - vx[j], bv = vi[k] - vy[j], bw = wi[k] - vz[j];
+            const float r = sqrtf(dx * dx + dy * dy + dz * dz);
             const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
             const float inv_r = 1.0f / (r > tiny ? r : tiny);
-            const float f = -cg * bm[q] * inv_rho0 * hr * hr * inv_r; /* V_j grad_i W = f d */
-            const float gx = f * bx[q], gy = f * by[q], gz = f * bz[q];
-            wxs[k] += bv * gz - bw * gy;
-            wys[k] += bw * gx - bu * gz;
-            wzs[k] += bu * gy - bv * gx;
+            const float f = scale[k] * mj * hr * hr * inv_r; /* V_j grad_i W = f d */
+            const float gx = f * dx, gy = f * dy, gz = f * dz;
+            ox[k] += bv * gz - bw * gy;
+            oy[k] += bw * gx - bu * gz;
+            oz[k] += bu * gy - bv * gx;
         }
     }
-    const float wx = eddy_sph_lanes_sum(&lx), wy = eddy_sph_lanes_sum(&ly), wz = eddy_sph_lanes_sum(&lz);
-    c->ox[i] = wx;
-    c->oy[i] = wy;
-    c->oz[i] = wz;
-    c->onorm[i] = sqrtf(wx * wx + wy * wy + wz * wz);
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k];
+        c->ox[i] = ox[k];
+        c->oy[i] = oy[k];
+        c->oz[i] = oz[k];
+        c->onorm[i] = sqrtf(ox[k] * ox[k] + oy[k] * oy[k] + oz[k] * oz[k]);
+    }
 }
-EDDY_SPH_SIMD_PARTICLE_CLONES(vorticity_particle);
+EDDY_SPH_SIMD_BLOCK_CLONES(vorticity_block);
 
-/* eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH sum
- * sum_j V_j (v_j - v_i) W_poly6 over the list (velocities in extra[0..2], |omega| in extra[3]). */
-static inline __attribute__((always_inline)) void xsph_loop(const pass *c, const eddy_sph_list *l, uint32_t i,
-                                                            const int vort, float e[3], float sv[3])
+/* For the lanes of a block: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH
+ * sum sum_j V_j (v_j - v_i) W_poly6. */
+static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const eddy_sph_block *b, const int vort,
+                                                            float e[3][EDDY_SPH_LANES], float sv[3][EDDY_SPH_LANES])
 {
-    const uint32_t nn = l->padded;
-    const float inv_rho0 = c->s->inv_rho0[c->w->particles.material[i]];
+    const eddy_particles *p = &c->w->particles;
+    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz,
+                *om = c->om;
     const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
-    const float ui = c->vx[i], vi = c->vy[i], wi = c->vz[i], omi = vort ? c->om[i] : 0.0f;
-    const float *bx = l->dx, *by = l->dy, *bz = l->dz, *bm = l->m, *bvx = l->extra[0], *bvy = l->extra[1],
-                *bvz = l->extra[2], *bo = l->extra[3];
-    eddy_sph_lanes le[3] = {{{0}}}, ls[3] = {{{0}}};
-    float *ex = le[0].v, *ey = le[1].v, *ez = le[2].v, *sx = ls[0].v, *sy = ls[1].v, *sz = ls[2].v;
-    for (size_t q0 = 0; q0 < nn; q0 += EDDY_SPH_LANES) {
+    float inv_rho0[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES],
+        omi[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t i = b->particle[k];
+        inv_rho0[k] = c->s->inv_rho0[p->material[i]];
+        ui[k] = vx[i];
+        vi[k] = vy[i];
+        wi[k] = vz[i];
+        omi[k] = vort ? om[i] : 0.0f;
+    }
+    float *ex = e[0], *ey = e[1], *ez = e[2], *sx = sv[0], *sy = sv[1], *sz = sv[2];
+    for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            const size_t q = q0 + k;
-            const float r2 = bx[q] * bx[q] + by[q] * by[q] + bz[q] * bz[q];
-            const float vj = bm[q] * inv_rho0, d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+            float dx, dy, dz;
+            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+            const float vj = eddy_sph_block_on(b, q, k) * mass[j] * inv_rho0[k];
+            const float r2 = dx * dx + dy * dy + dz * dz;
+            const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
             const float wgt = vj * cw * d * d * d;
-            sx[k] += wgt * (bvx[q] - ui);
-            sy[k] += wgt * (bvy[q] - vi);
-            sz[k] += wgt * (bvz[q] - wi);
+            sx[k] += wgt * (vx[j] - ui[k]);
+            sy[k] += wgt * (vy[j] - vi[k]);
+            sz[k] += wgt * (vz[j] - wi[k]);
             if (vort) {
                 const float r = sqrtf(r2);
                 const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
                 const float inv_r = 1.0f / (r > tiny ? r : tiny);
-                const float f = -cg * vj * hr * hr * inv_r * (bo[q] - omi);
-                ex[k] += f * bx[q];
-                ey[k] += f * by[q];
-                ez[k] += f * bz[q];
+                const float f = -cg * vj * hr * hr * inv_r * (om[j] - omi[k]);
+                ex[k] += f * dx;
+                ey[k] += f * dy;
+                ez[k] += f * dz;
             }
         }
-    }
-    for (int a = 0; a < 3; ++a) {
-        e[a] = eddy_sph_lanes_sum(&le[a]);
-        sv[a] = eddy_sph_lanes_sum(&ls[a]);
     }
 }
 
 /* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
-EDDY_SPH_SIMD_BODY void xsph_particle(void *vc, uint32_t i, eddy_sph_list *l)
+EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b)
 {
     const pass *c = vc;
     const int vort = c->s->vort_eps > 0.0f;
-    eddy_sph_list_field(l, 0, c->vx, i);
-    eddy_sph_list_field(l, 1, c->vy, i);
-    eddy_sph_list_field(l, 2, c->vz, i);
-    float e[3], sv[3];
-    if (vort) {
-        eddy_sph_list_field(l, 3, c->om, i);
-        xsph_loop(c, l, i, 1, e, sv);
-    } else {
-        xsph_loop(c, l, i, 0, e, sv);
-    }
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
-    const float en = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
-    if (vort && en > 0.0f) {
-        const float Nx = e[0] / en, Ny = e[1] / en, Nz = e[2] / en, eps = c->s->vort_eps;
-        ax = eps * (Ny * c->oz[i] - Nz * c->oy[i]);
-        ay = eps * (Nz * c->ox[i] - Nx * c->oz[i]);
-        az = eps * (Nx * c->oy[i] - Ny * c->ox[i]);
-    }
+    float e[3][EDDY_SPH_LANES] = {{0}}, sv[3][EDDY_SPH_LANES] = {{0}};
+    if (vort)
+        xsph_rows(c, b, 1, e, sv);
+    else
+        xsph_rows(c, b, 0, e, sv);
     const float dt = c->dt, cx = c->s->xsph_c;
-    c->nx[i] = c->vx[i] + dt * ax + cx * sv[0];
-    c->ny[i] = c->vy[i] + dt * ay + cx * sv[1];
-    c->nz[i] = c->w->dimensions == 3 ? c->vz[i] + dt * az + cx * sv[2] : 0.0f;
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k];
+        float ax = 0.0f, ay = 0.0f, az = 0.0f;
+        const float en = sqrtf(e[0][k] * e[0][k] + e[1][k] * e[1][k] + e[2][k] * e[2][k]);
+        if (vort && en > 0.0f) {
+            const float Nx = e[0][k] / en, Ny = e[1][k] / en, Nz = e[2][k] / en, eps = c->s->vort_eps;
+            ax = eps * (Ny * c->oz[i] - Nz * c->oy[i]);
+            ay = eps * (Nz * c->ox[i] - Nx * c->oz[i]);
+            az = eps * (Nx * c->oy[i] - Ny * c->ox[i]);
+        }
+        c->nx[i] = c->vx[i] + dt * ax + cx * sv[0][k];
+        c->ny[i] = c->vy[i] + dt * ay + cx * sv[1][k];
+        c->nz[i] = c->w->dimensions == 3 ? c->vz[i] + dt * az + cx * sv[2][k] : 0.0f;
+    }
 }
-EDDY_SPH_SIMD_PARTICLE_CLONES(xsph_particle);
+EDDY_SPH_SIMD_BLOCK_CLONES(xsph_block);
 
 /*
  * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Mijalkovic §4.2, §4.3).
@@ -676,8 +683,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
         c.ox = eddy_particles_field(p, s->f_vort, 0);
         c.oy = eddy_particles_field(p, s->f_vort, 1);
         c.oz = eddy_particles_field(p, s->f_vort, 2);
-        if (eddy_sph_particle_pass(&s->nb, p, 3, vorticity_particle_simd[s->simd], &c))
-            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        eddy_sph_block_pass(&s->nb, p, vorticity_block_simd[s->simd], &c);
         const int f_vort = s->f_vort;
         int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
         if (rc) return rc;
@@ -695,8 +701,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.nx = s->s[0];
     c.ny = s->s[1];
     c.nz = s->s[2];
-    if (eddy_sph_particle_pass(&s->nb, p, 4, xsph_particle_simd[s->simd], &c))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    eddy_sph_block_pass(&s->nb, p, xsph_block_simd[s->simd], &c);
     copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;
 }
@@ -724,10 +729,10 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double dens = 0.0, forces = 0.0;
     for (int it = 0; it < s->iterations; ++it) {
         double a = eddy_time_ms();
-        if (lambda_pass(s, w)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        lambda_pass(s, w);
         if ((rc = eddy_world_refresh_fields(w, &f_lambda, 1, err))) return rc;
         double b = eddy_time_ms();
-        if (delta_pass(s, w, dt)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        delta_pass(s, w, dt);
         if ((rc = eddy_world_refresh_fields(w, &f_position, 1, err))) return rc;
         dens += b - a;
         forces += eddy_time_ms() - b;
@@ -773,7 +778,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     int rc = prepare(s, w, err);
     if (rc) return rc;
-    if (lambda_pass(s, w)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    lambda_pass(s, w);
     const int f_lambda = s->f_lambda;
     return eddy_world_refresh_fields(w, &f_lambda, 1, err);
 }

@@ -329,9 +329,58 @@ static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
     t->mirrors[i] = ni;
 }
 
+/* The same checks for eddy_sph_block_pass: each lane's rows are its list then its own particle, the
+ * differences those of eddy_grid_min_image, and the density summed with the block helpers (masks, the
+ * self row, the lane images) in double. */
+static void test_block(void *ctx, const eddy_sph_block *b)
+{
+    list_test *t = ctx;
+    const eddy_particles *p = &t->w->particles;
+    const eddy_sph_neighbors *nb = t->nb;
+    const double h2 = (double)t->h * t->h;
+    double sum[EDDY_SPH_LANES] = {0};
+    for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t i = b->particle[k], listed = nb->offset[i + 1] - nb->offset[i];
+        if (k < b->lanes) ++t->visits[i]; /* without OpenMP here: one thread */
+        t->bad_entries += b->x[k] != p->x[i] || b->y[k] != p->y[i] || b->z[k] != p->z[i];
+        t->bad_entries += b->count[k] > b->rows || b->count[k] != (k < b->lanes ? listed : 0u);
+        for (uint32_t q = 0; q <= b->rows; ++q) {
+            const uint32_t j = b->index[q * EDDY_SPH_LANES + k];
+            t->bad_entries += j != (q < b->count[k] ? nb->index[nb->offset[i] + q] : i);
+        }
+        sum[k] = p->mass[i] * w6(h2, 0.0); /* the particle itself, as the lists' self entry */
+    }
+    for (uint32_t q = 0; q < b->rows; ++q)
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            float d[3];
+            const uint32_t j = eddy_sph_block_diff(b, p->x, p->y, p->z, q, k, &d[0], &d[1], &d[2]);
+            float e[3] = {b->x[k] - p->x[j], b->y[k] - p->y[j], b->z[k] - p->z[j]};
+            eddy_grid_min_image(&t->w->grid.layout, &e[0], &e[1], &e[2]);
+            t->bad_entries += d[0] != e[0] || d[1] != e[1] || d[2] != e[2];
+            const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+            sum[k] += eddy_sph_block_on(b, q, k) * p->mass[j] * w6(h2, r2);
+        }
+    for (uint32_t k = 0; k < b->lanes; ++k)
+        t->mirrors[b->particle[k]] =
+            eddy_sph_neighbors_find_images(t->nb, &t->w->boundaries, NULL, t->h, p, b->particle[k]);
+    eddy_sph_block_image img;
+    for (int slot = 0; eddy_sph_block_image_get(nb, b, slot, &img); ++slot)
+        for (uint32_t q = 0; q <= b->rows; ++q)
+            for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+                float d[3], e[3];
+                const uint32_t j = eddy_sph_block_diff(b, p->x, p->y, p->z, q, k, &d[0], &d[1], &d[2]);
+                eddy_sph_block_image_diff(&img, k, d[0], d[1], d[2], &e[0], &e[1], &e[2]);
+                const double e2 = (double)e[0] * e[0] + (double)e[1] * e[1] + (double)e[2] * e[2];
+                /* A lane without this image: weight 0 and its entries 8 h away, so no term either way. */
+                t->bad_entries += img.on[k] == 0.0f && e2 < 64.0 * h2;
+                sum[k] += img.on[k] * eddy_sph_block_on_self(b, q, k) * p->mass[j] * w6(h2, e2);
+            }
+    for (uint32_t k = 0; k < b->lanes; ++k) t->density[b->particle[k]] = sum[k];
+}
+
 /* eddy_sph_particle_pass over eddy_sph_neighbors_build's lists (x periodic, walls in y and z), once with
  * equal masses (filled once) and once with unequal ones (gathered). */
-static void check_lists(int uniform)
+static void check_lists(int uniform, int blocks)
 {
     const int periodic[3] = {1, 0, 0};
     const float L = 1.0f, h = 0.13f;
@@ -351,7 +400,10 @@ static void check_lists(int uniform)
         fail_msg("uniform mass %g with %s masses", nb.uniform_mass, uniform ? "equal" : "unequal");
     list_test t = {.w = w, .nb = &nb, .h = h, .field = field, .visits = calloc(n, sizeof(unsigned)),
                    .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int))};
-    assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    if (blocks)
+        eddy_sph_block_pass(&nb, p, test_block, &t);
+    else
+        assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
     assert_int_equal(t.bad_entries, 0);
     size_t compared = 0, near_walls = 0, pairs = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -395,7 +447,15 @@ static void check_lists(int uniform)
     for (size_t i = 0; i < n; i += 7) p->flags[i] |= EDDY_PARTICLE_HALO;
     const size_t halo_count = p->halo_count;
     p->halo_count = (n + 6) / 7;
-    assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    if (blocks) {
+        /* Blocks hold the owned particles of the build. */
+        if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
+            fail_msg("build: %s", err.message);
+        eddy_sph_block_pass(&nb, p, test_block, &t);
+        assert_int_equal(t.bad_entries, 0);
+    } else {
+        assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    }
     for (size_t i = 0; i < n; ++i)
         if (t.visits[i] != (i % 7 ? 1u : 0u)) fail_msg("particle %zu (halo: %d) visited %u times", i, i % 7 == 0, t.visits[i]);
     p->halo_count = halo_count;
@@ -418,8 +478,21 @@ static void check_lists(int uniform)
 static void neighbor_lists_match_brute_force(void **state)
 {
     (void)state;
-    check_lists(1);
-    check_lists(0);
+    check_lists(1, 0);
+    check_lists(0, 0);
+}
+
+/*
+ * eddy_sph_block_pass over the same lists: each owned particle in exactly one lane, its rows its list
+ * then its own particle, eddy_sph_block_diff equal to eddy_grid_min_image, and the density summed with
+ * the block masks, the self row and the lane images equal to the O(N^2) sum over every particle and
+ * every mirror of the core; halo copies in no lane.
+ */
+static void neighbor_blocks_match_brute_force(void **state)
+{
+    (void)state;
+    check_lists(1, 1);
+    check_lists(0, 1);
 }
 
 static void gather_periodic_matches_brute_force(void **state)
@@ -721,6 +794,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
         cmocka_unit_test(neighbor_lists_match_brute_force),
+        cmocka_unit_test(neighbor_blocks_match_brute_force),
         cmocka_unit_test(neighbor_lists_edges),
         cmocka_unit_test(cell_near_walls_is_conservative),
     };

@@ -86,6 +86,10 @@ void eddy_sph_neighbors_free(eddy_sph_neighbors *nb)
     free(nb->image_count);
     free(nb->image_slot);
     free(nb->images);
+    free(nb->block_particle);
+    free(nb->block_count);
+    free(nb->block_row);
+    free(nb->block_index);
     *nb = (eddy_sph_neighbors){0};
 }
 
@@ -129,4 +133,61 @@ void eddy_sph_list_free(eddy_sph_list *l)
     const int extra = l->extra_count;
     *l = (eddy_sph_list){0};
     l->extra_count = extra;
+}
+
+int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *p)
+{
+    /* Serial: one pass over the particles and one over the blocks, cheap next to the build. */
+    const size_t n = nb->count;
+    size_t owned = 0;
+    for (size_t i = 0; i < n; ++i) owned += !eddy_particle_is_halo(p, i);
+    const size_t blocks = (owned + EDDY_SPH_LANES - 1) / EDDY_SPH_LANES;
+    if (blocks + 1 > nb->block_capacity) {
+        const size_t cap = blocks + blocks / 4 + 16;
+        uint32_t *particle = realloc(nb->block_particle, cap * EDDY_SPH_LANES * sizeof(uint32_t));
+        if (!particle) return -1;
+        nb->block_particle = particle;
+        uint32_t *count = realloc(nb->block_count, cap * EDDY_SPH_LANES * sizeof(uint32_t));
+        if (!count) return -1;
+        nb->block_count = count;
+        uint32_t *row = realloc(nb->block_row, (cap + 1) * sizeof(uint32_t));
+        if (!row) return -1;
+        nb->block_row = row;
+        nb->block_capacity = cap;
+    }
+    const uint32_t *off = nb->offset;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
+        nb->block_particle[k] = (uint32_t)i;
+        nb->block_count[k] = off[i + 1] - off[i];
+        ++k;
+    }
+    for (; k < blocks * EDDY_SPH_LANES; ++k) { /* the last block's empty lanes */
+        nb->block_particle[k] = nb->block_particle[k / EDDY_SPH_LANES * EDDY_SPH_LANES];
+        nb->block_count[k] = 0;
+    }
+    uint64_t rows = 0;
+    for (size_t b = 0; b < blocks; ++b) {
+        nb->block_row[b] = (uint32_t)rows;
+        uint32_t longest = 0;
+        for (size_t l = 0; l < EDDY_SPH_LANES; ++l) {
+            const uint32_t c = nb->block_count[b * EDDY_SPH_LANES + l];
+            longest = c > longest ? c : longest;
+        }
+        rows += (uint64_t)longest + 1;
+        if (rows * EDDY_SPH_LANES > UINT32_MAX) return -2;
+    }
+    nb->block_row[blocks] = (uint32_t)rows;
+    nb->blocks = blocks;
+    nb->owned = owned;
+    const size_t entries = (size_t)rows * EDDY_SPH_LANES;
+    if (entries > nb->block_index_capacity) {
+        const size_t cap = entries + entries / 4 + 64;
+        uint32_t *index = realloc(nb->block_index, cap * sizeof(uint32_t));
+        if (!index) return -1;
+        nb->block_index = index;
+        nb->block_index_capacity = cap;
+    }
+    return 0;
 }

@@ -177,6 +177,14 @@ static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
     static const eddy_sph_particle_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,       \
                                                                           name##_avx512}
 
+/* The same for an eddy_sph_block_fn body (eddy_sph_block_pass). */
+#define EDDY_SPH_SIMD_BLOCK_CLONES(name)                                                                      \
+    static void name##_baseline(void *ctx, const eddy_sph_block *b) { name(ctx, b); }                       \
+    EDDY_SPH_TARGET_AVX2 static void name##_avx2(void *ctx, const eddy_sph_block *b) { name(ctx, b); }      \
+    EDDY_SPH_TARGET_AVX512 static void name##_avx512(void *ctx, const eddy_sph_block *b) { name(ctx, b); }  \
+    static const eddy_sph_block_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,          \
+                                                                       name##_avx512}
+
 /* gather.h's density pass cell (eddy_sph_density_cell over eddy_sph_density_pass_ctx_) as a cell-pass
  * body, compiled for each path by the clones below. */
 EDDY_SPH_SIMD_BODY int eddy_sph_density_simd_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
