@@ -333,7 +333,7 @@ static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, 
  * then the ghosts of the neighbours and of i in each mirror), C_i = rho_i / rho0 - 1,
  * lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
  */
-EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b)
+EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const int uniform)
 {
     pass *c = vc;
     const eddy_solver *s = c->s;
@@ -349,7 +349,7 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b)
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz;
             const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+            const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
             const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny);
             ws[k] += t.w;
             gxs[k] += t.gx;
@@ -370,7 +370,7 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b)
                 float dx, dy, dz, ex, ey, ez;
                 const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
                 eddy_sph_block_image_diff(&img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = img.on[k] * eddy_sph_block_on_self(b, q, k) * mass[j];
+                const float mj = img.on[k] * eddy_sph_block_on_self(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
                 const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
@@ -403,7 +403,7 @@ static void lambda_pass(eddy_solver *s, eddy_world *w)
 {
     pass c = make_pass(s, w);
     c.rho = w->particles.density;
-    eddy_sph_block_pass(&s->nb, &w->particles, lambda_block_simd[s->simd], &c);
+    eddy_sph_block_pass(&s->nb, &w->particles, lambda_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
 }
 
 /*
@@ -421,8 +421,16 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
     const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
     const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
     const float r1 = cwq * d * d * d;
+    /* r1^n as n - 1 products in order; each test folds at compile time, so no loop is left for the
+     * unroller's size limits to keep (a loop left in place stops the lane loop's vectorization). */
     float pw = r1;
-    for (int e = 1; e < ncorr; ++e) pw *= r1;
+    if (ncorr > 1) pw *= r1;
+    if (ncorr > 2) pw *= r1;
+    if (ncorr > 3) pw *= r1;
+    if (ncorr > 4) pw *= r1;
+    if (ncorr > 5) pw *= r1;
+    if (ncorr > 6) pw *= r1;
+    if (ncorr > 7) pw *= r1;
     return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
 }
 
@@ -430,7 +438,7 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
  * (img: the neighbours' and the particles' own), added into acc. */
 static inline __attribute__((always_inline)) void delta_rows(const pass *c, const eddy_sph_block *b,
                                                              const eddy_sph_block_image *img, const float *scale,
-                                                             const float *li, const int ncorr,
+                                                             const float *li, const int ncorr, const int uniform,
                                                              float acc[3][EDDY_SPH_LANES])
 {
     const eddy_particles *p = &c->w->particles;
@@ -443,7 +451,7 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float dx, dy, dz;
                 const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-                const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+                const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
                 const float f = delta_pair(dx, dy, dz, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * dx;
                 ay[k] += f * dy;
@@ -457,7 +465,7 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
                 float dx, dy, dz, ex, ey, ez;
                 const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
                 eddy_sph_block_image_diff(img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = img->on[k] * eddy_sph_block_on_self(b, q, k) * mass[j];
+                const float mj = img->on[k] * eddy_sph_block_on_self(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
                 const float f = delta_pair(ex, ey, ez, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * ex;
                 ay[k] += f * ey;
@@ -471,11 +479,12 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
  * wrappers (eddy_sph/simd.h). */
 static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_block *b,
                                                             const eddy_sph_block_image *img, const float *scale,
-                                                            const float *li, float acc[3][EDDY_SPH_LANES])
+                                                            const float *li, const int uniform,
+                                                            float acc[3][EDDY_SPH_LANES])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
-    case N: delta_rows(c, b, img, scale, li, N, acc); break;
+    case N: delta_rows(c, b, img, scale, li, N, uniform, acc); break;
         PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
         PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
 #undef PBF_DELTA_CASE
@@ -486,7 +495,7 @@ static inline __attribute__((always_inline)) void delta_sum(const pass *c, const
 /* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the ghosts of
  * the mirrors lambda_pass found at these same positions), then the collision projection; the new
  * positions go to scratch (Jacobi: every particle reads the old positions). */
-EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b)
+EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int uniform)
 {
     const pass *c = vc;
     const eddy_solver *s = c->s;
@@ -499,9 +508,10 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b)
         li[k] = c->lam[i];
     }
     float acc[3][EDDY_SPH_LANES] = {{0}};
-    delta_sum(c, b, NULL, scale, li, acc);
+    delta_sum(c, b, NULL, scale, li, uniform, acc);
     eddy_sph_block_image img;
-    for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot) delta_sum(c, b, &img, scale, li, acc);
+    for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot)
+        delta_sum(c, b, &img, scale, li, uniform, acc);
     const eddy_boundaries *bd = &w->boundaries;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k], m = p->material[i];
@@ -540,12 +550,12 @@ static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.ny = s->s[1];
     c.nz = s->s[2];
     eddy_particles *p = &w->particles;
-    eddy_sph_block_pass(&s->nb, p, delta_block_simd[s->simd], &c);
+    eddy_sph_block_pass(&s->nb, p, delta_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
     copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
 }
 
 /* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0, for the lanes of a block. */
-EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b)
+EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const int uniform)
 {
     const pass *c = vc;
     const eddy_particles *p = &c->w->particles;
@@ -565,7 +575,7 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b)
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz;
             const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float mj = eddy_sph_block_on(b, q, k) * mass[j];
+            const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
             const float bu = ui[k] - vx[j], bv = vi[k] - vy[j], bw = wi[k] - vz[j];
             const float r = sqrtf(dx * dx + dy * dy + dz * dz);
             const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
@@ -590,7 +600,8 @@ EDDY_SPH_SIMD_BLOCK_CLONES(vorticity_block);
 /* For the lanes of a block: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH
  * sum sum_j V_j (v_j - v_i) W_poly6. */
 static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const eddy_sph_block *b, const int vort,
-                                                            float e[3][EDDY_SPH_LANES], float sv[3][EDDY_SPH_LANES])
+                                                            const int uniform, float e[3][EDDY_SPH_LANES],
+                                                            float sv[3][EDDY_SPH_LANES])
 {
     const eddy_particles *p = &c->w->particles;
     const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz,
@@ -612,7 +623,7 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz;
             const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float vj = eddy_sph_block_on(b, q, k) * mass[j] * inv_rho0[k];
+            const float vj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform) * inv_rho0[k];
             const float r2 = dx * dx + dy * dy + dz * dz;
             const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
             const float wgt = vj * cw * d * d * d;
@@ -633,15 +644,15 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
 }
 
 /* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
-EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b)
+EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int uniform)
 {
     const pass *c = vc;
     const int vort = c->s->vort_eps > 0.0f;
     float e[3][EDDY_SPH_LANES] = {{0}}, sv[3][EDDY_SPH_LANES] = {{0}};
     if (vort)
-        xsph_rows(c, b, 1, e, sv);
+        xsph_rows(c, b, 1, uniform, e, sv);
     else
-        xsph_rows(c, b, 0, e, sv);
+        xsph_rows(c, b, 0, uniform, e, sv);
     const float dt = c->dt, cx = c->s->xsph_c;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k];
@@ -683,7 +694,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
         c.ox = eddy_particles_field(p, s->f_vort, 0);
         c.oy = eddy_particles_field(p, s->f_vort, 1);
         c.oz = eddy_particles_field(p, s->f_vort, 2);
-        eddy_sph_block_pass(&s->nb, p, vorticity_block_simd[s->simd], &c);
+        eddy_sph_block_pass(&s->nb, p, vorticity_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
         const int f_vort = s->f_vort;
         int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
         if (rc) return rc;
@@ -701,7 +712,7 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.nx = s->s[0];
     c.ny = s->s[1];
     c.nz = s->s[2];
-    eddy_sph_block_pass(&s->nb, p, xsph_block_simd[s->simd], &c);
+    eddy_sph_block_pass(&s->nb, p, xsph_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
     copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;
 }

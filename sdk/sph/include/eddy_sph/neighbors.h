@@ -444,6 +444,7 @@ typedef struct eddy_sph_block {
     uint32_t lanes;           /* lanes holding an owned particle: EDDY_SPH_LANES except in the last block */
     float x[EDDY_SPH_LANES], y[EDDY_SPH_LANES], z[EDDY_SPH_LANES]; /* the lanes' positions at the pass */
     float period[3], half_period[3];
+    float uniform_mass; /* every particle's mass when all are equal, else 0 (eddy_sph_block_mass) */
 } eddy_sph_block;
 
 /* Lane k's entry in row q: returns its particle j and stores x_i - x_j (periodic minimum image, as
@@ -466,6 +467,14 @@ EDDY_SPH_INLINE uint32_t eddy_sph_block_diff(const eddy_sph_block *b, const floa
     *dy = ey;
     *dz = ez;
     return j;
+}
+
+/* m_j. `uniform` is a constant at the call, eddy_sph_block_uniform(nb) chosen once a pass (a solver
+ * compiles its block body for both, EDDY_SPH_SIMD_BLOCK_CLONES): with equal masses no mass is loaded,
+ * one gather less per row of eight. */
+EDDY_SPH_INLINE float eddy_sph_block_mass(const eddy_sph_block *b, const float *mass, uint32_t j, const int uniform)
+{
+    return uniform ? b->uniform_mass : mass[j];
 }
 
 /* 1 for a neighbour of lane k in row q, 0 past its count: the weight of every neighbour term. */
@@ -527,6 +536,12 @@ EDDY_SPH_INLINE void eddy_sph_block_image_diff(const eddy_sph_block_image *g, ui
     *ez = g->c0[2][k] + g->r[2][0][k] * dx + g->r[2][1][k] * dy + g->r[2][2][k] * dz;
 }
 
+/* 1 when every particle of the build has the same mass (eddy_sph_block_mass may then skip the load). */
+static inline int eddy_sph_block_uniform(const eddy_sph_neighbors *nb)
+{
+    return nb->uniform_mass > 0.0f;
+}
+
 /* What a block pass hands a solver: one block of owned particles at a time, from several threads. */
 typedef void (*eddy_sph_block_fn)(void *ctx, const eddy_sph_block *block);
 
@@ -554,6 +569,7 @@ static inline void eddy_sph_block_pass(const eddy_sph_neighbors *nb, const eddy_
             b.period[a] = nb->period[a];
             b.half_period[a] = nb->half_period[a];
         }
+        b.uniform_mass = nb->uniform_mass;
         fn(ctx, &b);
     }
 }
