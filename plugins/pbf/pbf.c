@@ -279,6 +279,11 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
                                        1.5f * w->smoothing_radius, "pbf", err)) ||
         (rc = reserve(s, w->particles.count, err)))
         return rc;
+    /* The walls' ghosts within h, selected once with the lists (no gravity: PBF's ghosts carry lambda,
+     * not a pressure). */
+    if (eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for the wall ghosts of %zu particles",
+                              w->particles.count);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return EDDY_OK;
 }
@@ -358,19 +363,17 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
             g2s[k] += t.g2;
         }
     }
-    /* No gravity: mirrored pressure (PBF's ghosts carry lambda, not a pressure). Stored for delta_pass. */
-    for (uint32_t k = 0; k < b->lanes; ++k)
-        eddy_sph_neighbors_find_images(&c->s->nb, &c->w->boundaries, NULL, h, p, b->particle[k]);
+    /* The ghosts within h of the neighbours and of each particle itself, image slot by slot (selected
+     * with the lists: prepare). */
     eddy_sph_block_image img;
     for (int slot = 0; eddy_sph_block_image_get(&c->s->nb, b, slot, &img); ++slot) {
-        /* The ghosts of the neighbours and of each particle itself (row `rows`). */
-        for (uint32_t q = 0; q <= b->rows; ++q) {
+        for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float dx, dy, dz, ex, ey, ez;
-                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+                float dx, dy, dz, ex, ey, ez, wg;
+                const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
                 eddy_sph_block_image_diff(&img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = img.on[k] * eddy_sph_block_on_self(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+                const float mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
                 const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
@@ -434,10 +437,11 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
     return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
 }
 
-/* The lanes' delta-p over their neighbours (img NULL) or over the ghosts in one mirror per lane
- * (img: the neighbours' and the particles' own), added into acc. */
+/* The lanes' delta-p over their neighbours (img NULL) or over their ghosts in image `slot` (img: that
+ * image of each lane), added into acc. */
 static inline __attribute__((always_inline)) void delta_rows(const pass *c, const eddy_sph_block *b,
-                                                             const eddy_sph_block_image *img, const float *scale,
+                                                             const eddy_sph_block_image *img, int slot,
+                                                             const float *scale,
                                                              const float *li, const int ncorr, const int uniform,
                                                              float acc[3][EDDY_SPH_LANES])
 {
@@ -459,13 +463,13 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
             }
         }
     } else {
-        for (uint32_t q = 0; q <= b->rows; ++q) {
+        for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float dx, dy, dz, ex, ey, ez;
-                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
+                float dx, dy, dz, ex, ey, ez, wg;
+                const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
                 eddy_sph_block_image_diff(img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = img->on[k] * eddy_sph_block_on_self(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+                const float mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
                 const float f = delta_pair(ex, ey, ez, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * ex;
                 ay[k] += f * ey;
@@ -478,13 +482,14 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
 /* delta_rows with the s_corr exponent n (1 to 8) as a constant; inlined into delta_block's vector ISA
  * wrappers (eddy_sph/simd.h). */
 static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_block *b,
-                                                            const eddy_sph_block_image *img, const float *scale,
+                                                            const eddy_sph_block_image *img, int slot,
+                                                            const float *scale,
                                                             const float *li, const int uniform,
                                                             float acc[3][EDDY_SPH_LANES])
 {
     switch (c->s->scorr_n) {
 #define PBF_DELTA_CASE(N) \
-    case N: delta_rows(c, b, img, scale, li, N, uniform, acc); break;
+    case N: delta_rows(c, b, img, slot, scale, li, N, uniform, acc); break;
         PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
         PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
 #undef PBF_DELTA_CASE
@@ -508,10 +513,10 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
         li[k] = c->lam[i];
     }
     float acc[3][EDDY_SPH_LANES] = {{0}};
-    delta_sum(c, b, NULL, scale, li, uniform, acc);
+    delta_sum(c, b, NULL, 0, scale, li, uniform, acc);
     eddy_sph_block_image img;
     for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot)
-        delta_sum(c, b, &img, scale, li, uniform, acc);
+        delta_sum(c, b, &img, slot, scale, li, uniform, acc);
     const eddy_boundaries *bd = &w->boundaries;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k], m = p->material[i];

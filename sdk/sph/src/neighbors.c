@@ -90,6 +90,13 @@ void eddy_sph_neighbors_free(eddy_sph_neighbors *nb)
     free(nb->block_count);
     free(nb->block_row);
     free(nb->block_index);
+    free(nb->ghost_first);
+    free(nb->ghost_chunk_of);
+    free(nb->ghost_slot_rows);
+    for (int k = 0; k < EDDY_SPH_LIST_CHUNKS; ++k) {
+        free(nb->ghost_chunk[k].index);
+        free(nb->ghost_chunk[k].weight);
+    }
     *nb = (eddy_sph_neighbors){0};
 }
 
@@ -189,5 +196,37 @@ int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *
         nb->block_index = index;
         nb->block_index_capacity = cap;
     }
+    return 0;
+}
+
+int eddy_sph_neighbors_ghost_blocks(eddy_sph_neighbors *nb)
+{
+    const size_t blocks = nb->blocks;
+    if (nb->ghost_first && blocks <= nb->ghost_capacity) return 0;
+    const size_t cap = blocks + blocks / 4 + 16;
+    uint32_t *first = realloc(nb->ghost_first, cap * sizeof(uint32_t));
+    if (!first) return -1;
+    nb->ghost_first = first;
+    uint8_t *chunk = realloc(nb->ghost_chunk_of, cap);
+    if (!chunk) return -1;
+    nb->ghost_chunk_of = chunk;
+    uint32_t *rows = realloc(nb->ghost_slot_rows, cap * EDDY_MAX_MIRRORS * sizeof(uint32_t));
+    if (!rows) return -1;
+    nb->ghost_slot_rows = rows;
+    nb->ghost_capacity = cap;
+    return 0;
+}
+
+int eddy_sph_ghost_chunk_reserve(eddy_sph_ghost_chunk *chunk, size_t more)
+{
+    if (chunk->rows + more <= chunk->capacity) return 0;
+    const size_t need = chunk->rows + more, cap = need + need / 2 + 64;
+    uint32_t *index = realloc(chunk->index, cap * EDDY_SPH_LANES * sizeof(uint32_t));
+    if (!index) return -1;
+    chunk->index = index;
+    float *weight = realloc(chunk->weight, cap * EDDY_SPH_LANES * sizeof(float));
+    if (!weight) return -1;
+    chunk->weight = weight;
+    chunk->capacity = cap;
     return 0;
 }

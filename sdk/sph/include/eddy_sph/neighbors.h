@@ -78,6 +78,14 @@ typedef struct eddy_sph_list_chunk {
     size_t count, capacity;
 } eddy_sph_list_chunk;
 
+/* A run of blocks' ghost rows (eddy_sph_neighbors_ghosts): the particle each ghost images (a lane's
+ * own particle in its padding) and its weight (1, or 0 for padding). */
+typedef struct eddy_sph_ghost_chunk {
+    uint32_t *index;
+    float *weight;
+    size_t rows, capacity; /* in rows of EDDY_SPH_LANES */
+} eddy_sph_ghost_chunk;
+
 typedef struct eddy_sph_neighbors {
     uint32_t *offset, *index;       /* CSR lists: particle i's neighbours are index[offset[i] .. offset[i+1]) */
     size_t offset_capacity, index_capacity;
@@ -100,6 +108,14 @@ typedef struct eddy_sph_neighbors {
     uint32_t *block_index;    /* rows of LANES indices; a block's rows: its longest list, then its own particles */
     size_t blocks, owned, block_capacity, block_index_capacity;
     float period[3], half_period[3]; /* periodic axes' lengths and halves (0 and FLT_MAX on the others) */
+    /* Ghost rows (eddy_sph_neighbors_ghosts): per block and image slot, rows of LANES entries, each run
+     * of blocks writing into its own chunk. */
+    eddy_sph_ghost_chunk ghost_chunk[EDDY_SPH_LIST_CHUNKS];
+    uint32_t *ghost_first;      /* [blocks]: each block's first ghost row in its chunk */
+    uint8_t *ghost_chunk_of;    /* [blocks]: its chunk */
+    uint32_t *ghost_slot_rows;  /* [blocks * EDDY_MAX_MIRRORS]: the rows of each image slot, in slot order */
+    size_t ghost_capacity;
+    int ghosts;                 /* 1 once eddy_sph_neighbors_ghosts ran on this build */
 } eddy_sph_neighbors;
 
 /* The per-particle arrays for n particles (eddy_sph_neighbors_build's helper). Returns 0, or -1 when
@@ -176,6 +192,7 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     if (eddy_sph_neighbors_reserve(nb, n))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu particles", who, n);
     nb->layout = lay;
+    nb->ghosts = 0;
     nb->periodic = lay->periodic[0] || lay->periodic[1] || lay->periodic[2];
     nb->count = n;
     nb->pad = 8.0f * h;
@@ -445,18 +462,18 @@ typedef struct eddy_sph_block {
     float x[EDDY_SPH_LANES], y[EDDY_SPH_LANES], z[EDDY_SPH_LANES]; /* the lanes' positions at the pass */
     float period[3], half_period[3];
     float uniform_mass; /* every particle's mass when all are equal, else 0 (eddy_sph_block_mass) */
+    const uint32_t *ghost_index; /* the block's ghost rows (eddy_sph_neighbors_ghosts), NULL without */
+    const float *ghost_weight;
+    uint32_t ghost_row[EDDY_MAX_MIRRORS + 1]; /* image slot s: rows [ghost_row[s], ghost_row[s + 1]) */
 } eddy_sph_block;
 
-/* Lane k's entry in row q: returns its particle j and stores x_i - x_j (periodic minimum image, as
- * eddy_grid_min_image). Branch-free, for an `omp simd` loop over the lanes. */
-EDDY_SPH_INLINE uint32_t eddy_sph_block_diff(const eddy_sph_block *b, const float *x, const float *y, const float *z,
-                                            uint32_t q, uint32_t k, float *dx, float *dy, float *dz)
+/* The periodic minimum image of a difference, as eddy_grid_min_image, without a branch: period 0 and
+ * half FLT_MAX on an axis that does not wrap. */
+EDDY_SPH_INLINE void eddy_sph_wrap(const float period[3], const float half[3], float *dx, float *dy, float *dz)
 {
-    const uint32_t j = b->index[(size_t)q * EDDY_SPH_LANES + k];
-    /* The periods loaded unconditionally: a load under a condition would keep GCC from vectorizing. */
-    const float px = b->period[0], py = b->period[1], pz = b->period[2];
-    const float hx = b->half_period[0], hy = b->half_period[1], hz = b->half_period[2];
-    float ex = b->x[k] - x[j], ey = b->y[k] - y[j], ez = b->z[k] - z[j];
+    /* Every load unconditional: a load under a condition would keep GCC from vectorizing. */
+    const float px = period[0], py = period[1], pz = period[2], hx = half[0], hy = half[1], hz = half[2];
+    float ex = *dx, ey = *dy, ez = *dz;
     ex -= ex > hx ? px : 0.0f;
     ex += ex < -hx ? px : 0.0f;
     ey -= ey > hy ? py : 0.0f;
@@ -466,7 +483,37 @@ EDDY_SPH_INLINE uint32_t eddy_sph_block_diff(const eddy_sph_block *b, const floa
     *dx = ex;
     *dy = ey;
     *dz = ez;
+}
+
+/* Lane k's entry of a row of indices: returns its particle j and stores x_i - x_j (periodic minimum
+ * image, as eddy_grid_min_image). Branch-free, for an `omp simd` loop over the lanes. */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_row_diff(const eddy_sph_block *b, const uint32_t *row, const float *x,
+                                                const float *y, const float *z, uint32_t k, float *dx, float *dy,
+                                                float *dz)
+{
+    const uint32_t j = row[k];
+    *dx = b->x[k] - x[j];
+    *dy = b->y[k] - y[j];
+    *dz = b->z[k] - z[j];
+    eddy_sph_wrap(b->period, b->half_period, dx, dy, dz);
     return j;
+}
+
+/* Lane k's neighbour row q (eddy_sph_block_row_diff). */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_diff(const eddy_sph_block *b, const float *x, const float *y, const float *z,
+                                            uint32_t q, uint32_t k, float *dx, float *dy, float *dz)
+{
+    return eddy_sph_block_row_diff(b, b->index + (size_t)q * EDDY_SPH_LANES, x, y, z, k, dx, dy, dz);
+}
+
+/* Lane k's ghost row g (eddy_sph_block_ghost_rows): the imaged particle j and x_i - x_j, its weight
+ * (1, or 0 for padding) in *w. */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_ghost_diff(const eddy_sph_block *b, const float *x, const float *y,
+                                                  const float *z, uint32_t g, uint32_t k, float *dx, float *dy,
+                                                  float *dz, float *w)
+{
+    *w = b->ghost_weight[(size_t)g * EDDY_SPH_LANES + k];
+    return eddy_sph_block_row_diff(b, b->ghost_index + (size_t)g * EDDY_SPH_LANES, x, y, z, k, dx, dy, dz);
 }
 
 /* m_j. `uniform` is a constant at the call, eddy_sph_block_uniform(nb) chosen once a pass (a solver
@@ -542,6 +589,128 @@ static inline int eddy_sph_block_uniform(const eddy_sph_neighbors *nb)
     return nb->uniform_mass > 0.0f;
 }
 
+/* Per-block ghost arrays for nb->blocks blocks; room for `more` rows after chunk->rows
+ * (eddy_sph_neighbors_ghosts' helpers). Return 0, or -1 when memory runs out. */
+int eddy_sph_neighbors_ghost_blocks(eddy_sph_neighbors *nb);
+int eddy_sph_ghost_chunk_reserve(eddy_sph_ghost_chunk *chunk, size_t more);
+
+/* The entries of lane `lane` of block k (its neighbours, then itself) whose ghost in image M lies
+ * within h (|x_i - M(x_j)|^2 < h2) at the current positions, in row order: writes each one's particle
+ * to out[n * stride] and returns how many (out has room for the lane's count + 1). */
+static inline uint32_t eddy_sph_ghost_select(const eddy_sph_neighbors *nb, const eddy_particles *p, size_t k,
+                                             uint32_t lane, const eddy_sph_image *M, float h2, uint32_t *out,
+                                             size_t stride)
+{
+    const size_t at = k * EDDY_SPH_LANES + lane;
+    const uint32_t i = nb->block_particle[at], count = nb->block_count[at];
+    const uint32_t *index = nb->block_index + (size_t)nb->block_row[k] * EDDY_SPH_LANES + lane;
+    const float *x = p->x, *y = p->y, *z = p->z, xi = x[i], yi = y[i], zi = z[i];
+    const float *period = nb->period, *half = nb->half_period;
+    float c0[3];
+    eddy_sph_image_origin(M, xi, yi, zi, c0);
+    /* 64 squared distances at a time in a SIMD loop, then a branch-free compaction (each entry is
+     * written, and kept by advancing n: out has room for one entry past the ghosts). */
+    uint32_t n = 0;
+    float e2[64];
+    for (uint32_t q0 = 0; q0 < count; q0 += 64) {
+        const uint32_t m = count - q0 < 64 ? count - q0 : 64;
+        EDDY_SPH_OMP(simd)
+        for (uint32_t t = 0; t < m; ++t) {
+            const uint32_t j = index[(size_t)(q0 + t) * EDDY_SPH_LANES];
+            float dx = xi - x[j], dy = yi - y[j], dz = zi - z[j], ex, ey, ez;
+            eddy_sph_wrap(period, half, &dx, &dy, &dz);
+            eddy_sph_image_of_diff(M, c0, dx, dy, dz, &ex, &ey, &ez);
+            e2[t] = ex * ex + ey * ey + ez * ez;
+        }
+        for (uint32_t t = 0; t < m; ++t) {
+            out[(size_t)n * stride] = index[(size_t)(q0 + t) * EDDY_SPH_LANES];
+            n += e2[t] < h2;
+        }
+    }
+    /* The particle's own ghost: x_i - M(x_i) = c0. */
+    if (c0[0] * c0[0] + c0[1] * c0[1] + c0[2] * c0[2] < h2) out[(size_t)n++ * stride] = i;
+    return n;
+}
+
+/*
+ * Ghost rows: the mirror images of the walls within h of each near particle (gravity: the hydrostatic
+ * pressure continuation, or NULL), found once at the current positions and kept (as
+ * eddy_sph_neighbors_images), and for each block and image slot the ghosts within h of their lane's
+ * particle, lane-interleaved like the neighbour rows: a lane's ghosts of its neighbours and of itself
+ * through its image `slot`, then padding (its own particle, weight 0) to the slot's longest lane.
+ *
+ * Why: a mirror loop over every neighbour row computes ~37 ghosts per image of which ~5 lie within h
+ * (those of the neighbours as close to the wall as the particle is far from it); a solver that sweeps
+ * the same neighbourhoods many times a step (pbf: 2 x iterations passes with mirrors) selects them
+ * once. Like the lists, the selection is that of the positions at this call: a ghost that comes
+ * within h during the step's later passes has a kernel weight near 0, and the images are the tangent
+ * planes at these positions (exact for flat walls).
+ *
+ * Call after eddy_sph_neighbors_build, on the same positions; eddy_sph_block_pass then hands each
+ * block its rows (eddy_sph_block_ghost_diff between b->ghost_row[slot] and b->ghost_row[slot + 1]).
+ * One parallel pass over runs of blocks, each writing into its own chunk. Returns 0, or -1 when memory
+ * runs out (or a chunk's rows would exceed 2^32 - 1).
+ */
+static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_boundaries *bd,
+                                            const float gravity[3], float h, const eddy_particles *p)
+{
+    if (eddy_sph_neighbors_ghost_blocks(nb)) return -1;
+    const long long blocks = (long long)nb->blocks;
+    const long long chunks = blocks < EDDY_SPH_LIST_CHUNKS ? blocks : EDDY_SPH_LIST_CHUNKS;
+    const float h2 = h * h;
+    int failed = 0;
+    EDDY_SPH_OMP(parallel for schedule(dynamic, 1) reduction(| : failed))
+    for (long long c = 0; c < chunks; ++c) {
+        eddy_sph_ghost_chunk *chunk = &nb->ghost_chunk[c];
+        chunk->rows = 0;
+        for (long long k = blocks * c / chunks; k < blocks * (c + 1) / chunks && !failed; ++k) {
+            const size_t first = (size_t)k * EDDY_SPH_LANES;
+            const uint32_t lanes =
+                (uint32_t)(nb->owned - first < EDDY_SPH_LANES ? nb->owned - first : EDDY_SPH_LANES);
+            const uint32_t rows = nb->block_row[k + 1] - nb->block_row[k]; /* a lane's most ghosts per image */
+            const eddy_sph_image *img[EDDY_SPH_LANES];
+            int n[EDDY_SPH_LANES], slots = 0;
+            for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane) {
+                const uint32_t i = nb->block_particle[first + lane];
+                if (lane < lanes) eddy_sph_neighbors_find_images(nb, bd, gravity, h, p, i);
+                n[lane] = lane < lanes ? eddy_sph_neighbors_images(nb, i, &img[lane]) : 0;
+                slots = n[lane] > slots ? n[lane] : slots;
+            }
+            nb->ghost_first[k] = (uint32_t)chunk->rows;
+            nb->ghost_chunk_of[k] = (uint8_t)c;
+            for (int s = 0; s < EDDY_MAX_MIRRORS; ++s) nb->ghost_slot_rows[(size_t)k * EDDY_MAX_MIRRORS + s] = 0;
+            if (slots && (chunk->rows + (size_t)slots * rows > UINT32_MAX ||
+                          eddy_sph_ghost_chunk_reserve(chunk, (size_t)slots * rows))) {
+                failed = 1;
+                break;
+            }
+            for (int s = 0; s < slots; ++s) {
+                /* Each lane's ghosts down its column, then padding to the slot's longest column. */
+                uint32_t *out = chunk->index + chunk->rows * EDDY_SPH_LANES;
+                float *w = chunk->weight + chunk->rows * EDDY_SPH_LANES;
+                uint32_t got[EDDY_SPH_LANES], most = 0;
+                for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane) {
+                    got[lane] = s < n[lane] ? eddy_sph_ghost_select(nb, p, (size_t)k, lane, &img[lane][s], h2,
+                                                                     out + lane, EDDY_SPH_LANES)
+                                            : 0;
+                    most = got[lane] > most ? got[lane] : most;
+                }
+                for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane)
+                    for (uint32_t g = 0; g < most; ++g) {
+                        const size_t e = (size_t)g * EDDY_SPH_LANES + lane;
+                        if (g >= got[lane]) out[e] = nb->block_particle[first + lane];
+                        w[e] = g < got[lane] ? 1.0f : 0.0f;
+                    }
+                nb->ghost_slot_rows[(size_t)k * EDDY_MAX_MIRRORS + s] = most;
+                chunk->rows += most;
+            }
+        }
+    }
+    if (failed) return -1;
+    nb->ghosts = 1;
+    return 0;
+}
+
 /* What a block pass hands a solver: one block of owned particles at a time, from several threads. */
 typedef void (*eddy_sph_block_fn)(void *ctx, const eddy_sph_block *block);
 
@@ -570,6 +739,15 @@ static inline void eddy_sph_block_pass(const eddy_sph_neighbors *nb, const eddy_
             b.half_period[a] = nb->half_period[a];
         }
         b.uniform_mass = nb->uniform_mass;
+        const eddy_sph_ghost_chunk *gc = nb->ghosts ? &nb->ghost_chunk[nb->ghost_chunk_of[k]] : NULL;
+        b.ghost_index = gc ? gc->index : NULL;
+        b.ghost_weight = gc ? gc->weight : NULL;
+        uint32_t row = gc ? nb->ghost_first[k] : 0;
+        for (int slot = 0; slot < EDDY_MAX_MIRRORS; ++slot) {
+            b.ghost_row[slot] = row;
+            row += nb->ghosts ? nb->ghost_slot_rows[(size_t)k * EDDY_MAX_MIRRORS + slot] : 0;
+        }
+        b.ghost_row[EDDY_MAX_MIRRORS] = row;
         fn(ctx, &b);
     }
 }
