@@ -266,72 +266,24 @@ static void cell_pass_matches_brute_force(void **state)
     eddy_world_destroy(w);
 }
 
-/* What the neighbour-list test's callback shares. */
+/* What the block test's callback shares. */
 typedef struct list_test {
     eddy_world *w;
     eddy_sph_neighbors *nb;
     float h;
-    const float *field;   /* gathered into extra[0] */
     unsigned *visits;     /* calls per particle */
     double *density;      /* sum_j m_j w6 over the list, the particle itself and their ghosts */
     int *mirrors;         /* images found per particle */
-    size_t bad_entries;   /* differences, masses or field values that differ from the particles' */
+    size_t bad_entries;   /* indices, differences or ghost rows that are not what they must be */
 } list_test;
 
-static void test_list(void *ctx, uint32_t i, eddy_sph_list *l)
-{
-    list_test *t = ctx;
-    const eddy_particles *p = &t->w->particles;
-    ++t->visits[i]; /* without OpenMP here: one thread */
-    eddy_sph_list_field(l, 0, t->field, i);
-    const uint32_t nn = l->count;
-    if (nn != t->nb->offset[i + 1] - t->nb->offset[i]) ++t->bad_entries;
-    for (uint32_t q = 0; q < nn; ++q) {
-        const uint32_t j = l->index[q];
-        float d[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
-        eddy_grid_min_image(&t->w->grid.layout, &d[0], &d[1], &d[2]);
-        t->bad_entries += l->dx[q] != d[0] || l->dy[q] != d[1] || l->dz[q] != d[2] || l->m[q] != p->mass[j] ||
-                          l->extra[0][q] != t->field[j];
-    }
-    /* The particle itself after its neighbours padded to whole chunks, then a chunk's padding: 8 h
-     * away on every axis, solver arrays 0. The sums below run over every entry, padding included, and
-     * must still match O(N^2) (so no padding entry or its ghost is within h). */
-    const uint32_t pd = l->padded, end = pd + EDDY_SPH_LANES;
-    t->bad_entries += pd % EDDY_SPH_LANES != 0 || pd < nn || pd >= nn + EDDY_SPH_LANES;
-    t->bad_entries += l->dx[pd] != 0.0f || l->dy[pd] != 0.0f || l->dz[pd] != 0.0f || l->m[pd] != p->mass[i] ||
-                      l->extra[0][pd] != t->field[i];
-    for (uint32_t q = nn; q < end; ++q)
-        if (q != pd)
-            t->bad_entries += l->dx[q] != 8.0f * t->h || l->dy[q] != 8.0f * t->h || l->dz[q] != 8.0f * t->h ||
-                              l->extra[0][q] != 0.0f;
-    const double h2 = (double)t->h * t->h;
-    double sum = 0.0;
-    for (uint32_t q = 0; q < end; ++q)
-        sum += l->m[q] * w6(h2, (double)l->dx[q] * l->dx[q] + (double)l->dy[q] * l->dy[q] + (double)l->dz[q] * l->dz[q]);
-    eddy_sph_neighbors_find_images(t->nb, &t->w->boundaries, NULL, t->h, p, i);
-    const eddy_sph_image *img;
-    const int ni = eddy_sph_neighbors_images(t->nb, i, &img);
-    for (int mi = 0; mi < ni; ++mi) {
-        /* A ghost from the list's differences: x_i - M(x_j) = c0 + R (x_i - x_j). */
-        float c0[3];
-        eddy_sph_image_origin(&img[mi], p->x[i], p->y[i], p->z[i], c0);
-        for (uint32_t q = 0; q < end; ++q) {
-            const float d[3] = {l->dx[q], l->dy[q], l->dz[q]};
-            double e2 = 0.0;
-            for (int a = 0; a < 3; ++a) {
-                const double e = c0[a] + img[mi].r[a][0] * d[0] + img[mi].r[a][1] * d[1] + img[mi].r[a][2] * d[2];
-                e2 += e * e;
-            }
-            sum += l->m[q] * w6(h2, e2);
-        }
-    }
-    t->density[i] = sum;
-    t->mirrors[i] = ni;
-}
-
-/* The same checks for eddy_sph_block_pass: each lane's rows are its list then its own particle, the
- * differences those of eddy_grid_min_image, and the density summed with the block helpers (masks, the
- * self row, the lane images) in double. */
+/*
+ * One block of eddy_sph_block_pass: each lane's rows are its list (then its own particle as padding),
+ * the differences those of eddy_grid_min_image, and the density is summed with the block helpers in
+ * double: the rows weighted by eddy_sph_block_on, the particle itself, and the ghost rows of
+ * eddy_sph_neighbors_ghosts through each lane's images (every ghost within h, padding its own particle
+ * with weight 0).
+ */
 static void test_block(void *ctx, const eddy_sph_block *b)
 {
     list_test *t = ctx;
@@ -344,11 +296,11 @@ static void test_block(void *ctx, const eddy_sph_block *b)
         if (k < b->lanes) ++t->visits[i]; /* without OpenMP here: one thread */
         t->bad_entries += b->x[k] != p->x[i] || b->y[k] != p->y[i] || b->z[k] != p->z[i];
         t->bad_entries += b->count[k] > b->rows || b->count[k] != (k < b->lanes ? listed : 0u);
-        for (uint32_t q = 0; q <= b->rows; ++q) {
+        for (uint32_t q = 0; q < b->rows; ++q) {
             const uint32_t j = b->index[q * EDDY_SPH_LANES + k];
             t->bad_entries += j != (q < b->count[k] ? nb->index[nb->offset[i] + q] : i);
         }
-        sum[k] = p->mass[i] * w6(h2, 0.0); /* the particle itself, as the lists' self entry */
+        sum[k] = p->mass[i] * w6(h2, 0.0); /* the particle itself */
     }
     for (uint32_t q = 0; q < b->rows; ++q)
         for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
@@ -360,50 +312,47 @@ static void test_block(void *ctx, const eddy_sph_block *b)
             const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
             sum[k] += eddy_sph_block_on(b, q, k) * p->mass[j] * w6(h2, r2);
         }
-    for (uint32_t k = 0; k < b->lanes; ++k)
-        t->mirrors[b->particle[k]] =
-            eddy_sph_neighbors_find_images(t->nb, &t->w->boundaries, NULL, t->h, p, b->particle[k]);
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const eddy_sph_image *img;
+        t->mirrors[b->particle[k]] = eddy_sph_neighbors_images(nb, b->particle[k], &img);
+    }
     eddy_sph_block_image img;
     for (int slot = 0; eddy_sph_block_image_get(nb, b, slot, &img); ++slot)
-        for (uint32_t q = 0; q <= b->rows; ++q)
+        for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g)
             for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float d[3], e[3];
-                const uint32_t j = eddy_sph_block_diff(b, p->x, p->y, p->z, q, k, &d[0], &d[1], &d[2]);
+                float d[3], e[3], wg;
+                const uint32_t j = eddy_sph_block_ghost_diff(b, p->x, p->y, p->z, g, k, &d[0], &d[1], &d[2], &wg);
                 eddy_sph_block_image_diff(&img, k, d[0], d[1], d[2], &e[0], &e[1], &e[2]);
                 const double e2 = (double)e[0] * e[0] + (double)e[1] * e[1] + (double)e[2] * e[2];
-                /* A lane without this image: weight 0 and its entries 8 h away, so no term either way. */
-                t->bad_entries += img.on[k] == 0.0f && e2 < 64.0 * h2;
-                sum[k] += img.on[k] * eddy_sph_block_on_self(b, q, k) * p->mass[j] * w6(h2, e2);
+                /* A ghost is within h (up to rounding); padding is the lane's own particle, weight 0. */
+                t->bad_entries += wg == 1.0f ? !(e2 < h2 * (1.0 + 1e-5)) : wg != 0.0f || j != b->particle[k];
+                t->bad_entries += img.on[k] == 0.0f && wg != 0.0f;
+                sum[k] += wg * p->mass[j] * w6(h2, e2);
             }
     for (uint32_t k = 0; k < b->lanes; ++k) t->density[b->particle[k]] = sum[k];
 }
 
-/* eddy_sph_particle_pass over eddy_sph_neighbors_build's lists (x periodic, walls in y and z), once with
- * equal masses (filled once) and once with unequal ones (gathered). */
-static void check_lists(int uniform, int blocks)
+/* eddy_sph_block_pass over eddy_sph_neighbors_build's lists and eddy_sph_neighbors_ghosts' rows (x
+ * periodic, walls in y and z), once with equal masses and once with unequal ones. */
+static void check_blocks(int uniform)
 {
     const int periodic[3] = {1, 0, 0};
     const float L = 1.0f, h = 0.13f;
     const size_t n = 1500;
     eddy_world *w = random_world(n, L, h, periodic, 23);
     eddy_particles *p = &w->particles;
-    float *field = malloc(n * sizeof *field);
-    for (size_t i = 0; i < n; ++i) {
-        field[i] = (float)i + 0.5f;
+    for (size_t i = 0; i < n; ++i)
         if (!uniform && i % 3 == 0) p->mass[i] *= 1.5f;
-    }
     eddy_error err = {0};
     eddy_sph_neighbors nb = {0};
     if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
         fail_msg("build: %s", err.message);
+    assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, h, p), 0);
     if (uniform ? nb.uniform_mass != p->mass[0] : nb.uniform_mass != 0.0f)
         fail_msg("uniform mass %g with %s masses", nb.uniform_mass, uniform ? "equal" : "unequal");
-    list_test t = {.w = w, .nb = &nb, .h = h, .field = field, .visits = calloc(n, sizeof(unsigned)),
+    list_test t = {.w = w, .nb = &nb, .h = h, .visits = calloc(n, sizeof(unsigned)),
                    .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int))};
-    if (blocks)
-        eddy_sph_block_pass(&nb, p, test_block, &t);
-    else
-        assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
+    eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
     size_t compared = 0, near_walls = 0, pairs = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -442,27 +391,23 @@ static void check_lists(int uniform, int blocks)
     }
     assert_true(compared > n - n / 20 && pairs > 10 * n && near_walls > n / 4);
 
-    /* Halo copies are skipped: their owner computes them. */
+    /* Halo copies are in no block (their owner computes them); the owned particles' blocks and ghost
+     * rows stay exact. */
     memset(t.visits, 0, n * sizeof(unsigned));
     for (size_t i = 0; i < n; i += 7) p->flags[i] |= EDDY_PARTICLE_HALO;
     const size_t halo_count = p->halo_count;
     p->halo_count = (n + 6) / 7;
-    if (blocks) {
-        /* Blocks hold the owned particles of the build. */
-        if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
-            fail_msg("build: %s", err.message);
-        eddy_sph_block_pass(&nb, p, test_block, &t);
-        assert_int_equal(t.bad_entries, 0);
-    } else {
-        assert_int_equal(eddy_sph_particle_pass(&nb, p, 1, test_list, &t), 0);
-    }
+    if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
+        fail_msg("build: %s", err.message);
+    assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, h, p), 0);
+    eddy_sph_block_pass(&nb, p, test_block, &t);
+    assert_int_equal(t.bad_entries, 0);
     for (size_t i = 0; i < n; ++i)
         if (t.visits[i] != (i % 7 ? 1u : 0u)) fail_msg("particle %zu (halo: %d) visited %u times", i, i % 7 == 0, t.visits[i]);
     p->halo_count = halo_count;
     for (size_t i = 0; i < n; i += 7) p->flags[i] &= (uint8_t)~EDDY_PARTICLE_HALO;
 
     eddy_sph_neighbors_free(&nb);
-    free(field);
     free(t.visits);
     free(t.density);
     free(t.mirrors);
@@ -470,29 +415,16 @@ static void check_lists(int uniform, int blocks)
 }
 
 /*
- * eddy_sph_neighbors + eddy_sph_particle_pass: each owned particle visited once, its list the
- * neighbours within h of an O(N^2) search, differences at the minimum image, masses and a solver
- * field gathered with the particle itself last, and the density over the list and the ghosts of its
- * images (c0 + R d) equal to the O(N^2) sum over every particle and every mirror of the core.
- */
-static void neighbor_lists_match_brute_force(void **state)
-{
-    (void)state;
-    check_lists(1, 0);
-    check_lists(0, 0);
-}
-
-/*
- * eddy_sph_block_pass over the same lists: each owned particle in exactly one lane, its rows its list
- * then its own particle, eddy_sph_block_diff equal to eddy_grid_min_image, and the density summed with
- * the block masks, the self row and the lane images equal to the O(N^2) sum over every particle and
- * every mirror of the core; halo copies in no lane.
+ * eddy_sph_neighbors + eddy_sph_block_pass: each owned particle in exactly one lane, its list the
+ * neighbours within h of an O(N^2) search, eddy_sph_block_diff equal to eddy_grid_min_image, and the
+ * density over the rows, the particle itself and the ghost rows of its images equal to the O(N^2) sum
+ * over every particle and every mirror of the core; halo copies in no lane.
  */
 static void neighbor_blocks_match_brute_force(void **state)
 {
     (void)state;
-    check_lists(1, 1);
-    check_lists(0, 1);
+    check_blocks(1);
+    check_blocks(0);
 }
 
 static void gather_periodic_matches_brute_force(void **state)
@@ -652,8 +584,15 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void no_block_expected(void *ctx, const eddy_sph_block *b)
+{
+    (void)ctx;
+    fail_msg("a block of %u lanes in a world without particles", b->lanes);
+}
+
 /*
- * The list build's edges: a world without particles (a process may own none) builds empty lists; with
+ * The list build's edges: a world without particles (a process may own none) builds empty lists, no
+ * blocks and no ghosts; with
  * halo copies flagged before the build, a halo copy's list is empty and every owned particle's list is
  * exactly the set of its neighbours within h of an O(N^2) search (no entry missing, none twice, not
  * itself), for a rebuild into the same struct as well.
@@ -679,6 +618,9 @@ static void neighbor_lists_edges(void **state)
         if (eddy_sph_neighbors_build(&nb, &w->grid, &w->particles, &w->boundaries, 0.1f, 0.15f, "test", &err))
             fail_msg("build without particles: %s", err.message);
         assert_true(nb.offset != NULL && nb.offset[0] == 0 && nb.longest == 0 && nb.count == 0);
+        assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, 0.1f, &w->particles), 0);
+        assert_true(nb.blocks == 0 && nb.owned == 0);
+        eddy_sph_block_pass(&nb, &w->particles, no_block_expected, NULL);
         eddy_sph_neighbors_free(&nb);
         eddy_world_destroy(w);
     }
@@ -793,7 +735,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(rest_scale_gives_rest_density),
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
-        cmocka_unit_test(neighbor_lists_match_brute_force),
         cmocka_unit_test(neighbor_blocks_match_brute_force),
         cmocka_unit_test(neighbor_lists_edges),
         cmocka_unit_test(cell_near_walls_is_conservative),

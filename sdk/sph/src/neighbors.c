@@ -1,4 +1,4 @@
-/* Per-particle neighbour lists with mirror images (eddy_sph/neighbors.h). */
+/* Per-particle neighbour lists, their blocks and the walls' ghosts (eddy_sph/neighbors.h). */
 #include <eddy_sph/neighbors.h>
 
 #include <stdlib.h>
@@ -109,39 +109,6 @@ int eddy_sph_neighbors_find_images(eddy_sph_neighbors *nb, const eddy_boundaries
     return n;
 }
 
-int eddy_sph_list_reserve(eddy_sph_list *l, const eddy_sph_neighbors *nb)
-{
-    /* Room for the longest list padded and the particle itself; every array 64-byte aligned. */
-    const size_t padded = ((size_t)nb->longest + EDDY_SPH_LANES - 1) / EDDY_SPH_LANES * EDDY_SPH_LANES;
-    const size_t cap = (padded + EDDY_SPH_LANES + 15) & ~(size_t)15;
-    if (cap > l->capacity) {
-        const size_t arrays = 4 + (size_t)l->extra_count;
-        void *block = aligned_alloc(64, arrays * cap * sizeof(float));
-        if (!block) return -1;
-        free(l->block);
-        l->block = block;
-        l->capacity = cap;
-        float *f = block;
-        l->dx = f;
-        l->dy = f + cap;
-        l->dz = f + 2 * cap;
-        l->m = f + 3 * cap;
-        for (int e = 0; e < l->extra_count; ++e) l->extra[e] = f + (4 + (size_t)e) * cap;
-    }
-    if (nb->uniform_mass > 0.0f)
-        for (size_t q = 0; q < l->capacity; ++q) l->m[q] = nb->uniform_mass;
-    return 0;
-}
-
-void eddy_sph_list_free(eddy_sph_list *l)
-{
-    if (!l) return;
-    free(l->block);
-    const int extra = l->extra_count;
-    *l = (eddy_sph_list){0};
-    l->extra_count = extra;
-}
-
 int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *p)
 {
     /* Serial: one pass over the particles and one over the blocks, cheap next to the build. */
@@ -182,7 +149,7 @@ int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *
             const uint32_t c = nb->block_count[b * EDDY_SPH_LANES + l];
             longest = c > longest ? c : longest;
         }
-        rows += (uint64_t)longest + 1;
+        rows += longest;
         if (rows * EDDY_SPH_LANES > UINT32_MAX) return -2;
     }
     nb->block_row[blocks] = (uint32_t)rows;

@@ -1,13 +1,14 @@
 /*
- * eddy_sph/neighbors.h — per-particle neighbour lists with the walls' mirror images, for a solver that
- * sweeps the same neighbourhoods many times a step (pbf's Jacobi iterations).
+ * eddy_sph/neighbors.h — per-particle neighbour lists swept in blocks of eight particles, and the
+ * walls' ghosts within h, for a solver that sweeps the same neighbourhoods many times a step (pbf's
+ * Jacobi iterations).
  *
  * Why a second neighbour path beside the cell pass (gather.h): the cell pass gathers a cell's
  * candidates afresh in every pass (~80 in the 3D dam break after the box test) and each particle sums
  * over all of them, ~27 of which are within h. A solver with two passes a step (density, forces) pays
  * that twice; a position-based solver runs 2 x iterations + 2 passes over the same neighbourhoods (10
  * at pbf's default of 4 iterations). Lists of the neighbours within h, built once a step, make each
- * pass a gather of ~27 entries: pbf's 4 lambda passes on the 3D dam break (103 680 particles, 2
+ * pass a sweep of ~27 entries: pbf's 4 lambda passes on the 3D dam break (103 680 particles, 2
  * threads, 27 neighbours within h) took 48-56 ms from the lists against 159-164 ms on
  * eddy_sph_cell_pass when it was measured (docs/toolkit.md).
  *
@@ -15,39 +16,23 @@
  * candidates are gathered once and each of its particles picks those within h. It replaced the core's
  * eddy_grid_build_neighbor_lists here, which tests all ~200 particles of the 3-cell bars per particle,
  * twice (a count pass and a fill pass): 15-16 ms against 10-12 ms of pbf's grid phase at 103 680
- * particles, 2 threads (docs/performance.md).
+ * particles, 2 threads (docs/performance.md). The build then lays the lists out in blocks
+ * (eddy_sph_block_pass, below).
  *
  * The lists are those of the positions at the build; a solver that moves particles between its
  * passes (pbf's position corrections, a small fraction of h per iteration) keeps them for the step:
  * a pair that crosses h in between has a kernel weight near 0 either way.
  *
  * Walls: eddy_sph_neighbors_build marks the particles within `reach` of a surface ("near"); only
- * those get mirror images (eddy_sph_neighbors_find_images, at the positions of that pass; kept for
- * later passes at the same positions: eddy_sph_neighbors_images). A list's last entry is the particle
- * itself (difference 0), so one SIMD loop per mirror over the list's differences, mapped by the
- * image (x_i - M(x_j) = c0 + R (x_i - x_j), eddy_sph_image_origin), covers the ghosts of the
- * neighbours and of the particle itself.
- *
- * Lanes and padding: a list of ~28 neighbours is 3.5 vectors of 8. An `omp simd` reduction finishes
- * the last partial vector one scalar iteration at a time (with a square root and a division per pair,
- * each costs as much as a vector iteration) and adds its partial sums in an order of the ISA's width.
- * So a list pass sums in chunks of EDDY_SPH_LANES entries, one partial sum per lane (an `omp simd`
- * loop over the lanes of an eddy_sph_lanes: one AVX2 vector, two SSE vectors), and adds the lanes in a
- * fixed tree (eddy_sph_lanes_sum); the gather pads the list to whole chunks with entries 8 h away on
- * every axis (solver arrays 0), whose kernel-weighted terms are exactly zero, also through a mirror: an
- * image composes at most three reflections across walls within h, which moves an entry by at most
- * 6 h, and 8 sqrt(3) h - 6 h > h. No loop has a scalar remainder, and every sum rounds the same
- * on every vector ISA: the passes' results are bit-identical across EDDY_SIMD paths (tests/simd).
- * Layout: [0, count) the neighbours, [count, padded) padding, [padded] the particle itself,
- * (padded, padded + EDDY_SPH_LANES) padding. Neighbour loops run over [0, padded), mirror loops over
- * [0, padded + EDDY_SPH_LANES); a loop that counts neighbours or adds a term no kernel weights runs
- * over [0, count).
+ * those get mirror images, and eddy_sph_neighbors_ghosts selects, with the lists, the ghosts of their
+ * neighbours and of themselves that lie within h.
  *
  * Order: each list holds its neighbours in the gather's fixed order and the mirrors come in the
- * core's order, so every sum over a list is bit-identical for any number of threads.
+ * core's order; each particle adds its own terms in that order, so every sum is bit-identical for any
+ * number of threads, any vector ISA and any grouping of particles into blocks (MPI ranks hash alike).
  *
- * Threads: build, find_images for distinct particles and the pass's callbacks run in parallel; one
- * eddy_sph_list per thread (eddy_sph_particle_pass makes them).
+ * Threads: build, ghosts and the pass's callbacks run in parallel (OpenMP, inline here so the static
+ * library needs none).
  */
 #ifndef EDDY_SPH_NEIGHBORS_H
 #define EDDY_SPH_NEIGHBORS_H
@@ -67,7 +52,7 @@
 extern "C" {
 #endif
 
-/* The list loops' chunk: 8 floats (see "Lanes and padding" at the top of this file). */
+/* A block's lanes: 8 particles, one AVX2 vector of floats (two SSE vectors). */
 #define EDDY_SPH_LANES 8u
 
 /* The list build's work units: runs of occupied cells, each writing its lists into its own buffer. */
@@ -105,7 +90,7 @@ typedef struct eddy_sph_neighbors {
     uint32_t *block_particle; /* [blocks * LANES]: lane k's particle (a lane past the owned ones: the block's first) */
     uint32_t *block_count;    /* [blocks * LANES]: its neighbours (0 past the owned ones) */
     uint32_t *block_row;      /* [blocks + 1]: each block's first row in block_index */
-    uint32_t *block_index;    /* rows of LANES indices; a block's rows: its longest list, then its own particles */
+    uint32_t *block_index;    /* rows of LANES indices, as many per block as its longest list */
     size_t blocks, owned, block_capacity, block_index_capacity;
     float period[3], half_period[3]; /* periodic axes' lengths and halves (0 and FLT_MAX on the others) */
     /* Ghost rows (eddy_sph_neighbors_ghosts): per block and image slot, rows of LANES entries, each run
@@ -262,15 +247,15 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     EDDY_SPH_OMP(parallel for schedule(dynamic, 64))
     for (long long k = 0; k < blocks; ++k) {
         /* Lane-interleaved: row q holds each lane's neighbour q, or the lane's own particle past its
-         * count (a valid index, weighted 0 by eddy_sph_block_on); the last row the lanes' own. */
-        const uint32_t rows_k = nb->block_row[k + 1] - nb->block_row[k] - 1;
+         * count (a valid index, weighted 0 by eddy_sph_block_on). */
+        const uint32_t rows_k = nb->block_row[k + 1] - nb->block_row[k];
         uint32_t *dst = nb->block_index + (size_t)nb->block_row[k] * EDDY_SPH_LANES;
         for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane) {
             const uint32_t i = nb->block_particle[(size_t)k * EDDY_SPH_LANES + lane];
             const uint32_t cnt = nb->block_count[(size_t)k * EDDY_SPH_LANES + lane];
             const uint32_t *src = index + off[i];
             for (uint32_t q = 0; q < cnt; ++q) dst[q * EDDY_SPH_LANES + lane] = src[q];
-            for (uint32_t q = cnt; q <= rows_k; ++q) dst[q * EDDY_SPH_LANES + lane] = i;
+            for (uint32_t q = cnt; q < rows_k; ++q) dst[q * EDDY_SPH_LANES + lane] = i;
         }
     }
     for (int a = 0; a < 3; ++a) {
@@ -319,145 +304,23 @@ static inline int eddy_sph_neighbors_images(const eddy_sph_neighbors *nb, uint32
 }
 
 
-/* One partial sum per lane of a chunk. */
-typedef struct eddy_sph_lanes {
-    float v[EDDY_SPH_LANES];
-} eddy_sph_lanes;
-
-/* The lanes added in a fixed tree: the same rounding for every ISA and thread count. */
-static inline float eddy_sph_lanes_sum(const eddy_sph_lanes *a)
-{
-    const float *v = a->v;
-    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-}
-
 /*
- * One particle's list, gathered contiguous for SIMD loops: differences x_i - x_j (periodic minimum
- * image applied), masses and up to EDDY_SPH_MAX_EXTRA solver arrays. Entries [0, count) are the
- * neighbours, [count, padded) padding whose kernel-weighted terms are exactly zero, entry [padded]
- * the particle itself (difference 0), then padding to padded + EDDY_SPH_LANES (the top of this file).
- */
-typedef struct eddy_sph_list {
-    uint32_t count;
-    uint32_t padded; /* count rounded up to a multiple of EDDY_SPH_LANES */
-    const uint32_t *index; /* the neighbours' particle indices (count entries) */
-    float *dx, *dy, *dz, *m;
-    float *extra[EDDY_SPH_MAX_EXTRA];
-    int extra_count;
-    size_t capacity;
-    void *block;
-} eddy_sph_list;
-
-static inline eddy_sph_list eddy_sph_list_make(int extra_count)
-{
-    eddy_sph_list l;
-    memset(&l, 0, sizeof l);
-    l.extra_count = extra_count < 0 ? 0 : extra_count > EDDY_SPH_MAX_EXTRA ? EDDY_SPH_MAX_EXTRA : extra_count;
-    return l;
-}
-
-/* Room for the longest list of nb and the particle itself; with a uniform mass the masses are filled
- * here once and eddy_sph_list_gather leaves them alone. Returns 0, or -1 when memory runs out. */
-int eddy_sph_list_reserve(eddy_sph_list *l, const eddy_sph_neighbors *nb);
-
-void eddy_sph_list_free(eddy_sph_list *l);
-
-/* Gathers particle i's list (differences, masses, padding) at the current positions. */
-static inline void eddy_sph_list_gather(eddy_sph_list *l, const eddy_sph_neighbors *nb, const eddy_particles *p,
-                                        uint32_t i)
-{
-    const uint32_t begin = nb->offset[i], nn = nb->offset[i + 1] - begin;
-    const uint32_t *idx = nb->index + begin;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
-    const float xi = x[i], yi = y[i], zi = z[i];
-    const int masses = !(nb->uniform_mass > 0.0f);
-    float *dx = l->dx, *dy = l->dy, *dz = l->dz, *m = l->m;
-    for (uint32_t q = 0; q < nn; ++q) {
-        const uint32_t j = idx[q];
-        dx[q] = xi - x[j];
-        dy[q] = yi - y[j];
-        dz[q] = zi - z[j];
-        if (masses) m[q] = mass[j];
-    }
-    if (nb->periodic)
-        for (uint32_t q = 0; q < nn; ++q) eddy_grid_min_image(nb->layout, &dx[q], &dy[q], &dz[q]);
-    const uint32_t padded = (nn + EDDY_SPH_LANES - 1) / EDDY_SPH_LANES * EDDY_SPH_LANES;
-    const float pad = nb->pad;
-    for (uint32_t q = nn; q < padded; ++q) {
-        dx[q] = dy[q] = dz[q] = pad;
-        if (masses) m[q] = 0.0f;
-    }
-    dx[padded] = dy[padded] = dz[padded] = 0.0f;
-    if (masses) m[padded] = mass[i];
-    for (uint32_t q = padded + 1; q < padded + EDDY_SPH_LANES; ++q) {
-        dx[q] = dy[q] = dz[q] = pad;
-        if (masses) m[q] = 0.0f;
-    }
-    l->count = nn;
-    l->padded = padded;
-    l->index = idx;
-}
-
-/* extra[slot][q] = src[index[q]] for the neighbours, src[i] for the particle itself, 0 for the
- * padding. */
-static inline void eddy_sph_list_field(eddy_sph_list *l, int slot, const float *src, uint32_t i)
-{
-    float *dst = l->extra[slot];
-    const uint32_t *idx = l->index, nn = l->count, padded = l->padded;
-    for (uint32_t q = 0; q < nn; ++q) dst[q] = src[idx[q]];
-    for (uint32_t q = nn; q < padded; ++q) dst[q] = 0.0f;
-    dst[padded] = src[i];
-    for (uint32_t q = padded + 1; q < padded + EDDY_SPH_LANES; ++q) dst[q] = 0.0f;
-}
-
-/* What a particle pass hands a solver for each owned particle i: its gathered list (solver arrays not
- * yet). Called from several threads at once, each for its own particles. */
-typedef void (*eddy_sph_particle_fn)(void *ctx, uint32_t i, eddy_sph_list *list);
-
-/*
- * The loop every list pass shares: parallel over the particles in a dynamic schedule, halo copies
- * skipped (their owner computes them), one list per thread with `extra_count` solver arrays, the
- * gather, then fn(ctx, i, list). Inline, so the solver's static callback inlines into the loop and
- * the static library needs no OpenMP. Returns 0, or -1 when memory ran out (the caller reports
- * EDDY_ERR_OUT_OF_MEMORY).
- */
-static inline int eddy_sph_particle_pass(const eddy_sph_neighbors *nb, const eddy_particles *p, int extra_count,
-                                         eddy_sph_particle_fn fn, void *ctx)
-{
-    const long long n = (long long)p->count;
-    int failed = 0;
-    EDDY_SPH_OMP(parallel reduction(| : failed))
-    {
-        eddy_sph_list l = eddy_sph_list_make(extra_count);
-        if (eddy_sph_list_reserve(&l, nb)) failed = 1;
-        EDDY_SPH_OMP(for schedule(dynamic, 256))
-        for (long long i = 0; i < n; ++i) {
-            if (failed || eddy_particle_is_halo(p, (size_t)i)) continue;
-            eddy_sph_list_gather(&l, nb, p, (uint32_t)i);
-            fn(ctx, (uint32_t)i, &l);
-        }
-        eddy_sph_list_free(&l);
-    }
-    return failed ? -1 : 0;
-}
-
-/*
- * Blocks: lanes across particles. A list pass above walks one particle's list at a time, the lanes
- * of a vector holding eight of its neighbours: the list must first be gathered into contiguous
- * buffers (a scalar loop of loads and stores, a quarter of pbf's step), and each particle ends with a
+ * Blocks: lanes across particles. The first list pass walked one particle's list at a time, the lanes
+ * of a vector holding eight of its neighbours: each list had to be gathered into contiguous buffers
+ * first (a scalar loop of loads and stores, a quarter of pbf's step) and each particle ended with a
  * horizontal sum. A block pass gives each lane its own particle instead: eight consecutive owned
- * particles (sorted by cell, so mostly one cell's) walk their lists side by side, row q holding
- * every lane's neighbour q, so a row is one vector load of indices and the positions are read
- * straight into the registers; each lane adds its own list in order, and the sum of a particle does
- * not depend on its block's other lanes, the ISA or the thread count. A block has as many rows as its
- * longest list (a lane past its count reads its own particle, weighted 0), then one row of the lanes'
- * own particles for the mirror loops. 103 680 particles of the 3D dam break: docs/performance.md.
+ * particles (sorted by cell, so mostly one cell's) walk their lists side by side, row q holding every
+ * lane's neighbour q, so a row is one vector load of indices and the positions are read straight
+ * into the registers; each lane adds its own list in order, and the sum of a particle does not depend
+ * on its block's other lanes, the ISA or the thread count. A block has as many rows as its longest
+ * list; a lane past its count reads its own particle, weighted 0 (eddy_sph_block_on). 103 680
+ * particles of the 3D dam break: docs/performance.md.
  */
 typedef struct eddy_sph_block {
-    const uint32_t *index;    /* (rows + 1) rows of EDDY_SPH_LANES particle indices */
+    const uint32_t *index;    /* `rows` rows of EDDY_SPH_LANES particle indices */
     const uint32_t *particle; /* lane k's particle */
     const uint32_t *count;    /* lane k's neighbours */
-    uint32_t rows;            /* the longest list of the block; row `rows` holds the lanes' own particles */
+    uint32_t rows;            /* the longest list of the block */
     uint32_t lanes;           /* lanes holding an owned particle: EDDY_SPH_LANES except in the last block */
     float x[EDDY_SPH_LANES], y[EDDY_SPH_LANES], z[EDDY_SPH_LANES]; /* the lanes' positions at the pass */
     float period[3], half_period[3];
@@ -528,13 +391,6 @@ EDDY_SPH_INLINE float eddy_sph_block_mass(const eddy_sph_block *b, const float *
 EDDY_SPH_INLINE float eddy_sph_block_on(const eddy_sph_block *b, uint32_t q, uint32_t k)
 {
     return q < b->count[k] ? 1.0f : 0.0f;
-}
-
-/* The same with the particle itself (row `rows`) counted: the weight in a mirror loop over
- * [0, rows], whose ghosts include the particle's own image. */
-EDDY_SPH_INLINE float eddy_sph_block_on_self(const eddy_sph_block *b, uint32_t q, uint32_t k)
-{
-    return q < b->count[k] || q == b->rows ? 1.0f : 0.0f;
 }
 
 /* One mirror per lane as lane vectors: x_i - M(x_j) = c0 + R (x_i - x_j) (eddy_sph_image_origin). */
@@ -667,7 +523,8 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
             const size_t first = (size_t)k * EDDY_SPH_LANES;
             const uint32_t lanes =
                 (uint32_t)(nb->owned - first < EDDY_SPH_LANES ? nb->owned - first : EDDY_SPH_LANES);
-            const uint32_t rows = nb->block_row[k + 1] - nb->block_row[k]; /* a lane's most ghosts per image */
+            /* A lane's most ghosts per image: its neighbours' and its own. */
+            const uint32_t rows = nb->block_row[k + 1] - nb->block_row[k] + 1;
             const eddy_sph_image *img[EDDY_SPH_LANES];
             int n[EDDY_SPH_LANES], slots = 0;
             for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane) {
@@ -725,7 +582,7 @@ static inline void eddy_sph_block_pass(const eddy_sph_neighbors *nb, const eddy_
         b.index = nb->block_index + (size_t)nb->block_row[k] * EDDY_SPH_LANES;
         b.particle = nb->block_particle + (size_t)k * EDDY_SPH_LANES;
         b.count = nb->block_count + (size_t)k * EDDY_SPH_LANES;
-        b.rows = nb->block_row[k + 1] - nb->block_row[k] - 1;
+        b.rows = nb->block_row[k + 1] - nb->block_row[k];
         const size_t first = (size_t)k * EDDY_SPH_LANES;
         b.lanes = (uint32_t)(nb->owned - first < EDDY_SPH_LANES ? nb->owned - first : EDDY_SPH_LANES);
         for (uint32_t l = 0; l < EDDY_SPH_LANES; ++l) {

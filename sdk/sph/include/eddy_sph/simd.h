@@ -6,11 +6,11 @@
  * neighbour sums are long `omp simd` loops that GCC vectorizes 4 floats wide there; compiled for AVX2
  * they run 8 wide, for AVX-512 16 wide (docs/performance.md has the figures). A solver writes each hot
  * callback once, as an always-inline body (EDDY_SPH_SIMD_BODY), and EDDY_SPH_SIMD_CELL_CLONES /
- * EDDY_SPH_SIMD_PARTICLE_CLONES define three wrappers of it, compiled with GCC's target attribute for
- * the baseline, AVX2 and AVX-512: the body and the toolkit's inline math it calls (gather.h, kernels.h)
- * are inlined into each wrapper and vectorized for that wrapper's ISA. The solver picks the wrapper
- * with eddy_sph_simd_select once (at create) and hands it to eddy_sph_cell_pass or
- * eddy_sph_particle_pass, which call it through their function pointer from inside the OpenMP loop.
+ * EDDY_SPH_SIMD_BLOCK_CLONES define wrappers of it, compiled with GCC's target attribute for the
+ * baseline, AVX2 and AVX-512: the body and the toolkit's inline math it calls (gather.h, kernels.h,
+ * neighbors.h) are inlined into each wrapper and vectorized for that wrapper's ISA. The solver picks
+ * the path with eddy_sph_simd_select once (at create) and hands the wrapper to eddy_sph_cell_pass or
+ * eddy_sph_block_pass, which call it through their function pointer from inside the OpenMP loop.
  * Why wrappers and not `target_clones`: the OpenMP loops are outlined into functions of their own,
  * which do not inherit a clone's ISA, and the toolkit's passes are inline in the plugin, so the ISA
  * must sit on the function the loop calls.
@@ -32,8 +32,9 @@
  * `omp simd` reductions: 4, 8 or 16 partial sums. Each path is bit-identical for any number of threads
  * (the candidates come in the grid's fixed order); state hashes differ between paths, by rounding only
  * (tests/simd compares them), so runs that must hash equal on different machines set the same
- * EDDY_SIMD (baseline runs everywhere). Loops that add the fixed lanes of eddy_sph/neighbors.h
- * (eddy_sph_lanes: pbf's list passes) round the same on every path, and their states hash equal.
+ * EDDY_SIMD (baseline runs everywhere). Block passes (eddy_sph/neighbors.h: pbf) add each particle's
+ * terms in its own lane, in list order, so they round the same on every path and their states hash
+ * equal.
  */
 #ifndef EDDY_SPH_SIMD_H
 #define EDDY_SPH_SIMD_H
@@ -162,20 +163,6 @@ static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
     }                                                                                                         \
     static const eddy_sph_cell_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,           \
                                                                       name##_avx512}
-
-/* The same for an eddy_sph_particle_fn body (eddy_sph_particle_pass). */
-#define EDDY_SPH_SIMD_PARTICLE_CLONES(name)                                                                   \
-    static void name##_baseline(void *ctx, uint32_t i, eddy_sph_list *list) { name(ctx, i, list); }          \
-    EDDY_SPH_TARGET_AVX2 static void name##_avx2(void *ctx, uint32_t i, eddy_sph_list *list)                 \
-    {                                                                                                         \
-        name(ctx, i, list);                                                                                   \
-    }                                                                                                         \
-    EDDY_SPH_TARGET_AVX512 static void name##_avx512(void *ctx, uint32_t i, eddy_sph_list *list)             \
-    {                                                                                                         \
-        name(ctx, i, list);                                                                                   \
-    }                                                                                                         \
-    static const eddy_sph_particle_fn name##_simd[EDDY_SPH_SIMD_COUNT] = {name##_baseline, name##_avx2,       \
-                                                                          name##_avx512}
 
 /*
  * The same for an eddy_sph_block_fn body (eddy_sph_block_pass) with a third argument, the constant
