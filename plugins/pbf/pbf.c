@@ -281,7 +281,12 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
         return rc;
     /* The walls' ghosts within h, selected once with the lists (no gravity: PBF's ghosts carry lambda,
      * not a pressure). */
-    if (eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles))
+    const int ghosts = eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles);
+    if (ghosts == -2)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "pbf: the wall ghosts of %zu particles exceed 2^32 - 1 entries in a run of blocks",
+                              w->particles.count);
+    if (ghosts)
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for the wall ghosts of %zu particles",
                               w->particles.count);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
@@ -497,9 +502,9 @@ static inline __attribute__((always_inline)) void delta_sum(const pass *c, const
     }
 }
 
-/* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the ghosts of
- * the mirrors lambda_pass found at these same positions), then the collision projection; the new
- * positions go to scratch (Jacobi: every particle reads the old positions). */
+/* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the wall ghosts
+ * selected with the lists: prepare), then the collision projection; the new positions go to scratch
+ * (Jacobi: every particle reads the old positions). */
 EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int uniform)
 {
     const pass *c = vc;

@@ -174,7 +174,7 @@ int eddy_sph_neighbors_ghost_blocks(eddy_sph_neighbors *nb)
     uint32_t *first = realloc(nb->ghost_first, cap * sizeof(uint32_t));
     if (!first) return -1;
     nb->ghost_first = first;
-    uint8_t *chunk = realloc(nb->ghost_chunk_of, cap);
+    uint16_t *chunk = realloc(nb->ghost_chunk_of, cap * sizeof(uint16_t));
     if (!chunk) return -1;
     nb->ghost_chunk_of = chunk;
     uint32_t *rows = realloc(nb->ghost_slot_rows, cap * EDDY_MAX_MIRRORS * sizeof(uint32_t));

@@ -97,7 +97,7 @@ typedef struct eddy_sph_neighbors {
      * of blocks writing into its own chunk. */
     eddy_sph_ghost_chunk ghost_chunk[EDDY_SPH_LIST_CHUNKS];
     uint32_t *ghost_first;      /* [blocks]: each block's first ghost row in its chunk */
-    uint8_t *ghost_chunk_of;    /* [blocks]: its chunk */
+    uint16_t *ghost_chunk_of;   /* [blocks]: its chunk (EDDY_SPH_LIST_CHUNKS fit) */
     uint32_t *ghost_slot_rows;  /* [blocks * EDDY_MAX_MIRRORS]: the rows of each image slot, in slot order */
     size_t ghost_capacity;
     int ghosts;                 /* 1 once eddy_sph_neighbors_ghosts ran on this build */
@@ -504,8 +504,8 @@ static inline uint32_t eddy_sph_ghost_select(const eddy_sph_neighbors *nb, const
  *
  * Call after eddy_sph_neighbors_build, on the same positions; eddy_sph_block_pass then hands each
  * block its rows (eddy_sph_block_ghost_diff between b->ghost_row[slot] and b->ghost_row[slot + 1]).
- * One parallel pass over runs of blocks, each writing into its own chunk. Returns 0, or -1 when memory
- * runs out (or a chunk's rows would exceed 2^32 - 1).
+ * One parallel pass over runs of blocks, each writing into its own chunk. Returns 0, -1 when memory
+ * runs out, or -2 when a chunk's rows would exceed 2^32 - 1.
  */
 static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_boundaries *bd,
                                             const float gravity[3], float h, const eddy_particles *p)
@@ -534,11 +534,14 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
                 slots = n[lane] > slots ? n[lane] : slots;
             }
             nb->ghost_first[k] = (uint32_t)chunk->rows;
-            nb->ghost_chunk_of[k] = (uint8_t)c;
+            nb->ghost_chunk_of[k] = (uint16_t)c;
             for (int s = 0; s < EDDY_MAX_MIRRORS; ++s) nb->ghost_slot_rows[(size_t)k * EDDY_MAX_MIRRORS + s] = 0;
-            if (slots && (chunk->rows + (size_t)slots * rows > UINT32_MAX ||
-                          eddy_sph_ghost_chunk_reserve(chunk, (size_t)slots * rows))) {
-                failed = 1;
+            if (slots && chunk->rows + (size_t)slots * rows > UINT32_MAX) {
+                failed |= 2;
+                break;
+            }
+            if (slots && eddy_sph_ghost_chunk_reserve(chunk, (size_t)slots * rows)) {
+                failed |= 1;
                 break;
             }
             for (int s = 0; s < slots; ++s) {
@@ -563,7 +566,7 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
             }
         }
     }
-    if (failed) return -1;
+    if (failed) return failed & 2 ? -2 : -1;
     nb->ghosts = 1;
     return 0;
 }
