@@ -282,13 +282,7 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
     /* The walls' ghosts within h, selected once with the lists (no gravity: PBF's ghosts carry lambda,
      * not a pressure). */
     const int ghosts = eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles);
-    if (ghosts == -2)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "pbf: the wall ghosts of %zu particles exceed 2^32 - 1 entries in a run of blocks",
-                              w->particles.count);
-    if (ghosts)
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for the wall ghosts of %zu particles",
-                              w->particles.count);
+    if (ghosts) return eddy_sph_sizing_error(err, ghosts, "pbf", "wall ghosts", w->particles.count);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return EDDY_OK;
 }

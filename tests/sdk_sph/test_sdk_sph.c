@@ -620,6 +620,11 @@ static void neighbor_lists_edges(void **state)
         assert_true(nb.offset != NULL && nb.offset[0] == 0 && nb.longest == 0 && nb.count == 0);
         assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, 0.1f, &w->particles), 0);
         assert_true(nb.blocks == 0 && nb.owned == 0);
+        /* The sizing codes' errors, word for word (an overflow needs 2^32 entries to reach here). */
+        assert_int_equal(eddy_sph_sizing_error(&err, -2, "pbf", "wall ghosts", 7), EDDY_ERR_INVALID_ARGUMENT);
+        assert_string_equal(err.message, "pbf: the wall ghosts of 7 particles hold more than 2^32 - 1 entries");
+        assert_int_equal(eddy_sph_sizing_error(&err, -1, "test", "neighbour blocks", 7), EDDY_ERR_OUT_OF_MEMORY);
+        assert_string_equal(err.message, "test: out of memory for the neighbour blocks of 7 particles");
         eddy_sph_block_pass(&nb, &w->particles, no_block_expected, NULL);
         eddy_sph_neighbors_free(&nb);
         eddy_world_destroy(w);

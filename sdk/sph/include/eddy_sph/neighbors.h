@@ -125,6 +125,16 @@ int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n);
  * the rows exceed 2^32 - 1 entries. */
 int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *p);
 
+/* The error of a sizing helper's code for `what` of n particles (`who` prefixes it): -2, more than
+ * 2^32 - 1 entries (EDDY_ERR_INVALID_ARGUMENT); -1, out of memory. Returns the code set. */
+static inline int eddy_sph_sizing_error(eddy_error *err, int rc, const char *who, const char *what, size_t n)
+{
+    if (rc == -2)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the %s of %zu particles hold more than 2^32 - 1 entries",
+                              who, what, n);
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the %s of %zu particles", who, what, n);
+}
+
 /* Particle i's neighbours within h among a cell's candidates (their positions shifted by the periodic
  * images), i itself left out, appended to the chunk; returns how many. The chunk has room for every
  * candidate. */
@@ -220,12 +230,7 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     if (failed)
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the neighbour lists", who);
     const int offsets = eddy_sph_neighbors_offsets(nb, n);
-    if (offsets == -2)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%s: the neighbour lists of %zu particles hold more than 2^32 - 1 entries", who, n);
-    if (offsets)
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
-                              "%s: out of memory for the neighbour lists of %zu particles", who, n);
+    if (offsets) return eddy_sph_sizing_error(err, offsets, who, "neighbour lists", n);
     const uint32_t *off = nb->offset;
     uint32_t *index = nb->index;
     EDDY_SPH_OMP(parallel for schedule(dynamic, 1))
@@ -237,12 +242,7 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
             memcpy(index + off[g->cell_begin[g->occupied[first]]], chunk->index, chunk->count * sizeof(uint32_t));
     }
     const int rows = eddy_sph_neighbors_block_rows(nb, p);
-    if (rows == -2)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%s: the neighbour blocks of %zu particles hold more than 2^32 - 1 entries", who, n);
-    if (rows)
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
-                              "%s: out of memory for the neighbour blocks of %zu particles", who, n);
+    if (rows) return eddy_sph_sizing_error(err, rows, who, "neighbour blocks", n);
     const long long blocks = (long long)nb->blocks;
     EDDY_SPH_OMP(parallel for schedule(dynamic, 64))
     for (long long k = 0; k < blocks; ++k) {
