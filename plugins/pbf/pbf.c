@@ -115,7 +115,7 @@ struct eddy_solver {
     float *s[4];
     eddy_sph_neighbors nb; /* lists within h of x*, the particles near a wall and their mirror images */
     size_t capacity;
-    eddy_sph_simd simd;    /* the list passes' vector ISA (eddy_sph/simd.h) */
+    eddy_sph_simd simd;    /* the block passes' vector ISA (eddy_sph/simd.h) */
 };
 
 /*

@@ -79,7 +79,7 @@ typedef struct eddy_sph_neighbors {
     int periodic;
     uint32_t longest;   /* the longest list */
     float uniform_mass; /* every particle's mass when all are equal, else 0 */
-    float pad;          /* 8 h: the padding entries' difference on each axis */
+    float pad;          /* 8 h: a lane without an image gets this ghost offset (no kernel reaches it) */
     size_t count;       /* particles at the build */
     unsigned char *near;          /* 1: within reach of a surface at the build */
     unsigned char *image_count;   /* images of a near particle found last */
@@ -290,7 +290,8 @@ void eddy_sph_neighbors_free(eddy_sph_neighbors *nb);
 /*
  * The mirror images of the walls within h of particle i at its current position (gravity: the
  * hydrostatic pressure continuation, or NULL), stored for eddy_sph_neighbors_images; 0 for a particle
- * that was not near a surface at the build. Threads: distinct particles in parallel.
+ * that was not near a surface at the build (eddy_sph_neighbors_ghosts calls it for every owned
+ * particle). Threads: distinct particles in parallel.
  */
 int eddy_sph_neighbors_find_images(eddy_sph_neighbors *nb, const eddy_boundaries *b, const float gravity[3],
                                    float h, const eddy_particles *p, uint32_t i);
