@@ -351,9 +351,8 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
     for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            float dx, dy, dz;
-            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+            float dx, dy, dz, mj;
+            eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
             const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny);
             ws[k] += t.w;
             gxs[k] += t.gx;
@@ -369,10 +368,8 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float dx, dy, dz, ex, ey, ez, wg;
-                const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
-                eddy_sph_block_image_diff(&img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
+                float ex, ey, ez, mj;
+                eddy_sph_block_ghost(b, &img, x, y, z, mass, g, k, uniform, &ex, &ey, &ez, &mj);
                 const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
@@ -452,9 +449,8 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
         for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float dx, dy, dz;
-                const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-                const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+                float dx, dy, dz, mj;
+                const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
                 const float f = delta_pair(dx, dy, dz, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * dx;
                 ay[k] += f * dy;
@@ -465,10 +461,8 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-                float dx, dy, dz, ex, ey, ez, wg;
-                const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
-                eddy_sph_block_image_diff(img, k, dx, dy, dz, &ex, &ey, &ez);
-                const float mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
+                float ex, ey, ez, mj;
+                const uint32_t j = eddy_sph_block_ghost(b, img, x, y, z, mass, g, k, uniform, &ex, &ey, &ez, &mj);
                 const float f = delta_pair(ex, ey, ez, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * ex;
                 ay[k] += f * ey;
@@ -577,9 +571,8 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
     for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            float dx, dy, dz;
-            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+            float dx, dy, dz, mj;
+            const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
             const float bu = ui[k] - vx[j], bv = vi[k] - vy[j], bw = wi[k] - vz[j];
             const float r = sqrtf(dx * dx + dy * dy + dz * dz);
             const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
@@ -625,9 +618,9 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
     for (uint32_t q = 0; q < b->rows; ++q) {
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-            float dx, dy, dz;
-            const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, &dx, &dy, &dz);
-            const float vj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform) * inv_rho0[k];
+            float dx, dy, dz, mj;
+            const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
+            const float vj = mj * inv_rho0[k];
             const float r2 = dx * dx + dy * dy + dz * dz;
             const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
             const float wgt = vj * cw * d * d * d;

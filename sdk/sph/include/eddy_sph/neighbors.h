@@ -394,6 +394,17 @@ EDDY_SPH_INLINE float eddy_sph_block_on(const eddy_sph_block *b, uint32_t q, uin
     return q < b->count[k] ? 1.0f : 0.0f;
 }
 
+/* Lane k's neighbour row q as a pass sums it, from the particles' positions and masses: returns j,
+ * stores x_i - x_j and m_j weighted by eddy_sph_block_on (0 past the lane's count). */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_neighbor(const eddy_sph_block *b, const float *x, const float *y,
+                                                const float *z, const float *mass, uint32_t q, uint32_t k,
+                                                const int uniform, float *dx, float *dy, float *dz, float *mj)
+{
+    const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, dx, dy, dz);
+    *mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+    return j;
+}
+
 /* One mirror per lane as lane vectors: x_i - M(x_j) = c0 + R (x_i - x_j) (eddy_sph_image_origin). */
 typedef struct eddy_sph_block_image {
     float r[3][3][EDDY_SPH_LANES];
@@ -438,6 +449,20 @@ EDDY_SPH_INLINE void eddy_sph_block_image_diff(const eddy_sph_block_image *g, ui
     *ex = g->c0[0][k] + g->r[0][0][k] * dx + g->r[0][1][k] * dy + g->r[0][2][k] * dz;
     *ey = g->c0[1][k] + g->r[1][0][k] * dx + g->r[1][1][k] * dy + g->r[1][2][k] * dz;
     *ez = g->c0[2][k] + g->r[2][0][k] * dx + g->r[2][1][k] * dy + g->r[2][2][k] * dz;
+}
+
+/* Lane k's ghost row g through its image img as a pass sums it: returns the imaged particle j, stores
+ * x_i - M(x_j) and m_j weighted by the row's weight (0 for padding). */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_ghost(const eddy_sph_block *b, const eddy_sph_block_image *img,
+                                             const float *x, const float *y, const float *z, const float *mass,
+                                             uint32_t g, uint32_t k, const int uniform, float *ex, float *ey,
+                                             float *ez, float *mj)
+{
+    float dx, dy, dz, wg;
+    const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
+    eddy_sph_block_image_diff(img, k, dx, dy, dz, ex, ey, ez);
+    *mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
+    return j;
 }
 
 /* 1 when every particle of the build has the same mass (eddy_sph_block_mass may then skip the load). */
