@@ -113,6 +113,9 @@ struct eddy_solver {
     float *inv_rho0, *epsilon;
     /* per-particle scratch of the current step (indexed like the particles between grid builds) */
     float *s[4];
+    /* the passes' neighbour records (eddy_sph/neighbors.h): positions and one more field, velocities
+     * and |omega| */
+    eddy_sph_records pos, vel;
     eddy_sph_neighbors nb; /* lists within h of x*, the particles near a wall and their mirror images */
     size_t capacity;
     eddy_sph_simd simd;    /* the block passes' vector ISA (eddy_sph/simd.h) */
@@ -165,6 +168,8 @@ static void destroy(eddy_solver *s)
     free(s->inv_rho0);
     free(s->epsilon);
     for (int k = 0; k < 4; ++k) free(s->s[k]);
+    eddy_sph_records_free(&s->pos);
+    eddy_sph_records_free(&s->vel);
     eddy_sph_neighbors_free(&s->nb);
     free(s);
 }
@@ -257,6 +262,8 @@ static int reserve(eddy_solver *s, size_t n, eddy_error *err)
         if (!a) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
         s->s[k] = a;
     }
+    if (eddy_sph_records_reserve(&s->pos, cap) || eddy_sph_records_reserve(&s->vel, cap))
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
     s->capacity = cap;
     return EDDY_OK;
 }
@@ -298,6 +305,7 @@ typedef struct pass {
     const float *vx, *vy, *vz, *om;
     float *ox, *oy, *oz, *onorm; /* vorticity and its norm */
     float dt, cwq, sc;           /* delta_pass: s_corr's 1 / W(dq) and scale */
+    const eddy_sph_records *pos, *vel; /* the neighbours' records (s->pos, s->vel), packed for the pass */
 } pass;
 
 static pass make_pass(eddy_solver *s, eddy_world *w)
@@ -337,22 +345,24 @@ static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, 
  * then the ghosts of the neighbours and of i in each mirror), C_i = rho_i / rho0 - 1,
  * lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon).
  */
-EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const int uniform)
+EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const int form)
 {
     pass *c = vc;
     const eddy_solver *s = c->s;
     const eddy_particles *p = &c->w->particles;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass;
+    const float *mass = p->mass;
     const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
     float inv_rho0[EDDY_SPH_LANES];
     for (size_t k = 0; k < EDDY_SPH_LANES; ++k) inv_rho0[k] = s->inv_rho0[p->material[b->particle[k]]];
     float ws[EDDY_SPH_LANES] = {0}, gxs[EDDY_SPH_LANES] = {0}, gys[EDDY_SPH_LANES] = {0},
           gzs[EDDY_SPH_LANES] = {0}, g2s[EDDY_SPH_LANES] = {0};
     for (uint32_t q = 0; q < b->rows; ++q) {
+        eddy_sph_row4 r;
+        eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
-            eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
+            eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
             const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny);
             ws[k] += t.w;
             gxs[k] += t.gx;
@@ -366,10 +376,12 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
     eddy_sph_block_image img;
     for (int slot = 0; eddy_sph_block_image_get(&c->s->nb, b, slot, &img); ++slot) {
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
+            eddy_sph_row4 r;
+            eddy_sph_block_load(c->pos, eddy_sph_block_ghost_row(b, g), &r);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float ex, ey, ez, mj;
-                eddy_sph_block_ghost(b, &img, x, y, z, mass, g, k, uniform, &ex, &ey, &ez, &mj);
+                eddy_sph_block_ghost(b, &img, &r, mass, g, k, form, &ex, &ey, &ez, &mj);
                 const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
                 ws[k] += t.w;
                 gxs[k] += t.gx;
@@ -402,7 +414,10 @@ static void lambda_pass(eddy_solver *s, eddy_world *w)
 {
     pass c = make_pass(s, w);
     c.rho = w->particles.density;
-    eddy_sph_block_pass(&s->nb, &w->particles, lambda_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
+    const eddy_particles *p = &w->particles;
+    eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, NULL);
+    c.pos = &s->pos;
+    eddy_sph_block_pass(&s->nb, p, lambda_block_simd[eddy_sph_block_form(&s->nb)][s->simd], &c);
 }
 
 /*
@@ -437,21 +452,21 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
  * image of each lane), added into acc. */
 static inline __attribute__((always_inline)) void delta_rows(const pass *c, const eddy_sph_block *b,
                                                              const eddy_sph_block_image *img, int slot,
-                                                             const float *scale,
-                                                             const float *li, const int ncorr, const int uniform,
-                                                             float acc[3][EDDY_SPH_LANES])
+                                                             const float *scale, const float *li, const int ncorr,
+                                                             const int form, float acc[3][EDDY_SPH_LANES])
 {
-    const eddy_particles *p = &c->w->particles;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *lam = c->lam;
+    const float *mass = c->w->particles.mass;
     const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
     float *ax = acc[0], *ay = acc[1], *az = acc[2];
     if (!img) {
         for (uint32_t q = 0; q < b->rows; ++q) {
+            eddy_sph_row4 r; /* positions and lambda */
+            eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float dx, dy, dz, mj;
-                const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
-                const float f = delta_pair(dx, dy, dz, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
+                const float f = delta_pair(dx, dy, dz, mj, r.d[k], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * dx;
                 ay[k] += f * dy;
                 az[k] += f * dz;
@@ -459,11 +474,13 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
         }
     } else {
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
+            eddy_sph_row4 r;
+            eddy_sph_block_load(c->pos, eddy_sph_block_ghost_row(b, g), &r);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float ex, ey, ez, mj;
-                const uint32_t j = eddy_sph_block_ghost(b, img, x, y, z, mass, g, k, uniform, &ex, &ey, &ez, &mj);
-                const float f = delta_pair(ex, ey, ez, mj, lam[j], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                eddy_sph_block_ghost(b, img, &r, mass, g, k, form, &ex, &ey, &ez, &mj);
+                const float f = delta_pair(ex, ey, ez, mj, r.d[k], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
                 ax[k] += f * ex;
                 ay[k] += f * ey;
                 az[k] += f * ez;
@@ -472,28 +489,10 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
     }
 }
 
-/* delta_rows with the s_corr exponent n (1 to 8) as a constant; inlined into delta_block's vector ISA
- * wrappers (eddy_sph/simd.h). */
-static inline __attribute__((always_inline)) void delta_sum(const pass *c, const eddy_sph_block *b,
-                                                            const eddy_sph_block_image *img, int slot,
-                                                            const float *scale,
-                                                            const float *li, const int uniform,
-                                                            float acc[3][EDDY_SPH_LANES])
-{
-    switch (c->s->scorr_n) {
-#define PBF_DELTA_CASE(N) \
-    case N: delta_rows(c, b, img, slot, scale, li, N, uniform, acc); break;
-        PBF_DELTA_CASE(1) PBF_DELTA_CASE(2) PBF_DELTA_CASE(3) PBF_DELTA_CASE(4)
-        PBF_DELTA_CASE(5) PBF_DELTA_CASE(6) PBF_DELTA_CASE(7) PBF_DELTA_CASE(8)
-#undef PBF_DELTA_CASE
-    default: break; /* the parameter table limits n to [1, 8] */
-    }
-}
-
 /* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the wall ghosts
  * selected with the lists: prepare), then the collision projection; the new positions go to scratch
  * (Jacobi: every particle reads the old positions). */
-EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int uniform)
+EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int form, const int ncorr)
 {
     const pass *c = vc;
     const eddy_solver *s = c->s;
@@ -506,14 +505,20 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
         li[k] = c->lam[i];
     }
     float acc[3][EDDY_SPH_LANES] = {{0}};
-    delta_sum(c, b, NULL, 0, scale, li, uniform, acc);
+    delta_rows(c, b, NULL, 0, scale, li, ncorr, form, acc);
     eddy_sph_block_image img;
     for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot)
-        delta_sum(c, b, &img, slot, scale, li, uniform, acc);
+        delta_rows(c, b, &img, slot, scale, li, ncorr, form, acc);
+    float nx[EDDY_SPH_LANES], ny[EDDY_SPH_LANES], nz[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        nx[k] = b->x[k] + acc[0][k];
+        ny[k] = b->y[k] + acc[1][k];
+        nz[k] = b->z[k] + acc[2][k];
+    }
     const eddy_boundaries *bd = &w->boundaries;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k], m = p->material[i];
-        float pos[3] = {b->x[k] + acc[0][k], b->y[k] + acc[1][k], b->z[k] + acc[2][k]};
+        float pos[3] = {nx[k], ny[k], nz[k]};
         if (bd->collider_count > 0 && s->nb.near[i]) {
             /* Collision response inside the iteration: a full projection out of every surface (erp 1
              * of the material's contact); velocities follow from the positions after the iterations. */
@@ -528,7 +533,27 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
         c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
     }
 }
-EDDY_SPH_SIMD_BLOCK_CLONES(delta_block);
+/* One function per s_corr exponent n (1 to 8, the parameter table's range) with n a constant, so the
+ * power unrolls: the eight inlined into one function behind a switch grew it past what GCC 12's loop
+ * vectorizer analyses, and some of the row loops stayed scalar. */
+#define PBF_DELTA_N(N)                                                                                  \
+    EDDY_SPH_SIMD_BODY void delta_block_##N(void *vc, const eddy_sph_block *b, const int form)        \
+    {                                                                                                   \
+        delta_block(vc, b, form, N);                                                                    \
+    }                                                                                                   \
+    EDDY_SPH_SIMD_BLOCK_CLONES(delta_block_##N);
+PBF_DELTA_N(1)
+PBF_DELTA_N(2)
+PBF_DELTA_N(3)
+PBF_DELTA_N(4)
+PBF_DELTA_N(5)
+PBF_DELTA_N(6)
+PBF_DELTA_N(7)
+PBF_DELTA_N(8)
+#undef PBF_DELTA_N
+static const eddy_sph_block_fn (*const delta_block_simd[8])[EDDY_SPH_SIMD_COUNT] = {
+    delta_block_1_simd, delta_block_2_simd, delta_block_3_simd, delta_block_4_simd,
+    delta_block_5_simd, delta_block_6_simd, delta_block_7_simd, delta_block_8_simd};
 
 /* The new positions of every owned particle, copied back afterwards. Neighbours read the positions
  * next (the next iteration, the velocity passes), so the caller refreshes their halo copies. */
@@ -548,16 +573,18 @@ static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.ny = s->s[1];
     c.nz = s->s[2];
     eddy_particles *p = &w->particles;
-    eddy_sph_block_pass(&s->nb, p, delta_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
+    eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, c.lam);
+    c.pos = &s->pos;
+    eddy_sph_block_pass(&s->nb, p, delta_block_simd[s->scorr_n - 1][eddy_sph_block_form(&s->nb)][s->simd], &c);
     copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
 }
 
 /* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0, for the lanes of a block. */
-EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const int uniform)
+EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const int form)
 {
     const pass *c = vc;
     const eddy_particles *p = &c->w->particles;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz;
+    const float *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz;
     const float h = c->k.h, cg = c->k.spiky_grad, tiny = c->tiny;
     float scale[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES];
     for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
@@ -569,11 +596,14 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
     }
     float ox[EDDY_SPH_LANES] = {0}, oy[EDDY_SPH_LANES] = {0}, oz[EDDY_SPH_LANES] = {0};
     for (uint32_t q = 0; q < b->rows; ++q) {
+        eddy_sph_row4 r, v; /* positions; velocities */
+        eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
+        eddy_sph_block_load(c->vel, eddy_sph_block_row(b, q), &v);
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
-            const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
-            const float bu = ui[k] - vx[j], bv = vi[k] - vy[j], bw = wi[k] - vz[j];
+            eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
+            const float bu = ui[k] - v.a[k], bv = vi[k] - v.b[k], bw = wi[k] - v.c[k];
             const float r = sqrtf(dx * dx + dy * dy + dz * dz);
             const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
             const float inv_r = 1.0f / (r > tiny ? r : tiny);
@@ -597,12 +627,11 @@ EDDY_SPH_SIMD_BLOCK_CLONES(vorticity_block);
 /* For the lanes of a block: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH
  * sum sum_j V_j (v_j - v_i) W_poly6. */
 static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const eddy_sph_block *b, const int vort,
-                                                            const int uniform, float e[3][EDDY_SPH_LANES],
+                                                            const int form, float e[3][EDDY_SPH_LANES],
                                                             float sv[3][EDDY_SPH_LANES])
 {
     const eddy_particles *p = &c->w->particles;
-    const float *x = p->x, *y = p->y, *z = p->z, *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz,
-                *om = c->om;
+    const float *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz, *om = c->om;
     const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
     float inv_rho0[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES],
         omi[EDDY_SPH_LANES];
@@ -616,22 +645,25 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
     }
     float *ex = e[0], *ey = e[1], *ez = e[2], *sx = sv[0], *sy = sv[1], *sz = sv[2];
     for (uint32_t q = 0; q < b->rows; ++q) {
+        eddy_sph_row4 r, v; /* positions; velocities and |omega| */
+        eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
+        eddy_sph_block_load(c->vel, eddy_sph_block_row(b, q), &v);
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
-            const uint32_t j = eddy_sph_block_neighbor(b, x, y, z, mass, q, k, uniform, &dx, &dy, &dz, &mj);
+            eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
             const float vj = mj * inv_rho0[k];
             const float r2 = dx * dx + dy * dy + dz * dz;
             const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
             const float wgt = vj * cw * d * d * d;
-            sx[k] += wgt * (vx[j] - ui[k]);
-            sy[k] += wgt * (vy[j] - vi[k]);
-            sz[k] += wgt * (vz[j] - wi[k]);
+            sx[k] += wgt * (v.a[k] - ui[k]);
+            sy[k] += wgt * (v.b[k] - vi[k]);
+            sz[k] += wgt * (v.c[k] - wi[k]);
             if (vort) {
                 const float r = sqrtf(r2);
                 const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
                 const float inv_r = 1.0f / (r > tiny ? r : tiny);
-                const float f = -cg * vj * hr * hr * inv_r * (om[j] - omi[k]);
+                const float f = -cg * vj * hr * hr * inv_r * (v.d[k] - omi[k]);
                 ex[k] += f * dx;
                 ey[k] += f * dy;
                 ez[k] += f * dz;
@@ -641,15 +673,15 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
 }
 
 /* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
-EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int uniform)
+EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int form)
 {
     const pass *c = vc;
     const int vort = c->s->vort_eps > 0.0f;
     float e[3][EDDY_SPH_LANES] = {{0}}, sv[3][EDDY_SPH_LANES] = {{0}};
     if (vort)
-        xsph_rows(c, b, 1, uniform, e, sv);
+        xsph_rows(c, b, 1, form, e, sv);
     else
-        xsph_rows(c, b, 0, uniform, e, sv);
+        xsph_rows(c, b, 0, form, e, sv);
     const float dt = c->dt, cx = c->s->xsph_c;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k];
@@ -685,13 +717,17 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.vz = p->vz;
     c.om = c.onorm = s->s[3];
     c.dt = dt;
+    eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, NULL);
+    c.pos = &s->pos;
+    c.vel = &s->vel;
     const long long n = (long long)p->count;
     const uint8_t *halo = halo_flags(p);
     if (s->vort_eps > 0.0f) {
         c.ox = eddy_particles_field(p, s->f_vort, 0);
         c.oy = eddy_particles_field(p, s->f_vort, 1);
         c.oz = eddy_particles_field(p, s->f_vort, 2);
-        eddy_sph_block_pass(&s->nb, p, vorticity_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
+        eddy_sph_records_pack(&s->vel, p->count, p->vx, p->vy, p->vz, NULL);
+        eddy_sph_block_pass(&s->nb, p, vorticity_block_simd[eddy_sph_block_form(&s->nb)][s->simd], &c);
         const int f_vort = s->f_vort;
         int rc = eddy_world_refresh_fields(w, &f_vort, 1, err);
         if (rc) return rc;
@@ -709,7 +745,8 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.nx = s->s[0];
     c.ny = s->s[1];
     c.nz = s->s[2];
-    eddy_sph_block_pass(&s->nb, p, xsph_block_simd[eddy_sph_block_uniform(&s->nb)][s->simd], &c);
+    eddy_sph_records_pack(&s->vel, p->count, p->vx, p->vy, p->vz, s->vort_eps > 0.0f ? c.om : NULL);
+    eddy_sph_block_pass(&s->nb, p, xsph_block_simd[eddy_sph_block_form(&s->nb)][s->simd], &c);
     copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;
 }

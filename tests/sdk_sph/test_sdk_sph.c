@@ -275,7 +275,25 @@ typedef struct list_test {
     double *density;      /* sum_j m_j w6 over the list, the particle itself and their ghosts */
     int *mirrors;         /* images found per particle */
     size_t bad_entries;   /* indices, differences or ghost rows that are not what they must be */
+    const eddy_sph_records *rec; /* (x, y, z, m) of every particle */
+    size_t bad_records;   /* record rows or their sums that differ from the arrays' */
 } list_test;
+
+/* Row `row`'s records as eddy_sph_block_load transposes them: lane k's record of particle row[k]. */
+static void check_record_row(list_test *t, const uint32_t *row, const eddy_sph_row4 *r)
+{
+    const eddy_particles *p = &t->w->particles;
+    for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t j = row[k];
+        t->bad_records += r->a[k] != p->x[j] || r->b[k] != p->y[j] || r->c[k] != p->z[j] || r->d[k] != p->mass[j];
+    }
+}
+
+/* The build's form without the uniform-mass bit: every mass loaded from the array. */
+static int other_form(const eddy_sph_neighbors *nb)
+{
+    return eddy_sph_block_form(nb) & EDDY_SPH_BLOCK_PERIODIC ? EDDY_SPH_BLOCK_PERIODIC : 0;
+}
 
 /*
  * One block of eddy_sph_block_pass: each lane's rows are its list (then its own particle as padding),
@@ -312,6 +330,22 @@ static void test_block(void *ctx, const eddy_sph_block *b)
             const double r2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
             sum[k] += eddy_sph_block_on(b, q, k) * p->mass[j] * w6(h2, r2);
         }
+    /* The same rows from records: the same particles, differences and weighted masses, bit for bit, in
+     * the build's form and in the form that loads every mass. */
+    for (uint32_t q = 0; q < b->rows; ++q) {
+        eddy_sph_row4 r;
+        eddy_sph_block_load(t->rec, eddy_sph_block_row(b, q), &r);
+        check_record_row(t, eddy_sph_block_row(b, q), &r);
+        const int forms[2] = {eddy_sph_block_form(nb), other_form(nb)};
+        for (int f = 0; f < 2; ++f)
+            for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+                float d[3], e[3], mj;
+                const uint32_t j = eddy_sph_block_diff(b, p->x, p->y, p->z, q, k, &d[0], &d[1], &d[2]);
+                const uint32_t jr = eddy_sph_block_neighbor(b, &r, p->mass, q, k, forms[f], &e[0], &e[1], &e[2], &mj);
+                t->bad_records += jr != j || e[0] != d[0] || e[1] != d[1] || e[2] != d[2] ||
+                                  mj != eddy_sph_block_on(b, q, k) * p->mass[j];
+            }
+    }
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const eddy_sph_image *img;
         t->mirrors[b->particle[k]] = eddy_sph_neighbors_images(nb, b->particle[k], &img);
@@ -328,6 +362,13 @@ static void test_block(void *ctx, const eddy_sph_block *b)
                 t->bad_entries += wg == 1.0f ? !(e2 < h2 * (1.0 + 1e-5)) : wg != 0.0f || j != b->particle[k];
                 t->bad_entries += img.on[k] == 0.0f && wg != 0.0f;
                 sum[k] += wg * p->mass[j] * w6(h2, e2);
+                eddy_sph_row4 r;
+                eddy_sph_block_load(t->rec, eddy_sph_block_ghost_row(b, g), &r);
+                check_record_row(t, eddy_sph_block_ghost_row(b, g), &r);
+                float f[3], mj;
+                const uint32_t jr =
+                    eddy_sph_block_ghost(b, &img, &r, p->mass, g, k, eddy_sph_block_form(nb), &f[0], &f[1], &f[2], &mj);
+                t->bad_records += jr != j || f[0] != e[0] || f[1] != e[1] || f[2] != e[2] || mj != wg * p->mass[j];
             }
     for (uint32_t k = 0; k < b->lanes; ++k) t->density[b->particle[k]] = sum[k];
 }
@@ -350,10 +391,16 @@ static void check_blocks(int uniform)
     assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, h, p), 0);
     if (uniform ? nb.uniform_mass != p->mass[0] : nb.uniform_mass != 0.0f)
         fail_msg("uniform mass %g with %s masses", nb.uniform_mass, uniform ? "equal" : "unequal");
+    eddy_sph_records rec = {0};
+    assert_int_equal(eddy_sph_records_reserve(&rec, n), 0);
+    eddy_sph_records_pack(&rec, n, p->x, p->y, p->z, p->mass);
     list_test t = {.w = w, .nb = &nb, .h = h, .visits = calloc(n, sizeof(unsigned)),
-                   .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int))};
+                   .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int)), .rec = &rec};
+    assert_int_equal(eddy_sph_block_form(&nb),
+                     EDDY_SPH_BLOCK_PERIODIC | (uniform ? EDDY_SPH_BLOCK_UNIFORM_MASS : 0));
     eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
+    assert_int_equal(t.bad_records, 0);
     size_t compared = 0, near_walls = 0, pairs = 0;
     for (size_t i = 0; i < n; ++i) {
         if (t.visits[i] != 1) fail_msg("particle %zu visited %u times", i, t.visits[i]);
@@ -402,12 +449,14 @@ static void check_blocks(int uniform)
     assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, h, p), 0);
     eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
+    assert_int_equal(t.bad_records, 0);
     for (size_t i = 0; i < n; ++i)
         if (t.visits[i] != (i % 7 ? 1u : 0u)) fail_msg("particle %zu (halo: %d) visited %u times", i, i % 7 == 0, t.visits[i]);
     p->halo_count = halo_count;
     for (size_t i = 0; i < n; i += 7) p->flags[i] &= (uint8_t)~EDDY_PARTICLE_HALO;
 
     eddy_sph_neighbors_free(&nb);
+    eddy_sph_records_free(&rec);
     free(t.visits);
     free(t.density);
     free(t.mirrors);

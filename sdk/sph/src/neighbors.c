@@ -197,3 +197,22 @@ int eddy_sph_ghost_chunk_reserve(eddy_sph_ghost_chunk *chunk, size_t more)
     chunk->capacity = cap;
     return 0;
 }
+
+int eddy_sph_records_reserve(eddy_sph_records *r, size_t n)
+{
+    if (n <= r->capacity) return 0;
+    const size_t cap = n + n / 4 + 16;
+    if (cap > SIZE_MAX / sizeof *r->v) return -1;
+    float(*v)[4] = realloc(r->v, cap * sizeof *v);
+    if (!v) return -1;
+    r->v = v;
+    r->capacity = cap;
+    return 0;
+}
+
+void eddy_sph_records_free(eddy_sph_records *r)
+{
+    if (!r) return;
+    free(r->v);
+    *r = (eddy_sph_records){0};
+}

@@ -380,12 +380,16 @@ EDDY_SPH_INLINE uint32_t eddy_sph_block_ghost_diff(const eddy_sph_block *b, cons
     return eddy_sph_block_row_diff(b, b->ghost_index + (size_t)g * EDDY_SPH_LANES, x, y, z, k, dx, dy, dz);
 }
 
-/* m_j. `uniform` is a constant at the call, eddy_sph_block_uniform(nb) chosen once a pass (a solver
- * compiles its block body for both, EDDY_SPH_SIMD_BLOCK_CLONES): with equal masses no mass is loaded,
- * one gather less per row of eight. */
-EDDY_SPH_INLINE float eddy_sph_block_mass(const eddy_sph_block *b, const float *mass, uint32_t j, const int uniform)
+/* The compile-time form of a block body (EDDY_SPH_SIMD_BLOCK_CLONES compiles one function per form;
+ * eddy_sph_block_form(nb) picks one a pass). Each bit drops work from every row of eight: */
+#define EDDY_SPH_BLOCK_UNIFORM_MASS 1 /* every particle has the same mass: no mass is loaded */
+#define EDDY_SPH_BLOCK_PERIODIC 2     /* an axis wraps: differences take the minimum image (else none) */
+#define EDDY_SPH_BLOCK_FORMS 4
+
+/* m_j (`form` a constant at the call): with equal masses no mass is loaded. */
+EDDY_SPH_INLINE float eddy_sph_block_mass(const eddy_sph_block *b, const float *mass, uint32_t j, const int form)
 {
-    return uniform ? b->uniform_mass : mass[j];
+    return (form & EDDY_SPH_BLOCK_UNIFORM_MASS) ? b->uniform_mass : mass[j];
 }
 
 /* 1 for a neighbour of lane k in row q, 0 past its count: the weight of every neighbour term. */
@@ -394,14 +398,108 @@ EDDY_SPH_INLINE float eddy_sph_block_on(const eddy_sph_block *b, uint32_t q, uin
     return q < b->count[k] ? 1.0f : 0.0f;
 }
 
-/* Lane k's neighbour row q as a pass sums it, from the particles' positions and masses: returns j,
- * stores x_i - x_j and m_j weighted by eddy_sph_block_on (0 past the lane's count). */
-EDDY_SPH_INLINE uint32_t eddy_sph_block_neighbor(const eddy_sph_block *b, const float *x, const float *y,
-                                                const float *z, const float *mass, uint32_t q, uint32_t k,
-                                                const int uniform, float *dx, float *dy, float *dz, float *mj)
+/*
+ * Rows of records. A pass reads, per neighbour, its position and a field or two: eight lanes' loads
+ * from separate arrays are 8 scalar loads and 7 inserts per array (a hardware gather was slower on the
+ * machines measured). Records of four floats (the position and one more value) are read as eight
+ * 16-byte loads and a 4 x 8 transpose: pbf's delta pass with (x, y, z, lambda) records ran in ~0.9x
+ * the time (docs/performance.md). A solver packs the records once a pass (eddy_sph_records_pack) and
+ * loads one row at a time (eddy_sph_block_load) before its lane loop.
+ */
+typedef struct eddy_sph_records {
+    float (*v)[4]; /* particle j's record: v[j][0..3] */
+    size_t capacity;
+} eddy_sph_records;
+
+/* Room for n records. Returns 0, or -1 when memory runs out. */
+int eddy_sph_records_reserve(eddy_sph_records *r, size_t n);
+void eddy_sph_records_free(eddy_sph_records *r);
+
+/* Records {a[j], b[j], c[j], d[j]} (d NULL: 0) of particles 0 .. n-1, in parallel, into records with
+ * room for n (eddy_sph_records_reserve, e.g. where the solver sizes its scratch). */
+static inline void eddy_sph_records_pack(eddy_sph_records *r, size_t n, const float *a, const float *b, const float *c,
+                                         const float *d)
 {
-    const uint32_t j = eddy_sph_block_diff(b, x, y, z, q, k, dx, dy, dz);
-    *mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, uniform);
+    float(*v)[4] = r->v;
+    const long long nl = (long long)(n < r->capacity ? n : r->capacity);
+    EDDY_SPH_OMP(parallel for schedule(static))
+    for (long long j = 0; j < nl; ++j) {
+        v[j][0] = a[j];
+        v[j][1] = b[j];
+        v[j][2] = c[j];
+        v[j][3] = d ? d[j] : 0.0f;
+    }
+}
+
+/* One row's records as lane vectors: lane k holds record row[k] in a[k], b[k], c[k], d[k]. */
+typedef struct eddy_sph_row4 {
+    float a[EDDY_SPH_LANES], b[EDDY_SPH_LANES], c[EDDY_SPH_LANES], d[EDDY_SPH_LANES];
+} eddy_sph_row4;
+
+/* Row q of a block's neighbour rows, and ghost row g. */
+EDDY_SPH_INLINE const uint32_t *eddy_sph_block_row(const eddy_sph_block *b, uint32_t q)
+{
+    return b->index + (size_t)q * EDDY_SPH_LANES;
+}
+EDDY_SPH_INLINE const uint32_t *eddy_sph_block_ghost_row(const eddy_sph_block *b, uint32_t g)
+{
+    return b->ghost_index + (size_t)g * EDDY_SPH_LANES;
+}
+
+#if !defined(__CUDACC__)
+typedef float eddy_sph_v4_ __attribute__((vector_size(16), aligned(4)));
+typedef float eddy_sph_v8_ __attribute__((vector_size(32), aligned(4)));
+
+/* The records of a row of eight particles, transposed into lanes (GCC/Clang vector extensions, so each
+ * vector ISA path compiles its own shuffles). Call it before the lane loop, not inside it. */
+static inline __attribute__((always_inline)) void eddy_sph_block_load(const eddy_sph_records *r, const uint32_t *row,
+                                                                     eddy_sph_row4 *out)
+{
+#if EDDY_SPH_LANES != 8
+#error "eddy_sph_block_load's transpose is written for eight lanes"
+#endif
+    float(*v)[4] = r->v;
+    const eddy_sph_v4_ a0 = *(const eddy_sph_v4_ *)v[row[0]], a1 = *(const eddy_sph_v4_ *)v[row[1]],
+                       a2 = *(const eddy_sph_v4_ *)v[row[2]], a3 = *(const eddy_sph_v4_ *)v[row[3]],
+                       a4 = *(const eddy_sph_v4_ *)v[row[4]], a5 = *(const eddy_sph_v4_ *)v[row[5]],
+                       a6 = *(const eddy_sph_v4_ *)v[row[6]], a7 = *(const eddy_sph_v4_ *)v[row[7]];
+    /* Lanes 0-3 in the low halves, 4-7 in the high ones; then a 4 x 4 transpose within each half. */
+    const eddy_sph_v8_ p04 = __builtin_shufflevector(a0, a4, 0, 1, 2, 3, 4, 5, 6, 7);
+    const eddy_sph_v8_ p15 = __builtin_shufflevector(a1, a5, 0, 1, 2, 3, 4, 5, 6, 7);
+    const eddy_sph_v8_ p26 = __builtin_shufflevector(a2, a6, 0, 1, 2, 3, 4, 5, 6, 7);
+    const eddy_sph_v8_ p37 = __builtin_shufflevector(a3, a7, 0, 1, 2, 3, 4, 5, 6, 7);
+    const eddy_sph_v8_ t0 = __builtin_shufflevector(p04, p15, 0, 8, 1, 9, 4, 12, 5, 13);
+    const eddy_sph_v8_ t1 = __builtin_shufflevector(p04, p15, 2, 10, 3, 11, 6, 14, 7, 15);
+    const eddy_sph_v8_ t2 = __builtin_shufflevector(p26, p37, 0, 8, 1, 9, 4, 12, 5, 13);
+    const eddy_sph_v8_ t3 = __builtin_shufflevector(p26, p37, 2, 10, 3, 11, 6, 14, 7, 15);
+    *(eddy_sph_v8_ *)out->a = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    *(eddy_sph_v8_ *)out->b = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    *(eddy_sph_v8_ *)out->c = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    *(eddy_sph_v8_ *)out->d = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+#endif
+
+/* x_i - x_j for lane k from its neighbour's position in r (a, b, c), the minimum image when the form
+ * says an axis wraps: bit-identical to eddy_sph_block_diff. */
+EDDY_SPH_INLINE void eddy_sph_block_row_diff4(const eddy_sph_block *b, const eddy_sph_row4 *r, uint32_t k,
+                                             const int form, float *dx, float *dy, float *dz)
+{
+    *dx = b->x[k] - r->a[k];
+    *dy = b->y[k] - r->b[k];
+    *dz = b->z[k] - r->c[k];
+    if (form & EDDY_SPH_BLOCK_PERIODIC) eddy_sph_wrap(b->period, b->half_period, dx, dy, dz);
+}
+
+/* Lane k's neighbour row q as a pass sums it, from the row's records r (positions in a, b, c;
+ * eddy_sph_block_load of eddy_sph_block_row(b, q)): returns j, stores x_i - x_j and m_j weighted by
+ * eddy_sph_block_on (0 past the lane's count). */
+EDDY_SPH_INLINE uint32_t eddy_sph_block_neighbor(const eddy_sph_block *b, const eddy_sph_row4 *r, const float *mass,
+                                                uint32_t q, uint32_t k, const int form, float *dx, float *dy,
+                                                float *dz, float *mj)
+{
+    const uint32_t j = eddy_sph_block_row(b, q)[k];
+    eddy_sph_block_row_diff4(b, r, k, form, dx, dy, dz);
+    *mj = eddy_sph_block_on(b, q, k) * eddy_sph_block_mass(b, mass, j, form);
     return j;
 }
 
@@ -451,24 +549,26 @@ EDDY_SPH_INLINE void eddy_sph_block_image_diff(const eddy_sph_block_image *g, ui
     *ez = g->c0[2][k] + g->r[2][0][k] * dx + g->r[2][1][k] * dy + g->r[2][2][k] * dz;
 }
 
-/* Lane k's ghost row g through its image img as a pass sums it: returns the imaged particle j, stores
+/* Lane k's ghost row g through its image img as a pass sums it, from the row's records r
+ * (eddy_sph_block_load of eddy_sph_block_ghost_row(b, g)): returns the imaged particle j, stores
  * x_i - M(x_j) and m_j weighted by the row's weight (0 for padding). */
 EDDY_SPH_INLINE uint32_t eddy_sph_block_ghost(const eddy_sph_block *b, const eddy_sph_block_image *img,
-                                             const float *x, const float *y, const float *z, const float *mass,
-                                             uint32_t g, uint32_t k, const int uniform, float *ex, float *ey,
-                                             float *ez, float *mj)
+                                             const eddy_sph_row4 *r, const float *mass, uint32_t g, uint32_t k,
+                                             const int form, float *ex, float *ey, float *ez, float *mj)
 {
-    float dx, dy, dz, wg;
-    const uint32_t j = eddy_sph_block_ghost_diff(b, x, y, z, g, k, &dx, &dy, &dz, &wg);
+    const uint32_t j = eddy_sph_block_ghost_row(b, g)[k];
+    float dx, dy, dz;
+    eddy_sph_block_row_diff4(b, r, k, form, &dx, &dy, &dz);
     eddy_sph_block_image_diff(img, k, dx, dy, dz, ex, ey, ez);
-    *mj = wg * eddy_sph_block_mass(b, mass, j, uniform);
+    *mj = b->ghost_weight[(size_t)g * EDDY_SPH_LANES + k] * eddy_sph_block_mass(b, mass, j, form);
     return j;
 }
 
-/* 1 when every particle of the build has the same mass (eddy_sph_block_mass may then skip the load). */
-static inline int eddy_sph_block_uniform(const eddy_sph_neighbors *nb)
+/* The form of a pass over nb's blocks (EDDY_SPH_BLOCK_UNIFORM_MASS, EDDY_SPH_BLOCK_PERIODIC): the
+ * index of the body compiled for it (EDDY_SPH_SIMD_BLOCK_CLONES). */
+static inline int eddy_sph_block_form(const eddy_sph_neighbors *nb)
 {
-    return nb->uniform_mass > 0.0f;
+    return (nb->uniform_mass > 0.0f ? EDDY_SPH_BLOCK_UNIFORM_MASS : 0) | (nb->periodic ? EDDY_SPH_BLOCK_PERIODIC : 0);
 }
 
 /* Per-block ghost arrays for nb->blocks blocks; room for `more` rows after chunk->rows

@@ -166,26 +166,26 @@ static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
 
 /*
  * The same for an eddy_sph_block_fn body (eddy_sph_block_pass) with a third argument, the constant
- * `uniform` for eddy_sph_block_mass: name_simd[uniform][path], where uniform is
- * eddy_sph_block_uniform(nb). Each instantiation is a function of its own: inlined into one function
- * behind a branch, GCC merged the two into one loop with a branch inside, which it then did not
- * vectorize.
+ * `form` (EDDY_SPH_BLOCK_UNIFORM_MASS | EDDY_SPH_BLOCK_PERIODIC): name_simd[form][path], where form is
+ * eddy_sph_block_form(nb). Each instantiation is a function of its own: inlined into one function
+ * behind a branch, GCC merged two into one loop with a branch inside, which it then did not vectorize.
  */
-#define EDDY_SPH_SIMD_BLOCK_CLONES(name)                                                                      \
-    static void name##_baseline_0(void *ctx, const eddy_sph_block *b) { name(ctx, b, 0); }                  \
-    static void name##_baseline_1(void *ctx, const eddy_sph_block *b) { name(ctx, b, 1); }                  \
-    EDDY_SPH_TARGET_AVX2 static void name##_avx2_0(void *ctx, const eddy_sph_block *b) { name(ctx, b, 0); } \
-    EDDY_SPH_TARGET_AVX2 static void name##_avx2_1(void *ctx, const eddy_sph_block *b) { name(ctx, b, 1); } \
-    EDDY_SPH_TARGET_AVX512 static void name##_avx512_0(void *ctx, const eddy_sph_block *b)                  \
-    {                                                                                                         \
-        name(ctx, b, 0);                                                                                      \
-    }                                                                                                         \
-    EDDY_SPH_TARGET_AVX512 static void name##_avx512_1(void *ctx, const eddy_sph_block *b)                  \
-    {                                                                                                         \
-        name(ctx, b, 1);                                                                                      \
-    }                                                                                                         \
-    static const eddy_sph_block_fn name##_simd[2][EDDY_SPH_SIMD_COUNT] = {                                  \
-        {name##_baseline_0, name##_avx2_0, name##_avx512_0}, {name##_baseline_1, name##_avx2_1, name##_avx512_1}}
+#define EDDY_SPH_BLOCK_CLONE_(name, form, path, target)                                                     \
+    target static void name##_##path##_##form(void *ctx, const eddy_sph_block *b) { name(ctx, b, form); }
+#define EDDY_SPH_BLOCK_CLONES_PATH_(name, path, target)                                                     \
+    EDDY_SPH_BLOCK_CLONE_(name, 0, path, target)                                                            \
+    EDDY_SPH_BLOCK_CLONE_(name, 1, path, target)                                                            \
+    EDDY_SPH_BLOCK_CLONE_(name, 2, path, target)                                                            \
+    EDDY_SPH_BLOCK_CLONE_(name, 3, path, target)
+#define EDDY_SPH_SIMD_BLOCK_CLONES(name)                                                                    \
+    EDDY_SPH_BLOCK_CLONES_PATH_(name, baseline, )                                                           \
+    EDDY_SPH_BLOCK_CLONES_PATH_(name, avx2, EDDY_SPH_TARGET_AVX2)                                           \
+    EDDY_SPH_BLOCK_CLONES_PATH_(name, avx512, EDDY_SPH_TARGET_AVX512)                                       \
+    static const eddy_sph_block_fn name##_simd[EDDY_SPH_BLOCK_FORMS][EDDY_SPH_SIMD_COUNT] = {              \
+        {name##_baseline_0, name##_avx2_0, name##_avx512_0},                                                \
+        {name##_baseline_1, name##_avx2_1, name##_avx512_1},                                                \
+        {name##_baseline_2, name##_avx2_2, name##_avx512_2},                                                \
+        {name##_baseline_3, name##_avx2_3, name##_avx512_3}}
 
 /* gather.h's density pass cell (eddy_sph_density_cell over eddy_sph_density_pass_ctx_) as a cell-pass
  * body, compiled for each path by the clones below. */
