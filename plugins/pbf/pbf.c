@@ -573,7 +573,8 @@ static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.ny = s->s[1];
     c.nz = s->s[2];
     eddy_particles *p = &w->particles;
-    eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, c.lam);
+    /* The lambda pass packed these positions (the halo refresh since then moved only lambda). */
+    eddy_sph_records_set_d(&s->pos, p->count, c.lam);
     c.pos = &s->pos;
     eddy_sph_block_pass(&s->nb, p, delta_block_simd[s->scorr_n - 1][eddy_sph_block_form(&s->nb)][s->simd], &c);
     copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
@@ -745,7 +746,10 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.nx = s->s[0];
     c.ny = s->s[1];
     c.nz = s->s[2];
-    eddy_sph_records_pack(&s->vel, p->count, p->vx, p->vy, p->vz, s->vort_eps > 0.0f ? c.om : NULL);
+    if (s->vort_eps > 0.0f)
+        eddy_sph_records_set_d(&s->vel, p->count, c.om); /* the velocities packed for the vorticity */
+    else
+        eddy_sph_records_pack(&s->vel, p->count, p->vx, p->vy, p->vz, NULL);
     eddy_sph_block_pass(&s->nb, p, xsph_block_simd[eddy_sph_block_form(&s->nb)][s->simd], &c);
     copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;

@@ -431,6 +431,16 @@ static inline void eddy_sph_records_pack(eddy_sph_records *r, size_t n, const fl
     }
 }
 
+/* The fourth value of records 0 .. n-1 from d, the rest kept: a pass that reads the same positions
+ * as the last pack with another field (pbf: lambda after the lambda pass) rewrites only that. */
+static inline void eddy_sph_records_set_d(eddy_sph_records *r, size_t n, const float *d)
+{
+    float(*v)[4] = r->v;
+    const long long nl = (long long)(n < r->capacity ? n : r->capacity);
+    EDDY_SPH_OMP(parallel for schedule(static))
+    for (long long j = 0; j < nl; ++j) v[j][3] = d[j];
+}
+
 /* One row's records as lane vectors: lane k holds record row[k] in a[k], b[k], c[k], d[k]. */
 typedef struct eddy_sph_row4 {
     float a[EDDY_SPH_LANES], b[EDDY_SPH_LANES], c[EDDY_SPH_LANES], d[EDDY_SPH_LANES];
