@@ -168,7 +168,7 @@ int eddy_sph_cell_near_walls(const eddy_boundaries *b, const eddy_grid *g, const
     const float clear = sqrtf(half2) * 1.0001f + reach * 1.001f + 1e-5f * scale;
     for (size_t k = 0; k < b->collider_count; ++k) {
         const float d = eddy_hd_collider_distance(&b->colliders[k], dims, centre, NULL);
-        if (!(fabsf(d) > clear)) return 1;
+        if (!(d > clear)) return 1; /* signed: a box inside a solid answers 1, as when it cannot tell */
     }
     return 0;
 }

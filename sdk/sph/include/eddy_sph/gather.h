@@ -259,13 +259,15 @@ int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reac
 
 /*
  * Whether a particle of cell c, at its current position, may be within `reach` of a surface of b and so
- * have mirror images: 0 when the bounding box of the cell's particles is farther than reach from every
- * collider, and a pass may then skip the per-particle search (eddy_sph_images / eddy_sph_wall_images
- * would return 0 for each of them: ~80% of the particles of a dam break at rest, where the search was
- * 6-8% of a step). Exact in that sense: a collider's signed distance changes by at most the distance
- * moved (planes, boxes and spheres), so every particle of the box is at least |d(centre)| - half its
- * diagonal from the surface, and the test keeps a margin of 0.1% of reach plus float rounding. 1 when
- * it cannot tell. Threads: any number at once (reads only).
+ * have mirror images: 0 when the bounding box of the cell's particles lies on the fluid side of every
+ * collider, farther than reach from it, and a pass may then skip the per-particle search
+ * (eddy_sph_images / eddy_sph_wall_images would return 0 for each of them: ~80% of the particles of a
+ * dam break at rest, where the search was 6-8% of a step), and every particle's signed distance
+ * (eddy_boundaries_distance) is at least reach. Exact in that sense: a collider's signed distance
+ * changes by at most the distance moved (planes, boxes and spheres), so every particle of the box is at
+ * least d(centre) - half its diagonal from the surface, and the test keeps a margin of 0.1% of reach
+ * plus float rounding. 1 when it cannot tell, and for a box inside a solid. Threads: any number at
+ * once (reads only).
  */
 int eddy_sph_cell_near_walls(const eddy_boundaries *b, const eddy_grid *g, const eddy_particles *p, uint32_t c,
                              float reach);
