@@ -605,9 +605,9 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
             float dx, dy, dz, mj;
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
             const float bu = ui[k] - v.a[k], bv = vi[k] - v.b[k], bw = wi[k] - v.c[k];
-            const float r = sqrtf(dx * dx + dy * dy + dz * dz);
-            const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-            const float inv_r = 1.0f / (r > tiny ? r : tiny);
+            const float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+            const float hr0 = h - dist, hr = hr0 > 0.0f ? hr0 : 0.0f;
+            const float inv_r = 1.0f / (dist > tiny ? dist : tiny);
             const float f = scale[k] * mj * hr * hr * inv_r; /* V_j grad_i W = f d */
             const float gx = f * dx, gy = f * dy, gz = f * dz;
             ox[k] += bv * gz - bw * gy;
@@ -661,9 +661,9 @@ static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const
             sy[k] += wgt * (v.b[k] - vi[k]);
             sz[k] += wgt * (v.c[k] - wi[k]);
             if (vort) {
-                const float r = sqrtf(r2);
-                const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                const float inv_r = 1.0f / (r > tiny ? r : tiny);
+                const float dist = sqrtf(r2);
+                const float hr0 = h - dist, hr = hr0 > 0.0f ? hr0 : 0.0f;
+                const float inv_r = 1.0f / (dist > tiny ? dist : tiny);
                 const float f = -cg * vj * hr * hr * inv_r * (v.d[k] - omi[k]);
                 ex[k] += f * dx;
                 ey[k] += f * dy;

@@ -277,6 +277,7 @@ typedef struct list_test {
     size_t bad_entries;   /* indices, differences or ghost rows that are not what they must be */
     const eddy_sph_records *rec; /* (x, y, z, m) of every particle */
     size_t bad_records;   /* record rows or their sums that differ from the arrays' */
+    size_t wrapped, unwrapped; /* entries whose plain difference the minimum image changed, or not */
 } list_test;
 
 /* Row `row`'s records as eddy_sph_block_load transposes them: lane k's record of particle row[k]. */
@@ -345,6 +346,16 @@ static void test_block(void *ctx, const eddy_sph_block *b)
                 t->bad_records += jr != j || e[0] != d[0] || e[1] != d[1] || e[2] != d[2] ||
                                   mj != eddy_sph_block_on(b, q, k) * p->mass[j];
             }
+        /* The form without the periodic bit wraps nothing: the plain difference where no wrap applies. */
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            float d[3], e[3], mj;
+            const uint32_t j = eddy_sph_block_diff(b, p->x, p->y, p->z, q, k, &d[0], &d[1], &d[2]);
+            eddy_sph_block_neighbor(b, &r, p->mass, q, k, 0, &e[0], &e[1], &e[2], &mj);
+            const float raw[3] = {b->x[k] - p->x[j], b->y[k] - p->y[j], b->z[k] - p->z[j]};
+            t->bad_records += e[0] != raw[0] || e[1] != raw[1] || e[2] != raw[2];
+            t->unwrapped += raw[0] == d[0] && raw[1] == d[1] && raw[2] == d[2];
+            t->wrapped += raw[0] != d[0];
+        }
     }
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const eddy_sph_image *img;
@@ -401,6 +412,13 @@ static void check_blocks(int uniform)
     eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
     assert_int_equal(t.bad_records, 0);
+    assert_true(t.wrapped > 0 && t.unwrapped > t.wrapped); /* both kinds of entry were compared */
+    /* Near a wall: the per-cell flags of the build are the per-particle distance test. */
+    for (size_t i = 0; i < n; ++i) {
+        const eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
+        const int near = eddy_boundaries_distance(&w->boundaries, pos, NULL, NULL) < 1.5f * h;
+        if (nb.near[i] != near) fail_msg("particle %zu: near flag %d, distance test %d", i, nb.near[i], near);
+    }
     size_t compared = 0, near_walls = 0, pairs = 0;
     for (size_t i = 0; i < n; ++i) {
         if (t.visits[i] != 1) fail_msg("particle %zu visited %u times", i, t.visits[i]);
@@ -726,14 +744,15 @@ static void neighbor_lists_edges(void **state)
  * eddy_sph_cell_near_walls against the mirror search itself: in random worlds with the container's
  * walls, a sphere and a tilted plane inside, no cell it calls clear of the walls holds a particle with
  * a mirror image (eddy_sph_images at reach h), particles placed just inside reach of each surface
- * included; and it does call some cells clear (it is not the trivial "always near").
+ * included, nor a particle whose signed distance is under reach (particles deep inside the sphere or
+ * below the plane included); and it does call some cells clear (it is not the trivial "always near").
  */
 static void cell_near_walls_is_conservative(void **state)
 {
     (void)state;
     const int periodic[3] = {0, 0, 0};
     const float h = 0.13f;
-    size_t cells = 0, clear = 0, near_particles = 0;
+    size_t cells = 0, clear = 0, near_particles = 0, inside = 0;
     for (uint64_t seed = 3; seed < 6; ++seed) {
         eddy_world *w = random_world(4000, 2.0f, h, periodic, seed); /* 15 cells per axis */
         eddy_error err = {0};
@@ -771,12 +790,21 @@ static void cell_near_walls_is_conservative(void **state)
                 if (n > 0 && !flagged)
                     fail_msg("seed %llu: cell %u called clear of the walls, particle %u at (%g, %g, %g) has %d images",
                              (unsigned long long)seed, c, i, p->x[i], p->y[i], p->z[i], n);
+                /* Nor one within reach by the signed distance (the lists' near flags), inside the
+                 * sphere or below the plane included. */
+                const eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
+                const float d = eddy_boundaries_distance(&w->boundaries, pos, NULL, NULL);
+                inside += d < -h;
+                if (d < h && !flagged)
+                    fail_msg("seed %llu: cell %u called clear of the walls, particle %u at signed distance %g",
+                             (unsigned long long)seed, c, i, d);
             }
         }
         eddy_world_destroy(w);
     }
-    print_message("%zu cells, %zu clear of the walls; %zu particles with images\n", cells, clear, near_particles);
-    assert_true(clear > cells / 10 && near_particles > 1000);
+    print_message("%zu cells, %zu clear of the walls; %zu particles with images, %zu deeper than reach inside a solid\n",
+                  cells, clear, near_particles, inside);
+    assert_true(clear > cells / 10 && near_particles > 1000 && inside > 10);
 }
 
 int main(int argc, char **argv)

@@ -37,6 +37,7 @@
 #ifndef EDDY_SPH_NEIGHBORS_H
 #define EDDY_SPH_NEIGHBORS_H
 
+#include <assert.h>
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -425,10 +426,12 @@ int eddy_sph_records_reserve(eddy_sph_records *r, size_t n);
 void eddy_sph_records_free(eddy_sph_records *r);
 
 /* Records {a[j], b[j], c[j], d[j]} (d NULL: 0) of particles 0 .. n-1, in parallel, into records with
- * room for n (eddy_sph_records_reserve, e.g. where the solver sizes its scratch). */
+ * room for n (eddy_sph_records_reserve, e.g. where the solver sizes its scratch; asserted in debug
+ * builds, and never written past the capacity). */
 static inline void eddy_sph_records_pack(eddy_sph_records *r, size_t n, const float *a, const float *b, const float *c,
                                          const float *d)
 {
+    assert(n <= r->capacity);
     float(*v)[4] = r->v;
     const long long nl = (long long)(n < r->capacity ? n : r->capacity);
     EDDY_SPH_OMP(parallel for schedule(static))
@@ -444,6 +447,7 @@ static inline void eddy_sph_records_pack(eddy_sph_records *r, size_t n, const fl
  * as the last pack with another field (pbf: lambda after the lambda pass) rewrites only that. */
 static inline void eddy_sph_records_set_d(eddy_sph_records *r, size_t n, const float *d)
 {
+    assert(n <= r->capacity);
     float(*v)[4] = r->v;
     const long long nl = (long long)(n < r->capacity ? n : r->capacity);
     EDDY_SPH_OMP(parallel for schedule(static))
@@ -465,7 +469,14 @@ EDDY_SPH_INLINE const uint32_t *eddy_sph_block_ghost_row(const eddy_sph_block *b
     return b->ghost_index + (size_t)g * EDDY_SPH_LANES;
 }
 
-#if !defined(__CUDACC__)
+/* The transpose needs __builtin_shufflevector (GCC 12, Clang); other compilers, and nvcc, read the row
+ * lane by lane (the same values). */
+#if defined(__has_builtin) && !defined(__CUDACC__)
+#if __has_builtin(__builtin_shufflevector)
+#define EDDY_SPH_SHUFFLE_ 1
+#endif
+#endif
+#ifdef EDDY_SPH_SHUFFLE_
 typedef float eddy_sph_v4_ __attribute__((vector_size(16), aligned(4)));
 typedef float eddy_sph_v8_ __attribute__((vector_size(32), aligned(4)));
 
@@ -495,6 +506,17 @@ static inline __attribute__((always_inline)) void eddy_sph_block_load(const eddy
     *(eddy_sph_v8_ *)out->b = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
     *(eddy_sph_v8_ *)out->c = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
     *(eddy_sph_v8_ *)out->d = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+#else
+static inline void eddy_sph_block_load(const eddy_sph_records *r, const uint32_t *row, eddy_sph_row4 *out)
+{
+    for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const float *v = r->v[row[k]];
+        out->a[k] = v[0];
+        out->b[k] = v[1];
+        out->c[k] = v[2];
+        out->d[k] = v[3];
+    }
 }
 #endif
 
