@@ -339,6 +339,20 @@ static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, 
     return (lambda_terms){m * d * d * d, f * ex, f * ey, f * ez, f * f * r2};
 }
 
+/* The lanes' sums of lambda_terms, neighbours and ghosts alike. */
+typedef struct lambda_sums {
+    float w[EDDY_SPH_LANES], gx[EDDY_SPH_LANES], gy[EDDY_SPH_LANES], gz[EDDY_SPH_LANES], g2[EDDY_SPH_LANES];
+} lambda_sums;
+
+static inline __attribute__((always_inline)) void lambda_add(lambda_sums *sum, size_t k, lambda_terms t)
+{
+    sum->w[k] += t.w;
+    sum->gx[k] += t.gx;
+    sum->gy[k] += t.gy;
+    sum->gz[k] += t.gz;
+    sum->g2[k] += t.g2;
+}
+
 /*
  * Density and lambda of the owned particles of a block, one per lane (eddy_sph_block_pass), at the
  * current positions (the first half of a Jacobi iteration): rho_i = sum_j m_j W_poly6 (neighbours,
@@ -354,8 +368,8 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
     const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
     float inv_rho0[EDDY_SPH_LANES];
     for (size_t k = 0; k < EDDY_SPH_LANES; ++k) inv_rho0[k] = s->inv_rho0[p->material[b->particle[k]]];
-    float ws[EDDY_SPH_LANES] = {0}, gxs[EDDY_SPH_LANES] = {0}, gys[EDDY_SPH_LANES] = {0},
-          gzs[EDDY_SPH_LANES] = {0}, g2s[EDDY_SPH_LANES] = {0};
+    lambda_sums sum;
+    memset(&sum, 0, sizeof sum);
     for (uint32_t q = 0; q < b->rows; ++q) {
         eddy_sph_row4 r;
         eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
@@ -363,12 +377,7 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
-            const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny);
-            ws[k] += t.w;
-            gxs[k] += t.gx;
-            gys[k] += t.gy;
-            gzs[k] += t.gz;
-            g2s[k] += t.g2;
+            lambda_add(&sum, k, lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny));
         }
     }
     /* The ghosts within h of the neighbours and of each particle itself, image slot by slot (selected
@@ -382,12 +391,7 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float ex, ey, ez, mj;
                 eddy_sph_block_ghost(b, &img, &r, mass, g, k, form, &ex, &ey, &ez, &mj);
-                const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny);
-                ws[k] += t.w;
-                gxs[k] += t.gx;
-                gys[k] += t.gy;
-                gzs[k] += t.gz;
-                g2s[k] += t.g2;
+                lambda_add(&sum, k, lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny));
             }
         }
     }
@@ -399,11 +403,12 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
          * tank's density deviation from 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that
          * sensitive, so the order stays. */
         const float density =
-            eddy_sph_density(&c->k, ws[k], s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
+            eddy_sph_density(&c->k, sum.w[k], s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
         c->rho[i] = density;
         float C = density * inv_rho0[k] - 1.0f;
         if (s->unilateral && C < 0.0f) C = 0.0f;
-        c->lam[i] = -C / (gxs[k] * gxs[k] + gys[k] * gys[k] + gzs[k] * gzs[k] + g2s[k] + s->epsilon[m]);
+        c->lam[i] = -C / (sum.gx[k] * sum.gx[k] + sum.gy[k] * sum.gy[k] + sum.gz[k] * sum.gz[k] + sum.g2[k] +
+                          s->epsilon[m]);
     }
 }
 EDDY_SPH_SIMD_BLOCK_CLONES(lambda_block);
