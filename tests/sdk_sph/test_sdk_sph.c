@@ -96,6 +96,86 @@ static eddy_world *random_world(size_t n, float L, float h, const int periodic[3
     return w;
 }
 
+/*
+ * The gather and the hit selection against plain conditional loops: the same entries, bit for bit, in
+ * the same order. CTest runs this once per vector path (EDDY_SIMD=baseline, avx2), each compacting
+ * its flags its own way; the radii vary so that every pattern of eight flags occurs.
+ */
+static void gather_and_hits_match_plain_loops(void **state)
+{
+    (void)state;
+    const float L = 1.0f, h = 0.13f;
+    const int periodic[3] = {1, 0, 0};
+    eddy_world *w = random_world(3000, L, h, periodic, 77);
+    const eddy_particles *p = &w->particles;
+    const eddy_grid *g = &w->grid;
+    eddy_sph_candidates c = eddy_sph_candidates_make(0);
+    const size_t room = 3 * 9 * p->count; /* more than any cell's candidates */
+    uint32_t *ref_index = malloc(room * sizeof *ref_index), *hits = malloc(room * sizeof *hits);
+    float *ref_pos = malloc(4 * room * sizeof *ref_pos);
+    unsigned char patterns[256] = {0};
+    uint64_t seed = 5;
+    for (size_t ci = 0; ci < g->occupied_count; ++ci) {
+        const uint32_t cell = g->occupied[ci];
+        assert_int_equal(eddy_sph_gather(&c, g, p, cell), 0);
+        eddy_range r[EDDY_MAX_CELL_RANGES];
+        const int nr = eddy_grid_cell_ranges(g, cell, r);
+        eddy_sph_box box = eddy_sph_box_empty(&g->layout);
+        for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
+        size_t n = 0;
+        for (int q = 0; q < nr; ++q)
+            for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
+                const float x = p->x[j] + r[q].shift[0], y = p->y[j] + r[q].shift[1], z = p->z[j] + r[q].shift[2];
+                if (!eddy_sph_box_reaches(&box, x, y, z)) continue;
+                ref_index[n] = j;
+                ref_pos[4 * n] = x, ref_pos[4 * n + 1] = y, ref_pos[4 * n + 2] = z, ref_pos[4 * n + 3] = p->mass[j];
+                ++n;
+            }
+        if (c.count != n) fail_msg("cell %u: %zu candidates gathered, the plain loop keeps %zu", cell, c.count, n);
+        for (size_t q = 0; q < n; ++q) {
+            const float got[4] = {c.x[q], c.y[q], c.z[q], c.m[q]};
+            if (c.index[q] != ref_index[q] || memcmp(got, ref_pos + 4 * q, sizeof got) != 0)
+                fail_msg("cell %u, candidate %zu: particle %u at (%.9g %.9g %.9g), the plain loop's %u at (%.9g %.9g %.9g)",
+                         cell, q, c.index[q], (double)got[0], (double)got[1], (double)got[2], ref_index[q],
+                         (double)ref_pos[4 * q], (double)ref_pos[4 * q + 1], (double)ref_pos[4 * q + 2]);
+        }
+        for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
+            const float r2 = (float)(uniform(&seed) * 2.5) * h * h;
+            const size_t k = eddy_sph_hits(&c, p->x[i], p->y[i], p->z[i], r2, hits);
+            size_t expect = 0;
+            for (size_t q = 0; q < n; ++q) {
+                const float dx = p->x[i] - c.x[q], dy = p->y[i] - c.y[q], dz = p->z[i] - c.z[q];
+                const int hit = dx * dx + dy * dy + dz * dz < r2;
+                if (hit) {
+                    if (expect >= k || hits[expect] != q)
+                        fail_msg("cell %u, particle %u, r2 %g: hit %zu is candidate %u, the plain loop's %zu", cell, i,
+                                 (double)r2, expect, expect < k ? hits[expect] : UINT32_MAX, q);
+                    ++expect;
+                }
+            }
+            if (k != expect) fail_msg("cell %u, particle %u: %zu hits, the plain loop finds %zu", cell, i, k, expect);
+            for (size_t q0 = 0; q0 + 8 <= n; q0 += 8) { /* the groups of eight packed at once */
+                unsigned m = 0;
+                for (unsigned b = 0; b < 8; ++b) {
+                    const size_t q = q0 + b;
+                    const float dx = p->x[i] - c.x[q], dy = p->y[i] - c.y[q], dz = p->z[i] - c.z[q];
+                    m |= (unsigned)(dx * dx + dy * dy + dz * dz < r2) << b;
+                }
+                patterns[m] = 1;
+            }
+        }
+    }
+    size_t seen = 0;
+    for (int m = 0; m < 256; ++m) seen += patterns[m];
+    print_message("%zu cells, %zu of the 256 patterns of eight flags\n", g->occupied_count, seen);
+    assert_int_equal(seen, 256);
+    free(ref_index);
+    free(hits);
+    free(ref_pos);
+    eddy_sph_candidates_free(&c);
+    eddy_world_destroy(w);
+}
+
 /* poly6 without its coefficient, in double precision. */
 static double w6(double h2, double r2) { return r2 < h2 ? pow(h2 - r2, 3) : 0.0; }
 
@@ -812,6 +892,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_match_reference),
         cmocka_unit_test(gather_periodic_matches_brute_force),
+        cmocka_unit_test(gather_and_hits_match_plain_loops),
         cmocka_unit_test(gather_mirrors_match_brute_force),
         cmocka_unit_test(lattice_sums_match_explicit_sums),
         cmocka_unit_test(rest_scale_gives_rest_density),
