@@ -102,10 +102,15 @@ EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_conta
  *   pressure  p_j + rho_j (dot(M.pressure_slope, x_j) + M.pressure_offset): the hydrostatic
  *             continuation p_ghost = p_j - 2 d_j rho_j (g . n) of each reflecting wall, so that a fluid
  *             at rest sees the pressure gradient rho g continue through the wall (Neumann condition).
- * Every ghost that lies within `reach` of p is the image of a real particle within `reach` of p, so the
- * solver finds them all in the neighbour loop it already runs for p. A perfect lattice next to a flat
- * wall then sums to exactly the bulk density, and where the free surface meets a wall the ghosts are
- * as sparse as the fluid.
+ * A reflection keeps distances, and a particle on p's side of the reflecting plane is nearer p than
+ * its ghost is; so where every real particle lies on p's side of each plane (the container walls),
+ * every ghost within `reach` of p is the image of a real particle within `reach` of p, and the solver
+ * finds them all in the neighbour loop it already runs for p. A perfect lattice next to a flat wall
+ * then sums to exactly the bulk density, and where the free surface meets a wall the ghosts are as
+ * sparse as the fluid. Near a sphere or box collider, fluid can lie beyond the tangent plane (around
+ * the curve or an edge): a ghost of such a particle can be within reach while the particle is not,
+ * and a solver that takes images of p's neighbours only misses it (up to ~0.2% of the density next to
+ * a sphere, measured with h = 0.01 m).
  *
  * Surfaces: the container walls are exact; a sphere or box collider is replaced by its tangent plane at
  * the point nearest p (good when its radius of curvature is large against `reach`). At most
