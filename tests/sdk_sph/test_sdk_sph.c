@@ -98,8 +98,9 @@ static eddy_world *random_world(size_t n, float L, float h, const int periodic[3
 
 /*
  * The gather and the hit selection against plain conditional loops: the same entries, bit for bit, in
- * the same order. CTest runs this once per vector path (EDDY_SIMD=baseline, avx2), each compacting
- * its flags its own way; the radii vary so that every pattern of eight flags occurs.
+ * the same order. CTest runs this with EDDY_SIMD=baseline and without it (avx2 where the CPU has it),
+ * each path compacting its flags its own way; the radii vary so that every pattern of eight flags
+ * occurs in the hits, and enough cells are gathered for every pattern in the gather.
  */
 static void gather_and_hits_match_plain_loops(void **state)
 {
@@ -113,7 +114,15 @@ static void gather_and_hits_match_plain_loops(void **state)
     const size_t room = 3 * 9 * p->count; /* more than any cell's candidates */
     uint32_t *ref_index = malloc(room * sizeof *ref_index), *hits = malloc(room * sizeof *hits);
     float *ref_pos = malloc(4 * room * sizeof *ref_pos);
-    unsigned char patterns[256] = {0};
+    unsigned char patterns[256] = {0}, gather_patterns[256] = {0};
+    /* The path this process runs: the baseline's when CTest sets EDDY_SIMD=baseline, else avx2 where
+     * the CPU has it. */
+    const char *env = getenv("EDDY_SIMD");
+    const eddy_sph_simd expect_path = env && strcmp(env, "baseline") == 0 ? EDDY_SPH_SIMD_BASELINE
+                                      : eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX2) ? EDDY_SPH_SIMD_AVX2
+                                                                                  : EDDY_SPH_SIMD_BASELINE;
+    print_message("gather and hits on the %s path\n", eddy_sph_simd_name(eddy_sph_gather_simd()));
+    assert_int_equal(eddy_sph_gather_simd(), expect_path);
     uint64_t seed = 5;
     for (size_t ci = 0; ci < g->occupied_count; ++ci) {
         const uint32_t cell = g->occupied[ci];
@@ -123,14 +132,20 @@ static void gather_and_hits_match_plain_loops(void **state)
         eddy_sph_box box = eddy_sph_box_empty(&g->layout);
         for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
         size_t n = 0;
-        for (int q = 0; q < nr; ++q)
+        for (int q = 0; q < nr; ++q) {
+            unsigned group = 0; /* the box flags of each group of eight the gather packs at once */
             for (uint32_t j = r[q].begin; j < r[q].end; ++j) {
                 const float x = p->x[j] + r[q].shift[0], y = p->y[j] + r[q].shift[1], z = p->z[j] + r[q].shift[2];
-                if (!eddy_sph_box_reaches(&box, x, y, z)) continue;
+                const uint32_t t = (j - r[q].begin) % 256; /* the gather's blocks of 256 */
+                const int keep = eddy_sph_box_reaches(&box, x, y, z);
+                group |= (unsigned)keep << (t % 8);
+                if (t % 8 == 7) gather_patterns[group] = 1, group = 0;
+                if (!keep) continue;
                 ref_index[n] = j;
                 ref_pos[4 * n] = x, ref_pos[4 * n + 1] = y, ref_pos[4 * n + 2] = z, ref_pos[4 * n + 3] = p->mass[j];
                 ++n;
             }
+        }
         if (c.count != n) fail_msg("cell %u: %zu candidates gathered, the plain loop keeps %zu", cell, c.count, n);
         for (size_t q = 0; q < n; ++q) {
             const float got[4] = {c.x[q], c.y[q], c.z[q], c.m[q]};
@@ -141,7 +156,11 @@ static void gather_and_hits_match_plain_loops(void **state)
         }
         for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
             const float r2 = (float)(uniform(&seed) * 2.5) * h * h;
+            /* Guard words right after the c.count entries the caller must provide. */
+            for (size_t q = 0; q < 8; ++q) hits[n + q] = 0xdeadbeefu;
             const size_t k = eddy_sph_hits(&c, p->x[i], p->y[i], p->z[i], r2, hits);
+            for (size_t q = 0; q < 8; ++q)
+                if (hits[n + q] != 0xdeadbeefu) fail_msg("eddy_sph_hits wrote past its %zu candidates", n);
             size_t expect = 0;
             for (size_t q = 0; q < n; ++q) {
                 const float dx = p->x[i] - c.x[q], dy = p->y[i] - c.y[q], dz = p->z[i] - c.z[q];
@@ -165,10 +184,12 @@ static void gather_and_hits_match_plain_loops(void **state)
             }
         }
     }
-    size_t seen = 0;
-    for (int m = 0; m < 256; ++m) seen += patterns[m];
-    print_message("%zu cells, %zu of the 256 patterns of eight flags\n", g->occupied_count, seen);
+    size_t seen = 0, gather_seen = 0;
+    for (int m = 0; m < 256; ++m) seen += patterns[m], gather_seen += gather_patterns[m];
+    print_message("%zu cells; of the 256 patterns of eight flags, %zu in the hits and %zu in the gather\n",
+                  g->occupied_count, seen, gather_seen);
     assert_int_equal(seen, 256);
+    assert_int_equal(gather_seen, 256);
     free(ref_index);
     free(hits);
     free(ref_pos);

@@ -6,7 +6,7 @@
 #include <eddy/boundary_math.h>
 
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #if EDDY_SPH_SIMD_X86
 #include <immintrin.h>
@@ -103,20 +103,42 @@ static inline __attribute__((always_inline)) size_t keep_baseline(eddy_sph_candi
 }
 
 #if EDDY_SPH_SIMD_X86
-/* The positions of the set bits of each 8-bit mask, in order, one per nibble (filled once, with the
- * path): the lane permutation that packs eight lanes' flagged values to the front. */
-static uint32_t pack_order[256];
-
-static void pack_order_fill(void)
-{
-    for (unsigned m = 0; m < 256; ++m) {
-        uint32_t order = 0;
-        unsigned k = 0;
-        for (unsigned lane = 0; lane < 8; ++lane)
-            if (m & (1u << lane)) order |= (uint32_t)lane << (4 * k++);
-        pack_order[m] = order;
-    }
-}
+/* Entry m: the positions of the set bits of the 8-bit mask m, in order, one per nibble (the lane
+ * permutation that packs eight lanes' flagged values to the front). tests/sdk_sph meets every entry. */
+static const uint32_t pack_order[256] = {
+    0x00000000, 0x00000000, 0x00000001, 0x00000010, 0x00000002, 0x00000020, 0x00000021, 0x00000210,
+    0x00000003, 0x00000030, 0x00000031, 0x00000310, 0x00000032, 0x00000320, 0x00000321, 0x00003210,
+    0x00000004, 0x00000040, 0x00000041, 0x00000410, 0x00000042, 0x00000420, 0x00000421, 0x00004210,
+    0x00000043, 0x00000430, 0x00000431, 0x00004310, 0x00000432, 0x00004320, 0x00004321, 0x00043210,
+    0x00000005, 0x00000050, 0x00000051, 0x00000510, 0x00000052, 0x00000520, 0x00000521, 0x00005210,
+    0x00000053, 0x00000530, 0x00000531, 0x00005310, 0x00000532, 0x00005320, 0x00005321, 0x00053210,
+    0x00000054, 0x00000540, 0x00000541, 0x00005410, 0x00000542, 0x00005420, 0x00005421, 0x00054210,
+    0x00000543, 0x00005430, 0x00005431, 0x00054310, 0x00005432, 0x00054320, 0x00054321, 0x00543210,
+    0x00000006, 0x00000060, 0x00000061, 0x00000610, 0x00000062, 0x00000620, 0x00000621, 0x00006210,
+    0x00000063, 0x00000630, 0x00000631, 0x00006310, 0x00000632, 0x00006320, 0x00006321, 0x00063210,
+    0x00000064, 0x00000640, 0x00000641, 0x00006410, 0x00000642, 0x00006420, 0x00006421, 0x00064210,
+    0x00000643, 0x00006430, 0x00006431, 0x00064310, 0x00006432, 0x00064320, 0x00064321, 0x00643210,
+    0x00000065, 0x00000650, 0x00000651, 0x00006510, 0x00000652, 0x00006520, 0x00006521, 0x00065210,
+    0x00000653, 0x00006530, 0x00006531, 0x00065310, 0x00006532, 0x00065320, 0x00065321, 0x00653210,
+    0x00000654, 0x00006540, 0x00006541, 0x00065410, 0x00006542, 0x00065420, 0x00065421, 0x00654210,
+    0x00006543, 0x00065430, 0x00065431, 0x00654310, 0x00065432, 0x00654320, 0x00654321, 0x06543210,
+    0x00000007, 0x00000070, 0x00000071, 0x00000710, 0x00000072, 0x00000720, 0x00000721, 0x00007210,
+    0x00000073, 0x00000730, 0x00000731, 0x00007310, 0x00000732, 0x00007320, 0x00007321, 0x00073210,
+    0x00000074, 0x00000740, 0x00000741, 0x00007410, 0x00000742, 0x00007420, 0x00007421, 0x00074210,
+    0x00000743, 0x00007430, 0x00007431, 0x00074310, 0x00007432, 0x00074320, 0x00074321, 0x00743210,
+    0x00000075, 0x00000750, 0x00000751, 0x00007510, 0x00000752, 0x00007520, 0x00007521, 0x00075210,
+    0x00000753, 0x00007530, 0x00007531, 0x00075310, 0x00007532, 0x00075320, 0x00075321, 0x00753210,
+    0x00000754, 0x00007540, 0x00007541, 0x00075410, 0x00007542, 0x00075420, 0x00075421, 0x00754210,
+    0x00007543, 0x00075430, 0x00075431, 0x00754310, 0x00075432, 0x00754320, 0x00754321, 0x07543210,
+    0x00000076, 0x00000760, 0x00000761, 0x00007610, 0x00000762, 0x00007620, 0x00007621, 0x00076210,
+    0x00000763, 0x00007630, 0x00007631, 0x00076310, 0x00007632, 0x00076320, 0x00076321, 0x00763210,
+    0x00000764, 0x00007640, 0x00007641, 0x00076410, 0x00007642, 0x00076420, 0x00076421, 0x00764210,
+    0x00007643, 0x00076430, 0x00076431, 0x00764310, 0x00076432, 0x00764320, 0x00764321, 0x07643210,
+    0x00000765, 0x00007650, 0x00007651, 0x00076510, 0x00007652, 0x00076520, 0x00076521, 0x00765210,
+    0x00007653, 0x00076530, 0x00076531, 0x00765310, 0x00076532, 0x00765320, 0x00765321, 0x07653210,
+    0x00007654, 0x00076540, 0x00076541, 0x00765410, 0x00076542, 0x00765420, 0x00765421, 0x07654210,
+    0x00076543, 0x00765430, 0x00765431, 0x07654310, 0x00765432, 0x07654320, 0x07654321, 0x76543210,
+};
 
 /* The mask of eight 0/1 flags, and the permutation that packs the flagged lanes to the front. */
 EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i pack_lanes(const uint32_t *flag,
@@ -130,7 +152,8 @@ EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i pack_l
 }
 
 /* Eight flags at a time: one permutation and one unaligned store per array; the lanes past the count
- * are overwritten by the next store or lie past the end. */
+ * are overwritten by the next store, or lie past the count within what the caller provides (a full
+ * group of eight writes below the group's own last position). */
 EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) size_t compact_avx2(const uint32_t *flag,
                                                                                      uint32_t len, uint32_t first,
                                                                                      uint32_t *out)
@@ -153,16 +176,20 @@ EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) size_t keep_av
 {
     const size_t k0 = k;
     const __m256 sx = _mm256_set1_ps(s->sx), sy = _mm256_set1_ps(s->sy), sz = _mm256_set1_ps(s->sz);
+    /* Locals, so the stores (which may alias anything) do not make the pointers reload. */
+    uint32_t *index = c->index;
+    float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
+    const float *px = s->x, *py = s->y, *pz = s->z, *pm = s->m;
     uint32_t t = 0;
     for (; t + 8 <= len; t += 8) {
         unsigned m;
         const __m256i lane = pack_lanes(flag + t, &m);
         const uint32_t j = s->first + t;
-        _mm256_storeu_si256((__m256i *)(c->index + k), _mm256_add_epi32(lane, _mm256_set1_epi32((int)j)));
-        _mm256_storeu_ps(c->x + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(s->x + j), sx), lane));
-        _mm256_storeu_ps(c->y + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(s->y + j), sy), lane));
-        _mm256_storeu_ps(c->z + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(s->z + j), sz), lane));
-        _mm256_storeu_ps(c->m + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(s->m + j), lane));
+        _mm256_storeu_si256((__m256i *)(index + k), _mm256_add_epi32(lane, _mm256_set1_epi32((int)j)));
+        _mm256_storeu_ps(cx + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(px + j), sx), lane));
+        _mm256_storeu_ps(cy + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(py + j), sy), lane));
+        _mm256_storeu_ps(cz + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(pz + j), sz), lane));
+        _mm256_storeu_ps(cm + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(pm + j), lane));
         k += (size_t)__builtin_popcount(m);
     }
     block_src rest = *s;
@@ -253,38 +280,43 @@ EDDY_SPH_TARGET_AVX2 static size_t hits_avx2(const eddy_sph_candidates *c, float
 }
 #endif
 
-/* The path, picked once per process as the solvers pick theirs (an EDDY_SIMD the CPU cannot run is
- * refused by the solver's create; here it leaves the default). */
-static struct {
-    int (*gather)(eddy_sph_candidates *, const eddy_grid *, const eddy_particles *, uint32_t);
-    size_t (*hits)(const eddy_sph_candidates *, float, float, float, float, uint32_t *);
-} path = {gather_baseline, hits_baseline};
-static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+/* The path: EDDY_SIMD's, or the default (avx2 where the CPU runs it), looked up at the first call in
+ * the process; a value the CPU cannot run leaves the default (a solver's create refuses it). Unlike a
+ * solver, which picks at each create, this does not follow later changes of EDDY_SIMD: both paths
+ * give the same results. Threads that race at the first call store the same value. */
+static atomic_int gather_path = -1;
 
-static void path_pick(void)
+static int path_wide(void)
 {
-#if EDDY_SPH_SIMD_X86
-    eddy_error err;
-    eddy_sph_simd s;
-    if (eddy_sph_simd_select(&s, &err) != EDDY_OK) s = eddy_sph_simd_default();
-    if (s >= EDDY_SPH_SIMD_AVX2) {
-        pack_order_fill();
-        path.gather = gather_avx2;
-        path.hits = hits_avx2;
+    int wide = atomic_load_explicit(&gather_path, memory_order_relaxed);
+    if (wide < 0) {
+        eddy_sph_simd s;
+        if (eddy_sph_simd_select(&s, NULL) != EDDY_OK) s = eddy_sph_simd_default();
+        wide = EDDY_SPH_SIMD_X86 && s >= EDDY_SPH_SIMD_AVX2;
+        atomic_store_explicit(&gather_path, wide, memory_order_relaxed);
     }
-#endif
+    return wide;
+}
+
+eddy_sph_simd eddy_sph_gather_simd(void)
+{
+    return path_wide() ? EDDY_SPH_SIMD_AVX2 : EDDY_SPH_SIMD_BASELINE;
 }
 
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell)
 {
-    pthread_once(&path_once, path_pick);
-    return path.gather(c, g, p, cell);
+#if EDDY_SPH_SIMD_X86
+    if (path_wide()) return gather_avx2(c, g, p, cell);
+#endif
+    return gather_baseline(c, g, p, cell);
 }
 
 size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max, uint32_t *out)
 {
-    pthread_once(&path_once, path_pick);
-    return path.hits(c, xi, yi, zi, r2max, out);
+#if EDDY_SPH_SIMD_X86
+    if (path_wide()) return hits_avx2(c, xi, yi, zi, r2max, out);
+#endif
+    return hits_baseline(c, xi, yi, zi, r2max, out);
 }
 
 /* The hits (eddy_sph_hits), then every array copied for the hits only, one short loop each. */

@@ -32,6 +32,7 @@
 
 #include "defs.h"
 #include "kernels.h"
+#include "simd_path.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -249,6 +250,12 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
  * (xi, yi, zi), in the buffer's order, written to out (room for c->count); returns how many. The
  * first stage of eddy_sph_select and of the neighbour lists' build. */
 size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max, uint32_t *out);
+
+/* The vector path eddy_sph_gather and eddy_sph_hits run (they are compiled in the static library for
+ * the baseline and for AVX2): EDDY_SIMD's at the process's first call (AVX-512 runs the AVX2 code),
+ * else avx2 where the CPU runs it. Every path gives the same candidates and hits in the same order.
+ * Thread-safe. */
+eddy_sph_simd eddy_sph_gather_simd(void);
 
 /*
  * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none), with free-slip

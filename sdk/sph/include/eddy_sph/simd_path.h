@@ -70,7 +70,7 @@ static inline eddy_sph_simd eddy_sph_simd_widest(void)
     return s;
 }
 
-/* The default path: avx2 where the CPU runs it, else baseline (see the top of this file). */
+/* The default path: avx2 where the CPU runs it, else baseline (<eddy_sph/simd.h> says why). */
 static inline eddy_sph_simd eddy_sph_simd_default(void)
 {
     const eddy_sph_simd w = eddy_sph_simd_widest();
