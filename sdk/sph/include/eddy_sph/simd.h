@@ -40,10 +40,6 @@
 #define EDDY_SPH_SIMD_H
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <eddy/error.h>
 
 #include "gather.h"
 #include "neighbors.h"
