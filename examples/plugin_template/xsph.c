@@ -232,11 +232,10 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
     const eddy_solver *s = fc->s;
     const eddy_particles *p = fc->p;
     const eddy_grid *g = &fc->w->grid;
-    eddy_sph_gather_field(c, C_VX, p->vx);
-    eddy_sph_gather_field(c, C_VY, p->vy);
-    eddy_sph_gather_field(c, C_VZ, p->vz);
-    eddy_sph_gather_field(c, C_PRESSURE, p->pressure);
-    eddy_sph_gather_field(c, C_RHO, p->density);
+    /* What the pairs read of each candidate, copied into the buffer once per cell. */
+    static const int slots[] = {C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO};
+    const float *const fields[] = {p->vx, p->vy, p->vz, p->pressure, p->density};
+    eddy_sph_gather_fields(c, 5, slots, fields);
     eddy_sph_gather_table(c, C_SOUND, s->sound_speed, p->material);
     const size_t nc = c->count;
     const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;

@@ -222,12 +222,9 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
     float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
-    eddy_sph_gather_field(cand, C_VX, vx);
-    eddy_sph_gather_field(cand, C_VY, vy);
-    eddy_sph_gather_field(cand, C_VZ, vz);
-    eddy_sph_gather_field(cand, C_PRESSURE, pres);
-    eddy_sph_gather_field(cand, C_VOLUME, s->volume);
-    eddy_sph_gather_field(cand, C_RHO, rho);
+    static const int slots[] = {C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_RHO};
+    const float *const fields[] = {vx, vy, vz, pres, s->volume, rho};
+    eddy_sph_gather_fields(cand, 6, slots, fields);
     eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
     eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
     const size_t nc = cand->count;

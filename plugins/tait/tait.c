@@ -364,11 +364,9 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const int mirrors = s->boundary == BOUNDARY_MIRROR;
     const int dims = w->dimensions;
     const eddy_boundaries *b = &w->boundaries;
-    eddy_sph_gather_field(cand, C_VX, vx);
-    eddy_sph_gather_field(cand, C_VY, vy);
-    eddy_sph_gather_field(cand, C_VZ, vz);
-    eddy_sph_gather_field(cand, C_RHO, rho);
-    eddy_sph_gather_field(cand, C_PRESSURE, pres);
+    static const int slots[] = {C_VX, C_VY, C_VZ, C_RHO, C_PRESSURE};
+    const float *const fields[] = {vx, vy, vz, rho, pres};
+    eddy_sph_gather_fields(cand, 5, slots, fields);
     /* p_j / rho_j^2 and m_j / rho_j once per candidate instead of once per pair. */
     for (size_t q = 0; q < cand->count; ++q) {
         const float rj = cand->extra[C_RHO][q];

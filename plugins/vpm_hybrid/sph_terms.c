@@ -293,17 +293,12 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const float gvec[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
     const eddy_boundaries *b = &w->boundaries;
     drop_tracers(s, g, p, c, 0, cand);
-    eddy_sph_gather_field(cand, C_N, num);
-    eddy_sph_gather_field(cand, C_P, pres);
-    eddy_sph_gather_field(cand, C_VX, vsrc[0]);
-    eddy_sph_gather_field(cand, C_VY, vsrc[1]);
-    eddy_sph_gather_field(cand, C_VZ, vsrc[2]);
+    static const int slots[] = {C_N, C_P, C_VX, C_VY, C_VZ, C_WX, C_WY, C_WZ};
+    const float *const fields[] = {num, pres, vsrc[0], vsrc[1], vsrc[2], wv[0], wv[1], wv[2]};
+    eddy_sph_gather_fields(cand, 8, slots, fields);
     eddy_sph_gather_table(cand, C_MU, s->viscosity, mat);
     eddy_sph_gather_table(cand, C_GS, s->gscale, mat);
     eddy_sph_gather_table(cand, C_NU, s->nu, mat);
-    eddy_sph_gather_field(cand, C_WX, wv[0]);
-    eddy_sph_gather_field(cand, C_WY, wv[1]);
-    eddy_sph_gather_field(cand, C_WZ, wv[2]);
     for (size_t q = 0; q < cand->count; ++q) {
         const uint32_t j = cand->index[q], mj = mat[j];
         cand->extra[C_A][q] = s->rest_density[mj] - s->ambient;
@@ -409,10 +404,9 @@ EDDY_SPH_SIMD_BODY int tracer_cell(void *ctx, uint32_t c, eddy_sph_candidates *c
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     const uint32_t *mat = p->material;
     drop_tracers(s, g, p, c, 1, cand);
-    eddy_sph_gather_field(cand, 0, eddy_particles_field(p, s->f_number, 0));
-    eddy_sph_gather_field(cand, 1, vp->v[0]);
-    eddy_sph_gather_field(cand, 2, vp->v[1]);
-    eddy_sph_gather_field(cand, 3, vp->v[2]);
+    static const int slots[] = {0, 1, 2, 3};
+    const float *const fields[] = {eddy_particles_field(p, s->f_number, 0), vp->v[0], vp->v[1], vp->v[2]};
+    eddy_sph_gather_fields(cand, 4, slots, fields);
     const float *cx = cand->x, *cy = cand->y, *cz = cand->z, *cn = cand->extra[0], *cvx = cand->extra[1],
                 *cvy = cand->extra[2], *cvz = cand->extra[3];
     const size_t nc = cand->count;

@@ -110,8 +110,12 @@ static void gather_and_hits_match_plain_loops(void **state)
     eddy_world *w = random_world(3000, L, h, periodic, 77);
     const eddy_particles *p = &w->particles;
     const eddy_grid *g = &w->grid;
-    eddy_sph_candidates c = eddy_sph_candidates_make(0);
+    eddy_sph_candidates c = eddy_sph_candidates_make(2), near = eddy_sph_candidates_make(2);
     const size_t room = 3 * 9 * p->count; /* more than any cell's candidates */
+    /* Two per-particle arrays for eddy_sph_gather_fields, every value distinct. */
+    float *field[2] = {malloc(p->count * sizeof(float)), malloc(p->count * sizeof(float))};
+    for (size_t i = 0; i < p->count; ++i) field[0][i] = (float)i + 0.5f, field[1][i] = -0.25f * (float)i;
+    size_t grouped_cells = 0;
     uint32_t *ref_index = malloc(room * sizeof *ref_index), *hits = malloc(room * sizeof *hits);
     float *ref_pos = malloc(4 * room * sizeof *ref_pos);
     unsigned char patterns[256] = {0}, gather_patterns[256] = {0};
@@ -154,6 +158,40 @@ static void gather_and_hits_match_plain_loops(void **state)
                          cell, q, c.index[q], (double)got[0], (double)got[1], (double)got[2], ref_index[q],
                          (double)ref_pos[4 * q], (double)ref_pos[4 * q + 1], (double)ref_pos[4 * q + 2]);
         }
+        /* The solver arrays: on the avx2 path read in rows from the gather's groups (but not where a
+         * range's last group would start before particle 0), else through the indices; the same values
+         * either way. Then again from a buffer narrowed in place and from a selection, which have no
+         * groups. */
+        int rows = expect_path != EDDY_SPH_SIMD_BASELINE;
+        for (int q = 0; q < nr; ++q)
+            if ((r[q].end - r[q].begin) % 8 != 0 && r[q].end < 8) rows = 0;
+        assert_true(c.grouped_count == (rows ? n : SIZE_MAX));
+        grouped_cells += (size_t)rows;
+        for (int pass = 0; pass < 3; ++pass) {
+            eddy_sph_candidates *b = pass == 2 ? &near : &c;
+            if (pass == 1) { /* every other candidate dropped, as vpm_hybrid drops its tracers */
+                size_t kept = 0;
+                for (size_t q = 0; q < c.count; q += 2) c.index[kept++] = c.index[q];
+                c.count = kept;
+            }
+            if (pass == 2) assert_int_equal(eddy_sph_select(&c, p->x[g->cell_begin[cell]], p->y[g->cell_begin[cell]],
+                                                            p->z[g->cell_begin[cell]], 0.5f * h * h, &near), 0);
+            for (size_t q = 0; q < b->count + 8; ++q) b->extra[0][q] = b->extra[1][q] = NAN;
+            const int slots[2] = {1, 0};
+            const float *const src[2] = {field[1], field[0]};
+            if (pass == 1) eddy_sph_gather_field(b, 0, field[0]), eddy_sph_gather_field(b, 1, field[1]);
+            else eddy_sph_gather_fields(b, 2, slots, src);
+            for (size_t q = 0; q < b->count; ++q) {
+                const uint32_t j = b->index[q];
+                if (memcmp(&b->extra[0][q], &field[0][j], sizeof(float)) != 0 ||
+                    memcmp(&b->extra[1][q], &field[1][j], sizeof(float)) != 0)
+                    fail_msg("cell %u, buffer %d, candidate %zu (particle %u): %.9g and %.9g, not %.9g and %.9g", cell,
+                             pass, q, j, (double)b->extra[0][q], (double)b->extra[1][q], (double)field[0][j],
+                             (double)field[1][j]);
+            }
+        }
+        c.count = n;
+        assert_int_equal(eddy_sph_gather(&c, g, p, cell), 0); /* the buffer as gathered, for the hits */
         for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
             const float r2 = (float)(uniform(&seed) * 2.5) * h * h;
             /* Guard words right after the c.count entries the caller must provide. */
@@ -186,14 +224,19 @@ static void gather_and_hits_match_plain_loops(void **state)
     }
     size_t seen = 0, gather_seen = 0;
     for (int m = 0; m < 256; ++m) seen += patterns[m], gather_seen += gather_patterns[m];
-    print_message("%zu cells; of the 256 patterns of eight flags, %zu in the hits and %zu in the gather\n",
-                  g->occupied_count, seen, gather_seen);
+    print_message("%zu cells (%zu with rows for the solver arrays); of the 256 patterns of eight flags, %zu in the "
+                  "hits and %zu in the gather\n",
+                  g->occupied_count, grouped_cells, seen, gather_seen);
+    if (expect_path != EDDY_SPH_SIMD_BASELINE) assert_true(grouped_cells + 20 > g->occupied_count);
     assert_int_equal(seen, 256);
     assert_int_equal(gather_seen, 256);
     free(ref_index);
     free(hits);
     free(ref_pos);
+    free(field[0]);
+    free(field[1]);
     eddy_sph_candidates_free(&c);
+    eddy_sph_candidates_free(&near);
     eddy_world_destroy(w);
 }
 

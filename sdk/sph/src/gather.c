@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #if EDDY_SPH_SIMD_X86
 #include <immintrin.h>
@@ -21,14 +22,27 @@ void eddy_sph_candidates_free(eddy_sph_candidates *c)
     c->extra_count = extra;
 }
 
-/* One aligned block for every array, so a grown buffer costs one allocation. */
+/* Eight particles first .. first + 7, of which those whose bits are set in mask are the candidates
+ * at .. at + popcount(mask) - 1. */
+struct eddy_sph_group {
+    uint32_t first;
+    uint32_t at;
+    uint32_t mask;
+};
+
+/* Groups of eight start at each range's first particle (the gather's blocks are multiples of eight),
+ * so a range of n particles has at most n / 8 + 1. */
+static size_t group_capacity(size_t cap) { return cap / 8 + EDDY_MAX_CELL_RANGES + 1; }
+
+/* One aligned block for every array and the groups, so a grown buffer costs one allocation. */
 static int reserve(eddy_sph_candidates *c, size_t n)
 {
     if (n <= c->capacity) return 0;
     size_t cap = n + n / 2 + 64;
     cap = (cap + 15) & ~(size_t)15; /* every array 64-byte aligned */
     const size_t arrays = 5 + (size_t)c->extra_count;
-    void *block = aligned_alloc(64, cap * arrays * sizeof(float));
+    const size_t group_bytes = group_capacity(cap) * sizeof(struct eddy_sph_group);
+    void *block = aligned_alloc(64, cap * arrays * sizeof(float) + ((group_bytes + 63) & ~(size_t)63));
     if (!block) return -1;
     free(c->block);
     c->block = block;
@@ -40,6 +54,9 @@ static int reserve(eddy_sph_candidates *c, size_t n)
     c->m = f + 3 * cap;
     c->index = (uint32_t *)(f + 4 * cap);
     for (int e = 0; e < c->extra_count; ++e) c->extra[e] = f + (5 + (size_t)e) * cap;
+    c->group = (struct eddy_sph_group *)(f + arrays * cap);
+    c->group_count = 0;
+    c->grouped_count = SIZE_MAX;
     return 0;
 }
 
@@ -140,6 +157,13 @@ static const uint32_t pack_order[256] = {
     0x00076543, 0x00765430, 0x00765431, 0x07654310, 0x00765432, 0x07654320, 0x07654321, 0x76543210,
 };
 
+/* The permutation that packs the lanes whose bits are set in m to the front (the rest read lane 0). */
+EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i lane_order(unsigned m)
+{
+    const __m256i nibble = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)pack_order[m]), nibble), _mm256_set1_epi32(7));
+}
+
 /* The mask of eight 0/1 flags, and the permutation that packs the flagged lanes to the front. */
 EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i pack_lanes(const uint32_t *flag,
                                                                                      unsigned *mask)
@@ -147,8 +171,7 @@ EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i pack_l
     const __m256i f = _mm256_loadu_si256((const __m256i *)flag);
     const unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sub_epi32(_mm256_setzero_si256(), f)));
     *mask = m;
-    const __m256i nibble = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)pack_order[m]), nibble), _mm256_set1_epi32(7));
+    return lane_order(m);
 }
 
 /* Eight flags at a time: one permutation and one unaligned store per array; the lanes past the count
@@ -180,6 +203,8 @@ EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) size_t keep_av
     uint32_t *index = c->index;
     float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
     const float *px = s->x, *py = s->y, *pz = s->z, *pm = s->m;
+    struct eddy_sph_group *group = c->group;
+    size_t ng = c->group_count;
     uint32_t t = 0;
     for (; t + 8 <= len; t += 8) {
         unsigned m;
@@ -190,8 +215,26 @@ EDDY_SPH_TARGET_AVX2 static inline __attribute__((always_inline)) size_t keep_av
         _mm256_storeu_ps(cy + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(py + j), sy), lane));
         _mm256_storeu_ps(cz + k, _mm256_permutevar8x32_ps(_mm256_add_ps(_mm256_loadu_ps(pz + j), sz), lane));
         _mm256_storeu_ps(cm + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(pm + j), lane));
+        /* Recorded unconditionally and kept when any lane is (no branch on the flags). */
+        group[ng] = (struct eddy_sph_group){j, (uint32_t)k, m};
+        ng += m != 0;
         k += (size_t)__builtin_popcount(m);
     }
+    if (t < len) {
+        /* The last len - t particles, as the top lanes of the eight that end with them: rows stay
+         * whole, reading particles before the range that no lane keeps. Not before particle 0: then
+         * the buffer has no groups (the copies go through the indices). */
+        const uint32_t end = s->first + len, rest = len - t;
+        unsigned m = 0;
+        for (uint32_t u = t; u < len; ++u) m |= flag[u] << (u - t);
+        if (end >= 8) {
+            group[ng] = (struct eddy_sph_group){end - 8, (uint32_t)k, m << (8 - rest)};
+            ng += m != 0;
+        } else {
+            c->grouped_count = SIZE_MAX;
+        }
+    }
+    c->group_count = ng;
     block_src rest = *s;
     rest.first += t;
     return k - k0 + keep_baseline(c, k, flag + t, len - t, &rest);
@@ -217,6 +260,8 @@ static inline __attribute__((always_inline)) int gather_body(eddy_sph_candidates
     for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) eddy_sph_box_add(&box, p->x[i], p->y[i], p->z[i]);
     uint32_t flag[GATHER_BLOCK];
     size_t k = 0;
+    c->group_count = 0;
+    c->grouped_count = 0;
     for (int q = 0; q < nr; ++q) {
         block_src s = {p->x, p->y, p->z, p->mass, r[q].shift[0], r[q].shift[1], r[q].shift[2], 0};
         for (uint32_t j0 = r[q].begin; j0 < r[q].end; j0 += GATHER_BLOCK) {
@@ -230,6 +275,8 @@ static inline __attribute__((always_inline)) int gather_body(eddy_sph_candidates
         }
     }
     c->count = k;
+    /* Only the wide path records groups, and it gives up on them at particle 0 (keep_avx2). */
+    c->grouped_count = keep == keep_baseline || c->grouped_count == SIZE_MAX ? SIZE_MAX : k;
     return 0;
 }
 
@@ -319,6 +366,41 @@ size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi,
     return hits_baseline(c, xi, yi, zi, r2max, out);
 }
 
+#if EDDY_SPH_SIMD_X86
+/* Solver arrays of the candidates from the gather's groups: each group's permutation made once, then
+ * for every array its row of eight particles loaded at once and packed as the gather packed the
+ * positions. The same values as the copies through the indices. */
+EDDY_SPH_TARGET_AVX2 static void fields_avx2(const eddy_sph_candidates *c, int n, float *const dst[],
+                                             const float *const src[])
+{
+    const struct eddy_sph_group *group = c->group;
+    for (size_t i = 0, ng = c->group_count; i < ng; ++i) {
+        const struct eddy_sph_group g = group[i];
+        const __m256i order = lane_order(g.mask);
+        for (int f = 0; f < n; ++f)
+            _mm256_storeu_ps(dst[f] + g.at, _mm256_permutevar8x32_ps(_mm256_loadu_ps(src[f] + g.first), order));
+    }
+}
+#endif
+
+void eddy_sph_gather_fields(eddy_sph_candidates *c, int n, const int slot[], const float *const src[])
+{
+    float *dst[EDDY_SPH_MAX_EXTRA];
+    for (int f = 0; f < n; ++f) dst[f] = c->extra[slot[f]];
+#if EDDY_SPH_SIMD_X86
+    if (c->grouped_count == c->count && path_wide()) {
+        fields_avx2(c, n, dst, src);
+        return;
+    }
+#endif
+    const uint32_t *restrict idx = c->index;
+    for (int f = 0; f < n; ++f) {
+        float *restrict d = dst[f];
+        const float *restrict s = src[f];
+        for (size_t q = 0, count = c->count; q < count; ++q) d[q] = s[idx[q]];
+    }
+}
+
 /* The hits (eddy_sph_hits), then every array copied for the hits only, one short loop each. */
 int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max,
                     eddy_sph_candidates *near)
@@ -346,6 +428,7 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
     const uint32_t *ci = c->index;
     for (size_t t = 0; t < k; ++t) sel[t] = ci[sel[t]];
     near->count = k;
+    near->grouped_count = SIZE_MAX; /* a selection, not a gather: no rows to read */
     return 0;
 }
 

@@ -57,6 +57,8 @@ extern "C" {
 /* Per-candidate arrays a solver may add to the positions (e.g. velocities, pressure, volumes). */
 #define EDDY_SPH_MAX_EXTRA 16
 
+struct eddy_sph_group;
+
 typedef struct eddy_sph_candidates {
     size_t count, capacity;
     float *x, *y, *z;  /* positions with the periodic shift applied */
@@ -65,6 +67,13 @@ typedef struct eddy_sph_candidates {
     float *extra[EDDY_SPH_MAX_EXTRA]; /* slots 0 .. extra_count-1, filled by the solver */
     int extra_count;
     void *block;
+    /* The gather's record of where the candidates came from, eight particles at a time, which lets
+     * eddy_sph_gather_fields load particle arrays in rows instead of through the indices (AVX2 path
+     * only). Valid while count is the count it was recorded for (grouped_count, SIZE_MAX for none):
+     * code that narrows the buffer in order (a subset, in the same order) changes count when it drops
+     * anything; code that rewrites index[] in any other way must set grouped_count to SIZE_MAX. */
+    struct eddy_sph_group *group;
+    size_t group_count, grouped_count;
 } eddy_sph_candidates;
 
 /* An empty buffer with `extra_count` (<= EDDY_SPH_MAX_EXTRA) solver arrays; memory comes with the
@@ -145,12 +154,19 @@ EDDY_SPH_INLINE int eddy_sph_box_reaches(const eddy_sph_box *b, float x, float y
  */
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell);
 
-/* extra[slot][q] = src[index[q]] for every candidate. */
+/*
+ * extra[slot[f]][q] = src[f][index[q]] for every candidate and each of the n (<= EDDY_SPH_MAX_EXTRA)
+ * per-particle arrays src. On the AVX2 path, right after eddy_sph_gather, each array is read in rows
+ * of eight particles the gather recorded and packed with one permutation (a quarter of sph_mueller's
+ * force pass went to these copies through the indices); the values are the same either way. Writes
+ * extra[slot[f]][0 .. count + 7] at most (within capacity).
+ */
+void eddy_sph_gather_fields(eddy_sph_candidates *c, int n, const int slot[], const float *const src[]);
+
+/* eddy_sph_gather_fields for one array. */
 static inline void eddy_sph_gather_field(eddy_sph_candidates *c, int slot, const float *src)
 {
-    float *dst = c->extra[slot];
-    const uint32_t *idx = c->index;
-    for (size_t q = 0; q < c->count; ++q) dst[q] = src[idx[q]];
+    eddy_sph_gather_fields(c, 1, &slot, &src);
 }
 
 /* extra[slot][q] = table[material[index[q]]]: a per-material value of every candidate. */
