@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -274,6 +275,113 @@ static void mirrors_continue_hydrostatic_pressure(void **state)
     assert_int_equal(eddy_boundaries_mirrors(&b, g, 0.1f, far, m), 0);
 }
 
+/* Deterministic uniform numbers in [0, 1) (a 64-bit LCG, Knuth's MMIX constants). */
+static double uniform(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/*
+ * The response of a whole world (eddy_boundaries_respond, which first picks in SIMD loops the
+ * particles that may touch anything) against eddy_contact_respond applied to every particle and every
+ * collider in order, bit for bit: container walls, a tilted plane, a sphere, and (second world) a box,
+ * which the pick does not model; three materials of different contact radii; particles placed at
+ * distances around each contact radius, down to a few ulps either side, inside the solids and beyond.
+ */
+static void respond_world(int dims, int with_box)
+{
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(dims, &w, &err), 0);
+    w->smoothing_radius = 0.05f;
+    const float radii[3] = {0.01f, 0.025f, 0.004f};
+    for (int m = 0; m < 3; ++m) {
+        eddy_material mat = eddy_default_material();
+        mat.rest_density = 1000.0f;
+        mat.particle_mass = 1000.0f * powf(0.02f, (float)dims);
+        snprintf(mat.name, sizeof mat.name, "m%d", m);
+        mat.contact.radius = radii[m];
+        mat.contact.margin = 0.25f * radii[m];
+        mat.contact.restitution = 0.1f * (float)m;
+        mat.contact.friction = 0.2f;
+        mat.contact.erp = 0.5f;
+        if (eddy_world_add_material(w, &mat, &err)) fail_msg("material: %s", err.message);
+    }
+    const float lo[3] = {-1.0f, 0.0f, 2.0f}, hi[3] = {3.0f, 1.5f, 2.75f};
+    const int periodic[3] = {0, 0, 0};
+    assert_int_equal(eddy_world_set_container(w, lo, hi, periodic, &err), 0);
+    eddy_collider tilted = eddy_default_collider();
+    tilted.point[0] = 1.0f, tilted.point[1] = 0.3f, tilted.point[2] = 2.2f;
+    tilted.normal[0] = 0.3f, tilted.normal[1] = 1.0f, tilted.normal[2] = dims == 3 ? -0.2f : 0.0f;
+    tilted.velocity[0] = 0.5f;
+    assert_int_equal(eddy_world_add_collider(w, &tilted, &err), 0);
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    ball.center[0] = 2.0f, ball.center[1] = 0.8f, ball.center[2] = 2.4f;
+    ball.radius = 0.3f;
+    assert_int_equal(eddy_world_add_collider(w, &ball, &err), 0);
+    if (with_box) {
+        eddy_collider box = eddy_default_collider();
+        box.shape = EDDY_SHAPE_BOX;
+        for (int a = 0; a < 3; ++a) box.min[a] = lo[a] + 0.5f, box.max[a] = lo[a] + 0.9f;
+        assert_int_equal(eddy_world_add_collider(w, &box, &err), 0);
+    }
+    const eddy_boundaries *b = &w->boundaries;
+    /* Each particle near a random collider, at a random distance from it around a contact radius. */
+    enum { N = 3000 };
+    float pos[3 * N], vel[3 * N];
+    uint64_t seed = 99;
+    for (size_t i = 0; i < N; ++i) {
+        const eddy_collider *c = &b->colliders[(size_t)(uniform(&seed) * (double)b->collider_count)];
+        float q[3];
+        for (int a = 0; a < 3; ++a) q[a] = lo[a] + (float)uniform(&seed) * (hi[a] - lo[a]);
+        if (dims == 2) q[2] = 0.0f;
+        float n[3];
+        const float d = eddy_collider_distance(c, dims, q, n);
+        const float r = radii[(size_t)(uniform(&seed) * 3.0)];
+        const double u = uniform(&seed);
+        /* Within a few ulps of r, or anywhere in [-2r, 4r]. */
+        const float want = u < 0.5 ? r * (1.0f + (float)(uniform(&seed) - 0.5) * 4e-7f)
+                                   : r * (float)(6.0 * uniform(&seed) - 2.0);
+        for (int a = 0; a < dims; ++a) q[a] += (want - d) * n[a];
+        for (int a = 0; a < 3; ++a) pos[3 * i + a] = q[a], vel[3 * i + a] = (float)(uniform(&seed) - 0.5);
+        if (dims == 2) vel[3 * i + 2] = 0.0f;
+    }
+    for (size_t i = 0; i < N; ++i)
+        if (eddy_world_add_particles(w, 1, pos + 3 * i, vel + 3 * i, (uint32_t)(i % 3), &err))
+            fail_msg("particles: %s", err.message);
+    eddy_particles *p = &w->particles;
+    eddy_boundaries_respond(b, w->contacts, p, 0.001f);
+    size_t touched = 0;
+    for (size_t i = 0; i < N; ++i) {
+        float q[3] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, v[3] = {vel[3 * i], vel[3 * i + 1], vel[3 * i + 2]};
+        int any = 0;
+        for (size_t k = 0; k < b->collider_count; ++k)
+            any |= eddy_contact_respond(&b->colliders[k], dims, &w->contacts[i % 3], q, v, 0.001f);
+        touched += (size_t)any;
+        const float got[6] = {p->x[i], p->y[i], p->z[i], p->vx[i], p->vy[i], p->vz[i]};
+        const float want[6] = {q[0], q[1], q[2], v[0], v[1], v[2]};
+        if (memcmp(got, want, sizeof got) != 0)
+            fail_msg("%dD, particle %zu: (%.9g %.9g %.9g) velocity (%.9g %.9g %.9g), one by one (%.9g %.9g %.9g) "
+                     "velocity (%.9g %.9g %.9g)",
+                     dims, i, (double)got[0], (double)got[1], (double)got[2], (double)got[3], (double)got[4],
+                     (double)got[5], (double)q[0], (double)q[1], (double)q[2], (double)v[0], (double)v[1],
+                     (double)v[2]);
+    }
+    print_message("%dD%s: %zu of %d particles touched a surface\n", dims, with_box ? " with a box" : "", touched, N);
+    assert_true(touched > N / 4 && touched < 3 * N / 4); /* both kinds in numbers */
+    eddy_world_destroy(w);
+}
+
+static void response_of_all_matches_one_by_one(void **state)
+{
+    (void)state;
+    respond_world(3, 0);
+    respond_world(2, 0);
+    respond_world(3, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +393,7 @@ int main(void)
         cmocka_unit_test(response_relative_to_moving_wall),
         cmocka_unit_test(mirrors_continue_a_lattice),
         cmocka_unit_test(mirrors_continue_hydrostatic_pressure),
+        cmocka_unit_test(response_of_all_matches_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

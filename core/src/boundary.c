@@ -2,6 +2,7 @@
 #include <eddy/boundary_math.h>
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 eddy_collider eddy_default_collider(void)
@@ -44,28 +45,87 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
     return eddy_hd_contact_respond(c, dims, cp, p, v);
 }
 
+/* Particles per block of the contact response's first stage. */
+#define RESPOND_BLOCK 256
+
+/*
+ * Flags the particles i0 .. i0 + len - 1 that may touch a collider: those within reach of a plane or a
+ * sphere, and all of them when there is another shape. One SIMD loop per collider over the block (the
+ * response itself, below, is a branchy loop over every collider per particle: 5-6% of a dam break's
+ * step, for the ~1% of particles that touch anything). Conservative, so the response stays exact: a
+ * particle left unflagged is farther than reach from every surface, as eddy_hd_collider_distance
+ * computes it, so none of its responses would change it. reach is the block's largest contact radius;
+ * the slack covers the rounding of a distance computed in another order (4 ulps of the coordinates,
+ * and of sqrt for spheres).
+ */
+static void respond_candidates(const eddy_boundaries *b, const eddy_particles *p, size_t i0, size_t len,
+                               float reach, unsigned char *flag)
+{
+    const float *restrict x = p->x + i0, *restrict y = p->y + i0, *restrict z = p->z + i0;
+    const int dims = b->dimensions;
+    memset(flag, 0, len);
+    for (size_t k = 0; k < b->collider_count; ++k) {
+        const eddy_collider *c = &b->colliders[k];
+        if (c->shape == EDDY_SHAPE_PLANE) {
+            const float px = c->point[0], py = c->point[1], pz = dims == 3 ? c->point[2] : 0.0f;
+            const float nx = c->normal[0], ny = c->normal[1], nz = dims == 3 ? c->normal[2] : 0.0f;
+            const float at = fabsf(px) + fabsf(py) + fabsf(pz);
+            for (size_t t = 0; t < len; ++t) {
+                const float zt = dims == 3 ? z[t] : 0.0f;
+                const float d = (x[t] - px) * nx + (y[t] - py) * ny + (zt - pz) * nz;
+                const float slack = 5e-7f * (fabsf(x[t]) + fabsf(y[t]) + fabsf(zt) + at);
+                flag[t] |= d < reach + slack;
+            }
+        } else if (c->shape == EDDY_SHAPE_SPHERE) {
+            const float cx = c->center[0], cy = c->center[1], cz = dims == 3 ? c->center[2] : 0.0f;
+            const float outer = (c->radius + reach) * 1.0001f + 1e-30f;
+            const float at = fabsf(cx) + fabsf(cy) + fabsf(cz);
+            for (size_t t = 0; t < len; ++t) {
+                const float zt = dims == 3 ? z[t] : 0.0f;
+                const float vx = x[t] - cx, vy = y[t] - cy, vz = zt - cz;
+                const float slack = 5e-7f * (fabsf(x[t]) + fabsf(y[t]) + fabsf(zt) + at);
+                const float r = outer + slack;
+                flag[t] |= vx * vx + vy * vy + vz * vz < r * r;
+            }
+        } else {
+            memset(flag, 1, len);
+            return;
+        }
+    }
+}
+
 void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
                              eddy_particles *p, eddy_real dt)
 {
     (void)dt; /* the contact response is a position projection: no velocity of depth / dt */
     if (b->collider_count == 0) return;
-    const long long n = (long long)p->count;
+    const size_t n = p->count;
     const int dims = b->dimensions;
+    const long long blocks = (long long)((n + RESPOND_BLOCK - 1) / RESPOND_BLOCK);
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; ++i) {
-        const eddy_contact_params *cp = &contacts[p->material[i]];
-        eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
-        eddy_real vel[3] = {p->vx[i], p->vy[i], p->vz[i]};
-        int touched = 0;
-        for (size_t k = 0; k < b->collider_count; ++k)
-            touched |= eddy_hd_contact_respond(&b->colliders[k], dims, cp, pos, vel);
-        if (touched) {
-            p->x[i] = pos[0];
-            p->y[i] = pos[1];
-            p->z[i] = pos[2];
-            p->vx[i] = vel[0];
-            p->vy[i] = vel[1];
-            p->vz[i] = vel[2];
+    for (long long blk = 0; blk < blocks; ++blk) {
+        const size_t i0 = (size_t)blk * RESPOND_BLOCK, len = n - i0 < RESPOND_BLOCK ? n - i0 : RESPOND_BLOCK;
+        float reach = 0.0f;
+        for (size_t i = i0; i < i0 + len; ++i) reach = fmaxf(reach, contacts[p->material[i]].radius);
+        unsigned char flag[RESPOND_BLOCK];
+        respond_candidates(b, p, i0, len, reach, flag);
+        for (size_t t = 0; t < len; ++t) {
+            if (!flag[t]) continue;
+            const size_t i = i0 + t;
+            const eddy_contact_params *cp = &contacts[p->material[i]];
+            eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
+            eddy_real vel[3] = {p->vx[i], p->vy[i], p->vz[i]};
+            int touched = 0;
+            for (size_t k = 0; k < b->collider_count; ++k)
+                touched |= eddy_hd_contact_respond(&b->colliders[k], dims, cp, pos, vel);
+            if (touched) {
+                p->x[i] = pos[0];
+                p->y[i] = pos[1];
+                p->z[i] = pos[2];
+                p->vx[i] = vel[0];
+                p->vy[i] = vel[1];
+                p->vz[i] = vel[2];
+            }
         }
     }
 }
