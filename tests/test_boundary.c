@@ -282,6 +282,45 @@ static double uniform(uint64_t *s)
     return (double)(*s >> 11) / 9007199254740992.0;
 }
 
+/* Materials by particle: mixed in even blocks of 256 (the response's blocks), only the smallest
+ * contact radius (material 2) in odd ones, so that blocks differ in their largest radius. */
+static uint32_t material_of(size_t i)
+{
+    return (i / 256) % 2 ? 2u : (uint32_t)(i % 3);
+}
+
+/* A particle at the centre of a sphere of radius 1e-25 with a contact radius of 1e-25 touches it:
+ * the response's first stage must not lose that to underflow (squares of ~1e-25 are 0 in float). */
+static void respond_tiny_sphere(void)
+{
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(3, &w, &err), 0);
+    w->smoothing_radius = 0.05f;
+    eddy_material mat = eddy_default_material();
+    mat.rest_density = 1000.0f;
+    mat.particle_mass = 1000.0f * powf(0.02f, 3.0f);
+    mat.contact.radius = 1e-25f;
+    mat.contact.margin = 0.0f;
+    if (eddy_world_add_material(w, &mat, &err)) fail_msg("material: %s", err.message);
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    ball.radius = 1e-25f;
+    assert_int_equal(eddy_world_add_collider(w, &ball, &err), 0);
+    const float pos[3] = {0.0f, 0.0f, 0.0f}, vel[3] = {0.0f, -1.0f, 0.0f};
+    assert_int_equal(eddy_world_add_particles(w, 1, pos, vel, 0, &err), 0);
+    float q[3] = {0.0f, 0.0f, 0.0f}, v[3] = {0.0f, -1.0f, 0.0f};
+    assert_true(eddy_contact_respond(&w->boundaries.colliders[0], 3, &w->contacts[0], q, v, 0.001f));
+    eddy_boundaries_respond(&w->boundaries, w->contacts, &w->particles, 0.001f);
+    const eddy_particles *p = &w->particles;
+    const float got[6] = {p->x[0], p->y[0], p->z[0], p->vx[0], p->vy[0], p->vz[0]};
+    const float want[6] = {q[0], q[1], q[2], v[0], v[1], v[2]};
+    if (memcmp(got, want, sizeof got) != 0)
+        fail_msg("tiny sphere: y %.9g vy %.9g, one by one y %.9g vy %.9g", (double)got[1], (double)got[4],
+                 (double)q[1], (double)v[1]);
+    eddy_world_destroy(w);
+}
+
 /*
  * The response of a whole world (eddy_boundaries_respond, which first picks in SIMD loops the
  * particles that may touch anything) against eddy_contact_respond applied to every particle and every
@@ -349,7 +388,7 @@ static void respond_world(int dims, int with_box)
         if (dims == 2) vel[3 * i + 2] = 0.0f;
     }
     for (size_t i = 0; i < N; ++i)
-        if (eddy_world_add_particles(w, 1, pos + 3 * i, vel + 3 * i, (uint32_t)(i % 3), &err))
+        if (eddy_world_add_particles(w, 1, pos + 3 * i, vel + 3 * i, material_of(i), &err))
             fail_msg("particles: %s", err.message);
     eddy_particles *p = &w->particles;
     eddy_boundaries_respond(b, w->contacts, p, 0.001f);
@@ -358,7 +397,7 @@ static void respond_world(int dims, int with_box)
         float q[3] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, v[3] = {vel[3 * i], vel[3 * i + 1], vel[3 * i + 2]};
         int any = 0;
         for (size_t k = 0; k < b->collider_count; ++k)
-            any |= eddy_contact_respond(&b->colliders[k], dims, &w->contacts[i % 3], q, v, 0.001f);
+            any |= eddy_contact_respond(&b->colliders[k], dims, &w->contacts[material_of(i)], q, v, 0.001f);
         touched += (size_t)any;
         const float got[6] = {p->x[i], p->y[i], p->z[i], p->vx[i], p->vy[i], p->vz[i]};
         const float want[6] = {q[0], q[1], q[2], v[0], v[1], v[2]};
@@ -380,6 +419,7 @@ static void response_of_all_matches_one_by_one(void **state)
     respond_world(3, 0);
     respond_world(2, 0);
     respond_world(3, 1);
+    respond_tiny_sphere();
 }
 
 int main(void)

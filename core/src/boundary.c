@@ -54,9 +54,11 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
  * response itself, below, is a branchy loop over every collider per particle: 5-6% of a dam break's
  * step, for the ~1% of particles that touch anything). Conservative, so the response stays exact: a
  * particle left unflagged is farther than reach from every surface, as eddy_hd_collider_distance
- * computes it, so none of its responses would change it. reach is the block's largest contact radius;
- * the slack covers the rounding of a distance computed in another order (4 ulps of the coordinates,
- * and of sqrt for spheres).
+ * computes it, so none of its responses would change it. reach is the block's largest contact radius.
+ * The distances are computed in the same order as there, but a compiler may fuse multiply-adds in one
+ * loop and not the other (an FMA target with contraction on): the slack, 4 ulps of the coordinates for
+ * unit normals (eddy_world_add_collider normalizes them), covers that, and for spheres the rounding of
+ * the square root.
  */
 static void respond_candidates(const eddy_boundaries *b, const eddy_particles *p, size_t i0, size_t len,
                                float reach, unsigned char *flag)
@@ -78,7 +80,8 @@ static void respond_candidates(const eddy_boundaries *b, const eddy_particles *p
             }
         } else if (c->shape == EDDY_SHAPE_SPHERE) {
             const float cx = c->center[0], cy = c->center[1], cz = dims == 3 ? c->center[2] : 0.0f;
-            const float outer = (c->radius + reach) * 1.0001f + 1e-30f;
+            /* At least 2^-60, so that r * r below stays a normal float rather than underflowing to 0. */
+            const float outer = fmaxf((c->radius + reach) * 1.0001f, 0x1p-60f);
             const float at = fabsf(cx) + fabsf(cy) + fabsf(cz);
             for (size_t t = 0; t < len; ++t) {
                 const float zt = dims == 3 ? z[t] : 0.0f;

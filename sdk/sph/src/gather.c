@@ -5,6 +5,7 @@
 
 #include <eddy/boundary_math.h>
 
+#include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -275,7 +276,8 @@ static inline __attribute__((always_inline)) int gather_body(eddy_sph_candidates
         }
     }
     c->count = k;
-    /* Only the wide path records groups, and it gives up on them at particle 0 (keep_avx2). */
+    /* Only the wide path records groups, and none when a range's last, partial group would start
+     * before particle 0 (a range that ends below 8, keep_avx2). */
     c->grouped_count = keep == keep_baseline || c->grouped_count == SIZE_MAX ? SIZE_MAX : k;
     return 0;
 }
@@ -376,6 +378,7 @@ EDDY_SPH_TARGET_AVX2 static void fields_avx2(const eddy_sph_candidates *c, int n
     const struct eddy_sph_group *group = c->group;
     for (size_t i = 0, ng = c->group_count; i < ng; ++i) {
         const struct eddy_sph_group g = group[i];
+        assert(c->index[g.at] == g.first + (uint32_t)__builtin_ctz(g.mask)); /* the groups describe the buffer */
         const __m256i order = lane_order(g.mask);
         for (int f = 0; f < n; ++f)
             _mm256_storeu_ps(dst[f] + g.at, _mm256_permutevar8x32_ps(_mm256_loadu_ps(src[f] + g.first), order));
@@ -385,8 +388,18 @@ EDDY_SPH_TARGET_AVX2 static void fields_avx2(const eddy_sph_candidates *c, int n
 
 void eddy_sph_gather_fields(eddy_sph_candidates *c, int n, const int slot[], const float *const src[])
 {
+    if (n > EDDY_SPH_MAX_EXTRA) { /* more arrays than a buffer holds: slots repeat; copy in turn */
+        for (int f0 = 0; f0 < n; f0 += EDDY_SPH_MAX_EXTRA) {
+            const int m = n - f0 < EDDY_SPH_MAX_EXTRA ? n - f0 : EDDY_SPH_MAX_EXTRA;
+            eddy_sph_gather_fields(c, m, slot + f0, src + f0);
+        }
+        return;
+    }
     float *dst[EDDY_SPH_MAX_EXTRA];
-    for (int f = 0; f < n; ++f) dst[f] = c->extra[slot[f]];
+    for (int f = 0; f < n; ++f) {
+        assert(slot[f] >= 0 && slot[f] < c->extra_count);
+        dst[f] = c->extra[slot[f]];
+    }
 #if EDDY_SPH_SIMD_X86
     if (c->grouped_count == c->count && path_wide()) {
         fields_avx2(c, n, dst, src);

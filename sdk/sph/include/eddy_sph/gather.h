@@ -155,11 +155,13 @@ EDDY_SPH_INLINE int eddy_sph_box_reaches(const eddy_sph_box *b, float x, float y
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell);
 
 /*
- * extra[slot[f]][q] = src[f][index[q]] for every candidate and each of the n (<= EDDY_SPH_MAX_EXTRA)
- * per-particle arrays src. On the AVX2 path, right after eddy_sph_gather, each array is read in rows
- * of eight particles the gather recorded and packed with one permutation (a quarter of sph_mueller's
- * force pass went to these copies through the indices); the values are the same either way. Writes
- * extra[slot[f]][0 .. count + 7] at most (within capacity).
+ * extra[slot[f]][q] = src[f][index[q]] for every candidate and each of the n per-particle arrays src
+ * (slots in 0 .. extra_count - 1). On the AVX2 path, right after eddy_sph_gather, each array is read
+ * in rows of eight particles the gather recorded and packed with one permutation (a quarter of
+ * sph_mueller's force pass went to these copies through the indices); the values are the same either
+ * way. The rows include particles that are not candidates (up to 7 before a cell range), so no thread
+ * may write a source array during the pass that reads it. Writes extra[slot[f]][0 .. count + 7] at
+ * most (within capacity).
  */
 void eddy_sph_gather_fields(eddy_sph_candidates *c, int n, const int slot[], const float *const src[]);
 
