@@ -45,57 +45,9 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
     return eddy_hd_contact_respond(c, dims, cp, p, v);
 }
 
-/* Particles per block of the contact response's first stage. */
+/* Particles per block of the contact response's first stage (eddy_hd_contact_pick): the ~1% that may
+ * touch a surface are picked in vector loops, and only they run the branchy response. */
 #define RESPOND_BLOCK 256
-
-/*
- * Flags the particles i0 .. i0 + len - 1 that may touch a collider: those within reach of a plane or a
- * sphere, and all of them when there is another shape. One SIMD loop per collider over the block (the
- * response itself, below, is a branchy loop over every collider per particle: 5-6% of a dam break's
- * step, for the ~1% of particles that touch anything). Conservative, so the response stays exact: a
- * particle left unflagged is farther than reach from every surface, as eddy_hd_collider_distance
- * computes it, so none of its responses would change it. reach is the block's largest contact radius.
- * The distances are computed in the same order as there, but a compiler may fuse multiply-adds in one
- * loop and not the other (an FMA target with contraction on): the slack, 4 ulps of the coordinates for
- * unit normals (eddy_world_add_collider normalizes them), covers that, and for spheres the rounding of
- * the square root.
- */
-static void respond_candidates(const eddy_boundaries *b, const eddy_particles *p, size_t i0, size_t len,
-                               float reach, unsigned char *flag)
-{
-    const float *restrict x = p->x + i0, *restrict y = p->y + i0, *restrict z = p->z + i0;
-    const int dims = b->dimensions;
-    memset(flag, 0, len);
-    for (size_t k = 0; k < b->collider_count; ++k) {
-        const eddy_collider *c = &b->colliders[k];
-        if (c->shape == EDDY_SHAPE_PLANE) {
-            const float px = c->point[0], py = c->point[1], pz = dims == 3 ? c->point[2] : 0.0f;
-            const float nx = c->normal[0], ny = c->normal[1], nz = dims == 3 ? c->normal[2] : 0.0f;
-            const float at = fabsf(px) + fabsf(py) + fabsf(pz);
-            for (size_t t = 0; t < len; ++t) {
-                const float zt = dims == 3 ? z[t] : 0.0f;
-                const float d = (x[t] - px) * nx + (y[t] - py) * ny + (zt - pz) * nz;
-                const float slack = 5e-7f * (fabsf(x[t]) + fabsf(y[t]) + fabsf(zt) + at);
-                flag[t] |= d < reach + slack;
-            }
-        } else if (c->shape == EDDY_SHAPE_SPHERE) {
-            const float cx = c->center[0], cy = c->center[1], cz = dims == 3 ? c->center[2] : 0.0f;
-            /* At least 2^-60, so that r * r below stays a normal float rather than underflowing to 0. */
-            const float outer = fmaxf((c->radius + reach) * 1.0001f, 0x1p-60f);
-            const float at = fabsf(cx) + fabsf(cy) + fabsf(cz);
-            for (size_t t = 0; t < len; ++t) {
-                const float zt = dims == 3 ? z[t] : 0.0f;
-                const float vx = x[t] - cx, vy = y[t] - cy, vz = zt - cz;
-                const float slack = 5e-7f * (fabsf(x[t]) + fabsf(y[t]) + fabsf(zt) + at);
-                const float r = outer + slack;
-                flag[t] |= vx * vx + vy * vy + vz * vz < r * r;
-            }
-        } else {
-            memset(flag, 1, len);
-            return;
-        }
-    }
-}
 
 void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
                              eddy_particles *p, eddy_real dt)
@@ -111,7 +63,7 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
         float reach = 0.0f;
         for (size_t i = i0; i < i0 + len; ++i) reach = fmaxf(reach, contacts[p->material[i]].radius);
         unsigned char flag[RESPOND_BLOCK];
-        respond_candidates(b, p, i0, len, reach, flag);
+        eddy_hd_contact_pick(b->colliders, b->collider_count, dims, reach, p->x + i0, p->y + i0, p->z + i0, len, flag);
         for (size_t t = 0; t < len; ++t) {
             if (!flag[t]) continue;
             const size_t i = i0 + t;

@@ -34,6 +34,7 @@
  * wall and their mirror images, the parallel loop) is the toolkit's (eddy_sph/neighbors.h); this file
  * holds the method's sums.
  */
+#include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
 #include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
@@ -521,10 +522,24 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
         nz[k] = b->z[k] + acc[2][k];
     }
     const eddy_boundaries *bd = &w->boundaries;
+    /* The lanes within a contact radius of a surface at their new positions: the near-wall lanes
+     * (within h at the list build) first, then the core's pick over those (<eddy/boundary_math.h>),
+     * which leaves out only lanes the response would not move (all eight lanes: the padding ones are
+     * defined, and a constant count lets the compiler see the arrays' bounds). */
+    unsigned char touch[EDDY_SPH_LANES] = {0};
+    float reach = 0.0f;
+    int any = 0;
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k];
+        any |= s->nb.near[i];
+        reach = fmaxf(reach, w->contacts[p->material[i]].radius);
+    }
+    if (bd->collider_count > 0 && any)
+        eddy_hd_contact_pick(bd->colliders, bd->collider_count, w->dimensions, reach, nx, ny, nz, EDDY_SPH_LANES, touch);
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k], m = p->material[i];
         float pos[3] = {nx[k], ny[k], nz[k]};
-        if (bd->collider_count > 0 && s->nb.near[i]) {
+        if (touch[k] && s->nb.near[i]) {
             /* Collision response inside the iteration: a full projection out of every surface (erp 1
              * of the material's contact); velocities follow from the positions after the iterations. */
             eddy_contact_params cp = w->contacts[m];
