@@ -1,0 +1,271 @@
+/*
+ * eddy/boundary_math.h — the per-particle boundary math of <eddy/boundary.h> as inline source that
+ * compiles for the CPU and for a GPU: signed distance and normal of a collider, the Bullet-Fluids
+ * contact response, the choice of the mirror walls of a point and the composition of its mirrors.
+ *
+ * Why inline source and not only the exported functions: a GPU kernel cannot call libeddy. Before
+ * this header the CUDA plugin carried a copy of core/src/boundary.c written again for the device,
+ * kept equal only by an agreement test that needs a GPU. Now libeddy's exported functions
+ * (eddy_collider_distance, eddy_contact_respond, eddy_boundaries_mirrors, eddy_boundaries_mirror_walls)
+ * are thin wrappers over these, and a CUDA plugin calls these same functions in its kernels: one
+ * definition, compiled by the C compiler for libeddy and by nvcc for the device. Every function is
+ * EDDY_HD (defs.h): __host__ __device__ under nvcc, nothing in C. The header is C17 that also compiles
+ * as CUDA C++ (pointers, no references, no namespaces).
+ *
+ * Not binary interface (docs/abi.md): nothing here is exported; a plugin inlines what it was compiled
+ * with, exactly like eddy_grid_cell_of. The structs it reads (eddy_collider, eddy_contact_params,
+ * eddy_mirror) are the ABI's, unchanged.
+ *
+ * Operation order: the functions are written in the order of operations the CPU results depend on;
+ * the C build (-ffp-contract=off) rounds every operation as written, so libeddy's results are the
+ * same bit for bit as before this header. nvcc contracts a * b + c into FMAs in device code by
+ * default, so the device rounds differently within a few ulps (the GPU agreement tests of
+ * tests/cuda_grid bound it); reorder nothing here without rerunning the state hashes of the CPU
+ * solvers (docs/cuda_grid.md).
+ *
+ * Units: simulation units throughout, as <eddy/boundary.h>. Ownership: every pointer is borrowed for
+ * the call; nothing is kept or allocated. Threads: every function is pure (writes only its output
+ * arguments): [any thread], and any number of device threads at once.
+ */
+#ifndef EDDY_BOUNDARY_MATH_H
+#define EDDY_BOUNDARY_MATH_H
+
+#include <float.h>
+#include <math.h>
+
+#include "boundary.h"
+#include "defs.h"
+
+EDDY_BEGIN_DECLS
+
+/*
+ * Signed distance from p to a solid axis-aligned box [c->min, c->max] over the first `dims` axes
+ * (positive outside), and the unit normal there into free space when n is not NULL (the unused axes
+ * of n are 0). Inside the box the nearest face decides (the least negative per-axis depth; the lower
+ * axis among equals).
+ */
+static inline EDDY_HD eddy_real eddy_hd_box_distance(const eddy_collider *c, int dims, const eddy_real p[3],
+                                                     eddy_real n[3])
+{
+    /* Per axis: q > 0 outside the slab; for an inside point the least-negative q is the closest face. */
+    eddy_real q[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
+    eddy_real outside2 = 0.0f, inside = -FLT_MAX;
+    int inside_axis = 0, is_outside = 0;
+    for (int a = 0; a < dims; ++a) {
+        eddy_real lo = c->min[a] - p[a], hi = p[a] - c->max[a];
+        if (lo > 0) {
+            q[a] = lo;
+            dir[a] = -1;
+        } else if (hi > 0) {
+            q[a] = hi;
+            dir[a] = 1;
+        } else {
+            q[a] = lo > hi ? lo : hi;
+            dir[a] = lo > hi ? -1 : 1;
+        }
+        if (q[a] > 0) {
+            outside2 += q[a] * q[a];
+            is_outside = 1;
+        }
+        if (q[a] > inside) {
+            inside = q[a];
+            inside_axis = a;
+        }
+    }
+    if (is_outside) {
+        eddy_real d = sqrtf(outside2);
+        if (n)
+            for (int a = 0; a < 3; ++a) n[a] = (a < dims && q[a] > 0) ? dir[a] * q[a] / d : 0.0f;
+        return d;
+    }
+    if (n)
+        for (int a = 0; a < 3; ++a) n[a] = a == inside_axis ? dir[a] : 0.0f;
+    return inside;
+}
+
+/*
+ * eddy_collider_distance: the signed distance from p to one collider (plane, box or sphere; FLT_MAX
+ * for an unknown shape) over `dims` axes, and its unit normal into free space when n is not NULL. At
+ * a sphere's exact centre the normal is +y.
+ */
+static inline EDDY_HD eddy_real eddy_hd_collider_distance(const eddy_collider *c, int dims, const eddy_real p[3],
+                                                          eddy_real n[3])
+{
+    switch (c->shape) {
+    case EDDY_SHAPE_PLANE: {
+        eddy_real d = 0.0f;
+        for (int a = 0; a < dims; ++a) d += (p[a] - c->point[a]) * c->normal[a];
+        if (n)
+            for (int a = 0; a < 3; ++a) n[a] = a < dims ? c->normal[a] : 0.0f;
+        return d;
+    }
+    case EDDY_SHAPE_BOX:
+        return eddy_hd_box_distance(c, dims, p, n);
+    case EDDY_SHAPE_SPHERE: {
+        eddy_real v[3] = {0, 0, 0}, l2 = 0.0f;
+        for (int a = 0; a < dims; ++a) {
+            v[a] = p[a] - c->center[a];
+            l2 += v[a] * v[a];
+        }
+        eddy_real l = sqrtf(l2);
+        if (n) {
+            /* At the exact centre any direction is closest; pick +y ("up") deterministically. */
+            for (int a = 0; a < 3; ++a) n[a] = l > 0 ? v[a] / l : (a == 1 ? 1.0f : 0.0f);
+        }
+        return l - c->radius;
+    }
+    }
+    if (n) n[0] = n[1] = n[2] = 0.0f;
+    return FLT_MAX;
+}
+
+/*
+ * eddy_contact_respond without its unused time step: the Bullet-Fluids response of one particle
+ * (position p, velocity v, updated in place) to one collider with the contact parameters of its
+ * material (<eddy/boundary.h> describes it). Returns non-zero when the particle touched the surface.
+ */
+static inline EDDY_HD int eddy_hd_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp,
+                                                  eddy_real p[3], eddy_real v[3])
+{
+    eddy_real n[3];
+    eddy_real d = eddy_hd_collider_distance(c, dims, p, n);
+    if (!(d < cp->radius)) return 0;
+    eddy_real rel[3], vn = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        rel[a] = v[a] - c->velocity[a];
+        vn += rel[a] * n[a];
+    }
+    if (vn < 0.0f) {
+        /* The impulse removes the approaching normal velocity (and reflects `restitution` of it);
+         * friction takes its fraction of the tangential slip relative to the surface. */
+        for (int a = 0; a < dims; ++a) {
+            eddy_real vt = rel[a] - vn * n[a];
+            v[a] -= (1.0f + cp->restitution) * vn * n[a] + cp->friction * vt;
+        }
+    }
+    eddy_real depth = cp->radius - d - cp->margin;
+    if (depth > 0.0f)
+        for (int a = 0; a < dims; ++a) p[a] += cp->erp * depth * n[a];
+    return 1;
+}
+
+/*
+ * The surfaces a point p within `reach` is mirrored across, among `count` colliders over `dims` axes:
+ * the nearest EDDY_MAX_MIRROR_WALLS (collider order among equal distances, so the choice is
+ * deterministic), nearest first, with their indices (which), signed distances (dist) and outward
+ * normals (normal). Returns how many (0 .. EDDY_MAX_MIRROR_WALLS). One selection behind
+ * eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. qn and vn are both
+ * NULL or both not NULL (only qn is tested); when not NULL they receive each wall's tangent plane for eddy_hd_mirror_reflect: q . n of its nearest
+ * surface point q = p - dist n, and the collider's velocity . n (computed as a wall is taken, the
+ * order of operations the device code was first measured with).
+ */
+static inline EDDY_HD int eddy_hd_mirror_walls(const eddy_collider *colliders, size_t count, int dims,
+                                               eddy_real reach, const eddy_real p[3],
+                                               size_t which[EDDY_MAX_MIRROR_WALLS],
+                                               eddy_real dist[EDDY_MAX_MIRROR_WALLS],
+                                               eddy_real normal[EDDY_MAX_MIRROR_WALLS][3],
+                                               eddy_real qn[EDDY_MAX_MIRROR_WALLS], eddy_real vn[EDDY_MAX_MIRROR_WALLS])
+{
+    int nw = 0;
+    for (size_t k = 0; k < count; ++k) {
+        eddy_real n[3];
+        eddy_real d = eddy_hd_collider_distance(&colliders[k], dims, p, n);
+        if (!(d < reach) || d < -reach) continue;
+        int at = nw;
+        while (at > 0 && d < dist[at - 1]) --at;
+        if (at >= EDDY_MAX_MIRROR_WALLS) continue;
+        int last = nw < EDDY_MAX_MIRROR_WALLS ? nw : EDDY_MAX_MIRROR_WALLS - 1;
+        for (int m = last; m > at; --m) {
+            which[m] = which[m - 1];
+            dist[m] = dist[m - 1];
+            for (int a = 0; a < 3; ++a) normal[m][a] = normal[m - 1][a];
+            if (qn) {
+                qn[m] = qn[m - 1];
+                vn[m] = vn[m - 1];
+            }
+        }
+        which[at] = k;
+        dist[at] = d;
+        for (int a = 0; a < 3; ++a) normal[at][a] = n[a];
+        if (qn) {
+            eddy_real s = 0.0f;
+            for (int a = 0; a < 3; ++a) s += (p[a] - d * n[a]) * n[a]; /* the nearest surface point is p - d n */
+            qn[at] = s;
+            const eddy_real *vw = colliders[k].velocity;
+            vn[at] = vw[0] * n[0] + vw[1] * n[1] + vw[2] * n[2];
+        }
+        if (nw < EDDY_MAX_MIRROR_WALLS) ++nw;
+    }
+    return nw;
+}
+
+/*
+ * *out = the reflection across one wall composed after m (out may be m): the plane with unit normal
+ * n, qn = q . n for a point q on it, and vn = the wall's velocity . n. With R_p = I - 2 n n^T and
+ * t_p = 2 qn n: R = R_p R_m, t = R_p t_m + t_p, the velocity offset likewise with 2 vn n, and the
+ * hydrostatic pressure continuation across the wall, -2 d_j (g . n) with d_j = x_j . n - qn, added to
+ * m's (g: gravity, sim units / s^2).
+ */
+static inline EDDY_HD void eddy_hd_mirror_reflect(const eddy_mirror *m, const eddy_real n[3], eddy_real qn,
+                                                  eddy_real vn, const eddy_real g[3], eddy_mirror *out)
+{
+    eddy_real rp[3][3];
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c) rp[a][c] = (a == c ? 1.0f : 0.0f) - 2.0f * n[a] * n[c];
+    eddy_mirror r;
+    for (int a = 0; a < 3; ++a) {
+        for (int c = 0; c < 3; ++c)
+            r.rotation[a][c] = rp[a][0] * m->rotation[0][c] + rp[a][1] * m->rotation[1][c] +
+                               rp[a][2] * m->rotation[2][c];
+        r.offset[a] = rp[a][0] * m->offset[0] + rp[a][1] * m->offset[1] + rp[a][2] * m->offset[2] +
+                      2.0f * qn * n[a];
+        r.velocity_offset[a] = rp[a][0] * m->velocity_offset[0] + rp[a][1] * m->velocity_offset[1] +
+                               rp[a][2] * m->velocity_offset[2] + 2.0f * vn * n[a];
+    }
+    eddy_real gn = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+    for (int a = 0; a < 3; ++a) r.pressure_slope[a] = m->pressure_slope[a] - 2.0f * gn * n[a];
+    r.pressure_offset = m->pressure_offset + 2.0f * gn * qn;
+    *out = r;
+}
+
+/* The identity mirror: rotation I, every offset and slope 0. */
+static inline EDDY_HD void eddy_hd_mirror_identity(eddy_mirror *m)
+{
+    for (int a = 0; a < 3; ++a) {
+        for (int c = 0; c < 3; ++c) m->rotation[a][c] = a == c ? 1.0f : 0.0f;
+        m->offset[a] = m->velocity_offset[a] = m->pressure_slope[a] = 0.0f;
+    }
+    m->pressure_offset = 0.0f;
+}
+
+/*
+ * eddy_boundaries_mirrors over `count` colliders and `dims` axes: fills out with the mirrors of p (one
+ * per non-empty subset of the walls of eddy_hd_mirror_walls, mirror mask - 1 composing the walls of
+ * the bits of mask in increasing order) and returns how many (0 .. EDDY_MAX_MIRRORS). Each wall is the
+ * plane tangent to its surface at the point nearest p, moving with the collider's velocity. gravity
+ * may be NULL (no hydrostatic continuation).
+ */
+static inline EDDY_HD int eddy_hd_mirrors(const eddy_collider *colliders, size_t count, int dims,
+                                          const eddy_real gravity[3], eddy_real reach, const eddy_real p[3],
+                                          eddy_mirror out[EDDY_MAX_MIRRORS])
+{
+    size_t which[EDDY_MAX_MIRROR_WALLS];
+    eddy_real dist[EDDY_MAX_MIRROR_WALLS], normal[EDDY_MAX_MIRROR_WALLS][3];
+    eddy_real qn[EDDY_MAX_MIRROR_WALLS], vn[EDDY_MAX_MIRROR_WALLS];
+    const int nw = eddy_hd_mirror_walls(colliders, count, dims, reach, p, which, dist, normal, qn, vn);
+    const eddy_real zero[3] = {0, 0, 0};
+    const eddy_real *g = gravity ? gravity : zero;
+    int made = 0;
+    for (int mask = 1; mask < (1 << nw); ++mask) {
+        eddy_mirror m;
+        eddy_hd_mirror_identity(&m);
+        for (int k = 0; k < nw; ++k)
+            if (mask & (1 << k)) eddy_hd_mirror_reflect(&m, normal[k], qn[k], vn[k], g, &m);
+        out[made++] = m;
+    }
+    return made;
+}
+
+EDDY_END_DECLS
+
+#endif /* EDDY_BOUNDARY_MATH_H */

@@ -1,0 +1,245 @@
+/*
+ * eddy/grid.h — the uniform neighbor grid.
+ *
+ * Cells have (at least) the smoothing radius h as edge length, so every neighbor of a particle lies in
+ * its own cell or one of the 26 (8 in 2D) around it. Building the grid sorts the particles by cell with
+ * an O(N) stable counting sort and permutes every registered field (eddy_particles_gather), so that
+ * particles close in space are close in memory.
+ *
+ * Layout: cells are numbered with x fastest, cell = ix + dim[0] * (iy + dim[1] * iz) (the Bullet-Fluids
+ * hash, Bullet-Fluids reference (2014) eq. 13), so the three cells along x around a cell are contiguous
+ * in particle order and the 27 neighbor cells are 9 "3-cell bars" (3 bars in 2D, Bullet-Fluids reference
+ * (2014) §4.3.1). A non-periodic axis gets one empty ghost layer on each side so bars never leave the
+ * array; a periodic axis wraps instead, and a bar that wraps is split into two ranges that carry the
+ * position shift of the periodic image.
+ *
+ * Window (decomposed runs): a process of an MPI run holds one slab of the particles, so its grid stores
+ * only the cells they occupy on each bounded axis, with slack, plus one empty ghost layer each side
+ * (a "window"), instead of the whole domain's cells (memory per process in proportion to its own
+ * particles; docs/mpi.md). The window is the full grid's cells shifted by a whole number of cells:
+ * lo, hi, cells, cell_size and inv_cell_size stay the whole domain's, a position's cell is computed
+ * from the global lo exactly as on one process, and only pad, dim and cell_count describe the stored
+ * part. Cells keep their order (x fastest), so the sort, the cell ranges and every sum over them are
+ * the same as on the full grid. Periodic axes are never windowed; one process, or a grid backend other
+ * than the built-in "cpu", always has the full layout. The window moves only at a build (when the
+ * particles leave it, or it stores more than twice the cells a fresh one would): cell indices of one
+ * build are not comparable with another's.
+ *
+ * The domain is bounded: a particle outside it (an explosion, a leak through a wall) is handled as the
+ * scene chose (eddy_domain_policy) when the grid is built — never read or written out of range.
+ *
+ * Threads: build functions are called from one thread and parallelize inside with OpenMP. The query
+ * functions are pure and may be called from any number of threads.
+ */
+#ifndef EDDY_GRID_H
+#define EDDY_GRID_H
+
+#include <math.h>
+
+#include "defs.h"
+#include "error.h"
+#include "host.h"
+#include "params.h"
+#include "particles.h"
+
+EDDY_BEGIN_DECLS
+
+/* What happens to a particle found outside the domain when the grid is built. */
+typedef enum eddy_domain_policy {
+    EDDY_DOMAIN_ERROR = 0, /* fail with EDDY_ERR_DOMAIN naming the particle id and position */
+    EDDY_DOMAIN_REMOVE = 1 /* delete the particle (eddy_grid.removed counts them) */
+} eddy_domain_policy;
+
+/* Geometry of the grid. Fill with eddy_grid_layout_init(); backends receive it read-only. */
+typedef struct eddy_grid_layout {
+    int dimensions;       /* 2 or 3 */
+    int periodic[3];      /* non-zero: the axis wraps with period (hi - lo) */
+    eddy_real lo[3], hi[3];   /* domain bounds, simulation units */
+    eddy_real cell_size[3];   /* >= h; equal to h on non-periodic axes, L / floor(L / h) on periodic ones */
+    eddy_real inv_cell_size[3];
+    int32_t cells[3];     /* interior cells per axis over the whole domain (1 for z in 2D) */
+    /* Stored index of interior cell i on an axis: i + pad. Full layout: pad 1 on bounded axes (one
+     * ghost layer), 0 on periodic/unused ones. A window storing interior cells first..last of a
+     * bounded axis has pad = 1 - first (zero or negative) and dim = last - first + 3. */
+    int32_t pad[3];
+    int32_t dim[3];       /* stored cells per axis: cells + 2 * pad in the full layout */
+    size_t cell_count;    /* dim[0] * dim[1] * dim[2] */
+} eddy_grid_layout;
+
+/*
+ * Computes the layout for a domain [lo, hi] and cell size h. A periodic axis needs at least 3 cells
+ * (L >= 3h); the total cell count must fit in 2^31. Errors name the axis and the sizes.
+ */
+EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
+                                   const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
+
+/*
+ * A coordinate v of a periodic axis [lo, hi) wrapped into it (sim units): v itself when inside,
+ * otherwise lo + ((v - lo) mod (hi - lo)) in double, rounded to eddy_real; a value a hair below lo,
+ * which rounds up to hi, is the same point as lo and maps to lo. The grid build wraps with it
+ * (eddy_grid_build) and so does a GPU step that wraps on the device (EDDY_HD: the same inline source,
+ * defs.h), so both put a particle at the same float. Pure; [any thread].
+ */
+static inline EDDY_HD eddy_real eddy_grid_wrap_coordinate(eddy_real v, eddy_real lo, eddy_real hi)
+{
+    if (v >= lo && v < hi) return v;
+    const double L = (double)(hi - lo);
+    double t = fmod((double)v - (double)lo, L);
+    if (t < 0.0) t += L;
+    eddy_real r = (eddy_real)((double)lo + t);
+    if (!(r < hi) || r < lo) r = lo;
+    return r;
+}
+
+/* Cell of a position already inside the domain (wrapped on periodic axes). On a windowed grid the
+ * result is a stored cell for every particle of the last build and any position whose cell is stored
+ * (interior cell i on each axis with 1 <= i + pad <= dim - 2); for positions elsewhere it is not.
+ * Plugins built against older headers inline this same formula on the same fields, so they get the
+ * same cells. What no plugin may assume any longer: pad == 1 and dim == cells + 2 on a bounded axis
+ * (the full layout of eddy_grid_layout_init has them; the grid's own layout may not). EDDY_HD: the
+ * CUDA grid's sort key is this function compiled by nvcc, so the device sorts by the CPU's cells.
+ * (p - lo) * inv_cell_size is a subtraction then a multiplication, which no compiler contracts into
+ * an FMA, so host and device round it alike. */
+static inline EDDY_HD uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
+{
+    int32_t c[3];
+    const eddy_real p[3] = {x, y, z};
+    for (int a = 0; a < 3; ++a) {
+        if (a >= l->dimensions) { c[a] = 0; continue; }
+        int32_t i = (int32_t)((p[a] - l->lo[a]) * l->inv_cell_size[a]);
+        if (i < 0) i = 0;
+        if (i >= l->cells[a]) i = l->cells[a] - 1;
+        c[a] = i + l->pad[a];
+    }
+    return (uint32_t)(c[0] + l->dim[0] * (c[1] + l->dim[1] * c[2]));
+}
+
+/* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]. */
+static inline EDDY_HD void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
+{
+    eddy_real *d[3] = {dx, dy, dz};
+    for (int a = 0; a < l->dimensions; ++a) {
+        if (!l->periodic[a]) continue;
+        eddy_real L = l->hi[a] - l->lo[a];
+        if (*d[a] > 0.5f * L) *d[a] -= L;
+        else if (*d[a] < -0.5f * L) *d[a] += L;
+    }
+}
+
+/* A contiguous run of candidate neighbors [begin, end), whose positions must be shifted by `shift`
+ * (non-zero only for periodic images) before computing distances. */
+typedef struct eddy_range {
+    uint32_t begin, end;
+    eddy_real shift[3];
+} eddy_range;
+
+/* Upper bound on the ranges a cell can have: 9 bars, each split in two where x wraps. */
+#define EDDY_MAX_CELL_RANGES 18
+
+/*
+ * The built grid. Owned by the world (world.h); solvers read it after eddy_world_build_grid(). Its
+ * layout (and with it cell_count and the cell arrays) may change at every build on a decomposed run
+ * (the window above): read it after the build, never keep a copy across builds.
+ * cell_begin/cell_end are exclusive prefix sums, defined for every stored cell including empty and
+ * ghost cells, so that [cell_begin[c], cell_end[c + 2]) is the 3-cell bar starting at c.
+ */
+typedef struct eddy_grid {
+    eddy_grid_layout layout;
+    uint32_t *cell_begin;     /* [layout.cell_count] */
+    uint32_t *cell_end;       /* [layout.cell_count] */
+    uint32_t *particle_cell;  /* [particle count] cell of each particle, in sorted order */
+    uint32_t *occupied;       /* [occupied_count] cells that hold particles, increasing */
+    size_t occupied_count;
+    size_t particle_count;    /* particles sorted by the last build */
+    size_t removed;           /* particles removed by EDDY_DOMAIN_REMOVE, cumulative */
+    eddy_domain_policy policy;
+    /* Optional CSR neighbor lists (eddy_grid_build_neighbor_lists): the neighbors of particle i are
+     * nbr_index[nbr_offset[i] .. nbr_offset[i+1]), sorted by index, i itself excluded. */
+    uint32_t *nbr_offset;     /* [particle_count + 1], NULL until built */
+    uint32_t *nbr_index;
+    eddy_real nbr_radius;         /* radius the lists were built for; 0 when not built */
+    struct eddy_grid_impl *impl; /* private */
+} eddy_grid;
+
+/*
+ * Fills `out` with the candidate-neighbor ranges of cell `cell` (its own bar and the bars around it);
+ * returns how many (at most EDDY_MAX_CELL_RANGES). Empty ranges are omitted. The order depends only on
+ * the cell and the layout (bars by z, then y offset; a bar split by a periodic wrap gives its pieces
+ * in a fixed order), never on threads, so a gather loop over them visits neighbors in a fixed order.
+ * It is not sorted by particle index when a periodic axis wraps.
+ */
+EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES]);
+
+/*
+ * Builds CSR neighbor lists of every particle within `radius` (<= the cell size) from the current
+ * grid. Call after the grid build; invalidated by the next build. Deterministic for any thread count.
+ */
+EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius,
+                                            eddy_error *err);
+
+/* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests.
+ * NAN when the grid is not built for `p` or `radius` exceeds the cell size. */
+EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, eddy_real radius);
+
+/*
+ * A grid backend sorts particles into cells. The core's CPU backend is built in (id "cpu");
+ * plugins/cuda_grid provides another (id "cuda"). Both must produce the same permutation and ranges
+ * for the same input: a stable sort by cell index.
+ */
+/* What a backend's create() receives. Owned by the host; valid during create() only (copy what you
+ * keep; `host` itself stays valid for the backend's lifetime). */
+typedef struct eddy_grid_setup {
+    size_t size;                      /* sizeof(eddy_grid_setup) as compiled by the host */
+    const eddy_grid_layout *layout;
+    const eddy_param_values *params;  /* the component's validated parameters (never NULL) */
+    const eddy_host *host;            /* services (host.h); never NULL */
+} eddy_grid_setup;
+
+typedef struct eddy_grid_backend_vtable {
+    size_t size; /* sizeof(eddy_grid_backend_vtable) as compiled by the provider */
+    /* Creates backend state for a layout. *state is owned by the backend until destroy().
+     * [main thread] */
+    int (*create)(const eddy_grid_setup *setup, void **state, eddy_error *err);
+    /*
+     * Given n positions inside the domain, writes perm[i] = index of the particle that goes to
+     * sorted position i (a stable sort by cell), and cell_begin/cell_end for every stored cell
+     * (layout->cell_count entries each). Must not keep the pointers after returning. A plugin backend
+     * always gets the layout create() saw; only the built-in one is handed windows. [main thread]
+     */
+    int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
+                const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,
+                uint32_t *cell_end, eddy_error *err);
+    /* Releases the state. NULL-safe. [main thread] */
+    void (*destroy)(void *state);
+} eddy_grid_backend_vtable;
+
+/* The built-in CPU backend (OpenMP counting sort). */
+EDDY_API const eddy_grid_backend_vtable *eddy_cpu_grid_backend(void);
+
+/*
+ * Prepares `grid` for `layout` with a backend (NULL: the CPU backend) and a domain policy. The grid
+ * keeps a pointer to the vtable, which must outlive it. Release with eddy_grid_free().
+ */
+EDDY_API int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout,
+                            const eddy_grid_backend_vtable *backend, eddy_domain_policy policy,
+                            eddy_error *err);
+
+/* As eddy_grid_init, handing the backend its validated parameters and the host's services (either
+ * may be NULL: no parameters, eddy_host_silent()). */
+EDDY_API int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
+                                 const eddy_grid_backend_vtable *backend,
+                                 const eddy_param_values *params, const eddy_host *host,
+                                 eddy_domain_policy policy, eddy_error *err);
+
+/* Frees the grid's arrays and the backend state. NULL-safe. */
+EDDY_API void eddy_grid_free(eddy_grid *grid);
+
+/*
+ * Wraps positions on periodic axes, applies the domain policy to particles outside the domain, sorts
+ * the particles by cell (permuting every field) and fills the cell ranges. Invalidates neighbor lists.
+ */
+EDDY_API int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err);
+
+EDDY_END_DECLS
+
+#endif /* EDDY_GRID_H */

@@ -1,0 +1,101 @@
+/*
+ * eddy/observe.h — components that observe a run: output writers and probes (ABI 2.0).
+ *
+ * At every output frame the host brings the particles' host copy up to date (eddy_world_sync_host),
+ * sorts the owned particles by id once, and hands that one snapshot (eddy_frame) to every writer and
+ * every probe the scene names. Writers and probes are components like solvers and grids: the built-in
+ * ones ("vtk" and "csv" writers; "front", "height", "pressure" and "density" probes) are registered by
+ * the host the same way a plugin's are, so a plugin may add a format or a measurement without any
+ * change to the host.
+ *
+ * A scene names writers in output.format (["vtk", "csv", "my_format"]) with optional parameters in
+ * output.writers.<id>, and probes in its "probes" list, each with "kind" = the probe component's id,
+ * a "name", an optional "reference" (read by the host), and the probe's own parameters.
+ *
+ * Units: a frame carries the world in simulation units; writers and probes convert with
+ * world->simulation_scale where their output is in world units (and say so in their docs).
+ *
+ * Threads: every callback is called from the host's main thread. [main thread]
+ */
+#ifndef EDDY_OBSERVE_H
+#define EDDY_OBSERVE_H
+
+#include "defs.h"
+#include "error.h"
+#include "host.h"
+#include "params.h"
+#include "world.h"
+
+EDDY_BEGIN_DECLS
+
+/* One output frame: the world at a frame time, read-only. Owned by the host; valid during the call. */
+typedef struct eddy_frame {
+    size_t size;               /* sizeof(eddy_frame) as compiled by the host */
+    const eddy_world *world;   /* host copy current for every field (eddy_world_sync_host) */
+    uint64_t index;            /* frame number: time = index * output interval */
+    double time;               /* simulated time, s */
+    uint64_t step;             /* steps taken */
+    size_t count;              /* owned particles */
+    const uint32_t *order;     /* [count] storage indices of the owned particles, increasing id */
+} eddy_frame;
+
+/* --- Writers (interface EDDY_INTERFACE_WRITER) -------------------------------------------------- */
+
+typedef struct eddy_writer eddy_writer;
+
+/* What a writer's create() receives. Owned by the host; `params`, `host` and `dir` stay valid until
+ * destroy(); the struct itself only during create(). */
+typedef struct eddy_writer_setup {
+    size_t size;                      /* sizeof(eddy_writer_setup) as compiled by the host */
+    const char *dir;                  /* the run's output folder; exists and is writable */
+    const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
+    const eddy_host *host;
+    const eddy_world *world;          /* for the field table and dimensions; particles not mapped */
+    /* Continuing an earlier run resumed from a checkpoint at resume_time: keep what the earlier run
+     * wrote for times < resume_time (a series file's entries) and drop the rest. */
+    int resume;
+    double resume_time;
+} eddy_writer_setup;
+
+typedef struct eddy_writer_vtable {
+    size_t size; /* sizeof(eddy_writer_vtable) as compiled by the provider */
+    int (*create)(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err);
+    /* Writes one frame. Files are written under a temporary name and renamed, so a run stopped at any
+     * moment leaves no torn file. Writing an index already written replaces it. EDDY_ERR_IO names the
+     * file. */
+    int (*write_frame)(eddy_writer *writer, const eddy_frame *frame, eddy_error *err);
+    /* NULL-safe; files already written stay. */
+    void (*destroy)(eddy_writer *writer);
+} eddy_writer_vtable;
+
+/* --- Probes (interface EDDY_INTERFACE_PROBE) ---------------------------------------------------- */
+
+typedef struct eddy_probe eddy_probe;
+
+/* What a probe's create() receives. Owned by the host, like eddy_writer_setup. */
+typedef struct eddy_probe_setup {
+    size_t size;                      /* sizeof(eddy_probe_setup) as compiled by the host */
+    const char *name;                 /* the probe's name, unique in the scene */
+    const char *context;              /* where it was declared, for messages: "scene.json: probes[1]" */
+    const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
+    const eddy_host *host;
+    const eddy_world *world;          /* dimensions, smoothing radius, materials; not mapped */
+} eddy_probe_setup;
+
+typedef struct eddy_probe_vtable {
+    size_t size; /* sizeof(eddy_probe_vtable) as compiled by the provider */
+    int (*create)(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err);
+    /* Measures one value on a frame. NaN means "nothing to measure here" (no liquid at the point);
+     * an error is for input the probe cannot use (a particle with an unknown material). The value must
+     * not depend on storage order: sum in frame->order. */
+    int (*measure)(eddy_probe *probe, const eddy_frame *frame, double *value, eddy_error *err);
+    /* The unit of the value for column headers and plots ("m", "Pa", "kg/m^3"). Static or owned by
+     * the probe. */
+    const char *(*unit)(const eddy_probe *probe);
+    /* NULL-safe. */
+    void (*destroy)(eddy_probe *probe);
+} eddy_probe_vtable;
+
+EDDY_END_DECLS
+
+#endif /* EDDY_OBSERVE_H */

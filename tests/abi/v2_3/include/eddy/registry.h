@@ -1,0 +1,113 @@
+/*
+ * eddy/registry.h — plugin discovery, loading and the component registry (for hosts).
+ *
+ * The registry loads plugin shared objects with dlopen, checks each against the ABI rules of plugin.h,
+ * and collects their components. A refused plugin is recorded with the reason and never stops the
+ * others from loading. The CPU grid backend ("cpu") is always registered as a built-in component.
+ *
+ * Discovery order (eddy_registry_discover): every folder in EDDY_PLUGIN_PATH (colon-separated), the
+ * plugin folder next to the running executable (<exe>/../lib/eddy/plugins, which is both the build
+ * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
+ * scanned once; in each, every file named eddy_*.so is tried, in name order.
+ *
+ * Component ids are unique. The first folder in discovery order that provides an id wins: a component
+ * of a later folder with the same id is *shadowed* — not registered, while the rest of its plugin is —
+ * and recorded (eddy_registry_shadow_at), so that hosts can list it and announce, on every command that
+ * uses the id, which file is used and which is shadowed. This lets a plugin author test a fixed build of
+ * an installed component without uninstalling it, and never replaces one silently. Within one folder,
+ * among files given to eddy_registry_load_file, and against a built-in, a second component with a
+ * registered id is a conflict: its plugin is refused, and the reason names both files.
+ *
+ * Kinds of component: any interface id is accepted (open kinds); the interfaces this host knows
+ * (plugin.h: solver, grid, writer, probe) are also checked for their vtable's size and required
+ * callbacks, so a component the host will call is refused at load time rather than crashing later.
+ *
+ * Threads: [main thread] for every function.
+ */
+#ifndef EDDY_REGISTRY_H
+#define EDDY_REGISTRY_H
+
+#include "defs.h"
+#include "error.h"
+#include "plugin.h"
+
+EDDY_BEGIN_DECLS
+
+typedef struct eddy_registry eddy_registry;
+
+/*
+ * One registered component and where it came from. Owned by the registry.
+ *
+ * The growth rule is applied here, once: `component` is the registry's copy of the plugin's component
+ * in this host's layout, with every member the plugin's size does not cover set to zero (NULL), its
+ * parameter tables re-laid at this host's stride, and `component->vtable` pointing to a copy of the
+ * vtable of a known interface padded the same way. Hosts therefore read every member directly.
+ */
+typedef struct eddy_registry_entry {
+    const eddy_component *component;
+    const char *file;     /* the shared object's path, or "(built-in)" */
+    const char *plugin;   /* the plugin's name */
+} eddy_registry_entry;
+
+/* One refused plugin file and why. Owned by the registry. */
+typedef struct eddy_registry_refusal {
+    const char *file;
+    const char *reason;
+} eddy_registry_refusal;
+
+/* A component not registered because an earlier plugin folder provides its id. Owned by the
+ * registry; valid until eddy_registry_destroy. */
+typedef struct eddy_registry_shadow {
+    const char *id;           /* the component id both files provide */
+    const char *interface_id; /* the shadowed component's interface */
+    const char *file;         /* the file of the registered (shadowing) component: an earlier folder */
+    const char *shadowed;     /* the file whose component of that id was not registered */
+} eddy_registry_shadow;
+
+/* Creates a registry whose plugins' init() receive `host` (NULL: eddy_host_silent()); the host must
+ * outlive the registry. The CPU grid ("cpu") is registered as a built-in. */
+EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, eddy_error *err);
+
+/* Calls every loaded plugin's deinit(), unloads it (dlclose) and frees the registry. Components
+ * obtained from it become invalid. */
+EDDY_API void eddy_registry_destroy(eddy_registry *reg);
+
+/* Tries one shared object. Returns 0 when loaded, or the refusal code; either way a refusal is also
+ * recorded (see eddy_registry_refusal_at), so callers may ignore the result. */
+EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
+
+/* Registers a component the host itself provides (its built-in writers and probes), checked like a
+ * plugin's. `c` must outlive the registry. */
+EDDY_API int eddy_registry_add_builtin(eddy_registry *reg, const eddy_component *c, const char *plugin,
+                                       eddy_error *err);
+
+/* Tries every eddy_*.so in a folder, in name order. A missing folder is not an error. */
+EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
+
+/* Scans the standard places (see above). */
+EDDY_API void eddy_registry_discover(eddy_registry *reg);
+
+EDDY_API size_t eddy_registry_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, size_t i);
+EDDY_API size_t eddy_registry_refusal_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, size_t i);
+/* The shadowed components, in the order they were met; eddy_registry_shadow_at returns NULL past the
+ * count. */
+EDDY_API size_t eddy_registry_shadow_count(const eddy_registry *reg);
+EDDY_API const eddy_registry_shadow *eddy_registry_shadow_at(const eddy_registry *reg, size_t i);
+
+/* The component with this id implementing `interface_id` (EDDY_INTERFACE_SOLVER, ...; NULL: any), or
+ * NULL. */
+EDDY_API const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
+                                                       const char *interface_id);
+
+/* The ids of the components implementing `interface_id` (NULL: all) as "a, b, c" for error messages;
+ * owned by the registry until the next call. */
+EDDY_API const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id);
+
+/* Short name of an interface for messages: "solver", "grid", "writer", "probe", or the id itself. */
+EDDY_API const char *eddy_interface_name(const char *interface_id);
+
+EDDY_END_DECLS
+
+#endif /* EDDY_REGISTRY_H */
