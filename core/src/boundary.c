@@ -45,8 +45,8 @@ int eddy_contact_respond(const eddy_collider *c, int dims, const eddy_contact_pa
     return eddy_hd_contact_respond(c, dims, cp, p, v);
 }
 
-/* Particles per block of the contact response's first stage (eddy_hd_contact_pick): the ~1% that may
- * touch a surface are picked in vector loops, and only they run the branchy response. */
+/* Particles per range of eddy_hd_contact_respond_range: its flags fit on the stack, and the pick of the
+ * ~1% of particles that may touch a surface runs in vector loops. */
 #define RESPOND_BLOCK 256
 
 void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
@@ -55,33 +55,15 @@ void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params
     (void)dt; /* the contact response is a position projection: no velocity of depth / dt */
     if (b->collider_count == 0) return;
     const size_t n = p->count;
-    const int dims = b->dimensions;
     const long long blocks = (long long)((n + RESPOND_BLOCK - 1) / RESPOND_BLOCK);
 #pragma omp parallel for schedule(static)
     for (long long blk = 0; blk < blocks; ++blk) {
-        const size_t i0 = (size_t)blk * RESPOND_BLOCK, len = n - i0 < RESPOND_BLOCK ? n - i0 : RESPOND_BLOCK;
-        float reach = 0.0f;
-        for (size_t i = i0; i < i0 + len; ++i) reach = fmaxf(reach, contacts[p->material[i]].radius);
+        const size_t i0 = (size_t)blk * RESPOND_BLOCK;
+        const size_t len = n - i0 < RESPOND_BLOCK ? n - i0 : RESPOND_BLOCK;
         unsigned char flag[RESPOND_BLOCK];
-        eddy_hd_contact_pick(b->colliders, b->collider_count, dims, reach, p->x + i0, p->y + i0, p->z + i0, len, flag);
-        for (size_t t = 0; t < len; ++t) {
-            if (!flag[t]) continue;
-            const size_t i = i0 + t;
-            const eddy_contact_params *cp = &contacts[p->material[i]];
-            eddy_real pos[3] = {p->x[i], p->y[i], p->z[i]};
-            eddy_real vel[3] = {p->vx[i], p->vy[i], p->vz[i]};
-            int touched = 0;
-            for (size_t k = 0; k < b->collider_count; ++k)
-                touched |= eddy_hd_contact_respond(&b->colliders[k], dims, cp, pos, vel);
-            if (touched) {
-                p->x[i] = pos[0];
-                p->y[i] = pos[1];
-                p->z[i] = pos[2];
-                p->vx[i] = vel[0];
-                p->vy[i] = vel[1];
-                p->vz[i] = vel[2];
-            }
-        }
+        eddy_hd_contact_respond_range(b->colliders, b->collider_count, b->dimensions, contacts, p->material + i0,
+                                      p->x + i0, p->y + i0, p->z + i0, p->vx + i0, p->vy + i0, p->vz + i0, len,
+                                      flag);
     }
 }
 

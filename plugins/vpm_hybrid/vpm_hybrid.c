@@ -22,6 +22,8 @@
  */
 #include "vpm_hybrid.h"
 
+#include <eddy/boundary_math.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -316,21 +318,22 @@ static int neighbour_terms(eddy_solver *s, eddy_world *w)
     return vpm_terms_pass(s, w, &t) ? -1 : 0;
 }
 
-/* Contact response of the core for the hybrid's SPH velocity, a field of its own: what
- * eddy_world_respond_boundaries does for the particles' velocity (which the other moves use). */
-static void respond_sph_velocity(eddy_world *w, float *vx, float *vy, float *vz, float dt)
+/* The core's contact response (eddy_world_respond_boundaries) for the hybrid's SPH velocity, a field
+ * of its own; the other moves respond with the particles' velocity. */
+#define RESPOND_BLOCK 256 /* particles per range of the response, as the core's */
+static void respond_sph_velocity(eddy_world *w, float *vx, float *vy, float *vz)
 {
     eddy_particles *p = &w->particles;
     const eddy_boundaries *b = &w->boundaries;
-    if (b->collider_count == 0) return;
-    const long long n = (long long)p->count;
+    const size_t n = p->count;
+    const long long blocks = (long long)((n + RESPOND_BLOCK - 1) / RESPOND_BLOCK);
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; ++i) {
-        float x[3] = {p->x[i], p->y[i], p->z[i]}, v[3] = {vx[i], vy[i], vz[i]};
-        const eddy_contact_params *cp = &w->contacts[p->material[i]];
-        for (size_t c = 0; c < b->collider_count; ++c) eddy_contact_respond(&b->colliders[c], w->dimensions, cp, x, v, dt);
-        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
-        vx[i] = v[0], vy[i] = v[1], vz[i] = v[2];
+    for (long long blk = 0; blk < blocks; ++blk) {
+        const size_t i0 = (size_t)blk * RESPOND_BLOCK;
+        const size_t len = n - i0 < RESPOND_BLOCK ? n - i0 : RESPOND_BLOCK;
+        unsigned char flag[RESPOND_BLOCK];
+        eddy_hd_contact_respond_range(b->colliders, b->collider_count, w->dimensions, w->contacts, p->material + i0,
+                                      p->x + i0, p->y + i0, p->z + i0, vx + i0, vy + i0, vz + i0, len, flag);
     }
 }
 
@@ -470,7 +473,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if (s->mode == MODE_HYBRID) {
         for (int a = 0; a < 3; ++a) svel[a] = eddy_particles_field(p, s->f_sph_velocity, a);
         if (sph_velocity(s, w, svel[0], svel[1], svel[2], s->hybrid_gravity, dt)) return out_of_memory(err);
-        respond_sph_velocity(w, svel[0], svel[1], svel[2], dt);
+        respond_sph_velocity(w, svel[0], svel[1], svel[2]);
         vs = svel;
     }
     return vortex_step(s, w, vs, dt, err);

@@ -200,6 +200,39 @@ static inline EDDY_HD void eddy_hd_contact_pick(const eddy_collider *colliders, 
 }
 
 /*
+ * The contact response of the n particles at x, y, z with velocities vx, vy, vz, updated in place (in 2D
+ * too all six arrays are read, and z, vz come back unchanged): eddy_hd_contact_respond for every collider in order, each particle with
+ * the contact parameters of its material, contacts[material[t]]. The particles eddy_hd_contact_pick
+ * leaves out are skipped, which changes no result, so the result of a particle does not depend on how
+ * a caller splits the particles into ranges. What eddy_boundaries_respond does to the particles' own
+ * velocity, for a caller that keeps a velocity of its own (vpm_hybrid's SPH velocity). flag: n bytes
+ * of scratch the caller provides (ranges of a few hundred particles keep it on the stack, and the pick
+ * in vector loops).
+ */
+static inline EDDY_HD void eddy_hd_contact_respond_range(const eddy_collider *colliders, size_t count, int dims,
+                                                         const eddy_contact_params *contacts,
+                                                         const uint32_t *material, eddy_real *x, eddy_real *y,
+                                                         eddy_real *z, eddy_real *vx, eddy_real *vy, eddy_real *vz,
+                                                         size_t n, unsigned char *flag)
+{
+    if (count == 0 || n == 0) return;
+    eddy_real reach = 0.0f;
+    for (size_t t = 0; t < n; ++t) reach = fmaxf(reach, contacts[material[t]].radius);
+    eddy_hd_contact_pick(colliders, count, dims, reach, x, y, z, n, flag);
+    for (size_t t = 0; t < n; ++t) {
+        if (!flag[t]) continue;
+        const eddy_contact_params *cp = &contacts[material[t]];
+        eddy_real pos[3] = {x[t], y[t], z[t]};
+        eddy_real vel[3] = {vx[t], vy[t], vz[t]};
+        int touched = 0;
+        for (size_t k = 0; k < count; ++k) touched |= eddy_hd_contact_respond(&colliders[k], dims, cp, pos, vel);
+        if (!touched) continue;
+        x[t] = pos[0], y[t] = pos[1], z[t] = pos[2];
+        vx[t] = vel[0], vy[t] = vel[1], vz[t] = vel[2];
+    }
+}
+
+/*
  * The surfaces a point p within `reach` is mirrored across, among `count` colliders over `dims` axes:
  * the nearest EDDY_MAX_MIRROR_WALLS (collider order among equal distances, so the choice is
  * deterministic), nearest first, with their indices (which), signed distances (dist) and outward
