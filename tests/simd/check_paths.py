@@ -3,7 +3,10 @@ baseline's (tests/simd/simd_path.sh), in the first frame (step 0: the same posit
 of the density and force sums) and the last. Both runs evaluate the same pair terms bit for bit (no FMA
 contraction, correctly rounded sqrt and division); the sums differ only in their order, 4 against 8 or
 16 partial sums of ~170 candidates, about 1e-7 relative per sum, which the steps then carry on. A path
-that dropped or doubled a term (a wall's ghosts, the viscous part) misses by percents.
+that dropped or doubled a term (a wall's ghosts, the viscous part) misses by percents at step 0, where
+the terms act: tests/simd starts the dam breaks moving into their walls, so that the ghosts' velocities
+give the viscous terms work from the first evaluation (without viscosity the step-0 accelerations
+differ by 18-35% of the largest, check_detects.sh).
 
 Each column is compared as max |path - base| over the particles against a tolerance times the
 baseline's largest |value| of that quantity; for the acceleration at least the scene's |g| (SCENE's

@@ -1,6 +1,7 @@
 #!/bin/sh
-# simd_path.sh EDDY OUT PATH SCENE SOLVER STEPS: one vector-ISA path of the SPH solvers' neighbour loops
-# (sdk/sph/include/eddy_sph/simd.h) on a short run of SCENE.
+# simd_path.sh EDDY OUT PATH SCENE SOLVER STEPS [ORDER [RUN-ARGS...]]: one vector-ISA path of the SPH
+# solvers' neighbour loops (sdk/sph/include/eddy_sph/simd.h) on a short run of SCENE (RUN-ARGS, e.g.
+# --set options, go to every `eddy run`).
 #   - The path runs only where the CPU has it, read here from /proc/cpuinfo (independently of the
 #     selector's __builtin_cpu_supports). Where it lacks it, EDDY_SIMD=PATH must be refused with the
 #     exact message, and the test is skipped (77).
@@ -14,6 +15,7 @@
 #                 the state hash must equal the baseline's, bit for bit.
 set -u
 eddy=$1 out=$2 path=$3 scene=$4 solver=$5 steps=$6 order=${7:-rounding}
+shift $(($# < 7 ? $# : 7))
 here=$(dirname "$0")
 export OMP_WAIT_POLICY=passive
 
@@ -48,17 +50,18 @@ printf '%s\n' "$version"
 want="simd: $path (SPH neighbour loops; this CPU runs $runs; EDDY_SIMD chooses)"
 case "$version" in *"$want"*) ;; *) echo "eddy --version does not say: $want" >&2; exit 1 ;; esac
 
-run() { # run SIMD THREADS DIR: prints the state hash
-    EDDY_SIMD=$1 "$eddy" run "$scene" --solver "$solver" --steps "$steps" --threads "$2" --hash --quiet \
-        --format csv --no-picture --out "$3" | sed -n 's/^state-hash: //p'
+run() { # run SIMD THREADS DIR RUN-ARGS...: prints the state hash
+    simd=$1 threads=$2 dir=$3; shift 3
+    EDDY_SIMD=$simd "$eddy" run "$scene" --solver "$solver" --steps "$steps" --threads "$threads" --hash \
+        --quiet --format csv --no-picture --out "$dir" "$@" | sed -n 's/^state-hash: //p'
 }
 rm -rf "$out"
-h1=$(run "$path" 1 "$out/$path-1") && h2=$(run "$path" 2 "$out/$path-2") || exit 1
+h1=$(run "$path" 1 "$out/$path-1" "$@") && h2=$(run "$path" 2 "$out/$path-2" "$@") || exit 1
 echo "$solver $path: 1 thread $h1, 2 threads $h2"
 [ -n "$h1" ] && [ "$h1" = "$h2" ] || { echo "the state hash depends on the number of threads" >&2; exit 1; }
 [ "$path" = baseline ] && exit 0
 
-hb=$(run baseline 2 "$out/baseline-2") || exit 1
+hb=$(run baseline 2 "$out/baseline-2" "$@") || exit 1
 echo "$solver baseline: $hb"
 if [ "$order" = exact ]; then
     [ "$hb" = "$h2" ] || { echo "$path and baseline differ: $solver's sums should not depend on the ISA" >&2; exit 1; }
