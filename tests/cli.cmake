@@ -55,7 +55,7 @@ cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_b
 cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
 cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
 cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
-cli_test(negative_viscosity 1 "materials[0].viscosity" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
+cli_test(negative_viscosity 1 "dam_break_2d.json: materials[0].viscosity: expected a number >= 0, got -1" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
 cli_test(unwritable_output 1 "cannot create output folder" run ${SCENES}/dam_break_2d.json --steps 1 --out ${SCENES}/dam_break_2d.json/out)
 # The explosion guard: a solver whose velocities turn NaN at step 30 must stop the run with the step,
 # the time and the hint, exit 1, and keep the frames already written.

@@ -671,8 +671,9 @@ static void tracers_are_passive(void **state)
 /* Determinism and errors                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* State hash of the drop scene refilled at about 3000 particles after 15 steps, with `threads` threads. */
-static uint64_t drop_hash(const char *method, int threads)
+/* State hash of the drop scene refilled at about 3000 particles after `steps` steps, with `threads`
+ * threads. */
+static uint64_t drop_hash(const char *method, int threads, int steps)
 {
     char m[96];
     snprintf(m, sizeof m, "solvers.vpm_hybrid.biot_savart=%s", method);
@@ -680,7 +681,7 @@ static uint64_t drop_hash(const char *method, int threads)
     omp_set_num_threads(threads);
     eddy_sim sim;
     support_open_scene("vpm_drop_in_tank.json", NULL, sets, 1, 3000, &sim);
-    support_steps(&sim, 15, sim.scene.dt);
+    support_steps(&sim, steps, sim.scene.dt);
     uint64_t h;
     eddy_error err;
     if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
@@ -689,16 +690,20 @@ static uint64_t drop_hash(const char *method, int threads)
 }
 
 /* The drop in the tank (hybrid: SPH passes, baroclinic generation, vortex velocity), 15 steps, with
- * direct summation and with the treecode: the same state hash for 1 and 2 threads. */
+ * direct summation and with the treecode: the same state hash for 1 and 2 threads, and another after
+ * 14 steps (the hash follows the state). */
 static void same_hash_for_1_and_2_threads(void **state)
 {
     (void)state;
     const char *methods[] = {"direct", "treecode"};
     for (int m = 0; m < 2; ++m) {
-        const uint64_t h1 = drop_hash(methods[m], 1), h2 = drop_hash(methods[m], 2);
-        printf("  drop in tank (hybrid, %s), 15 steps: state hash %016llx with 1 thread, %016llx with 2\n", methods[m],
-               (unsigned long long)h1, (unsigned long long)h2);
+        const uint64_t h1 = drop_hash(methods[m], 1, 15), h2 = drop_hash(methods[m], 2, 15);
+        const uint64_t h14 = drop_hash(methods[m], 2, 14);
+        printf("  drop in tank (hybrid, %s), 15 steps: state hash %016llx with 1 thread, %016llx with 2 "
+               "(14 steps %016llx)\n",
+               methods[m], (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h14);
         assert_true(h1 == h2);
+        assert_true(h14 != h2);
     }
     omp_set_num_threads(2);
 }
