@@ -24,6 +24,20 @@ cli_test(describe_writer 0 "vtk 2.0.0 (writer, eddy.writer.2)" describe vtk)
 cli_test(describe_grid 0 "cpu 2.0.0 (grid, eddy.grid.2)" describe cpu)
 cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
 cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)
+# `eddy CMD --help` (or -h) prints that command's part of the usage, wherever the option stands, and
+# exits 0 (it once read --help as an option missing its value, or as a component id).
+cli_test(run_help 0 "usage: eddy run SCENE [--solver ID]" run --help)
+cli_test(run_help_after_scene 0 "usage: eddy run SCENE [--solver ID]" run ${SCENES}/dam_break_2d.json -h)
+cli_test(resume_help 0 "usage: eddy resume DIR [--steps N | --until T]" resume --help)
+cli_test(bench_help 0 "usage: eddy bench SCENE [--solver ID]" bench --help)
+cli_test(bench_help_from 0 "usage: eddy bench --from DIR" bench --help)
+cli_test(describe_help 0 "usage: eddy describe ID\n      The parameters of a component" describe --help)
+cli_test(validate_help 0 "usage: eddy validate [--solver ID]..." validate --help)
+cli_test(compare_help 0 "usage: eddy compare SCENE --solvers ID,ID,..." compare --help)
+cli_test(list_help 0 "usage: eddy list\n      Every component found" list --help)
+# --list lists everything: a selection beside it would be ignored, so it is refused.
+cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"
+         validate --list --solver nonexist)
 cli_test(run_without_scene 2 "run needs a scene file" run)
 cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
 cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}/dam_break_2d.json --steps many)

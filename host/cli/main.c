@@ -496,6 +496,34 @@ static int cmd_bench(int argc, char **argv)
     return eddy_bench_run(&o, &err) ? fail(&err) : 0;
 }
 
+/* `eddy CMD --help`: the lines of the usage that describe CMD, on stdout. A command's synopsis lines
+ * start with two spaces and its name (continued by lines that start with '['), its description lines
+ * are indented further. */
+static int command_help(const char *cmd)
+{
+    const size_t len = strlen(cmd);
+    const char *const lead = "usage: eddy ";
+    int in_block = 0;
+    for (const char *line = usage; *line;) {
+        const char *end = strchr(line, '\n');
+        const size_t n = end ? (size_t)(end - line) : strlen(line);
+        const int synopsis = n > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ';
+        if (synopsis)
+            in_block = n >= len + 2 && strncmp(line + 2, cmd, len) == 0 && (n == len + 2 || line[len + 2] == ' ');
+        else if (n == 0 || line[0] != ' ')
+            in_block = 0;
+        if (in_block) {
+            const size_t indent = strspn(line, " ");
+            if (synopsis) printf("%s%.*s\n", lead, (int)n - 2, line + 2);
+            else if (indent < n && line[indent] == '[') printf("%*s%.*s\n", (int)strlen(lead) - 2, "", (int)n, line);
+            else printf("%.*s\n", (int)n, line);
+        }
+        line += n + (end ? 1 : 0);
+    }
+    printf("All commands: eddy help\n");
+    return 0;
+}
+
 static int command(int argc, char **argv)
 {
     if (argc < 2) {
@@ -520,6 +548,12 @@ static int command(int argc, char **argv)
                eddy_sph_simd_name(simd), eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX2) ? ", avx2" : "",
                eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX512) ? ", avx512" : "");
         return 0;
+    }
+    static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
+        if (strcmp(cmd, commands[k]) != 0) continue;
+        for (int i = 2; i < argc; ++i)
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return command_help(cmd);
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);

@@ -87,6 +87,14 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
         }
         if (rc) return rc;
     }
+    /* --list shows every case and every solver's claims: an option that selects or runs something would
+     * be silently ignored (a misspelt --solver listed everything and exited 0). --cases chooses the
+     * folder it lists. */
+    if (o->list && (o->solver_count || o->case_count || o->resolution_count || o->set_count || o->out_dir || o->threads))
+        return eddy_arg_usage_error("--list shows every case and solver and takes only --cases DIR and --quiet, not %s",
+                                    o->solver_count ? "--solver" : o->case_count ? "--case"
+                                    : o->resolution_count ? "--resolution" : o->set_count ? "--set"
+                                    : o->out_dir ? "--out" : "--threads");
     if (o->resolution_count == 0) {
         o->resolutions[0] = "medium";
         o->resolution_count = 1;
