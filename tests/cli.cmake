@@ -35,6 +35,23 @@ cli_test(describe_help 0 "usage: eddy describe ID\n      The parameters of a com
 cli_test(validate_help 0 "usage: eddy validate [--solver ID]..." validate --help)
 cli_test(compare_help 0 "usage: eddy compare SCENE --solvers ID,ID,..." compare --help)
 cli_test(list_help 0 "usage: eddy list\n      Every component found" list --help)
+# Scene values that passed the checks and then crashed, hung or wrote where they should not: thousands
+# of OpenMP threads (a stack overflow at 100 000), a fill past 32 spacings per smoothing radius (minutes a
+# step), an output interval so small that every step met a frame while time stood still, and a name that
+# made the default folder out/.. the working folder.
+cli_test(scene_threads_too_many 1 "dam_break_2d.json: world.threads: expected an integer in [0, 4096], got 100000"
+         run ${SCENES}/dam_break_2d.json --set world.threads=100000 --out ${CLI_OUT}/threads)
+cli_test(scene_fill_too_fine 1 "dam_break_2d.json: fluids[0].spacing_factor: expected at least 0.0625, a fill spacing of world.smoothing_radius / 32 = 0.00015625 (at most 32 spacings per smoothing radius), got 0.01 (spacing 2.5e-05)"
+         run ${SCENES}/dam_break_2d.json --set fluids[0].spacing_factor=0.01 --out ${CLI_OUT}/fill)
+cli_test(scene_output_interval_tiny 1 "dam_break_2d.json: time.output_interval: expected at least time.end / 1e+06 = 3e-07 s (at most 1e+06 frames), got 1e-300"
+         run ${SCENES}/dam_break_2d.json --set time.output_interval=1e-300 --out ${CLI_OUT}/interval)
+cli_test(scene_name_dot_dot 1 "dam_break_2d.json: name: expected a non-empty string of at most 63 characters without '/', '\\' or control characters, and not \".\" or \"..\", got \"..\""
+         run ${SCENES}/dam_break_2d.json --set name=\"..\" --steps 1)
+cli_test(render_width_too_small 2 "--render-width expects a width in pixels (16 to 16384), got '1'"
+         run ${SCENES}/dam_break_2d.json --render-width 1)
+cli_test(threads_too_many 2 "--threads expects an integer in [1, 4096], got '5000'"
+         run ${SCENES}/dam_break_2d.json --threads 5000)
+
 # --list lists everything: a selection beside it would be ignored, so it is refused.
 cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"
          validate --list --solver nonexist)

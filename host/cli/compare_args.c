@@ -83,7 +83,7 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
                 return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
         } else if (strcmp(a, "--threads") == 0) {
             long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
             o->threads = (int)t;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for compare", a);

@@ -167,7 +167,7 @@ static int cmd_run(int argc, char **argv, int resume)
             else if (strcmp(a, "--render-range") == 0) o.render.range = v;
             else if (strcmp(a, "--render-width") == 0) {
                 long long px;
-                if (eddy_arg_integer(v, 1, &px) || px > 16384)
+                if (eddy_arg_integer(v, 16, &px) || px > 16384)
                     return eddy_arg_usage_error("--render-width expects a width in pixels (16 to 16384), got '%s'", v);
                 o.render.width = (int)px;
             } else if (strcmp(a, "--checkpoint-every") == 0) {
@@ -183,7 +183,7 @@ static int cmd_run(int argc, char **argv, int resume)
                     return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--threads") == 0) {
                 long long t;
-                if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
+                if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
                 o.threads = (int)t;
             } else if (strcmp(a, "--format") == 0) {
                 snprintf(format_buf, sizeof format_buf, "%s", v);
@@ -475,7 +475,7 @@ static int cmd_bench(int argc, char **argv)
             if (eddy_arg_integer(v, 1, &n) || n > 1000) return eddy_arg_usage_error("--repeats expects an integer >= 1, got '%s'", v);
             o.repeats = (int)n;
         } else if (strcmp(a, "--threads") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 4096) return eddy_arg_usage_error("--threads expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer(v, 1, &n) || n > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
             o.threads = (int)n;
         } else if (strcmp(a, "--at") == 0) {
             if (eddy_arg_bench_at(v, &o.at)) return 2;

@@ -86,6 +86,21 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
         if ((rc = scene_get_vector(c, o, p, "velocity", 0, NULL, f->velocity)) ||
             (rc = scene_get_real(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
             return rc;
+        /* The materials' limit of EDDY_LATTICE_RATIO_MAX spacings per smoothing radius holds for the fill
+         * too: a factor of 0.01 gave 125 000 neighbours a particle, a density pass of minutes a step. */
+        const double fill = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor;
+        if ((double)s->smoothing_radius / fill > EDDY_LATTICE_RATIO_MAX) {
+            char sf[PATH_BUF];
+            scene_path_key(sf, p, "spacing_factor");
+            return scene_fail(c, sf, scene_member(o, "spacing_factor"), AT_VALUE,
+                              "expected at least %g, a fill spacing of world.smoothing_radius / %d = %g (at most %d "
+                              "spacings per smoothing radius), got %g (spacing %g)",
+                              (double)s->smoothing_radius / EDDY_LATTICE_RATIO_MAX /
+                                  (double)s->materials[f->material].particle_dist,
+                              EDDY_LATTICE_RATIO_MAX,
+                              (double)s->smoothing_radius / EDDY_LATTICE_RATIO_MAX / (double)s->simulation_scale,
+                              EDDY_LATTICE_RATIO_MAX, (double)f->spacing_factor, fill / (double)s->simulation_scale);
+        }
         /* inside the domain (bounded axes), unless escaping particles are removed anyway */
         const cJSON *shape = box ? box : sph;
         scene_path_key(q, p, box ? "box" : "sphere");

@@ -80,16 +80,22 @@ int scene_parse_name(ctx *c, const cJSON *root)
         default_name(s->file, s->name);
         return EDDY_OK;
     }
-    const char *exp = "a non-empty string of at most 63 characters without '/'";
+    /* The name is the default output folder's last component (out/NAME): "." and ".." would put a run
+     * in out/ or in the working folder itself. */
+    const char *exp = "a non-empty string of at most 63 characters without '/', '\\' or control characters, "
+                      "and not \".\" or \"..\"";
     if (!cJSON_IsString(v) || !v->valuestring || !v->valuestring[0] ||
         strlen(v->valuestring) >= EDDY_SCENE_ID_MAX || strchr(v->valuestring, '/') ||
-        strchr(v->valuestring, '\\'))
+        strchr(v->valuestring, '\\') || strcmp(v->valuestring, ".") == 0 || strcmp(v->valuestring, "..") == 0)
         return scene_fail_expected(c, "name", v, exp);
     for (const char *p = v->valuestring; *p; ++p)
         if ((unsigned char)*p < 0x20) return scene_fail_expected(c, "name", v, exp);
     snprintf(s->name, sizeof s->name, "%s", v->valuestring);
     return EDDY_OK;
 }
+
+/* The most output frames a scene may ask for over its end time. */
+#define OUTPUT_FRAMES_MAX 1e6
 
 int scene_parse_time(ctx *c, const cJSON *root)
 {
@@ -103,6 +109,12 @@ int scene_parse_time(ctx *c, const cJSON *root)
         (rc = scene_get_number(c, t, "time", "output_interval", 0, &NS_POS, s->end_time / 50.0,
                                &s->output_interval, NULL)))
         return rc;
+    /* Frames fall exactly on multiples of the interval, the steps shortened to meet them: 1e-300 s
+     * wrote a frame a step for ever, filling the disk while time stood still. */
+    if (s->end_time / s->output_interval > OUTPUT_FRAMES_MAX)
+        return scene_fail(c, "time.output_interval", scene_member(t, "output_interval"), AT_VALUE,
+                          "expected at least time.end / %g = %g s (at most %g frames), got %g", OUTPUT_FRAMES_MAX,
+                          s->end_time / OUTPUT_FRAMES_MAX, OUTPUT_FRAMES_MAX, s->output_interval);
     return EDDY_OK;
 }
 
@@ -118,7 +130,7 @@ int scene_parse_world(ctx *c, const cJSON *root)
         (rc = scene_get_real(c, w, "world", "simulation_scale", 0, &NS_POS, 1.0, &s->simulation_scale, NULL)) ||
         (rc = scene_get_vector(c, w, "world", "gravity", 0, g_def, s->gravity)) ||
         (rc = scene_get_real(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
-        (rc = scene_get_number(c, w, "world", "threads", 0, &NS_INT_NONNEG, 0, &threads, NULL)))
+        (rc = scene_get_number(c, w, "world", "threads", 0, &NS_THREADS, 0, &threads, NULL)))
         return rc;
     s->threads = (int)threads;
     return EDDY_OK;

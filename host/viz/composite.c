@@ -111,7 +111,7 @@ static void cover(const eddy_disc *d, unsigned char *covered, int x0, int y0, in
 
 int eddy_disc_cull(eddy_disc *d, size_t *n, int x0, int y0, int x1, int y1, eddy_error *err)
 {
-    if (x1 <= x0 || y1 <= y0) {
+    if (x1 <= x0 || y1 <= y0 || *n == 0) { /* also: no discs, where d may be NULL */
         *n = 0;
         return EDDY_OK;
     }

@@ -265,6 +265,12 @@ static void test_cull_drops_only_what_is_covered_wholly(void **state)
     n = 1;
     assert_int_equal(eddy_disc_cull(d, &n, 0, 0, 80, 60, &err), EDDY_OK);
     assert_int_equal(n, 0);
+
+    /* No discs at all (every particle left the domain): the array may be NULL. UBSan caught the
+     * memmove of 0 bytes from NULL this once did. */
+    n = 0;
+    assert_int_equal(eddy_disc_cull(NULL, &n, 0, 0, 80, 60, &err), EDDY_OK);
+    assert_int_equal(n, 0);
 }
 
 /* Equal depths go by id, whatever order the discs come in. */
