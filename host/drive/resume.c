@@ -351,13 +351,18 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
      * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
     const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim->scene.output_interval : -1.0;
-    if ((rc = run_open_output(&c, 1, resume_time, err)) || (rc = run_open_probes(&c, err))) {
+    /* Probes and renderer before the output, which cuts the tables back to the checkpoint. */
+    if ((rc = run_open_probes(&c, err))) {
         run_close_ctx(&c);
         return rc;
     }
     /* The render request is the checkpoint's (as its run was given it), not this command's. */
     if ((rc = run_open_renderer(&c, err))) {
         eddy_error_prefix(err, "checkpoint '%s': setting 'render': ", c.checkpoint_path);
+        run_close_ctx(&c);
+        return rc;
+    }
+    if ((rc = run_open_output(&c, 1, resume_time, err)) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;
     }

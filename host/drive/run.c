@@ -298,7 +298,9 @@ int run_open_renderer(run_ctx *c, eddy_error *err)
     return eddy_render_open(&c->sim->scene, c->sim->world, &c->render, c->sim->scene.out_dir, &c->ren, err);
 }
 
-/* The scene's probes, measured at every output frame into DIR/probes.csv (host/observe/probes.h). */
+/* The scene's probes, measured at every output frame into DIR/probes.csv (host/observe/probes.h):
+ * parsed and opened here, before the output folder is touched, so that a bad probe loses nothing
+ * written there; run_open_probe_table opens the file once the output is. */
 int run_open_probes(run_ctx *c, eddy_error *err)
 {
     /* Several processes: every process opens the probes (it measures its part where they are sums,
@@ -308,6 +310,13 @@ int run_open_probes(run_ctx *c, eddy_error *err)
     size_t n = eddy_probes_count(c->probes);
     if (rc || n == 0) return rc;
     c->probe_values = calloc(n, sizeof(double));
+    return c->probe_values ? EDDY_OK : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+}
+
+int run_open_probe_table(run_ctx *c, eddy_error *err)
+{
+    if (eddy_probes_count(c->probes) == 0) return EDDY_OK;
+    int rc;
     char *header = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&header, &len);
@@ -315,7 +324,7 @@ int run_open_probes(run_ctx *c, eddy_error *err)
         eddy_probes_csv_header(c->probes, mem);
         fclose(mem);
     }
-    if (!c->probe_values || !mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     else rc = eddy_output_open_table(c->out, "probes.csv", header, &c->probes_csv, err);
     free(header);
     return rc;
@@ -816,8 +825,10 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
     run_keep_render_request(&c, &opt->render);
-    if ((rc = run_open_output(&c, 0, 0.0, err)) || (rc = run_open_probes(&c, err)) ||
-        (rc = run_open_renderer(&c, err))) {
+    /* Everything that can refuse this run's input first: the output truncates the tables of a run
+     * already in the folder. */
+    if ((rc = run_open_probes(&c, err)) || (rc = run_open_renderer(&c, err)) ||
+        (rc = run_open_output(&c, 0, 0.0, err)) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;
     }

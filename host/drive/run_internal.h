@@ -52,6 +52,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err);
 void run_keep_render_request(run_ctx *c, const eddy_render_request *req);
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
 int run_open_probes(run_ctx *c, eddy_error *err);
+int run_open_probe_table(run_ctx *c, eddy_error *err);
 int run_open_renderer(run_ctx *c, eddy_error *err);
 int run_reached_end(const run_ctx *c);
 int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err);
