@@ -363,6 +363,43 @@ int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoin
     return EDDY_OK;
 }
 
+int eddy_checkpoint_peek(const char *path, double *time, uint64_t *step, cJSON **settings, eddy_error *err)
+{
+    *settings = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    unsigned char head[HEADER_SIZE + 4];
+    uint32_t format = 0, bom = 0, len = 0;
+    int rc = fread(head, 1, sizeof head, f) == sizeof head ? EDDY_OK : EDDY_ERR_PARSE;
+    if (!rc) {
+        memcpy(&format, head + 8, 4);
+        memcpy(&bom, head + 12, 4);
+        memcpy(&len, head + HEADER_SIZE, 4);
+        if (memcmp(head, MAGIC, sizeof MAGIC) != 0 || bom != BYTE_ORDER_MARK || format < EDDY_CHECKPOINT_FORMAT_V1 ||
+            format > EDDY_CHECKPOINT_FORMAT || len > (1u << 30))
+            rc = EDDY_ERR_PARSE;
+    }
+    char *text = rc ? NULL : malloc((size_t)len + 1);
+    unsigned char clock[16];
+    if (!rc && (!text || fread(text, 1, len, f) != len || fread(clock, 1, sizeof clock, f) != sizeof clock))
+        rc = text ? EDDY_ERR_PARSE : EDDY_ERR_OUT_OF_MEMORY;
+    fclose(f);
+    if (!rc) {
+        memcpy(time, clock, 8);
+        memcpy(step, clock + 8, 8);
+        *settings = cJSON_ParseWithLength(text, len);
+        if (!cJSON_IsObject(*settings)) rc = EDDY_ERR_PARSE;
+    }
+    free(text);
+    if (rc) {
+        cJSON_Delete(*settings);
+        *settings = NULL;
+        return rc == EDDY_ERR_OUT_OF_MEMORY ? eddy_error_set(err, rc, "out of memory")
+                                            : eddy_error_set(err, rc, "'%s' is not a readable eddy checkpoint", path);
+    }
+    return EDDY_OK;
+}
+
 const char *eddy_checkpoint_path(const eddy_checkpoint *ck)
 {
     return ck->path;

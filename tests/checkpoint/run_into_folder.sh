@@ -1,0 +1,31 @@
+#!/bin/sh
+# run_into_folder.sh EDDY CKEDIT SCENE DIR: `eddy run` into a folder that holds a run (run_folder.c).
+#  - A finished run is replaced whole: after a run of 300 steps (frames 0-2), a run of 50 steps into the
+#    same folder leaves exactly its own frames (0-1) and a frames.pvd naming them; the older run's
+#    frame 2 once stayed behind, unlisted.
+#  - A run stopped before its end (here: its checkpoint's end moved to step 400 with ckedit, as a run
+#    interrupted at step 300 of 400 would store it) is refused with the exact message, exit 1, and the
+#    folder keeps its checkpoint, diagnostics and frames byte for byte.
+eddy=$1 ckedit=$2 scene=$3 dir=$4
+set -u
+fail() { echo "run_into_folder.sh: $*" >&2; exit 1; }
+rm -rf "$dir" "$dir.kept"
+run() { "$eddy" run "$scene" --quiet --no-picture --format vtk,csv --out "$dir" "$@"; }
+run --steps 300 || fail "the first run failed"
+[ -f "$dir/frames/frame_00002.vtp" ] || fail "the first run wrote no frame 2"
+run --steps 50 || fail "the second run failed"
+frames=$(cd "$dir/frames" && ls | tr '\n' ' ')
+[ "$frames" = "frame_00000.csv frame_00000.vtp frame_00001.csv frame_00001.vtp " ] ||
+    fail "after the shorter run the frames are: $frames"
+[ "$(grep -c '<DataSet' "$dir/frames.pvd")" = 2 ] || fail "frames.pvd does not name exactly the 2 frames"
+"$ckedit" "$dir/checkpoint.eddy" setting end_steps 400 || fail "ckedit failed"
+cp -r "$dir" "$dir.kept"
+got=$(run --steps 10 2>&1); status=$?
+printf '%s\n' "$got"
+want="eddy: error: the output folder '$dir' holds a run stopped at step 50 (t = 0.0025 s) before its end (step 400); continue it with \`eddy resume $dir\`, or choose another --out (a new run would delete its checkpoint)"
+[ $status = 1 ] || fail "exit status $status into a stopped run, expected 1"
+[ "$got" = "$want" ] || fail "expected: $want"
+for f in checkpoint.eddy diagnostics.csv frames.pvd frames/frame_00001.vtp; do
+    cmp -s "$dir/$f" "$dir.kept/$f" || fail "$f changed after the refusal"
+done
+echo "a finished run replaced whole; a stopped one refused and kept"
