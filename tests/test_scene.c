@@ -310,7 +310,7 @@ static void wrong_types_and_ranges(void **state)
     edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"initial_sum\": 0",
                  "t.json:7:82: materials[0].initial_sum: expected a number in [1e-06, 1], got 0");
     edited_error("\"smoothing_radius\": 0.2", "\"threads\": 1.5, \"smoothing_radius\": 0.2",
-                 "t.json:4:24: world.threads: expected an integer >= 0, got 1.5");
+                 "t.json:4:24: world.threads: expected an integer in [0, 4096], got 1.5");
     edited_error("\"time\": {\"dt\": 0.001, \"end\": 1}", "\"time\": []",
                  "t.json:3:11: time: expected an object {dt, end, output_interval}, got an empty array");
     edited_error("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.05, \"particle_margin\": 0.03",
