@@ -525,7 +525,7 @@ int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host,
             eddy_probes_close(p);
             return rc;
         }
-        const char *unit = pr->vtable->unit(pr->instance);
+        const char *unit = pr->vtable->unit ? pr->vtable->unit(pr->instance) : NULL; /* optional (registry.c) */
         snprintf(pr->unit, sizeof pr->unit, "%s", unit ? unit : "");
     }
     return EDDY_OK;

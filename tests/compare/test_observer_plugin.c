@@ -169,6 +169,25 @@ static const eddy_component PROBE = {
     .vtable = &PROBE_VTABLE,
 };
 
+/* The same probe without unit(), which is optional (observe.h): the host once called it regardless. */
+static const eddy_probe_vtable UNITLESS_VTABLE = {
+    .size = sizeof(eddy_probe_vtable),
+    .create = probe_create,
+    .measure = probe_measure,
+    .destroy = probe_destroy,
+};
+
+static const eddy_component UNITLESS = {
+    .size = sizeof(eddy_component),
+    .interface_id = EDDY_INTERFACE_PROBE,
+    .id = "test_unitless",
+    .version = "0.1.0",
+    .description = "test plugin: test_count without a unit() callback",
+    .params = PROBE_PARAMS,
+    .param_count = 2,
+    .vtable = &UNITLESS_VTABLE,
+};
+
 /* --- a kind no host knows ----------------------------------------------------------------------- */
 
 static const struct {
@@ -184,13 +203,13 @@ static const eddy_component MARKER = {
     .vtable = &MARKER_VTABLE,
 };
 
-static const eddy_component *const COMPONENTS[] = {&WRITER, &PROBE, &MARKER};
+static const eddy_component *const COMPONENTS[] = {&WRITER, &PROBE, &UNITLESS, &MARKER};
 
 static const eddy_plugin_descriptor DESCRIPTOR = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = "test_observers",
     .version = "0.1.0",
-    .component_count = 3,
+    .component_count = 4,
     .components = COMPONENTS,
 };
 

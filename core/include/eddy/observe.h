@@ -13,7 +13,8 @@
  * a "name", an optional "reference" (read by the host), and the probe's own parameters.
  *
  * Units: a frame carries the world in simulation units; writers and probes convert with
- * world->simulation_scale where their output is in world units (and say so in their docs).
+ * world->simulation_scale where their output is in world units (and say so in their docs). The host
+ * converts nothing they produce.
  *
  * Threads: every callback is called from the host's main thread. [main thread]
  */
@@ -49,7 +50,7 @@ typedef struct eddy_writer_setup {
     size_t size;                      /* sizeof(eddy_writer_setup) as compiled by the host */
     const char *dir;                  /* the run's output folder; exists and is writable */
     const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
-    const eddy_host *host;
+    const eddy_host *host;            /* services (host.h); never NULL */
     const eddy_world *world;          /* for the field table and dimensions; particles not mapped */
     /* Continuing an earlier run resumed from a checkpoint at resume_time: keep what the earlier run
      * wrote for times < resume_time (a series file's entries) and drop the rest. */
@@ -59,6 +60,8 @@ typedef struct eddy_writer_setup {
 
 typedef struct eddy_writer_vtable {
     size_t size; /* sizeof(eddy_writer_vtable) as compiled by the provider */
+    /* Creates a writer for the run's output folder, before its first frame. *out is the writer's
+     * own until destroy(). */
     int (*create)(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err);
     /* Writes one frame. Files are written under a temporary name and renamed, so a run stopped at any
      * moment leaves no torn file. Writing an index already written replaces it. EDDY_ERR_IO names the
@@ -78,19 +81,25 @@ typedef struct eddy_probe_setup {
     const char *name;                 /* the probe's name, unique in the scene */
     const char *context;              /* where it was declared, for messages: "scene.json: probes[1]" */
     const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
-    const eddy_host *host;
+    const eddy_host *host;            /* services (host.h); never NULL */
     const eddy_world *world;          /* dimensions, smoothing radius, materials; not mapped */
 } eddy_probe_setup;
 
 typedef struct eddy_probe_vtable {
     size_t size; /* sizeof(eddy_probe_vtable) as compiled by the provider */
+    /* Creates a probe for one entry of the scene's "probes" list, before its first frame. *out is the
+     * probe's own until destroy(). */
     int (*create)(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err);
     /* Measures one value on a frame. NaN means "nothing to measure here" (no liquid at the point);
      * an error is for input the probe cannot use (a particle with an unknown material). The value must
-     * not depend on storage order: sum in frame->order. */
+     * not depend on storage order: sum in frame->order. The host records and compares it as returned,
+     * converting nothing: it is in the unit unit() names, world or simulation units as the probe
+     * documents (the built-in probes: lengths in world units, divided by world->simulation_scale;
+     * densities and pressures as stored, simulation units). */
     int (*measure)(eddy_probe *probe, const eddy_frame *frame, double *value, eddy_error *err);
     /* The unit of the value for column headers and plots ("m", "Pa", "kg/m^3"). Static or owned by
-     * the probe. */
+     * the probe; the host copies it (up to 31 bytes) right after create(). Optional: NULL (the
+     * function, or its result) gives an empty unit. */
     const char *(*unit)(const eddy_probe *probe);
     /* NULL-safe. */
     void (*destroy)(eddy_probe *probe);
