@@ -40,14 +40,23 @@ typedef struct eddy_collider {
 /* A plane collider through the origin with normal +y, at rest, every member set. [any thread] */
 EDDY_API eddy_collider eddy_default_collider(void);
 
-/* Contact response of one material with rigid surfaces (Bullet-Fluids local parameters). */
+/* Contact response of one material with rigid surfaces (Bullet-Fluids local parameters). The
+ * fractions apply once per response, i.e. per call of eddy_contact_respond for the particle and the
+ * surface (once a step with eddy_world_symplectic_euler or eddy_world_respond_boundaries), whatever
+ * the step's length: halving dt doubles the responses per second. Velocities are relative to the
+ * surface's own (eddy_collider.velocity). */
 typedef struct eddy_contact_params {
-    eddy_real radius;      /* particle radius for rigid contact, sim units (no effect on SPH) */
+    eddy_real radius;      /* particle radius for rigid contact, sim units (no effect on SPH); a
+                            * response needs signed distance < radius (0: only inside the solid) */
     eddy_real margin;      /* allowed penetration before ERP pushes back, [0, radius), sim units */
-    eddy_real restitution; /* [0, 1] fraction of approaching normal velocity reflected */
-    eddy_real friction;    /* [0, 1] fraction of tangential velocity removed per contact step */
-    eddy_real erp;         /* [0, 1] fraction of penetration (beyond margin) removed per step, by moving
-                        * the particle (not by adding velocity) */
+    eddy_real restitution; /* [0, 1] fraction of the approaching normal velocity reflected, in each
+                            * response where the particle touches and approaches the surface */
+    eddy_real friction;    /* [0, 1] fraction of the tangential velocity removed, in each response
+                            * where the particle touches and approaches the surface (none while it
+                            * slides along or moves away) */
+    eddy_real erp;         /* [0, 1] fraction of the penetration beyond margin removed in each response
+                            * where the particle touches the surface, by moving the particle (not by
+                            * adding velocity) */
 } eddy_contact_params;
 
 /* All rigid surfaces of a world. The container, when present, is stored as its wall planes (one per
@@ -76,16 +85,20 @@ EDDY_API eddy_real eddy_boundaries_distance(const eddy_boundaries *b, const eddy
  * surface is removed; when it penetrates deeper than `margin`, its position p is moved `erp` of that
  * depth out along the normal. The correction is a projection of the position (a split impulse), not
  * added velocity: a velocity of erp * depth / dt would outlive the step and, at the small steps of
- * stiff fluids, launch particles off the wall. Returns non-zero if a contact was handled.
+ * stiff fluids, launch particles off the wall. Returns non-zero if the particle touched the surface
+ * (distance < radius). Only the first `dimensions` axes of p and v change. dt: unused, kept for the
+ * ABI (the response is a position projection). Pure (writes p and v only); [any thread].
  */
 EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
                                   const eddy_contact_params *params, eddy_real p[3], eddy_real v[3],
                                   eddy_real dt);
 
 /*
- * Applies eddy_contact_respond() for every particle and every surface, in collider order (updating
- * velocities and positions), using each particle's material contact parameters (`contacts[material]`). OpenMP-parallel over particles;
- * deterministic.
+ * Applies eddy_contact_respond() for every particle of [0, count), halo copies included, and every
+ * surface, in collider order (updating velocities and positions), using each particle's material
+ * contact parameters (`contacts[material]`: one entry per material index in use). Particles no
+ * response can reach are skipped (eddy_hd_contact_pick), which changes no result. dt: unused, kept
+ * for the ABI (the response is a position projection). OpenMP-parallel over particles; deterministic.
  */
 EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
                                       eddy_particles *p, eddy_real dt);

@@ -31,25 +31,31 @@ typedef enum eddy_status {
 #define EDDY_ERROR_MESSAGE_MAX 1024
 
 /* Caller-owned error record. `code` is the eddy_status of the failure, `message` a NUL-terminated
- * English sentence without trailing newline. */
+ * English sentence without trailing newline, cut to EDDY_ERROR_MESSAGE_MAX - 1 bytes. */
 typedef struct eddy_error {
     int code;
     char message[EDDY_ERROR_MESSAGE_MAX];
 } eddy_error;
 
-/* Static text for a status code ("invalid argument", ...). Never NULL. Thread-safe. */
+/* Static text for a status code ("invalid argument", ...; "unknown error" for any other value). Never
+ * NULL. [any thread] */
 EDDY_API const char *eddy_strerror(int code);
 
-/* Fills `err` (if not NULL) with `code` and the formatted message; returns `code`, so that
- * `return eddy_error_set(err, EDDY_ERR_IO, "cannot open '%s'", path);` reads naturally.
- * Thread-safe as long as no two threads share one record. */
+/* Fills `err` (if not NULL) with `code` and the formatted message (cut to EDDY_ERROR_MESSAGE_MAX - 1
+ * bytes); returns `code`, so that `return eddy_error_set(err, EDDY_ERR_IO, "cannot open '%s'", path);`
+ * reads naturally. The arguments must not point into err->message (use eddy_error_prefix to extend
+ * it). [any thread], as long as no two threads write one record at once. */
 EDDY_API int eddy_error_set(eddy_error *err, int code, const char *fmt, ...) EDDY_PRINTF(3, 4);
 
 /* Prepends context ("scene.json: " ...) to an existing message, keeping the code. Returns err->code
- * (or EDDY_OK when err is NULL). */
+ * (or EDDY_OK when err is NULL: NULL-safe). The prefix is formatted first, so its arguments may point
+ * into err->message. When the two do not fit in EDDY_ERROR_MESSAGE_MAX - 1 bytes, the whole prefix
+ * (itself cut to that length) is kept and the old message's end is cut. [any thread], as long as no
+ * two threads write one record at once. */
 EDDY_API int eddy_error_prefix(eddy_error *err, const char *fmt, ...) EDDY_PRINTF(2, 3);
 
-/* Resets the record to EDDY_OK and an empty message. */
+/* Resets the record to EDDY_OK and an empty message. NULL-safe. [any thread], as long as no two
+ * threads write one record at once. */
 EDDY_API void eddy_error_clear(eddy_error *err);
 
 EDDY_END_DECLS

@@ -67,8 +67,9 @@ typedef struct eddy_grid_layout {
 } eddy_grid_layout;
 
 /*
- * Computes the layout for a domain [lo, hi] and cell size h. A periodic axis needs at least 3 cells
- * (L >= 3h); the total cell count must fit in 2^31. Errors name the axis and the sizes.
+ * Computes the full layout (no window) for a domain [lo, hi] and cell size h, simulation units. A
+ * periodic axis needs at least 3 cells (L >= 3h); the total cell count must fit in 2^31. Errors name
+ * the axis and the sizes. Pure: [any thread].
  */
 EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
                                    const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
@@ -114,7 +115,8 @@ static inline EDDY_HD uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy
     return (uint32_t)(c[0] + l->dim[0] * (c[1] + l->dim[1] * c[2]));
 }
 
-/* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]. */
+/* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]
+ * (one period at most: for differences of positions inside the domain). Pure; [any thread]. */
 static inline EDDY_HD void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
 {
     eddy_real *d[3] = {dx, dy, dz};
@@ -163,16 +165,22 @@ typedef struct eddy_grid {
 
 /*
  * Fills `out` with the candidate-neighbor ranges of cell `cell` (its own bar and the bars around it);
- * returns how many (at most EDDY_MAX_CELL_RANGES). Empty ranges are omitted. The order depends only on
- * the cell and the layout (bars by z, then y offset; a bar split by a periodic wrap gives its pieces
- * in a fixed order), never on threads, so a gather loop over them visits neighbors in a fixed order.
- * It is not sorted by particle index when a periodic axis wraps.
+ * returns how many (at most EDDY_MAX_CELL_RANGES). `cell` is a stored cell index of the last build's
+ * layout, [0, layout.cell_count): an entry of grid->occupied or grid->particle_cell, typically; a
+ * ghost cell's ranges stop at the grid's edge. 0 for a cell past the count or a grid without cell
+ * arrays (before eddy_grid_init); before the first build every range is empty. Empty ranges are
+ * omitted. The order depends only on the cell and the layout (bars by z, then y offset; a bar split by
+ * a periodic wrap gives its pieces in a fixed order), never on threads, so a gather loop over them
+ * visits neighbors in a fixed order. It is not sorted by particle index when a periodic axis wraps.
+ * Pure: [any thread].
  */
 EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES]);
 
 /*
- * Builds CSR neighbor lists of every particle within `radius` (<= the cell size) from the current
- * grid. Call after the grid build; invalidated by the next build. Deterministic for any thread count.
+ * Builds CSR neighbor lists of every particle (halo copies too) within `radius` (<= the cell size)
+ * from the current grid, into storage the grid owns (nbr_offset, nbr_index). Call after the grid
+ * build; invalidated by the next build. Deterministic for any thread count. OpenMP-parallel; a build
+ * function (one thread).
  */
 EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius,
                                             eddy_error *err);
@@ -231,7 +239,7 @@ EDDY_API int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout
                                  const eddy_param_values *params, const eddy_host *host,
                                  eddy_domain_policy policy, eddy_error *err);
 
-/* Frees the grid's arrays and the backend state. NULL-safe. */
+/* Frees the grid's arrays and the backend state (its destroy()), and zeroes the struct. NULL-safe. */
 EDDY_API void eddy_grid_free(eddy_grid *grid);
 
 /*

@@ -47,8 +47,9 @@ struct eddy_host {
     int (*cancel_requested)(const eddy_host *host);
 };
 
-/* Formats and logs a message through `host` (printf-style). Does nothing when host or its log member
- * is NULL. [any thread] */
+/* Formats and logs a message through `host` (printf-style), whole at any length (past 1023 bytes it is
+ * formatted on the heap; cut to 1023 only when that allocation fails). Does nothing when host, its log
+ * member or fmt is NULL. [any thread] */
 EDDY_API void eddy_host_log(const eddy_host *host, eddy_log_level level, const char *component,
                             const char *fmt, ...) EDDY_PRINTF(4, 5);
 
@@ -58,8 +59,9 @@ EDDY_API int eddy_host_thread_count(const eddy_host *host);
 /* host->cancel_requested(host), or 0 when host is NULL or lacks it. [any thread] */
 EDDY_API int eddy_host_cancel_requested(const eddy_host *host);
 
-/* A host with no services: logs nothing, OpenMP's current default thread count, never cancelled. For tests
- * and tools that drive components directly. Static; never NULL. */
+/* A host with no services: logs nothing (log is NULL), OpenMP's default thread count at each call
+ * (omp_get_max_threads), never cancelled. For tests and tools that drive components directly. Static
+ * and immutable, never NULL, never freed; [any thread], and its members too. */
 EDDY_API const eddy_host *eddy_host_silent(void);
 
 EDDY_END_DECLS

@@ -7,7 +7,10 @@
  *     grad_i W(r_i - r_j) = g * (r_i - r_j),
  * so callers multiply the factor by the difference vector they already have. The factor is 0 at r = 0.
  *
- * Coefficients (d = dimensions), each kernel normalized so that its integral over R^d is 1:
+ * Normalization (d = dimensions): every kernel value integrates to 1 over R^d, and each gradient is
+ * its kernel's exact gradient (so int r . grad W dV = -d). The viscosity kernel enters only through
+ * its Laplacian, which does not integrate to 1: its coefficient is fixed by the second moment,
+ * int r^2 lap W dV = 2d, as for the Laplacian of any kernel normalized to 1. The coefficients:
  *   poly6        3D 315/(64 pi h^9) (h^2-r^2)^3        2D 4/(pi h^8) (h^2-r^2)^3
  *   spiky        3D 15/(pi h^6) (h-r)^3                2D 10/(pi h^5) (h-r)^3
  *     gradient   3D -45/(pi h^6) (h-r)^2 r_hat         2D -30/(pi h^5) (h-r)^2 r_hat
@@ -16,9 +19,13 @@
  *                W = sigma (6(q^3-q^2)+1) for q <= 1/2, 2 sigma (1-q)^3 for q <= 1
  *   Wendland C2  3D 21/(2 pi h^3) (1-q)^4 (1+4q), 2D 7/(pi h^2) (1-q)^4 (1+4q)
  * The spiky gradient coefficient is 45/(pi h^6) (Müller 2003); some write-ups print 45/(64 pi h^6),
- * which does not normalize. tests/test_kernels.c checks every one by quadrature.
+ * which does not normalize. tests/test_kernels.c checks every one by quadrature (integral 1, gradient
+ * moment -d, Laplacian moment 2d).
  *
- * Thread safety: pure functions.
+ * Units: h and r in simulation units; W is in 1/m^d, a gradient factor in 1/m^(d+2), the Laplacian
+ * in 1/m^(d+2) (sim units).
+ *
+ * Thread safety: pure functions. [any thread]
  */
 #ifndef EDDY_KERNELS_H
 #define EDDY_KERNELS_H
@@ -43,6 +50,8 @@ typedef struct eddy_kernels {
     eddy_real wendland;      /* Wendland C2 sigma */
 } eddy_kernels;
 
+/* The coefficients for support radius h (simulation units, > 0) in `dimensions` (2; any other value
+ * gets the 3D ones). Pure; [any thread]. */
 static inline eddy_kernels eddy_kernels_make(eddy_real h, int dimensions)
 {
     eddy_kernels k;

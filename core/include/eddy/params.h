@@ -26,7 +26,8 @@ typedef enum eddy_param_type {
     EDDY_PARAM_INT = 1,    /* an integer in [min, max] (JSON number without fraction) */
     EDDY_PARAM_BOOL = 2,   /* true or false */
     EDDY_PARAM_ENUM = 3,   /* one of `choices`, given by name */
-    EDDY_PARAM_STRING = 4, /* free text (a file name, a label); max is the longest length allowed */
+    EDDY_PARAM_STRING = 4, /* free text (a file name, a label); max is the longest length allowed, in
+                            * bytes (strlen: a non-ASCII UTF-8 character counts 2 to 4), NUL excluded */
     EDDY_PARAM_VECTOR = 5  /* an array of 1 to 3 reals, each in [min, max] (a point, a direction) */
 } eddy_param_type;
 
@@ -49,7 +50,8 @@ typedef struct eddy_param_desc {
     uint32_t flags;      /* EDDY_PARAM_DERIVED, ... */
     double def;          /* default: REAL, INT, BOOL (0/1), ENUM (index into choices), VECTOR (every
                           * component); ignored for STRING and when EDDY_PARAM_DERIVED is set */
-    double min, max;     /* inclusive range: REAL, INT and each VECTOR component; STRING: max length */
+    double min, max;     /* inclusive range: REAL, INT and each VECTOR component; STRING: max length in
+                          * bytes (strlen) */
     const char *unit;    /* e.g. "m^2/s", "1" for dimensionless, "" for none */
     const char *doc;     /* one or two sentences */
     const char *const *choices;  /* ENUM only: NULL-terminated list of names */
@@ -105,27 +107,35 @@ typedef struct eddy_param_values {
     const eddy_param_value *values; /* [count] */
 } eddy_param_values;
 
-/* Entry i of a table, stepping with the stride of the table's first entry (see Growth above). */
+/* Entry i of a table, stepping with the stride of the table's first entry (see Growth above; a first
+ * entry too short to cover `choices` steps with this build's sizeof). No bounds check: i < the
+ * table's count. NULL for a NULL table. */
 EDDY_API const eddy_param_desc *eddy_param_at(const eddy_param_desc *table, size_t i);
 
 /* The number value of parameter `id` (eddy_param_value.number); `fallback` when values is NULL, the
- * table has no such id, or the value is unset. O(count). */
+ * table has no such id, or the value is unset. O(count). The lower-level lookup: for a solver's
+ * material parameters eddy_material_param (world.h) supplies the table entry's default itself. */
 EDDY_API double eddy_param_get(const eddy_param_values *values, const char *id, double fallback);
 
-/* The value of parameter `id`, or NULL when values is NULL or the table has no such id. O(count). */
+/* The value of parameter `id`, or NULL when values is NULL or the table has no such id. O(count). The
+ * pointer points into values->values (owned like them). */
 EDDY_API const eddy_param_value *eddy_param_find_value(const eddy_param_values *values, const char *id);
 
-/* Index of `id` in a table, or -1. */
+/* Index of `id` among the first `count` entries of a table, stepping with the stride of its first
+ * entry (eddy_param_at), so a table compiled against another minor is searched alike; -1 when absent
+ * or when table or id is NULL. O(count). */
 EDDY_API int eddy_param_find(const eddy_param_desc *table, size_t count, const char *id);
 
-/* The default value of an entry (DERIVED: unset). STRING defaults point into the table. */
+/* The default value of an entry (DERIVED, or desc NULL: unset). STRING defaults point into the table
+ * ("" without def_string); VECTOR defaults have 3 components, each `def`. */
 EDDY_API eddy_param_value eddy_param_default(const eddy_param_desc *desc);
 
 /*
  * Checks a value against its descriptor: integer-valued for INT, 0/1 for BOOL, a valid index for
- * ENUM (string set to its name), inside [min, max] for REAL, INT and each VECTOR component, no longer
- * than max for STRING, 1 to 3 components for VECTOR. On failure the message names the key (prefixed
- * by `context`, e.g. "solvers.sph_mueller") and what is allowed.
+ * ENUM (and a string, where set, equal to its name), finite and inside [min, max] for REAL, INT and
+ * each VECTOR component, no longer than max bytes for STRING, 1 to 3 components for VECTOR; an unset
+ * value passes only for a DERIVED entry. On failure the message names the key (prefixed by `context`,
+ * e.g. "solvers.sph_mueller") and what is allowed.
  */
 EDDY_API int eddy_param_check(const eddy_param_desc *desc, const eddy_param_value *value,
                               const char *context, eddy_error *err);

@@ -15,15 +15,19 @@
  *
  * Units: everything is stored in *simulation units* (Bullet-Fluids reference (2014) §1.1.1). The host
  * converts world-scale scene input (positions, container) to simulation units on load and back on
- * output.
+ * output. A 2D set is a slab of unit depth: masses are per unit depth (kg/m) and densities kg/m^3, as
+ * in 3D (world.h).
  *
  * Edit generations: every field (and the particle layout: count, order, ids, materials, flags) has a
  * generation counter that counts edits made *from outside the solver* (the host's write mappings,
  * particles added or removed). A solver that keeps fields elsewhere (a GPU solver) compares it with
  * the generation it last uploaded to know exactly what the host changed (world.h, map/unmap).
  *
- * Threads: every function here is [main thread]: none may be called concurrently on one set. Reading
- * and writing the arrays from several threads is the caller's business (each thread its own range).
+ * Threads: every function that changes a set (init, free, reserve, add, add_field, touch, set_ids,
+ * gather) is [main thread]: none may run concurrently with any other call on that set. The read-only
+ * ones (find_field, field_count, field_name, field_components, field, generation, hash,
+ * hash_continue, eddy_particle_is_halo) are [any thread] while no call changes the set. Reading and
+ * writing the arrays from several threads is the caller's business (each thread its own range).
  */
 #ifndef EDDY_PARTICLES_H
 #define EDDY_PARTICLES_H
@@ -37,9 +41,10 @@ EDDY_BEGIN_DECLS
 enum {
     EDDY_FIELD_POSITION = 0, /* 3 components, simulation units (m * simulation_scale) */
     EDDY_FIELD_VELOCITY = 1, /* 3 components, simulation units per second */
-    EDDY_FIELD_DENSITY = 2,  /* 1 component, kg / m^d in simulation units */
+    EDDY_FIELD_DENSITY = 2,  /* 1 component, kg/m^3 in simulation units (in 2D too) */
     EDDY_FIELD_PRESSURE = 3, /* 1 component, Pa in simulation units (solver-defined) */
-    EDDY_FIELD_MASS = 4,     /* 1 component, kg (kg/m in 2D); set from the material on creation */
+    EDDY_FIELD_MASS = 4,     /* 1 component, kg (per unit depth in 2D: kg/m); set from the material
+                              * on creation */
     EDDY_BUILTIN_FIELD_COUNT = 5
 };
 
@@ -95,22 +100,26 @@ static inline int eddy_particle_is_halo(const eddy_particles *p, size_t i)
     return p->halo_count != 0 && (p->flags[i] & EDDY_PARTICLE_HALO) != 0;
 }
 
-/* Initializes an empty set for `dimensions` (2 or 3) with the five built-in fields. The caller owns
- * the struct; release with eddy_particles_free(). */
+/* Initializes an empty set for `dimensions` (2 or 3, else EDDY_ERR_INVALID_ARGUMENT) with the five
+ * built-in fields. The caller owns the struct; release with eddy_particles_free() (also safe after a
+ * failed init). */
 EDDY_API int eddy_particles_init(eddy_particles *p, int dimensions, eddy_error *err);
 
 /* Frees every array. The struct may be initialized again afterwards. NULL-safe. */
 EDDY_API void eddy_particles_free(eddy_particles *p);
 
-/* Grows every array to hold at least `capacity` particles. Existing data is kept. */
+/* Grows every array to hold at least `capacity` particles (rounded up: doubling from 16, a multiple
+ * of 16). Existing data is kept; the public pointers change. On failure (EDDY_ERR_OUT_OF_MEMORY)
+ * nothing changes. */
 EDDY_API int eddy_particles_reserve(eddy_particles *p, size_t capacity, eddy_error *err);
 
 /*
- * Appends `n` particles of material `material`. `positions` holds 3*n reals (x0,y0,z0,x1,...);
- * `velocities` likewise, or NULL for rest. Every other field starts at zero (mass too: prefer
- * eddy_world_add_particles(), which sets it from the material). New ids continue from the
- * largest id ever issued, so ids are never reused; new particles are owned (flags 0). Bumps the layout
- * generation. Returns the index of the first new particle in *first (may be NULL).
+ * Appends `n` particles of material `material`. `positions` holds 3*n reals (x0,y0,z0,x1,...), copied
+ * (in 2D each z is ignored and stored as 0; NULL only when n is 0); `velocities` likewise, or NULL for
+ * rest. Every other field starts at zero (mass too: prefer eddy_world_add_particles(), which sets it
+ * from the material). New ids continue from the largest id ever issued, so ids are never reused; new
+ * particles are owned (flags 0). Bumps the layout generation. Returns the index of the first new
+ * particle in *first (may be NULL).
  */
 EDDY_API int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *positions,
                                 const eddy_real *velocities, uint32_t material, size_t *first,
@@ -125,7 +134,7 @@ EDDY_API int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *po
 EDDY_API int eddy_particles_add_field(eddy_particles *p, const char *name, int components,
                                       int *field, eddy_error *err);
 
-/* Field id of `name`, or -1 if no such field. */
+/* Field id of `name`, or -1 if no such field (or name is NULL). */
 EDDY_API int eddy_particles_find_field(const eddy_particles *p, const char *name);
 
 /* Number of fields (built-in ones included). */
@@ -153,14 +162,17 @@ EDDY_API uint64_t eddy_particles_generation(const eddy_particles *p, int field);
 EDDY_API void eddy_particles_touch(eddy_particles *p, int field);
 
 /* Replaces the ids of particles [0, count) (copied; must stay unique) and raises the next id to be
- * issued above the largest, for hosts restoring a checkpoint or receiving migrated particles. */
+ * issued above the largest, for hosts restoring a checkpoint or receiving migrated particles. A
+ * repeated id is EDDY_ERR_INVALID_ARGUMENT naming both particles, with the ids left as they were.
+ * Bumps the layout generation. */
 EDDY_API int eddy_particles_set_ids(eddy_particles *p, const uint64_t *ids, eddy_error *err);
 
 /*
  * Reorders and/or compacts every field, id and material: new[i] = old[order[i]] for i < new_count.
- * `order` must contain distinct indices below count. This is how the grid sort and particle removal
- * are applied; solvers rarely call it directly. Bumps the layout generation (not the fields': their
- * values per id are unchanged) and recounts halo_count.
+ * `order` (borrowed) must contain distinct indices below count (the range is checked, distinctness
+ * is not). This is how the grid sort and particle removal are applied; solvers rarely call it
+ * directly. Bumps the layout generation (not the fields': their values per id are unchanged) and
+ * recounts halo_count. OpenMP-parallel.
  */
 EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, size_t new_count,
                                    eddy_error *err);
@@ -170,7 +182,9 @@ EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, siz
  * increasing id order, so that it does not depend on how the grid happened to sort or on which
  * process owns which particle. Equal hashes mean bit-identical states. An id below 2^32 - 1 enters
  * the hash as its 4 low bytes (so ABI 1.x states hash as they did), any other as 0xffffffff followed
- * by its 8 bytes. Reads host memory: hosts map the fields first (world.h, eddy_world_hash).
+ * by its 8 bytes. Reads host memory: hosts map the fields first (world.h, eddy_world_hash). An id that
+ * occurs twice among the owned particles is EDDY_ERR_INVALID_ARGUMENT; *hash is written only on
+ * success. [any thread], p not modified meanwhile.
  */
 EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err);
 
@@ -185,7 +199,7 @@ EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_e
  * EDDY_PARTICLES_HASH_INIT and continue over each set in id order. This is how a run on several
  * processes hashes its state without one process holding every particle (each process takes one id
  * range; docs/mpi.md). An id that occurs twice in p is refused as by eddy_particles_hash, and *hash is
- * then unchanged. Memory: O(p's owned particles). Reads host memory; any thread, p not modified
+ * then unchanged. Memory: O(p's owned particles). Reads host memory; [any thread], p not modified
  * meanwhile.
  */
 EDDY_API int eddy_particles_hash_continue(const eddy_particles *p, uint64_t *hash, eddy_error *err);

@@ -1,5 +1,5 @@
 /*
- * eddy/plugin.h — the plugin ABI, version 2.1.
+ * eddy/plugin.h — the plugin ABI, version EDDY_ABI_MAJOR.EDDY_ABI_MINOR (currently 2.3).
  *
  * A plugin is a shared object that exports exactly one symbol, `eddy_plugin_entry`, a function
  * returning a pointer to a const eddy_plugin_descriptor. The descriptor begins with the ABI version the
@@ -119,6 +119,14 @@ typedef struct eddy_solver_vtable {
 
     /* Optional, for checkpoints: serializes solver state that is not in particle fields into a
      * buffer allocated with malloc() (the host frees it), and restores it. NULL: no such state.
+     * save() sets *data to a buffer of *size > 0 bytes, even when it has nothing to store (a state.h
+     * record carries at least its tag): the host takes an empty record for lost state (below). On
+     * failure it frees what it allocated: the host frees *data only after a success.
+     * load() gets the record as saved, read-only, valid during the call only and not necessarily
+     * aligned (read it with memcpy, as state.h does). It is called only for a record of size > 0: a
+     * checkpoint without one resumes without calling load() when the solver lacks save() or load(),
+     * and is refused, naming the solver, when it has both; a record for a solver without load() is
+     * refused (EDDY_ERR_UNSUPPORTED).
      * The resume order depends on EDDY_COMPONENT_STATE_COMPLETE:
      *   - with it (ABI 2.1): the host builds the world from the scene's materials, colliders and
      *     domain and the checkpoint's clock and particles (no fluid is seeded), calls create() with
@@ -139,7 +147,11 @@ typedef struct eddy_solver_vtable {
 
     /* Optional: fills *stats (world.h) for the state after a step, for solvers whose particles live in
      * device memory, so the host's per-step check needs no copy. NULL: the host uses the core's
-     * parallel reduction over the host arrays (eddy_world_step_stats). */
+     * parallel reduction over the host arrays (eddy_world_step_stats). Called after every successful
+     * step, once world->step and world->time are advanced. The host prepares *stats: size is the
+     * host's sizeof(eddy_step_stats), step is world->step, first_nonfinite SIZE_MAX and every other
+     * member 0; the solver fills the figures over its owned particles (members its own header has;
+     * it leaves size as set) and the host stores them with eddy_world_set_step_stats(). */
     int (*reduce)(eddy_solver *solver, eddy_world *world, eddy_step_stats *stats, eddy_error *err);
 } eddy_solver_vtable;
 

@@ -22,7 +22,7 @@
  * (plugin.h: solver, grid, writer, probe) are also checked for their vtable's size and required
  * callbacks, so a component the host will call is refused at load time rather than crashing later.
  *
- * Threads: [main thread] for every function.
+ * Threads: [main thread] for every function but eddy_interface_name.
  */
 #ifndef EDDY_REGISTRY_H
 #define EDDY_REGISTRY_H
@@ -36,7 +36,9 @@ EDDY_BEGIN_DECLS
 typedef struct eddy_registry eddy_registry;
 
 /*
- * One registered component and where it came from. Owned by the registry.
+ * One registered component and where it came from. Owned by the registry: an entry, its component and
+ * the strings they point to stay valid, at the same addresses, until eddy_registry_destroy (a plugin's
+ * strings point into the plugin, which stays loaded until then).
  *
  * The growth rule is applied here, once: `component` is the registry's copy of the plugin's component
  * in this host's layout, with every member the plugin's size does not cover set to zero (NULL), its
@@ -49,14 +51,15 @@ typedef struct eddy_registry_entry {
     const char *plugin;   /* the plugin's name */
 } eddy_registry_entry;
 
-/* One refused plugin file and why. Owned by the registry. */
+/* One refused plugin file and why. Owned by the registry; the strings stay valid until
+ * eddy_registry_destroy. */
 typedef struct eddy_registry_refusal {
     const char *file;
     const char *reason;
 } eddy_registry_refusal;
 
 /* A component not registered because an earlier plugin folder provides its id. Owned by the
- * registry; valid until eddy_registry_destroy. */
+ * registry; the strings stay valid until eddy_registry_destroy. */
 typedef struct eddy_registry_shadow {
     const char *id;           /* the component id both files provide */
     const char *interface_id; /* the shadowed component's interface */
@@ -65,15 +68,18 @@ typedef struct eddy_registry_shadow {
 } eddy_registry_shadow;
 
 /* Creates a registry whose plugins' init() receive `host` (NULL: eddy_host_silent()); the host must
- * outlive the registry. The CPU grid ("cpu") is registered as a built-in. */
+ * outlive the registry. The CPU grid ("cpu") is registered as a built-in. *out is NULL on failure;
+ * the caller owns the registry. */
 EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, eddy_error *err);
 
-/* Calls every loaded plugin's deinit(), unloads it (dlclose) and frees the registry. Components
- * obtained from it become invalid. */
+/* Calls every loaded plugin's deinit(), unloads it (dlclose; the last loaded first) and frees the
+ * registry. Every entry, refusal, shadow and string obtained from it becomes invalid, and so does
+ * every vtable and parameter table of a plugin's component: destroy the instances first. NULL-safe. */
 EDDY_API void eddy_registry_destroy(eddy_registry *reg);
 
-/* Tries one shared object. Returns 0 when loaded, or the refusal code; either way a refusal is also
- * recorded (see eddy_registry_refusal_at), so callers may ignore the result. */
+/* Tries one shared object. Returns 0 when loaded (or when the same path was loaded before), or the
+ * refusal code; a refusal is also recorded (see eddy_registry_refusal_at), so callers may ignore the
+ * result. The plugin's init() runs here; a refused plugin is unloaded, whole. */
 EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
 
 /* Registers a component the host itself provides (its built-in writers and probes), checked like a
@@ -87,25 +93,33 @@ EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
 /* Scans the standard places (see above). */
 EDDY_API void eddy_registry_discover(eddy_registry *reg);
 
+/* The registered components (the built-ins included), in the order they were registered;
+ * eddy_registry_at returns NULL past the count. An entry stays valid until eddy_registry_destroy. */
 EDDY_API size_t eddy_registry_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_entry *eddy_registry_at(const eddy_registry *reg, size_t i);
+/* The refused plugin files, in the order they were refused; eddy_registry_refusal_at returns NULL past
+ * the count. The struct it points to may move at the next call that loads or registers
+ * (eddy_registry_load_file, _add_builtin, _scan_dir, _discover): copy what you keep, or take it again
+ * by index; its strings stay valid until eddy_registry_destroy. */
 EDDY_API size_t eddy_registry_refusal_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_refusal *eddy_registry_refusal_at(const eddy_registry *reg, size_t i);
 /* The shadowed components, in the order they were met; eddy_registry_shadow_at returns NULL past the
- * count. */
+ * count. As for refusals, the struct may move at the next call that loads or registers; its strings
+ * stay valid until eddy_registry_destroy. */
 EDDY_API size_t eddy_registry_shadow_count(const eddy_registry *reg);
 EDDY_API const eddy_registry_shadow *eddy_registry_shadow_at(const eddy_registry *reg, size_t i);
 
 /* The component with this id implementing `interface_id` (EDDY_INTERFACE_SOLVER, ...; NULL: any), or
- * NULL. */
+ * NULL (also for a NULL id). The entry stays valid until eddy_registry_destroy. */
 EDDY_API const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
                                                        const char *interface_id);
 
 /* The ids of the components implementing `interface_id` (NULL: all) as "a, b, c" for error messages;
- * owned by the registry until the next call. */
+ * owned by the registry until the next call ("" when memory runs out). */
 EDDY_API const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id);
 
-/* Short name of an interface for messages: "solver", "grid", "writer", "probe", or the id itself. */
+/* Short name of an interface for messages: "solver", "grid", "writer", "probe", or the id itself
+ * ("(null)" for NULL). Pure: [any thread]. */
 EDDY_API const char *eddy_interface_name(const char *interface_id);
 
 EDDY_END_DECLS

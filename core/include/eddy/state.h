@@ -18,7 +18,9 @@
 EDDY_BEGIN_DECLS
 
 /* Packs `count` floats under `tag` into a buffer allocated with malloc() (*data, *size), as save()
- * must return it; the host frees it. EDDY_ERR_OUT_OF_MEMORY when allocation fails. */
+ * must return it; the host frees it. The record is never empty (the tag's bytes at least). count must
+ * be below 2^32 (the record stores a uint32; larger counts are not refused here, but the record no
+ * longer loads). EDDY_ERR_OUT_OF_MEMORY when allocation fails, with *data and *size untouched. */
 EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data,
                                     size_t *size, eddy_error *err);
 

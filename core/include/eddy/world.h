@@ -4,7 +4,13 @@
  * Global parameters (the Bullet-Fluids reference (2014) §3.1) belong to the world; per-material
  * parameters (§3.2, Bullet's "local" parameters) to eddy_material. Everything is in *simulation units*: a
  * world-scale length L is stored as L * simulation_scale (the Bullet-Fluids reference (2014) §1.1.1).
- * Solvers never need the simulation scale; hosts use it to convert input and output.
+ * Solvers never need the simulation scale; hosts use it to convert input and output. A scene gives
+ * masses, densities, gravity and velocities in simulation units already; the host scales only the
+ * lengths it gives in world units (docs/scenes.md).
+ *
+ * Units in 2D: a 2D world is a slab of unit depth. A particle's mass is per unit depth (kg/m; hosts
+ * derive it as about rho0 spacing^2), and densities stay kg/m^3, since sum_j m_j W with the 2D kernels
+ * (1/m^2) gives (kg/m) / m^2. Pressures are Pa in 2D and 3D alike.
  *
  * Ownership: the host creates and owns the world (eddy_world_create / eddy_world_destroy) and hands it
  * to the solver's callbacks; a solver may modify particle data and register fields, but must not
@@ -37,15 +43,17 @@ EDDY_BEGIN_DECLS
 typedef struct eddy_material {
     size_t size;               /* sizeof(eddy_material) as compiled by whoever filled it */
     char name[EDDY_MATERIAL_NAME_MAX];
-    eddy_real rest_density;    /* rho0, kg/m^d (sim units) */
-    eddy_real particle_mass;   /* m, kg (per unit length in 2D: kg/m) */
+    eddy_real rest_density;    /* rho0, kg/m^3 in 2D too (sim units) */
+    eddy_real particle_mass;   /* m, kg (per unit depth in 2D: kg/m) */
     eddy_real particle_dist;   /* derived by eddy_world_add_material: the lattice spacing at which poly6
                                 * summation with this mass and the world's smoothing radius gives
                                 * rest_density (eddy_lattice_density); sim units */
     eddy_contact_params contact; /* rigid-boundary response */
     /* The solver's per-material parameters, one per entry of its material table. In the world the
-     * values are owned by the world (copied by eddy_world_add_material). Read them once in create():
-     * eddy_param_get(&material->params, "viscosity", 0.0). */
+     * values are owned by the world (copied by eddy_world_add_material). Read them once in create()
+     * with eddy_material_param(material, &material_params[M]), which falls back to the table entry's
+     * default; eddy_param_get(&material->params, "viscosity", fallback) is the lower-level lookup by
+     * id with a fallback of the caller's. */
     eddy_param_values params;
 } eddy_material;
 
@@ -111,10 +119,14 @@ typedef struct eddy_world {
     struct eddy_world_impl *impl; /* private to libeddy */
 } eddy_world;
 
-/* Allocates an empty world for `dimensions`. Release with eddy_world_destroy(). */
+/* Allocates an empty world for `dimensions` (2 or 3; anything else is EDDY_ERR_INVALID_ARGUMENT):
+ * no material, particle, collider or grid, smoothing radius 0, simulation scale 1, host
+ * eddy_host_silent(). *out is NULL on failure. The caller owns it; release with eddy_world_destroy(). */
 EDDY_API int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err);
 
-/* Frees the world and everything it owns. NULL-safe. */
+/* Frees the world and everything it owns (particles, materials and their parameter copies,
+ * colliders, the grid and its backend state); not the host services, the residency provider or the
+ * exchange, which their installers own. NULL-safe. */
 EDDY_API void eddy_world_destroy(eddy_world *w);
 
 /*
@@ -138,7 +150,7 @@ EDDY_API void eddy_world_destroy(eddy_world *w);
  * h = 2 spacing in 2D), which a stiff equation of state turns into a large spurious pressure; hosts
  * therefore derive the mass of a given spacing as rho0 * mass / eddy_lattice_density(mass, ...).
  * 0 when spacing or h <= 0; NaN out of range (above). For spacing >= h the particle sees only itself.
- * Double precision (about 1e-14 relative); pure.
+ * Double precision (about 1e-14 relative); pure. [any thread]
  */
 EDDY_API double eddy_lattice_density(double mass, double spacing, double h, int dimensions);
 
@@ -147,7 +159,8 @@ EDDY_API double eddy_lattice_density(double mass, double spacing, double h, int 
  * when no spacing near it sums to rho0 (a mass so large that the particle alone outweighs rho0: the
  * spacing would reach beyond h). NaN when the spacing would exceed the ratio limit
  * (h / spacing > EDDY_LATTICE_RATIO_MAX: a mass too small for h), for non-positive or non-finite
- * mass or rho0, non-finite h, or dimensions other than 2 and 3. This is particle_dist. */
+ * mass or rho0, non-finite h, or dimensions other than 2 and 3. This is particle_dist. Pure.
+ * [any thread] */
 EDDY_API eddy_real eddy_rest_spacing(double mass, double rho0, double h, int dimensions);
 
 /*
@@ -156,7 +169,7 @@ EDDY_API eddy_real eddy_rest_spacing(double mass, double rho0, double h, int dim
  * which sum_j V (p_j - p_i) |grad W| e_ij underestimates a linear pressure gradient (1 in the continuum
  * limit; 0.87 at h = 2 spacing in 2D, 0.95 in 3D). Solvers divide their spiky pressure gradient by it
  * so that a fluid at rest carries exactly rho0 g H. 1 when spacing or h <= 0; 0 for spacing >= h (no
- * neighbour in reach); NaN out of range (above). Double precision; pure.
+ * neighbour in reach); NaN out of range (above). Double precision; pure. [any thread]
  */
 EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimensions);
 
@@ -166,22 +179,30 @@ EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimen
  * parameter value against its descriptor (eddy_param_check). [main thread] */
 EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *err);
 
-/* Appends n particles of a material (eddy_particles_add) and sets their mass from the material.
- * positions / velocities: 3*n reals in simulation units (velocities may be NULL). */
+/* Appends n particles of material index `material` (< material_count, else EDDY_ERR_INVALID_ARGUMENT)
+ * through eddy_particles_add: positions / velocities are 3*n reals in simulation units, copied (in 2D
+ * the z components are ignored and stored as 0; velocities may be NULL for rest). The new particles
+ * are owned (flags 0) and take consecutive ids from the next id the set issues (the largest ever
+ * issued or set, plus 1), so ids are never reused. Their mass is the material's particle_mass; every
+ * other field starts at 0. Bumps the layout generation. */
 EDDY_API int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *positions,
                                       const eddy_real *velocities, uint32_t material, eddy_error *err);
 
-/* Sets the container (an axis-aligned box that holds the fluid); its walls become plane colliders at
- * the start of the collider list, except on periodic axes. Call before adding colliders. */
+/* Sets the container (an axis-aligned box that holds the fluid; min, max in simulation units, min <
+ * max on each axis); its walls become plane colliders at the start of the collider list, facing
+ * inward, except on periodic axes (`periodic` may be NULL: none). Call once, before adding colliders:
+ * a second call, or a call after a collider, is EDDY_ERR_INVALID_ARGUMENT. */
 EDDY_API int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_real max[3],
                                       const int periodic[3], eddy_error *err);
 
-/* Appends a collider (copied; c->size must cover every member, see eddy_default_collider()). The plane
- * normal is normalized here. */
+/* Appends a collider (copied; c->size must cover every member, see eddy_default_collider()), in
+ * simulation units. The plane normal is normalized here (a zero normal is refused), a sphere needs a
+ * radius > 0 and a box min < max; is_container_wall is cleared. */
 EDDY_API int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy_error *err);
 
-/* Sets up the grid over the domain [lo, hi] with cell size = smoothing_radius, a backend (NULL: CPU)
- * and the out-of-domain policy. Call once, after the smoothing radius is set. */
+/* Sets up the grid over the domain [lo, hi] (simulation units) with cells of the smoothing radius
+ * (eddy_grid_layout_init), a backend (NULL: CPU; the vtable must outlive the world) and the
+ * out-of-domain policy. Call after the smoothing radius is set; a second call replaces the grid. */
 EDDY_API int eddy_world_init_grid(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3],
                                   const int periodic[3], const eddy_grid_backend_vtable *backend,
                                   eddy_domain_policy policy, eddy_error *err);
@@ -193,36 +214,53 @@ EDDY_API int eddy_world_init_grid_with(eddy_world *w, const eddy_real lo[3], con
                                        const eddy_param_values *params, eddy_domain_policy policy,
                                        eddy_error *err);
 
-/* Builds the grid on the current positions (eddy_grid_build) and adds its time to EDDY_PHASE_GRID. */
+/* Builds the grid on the current positions (eddy_grid_build: sorts the particles, permuting every
+ * field, and applies the domain policy) and adds its time to EDDY_PHASE_GRID. OpenMP-parallel. */
 EDDY_API int eddy_world_build_grid(eddy_world *w, eddy_error *err);
 
-/* Monotonic wall clock in milliseconds. Thread-safe. */
+/* Monotonic wall clock in milliseconds (CLOCK_MONOTONIC). [any thread] */
 EDDY_API double eddy_time_ms(void);
 
-/* Adds `ms` to a phase's accumulated time. Call from one thread. */
+/* Adds `ms` to a phase's accumulated time; a phase out of range is ignored. [main thread] */
 EDDY_API void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double ms);
 
 /* --- Integration helpers every solver shares (semi-implicit Euler; Bullet-Fluids reference (2014) §2.1) --- */
 
-/* v += (a + gravity) * dt for every particle. `a` is a 3-component field id (e.g. "acceleration"),
- * or -1 for gravity alone. OpenMP-parallel. */
+/*
+ * The integration helpers update every particle of [0, count), halo copies included. A decomposable
+ * solver computes accelerations for owned particles only, so a halo copy is advanced with whatever its
+ * acceleration field holds, and afterwards its position and velocity are not its owner's. That is
+ * harmless for the next step: between steps the host's halo update overwrites each halo copy's
+ * position, velocity, density, pressure, mass and material with its owner's. Within the step it
+ * is not: a solver that reads neighbours' positions or velocities after these calls refreshes them on
+ * the halo copies first (eddy_world_refresh_fields; pbf does, after predicting positions). In one
+ * process there is no halo copy. dt in seconds.
+ */
+
+/* v += (a + gravity) * dt for every particle (see above). `a` is a 3-component field id (e.g.
+ * "acceleration"), or -1 for gravity alone; an id that is not a field of at least 3 components acts as
+ * -1. In 2D gravity's z is not applied. OpenMP-parallel. */
 EDDY_API void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_real dt);
 
-/* x += v * dt for every particle. OpenMP-parallel. */
+/* x += v * dt for every particle (see above). OpenMP-parallel. */
 EDDY_API void eddy_world_integrate_position(eddy_world *w, eddy_real dt);
 
-/* Applies the boundary response (eddy_boundaries_respond) with each particle's material. */
+/* Applies the boundary response (eddy_boundaries_respond) to every particle (see above), each with
+ * its material's contact parameters (w->contacts). dt: unused, kept for the ABI (the response is a
+ * position projection). OpenMP-parallel; deterministic. */
 EDDY_API void eddy_world_respond_boundaries(eddy_world *w, eddy_real dt);
 
 /* The Bullet-Fluids update (Bullet-Fluids reference (2014) §2.1): eddy_world_integrate_velocity, then the
- * boundary response, then eddy_world_integrate_position; its wall time is added to EDDY_PHASE_INTEGRATE. */
+ * boundary response, then eddy_world_integrate_position, for every particle, halo copies included
+ * (see above); its wall time is added to EDDY_PHASE_INTEGRATE. */
 EDDY_API void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, eddy_real dt);
 
-/* Largest particle speed, sim units / s: eddy_world_step_stats(w)->max_speed. */
+/* Largest speed of an owned particle with a finite velocity, sim units / s:
+ * eddy_world_step_stats(w)->max_speed (cached; computed, and downloaded, when missing). */
 EDDY_API eddy_real eddy_world_max_speed(const eddy_world *w);
 
-/* The CFL time step limit cfl * h / (signal_speed + max particle speed); +inf for a world at rest
- * with zero signal speed. */
+/* The CFL time step limit cfl * h / (signal_speed + max particle speed), in seconds (speeds in sim
+ * units / s); +inf for a world at rest with zero signal speed. */
 EDDY_API double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal_speed);
 
 /*
@@ -260,7 +298,9 @@ typedef struct eddy_step_stats {
  */
 EDDY_API const eddy_step_stats *eddy_world_step_stats(eddy_world *w);
 
-/* Stores figures a solver computed (stats->step should be w->step) as the cache above. [main thread] */
+/* Stores figures a solver computed (stats->step should be w->step) as the cache above, copied as far
+ * as stats->size covers them (members it does not cover: 0, first_nonfinite SIZE_MAX). Figures of
+ * another step are not taken as current; NULL drops the cache. [main thread] */
 EDDY_API void eddy_world_set_step_stats(eddy_world *w, const eddy_step_stats *stats);
 
 /* --- Field residency: how the host reaches particles -------------------------------------------- */
@@ -342,29 +382,38 @@ EDDY_API int eddy_world_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
 
 /* --- Several processes: owned particles and halo copies ----------------------------------------- */
 
-/*
- * How halo copies are refreshed. In one process there is none (the default) and
- * eddy_world_refresh_fields() returns at once; a domain-decomposed host (MPI) installs one that sends
- * the named fields of owned particles to the processes holding their halo copies and receives theirs.
- */
-/* Operations of eddy_world_reduce(). */
+/* Operations of eddy_world_reduce() and eddy_exchange.reduce: the smallest, the largest, the sum. */
 typedef enum eddy_reduce_op {
     EDDY_REDUCE_MIN = 0,
     EDDY_REDUCE_MAX = 1,
     EDDY_REDUCE_SUM = 2
 } eddy_reduce_op;
 
+/*
+ * How halo copies are refreshed, and values combined over processes. In one process there is none
+ * (the default): eddy_world_refresh_fields() returns at once and eddy_world_reduce() leaves the values
+ * as they are. A domain-decomposed host (MPI) installs one that sends the named fields of owned
+ * particles to the processes holding their halo copies and receives theirs. Owned by the host, which
+ * installs it with eddy_world_set_exchange() (copied); solvers never call its members directly.
+ */
 typedef struct eddy_exchange {
-    size_t size;
-    void *context;
+    size_t size;    /* sizeof(eddy_exchange) as compiled by the host */
+    void *context;  /* the host's, passed back to both callbacks */
+    /* Copies the owners' values of fields[0 .. field_count) (ids already checked by
+     * eddy_world_refresh_fields) onto every halo copy of w. Collective: every process calls it with the
+     * same fields in the same order. Required: an exchange without it counts as none (reduce is not
+     * called either). [main thread] */
     int (*refresh)(void *context, eddy_world *w, const int *fields, size_t field_count,
                    eddy_error *err);
-    /* Combines values[count] over every process, in place, with `op`; the result must be the same
-     * bits on every process and independent of the number of processes for MIN and MAX. */
+    /* Optional (NULL: eddy_world_reduce leaves the values as they are). Combines values[count] over
+     * every process, in place, with `op`; the result must be the same bits on every process and
+     * independent of the number of processes for MIN and MAX. Collective. [main thread] */
     int (*reduce)(void *context, eddy_reduce_op op, double *values, size_t count, eddy_error *err);
 } eddy_exchange;
 
-/* Installs (or removes, with NULL) the exchange; copied. Hosts only. [main thread] */
+/* Installs (or removes, with NULL) the exchange; the struct is copied (as far as exchange->size
+ * covers it), `context` is not. While one is installed, eddy_world_build_grid may store a window of the
+ * grid (grid.h: built-in backend, no residency provider installed). Hosts only. [main thread] */
 EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchange);
 
 /*
@@ -375,7 +424,8 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  * velocity, density, pressure, mass); a solver's own registered fields on it hold unspecified values
  * until the solver refreshes them, so a field computed in one step and read on neighbours in the next
  * must be refreshed too (the host keeps halo copies between steps and updates only those).
- * [main thread]
+ * `fields` is borrowed for the call. The ids are checked only where an exchange is installed (an id
+ * that is not a field: EDDY_ERR_NOT_FOUND); otherwise the exchange's error. [main thread]
  */
 EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count,
                                        eddy_error *err);
@@ -383,14 +433,14 @@ EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t 
 /*
  * Combines `count` doubles over every process, in place (the smallest, the largest, or the sum), for a
  * decision every process must take alike: a time step, a derived sound speed from the fluid's height.
- * Leaves the values as they are in one process. Collective, like eddy_world_refresh_fields().
- * [main thread]
+ * Leaves the values as they are in one process. Collective, like eddy_world_refresh_fields(). An
+ * unknown op is EDDY_ERR_INVALID_ARGUMENT (in one process too). [main thread]
  */
 EDDY_API int eddy_world_reduce(eddy_world *w, eddy_reduce_op op, double *values, size_t count,
                                eddy_error *err);
 
-/* Sets the host services components of this world see (NULL: eddy_host_silent()). Hosts only. The
- * host must outlive the world. [main thread] */
+/* Sets the host services components of this world see (NULL: eddy_host_silent()); the pointer is
+ * kept, not copied. Hosts only. The host must outlive the world. [main thread] */
 EDDY_API void eddy_world_set_host(eddy_world *w, const eddy_host *host);
 
 EDDY_END_DECLS

@@ -86,6 +86,8 @@ static inline eddy_sph_candidates eddy_sph_candidates_make(int extra_count)
     return c;
 }
 
+/* Frees the buffer's memory and empties it, keeping extra_count, so the buffer may gather again (it
+ * then allocates anew) or be freed twice. NULL-safe. */
 void eddy_sph_candidates_free(eddy_sph_candidates *c);
 
 /*
@@ -502,6 +504,8 @@ static inline float eddy_sph_self_density(float initial_sum, float mass, const e
     return (initial_sum - 1.0f) * mass * eddy_poly6(k, 0.0f);
 }
 
+/* The density of a particle from its sum (eddy_sph_density_sum, without the coefficient) and its
+ * material's self term: k.poly6 sum + self_density, kg/m^3 (sim units, 2D too). */
 static inline float eddy_sph_density(const eddy_kernels *k, float sum, float self_density)
 {
     return k->poly6 * sum + self_density;

@@ -30,6 +30,7 @@ typedef enum eddy_sph_kernel {
     EDDY_SPH_WENDLAND = 3
 } eddy_sph_kernel;
 
+/* max(a, 0) as a select. */
 EDDY_SPH_INLINE float eddy_sph_pos(float a) { return a > 0.0f ? a : 0.0f; }
 
 /* (h^2 - r^2)^3 clamped at 0: poly6 without its coefficient, the term density sums accumulate. */
@@ -39,6 +40,8 @@ EDDY_SPH_INLINE float eddy_sph_poly6_term(float h2, float r2)
     return d * d * d;
 }
 
+/* eddy_poly6, eddy_poly6_grad, eddy_spiky, ... of <eddy/kernels.h>, masked, in the same units. Pure;
+ * [any thread]. */
 EDDY_SPH_INLINE float eddy_sph_poly6(const eddy_kernels *k, float r2)
 {
     return k->poly6 * eddy_sph_poly6_term(k->h2, r2);

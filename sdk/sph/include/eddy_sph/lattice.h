@@ -3,12 +3,14 @@
  *
  * The host derives each material's particle mass and spacing so that a poly6 sum on the rest lattice
  * gives rho0 (eddy_rest_spacing, <eddy/world.h>). Another kernel on the same lattice does not: at
- * h = 2 spacings in 3D the cubic spline sums to about 0.986 rho0 and Wendland C2 to about 1.023 rho0,
- * which a Tait equation with gamma = 7 turns into thousands of pascals at rest. A solver summing
- * density with such a kernel multiplies its sum by eddy_sph_rest_scale() of the material.
+ * h = 2 spacings the cubic spline sums to about 0.986 rho0 in 2D and 0.990 rho0 in 3D, Wendland C2 to
+ * about 1.023 rho0 in 2D and 1.024 rho0 in 3D, which a Tait equation with gamma = 7 turns into
+ * thousands of pascals at rest. A solver summing density with such a kernel multiplies its sum by
+ * eddy_sph_rest_scale() of the material.
  *
- * Double precision, pure. NaN where <eddy/world.h>'s lattice helpers give NaN (h / spacing above
- * EDDY_LATTICE_RATIO_MAX, non-finite input, dimensions other than 2 and 3).
+ * Double precision, pure: [any thread]. NaN where <eddy/world.h>'s lattice helpers give NaN (h /
+ * spacing above EDDY_LATTICE_RATIO_MAX, non-finite input, dimensions other than 2 and 3). Unlike the
+ * core's poly6 sum these sum the lattice point by point: O((h / spacing)^d) per call.
  */
 #ifndef EDDY_SPH_LATTICE_H
 #define EDDY_SPH_LATTICE_H
@@ -22,10 +24,12 @@ extern "C" {
 #endif
 
 /* sum_j W(|x_j|) over the infinite square (2D) or cubic (3D) lattice of `spacing`, the origin
- * included, with the kernel of support h. 0 when spacing or h <= 0. */
+ * included, with the kernel of support h (the coefficients of <eddy/kernels.h>, in double): 1/m^d,
+ * sim units. 0 when spacing or h <= 0. */
 double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, int dimensions);
 
-/* mass * eddy_sph_lattice_sum: the summation density at rest. */
+/* mass * eddy_sph_lattice_sum: the summation density at rest (kg/m^3 with a mass in kg, or in kg/m in
+ * 2D). */
 double eddy_sph_lattice_density(eddy_sph_kernel kernel, double mass, double spacing, double h, int dimensions);
 
 /* rho0 / (m sum_j W) for a material (rest_density, particle_mass, particle_dist): the factor that makes

@@ -72,6 +72,10 @@ typedef struct eddy_sph_ghost_chunk {
     size_t rows, capacity; /* in rows of EDDY_SPH_LANES */
 } eddy_sph_ghost_chunk;
 
+/* The lists and their scratch, owned by the struct. It has no init function: start from a zeroed
+ * struct (`= {0}`, memset or calloc) before the first build, which grows its arrays with realloc from
+ * the members (an uninitialized struct hands realloc garbage pointers). Release with
+ * eddy_sph_neighbors_free, which leaves it zeroed for another build. */
 typedef struct eddy_sph_neighbors {
     uint32_t *offset, *index;       /* CSR lists: particle i's neighbours are index[offset[i] .. offset[i+1]) */
     size_t offset_capacity, index_capacity;
@@ -295,6 +299,8 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     return EDDY_OK;
 }
 
+/* Frees every array of the lists, blocks, images and ghost rows, and zeroes the struct (ready for a
+ * new build, or a second free). NULL-safe. */
 void eddy_sph_neighbors_free(eddy_sph_neighbors *nb);
 
 /*
@@ -421,8 +427,10 @@ typedef struct eddy_sph_records {
     size_t capacity;
 } eddy_sph_records;
 
-/* Room for n records. Returns 0, or -1 when memory runs out. */
+/* Room for n records (existing ones kept). Start from a zeroed struct, as for eddy_sph_neighbors.
+ * Returns 0, or -1 when memory runs out (the records are then unchanged). */
 int eddy_sph_records_reserve(eddy_sph_records *r, size_t n);
+/* Frees the records and zeroes the struct. NULL-safe. */
 void eddy_sph_records_free(eddy_sph_records *r);
 
 /* Records {a[j], b[j], c[j], d[j]} (d NULL: 0) of particles 0 .. n-1, in parallel, into records with

@@ -92,6 +92,8 @@ static inline eddy_sph_shifting eddy_sph_shifting_make(float coefficient)
     return s;
 }
 
+/* Frees the pass's scratch (shift, capacity 0) and keeps its coefficient, so the pass may run again
+ * (it then allocates anew) or be freed twice. NULL-safe. */
 void eddy_sph_shifting_free(eddy_sph_shifting *s);
 
 /* What the pass's cells read (eddy_sph_shift). */
@@ -102,7 +104,8 @@ typedef struct eddy_sph_shift_ctx {
     float dt;
 } eddy_sph_shift_ctx;
 
-/* Grows the scratch to n particles: 0, or -1 when memory runs out. */
+/* Grows the scratch to n particles (4 floats each): 0, or -1 when memory runs out (the scratch is
+ * then unchanged). */
 int eddy_sph_shift_reserve(eddy_sph_shifting *s, size_t n);
 
 /* One cell of the pass (eddy_sph_cell_fn, 1 extra array): the shift and div r of its owned particles
