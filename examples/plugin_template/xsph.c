@@ -1,5 +1,6 @@
 /*
- * xsph — weakly compressible SPH with XSPH velocity smoothing: the eddy plugin template (ABI 2.0).
+ * xsph — weakly compressible SPH with XSPH velocity smoothing: the eddy plugin template (ABI 2.1 or a
+ * later 2.x: it sets EDDY_COMPONENT_STATE_COMPLETE).
  *
  * A complete, small solver written against the installed SDK alone (<eddy/eddy.h>). Copy this folder,
  * rename the solver, and change the physics; docs/plugin-guide.md walks through it.

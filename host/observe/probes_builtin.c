@@ -179,7 +179,7 @@ static const char *probe_unit(const eddy_probe *pr)
 {
     switch (pr->kind) {
     case KIND_PRESSURE: return "Pa";
-    case KIND_DENSITY: return pr->dimensions == 2 ? "kg/m^2" : "kg/m^3";
+    case KIND_DENSITY: return "kg/m^3"; /* 2D too: masses are per unit depth (world.h) */
     default: return "m";
     }
 }

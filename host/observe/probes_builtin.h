@@ -23,7 +23,7 @@
  *             rho_j (m_j / rho0 where rho_j is not positive). NaN where no particle lies within one
  *             smoothing radius of the point (no liquid there). Simulation units, as stored ("Pa").
  *   density   the mean "density" of the particles inside the box [`min`, `max`] (inclusive). NaN when
- *             the box holds no particle. Simulation units ("kg/m^3", "kg/m^2" in 2D).
+ *             the box holds no particle. Simulation units (kg/m^3, 2D too).
  *
  * Points (`at`, `point`, `min`, `max`) take as many numbers as the world has dimensions (3 are
  * accepted in 2D, z ignored); an axis must exist in the world ("z" is refused in 2D); `max` must

@@ -227,7 +227,7 @@ int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err
     switch (id) {
     case EDDY_FIELD_POSITION: unit = "m"; break;
     case EDDY_FIELD_VELOCITY: unit = "m/s"; break;
-    case EDDY_FIELD_DENSITY: unit = d == 2 ? "kg/m^2" : "kg/m^3"; break;
+    case EDDY_FIELD_DENSITY: unit = "kg/m^3"; break; /* 2D too: masses are per unit depth */
     case EDDY_FIELD_PRESSURE: unit = "Pa"; break;
     case EDDY_FIELD_MASS: unit = d == 2 ? "kg/m" : "kg"; break;
     default: break;

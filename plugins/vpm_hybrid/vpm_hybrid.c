@@ -89,7 +89,7 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_AMBIENT_DENSITY] = EDDY_PARAM_REAL_DESC(
         "ambient_density", 0.0, 0.0, 1e9, "kg/m^3",
         "Density rho_a of the ambient fluid that fills the space without particles (Gourlay's "
-        "mAmbientDensity); kg/m^2 in 2D. The density gradient is that of rho0 - rho_a, and sph mode reduces "
+        "mAmbientDensity), kg/m^3 in 2D too. The density gradient is that of rho0 - rho_a, and sph mode reduces "
         "gravity by the ambient's buoyancy, g (1 - rho_a / rho0). 0 (default): empty space, whose free "
         "surfaces generate no vorticity (difference formula everywhere)."),
     [P_TRACER_MATERIAL] = EDDY_PARAM_INT_DESC(

@@ -2,8 +2,8 @@
  * vpm_hybrid.h — what the files of plugins/vpm_hybrid share: the solver record and the neighbour-grid
  * passes (sph_terms.c) that vpm_hybrid.c composes into a step. Private to the plugin.
  *
- * Units (simulation units throughout, d = 2 or 3): vorticity 1/s; density kg/m^d; number density
- * 1/m^d; density gradient kg/m^(d+1); vortex strength alpha = omega V with V = m / rho0 (m^d/s times
+ * Units (simulation units throughout, d = 2 or 3): vorticity 1/s; density kg/m^3 (2D: mass per unit
+ * depth, as the core); number density 1/m^d; density gradient kg/m^4; vortex strength alpha = omega V with V = m / rho0 (m^d/s times
  * m, i.e. m^3/s in 3D, circulation m^2/s in 2D).
  */
 #ifndef VPM_HYBRID_H
@@ -25,7 +25,7 @@ struct eddy_solver {
     int tree_threshold;       /* auto: treecode from this many vortons on */
     float theta;              /* opening angle */
     int stretching, diffusion, baroclinic, hybrid_gravity;
-    float ambient;            /* rho_a, kg/m^d */
+    float ambient;            /* rho_a, kg/m^3 */
     uint32_t tracer;          /* tracer material, UINT32_MAX for none */
     float negative_pressure;
     double cfl, vortex_cfl;

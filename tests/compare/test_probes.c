@@ -261,7 +261,7 @@ static void density_mean_over_a_box(void **state)
         p->density[i] = (float)(1000.0 + 50.0 * p->x[i] / SCALE + 20.0 * p->y[i] / SCALE);
     double v[2];
     measure(&f, v);
-    assert_string_equal(eddy_probes_unit(f.probes, 0), "kg/m^2");
+    assert_string_equal(eddy_probes_unit(f.probes, 0), "kg/m^3");
     assert_near(v[0], 1031.5, 1e-3, "mean density over the box");
     assert_true(isnan(v[1]));
     close_fixture(&f);

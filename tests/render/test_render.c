@@ -319,7 +319,7 @@ static void test_fields_by_name_magnitude_and_component(void **state)
         const char *unit;
     } cases[] = {
         {"vorticity", 5.0, ""},     {"vorticity.y", 4.0, ""},  {"velocity.x", 6.0, "m/s"},
-        {"speed", 10.0, "m/s"},     {"velocity", 10.0, "m/s"}, {"density", 7.0, "kg/m^2"},
+        {"speed", 10.0, "m/s"},     {"velocity", 10.0, "m/s"}, {"density", 7.0, "kg/m^3"},
         {"position.x", 0.0, "m"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {

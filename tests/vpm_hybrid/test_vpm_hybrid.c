@@ -778,7 +778,7 @@ static double bottom_pressure(const char *const *sets, size_t nsets, double *dep
 }
 
 /*
- * A brine layer (1200 kg/m^2, 0.1 m deep) at rest in sph mode under an ambient fluid of 1000: the SPH
+ * A brine layer (1200 kg/m^3, 0.1 m deep) at rest in sph mode under an ambient fluid of 1000: the SPH
  * part feels g' = g (1 - rho_a / rho0), so the bottom row carries rho0 g' (H - y), and the walls' mirror
  * ghosts must continue the pressure for that gravity too. The same layer with ambient 0 under gravity g'
  * is the same problem written the other way: both runs must give the same pressure.
