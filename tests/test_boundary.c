@@ -91,6 +91,20 @@ static void container_walls(void **state)
     bad.normal[1] = 0.0f;
     assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "plane collider: normal has zero length");
+    /* Components whose squares leave float's range are a direction all the same (they once read as
+     * zero length); a non-finite one is refused as such. */
+    const size_t before = w->boundaries.collider_count;
+    bad.normal[0] = 1e38f, bad.normal[1] = 1e38f;
+    assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_OK);
+    NEAR(w->boundaries.colliders[before].normal[0], 0.70710678f);
+    NEAR(w->boundaries.colliders[before].normal[1], 0.70710678f);
+    bad.normal[0] = 0.0f, bad.normal[1] = 1e-40f;
+    assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_OK);
+    NEAR(w->boundaries.colliders[before + 1].normal[1], 1.0f);
+    bad.normal[1] = INFINITY;
+    assert_int_equal(eddy_world_add_collider(w, &bad, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "plane collider: normal is not finite");
+    w->boundaries.collider_count = before;
     /* A collider filled by an older or careless caller (size not covering every member) is refused,
      * naming the sizes; the default one is accepted and appended after the walls. */
     eddy_collider small = plane_y0();

@@ -126,6 +126,10 @@ static void param_check_messages(void **state)
     check_param(&iters, &v, "solvers.pbf", "solvers.pbf.iterations: 0 is out of range [1, 100]");
     v = real_value(100);
     check_param(&iters, &v, "solvers.pbf", NULL);
+    /* A dimensionless number's unit "1" is not printed after the range. */
+    const eddy_param_desc cfl = EDDY_PARAM_REAL_DESC("cfl", 0.4, 0.01, 1, "1", "Courant number.");
+    v = real_value(2);
+    check_param(&cfl, &v, "solvers.sph_mueller", "solvers.sph_mueller.cfl: 2 is out of range [0.01, 1]");
 
     v = real_value(2);
     check_param(&flag, &v, "s", "s.xsph: expected true or false");

@@ -131,9 +131,10 @@ static const char *list_choices(const eddy_param_desc *d, char *buf, size_t size
 static int range_error(const eddy_param_desc *d, const char *ctx, const char *dot, const char *index,
                        double v, eddy_error *err)
 {
+    /* "1", the unit of a dimensionless number, would read as part of the range: "[0.01, 1] 1". */
+    const int unit = d->unit && *d->unit && strcmp(d->unit, "1") != 0;
     return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s%s%s%s: %g is out of range [%g, %g]%s%s", ctx,
-                          dot, d->id, index, v, d->min, d->max, d->unit && *d->unit ? " " : "",
-                          d->unit ? d->unit : "");
+                          dot, d->id, index, v, d->min, d->max, unit ? " " : "", unit ? d->unit : "");
 }
 
 int eddy_param_check(const eddy_param_desc *d, const eddy_param_value *v, const char *context,

@@ -498,9 +498,21 @@ int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy_error *e
         eddy_real l = 0.0f;
         for (int a = 0; a < w->dimensions; ++a) l += copy.normal[a] * copy.normal[a];
         l = sqrtf(l);
-        if (!(l > 0) || !isfinite(l))
-            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "plane collider: normal has zero length");
-        for (int a = 0; a < 3; ++a) copy.normal[a] = a < w->dimensions ? copy.normal[a] / l : 0.0f;
+        if (l > 0 && isfinite(l)) {
+            for (int a = 0; a < 3; ++a) copy.normal[a] = a < w->dimensions ? copy.normal[a] / l : 0.0f;
+        } else {
+            /* The squares over- or underflowed in float ([1e38, 1e38], [1e-40, 0]): in double, which
+             * holds them; only a vector that is zero or not finite there is refused. */
+            double ld = 0.0;
+            for (int a = 0; a < w->dimensions; ++a) ld += (double)copy.normal[a] * (double)copy.normal[a];
+            ld = sqrt(ld);
+            if (!isfinite(ld))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "plane collider: normal is not finite");
+            if (!(ld > 0))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "plane collider: normal has zero length");
+            for (int a = 0; a < 3; ++a)
+                copy.normal[a] = a < w->dimensions ? (eddy_real)((double)copy.normal[a] / ld) : 0.0f;
+        }
     } else if (copy.shape == EDDY_SHAPE_SPHERE) {
         if (!(copy.radius > 0))
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "sphere collider: radius must be > 0");

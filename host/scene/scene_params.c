@@ -74,7 +74,8 @@ static int range_error(ctx *c, const eddy_param_desc *d, const char *path, const
     /* A range with an end the tables cannot write ("no bound", "> 0") reads as the scene's own. */
     const int plain = d->min > -UNBOUNDED && d->max < UNBOUNDED && !(d->min > 0 && d->min <= TINY);
     if (style == STYLE_MATERIAL || !plain) return scene_fail_expected(c, path, v, expected);
-    const char *unit = d->unit ? d->unit : "";
+    /* As eddy_param_check: a dimensionless number's unit "1" is not printed after the range. */
+    const char *unit = d->unit && strcmp(d->unit, "1") != 0 ? d->unit : "";
     return scene_fail(c, path, v, AT_VALUE, "%g is out of range [%g, %g]%s%s", x, d->min, d->max, *unit ? " " : "",
                       unit);
 }

@@ -465,7 +465,7 @@ static void errors_name_the_problem(void **state)
                       "speed sqrt(stiffness) is 0; set materials[0].stiffness > 0 (c0^2 in m^2/s^2) or "
                       "solvers.tait.sound_speed");
     const char *bad_gamma[] = {"solvers.tait.gamma=0.5"};
-    expect_open_error(bad_gamma, 1, 1, "solvers.tait.gamma: 0.5 is out of range [1, 10] 1");
+    expect_open_error(bad_gamma, 1, 1, "solvers.tait.gamma: 0.5 is out of range [1, 10]");
     const char *bad_boundary[] = {"solvers.tait.boundary=\"ghost\""};
     expect_open_error(bad_boundary, 1, 1, "solvers.tait.boundary: expected one of \"mirror\", \"virtual\", got \"ghost\"");
     const char *bad_motion[] = {"colliders=[{\"type\": \"plane\", \"point\": [0.3, 0], \"normal\": [-1, 0],"
