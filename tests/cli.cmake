@@ -52,6 +52,12 @@ cli_test(render_width_too_small 2 "--render-width expects a width in pixels (16 
 cli_test(threads_too_many 2 "--threads expects an integer in [1, 4096], got '5000'"
          run ${SCENES}/dam_break_2d.json --threads 5000)
 
+# An option's value is never another option: "--solvers --quiet" once compared a solver named --quiet.
+cli_test(value_is_an_option 2 "eddy: option --solvers needs a value, got the option '--quiet'"
+         compare ${SCENES}/dam_break_2d.json --solvers --quiet)
+cli_test(run_value_is_an_option 2 "eddy: option --out needs a value, got the option '--hash'"
+         run ${SCENES}/dam_break_2d.json --out --hash)
+
 # --list lists everything: a selection beside it would be ignored, so it is refused.
 cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"
          validate --list --solver nonexist)

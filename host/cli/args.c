@@ -56,3 +56,10 @@ int eddy_arg_bench_from_conflict(const char *scene)
     return eddy_arg_usage_error("bench --from DIR benches the checkpoint's own state: --solver, --grid, --set and "
                                 "--particles are not for it%s", "");
 }
+
+int eddy_arg_value(const char *opt, const char *v)
+{
+    if (!v) return eddy_arg_usage_error("option %s needs a value", opt);
+    if (v[0] == '-' && v[1] == '-') return eddy_arg_usage_error("option %s needs a value, got the option '%s'", opt, v);
+    return 0;
+}

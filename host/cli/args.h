@@ -17,6 +17,10 @@ int eddy_arg_real(const char *s, double *out);
  * command line. */
 int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
 
+/* The value of option `opt`: 0 when v is one, else the usage error printed (2): missing, or another
+ * option ("--solvers --quiet" once ran with the solver "--quiet"). No value starts with "--". */
+int eddy_arg_value(const char *opt, const char *v);
+
 /* `eddy bench --at T`: a time >= 0 in seconds into *out (0), or the usage error printed (2). */
 int eddy_arg_bench_at(const char *s, double *out);
 

@@ -62,7 +62,7 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
             o->scene_path = a;
             continue;
         }
-        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
+        if (eddy_arg_value(a, v)) return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solvers") == 0) {

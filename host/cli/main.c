@@ -152,7 +152,7 @@ static int cmd_run(int argc, char **argv, int resume)
             takes = 0;
         }
         else if (a[0] == '-' && a[1] == '-') {
-            if (!v) return eddy_arg_usage_error("option %s needs a value", a);
+            if (eddy_arg_value(a, v)) return 2;
             int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
                            strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
                            strncmp(a, "--render", 8) == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--movie") == 0;
@@ -459,7 +459,7 @@ static int cmd_bench(int argc, char **argv)
             o.scene_path = a;
             continue;
         }
-        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
+        if (eddy_arg_value(a, v)) return 2;
         if (strcmp(a, "--solver") == 0) o.solver = v;
         else if (strcmp(a, "--grid") == 0) o.grid = v;
         else if (strcmp(a, "--set") == 0) {

@@ -61,7 +61,7 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             continue;
         }
         if (a[0] != '-' || a[1] != '-') return eddy_arg_usage_error("unexpected argument '%s' (validate takes options only)", a);
-        if (!v) return eddy_arg_usage_error("option %s needs a value", a);
+        if (eddy_arg_value(a, v)) return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solver") == 0) {
