@@ -105,7 +105,6 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
     if (rc) goto done;
     eddy_sim *sim = eddy_session_sim(ses);
     eddy_world *w = sim->world;
-    out->particles = w->particles.count - w->particles.halo_count;
     if ((rc = eddy_probes_parse(eddy_session_scene(ses), reg, &r.probes, err)) ||
         (rc = eddy_probes_open(r.probes, w, sim->host, err)))
         goto done;
@@ -131,6 +130,8 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
         if (!isnan(c2) && (rc = vinitial_hydrostatic(w, c2, err))) goto done;
     }
     if (c->vortices && (rc = vinitial_vortices(sim, c, err))) goto done;
+    /* Counted once the initial state is set: the vortex cases replace the scene's placeholder block. */
+    out->particles = w->particles.count - w->particles.halo_count;
     if ((rc = measure(&r, ses, err))) goto done;
     const double end = isnan(c->end_time) ? eddy_session_scene(ses)->end_time : c->end_time;
     const eddy_session_plan plan = {.end_steps = -1, .end_time = end, .on_frame = on_frame, .user = &r};
