@@ -23,6 +23,8 @@ cli_test(describe_probe_derived 0 "width                real   derived    (0, in
 cli_test(describe_writer 0 "vtk 2.0.0 (writer, eddy.writer.2)" describe vtk)
 cli_test(describe_grid 0 "cpu 2.0.0 (grid, eddy.grid.2)" describe cpu)
 cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
+# Every flag a component declares is named (state-complete was left out).
+cli_test(describe_flags 0 "flags: concurrent-instances decomposable state-complete\n" describe tait)
 cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)
 # `eddy CMD --help` (or -h) prints that command's part of the usage, wherever the option stands, and
 # exits 0 (it once read --help as an option missing its value, or as a component id).

@@ -408,9 +408,10 @@ static int cmd_describe(int argc, char **argv)
     if (strcmp(e->file, "(built-in)") == 0) printf("file: (built-in)\n");
     else printf("file: %s (plugin %s)\n", e->file, e->plugin ? e->plugin : "");
     if (c->flags) {
-        printf("flags:%s%s%s\n", c->flags & EDDY_COMPONENT_CONCURRENT_INSTANCES ? " concurrent-instances" : "",
+        printf("flags:%s%s%s%s\n", c->flags & EDDY_COMPONENT_CONCURRENT_INSTANCES ? " concurrent-instances" : "",
                c->flags & EDDY_COMPONENT_DECOMPOSABLE ? " decomposable" : "",
-               c->flags & EDDY_COMPONENT_DEVICE_RESIDENT ? " device-resident" : "");
+               c->flags & EDDY_COMPONENT_DEVICE_RESIDENT ? " device-resident" : "",
+               c->flags & EDDY_COMPONENT_STATE_COMPLETE ? " state-complete" : "");
     }
     const int solver = strcmp(c->interface_id, EDDY_INTERFACE_SOLVER) == 0;
     const int grid = strcmp(c->interface_id, EDDY_INTERFACE_GRID) == 0;
