@@ -9,6 +9,11 @@ int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t coun
                            eddy_error *err)
 {
     const size_t tag_len = strlen(tag) + 1;
+    /* The record stores the count in 32 bits: a larger one would save and never load back. */
+    if (count > UINT32_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "the state of '%s' has %zu values; a state record holds at most %u", tag, count,
+                              (unsigned)UINT32_MAX);
     const uint32_t n = (uint32_t)count;
     const size_t total = tag_len + sizeof n + count * sizeof(eddy_real);
     unsigned char *p = malloc(total);

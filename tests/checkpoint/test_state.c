@@ -44,6 +44,15 @@ static void mismatches_are_refused(void **state)
     assert_int_equal(eddy_state_load_floats("tait/1", out, 2, data, size, &err), EDDY_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "state record of 19 bytes has no tag, expected 'tait/1'");
     free(data);
+    /* A count the record's 32 bits cannot hold is refused before anything is read or allocated (it
+     * once saved a record that never loaded). */
+    if (sizeof(size_t) > 4) {
+        const size_t huge = (size_t)UINT32_MAX + 1;
+        data = NULL;
+        assert_int_equal(eddy_state_save_floats("tait/1", in, huge, &data, &size, &err), EDDY_ERR_INVALID_ARGUMENT);
+        assert_null(data);
+        assert_string_equal(err.message, "the state of 'tait/1' has 4294967296 values; a state record holds at most 4294967295");
+    }
 }
 
 int main(void)
