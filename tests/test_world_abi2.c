@@ -1087,6 +1087,9 @@ static void refresh_fields(void **state)
     eddy_world_set_exchange(w, NULL);
     assert_int_equal(eddy_world_refresh_fields(w, fields, 2, &err), EDDY_OK);
     assert_int_equal(x.calls, 3);
+    /* An unknown field is refused on one process as well: it must not work until the run is split. */
+    assert_int_equal(eddy_world_refresh_fields(w, unknown, 2, &err), EDDY_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "refresh fields: no field 60");
     eddy_world_destroy(w);
 }
 

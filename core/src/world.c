@@ -982,13 +982,14 @@ void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchange)
 int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
 {
     struct eddy_world_impl *im = w->impl;
-    if (!im->has_exchange) return EDDY_OK;
+    /* Checked on one process too: a wrong field id must not work until the run is decomposed. */
     if (field_count && !fields)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "refresh fields: %zu fields but no list",
                               field_count);
     for (size_t i = 0; i < field_count; ++i)
         if (!valid_field(w, fields[i]))
             return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "refresh fields: no field %d", fields[i]);
+    if (!im->has_exchange) return EDDY_OK;
     return im->exchange.refresh(im->exchange.context, w, fields, field_count, err);
 }
 

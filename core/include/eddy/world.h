@@ -424,8 +424,9 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  * velocity, density, pressure, mass); a solver's own registered fields on it hold unspecified values
  * until the solver refreshes them, so a field computed in one step and read on neighbours in the next
  * must be refreshed too (the host keeps halo copies between steps and updates only those).
- * `fields` is borrowed for the call. The ids are checked only where an exchange is installed (an id
- * that is not a field: EDDY_ERR_NOT_FOUND); otherwise the exchange's error. [main thread]
+ * `fields` is borrowed for the call. The ids are checked on one process too (an id that is not a
+ * field: EDDY_ERR_NOT_FOUND, "refresh fields: no field N"; libeddy builds before 2026-11-25 checked
+ * them only where an exchange was installed); otherwise the exchange's error. [main thread]
  */
 EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count,
                                        eddy_error *err);
