@@ -37,6 +37,10 @@ cli_test(describe_help 0 "usage: eddy describe ID\n      The parameters of a com
 cli_test(validate_help 0 "usage: eddy validate [--solver ID]..." validate --help)
 cli_test(compare_help 0 "usage: eddy compare SCENE --solvers ID,ID,..." compare --help)
 cli_test(list_help 0 "usage: eddy list\n      Every component found" list --help)
+cli_test(run_help_after_flag 0 "usage: eddy run SCENE [--solver ID]" run ${SCENES}/dam_break_2d.json --quiet --help)
+# ... but not as an option's value: --out -h names a folder.
+cli_test(run_help_as_value 2 "eddy: option --steps needs a value, got the option '--help'"
+         run ${SCENES}/dam_break_2d.json --out -h --steps --help)
 # Scene values that passed the checks and then crashed, hung or wrote where they should not: thousands
 # of OpenMP threads (a stack overflow at 100 000), a fill past 32 spacings per smoothing radius (minutes a
 # step), an output interval so small that every step met a frame while time stood still, and a name that

@@ -550,11 +550,19 @@ static int command(int argc, char **argv)
                eddy_sph_simd_cpu_has(EDDY_SPH_SIMD_AVX512) ? ", avx512" : "");
         return 0;
     }
+    /* --help or -h where an option name stands, not as the value of one (--out -h is a folder). */
     static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
+    static const char *const flags[] = {"--hash", "--quiet", "--no-picture", "--no-overlap", "--render", "--movie",
+                                        "--list"};
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
         if (strcmp(cmd, commands[k]) != 0) continue;
-        for (int i = 2; i < argc; ++i)
-            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return command_help(cmd);
+        for (int i = 2; i < argc; ++i) {
+            if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0) continue;
+            const char *prev = argv[i - 1];
+            int value = i > 2 && prev[0] == '-' && prev[1] == '-';
+            for (size_t f = 0; value && f < sizeof flags / sizeof flags[0]; ++f) value = strcmp(prev, flags[f]) != 0;
+            if (!value) return command_help(cmd);
+        }
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);

@@ -827,7 +827,9 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_keep_render_request(&c, &opt->render);
     /* Everything that can refuse this run's input first: the output truncates the tables of a run
      * already in the folder. */
-    if ((rc = run_open_probes(&c, err)) || (rc = run_open_renderer(&c, err)) || (rc = run_claim_folder(&c, err)) ||
+    int holds_run = 0;
+    if ((rc = run_open_probes(&c, err)) || (rc = run_check_folder(&c, &holds_run, err)) ||
+        (rc = run_open_renderer(&c, err)) || (holds_run && (rc = run_clear_folder(&c, err))) ||
         (rc = run_open_output(&c, 0, 0.0, err)) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;

@@ -3,19 +3,28 @@
  *
  * A run that did not reach its end (stopped by a signal, or ended by an error after a periodic
  * checkpoint) is refused: its checkpoint is work `eddy resume` continues, and a new run would delete it.
- * A finished run is replaced whole: its frames, frame list, rendered frames, movie and picture are
- * removed before this run writes anything, so that none of them is left among the new run's files (a
- * shorter run left the old run's later frames behind, unlisted); the tables are rewritten and the
- * checkpoint removed when the output opens (run.c). Files eddy does not write are never touched.
+ * Which checkpoint counts is resume's rule: the pieces a manifest names (several processes), else
+ * checkpoint.eddy.
+ *
+ * A finished run is replaced whole: its frames, frame list, probe table, rendered frames, movie,
+ * picture and checkpoint pieces are removed before this run writes anything, so that none of them is
+ * left among the new run's files (a shorter run left the old run's later frames behind, unlisted); the
+ * diagnostics are rewritten and checkpoint.eddy removed when the output opens (run.c). Only a folder
+ * that shows an eddy run (a checkpoint, a manifest, frames.pvd or diagnostics.csv) is cleared, and only
+ * of the names eddy writes: frames/frame_NNNNN.EXT and frame_NNNNN_pK.vtp, render/frame_NNNNN.png.
  *
  * Depends on: checkpoint.h (the peek at a checkpoint's clock and end), decomp.h, output.h.
  */
 #include "run_internal.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "decomp.h"
@@ -38,17 +47,54 @@ static int stopped_early(const cJSON *settings, double time, uint64_t step, char
     return 1;
 }
 
-/* Removes DIR/SUB/<prefix>*, the files a run writes there, but not "*.tmp": a write in progress is
- * renamed from one, and whatever stands at that name is what the next write goes through. */
-static void remove_matching(const char *dir, const char *sub, const char *prefix)
+/* 1 when DIR/NAME exists (of any kind, readable or not), 0 when it does not, -1 when that cannot be
+ * told (errno). */
+static int exists_in(const char *dir, const char *name)
 {
-    char *folder = eddy_output_join_path(dir, sub);
+    char *path = eddy_output_join_path(dir, name);
+    if (!path) {
+        errno = ENOMEM;
+        return -1;
+    }
+    struct stat st;
+    const int rc = stat(path, &st) == 0 ? 1 : errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    free(path);
+    return rc;
+}
+
+/* "frame_" and five or more digits, then '.' (a writer's extension) or "_p" and digits then '.', as
+ * the writers name frames; never a "*.tmp" name, through which a write in progress goes. */
+static int frame_name(const char *name)
+{
+    if (strncmp(name, "frame_", 6) != 0) return 0;
+    const char *p = name + 6, *d = p;
+    while (isdigit((unsigned char)*p)) ++p;
+    if (p - d < 5) return 0;
+    if (p[0] == '_' && p[1] == 'p' && isdigit((unsigned char)p[2])) {
+        p += 2;
+        while (isdigit((unsigned char)*p)) ++p;
+    }
+    const size_t len = strlen(name);
+    return *p == '.' && p[1] && !(len > 4 && strcmp(name + len - 4, ".tmp") == 0);
+}
+
+/* "checkpoint.p" digits ".eddy": a piece of a checkpoint written by several processes. */
+static int piece_name(const char *name)
+{
+    if (strncmp(name, "checkpoint.p", 12) != 0) return 0;
+    const char *p = name + 12, *d = p;
+    while (isdigit((unsigned char)*p)) ++p;
+    return p > d && strcmp(p, ".eddy") == 0;
+}
+
+/* Removes the entries of DIR/SUB (SUB may be "") whose names `match` accepts. */
+static void remove_matching(const char *dir, const char *sub, int (*match)(const char *))
+{
+    char *folder = *sub ? eddy_output_join_path(dir, sub) : strdup(dir);
     DIR *d = folder ? opendir(folder) : NULL;
     if (d) {
-        const size_t n = strlen(prefix);
         for (struct dirent *e; (e = readdir(d));) {
-            const size_t len = strlen(e->d_name);
-            if (strncmp(e->d_name, prefix, n) != 0 || (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0)) continue;
+            if (!match(e->d_name)) continue;
             char *path = eddy_output_join_path(folder, e->d_name);
             if (path) remove(path);
             free(path);
@@ -65,27 +111,27 @@ static void remove_file(const char *dir, const char *name)
     free(path);
 }
 
-int run_claim_folder(run_ctx *c, eddy_error *err)
+int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
     const char *dir = c->sim->scene.out_dir;
-    /* A checkpoint of one process, else piece 0 of one written in pieces (every piece has the clock). */
-    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_FILE);
-    FILE *probe = path ? fopen(path, "rb") : NULL;
-    if (!probe) {
-        free(path);
-        path = eddy_output_join_path(dir, "checkpoint.p0.eddy");
-        probe = path ? fopen(path, "rb") : NULL;
-    }
-    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    *holds_run = 0;
+    const int manifest = exists_in(dir, EDDY_CHECKPOINT_MANIFEST);
+    const char *name = manifest == 1 ? "checkpoint.p0.eddy" : EDDY_CHECKPOINT_FILE;
+    const int checkpoint = exists_in(dir, name);
     int rc = EDDY_OK;
-    if (probe) {
-        fclose(probe);
+    if (manifest < 0 || checkpoint < 0) {
+        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether the output folder '%s' holds a run: %s", dir,
+                            strerror(errno));
+    } else if (checkpoint == 1) {
+        char *path = eddy_output_join_path(dir, name);
         double time = 0.0;
         uint64_t step = 0;
         cJSON *settings = NULL;
         char end[64];
         eddy_error why;
-        if (eddy_checkpoint_peek(path, &time, &step, &settings, &why)) {
+        if (!path) {
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        } else if (eddy_checkpoint_peek(path, &time, &step, &settings, &why)) {
             rc = eddy_error_set(err, why.code,
                                 "the output folder '%s' holds a checkpoint this run would delete (%s); move it away "
                                 "or choose another --out",
@@ -98,18 +144,36 @@ int run_claim_folder(run_ctx *c, eddy_error *err)
                                 dir, (unsigned long long)step, time, end, dir);
         }
         cJSON_Delete(settings);
+        free(path);
     }
-    free(path);
-    /* Every process decided the same from the same files; rank 0 removes, and the others wait for it
-     * before any writes a frame. */
-    if (!rc && eddy_decomp_rank() == 0) {
-        remove_matching(dir, "frames", "frame_");
-        remove_matching(dir, "render", "frame_");
-        remove_file(dir, "frames.pvd");
-        remove_file(dir, "movie.mp4");
-        remove_file(dir, "picture.png");
-    }
+    if (!rc)
+        *holds_run = checkpoint == 1 || manifest == 1 || exists_in(dir, "frames.pvd") == 1 ||
+                     exists_in(dir, "diagnostics.csv") == 1;
+    /* Every process decides from the same files; they agree before any goes on. */
     if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "another process refused the output folder '%s'", dir);
+    return rc;
+}
+
+int run_clear_folder(run_ctx *c, eddy_error *err)
+{
+    const char *dir = c->sim->scene.out_dir;
+    int rc = EDDY_OK;
+    /* Nothing is removed from a folder the run could not then write its own files into. */
+    if (eddy_decomp_rank() == 0 && access(dir, W_OK) != 0)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write into the output folder '%s': %s", dir, strerror(errno));
+    if (!rc && eddy_decomp_rank() == 0) {
+        remove_matching(dir, "frames", frame_name);
+        remove_matching(dir, "render", frame_name);
+        remove_matching(dir, "", piece_name);
+        remove_file(dir, "frames.pvd");
+        remove_file(dir, "probes.csv");
+        remove_file(dir, "movie.mp4");
+        remove_file(dir, "picture.png");
+        remove_file(dir, "render/ffmpeg.log");
+    }
+    /* The others wait for rank 0 before any writes a frame. */
+    if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "rank 0 could not write into the output folder '%s'", dir);
     return rc;
 }

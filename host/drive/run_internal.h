@@ -53,9 +53,11 @@ void run_keep_render_request(run_ctx *c, const eddy_render_request *req);
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
 int run_open_probes(run_ctx *c, eddy_error *err);
 int run_open_probe_table(run_ctx *c, eddy_error *err);
-/* The output folder for a new run (run_folder.c): refuses one holding a run stopped before its end,
- * and removes the frames, frame list, rendered frames, movie and picture of a finished one. */
-int run_claim_folder(run_ctx *c, eddy_error *err);
+/* The output folder for a new run (run_folder.c). run_check_folder refuses one holding a run stopped
+ * before its end, and says whether it holds one (finished); run_clear_folder then removes that run's
+ * frames, tables, pictures and checkpoint pieces, before the output opens. Collective. */
+int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err);
+int run_clear_folder(run_ctx *c, eddy_error *err);
 int run_open_renderer(run_ctx *c, eddy_error *err);
 int run_reached_end(const run_ctx *c);
 int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err);

@@ -96,7 +96,6 @@ int eddy_checkpoint_merge(eddy_checkpoint *const *pieces, int n, const char *pat
 int eddy_checkpoint_merge_share(eddy_checkpoint *const *pieces, int n, int particles, const char *dir, int total,
                                 const char *path, eddy_checkpoint **out, eddy_error *err);
 
-/* The path read, and the settings object (with its "scene" member); owned by the checkpoint. */
 /*
  * The clock and the settings of the checkpoint file at `path`, read from its head alone (no checksum:
  * for a decision about the file, such as whether its run reached its end, not for restoring it).
@@ -105,6 +104,7 @@ int eddy_checkpoint_merge_share(eddy_checkpoint *const *pieces, int n, int parti
  */
 int eddy_checkpoint_peek(const char *path, double *time, uint64_t *step, cJSON **settings, eddy_error *err);
 
+/* The path read, and the settings object (with its "scene" member); owned by the checkpoint. */
 const char *eddy_checkpoint_path(const eddy_checkpoint *ck);
 const cJSON *eddy_checkpoint_settings(const eddy_checkpoint *ck);
 

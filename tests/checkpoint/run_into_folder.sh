@@ -3,6 +3,10 @@
 #  - A finished run is replaced whole: after a run of 300 steps (frames 0-2), a run of 50 steps into the
 #    same folder leaves exactly its own frames (0-1) and a frames.pvd naming them; the older run's
 #    frame 2 once stayed behind, unlisted.
+#  - ... and so are its probe table (when the new run has no probes) and stray checkpoint pieces, which
+#    without a manifest do not count as a checkpoint;
+#  - a folder that shows no eddy run keeps every file, even ones named like eddy's (a picture.png of
+#    the user's, render/frame_of_my_holiday.png);
 #  - A run stopped before its end (here: its checkpoint's end moved to step 400 with ckedit, as a run
 #    interrupted at step 300 of 400 would store it) is refused with the exact message, exit 1, and the
 #    folder keeps its checkpoint, diagnostics and frames byte for byte.
@@ -18,6 +22,18 @@ frames=$(cd "$dir/frames" && ls | tr '\n' ' ')
 [ "$frames" = "frame_00000.csv frame_00000.vtp frame_00001.csv frame_00001.vtp " ] ||
     fail "after the shorter run the frames are: $frames"
 [ "$(grep -c '<DataSet' "$dir/frames.pvd")" = 2 ] || fail "frames.pvd does not name exactly the 2 frames"
+: > "$dir/checkpoint.p3.eddy"
+run --steps 40 --set 'probes=[]' || fail "the run without probes (and a stray piece) failed"
+[ ! -e "$dir/probes.csv" ] || fail "the older run's probes.csv was left behind"
+[ ! -e "$dir/checkpoint.p3.eddy" ] || fail "the stray checkpoint piece was left behind"
+mine="$dir.mine"
+rm -rf "$mine" && mkdir -p "$mine/render" && echo me > "$mine/picture.png" && echo me > "$mine/movie.mp4" &&
+    echo me > "$mine/render/frame_of_my_holiday.png" || fail "cannot set up $mine"
+"$eddy" run "$scene" --quiet --no-picture --steps 5 --out "$mine" || fail "the run into a folder of the user's failed"
+for f in picture.png movie.mp4 render/frame_of_my_holiday.png; do
+    [ "$(cat "$mine/$f")" = me ] || fail "the user's $f was removed or changed"
+done
+run --steps 50 || fail "the run after the one without probes failed"
 "$ckedit" "$dir/checkpoint.eddy" setting end_steps 400 || fail "ckedit failed"
 cp -r "$dir" "$dir.kept"
 got=$(run --steps 10 2>&1); status=$?

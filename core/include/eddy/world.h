@@ -391,8 +391,8 @@ typedef enum eddy_reduce_op {
 
 /*
  * How halo copies are refreshed, and values combined over processes. In one process there is none
- * (the default): eddy_world_refresh_fields() returns at once and eddy_world_reduce() leaves the values
- * as they are. A domain-decomposed host (MPI) installs one that sends the named fields of owned
+ * (the default): eddy_world_refresh_fields() only checks its field ids and eddy_world_reduce() leaves
+ * the values as they are. A domain-decomposed host (MPI) installs one that sends the named fields of owned
  * particles to the processes holding their halo copies and receives theirs. Owned by the host, which
  * installs it with eddy_world_set_exchange() (copied); solvers never call its members directly.
  */
