@@ -251,7 +251,10 @@ int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_o
     eddy_sim_plan p = {plan->end_steps, end_time, s->next_frame, eddy_services_stop_flag(), &c, call_on_frame,
                        call_on_step, plan->cancel ? call_cancel : NULL};
     int rc = eddy_sim_run_plan(&s->sim, &p, last_on_frame, err);
-    s->next_frame = p.next_frame;
+    /* A frame the world landed on is taken even when its callback failed (call_on_frame counted it):
+     * the plan's count stops before it then, and the next step would aim at the time already reached,
+     * a step of length 0. */
+    if (p.next_frame > s->next_frame) s->next_frame = p.next_frame;
     return rc;
 }
 

@@ -198,12 +198,53 @@ def _record(rows: bytes, width: int, probe_names: Sequence[str], completed: bool
     return Record(d, p, completed)
 
 
+def _json_value(v: Any) -> Any:
+    """NumPy scalars and arrays as the Python numbers and lists JSON knows (json.dumps' default)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    raise TypeError(f"a {type(v).__name__} is not a JSON value (numbers, strings, lists, dicts, bools, None)")
+
+
+def _json(v: Any, what: str) -> str:
+    try:
+        return json.dumps(v, default=_json_value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{what}: {e}") from None
+
+
+def _threads(threads: Any) -> int:
+    """``threads`` as the command takes --threads: 0 (OpenMP's default) or 1 to 4096."""
+    t = _whole(threads, "threads")
+    if not 0 <= t <= 4096:
+        raise ValueError(f"threads must be 0 (the default) or 1 to 4096, got {threads}")
+    return t
+
+
+def _whole(n: Any, what: str) -> int:
+    """A whole number (an int, or a float or NumPy number without a fraction); 2.7 steps is an error."""
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a whole number, got {type(n).__name__}")
+    if isinstance(n, (float, np.floating)) and not (math.isfinite(n) and float(n).is_integer()):
+        raise ValueError(f"{what} must be a whole number, got {n}")
+    return int(n)
+
+
+def _time(t: Any, what: str) -> float:
+    """A simulated time in seconds, finite and >= 0, as --until takes it."""
+    v = float(t)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{what} must be a finite time >= 0 in seconds, got {t}")
+    return v
+
+
 def _sets(overrides: Overrides) -> List[str]:
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
         # A value is JSON text (`eddy run --set key=value` reads it as JSON, else as a string).
-        return [f"{k}={json.dumps(v)}" for k, v in overrides.items()]
+        return [f"{k}={_json(v, f'set {k!r}')}" for k, v in overrides.items()]
     if isinstance(overrides, str):
         return [overrides]
     return [str(s) for s in overrides]
@@ -239,9 +280,9 @@ class Simulation:
         else:
             kw: Dict[str, Any] = dict(sets=_sets(set), solver=solver, grid=grid, out_dir=out,
                                       formats=None if formats is None else list(formats),
-                                      threads=threads, particle_target=particles)
+                                      threads=_threads(threads), particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
-                kw.update(scene_text=json.dumps(scene), scene_name=name or "scene.json")
+                kw.update(scene_text=_json(scene, "scene"), scene_name=name or "scene.json")
             else:
                 kw.update(scene_path=os.fspath(scene))
             self._core = _eddy.open(**kw)
@@ -256,7 +297,7 @@ class Simulation:
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
         """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
         scene, solver, grid and state; frames continue in ``dir``."""
-        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=threads))  # type: ignore[arg-type]
+        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_threads(threads)))  # type: ignore[arg-type]
 
     # -- state ------------------------------------------------------------------------------------
     def _live(self):
@@ -316,7 +357,7 @@ class Simulation:
         """``n`` more steps, as ``eddy run`` takes them (landing exactly on every output time).
         Returns False when stopped early by a stop request. Raises UnstableError on an explosion
         and KeyboardInterrupt on Ctrl-C (after the step under way; the state stays consistent)."""
-        return self._live().step(int(n))
+        return self._live().step(_whole(n, "step: n"))
 
     def run(self, steps: Optional[int] = None, until: Optional[float] = None, *,
             on_frame: Optional[Callable[[int], Any]] = None, record: bool = True,
@@ -329,10 +370,10 @@ class Simulation:
         The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary."""
         if steps is not None and until is not None:
             raise ValueError("run: give steps or until, not both")
-        end_steps = -1 if steps is None else int(steps)
+        end_steps = -1 if steps is None else _whole(steps, "run: steps")
         if steps is not None and end_steps < 0:
             raise ValueError(f"run: steps must be >= 0, got {steps}")
-        end_time = math.nan if until is None else float(until)
+        end_time = math.nan if until is None else _time(until, "run: until")
         completed, _, rows, width = self._live().run(end_steps=end_steps, end_time=end_time,
                                                      on_frame=on_frame, record=record, write=write)
         return _record(rows, width, [p.name for p in self._probes], completed)
@@ -430,6 +471,12 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     particle_steps_per_s, each probe's final value, <probe>_reference_rms, error. A solver that fails
     is a row with status "failed" and its error; a scene that cannot be loaded raises."""
     scene = os.fspath(scene)
+    if isinstance(solvers, str):
+        raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
+                        f"(for one solver: [{solvers!r}])")
+    if steps is not None and until is not None:
+        raise ValueError("compare: give steps or until, not both")
+    threads = _threads(threads)
     if out is None:
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
     # The scene is opened first, so that its error is an exception with the core's message; a
@@ -442,8 +489,8 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     summary = os.path.join(out, "summary.csv")
     if os.path.exists(summary):
         os.remove(summary)
-    _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else int(steps),
-                  until=math.nan if until is None else float(until), sets=_sets(set), grid=grid,
+    _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else _whole(steps, "compare: steps"),
+                  until=math.nan if until is None else _time(until, "compare: until"), sets=_sets(set), grid=grid,
                   threads=threads)
     if not os.path.exists(summary):
         raise FileError(f"compare: '{summary}' was not written")

@@ -60,7 +60,11 @@ static PyObject *class_of(int code)
 static PyObject *raise_error(const eddy_error *err, int rc)
 {
     const int code = err->code ? err->code : rc;
-    if (code == EDDY_ERR_OUT_OF_MEMORY) return PyErr_NoMemory();
+    if (code == EDDY_ERR_OUT_OF_MEMORY) {
+        /* MemoryError with the core's words ("out of memory for N particles"), not an empty one. */
+        PyErr_SetString(PyExc_MemoryError, err->message[0] ? err->message : eddy_strerror(code));
+        return NULL;
+    }
     PyObject *cls = class_of(code);
     PyObject *exc = PyObject_CallFunction(cls, "s", err->message[0] ? err->message : eddy_strerror(code));
     if (!exc) return NULL;
@@ -349,6 +353,12 @@ static const char **string_array(PyObject *list, size_t *n)
     return a;
 }
 
+/* threads as --threads takes it: 0 (OpenMP's default) or 1 to 4096; 100 000 crashed in libgomp. */
+static PyObject *threads_error(int threads)
+{
+    return PyErr_Format(PyExc_ValueError, "threads must be 0 (the default) or 1 to 4096, got %d", threads);
+}
+
 static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -362,6 +372,7 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
                                      &target))
         return NULL;
     if (target < 0) return PyErr_Format(PyExc_ValueError, "particles: must be >= 0, got %zd", target);
+    if (o.threads < 0 || o.threads > 4096) return threads_error(o.threads);
     o.particle_target = (size_t)target;
     if (!(o.registry = get_registry())) return NULL;
     const char **set_list = string_array(sets, &o.set_count);
@@ -392,6 +403,7 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     eddy_session_options o = eddy_session_default_options();
     const char *dir;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "s|i", kwlist, &dir, &o.threads)) return NULL;
+    if (o.threads < 0 || o.threads > 4096) return threads_error(o.threads);
     if (!(o.registry = get_registry())) return NULL;
     eddy_session *s = NULL;
     eddy_error err;
@@ -503,11 +515,53 @@ static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
     return rc;
 }
 
+/* The call that steps (step, run, checkpoint, compare) while it runs: one at a time per process, as
+ * the thread count and the stop flag are the process's (session.h). The GIL guards these. */
+static unsigned long stepping_thread;
+static const Core *stepping_core;
+
+/* Claims the stepping for `c` (NULL: compare), or raises: another thread steps (this or another
+ * Simulation), or this thread steps already (a step or run from its own on_frame callback, which
+ * would move the clock under the run's plan). */
+static int begin_stepping(const Core *c, const char *what)
+{
+    const unsigned long me = PyThread_get_thread_ident();
+    if (stepping_thread == me) {
+        PyErr_Format(Error, "%s: called while this thread is already stepping (from an on_frame callback?): a "
+                            "callback may read and write the arrays, not step",
+                     what);
+        return -1;
+    }
+    if (stepping_thread) {
+        PyErr_Format(Error, "%s: another thread is stepping a simulation; one steps at a time per process", what);
+        return -1;
+    }
+    stepping_thread = me;
+    stepping_core = c;
+    return 0;
+}
+
+static void end_stepping(void)
+{
+    stepping_thread = 0;
+    stepping_core = NULL;
+}
+
+/* The Core of `self` when it is open and not stepping in another thread (its arrays and world are
+ * being changed there), else NULL with the error raised. */
 static Core *open_core(PyObject *self)
 {
     Core *c = (Core *)self;
-    if (!c->s) PyErr_SetString(Error, "the simulation is closed");
-    return c->s ? c : NULL;
+    if (!c->s) {
+        PyErr_SetString(Error, "the simulation is closed");
+        return NULL;
+    }
+    if (stepping_core == c && stepping_thread != PyThread_get_thread_ident()) {
+        PyErr_SetString(Error, "the simulation is stepping in another thread; use a Simulation from one thread "
+                               "at a time");
+        return NULL;
+    }
+    return c;
 }
 
 /* step(n): n steps as `eddy run` takes them. */
@@ -519,14 +573,19 @@ static PyObject *core_step(PyObject *self, PyObject *args)
     if (n < 0) return PyErr_Format(PyExc_ValueError, "step: n must be >= 0, got %lld", n);
     eddy_error err;
     eddy_error_clear(&err);
+    if (begin_stepping(c, "step")) return NULL;
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
-    if (rc) return raise_error(&err, rc);
+    if (rc) {
+        end_stepping();
+        return raise_error(&err, rc);
+    }
     sig_guard g;
     guard_begin(&g, 0);
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_session_step(c->s, n, &err);
     Py_END_ALLOW_THREADS
     int sig = guard_end(&g);
+    end_stepping();
     eddy_error verr;
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
     if (sig) return NULL;
@@ -557,11 +616,13 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     plan.user = &ctx;
     eddy_error err;
     eddy_error_clear(&err);
+    if (begin_stepping(c, "run")) return NULL;
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
     /* The state the run starts from, when it is frame 0 (which a plan's on_frame never sees). */
     if (!rc && (ctx.do_record || ctx.write) && eddy_session_world(c->s)->step == 0)
         rc = record_row(c, &ctx.rec, ctx.write, &err);
     if (rc) {
+        end_stepping();
         free(ctx.rec.rows);
         return raise_error(&err, rc);
     }
@@ -572,6 +633,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     rc = eddy_session_run(c->s, &plan, &last, &err);
     PyEval_RestoreThread(ctx.ts);
     int sig = guard_end(&g);
+    end_stepping();
     eddy_error verr;
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
     PyObject *rows = NULL;
@@ -658,9 +720,14 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
+    /* From an on_frame callback the run's claim covers it; else it claims the stepping, so that no
+     * thread steps this simulation while the GIL is released here. */
+    const int claim = stepping_thread != PyThread_get_thread_ident();
+    if (claim && begin_stepping(c, "checkpoint")) return NULL;
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_session_checkpoint(c->s, dir, NULL, &err);
     Py_END_ALLOW_THREADS
+    if (claim) end_stepping();
     if (rc) return raise_error(&err, rc);
     Py_RETURN_NONE;
 }
@@ -836,6 +903,11 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
         PyMem_Free(o);
         return NULL;
     }
+    if (o->threads < 0 || o->threads > 4096) {
+        const int t = o->threads;
+        PyMem_Free(o);
+        return threads_error(t);
+    }
     Py_ssize_t ns = PyList_GET_SIZE(solvers), nset = sets ? PyList_GET_SIZE(sets) : 0;
     if (ns < 1 || ns > EDDY_COMPARE_MAX_SOLVERS || nset > EDDY_COMPARE_MAX_SETS) {
         PyMem_Free(o);
@@ -880,6 +952,12 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
         if (*path) strcat(path, ":");
         strcat(path, d);
     }
+    if (begin_stepping(NULL, "compare")) {
+        free(path);
+        free(saved);
+        PyMem_Free(o);
+        return NULL;
+    }
     setenv("EDDY_PLUGIN_PATH", path, 1);
     free(path);
     sig_guard g;
@@ -888,6 +966,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     status = eddy_compare_run(o);
     Py_END_ALLOW_THREADS
+    end_stepping();
     PyMem_Free(o);
     if (saved) setenv("EDDY_PLUGIN_PATH", saved, 1);
     else unsetenv("EDDY_PLUGIN_PATH");

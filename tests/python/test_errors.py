@@ -97,3 +97,77 @@ print("ALIVE")
                                     env={"EDDY_PLUGIN_PATH": plugins}, until="0.003")
     assert message.startswith("simulation exploded at step 30 (t = 0.0015 s): ")
     assert "ALIVE" in p.stdout
+
+
+def test_values_the_command_refuses_are_refused_here():
+    """What `eddy` refuses on its command line raises here, naming the value, instead of crashing
+    (threads=100000 crashed in libgomp), running forever (until=inf) or doing something else (nan ran
+    to the scene's end, 2.7 steps ran 2, a string of solver ids compared its letters)."""
+    import numpy as np
+    with pytest.raises(ValueError, match=r"^threads must be 0 \(the default\) or 1 to 4096, got 100000$"):
+        eddy.Simulation(SCENE, threads=100000)
+    with pytest.raises(ValueError, match=r"got -1$"):
+        eddy.Simulation(SCENE, threads=-1)
+    sim = eddy.Simulation(SCENE)
+    with pytest.raises(ValueError, match=r"^step: n must be a whole number, got 2.7$"):
+        sim.step(2.7)
+    for bad in (float("inf"), float("nan"), -1):
+        with pytest.raises(ValueError, match=r"^run: until must be a finite time >= 0 in seconds, got "):
+            sim.run(until=bad)
+    assert sim.steps == 0
+    with pytest.raises(TypeError, match=r"^compare: solvers must be a list of solver ids, got the string 'tait'"):
+        eddy.compare(SCENE, "tait")
+    # NumPy numbers are JSON numbers in overrides, as a NumPy user passes them.
+    sim = eddy.Simulation(SCENE, set={"time.output_interval": np.float32(0.001), "world.threads": np.int64(1)})
+    assert sim.step(1)
+
+
+def test_one_thread_steps_at_a_time_and_callbacks_do_not_step():
+    """A Simulation stepping in one thread is refused to the others (it segfaulted or mixed ids up),
+    and a step from its own on_frame callback is refused (it moved the clock under the run's plan)."""
+    import threading
+    sim = eddy.Simulation(SCENE)
+
+    def reenter(frame):
+        if frame == 1:
+            sim.step(1)
+    with pytest.raises(eddy.Error, match=r"^step: called while this thread is already stepping"):
+        sim.run(steps=400, on_frame=reenter)
+    refused = []
+
+    def worker():
+        try:
+            for _ in range(100):
+                sim.step(1)
+                sim.field("position")
+        except eddy.Error as e:
+            refused.append(str(e))
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(m in ("the simulation is stepping in another thread; use a Simulation from one thread at a "
+                     "time", "step: another thread is stepping a simulation; one steps at a time per process")
+               for m in refused), refused
+    # Whatever interleaving happened, the state is one a single thread reaches in as many steps.
+    one = eddy.Simulation(SCENE)
+    one.step(sim.steps)
+    assert one.hash() == sim.hash()
+
+
+def test_a_callback_that_raises_leaves_a_state_that_steps_on():
+    """An exception from on_frame ends the run at the frame it was landed on; the next step goes on
+    from there as one uninterrupted stepping does (the frame was not counted, and the next step aimed
+    at the time already reached: a step of length 0, and every later state off)."""
+    def stop(frame):
+        if frame == 1:
+            raise ValueError("enough")
+    sim = eddy.Simulation(SCENE)
+    with pytest.raises(ValueError, match="^enough$"):
+        sim.run(steps=400, on_frame=stop)
+    sim.step(3)
+    one = eddy.Simulation(SCENE)
+    one.step(sim.steps)
+    assert one.time == sim.time
+    assert one.hash() == sim.hash()
