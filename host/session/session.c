@@ -260,7 +260,13 @@ int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_o
 
 int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_error *err)
 {
-    return eddy_frame_take(s->sim.world, (uint64_t)(s->next_frame > 0 ? s->next_frame - 1 : 0), frame, err);
+    /* Off the frame times (a run or steps that ended between frames), the index of the next regular
+     * frame, as `eddy run` numbers its final frame: the frame landed on last keeps its file, and the
+     * regular frame at that index, when the session gets there, takes the place of this one. */
+    const double interval = s->sim.scene.output_interval;
+    int index = s->next_frame > 0 ? s->next_frame - 1 : 0;
+    if (interval > 0 && fabs(s->sim.world->time - index * interval) > 1e-9 * interval) index = s->next_frame;
+    return eddy_frame_take(s->sim.world, (uint64_t)index, frame, err);
 }
 
 void eddy_session_snapshot_release(eddy_frame *frame) { eddy_frame_release(frame); }

@@ -135,7 +135,9 @@ int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_o
 /*
  * The snapshot of the current state (observe/frame.h): the host copy synced once (a device solver's
  * fields downloaded), the owned particles in increasing id order (frame->order). Its index is the
- * last output frame landed on. Valid until the next step; release with eddy_session_snapshot_release.
+ * last output frame landed on when the state is at that frame's time, else the next regular frame's
+ * (as `eddy run` numbers a final frame between frame times). Valid until the next step; release with
+ * eddy_session_snapshot_release.
  */
 int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_error *err);
 void eddy_session_snapshot_release(eddy_frame *frame);

@@ -57,6 +57,24 @@ def test_record_lands_on_every_frame_and_matches_the_command_files(tmp_path):
     assert [float(r["kinetic_energy"]) for r in cmd] == pytest.approx(list(d["kinetic_energy"]), rel=1e-11)
 
 
+def test_a_final_frame_between_frame_times_is_a_new_frame(tmp_path):
+    """A run that ends between output times and then write_frame(): the final state is a frame of its
+    own after the regular ones, byte for byte the files of `eddy run --steps N`, which numbers its
+    final frame so; it once overwrote the frame landed on last (frame 1 got the state of step 200)."""
+    sim = eddy.Simulation(SCENE, out=str(tmp_path / "py"), formats=["csv"])
+    sim.run(steps=200, write=True)
+    sim.write_frame()
+    sim.close()
+    rc, _, err = run_eddy("run", SCENE, "--steps", "200", "--quiet", "--no-picture", "--format", "csv", "--out",
+                          str(tmp_path / "cmd"))
+    assert rc == 0, err
+    names = sorted(os.listdir(tmp_path / "cmd" / "frames"))
+    assert names == ["frame_00000.csv", "frame_00001.csv", "frame_00002.csv"]
+    assert sorted(os.listdir(tmp_path / "py" / "frames")) == names
+    for name in names:
+        assert (tmp_path / "py" / "frames" / name).read_bytes() == (tmp_path / "cmd" / "frames" / name).read_bytes()
+
+
 def test_compare_agrees_with_simulation(tmp_path):
     table = eddy.compare(SCENE, ["tait", "sph_mueller"], out=str(tmp_path), steps=40,
                          set={"time.output_interval": 0.0005})
