@@ -12,6 +12,7 @@
 struct eddy_session {
     eddy_sim sim;
     int next_frame;           /* index of the next output frame */
+    int failed_frame;         /* a frame landed on whose on_frame failed (settle_frame), or -1 */
 };
 
 eddy_session_options eddy_session_default_options(void)
@@ -117,6 +118,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
     }
     /* Frame 0 is the state just opened; the plan's first target is frame 1. */
     s->next_frame = 1;
+    s->failed_frame = -1;
     *out = s;
     return EDDY_OK;
 }
@@ -163,6 +165,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     o.particle_target = 0;
     if ((rc = open_scene(&scene, &o, ck, out, err))) return rc;
     (*out)->next_frame = next_frame;
+    (*out)->failed_frame = -1;
     return EDDY_OK;
 }
 
@@ -209,9 +212,20 @@ void eddy_session_close(eddy_session *s)
 
 /* ------------------------------------------------------------------------------------------------ */
 
+/* A frame whose on_frame failed is not counted: `eddy run` then writes its final frame at that index
+ * (a frame not fully written is written again) and stops. A caller that steps on from there (Python,
+ * after an exception in its callback) would aim its next step at the time already reached, a step of
+ * length 0, and every later state would differ from one stepping: the frame is taken first. */
+static void settle_frame(eddy_session *s)
+{
+    if (s->failed_frame >= 0 && s->failed_frame == s->next_frame) ++s->next_frame;
+    s->failed_frame = -1;
+}
+
 int eddy_session_step(eddy_session *s, long long n, eddy_error *err)
 {
     if (n <= 0) return EDDY_OK;
+    settle_frame(s);
     eddy_sim_plan plan = {(long long)s->sim.world->step + n, INFINITY, s->next_frame, eddy_services_stop_flag(),
                           NULL, NULL, NULL, NULL};
     int rc = eddy_sim_run_plan(&s->sim, &plan, NULL, err);
@@ -229,7 +243,9 @@ static int call_on_frame(void *user, int frame, eddy_error *err)
     plan_call *c = user;
     /* The frame index a snapshot taken inside the callback gets. */
     c->s->next_frame = frame + 1;
-    return c->plan->on_frame ? c->plan->on_frame(c->plan->user, c->s, frame, err) : EDDY_OK;
+    const int rc = c->plan->on_frame ? c->plan->on_frame(c->plan->user, c->s, frame, err) : EDDY_OK;
+    if (rc) c->s->failed_frame = frame;
+    return rc;
 }
 
 static void call_on_step(void *user, double step_ms)
@@ -246,15 +262,13 @@ static int call_cancel(void *user)
 
 int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_on_frame, eddy_error *err)
 {
+    settle_frame(s);
     plan_call c = {s, plan};
     const double end_time = isnan(plan->end_time) ? s->sim.scene.end_time : plan->end_time;
     eddy_sim_plan p = {plan->end_steps, end_time, s->next_frame, eddy_services_stop_flag(), &c, call_on_frame,
                        call_on_step, plan->cancel ? call_cancel : NULL};
     int rc = eddy_sim_run_plan(&s->sim, &p, last_on_frame, err);
-    /* A frame the world landed on is taken even when its callback failed (call_on_frame counted it):
-     * the plan's count stops before it then, and the next step would aim at the time already reached,
-     * a step of length 0. */
-    if (p.next_frame > s->next_frame) s->next_frame = p.next_frame;
+    s->next_frame = p.next_frame;
     return rc;
 }
 
