@@ -367,16 +367,25 @@ class Simulation:
         command. At every output frame landed on, measures the diagnostics and probes (``record``),
         writes the frame and a diagnostics.csv row into the output folder (``write``: the scene's
         output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
-        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary."""
+        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary. An
+        exception that ends the run (an explosion, Ctrl-C, the callback's) carries the frames
+        recorded before it as ``e.record`` (a Record with ``completed`` False)."""
         if steps is not None and until is not None:
             raise ValueError("run: give steps or until, not both")
         end_steps = -1 if steps is None else _whole(steps, "run: steps")
         if steps is not None and end_steps < 0:
             raise ValueError(f"run: steps must be >= 0, got {steps}")
         end_time = math.nan if until is None else _time(until, "run: until")
-        completed, _, rows, width = self._live().run(end_steps=end_steps, end_time=end_time,
-                                                     on_frame=on_frame, record=record, write=write)
-        return _record(rows, width, [p.name for p in self._probes], completed)
+        names = [p.name for p in self._probes]
+        try:
+            completed, _, rows, width = self._live().run(end_steps=end_steps, end_time=end_time,
+                                                         on_frame=on_frame, record=record, write=write)
+        except BaseException as e:
+            # The frames measured before an explosion, Ctrl-C or the callback's exception: e.record.
+            if getattr(e, "_eddy_rows", None) is not None:
+                e.record = _record(e._eddy_rows, e._eddy_width, names, False)  # type: ignore[attr-defined]
+            raise
+        return _record(rows, width, names, completed)
 
     # -- particles --------------------------------------------------------------------------------
     @property

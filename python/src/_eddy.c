@@ -594,6 +594,29 @@ static PyObject *core_step(PyObject *self, PyObject *args)
     return PyBool_FromLong(rc == EDDY_OK);
 }
 
+/* The rows a run recorded before it raised (an explosion, Ctrl-C, the callback's own exception), on
+ * the exception as _eddy_rows (bytes) and _eddy_width: Simulation.run hands them on as e.record, so
+ * that the frames measured before the failure are not lost. Leaves the exception as it was when the
+ * attributes cannot be set. */
+static void attach_rows(const record *r)
+{
+    if (!PyErr_Occurred() || !r->count) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *rows = PyBytes_FromStringAndSize((const char *)r->rows, (Py_ssize_t)(r->count * r->width * sizeof(double)));
+    PyObject *width = PyLong_FromSize_t(r->width);
+    if (rows && width && value) {
+        if (PyObject_SetAttrString(value, "_eddy_rows", rows) || PyObject_SetAttrString(value, "_eddy_width", width))
+            PyErr_Clear();
+    } else {
+        PyErr_Clear();
+    }
+    Py_XDECREF(rows);
+    Py_XDECREF(width);
+    PyErr_Restore(type, value, tb);
+}
+
 /* run(end_steps, end_time, on_frame, record, write) -> (completed, last_on_frame, rows bytes, width) */
 static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -644,6 +667,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
             rows = PyBytes_FromStringAndSize((const char *)ctx.rec.rows,
                                              (Py_ssize_t)(ctx.rec.count * ctx.rec.width * sizeof(double)));
     }
+    if (!rows) attach_rows(&ctx.rec);
     free(ctx.rec.rows);
     if (!rows) return NULL;
     return Py_BuildValue("(OONn)", rc == EDDY_OK ? Py_True : Py_False, last ? Py_True : Py_False, rows,

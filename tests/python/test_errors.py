@@ -171,3 +171,18 @@ def test_a_callback_that_raises_leaves_a_state_that_steps_on():
     one.step(sim.steps)
     assert one.time == sim.time
     assert one.hash() == sim.hash()
+
+
+def test_an_exception_that_ends_a_run_carries_its_record():
+    """The frames a run measured before it raised are on the exception as e.record (they were freed
+    with the run): here the callback's own exception at frame 2, after the row of frame 2."""
+    def stop(frame):
+        if frame == 2:
+            raise ValueError("enough")
+    sim = eddy.Simulation(SCENE)
+    with pytest.raises(ValueError) as info:
+        sim.run(steps=800, on_frame=stop)
+    rec = info.value.record
+    assert not rec.completed
+    assert list(rec.diagnostics["frame"]) == [0, 1, 2]
+    assert list(rec.diagnostics["step"]) == [0, 150, 300]
