@@ -382,7 +382,7 @@ static cJSON *settings_of(const run_ctx *c)
     return s;
 }
 
-static void remove_in(const char *dir, const char *name)
+void run_remove_in(const char *dir, const char *name)
 {
     char *path = eddy_output_join_path(dir, name);
     if (path) remove(path);
@@ -461,7 +461,7 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     if (!rc && r == 0) rc = write_manifest(dir, w, cuts, n, err);
     free(cuts);
     /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest). */
-    if (!rc && r == 0) remove_in(dir, EDDY_CHECKPOINT_FILE);
+    if (!rc && r == 0) run_remove_in(dir, EDDY_CHECKPOINT_FILE);
     return rc;
 }
 
@@ -504,7 +504,7 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
                                 : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
-    if (!rc && eddy_decomp_size() <= 1) remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
+    if (!rc && eddy_decomp_size() <= 1) run_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     cJSON_Delete(s);
     return rc;
 }
@@ -835,13 +835,8 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
         return rc;
     }
     /* A checkpoint left by an earlier run in this folder no longer matches the frames written now. */
-    char stale[EDDY_SCENE_PATH_MAX + 32];
-    snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
-    remove(stale);
-    if (eddy_decomp_rank() == 0) {
-        snprintf(stale, sizeof stale, "%s/%s", c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
-        remove(stale);
-    }
+    run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
+    if (eddy_decomp_rank() == 0) run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     run_announce(&c, "running");
     c.wall_start = eddy_time_ms();
     c.next_checkpoint = c.checkpoint_every;

@@ -104,13 +104,6 @@ static void remove_matching(const char *dir, const char *sub, int (*match)(const
     free(folder);
 }
 
-static void remove_file(const char *dir, const char *name)
-{
-    char *path = eddy_output_join_path(dir, name);
-    if (path) remove(path);
-    free(path);
-}
-
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
     const char *dir = c->sim->scene.out_dir;
@@ -166,11 +159,11 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
         remove_matching(dir, "frames", frame_name);
         remove_matching(dir, "render", frame_name);
         remove_matching(dir, "", piece_name);
-        remove_file(dir, "frames.pvd");
-        remove_file(dir, "probes.csv");
-        remove_file(dir, "movie.mp4");
-        remove_file(dir, "picture.png");
-        remove_file(dir, "render/ffmpeg.log");
+        run_remove_in(dir, "frames.pvd");
+        run_remove_in(dir, "probes.csv");
+        run_remove_in(dir, "movie.mp4");
+        run_remove_in(dir, "picture.png");
+        run_remove_in(dir, "render/ffmpeg.log");
     }
     /* The others wait for rank 0 before any writes a frame. */
     if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)

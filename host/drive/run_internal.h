@@ -57,6 +57,8 @@ int run_open_probe_table(run_ctx *c, eddy_error *err);
  * before its end, and says whether it holds one (finished); run_clear_folder then removes that run's
  * frames, tables, pictures and checkpoint pieces, before the output opens. Collective. */
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err);
+/* Removes DIR/NAME if it is there (run.c). */
+void run_remove_in(const char *dir, const char *name);
 int run_clear_folder(run_ctx *c, eddy_error *err);
 int run_open_renderer(run_ctx *c, eddy_error *err);
 int run_reached_end(const run_ctx *c);

@@ -277,9 +277,8 @@ int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_error *err)
     /* Off the frame times (a run or steps that ended between frames), the index of the next regular
      * frame, as `eddy run` numbers its final frame: the frame landed on last keeps its file, and the
      * regular frame at that index, when the session gets there, takes the place of this one. */
-    const double interval = s->sim.scene.output_interval;
     int index = s->next_frame > 0 ? s->next_frame - 1 : 0;
-    if (interval > 0 && fabs(s->sim.world->time - index * interval) > 1e-9 * interval) index = s->next_frame;
+    if (s->sim.scene.output_interval > 0 && !eddy_sim_at_frame(&s->sim, index)) index = s->next_frame;
     return eddy_frame_take(s->sim.world, (uint64_t)index, frame, err);
 }
 

@@ -351,6 +351,12 @@ int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
     return EDDY_OK;
 }
 
+int eddy_sim_at_frame(const eddy_sim *sim, int frame)
+{
+    const double interval = sim->scene.output_interval;
+    return fabs(sim->world->time - frame * interval) <= 1e-9 * interval;
+}
+
 int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan)
 {
     const eddy_world *w = sim->world;
@@ -382,7 +388,7 @@ int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, ed
         const double step_ms = eddy_time_ms() - t0;
         on_frame = 0;
         if (rc) break;
-        if (fabs(w->time - next_frame) <= 1e-9 * interval) {
+        if (eddy_sim_at_frame(sim, plan->next_frame)) {
             w->time = next_frame;
             if (plan->on_frame && (rc = plan->on_frame(plan->user, plan->next_frame, err))) break;
             plan->next_frame++;

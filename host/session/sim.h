@@ -137,6 +137,10 @@ typedef struct eddy_sim_plan {
 /* True when the session is at or past the plan's end. */
 int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan);
 
+/* True when the world's clock is at output frame `frame`'s time, frame * output_interval, within the
+ * relative round-off 1e-9 of the interval that the stepping lands on it with. */
+int eddy_sim_at_frame(const eddy_sim *sim, int frame);
+
 /*
  * Steps until the plan's end, an error, or a stop request. *last_on_frame (may be NULL) tells whether
  * the state it stops in is one on_frame saw (callers then need not write a final frame); it is 1 when

@@ -214,14 +214,6 @@ def _json(v: Any, what: str) -> str:
         raise TypeError(f"{what}: {e}") from None
 
 
-def _threads(threads: Any) -> int:
-    """``threads`` as the command takes --threads: 0 (OpenMP's default) or 1 to 4096."""
-    t = _whole(threads, "threads")
-    if not 0 <= t <= 4096:
-        raise ValueError(f"threads must be 0 (the default) or 1 to 4096, got {threads}")
-    return t
-
-
 def _whole(n: Any, what: str) -> int:
     """A whole number (an int, or a float or NumPy number without a fraction); 2.7 steps is an error."""
     if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
@@ -280,7 +272,7 @@ class Simulation:
         else:
             kw: Dict[str, Any] = dict(sets=_sets(set), solver=solver, grid=grid, out_dir=out,
                                       formats=None if formats is None else list(formats),
-                                      threads=_threads(threads), particle_target=_whole(particles, "particles"))
+                                      threads=_whole(threads, "threads"), particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
                 kw.update(scene_text=_json(scene, "scene"), scene_name=name or "scene.json")
             else:
@@ -297,7 +289,7 @@ class Simulation:
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
         """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
         scene, solver, grid and state; frames continue in ``dir``."""
-        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_threads(threads)))  # type: ignore[arg-type]
+        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_whole(threads, "threads")))  # type: ignore[arg-type]
 
     # -- state ------------------------------------------------------------------------------------
     def _live(self):
@@ -485,7 +477,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
                         f"(for one solver: [{solvers!r}])")
     if steps is not None and until is not None:
         raise ValueError("compare: give steps or until, not both")
-    threads = _threads(threads)
+    threads = _whole(threads, "threads")
     if out is None:
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
     # The scene is opened first, so that its error is an exception with the core's message; a

@@ -8,11 +8,13 @@ eddy=$1 out=$2 scene=$3 solver=$4 term=$5; shift 5
 here=$(dirname "$0")
 export OMP_WAIT_POLICY=passive EDDY_SIMD=baseline
 rm -rf "$out"
-for run in with without; do
-    if [ $run = with ]; then set -- "$@"; else set -- "$@" --set "$term"; fi
+run() { # run DIR ARGS...
+    dir=$1; shift
     "$eddy" run "$scene" --solver "$solver" --steps 2 --threads 2 --quiet --format csv --no-picture \
-        --out "$out/$run" "$@" || { echo "check_detects.sh: the run $run the term failed" >&2; exit 1; }
-done
+        --out "$out/$dir" "$@" || { echo "check_detects.sh: the run $dir the term failed" >&2; exit 1; }
+}
+run with "$@"
+run without "$@" --set "$term"
 report=$(python3 "$here/check_paths.py" "$out/with/frames" "$out/without/frames" "$scene")
 status=$?
 printf '%s\n' "$report"
