@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mueller_equations.h"
+
 enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_WALL_VELOCITY, P_SHIFTING, P_SHIFTING_COEFFICIENT, P_COUNT };
 
 static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
@@ -144,9 +146,7 @@ static void density_finish(void *ctx, uint32_t i, float sum)
     const float density = eddy_sph_density(&c->k, sum, s->mat.self_density[m]);
     p->density[i] = density;
     s->volume[i] = p->mass[i] / density;
-    /* Müller 2003 eq. 12 (Bullet-Fluids' form): p = k (rho - rho0). */
-    const float pr = s->mat.stiffness[m] * (density - s->mat.rest_density[m]);
-    p->pressure[i] = pr < 0.0f ? pr * s->negative_pressure : pr;
+    p->pressure[i] = mueller_pressure(s->mat.stiffness[m], density, s->mat.rest_density[m], s->negative_pressure);
 }
 
 
@@ -157,43 +157,6 @@ static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
                                    &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return EDDY_OK;
-}
-
-/* What the pair terms of particle i share. */
-typedef struct pair_ctx {
-    float h, h2, tiny2, cp, cv, wp, pi, mu_i, gs_i;
-} pair_ctx;
-
-/* The pair weights of particle i and one partner: acceleration terms fp d (pressure) and fv dv
- * (viscosity, times 1 / rho_i later). */
-typedef struct pair_w {
-    float fp, fv;
-} pair_w;
-
-/*
- * Pressure and viscosity weights of particle i and one partner at r2 = |x_i - x_j|^2: pair weight
- * w (p_i + p_j) / (rho_i rho_j). For a linear pressure field the p_j half alone approximates
- * grad p / rho (the p_i half sums to ~0 in the bulk), so the Bullet-Fluids reference's eq. 8, w = 1/2,
- * gives only half of grad p; w = 1 is consistent. Either way f_ij = -f_ji: between materials the
- * gradient scale and mu are the pair's means. Branch-free, so the loops that call it vectorize; 0
- * outside h and for the particle itself. (The weights come back by value: accumulating into an array
- * argument made GCC keep the sums in memory and the force loop 2.4 times as slow.)
- */
-static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *c, float r2, float vol, float pj,
-                                                         float gs_j, float mu_j)
-{
-    /* Bitwise &, not &&: a short-circuit is control flow, which stops vectorization. */
-    const int inside = (r2 < c->h2) & (r2 > c->tiny2);
-    const float rr = sqrtf(r2);
-    const float hr = inside ? c->h - rr : 0.0f;
-    /* No division or load under a condition: they could trap, so GCC would not vectorize. The pair
-     * means equal mu_i and gs_i exactly for one material. */
-    const float inv_r = 1.0f / (inside ? rr : 1.0f);
-    const float cpij = c->cp * (0.5f * (c->gs_i + gs_j));
-    const float mu = 0.5f * (c->mu_i + mu_j);
-    /* Pressure: spiky gradient (eq. 8); viscosity: mu (v_j - v_i) lap W_visc (eq. 9). */
-    const pair_w w = {vol * c->wp * (c->pi + pj) * cpij * hr * hr * inv_r, vol * mu * c->cv * hr};
-    return w;
 }
 
 /* What the force pass's cells read. */
@@ -241,14 +204,14 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         const float inv_rho_i = 1.0f / rho[i];
         /* Pairs closer than tiny2 are the particle itself (or coincident particles): no
          * direction. */
-        const pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
+        const mueller_pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
                              .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
                              .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
         float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
 #pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
         for (size_t q = 0; q < nc; ++q) {
             const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const pair_w pw = pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
+            const mueller_pair_w pw = mueller_pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
             px += pw.fp * dx;
             py += pw.fp * dy;
             pz += pw.fp * dz;
@@ -260,7 +223,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         eddy_sph_image img[EDDY_MAX_MIRRORS];
         const int nimg =
             walls ? eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img) : 0;
-        /* One SIMD loop per mirror over the candidates themselves: pair() is 0 beyond h, and with the
+        /* One SIMD loop per mirror over the candidates themselves: mueller_pair() is 0 beyond h, and with the
          * gather's ~80 candidates that is cheaper than selecting the ~30 within h first. */
         const size_t nn = nimg ? cand->count : 0;
         const float *nx = cand->x, *ny = cand->y, *nz = cand->z;
@@ -276,7 +239,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
                 eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
                 eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
                 const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                const pair_w pw = pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
+                const mueller_pair_w pw = mueller_pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
                 gx += pw.fp * ex;
                 gy += pw.fp * ey;
                 gz += pw.fp * ez;

@@ -329,9 +329,7 @@ static inline float eddy_sph_density_real(const eddy_sph_candidates *c, float xi
     EDDY_SPH_SIMD_SUM(sum)
     for (size_t q = 0; q < nc; ++q) {
         float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-        /* m d d d, not m (d d d): the rounding of the solvers' sums before the toolkit. */
-        const float d = eddy_sph_pos(h2 - (dx * dx + dy * dy + dz * dz));
-        sum += cm[q] * d * d * d;
+        sum += eddy_sph_poly6_mass_term(cm[q], h2, dx * dx + dy * dy + dz * dz);
     }
     return sum;
 }
@@ -351,8 +349,7 @@ static inline float eddy_sph_density_ghosts(const eddy_sph_candidates *c, float 
         for (size_t q = 0; q < nc; ++q) {
             float ex, ey, ez;
             eddy_sph_image_diff(&g, cx[q], cy[q], cz[q], &ex, &ey, &ez);
-            const float d = eddy_sph_pos(h2 - (ex * ex + ey * ey + ez * ez));
-            ghosts += cm[q] * d * d * d;
+            ghosts += eddy_sph_poly6_mass_term(cm[q], h2, ex * ex + ey * ey + ez * ez);
         }
         sum += ghosts;
     }
@@ -502,13 +499,6 @@ static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles
 static inline float eddy_sph_self_density(float initial_sum, float mass, const eddy_kernels *k)
 {
     return (initial_sum - 1.0f) * mass * eddy_poly6(k, 0.0f);
-}
-
-/* The density of a particle from its sum (eddy_sph_density_sum, without the coefficient) and its
- * material's self term: k.poly6 sum + self_density, kg/m^3 (sim units, 2D too). */
-static inline float eddy_sph_density(const eddy_kernels *k, float sum, float self_density)
-{
-    return k->poly6 * sum + self_density;
 }
 
 #ifdef __cplusplus

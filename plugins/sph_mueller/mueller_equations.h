@@ -1,0 +1,75 @@
+/*
+ * mueller_equations.h — the equations of Müller, Charypar & Gross (2003), as both implementations of
+ * the method evaluate them: sph_mueller (CPU, plugins/sph_mueller) and sph_mueller_cuda (GPU,
+ * plugins/cuda_grid). Inline and EDDY_SPH_HD (host and device), so the two compile one source and
+ * cannot drift apart; the neighbour loops around them are each implementation's own.
+ *
+ * The density is the toolkit's poly6 sum (eddy_sph/kernels.h: eddy_sph_density); what is Müller's is
+ * the equation of state and the pair terms of the momentum equation.
+ */
+#ifndef EDDY_MUELLER_EQUATIONS_H
+#define EDDY_MUELLER_EQUATIONS_H
+
+#include <math.h>
+
+#include <eddy_sph/defs.h>
+
+/* Inlining is what lets the CPU's pair loops vectorize (the weights stay in registers); on the device
+ * it is the compiler's default for a small function. */
+#if defined(__CUDACC__)
+#define MUELLER_INLINE static __forceinline__ EDDY_SPH_HD
+#else
+#define MUELLER_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* Eq. 12 in the Bullet-Fluids form p = k (rho - rho0), Pa (sim units). A negative pressure (tension)
+ * is scaled by negative_pressure: 1 keeps it, 0 clamps it away. */
+MUELLER_INLINE float mueller_pressure(float stiffness, float density, float rest_density, float negative_pressure)
+{
+    const float p = stiffness * (density - rest_density);
+    return p < 0.0f ? p * negative_pressure : p;
+}
+
+/* What the pair terms of particle i share. h, h2: support radius and its square (m, m^2); tiny2: the
+ * squared distance below which a pair has no direction (the particle itself, coincident particles);
+ * cp, cv: the spiky gradient and viscosity Laplacian coefficients (eddy_kernels.spiky_grad, visc_lap);
+ * wp = w / rho_i, the pair weight over i's density; pi: i's pressure; mu_i, gs_i: i's viscosity and
+ * gradient scale. */
+typedef struct mueller_pair_ctx {
+    float h, h2, tiny2, cp, cv, wp, pi, mu_i, gs_i;
+} mueller_pair_ctx;
+
+/* The weights of one pair: the acceleration terms fp (x_i - x_j) (pressure) and fv (v_j - v_i)
+ * (viscosity, times 1 / rho_i once per particle). */
+typedef struct mueller_pair_w {
+    float fp, fv;
+} mueller_pair_w;
+
+/*
+ * Pressure and viscosity weights of particle i and one partner at r2 = |x_i - x_j|^2 (a real
+ * neighbour or a mirror ghost), with the partner's volume m_j / rho_j, pressure, gradient scale and
+ * viscosity. Pressure: the spiky gradient (eq. 8) with the pair weight w (p_i + p_j) / (rho_i rho_j).
+ * For a linear pressure field the p_j half alone approximates grad p / rho (the p_i half sums to ~0 in
+ * the bulk), so the Bullet-Fluids reference's w = 1/2 gives only half of grad p; w = 1 is consistent.
+ * Viscosity: mu (v_j - v_i) lap W_visc (eq. 9). Either way f_ij = -f_ji: between materials the gradient
+ * scale and mu are the pair's means. Branch-free, so the CPU loops that call it vectorize; 0 outside h
+ * and for r2 <= tiny2. (The weights come back by value: accumulating into an array argument made GCC
+ * keep the sums in memory and the force loop 2.4 times as slow.)
+ */
+MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, float vol, float pj, float gs_j,
+                                           float mu_j)
+{
+    /* Bitwise &, not &&: a short-circuit is control flow, which stops vectorization. */
+    const int inside = (r2 < c->h2) & (r2 > c->tiny2);
+    const float rr = sqrtf(r2);
+    const float hr = inside ? c->h - rr : 0.0f;
+    /* No division or load under a condition: they could trap, so GCC would not vectorize. The pair
+     * means equal mu_i and gs_i exactly for one material. */
+    const float inv_r = 1.0f / (inside ? rr : 1.0f);
+    const float cpij = c->cp * (0.5f * (c->gs_i + gs_j));
+    const float mu = 0.5f * (c->mu_i + mu_j);
+    const mueller_pair_w w = {vol * c->wp * (c->pi + pj) * cpij * hr * hr * inv_r, vol * mu * c->cv * hr};
+    return w;
+}
+
+#endif /* EDDY_MUELLER_EQUATIONS_H */
