@@ -59,6 +59,8 @@
  */
 #include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
+#include <eddy_sph/kernels.h>
+#include <eddy_sph/materials.h>
 
 #include <cuda_runtime.h>
 
@@ -73,6 +75,7 @@
 
 #include "cuda_grid.h"
 #include "device_sort.cuh"
+#include "mueller_equations.h"
 
 /* The kernels and the copies in and out are written for float: eddy_real is float in ABI 2.x. */
 static_assert(std::is_same<eddy_real, float>::value, "sph_mueller_cuda assumes eddy_real is float");
@@ -99,7 +102,8 @@ struct grid_dev {
 
 /* Constants of one step, by value. */
 struct step_consts {
-    float h, h2, tiny2, poly6, spiky_grad, visc_lap, pair_weight, negative_pressure, dt;
+    eddy_kernels k; /* the world's kernels (<eddy/kernels.h>) */
+    float tiny2, pair_weight, negative_pressure, dt;
     float gravity[3];
     int dims, colliders;
 };
@@ -145,8 +149,7 @@ struct eddy_solver {
     float pair_weight;
     float max_accel;
     int acceleration; /* field id */
-    size_t material_count;
-    float *stiffness_host, *nu_host; /* per material, for max_dt */
+    eddy_sph_materials mat; /* the toolkit's tables, as sph_mueller's; the device's copy is `materials` */
 
     int device;
     cudaStream_t stream;
@@ -313,34 +316,33 @@ __global__ void density_pass(uint32_t n, grid_dev g, const uint32_t *__restrict_
     const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
     const int nmir =
-        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.h, pos, mirror) : 0;
-    const float h2 = c.h2;
+        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.k.h, pos, mirror) : 0;
+    const float h2 = c.k.h2;
     float sum = 0.0f;
     for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
         for (uint32_t j = b; j < e; ++j) {
             const float xj = x[j] + sx, yj = y[j] + sy, zj = z[j] + sz;
             const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
             const float r2 = dx * dx + dy * dy + dz * dz;
+            /* Beyond h the term is 0; skipping it saves the mirror loop (a branch costs little here). */
             if (!(r2 < h2)) continue;
-            const float mj = mass[j], d = h2 - r2;
-            sum += mj * d * d * d;
+            const float mj = mass[j];
+            sum += eddy_sph_poly6_mass_term(mj, h2, r2);
             /* A ghost within h of i is the image of a neighbour within h (eddy_boundaries_mirrors). */
             const float pj[3] = {xj, yj, zj};
             for (int mi = 0; mi < nmir; ++mi) {
                 float gp[3];
                 eddy_mirror_point(&mirror[mi], pj, gp);
                 const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
-                const float dg = h2 - (gx * gx + gy * gy + gz * gz);
-                if (dg > 0.0f) sum += mj * dg * dg * dg;
+                sum += eddy_sph_poly6_mass_term(mj, h2, gx * gx + gy * gy + gz * gz);
             }
         }
     });
     const material_dev &m = mat[s.material[i]];
-    const float density = c.poly6 * sum + m.self_density;
+    const float density = eddy_sph_density(&c.k, sum, m.self_density);
     s.f[S_DENSITY][i] = density;
     s.f[S_VOLUME][i] = mass[i] / density;
-    const float pr = m.stiffness * (density - m.rest_density);
-    s.f[S_PRESSURE][i] = pr < 0.0f ? pr * c.negative_pressure : pr;
+    s.f[S_PRESSURE][i] = mueller_pressure(m.stiffness, density, m.rest_density, c.negative_pressure);
 }
 
 __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ offset, sorted_arrays s,
@@ -356,38 +358,31 @@ __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ 
     const uint32_t *__restrict__ matid = s.material;
     const float xi = x[i], yi = y[i], zi = z[i], vxi = vx[i], vyi = vy[i], vzi = vz[i], pi = pres[i];
     const material_dev &mi_ = mat[matid[i]];
-    const float mu_i = mi_.viscosity, gs_i = mi_.gradient_scale;
     const float inv_rho_i = 1.0f / rho[i];
-    const float wp = c.pair_weight * inv_rho_i;
-    const float h = c.h, h2 = c.h2, tiny2 = c.tiny2, cp = c.spiky_grad, cv = c.visc_lap;
+    const mueller_pair_ctx pc = {c.k.h, c.k.h2, c.tiny2, c.k.spiky_grad, c.k.visc_lap, c.pair_weight * inv_rho_i,
+                                 pi, mi_.viscosity, mi_.gradient_scale};
+    const float h2 = c.k.h2;
     const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
     const int nmir =
-        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, h, pos, mirror) : 0;
+        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.k.h, pos, mirror) : 0;
     float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
     for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
         for (uint32_t j = b; j < e; ++j) {
             const float xj = x[j] + sx, yj = y[j] + sy, zj = z[j] + sz;
             const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
             const float r2 = dx * dx + dy * dy + dz * dz;
+            /* Beyond h the weights are 0; skipping saves the mirror loop. */
             if (!(r2 < h2)) continue;
             const material_dev &mj = mat[matid[j]];
-            /* Pair weight w (p_i + p_j) / (rho_i rho_j); the gradient scale and mu are the pair's means
-             * (sph_mueller.c explains the choice). */
-            const float cpij = cp * (0.5f * (gs_i + mj.gradient_scale));
-            const float mu = 0.5f * (mu_i + mj.viscosity);
             const float vj = vol[j], pj = pres[j];
-            if (r2 > tiny2) {
-                const float rr = sqrtf(r2), hr = h - rr, inv_r = 1.0f / rr;
-                const float fp = vj * wp * (pi + pj) * cpij * hr * hr * inv_r;
-                const float fv = vj * mu * cv * hr;
-                px += fp * dx;
-                py += fp * dy;
-                pz += fp * dz;
-                fx += fv * (vx[j] - vxi);
-                fy += fv * (vy[j] - vyi);
-                fz += fv * (vz[j] - vzi);
-            }
+            const mueller_pair_w pw = mueller_pair(&pc, r2, vj, pj, mj.gradient_scale, mj.viscosity);
+            px += pw.fp * dx;
+            py += pw.fp * dy;
+            pz += pw.fp * dz;
+            fx += pw.fv * (vx[j] - vxi);
+            fy += pw.fv * (vy[j] - vyi);
+            fz += pw.fv * (vz[j] - vzi);
             if (nmir == 0) continue;
             const float xv[3] = {xj, yj, zj}, vv[3] = {vx[j], vy[j], vz[j]};
             const float rho_j = rho[j];
@@ -397,18 +392,16 @@ __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ 
                 eddy_mirror_point(&mm, xv, gp);
                 const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
                 const float g2 = gx * gx + gy * gy + gz * gz;
-                if (!(g2 < h2) || g2 <= tiny2) continue;
+                if (!(g2 < h2)) continue;
                 eddy_mirror_velocity(&mm, vv, gv);
                 const float pg = eddy_mirror_pressure(&mm, pj, rho_j, xv);
-                const float rr = sqrtf(g2), hr = h - rr;
-                const float fp = vj * wp * (pi + pg) * cpij * hr * hr / rr;
-                const float fv = vj * mu * cv * hr;
-                px += fp * gx;
-                py += fp * gy;
-                pz += fp * gz;
-                fx += fv * (gv[0] - vxi);
-                fy += fv * (gv[1] - vyi);
-                fz += fv * (gv[2] - vzi);
+                const mueller_pair_w gw = mueller_pair(&pc, g2, vj, pg, mj.gradient_scale, mj.viscosity);
+                px += gw.fp * gx;
+                py += gw.fp * gy;
+                pz += gw.fp * gz;
+                fx += gw.fv * (gv[0] - vxi);
+                fy += gw.fv * (gv[1] - vyi);
+                fz += gw.fv * (gv[2] - vzi);
             }
         }
     });
@@ -654,14 +647,10 @@ int upload_colliders(eddy_solver *s, const eddy_world *w, eddy_error *err)
 
 step_consts make_consts(const eddy_solver *s, const eddy_world *w, float dt)
 {
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     step_consts c;
-    c.h = k.h;
-    c.h2 = k.h2;
-    c.tiny2 = 1e-12f * k.h2;
-    c.poly6 = k.poly6;
-    c.spiky_grad = k.spiky_grad;
-    c.visc_lap = k.visc_lap;
+    c.k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    /* Pairs closer than this are the particle itself (or coincident particles): no direction. */
+    c.tiny2 = 1e-12f * c.k.h2;
     c.pair_weight = s->pair_weight;
     c.negative_pressure = s->negative_pressure;
     c.dt = dt;
@@ -852,8 +841,7 @@ void destroy(eddy_solver *s)
     for (cudaEvent_t &e : s->ev)
         if (e) cudaEventDestroy(e);
     if (s->stream) cudaStreamDestroy(s->stream);
-    free(s->stiffness_host);
-    free(s->nu_host);
+    eddy_sph_materials_free(&s->mat);
     free(s);
 }
 
@@ -936,39 +924,29 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     for (int a = 0; a < 3; ++a) s->grid.period[a] = l->hi[a] - l->lo[a];
     s->cells = l->cell_count;
 
-    /* Per-material constants, computed as sph_mueller's create() does. */
-    const size_t nm = w->material_count ? w->material_count : 1;
-    s->material_count = w->material_count;
+    /* Per-material constants: the toolkit's tables, as sph_mueller's create() makes them. */
+    int rc = eddy_sph_materials_init(&s->mat, w, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_VISCOSITY],
+                                     &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_STIFFNESS],
+                                     &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_INITIAL_SUM],
+                                     "sph_mueller_cuda", err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
+    const size_t nm = w->material_count ? w->material_count : 1; /* a device array is never empty */
     material_dev *mats = static_cast<material_dev *>(calloc(nm, sizeof(material_dev)));
-    s->stiffness_host = static_cast<float *>(calloc(nm, sizeof(float)));
-    s->nu_host = static_cast<float *>(calloc(nm, sizeof(float)));
-    if (!mats || !s->stiffness_host || !s->nu_host) {
-        free(mats);
+    if (!mats) {
         destroy(s);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
     }
-    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    for (size_t m = 0; m < w->material_count; ++m) {
-        const eddy_material *mat = &w->materials[m];
-        const float viscosity = (float)eddy_material_param(
-            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_VISCOSITY]);
-        const float stiffness = (float)eddy_material_param(
-            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_STIFFNESS]);
-        const float initial_sum = (float)eddy_material_param(
-            mat, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_INITIAL_SUM]);
-        mats[m].rest_density = mat->rest_density;
-        mats[m].stiffness = stiffness;
-        mats[m].viscosity = viscosity;
-        mats[m].self_density = (initial_sum - 1.0f) * mat->particle_mass * eddy_poly6(&k, 0.0f);
-        mats[m].gradient_scale =
-            s->pair_weight == 1.0f
-                ? (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius, w->dimensions))
-                : 1.0f;
+    for (size_t m = 0; m < s->mat.count; ++m) {
+        mats[m].rest_density = s->mat.rest_density[m];
+        mats[m].stiffness = s->mat.stiffness[m];
+        mats[m].viscosity = s->mat.viscosity[m];
+        mats[m].self_density = s->mat.self_density[m];
+        mats[m].gradient_scale = s->pair_weight == 1.0f ? s->mat.gradient_scale[m] : 1.0f;
         mats[m].contact = w->contacts[m];
-        s->stiffness_host[m] = stiffness;
-        s->nu_host[m] = viscosity / mat->rest_density;
     }
-    int rc = EDDY_OK;
 #define CREATE_TRY(call)                                                                                \
     do {                                                                                                \
         const cudaError_t ce_ = (call);                                                                 \
@@ -1080,12 +1058,7 @@ int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
-    double kmax = 0.0, nu_max = 0.0;
-    for (size_t m = 0; m < s->material_count; ++m) {
-        if (s->stiffness_host[m] > kmax) kmax = s->stiffness_host[m];
-        if (s->nu_host[m] > nu_max) nu_max = s->nu_host[m];
-    }
-    *dt = eddy_world_stable_dt(w, s->cfl, sqrt(kmax), nu_max, s->max_accel, limit);
+    *dt = eddy_sph_stable_dt(w, s->cfl, sqrt(eddy_sph_stiffness_max(&s->mat)), &s->mat, s->max_accel, limit);
     return EDDY_OK;
 }
 

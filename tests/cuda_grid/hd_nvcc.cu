@@ -1,6 +1,7 @@
 /*
  * The shared host/device math (<eddy/grid.h>'s eddy_grid_cell_of and eddy_grid_wrap_coordinate,
- * <eddy/boundary.h>'s mirror apply, <eddy/boundary_math.h>) compiled by nvcc, as the CUDA plugin
+ * <eddy/boundary.h>'s mirror apply, <eddy/boundary_math.h>, the toolkit's <eddy_sph/kernels.h> and
+ * sph_mueller's mueller_equations.h) compiled by nvcc, as the CUDA plugin
  * compiles it, behind plain C entry points that test_cuda_grid.c compares with libeddy's C build.
  *
  * These are the host instances of the EDDY_HD functions: nvcc's front end and the CUDA C++ dialect
@@ -15,6 +16,7 @@
  */
 #include <eddy/boundary_math.h>
 #include <eddy/grid.h>
+#include <eddy_sph/kernels.h>
 
 #include <math.h>
 
@@ -51,6 +53,19 @@ __global__ void hd_nvcc_device_instances(const eddy_grid_layout l, const eddy_co
     float dx = p[0], dy = p[1], dz = p[2];
     eddy_grid_min_image(&l, &dx, &dy, &dz);
     out[6] = dx;
+}
+
+/* The SPH equations of sph_mueller_cuda's passes from device code: built, never launched here. */
+__global__ void hd_nvcc_device_equations(const eddy_kernels k, mueller_pair_ctx c, float *out)
+{
+    const float r2 = out[0], r = sqrtf(r2);
+    const mueller_pair_w w = mueller_pair(&c, r2, out[1], out[2], out[3], out[4]);
+    out[0] = w.fp + w.fv;
+    out[1] = mueller_pressure(out[1], out[2], out[3], out[4]);
+    out[2] = eddy_sph_density(&k, eddy_sph_poly6_mass_term(out[5], k.h2, r2), out[6]);
+    out[3] = eddy_sph_poly6(&k, r2) + eddy_sph_poly6_grad(&k, r2) + eddy_sph_spiky(&k, r) +
+             eddy_sph_spiky_grad(&k, r2, c.tiny2) + eddy_sph_viscosity_laplacian(&k, r) + eddy_sph_cubic(&k, r) +
+             eddy_sph_cubic_grad(&k, r) + eddy_sph_wendland(&k, r) + eddy_sph_wendland_grad(&k, r);
 }
 
 extern "C" {
@@ -94,6 +109,42 @@ void hd_nvcc_mirror_apply(const eddy_mirror *m, const float x[3], const float v[
     eddy_mirror_point(m, x, out_x);
     eddy_mirror_velocity(m, v, out_v);
     *out_p = eddy_mirror_pressure(m, p, rho, x);
+}
+
+mueller_pair_w hd_nvcc_mueller_pair(const mueller_pair_ctx *c, float r2, float vol, float pj, float gs_j, float mu_j,
+                                    int ulps)
+{
+    return mueller_pair(c, nudge(r2, ulps), vol, pj, gs_j, mu_j);
+}
+
+float hd_nvcc_mueller_pressure(float stiffness, float density, float rest_density, float negative_pressure, int ulps)
+{
+    return mueller_pressure(stiffness, nudge(density, ulps), rest_density, negative_pressure);
+}
+
+float hd_nvcc_poly6_mass_term(float mass, float h2, float r2, int ulps)
+{
+    return eddy_sph_poly6_mass_term(mass, h2, nudge(r2, ulps));
+}
+
+float hd_nvcc_density(const eddy_kernels *k, float sum, float self_density, int ulps)
+{
+    return eddy_sph_density(k, nudge(sum, ulps), self_density);
+}
+
+void hd_nvcc_sph_kernels(const eddy_kernels *k, float r, float tiny2, float out[9], int ulps)
+{
+    r = nudge(r, ulps);
+    const float r2 = r * r;
+    out[0] = eddy_sph_poly6(k, r2);
+    out[1] = eddy_sph_poly6_grad(k, r2);
+    out[2] = eddy_sph_spiky(k, r);
+    out[3] = eddy_sph_spiky_grad(k, r2, tiny2);
+    out[4] = eddy_sph_viscosity_laplacian(k, r);
+    out[5] = eddy_sph_cubic(k, r);
+    out[6] = eddy_sph_cubic_grad(k, r);
+    out[7] = eddy_sph_wendland(k, r);
+    out[8] = eddy_sph_wendland_grad(k, r);
 }
 
 } // extern "C"

@@ -9,6 +9,10 @@
  *                                    nvcc compiles them equal libeddy's exported functions bit for bit
  *                                    (distances, normals, contacts, mirrors, walls); --ulps N moves the
  *                                    nvcc side's inputs by N floats, which both must report
+ *   test_cuda_grid equations [--ulps N]  no GPU needed: the SPH equations sph_mueller_cuda shares with
+ *                                    sph_mueller (mueller_equations.h: pair weights, pressure; the
+ *                                    toolkit's poly6 density term, density and masked kernels) as nvcc
+ *                                    compiles them equal the C build bit for bit, 2D and 3D
  *   test_cuda_grid compare PLUGIN [--quick]  GPU: the "cuda" grid of PLUGIN and the built-in "cpu" grid build
  *                                    the same clouds; particle order, cell ranges and occupied cells
  *                                    must be identical (both are the stable sort by cell: no tolerance)
@@ -36,8 +40,10 @@
 #include <eddy/plugin.h>
 #include <eddy/registry.h>
 #include <eddy/world.h>
+#include <eddy_sph/kernels.h>
 
 #include "hd_nvcc.h"
+#include "mueller_equations.h"
 
 #define EXIT_SKIP 77
 
@@ -300,6 +306,97 @@ static int cmd_boundary(int ulps)
         }
     }
     printf("boundary: %zu comparisons in 2D and 3D, %d mismatches\n", compared, failures);
+    return failures ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* equations: sph_mueller's equations and the toolkit's kernels as nvcc compiles them             */
+
+static int same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void equation_differs(const char *what, int dims, float r2, float c_value, float nvcc_value)
+{
+    failf("%s (%dD, r^2 = %.9g): C %.9g, as nvcc compiles it %.9g", what, dims, (double)r2, (double)c_value,
+          (double)nvcc_value);
+}
+
+static int cmd_equations(int ulps)
+{
+    static const char *const kernel_names[9] = {"eddy_sph_poly6",  "eddy_sph_poly6_grad",
+                                                "eddy_sph_spiky",  "eddy_sph_spiky_grad",
+                                                "eddy_sph_viscosity_laplacian", "eddy_sph_cubic",
+                                                "eddy_sph_cubic_grad", "eddy_sph_wendland",
+                                                "eddy_sph_wendland_grad"};
+    size_t compared = 0;
+    rng_seed(11);
+    for (int dims = 2; dims <= 3; ++dims) {
+        /* The support radius of the default scenes and one far from it. */
+        const float radii[2] = {0.0457f, 1.7f};
+        for (int hk = 0; hk < 2; ++hk) {
+            const eddy_kernels k = eddy_kernels_make(radii[hk], dims);
+            const float tiny2 = 1e-12f * k.h2;
+            for (int i = 0; i < 100000 && failures < 20; ++i) {
+                /* Squared distances over the support and a little beyond; every 100th exactly at 0, tiny2
+                 * or h^2, where the masks decide. */
+                float r2 = rand_in(0.0f, 1.1f) * k.h2;
+                if (i % 100 == 1) r2 = 0.0f;
+                if (i % 100 == 2) r2 = tiny2;
+                if (i % 100 == 3) r2 = k.h2;
+                const float rho_i = rand_in(900.0f, 1100.0f);
+                const mueller_pair_ctx c = {k.h,
+                                            k.h2,
+                                            tiny2,
+                                            k.spiky_grad,
+                                            k.visc_lap,
+                                            (i % 2 ? 1.0f : 0.5f) / rho_i,
+                                            rand_in(-500.0f, 3000.0f),
+                                            rand_in(0.0f, 0.5f),
+                                            rand_in(0.9f, 1.1f)};
+                const float vol = rand_in(0.5f, 1.5f) * k.h2 * (dims == 3 ? k.h : 1.0f) * 0.1f;
+                const float pj = rand_in(-500.0f, 3000.0f), gs_j = rand_in(0.9f, 1.1f), mu_j = rand_in(0.0f, 0.5f);
+                const mueller_pair_w wc = mueller_pair(&c, r2, vol, pj, gs_j, mu_j);
+                const mueller_pair_w wh = hd_nvcc_mueller_pair(&c, r2, vol, pj, gs_j, mu_j, ulps);
+                ++compared;
+                if (!same_float(wc.fp, wh.fp)) equation_differs("mueller_pair fp", dims, r2, wc.fp, wh.fp);
+                if (!same_float(wc.fv, wh.fv)) equation_differs("mueller_pair fv", dims, r2, wc.fv, wh.fv);
+
+                const float stiffness = rand_in(1.0f, 3000.0f), rest = rand_in(500.0f, 1500.0f);
+                const float density = rand_in(0.9f, 1.1f) * rest, negative = i % 3 ? 1.0f : rand_in(0.0f, 1.0f);
+                const float pc = mueller_pressure(stiffness, density, rest, negative);
+                const float ph = hd_nvcc_mueller_pressure(stiffness, density, rest, negative, ulps);
+                ++compared;
+                if (!same_float(pc, ph)) equation_differs("mueller_pressure", dims, r2, pc, ph);
+
+                const float mass = rand_in(0.001f, 0.1f);
+                const float tc = eddy_sph_poly6_mass_term(mass, k.h2, r2);
+                const float th = hd_nvcc_poly6_mass_term(mass, k.h2, r2, ulps);
+                ++compared;
+                if (!same_float(tc, th)) equation_differs("eddy_sph_poly6_mass_term", dims, r2, tc, th);
+                const float sum = rand_in(20.0f, 40.0f) * mass * k.h2 * k.h2 * k.h2, self = rand_in(-5.0f, 5.0f);
+                const float dc = eddy_sph_density(&k, sum, self), dh = hd_nvcc_density(&k, sum, self, ulps);
+                ++compared;
+                if (!same_float(dc, dh)) equation_differs("eddy_sph_density", dims, r2, dc, dh);
+
+                const float r = sqrtf(r2);
+                const float kc[9] = {eddy_sph_poly6(&k, r * r),
+                                     eddy_sph_poly6_grad(&k, r * r),
+                                     eddy_sph_spiky(&k, r),
+                                     eddy_sph_spiky_grad(&k, r * r, tiny2),
+                                     eddy_sph_viscosity_laplacian(&k, r),
+                                     eddy_sph_cubic(&k, r),
+                                     eddy_sph_cubic_grad(&k, r),
+                                     eddy_sph_wendland(&k, r),
+                                     eddy_sph_wendland_grad(&k, r)};
+                float kh[9];
+                hd_nvcc_sph_kernels(&k, r, tiny2, kh, ulps);
+                for (int q = 0; q < 9; ++q) {
+                    ++compared;
+                    if (!same_float(kc[q], kh[q])) equation_differs(kernel_names[q], dims, r * r, kc[q], kh[q]);
+                }
+            }
+        }
+    }
+    printf("equations: %zu comparisons, %d failures\n", compared, failures);
     return failures ? 1 : 0;
 }
 
@@ -761,12 +858,13 @@ int main(int argc, char **argv)
     const int ulps = argc == 4 && strcmp(argv[2], "--ulps") == 0 ? atoi(argv[3]) : 0;
     if ((argc == 2 || ulps > 0) && strcmp(argv[1], "formula") == 0) return cmd_formula(ulps);
     if ((argc == 2 || ulps > 0) && strcmp(argv[1], "boundary") == 0) return cmd_boundary(ulps);
+    if ((argc == 2 || ulps > 0) && strcmp(argv[1], "equations") == 0) return cmd_equations(ulps);
     if (argc == 3 && strcmp(argv[1], "compare") == 0) return cmd_compare(argv[2], 0);
     if (argc == 4 && strcmp(argv[1], "compare") == 0 && strcmp(argv[3], "--quick") == 0)
         return cmd_compare(argv[2], 1);
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) return cmd_bench(argv[2], argc - 3, argv + 3);
     if (argc == 6 && strcmp(argv[1], "tables") == 0) return cmd_tables(argv[2], argv[3], argv[4], argv[5]);
-    fprintf(stderr, "usage: test_cuda_grid formula|boundary [--ulps N] | compare PLUGIN [--quick] | "
+    fprintf(stderr, "usage: test_cuda_grid formula|boundary|equations [--ulps N] | compare PLUGIN [--quick] | "
                     "bench PLUGIN N... | "
                     "tables PLUGIN_A SOLVER_A PLUGIN_B SOLVER_B\n");
     return 2;
