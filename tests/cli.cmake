@@ -96,6 +96,14 @@ cli_test(unknown_solver 1 "unknown solver 'sph_nonexistent' (available: " run ${
 cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam_break_2d.json --solver pbf_typo --out ${CLI_OUT}/x)
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
 cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
+# A --set that is not PATH=VALUE is a bad command line (2) for every command that takes one, before any
+# scene is read; a well-formed path the scene lacks stays the scene's error (1, above).
+cli_test(set_without_value 2 "eddy: --set 'world.threads': expected PATH=VALUE, got no '='\nrun 'eddy help' for usage"
+         run ${SCENES}/dam_break_2d.json --set world.threads --out ${CLI_OUT}/x)
+cli_test(set_bad_path_compare 2 "eddy: --set 'time..end=1': expected a key path like a.b[2].c, got 'time..end'"
+         compare ${SCENES}/dam_break_2d.json --solvers sph_mueller,tait --set time..end=1 --out ${CLI_OUT}/x)
+cli_test(set_empty_path_validate 2 "eddy: --set '=1': expected PATH=VALUE, got an empty path" validate --case hydrostatic_tank --set =1)
+cli_test(set_without_value_bench 2 "eddy: --set 'time.end': expected PATH=VALUE, got no '='" bench ${SCENES}/dam_break_2d.json --set time.end)
 cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
 cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
 cli_test(negative_viscosity 1 "dam_break_2d.json: materials[0].viscosity: expected a number >= 0, got -1" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)

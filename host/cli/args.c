@@ -1,5 +1,7 @@
 #include "args.h"
 
+#include "scene.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +37,13 @@ int eddy_arg_usage_error(const char *fmt, ...)
     fprintf(stderr, "\nrun 'eddy help' for usage\n");
     va_end(ap);
     return 2;
+}
+
+int eddy_arg_set(const char *v)
+{
+    eddy_error err = {0};
+    if (eddy_scene_check_set(v, &err) == EDDY_OK) return 0;
+    return eddy_arg_usage_error("%s", err.message);
 }
 
 int eddy_arg_bench_at(const char *s, double *out)

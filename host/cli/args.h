@@ -21,6 +21,10 @@ int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
  * option ("--solvers --quiet" once ran with the solver "--quiet"). No value starts with "--". */
 int eddy_arg_value(const char *opt, const char *v);
 
+/* The value of --set: 0 when it has the form PATH=VALUE with a key path (eddy_scene_check_set), else
+ * the usage error printed (2). Whether the path names a key of the scene is the scene's to say (1). */
+int eddy_arg_set(const char *v);
+
 /* `eddy bench --at T`: a time >= 0 in seconds into *out (0), or the usage error printed (2). */
 int eddy_arg_bench_at(const char *s, double *out);
 

@@ -75,6 +75,7 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
             o->grid = v;
         } else if (strcmp(a, "--set") == 0) {
             if (o->set_count == EDDY_COMPARE_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_COMPARE_MAX_SETS);
+            if (eddy_arg_set(v)) return 2;
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--steps") == 0) {
             if (eddy_arg_integer(v, 0, &o->steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);

@@ -175,6 +175,7 @@ static int cmd_run(int argc, char **argv, int resume)
                     return eddy_arg_usage_error("--checkpoint-every expects a time > 0 in seconds, got '%s'", v);
             } else if (strcmp(a, "--set") == 0) {
                 if (nsets == EDDY_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %s)", "256");
+                if (eddy_arg_set(v)) return 2;
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
                 if (eddy_arg_integer(v, 0, &o.steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);
@@ -465,6 +466,7 @@ static int cmd_bench(int argc, char **argv)
         else if (strcmp(a, "--grid") == 0) o.grid = v;
         else if (strcmp(a, "--set") == 0) {
             if (nsets == EDDY_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %s)", "256");
+            if (eddy_arg_set(v)) return 2;
             sets[nsets++] = v;
         } else if (strcmp(a, "--particles") == 0) {
             if (eddy_arg_integer(v, 1, &n)) return eddy_arg_usage_error("--particles expects an integer >= 1, got '%s'", v);

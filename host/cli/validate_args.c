@@ -77,6 +77,7 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
         } else if (strcmp(a, "--set") == 0) {
             if (o->set_count == EDDY_VALIDATE_MAX_SETS)
                 return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_VALIDATE_MAX_SETS);
+            if (eddy_arg_set(v)) return 2;
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--threads") == 0) {
             long long t;

@@ -92,6 +92,11 @@ typedef struct eddy_scene {
 int eddy_scene_parse(const char *text, const char *file, const char *const *sets, size_t set_count,
                      eddy_scene *scene, eddy_error *err);
 
+/* The form of one override, before any scene is read: "PATH=VALUE" with a non-empty key path like
+ * a.b[2].c. EDDY_OK, or EDDY_ERR_INVALID_ARGUMENT with the message eddy_scene_parse would give
+ * ("--set 'foo': expected PATH=VALUE, got no '='"), so a command line can refuse it as such. */
+int eddy_scene_check_set(const char *set, eddy_error *err);
+
 /* Reads a file and parses it (eddy_scene_parse). */
 int eddy_scene_load(const char *path, const char *const *sets, size_t set_count, eddy_scene *scene,
                     eddy_error *err);

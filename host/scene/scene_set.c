@@ -12,27 +12,47 @@
 #include <string.h>
 
 
-/* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
- * it, an array index must exist. */
-int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
+/* The key path of "PATH=VALUE" into *path as a new string (free() it), or the error. */
+static int set_path(const char *set, char **path, eddy_error *err)
 {
+    *path = NULL;
     const char *eq = strchr(set, '=');
     if (!eq) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got no '='", set);
     size_t plen = (size_t)(eq - set);
     if (plen == 0)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got an empty path",
                               set);
-    char *path = malloc(plen + 1);
-    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    memcpy(path, set, plen);
-    path[plen] = '\0';
-    int rc = EDDY_OK;
-    cJSON *value = NULL;
-    if (scene_path_validate(path) < 0) {
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "--set '%s': expected a key path like a.b[2].c, got '%s'", set, path);
-        goto done;
+    char *p = malloc(plen + 1);
+    if (!p) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(p, set, plen);
+    p[plen] = '\0';
+    if (scene_path_validate(p) < 0) {
+        const int rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "--set '%s': expected a key path like a.b[2].c, got '%s'", set, p);
+        free(p);
+        return rc;
     }
+    *path = p;
+    return EDDY_OK;
+}
+
+int eddy_scene_check_set(const char *set, eddy_error *err)
+{
+    char *path;
+    const int rc = set_path(set, &path, err);
+    free(path);
+    return rc;
+}
+
+/* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
+ * it, an array index must exist. */
+int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
+{
+    char *path;
+    int rc = set_path(set, &path, err);
+    if (rc) return rc;
+    const char *eq = set + strlen(path);
+    cJSON *value = NULL;
     const char *end = NULL;
     value = cJSON_ParseWithOpts(eq + 1, &end, 1);
     if (!value) value = cJSON_CreateString(eq + 1);
