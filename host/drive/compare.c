@@ -368,8 +368,10 @@ int eddy_compare_run(const eddy_compare_options *opt)
         fprintf(stderr, "eddy: error: %s\n", serr.message);
         pl.failures++;
     }
-    compare_summary_md(stdout, &cx, res, o.solver_count, pl.list, pl.plot_count);
-    fflush(stdout);
+    if (!o.no_stdout) {
+        compare_summary_md(stdout, &cx, res, o.solver_count, pl.list, pl.plot_count);
+        fflush(stdout);
+    }
     if (!o.quiet) fprintf(stderr, "compare: summary in %s/summary.md and summary.csv, plots in %s\n", cx.out_dir, plots_dir);
     if (failed && status != 130)
         fprintf(stderr, "eddy: error: %d of %d solvers failed (see %s/summary.md)\n", failed, o.solver_count,

@@ -44,12 +44,14 @@ typedef struct eddy_compare_options {
     double until;             /* NAN: the scene's end */
     int threads;
     int quiet;
+    int no_stdout; /* 1: the summary goes to summary.md only, not to stdout too (the Python package) */
     const char *sets[EDDY_COMPARE_MAX_SETS];
     size_t set_count;
 } eddy_compare_options;
 
 /*
- * Runs the comparison. Prints progress on stderr (unless quiet) and the summary table on stdout.
+ * Runs the comparison. Prints progress on stderr (unless quiet) and the summary table on stdout (unless
+ * no_stdout).
  * Returns the exit status: 0 when every solver ran and every file was written; 1 when a solver or a
  * file failed (the rest still ran; the scene itself failing to load stops everything); 130 when
  * interrupted by SIGINT or SIGTERM (the current step finishes, the summary is written with the

@@ -467,7 +467,8 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
             grid: Optional[str] = None, threads: int = 0) -> np.ndarray:
     """``eddy compare``: the scene through every solver with the same stepping and measurements;
     writes OUT (default out/compare/<scene file stem>) as the command does and returns its summary
-    table (summary.csv) as a structured array, one row per solver: solver, status, end_time, steps,
+    table (summary.csv) as a structured array, one row per solver (the report, summary.md, is written,
+    not printed): solver, status, end_time, steps,
     particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
     particle_steps_per_s, each probe's final value, <probe>_reference_rms, error. A solver that fails
     is a row with status "failed" and its error; a scene that cannot be loaded raises."""

@@ -922,6 +922,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     o->steps = -1;
     o->until = NAN;
     o->quiet = 1;
+    o->no_stdout = 1; /* the caller gets the table; the report stays in OUT/summary.md */
     if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!s|LdO!zi", kwlist, &o->scene_path, &PyList_Type, &solvers,
                                      &o->out_dir, &o->steps, &o->until, &PyList_Type, &sets, &o->grid, &o->threads)) {
         PyMem_Free(o);

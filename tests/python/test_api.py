@@ -75,9 +75,12 @@ def test_a_final_frame_between_frame_times_is_a_new_frame(tmp_path):
         assert (tmp_path / "py" / "frames" / name).read_bytes() == (tmp_path / "cmd" / "frames" / name).read_bytes()
 
 
-def test_compare_agrees_with_simulation(tmp_path):
+def test_compare_agrees_with_simulation(tmp_path, capfd):
     table = eddy.compare(SCENE, ["tait", "sph_mueller"], out=str(tmp_path), steps=40,
                          set={"time.output_interval": 0.0005})
+    # The table is returned and the report written; a library call prints nothing on stdout.
+    assert capfd.readouterr().out == ""
+    assert (tmp_path / "summary.md").read_text().startswith("# eddy compare:")
     assert list(table["solver"]) == ["tait", "sph_mueller"]
     assert list(table["status"]) == ["ok", "ok"]
     for row in table:
