@@ -106,6 +106,9 @@ cli_test(set_empty_path_validate 2 "eddy: --set '=1': expected PATH=VALUE, got a
 cli_test(set_without_value_bench 2 "eddy: --set 'time.end': expected PATH=VALUE, got no '='" bench ${SCENES}/dam_break_2d.json --set time.end)
 cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
 cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
+# Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
+cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
+         run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
 cli_test(negative_viscosity 1 "dam_break_2d.json: materials[0].viscosity: expected a number >= 0, got -1" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
 cli_test(unwritable_output 1 "cannot create output folder" run ${SCENES}/dam_break_2d.json --steps 1 --out ${SCENES}/dam_break_2d.json/out)
 # The explosion guard: a solver whose velocities turn NaN at step 30 must stop the run with the step,

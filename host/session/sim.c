@@ -175,7 +175,15 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         }
         /* The smallest limit over every process (a no-op in one): the same step everywhere. */
         if (lim > 0 && (rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, &lim, 1, err))) return rc;
-        /* +inf: no limit; anything else must be a usable step. */
+        /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
+         * float (finite velocities of 1.8e19 or more) makes every speed limit 0: that is the state's
+         * fault, not the solver's, and before the first step no explosion check has looked yet. */
+        if (!(lim > 0) && isinf(eddy_world_step_stats(sim->world)->max_speed))
+            return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                                  "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
+                                  "precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; "
+                                  "check the scene's velocities",
+                                  sim->world->step + 1, sim->world->time);
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g; it must be finite and > 0",
