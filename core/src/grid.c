@@ -637,76 +637,22 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
 /* ---------------------------------------------------------------------------------------------- */
 /* Queries                                                                                        */
 
-/* Maps a neighbor cell coordinate on axis a to a stored index, with the image shift on a periodic
- * axis; 0 when it is off a bounded grid (only possible when the query cell is a ghost). */
-static inline int neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, int32_t *out, eddy_real *shift)
-{
-    *shift = 0.0f;
-    if (l->periodic[a]) {
-        if (i < 0) {
-            i += l->cells[a];
-            *shift = -(l->hi[a] - l->lo[a]);
-        } else if (i >= l->cells[a]) {
-            i -= l->cells[a];
-            *shift = l->hi[a] - l->lo[a];
-        }
-    } else if (i < 0 || i >= l->dim[a]) {
-        return 0;
-    }
-    *out = i;
-    return 1;
-}
-
-static inline int emit(const eddy_grid *g, eddy_range *out, int n, uint32_t first, uint32_t last, eddy_real sx,
-                       eddy_real sy, eddy_real sz)
-{
-    uint32_t b = g->cell_begin[first], e = g->cell_end[last];
-    if (b < e) {
-        out[n].begin = b;
-        out[n].end = e;
-        out[n].shift[0] = sx;
-        out[n].shift[1] = sy;
-        out[n].shift[2] = sz;
-        ++n;
-    }
-    return n;
-}
-
 int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES])
 {
     const eddy_grid_layout *l = &grid->layout;
     if (!grid->cell_begin || cell >= l->cell_count) return 0;
-    const int32_t d0 = l->dim[0], d1 = l->dim[1];
-    const int32_t ix = (int32_t)(cell % (uint32_t)d0);
-    const int32_t iy = (int32_t)((cell / (uint32_t)d0) % (uint32_t)d1);
-    const int32_t iz = (int32_t)(cell / ((uint32_t)d0 * (uint32_t)d1));
-    const int rz = l->dimensions == 3 ? 1 : 0;
-    const eddy_real Lx = l->hi[0] - l->lo[0];
+    int32_t c[3];
+    eddy_grid_cell_coords(l, cell, c);
     int n = 0;
-    for (int dz = -rz; dz <= rz; ++dz) {
-        int32_t z;
-        eddy_real sz;
-        if (!neighbor_coord(l, 2, iz + dz, &z, &sz)) continue;
-        for (int dy = -1; dy <= 1; ++dy) {
-            int32_t y;
-            eddy_real sy;
-            if (!neighbor_coord(l, 1, iy + dy, &y, &sy)) continue;
-            const uint32_t row = (uint32_t)d0 * ((uint32_t)y + (uint32_t)d1 * (uint32_t)z);
-            if (!l->periodic[0]) {
-                int32_t x0 = ix > 0 ? ix - 1 : 0, x1 = ix + 1 < d0 ? ix + 1 : d0 - 1;
-                n = emit(grid, out, n, row + (uint32_t)x0, row + (uint32_t)x1, 0.0f, sy, sz);
-            } else {
-                const int32_t cx = l->cells[0]; /* >= 3, so the two pieces never overlap */
-                if (ix == 0) {
-                    n = emit(grid, out, n, row + (uint32_t)(cx - 1), row + (uint32_t)(cx - 1), -Lx, sy, sz);
-                    n = emit(grid, out, n, row, row + 1, 0.0f, sy, sz);
-                } else if (ix == cx - 1) {
-                    n = emit(grid, out, n, row + (uint32_t)(ix - 1), row + (uint32_t)ix, 0.0f, sy, sz);
-                    n = emit(grid, out, n, row, row, Lx, sy, sz);
-                } else {
-                    n = emit(grid, out, n, row + (uint32_t)(ix - 1), row + (uint32_t)(ix + 1), 0.0f, sy, sz);
-                }
-            }
+    for (int row = 0, rows = eddy_grid_bar_rows(l); row < rows; ++row) {
+        eddy_range bar[2];
+        for (int k = 0, pieces = eddy_grid_bar_row(l, c, row, bar); k < pieces; ++k) {
+            const uint32_t b = grid->cell_begin[bar[k].begin], e = grid->cell_end[bar[k].end - 1];
+            if (b >= e) continue; /* empty ranges are left out */
+            out[n].begin = b;
+            out[n].end = e;
+            for (int a = 0; a < 3; ++a) out[n].shift[a] = bar[k].shift[a];
+            ++n;
         }
     }
     return n;

@@ -2,17 +2,16 @@
  * sph_mueller_cuda: the step of sph_mueller (plugins/sph_mueller/sph_mueller.c) on an NVIDIA GPU, with
  * the particles kept on the device between steps.
  *
- * Physics: exactly sph_mueller's — poly6 density with initial_sum, p = k (rho - rho0) with the
- * negative_pressure factor, spiky-gradient pressure (consistent or mueller pair weight, the lattice
- * gradient scale), viscosity Laplacian, mirror ghosts of every wall and collider (plane, box, sphere;
- * the core's own inline functions of <eddy/boundary_math.h>, compiled for the device), semi-implicit
- * Euler with the Bullet contact response (the same header), periodic axes (the cell and the wrap are
- * <eddy/grid.h>'s eddy_grid_cell_of and eddy_grid_wrap_coordinate). Same parameter table. Sums run in
+ * Physics: sph_mueller's own source, compiled for the device — poly6 density with initial_sum
+ * (<eddy_sph/kernels.h>), p = k (rho - rho0) with the negative_pressure factor and the spiky-gradient
+ * pressure and viscosity Laplacian pair weights (plugins/sph_mueller/mueller_equations.h), the
+ * toolkit's material tables and time step (<eddy_sph/materials.h>), mirror ghosts of every wall and
+ * collider (plane, box, sphere; <eddy/boundary_math.h>), semi-implicit Euler with the Bullet contact
+ * response (the same header), periodic axes and the 3-cell bars (<eddy/grid.h>'s eddy_grid_cell_of,
+ * eddy_grid_wrap_coordinate and eddy_grid_bar_row). Same parameter table. Sums run in
  * another order than on the CPU (per particle, sequentially over its 3-cell bars, ghosts interleaved;
  * the CPU vectorizes), and nvcc contracts a * b + c into FMAs, so results agree with sph_mueller within
  * round-off that grows with the steps, not bit for bit; tests/cuda_grid states and checks the tolerance.
- * The neighbour-bar walk (neighbor_coord, for_each_range) is still written here: the core's is
- * eddy_grid_cell_ranges, an exported host function, and the toolkit has no inline one to share.
  *
  * Copies on the device: "host order" arrays mirror the world's arrays index for index (world order);
  * "sorted" arrays are the same particles sorted by cell, rebuilt each step by a stable sort of the
@@ -55,7 +54,8 @@
  * The ABI 1.0 version of this step ran on an NVIDIA H100 (CUDA 13.0, driver 580): it agreed with
  * sph_mueller within round-off on five scenes, resumed bit-identically, and passed compute-sanitizer;
  * docs/cuda_grid.md has the figures. The port to ABI 2.0 changed no kernel. The device residency
- * (issue 16: download(), reduce(), step_stats_pass) has been compiled, not yet run on a GPU.
+ * (issue 16: download(), reduce(), step_stats_pass) and the passes on the shared equations and bar
+ * walk (fifteenth session) have been compiled, not yet run on a GPU.
  */
 #include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
@@ -93,11 +93,10 @@ struct material_dev {
     eddy_contact_params contact;
 };
 
-/* The grid geometry the kernels need, by value: the world's layout (read by eddy_grid_cell_of and the
- * wrap) and each axis' period hi - lo. */
+/* The grid geometry the kernels need, by value: the world's layout (read by eddy_grid_cell_of, the
+ * wrap and the bar walk). */
 struct grid_dev {
     eddy_grid_layout layout;
-    float period[3];
 };
 
 /* Constants of one step, by value. */
@@ -205,61 +204,18 @@ unsigned blocks_for(size_t n)
 /* ---------------------------------------------------------------------------------------------- */
 /* Kernels                                                                                        */
 
-/* Maps a neighbor cell coordinate on axis a to a stored index and the periodic image shift; false
- * when it is off a bounded grid. The same rule as neighbor_coord in core/src/grid.c. */
-__device__ inline bool neighbor_coord(const grid_dev &g, int a, int32_t i, int32_t *out, float *shift)
-{
-    *shift = 0.0f;
-    if (g.layout.periodic[a]) {
-        if (i < 0) {
-            i += g.layout.cells[a];
-            *shift = -g.period[a];
-        } else if (i >= g.layout.cells[a]) {
-            i -= g.layout.cells[a];
-            *shift = g.period[a];
-        }
-    } else if (i < 0 || i >= g.layout.dim[a]) {
-        return false;
-    }
-    *out = i;
-    return true;
-}
-
-/* Calls f(begin, end, sx, sy, sz) for the candidate ranges of `cell` in the order of
- * eddy_grid_cell_ranges: bars by z, then y; a bar split by a periodic x wrap in two pieces. */
+/* Calls f(begin, end, sx, sy, sz) for the candidate ranges of `cell`: the core's bars
+ * (eddy_grid_bar_row, <eddy/grid.h>) in their order, read through the device's cell offsets. */
 template <typename F> __device__ inline void for_each_range(const grid_dev &g, const uint32_t *offset, uint32_t cell, F &&f)
 {
-    const int32_t d0 = g.layout.dim[0], d1 = g.layout.dim[1];
-    const int32_t ix = (int32_t)(cell % (uint32_t)d0);
-    const int32_t iy = (int32_t)((cell / (uint32_t)d0) % (uint32_t)d1);
-    const int32_t iz = (int32_t)(cell / ((uint32_t)d0 * (uint32_t)d1));
-    const int rz = g.layout.dimensions == 3 ? 1 : 0;
-    for (int dz = -rz; dz <= rz; ++dz) {
-        int32_t z;
-        float sz;
-        if (!neighbor_coord(g, 2, iz + dz, &z, &sz)) continue;
-        for (int dy = -1; dy <= 1; ++dy) {
-            int32_t y;
-            float sy;
-            if (!neighbor_coord(g, 1, iy + dy, &y, &sy)) continue;
-            const uint32_t row = (uint32_t)d0 * ((uint32_t)y + (uint32_t)d1 * (uint32_t)z);
-            if (!g.layout.periodic[0]) {
-                const int32_t x0 = ix > 0 ? ix - 1 : 0, x1 = ix + 1 < d0 ? ix + 1 : d0 - 1;
-                f(offset[row + x0], offset[row + x1 + 1], 0.0f, sy, sz);
-            } else {
-                const int32_t cx = g.layout.cells[0];
-                const float L = g.period[0];
-                if (ix == 0) {
-                    f(offset[row + cx - 1], offset[row + cx], -L, sy, sz);
-                    f(offset[row], offset[row + 2], 0.0f, sy, sz);
-                } else if (ix == cx - 1) {
-                    f(offset[row + ix - 1], offset[row + ix + 1], 0.0f, sy, sz);
-                    f(offset[row], offset[row + 1], L, sy, sz);
-                } else {
-                    f(offset[row + ix - 1], offset[row + ix + 2], 0.0f, sy, sz);
-                }
-            }
-        }
+    int32_t c[3];
+    eddy_grid_cell_coords(&g.layout, cell, c);
+    const int rows = eddy_grid_bar_rows(&g.layout);
+    for (int row = 0; row < rows; ++row) {
+        eddy_range bar[2]; /* runs of cells */
+        const int pieces = eddy_grid_bar_row(&g.layout, c, row, bar);
+        for (int k = 0; k < pieces; ++k)
+            f(offset[bar[k].begin], offset[bar[k].end], bar[k].shift[0], bar[k].shift[1], bar[k].shift[2]);
     }
 }
 
@@ -921,7 +877,6 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     s->pair_weight = param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 1 ? 0.5f : 1.0f;
     s->device = 0;
     s->grid.layout = *l;
-    for (int a = 0; a < 3; ++a) s->grid.period[a] = l->hi[a] - l->lo[a];
     s->cells = l->cell_count;
 
     /* Per-material constants: the toolkit's tables, as sph_mueller's create() makes them. */

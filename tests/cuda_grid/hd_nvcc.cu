@@ -53,6 +53,10 @@ __global__ void hd_nvcc_device_instances(const eddy_grid_layout l, const eddy_co
     float dx = p[0], dy = p[1], dz = p[2];
     eddy_grid_min_image(&l, &dx, &dy, &dz);
     out[6] = dx;
+    int32_t cc[3];
+    eddy_range bar[2];
+    eddy_grid_cell_coords(&l, (uint32_t)out[7], cc);
+    out[7] = (float)eddy_grid_bar_row(&l, cc, eddy_grid_bar_rows(&l) - 1, bar) + (float)bar[0].begin;
 }
 
 /* The SPH equations of sph_mueller_cuda's passes from device code: built, never launched here. */
@@ -73,6 +77,13 @@ extern "C" {
 uint32_t hd_nvcc_cell_of(const eddy_grid_layout *l, float x, float y, float z, int ulps)
 {
     return eddy_grid_cell_of(l, nudge(x, ulps), nudge(y, ulps), nudge(z, ulps));
+}
+
+int hd_nvcc_bar_row(const eddy_grid_layout *l, uint32_t cell, int row, eddy_range out[2], int ulps)
+{
+    int32_t c[3];
+    eddy_grid_cell_coords(l, cell + (ulps > 0 ? 1u : 0u), c);
+    return eddy_grid_bar_row(l, c, row, out);
 }
 
 float hd_nvcc_wrap(float v, float lo, float hi, int ulps)

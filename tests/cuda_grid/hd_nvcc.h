@@ -23,6 +23,9 @@ extern "C" {
 
 uint32_t hd_nvcc_cell_of(const eddy_grid_layout *l, float x, float y, float z, int ulps);
 float hd_nvcc_wrap(float v, float lo, float hi, int ulps);
+/* eddy_grid_bar_row of stored cell `cell` (its coordinates by eddy_grid_cell_coords); `ulps` > 0 walks
+ * the next cell instead. */
+int hd_nvcc_bar_row(const eddy_grid_layout *l, uint32_t cell, int row, eddy_range out[2], int ulps);
 float hd_nvcc_collider_distance(const eddy_collider *c, int dims, const float p[3], float n[3], int ulps);
 int hd_nvcc_contact_respond(const eddy_collider *c, int dims, const eddy_contact_params *cp, float p[3], float v[3],
                             int ulps);

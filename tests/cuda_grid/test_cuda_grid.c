@@ -5,6 +5,10 @@
  *   test_cuda_grid formula [--ulps N]   no GPU needed: eddy_grid_cell_of and eddy_grid_wrap_coordinate
  *                                    (the device's sort key and wrap) as nvcc compiles them (hd_nvcc.cu)
  *                                    equal the C build on random points, cell borders, bounds and wraps
+ *   test_cuda_grid bars [--ulps N]   no GPU needed: eddy_grid_bar_row (the device's walk over the 3-cell
+ *                                    bars) as nvcc compiles it equals the C build for every row of every
+ *                                    cell of the layouts above; --ulps N makes the nvcc side walk the
+ *                                    next cell, which must be reported
  *   test_cuda_grid boundary [--ulps N]  no GPU needed: <eddy/boundary_math.h> and the mirror apply as
  *                                    nvcc compiles them equal libeddy's exported functions bit for bit
  *                                    (distances, normals, contacts, mirrors, walls); --ulps N moves the
@@ -120,6 +124,43 @@ static void wrap_point(const eddy_grid_layout *l, int a, float v, int ulps, cons
     if (!(got >= l->lo[a] && got < l->hi[a]) && failures < 20)
         failf("%s: axis %d: %.9g wraps to %.9g, outside [%.9g, %.9g)", label, a, (double)v, (double)got,
               (double)l->lo[a], (double)l->hi[a]);
+}
+
+/* Every row of the bars of every stored cell but the last (whose successor the control walks). */
+static void formula_bars(const eddy_grid_layout *l, int ulps, const char *label, size_t *checked)
+{
+    for (uint32_t cell = 0; cell + 1 < l->cell_count && failures < 20; ++cell) {
+        int32_t c[3];
+        eddy_grid_cell_coords(l, cell, c);
+        for (int row = 0; row < eddy_grid_bar_rows(l); ++row) {
+            eddy_range want[2], got[2];
+            memset(want, 0, sizeof want);
+            memset(got, 0, sizeof got);
+            const int nw = eddy_grid_bar_row(l, c, row, want), ng = hd_nvcc_bar_row(l, cell, row, got, ulps);
+            ++*checked;
+            if (nw != ng || memcmp(want, got, (size_t)(nw > 0 ? nw : 0) * sizeof want[0]) != 0)
+                failf("%s: cell %u row %d: eddy_grid_bar_row (C) %d piece(s) from cell %u, as nvcc compiles it %d "
+                      "from cell %u",
+                      label, cell, row, nw, nw > 0 ? want[0].begin : 0u, ng, ng > 0 ? got[0].begin : 0u);
+        }
+    }
+}
+
+/* The 3-cell bars the device walks, in every layout. */
+static int cmd_bars(int ulps)
+{
+    size_t bars = 0;
+    for (size_t k = 0; k < CONFIG_COUNT; ++k) {
+        const config *c = &configs[k];
+        eddy_grid_layout l;
+        eddy_error err = {0};
+        if (eddy_grid_layout_init(&l, c->dims, c->lo, c->hi, c->periodic, c->h, &err))
+            failf("%s: layout: %s", c->name, err.message);
+        else
+            formula_bars(&l, ulps, c->name, &bars);
+    }
+    printf("bars: %zu bar rows in %zu layouts, %d mismatches\n", bars, CONFIG_COUNT, failures);
+    return failures ? 1 : 0;
 }
 
 static int cmd_formula(int ulps)
@@ -858,13 +899,14 @@ int main(int argc, char **argv)
     const int ulps = argc == 4 && strcmp(argv[2], "--ulps") == 0 ? atoi(argv[3]) : 0;
     if ((argc == 2 || ulps > 0) && strcmp(argv[1], "formula") == 0) return cmd_formula(ulps);
     if ((argc == 2 || ulps > 0) && strcmp(argv[1], "boundary") == 0) return cmd_boundary(ulps);
+    if ((argc == 2 || ulps > 0) && strcmp(argv[1], "bars") == 0) return cmd_bars(ulps);
     if ((argc == 2 || ulps > 0) && strcmp(argv[1], "equations") == 0) return cmd_equations(ulps);
     if (argc == 3 && strcmp(argv[1], "compare") == 0) return cmd_compare(argv[2], 0);
     if (argc == 4 && strcmp(argv[1], "compare") == 0 && strcmp(argv[3], "--quick") == 0)
         return cmd_compare(argv[2], 1);
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) return cmd_bench(argv[2], argc - 3, argv + 3);
     if (argc == 6 && strcmp(argv[1], "tables") == 0) return cmd_tables(argv[2], argv[3], argv[4], argv[5]);
-    fprintf(stderr, "usage: test_cuda_grid formula|boundary|equations [--ulps N] | compare PLUGIN [--quick] | "
+    fprintf(stderr, "usage: test_cuda_grid formula|bars|boundary|equations [--ulps N] | compare PLUGIN [--quick] | "
                     "bench PLUGIN N... | "
                     "tables PLUGIN_A SOLVER_A PLUGIN_B SOLVER_B\n");
     return 2;

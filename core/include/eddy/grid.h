@@ -139,6 +139,95 @@ typedef struct eddy_range {
 #define EDDY_MAX_CELL_RANGES 18
 
 /*
+ * The 3-cell bars around a cell as runs of stored cells, for a walk that reads its own cell offsets
+ * (eddy_grid_cell_ranges turns them into particle ranges with the grid's cell_begin and cell_end; a
+ * GPU step reads its device offsets). EDDY_HD, so the host and a device walk the same bars in the same
+ * order: rows by z, then y (dz, dy = -1, 0, 1; dz = 0 only in 2D), each row one bar of consecutive
+ * cells, or two pieces where x wraps periodically (the image beyond the edge first when the cell is on
+ * the low edge, last when it is on the high edge). A piece is an eddy_range of cells: stored cells
+ * begin .. end - 1, consecutive along x, whose particles are shifted by `shift` (the periodic image,
+ * sim units). Pure; [any thread].
+ */
+/* Bar rows of a cell: 9 in 3D, 3 in 2D. */
+static inline EDDY_HD int eddy_grid_bar_rows(const eddy_grid_layout *l) { return l->dimensions == 3 ? 9 : 3; }
+
+/* The stored coordinates ix, iy, iz of a stored cell (x fastest). */
+static inline EDDY_HD void eddy_grid_cell_coords(const eddy_grid_layout *l, uint32_t cell, int32_t c[3])
+{
+    const uint32_t d0 = (uint32_t)l->dim[0], d1 = (uint32_t)l->dim[1];
+    c[0] = (int32_t)(cell % d0);
+    c[1] = (int32_t)((cell / d0) % d1);
+    c[2] = (int32_t)(cell / (d0 * d1));
+}
+
+/* A neighbour coordinate i of axis a as a stored index (*out), with the periodic image shift (*shift,
+ * sim units); 0 when it is off a bounded grid (only beside a ghost cell). */
+static inline EDDY_HD int eddy_grid_neighbor_coord(const eddy_grid_layout *l, int a, int32_t i, int32_t *out,
+                                                   eddy_real *shift)
+{
+    *shift = 0.0f;
+    if (l->periodic[a]) {
+        if (i < 0) {
+            i += l->cells[a];
+            *shift = -(l->hi[a] - l->lo[a]);
+        } else if (i >= l->cells[a]) {
+            i -= l->cells[a];
+            *shift = l->hi[a] - l->lo[a];
+        }
+    } else if (i < 0 || i >= l->dim[a]) {
+        return 0;
+    }
+    *out = i;
+    return 1;
+}
+
+/* Row `row` (0 .. eddy_grid_bar_rows - 1) of the bars around the cell at stored coordinates c
+ * (eddy_grid_cell_coords): its pieces in out[0], out[1] as runs of cells, and how many (0 off a
+ * bounded grid, 1, or 2 where x wraps). */
+static inline EDDY_HD int eddy_grid_bar_row(const eddy_grid_layout *l, const int32_t c[3], int row,
+                                            eddy_range out[2])
+{
+    const int dz = l->dimensions == 3 ? row / 3 - 1 : 0, dy = (l->dimensions == 3 ? row % 3 : row) - 1;
+    int32_t y, z;
+    eddy_real sy, sz;
+    if (!eddy_grid_neighbor_coord(l, 2, c[2] + dz, &z, &sz) || !eddy_grid_neighbor_coord(l, 1, c[1] + dy, &y, &sy))
+        return 0;
+    const int32_t d0 = l->dim[0], ix = c[0];
+    const uint32_t base = (uint32_t)d0 * ((uint32_t)y + (uint32_t)l->dim[1] * (uint32_t)z);
+    for (int k = 0; k < 2; ++k) {
+        out[k].shift[0] = 0.0f;
+        out[k].shift[1] = sy;
+        out[k].shift[2] = sz;
+    }
+    if (!l->periodic[0]) {
+        out[0].begin = base + (uint32_t)(ix > 0 ? ix - 1 : 0);
+        out[0].end = base + (uint32_t)(ix + 1 < d0 ? ix + 1 : d0 - 1) + 1;
+        return 1;
+    }
+    const int32_t cx = l->cells[0]; /* >= 3, so the two pieces never overlap */
+    const eddy_real L = l->hi[0] - l->lo[0];
+    if (ix == 0) {
+        out[0].begin = base + (uint32_t)(cx - 1);
+        out[0].end = base + (uint32_t)cx;
+        out[0].shift[0] = -L;
+        out[1].begin = base;
+        out[1].end = base + 2;
+        return 2;
+    }
+    if (ix == cx - 1) {
+        out[0].begin = base + (uint32_t)(ix - 1);
+        out[0].end = base + (uint32_t)ix + 1;
+        out[1].begin = base;
+        out[1].end = base + 1;
+        out[1].shift[0] = L;
+        return 2;
+    }
+    out[0].begin = base + (uint32_t)(ix - 1);
+    out[0].end = base + (uint32_t)(ix + 1) + 1;
+    return 1;
+}
+
+/*
  * The built grid. Owned by the world (world.h); solvers read it after eddy_world_build_grid(). Its
  * layout (and with it cell_count and the cell arrays) may change at every build on a decomposed run
  * (the window above): read it after the build, never keep a copy across builds.
