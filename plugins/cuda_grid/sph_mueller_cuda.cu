@@ -894,12 +894,15 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
         destroy(s);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
     }
+    /* The mueller pair weight keeps the reference's unscaled gradient, as sph_mueller's create(). */
+    if (s->pair_weight != 1.0f)
+        for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
     for (size_t m = 0; m < s->mat.count; ++m) {
         mats[m].rest_density = s->mat.rest_density[m];
         mats[m].stiffness = s->mat.stiffness[m];
         mats[m].viscosity = s->mat.viscosity[m];
         mats[m].self_density = s->mat.self_density[m];
-        mats[m].gradient_scale = s->pair_weight == 1.0f ? s->mat.gradient_scale[m] : 1.0f;
+        mats[m].gradient_scale = s->mat.gradient_scale[m];
         mats[m].contact = w->contacts[m];
     }
 #define CREATE_TRY(call)                                                                                \

@@ -72,4 +72,6 @@ MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, 
     return w;
 }
 
+#undef MUELLER_INLINE
+
 #endif /* EDDY_MUELLER_EQUATIONS_H */

@@ -377,12 +377,16 @@ static int cmd_equations(int ulps)
             const eddy_kernels k = eddy_kernels_make(radii[hk], dims);
             const float tiny2 = 1e-12f * k.h2;
             for (int i = 0; i < 100000 && failures < 20; ++i) {
-                /* Squared distances over the support and a little beyond; every 100th exactly at 0, tiny2
-                 * or h^2, where the masks decide. */
+                /* Squared distances over the support and a little beyond; some exactly at 0, tiny2 or h^2,
+                 * where the masks decide, and at the floats either side of tiny2 and h^2. */
                 float r2 = rand_in(0.0f, 1.1f) * k.h2;
                 if (i % 100 == 1) r2 = 0.0f;
                 if (i % 100 == 2) r2 = tiny2;
                 if (i % 100 == 3) r2 = k.h2;
+                if (i % 100 == 4) r2 = nextafterf(tiny2, 0.0f);
+                if (i % 100 == 5) r2 = nextafterf(tiny2, INFINITY);
+                if (i % 100 == 6) r2 = nextafterf(k.h2, 0.0f);
+                if (i % 100 == 7) r2 = nextafterf(k.h2, INFINITY);
                 const float rho_i = rand_in(900.0f, 1100.0f);
                 const mueller_pair_ctx c = {k.h,
                                             k.h2,

@@ -40,8 +40,6 @@ EDDY_SPH_INLINE float eddy_sph_poly6_term(float h2, float r2)
     return d * d * d;
 }
 
-/* eddy_poly6, eddy_poly6_grad, eddy_spiky, ... of <eddy/kernels.h>, masked, in the same units. Pure;
- * [any thread]. */
 /* m (h^2 - r^2)^3, clamped at 0: one partner's term of a poly6 density sum, kg m^6 (sim units). The
  * product is m d d d, not m (d d d): the rounding every solver's sums have had, CPU and GPU alike. */
 EDDY_SPH_INLINE float eddy_sph_poly6_mass_term(float mass, float h2, float r2)
@@ -57,6 +55,8 @@ EDDY_SPH_INLINE float eddy_sph_density(const eddy_kernels *k, float sum, float s
     return k->poly6 * sum + self_density;
 }
 
+/* eddy_poly6, eddy_poly6_grad, eddy_spiky, ... of <eddy/kernels.h>, masked, in the same units. Pure;
+ * [any thread]. */
 EDDY_SPH_INLINE float eddy_sph_poly6(const eddy_kernels *k, float r2)
 {
     return k->poly6 * eddy_sph_poly6_term(k->h2, r2);
