@@ -219,6 +219,34 @@ template <typename F> __device__ inline void for_each_range(const grid_dev &g, c
     }
 }
 
+/* Calls f(j, xj, yj, zj, dx, dy, dz, r2) for every neighbour j within h of particle i at (xi, yi, zi)
+ * (r2 = |x_i - x_j|^2 < h2, the particle itself included), in the bars' order, with x_j at its
+ * periodic image near i and d = x_i - x_j. Beyond h every term of both passes is 0, and a ghost within
+ * h of i is the image of a neighbour within h where the fluid lies on i's side of the walls
+ * (<eddy/boundary.h>), so the passes skip the rest (a branch costs little on the device). */
+template <typename F>
+__device__ inline void for_each_neighbor(const grid_dev &g, const uint32_t *offset, uint32_t cell,
+                                         const float *__restrict__ x, const float *__restrict__ y,
+                                         const float *__restrict__ z, float xi, float yi, float zi, float h2, F &&f)
+{
+    for_each_range(g, offset, cell, [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
+        for (uint32_t j = b; j < e; ++j) {
+            const float xj = x[j] + sx, yj = y[j] + sy, zj = z[j] + sz;
+            const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
+            const float r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 < h2) f(j, xj, yj, zj, dx, dy, dz, r2);
+        }
+    });
+}
+
+/* The mirrors of particle i's walls within h (eddy_hd_mirrors), into m; how many. */
+__device__ inline int mirrors_of(const step_consts &c, const eddy_collider *colliders, float xi, float yi, float zi,
+                                 eddy_mirror m[EDDY_MAX_MIRRORS])
+{
+    const float p[3] = {xi, yi, zi};
+    return c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.k.h, p, m) : 0;
+}
+
 /* Wraps periodic axes in place (the CPU grid build's eddy_grid_wrap_coordinate) and raises flag[0] for
  * a particle outside the domain (or not finite), which the host then handles with the scene's domain
  * policy. */
@@ -269,31 +297,22 @@ __global__ void density_pass(uint32_t n, grid_dev g, const uint32_t *__restrict_
     const float *__restrict__ x = s.f[S_X], *__restrict__ y = s.f[S_Y], *__restrict__ z = s.f[S_Z];
     const float *__restrict__ mass = s.f[S_MASS];
     const float xi = x[i], yi = y[i], zi = z[i];
-    const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
-    const int nmir =
-        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.k.h, pos, mirror) : 0;
+    const int nmir = mirrors_of(c, colliders, xi, yi, zi, mirror);
     const float h2 = c.k.h2;
     float sum = 0.0f;
-    for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
-        for (uint32_t j = b; j < e; ++j) {
-            const float xj = x[j] + sx, yj = y[j] + sy, zj = z[j] + sz;
-            const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
-            const float r2 = dx * dx + dy * dy + dz * dz;
-            /* Beyond h the term is 0; skipping it saves the mirror loop (a branch costs little here). */
-            if (!(r2 < h2)) continue;
-            const float mj = mass[j];
-            sum += eddy_sph_poly6_mass_term(mj, h2, r2);
-            /* A ghost within h of i is the image of a neighbour within h (eddy_boundaries_mirrors). */
-            const float pj[3] = {xj, yj, zj};
-            for (int mi = 0; mi < nmir; ++mi) {
-                float gp[3];
-                eddy_mirror_point(&mirror[mi], pj, gp);
-                const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
-                sum += eddy_sph_poly6_mass_term(mj, h2, gx * gx + gy * gy + gz * gz);
-            }
-        }
-    });
+    for_each_neighbor(g, offset, s.cell[i], x, y, z, xi, yi, zi, h2,
+                      [&](uint32_t j, float xj, float yj, float zj, float, float, float, float r2) {
+                          const float mj = mass[j];
+                          sum += eddy_sph_poly6_mass_term(mj, h2, r2);
+                          const float pj[3] = {xj, yj, zj};
+                          for (int mi = 0; mi < nmir; ++mi) {
+                              float gp[3];
+                              eddy_mirror_point(&mirror[mi], pj, gp);
+                              const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
+                              sum += eddy_sph_poly6_mass_term(mj, h2, gx * gx + gy * gy + gz * gz);
+                          }
+                      });
     const material_dev &m = mat[s.material[i]];
     const float density = eddy_sph_density(&c.k, sum, m.self_density);
     s.f[S_DENSITY][i] = density;
@@ -318,49 +337,39 @@ __global__ void force_pass(uint32_t n, grid_dev g, const uint32_t *__restrict__ 
     const mueller_pair_ctx pc = {c.k.h, c.k.h2, c.tiny2, c.k.spiky_grad, c.k.visc_lap, c.pair_weight * inv_rho_i,
                                  pi, mi_.viscosity, mi_.gradient_scale};
     const float h2 = c.k.h2;
-    const float pos[3] = {xi, yi, zi};
     eddy_mirror mirror[EDDY_MAX_MIRRORS];
-    const int nmir =
-        c.colliders ? eddy_hd_mirrors(colliders, (size_t)c.colliders, c.dims, c.gravity, c.k.h, pos, mirror) : 0;
+    const int nmir = mirrors_of(c, colliders, xi, yi, zi, mirror);
     float fx = 0.0f, fy = 0.0f, fz = 0.0f, px = 0.0f, py = 0.0f, pz = 0.0f;
-    for_each_range(g, offset, s.cell[i], [&](uint32_t b, uint32_t e, float sx, float sy, float sz) {
-        for (uint32_t j = b; j < e; ++j) {
-            const float xj = x[j] + sx, yj = y[j] + sy, zj = z[j] + sz;
-            const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
-            const float r2 = dx * dx + dy * dy + dz * dz;
-            /* Beyond h the weights are 0; skipping saves the mirror loop. */
-            if (!(r2 < h2)) continue;
-            const material_dev &mj = mat[matid[j]];
-            const float vj = vol[j], pj = pres[j];
-            const mueller_pair_w pw = mueller_pair(&pc, r2, vj, pj, mj.gradient_scale, mj.viscosity);
-            px += pw.fp * dx;
-            py += pw.fp * dy;
-            pz += pw.fp * dz;
-            fx += pw.fv * (vx[j] - vxi);
-            fy += pw.fv * (vy[j] - vyi);
-            fz += pw.fv * (vz[j] - vzi);
-            if (nmir == 0) continue;
-            const float xv[3] = {xj, yj, zj}, vv[3] = {vx[j], vy[j], vz[j]};
-            const float rho_j = rho[j];
-            for (int q = 0; q < nmir; ++q) {
-                const eddy_mirror &mm = mirror[q];
-                float gp[3], gv[3];
-                eddy_mirror_point(&mm, xv, gp);
-                const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
-                const float g2 = gx * gx + gy * gy + gz * gz;
-                if (!(g2 < h2)) continue;
-                eddy_mirror_velocity(&mm, vv, gv);
-                const float pg = eddy_mirror_pressure(&mm, pj, rho_j, xv);
-                const mueller_pair_w gw = mueller_pair(&pc, g2, vj, pg, mj.gradient_scale, mj.viscosity);
-                px += gw.fp * gx;
-                py += gw.fp * gy;
-                pz += gw.fp * gz;
-                fx += gw.fv * (gv[0] - vxi);
-                fy += gw.fv * (gv[1] - vyi);
-                fz += gw.fv * (gv[2] - vzi);
-            }
-        }
-    });
+    for_each_neighbor(g, offset, s.cell[i], x, y, z, xi, yi, zi, h2,
+                      [&](uint32_t j, float xj, float yj, float zj, float dx, float dy, float dz, float r2) {
+                          const material_dev &mj = mat[matid[j]];
+                          const float vj = vol[j], pj = pres[j];
+                          const mueller_pair_w pw = mueller_pair(&pc, r2, vj, pj, mj.gradient_scale, mj.viscosity);
+                          px += pw.fp * dx;
+                          py += pw.fp * dy;
+                          pz += pw.fp * dz;
+                          fx += pw.fv * (vx[j] - vxi);
+                          fy += pw.fv * (vy[j] - vyi);
+                          fz += pw.fv * (vz[j] - vzi);
+                          const float xv[3] = {xj, yj, zj}, vv[3] = {vx[j], vy[j], vz[j]};
+                          for (int q = 0; q < nmir; ++q) {
+                              const eddy_mirror &mm = mirror[q];
+                              float gp[3], gv[3];
+                              eddy_mirror_point(&mm, xv, gp);
+                              const float gx = xi - gp[0], gy = yi - gp[1], gz = zi - gp[2];
+                              const float g2 = gx * gx + gy * gy + gz * gz;
+                              if (!(g2 < h2)) continue;
+                              eddy_mirror_velocity(&mm, vv, gv);
+                              const float pg = eddy_mirror_pressure(&mm, pj, rho[j], xv);
+                              const mueller_pair_w gw = mueller_pair(&pc, g2, vj, pg, mj.gradient_scale, mj.viscosity);
+                              px += gw.fp * gx;
+                              py += gw.fp * gy;
+                              pz += gw.fp * gz;
+                              fx += gw.fv * (gv[0] - vxi);
+                              fy += gw.fv * (gv[1] - vyi);
+                              fz += gw.fv * (gv[2] - vzi);
+                          }
+                      });
     const float ax = px + fx * inv_rho_i, ay = py + fy * inv_rho_i, az = pz + fz * inv_rho_i;
     s.f[S_AX][i] = ax;
     s.f[S_AY][i] = ay;
