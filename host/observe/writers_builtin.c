@@ -321,6 +321,7 @@ int eddy_csv_write_file(const char *path, const eddy_frame *fr, float scale, edd
 typedef struct series_entry {
     uint64_t index;
     double time;
+    int parallel; /* the frame is frame_NNNNN.pvtp over pieces (written on several processes), else .vtp */
 } series_entry;
 
 enum { KIND_VTK, KIND_CSV };
@@ -341,12 +342,13 @@ static int time_at_or_before(double t, double limit)
     return t <= limit + 1e-9 * fmax(1.0, fabs(limit));
 }
 
-static int series_put(eddy_writer *o, uint64_t index, double time)
+static int series_put(eddy_writer *o, uint64_t index, double time, int parallel)
 {
     size_t k = 0;
     while (k < o->series_count && o->series[k].index < index) ++k;
     if (k < o->series_count && o->series[k].index == index) {
         o->series[k].time = time;
+        o->series[k].parallel = parallel;
         return EDDY_OK;
     }
     if (o->series_count == o->series_capacity) {
@@ -359,6 +361,7 @@ static int series_put(eddy_writer *o, uint64_t index, double time)
     memmove(o->series + k + 1, o->series + k, (o->series_count - k) * sizeof *o->series);
     o->series[k].index = index;
     o->series[k].time = time;
+    o->series[k].parallel = parallel;
     o->series_count++;
     return EDDY_OK;
 }
@@ -375,12 +378,14 @@ static int write_pvd(const eddy_writer *o, eddy_error *err)
           f);
     for (size_t k = 0; k < o->series_count; ++k)
         fprintf(f, "    <DataSet timestep=\"%.12g\" group=\"\" part=\"0\" file=\"frames/frame_%05llu.%s\"/>\n",
-                o->series[k].time, (unsigned long long)o->series[k].index, o->pieces > 1 ? "pvtp" : "vtp");
+                o->series[k].time, (unsigned long long)o->series[k].index, o->series[k].parallel ? "pvtp" : "vtp");
     fputs("  </Collection>\n</VTKFile>\n", f);
     return eddy_atomic_commit(&af, err);
 }
 
-/* Reads back the entries of our own frames.pvd (one DataSet per line, as write_pvd writes them). */
+/* Reads back the entries of our own frames.pvd (one DataSet per line, as write_pvd writes them), each
+ * with the kind of file it names: a run resumed on another process count keeps the earlier frames as
+ * they were written (.vtp on one process, .pvtp over pieces on several). */
 static int load_pvd(eddy_writer *o, double keep_until, eddy_error *err)
 {
     FILE *f = fopen(o->pvd_path, "r");
@@ -394,7 +399,9 @@ static int load_pvd(eddy_writer *o, double keep_until, eddy_error *err)
         double t;
         unsigned long long index;
         if (sscanf(ts + 10, "%lf", &t) != 1 || sscanf(fi + 19, "%llu", &index) != 1) continue;
-        if (time_at_or_before(t, keep_until) && series_put(o, index, t))
+        const char *dot = strchr(fi + 19, '.');
+        const int parallel = dot && strncmp(dot, ".pvtp\"", 6) == 0;
+        if (time_at_or_before(t, keep_until) && series_put(o, index, t, parallel))
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     fclose(f);
@@ -464,7 +471,7 @@ int eddy_builtin_writer_write(eddy_writer *o, const eddy_snapshot *fr, eddy_erro
     if (rc || o->kind != KIND_VTK) return rc;
     /* The series is rewritten only after the frame file is complete (renamed into place), so that
      * frames.pvd never names a frame that is not on disk. */
-    if (series_put(o, fr->index, fr->time)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (series_put(o, fr->index, fr->time, o->pieces > 1)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return write_pvd(o, err);
 }
 

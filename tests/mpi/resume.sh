@@ -11,7 +11,9 @@
 #  - RECORD=record (a solver with a state record): pieces whose records differ cannot be merged and are
 #    refused naming both, on one process and on N + 1 (each process holding its share); the stand-in
 #    for a state kept per process is piece 1 of a run with another gravity, at the same step;
-#  - a missing piece, and a piece of another checkpoint, are refused by name.
+#  - a missing piece, and a piece of another checkpoint, are refused by name;
+#  - every frame file frames.pvd names exists after each resume, on the same count or another (frames
+#    written before the checkpoint keep their kind: .vtp from one process, .pvtp over pieces from several).
 # Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; record=$7
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
@@ -19,6 +21,12 @@ if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was
 fail() { echo "resume.sh: $*" >&2; exit 1; }
 mpi() { "$mpirun" --oversubscribe "$@"; }
 hash_of() { sed -n 's/^state-hash: //p' "$1"; }
+pvd_files_exist() {
+    [ -f "$1/frames.pvd" ] || fail "no $1/frames.pvd"
+    for f in $(sed -n 's/.*file="\([^"]*\)".*/\1/p' "$1/frames.pvd"); do
+        [ -f "$1/$f" ] || fail "$1/frames.pvd names $f, which does not exist"
+    done
+}
 rm -rf "$out"; mkdir -p "$out"
 half=$((steps / 2)); m=$((n + 1))
 set -- --quiet --no-picture --set time.output_interval=0.0005
@@ -42,6 +50,8 @@ cmp "$out/whole.diag" "$out/part.diag" || fail "diagnostics.csv of the resumed r
 mpi -np "$n" "$eddy" resume "$out/serial" --steps "$steps" --hash --quiet >"$out/serial.txt" 2>&1 ||
     { cat "$out/serial.txt" >&2; fail "the single-process checkpoint resumed on $n processes failed"; }
 [ "$(hash_of "$out/serial.txt")" = "$one" ] || fail "the single-process checkpoint resumed on $n processes ends in another state"
+pvd_files_exist "$out/part"
+pvd_files_exist "$out/serial"
 # Another process count, and one process.
 mpi -np "$m" "$eddy" resume "$out/other" --steps "$steps" --hash --quiet >"$out/other.txt" 2>&1
 rc_other=$?
@@ -52,6 +62,8 @@ echo "pieces of $n processes resumed on $m: $(hash_of "$out/other.txt"); as one 
     { cat "$out/other.txt" >&2; fail "the pieces resumed on $m processes do not end in the same state"; }
 [ "$rc_single" -eq 0 ] && [ "$(hash_of "$out/single.txt")" = "$one" ] ||
     { cat "$out/single.txt" >&2; fail "the pieces resumed as one process do not end in the same state"; }
+pvd_files_exist "$out/other"
+pvd_files_exist "$out/single"
 counts=$((2 * n))
 [ "$n" -gt 2 ] && counts="$counts $((n - 1))"
 for k in $counts; do
