@@ -218,105 +218,6 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     return EDDY_OK;
 }
 
-/* A number of the manifest (docs/mpi.md), or NAN. */
-static double manifest_number(const cJSON *m, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-/* Piece k of the checkpoint the manifest `m` (at mpath) describes, checked against it: a piece of
- * another checkpoint (a run stopped while its pieces were being written) is refused by name. */
-static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, int k, int n, eddy_checkpoint **out,
-                          eddy_error *err)
-{
-    char name[64];
-    snprintf(name, sizeof name, "checkpoint.p%d.eddy", k);
-    int rc = eddy_checkpoint_read_named(dir, name, out, err);
-    if (rc) return rc;
-    const cJSON *st = eddy_checkpoint_settings(*out);
-    const double step = manifest_number(st, "step"), piece = manifest_number(st, "piece");
-    if (piece != k || manifest_number(st, "processes") != n || step != manifest_number(m, "step")) {
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "checkpoint piece '%s' does not match the manifest '%s' (piece %g of %g at step %.0f; "
-                            "expected piece %d of %d at step %.0f)", eddy_checkpoint_path(*out), mpath, piece,
-                            manifest_number(st, "processes"), step, k, n, manifest_number(m, "step"));
-        eddy_checkpoint_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
-/*
- * The checkpoint a resume on this process count starts from (docs/mpi.md): without a manifest, the
- * single-process DIR/checkpoint.eddy (on several processes split afresh); with one written on as many
- * processes, this process's piece and the run's cuts (decomp.h), so every process owns what it owned
- * and its solver state fits; on another count, this process's share of the pieces merged into one
- * (one process: every piece; refused when the solver keeps a state per process).
- */
-static int read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err)
-{
-    *out = NULL;
-    const int size = eddy_decomp_size(), r = eddy_decomp_rank();
-    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
-    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        free(path);
-        return eddy_checkpoint_read(dir, out, err);
-    }
-    char *text = calloc(1, 1 << 20);
-    const size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    cJSON *m = len ? cJSON_Parse(text) : NULL;
-    free(text);
-    int rc = EDDY_OK;
-    const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(m, "cuts");
-    const double procs = manifest_number(m, "processes");
-    const int n = procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;
-    if (!m || !cJSON_IsArray(cuts) || !n || cJSON_GetArraySize(cuts) != n - 1)
-        rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
-    if (!rc && n == size) {
-        double *cut = malloc(sizeof(double) * (size_t)n);
-        if (!cut) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int i = 0; !rc && i < n - 1; ++i) {
-            const cJSON *v = cJSON_GetArrayItem(cuts, i);
-            if (!cJSON_IsNumber(v)) rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
-            else cut[i] = v->valuedouble;
-        }
-        /* The run's rebalance count and floor (decomp.h), absent from manifests before rebalancing. */
-        const double k = manifest_number(m, "rebalances"), least = manifest_number(m, "imbalance_floor");
-        const long long done = k >= 0 && k < 1e18 ? (long long)k : 0;
-        if (!rc && eddy_decomp_resume_cuts(cut, n - 1, done, least >= 0 ? least : 0.0))
-            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        free(cut);
-        if (!rc) rc = read_one_piece(dir, path, m, r, n, out, err);
-    } else if (!rc && size == 1) {
-        eddy_checkpoint **pieces = calloc((size_t)n, sizeof *pieces);
-        if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int k = 0; !rc && k < n; ++k) rc = read_one_piece(dir, path, m, k, n, &pieces[k], err);
-        if (!rc) rc = eddy_checkpoint_merge(pieces, n, path, out, err);
-        for (int k = 0; pieces && k < n; ++k) eddy_checkpoint_free(pieces[k]);
-        free(pieces);
-    } else if (!rc) {
-        /* Another count on several processes: this process reads its share only, piece k on process
-         * k mod size (a process without one reads piece r mod n for the header and keeps no particle);
-         * the attach cuts the slabs together and the first exchange migrates (decomp.h). */
-        const int mine = r < n ? (n - 1 - r) / size + 1 : 0, held = mine ? mine : 1;
-        eddy_checkpoint **pieces = calloc((size_t)held, sizeof *pieces);
-        if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int j = 0; !rc && j < held; ++j)
-            rc = read_one_piece(dir, path, m, mine ? r + j * size : r % n, n, &pieces[j], err);
-        if (!rc) rc = eddy_checkpoint_merge_share(pieces, held, mine > 0, dir, n, path, out, err);
-        for (int j = 0; pieces && j < held; ++j) eddy_checkpoint_free(pieces[j]);
-        free(pieces);
-        if (!rc) eddy_decomp_resume_share(1);
-    }
-    cJSON_Delete(m);
-    free(path);
-    return rc;
-}
-
 int eddy_resume(const eddy_run_options *opt, eddy_error *err)
 {
     run_ctx c;
@@ -325,7 +226,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     eddy_checkpoint *ck;
-    int rc = read_for_resume(opt->resume_dir, &ck, err);
+    int rc = eddy_checkpoint_read_for_resume(opt->resume_dir, &ck, err);
     if (rc) return rc;
     rc = open_from_checkpoint(&c, ck, err);
     eddy_checkpoint_free(ck);

@@ -75,6 +75,16 @@ int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err
 int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
                                 eddy_error *err);
 int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoint **out, eddy_error *err);
+
+/*
+ * The checkpoint a resume on this process count starts from (docs/mpi.md): without a manifest, the
+ * single-process DIR/checkpoint.eddy (on several processes split afresh); with one written on as many
+ * processes, this process's piece and the run's cuts (decomp.h), so every process owns what it owned
+ * and its solver state fits; on another count, this process's share of the pieces merged into one
+ * (one process: every piece; refused when the solver keeps a state per process). A piece that does not
+ * match the manifest is refused by name. Collective under a launcher. *out is owned by the caller.
+ */
+int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err);
 /*
  * The n pieces of one checkpoint as one (their particles in piece order; `path` names it in messages),
  * for a resume on another process count. Refuses pieces whose fields differ, and solver state records

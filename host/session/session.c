@@ -173,7 +173,7 @@ int eddy_session_resume(const char *dir, const eddy_session_options *opt, eddy_s
 {
     *out = NULL;
     eddy_checkpoint *ck;
-    int rc = eddy_checkpoint_read(dir, &ck, err);
+    int rc = eddy_checkpoint_read_for_resume(dir, &ck, err);
     if (rc) return rc;
     const cJSON *s = eddy_checkpoint_settings(ck);
     const cJSON *solver = cJSON_GetObjectItemCaseSensitive(s, "solver");
