@@ -162,10 +162,19 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
     if (po) eddy_output_drain(c->out, &perr);
     const int prc = po ? eddy_output_piece_lost(c->out, &perr) : EDDY_OK;
     int rc = !po ? eddy_output_write_piece(c->out, frame, err) : prc ? EDDY_OK : eddy_output_submit_piece(c->out, frame, err);
+    /* Every process learns of a piece this process could not write before the next collective (the
+     * render's composite, the sums below): returning alone would leave the others waiting in it, and
+     * this process's run_finish would enter collectives of its own, a crash in MPI instead of the
+     * message. (A piece lost on the writer thread rides on the maximum below.) */
+    eddy_error mine = *err;
+    if ((rc = agree_on_frame(c, rc, &mine, "its piece", err))) return rc;
     /* Rendered frames: every process draws its own particles, rank 0 composites them and writes the
-     * PNG (collective, host/viz/composite.h). */
-    if (!rc) rc = eddy_render_frame(c->ren, w, (int)frame->index, err);
-    if (rc) return rc; /* this process's error stops every process (main.c) */
+     * PNG (collective, host/viz/composite.h); rank 0's write error is agreed the same way. */
+    if (c->ren) {
+        rc = eddy_render_frame(c->ren, w, (int)frame->index, err);
+        mine = *err;
+        if ((rc = agree_on_frame(c, rc, &mine, "its rendered frame", err))) return rc;
+    }
     const size_t nd = EDDY_DIAGNOSTICS_SUM_WORDS, np = eddy_probes_sum_words(c->probes);
     int64_t *sums = calloc(nd + np + 1, sizeof *sums);
     if (!sums) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
