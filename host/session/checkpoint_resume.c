@@ -7,7 +7,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -21,16 +23,44 @@ static double manifest_number(const cJSON *m, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* The first setting in which two pieces differ, or NULL when they are pieces of one run: everything but
+ * "piece" (each its own) and "render" (the colour range is settled on rank 0) must be equal: the scene
+ * document, solver and version, grid, writers, end, clock and cuts. */
+static const char *setting_that_differs(const cJSON *a, const cJSON *b)
+{
+    const cJSON *const sides[2][2] = {{a, b}, {b, a}};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, sides[k][0]) {
+            if (!item->string || !strcmp(item->string, "piece") || !strcmp(item->string, "render")) continue;
+            const cJSON *other = cJSON_GetObjectItemCaseSensitive(sides[k][1], item->string);
+            if (!other || !cJSON_Compare(item, other, 1)) return item->string;
+        }
+    }
+    return NULL;
+}
+
 /* Piece k of the checkpoint the manifest `m` (at mpath) describes, checked against it: a piece of
- * another checkpoint (a run stopped while its pieces were being written) is refused by name. */
-static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, int k, int n, eddy_checkpoint **out,
-                          eddy_error *err)
+ * another checkpoint (a run stopped while its pieces were being written) is refused by name, and so
+ * is a piece of another run at the same step (a copied file), by its settings against piece 0's
+ * (`ref`, at ref_path; NULL for piece 0 itself). */
+static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, int k, int n, const cJSON *ref,
+                          const char *ref_path, eddy_checkpoint **out, eddy_error *err)
 {
     char name[64];
     snprintf(name, sizeof name, "checkpoint.p%d.eddy", k);
     int rc = eddy_checkpoint_read_named(dir, name, out, err);
     if (rc) return rc;
     const cJSON *st = eddy_checkpoint_settings(*out);
+    const char *differs = ref && k != 0 ? setting_that_differs(st, ref) : NULL;
+    if (differs) {
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "checkpoint pieces '%s' and '%s' are not of one run: their settings differ in \"%s\"",
+                            ref_path, eddy_checkpoint_path(*out), differs);
+        eddy_checkpoint_free(*out);
+        *out = NULL;
+        return rc;
+    }
     const double step = manifest_number(st, "step"), piece = manifest_number(st, "piece");
     if (piece != k || manifest_number(st, "processes") != n || step != manifest_number(m, "step")) {
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
@@ -65,6 +95,15 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
     const int n = procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;
     if (!m || !cJSON_IsArray(cuts) || !n || cJSON_GetArraySize(cuts) != n - 1)
         rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
+    /* Piece 0's settings (its head only), which every other piece must share. */
+    cJSON *ref = NULL;
+    char *ref_path = eddy_output_join_path(dir, "checkpoint.p0.eddy");
+    if (!rc && !ref_path) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!rc) {
+        double t;
+        uint64_t step;
+        rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+    }
     if (!rc && n == size) {
         double *cut = malloc(sizeof(double) * (size_t)n);
         if (!cut) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -79,11 +118,11 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
         if (!rc && eddy_decomp_resume_cuts(cut, n - 1, done, least >= 0 ? least : 0.0))
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         free(cut);
-        if (!rc) rc = read_one_piece(dir, path, m, r, n, out, err);
+        if (!rc) rc = read_one_piece(dir, path, m, r, n, ref, ref_path, out, err);
     } else if (!rc && size == 1) {
         eddy_checkpoint **pieces = calloc((size_t)n, sizeof *pieces);
         if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int k = 0; !rc && k < n; ++k) rc = read_one_piece(dir, path, m, k, n, &pieces[k], err);
+        for (int k = 0; !rc && k < n; ++k) rc = read_one_piece(dir, path, m, k, n, ref, ref_path, &pieces[k], err);
         if (!rc) rc = eddy_checkpoint_merge(pieces, n, path, out, err);
         for (int k = 0; pieces && k < n; ++k) eddy_checkpoint_free(pieces[k]);
         free(pieces);
@@ -95,12 +134,14 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
         eddy_checkpoint **pieces = calloc((size_t)held, sizeof *pieces);
         if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         for (int j = 0; !rc && j < held; ++j)
-            rc = read_one_piece(dir, path, m, mine ? r + j * size : r % n, n, &pieces[j], err);
+            rc = read_one_piece(dir, path, m, mine ? r + j * size : r % n, n, ref, ref_path, &pieces[j], err);
         if (!rc) rc = eddy_checkpoint_merge_share(pieces, held, mine > 0, dir, n, path, out, err);
         for (int j = 0; pieces && j < held; ++j) eddy_checkpoint_free(pieces[j]);
         free(pieces);
         if (!rc) eddy_decomp_resume_share(1);
     }
+    cJSON_Delete(ref);
+    free(ref_path);
     cJSON_Delete(m);
     free(path);
     return rc;

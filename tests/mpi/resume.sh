@@ -8,9 +8,9 @@
 #    record is the same (sph_mueller and tait keep the largest acceleration over every process, pbf
 #    none), so the pieces merge; so do they on 2 N processes (half of them read no piece) and, for
 #    N > 2, on N - 1 (a process reads two pieces): each process reads only its share of the pieces;
-#  - RECORD=record (a solver with a state record): pieces whose records differ cannot be merged and are
-#    refused naming both, on one process and on N + 1 (each process holding its share); the stand-in
-#    for a state kept per process is piece 1 of a run with another gravity, at the same step;
+#  - RECORD=record: a piece of another run at the same step (another gravity) is refused naming both
+#    pieces and the setting that differs, on one process, on N + 1 and on N (where each process reads
+#    its own piece: a sph_mueller piece beside a tait piece once resumed, each process another solver);
 #  - a missing piece, and a piece of another checkpoint, are refused by name;
 #  - every frame file frames.pvd names exists after each resume, on the same count or another (frames
 #    written before the checkpoint keep their kind: .vtp from one process, .pvtp over pieces from several).
@@ -75,17 +75,26 @@ for k in $counts; do
         { cat "$out/$d.txt" >&2; fail "the pieces resumed on $k processes do not end in the same state"; }
 done
 if [ "$record" = record ]; then
+    # Piece 1 of a run with another gravity at the same step: a piece of another run, refused by its
+    # settings (the scene) against piece 0's before anything is merged, on one process and on N + 1
+    # (each process comparing its share with piece 0). Its solver record differs too, which the merge
+    # would refuse next.
     mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --set 'world.gravity=[0,-9]' --out "$out/gravity" \
         >/dev/null 2>&1 || fail "the run with another gravity failed"
     cp "$out/gravity/checkpoint.p1.eddy" "$out/differ/checkpoint.p1.eddy"
-    "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ.txt" 2>&1 && fail "pieces with different solver records merged"
-    grep -qF "has different state records in '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy'" "$out/differ.txt" ||
-        { cat "$out/differ.txt" >&2; fail "the refusal of pieces with different solver records does not name them"; }
-    # The same on N + 1 processes, each holding its share: the records are compared between processes.
+    # (which setting is named first depends on the run: the scene, or the cuts where gravity moved them)
+    said="checkpoint pieces '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy' are not of one run: their settings differ in \""
+    "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ.txt" 2>&1 && fail "pieces of two runs merged"
+    grep -qF "$said" "$out/differ.txt" || { cat "$out/differ.txt" >&2; fail "the refusal of pieces of two runs does not name them"; }
     mpi -np "$m" "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ_np.txt" 2>&1 &&
-        fail "pieces with different solver records merged on $m processes"
-    grep -qF "has different state records in '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy'" "$out/differ_np.txt" ||
-        { cat "$out/differ_np.txt" >&2; fail "the refusal of pieces with different solver records on $m processes does not name them"; }
+        fail "pieces of two runs merged on $m processes"
+    grep -qF "$said" "$out/differ_np.txt" ||
+        { cat "$out/differ_np.txt" >&2; fail "the refusal of pieces of two runs on $m processes does not name them"; }
+    # On as many processes as wrote them, each process reads its own piece: compared with piece 0 all the same.
+    mpi -np "$n" "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ_same.txt" 2>&1 &&
+        fail "pieces of two runs resumed on $n processes"
+    grep -qF "$said" "$out/differ_same.txt" ||
+        { cat "$out/differ_same.txt" >&2; fail "the refusal of pieces of two runs on $n processes does not name them"; }
 fi
 rm "$out/missing/checkpoint.p1.eddy"
 mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"
