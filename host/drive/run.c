@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checkpoint.h"
 #include "decomp.h"
@@ -467,10 +468,25 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     const int all = eddy_decomp_all_ok(rc == EDDY_OK);
     if (!rc && !all)
         rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not write its piece", dir);
-    if (!rc && r == 0) rc = write_manifest(dir, w, cuts, n, err);
+    if (!rc && r == 0) {
+        /* Tests only (tests/mpi/interrupt.sh): rank 0 takes this long to get to the manifest. */
+        const char *delay = getenv("EDDY_TEST_MANIFEST_DELAY_MS");
+        if (delay && atoi(delay) > 0) {
+            const long ms = atoi(delay);
+            const struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL); /* (signals are blocked under a launcher: no early wake-up) */
+        }
+        rc = write_manifest(dir, w, cuts, n, err);
+        /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest). */
+        if (!rc) run_remove_in(dir, EDDY_CHECKPOINT_FILE);
+    }
     free(cuts);
-    /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest). */
-    if (!rc && r == 0) run_remove_in(dir, EDDY_CHECKPOINT_FILE);
+    /* Nobody leaves before the manifest is on disk: the processes of an interrupted run stop with
+     * MPI_Abort (main.c), which would kill rank 0 while it writes it if another got there first, leaving
+     * the new pieces under the old manifest (refused by resume) or none. */
+    const int named = eddy_decomp_all_ok(rc == EDDY_OK);
+    if (!rc && !named)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': rank 0 could not write the manifest", dir);
     return rc;
 }
 
