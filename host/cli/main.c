@@ -593,6 +593,10 @@ int main(int argc, char **argv)
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     int rc = command(argc, argv);
+    /* A bad command line on some processes only (an MPMD launch, a writer plugin missing on one node)
+     * would leave this one in MPI_Finalize and the others in their first collective for ever: stop
+     * every process, as an error does (main.c's fail). Where every process refused, the same. */
+    if (launched && rc == 2) eddy_decomp_abort(2);
     if (launched) eddy_decomp_finalize();
     return rc;
 }
