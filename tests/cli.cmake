@@ -106,6 +106,11 @@ cli_test(set_empty_path_validate 2 "eddy: --set '=1': expected PATH=VALUE, got a
 cli_test(set_without_value_bench 2 "eddy: --set 'time.end': expected PATH=VALUE, got no '='" bench ${SCENES}/dam_break_2d.json --set time.end)
 cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
 cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
+# --until at an output time that k * interval rounds just below (11 * 0.0075 < 0.0825): the run ends on
+# that frame. It once took a 1e-17 s sliver step more, in which pbf (v = dx / dt) reached 1e11 m/s and
+# still exited 0, writing frame 11 twice.
+cli_test(until_output_time_no_sliver_step 0 "done: t = 0.0825 s after 1650 steps"
+         run ${SCENES}/dam_break_2d.json --solver pbf --until 0.0825 --no-picture --format csv --out ${CLI_OUT}/sliver)
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
