@@ -102,7 +102,14 @@ static int get_string(const cJSON *o, const char *k, int required, char *out, si
         return 0;
     }
     if (!cJSON_IsString(v)) return bad(err, file, key, "expected a string");
-    snprintf(out, size, "%s", v->valuestring);
+    /* Never cut silently: a case's description or note is printed whole in every report. */
+    const size_t len = strlen(v->valuestring);
+    if (len >= size) {
+        char what[96];
+        snprintf(what, sizeof what, "expected a string of at most %zu bytes, got %zu", size - 1, len);
+        return bad(err, file, key, what);
+    }
+    memcpy(out, v->valuestring, len + 1);
     return 0;
 }
 

@@ -100,7 +100,7 @@ typedef struct vcase {
     char title[160];
     char file[VPATH];
     char scene[VPATH];       /* resolved */
-    char description[1024];
+    char description[4096];
     double end_time;         /* s; NAN: the scene's time.end */
     double sample_interval;  /* s: time.output_interval while validating */
     vresolution res[3];      /* coarse, medium, fine (name "" when the case has none) */

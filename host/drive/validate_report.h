@@ -22,7 +22,7 @@ typedef struct vrun {
 
 typedef struct vrow {
     char case_name[VNAME], title[160], solver[VNAME], check[VNAME], check_title[160];
-    char description[1024];
+    char description[4096];
     int res;                     /* 0 coarse, 1 medium, 2 fine */
     double spacing, error, bar, shift, wall_s;
     size_t particles;
