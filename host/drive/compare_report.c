@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plot.h"
+#include "provenance.h"
 
 /* |P(k) - P(0)| */
 static double momentum_drift(const result *r, size_t k)
@@ -200,7 +201,9 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     else fprintf(f, "to t = %.6g s", cx->end_time);
     fprintf(f, ", sampled every %.6g s", cx->interval);
     for (size_t i = 0; i < o->set_count; ++i) fprintf(f, "%s `--set %s`", i ? "," : "; with", o->sets[i]);
-    fprintf(f, ".\n\n");
+    char made[256];
+    eddy_provenance(made, sizeof made);
+    fprintf(f, ".\n\nMade by %s.\n\n", made);
     fputs("| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
           "density error max | kinetic energy end | momentum drift |", f);
     for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));

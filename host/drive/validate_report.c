@@ -14,6 +14,7 @@
 
 #include "output.h"
 #include "plot.h"
+#include "provenance.h"
 
 static const char *const RES_NAMES[] = {"coarse", "medium", "fine"};
 
@@ -350,6 +351,9 @@ static int write_md(const vreport *r, eddy_error *err)
     fprintf(f, "# Validation report\n\nWritten by `eddy validate`. A check passes when its error is at most its bar; "
                "\"expected\" is what the solver's validation file claims (pass, miss, or - for no claim). Only a "
                "claimed pass that misses (MISS) or fails to run (FAILED) fails the command.\n");
+    char made[256];
+    eddy_provenance(made, sizeof made);
+    fprintf(f, "\nMade by %s.\n", made);
     for (size_t i = 0; i < r->count; ++i) {
         const vrow *w = &r->rows[i];
         int seen = 0;

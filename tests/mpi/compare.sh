@@ -1,7 +1,7 @@
 #!/bin/sh
 # compare.sh EDDY MPIRUN SCENE OUT STEPS N SOLVERS [ARG...]: `eddy compare SCENE --solvers SOLVERS ARG...`
 # on N processes writes the report of one process (docs/mpi.md): the summary on stdout and summary.md without the two
-# timing columns (ms/step, particle-steps/s), summary.csv without ms_per_step and particle_steps_per_s,
+# timing columns (ms/step, particle-steps/s) and the "Made by" line (which names N processes), summary.csv without ms_per_step and particle_steps_per_s,
 # every solver's diagnostics.csv without wall_ms, and every other file (frames, probes.csv, plots) byte
 # for byte. Exit 77 without mpirun or MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; solvers=$7; shift 7
@@ -15,8 +15,11 @@ mkdir -p "$out"
 "$mpirun" --oversubscribe -np "$n" "$eddy" compare "$scene" --solvers "$solvers" --steps "$steps" --quiet \
     "$@" --out "$out/np$n" >"$out/np$n.txt" 2>&1 || { cat "$out/np$n.txt" >&2; fail "the comparison on $n processes failed"; }
 s=$out/serial; p=$out/np$n
-# The Markdown table without its 5th and 6th cells (ms/step, particle-steps/s); other lines as they are.
-md() { awk -F'|' 'BEGIN { OFS = "|" } /^\| / && NF > 7 { $6 = ""; $7 = "" } { print }' "$1"; }
+# The Markdown table without its 5th and 6th cells (ms/step, particle-steps/s) and without the provenance
+# line; other lines as they are.
+md() { awk -F'|' 'BEGIN { OFS = "|" } /^Made by / { next } /^\| / && NF > 7 { $6 = ""; $7 = "" } { print }' "$1"; }
+grep -q "^Made by eddy .*; 1 process\.\$" "$s/summary.md" || fail "the single-process summary.md does not say what made it"
+grep -q "^Made by eddy .*; $n processes\.\$" "$p/summary.md" || fail "summary.md on $n processes does not say so"
 md "$out/serial.txt" >"$out/serial.md.txt"
 md "$out/np$n.txt" >"$out/np$n.md.txt"
 [ "$(grep -c '^| [a-z_]* | ok |' "$out/np$n.md.txt")" -eq "$(echo "$solvers" | tr ',' '\n' | wc -l)" ] ||

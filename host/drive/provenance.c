@@ -1,0 +1,22 @@
+#include "provenance.h"
+
+#include <stdio.h>
+
+#include <omp.h>
+
+#include <eddy/plugin.h>
+#include <eddy_sph/simd.h>
+
+#include "decomp.h"
+
+void eddy_provenance(char *out, size_t size)
+{
+    eddy_sph_simd simd;
+    eddy_error err;
+    /* A bad EDDY_SIMD was refused before any solver ran; say so rather than name a path. */
+    const char *path = eddy_sph_simd_select(&simd, &err) ? "EDDY_SIMD invalid" : eddy_sph_simd_name(simd);
+    const int processes = eddy_decomp_size();
+    snprintf(out, size, "eddy %s (plugin ABI %d.%d); SPH neighbour loops: %s path; %d thread%s; %d process%s",
+             EDDY_VERSION, EDDY_ABI_MAJOR, EDDY_ABI_MINOR, path, omp_get_max_threads(),
+             omp_get_max_threads() == 1 ? "" : "s", processes, processes == 1 ? "" : "es");
+}
