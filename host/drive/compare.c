@@ -163,9 +163,42 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     const eddy_world *w = st->sim->world;
     st->r->step_ms += step_ms;
     st->r->steps = w->step;
+    if (st->sim->dt_limit[0] && st->sim->last_dt < st->sim->scene.dt)
+        snprintf(st->r->stepping, sizeof st->r->stepping,
+                 "steps below the scene's %.4g s under its %s limit (%.4g s at step %llu)", st->sim->scene.dt,
+                 st->sim->dt_limit, st->sim->last_dt, (unsigned long long)w->step);
     const int by_steps = o->steps >= 0;
     double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
     eddy_progress_update(&st->bar, f, w->time, by_steps ? w->time : st->cx->end_time, w->step);
+}
+
+/* The solver's parameters as the session resolved them (the scene's values, else the table's defaults):
+ * what differs between solvers beyond the scene, in the report. A DERIVED one the scene left unset is
+ * computed by the solver ("derived"). */
+static void describe_settings(const eddy_param_values *pv, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < pv->count && n < size; ++k) {
+        const eddy_param_desc *d = (const eddy_param_desc *)((const char *)pv->desc + k * pv->desc[0].size);
+        const eddy_param_value *v = &pv->values[k];
+        char value[128];
+        if (!v->is_set) snprintf(value, sizeof value, "derived");
+        else if (d->type == EDDY_PARAM_ENUM || d->type == EDDY_PARAM_STRING)
+            snprintf(value, sizeof value, "\"%s\"", v->string ? v->string : "");
+        else if (d->type == EDDY_PARAM_BOOL) snprintf(value, sizeof value, "%s", v->integer ? "true" : "false");
+        else if (d->type == EDDY_PARAM_VECTOR && v->count == 3)
+            snprintf(value, sizeof value, "[%.6g, %.6g, %.6g]", v->vector[0], v->vector[1], v->vector[2]);
+        else if (d->type == EDDY_PARAM_VECTOR && v->count == 2)
+            snprintf(value, sizeof value, "[%.6g, %.6g]", v->vector[0], v->vector[1]);
+        else snprintf(value, sizeof value, "%.6g", v->number);
+        const int unit =
+            v->is_set && d->unit && d->unit[0] && strcmp(d->unit, "1") != 0 && d->type != EDDY_PARAM_ENUM;
+        const int w = snprintf(out + n, size - n, "%s%s = %s%s%s", k ? ", " : "", d->id, value, unit ? " " : "",
+                               unit ? d->unit : "");
+        if (w < 0) break;
+        n += (size_t)w;
+    }
 }
 
 /* One solver through the scene. */
@@ -187,6 +220,7 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     eddy_sim *sim = eddy_session_sim(ses);
     eddy_world *w = sim->world;
     r->ran = 1;
+    describe_settings(&sim->params, r->settings, sizeof r->settings);
     /* Several processes (docs/mpi.md): the run is split as `eddy run` splits it; rank 0 samples the
      * gathered particles and writes every file, the others step. */
     const int writes = eddy_decomp_rank() == 0;
@@ -261,6 +295,9 @@ agreed:
     }
     eddy_progress_end(&st.bar, w->time, w->step);
 done:
+    /* The time step: the scene's, unless the solver's stable-dt limit took a smaller one (on_step; eddy
+     * run warns of it, here the report says it). */
+    if (!r->stepping[0]) snprintf(r->stepping, sizeof r->stepping, "the scene's time step, %.4g s", sim->scene.dt);
     r->end_time = sim->world ? sim->world->time : 0;
     r->steps = sim->world ? sim->world->step : 0;
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)

@@ -249,6 +249,16 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             fprintf(f, " %d |\n", points);
         }
     }
+    /* What differs between the solvers besides the scene: their own parameters and time step. */
+    int settings = 0;
+    for (int k = 0; k < count; ++k) {
+        if (!res[k].ran) continue;
+        if (!settings++)
+            fputs("\n## Solver settings\n\nEach solver's parameters as it ran (the scene's `solvers.<id>` values, else "
+                  "its defaults; `derived`: computed by the solver from the scene) and its time step.\n\n", f);
+        fprintf(f, "- `%s`: %s; %s.\n", res[k].id, res[k].settings[0] ? res[k].settings : "no parameters",
+                res[k].stepping);
+    }
     int failures = 0;
     for (int k = 0; k < count; ++k) {
         if (!res[k].failed) continue;
@@ -265,7 +275,8 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
           "samples, the max its largest value at any sample. Kinetic energy and momentum drift |P(end) - P(0)| "
           "are in simulation units (per unit depth in 2D); with gravity and walls momentum is not conserved, so "
           "the drift measures how differently the solvers move the fluid. ms/step is the wall time inside the "
-          "solver steps only. See docs/compare.md.\n", f);
+          "solver steps only: one pass on a machine that may be shared, so compare speeds with `eddy bench` "
+          "(medians of repeats). See docs/compare.md.\n", f);
 }
 
 int compare_write_summary_md(const context *cx, const result *res, int count, const char *const *plots,
