@@ -220,6 +220,10 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
         const char *note = NULL;
         w->claim = vclaim_of_check(claim, ck->name, &note);
         snprintf(w->note, sizeof w->note, "%s", note ? note : "");
+        for (int s = 0; s < claim->set_count; ++s) {
+            const size_t used = strlen(w->sets);
+            snprintf(w->sets + used, sizeof w->sets - used, "%s`--set %s`", s ? ", " : "", claim->sets[s]);
+        }
         snprintf(w->failure, sizeof w->failure, "%s", run->failure);
         w->res = res;
         w->spacing = c->res[res].spacing;
@@ -354,6 +358,7 @@ static int write_md(const vreport *r, eddy_error *err)
     char made[256];
     eddy_provenance(made, sizeof made);
     fprintf(f, "\nMade by %s.\n", made);
+    if (r->sets[0]) fprintf(f, "\nEvery case ran with %s (the command line's overrides).\n", r->sets);
     for (size_t i = 0; i < r->count; ++i) {
         const vrow *w = &r->rows[i];
         int seen = 0;
@@ -375,13 +380,16 @@ static int write_md(const vreport *r, eddy_error *err)
         for (size_t j = i; j < r->count; ++j) {
             const vrow *x = &r->rows[j];
             if (strcmp(x->case_name, w->case_name) != 0) continue;
-            int failure_seen = 0, note_seen = 0;
+            int failure_seen = 0, note_seen = 0, solver_seen = 0;
             for (size_t k = i; k < j; ++k) {
                 const vrow *y = &r->rows[k];
                 if (strcmp(y->case_name, x->case_name) || strcmp(y->solver, x->solver)) continue;
                 failure_seen |= y->res == x->res;
                 note_seen |= strcmp(y->note, x->note) == 0;
+                solver_seen = 1;
             }
+            /* What this solver runs differently from the case's scene (its validation file says why). */
+            if (x->sets[0] && !solver_seen) fprintf(f, "\n- %s runs this case with %s.\n", x->solver, x->sets);
             if (x->failure[0] && !failure_seen) fprintf(f, "\n- %s (%s): failed: %s\n", x->solver, RES_NAMES[x->res], x->failure);
             if (x->note[0] && !note_seen) fprintf(f, "\n- %s, %s: %s\n", x->solver, x->check, x->note);
         }

@@ -29,11 +29,13 @@ typedef struct vrow {
     unsigned long long steps;
     claim_kind claim;
     char note[1024], failure[EDDY_ERROR_MESSAGE_MAX], plot[VPATH + 2 * VNAME + 32];
+    char sets[1024];             /* the solver's own overrides for the case (its validation file's "set") */
     int pass;
 } vrow;
 
 typedef struct vreport {
     char dir[VPATH];
+    char sets[1024];             /* the command line's --set, applied to every case ("" if none) */
     vrow *rows;
     size_t count, cap;
     int claimed_misses;          /* checks claimed to pass that missed, or claimed cases that failed */
