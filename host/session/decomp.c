@@ -16,6 +16,8 @@
 #include "decomp_internal.h"
 #include "mpi_tally.h"
 
+#include <eddy_sph/simd_path.h>
+
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -1133,6 +1135,23 @@ static int share_cuts(decomp *d, eddy_error *err)
     return rc;
 }
 
+/* Each process picks its own vector path for the SPH neighbour loops (its CPU's, or EDDY_SIMD). Where
+ * they differ, slabs round their sums differently and the run is not bit-identical to one process's
+ * (docs/mpi.md): said once, by rank 0. Collective. */
+static void warn_mixed_simd(void)
+{
+    eddy_sph_simd simd;
+    eddy_error e;
+    const int mine = eddy_sph_simd_select(&simd, &e) ? 0 : (int)simd;
+    int lo = mine, hi = mine;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi && eddy_decomp_rank() == 0)
+        fprintf(stderr, "warning: the processes run different SIMD paths of the SPH neighbour loops (%s to %s): the "
+                        "result is not bit-identical to one process's; set EDDY_SIMD to one path on every process\n",
+                eddy_sph_simd_name((eddy_sph_simd)lo), eddy_sph_simd_name((eddy_sph_simd)hi));
+}
+
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
@@ -1143,6 +1162,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                               "solver '%s' cannot run on %d processes: %s (it does not declare "
                               "EDDY_COMPONENT_DECOMPOSABLE, docs/mpi.md); run it as one process",
                               solver->id, size, not_decomposable_reason(solver->id));
+    warn_mixed_simd();
     /* [fill] A world filled with this process's particles only (decomp_fill.c): its cuts, taken as a
      * resume's (rebalances 0, the imbalance they give as floor). */
     const int filled = resuming ? 0 : eddy_decomp_fill_take(w);
