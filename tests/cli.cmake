@@ -106,6 +106,9 @@ cli_test(set_empty_path_validate 2 "eddy: --set '=1': expected PATH=VALUE, got a
 cli_test(set_without_value_bench 2 "eddy: --set 'time.end': expected PATH=VALUE, got no '='" bench ${SCENES}/dam_break_2d.json --set time.end)
 cli_test(bad_solver_param 1 "solvers.sph_mueller.cfl: 5 is out of range [0.01, 1]" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.cfl=5 --out ${CLI_OUT}/x)
 cli_test(unknown_solver_param 1 "solvers.sph_mueller.stiffness: unknown key" run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.stiffness=5 --out ${CLI_OUT}/x)
+# A run to a number of steps shows the time alone ("t = 5e-05 / 5e-05 s" said it had arrived).
+cli_test(progress_by_steps_shows_time 0 "progress:  50%  t = 5e-05 s  step 1"
+         run ${SCENES}/dam_break_2d.json --steps 2 --no-picture --out ${CLI_OUT}/progress_steps)
 # --until at an output time that k * interval rounds just below (11 * 0.0075 < 0.0825): the run ends on
 # that frame. It once took a 1e-17 s sliver step more, in which pbf (v = dx / dt) reached 1e11 m/s and
 # still exited 0, writing frame 11 twice.

@@ -169,7 +169,7 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
                  st->sim->dt_limit, st->sim->last_dt, (unsigned long long)w->step);
     const int by_steps = o->steps >= 0;
     double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
-    eddy_progress_update(&st->bar, f, w->time, by_steps ? w->time : st->cx->end_time, w->step);
+    eddy_progress_update(&st->bar, f, w->time, by_steps ? NAN : st->cx->end_time, w->step);
 }
 
 /* The solver's parameters as the session resolved them (the scene's values, else the table's defaults):

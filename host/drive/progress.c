@@ -2,6 +2,7 @@
 
 #include <eddy/world.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -32,6 +33,10 @@ void eddy_progress_update(eddy_progress *pr, double f, double time, double end_t
     char eta[32] = "?", spent[32];
     if (f > 0.001) eddy_format_duration(elapsed * (1 - f) / f, eta, sizeof eta);
     eddy_format_duration(elapsed, spent, sizeof spent);
+    /* A run to a number of steps has no end time to show ("t = 0.005 / 0.005 s" said it had arrived). */
+    char clock[64];
+    if (isnan(end_time)) snprintf(clock, sizeof clock, "t = %.4g s", time);
+    else snprintf(clock, sizeof clock, "t = %.4g / %.4g s", time, end_time);
     if (pr->tty) {
         /* Redrawing more than ~10 times a second costs time and shows nothing new. */
         if (now - pr->last_draw_ms < 100 && f < 1) return;
@@ -40,15 +45,15 @@ void eddy_progress_update(eddy_progress *pr, double f, double time, double end_t
         int filled = (int)(f * 30);
         for (int i = 0; i < 30; ++i) bar[i] = i < filled ? '#' : '.';
         bar[30] = '\0';
-        fprintf(stderr, "\r[%s] %3d%%  t = %.4g / %.4g s  step %llu  elapsed %s  ETA %s   ", bar,
-                (int)(f * 100), time, end_time, (unsigned long long)step, spent, eta);
+        fprintf(stderr, "\r[%s] %3d%%  %s  step %llu  elapsed %s  ETA %s   ", bar, (int)(f * 100), clock,
+                (unsigned long long)step, spent, eta);
         fflush(stderr);
     } else {
         int decile = (int)(f * 10);
         if (decile <= pr->last_decile) return;
         pr->last_decile = decile;
-        fprintf(stderr, "progress: %3d%%  t = %.4g / %.4g s  step %llu  elapsed %s  ETA %s\n", decile * 10,
-                time, end_time, (unsigned long long)step, spent, eta);
+        fprintf(stderr, "progress: %3d%%  %s  step %llu  elapsed %s  ETA %s\n", decile * 10, clock,
+                (unsigned long long)step, spent, eta);
     }
 }
 

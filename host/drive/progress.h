@@ -17,7 +17,8 @@ typedef struct eddy_progress {
 
 void eddy_progress_begin(eddy_progress *pr, int quiet);
 
-/* fraction in [0, 1]; time and step for the label. Cheap to call every step. */
+/* fraction in [0, 1]; time, end_time (NAN for a run to a number of steps: the label shows the time
+ * alone) and step for the label. Cheap to call every step. */
 void eddy_progress_update(eddy_progress *pr, double fraction, double time, double end_time,
                           uint64_t step);
 

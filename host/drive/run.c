@@ -597,7 +597,7 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     const int by_steps = c->end_steps >= 0;
     double f = by_steps ? (double)((long long)w->step - c->first_step) / (double)(c->end_steps - c->first_step)
                         : (w->time - c->first_time) / (c->end_time - c->first_time);
-    eddy_progress_update(&c->bar, f, w->time, by_steps ? w->time : c->end_time, w->step);
+    eddy_progress_update(&c->bar, f, w->time, by_steps ? NAN : c->end_time, w->step);
 }
 
 /* Steps to the end with the plan every command shares (sim.h). */
