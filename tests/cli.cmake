@@ -114,6 +114,12 @@ cli_test(progress_by_steps_shows_time 0 "progress:  50%  t = 5e-05 s  step 1"
 # still exited 0, writing frame 11 twice.
 cli_test(until_output_time_no_sliver_step 0 "done: t = 0.0825 s after 1650 steps"
          run ${SCENES}/dam_break_2d.json --solver pbf --until 0.0825 --no-picture --format csv --out ${CLI_OUT}/sliver)
+# Such a run is finished: a second run into its folder replaces it (the folder check once took its clock,
+# 3e-17 s short of 0.0825, for a run stopped before its end and refused).
+add_test(NAME cli_until_output_time_run_again
+  COMMAND sh -c "rm -rf \"$1\" && \"$0\" run \"$2\" --until 0.0825 --no-picture --format csv --quiet --out \"$1\" && \
+      \"$0\" run \"$2\" --until 0.0825 --no-picture --format csv --quiet --out \"$1\""
+    ${EDDY_EXE} ${CLI_OUT}/sliver_again ${SCENES}/dam_break_2d.json)
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)

@@ -29,6 +29,7 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "output.h"
+#include "sim.h"
 
 /* 1 when the run of these settings stopped before its end, which `end` then describes. */
 static int stopped_early(const cJSON *settings, double time, uint64_t step, char *end, size_t n)
@@ -41,7 +42,7 @@ static int stopped_early(const cJSON *settings, double time, uint64_t step, char
     }
     if (cJSON_IsNumber(until)) {
         snprintf(end, n, "t = %.6g s", until->valuedouble);
-        return time < until->valuedouble;
+        return !eddy_sim_time_reached(time, until->valuedouble);
     }
     snprintf(end, n, "an end it does not state");
     return 1;

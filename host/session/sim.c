@@ -157,11 +157,7 @@ void eddy_sim_close(eddy_sim *sim)
     sim->registry = NULL;
 }
 
-/* Whether the clock has reached t within round-off: k * interval can fall a few ulps short of a time
- * asked for as a decimal (30 * 0.0075 < 0.225), and the 3e-17 s step left would be a "sliver" that a
- * position-based solver turns into velocities of 1e11 m/s (v = dx / dt). One rule for every target:
- * the end of a run, advance_to and a collider's moving_until. */
-static int time_reached(double time, double t)
+int eddy_sim_time_reached(double time, double t)
 {
     return t - time <= 1e-12 * (t > 1 ? t : 1);
 }
@@ -214,7 +210,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
     for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
         double until = sim->scene.collider_moving_until[i];
         /* (not when the clock sits within round-off of it already: no sliver steps) */
-        if (!time_reached(sim->world->time, until) && until < t_target) t_target = until;
+        if (!eddy_sim_time_reached(sim->world->time, until) && until < t_target) t_target = until;
     }
     double remaining = t_target - sim->world->time;
     /* Land exactly on the target instead of leaving a sliver step for later. */
@@ -358,12 +354,12 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
 {
-    while (!time_reached(sim->world->time, t_end)) {
+    while (!eddy_sim_time_reached(sim->world->time, t_end)) {
         double dt = 0.0;
         int rc = eddy_sim_next_dt(sim, t_end, &dt, err);
         if (rc) return rc;
         if ((rc = eddy_sim_step(sim, dt, err))) return rc;
-        if (time_reached(sim->world->time, t_end)) sim->world->time = t_end;
+        if (eddy_sim_time_reached(sim->world->time, t_end)) sim->world->time = t_end;
     }
     return EDDY_OK;
 }
@@ -377,7 +373,8 @@ int eddy_sim_at_frame(const eddy_sim *sim, int frame)
 int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan)
 {
     const eddy_world *w = sim->world;
-    return plan->end_steps >= 0 ? (long long)w->step >= plan->end_steps : time_reached(w->time, plan->end_time);
+    return plan->end_steps >= 0 ? (long long)w->step >= plan->end_steps
+                                : eddy_sim_time_reached(w->time, plan->end_time);
 }
 
 int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, eddy_error *err)
