@@ -11,11 +11,14 @@
 #  - RECORD=record: a piece of another run at the same step (another gravity) is refused naming both
 #    pieces and the setting that differs, on one process, on N + 1 and on N (where each process reads
 #    its own piece: a sph_mueller piece beside a tait piece once resumed, each process another solver);
+#  - RECORD=record with CKEDIT (tests/checkpoint/ckedit): piece 1 of the run itself with its solver record
+#    changed (settings equal, as a solver keeping a state per process would leave them) cannot be merged
+#    and is refused naming both pieces, on one process and on N + 1;
 #  - a missing piece, and a piece of another checkpoint, are refused by name;
 #  - every frame file frames.pvd names exists after each resume, on the same count or another (frames
 #    written before the checkpoint keep their kind: .vtp from one process, .pvtp over pieces from several).
 # Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
-eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; record=$7
+eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; record=$7; ckedit=$8
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
 if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
 fail() { echo "resume.sh: $*" >&2; exit 1; }
@@ -37,7 +40,7 @@ one=$(hash_of "$out/whole.txt")
 mpi -np "$n" "$eddy" run "$scene" --steps "$half" "$@" --out "$out/part" >"$out/part.txt" 2>&1 ||
     { cat "$out/part.txt" >&2; fail "the first half on $n processes failed"; }
 [ -f "$out/part/checkpoint.manifest" ] || fail "no checkpoint.manifest"
-for d in spare other single missing differ double fewer; do cp -r "$out/part" "$out/$d"; done
+for d in spare other single missing differ record double fewer; do cp -r "$out/part" "$out/$d"; done
 mpi -np "$n" "$eddy" resume "$out/part" --steps "$steps" --hash --quiet >"$out/resume.txt" 2>&1 ||
     { cat "$out/resume.txt" >&2; fail "the resume on $n processes failed"; }
 echo "uninterrupted, one process: $one; resumed on $n processes: $(hash_of "$out/resume.txt")"
@@ -95,6 +98,17 @@ if [ "$record" = record ]; then
         fail "pieces of two runs resumed on $n processes"
     grep -qF "$said" "$out/differ_same.txt" ||
         { cat "$out/differ_same.txt" >&2; fail "the refusal of pieces of two runs on $n processes does not name them"; }
+    if [ -n "$ckedit" ]; then
+        "$ckedit" "$out/record/checkpoint.p1.eddy" state-real 0 12345 || fail "ckedit could not change the record"
+        said="has different state records in '$out/record/checkpoint.p0.eddy' and '$out/record/checkpoint.p1.eddy'"
+        "$eddy" resume "$out/record" --steps "$steps" --quiet >"$out/record.txt" 2>&1 && fail "pieces with different solver records merged"
+        grep -qF "$said" "$out/record.txt" ||
+            { cat "$out/record.txt" >&2; fail "the refusal of pieces with different solver records does not name them"; }
+        mpi -np "$m" "$eddy" resume "$out/record" --steps "$steps" --quiet >"$out/record_np.txt" 2>&1 &&
+            fail "pieces with different solver records merged on $m processes"
+        grep -qF "$said" "$out/record_np.txt" ||
+            { cat "$out/record_np.txt" >&2; fail "the refusal of different solver records on $m processes does not name them"; }
+    fi
 fi
 rm "$out/missing/checkpoint.p1.eddy"
 mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"
