@@ -40,10 +40,22 @@ static const char *setting_that_differs(const cJSON *a, const cJSON *b)
     return NULL;
 }
 
-/* Piece k of the checkpoint the manifest `m` (at mpath) describes, checked against it: a piece of
- * another checkpoint (a run stopped while its pieces were being written) is refused by name, and so
- * is a piece of another run at the same step (a copied file), by its settings against piece 0's
- * (`ref`, at ref_path; NULL for piece 0 itself). */
+/* The settings `st` of piece k (at path) against the manifest `m` (at mpath): a piece of another
+ * checkpoint (a run stopped while its pieces were being written) is refused by name. */
+static int check_against_manifest(const cJSON *st, int k, int n, const cJSON *m, const char *path, const char *mpath,
+                                  eddy_error *err)
+{
+    const double step = manifest_number(st, "step"), piece = manifest_number(st, "piece");
+    if (piece == k && manifest_number(st, "processes") == n && step == manifest_number(m, "step")) return EDDY_OK;
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "checkpoint piece '%s' does not match the manifest '%s' (piece %g of %g at step %.0f; "
+                          "expected piece %d of %d at step %.0f)", path, mpath, piece, manifest_number(st, "processes"),
+                          step, k, n, manifest_number(m, "step"));
+}
+
+/* Piece k of the checkpoint the manifest `m` (at mpath) describes: checked against the manifest first,
+ * then, so that a piece of another run at the same step (a copied file) is refused too, by its
+ * settings against piece 0's (`ref` at ref_path, itself checked against the manifest already). */
 static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, int k, int n, const cJSON *ref,
                           const char *ref_path, eddy_checkpoint **out, eddy_error *err)
 {
@@ -52,21 +64,13 @@ static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, in
     int rc = eddy_checkpoint_read_named(dir, name, out, err);
     if (rc) return rc;
     const cJSON *st = eddy_checkpoint_settings(*out);
-    const char *differs = ref && k != 0 ? setting_that_differs(st, ref) : NULL;
-    if (differs) {
+    const char *differs = NULL;
+    if (!(rc = check_against_manifest(st, k, n, m, eddy_checkpoint_path(*out), mpath, err)) && k != 0 &&
+        (differs = setting_that_differs(st, ref)))
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                             "checkpoint pieces '%s' and '%s' are not of one run: their settings differ in \"%s\"",
                             ref_path, eddy_checkpoint_path(*out), differs);
-        eddy_checkpoint_free(*out);
-        *out = NULL;
-        return rc;
-    }
-    const double step = manifest_number(st, "step"), piece = manifest_number(st, "piece");
-    if (piece != k || manifest_number(st, "processes") != n || step != manifest_number(m, "step")) {
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "checkpoint piece '%s' does not match the manifest '%s' (piece %g of %g at step %.0f; "
-                            "expected piece %d of %d at step %.0f)", eddy_checkpoint_path(*out), mpath, piece,
-                            manifest_number(st, "processes"), step, k, n, manifest_number(m, "step"));
+    if (rc) {
         eddy_checkpoint_free(*out);
         *out = NULL;
     }
@@ -103,6 +107,8 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
         double t;
         uint64_t step;
         rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+        /* Every process judges the others' pieces by piece 0: it must be the manifest's first. */
+        if (!rc) rc = check_against_manifest(ref, 0, n, m, ref_path, path, err);
     }
     if (!rc && n == size) {
         double *cut = malloc(sizeof(double) * (size_t)n);

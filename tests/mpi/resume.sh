@@ -120,4 +120,7 @@ cp "$out/later/checkpoint.p0.eddy" "$out/spare/checkpoint.p0.eddy"
 mpi -np "$n" "$eddy" resume "$out/spare" --steps "$steps" --quiet >"$out/mixed.txt" 2>&1 && fail "resume with a piece of another checkpoint succeeded"
 grep -qF "checkpoint piece '$out/spare/checkpoint.p0.eddy' does not match the manifest" "$out/mixed.txt" ||
     { cat "$out/mixed.txt" >&2; fail "the refusal of a mismatched piece does not name it"; }
+# (and no process blames its own good piece, judged against the stale piece 0)
+! grep -qF "are not of one run" "$out/mixed.txt" ||
+    { cat "$out/mixed.txt" >&2; fail "a good piece was refused as one of another run"; }
 exit 0
