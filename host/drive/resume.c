@@ -230,9 +230,9 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     if (rc) return rc;
     rc = open_from_checkpoint(&c, ck, err);
     eddy_checkpoint_free(ck);
+    /* (eddy_session_restore cleared the resume cuts and sent the halo copies again; this clears them
+     * where the settings were refused before it ran) */
     eddy_decomp_resume_cuts(NULL, 0, 0, 0.0);
-    /* The halo copies were made before the solver registered its fields: send them again, whole. */
-    if (!rc && eddy_decomp_size() > 1) rc = eddy_decomp_exchange(c.sim->world, err);
     if (rc) {
         run_close_ctx(&c);
         return rc;

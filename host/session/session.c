@@ -163,9 +163,20 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
     eddy_session_options o = *opt;
     o.particle_target = 0;
-    if ((rc = open_scene(&scene, &o, ck, out, err))) return rc;
+    rc = open_scene(&scene, &o, ck, out, err);
+    /* The cuts a resume on as many processes armed (eddy_checkpoint_read_for_resume) are this open's
+     * alone: a later open in the process (Python) must not take them. */
+    eddy_decomp_resume_cuts(NULL, 0, 0, 0.0);
+    if (rc) return rc;
     (*out)->next_frame = next_frame;
     (*out)->failed_frame = -1;
+    /* Several processes: the halo copies were made before the solver registered its fields; send them
+     * again, whole, so that the first step reads them as `eddy resume`'s does. */
+    if (eddy_decomp_size() > 1 && (rc = eddy_decomp_exchange((*out)->sim.world, err))) {
+        eddy_session_close(*out);
+        *out = NULL;
+        return rc;
+    }
     return EDDY_OK;
 }
 
