@@ -163,10 +163,12 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     const eddy_world *w = st->sim->world;
     st->r->step_ms += step_ms;
     st->r->steps = w->step;
-    if (st->sim->dt_limit[0] && st->sim->last_dt < st->sim->scene.dt)
-        snprintf(st->r->stepping, sizeof st->r->stepping,
-                 "steps below the scene's %.4g s under its %s limit (%.4g s at step %llu)", st->sim->scene.dt,
-                 st->sim->dt_limit, st->sim->last_dt, (unsigned long long)w->step);
+    /* The largest limited step: a step that lands on an output time is shortened further. */
+    if (st->sim->dt_limit[0] && st->sim->last_dt < st->sim->scene.dt && st->sim->last_dt > st->r->limited_dt) {
+        st->r->limited_dt = st->sim->last_dt;
+        snprintf(st->r->stepping, sizeof st->r->stepping, "steps below the scene's %.4g s under its %s limit (%.4g s)",
+                 st->sim->scene.dt, st->sim->dt_limit, st->sim->last_dt);
+    }
     const int by_steps = o->steps >= 0;
     double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
     eddy_progress_update(&st->bar, f, w->time, by_steps ? NAN : st->cx->end_time, w->step);
@@ -180,7 +182,7 @@ static void describe_settings(const eddy_param_values *pv, char *out, size_t siz
     size_t n = 0;
     out[0] = '\0';
     for (size_t k = 0; k < pv->count && n < size; ++k) {
-        const eddy_param_desc *d = (const eddy_param_desc *)((const char *)pv->desc + k * pv->desc[0].size);
+        const eddy_param_desc *d = eddy_param_at(pv->desc, k);
         const eddy_param_value *v = &pv->values[k];
         char value[128];
         if (!v->is_set) snprintf(value, sizeof value, "derived");

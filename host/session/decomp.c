@@ -1140,16 +1140,19 @@ static int share_cuts(decomp *d, eddy_error *err)
  * (docs/mpi.md): said once, by rank 0. Collective. */
 static void warn_mixed_simd(void)
 {
+    static int warned; /* once per process: compare attaches once per solver */
     eddy_sph_simd simd;
     eddy_error e;
-    const int mine = eddy_sph_simd_select(&simd, &e) ? 0 : (int)simd;
+    /* (-1: an EDDY_SIMD the solvers will refuse, with their own message) */
+    const int mine = eddy_sph_simd_select(&simd, &e) ? -1 : (int)simd;
     int lo = mine, hi = mine;
     MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (lo != hi && eddy_decomp_rank() == 0)
+    if (lo != hi && lo >= 0 && !warned && eddy_decomp_rank() == 0)
         fprintf(stderr, "warning: the processes run different SIMD paths of the SPH neighbour loops (%s to %s): the "
                         "result is not bit-identical to one process's; set EDDY_SIMD to one path on every process\n",
                 eddy_sph_simd_name((eddy_sph_simd)lo), eddy_sph_simd_name((eddy_sph_simd)hi));
+    warned |= lo != hi;
 }
 
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)

@@ -166,7 +166,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     rc = open_scene(&scene, &o, ck, out, err);
     /* The cuts a resume on as many processes armed (eddy_checkpoint_read_for_resume) are this open's
      * alone: a later open in the process (Python) must not take them. */
-    eddy_decomp_resume_cuts(NULL, 0, 0, 0.0);
+    eddy_decomp_resume_cuts(NULL, 0, 0, 0.0); /* (and the share flag, decomp.h) */
     if (rc) return rc;
     (*out)->next_frame = next_frame;
     (*out)->failed_frame = -1;

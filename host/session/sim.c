@@ -237,7 +237,7 @@ static void move_colliders(eddy_sim *sim, double t_before, double dt)
         if (!(until > t_before)) continue;
         eddy_collider *c = &b->colliders[base + i];
         eddy_collider_translate(c, sim->world->dimensions, dt);
-        if (sim->world->time >= until * (1.0 - 1e-12)) c->velocity[0] = c->velocity[1] = c->velocity[2] = 0.0f;
+        if (eddy_sim_time_reached(sim->world->time, until)) c->velocity[0] = c->velocity[1] = c->velocity[2] = 0.0f;
     }
 }
 
