@@ -24,6 +24,15 @@ if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was
 fail() { echo "resume.sh: $*" >&2; exit 1; }
 mpi() { "$mpirun" --oversubscribe "$@"; }
 hash_of() { sed -n 's/^state-hash: //p' "$1"; }
+# refused K DIR TEXT WHAT: `eddy resume DIR` on K processes (1: without mpirun) must fail and say TEXT;
+# its output stays in DIR.npK.txt.
+refused() {
+    log="$2.np$1.txt"
+    if [ "$1" -eq 1 ]; then "$eddy" resume "$2" --steps "$steps" --quiet >"$log" 2>&1
+    else mpi -np "$1" "$eddy" resume "$2" --steps "$steps" --quiet >"$log" 2>&1; fi &&
+        fail "$4: resumed on $1 process(es)"
+    grep -qF "$3" "$log" || { cat "$log" >&2; fail "$4: the refusal on $1 process(es) does not say: $3"; }
+}
 pvd_files_exist() {
     [ -f "$1/frames.pvd" ] || fail "no $1/frames.pvd"
     for f in $(sed -n 's/.*file="\([^"]*\)".*/\1/p' "$1/frames.pvd"); do
@@ -87,40 +96,25 @@ if [ "$record" = record ]; then
     cp "$out/gravity/checkpoint.p1.eddy" "$out/differ/checkpoint.p1.eddy"
     # (which setting is named first depends on the run: the scene, or the cuts where gravity moved them)
     said="checkpoint pieces '$out/differ/checkpoint.p0.eddy' and '$out/differ/checkpoint.p1.eddy' are not of one run: their settings differ in \""
-    "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ.txt" 2>&1 && fail "pieces of two runs merged"
-    grep -qF "$said" "$out/differ.txt" || { cat "$out/differ.txt" >&2; fail "the refusal of pieces of two runs does not name them"; }
-    mpi -np "$m" "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ_np.txt" 2>&1 &&
-        fail "pieces of two runs merged on $m processes"
-    grep -qF "$said" "$out/differ_np.txt" ||
-        { cat "$out/differ_np.txt" >&2; fail "the refusal of pieces of two runs on $m processes does not name them"; }
+    refused 1 "$out/differ" "$said" "pieces of two runs"
+    refused "$m" "$out/differ" "$said" "pieces of two runs"
     # On as many processes as wrote them, each process reads its own piece: compared with piece 0 all the same.
-    mpi -np "$n" "$eddy" resume "$out/differ" --steps "$steps" --quiet >"$out/differ_same.txt" 2>&1 &&
-        fail "pieces of two runs resumed on $n processes"
-    grep -qF "$said" "$out/differ_same.txt" ||
-        { cat "$out/differ_same.txt" >&2; fail "the refusal of pieces of two runs on $n processes does not name them"; }
+    refused "$n" "$out/differ" "$said" "pieces of two runs"
     if [ -n "$ckedit" ]; then
         "$ckedit" "$out/record/checkpoint.p1.eddy" state-real 0 12345 || fail "ckedit could not change the record"
         said="has different state records in '$out/record/checkpoint.p0.eddy' and '$out/record/checkpoint.p1.eddy'"
-        "$eddy" resume "$out/record" --steps "$steps" --quiet >"$out/record.txt" 2>&1 && fail "pieces with different solver records merged"
-        grep -qF "$said" "$out/record.txt" ||
-            { cat "$out/record.txt" >&2; fail "the refusal of pieces with different solver records does not name them"; }
-        mpi -np "$m" "$eddy" resume "$out/record" --steps "$steps" --quiet >"$out/record_np.txt" 2>&1 &&
-            fail "pieces with different solver records merged on $m processes"
-        grep -qF "$said" "$out/record_np.txt" ||
-            { cat "$out/record_np.txt" >&2; fail "the refusal of different solver records on $m processes does not name them"; }
+        refused 1 "$out/record" "$said" "pieces with different solver records"
+        refused "$m" "$out/record" "$said" "pieces with different solver records"
     fi
 fi
 rm "$out/missing/checkpoint.p1.eddy"
-mpi -np "$n" "$eddy" resume "$out/missing" --steps "$steps" --quiet >"$out/missing.txt" 2>&1 && fail "resume without piece 1 succeeded"
-grep -qF "$out/missing/checkpoint.p1.eddy" "$out/missing.txt" ||
-    { cat "$out/missing.txt" >&2; fail "the refusal of a missing piece does not name it"; }
+refused "$n" "$out/missing" "$out/missing/checkpoint.p1.eddy" "a missing piece"
 # Piece 0 of a checkpoint at another step.
 mpi -np "$n" "$eddy" run "$scene" --steps $((half + 2)) "$@" --out "$out/later" >/dev/null 2>&1 || fail "the later run failed"
 cp "$out/later/checkpoint.p0.eddy" "$out/spare/checkpoint.p0.eddy"
-mpi -np "$n" "$eddy" resume "$out/spare" --steps "$steps" --quiet >"$out/mixed.txt" 2>&1 && fail "resume with a piece of another checkpoint succeeded"
-grep -qF "checkpoint piece '$out/spare/checkpoint.p0.eddy' does not match the manifest" "$out/mixed.txt" ||
-    { cat "$out/mixed.txt" >&2; fail "the refusal of a mismatched piece does not name it"; }
+refused "$n" "$out/spare" "checkpoint piece '$out/spare/checkpoint.p0.eddy' does not match the manifest" \
+    "a piece of another checkpoint"
 # (and no process blames its own good piece, judged against the stale piece 0)
-! grep -qF "are not of one run" "$out/mixed.txt" ||
-    { cat "$out/mixed.txt" >&2; fail "a good piece was refused as one of another run"; }
+! grep -qF "are not of one run" "$out/spare.np$n.txt" ||
+    { cat "$out/spare.np$n.txt" >&2; fail "a good piece was refused as one of another run"; }
 exit 0
