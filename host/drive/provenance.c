@@ -1,6 +1,7 @@
 #include "provenance.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <omp.h>
 
@@ -19,4 +20,13 @@ void eddy_provenance(char *out, size_t size)
     snprintf(out, size, "eddy %s (plugin ABI %d.%d); SPH neighbour loops: %s path; %d thread%s; %d process%s",
              EDDY_VERSION, EDDY_ABI_MAJOR, EDDY_ABI_MINOR, path, omp_get_max_threads(),
              omp_get_max_threads() == 1 ? "" : "s", processes, processes == 1 ? "" : "es");
+}
+
+void eddy_sets_text(char *out, size_t size, const char *const *sets, size_t count)
+{
+    out[0] = '\0';
+    for (size_t k = 0; k < count; ++k) {
+        const size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s`--set %s`", k ? ", " : "", sets[k]);
+    }
 }

@@ -5,6 +5,7 @@
  * validate_report.c.
  */
 #include "validate_internal.h"
+#include "provenance.h"
 #include "validate_report.h"
 
 #include <errno.h>
@@ -330,10 +331,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
     }
     vreport rep;
     vreport_init(&rep, opt->out_dir ? opt->out_dir : "out/validate");
-    for (size_t k = 0; k < opt->set_count; ++k) {
-        const size_t used = strlen(rep.sets);
-        snprintf(rep.sets + used, sizeof rep.sets - used, "%s`--set %s`", k ? ", " : "", opt->sets[k]);
-    }
+    eddy_sets_text(rep.sets, sizeof rep.sets, opt->sets, opt->set_count);
     eddy_services_defer_signals();
     for (int si = 0; si < nsolvers && !*eddy_services_stop_flag(); ++si) {
         const eddy_registry_entry *e = solvers[si];

@@ -220,10 +220,7 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
         const char *note = NULL;
         w->claim = vclaim_of_check(claim, ck->name, &note);
         snprintf(w->note, sizeof w->note, "%s", note ? note : "");
-        for (int s = 0; s < claim->set_count; ++s) {
-            const size_t used = strlen(w->sets);
-            snprintf(w->sets + used, sizeof w->sets - used, "%s`--set %s`", s ? ", " : "", claim->sets[s]);
-        }
+        eddy_sets_text(w->sets, sizeof w->sets, (const char *const *)claim->sets, (size_t)claim->set_count);
         snprintf(w->failure, sizeof w->failure, "%s", run->failure);
         w->res = res;
         w->spacing = c->res[res].spacing;
