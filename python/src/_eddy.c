@@ -353,10 +353,13 @@ static const char **string_array(PyObject *list, size_t *n)
     return a;
 }
 
-/* threads as --threads takes it: 0 (OpenMP's default) or 1 to 4096; 100 000 crashed in libgomp. */
-static PyObject *threads_error(int threads)
+/* threads as --threads takes it: 0 (OpenMP's default) or 1 to 4096; 100 000 crashed in libgomp. Returns
+ * -1 with ValueError raised for any other value, else 0. */
+static int bad_threads(int threads)
 {
-    return PyErr_Format(PyExc_ValueError, "threads must be 0 (the default) or 1 to 4096, got %d", threads);
+    if (threads >= 0 && threads <= 4096) return 0;
+    PyErr_Format(PyExc_ValueError, "threads must be 0 (the default) or 1 to 4096, got %d", threads);
+    return -1;
 }
 
 static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
@@ -372,7 +375,7 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
                                      &target))
         return NULL;
     if (target < 0) return PyErr_Format(PyExc_ValueError, "particles: must be >= 0, got %zd", target);
-    if (o.threads < 0 || o.threads > 4096) return threads_error(o.threads);
+    if (bad_threads(o.threads)) return NULL;
     o.particle_target = (size_t)target;
     if (!(o.registry = get_registry())) return NULL;
     const char **set_list = string_array(sets, &o.set_count);
@@ -403,7 +406,7 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     eddy_session_options o = eddy_session_default_options();
     const char *dir;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "s|i", kwlist, &dir, &o.threads)) return NULL;
-    if (o.threads < 0 || o.threads > 4096) return threads_error(o.threads);
+    if (bad_threads(o.threads)) return NULL;
     if (!(o.registry = get_registry())) return NULL;
     eddy_session *s = NULL;
     eddy_error err;
@@ -928,10 +931,9 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
         PyMem_Free(o);
         return NULL;
     }
-    if (o->threads < 0 || o->threads > 4096) {
-        const int t = o->threads;
+    if (bad_threads(o->threads)) {
         PyMem_Free(o);
-        return threads_error(t);
+        return NULL;
     }
     Py_ssize_t ns = PyList_GET_SIZE(solvers), nset = sets ? PyList_GET_SIZE(sets) : 0;
     if (ns < 1 || ns > EDDY_COMPARE_MAX_SOLVERS || nset > EDDY_COMPARE_MAX_SETS) {
