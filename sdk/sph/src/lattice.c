@@ -35,13 +35,40 @@ static double kernel_value(eddy_sph_kernel kernel, double r, double h, int d)
     }
 }
 
-double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, int dimensions)
+/* |dW/dr| in double precision, support h (the derivatives of kernel_value). */
+static double kernel_slope(eddy_sph_kernel kernel, double r, double h, int d)
 {
-    if (!isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
-    if (spacing <= 0.0 || h <= 0.0) return 0.0;
-    const double ratio = h / spacing;
-    if (ratio > EDDY_LATTICE_RATIO_MAX) return NAN;
-    const int n = (int)ceil(ratio);
+    if (r >= h) return 0.0;
+    const double q = r / h;
+    switch (kernel) {
+    case EDDY_SPH_SPIKY: {
+        const double c = d == 2 ? 10.0 / (M_PI * pow(h, 5)) : 15.0 / (M_PI * pow(h, 6));
+        return 3.0 * c * (h - r) * (h - r);
+    }
+    case EDDY_SPH_CUBIC: {
+        const double s = d == 2 ? 40.0 / (7.0 * M_PI * h * h) : 8.0 / (M_PI * h * h * h);
+        return q <= 0.5 ? s * (12.0 * q - 18.0 * q * q) / h : 6.0 * s * (1.0 - q) * (1.0 - q) / h;
+    }
+    case EDDY_SPH_WENDLAND: {
+        const double s = d == 2 ? 7.0 / (M_PI * h * h) : 21.0 / (2.0 * M_PI * h * h * h);
+        return 20.0 * s * q * pow(1.0 - q, 3) / h;
+    }
+    default: {
+        const double c = d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
+        return 6.0 * c * r * (h * h - r * r) * (h * h - r * r);
+    }
+    }
+}
+
+/* sum over the lattice points within h of f(point), by octant with multiplicities; f gets the
+ * point's r and its x^2 summed over the coordinate permutations' share (r^2 / d: the lattice is
+ * symmetric under swapping axes). */
+typedef double (*lattice_term)(eddy_sph_kernel kernel, double r, double h, int d);
+
+static double lattice_accumulate(eddy_sph_kernel kernel, double spacing, double h, int dimensions,
+                                 lattice_term term)
+{
+    const int n = (int)ceil(h / spacing);
     const int nz = dimensions == 3 ? n : 0;
     double sum = 0.0;
     for (int k = 0; k <= nz; ++k)
@@ -50,9 +77,34 @@ double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, in
                 const double r = spacing * sqrt((double)i * i + (double)j * j + (double)k * k);
                 if (r >= h) continue;
                 const int mult = (i ? 2 : 1) * (j ? 2 : 1) * (k ? 2 : 1);
-                sum += mult * kernel_value(kernel, r, h, dimensions);
+                sum += mult * term(kernel, r, h, dimensions);
             }
     return sum;
+}
+
+/* x^2 |W'(r)| / r with x^2 averaged over the axes (r^2 / d); 0 at the origin. */
+static double gradient_moment_term(eddy_sph_kernel kernel, double r, double h, int d)
+{
+    return r > 0.0 ? r * kernel_slope(kernel, r, h, d) / d : 0.0;
+}
+
+double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, int dimensions)
+{
+    if (!isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
+    if (spacing <= 0.0 || h <= 0.0) return 0.0;
+    const double ratio = h / spacing;
+    if (ratio > EDDY_LATTICE_RATIO_MAX) return NAN;
+    return lattice_accumulate(kernel, spacing, h, dimensions, kernel_value);
+}
+
+double eddy_sph_lattice_gradient_moment(eddy_sph_kernel kernel, double spacing, double h, int dimensions)
+{
+    if (!isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
+    if (spacing <= 0.0 || h <= 0.0) return 1.0;
+    if (h / spacing > EDDY_LATTICE_RATIO_MAX) return NAN;
+    if (spacing >= h) return 0.0;
+    const double moment = lattice_accumulate(kernel, spacing, h, dimensions, gradient_moment_term);
+    return moment / lattice_accumulate(EDDY_SPH_POLY6, spacing, h, dimensions, kernel_value);
 }
 
 double eddy_sph_lattice_density(eddy_sph_kernel kernel, double mass, double spacing, double h, int dimensions)

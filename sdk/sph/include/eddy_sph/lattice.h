@@ -37,6 +37,17 @@ double eddy_sph_lattice_density(eddy_sph_kernel kernel, double mass, double spac
  * tolerance). */
 double eddy_sph_rest_scale(eddy_sph_kernel kernel, const eddy_material *material, double h, int dimensions);
 
+/*
+ * First moment of `kernel`'s gradient on the rest lattice, with the lattice-consistent volume
+ * V = 1 / sum_j W_poly6 (mass over rho0 as the host derives it): V sum_j x_j^2 |W'(|x_j|)| / |x_j|,
+ * dimensionless. A pressure force sum_j V (p_j - p_i) |W'| e_ij reproduces a linear pressure gradient
+ * times this factor, so a solver divides its gradient by it (1 in the continuum limit). For the spiky
+ * kernel it is <eddy/world.h>'s eddy_lattice_gradient_moment; at h = 2 spacings the poly6 gradient
+ * gives 1.000 in 2D and 1.055 in 3D. 1 when spacing or h <= 0, 0 for spacing >= h, NaN out of range
+ * (as eddy_sph_lattice_sum).
+ */
+double eddy_sph_lattice_gradient_moment(eddy_sph_kernel kernel, double spacing, double h, int dimensions);
+
 #ifdef __cplusplus
 }
 #endif
