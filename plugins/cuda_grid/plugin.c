@@ -30,7 +30,7 @@ static const eddy_component grid_cuda = {
 
 /* sph_mueller_cuda's tables (cuda_grid.h). Defined whether or not the solver is listed: its code is
  * always compiled and reads them. The same ids, defaults and ranges as sph_mueller's tables. */
-static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
+static const char *const pressure_forces[] = {"consistent", "mueller", "variational", NULL};
 static const char *const wall_velocities[] = {"slip", "no_slip", NULL};
 
 const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
@@ -42,7 +42,8 @@ const eddy_param_desc sph_mueller_cuda_params[SPH_MUELLER_CUDA_PARAM_COUNT] = {
         "Factor on negative pressures; 0 (default) clamps p >= 0. As sph_mueller."),
     [SPH_MUELLER_CUDA_P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
         "pressure_force", 0, pressure_forces,
-        "Pair weight of the pressure force: consistent (default) or mueller. As sph_mueller."),
+        "Pair weight of the pressure force: consistent (default) or mueller, as sph_mueller; variational "
+        "is refused (use sph_mueller)."),
     [SPH_MUELLER_CUDA_P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
         "wall_velocity", 0, wall_velocities,
         "As sph_mueller's, but only slip (default) runs on the GPU: no_slip is refused (use sph_mueller)."),

@@ -836,6 +836,11 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
                               "sph_mueller_cuda: wall_velocity = \"no_slip\" is not implemented on the GPU; "
                               "use the solver sph_mueller");
     }
+    if (param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 2) {
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "sph_mueller_cuda: pressure_force = \"variational\" is not implemented on the GPU; "
+                              "use the solver sph_mueller");
+    }
     if (param_integer(pv, SPH_MUELLER_CUDA_P_SHIFTING) != 0) {
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
@@ -882,7 +887,7 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     }
     s->cfl = param_number(pv, SPH_MUELLER_CUDA_P_CFL);
     s->negative_pressure = (float)param_number(pv, SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE);
-    /* ENUM: the index into {consistent, mueller}. */
+    /* ENUM: the index into {consistent, mueller, variational}; variational was refused above. */
     s->pair_weight = param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 1 ? 0.5f : 1.0f;
     s->device = 0;
     s->grid.layout = *l;

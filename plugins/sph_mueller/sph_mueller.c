@@ -31,7 +31,8 @@
 
 enum { P_CFL, P_NEGATIVE_PRESSURE, P_PRESSURE_FORCE, P_WALL_VELOCITY, P_SHIFTING, P_SHIFTING_COEFFICIENT, P_COUNT };
 
-static const char *const pressure_forces[] = {"consistent", "mueller", NULL};
+static const char *const pressure_forces[] = {"consistent", "mueller", "variational", NULL};
+enum { PF_CONSISTENT, PF_MUELLER, PF_VARIATIONAL };
 
 static const eddy_param_desc params[P_COUNT] = {
     [P_CFL] = EDDY_PARAM_REAL_DESC(
@@ -48,7 +49,10 @@ static const eddy_param_desc params[P_COUNT] = {
         "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
         "linear pressure field, so fluid at rest carries rho0 g H. mueller: Bullet-Fluids' "
         "(p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
-        "2 rho0 g H, and the fluid is effectively half as stiff)."),
+        "2 rho0 g H, and the fluid is effectively half as stiff). variational: m_j (p_i / rho_i^2 + "
+        "p_j / rho_j^2) with the gradient of the poly6 kernel the density sums with (normalized on the "
+        "rest lattice), minus the gradient of the elastic energy: energy-conserving without viscosity, "
+        "where the spiky forms are not (docs/solvers/sph_mueller.md, Energy)."),
     [P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
         "wall_velocity", EDDY_SPH_WALL_SLIP, eddy_sph_wall_velocity_choices,
         "Velocity of the walls' mirror ghosts (eddy_sph/gather.h). slip (default): free slip, the normal "
@@ -72,11 +76,13 @@ static const eddy_param_desc material_params[M_COUNT] = {
 struct eddy_solver {
     double cfl;
     float negative_pressure;
-    float pair_weight; /* 1 consistent, 1/2 Müller 2003 */
+    float pair_weight; /* 1 consistent, 1/2 Müller 2003 (the spiky forms) */
+    int variational;   /* pressure_force = variational: mueller_pair_variational */
     eddy_sph_wall_velocity wall_velocity;
     int acceleration;  /* field id */
-    /* Per material: viscosity, rest density, stiffness, self term, and the gradient scale (1 / lattice
-     * gradient moment with the consistent pair weight, 1 with Müller's). */
+    /* Per material: viscosity, rest density, stiffness, self term, and the gradient scale (1 / the
+     * lattice gradient moment of the spiky kernel with the consistent pair weight, of poly6 with the
+     * variational one; 1 with Müller's). */
     eddy_sph_materials mat;
     float max_accel; /* of the last step, for max_dt */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
@@ -106,7 +112,9 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->simd = simd;
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
-    s->pair_weight = pv->values[P_PRESSURE_FORCE].integer == 1 ? 0.5f : 1.0f;
+    const int64_t pressure_force = pv->values[P_PRESSURE_FORCE].integer;
+    s->pair_weight = pressure_force == PF_MUELLER ? 0.5f : 1.0f;
+    s->variational = pressure_force == PF_VARIATIONAL;
     s->wall_velocity = pv->values[P_WALL_VELOCITY].integer == 1 ? EDDY_SPH_WALL_NO_SLIP : EDDY_SPH_WALL_SLIP;
     s->shifting = eddy_sph_shifting_make(
         pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
@@ -116,8 +124,13 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         destroy(s);
         return rc;
     }
-    if (s->pair_weight != 1.0f)
-        for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
+    for (size_t m = 0; m < s->mat.count; ++m) {
+        if (pressure_force == PF_MUELLER) s->mat.gradient_scale[m] = 1.0f;
+        if (pressure_force == PF_VARIATIONAL)
+            s->mat.gradient_scale[m] = (float)(1.0 / eddy_sph_lattice_gradient_moment(
+                                                        EDDY_SPH_POLY6, w->materials[m].particle_dist,
+                                                        w->smoothing_radius, w->dimensions));
+    }
     rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
         destroy(s);
@@ -169,13 +182,25 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
-/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h);
- * *amax2 the thread's largest |a|^2. */
-EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
-                                  float *amax2)
+/* What the variational form adds to mueller_pair_ctx for particle i: p_i / rho_i^2 and 6 poly6. */
+typedef struct variational_i {
+    float pi_rho2, c6;
+} variational_i;
+
+/* The pressure and viscosity terms of one pair (variational: a constant after inlining, so each
+ * instance of the loops below evaluates one form and vectorizes). */
+EDDY_SPH_SIMD_BODY mueller_pair_w pair_terms(const mueller_pair_ctx *pc, const variational_i *vi, int variational,
+                                             float r2, float vol, float mj, float pj, float rhoj, float gs_j,
+                                             float mu_j)
 {
-    (void)near; /* the mirror loops run over the candidates themselves */
-    const force_ctx *fc = ctx;
+    return variational ? mueller_pair_variational(pc, vi->pi_rho2, vi->c6, r2, vol, mj, pj, rhoj, gs_j, mu_j)
+                       : mueller_pair(pc, r2, vol, pj, gs_j, mu_j);
+}
+
+/* One cell of the force pass with one pressure form; *amax2 the thread's largest |a|^2. */
+EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph_candidates *cand, float *amax2,
+                                       const int variational)
+{
     const eddy_solver *s = fc->s;
     const eddy_world *w = fc->w;
     const eddy_particles *p = fc->p;
@@ -193,8 +218,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const size_t nc = cand->count;
     const float *cx = cand->x, *cy = cand->y, *cz = cand->z;
     const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
-    const float *cpr = cand->extra[C_PRESSURE], *cvol = cand->extra[C_VOLUME];
-    const float *cgs = cand->extra[C_GSCALE], *cmu = cand->extra[C_VISC];
+    const float *cpr = cand->extra[C_PRESSURE], *cvol = cand->extra[C_VOLUME], *crho = cand->extra[C_RHO];
+    const float *cgs = cand->extra[C_GSCALE], *cmu = cand->extra[C_VISC], *cm = cand->m;
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
     const int walls = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
@@ -207,11 +232,13 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         const mueller_pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
                              .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
                              .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
+        const variational_i vi = {pres[i] * inv_rho_i * inv_rho_i, 6.0f * k.poly6};
         float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
 #pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
         for (size_t q = 0; q < nc; ++q) {
             const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const mueller_pair_w pw = mueller_pair(&pc, dx * dx + dy * dy + dz * dz, cvol[q], cpr[q], cgs[q], cmu[q]);
+            const mueller_pair_w pw = pair_terms(&pc, &vi, variational, dx * dx + dy * dy + dz * dz, cvol[q], cm[q], cpr[q],
+                                                 crho[q], cgs[q], cmu[q]);
             px += pw.fp * dx;
             py += pw.fp * dy;
             pz += pw.fp * dz;
@@ -239,7 +266,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
                 eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
                 eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
                 const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                const mueller_pair_w pw = mueller_pair(&pc, ex * ex + ey * ey + ez * ez, nvol[q], pg, ngs[q], nmu[q]);
+                const mueller_pair_w pw =
+                    pair_terms(&pc, &vi, variational, ex * ex + ey * ey + ez * ez, nvol[q], cm[q], pg, nrho[q], ngs[q], nmu[q]);
                 gx += pw.fp * ex;
                 gy += pw.fp * ey;
                 gz += pw.fp * ez;
@@ -261,6 +289,15 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         *amax2 = a2 > *amax2 ? a2 : *amax2;
     }
     return 0;
+}
+
+/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h). */
+EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                  float *amax2)
+{
+    (void)near; /* the mirror loops run over the candidates themselves */
+    const force_ctx *fc = ctx;
+    return fc->s->variational ? force_cell_form(fc, c, cand, amax2, 1) : force_cell_form(fc, c, cand, amax2, 0);
 }
 EDDY_SPH_SIMD_CELL_CLONES(force_cell);
 
