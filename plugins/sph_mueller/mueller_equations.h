@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include <eddy_sph/defs.h>
+#include <eddy_sph/kernels.h>
 
 /* Inlining is what lets the CPU's pair loops vectorize (the weights stay in registers); on the device
  * it is the compiler's default for a small function. */
@@ -73,28 +74,31 @@ MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, 
 }
 
 /*
- * The variational pressure weight (pressure_force = variational): the pair term of
- * a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W_poly6(x_i - x_j), the gradient of the kernel
- * the density sums with. With summation density this is minus the gradient of the elastic energy
- * sum_i m_i e(rho_i), de/drho = p / rho^2: the equations of motion from the SPH Lagrangian (Monaghan
- * 2005, Rep. Prog. Phys. 68, 1703; Price 2012, J. Comput. Phys. 231, 759), so without viscosity the
- * kinetic, potential and elastic energy add up to a constant (up to the walls and the time step). Müller's spiky gradient is not the poly6's, and its
- * force does work that no energy accounts for (docs/solvers/sph_mueller.md, "Energy"). Arguments as
- * mueller_pair's (c->wp and c->pi unused), with i's pi_rho2 = p_i / rho_i^2, c6 = 6 eddy_kernels.poly6
- * (the poly6 gradient's coefficient), and the partner's mass mj and density rhoj; the viscosity weight
- * is mueller_pair's.
+ * The variational pressure term (pressure_force = variational): the pair term of
+ * a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W(x_i - x_j) with W the kernel the density sums
+ * with, here Wendland C2 (the density pass sums it too: eddy_sph_materials_use_kernel). With summation
+ * density this is minus the gradient of the elastic energy sum_i m_i e(rho_i), de/drho = p / rho^2: the
+ * equations of motion from the SPH Lagrangian (Monaghan 2005, Rep. Prog. Phys. 68, 1703; Price 2012,
+ * J. Comput. Phys. 231, 759), so without viscosity the kinetic, potential and elastic energy add up to a
+ * constant (up to the walls and the time step). Müller's spiky gradient is not the poly6 density's, and
+ * its force does work that no energy accounts for; poly6's own gradient vanishes at r -> 0 and lets
+ * compressed particles pair up, which Wendland C2 does not (Dehnen & Aly 2012, MNRAS 425, 1068)
+ * (docs/solvers/sph_mueller.md, "Energy"). Arguments as mueller_pair's (c->wp and c->pi unused), with
+ * the kernels k, i's pi_rho2 = p_i / rho_i^2, and the partner's mass mj and density rhoj; the gradient
+ * scale is Wendland's, the viscosity weight mueller_pair's.
  */
-MUELLER_INLINE mueller_pair_w mueller_pair_variational(const mueller_pair_ctx *c, float pi_rho2, float c6, float r2,
-                                                       float vol, float mj, float pj, float rhoj, float gs_j,
-                                                       float mu_j)
+MUELLER_INLINE mueller_pair_w mueller_pair_variational(const mueller_pair_ctx *c, const eddy_kernels *k, float pi_rho2,
+                                                       float r2, float vol, float mj, float pj, float rhoj,
+                                                       float gs_j, float mu_j)
 {
     const int inside = (r2 < c->h2) & (r2 > c->tiny2);
     const float rr = sqrtf(r2);
     const float hr = inside ? c->h - rr : 0.0f;
-    const float q = inside ? c->h2 - r2 : 0.0f;
     const float gsij = 0.5f * (c->gs_i + gs_j);
     const float mu = 0.5f * (c->mu_i + mu_j);
-    const mueller_pair_w w = {mj * (pi_rho2 + pj / (rhoj * rhoj)) * c6 * gsij * q * q, vol * mu * c->cv * hr};
+    /* eddy_sph_wendland_grad is (dW/dr) / r, negative: the pair pushes i away from j. */
+    const mueller_pair_w w = {-mj * (pi_rho2 + pj / (rhoj * rhoj)) * gsij * eddy_sph_wendland_grad(k, rr),
+                              vol * mu * c->cv * hr};
     return w;
 }
 

@@ -49,10 +49,11 @@ static const eddy_param_desc params[P_COUNT] = {
         "spiky gradient normalized by its first moment on the rest lattice, which reproduces grad p for a "
         "linear pressure field, so fluid at rest carries rho0 g H. mueller: Bullet-Fluids' "
         "(p_i + p_j) / (2 rho_i rho_j), half of grad p in the bulk (fluid at rest settles at about "
-        "2 rho0 g H, and the fluid is effectively half as stiff). variational: m_j (p_i / rho_i^2 + "
-        "p_j / rho_j^2) with the gradient of the poly6 kernel the density sums with (normalized on the "
-        "rest lattice), minus the gradient of the elastic energy: energy-conserving without viscosity, "
-        "where the spiky forms are not (docs/solvers/sph_mueller.md, Energy)."),
+        "2 rho0 g H, and the fluid is effectively half as stiff). variational: density and pressure "
+        "gradient with the Wendland C2 kernel, m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W: minus the "
+        "gradient of the elastic energy, so energy-conserving without viscosity, where the spiky "
+        "gradient of the other two does work no energy accounts for (docs/solvers/sph_mueller.md, "
+        "Energy)."),
     [P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
         "wall_velocity", EDDY_SPH_WALL_SLIP, eddy_sph_wall_velocity_choices,
         "Velocity of the walls' mirror ghosts (eddy_sph/gather.h). slip (default): free slip, the normal "
@@ -78,11 +79,12 @@ struct eddy_solver {
     float negative_pressure;
     float pair_weight; /* 1 consistent, 1/2 Müller 2003 (the spiky forms) */
     int variational;   /* pressure_force = variational: mueller_pair_variational */
+    eddy_sph_kernel density_kernel; /* poly6, or Wendland C2 with the variational form */
     eddy_sph_wall_velocity wall_velocity;
     int acceleration;  /* field id */
-    /* Per material: viscosity, rest density, stiffness, self term, and the gradient scale (1 / the
-     * lattice gradient moment of the spiky kernel with the consistent pair weight, of poly6 with the
-     * variational one; 1 with Müller's). */
+    /* Per material: viscosity, rest density, stiffness, the density's kernel scale and self term, and
+     * the gradient scale (1 / the lattice gradient moment of the spiky kernel with the consistent pair
+     * weight, of Wendland C2 with the variational one; 1 with Müller's). */
     eddy_sph_materials mat;
     float max_accel; /* of the last step, for max_dt */
     float *volume;   /* m_i / rho_i of the current step, indexed like the particles */
@@ -124,13 +126,10 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         destroy(s);
         return rc;
     }
-    for (size_t m = 0; m < s->mat.count; ++m) {
-        if (pressure_force == PF_MUELLER) s->mat.gradient_scale[m] = 1.0f;
-        if (pressure_force == PF_VARIATIONAL)
-            s->mat.gradient_scale[m] = (float)(1.0 / eddy_sph_lattice_gradient_moment(
-                                                        EDDY_SPH_POLY6, w->materials[m].particle_dist,
-                                                        w->smoothing_radius, w->dimensions));
-    }
+    if (pressure_force == PF_MUELLER)
+        for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
+    s->density_kernel = s->variational ? EDDY_SPH_WENDLAND : EDDY_SPH_POLY6;
+    eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM]);
     rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
         destroy(s);
@@ -156,7 +155,7 @@ static void density_finish(void *ctx, uint32_t i, float sum)
     const eddy_solver *s = c->s;
     eddy_particles *p = c->p;
     const uint32_t m = p->material[i];
-    const float density = eddy_sph_density(&c->k, sum, s->mat.self_density[m]);
+    const float density = s->mat.density_scale[m] * sum + s->mat.self_density[m];
     p->density[i] = density;
     s->volume[i] = p->mass[i] / density;
     p->pressure[i] = mueller_pressure(s->mat.stiffness[m], density, s->mat.rest_density[m], s->negative_pressure);
@@ -166,8 +165,8 @@ static void density_finish(void *ctx, uint32_t i, float sum)
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
-    if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish,
-                                   &c))
+    if (eddy_sph_density_pass_kernel_simd(s->simd, s->density_kernel, &w->grid, &w->particles, &w->boundaries,
+                                          w->gravity, c.k.h, density_finish, &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
     return EDDY_OK;
 }
@@ -182,18 +181,14 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
-/* What the variational form adds to mueller_pair_ctx for particle i: p_i / rho_i^2 and 6 poly6. */
-typedef struct variational_i {
-    float pi_rho2, c6;
-} variational_i;
-
 /* The pressure and viscosity terms of one pair (variational: a constant after inlining, so each
- * instance of the loops below evaluates one form and vectorizes). */
-EDDY_SPH_SIMD_BODY mueller_pair_w pair_terms(const mueller_pair_ctx *pc, const variational_i *vi, int variational,
-                                             float r2, float vol, float mj, float pj, float rhoj, float gs_j,
-                                             float mu_j)
+ * instance of the loops below evaluates one form and vectorizes; pi_rho2 = p_i / rho_i^2 is the
+ * variational form's). */
+EDDY_SPH_SIMD_BODY mueller_pair_w pair_terms(const mueller_pair_ctx *pc, const eddy_kernels *k, float pi_rho2,
+                                             int variational, float r2, float vol, float mj, float pj, float rhoj,
+                                             float gs_j, float mu_j)
 {
-    return variational ? mueller_pair_variational(pc, vi->pi_rho2, vi->c6, r2, vol, mj, pj, rhoj, gs_j, mu_j)
+    return variational ? mueller_pair_variational(pc, k, pi_rho2, r2, vol, mj, pj, rhoj, gs_j, mu_j)
                        : mueller_pair(pc, r2, vol, pj, gs_j, mu_j);
 }
 
@@ -232,12 +227,12 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
         const mueller_pair_ctx pc = {.h = k.h, .h2 = k.h2, .tiny2 = 1e-12f * k.h2, .cp = k.spiky_grad,
                              .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
                              .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
-        const variational_i vi = {pres[i] * inv_rho_i * inv_rho_i, 6.0f * k.poly6};
+        const float pi_rho2 = pres[i] * inv_rho_i * inv_rho_i;
         float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
 #pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
         for (size_t q = 0; q < nc; ++q) {
             const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const mueller_pair_w pw = pair_terms(&pc, &vi, variational, dx * dx + dy * dy + dz * dz, cvol[q], cm[q], cpr[q],
+            const mueller_pair_w pw = pair_terms(&pc, &k, pi_rho2, variational, dx * dx + dy * dy + dz * dz, cvol[q], cm[q], cpr[q],
                                                  crho[q], cgs[q], cmu[q]);
             px += pw.fp * dx;
             py += pw.fp * dy;
@@ -267,7 +262,7 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
                 eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
                 const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
                 const mueller_pair_w pw =
-                    pair_terms(&pc, &vi, variational, ex * ex + ey * ey + ez * ez, nvol[q], cm[q], pg, nrho[q], ngs[q], nmu[q]);
+                    pair_terms(&pc, &k, pi_rho2, variational, ex * ex + ey * ey + ez * ez, nvol[q], cm[q], pg, nrho[q], ngs[q], nmu[q]);
                 gx += pw.fp * ex;
                 gy += pw.fp * ey;
                 gz += pw.fp * ez;

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include <eddy_sph/lattice.h>
+
 int support_run_tests(const char *program, int argc, char **argv, const struct CMUnitTest *tests, size_t count)
 {
     if (argc > 1 && strcmp(argv[1], "--list") == 0) {
@@ -179,4 +181,46 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
     assert_true(gross > 0);
     if (gross_out) *gross_out = gross;
     return drift / gross;
+}
+
+/* Kinetic + potential + scale * elastic energy of the world. */
+static double mechanical_energy(eddy_sim *sim, support_elastic_fn elastic, const void *eos, double scale)
+{
+    eddy_error err;
+    if (eddy_world_sync_host(sim->world, &err)) fail_msg("%s", err.message);
+    const eddy_particles *p = &sim->world->particles;
+    const float *g = sim->world->gravity;
+    double e = 0.0;
+    for (size_t i = 0; i < p->count; ++i) {
+        const double v2 = (double)p->vx[i] * p->vx[i] + (double)p->vy[i] * p->vy[i] + (double)p->vz[i] * p->vz[i];
+        const double height = -((double)g[0] * p->x[i] + (double)g[1] * p->y[i] + (double)g[2] * p->z[i]);
+        e += p->mass[i] * (0.5 * v2 + height + scale * elastic(eos, p->density[i]));
+    }
+    return e;
+}
+
+double support_energy_rise(const char *label, const char *name, const char *solver, const char *const *sets,
+                           size_t nsets, double dt, double every, double t_end, eddy_sph_kernel kernel,
+                           support_elastic_fn elastic, const void *eos, double *final_ratio)
+{
+    eddy_sim sim;
+    support_open_scene(name, solver, sets, nsets, 0, &sim);
+    const eddy_world *w = sim.world;
+    const eddy_material *mat = &w->materials[0];
+    const double scale = 1.0 / (eddy_sph_lattice_gradient_moment(kernel, mat->particle_dist, w->smoothing_radius,
+                                                                 w->dimensions) *
+                                eddy_sph_rest_scale(kernel, mat, w->smoothing_radius, w->dimensions));
+    support_steps(&sim, 1, dt);
+    const double e0 = mechanical_energy(&sim, elastic, eos, scale);
+    double rise = 0.0, e = e0;
+    for (int k = 1; k * every <= t_end + 1e-9; ++k) {
+        support_advance(&sim, k * every);
+        e = mechanical_energy(&sim, elastic, eos, scale);
+        if ((e - e0) / e0 > rise) rise = (e - e0) / e0;
+    }
+    *final_ratio = e / e0;
+    printf("  %s, %zu particles: E0 %.4f, largest rise %.2e E0, E(%.2f s) = %.4f E0\n", label,
+           w->particles.count, e0, rise, t_end, *final_ratio);
+    eddy_sim_close(&sim);
+    return rise;
 }

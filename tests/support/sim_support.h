@@ -11,6 +11,8 @@
 
 #include "sim.h"
 
+#include <eddy_sph/kernels.h>
+
 struct CMUnitTest;
 
 /* Runs every test, or with a NAME argument only that one (so CTest can run and report each alone);
@@ -42,5 +44,22 @@ uint64_t support_hash_after(const char *name, const char *solver, size_t target,
  * momentum-conserving method in a wall-free periodic box. *gross receives the gross impulse.
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
+
+/* Elastic energy per unit mass e(rho) of an equation of state, de/drho = p / rho^2 (J/kg, sim units);
+ * eos: the callback's own constants. */
+typedef double (*support_elastic_fn)(const void *eos, double rho);
+
+/*
+ * Opens scenes/<name> (solver override may be NULL; sets: --set strings), takes one step of `dt` and
+ * then samples kinetic + potential (-m g.x) + elastic energy every `every` seconds up to t_end. The
+ * elastic part is sum_i m_i e(rho_i) times the factor by which a variational force with `kernel`
+ * (density and gradient) exceeds minus the energy's gradient: its gradient scale over its density scale
+ * (1 / (lattice gradient moment x rest scale) of material 0). Returns the
+ * largest rise above the first sample relative to it; *final_ratio: the last sample over the first.
+ * Prints one line with `label`.
+ */
+double support_energy_rise(const char *label, const char *name, const char *solver, const char *const *sets,
+                           size_t nsets, double dt, double every, double t_end, eddy_sph_kernel kernel,
+                           support_elastic_fn elastic, const void *eos, double *final_ratio);
 
 #endif

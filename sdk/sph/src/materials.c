@@ -1,5 +1,6 @@
 /* Material tables, time step and state records (eddy_sph/materials.h). */
 #include <eddy_sph/gather.h>
+#include <eddy_sph/lattice.h>
 #include <eddy_sph/materials.h>
 
 #include <eddy/kernels.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TABLES = 6 };
+enum { TABLES = 7 };
 
 void eddy_sph_materials_free(eddy_sph_materials *t)
 {
@@ -30,7 +31,7 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
     t->block = f;
     t->count = nm;
     float **arrays[TABLES] = {&t->rest_density, &t->mass, &t->viscosity,
-                              &t->stiffness, &t->self_density, &t->gradient_scale};
+                              &t->stiffness, &t->self_density, &t->gradient_scale, &t->density_scale};
     for (int a = 0; a < TABLES; ++a) *arrays[a] = f + (size_t)a * cap;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < nm; ++m) {
@@ -45,8 +46,25 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
          * gradient moment (<eddy/world.h>); dividing by it lets fluid at rest carry rho0 g H. */
         t->gradient_scale[m] =
             (float)(1.0 / eddy_lattice_gradient_moment(mat->particle_dist, w->smoothing_radius, w->dimensions));
+        t->density_scale[m] = k.poly6;
     }
     return EDDY_OK;
+}
+
+void eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
+                                   const eddy_param_desc *initial_sum)
+{
+    if (kernel != EDDY_SPH_WENDLAND) return;
+    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    for (size_t m = 0; m < t->count; ++m) {
+        const eddy_material *mat = &w->materials[m];
+        const double scale = eddy_sph_rest_scale(kernel, mat, w->smoothing_radius, w->dimensions);
+        const double sum0 = initial_sum ? eddy_material_param(mat, initial_sum) : 1.0;
+        t->density_scale[m] = (float)(k.wendland * scale);
+        t->self_density[m] = (float)((sum0 - 1.0) * mat->particle_mass * k.wendland * scale);
+        t->gradient_scale[m] = (float)(1.0 / eddy_sph_lattice_gradient_moment(kernel, mat->particle_dist,
+                                                                              w->smoothing_radius, w->dimensions));
+    }
 }
 
 double eddy_sph_nu_max(const eddy_sph_materials *t)

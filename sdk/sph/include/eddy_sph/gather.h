@@ -319,9 +319,11 @@ extern const char *const eddy_sph_wall_velocity_choices[];
 int eddy_sph_wall_images(const eddy_boundaries *b, const float gravity[3], float reach, eddy_sph_wall_velocity wall,
                          float xi, float yi, float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
 
-/* sum_j m_j (h^2 - r_ij^2)^3 over the candidates: the poly6 density sum without its coefficient (the
- * particle itself is a candidate). Multiply by k.poly6 and add the self term (eddy_sph_density). */
-static inline float eddy_sph_density_real(const eddy_sph_candidates *c, float xi, float yi, float zi, float h2)
+/* sum_j of `kernel`'s mass term (eddy_sph_kernel_mass_term: poly6 or Wendland C2, without the kernel's
+ * coefficient) over the candidates, the particle itself among them; inv_h = 1 / h (Wendland's). A
+ * constant kernel leaves one loop after inlining. */
+static inline float eddy_sph_density_real_kernel(const eddy_sph_candidates *c, float xi, float yi, float zi, float h2,
+                                                 float inv_h, eddy_sph_kernel kernel)
 {
     const size_t nc = c->count;
     const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
@@ -329,15 +331,14 @@ static inline float eddy_sph_density_real(const eddy_sph_candidates *c, float xi
     EDDY_SPH_SIMD_SUM(sum)
     for (size_t q = 0; q < nc; ++q) {
         float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-        sum += eddy_sph_poly6_mass_term(cm[q], h2, dx * dx + dy * dy + dz * dz);
+        sum += eddy_sph_kernel_mass_term(kernel, cm[q], h2, inv_h, dx * dx + dy * dy + dz * dz);
     }
     return sum;
 }
 
-/* The same sum over the ghosts of the candidates in `nimg` mirrors, one SIMD loop per mirror (pass the
- * candidates, or the ones within h of i from eddy_sph_select: the same sum, faster). */
-static inline float eddy_sph_density_ghosts(const eddy_sph_candidates *c, float h2, const eddy_sph_image *img,
-                                            int nimg)
+/* The same sum over the ghosts of the candidates in `nimg` mirrors, one SIMD loop per mirror. */
+static inline float eddy_sph_density_ghosts_kernel(const eddy_sph_candidates *c, float h2, float inv_h,
+                                                   eddy_sph_kernel kernel, const eddy_sph_image *img, int nimg)
 {
     const size_t nc = c->count;
     const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
@@ -349,11 +350,26 @@ static inline float eddy_sph_density_ghosts(const eddy_sph_candidates *c, float 
         for (size_t q = 0; q < nc; ++q) {
             float ex, ey, ez;
             eddy_sph_image_diff(&g, cx[q], cy[q], cz[q], &ex, &ey, &ez);
-            ghosts += eddy_sph_poly6_mass_term(cm[q], h2, ex * ex + ey * ey + ez * ez);
+            ghosts += eddy_sph_kernel_mass_term(kernel, cm[q], h2, inv_h, ex * ex + ey * ey + ez * ez);
         }
         sum += ghosts;
     }
     return sum;
+}
+
+/* sum_j m_j (h^2 - r_ij^2)^3 over the candidates: the poly6 density sum without its coefficient (the
+ * particle itself is a candidate). Multiply by k.poly6 and add the self term (eddy_sph_density). */
+static inline float eddy_sph_density_real(const eddy_sph_candidates *c, float xi, float yi, float zi, float h2)
+{
+    return eddy_sph_density_real_kernel(c, xi, yi, zi, h2, 0.0f, EDDY_SPH_POLY6);
+}
+
+/* The same sum over the ghosts of the candidates in `nimg` mirrors, one SIMD loop per mirror (pass the
+ * candidates, or the ones within h of i from eddy_sph_select: the same sum, faster). */
+static inline float eddy_sph_density_ghosts(const eddy_sph_candidates *c, float h2, const eddy_sph_image *img,
+                                            int nimg)
+{
+    return eddy_sph_density_ghosts_kernel(c, h2, 0.0f, EDDY_SPH_POLY6, img, nimg);
 }
 
 /* Both: the density sum of particle i with the walls' ghosts. */
@@ -434,12 +450,37 @@ static inline int eddy_sph_cell_pass(const eddy_grid *g, const eddy_particles *p
 typedef void (*eddy_sph_density_fn)(void *ctx, uint32_t i, float sum);
 
 /*
- * One cell of the density pass: for each owned particle of cell c the poly6 sum over the candidates
- * plus, near a wall, over the ghosts of the candidates within h (eddy_sph_select), then
- * finish(ctx, i, sum). gravity: the mirrors' hydrostatic pressure continuation (NULL: none); it does
- * not enter the density. Always inlined, so that a solver's per-ISA cell callbacks (<eddy_sph/simd.h>)
- * vectorize it for their ISA. Returns 0, or -1 when memory ran out.
+ * One cell of the density pass: for each owned particle of cell c the sum of `kernel`'s mass terms
+ * (EDDY_SPH_POLY6 or EDDY_SPH_WENDLAND, without the coefficient) over the candidates plus, near a wall,
+ * over the ghosts of the candidates, then finish(ctx, i, sum). gravity: the mirrors' hydrostatic
+ * pressure continuation (NULL: none); it does not enter the density. Always inlined, so that a solver's
+ * per-ISA cell callbacks (<eddy_sph/simd.h>) vectorize it for their ISA; pass a constant kernel.
+ * Returns 0, or -1 when memory ran out.
  */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int eddy_sph_density_cell_kernel(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
+                                               const float gravity[3], float h, eddy_sph_density_fn finish,
+                                               void *ctx, uint32_t c, const eddy_sph_candidates *cand,
+                                               eddy_sph_candidates *near, eddy_sph_kernel kernel)
+{
+    (void)near; /* the mirror loops run over the candidates themselves (eddy_sph_select) */
+    const float h2 = h * h, inv_h = 1.0f / h;
+    const int walls = eddy_sph_cell_near_walls(b, g, p, c, h); /* else no particle has a mirror */
+    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
+        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
+        eddy_sph_image img[EDDY_MAX_MIRRORS];
+        const int nimg = walls ? eddy_sph_images(b, gravity, h, xi, yi, zi, img) : 0;
+        float sum = eddy_sph_density_real_kernel(cand, xi, yi, zi, h2, inv_h, kernel);
+        if (nimg) sum += eddy_sph_density_ghosts_kernel(cand, h2, inv_h, kernel, img, nimg);
+        finish(ctx, i, sum);
+    }
+    return 0;
+}
+
+/* eddy_sph_density_cell_kernel with poly6: the density cell of every solver that sums poly6. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -447,19 +488,7 @@ static inline int eddy_sph_density_cell(const eddy_grid *g, const eddy_particles
                                         const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx,
                                         uint32_t c, const eddy_sph_candidates *cand, eddy_sph_candidates *near)
 {
-    (void)near; /* the mirror loops run over the candidates themselves (eddy_sph_select) */
-    const float h2 = h * h;
-    const int walls = eddy_sph_cell_near_walls(b, g, p, c, h); /* else no particle has a mirror */
-    for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
-        if (eddy_particle_is_halo(p, i)) continue; /* its owner computes it */
-        const float xi = p->x[i], yi = p->y[i], zi = p->z[i];
-        eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg = walls ? eddy_sph_images(b, gravity, h, xi, yi, zi, img) : 0;
-        float sum = eddy_sph_density_real(cand, xi, yi, zi, h2);
-        if (nimg) sum += eddy_sph_density_ghosts(cand, h2, img, nimg);
-        finish(ctx, i, sum);
-    }
-    return 0;
+    return eddy_sph_density_cell_kernel(g, p, b, gravity, h, finish, ctx, c, cand, near, EDDY_SPH_POLY6);
 }
 
 typedef struct eddy_sph_density_pass_ctx_ {
@@ -470,6 +499,7 @@ typedef struct eddy_sph_density_pass_ctx_ {
     float h;
     eddy_sph_density_fn finish;
     void *ctx;
+    eddy_sph_kernel kernel; /* what the pass sums: EDDY_SPH_POLY6, or EDDY_SPH_WENDLAND (simd.h) */
 } eddy_sph_density_pass_ctx_;
 
 static inline int eddy_sph_density_pass_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
@@ -489,7 +519,7 @@ static inline int eddy_sph_density_pass_cell_(void *ctx, uint32_t c, eddy_sph_ca
 static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
                                         const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx)
 {
-    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_POLY6};
     return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_pass_cell_, &d, NULL);
 }
 

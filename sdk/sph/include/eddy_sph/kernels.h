@@ -48,6 +48,23 @@ EDDY_SPH_INLINE float eddy_sph_poly6_mass_term(float mass, float h2, float r2)
     return mass * d * d * d;
 }
 
+/* m (1 - q)^4 (1 + 4 q) with q = r / h, clamped at 0: one partner's term of a Wendland C2 density sum
+ * without its coefficient (eddy_kernels.wendland), kg (sim units); inv_h = 1 / h. */
+EDDY_SPH_INLINE float eddy_sph_wendland_mass_term(float mass, float inv_h, float r2)
+{
+    const float q = sqrtf(r2) * inv_h;
+    const float a = eddy_sph_pos(1.0f - q), a2 = a * a;
+    return mass * a2 * a2 * (1.0f + 4.0f * q);
+}
+
+/* The mass term of a density sum with `kernel`: EDDY_SPH_WENDLAND's, else poly6's (the two kernels the
+ * density passes sum with). A constant `kernel` leaves one of them after inlining. */
+EDDY_SPH_INLINE float eddy_sph_kernel_mass_term(eddy_sph_kernel kernel, float mass, float h2, float inv_h, float r2)
+{
+    return kernel == EDDY_SPH_WENDLAND ? eddy_sph_wendland_mass_term(mass, inv_h, r2)
+                                       : eddy_sph_poly6_mass_term(mass, h2, r2);
+}
+
 /* The density of a particle from its poly6 sum (sum_j m_j (h^2 - r_ij^2)^3, the particle itself
  * included) and its material's self term: k.poly6 sum + self_density, kg/m^3 (sim units, 2D too). */
 EDDY_SPH_INLINE float eddy_sph_density(const eddy_kernels *k, float sum, float self_density)

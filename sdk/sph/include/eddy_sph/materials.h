@@ -13,6 +13,7 @@
 #include <eddy/world.h>
 
 #include "defs.h"
+#include "kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,8 @@ typedef struct eddy_sph_materials {
                             * for EDDY_MATERIAL_STIFFNESS_DESC); 0 when it declares none */
     float *self_density;   /* (initial_sum - 1) m W_poly6(0) (eddy_sph_self_density), kg/m^3 */
     float *gradient_scale; /* 1 / eddy_lattice_gradient_moment(particle_dist, h, d), dimensionless */
+    float *density_scale;  /* density = density_scale * sum + self_density; k.poly6 (eddy_sph_density),
+                            * eddy_sph_materials_use_kernel sets another kernel's, 1/m^6 etc. (sim) */
     void *block;
 } eddy_sph_materials;
 
@@ -44,6 +47,17 @@ typedef struct eddy_sph_materials {
 int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const eddy_param_desc *viscosity,
                             const eddy_param_desc *stiffness, const eddy_param_desc *initial_sum,
                             const char *who, eddy_error *err);
+
+/*
+ * Switches the tables to a solver that sums density with `kernel` (EDDY_SPH_POLY6 or EDDY_SPH_WENDLAND,
+ * the kernels of eddy_sph_density_pass_kernel_simd) and takes that kernel's gradient in its pressure
+ * force: density_scale = the kernel's coefficient times eddy_sph_rest_scale (so the rest lattice sums
+ * to rho0), self_density = (initial_sum - 1) m W(0) of the scaled kernel (initial_sum: the solver's
+ * descriptor, NULL: 1), gradient_scale = 1 / eddy_sph_lattice_gradient_moment(kernel, ...) of the
+ * material's rest spacing. Poly6 leaves the tables as eddy_sph_materials_init made them. [main thread]
+ */
+void eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
+                                   const eddy_param_desc *initial_sum);
 
 /* Frees the tables and leaves them empty (count 0, every pointer NULL), so a second call or a new
  * init is safe. NULL-safe. */

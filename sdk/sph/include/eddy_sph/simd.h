@@ -109,14 +109,38 @@ EDDY_SPH_SIMD_BODY int eddy_sph_density_simd_cell_(void *ctx, uint32_t c, eddy_s
 }
 EDDY_SPH_SIMD_CELL_CLONES(eddy_sph_density_simd_cell_);
 
+/* The same with Wendland C2 sums (eddy_sph_density_pass_kernel_simd). */
+EDDY_SPH_SIMD_BODY int eddy_sph_density_wendland_simd_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
+                                                            eddy_sph_candidates *near, float *max)
+{
+    (void)max;
+    const eddy_sph_density_pass_ctx_ *d = (const eddy_sph_density_pass_ctx_ *)ctx;
+    return eddy_sph_density_cell_kernel(d->g, d->p, d->b, d->gravity, d->h, d->finish, d->ctx, c, cand, near,
+                                        EDDY_SPH_WENDLAND);
+}
+EDDY_SPH_SIMD_CELL_CLONES(eddy_sph_density_wendland_simd_cell_);
+
 /* eddy_sph_density_pass (gather.h) with its sums compiled for `path` (eddy_sph_simd_select): the same
  * sums in the same order, so bit-identical to it on the baseline path. */
 static inline int eddy_sph_density_pass_simd(eddy_sph_simd path, const eddy_grid *g, const eddy_particles *p,
                                              const eddy_boundaries *b, const float gravity[3], float h,
                                              eddy_sph_density_fn finish, void *ctx)
 {
-    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_POLY6};
     return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_simd_cell__simd[path], &d, NULL);
+}
+
+/* eddy_sph_density_pass_simd with the sums of `kernel`: EDDY_SPH_POLY6 (that pass) or EDDY_SPH_WENDLAND
+ * (Wendland C2 mass terms without the coefficient: the density is eddy_sph_materials.density_scale times
+ * the sum plus the self term, eddy_sph_materials_use_kernel). */
+static inline int eddy_sph_density_pass_kernel_simd(eddy_sph_simd path, eddy_sph_kernel kernel, const eddy_grid *g,
+                                                    const eddy_particles *p, const eddy_boundaries *b,
+                                                    const float gravity[3], float h, eddy_sph_density_fn finish,
+                                                    void *ctx)
+{
+    if (kernel != EDDY_SPH_WENDLAND) return eddy_sph_density_pass_simd(path, g, p, b, gravity, h, finish, ctx);
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_WENDLAND};
+    return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_wendland_simd_cell__simd[path], &d, NULL);
 }
 
 #ifdef __cplusplus
