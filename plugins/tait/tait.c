@@ -49,12 +49,14 @@ enum {
     P_WALL_VELOCITY,
     P_SHIFTING,
     P_SHIFTING_COEFFICIENT,
+    P_PRESSURE_FORCE,
     P_COUNT
 };
 
 enum { BOUNDARY_MIRROR = 0, BOUNDARY_VIRTUAL = 1 };
 
 static const char *const boundary_methods[] = {"mirror", "virtual", NULL};
+static const char *const pressure_forces[] = {"spiky", "variational", NULL};
 
 static const eddy_param_desc params[P_COUNT] = {
     [P_CFL] = EDDY_PARAM_REAL_DESC(
@@ -97,6 +99,13 @@ static const eddy_param_desc params[P_COUNT] = {
         "the collider's velocity; pressures are the same either way."),
     [P_SHIFTING] = EDDY_SPH_SHIFTING_DESC,
     [P_SHIFTING_COEFFICIENT] = EDDY_SPH_SHIFTING_COEFFICIENT_DESC,
+    [P_PRESSURE_FORCE] = EDDY_PARAM_ENUM_DESC(
+        "pressure_force", 0, pressure_forces,
+        "Kernels of the pressure force m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W. spiky (default): the "
+        "write-up's spiky gradient over the poly6 density. variational: density and gradient with the "
+        "Wendland C2 kernel, minus the gradient of the elastic energy, so energy-conserving without "
+        "viscosity, where the spiky gradient does work no energy accounts for "
+        "(docs/solvers/sph_mueller.md, Energy)."),
 };
 
 /* The per-material parameters the method reads, as world.h declares them for every SPH solver:
@@ -116,6 +125,8 @@ struct eddy_solver {
     int boundary;
     float boundary_pressure;
     eddy_sph_wall_velocity wall_velocity;
+    int variational;           /* pressure_force = variational */
+    eddy_sph_kernel density_kernel; /* poly6, or Wendland C2 with the variational force */
     int acceleration;          /* field id, 3 components */
     size_t nm;
     /* Per material: rest density, viscosity, stiffness, self term, gradient scale (eddy_sph). */
@@ -184,6 +195,8 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->boundary = (int)pv->values[P_BOUNDARY].integer;
     s->boundary_pressure = (float)pv->values[P_BOUNDARY_PRESSURE].number;
     s->wall_velocity = pv->values[P_WALL_VELOCITY].integer == 1 ? EDDY_SPH_WALL_NO_SLIP : EDDY_SPH_WALL_SLIP;
+    s->variational = pv->values[P_PRESSURE_FORCE].integer == 1;
+    s->density_kernel = s->variational ? EDDY_SPH_WENDLAND : EDDY_SPH_POLY6;
     s->shifting = eddy_sph_shifting_make(
         pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
     const double gamma = pv->values[P_GAMMA].number;
@@ -208,6 +221,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         destroy(s);
         return rc;
     }
+    eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM]);
     /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
      * height is not the run's initial H; load() brings the sound speeds derived at the start. */
     const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming;
@@ -270,7 +284,7 @@ static void density_finish(void *ctx, uint32_t i, float sum)
 {
     const density_ctx *c = ctx;
     const uint32_t m = c->p->material[i];
-    const float density = eddy_sph_density(&c->k, sum, c->s->mat.self_density[m]);
+    const float density = c->s->mat.density_scale[m] * sum + c->s->mat.self_density[m];
     c->p->density[i] = density;
     c->p->pressure[i] = tait_pressure(c->s, m, density);
 }
@@ -281,8 +295,8 @@ static void density_finish(void *ctx, uint32_t i, float sum)
 static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
-    if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, c.k.h, density_finish,
-                                   &c))
+    if (eddy_sph_density_pass_kernel_simd(s->simd, s->density_kernel, &w->grid, &w->particles, &w->boundaries,
+                                          w->gravity, c.k.h, density_finish, &c))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
     return EDDY_OK;
 }
@@ -304,12 +318,15 @@ typedef struct pair_w {
  * Acceleration weights of particle i from one partner (a real neighbour, a mirror ghost or a virtual
  * wall particle) at offset d = x_i - x_j, with the partner's mass, density, p_j / rho_j^2, volume
  * m_j / rho_j and velocity difference dv = v_i - v_j; 0 outside h and for the particle itself. The
+ * pressure gradient is spiky's, or with `variational` (a constant after inlining) Wendland C2's, the
+ * kernel the density then sums with (k: the kernels). The
  * per-partner quotients come from the gather, and the artificial viscosity takes one division, so a
  * pair costs two. Branch-free (selects only), so
  * the loops that call it vectorize; the weights come back by value (accumulating into an array
  * argument kept the sums in memory and made the loop about 2.4 times as slow).
  */
-static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, float dx, float dy, float dz,
+static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, const eddy_kernels *k, int variational,
+                                                         float dx, float dy, float dz,
                                                          float mj, float rho_j, float pr2_j, float vol_j,
                                                          float dvx, float dvy, float dvz, float mu_j, float c_j,
                                                          float gscale_j)
@@ -319,8 +336,8 @@ static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, flo
     const float rr = sqrtf(r2);
     const float hr = inside ? pc->h - rr : 0.0f;
     const float inv_r = 1.0f / (inside ? rr : 1.0f);
-    /* grad_i W_spiky = gf * d */
-    const float gf = -pc->cg * hr * hr * inv_r;
+    /* grad_i W = gf * d */
+    const float gf = variational ? eddy_sph_wendland_grad(k, rr) : -pc->cg * hr * hr * inv_r;
     /* The pair's mean gradient scale keeps f_ij = -f_ji between materials. */
     float f = -mj * (pc->pi_over_rho2 + pr2_j) * 0.5f * (pc->gscale_i + gscale_j);
     /* Monaghan's artificial viscosity (1992, 1994), approaching pairs only:
@@ -345,13 +362,10 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
-/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h);
- * *amax2 the thread's largest |a|^2. */
-EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
-                                  float *amax2)
+/* One cell of the force pass with one pressure force; *amax2 the thread's largest |a|^2. */
+EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph_candidates *cand, float *amax2,
+                                       const int variational)
 {
-    (void)near; /* the mirror loops run over the candidates themselves */
-    const force_ctx *fc = ctx;
     const eddy_solver *s = fc->s;
     const eddy_world *w = fc->w;
     const eddy_grid *g = &w->grid;
@@ -398,7 +412,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         for (size_t q = 0; q < nc; ++q) {
             const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
             const float dvx = vxi - cvx[q], dvy = vyi - cvy[q], dvz = vzi - cvz[q];
-            const pair_w pw = pair(&pc, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
+            const pair_w pw = pair(&pc, &k, variational, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
                                    cgs[q]);
             sx += pw.fg * dx - pw.fv * dvx;
             sy += pw.fg * dy - pw.fv * dvy;
@@ -425,7 +439,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
                     eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
                     const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
                     const float dvx = vxi - gvx, dvy = vyi - gvy, dvz = vzi - gvz;
-                    const pair_w pw = pair(&pc, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
+                    const pair_w pw = pair(&pc, &k, variational, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
                                            nvol[q], dvx, dvy, dvz, nmu[q], ncs[q], ngs[q]);
                     gx += pw.fg * ex - pw.fv * dvx;
                     gy += pw.fg * ey - pw.fv * dvy;
@@ -457,7 +471,7 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
                 if (s->wall_velocity == EDDY_SPH_WALL_NO_SLIP)
                     for (int a = 0; a < 3; ++a) dv[a] = vi[a] - col->velocity[a];
                 const float rho_b = s->mat.rest_density[m];
-                const pair_w pw = pair(&pc, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
+                const pair_w pw = pair(&pc, &k, variational, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
                                        mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
                                        s->sound_speed[m], s->mat.gradient_scale[m]);
                 for (int a = 0; a < 3; ++a) acc[a] += pw.fg * e[a] - pw.fv * dv[a];
@@ -470,6 +484,16 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         *amax2 = a2 > *amax2 ? a2 : *amax2;
     }
     return 0;
+}
+
+/* One cell of the force pass (eddy_sph_cell_pass), compiled for each vector ISA (eddy_sph/simd.h): one
+ * instance of the loops per pressure force, each vectorized with its own gradient. */
+EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t c, eddy_sph_candidates *cand, eddy_sph_candidates *near,
+                                  float *amax2)
+{
+    (void)near; /* the mirror loops run over the candidates themselves */
+    const force_ctx *fc = ctx;
+    return fc->s->variational ? force_cell_form(fc, c, cand, amax2, 1) : force_cell_form(fc, c, cand, amax2, 0);
 }
 EDDY_SPH_SIMD_CELL_CLONES(force_cell);
 
