@@ -224,3 +224,21 @@ double support_energy_rise(const char *label, const char *name, const char *solv
     eddy_sim_close(&sim);
     return rise;
 }
+
+void support_assert_energy_bounded(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                                   const char *conserving, const char *control, eddy_sph_kernel kernel,
+                                   support_elastic_fn elastic, const void *eos)
+{
+    const char *all[9];
+    assert_true(nsets < sizeof all / sizeof *all);
+    for (size_t i = 0; i < nsets; ++i) all[i] = sets[i];
+    double final_ratio;
+    all[nsets] = conserving;
+    const double rise = support_energy_rise(conserving, name, solver, all, nsets + 1, 0.00005, 0.005, 0.2, kernel,
+                                            elastic, eos, &final_ratio);
+    assert_true(rise <= 1e-3);
+    assert_true(final_ratio >= 0.97);
+    all[nsets] = control;
+    assert_true(support_energy_rise(control, name, solver, all, nsets + 1, 0.00005, 0.005, 0.15, kernel, elastic,
+                                    eos, &final_ratio) > 0.1);
+}

@@ -62,4 +62,15 @@ double support_energy_rise(const char *label, const char *name, const char *solv
                            size_t nsets, double dt, double every, double t_end, eddy_sph_kernel kernel,
                            support_elastic_fn elastic, const void *eos, double *final_ratio);
 
+/*
+ * The energy check of a conserving pressure force against a control that is not: scenes/<name> with
+ * `sets` plus `conserving` (one more --set) sampled every 5 ms with support_energy_rise over 0.2 s at
+ * dt 5e-5 must never rise more than 1e-3 above its start and must end at least 0.97 of it (the walls'
+ * response and the time step may only take energy away); with `control` in its place it must rise
+ * more than 10% by 0.15 s, so that the check can fail. nsets <= 8.
+ */
+void support_assert_energy_bounded(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                                   const char *conserving, const char *control, eddy_sph_kernel kernel,
+                                   support_elastic_fn elastic, const void *eos);
+
 #endif
