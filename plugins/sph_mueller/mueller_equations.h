@@ -85,7 +85,9 @@ MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, 
  * compressed particles pair up, which Wendland C2 does not (Dehnen & Aly 2012, MNRAS 425, 1068)
  * (docs/solvers/sph_mueller.md, "Energy"). Arguments as mueller_pair's (c->wp and c->pi unused), with
  * the kernels k, i's pi_rho2 = p_i / rho_i^2, and the partner's mass mj and density rhoj; the gradient
- * scale is Wendland's, the viscosity weight mueller_pair's.
+ * scale is Wendland's, the viscosity weight mueller_pair's. The energy it conserves weighs the elastic
+ * part by gs / (rest scale) of the Wendland sum (1.063 in 2D, 1.053 in 3D at h = 2 spacings): the
+ * normalization that makes a tank at rest carry rho0 g H.
  */
 MUELLER_INLINE mueller_pair_w mueller_pair_variational(const mueller_pair_ctx *c, const eddy_kernels *k, float pi_rho2,
                                                        float r2, float vol, float mj, float pj, float rhoj,
@@ -94,10 +96,11 @@ MUELLER_INLINE mueller_pair_w mueller_pair_variational(const mueller_pair_ctx *c
     const int inside = (r2 < c->h2) & (r2 > c->tiny2);
     const float rr = sqrtf(r2);
     const float hr = inside ? c->h - rr : 0.0f;
-    const float gsij = 0.5f * (c->gs_i + gs_j);
     const float mu = 0.5f * (c->mu_i + mu_j);
-    /* eddy_sph_wendland_grad is (dW/dr) / r, negative: the pair pushes i away from j. */
-    const mueller_pair_w w = {-mj * (pi_rho2 + pj / (rhoj * rhoj)) * gsij * eddy_sph_wendland_grad(k, rr),
+    /* eddy_sph_wendland_grad is (dW/dr) / r, negative: the pair pushes i away from j. Each term carries
+     * its own particle's gradient scale (not the pair's mean): still f_ij = -f_ji, and between materials
+     * of other spacings still minus the gradient of sum_i (gs_i / density_scale_i) m_i e(rho_i). */
+    const mueller_pair_w w = {-mj * (c->gs_i * pi_rho2 + gs_j * pj / (rhoj * rhoj)) * eddy_sph_wendland_grad(k, rr),
                               vol * mu * c->cv * hr};
     return w;
 }

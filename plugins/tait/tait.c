@@ -338,8 +338,11 @@ static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, con
     const float inv_r = 1.0f / (inside ? rr : 1.0f);
     /* grad_i W = gf * d */
     const float gf = variational ? eddy_sph_wendland_grad(k, rr) : -pc->cg * hr * hr * inv_r;
-    /* The pair's mean gradient scale keeps f_ij = -f_ji between materials. */
-    float f = -mj * (pc->pi_over_rho2 + pr2_j) * 0.5f * (pc->gscale_i + gscale_j);
+    /* The pair's mean gradient scale keeps f_ij = -f_ji between materials. The variational form weighs
+     * each term by its own particle's scale instead, which keeps f_ij = -f_ji too and makes the force
+     * minus the gradient of sum_i (gscale_i / density scale_i) m_i e(rho_i) between materials as well. */
+    float f = variational ? -mj * (pc->gscale_i * pc->pi_over_rho2 + gscale_j * pr2_j)
+                          : -mj * (pc->pi_over_rho2 + pr2_j) * 0.5f * (pc->gscale_i + gscale_j);
     /* Monaghan's artificial viscosity (1992, 1994), approaching pairs only:
      * Pi_ij = -alpha c_ij mu_ij / rho_ij, mu_ij = hs v_ij.x_ij / (r^2 + 0.01 hs^2). */
     const float vr = dvx * dx + dvy * dy + dvz * dz;

@@ -26,6 +26,15 @@ static float tk_poly6(const eddy_kernels *k, float r) { return eddy_sph_poly6(k,
 static float ref_poly6_grad(const eddy_kernels *k, float r) { return eddy_poly6_grad(k, r * r); }
 static float tk_poly6_grad(const eddy_kernels *k, float r) { return eddy_sph_poly6_grad(k, r * r); }
 static float tk_spiky_grad(const eddy_kernels *k, float r) { return eddy_sph_spiky_grad(k, r * r, 0.0f); }
+/* The density sums' mass terms of unit mass, times the coefficient they leave out. */
+static float tk_poly6_mass(const eddy_kernels *k, float r)
+{
+    return k->poly6 * eddy_sph_kernel_mass_term(EDDY_SPH_POLY6, 1.0f, k->h2, k->inv_h, r * r);
+}
+static float tk_wendland_mass(const eddy_kernels *k, float r)
+{
+    return k->wendland * eddy_sph_kernel_mass_term(EDDY_SPH_WENDLAND, 1.0f, k->h2, k->inv_h, r * r);
+}
 
 static void compare_kernel(const char *name, kfun ref, kfun tk)
 {
@@ -63,6 +72,8 @@ static void kernels_match_reference(void **state)
     compare_kernel("cubic spline gradient", eddy_cubic_grad, eddy_sph_cubic_grad);
     compare_kernel("Wendland C2", eddy_wendland, eddy_sph_wendland);
     compare_kernel("Wendland C2 gradient", eddy_wendland_grad, eddy_sph_wendland_grad);
+    compare_kernel("poly6 mass term", ref_poly6, tk_poly6_mass);
+    compare_kernel("Wendland C2 mass term", eddy_wendland, tk_wendland_mass);
 }
 
 /* Deterministic uniform numbers in [0, 1) (a 64-bit LCG, Knuth's MMIX constants). */

@@ -183,8 +183,14 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
     return drift / gross;
 }
 
-/* Kinetic + potential + scale * elastic energy of the world. */
-static double mechanical_energy(eddy_sim *sim, support_elastic_fn elastic, const void *eos, double scale)
+double support_elastic_weight(const eddy_world *w, eddy_sph_kernel kernel)
+{
+    const eddy_material *mat = &w->materials[0];
+    return 1.0 / (eddy_sph_lattice_gradient_moment(kernel, mat->particle_dist, w->smoothing_radius, w->dimensions) *
+                  eddy_sph_rest_scale(kernel, mat, w->smoothing_radius, w->dimensions));
+}
+
+double support_mechanical_energy(eddy_sim *sim, support_elastic_fn elastic, const void *eos, double scale)
 {
     eddy_error err;
     if (eddy_world_sync_host(sim->world, &err)) fail_msg("%s", err.message);
@@ -206,16 +212,13 @@ double support_energy_rise(const char *label, const char *name, const char *solv
     eddy_sim sim;
     support_open_scene(name, solver, sets, nsets, 0, &sim);
     const eddy_world *w = sim.world;
-    const eddy_material *mat = &w->materials[0];
-    const double scale = 1.0 / (eddy_sph_lattice_gradient_moment(kernel, mat->particle_dist, w->smoothing_radius,
-                                                                 w->dimensions) *
-                                eddy_sph_rest_scale(kernel, mat, w->smoothing_radius, w->dimensions));
+    const double scale = support_elastic_weight(w, kernel);
     support_steps(&sim, 1, dt);
-    const double e0 = mechanical_energy(&sim, elastic, eos, scale);
+    const double e0 = support_mechanical_energy(&sim, elastic, eos, scale);
     double rise = 0.0, e = e0;
     for (int k = 1; k * every <= t_end + 1e-9; ++k) {
         support_advance(&sim, k * every);
-        e = mechanical_energy(&sim, elastic, eos, scale);
+        e = support_mechanical_energy(&sim, elastic, eos, scale);
         if ((e - e0) / e0 > rise) rise = (e - e0) / e0;
     }
     *final_ratio = e / e0;

@@ -49,12 +49,18 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
  * eos: the callback's own constants. */
 typedef double (*support_elastic_fn)(const void *eos, double rho);
 
+/* Kinetic + potential (-m g.x) + scale * sum_i m_i e(rho_i): J, or J/m in 2D (sim units). */
+double support_mechanical_energy(eddy_sim *sim, support_elastic_fn elastic, const void *eos, double scale);
+
+/* The weight of the elastic energy a variational force with `kernel` (density and gradient) conserves:
+ * its gradient scale over its density's rest scale, 1 / (lattice gradient moment x rest scale) of
+ * material 0 (1.063 for Wendland C2 at h = 2 spacings in 2D). */
+double support_elastic_weight(const eddy_world *w, eddy_sph_kernel kernel);
+
 /*
  * Opens scenes/<name> (solver override may be NULL; sets: --set strings), takes one step of `dt` and
- * then samples kinetic + potential (-m g.x) + elastic energy every `every` seconds up to t_end. The
- * elastic part is sum_i m_i e(rho_i) times the factor by which a variational force with `kernel`
- * (density and gradient) exceeds minus the energy's gradient: its gradient scale over its density scale
- * (1 / (lattice gradient moment x rest scale) of material 0). Returns the
+ * then samples kinetic + potential (-m g.x) + elastic energy every `every` seconds up to t_end, the
+ * elastic part weighted by support_elastic_weight(kernel). Returns the
  * largest rise above the first sample relative to it; *final_ratio: the last sample over the first.
  * Prints one line with `label`.
  */

@@ -440,8 +440,6 @@ static void halo_copies_are_read_not_written(void **state)
     eddy_sim_close(&sim);
 }
 
-/* Opening tait_dam_break_2d.json with `sets` must fail with exactly `expected`; a message about the
- * scene's keys starts with the scene's path (`scene_error`), one from the solver does not. */
 /* e(rho) of the Tait equation p = B ((rho / rho0)^gamma - 1) clamped at 0: (B / rho0) ((r^(gamma-1) - 1) /
  * (gamma - 1) + 1 / r - 1) above r = rho / rho0 = 1, 0 below. eos: {B, rho0, gamma}. */
 static double tait_elastic(const void *eos, double rho)
@@ -466,6 +464,8 @@ static void energy_bounded_variational(void **state)
                                   "solvers.tait.pressure_force=\"spiky\"", EDDY_SPH_WENDLAND, tait_elastic, eos);
 }
 
+/* Opening tait_dam_break_2d.json with `sets` must fail with exactly `expected`; a message about the
+ * scene's keys starts with the scene's path (`scene_error`), one from the solver does not. */
 static void expect_open_error(const char *const *sets, size_t nsets, int scene_error, const char *expected)
 {
     char path[4200], want[8192];

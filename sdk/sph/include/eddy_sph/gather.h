@@ -499,7 +499,6 @@ typedef struct eddy_sph_density_pass_ctx_ {
     float h;
     eddy_sph_density_fn finish;
     void *ctx;
-    eddy_sph_kernel kernel; /* what the pass sums: EDDY_SPH_POLY6, or EDDY_SPH_WENDLAND (simd.h) */
 } eddy_sph_density_pass_ctx_;
 
 static inline int eddy_sph_density_pass_cell_(void *ctx, uint32_t c, eddy_sph_candidates *cand,
@@ -519,7 +518,7 @@ static inline int eddy_sph_density_pass_cell_(void *ctx, uint32_t c, eddy_sph_ca
 static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles *p, const eddy_boundaries *b,
                                         const float gravity[3], float h, eddy_sph_density_fn finish, void *ctx)
 {
-    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_POLY6};
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
     return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_pass_cell_, &d, NULL);
 }
 

@@ -126,7 +126,7 @@ static inline int eddy_sph_density_pass_simd(eddy_sph_simd path, const eddy_grid
                                              const eddy_boundaries *b, const float gravity[3], float h,
                                              eddy_sph_density_fn finish, void *ctx)
 {
-    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_POLY6};
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
     return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_simd_cell__simd[path], &d, NULL);
 }
 
@@ -139,7 +139,7 @@ static inline int eddy_sph_density_pass_kernel_simd(eddy_sph_simd path, eddy_sph
                                                     void *ctx)
 {
     if (kernel != EDDY_SPH_WENDLAND) return eddy_sph_density_pass_simd(path, g, p, b, gravity, h, finish, ctx);
-    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx, EDDY_SPH_WENDLAND};
+    eddy_sph_density_pass_ctx_ d = {g, p, b, gravity, h, finish, ctx};
     return eddy_sph_cell_pass(g, p, 0, NULL, eddy_sph_density_wendland_simd_cell__simd[path], &d, NULL);
 }
 
