@@ -132,6 +132,9 @@ struct eddy_solver {
     /* Per material: rest density, viscosity, stiffness, self term, gradient scale (eddy_sph). */
     eddy_sph_materials mat;
     float *tait_b, *gamma, *sound_speed; /* per material, derived in create() */
+    /* Per material: the spiky gradient's scale, which the virtual wall partner takes in every
+     * pressure form (mat.gradient_scale is Wendland's with the variational one). */
+    float *wall_gradient_scale;
     float c_max;               /* largest sound speed, m/s */
     float max_accel;           /* of the last force evaluation, for max_dt */
     int resuming;              /* created on a checkpoint's particles: load() must bring c0 and B */
@@ -147,6 +150,7 @@ static void destroy(eddy_solver *s)
     free(s->tait_b);
     free(s->gamma);
     free(s->sound_speed);
+    free(s->wall_gradient_scale);
     free(s);
 }
 
@@ -203,7 +207,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     /* NAN: derive c0 (the parameter is EDDY_PARAM_DERIVED, unset unless the scene gives it). */
     const double c_param = pv->values[P_SOUND_SPEED].is_set ? pv->values[P_SOUND_SPEED].number : NAN;
     size_t nm = s->nm = w->material_count;
-    float **arrays[] = {&s->tait_b, &s->gamma, &s->sound_speed};
+    float **arrays[] = {&s->tait_b, &s->gamma, &s->sound_speed, &s->wall_gradient_scale};
     for (size_t a = 0; a < sizeof arrays / sizeof *arrays; ++a) {
         *arrays[a] = calloc(nm, sizeof(float));
         if (!*arrays[a]) {
@@ -221,6 +225,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         destroy(s);
         return rc;
     }
+    memcpy(s->wall_gradient_scale, s->mat.gradient_scale, nm * sizeof(float));
     eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM]);
     /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
      * height is not the run's initial H; load() brings the sound speeds derived at the start. */
@@ -456,6 +461,8 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
             /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
             const float pos[3] = {xi, yi, zi}, vi[3] = {vxi, vyi, vzi};
             const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
+            pair_ctx pc_wall = pc;
+            pc_wall.gscale_i = s->wall_gradient_scale[m];
             for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
                 const eddy_collider *col = &b->colliders[cidx];
                 float n[3];
@@ -473,10 +480,13 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
                 float dv[3] = {vrel * n[0], vrel * n[1], vrel * n[2]};
                 if (s->wall_velocity == EDDY_SPH_WALL_NO_SLIP)
                     for (int a = 0; a < 3; ++a) dv[a] = vi[a] - col->velocity[a];
+                /* The write-up's push in every pressure form: the spiky gradient is largest at the wall,
+                 * where Wendland's (the variational form's) vanishes and would let particles reach it.
+                 * The term is a wall model, not part of the fluid's elastic energy either way. */
                 const float rho_b = s->mat.rest_density[m];
-                const pair_w pw = pair(&pc, &k, variational, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
+                const pair_w pw = pair(&pc_wall, &k, 0, e[0], e[1], e[2], mass[i], rho_b, pb / (rho_b * rho_b),
                                        mass[i] / rho_b, dv[0], dv[1], dv[2], s->mat.viscosity[m],
-                                       s->sound_speed[m], s->mat.gradient_scale[m]);
+                                       s->sound_speed[m], s->wall_gradient_scale[m]);
                 for (int a = 0; a < 3; ++a) acc[a] += pw.fg * e[a] - pw.fv * dv[a];
             }
         }
