@@ -238,7 +238,7 @@ static void momentum_conserved_periodic(void **state)
 /* Hash after `steps` steps of the scene's dt (2 ms). */
 static uint64_t hash_after(int threads, int steps)
 {
-    return support_hash_after("pbf_dam_break_3d.json", NULL, 6000, threads, steps);
+    return support_hash_after("pbf_dam_break_3d.json", NULL, NULL, 0, 6000, threads, steps);
 }
 
 static void same_hash_for_1_and_2_threads(void **state)

@@ -97,13 +97,14 @@ void support_steps(eddy_sim *sim, int steps, double dt)
         if (eddy_sim_step(sim, dt, &err)) fail_msg("%s", err.message);
 }
 
-uint64_t support_hash_after(const char *name, const char *solver, size_t target, int threads, int steps)
+uint64_t support_hash_after(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                            size_t target, int threads, int steps)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/scenes/%s", support_source_dir(), name);
     eddy_scene scene;
     eddy_error err;
-    if (eddy_scene_load(path, NULL, 0, &scene, &err)) fail_msg("%s", err.message);
+    if (eddy_scene_load(path, sets, nsets, &scene, &err)) fail_msg("%s", err.message);
     /* The session sets the thread count (services.h), as `eddy run --threads` does. */
     eddy_sim_options o = {solver, NULL, target, NULL, threads};
     eddy_sim sim;

@@ -34,9 +34,11 @@ void support_open_text(const char *text, const char *const *sets, size_t nsets, 
 void support_advance(eddy_sim *sim, double t);
 void support_steps(eddy_sim *sim, int steps, double dt);
 
-/* State hash of scenes/<name> (solver override may be NULL) refilled at `target` particles after
- * `steps` steps of the scene's dt with `threads` OpenMP threads. */
-uint64_t support_hash_after(const char *name, const char *solver, size_t target, int threads, int steps);
+/* State hash of scenes/<name> (solver override may be NULL; sets: --set strings, may be NULL with
+ * nsets 0) refilled at `target` particles after `steps` steps of the scene's dt with `threads` OpenMP
+ * threads. */
+uint64_t support_hash_after(const char *name, const char *solver, const char *const *sets, size_t nsets,
+                            size_t target, int threads, int steps);
 
 /*
  * Gives every particle a pseudo-random velocity (fixed seed), takes `steps` steps of dt and returns

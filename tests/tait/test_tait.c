@@ -3,8 +3,10 @@
  * as `eddy run`. Every check compares against a reference that does not come from this code:
  *  - piston: a wall moving at prescribed speed pushes the layer and stops; mass conservation at rest
  *    density gives the new depth H L / (L - d), so the centroid height is H L / (2 (L - d));
- *  - linear momentum in a wall-free periodic box (the pressure and viscosity forces are antisymmetric);
- *  - identical state hash for 1 and 2 threads, also with particle shifting (Taylor-Green vortex);
+ *  - linear momentum in a wall-free periodic box (the pressure and viscosity forces are antisymmetric),
+ *    with either pressure force, for one material and for two of different spacings;
+ *  - identical state hash for 1 and 2 threads with either pressure force, also with particle shifting
+ *    (Taylor-Green vortex);
  *  - the time step the host takes never exceeds the CFL limit cfl h / (c0 + v_max), and bad input
  *    gives errors that name what is wrong;
  *  - halo copies (particles of another process, ABI 2.0) are read as neighbours but never written, and
@@ -103,10 +105,18 @@ static void piston(void **state)
 /* Conservation, determinism, time step, errors                                                    */
 /* ---------------------------------------------------------------------------------------------- */
 
+static const char *const pressure_forces[] = {"spiky", "variational"};
+
+/*
+ * A wall-free periodic box with random velocities: the pressure, material viscosity and artificial
+ * viscosity forces are antisymmetric, with either pressure force. Also with two materials of different
+ * spacings, rest densities and stiffnesses side by side, whose pairs carry two gradient scales (and,
+ * with the variational form, two rest scales) and two sound speeds.
+ */
 static void momentum_conserved_periodic(void **state)
 {
     (void)state;
-    const char *text =
+    static const char *const one =
         "{\"solver\": \"tait\", \"dimensions\": 2,"
         " \"time\": {\"dt\": 0.0002, \"end\": 1},"
         " \"world\": {\"gravity\": [0, 0], \"smoothing_radius\": 0.02},"
@@ -115,32 +125,63 @@ static void momentum_conserved_periodic(void **state)
         " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0], \"max\": [0.4, 0.4]},"
         "   \"spacing_factor\": 0.97}],"
         " \"solvers\": {\"tait\": {\"alpha\": 0.1, \"negative_pressure\": 1}}}";
-    eddy_scene scene;
-    eddy_error err;
-    if (eddy_scene_parse(text, "periodic.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
-    eddy_sim sim;
-    if (eddy_sim_open(&scene, NULL, &sim, &err)) fail_msg("%s", err.message);
-    double gross;
-    const double ratio = support_momentum_ratio(&sim, 100, 0.0002, &gross);
-    printf("  periodic box, %zu particles, 100 steps: |momentum change| / gross impulse %.2e (gross %.3e)\n",
-           sim.world->particles.count, ratio, gross);
-    assert_true(ratio < 1e-5);
-    eddy_sim_close(&sim);
+    static const char *const two =
+        "{\"solver\": \"tait\", \"dimensions\": 2,"
+        " \"time\": {\"dt\": 0.0002, \"end\": 1},"
+        " \"world\": {\"gravity\": [0, 0], \"smoothing_radius\": 0.02},"
+        " \"domain\": {\"min\": [0, 0], \"max\": [0.4, 0.4], \"periodic\": [true, true]},"
+        " \"materials\": [{\"name\": \"a\", \"particle_spacing\": 0.01, \"viscosity\": 1, \"stiffness\": 400},"
+        "   {\"name\": \"b\", \"particle_spacing\": 0.008, \"viscosity\": 2, \"stiffness\": 900,"
+        "    \"rest_density\": 800}],"
+        " \"fluids\": [{\"material\": \"a\", \"box\": {\"min\": [0, 0], \"max\": [0.2, 0.4]},"
+        "   \"spacing_factor\": 0.97},"
+        "  {\"material\": \"b\", \"box\": {\"min\": [0.2, 0], \"max\": [0.4, 0.4]},"
+        "   \"spacing_factor\": 0.97}],"
+        " \"solvers\": {\"tait\": {\"alpha\": 0.1, \"negative_pressure\": 1}}}";
+    const char *const texts[2] = {one, two};
+    for (int t = 0; t < 2; ++t)
+        for (size_t f = 0; f < sizeof pressure_forces / sizeof *pressure_forces; ++f) {
+            char set[128];
+            snprintf(set, sizeof set, "solvers.tait.pressure_force=\"%s\"", pressure_forces[f]);
+            const char *sets[] = {set};
+            eddy_sim sim;
+            support_open_text(texts[t], sets, 1, &sim);
+            double gross;
+            const double ratio = support_momentum_ratio(&sim, 100, 0.0002, &gross);
+            printf("  periodic box, %s, %s, %zu particles, 100 steps: |momentum change| / gross impulse %.2e "
+                   "(gross %.3e)\n",
+                   t ? "two materials" : "one material", pressure_forces[f], sim.world->particles.count, ratio,
+                   gross);
+            assert_true(gross > 0.0);
+            assert_true(ratio < 1e-5);
+            eddy_sim_close(&sim);
+        }
 }
 
-static uint64_t hash_after(int threads, int steps)
+static uint64_t hash_after(const char *pressure_force, int threads, int steps)
 {
-    return support_hash_after("tait_dam_break_3d.json", NULL, 6000, threads, steps);
+    char set[128];
+    snprintf(set, sizeof set, "solvers.tait.pressure_force=\"%s\"", pressure_force);
+    const char *sets[] = {set};
+    return support_hash_after("tait_dam_break_3d.json", NULL, sets, 1, 6000, threads, steps);
 }
 
+/* Identical state for 1 and 2 threads with either pressure force (each its own density pass and loops). */
 static void same_hash_for_1_and_2_threads(void **state)
 {
     (void)state;
-    uint64_t h1 = hash_after(1, 60), h2 = hash_after(2, 60), h3 = hash_after(2, 59);
-    printf("  3D dam break, ~6000 particles, 60 steps: hash 1 thread %016llx, 2 threads %016llx (59 steps %016llx)\n",
-           (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h3);
-    assert_true(h1 == h2);
-    assert_true(h3 != h2);
+    uint64_t seen[2];
+    for (size_t f = 0; f < sizeof pressure_forces / sizeof *pressure_forces; ++f) {
+        const uint64_t h1 = hash_after(pressure_forces[f], 1, 60), h2 = hash_after(pressure_forces[f], 2, 60);
+        printf("  3D dam break, %s, ~6000 particles, 60 steps: hash 1 thread %016llx, 2 threads %016llx\n",
+               pressure_forces[f], (unsigned long long)h1, (unsigned long long)h2);
+        assert_true(h1 == h2);
+        seen[f] = h2;
+    }
+    const uint64_t h3 = hash_after(pressure_forces[0], 2, 59);
+    printf("  59 steps: %016llx\n", (unsigned long long)h3);
+    assert_true(h3 != seen[0]);
+    assert_true(seen[0] != seen[1]);
 }
 
 /*
