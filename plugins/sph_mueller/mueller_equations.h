@@ -81,8 +81,9 @@ MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, 
  * equations of motion from the SPH Lagrangian (Monaghan 2005, Rep. Prog. Phys. 68, 1703; Price 2012,
  * J. Comput. Phys. 231, 759), so without viscosity the kinetic, potential and elastic energy add up to a
  * constant (up to the walls and the time step). Müller's spiky gradient is not the poly6 density's, and
- * its force does work that no energy accounts for; poly6's own gradient vanishes at r -> 0 and lets
- * compressed particles pair up, which Wendland C2 does not (Dehnen & Aly 2012, MNRAS 425, 1068)
+ * its force does work that no energy accounts for; poly6's own gradient lets compressed particles pair
+ * up, which Wendland C2 does not: its Fourier transform is positive, poly6's is not (Dehnen & Aly 2012,
+ * MNRAS 425, 1068)
  * (docs/solvers/sph_mueller.md, "Energy"). Arguments as mueller_pair's (c->wp and c->pi unused), with
  * the kernels k, i's pi_rho2 = p_i / rho_i^2, and the partner's mass mj and density rhoj; the gradient
  * scale is Wendland's, the viscosity weight mueller_pair's. The energy it conserves weighs the elastic
