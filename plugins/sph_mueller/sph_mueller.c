@@ -129,7 +129,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     if (pressure_force == PF_MUELLER)
         for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
     s->density_kernel = s->variational ? EDDY_SPH_WENDLAND : EDDY_SPH_POLY6;
-    eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM]);
+    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], "sph_mueller",
+                                       err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
     rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (rc) {
         destroy(s);

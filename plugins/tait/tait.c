@@ -226,7 +226,11 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         return rc;
     }
     memcpy(s->wall_gradient_scale, s->mat.gradient_scale, nm * sizeof(float));
-    eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM]);
+    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], "tait", err);
+    if (rc) {
+        destroy(s);
+        return rc;
+    }
     /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
      * height is not the run's initial H; load() brings the sound speeds derived at the start. */
     const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming;

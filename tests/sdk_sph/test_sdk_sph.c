@@ -833,6 +833,59 @@ static void rest_scale_gives_rest_density(void **state)
     eddy_world_destroy(w);
 }
 
+/*
+ * eddy_sph_materials_use_kernel: Wendland C2's tables make the rest lattice's Wendland sum (summed here
+ * with kernels.h's reference kernel, not the toolkit's mass term) come out at rho0 with initial_sum 1;
+ * poly6 leaves the tables as they were; a kernel no density pass sums is refused by name, the tables
+ * unchanged.
+ */
+static void use_kernel_sets_or_refuses(void **state)
+{
+    (void)state;
+    const float h = 0.1f, rho0 = 1000.0f;
+    const int d = 2;
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(d, &w, &err), EDDY_OK);
+    w->smoothing_radius = h;
+    eddy_material m = eddy_default_material();
+    m.rest_density = rho0;
+    m.particle_mass = rho0 * powf(0.5f * h, 2);
+    m.particle_dist = eddy_rest_spacing(m.particle_mass, rho0, h, d);
+    if (eddy_world_add_material(w, &m, &err)) fail_msg("material: %s", err.message);
+    eddy_sph_materials t;
+    if (eddy_sph_materials_init(&t, w, NULL, NULL, NULL, "test", &err)) fail_msg("materials: %s", err.message);
+    const float poly6_scale = t.density_scale[0], poly6_self = t.self_density[0], poly6_gs = t.gradient_scale[0];
+    assert_int_equal(eddy_sph_materials_use_kernel(&t, w, EDDY_SPH_POLY6, NULL, "test", &err), EDDY_OK);
+    assert_true(t.density_scale[0] == poly6_scale && t.self_density[0] == poly6_self && t.gradient_scale[0] == poly6_gs);
+    for (int kern = EDDY_SPH_SPIKY; kern <= EDDY_SPH_CUBIC; ++kern) {
+        char expected[128];
+        snprintf(expected, sizeof expected, "test: no density pass sums the %s kernel (poly6 or wendland)",
+                 kern == EDDY_SPH_SPIKY ? "spiky" : "cubic spline");
+        assert_int_equal(eddy_sph_materials_use_kernel(&t, w, (eddy_sph_kernel)kern, NULL, "test", &err),
+                         EDDY_ERR_UNSUPPORTED);
+        assert_string_equal(err.message, expected);
+        assert_true(t.density_scale[0] == poly6_scale && t.gradient_scale[0] == poly6_gs);
+    }
+    assert_int_equal(eddy_sph_materials_use_kernel(&t, w, EDDY_SPH_WENDLAND, NULL, "test", &err), EDDY_OK);
+    /* The rest lattice's sum of W_wendland / coefficient, explicitly over a square of +-4 spacings. */
+    const eddy_kernels k = eddy_kernels_make(h, d);
+    const double s = w->materials[0].particle_dist;
+    double sum = 0.0;
+    for (int a = -4; a <= 4; ++a)
+        for (int b = -4; b <= 4; ++b) {
+            const float r = (float)(s * sqrt((double)(a * a + b * b)));
+            sum += m.particle_mass * eddy_wendland(&k, r) / k.wendland;
+        }
+    const double rho = t.density_scale[0] * sum + t.self_density[0];
+    printf("  wendland tables: density scale %.6g, rest lattice density %.6f (rho0 %g)\n", t.density_scale[0], rho,
+           rho0);
+    assert_true(fabs(rho / rho0 - 1.0) < 1e-5);
+    assert_true(t.self_density[0] == 0.0f);
+    eddy_sph_materials_free(&t);
+    eddy_world_destroy(w);
+}
+
 static void state_records_round_trip(void **state)
 {
     (void)state;
@@ -1030,6 +1083,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lattice_sums_match_explicit_sums),
         cmocka_unit_test(lattice_gradient_moments_match_explicit_sums),
         cmocka_unit_test(rest_scale_gives_rest_density),
+        cmocka_unit_test(use_kernel_sets_or_refuses),
         cmocka_unit_test(state_records_round_trip),
         cmocka_unit_test(cell_pass_matches_brute_force),
         cmocka_unit_test(neighbor_blocks_match_brute_force),

@@ -51,10 +51,16 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
     return EDDY_OK;
 }
 
-void eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
-                                   const eddy_param_desc *initial_sum)
+int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
+                                  const eddy_param_desc *initial_sum, const char *who, eddy_error *err)
 {
-    if (kernel != EDDY_SPH_WENDLAND) return;
+    if (kernel == EDDY_SPH_POLY6) return EDDY_OK;
+    if (kernel != EDDY_SPH_WENDLAND) {
+        static const char *const names[] = {"poly6", "spiky", "cubic spline", "wendland"};
+        const unsigned id = (unsigned)kernel;
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED, "%s: no density pass sums the %s kernel (poly6 or wendland)",
+                              who ? who : "eddy_sph", id < 4 ? names[id] : "unknown");
+    }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < t->count; ++m) {
         const eddy_material *mat = &w->materials[m];
@@ -65,6 +71,7 @@ void eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, e
         t->gradient_scale[m] = (float)(1.0 / eddy_sph_lattice_gradient_moment(kernel, mat->particle_dist,
                                                                               w->smoothing_radius, w->dimensions));
     }
+    return EDDY_OK;
 }
 
 double eddy_sph_nu_max(const eddy_sph_materials *t)

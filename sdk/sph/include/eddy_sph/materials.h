@@ -54,10 +54,12 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
  * force: density_scale = the kernel's coefficient times eddy_sph_rest_scale (so the rest lattice sums
  * to rho0), self_density = (initial_sum - 1) m W(0) of the scaled kernel (initial_sum: the solver's
  * descriptor, NULL: 1), gradient_scale = 1 / eddy_sph_lattice_gradient_moment(kernel, ...) of the
- * material's rest spacing. Poly6 leaves the tables as eddy_sph_materials_init made them. [main thread]
+ * material's rest spacing. Poly6 leaves the tables as eddy_sph_materials_init made them. Another kernel
+ * (spiky, cubic spline) has no density pass: EDDY_ERR_UNSUPPORTED, "WHO: no density pass sums the
+ * KERNEL kernel (poly6 or wendland)", tables unchanged. Returns EDDY_OK or that error. [main thread]
  */
-void eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
-                                   const eddy_param_desc *initial_sum);
+int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
+                                  const eddy_param_desc *initial_sum, const char *who, eddy_error *err);
 
 /* Frees the tables and leaves them empty (count 0, every pointer NULL), so a second call or a new
  * init is safe. NULL-safe. */

@@ -132,7 +132,8 @@ static inline int eddy_sph_density_pass_simd(eddy_sph_simd path, const eddy_grid
 
 /* eddy_sph_density_pass_simd with the sums of `kernel`: EDDY_SPH_POLY6 (that pass) or EDDY_SPH_WENDLAND
  * (Wendland C2 mass terms without the coefficient: the density is eddy_sph_materials.density_scale times
- * the sum plus the self term, eddy_sph_materials_use_kernel). */
+ * the sum plus the self term, eddy_sph_materials_use_kernel). `kernel` must be one that
+ * eddy_sph_materials_use_kernel accepted (it refuses the others at create time); any other sums poly6. */
 static inline int eddy_sph_density_pass_kernel_simd(eddy_sph_simd path, eddy_sph_kernel kernel, const eddy_grid *g,
                                                     const eddy_particles *p, const eddy_boundaries *b,
                                                     const float gravity[3], float h, eddy_sph_density_fn finish,
