@@ -58,24 +58,9 @@ static void momentum_conserved_periodic(void **state)
         "   \"spacing_factor\": 0.95},"
         "  {\"material\": \"b\", \"box\": {\"min\": [0.2, 0, 0], \"max\": [0.4, 0.4, 0.4]},"
         "   \"spacing_factor\": 0.95}]}";
-    const char *const texts[2] = {one, two};
-    for (int t = 0; t < 2; ++t)
-        for (size_t f = 0; f < sizeof pressure_forces / sizeof *pressure_forces; ++f) {
-            char set[128];
-            snprintf(set, sizeof set, "solvers.sph_mueller.pressure_force=\"%s\"", pressure_forces[f]);
-            const char *sets[] = {set};
-            eddy_sim sim;
-            support_open_text(texts[t], sets, 1, &sim);
-            const size_t n = sim.world->particles.count;
-            double gross;
-            const double ratio = support_momentum_ratio(&sim, 100, 0.0002, &gross);
-            printf("  periodic box, %s, %s, %zu particles, 100 steps: |momentum change| / gross impulse %.2e "
-                   "(gross %.3e)\n",
-                   t ? "two materials" : "one material", pressure_forces[f], n, ratio, gross);
-            assert_true(gross > 0.0);
-            assert_true(ratio < 1e-5);
-            eddy_sim_close(&sim);
-        }
+    const char *const texts[2] = {one, two}, *const labels[2] = {"one material", "two materials"};
+    support_assert_momentum_conserved("sph_mueller", texts, labels, 2, pressure_forces,
+                                      sizeof pressure_forces / sizeof *pressure_forces);
 }
 
 static uint64_t hash_after(const char *pressure_force, int threads, int steps)

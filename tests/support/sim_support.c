@@ -184,6 +184,27 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
     return drift / gross;
 }
 
+void support_assert_momentum_conserved(const char *solver, const char *const *texts, const char *const *labels,
+                                       size_t ntexts, const char *const *forms, size_t nforms)
+{
+    for (size_t t = 0; t < ntexts; ++t)
+        for (size_t f = 0; f < nforms; ++f) {
+            char set[160];
+            snprintf(set, sizeof set, "solvers.%s.pressure_force=\"%s\"", solver, forms[f]);
+            const char *sets[] = {set};
+            eddy_sim sim;
+            support_open_text(texts[t], sets, 1, &sim);
+            double gross;
+            const double ratio = support_momentum_ratio(&sim, 100, 0.0002, &gross);
+            printf("  periodic box, %s, %s, %zu particles, 100 steps: |momentum change| / gross impulse %.2e "
+                   "(gross %.3e)\n",
+                   labels[t], forms[f], sim.world->particles.count, ratio, gross);
+            assert_true(gross > 0.0);
+            assert_true(ratio < 1e-5);
+            eddy_sim_close(&sim);
+        }
+}
+
 double support_elastic_weight(const eddy_world *w, eddy_sph_kernel kernel)
 {
     const eddy_material *mat = &w->materials[0];

@@ -47,6 +47,15 @@ uint64_t support_hash_after(const char *name, const char *solver, const char *co
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
 
+/*
+ * For each wall-free periodic scene in `texts` (JSON, described by `labels`) and each value of
+ * solvers.<solver>.pressure_force in `forms`: 100 steps of 0.2 ms from pseudo-random velocities, the
+ * figure printed, and a cmocka failure unless the gross impulse is positive and the net momentum change
+ * under 1e-5 of it (support_momentum_ratio).
+ */
+void support_assert_momentum_conserved(const char *solver, const char *const *texts, const char *const *labels,
+                                       size_t ntexts, const char *const *forms, size_t nforms);
+
 /* Elastic energy per unit mass e(rho) of an equation of state, de/drho = p / rho^2 (J/kg, sim units);
  * eos: the callback's own constants. */
 typedef double (*support_elastic_fn)(const void *eos, double rho);

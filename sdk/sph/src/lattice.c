@@ -10,28 +10,27 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* W(r) in double precision, support h; the coefficients of <eddy/kernels.h>. */
+/* The normalization coefficient of <eddy/kernels.h>'s kernels, support h, in double precision. */
+static double kernel_coefficient(eddy_sph_kernel kernel, double h, int d)
+{
+    switch (kernel) {
+    case EDDY_SPH_SPIKY: return d == 2 ? 10.0 / (M_PI * pow(h, 5)) : 15.0 / (M_PI * pow(h, 6));
+    case EDDY_SPH_CUBIC: return d == 2 ? 40.0 / (7.0 * M_PI * h * h) : 8.0 / (M_PI * h * h * h);
+    case EDDY_SPH_WENDLAND: return d == 2 ? 7.0 / (M_PI * h * h) : 21.0 / (2.0 * M_PI * h * h * h);
+    default: return d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
+    }
+}
+
+/* W(r) in double precision, support h. */
 static double kernel_value(eddy_sph_kernel kernel, double r, double h, int d)
 {
     if (r >= h) return 0.0;
-    const double q = r / h;
+    const double q = r / h, c = kernel_coefficient(kernel, h, d);
     switch (kernel) {
-    case EDDY_SPH_SPIKY: {
-        const double c = d == 2 ? 10.0 / (M_PI * pow(h, 5)) : 15.0 / (M_PI * pow(h, 6));
-        return c * pow(h - r, 3);
-    }
-    case EDDY_SPH_CUBIC: {
-        const double s = d == 2 ? 40.0 / (7.0 * M_PI * h * h) : 8.0 / (M_PI * h * h * h);
-        return q <= 0.5 ? s * (6.0 * (q * q * q - q * q) + 1.0) : 2.0 * s * pow(1.0 - q, 3);
-    }
-    case EDDY_SPH_WENDLAND: {
-        const double s = d == 2 ? 7.0 / (M_PI * h * h) : 21.0 / (2.0 * M_PI * h * h * h);
-        return s * pow(1.0 - q, 4) * (1.0 + 4.0 * q);
-    }
-    default: {
-        const double c = d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
-        return c * pow(h * h - r * r, 3);
-    }
+    case EDDY_SPH_SPIKY: return c * pow(h - r, 3);
+    case EDDY_SPH_CUBIC: return q <= 0.5 ? c * (6.0 * (q * q * q - q * q) + 1.0) : 2.0 * c * pow(1.0 - q, 3);
+    case EDDY_SPH_WENDLAND: return c * pow(1.0 - q, 4) * (1.0 + 4.0 * q);
+    default: return c * pow(h * h - r * r, 3);
     }
 }
 
@@ -39,24 +38,12 @@ static double kernel_value(eddy_sph_kernel kernel, double r, double h, int d)
 static double kernel_slope(eddy_sph_kernel kernel, double r, double h, int d)
 {
     if (r >= h) return 0.0;
-    const double q = r / h;
+    const double q = r / h, c = kernel_coefficient(kernel, h, d);
     switch (kernel) {
-    case EDDY_SPH_SPIKY: {
-        const double c = d == 2 ? 10.0 / (M_PI * pow(h, 5)) : 15.0 / (M_PI * pow(h, 6));
-        return 3.0 * c * (h - r) * (h - r);
-    }
-    case EDDY_SPH_CUBIC: {
-        const double s = d == 2 ? 40.0 / (7.0 * M_PI * h * h) : 8.0 / (M_PI * h * h * h);
-        return q <= 0.5 ? s * (12.0 * q - 18.0 * q * q) / h : 6.0 * s * (1.0 - q) * (1.0 - q) / h;
-    }
-    case EDDY_SPH_WENDLAND: {
-        const double s = d == 2 ? 7.0 / (M_PI * h * h) : 21.0 / (2.0 * M_PI * h * h * h);
-        return 20.0 * s * q * pow(1.0 - q, 3) / h;
-    }
-    default: {
-        const double c = d == 2 ? 4.0 / (M_PI * pow(h, 8)) : 315.0 / (64.0 * M_PI * pow(h, 9));
-        return 6.0 * c * r * (h * h - r * r) * (h * h - r * r);
-    }
+    case EDDY_SPH_SPIKY: return 3.0 * c * (h - r) * (h - r);
+    case EDDY_SPH_CUBIC: return q <= 0.5 ? c * (12.0 * q - 18.0 * q * q) / h : 6.0 * c * (1.0 - q) * (1.0 - q) / h;
+    case EDDY_SPH_WENDLAND: return 20.0 * c * q * pow(1.0 - q, 3) / h;
+    default: return 6.0 * c * r * (h * h - r * r) * (h * h - r * r);
     }
 }
 
