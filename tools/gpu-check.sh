@@ -1,0 +1,156 @@
+#!/bin/sh
+# tools/gpu-check.sh [STAGE...]: the GPU machine's checks of issue 14 and docs/cuda_grid.md in one call,
+# run in the checkout's root on the device machine (16 cores, one H100/H200, no package registry).
+# Prepare here first with tools/gpu-deps.sh, then, in the device tool:
+#
+#   run  carry: [".gpu-deps"]  timeout_s: 600
+#        command: sh tools/gpu-check.sh
+#
+# Stages, in this order unless named: env build tests bench scaling sanitizer. Each runs under its own
+# time limit and writes one log into $OUT (at most 8 files come back): env.txt, build.log, tests.log,
+# bench.log, scaling.log, sanitizer.log, and summary.txt with one line per stage (ok / failed / timed
+# out, seconds). A stage that fails does not stop the next, except a failed build. On a warm machine
+# build-gpu is kept between calls: `sh tools/gpu-check.sh bench scaling` re-runs those alone.
+#
+# Environment: OUT (default /tmp/eddy-gpu-out), SCALING_PARTICLES (default 1000000), SCALING_THREADS
+# (default "1 2 4 8 16", capped at nproc), BENCH_PARTICLES (default "100000 1000000 4000000").
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+out=${OUT:-/tmp/eddy-gpu-out}
+mkdir -p "$out"
+build="build-gpu"
+eddy="$build/bin/eddy"
+summary="$out/summary.txt"
+[ "${1:-}" = --fn ] || : >"$summary"
+cores=$(nproc)
+
+# The Debian packages tools/gpu-deps.sh unpacked: found through pkg-config and CMake's prefix path, and
+# linked with an RPATH (not RUNPATH) so that eddy also finds what libcairo itself needs, without an
+# LD_LIBRARY_PATH that would hand the machine's own programs Debian's libraries.
+deps="$root/.gpu-deps"
+deps_lib="$deps/root/usr/lib/x86_64-linux-gnu"
+link_flags=""
+if [ -d "$deps_lib" ]; then
+    export PKG_CONFIG_PATH="$deps_lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    export CMAKE_PREFIX_PATH="$deps/root/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+    export FONTCONFIG_FILE="$deps/fontconfig/fonts.conf"
+    link_flags="-Wl,--disable-new-dtags -Wl,-rpath,$deps_lib -Wl,-rpath-link,$deps_lib"
+else
+    echo "gpu-check: no .gpu-deps (tools/gpu-deps.sh, carried): building against the machine's packages" >&2
+fi
+
+# stage NAME SECONDS LOG FUNCTION: runs FUNCTION (below) in a child of this script under `timeout`, its
+# output appended to $out/LOG, and records the outcome in summary.txt.
+stage() {
+    name=$1 limit=$2 log="$out/$3" fn=$4
+    echo "=== $name ($fn)" >>"$log"
+    t0=$(date +%s)
+    timeout -k 10 "$limit" sh "$root/tools/gpu-check.sh" --fn "$fn" >>"$log" 2>&1
+    rc=$?
+    t1=$(date +%s)
+    case $rc in
+        0) result=ok ;;
+        124 | 137) result="timed out after ${limit} s" ;;
+        *) result="failed (exit $rc)" ;;
+    esac
+    printf '%-10s %-28s %4d s  (%s)\n' "$name" "$result" $((t1 - t0)) "$3" >>"$summary"
+    return $rc
+}
+
+env_info() {
+    date -u
+    git log -1 --format='commit %H %s' 2>/dev/null
+    echo "cores: $cores"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
+    nvcc --version 2>&1 | tail -n 2
+    cmake --version 2>&1 | head -n 1
+    cc --version 2>&1 | head -n 1
+    grep -m1 'model name' /proc/cpuinfo
+}
+
+build_all() {
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEDDY_CUDA_SOLVERS=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DEDDY_MPI=OFF -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DCMAKE_SHARED_LINKER_FLAGS="$link_flags" \
+        -DCMAKE_MODULE_LINKER_FLAGS="$link_flags" &&
+        cmake --build "$build" -j"$cores" &&
+        "$eddy" list
+}
+
+# The GPU's tests first (agreement, residency, resume), then what lists every solver (matrix,
+# checkpoint coverage) now that sph_mueller_cuda is one of them.
+gpu_tests() {
+    ctest --test-dir "$build" -j8 --timeout 240 --output-on-failure \
+        -R 'cuda|residency|checkpoint_resume_is_exact_sph_mueller_cuda|checkpoint_covers|matrix'
+}
+
+# Whole steps at three sizes: the resident GPU solver, its per-step host copy (A/B, interleaved), and
+# sph_mueller on every core with the cpu and the cuda grid.
+gpu_bench() {
+    rc=0
+    for n in ${BENCH_PARTICLES:-100000 1000000 4000000}; do
+        for mode in resident every_step; do
+            echo "--- sph_mueller_cuda, $n particles, host copy: $mode"
+            if [ "$mode" = resident ]; then
+                "$eddy" bench scenes/dam_break_3d.json --solver sph_mueller_cuda --particles "$n" || rc=1
+            else
+                EDDY_CUDA_HOST_COPY=every_step "$eddy" bench scenes/dam_break_3d.json --solver sph_mueller_cuda \
+                    --particles "$n" || rc=1
+            fi
+        done
+        [ "$n" -le 1000000 ] || continue
+        for grid in cpu cuda; do
+            echo "--- sph_mueller, $n particles, grid $grid, $cores threads"
+            "$eddy" bench scenes/dam_break_3d.json --grid "$grid" --particles "$n" --threads "$cores" || rc=1
+        done
+    done
+    return $rc
+}
+
+# Issue 14's thread scaling of the CPU solvers: the 3D dam break at SCALING_PARTICLES, 1 to all cores.
+cpu_scaling() {
+    rc=0
+    n=${SCALING_PARTICLES:-1000000}
+    for solver in sph_mueller tait pbf; do
+        scene=scenes/dam_break_3d.json
+        [ "$solver" = tait ] && scene=scenes/tait_dam_break_3d.json
+        [ "$solver" = pbf ] && scene=scenes/pbf_dam_break_3d.json
+        for t in ${SCALING_THREADS:-1 2 4 8 16}; do
+            [ "$t" -le "$cores" ] || continue
+            echo "--- $solver, $n particles, $t threads"
+            "$eddy" bench "$scene" --solver "$solver" --particles "$n" --threads "$t" --steps 10 --repeats 3 || rc=1
+        done
+    done
+    return $rc
+}
+
+# Memory and race checks of the GPU solver on short runs (docs/cuda_grid.md, "On a GPU machine").
+gpu_sanitizer() {
+    rc=0
+    compute-sanitizer --error-exitcode 3 "$eddy" run tests/residency/dam_break_walls.json --solver sph_mueller_cuda \
+        --steps 20 --no-picture --quiet --out /tmp/eddy-cs1 || rc=1
+    compute-sanitizer --error-exitcode 3 --tool racecheck "$eddy" run tests/residency/dam_break_walls.json \
+        --solver sph_mueller_cuda --steps 5 --no-picture --quiet --out /tmp/eddy-cs2 || rc=1
+    compute-sanitizer --error-exitcode 3 "$build/bin/test_sph_agree" tests/cuda_grid/data/agree_colliders_2d.json 5 \
+        sph_mueller sph_mueller_cuda || rc=1
+    return $rc
+}
+
+if [ "${1:-}" = --fn ]; then
+    "$2"
+    exit $?
+fi
+
+stages=${*:-env build tests bench scaling sanitizer}
+for s in $stages; do
+    case $s in
+        env) stage env 60 env.txt env_info ;;
+        build) stage build 330 build.log build_all || { cat "$summary"; exit 1; } ;;
+        tests) stage tests 300 tests.log gpu_tests ;;
+        bench) stage bench 240 bench.log gpu_bench ;;
+        scaling) stage scaling 300 scaling.log cpu_scaling ;;
+        sanitizer) stage sanitizer 180 sanitizer.log gpu_sanitizer ;;
+        *) echo "gpu-check: unknown stage '$s' (env build tests bench scaling sanitizer)" >&2; exit 2 ;;
+    esac
+done
+cat "$summary"
