@@ -6,14 +6,17 @@
 #   run  carry: [".gpu-deps"]  timeout_s: 600
 #        command: sh tools/gpu-check.sh
 #
-# Stages, in this order unless named: env build tests bench scaling sanitizer. Each runs under its own
-# time limit and writes one log into $OUT (at most 8 files come back): env.txt, build.log, tests.log,
-# bench.log, scaling.log, sanitizer.log, and summary.txt with one line per stage (ok / failed / timed
-# out, seconds). A stage that fails does not stop the next, except a failed build. On a warm machine
-# build-gpu is kept between calls: `sh tools/gpu-check.sh bench scaling` re-runs those alone.
+# Stages, in this order unless named: env build tests bench sanitizer scaling, most needed first. The
+# whole call keeps to one budget (BUDGET seconds, default 540, under the device tool's 600 s a call):
+# each stage runs under its own limit or what is left of the budget, whichever is less, and a stage
+# that would get under 20 s is skipped, so the tool never has to kill the call. Each writes one log
+# into $OUT (at most 8 files come back): env.txt, build.log, tests.log, bench.log, sanitizer.log,
+# scaling.log, and summary.txt with one line per stage (ok / failed / timed out / skipped, seconds). A
+# stage that fails does not stop the next, except a failed build. On a warm machine build-gpu is kept
+# between calls: `sh tools/gpu-check.sh sanitizer scaling` runs what a first call skipped.
 #
-# Environment: OUT (default /tmp/eddy-gpu-out), SCALING_PARTICLES (default 1000000), SCALING_THREADS
-# (default "1 2 4 8 16", capped at nproc), BENCH_PARTICLES (default "100000 1000000 4000000").
+# Environment: OUT (default /tmp/eddy-gpu-out), BUDGET (540), SCALING_PARTICLES (default 1000000),
+# SCALING_THREADS (default "1 2 4 8 16", capped at nproc), BENCH_PARTICLES (default "1000000 4000000").
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -23,6 +26,8 @@ build="build-gpu"
 eddy="$build/bin/eddy"
 summary="$out/summary.txt"
 [ "${1:-}" = --fn ] || : >"$summary"
+start=$(date +%s)
+budget=${BUDGET:-540}
 cores=$(nproc)
 
 # The Debian packages tools/gpu-deps.sh unpacked: found through pkg-config and CMake's prefix path, and
@@ -40,12 +45,19 @@ else
     echo "gpu-check: no .gpu-deps (tools/gpu-deps.sh, carried): building against the machine's packages" >&2
 fi
 
-# stage NAME SECONDS LOG FUNCTION: runs FUNCTION (below) in a child of this script under `timeout`, its
-# output appended to $out/LOG, and records the outcome in summary.txt.
+# stage NAME SECONDS LOG FUNCTION: runs FUNCTION (below) in a child of this script under `timeout`
+# (SECONDS or the budget's rest, whichever is less), its output appended to $out/LOG, and records the
+# outcome in summary.txt.
 stage() {
     name=$1 limit=$2 log="$out/$3" fn=$4
-    echo "=== $name ($fn)" >>"$log"
     t0=$(date +%s)
+    left=$((budget - (t0 - start)))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -lt 20 ]; then
+        printf '%-10s %-28s %4d s  (%s)\n' "$name" "skipped: budget spent" 0 "$3" >>"$summary"
+        return 1
+    fi
+    echo "=== $name ($fn), at most $limit s" >>"$log"
     timeout -k 10 "$limit" sh "$root/tools/gpu-check.sh" --fn "$fn" >>"$log" 2>&1
     rc=$?
     t1=$(date +%s)
@@ -60,7 +72,9 @@ stage() {
 
 env_info() {
     date -u
-    git log -1 --format='commit %H %s' 2>/dev/null
+    git log -1 --format='commit %H %s' 2>/dev/null || echo "commit: no .git on this machine"
+    # The same command here names the tree that was sent, with or without .git.
+    echo "sources: $(find core host plugins sdk tests tools -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
     echo "cores: $cores"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
     nvcc --version 2>&1 | tail -n 2
@@ -88,7 +102,7 @@ gpu_tests() {
 # sph_mueller on every core with the cpu and the cuda grid.
 gpu_bench() {
     rc=0
-    for n in ${BENCH_PARTICLES:-100000 1000000 4000000}; do
+    for n in ${BENCH_PARTICLES:-1000000 4000000}; do
         for mode in resident every_step; do
             echo "--- sph_mueller_cuda, $n particles, host copy: $mode"
             if [ "$mode" = resident ]; then
@@ -141,16 +155,16 @@ if [ "${1:-}" = --fn ]; then
     exit $?
 fi
 
-stages=${*:-env build tests bench scaling sanitizer}
+stages=${*:-env build tests bench sanitizer scaling}
 for s in $stages; do
     case $s in
-        env) stage env 60 env.txt env_info ;;
-        build) stage build 330 build.log build_all || { cat "$summary"; exit 1; } ;;
-        tests) stage tests 300 tests.log gpu_tests ;;
-        bench) stage bench 240 bench.log gpu_bench ;;
-        scaling) stage scaling 300 scaling.log cpu_scaling ;;
-        sanitizer) stage sanitizer 180 sanitizer.log gpu_sanitizer ;;
-        *) echo "gpu-check: unknown stage '$s' (env build tests bench scaling sanitizer)" >&2; exit 2 ;;
+        env) stage env 30 env.txt env_info ;;
+        build) stage build 240 build.log build_all || { cat "$summary"; exit 1; } ;;
+        tests) stage tests 200 tests.log gpu_tests ;;
+        bench) stage bench 120 bench.log gpu_bench ;;
+        sanitizer) stage sanitizer 90 sanitizer.log gpu_sanitizer ;;
+        scaling) stage scaling 240 scaling.log cpu_scaling ;;
+        *) echo "gpu-check: unknown stage '$s' (env build tests bench sanitizer scaling)" >&2; exit 2 ;;
     esac
 done
 cat "$summary"

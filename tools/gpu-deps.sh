@@ -26,6 +26,14 @@ apt-get update -qq >/dev/null 2>&1 || true
 for f in "$deps"/debs/*.deb; do dpkg -x "$f" "$deps/root"; done
 rm -rf "$deps/debs" "$deps/root/usr/share/doc" "$deps/root/usr/share/man" "$deps/root/usr/share/gtk-doc" \
        "$deps/root/usr/share/lintian"
+lib="$deps/root/usr/lib/x86_64-linux-gnu"
+# Libraries Debian installs under /lib (libexpat, which fontconfig links) join the others, so that the
+# one RPATH finds them; static archives and CMake package files (cJSON's names /usr) are not used.
+if [ -d "$deps/root/lib/x86_64-linux-gnu" ]; then
+    cp -a "$deps/root/lib/x86_64-linux-gnu/." "$lib/"
+    rm -rf "$deps/root/lib"
+fi
+rm -rf "$lib/cmake" "$lib"/*.a
 # Links travel to the device as links (its README): a relative one stays inside the folder and works
 # there; an absolute one (libz.so -> /lib/...) becomes a copy of its target on this machine.
 # Fontconfig's /etc tree is replaced by the configuration below.
@@ -36,7 +44,6 @@ find "$deps/root" -type l | while read -r link; do
     esac
 done
 find "$deps/root" -xtype l -delete # -dev links to libraries not carried (cairo's gobject, script)
-lib="$deps/root/usr/lib/x86_64-linux-gnu"
 [ -e "$lib/libcairo.so" ] || { echo "gpu-deps: libcairo.so missing after unpacking" >&2; exit 1; }
 # Relocatable pkg-config files: ${pcfiledir} instead of /usr (gpu-check.sh needs no rewriting then).
 for pc in "$lib"/pkgconfig/*.pc "$deps"/root/usr/share/pkgconfig/*.pc; do
