@@ -31,7 +31,7 @@ static const char *const pressure_forces[] = {"consistent", "mueller", "variatio
 
 /*
  * A periodic box of fluid with random velocities and no walls or gravity: pair forces must cancel, with
- * every pressure force. Also with two materials of different spacings side by side (masses 1.95 times
+ * every pressure force. Also with two materials of different spacings side by side (masses 2.4 times
  * apart, gradient scales and, with the variational form, rest scales per material): the pressure terms
  * of a pair then carry different scales and must still be equal and opposite.
  */
@@ -291,7 +291,11 @@ static void no_pairing_variational(void **state)
 {
     (void)state;
     assert_true(tank_smallest_separation("variational") > 0.4);
-    assert_true(tank_smallest_separation("consistent") < 0.4);
+    /* The control: should the default form stop pairing here (a change to it, not to this test's
+     * subject), choose another control, such as a softer tank, rather than drop this one. */
+    if (!(tank_smallest_separation("consistent") < 0.4))
+        fail_msg("the control, pressure_force = consistent, no longer pairs in this tank: the check above "
+                 "cannot be seen to fail; choose another control");
 }
 
 /* test_physics [NAME]: every test, or only the one called NAME (CTest runs each as physics_NAME). */
