@@ -66,8 +66,7 @@ static void momentum_conserved_periodic(void **state)
 static uint64_t hash_after(const char *pressure_force, int threads, int steps)
 {
     char set[128];
-    snprintf(set, sizeof set, "solvers.sph_mueller.pressure_force=\"%s\"", pressure_force);
-    const char *sets[] = {set};
+    const char *sets[] = {support_pressure_force_set(set, sizeof set, "sph_mueller", pressure_force)};
     return support_hash_after("dam_break_3d.json", NULL, sets, 1, 6000, threads, steps);
 }
 
@@ -266,8 +265,8 @@ static double smallest_separation(eddy_sim *sim)
 static double tank_smallest_separation(const char *pressure_force)
 {
     char set[128];
-    snprintf(set, sizeof set, "solvers.sph_mueller.pressure_force=\"%s\"", pressure_force);
-    const char *sets[] = {set, "materials[0].stiffness=400", "materials[0].viscosity=0.1"};
+    const char *sets[] = {support_pressure_force_set(set, sizeof set, "sph_mueller", pressure_force),
+                          "materials[0].stiffness=400", "materials[0].viscosity=0.1"};
     eddy_sim sim;
     support_open_scene("hydrostatic_tank.json", NULL, sets, 3, 0, &sim);
     const double spacing = sim.world->materials[0].particle_dist;

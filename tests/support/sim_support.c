@@ -184,14 +184,19 @@ double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross
     return drift / gross;
 }
 
+const char *support_pressure_force_set(char *buf, size_t size, const char *solver, const char *form)
+{
+    snprintf(buf, size, "solvers.%s.pressure_force=\"%s\"", solver, form);
+    return buf;
+}
+
 void support_assert_momentum_conserved(const char *solver, const char *const *texts, const char *const *labels,
                                        size_t ntexts, const char *const *forms, size_t nforms)
 {
     for (size_t t = 0; t < ntexts; ++t)
         for (size_t f = 0; f < nforms; ++f) {
             char set[160];
-            snprintf(set, sizeof set, "solvers.%s.pressure_force=\"%s\"", solver, forms[f]);
-            const char *sets[] = {set};
+            const char *sets[] = {support_pressure_force_set(set, sizeof set, solver, forms[f])};
             eddy_sim sim;
             support_open_text(texts[t], sets, 1, &sim);
             double gross;

@@ -47,6 +47,9 @@ uint64_t support_hash_after(const char *name, const char *solver, const char *co
  */
 double support_momentum_ratio(eddy_sim *sim, int steps, double dt, double *gross);
 
+/* Writes the --set string solvers.<solver>.pressure_force="<form>" into buf; returns buf. */
+const char *support_pressure_force_set(char *buf, size_t size, const char *solver, const char *form);
+
 /*
  * For each wall-free periodic scene in `texts` (JSON, described by `labels`) and each value of
  * solvers.<solver>.pressure_force in `forms`: 100 steps of 0.2 ms from pseudo-random velocities, the

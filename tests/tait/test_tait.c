@@ -146,8 +146,7 @@ static void momentum_conserved_periodic(void **state)
 static uint64_t hash_after(const char *pressure_force, int threads, int steps)
 {
     char set[128];
-    snprintf(set, sizeof set, "solvers.tait.pressure_force=\"%s\"", pressure_force);
-    const char *sets[] = {set};
+    const char *sets[] = {support_pressure_force_set(set, sizeof set, "tait", pressure_force)};
     return support_hash_after("tait_dam_break_3d.json", NULL, sets, 1, 6000, threads, steps);
 }
 
@@ -303,8 +302,7 @@ static double virtual_wall_push(const char *pressure_force, double *ax, double *
         " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0.195, 0.195], \"max\": [0.205, 0.205]}}],"
         " \"solvers\": {\"tait\": {\"sound_speed\": 20, \"boundary\": \"virtual\", \"boundary_pressure\": 1000}}}";
     char set[128];
-    snprintf(set, sizeof set, "solvers.tait.pressure_force=\"%s\"", pressure_force);
-    const char *sets[] = {set};
+    const char *sets[] = {support_pressure_force_set(set, sizeof set, "tait", pressure_force)};
     eddy_sim sim;
     support_open_text(text, sets, 1, &sim);
     assert_int_equal(sim.world->particles.count, 1);
