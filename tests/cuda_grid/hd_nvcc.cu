@@ -66,7 +66,10 @@ __global__ void hd_nvcc_device_equations(const eddy_kernels k, mueller_pair_ctx 
     const mueller_pair_w w = mueller_pair(&c, r2, out[1], out[2], out[3], out[4]);
     out[0] = w.fp + w.fv;
     out[1] = mueller_pressure(out[1], out[2], out[3], out[4]);
-    out[2] = eddy_sph_density(&k, eddy_sph_poly6_mass_term(out[5], k.h2, r2), out[6]);
+    out[2] = eddy_sph_density(&k, eddy_sph_poly6_mass_term(out[5], k.h2, r2), out[6]) +
+             eddy_sph_wendland_mass_term(out[5], 1.0f / k.h, r2);
+    const mueller_pair_w v = mueller_pair_variational(&c, &k, out[7], r2, out[1], out[5], out[2], out[6], out[3], out[4]);
+    out[4] = v.fp + v.fv;
     out[3] = eddy_sph_poly6(&k, r2) + eddy_sph_poly6_grad(&k, r2) + eddy_sph_spiky(&k, r) +
              eddy_sph_spiky_grad(&k, r2, c.tiny2) + eddy_sph_viscosity_laplacian(&k, r) + eddy_sph_cubic(&k, r) +
              eddy_sph_cubic_grad(&k, r) + eddy_sph_wendland(&k, r) + eddy_sph_wendland_grad(&k, r);
@@ -126,6 +129,18 @@ mueller_pair_w hd_nvcc_mueller_pair(const mueller_pair_ctx *c, float r2, float v
                                     int ulps)
 {
     return mueller_pair(c, nudge(r2, ulps), vol, pj, gs_j, mu_j);
+}
+
+mueller_pair_w hd_nvcc_mueller_pair_variational(const mueller_pair_ctx *c, const eddy_kernels *k, float pi_rho2, float r2,
+                                                float vol, float mj, float pj, float rhoj, float gs_j, float mu_j,
+                                                int ulps)
+{
+    return mueller_pair_variational(c, k, pi_rho2, nudge(r2, ulps), vol, mj, pj, rhoj, gs_j, mu_j);
+}
+
+float hd_nvcc_wendland_mass_term(float mass, float inv_h, float r2, int ulps)
+{
+    return eddy_sph_wendland_mass_term(mass, inv_h, nudge(r2, ulps));
 }
 
 float hd_nvcc_mueller_pressure(float stiffness, float density, float rest_density, float negative_pressure, int ulps)

@@ -36,12 +36,16 @@ int hd_nvcc_mirrors(const eddy_collider *c, size_t count, int dims, const float 
 void hd_nvcc_mirror_apply(const eddy_mirror *m, const float x[3], const float v[3], float p, float rho,
                           float out_x[3], float out_v[3], float *out_p);
 
-/* Müller's pair weights, pressure, the poly6 density term and density, and the toolkit's masked
+/* Müller's pair weights (both forms), pressure, the poly6 and Wendland density terms and density, and the toolkit's masked
  * kernels at distance r (out[0..8]: poly6, poly6_grad, spiky, spiky_grad, viscosity_laplacian, cubic,
  * cubic_grad, wendland, wendland_grad), as nvcc compiles them; `ulps` moves r2 (r), the density and the
  * density sum up by that many floats. */
 mueller_pair_w hd_nvcc_mueller_pair(const mueller_pair_ctx *c, float r2, float vol, float pj, float gs_j, float mu_j,
                                     int ulps);
+mueller_pair_w hd_nvcc_mueller_pair_variational(const mueller_pair_ctx *c, const eddy_kernels *k, float pi_rho2, float r2,
+                                                float vol, float mj, float pj, float rhoj, float gs_j, float mu_j,
+                                                int ulps);
+float hd_nvcc_wendland_mass_term(float mass, float inv_h, float r2, int ulps);
 float hd_nvcc_mueller_pressure(float stiffness, float density, float rest_density, float negative_pressure, int ulps);
 float hd_nvcc_poly6_mass_term(float mass, float h2, float r2, int ulps);
 float hd_nvcc_density(const eddy_kernels *k, float sum, float self_density, int ulps);

@@ -405,6 +405,17 @@ static int cmd_equations(int ulps)
                 if (!same_float(wc.fp, wh.fp)) equation_differs("mueller_pair fp", dims, r2, wc.fp, wh.fp);
                 if (!same_float(wc.fv, wh.fv)) equation_differs("mueller_pair fv", dims, r2, wc.fv, wh.fv);
 
+                /* The variational form (pressure_force = variational): Wendland's gradient, each term with
+                 * its own particle's gradient scale. */
+                const float pi_rho2 = c.pi / (rho_i * rho_i), mj = rand_in(0.001f, 0.1f);
+                const float rhoj = rand_in(900.0f, 1100.0f);
+                const mueller_pair_w vc = mueller_pair_variational(&c, &k, pi_rho2, r2, vol, mj, pj, rhoj, gs_j, mu_j);
+                const mueller_pair_w vh =
+                    hd_nvcc_mueller_pair_variational(&c, &k, pi_rho2, r2, vol, mj, pj, rhoj, gs_j, mu_j, ulps);
+                ++compared;
+                if (!same_float(vc.fp, vh.fp)) equation_differs("mueller_pair_variational fp", dims, r2, vc.fp, vh.fp);
+                if (!same_float(vc.fv, vh.fv)) equation_differs("mueller_pair_variational fv", dims, r2, vc.fv, vh.fv);
+
                 const float stiffness = rand_in(1.0f, 3000.0f), rest = rand_in(500.0f, 1500.0f);
                 const float density = rand_in(0.9f, 1.1f) * rest, negative = i % 3 ? 1.0f : rand_in(0.0f, 1.0f);
                 const float pc = mueller_pressure(stiffness, density, rest, negative);
@@ -417,6 +428,10 @@ static int cmd_equations(int ulps)
                 const float th = hd_nvcc_poly6_mass_term(mass, k.h2, r2, ulps);
                 ++compared;
                 if (!same_float(tc, th)) equation_differs("eddy_sph_poly6_mass_term", dims, r2, tc, th);
+                const float twc = eddy_sph_wendland_mass_term(mass, 1.0f / k.h, r2);
+                const float twh = hd_nvcc_wendland_mass_term(mass, 1.0f / k.h, r2, ulps);
+                ++compared;
+                if (!same_float(twc, twh)) equation_differs("eddy_sph_wendland_mass_term", dims, r2, twc, twh);
                 const float sum = rand_in(20.0f, 40.0f) * mass * k.h2 * k.h2 * k.h2, self = rand_in(-5.0f, 5.0f);
                 const float dc = eddy_sph_density(&k, sum, self), dh = hd_nvcc_density(&k, sum, self, ulps);
                 ++compared;
