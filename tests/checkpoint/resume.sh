@@ -6,12 +6,12 @@
 E=$1; S=$2; SOLVER=$3; D=$4; X=${5:-}
 rm -rf "$D"
 # 800 particles: the check is exactness, not physics.
-set -- --set 'materials[0].particle_spacing=0.005' --set world.smoothing_radius=0.01 --quiet --no-picture
-if [ -n "$X" ]; then set -- --solver "$SOLVER" --set "$X" "$@"; n=6; else set -- --solver "$SOLVER" "$@"; n=4; fi
-full=$("$E" run "$S" "$@" --until 0.015 --hash --out "$D/full" | grep state-hash) || exit 1
-"$E" run "$S" "$@" --steps 170 --out "$D/split" || exit 1
-shift $((n + 2)) # the resumed run keeps solver, scene and settings; only --quiet --no-picture stay
-part=$("$E" resume "$D/split" "$@" --until 0.015 --hash | grep state-hash) || exit 1
+set -- --solver "$SOLVER" --set 'materials[0].particle_spacing=0.005' --set world.smoothing_radius=0.01
+[ -n "$X" ] && set -- "$@" --set "$X"
+full=$("$E" run "$S" "$@" --quiet --no-picture --until 0.015 --hash --out "$D/full" | grep state-hash) || exit 1
+"$E" run "$S" "$@" --quiet --no-picture --steps 170 --out "$D/split" || exit 1
+# The resumed run keeps solver, scene and settings from the checkpoint.
+part=$("$E" resume "$D/split" --quiet --no-picture --until 0.015 --hash | grep state-hash) || exit 1
 echo "uninterrupted: $full"
 echo "resumed:       $part"
 [ -n "$full" ] && [ "$full" = "$part" ] || { echo "resume.sh: the resumed state differs"; exit 1; }
