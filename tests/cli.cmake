@@ -74,6 +74,7 @@ cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}
 cli_test(bad_format 2 "--format expects writer ids separated by commas (available: vtk, csv), got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
 cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'VTK'" run ${SCENES}/dam_break_2d.json --format VTK)
 cli_test(format_twice 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'vtk,csv,vtk'" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
+cli_test(format_empty_entry 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'vtk,,csv'" run ${SCENES}/dam_break_2d.json --format vtk,,csv)
 cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)

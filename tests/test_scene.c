@@ -983,6 +983,19 @@ static void component_ids(void **state)
     parse_ok(VALID, none, 1, &s);
     assert_int_equal(s.format_count, 0);
     eddy_scene_free(&s);
+    const char *blank[] = {"output.format= "};
+    parse_ok(VALID, blank, 1, &s);
+    assert_int_equal(s.format_count, 0);
+    eddy_scene_free(&s);
+    const char *gap[] = {"output.format=vtk,,csv"};
+    expect_error_sets(VALID, gap, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \"vtk,,csv\"");
+    const char *trailing[] = {"output.format=vtk, "};
+    expect_error_sets(VALID, trailing, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \"vtk, \"");
+    const char *comma[] = {"output.format=,"};
+    expect_error_sets(VALID, comma, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \",\"");
     const char *dup[] = {"output.format=vtk,vtk"};
     expect_error_sets(VALID, dup, 1, EDDY_ERR_INVALID_ARGUMENT,
                       "t.json: output.format: expected each writer once, got \"vtk\" again");

@@ -84,12 +84,15 @@ static const char usage[] =
 
 #define EDDY_MAX_FORMATS 16
 
-/* --format ID,ID,...: writer ids ([a-z0-9_]+), each once, split in place. Returns the count, or -1. */
+/* --format ID,ID,...: writer ids ([a-z0-9_]+), each once, split in place. Returns the count, or -1.
+   An empty entry ("vtk,,csv", "vtk,") is refused, not skipped: it is a typo, not a request. */
 static int split_formats(char *buf, const char **ids)
 {
     int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == EDDY_MAX_FORMATS || strlen(t) >= 64) return -1;
+    for (char *t = buf, *next; t; t = next) {
+        next = strchr(t, ',');
+        if (next) *next++ = '\0';
+        if (n == EDDY_MAX_FORMATS || *t == '\0' || strlen(t) >= 64) return -1;
         for (const char *c = t; *c; ++c)
             if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return -1;
         for (int k = 0; k < n; ++k)

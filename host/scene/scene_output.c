@@ -88,15 +88,23 @@ int scene_parse_output(ctx *c, const cJSON *root)
             if ((rc = add_format(c, ep, e, e->valuestring, strlen(e->valuestring)))) return rc;
         }
     } else if (cJSON_IsString(f)) {
+        /* A blank string is the empty list; an empty entry ("vtk,,csv", "vtk,", ",") is a typo that
+           would otherwise drop a writer unnoticed. */
         const char *p = f->valuestring;
-        while (*p) {
-            while (*p == ' ' || *p == ',') ++p;
-            const char *t = p;
-            while (*p && *p != ',') ++p;
-            const char *e = p;
-            while (e > t && e[-1] == ' ') --e;
-            if (e > t && (rc = add_format(c, "output.format", f, t, (size_t)(e - t)))) return rc;
-        }
+        if (p[strspn(p, " ")] != '\0')
+            for (;;) {
+                const char *t = p + strspn(p, " ");
+                const char *end = t + strcspn(t, ",");
+                const char *e = end;
+                while (e > t && e[-1] == ' ') --e;
+                if (e == t)
+                    return scene_fail(c, "output.format", f, AT_VALUE,
+                                      "expected writer ids separated by single commas, got an empty entry in \"%.60s\"",
+                                      f->valuestring);
+                if ((rc = add_format(c, "output.format", f, t, (size_t)(e - t)))) return rc;
+                if (*end == '\0') break;
+                p = end + 1;
+            }
     } else {
         return scene_fail_expected(c, "output.format", f,
                                    "an array of writer ids (\"vtk\", \"csv\", ...) or a comma-separated string");
