@@ -687,12 +687,13 @@ int eddy_probes_measure_walks(const eddy_probes *set, const eddy_frame *frame, c
     const size_t procs = several ? (size_t)comm->size : 1, me = several ? (size_t)comm->rank : 0;
     const size_t n1 = 2 + procs * nw, n2 = 1 + procs * nw;
     walk_state *wk = calloc(nw, sizeof *wk);
-    int64_t *a = calloc(n1 + n2, sizeof *a), *counts = a + n1, *all = NULL;
+    int64_t *a = calloc(n1 + n2, sizeof *a), *all = NULL;
     if (!wk || !a) {
         free(wk);
         free(a);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring probes");
     }
+    int64_t *counts = a + n1; /* not before the check: NULL + n1 is undefined */
     int rc = check_materials(frame, err);
     a[1] = (int64_t)frame->count;
     for (size_t k = 0, j = 0; !rc && k < set->count; ++k) {
