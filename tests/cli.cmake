@@ -63,6 +63,14 @@ cli_test(value_is_an_option 2 "eddy: option --solvers needs a value, got the opt
          compare ${SCENES}/dam_break_2d.json --solvers --quiet)
 cli_test(run_value_is_an_option 2 "eddy: option --out needs a value, got the option '--hash'"
          run ${SCENES}/dam_break_2d.json --out --hash)
+# A misspelled flag is an unknown option, whatever follows it, in every command ("--qiuet" was once
+# "option --qiuet needs a value").
+cli_test(run_misspelled_flag 2 "eddy: unknown option '--qiuet' for run" run ${SCENES}/dam_break_2d.json --qiuet)
+cli_test(resume_misspelled_flag 2 "eddy: unknown option '--hsah' for resume" resume ${CLI_OUT}/none --hsah)
+cli_test(compare_misspelled_flag 2 "eddy: unknown option '--hash' for compare"
+         compare ${SCENES}/dam_break_2d.json --hash --solvers tait)
+cli_test(validate_misspelled_flag 2 "eddy: unknown option '--lst' for validate" validate --lst)
+cli_test(bench_misspelled_flag 2 "eddy: unknown option '--quiet' for bench" bench ${SCENES}/dam_break_2d.json --quiet)
 
 # --list lists everything: a selection beside it would be ignored, so it is refused.
 cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"
@@ -161,6 +169,9 @@ set_tests_properties(cli_probes_at_t0 PROPERTIES FIXTURES_REQUIRED probes_csv)
 # --render: a PNG per output frame (tests/render checks what is in them); a bad --camera is named.
 add_test(NAME cli_render_writes_frames COMMAND sh -c "rm -rf \"$1\" && \"$0\" run \"$2\" --steps 160 --render --quiet --no-picture --out \"$1\" && test -s \"$1/render/frame_00000.png\" && test -s \"$1/render/frame_00002.png\""
          ${EDDY_EXE} ${CLI_OUT}/render ${SCENES}/dam_break_2d.json)
-cli_test(render_bad_camera 1 "--camera 'eye=1': eye: expected 2 or 3 numbers separated by commas, got \"1\"" run ${SCENES}/dam_break_2d.json --render --camera eye=1 --out ${CLI_OUT}/x)
+# Of the wrong form: a bad command line (2); not fitting the scene (2 numbers in 3D): an error of the run (1).
+cli_test(render_bad_camera 2 "eddy: --camera 'eye=1': eye: expected 2 or 3 numbers separated by commas, got \"1\"" run ${SCENES}/dam_break_2d.json --render --camera eye=1 --out ${CLI_OUT}/x)
+cli_test(render_camera_not_3d 1 "eddy: error: --camera 'eye=1,2': eye: expected 3 numbers separated by commas, got \"1,2\"" run ${SCENES}/dam_break_3d.json --render --camera eye=1,2 --out ${CLI_OUT}/x)
+cli_test(render_bad_range 2 "eddy: --render-range 'abc': expected MIN,MAX with MIN < MAX, or frame" run ${SCENES}/dam_break_2d.json --render-range abc --out ${CLI_OUT}/x)
 cli_test(render_bad_width 2 "--render-width expects a width in pixels (16 to 16384), got 'wide'" run ${SCENES}/dam_break_2d.json --render-width wide)
 cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CLI_OUT}/render --render)

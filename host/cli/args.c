@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int eddy_arg_integer(const char *s, long long min, long long *out)
 {
@@ -66,8 +67,11 @@ int eddy_arg_bench_from_conflict(const char *scene)
                                 "--particles are not for it%s", "");
 }
 
-int eddy_arg_value(const char *opt, const char *v)
+int eddy_arg_value(const char *cmd, const char *const *takes_value, const char *opt, const char *v)
 {
+    const char *const *k = takes_value;
+    while (*k && strcmp(*k, opt) != 0) ++k;
+    if (!*k) return eddy_arg_usage_error("unknown option '%s' for %s", opt, cmd);
     if (!v) return eddy_arg_usage_error("option %s needs a value", opt);
     if (v[0] == '-' && v[1] == '-') return eddy_arg_usage_error("option %s needs a value, got the option '%s'", opt, v);
     return 0;

@@ -17,9 +17,12 @@ int eddy_arg_real(const char *s, double *out);
  * command line. */
 int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
 
-/* The value of option `opt`: 0 when v is one, else the usage error printed (2): missing, or another
- * option ("--solvers --quiet" once ran with the solver "--quiet"). No value starts with "--". */
-int eddy_arg_value(const char *opt, const char *v);
+/* The value of option `opt` of command `cmd`, whose options that take a value are `takes_value` (a
+ * NULL-terminated list): 0 when opt is one of them and v a value, else the usage error printed (2):
+ * an option the command does not have ("--qiuet" is unknown, not an option without its value), a
+ * missing value, or another option ("--solvers --quiet" once ran with the solver "--quiet"). No value
+ * starts with "--". */
+int eddy_arg_value(const char *cmd, const char *const *takes_value, const char *opt, const char *v);
 
 /* The value of --set: 0 when it has the form PATH=VALUE with a key path (eddy_scene_check_set), else
  * the usage error printed (2). Whether the path names a key of the scene is the scene's to say (1). */

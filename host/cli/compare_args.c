@@ -62,7 +62,9 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
             o->scene_path = a;
             continue;
         }
-        if (eddy_arg_value(a, v)) return 2;
+        static const char *const takes_value[] = {"--solvers", "--out", "--grid", "--set", "--steps",
+                                                  "--until", "--threads", NULL};
+        if (eddy_arg_value("compare", takes_value, a, v)) return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solvers") == 0) {

@@ -130,6 +130,9 @@ static int fail(const eddy_error *err)
 
 static int cmd_run(int argc, char **argv, int resume)
 {
+    static const char *const run_values[] = {"--solver", "--grid", "--out", "--set", "--format", "--render-field",
+                                             "--camera", "--render-range", "--render-width", "--checkpoint-every",
+                                             "--steps", "--until", "--threads", NULL};
     const char *cmd = resume ? "resume" : "run";
     eddy_run_options o = eddy_run_default_options();
     const char *sets[EDDY_MAX_SETS];
@@ -155,7 +158,7 @@ static int cmd_run(int argc, char **argv, int resume)
             takes = 0;
         }
         else if (a[0] == '-' && a[1] == '-') {
-            if (eddy_arg_value(a, v)) return 2;
+            if (eddy_arg_value(cmd, run_values, a, v)) return 2;
             int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
                            strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
                            strncmp(a, "--render", 8) == 0 || strcmp(a, "--camera") == 0 || strcmp(a, "--movie") == 0;
@@ -195,8 +198,7 @@ static int cmd_run(int argc, char **argv, int resume)
                 if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats)) < 0)
                     return eddy_arg_usage_error("--format expects writer ids separated by commas, e.g. vtk,csv, got '%s'", v);
             } else {
-                fprintf(stderr, "eddy: unknown option '%s' for %s\nrun 'eddy help' for usage\n", a, cmd);
-                return 2;
+                return eddy_arg_usage_error("unknown option '%s' for %s", a, cmd);
             }
         } else {
             if (o.scene_path)
@@ -210,9 +212,10 @@ static int cmd_run(int argc, char **argv, int resume)
     if (o.steps >= 0 && !isnan(o.until)) return eddy_arg_usage_error("give --steps or --until, not both%s", "");
     o.sets = sets;
     o.set_count = nsets;
-    eddy_services_set_quiet(o.quiet);
     eddy_error err;
     eddy_error_clear(&err);
+    if (eddy_render_check_request(&o.render, &err)) return eddy_arg_usage_error("%s", err.message);
+    eddy_services_set_quiet(o.quiet);
     /* One registry for the command: the --format ids are checked against it, and the run uses it. */
     eddy_registry *reg;
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
@@ -451,6 +454,8 @@ static int cmd_describe(int argc, char **argv)
 
 static int cmd_bench(int argc, char **argv)
 {
+    static const char *const bench_values[] = {"--solver", "--grid", "--set", "--particles", "--steps", "--repeats",
+                                               "--threads", "--at", "--from", NULL};
     eddy_bench_options o;
     memset(&o, 0, sizeof o);
     o.warmup = -1;
@@ -464,7 +469,7 @@ static int cmd_bench(int argc, char **argv)
             o.scene_path = a;
             continue;
         }
-        if (eddy_arg_value(a, v)) return 2;
+        if (eddy_arg_value("bench", bench_values, a, v)) return 2;
         if (strcmp(a, "--solver") == 0) o.solver = v;
         else if (strcmp(a, "--grid") == 0) o.grid = v;
         else if (strcmp(a, "--set") == 0) {

@@ -61,7 +61,9 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             continue;
         }
         if (a[0] != '-' || a[1] != '-') return eddy_arg_usage_error("unexpected argument '%s' (validate takes options only)", a);
-        if (eddy_arg_value(a, v)) return 2;
+        static const char *const takes_value[] = {"--solver", "--case", "--resolution", "--out", "--cases",
+                                                  "--set", "--threads", NULL};
+        if (eddy_arg_value("validate", takes_value, a, v)) return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solver") == 0) {

@@ -42,6 +42,14 @@ eddy_render_request eddy_render_default_request(void);
 typedef struct eddy_renderer eddy_renderer;
 
 /*
+ * The request's text options on their own, before any scene is read: the --render-range syntax and the
+ * --camera syntax (keys, numbers, choices; the number of coordinates a 2D scene takes, so whether a
+ * camera fits the scene and the --render-field name are eddy_render_open's to check). The same
+ * messages as eddy_render_open; the CLI turns a failure into the bad-command-line exit status (2).
+ */
+int eddy_render_check_request(const eddy_render_request *req, eddy_error *err);
+
+/*
  * Checks the scene's "render" section (unknown keys, types and ranges are errors in the scene's
  * "FILE:LINE:COL: render.KEY: ..." form) and the request ("--camera 'SPEC': ...", "--render-range
  * ...", "--render-width ..."), whether or not rendering is on. When it is on (enabled or movie):

@@ -365,6 +365,21 @@ static int parse_range_option(const char *text, int *mode, double *lo, double *h
                           text);
 }
 
+int eddy_render_check_request(const eddy_render_request *req, eddy_error *err)
+{
+    if (req->camera) {
+        camera cam;
+        eddy_error e;
+        /* Two dimensions: their vectors take 2 or 3 numbers, so every camera some scene takes passes. */
+        if (parse_camera_spec(req->camera, 2, &cam, &e))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--camera '%.400s': %s", req->camera, e.message);
+    }
+    int mode;
+    double lo, hi;
+    if (req->range) return parse_range_option(req->range, &mode, &lo, &hi, err);
+    return EDDY_OK;
+}
+
 static int read_section(eddy_renderer *r, const eddy_scene *s, eddy_error *err)
 {
     const cJSON *sec = eddy_scene_section(s, "render");
