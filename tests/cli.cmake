@@ -175,3 +175,8 @@ cli_test(render_camera_not_3d 1 "eddy: error: --camera 'eye=1,2': eye: expected 
 cli_test(render_bad_range 2 "eddy: --render-range 'abc': expected MIN,MAX with MIN < MAX, or frame" run ${SCENES}/dam_break_2d.json --render-range abc --out ${CLI_OUT}/x)
 cli_test(render_bad_width 2 "--render-width expects a width in pixels (16 to 16384), got 'wide'" run ${SCENES}/dam_break_2d.json --render-width wide)
 cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CLI_OUT}/render --render)
+
+# eddy validate checks its --out folder before any case runs (it used to find a file in the way only
+# after every run, and then print the report's path as if written).
+cli_test(validate_out_is_a_file 1 "eddy: error: --out: cannot create output folder '${PROJECT_SOURCE_DIR}/README.md': '${PROJECT_SOURCE_DIR}/README.md' is not a directory"
+         validate --solver tait --case dam_break_2d --resolution coarse --out ${PROJECT_SOURCE_DIR}/README.md)

@@ -331,6 +331,14 @@ int eddy_validate_run(const eddy_validate_options *opt)
     }
     vreport rep;
     vreport_init(&rep, opt->out_dir ? opt->out_dir : "out/validate");
+    /* The folder before the runs: a path that cannot hold the report would otherwise be found after
+     * every case had run (a full validation takes half an hour). */
+    if (eddy_output_make_dirs(rep.dir, &err)) {
+        fprintf(stderr, "eddy: error: --out: %s\n", err.message);
+        vreport_free(&rep);
+        eddy_registry_destroy(reg);
+        return 1;
+    }
     eddy_sets_text(rep.sets, sizeof rep.sets, opt->sets, opt->set_count);
     eddy_services_defer_signals();
     for (int si = 0; si < nsolvers && !*eddy_services_stop_flag(); ++si) {
