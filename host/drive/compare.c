@@ -295,7 +295,7 @@ agreed:
         *err = ferr;
         rc = frc;
     }
-    eddy_progress_end(&st.bar, w->time, w->step);
+    eddy_progress_end(&st.bar, w->time, w->step, rc != EDDY_OK);
 done:
     /* The time step: the scene's, unless the solver's stable-dt limit took a smaller one (on_step; eddy
      * run warns of it, here the report says it). */

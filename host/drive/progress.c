@@ -57,11 +57,12 @@ void eddy_progress_update(eddy_progress *pr, double f, double time, double end_t
     }
 }
 
-void eddy_progress_end(eddy_progress *pr, double time, uint64_t step)
+void eddy_progress_end(eddy_progress *pr, double time, uint64_t step, int stopped)
 {
     if (pr->quiet) return;
     char spent[32];
     eddy_format_duration((eddy_time_ms() - pr->start_ms) / 1e3, spent, sizeof spent);
     if (pr->tty) fprintf(stderr, "\n");
-    fprintf(stderr, "done: t = %.6g s after %llu steps in %s\n", time, (unsigned long long)step, spent);
+    fprintf(stderr, "%s: t = %.6g s after %llu steps in %s\n", stopped ? "stopped" : "done", time,
+            (unsigned long long)step, spent);
 }

@@ -22,8 +22,9 @@ void eddy_progress_begin(eddy_progress *pr, int quiet);
 void eddy_progress_update(eddy_progress *pr, double fraction, double time, double end_time,
                           uint64_t step);
 
-/* Finishes the bar line (terminal) and prints the total wall time. */
-void eddy_progress_end(eddy_progress *pr, double time, uint64_t step);
+/* Finishes the bar line (terminal) and prints where the run ended and the total wall time: "done:"
+ * for a run that reached its end, "stopped:" for one that failed or was interrupted (`stopped`). */
+void eddy_progress_end(eddy_progress *pr, double time, uint64_t step, int stopped);
 
 /* "1h02m", "3m04s", "12.3s" */
 void eddy_format_duration(double seconds, char *buf, int size);

@@ -611,7 +611,7 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     const eddy_session_plan plan = {c->end_steps, c->end_time, on_frame, on_step, NULL, c};
     int rc = eddy_session_run(c->ses, &plan, last_written, err);
     c->frame = eddy_session_next_frame(c->ses);
-    eddy_progress_end(&c->bar, w->time, w->step);
+    eddy_progress_end(&c->bar, w->time, w->step, rc != EDDY_OK);
     return rc;
 }
 

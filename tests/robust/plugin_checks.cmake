@@ -134,6 +134,13 @@ add_test(NAME robust_plugin_signal_during_bench
                  "eddy: interrupted by signal 15 at step" ${ROBUST_OUT}/no_such_folder
                  bench ${SCENES}/dam_break_2d.json --particles 20000 --steps 1000000 --repeats 1000)
 set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=3;${ROBUST_ENV_BASE}")
+# A run stopped by a signal says where it stopped, not "done:" (which it once printed before the
+# interrupt line).
+add_test(NAME robust_signal_run_says_stopped
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} INT 130
+                 "\nstopped: t = " ${ROBUST_OUT}/no_such_folder
+                 run ${SCENES}/dam_break_2d.json --no-picture --out ${ROBUST_OUT}/signal_run)
+set_tests_properties(robust_signal_run_says_stopped PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=2;${ROBUST_ENV_BASE}")
 
 # --- 4. sanitized plugins from a host without the runtime -----------------------------------------
 # Built with -fsanitize at compile time only (as clang links a shared object: the runtime comes from
