@@ -6,7 +6,7 @@ The package wraps the host's session C API (host/session/session.h) rather than 
 
     >>> import eddy
     >>> sim = eddy.Simulation("scenes/tait_dam_break_2d.json", set={"time.end": 0.03})
-    >>> rec = sim.run()                       # to the scene's time.end, frames at exact multiples
+    >>> rec = sim.run()                       # frames at multiples of output_interval, then time.end
     >>> rec.probes["front"][-1]               # the surge front of the last frame, m
     >>> x = sim.field("position")             # a zero-copy, read-only view, shape (count, 3)
 
@@ -165,7 +165,9 @@ class Reference:
 @dataclass
 class Record:
     """What a run measured at every output frame it landed on (the frame it started from too, when
-    that is frame 0): ``diagnostics`` (time, step, frame, kinetic_energy, momentum[3], mass,
+    that is frame 0), then at its final state when the run ended between frame times (an end time
+    that is not a multiple of output_interval, a step count, a stop or an explosion), numbered as the
+    next regular frame: the frames ``eddy run`` writes. ``diagnostics`` (time, step, frame, kinetic_energy, momentum[3], mass,
     density_error_mean, density_error_max, max_speed, particles; simulation units, as
     diagnostics.csv) and ``probes`` (time, step, frame and one column per probe, named as in the
     scene). ``completed`` is False when the run stopped early (a cancel)."""
@@ -359,9 +361,12 @@ class Simulation:
         command. At every output frame landed on, measures the diagnostics and probes (``record``),
         writes the frame and a diagnostics.csv row into the output folder (``write``: the scene's
         output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
+        A run that ends between frame times measures and writes its final state too, as one more
+        frame numbered as the next regular one (what ``eddy run`` writes; no ``on_frame`` call).
         The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary. An
         exception that ends the run (an explosion, Ctrl-C, the callback's) carries the frames
-        recorded before it as ``e.record`` (a Record with ``completed`` False)."""
+        recorded before it as ``e.record`` (a Record with ``completed`` False; after an explosion
+        or Ctrl-C its last row is the state the run stopped at)."""
         if steps is not None and until is not None:
             raise ValueError("run: give steps or until, not both")
         end_steps = -1 if steps is None else _whole(steps, "run: steps")
@@ -413,7 +418,8 @@ class Simulation:
     # -- measurements and output ------------------------------------------------------------------
     def measure(self, write: bool = False) -> Record:
         """The diagnostics and probes of the current state (one row each); ``write`` also writes it
-        as a frame with the index of the last frame landed on."""
+        as a frame, numbered as ``eddy run`` numbers its final frame: the last frame landed on when
+        the state is at that frame's time, else the next regular frame."""
         return _record(self._live().measure(write), _FIXED + len(self._probes),
                        [p.name for p in self._probes])
 

@@ -497,6 +497,7 @@ typedef struct run_ctx {
     PyObject *callback;    /* on_frame(frame) or NULL */
     record rec;
     int do_record, write;
+    int frame_failed;      /* a frame's row or callback failed (the run stopped there) */
 } run_ctx;
 
 static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
@@ -515,6 +516,7 @@ static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
         if (!rc) rc = touch_views(c->core, EDDY_MAP_READ_WRITE, err);
         c->ts = PyEval_SaveThread();
     }
+    if (rc) c->frame_failed = 1;
     return rc;
 }
 
@@ -657,6 +659,21 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     guard_begin(&g, 0);
     ctx.ts = PyEval_SaveThread();
     rc = eddy_session_run(c->s, &plan, &last, &err);
+    /* The final state when the run ended off the frame times (time.end or --until T not a multiple of
+     * output_interval, --steps N, a stop request, an explosion): `eddy run` writes it as one more frame
+     * (host/drive/run.c, run_finish), at the index of the next regular frame, which is the index
+     * eddy_session_snapshot gives it; so the record ends at the final state and write=True writes the
+     * files the command writes. Not after a frame whose row or callback failed: its row is recorded
+     * already, or writing failed. An error here is the run's only when the run has none. */
+    if (!last && !ctx.frame_failed && (ctx.do_record || ctx.write)) {
+        eddy_error ferr;
+        eddy_error_clear(&ferr);
+        const int frc = record_row(c, &ctx.rec, ctx.write, &ferr);
+        if (frc && !rc) {
+            rc = frc;
+            err = ferr;
+        }
+    }
     PyEval_RestoreThread(ctx.ts);
     int sig = guard_end(&g);
     end_stepping();

@@ -58,11 +58,12 @@ def test_record_lands_on_every_frame_and_matches_the_command_files(tmp_path):
 
 
 def test_a_final_frame_between_frame_times_is_a_new_frame(tmp_path):
-    """A run that ends between output times and then write_frame(): the final state is a frame of its
+    """Steps that end between output times and then write_frame(): the final state is a frame of its
     own after the regular ones, byte for byte the files of `eddy run --steps N`, which numbers its
     final frame so; it once overwrote the frame landed on last (frame 1 got the state of step 200)."""
     sim = eddy.Simulation(SCENE, out=str(tmp_path / "py"), formats=["csv"])
-    sim.run(steps=200, write=True)
+    sim.run(steps=150, write=True)          # ends on frame 1 (t = 0.0075): no final frame of its own
+    sim.step(50)
     sim.write_frame()
     sim.close()
     rc, _, err = run_eddy("run", SCENE, "--steps", "200", "--quiet", "--no-picture", "--format", "csv", "--out",
@@ -73,6 +74,61 @@ def test_a_final_frame_between_frame_times_is_a_new_frame(tmp_path):
     assert sorted(os.listdir(tmp_path / "py" / "frames")) == names
     for name in names:
         assert (tmp_path / "py" / "frames" / name).read_bytes() == (tmp_path / "cmd" / "frames" / name).read_bytes()
+
+
+def _diagnostics_rows(d):
+    """diagnostics.csv without its wall_ms column (the only one that differs between two runs)."""
+    with open(os.path.join(d, "diagnostics.csv")) as f:
+        return [{k: v for k, v in r.items() if k != "wall_ms"} for r in csv.DictReader(f)]
+
+
+def test_a_run_to_an_end_between_frame_times_ends_with_the_final_frame(tmp_path):
+    """time.end not a multiple of output_interval: `eddy run` writes the final state as one more
+    frame (numbered as the next regular frame); run(write=True) writes the same frames and
+    diagnostics.csv byte for byte (wall time aside), and the Record (diagnostics and probes) ends at
+    time.end too, with probes.csv's values. Both once stopped at the last frame time (t = 0.003)."""
+    sets = {"time.end": 0.004, "time.output_interval": 0.0015}
+    sim = eddy.Simulation(SCENE, out=str(tmp_path / "py"), formats=["csv"], set=sets)
+    rec = sim.run(write=True)
+    assert rec.completed
+    py_hash = sim.hash()
+    sim.close()
+    rc, out, err = run_eddy("run", SCENE, "--quiet", "--no-picture", "--hash", "--format", "csv", "--out",
+                            str(tmp_path / "cmd"), *[a for k, v in sets.items() for a in ("--set", f"{k}={v}")])
+    assert rc == 0, err
+    assert f"state-hash: {py_hash:016x}" in out
+    names = sorted(os.listdir(tmp_path / "cmd" / "frames"))
+    assert names == [f"frame_{k:05d}.csv" for k in range(4)]
+    assert sorted(os.listdir(tmp_path / "py" / "frames")) == names
+    for name in names:
+        assert (tmp_path / "py" / "frames" / name).read_bytes() == (tmp_path / "cmd" / "frames" / name).read_bytes()
+    cmd = _diagnostics_rows(tmp_path / "cmd")
+    assert _diagnostics_rows(tmp_path / "py") == cmd
+    assert [r["time"] for r in cmd] == ["0", "0.0015", "0.003", "0.004"]
+    # the Record: one row per file frame, the last the final state at time.end
+    d, p = rec.diagnostics, rec.probes
+    assert list(d["frame"]) == [0, 1, 2, 3] and list(p["frame"]) == [0, 1, 2, 3]
+    assert list(d["time"]) == [0.0, 0.0015, 0.003, 0.004]
+    assert list(d["step"]) == [int(r["step"]) for r in cmd] == list(p["step"])
+    assert [float(r["kinetic_energy"]) for r in cmd] == pytest.approx(list(d["kinetic_energy"]), rel=1e-11)
+    with open(tmp_path / "cmd" / "probes.csv") as f:
+        probes = list(csv.DictReader(f))
+    assert [float(r["time"]) for r in probes] == list(p["time"])
+    for name in ("front", "height_left_wall"):
+        assert [float(r[name]) for r in probes] == pytest.approx(list(p[name]), rel=1e-11)
+    # run(until=T) and a run in two parts end the same way: the final state is the Record's last row
+    sim = eddy.Simulation(SCENE, formats=[], set={"time.output_interval": 0.0015})
+    first = sim.run(until=0.002)
+    assert list(first.diagnostics["time"]) == [0.0, 0.0015, 0.002]
+    assert list(first.diagnostics["frame"]) == [0, 1, 2]
+    rest = sim.run(until=0.004)
+    assert list(rest.diagnostics["time"]) == [0.003, 0.004]
+    assert list(rest.diagnostics["frame"]) == [2, 3]
+    assert sim.hash() == py_hash
+    np.testing.assert_array_equal(rest.probes["front"], p["front"][2:])
+    # a run that ends on a frame time adds no row, and one already at its end measures nothing
+    assert len(sim.run(until=0.0045).diagnostics) == 1
+    assert len(sim.run(until=0.0045).diagnostics) == 0
 
 
 def test_compare_agrees_with_simulation(tmp_path, capfd):
