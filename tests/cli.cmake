@@ -180,3 +180,15 @@ cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CL
 # after every run, and then print the report's path as if written).
 cli_test(validate_out_is_a_file 1 "eddy: error: --out: cannot create output folder '${PROJECT_SOURCE_DIR}/README.md': '${PROJECT_SOURCE_DIR}/README.md' is not a directory"
          validate --solver tait --case dam_break_2d --resolution coarse --out ${PROJECT_SOURCE_DIR}/README.md)
+
+# OpenMP threads wait passively unless the user chose a policy (main.c: libgomp reads its environment
+# before main, so eddy starts again with OMP_WAIT_POLICY=passive). libgomp's own report of what it
+# read (OMP_DISPLAY_ENV=verbose) shows a spin count of 0, and the user's choice wins.
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  add_test(NAME cli_openmp_waits_passively_by_default
+           COMMAND ${EXPECT} 0 "GOMP_SPINCOUNT = '0'"
+                   env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose ${EDDY_EXE} --version)
+  add_test(NAME cli_openmp_wait_policy_of_the_user
+           COMMAND ${EXPECT} 0 "GOMP_SPINCOUNT = '30000000000'"
+                   env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=verbose ${EDDY_EXE} --version)
+endif()

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <eddy/eddy.h>
 /* Which vector ISA the SPH solvers' neighbour loops run (header-only). */
@@ -594,10 +595,28 @@ static int command(int argc, char **argv)
     return eddy_arg_usage_error("unknown command '%s'", cmd);
 }
 
+/* OpenMP threads wait passively unless the user chose a policy. libgomp's default spins at every
+ * barrier for a while: on a machine shared with anything else, the two spinning threads of a 2-core run
+ * took the cores from each other and from the work, 5 to 25 times slower per step, while on a quiet
+ * machine a step costs about the same either way (docs/performance.md, "OpenMP's wait policy").
+ * libgomp reads its environment once, in its constructor, before main (and a .preinit_array entry is
+ * too early: libc resets the environment after it), so the one way left is to start again with the
+ * variable set, as the Java launcher does for its library path. Not under valgrind, which would lose
+ * the process (it does not follow an exec by default); where the exec fails, the run goes on as is. */
+static void wait_passively_by_default(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload")) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+}
+
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
  * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
 int main(int argc, char **argv)
 {
+    wait_passively_by_default(argv);
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     int rc = command(argc, argv);
