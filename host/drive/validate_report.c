@@ -325,18 +325,42 @@ static int plot_convergence(const vreport *r, size_t first, FILE *md, eddy_error
     return written;
 }
 
+/*
+ * The row measured at the next coarser resolution than w's for the same case, solver and check (the
+ * last such row, as the Markdown table keeps it), or NULL: the pair whose observed order report.csv
+ * gives on w's line, the same successive pairs as the Markdown convergence table.
+ */
+static const vrow *next_coarser(const vreport *r, const vrow *w)
+{
+    const vrow *best = NULL;
+    for (size_t k = 0; k < r->count; ++k) {
+        const vrow *y = &r->rows[k];
+        if (y->res >= w->res || strcmp(y->case_name, w->case_name) || strcmp(y->solver, w->solver) ||
+            strcmp(y->check, w->check))
+            continue;
+        if (!best || y->res >= best->res) best = y;
+    }
+    return best;
+}
+
 static int write_csv(const vreport *r, eddy_error *err)
 {
     char path[VPATH + 16];
     snprintf(path, sizeof path, "%s/report.csv", r->dir);
     FILE *f = fopen(path, "w");
     if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    fprintf(f, "case,solver,resolution,spacing,particles,check,error,bar,time_shift,expected,result,wall_s,steps,plot\n");
+    /* New columns go at the end: readers (tests/validate/run_case.sh) take the others by index. */
+    fprintf(f, "case,solver,resolution,spacing,particles,check,error,bar,time_shift,expected,result,wall_s,steps,plot,"
+               "order\n");
     for (size_t i = 0; i < r->count; ++i) {
         const vrow *w = &r->rows[i];
-        fprintf(f, "%s,%s,%s,%.6g,%zu,%s,%.6g,%.6g,%.3g,%s,%s,%.2f,%llu,%s\n", w->case_name, w->solver, RES_NAMES[w->res],
-                w->spacing, w->particles, w->check, w->error, w->bar, w->shift, claim_text(w->claim), result_text(w),
-                w->wall_s, w->steps, w->plot);
+        /* order: between the next coarser resolution run and this one; empty on the coarsest row. */
+        const vrow *c = next_coarser(r, w);
+        char ord[32] = "";
+        if (c) snprintf(ord, sizeof ord, "%.4g", order(c->error, c->spacing, w->error, w->spacing));
+        fprintf(f, "%s,%s,%s,%.6g,%zu,%s,%.6g,%.6g,%.3g,%s,%s,%.2f,%llu,%s,%s\n", w->case_name, w->solver,
+                RES_NAMES[w->res], w->spacing, w->particles, w->check, w->error, w->bar, w->shift, claim_text(w->claim),
+                result_text(w), w->wall_s, w->steps, w->plot, ord);
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
