@@ -137,7 +137,8 @@ set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENV
 # A run stopped by a signal says where it stopped, not "done:" (which it once printed before the
 # interrupt line).
 add_test(NAME robust_signal_run_says_stopped
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} INT 130
+         COMMAND sh -c "rm -rf \"$0\" && exec sh \"$@\"" ${ROBUST_OUT}/signal_run
+                 ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} INT 130
                  "\nstopped: t = " ${ROBUST_OUT}/no_such_folder
                  run ${SCENES}/dam_break_2d.json --no-picture --out ${ROBUST_OUT}/signal_run)
 set_tests_properties(robust_signal_run_says_stopped PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=2;${ROBUST_ENV_BASE}")
