@@ -79,6 +79,8 @@ static const char usage[] =
     "Plugins are searched in $EDDY_PLUGIN_PATH (colon-separated), <exe>/../lib/eddy/plugins and the\n"
     "install folder, in that order; the first component found with an id is used, and a command that\n"
     "uses one that shadows another says so on stderr (`eddy list` shows both files).\n"
+    "OpenMP threads spin briefly, then sleep: eddy sets GOMP_SPINCOUNT=1000 unless OMP_WAIT_POLICY or\n"
+    "GOMP_SPINCOUNT is set (OMP_WAIT_POLICY=active spins; docs/performance.md).\n"
     "Exit status: 0 success, 1 error, 2 bad command line, 130 interrupted (SIGINT, or a signal once a\n"
     "run has started writing), 143 SIGTERM while loading (nothing written).\n";
 
@@ -595,20 +597,22 @@ static int command(int argc, char **argv)
     return eddy_arg_usage_error("unknown command '%s'", cmd);
 }
 
-/* OpenMP threads wait passively unless the user chose a policy. libgomp's default spins at every
- * barrier for a while: on a machine shared with anything else, the two spinning threads of a 2-core run
- * took the cores from each other and from the work, 5 to 25 times slower per step, while on a quiet
- * machine a step costs about the same either way (docs/performance.md, "OpenMP's wait policy").
- * libgomp reads its environment once, in its constructor, before main (and a .preinit_array entry is
- * too early: libc resets the environment after it), so the one way left is to start again with the
- * variable set, as the Java launcher does for its library path. Not under valgrind, which would lose
- * the process (it does not follow an exec by default); where the exec fails, the run goes on as is. */
-static void wait_passively_by_default(char **argv)
+/* OpenMP threads spin briefly, then sleep, unless the user chose a policy. libgomp's default spins
+ * 300 000 times at every barrier before it sleeps: two eddy runs side by side on a 2-core machine (a
+ * parameter sweep, two solvers compared at once) each took 4 to 15 times as long as with a short spin,
+ * while threads that never spin (OMP_WAIT_POLICY=passive) made a run alone up to 1.7 times slower. A
+ * spin count of 1000 (libgomp's own when threads outnumber the cores) measured as fast as the default
+ * alone and about as passive side by side (docs/performance.md, "OpenMP's wait policy"). libgomp reads its environment once, in its constructor, before main (a
+ * .preinit_array entry is too early: libc resets the environment after it), so the one way left is to
+ * start again with the variable set, as the Java launcher does for its library path. Not under
+ * valgrind, which would lose the process (it does not follow an exec by default); where the exec
+ * fails, the run goes on as it is. */
+static void spin_briefly_by_default(char **argv)
 {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
     const char *preload = getenv("LD_PRELOAD");
     if (preload && strstr(preload, "vgpreload")) return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    if (setenv("GOMP_SPINCOUNT", "1000", 1) != 0) return;
     execv("/proc/self/exe", argv);
 }
 
@@ -616,7 +620,7 @@ static void wait_passively_by_default(char **argv)
  * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
 int main(int argc, char **argv)
 {
-    wait_passively_by_default(argv);
+    spin_briefly_by_default(argv);
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     int rc = command(argc, argv);
