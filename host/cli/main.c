@@ -602,11 +602,11 @@ static int command(int argc, char **argv)
  * parameter sweep, two solvers compared at once) each took 4 to 15 times as long as with a short spin,
  * while threads that never spin (OMP_WAIT_POLICY=passive) made a run alone up to 1.7 times slower. A
  * spin count of 1000 (libgomp's own when threads outnumber the cores) measured as fast as the default
- * alone and about as passive side by side (docs/performance.md, "OpenMP's wait policy"). libgomp reads its environment once, in its constructor, before main (a
- * .preinit_array entry is too early: libc resets the environment after it), so the one way left is to
- * start again with the variable set, as the Java launcher does for its library path. Not under
- * valgrind, which would lose the process (it does not follow an exec by default); where the exec
- * fails, the run goes on as it is. */
+ * alone and about as passive side by side (docs/performance.md, "OpenMP's wait policy").
+ * libgomp reads its environment once, in its constructor, before main (a .preinit_array entry is too
+ * early: libc resets the environment after it), so the one way left is to start again with the
+ * variable set, as the Java launcher does for its library path. Not under valgrind, which would lose
+ * the process (it does not follow an exec by default); where the exec fails, the run goes on as it is. */
 static void spin_briefly_by_default(char **argv)
 {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;

@@ -167,9 +167,9 @@ class Record:
     """What a run measured at every output frame it landed on (the frame it started from too, when
     that is frame 0), then at its final state when the run ended between frame times (an end time
     that is not a multiple of output_interval, a step count, a stop or an explosion), numbered as the
-    next regular frame: the frames ``eddy run`` writes. ``diagnostics`` (time, step, frame, kinetic_energy, momentum[3], mass,
-    density_error_mean, density_error_max, max_speed, particles; simulation units, as
-    diagnostics.csv) and ``probes`` (time, step, frame and one column per probe, named as in the
+    next regular frame: the frames ``eddy run`` writes. ``diagnostics`` (time, step, frame,
+    kinetic_energy, momentum[3], mass, density_error_mean, density_error_max, max_speed, particles;
+    simulation units, as diagnostics.csv) and ``probes`` (time, step, frame and one column per probe, named as in the
     scene). ``completed`` is False when the run stopped early (a cancel)."""
     diagnostics: np.ndarray
     probes: np.ndarray
