@@ -35,6 +35,13 @@ if [ "${VALIDATION_REUSE:-0}" != 1 ] || [ ! -f "$out/convergence/report.md" ] ||
         --case dam_break_3d_obstacle || status=1
 fi
 
+# The committed report is replaced only by a complete new one: a run that wrote no report (a build
+# without its validation files, an interrupt) leaves docs/ as it was.
+for run in convergence medium; do
+    for f in report.csv report.md; do
+        [ -s "$out/$run/$f" ] || { echo "validation-report.sh: no $out/$run/$f; $doc and docs/validation/ left as they were" >&2; exit 1; }
+    done
+done
 rm -rf "$root/docs/validation"
 mkdir -p "$root/docs/validation"
 for run in convergence medium; do
