@@ -75,6 +75,9 @@ cli_test(bench_misspelled_flag 2 "eddy: unknown option '--quiet' for bench" benc
 # --list lists everything: a selection beside it would be ignored, so it is refused.
 cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"
          validate --list --solver nonexist)
+# A folder without cases/ (a copied build, a wrong --cases) names the way to point at the right one.
+cli_test(validate_cases_missing 1 "eddy: error: cannot read the validation cases in '/nonexistent/cases': No such file or directory (give the folder holding cases/ with --cases DIR or EDDY_VALIDATION_DIR)"
+         validate --list --cases /nonexistent)
 cli_test(run_without_scene 2 "run needs a scene file" run)
 cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
 cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}/dam_break_2d.json --steps many)

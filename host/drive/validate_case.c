@@ -684,7 +684,10 @@ int vcase_list(const char *dir, char ***names, size_t *count, eddy_error *err)
     *names = NULL;
     *count = 0;
     DIR *d = opendir(path);
-    if (!d) return eddy_error_set(err, EDDY_ERR_IO, "cannot read the validation cases in '%s': %s", path, strerror(errno));
+    if (!d)
+        return eddy_error_set(err, EDDY_ERR_IO,
+                              "cannot read the validation cases in '%s': %s (give the folder holding cases/ with "
+                              "--cases DIR or EDDY_VALIDATION_DIR)", path, strerror(errno));
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -697,9 +700,18 @@ int vcase_list(const char *dir, char ***names, size_t *count, eddy_error *err)
             *names = nn;
         }
         (*names)[*count] = strndup(e->d_name, n - 5);
-        if ((*names)[*count]) ++*count;
+        if (!(*names)[*count]) break;
+        ++*count;
     }
+    int complete = e == NULL;
     closedir(d);
+    /* A list cut short by memory would validate fewer cases than asked without saying so. */
+    if (!complete) {
+        vcase_list_free(*names, *count);
+        *names = NULL;
+        *count = 0;
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory listing the validation cases in '%s'", path);
+    }
     if (*count) qsort(*names, *count, sizeof **names, cmp_str);
     return 0;
 }
