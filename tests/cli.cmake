@@ -78,6 +78,13 @@ cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solve
 # A folder without cases/ (a copied build, a wrong --cases) names the way to point at the right one.
 cli_test(validate_cases_missing 1 "eddy: error: cannot read the validation cases in '/nonexistent/cases': No such file or directory (give the folder holding cases/ with --cases DIR or EDDY_VALIDATION_DIR)"
          validate --list --cases /nonexistent)
+# Bench's counts have an upper bound, and the message gives it (it once said ">= 1" to 2000000).
+cli_test(bench_steps_too_many 2 "eddy: --steps expects an integer in [1, 1000000], got '2000000'"
+         bench ${SCENES}/dam_break_2d.json --steps 2000000)
+cli_test(bench_repeats_zero 2 "eddy: --repeats expects an integer in [1, 1000], got '0'"
+         bench ${SCENES}/dam_break_2d.json --repeats 0)
+cli_test(compare_until_negative 2 "eddy: --until expects a time >= 0 in seconds, got '-1'"
+         compare ${SCENES}/dam_break_2d.json --solvers tait --until -1)
 cli_test(run_without_scene 2 "run needs a scene file" run)
 cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
 cli_test(bad_steps 2 "--steps expects an integer >= 0, got 'many'" run ${SCENES}/dam_break_2d.json --steps many)

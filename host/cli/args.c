@@ -3,6 +3,7 @@
 #include "scene.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,33 @@ int eddy_arg_usage_error(const char *fmt, ...)
     fprintf(stderr, "\nrun 'eddy help' for usage\n");
     va_end(ap);
     return 2;
+}
+
+int eddy_arg_integer_option(const char *opt, const char *v, long long min, long long max, long long *out)
+{
+    long long n = min;
+    if (!eddy_arg_integer(v, min, &n) && n <= max) {
+        *out = n;
+        return 0;
+    }
+    if (max == LLONG_MAX) return eddy_arg_usage_error("%s expects an integer >= %lld, got '%s'", opt, min, v);
+    return eddy_arg_usage_error("%s expects an integer in [%lld, %lld], got '%s'", opt, min, max, v);
+}
+
+int eddy_arg_threads(const char *v, int *out)
+{
+    long long n = 1;
+    if (eddy_arg_integer_option("--threads", v, 1, 4096, &n)) return 2;
+    *out = (int)n;
+    return 0;
+}
+
+int eddy_arg_until(const char *v, double *out)
+{
+    double t = 0;
+    if (eddy_arg_real(v, &t) || t < 0) return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+    *out = t;
+    return 0;
 }
 
 int eddy_arg_set(const char *v)

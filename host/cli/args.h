@@ -13,6 +13,16 @@ int eddy_arg_integer(const char *s, long long min, long long *out);
 /* A finite real number, the whole string: 0 and *out set, or -1 (out untouched). */
 int eddy_arg_real(const char *s, double *out);
 
+/* The integer value `v` of option `opt` in [min, max] into *out (0), or the usage error printed (2):
+ * "OPT expects an integer in [MIN, MAX], got 'V'" (">= MIN" when max is LLONG_MAX). */
+int eddy_arg_integer_option(const char *opt, const char *v, long long min, long long max, long long *out);
+
+/* --threads N: 1 to 4096 into *out (0), or the usage error printed (2). */
+int eddy_arg_threads(const char *v, int *out);
+
+/* --until T: a simulated time >= 0 in seconds into *out (0), or the usage error printed (2). */
+int eddy_arg_until(const char *v, double *out);
+
 /* Prints "eddy: MESSAGE" and the pointer to `eddy help` on stderr; returns 2, the exit status of a bad
  * command line. */
 int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);

@@ -3,6 +3,7 @@
  * parsing lives in cli/, with the number readers every command shares (args.h).
  */
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,14 +81,11 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
             if (eddy_arg_set(v)) return 2;
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--steps") == 0) {
-            if (eddy_arg_integer(v, 0, &o->steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);
+            if (eddy_arg_integer_option(a, v, 0, LLONG_MAX, &o->steps)) return 2;
         } else if (strcmp(a, "--until") == 0) {
-            if (eddy_arg_real(v, &o->until) || o->until < 0)
-                return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+            if (eddy_arg_until(v, &o->until)) return 2;
         } else if (strcmp(a, "--threads") == 0) {
-            long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
-            o->threads = (int)t;
+            if (eddy_arg_threads(v, &o->threads)) return 2;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for compare", a);
         }

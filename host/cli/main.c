@@ -2,6 +2,7 @@
  * eddy — the command-line host: run, resume, compare, validate, list, describe, bench.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,14 +188,11 @@ static int cmd_run(int argc, char **argv, int resume)
                 if (eddy_arg_set(v)) return 2;
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
-                if (eddy_arg_integer(v, 0, &o.steps)) return eddy_arg_usage_error("--steps expects an integer >= 0, got '%s'", v);
+                if (eddy_arg_integer_option(a, v, 0, LLONG_MAX, &o.steps)) return 2;
             } else if (strcmp(a, "--until") == 0) {
-                if (eddy_arg_real(v, &o.until) || o.until < 0)
-                    return eddy_arg_usage_error("--until expects a time >= 0 in seconds, got '%s'", v);
+                if (eddy_arg_until(v, &o.until)) return 2;
             } else if (strcmp(a, "--threads") == 0) {
-                long long t;
-                if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
-                o.threads = (int)t;
+                if (eddy_arg_threads(v, &o.threads)) return 2;
             } else if (strcmp(a, "--format") == 0) {
                 snprintf(format_buf, sizeof format_buf, "%s", v);
                 format_arg = v;
@@ -480,17 +478,16 @@ static int cmd_bench(int argc, char **argv)
             if (eddy_arg_set(v)) return 2;
             sets[nsets++] = v;
         } else if (strcmp(a, "--particles") == 0) {
-            if (eddy_arg_integer(v, 1, &n)) return eddy_arg_usage_error("--particles expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer_option(a, v, 1, LLONG_MAX, &n)) return 2;
             o.particles = (size_t)n;
         } else if (strcmp(a, "--steps") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 1000000) return eddy_arg_usage_error("--steps expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer_option(a, v, 1, 1000000, &n)) return 2;
             o.steps = (int)n;
         } else if (strcmp(a, "--repeats") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 1000) return eddy_arg_usage_error("--repeats expects an integer >= 1, got '%s'", v);
+            if (eddy_arg_integer_option(a, v, 1, 1000, &n)) return 2;
             o.repeats = (int)n;
         } else if (strcmp(a, "--threads") == 0) {
-            if (eddy_arg_integer(v, 1, &n) || n > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
-            o.threads = (int)n;
+            if (eddy_arg_threads(v, &o.threads)) return 2;
         } else if (strcmp(a, "--at") == 0) {
             if (eddy_arg_bench_at(v, &o.at)) return 2;
         } else if (strcmp(a, "--from") == 0) {

@@ -82,9 +82,7 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             if (eddy_arg_set(v)) return 2;
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--threads") == 0) {
-            long long t;
-            if (eddy_arg_integer(v, 1, &t) || t > 4096) return eddy_arg_usage_error("--threads expects an integer in [1, 4096], got '%s'", v);
-            o->threads = (int)t;
+            if (eddy_arg_threads(v, &o->threads)) return 2;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for validate", a);
         }
