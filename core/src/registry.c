@@ -24,6 +24,7 @@
 #include <eddy/observe.h>
 
 #include "internal.h"
+#include "plugin_file.h"
 
 #define BUILTIN_FILE "(built-in)"
 
@@ -486,13 +487,15 @@ static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plu
  * shared objects are by default (clang; gcc when the flag is given to the compiler only), needs the
  * runtime in the executable: dlopen then fails on the runtime's first symbol. Says how to provide it.
  */
+#define ASAN_HINT                                                                                              \
+    "; the plugin was built with AddressSanitizer but this eddy is not: run eddy with "                        \
+    "LD_PRELOAD=$(gcc -print-file-name=libasan.so) (or clang's libclang_rt.asan), or build eddy "              \
+    "with -DEDDY_SANITIZE=ON"
+
 static const char *sanitizer_hint(const char *dlerror_text)
 {
     if (!dlerror_text) return "";
-    if (strstr(dlerror_text, "undefined symbol: __asan"))
-        return "; the plugin was built with AddressSanitizer but this eddy is not: run eddy with "
-               "LD_PRELOAD=$(gcc -print-file-name=libasan.so) (or clang's libclang_rt.asan), or build eddy "
-               "with -DEDDY_SANITIZE=ON";
+    if (strstr(dlerror_text, "undefined symbol: __asan")) return ASAN_HINT;
     if (strstr(dlerror_text, "undefined symbol: __ubsan"))
         return "; the plugin was built with UndefinedBehaviorSanitizer but this eddy is not: run eddy with "
                "LD_PRELOAD=$(gcc -print-file-name=libubsan.so) (or clang's libclang_rt.ubsan_standalone), or "
@@ -500,10 +503,33 @@ static const char *sanitizer_hint(const char *dlerror_text)
     return "";
 }
 
+/* Files that dlopen would not refuse but crash or abort on (plugin_file.c) are refused unopened: one
+ * cut short, one linked with a sanitizer runtime this process lacks. */
+static int refuse_before_dlopen(eddy_registry *reg, const char *path, eddy_error *err)
+{
+    eddy_plugin_file_facts f;
+    if (eddy_plugin_file_read(path, &f)) return EDDY_OK;
+    if (f.load_end > f.file_size)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "cannot load: the file is cut short (its segments need %llu bytes, it has %llu); an "
+                      "interrupted copy or build? Build or install it again",
+                      (unsigned long long)f.load_end, (unsigned long long)f.file_size);
+    if (!f.sanitizer) return EDDY_OK;
+    if (strcmp(f.sanitizer, "AddressSanitizer") == 0)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "cannot load: it needs %s, which must be in the process from its start%s", f.needed, ASAN_HINT);
+    return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                  "cannot load: it needs %s, which must be in the process from its start; the plugin was built "
+                  "with %s but this eddy is not: run eddy with that runtime in LD_PRELOAD",
+                  f.needed, f.sanitizer);
+}
+
 int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err)
 {
     for (size_t i = 0; i < reg->plugin_count; ++i)
         if (strcmp(reg->plugins[i].path, path) == 0) return EDDY_OK;
+    int unsafe = refuse_before_dlopen(reg, path, err);
+    if (unsafe) return unsafe;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();

@@ -170,4 +170,41 @@ if(NOT EDDY_SANITIZE)
       plugin_check(sanitized_${kind}_hint 0 "${hint}" ${ROBUST_PLUGINS}/${kind} list)
     endif()
   endforeach()
+
+  # Linked with its runtime (gcc with -fsanitize at the link, as the plugin guide's flags do), the plugin
+  # lists libasan as needed; dlopen'ing it aborted the whole process ("ASan runtime does not come first"),
+  # so one such file in a plugin folder ended every command. It is refused unopened; `eddy list` goes
+  # on (exit 0, the other plugins listed), and so does a run with another solver.
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=address)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=address)
+  check_c_source_compiles("int main(void) { return 0; }" EDDY_CC_LINKS_ASAN)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(EDDY_CC_LINKS_ASAN)
+    robust_plugin(asan_linked asan_linked COMPONENT_ID="robust_asan_linked" PLUGIN_NAME="asan_linked")
+    target_compile_options(robustplugin_asan_linked PRIVATE -fsanitize=address)
+    target_link_options(robustplugin_asan_linked PRIVATE -fsanitize=address)
+    plugin_check(asan_linked_refused 0 "/eddy_asan_linked.so: cannot load: it needs libasan.so"
+                 ${ROBUST_PLUGINS}/asan_linked list)
+    plugin_check(asan_linked_hint 0 ", which must be in the process from its start; the plugin was built with AddressSanitizer but this eddy is not: run eddy with LD_PRELOAD=$(gcc -print-file-name=libasan.so)"
+                 ${ROBUST_PLUGINS}/asan_linked list)
+    plugin_check(asan_linked_others_run 0 "state-hash: "
+                 ${ROBUST_PLUGINS}/asan_linked run ${SCENES}/dam_break_2d.json --steps 2 --hash --no-picture
+                 --out ${ROBUST_OUT}/asan_linked_others_run)
+  endif()
 endif()
+
+# --- 5. a plugin file cut short -------------------------------------------------------------------
+# An interrupted copy or install leaves a file whose headers describe more than it holds: dlopen faulted
+# (SIGBUS) mapping its segments, ending `eddy list` and every run. The program headers are read first
+# and the file is refused; the other plugins load. Cut inside the first segment, and inside the
+# program header table.
+foreach(cut 2000 100)
+  add_test(NAME robust_plugin_cut_${cut}
+           COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && head -c $2 \"$1\" > \"$0/eddy_cut.so\" && shift 3 && exec \"$@\""
+                   ${ROBUST_OUT}/cut_${cut} $<TARGET_FILE:robustplugin_robust_faulty> ${cut}
+                   ${EXPECT} 0 "eddy_cut.so: cannot load: the file is cut short (its segments need " ${EDDY_EXE} list)
+  set_tests_properties(robust_plugin_cut_${cut} PROPERTIES TIMEOUT 30
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/cut_${cut};${ROBUST_ENV_BASE}")
+endforeach()

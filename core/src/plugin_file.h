@@ -1,0 +1,24 @@
+/*
+ * core/src/plugin_file.h — what a plugin file is, read before dlopen (internal).
+ */
+#ifndef EDDY_PLUGIN_FILE_H
+#define EDDY_PLUGIN_FILE_H
+
+#include <stdint.h>
+
+typedef struct eddy_plugin_file_facts {
+    uint64_t file_size; /* bytes */
+    uint64_t load_end;  /* where the file contents of the loadable segments end; past file_size: cut short */
+    /* The sanitizer ("AddressSanitizer", "ThreadSanitizer", ...) whose runtime the file needs (DT_NEEDED)
+     * and this process has not loaded, and that library's name; NULL and "" when there is none. Such a
+     * runtime aborts a process that dlopens it. */
+    const char *sanitizer;
+    char needed[256];
+} eddy_plugin_file_facts;
+
+/* Reads the program headers and needed libraries of the ELF shared object at `path`: 0 and *f filled,
+ * or -1 when the file cannot be read as an ELF object of this machine (dlopen then gives its own
+ * reason). Never maps the file. */
+int eddy_plugin_file_read(const char *path, eddy_plugin_file_facts *f);
+
+#endif /* EDDY_PLUGIN_FILE_H */
