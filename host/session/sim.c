@@ -169,9 +169,11 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
     const eddy_solver_vtable *v = sim->solver_vtable;
     if (v->max_dt) {
         double lim = INFINITY;
-        const char *name = "solver limit";
+        const char *name = NULL;
         eddy_error_clear(err);
         int rc = v->max_dt(sim->solver, sim->world, &lim, &name, err);
+        /* The name is optional; messages read "the solver's <name> limit". */
+        if (!name || !*name) name = "stability";
         if (rc) {
             char where[EDDY_SCENE_ID_MAX + 48];
             snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
@@ -200,10 +202,10 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g s (%s), too small to advance "
                                   "the clock from t = %.17g s",
                                   sim->solver_entry->component->id, sim->world->step + 1, lim,
-                                  name ? name : "solver limit", (double)sim->world->time);
+                                  name, (double)sim->world->time);
         if (lim < dt) {
             dt = lim;
-            snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name ? name : "solver limit");
+            snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name);
         }
     }
     /* A moving collider stops at its moving_until: land a step there, as on an output time. */

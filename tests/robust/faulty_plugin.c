@@ -11,6 +11,7 @@
  *           "max_dt_error_empty"  max_dt() returns EDDY_ERR_DEVICE with no message
  *           "create_error_empty"  create() returns EDDY_ERR_INVALID_ARGUMENT with no message
  *           "dt_tiny"       max_dt returns 1e-21 s from step `at_step` on (t + dt == t there)
+ *           "dt_unnamed"    max_dt returns 1e-5 s and leaves the limit's name unset (it is optional)
  *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
  *                           tests (nothing has been written while a solver is created)
  *
@@ -40,7 +41,8 @@ enum {
     FAULT_MAX_DT_ERROR_EMPTY,
     FAULT_CREATE_ERROR_EMPTY,
     FAULT_SLOW_CREATE,
-    FAULT_DT_TINY
+    FAULT_DT_TINY,
+    FAULT_DT_UNNAMED
 };
 
 struct eddy_solver {
@@ -90,6 +92,10 @@ static void destroy(eddy_solver *s)
 static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
     (void)err;
+    if (s->fault == FAULT_DT_UNNAMED) {
+        *dt = 1e-5;
+        return EDDY_OK;
+    }
     *limit = "test";
     switch (s->fault) {
     case FAULT_DT_ZERO: *dt = 0.0; break;
@@ -113,7 +119,7 @@ static const eddy_solver_vtable VTABLE = {
 static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_negative",
                                      "dt_nan",       "position_nan",     "step_error_empty",
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
-                                     "dt_tiny",      NULL};
+                                     "dt_tiny",      "dt_unnamed",       NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

@@ -81,6 +81,10 @@ faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1: max_d
 faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned nan; it must be finite and > 0"
              --until 0.01 --set solvers.robust_faulty.fault=dt_nan)
 # A positive limit the clock cannot resolve (t + dt == t) looped forever on a run that ends by time.
+# The limit's name is optional: unset, the warning read "the solver's solver limit limit".
+plugin_check(faulty_dt_unnamed 0 "warning: time step 5e-05 s is above the solver's stability limit; stepping with 1e-05 s"
+             ${ROBUST_PLUGINS}/faulty run ${SCENES}/dam_break_2d.json --solver robust_faulty --no-picture
+             --out ${ROBUST_OUT}/faulty_dt_unnamed --steps 2 --set solvers.robust_faulty.fault=dt_unnamed)
 faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max_dt returned 1e-21 s (test), too small to advance the clock from t = 0.0001 s"
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are

@@ -94,8 +94,9 @@ typedef struct eddy_solver_vtable {
 
     /*
      * Creates a solver for setup->world. Per-material values arrive in world->materials[m].params
-     * (the component's material_params table). May register particle fields. *out is owned by the
-     * plugin until destroy().
+     * (the component's material_params table). May register particle fields. On success *out is set
+     * (the host passes it back unchanged to every other callback; it does not look inside, so a
+     * solver without state may set NULL) and owned by the plugin until destroy().
      */
     int (*create)(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err);
 
@@ -112,7 +113,8 @@ typedef struct eddy_solver_vtable {
 
     /* Optional: the largest stable time step for the current state (CFL, viscous and force limits),
      * in seconds (finite and > 0, or +inf for no limit; the host refuses anything else, naming the
-     * solver), and a short static name of the limit that applies (e.g. "CFL"). Use
+     * solver), and a short static name of the limit that applies (e.g. "CFL"; left unset, the host's
+     * messages call it "stability"). Use
      * eddy_world_stable_dt(): it reads the max speed from the step's cached reduction. */
     int (*max_dt)(eddy_solver *solver, eddy_world *world, double *dt, const char **limit,
                   eddy_error *err);
