@@ -14,11 +14,13 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <eddy/observe.h>
@@ -617,14 +619,59 @@ void eddy_registry_scan_dir(eddy_registry *reg, const char *dir)
     reg->level = outer;
 }
 
+static int shared_object_filter(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && !plugin_name_filter(e);
+}
+
+/* An EDDY_PLUGIN_PATH entry the user wrote that can give no plugin, recorded with the refusals: the
+ * standard folders may be absent, but a mistyped entry used to leave only "unknown solver" behind. */
+static void check_path_entry(eddy_registry *reg, const char *entry)
+{
+    struct stat st;
+    if (stat(entry, &st) != 0) {
+        refuse(reg, entry, EDDY_ERR_NOT_FOUND, NULL, "EDDY_PLUGIN_PATH names a folder that cannot be read: %s",
+               strerror(errno));
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        const char *slash = strrchr(entry, '/');
+        const char *base = slash ? slash + 1 : entry;
+        int dir_len = slash ? (slash == entry ? 1 : (int)(slash - entry)) : 1;
+        refuse(reg, entry, EDDY_ERR_INVALID_ARGUMENT, NULL,
+               "EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '%.*s'%s", dir_len,
+               slash ? entry : ".", strncmp(base, "eddy_", 5) == 0 ? "" : " (and name the file eddy_<name>.so)");
+        return;
+    }
+    /* A folder of shared objects none of which has a plugin's file name: say why none was tried. */
+    struct dirent **list = NULL;
+    int plugins = scandir(entry, &list, plugin_name_filter, alphasort);
+    for (int i = 0; i < plugins; ++i) free(list[i]);
+    free(list);
+    if (plugins != 0) return;
+    list = NULL;
+    int others = scandir(entry, &list, shared_object_filter, alphasort);
+    for (int i = 0; i < others; ++i) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", entry, list[i]->d_name) < (int)sizeof path)
+            refuse(reg, path, EDDY_ERR_INVALID_ARGUMENT, NULL,
+                   "not tried: plugin files are named eddy_<name>.so (rename it eddy_%s)", list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+}
+
 void eddy_registry_discover(eddy_registry *reg)
 {
     const char *env = getenv("EDDY_PLUGIN_PATH");
     if (env && *env) {
         char *copy = dup_str(env);
         for (char *save = NULL, *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok;
-             tok = strtok_r(NULL, ":", &save))
+             tok = strtok_r(NULL, ":", &save)) {
+            check_path_entry(reg, tok);
             eddy_registry_scan_dir(reg, tok);
+        }
         free(copy);
     }
     char exe[PATH_MAX];

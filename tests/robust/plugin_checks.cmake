@@ -212,3 +212,26 @@ foreach(cut 2000 100)
   set_tests_properties(robust_plugin_cut_${cut} PROPERTIES TIMEOUT 30
                        ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/cut_${cut};${ROBUST_ENV_BASE}")
 endforeach()
+
+# --- 6. EDDY_PLUGIN_PATH entries that can give no plugin -------------------------------------------
+# A mistyped folder, a plugin file given instead of its folder, or a folder of .so files not named
+# eddy_*.so left only "unknown solver" behind; each is now listed with the refusals, and a run that
+# cannot find its solver points there.
+plugin_check(path_missing_folder 0 "  ${ROBUST_OUT}/no_such_folder: EDDY_PLUGIN_PATH names a folder that cannot be read: No such file or directory"
+             ${ROBUST_OUT}/no_such_folder list)
+plugin_check(path_is_a_file 0 "  ${ROBUST_PLUGINS}/faulty/eddy_robust_faulty.so: EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '${ROBUST_PLUGINS}/faulty'\n  ${ROBUST_OUT}/no_such_folder: "
+             "${ROBUST_PLUGINS}/faulty/eddy_robust_faulty.so:${ROBUST_OUT}/no_such_folder" list)
+add_test(NAME robust_plugin_path_misnamed_file
+         COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && cp \"$1\" \"$0/faulty.so\" && shift 2 && exec \"$@\""
+                 ${ROBUST_OUT}/misnamed $<TARGET_FILE:robustplugin_robust_faulty>
+                 ${EXPECT} 1 "unknown solver 'robust_faulty' (available: " ${EDDY_EXE} run ${SCENES}/dam_break_2d.json
+                 --solver robust_faulty --out ${ROBUST_OUT}/misnamed_run)
+set_tests_properties(robust_plugin_path_misnamed_file PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/misnamed;${ROBUST_ENV_BASE}")
+add_test(NAME robust_plugin_path_misnamed_listed
+         COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && cp \"$1\" \"$0/faulty.so\" && shift 2 && exec \"$@\""
+                 ${ROBUST_OUT}/misnamed_list $<TARGET_FILE:robustplugin_robust_faulty>
+                 ${EXPECT} 0 "  ${ROBUST_OUT}/misnamed_list/faulty.so: not tried: plugin files are named eddy_<name>.so (rename it eddy_faulty.so)"
+                 ${EDDY_EXE} list)
+set_tests_properties(robust_plugin_path_misnamed_listed PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/misnamed_list;${ROBUST_ENV_BASE}")

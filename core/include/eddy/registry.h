@@ -8,7 +8,9 @@
  * Discovery order (eddy_registry_discover): every folder in EDDY_PLUGIN_PATH (colon-separated), the
  * plugin folder next to the running executable (<exe>/../lib/eddy/plugins, which is both the build
  * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
- * scanned once; in each, every file named eddy_*.so is tried, in name order.
+ * scanned once; in each, every file named eddy_*.so is tried, in name order. An EDDY_PLUGIN_PATH entry
+ * that can give no plugin (no such folder, a file, a folder whose .so files none is named eddy_*.so) is
+ * recorded with the refusals, the entry (or the misnamed file) as the file.
  *
  * Component ids are unique. The first folder in discovery order that provides an id wins: a component
  * of a later folder with the same id is *shadowed* — not registered, while the rest of its plugin is —
