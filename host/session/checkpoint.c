@@ -178,6 +178,20 @@ int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_si
             eddy_error_prefix(err, "solver '%s' cannot save its state: ", sc->id);
             return rc;
         }
+        /* Either would be refused by the resume, long after the run: said now, naming the callback. */
+        if (!blob || !blob_size) {
+            free(blob);
+            return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                                  "solver '%s' cannot save its state: save() returned success with an empty record; "
+                                  "it must store at least a tag (eddy_state_save_floats), or a resume takes the "
+                                  "state for lost", sc->id);
+        }
+        if (!v->load) {
+            free(blob);
+            return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                                  "solver '%s' cannot save its state: it has save() but no load(), so a checkpoint "
+                                  "of it could not be resumed", sc->id);
+        }
     }
     cJSON *all = cJSON_Duplicate(settings, 1);
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;

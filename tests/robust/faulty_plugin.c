@@ -12,10 +12,12 @@
  *           "create_error_empty"  create() returns EDDY_ERR_INVALID_ARGUMENT with no message
  *           "dt_tiny"       max_dt returns 1e-21 s from step `at_step` on (t + dt == t there)
  *           "dt_unnamed"    max_dt returns 1e-5 s and leaves the limit's name unset (it is optional)
+ *           "save_empty"    save() returns success with an empty record (plugin.h asks for > 0 bytes)
  *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
  *                           tests (nothing has been written while a solver is created)
  *
- * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME.
+ * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME; SAVE_WITHOUT_LOAD: the vtable
+ * has save() but no load(), so its checkpoints could not be resumed.
  */
 #include <eddy/eddy.h>
 
@@ -42,7 +44,8 @@ enum {
     FAULT_CREATE_ERROR_EMPTY,
     FAULT_SLOW_CREATE,
     FAULT_DT_TINY,
-    FAULT_DT_UNNAMED
+    FAULT_DT_UNNAMED,
+    FAULT_SAVE_EMPTY
 };
 
 struct eddy_solver {
@@ -108,18 +111,43 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
     return EDDY_OK;
 }
 
+#define STATE_TAG "robust_faulty/1"
+
+static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
+{
+    if (s->fault == FAULT_SAVE_EMPTY) {
+        *data = NULL;
+        *size = 0;
+        return EDDY_OK;
+    }
+    return eddy_state_save_floats(STATE_TAG, NULL, 0, data, size, err);
+}
+
+#ifndef SAVE_WITHOUT_LOAD
+static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
+{
+    (void)s;
+    return eddy_state_load_floats(STATE_TAG, NULL, 0, data, size, err);
+}
+#endif
+
 static const eddy_solver_vtable VTABLE = {
     .size = sizeof(eddy_solver_vtable),
     .create = create,
     .step = step,
     .destroy = destroy,
     .max_dt = max_dt,
+    .save = save,
+#ifndef SAVE_WITHOUT_LOAD
+    .load = load,
+#endif
 };
 
 static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_negative",
                                      "dt_nan",       "position_nan",     "step_error_empty",
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
-                                     "dt_tiny",      "dt_unnamed",       NULL};
+                                     "dt_tiny",      "dt_unnamed",       "save_empty",
+                                     NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

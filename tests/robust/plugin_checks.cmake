@@ -85,6 +85,14 @@ faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt ret
 plugin_check(faulty_dt_unnamed 0 "warning: time step 5e-05 s is above the solver's stability limit; stepping with 1e-05 s"
              ${ROBUST_PLUGINS}/faulty run ${SCENES}/dam_break_2d.json --solver robust_faulty --no-picture
              --out ${ROBUST_OUT}/faulty_dt_unnamed --steps 2 --set solvers.robust_faulty.fault=dt_unnamed)
+# save() mistakes surfaced only at the resume, blaming the checkpoint: said when the checkpoint is
+# written (the frames stay), naming the callback.
+faulty_check(save_empty 1 "eddy: error: solver 'robust_faulty' cannot save its state: save() returned success with an empty record; it must store at least a tag (eddy_state_save_floats), or a resume takes the state for lost"
+             --steps 2 --set solvers.robust_faulty.fault=save_empty)
+robust_plugin(save_only save_only COMPONENT_ID="robust_save_only" PLUGIN_NAME="save_only" SAVE_WITHOUT_LOAD)
+plugin_check(save_without_load 1 "eddy: error: solver 'robust_save_only' cannot save its state: it has save() but no load(), so a checkpoint of it could not be resumed"
+             ${ROBUST_PLUGINS}/save_only run ${SCENES}/dam_break_2d.json --solver robust_save_only --quiet --no-picture
+             --steps 2 --out ${ROBUST_OUT}/save_only)
 faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max_dt returned 1e-21 s (test), too small to advance the clock from t = 0.0001 s"
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
