@@ -28,11 +28,21 @@ status=0
 # above the marker) instead of running the cases again.
 if [ "${VALIDATION_REUSE:-0}" != 1 ] || [ ! -f "$out/convergence/report.md" ] || [ ! -f "$out/medium/report.md" ]; then
     rm -rf "$out"
-    "$eddy" validate --out "$out/convergence" --resolution coarse,medium,fine \
-        --case dam_break_2d --case poiseuille --case couette --case taylor_green --case shear_wave \
-        --case lamb_oseen --case vortex_ring || status=1
-    "$eddy" validate --out "$out/medium" --resolution medium --case hydrostatic_tank \
-        --case dam_break_3d_obstacle || status=1
+    # 0: every claim held; 1: a claimed check missed (the report is what it is for); anything else
+    # (130: interrupted, which writes the report of the cases run so far) is no report to publish.
+    for run in convergence medium; do
+        if [ $run = convergence ]; then
+            "$eddy" validate --out "$out/convergence" --resolution coarse,medium,fine \
+                --case dam_break_2d --case poiseuille --case couette --case taylor_green --case shear_wave \
+                --case lamb_oseen --case vortex_ring
+        else
+            "$eddy" validate --out "$out/medium" --resolution medium --case hydrostatic_tank \
+                --case dam_break_3d_obstacle
+        fi
+        rc=$?
+        [ $rc -le 1 ] || { echo "validation-report.sh: eddy validate ($run) exited $rc; $doc and docs/validation/ left as they were" >&2; exit $rc; }
+        [ $rc -eq 0 ] || status=1
+    done
 fi
 
 # The committed report is replaced only by a complete new one: a run that wrote no report (a build
