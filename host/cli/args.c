@@ -32,12 +32,14 @@ int eddy_arg_real(const char *s, double *out)
 
 int eddy_arg_usage_error(const char *fmt, ...)
 {
+    /* One write: under mpirun every process prints it, and three writes to unbuffered stderr
+     * interleaved into "eddy: eddy: ...". */
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "eddy: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nrun 'eddy help' for usage\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", msg);
     return 2;
 }
 

@@ -122,14 +122,30 @@ static int check_formats(eddy_registry *reg, const char *arg, const char **ids, 
 static int fail(const eddy_error *err)
 {
     /* An interrupt is a clean stop, not an error. */
-    /* Several processes (docs/mpi.md): the failing rank says who it is and stops every other one. */
-    if (eddy_decomp_size() > 1)
-        fprintf(stderr, "eddy: %srank %d of %d: %s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ",
-                eddy_decomp_rank(), eddy_decomp_size(), err->message);
-    else
-        fprintf(stderr, "eddy: %s%s\n", err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ", err->message);
-    eddy_decomp_abort(err->code == EDDY_ERR_INTERRUPTED ? 130 : 1);
-    return err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
+    const int status = err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
+    const char *kind = err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ";
+    if (eddy_decomp_size() <= 1) {
+        fprintf(stderr, "eddy: %s%s\n", kind, err->message);
+        return status;
+    }
+    /* Several processes (docs/mpi.md). An outcome they reached together (an agreed interrupt, an
+     * explosion in the reduced statistics) is said once, by the first, and every process ends
+     * normally: an MPI_Abort from one would kill the first while it still writes (the picture). */
+    if (eddy_decomp_is_agreed(err->code)) {
+        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
+        return status;
+    }
+    /* Any other that every process met alike (a missing scene, a bad environment variable): said
+     * once. The wait is for processes that fail a little later; one that does not come is stepping
+     * or waits in a collective, and is stopped. */
+    if (eddy_decomp_same_failure(err->message, 2.0)) {
+        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
+        return status;
+    }
+    /* Else the failing process says who it is and stops every other one. */
+    fprintf(stderr, "eddy: %srank %d of %d: %s\n", kind, eddy_decomp_rank(), eddy_decomp_size(), err->message);
+    eddy_decomp_abort(status);
+    return status;
 }
 
 static int cmd_run(int argc, char **argv, int resume)

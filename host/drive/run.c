@@ -512,11 +512,13 @@ static int settle_outputs(run_ctx *c, eddy_error *err)
 }
 
 /* The frame in flight at the end of a run: settled where every process got here alike (a run that
- * reached its end or was interrupted, docs/mpi.md), else this process's alone (no collective: another
+ * reached its end, was interrupted or exploded, docs/mpi.md), else this process's alone (no collective: another
  * process may never arrive). */
 static int finish_outputs(run_ctx *c, int rc, eddy_error *err)
 {
-    return rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED ? settle_outputs(c, err) : eddy_output_drain(c->out, err);
+    /* (an explosion is agreed too: its frame shows what went wrong, and is named like any other) */
+    return rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED || eddy_decomp_is_agreed(rc) ? settle_outputs(c, err)
+                                                                                  : eddy_output_drain(c->out, err);
 }
 
 static int write_checkpoint(run_ctx *c, eddy_error *err)
@@ -589,7 +591,8 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     (void)ses, (void)step_ms;
     run_ctx *c = user;
     const eddy_world *w = c->sim->world;
-    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit && !c->opt->quiet) {
+    /* (the step is agreed over every process: the first says it) */
+    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit && !c->opt->quiet && eddy_decomp_rank() == 0) {
         fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
                 c->sim->scene.dt, c->sim->dt_limit, c->sim->last_dt);
         c->sim->warned_dt_limit = 1;

@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include "decomp.h"
 #include "probes_builtin.h"
 #include "writers_builtin.h"
 
@@ -35,8 +36,15 @@ static void host_log(const eddy_host *host, eddy_log_level level, const char *co
     (void)host;
     if (level == EDDY_LOG_INFO && quiet) return;
     if (level == EDDY_LOG_DEBUG && !show_debug()) return;
+    /* Several processes: a derived value (INFO) is the same on every one (their states are the
+     * same bits), so only the first says it; a warning or an error may be one process's own and is
+     * said by each, with its rank. */
+    const int size = eddy_decomp_size(), rank = size > 1 ? eddy_decomp_rank() : 0;
+    if (level == EDDY_LOG_INFO && rank > 0) return;
+    char who[48] = "";
+    if (size > 1 && level != EDDY_LOG_INFO) snprintf(who, sizeof who, "rank %d of %d: ", rank, size);
     /* One fprintf per message, so that lines from two threads do not interleave. */
-    fprintf(stderr, "eddy: %s%s%s\n", component && *component ? component : "",
+    fprintf(stderr, "eddy: %s%s%s%s\n", who, component && *component ? component : "",
             component && *component ? ": " : "", message ? message : "");
 }
 

@@ -176,6 +176,15 @@ static int refuse_resident_decomposable(const eddy_component *solver, eddy_error
     return EDDY_OK;
 }
 
+static int g_agreed_code = EDDY_OK;
+
+void eddy_decomp_set_agreed(int code) { g_agreed_code = code; }
+
+int eddy_decomp_is_agreed(int code)
+{
+    return code != EDDY_OK && (code == g_agreed_code || (code == EDDY_ERR_INTERRUPTED && eddy_decomp_size() > 1));
+}
+
 #ifndef EDDY_HAVE_MPI
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -224,6 +233,12 @@ int eddy_decomp_first_differing(uint64_t value)
 {
     (void)value;
     return -1;
+}
+uint64_t eddy_decomp_min_u64(uint64_t value) { return value; }
+int eddy_decomp_same_failure(const char *message, double wait_s)
+{
+    (void)message, (void)wait_s;
+    return 0;
 }
 int eddy_decomp_balance_of(const eddy_world *w, eddy_decomp_balance *b)
 {
@@ -306,6 +321,9 @@ static void agree_on_signals(void)
     if (all && g_stop_flag) *g_stop_flag = all;
 }
 
+/* eddy_decomp_same_failure's own communicator: its collectives match only each other. */
+static MPI_Comm g_failure_comm = MPI_COMM_NULL;
+
 int eddy_decomp_init(int *argc, char ***argv)
 {
     int done = 0;
@@ -316,13 +334,36 @@ int eddy_decomp_init(int *argc, char ***argv)
         g_initialized_here = 1;
         if (eddy_decomp_size() <= 1) stop_signals(SIG_UNBLOCK);
     }
+    if (eddy_decomp_size() > 1 && g_failure_comm == MPI_COMM_NULL) MPI_Comm_dup(MPI_COMM_WORLD, &g_failure_comm);
     return 0;
+}
+
+int eddy_decomp_same_failure(const char *message, double wait_s)
+{
+    if (eddy_decomp_size() <= 1 || g_failure_comm == MPI_COMM_NULL || !message) return 0;
+    /* FNV-1a of the message; the smallest of (h, ~h) over the processes gives the smallest and the
+     * largest h in one reduction: equal when every process says the same. */
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)message; *c; ++c) h = (h ^ *c) * 1099511628211ull;
+    uint64_t mine[2] = {h, ~h}, all[2] = {0, 0};
+    MPI_Request req;
+    if (MPI_Iallreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, g_failure_comm, &req) != MPI_SUCCESS) return 0;
+    const double t0 = MPI_Wtime();
+    const struct timespec nap = {0, 5 * 1000 * 1000};
+    int done = 0;
+    while (!done && MPI_Wtime() - t0 < wait_s) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) nanosleep(&nap, NULL);
+    }
+    /* Not done: the request stays posted; the abort that follows ends every process. */
+    return done && all[0] == ~all[1];
 }
 
 void eddy_decomp_finalize(void)
 {
     int done = 0;
     MPI_Finalized(&done);
+    if (!done && g_failure_comm != MPI_COMM_NULL) MPI_Comm_free(&g_failure_comm);
     if (g_initialized_here && !done) MPI_Finalize();
 }
 
@@ -1348,6 +1389,14 @@ int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances,
 }
 
 void eddy_decomp_resume_share(int share) { g_resume_share = share; }
+
+uint64_t eddy_decomp_min_u64(uint64_t value)
+{
+    if (eddy_decomp_size() <= 1) return value;
+    uint64_t all = value;
+    TALLY_REDUCE(MPI_Allreduce(&value, &all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    return all;
+}
 
 int eddy_decomp_first_differing(uint64_t value)
 {

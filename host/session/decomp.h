@@ -22,6 +22,23 @@ int eddy_decomp_init(int *argc, char ***argv);
 void eddy_decomp_finalize(void);
 /* Stops every process (MPI_Abort) with `code` when running on several; returns otherwise. */
 void eddy_decomp_abort(int code);
+/* An error every process reaches together, at the same step, from the same agreed figures: an
+ * explosion seen in the reduced step statistics, an interrupt agreed after a step. The sites that
+ * decide such an outcome record its code; main then has the first process say it once and ends every
+ * process normally instead of with MPI_Abort, which would kill the first while it still writes (the
+ * picture after an interrupt). An interrupt under mpirun is always agreed (signals are held until the
+ * processes agree on them). */
+void eddy_decomp_set_agreed(int code);
+int eddy_decomp_is_agreed(int code);
+/* For an error that was not agreed: 1 when every process reports the same `message` within `wait_s`
+ * seconds (a missing scene file, a bad environment variable: each found it alone), so that one line
+ * says it and every process can end normally; 0 when another process does not arrive in time (it is
+ * still stepping, or waits in a collective: the caller stops them with eddy_decomp_abort) or says
+ * something else. Uses a communicator of its own, so it never matches the collectives of a step.
+ * 0 on one process. */
+int eddy_decomp_same_failure(const char *message, double wait_s);
+/* Collective on several processes: the smallest `value` over them (the value itself on one). */
+uint64_t eddy_decomp_min_u64(uint64_t value);
 
 /* This process's rank and the number of processes (0 and 1 without MPI). */
 int eddy_decomp_rank(void);

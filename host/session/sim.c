@@ -166,6 +166,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
 {
     double dt = sim->scene.dt;
     sim->dt_limit[0] = '\0';
+    eddy_decomp_set_agreed(EDDY_OK); /* (an outcome is agreed for the step that reached it only) */
     const eddy_solver_vtable *v = sim->solver_vtable;
     if (v->max_dt) {
         double lim = INFINITY;
@@ -185,7 +186,8 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
          * float (finite velocities of 1.8e19 or more) makes every speed limit 0: that is the state's
          * fault, not the solver's, and before the first step no explosion check has looked yet. */
-        if (!(lim > 0) && isinf(eddy_world_step_stats(sim->world)->max_speed))
+        if (!(lim > 0) && isinf(eddy_world_step_stats(sim->world)->max_speed) &&
+            (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1)) /* (max_speed and lim are reduced) */
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
                                   "precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; "
@@ -271,6 +273,22 @@ static int first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field, 
     return EDDY_OK;
 }
 
+/* On a split run the statistics are reduced, so every process takes the same branch of exploded(), but
+ * the first non-finite particle is one process's: the processes agree on the lowest id (and whether
+ * its value is NaN), so that all say the same. The failure of one to read its field is agreed too. */
+static int agree_on_first(const eddy_world *w, int rc, uint64_t *id, int *is_nan)
+{
+    if (!eddy_decomp_active(w)) return rc;
+    /* (id, not-NaN) in one number: ids stay below 2^63; UINT64_MAX: none here */
+    uint64_t key = rc ? 0 : *id == UINT64_MAX ? UINT64_MAX : (*id << 1) | (uint64_t)!*is_nan;
+    key = eddy_decomp_min_u64(key);
+    const int failed = eddy_decomp_min_u64(rc ? 0 : 1) == 0;
+    if (failed) return rc ? rc : EDDY_ERR_IO;
+    *id = key == UINT64_MAX ? UINT64_MAX : key >> 1;
+    *is_nan = key == UINT64_MAX ? 1 : !(key & 1);
+    return EDDY_OK;
+}
+
 static int checking_failed(const eddy_world *w, eddy_error *err)
 {
     return eddy_error_prefix(err, "checking the state after step %" PRIu64 " (t = %.6g s): ", w->step, w->time);
@@ -283,13 +301,15 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_er
     uint64_t id;
     int is_nan, rc;
     if (st->nonfinite_velocity) {
-        if ((rc = first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan, err))) return checking_failed(w, err);
+        rc = agree_on_first(w, first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan, err), &id, &is_nan);
+        if (rc) return checking_failed(w, err);
         snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
         if (id != UINT64_MAX)
             snprintf(tail, sizeof tail, "; particle id %" PRIu64 "%s", id,
                      st->nonfinite_velocity > 1 ? " and others" : "");
     } else if (st->nonfinite_position) {
-        if ((rc = first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan, err))) return checking_failed(w, err);
+        rc = agree_on_first(w, first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan, err), &id, &is_nan);
+        if (rc) return checking_failed(w, err);
         if (id != UINT64_MAX)
             snprintf(what, sizeof what, "particle id %" PRIu64 " has a non-finite position%s", id,
                      st->nonfinite_position > 1 ? " (and others)" : "");
@@ -301,6 +321,8 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_er
     } else {
         return EDDY_OK;
     }
+    /* Reached by every process at this step (the statistics are reduced): main says it once. */
+    eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
     return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s): %s; %s%s",
                           w->step, w->time, what, HINT, tail);
 }
@@ -318,6 +340,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
                               (unsigned long long)w->step, w->time);
     char where[EDDY_SCENE_ID_MAX + 80];
     eddy_error_clear(err);
+    eddy_decomp_set_agreed(EDDY_OK);
     /* (cell, id) order, so sums do not depend on which process owns a particle (decomp.h). */
     int rc = eddy_decomp_canonical_order(w, sc, err);
     if (!rc) {
