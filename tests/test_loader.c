@@ -101,7 +101,9 @@ static void refuses_missing_entry(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
-    expect_reason(reg, "/eddy_no_entry.so", "missing entry symbol 'eddy_plugin_entry'");
+    expect_reason(reg, "/eddy_no_entry.so",
+                  "missing entry symbol 'eddy_plugin_entry': it must be exported (define it with EDDY_EXPORT, "
+                  "which gives it default visibility and C linkage)");
     eddy_registry_destroy(reg);
 }
 
@@ -418,6 +420,55 @@ static void builtin_components_are_checked(void **state)
     eddy_registry_destroy(reg);
 }
 
+/* A count larger than its table reads what follows the table as entries: the refusal says so past the
+ * first entry, where that is the usual cause (here the entries after the table are zeroed, as a count
+ * one too large often meets them). Entry 0 and component 0 get no such hint. */
+static void count_larger_than_the_table_is_named(void **state)
+{
+    (void)state;
+    static const eddy_param_desc params[3] = {EDDY_PARAM_REAL_DESC("gain", 0.5, 0, 1, "1", "A gain.")};
+    static const eddy_param_desc material_params[3] = {EDDY_MATERIAL_STIFFNESS_DESC};
+    static const eddy_writer_vtable writer_vtable = {sizeof(eddy_writer_vtable), writer_create,
+                                                     writer_write, writer_destroy};
+    static const eddy_component long_count = {
+        .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_WRITER, .id = "long_count_writer",
+        .version = "1.0.0", .description = "param_count 2, one entry", .params = params, .param_count = 2,
+        .vtable = &writer_vtable};
+    static const eddy_component long_material_count = {
+        .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_WRITER, .id = "long_material_writer",
+        .version = "1.0.0", .description = "material_param_count 3, one entry", .vtable = &writer_vtable,
+        .material_params = material_params, .material_param_count = 3};
+    static const eddy_component zero_first = {
+        .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_WRITER, .id = "zero_first_writer",
+        .version = "1.0.0", .description = "an empty first entry", .params = params + 1, .param_count = 1,
+        .vtable = &writer_vtable};
+
+    eddy_registry *reg = create();
+    eddy_error err;
+    char want[512];
+    assert_int_equal(eddy_registry_add_builtin(reg, &long_count, "test_host", &err), EDDY_ERR_PLUGIN);
+    snprintf(want, sizeof want,
+             "(built-in): component 'long_count_writer': parameter entry 1: size 0 is below the %zu required bytes "
+             "(is param_count larger than the table?)",
+             offsetof(eddy_param_desc, choices) + sizeof(void *));
+    assert_string_equal(err.message, want);
+    assert_int_equal(eddy_registry_add_builtin(reg, &long_material_count, "test_host", &err), EDDY_ERR_PLUGIN);
+    snprintf(want, sizeof want,
+             "(built-in): component 'long_material_writer': material parameter entry 1: size 0 is below the %zu "
+             "required bytes (is material_param_count larger than the table?)",
+             offsetof(eddy_param_desc, choices) + sizeof(void *));
+    assert_string_equal(err.message, want);
+    assert_int_equal(eddy_registry_add_builtin(reg, &zero_first, "test_host", &err), EDDY_ERR_PLUGIN);
+    snprintf(want, sizeof want,
+             "(built-in): component 'zero_first_writer': parameter entry 0: size 0 is below the %zu required bytes",
+             offsetof(eddy_param_desc, choices) + sizeof(void *));
+    assert_string_equal(err.message, want);
+    assert_int_equal(eddy_registry_add_builtin(reg, NULL, "test_host", &err), EDDY_ERR_PLUGIN);
+    assert_string_equal(err.message, "(built-in): component 0 is NULL");
+    assert_int_equal(eddy_registry_count(reg), 1); /* the CPU grid */
+    eddy_registry_destroy(reg);
+}
+
 static void interface_names(void **state)
 {
     (void)state;
@@ -709,6 +760,7 @@ int main(void)
         cmocka_unit_test(load_file_reports_error),
         cmocka_unit_test(builtin_cpu_grid),
         cmocka_unit_test(builtin_components_are_checked),
+        cmocka_unit_test(count_larger_than_the_table_is_named),
         cmocka_unit_test(interface_names),
         cmocka_unit_test(loads_older_minor),
         cmocka_unit_test(refuses_structs_below_the_required_size),

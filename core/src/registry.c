@@ -253,10 +253,10 @@ static void copy_grown(void *dst, size_t dst_size, const void *src, size_t src_s
 /*
  * Copies a parameter table into a registry-owned array at this host's stride. The plugin's table is
  * read with eddy_param_at (the stride of its first entry), each entry as far as its own size covers.
- * `what` names the table in messages ("parameter" or "material parameter"). Returns 0, or fills
- * `reason`.
+ * `what` names the table in messages ("parameter" or "material parameter"), `count_name` the
+ * component's member that counts it ("param_count", ...). Returns 0, or fills `reason`.
  */
-static int copy_param_table(const eddy_param_desc *table, size_t count, const char *what,
+static int copy_param_table(const eddy_param_desc *table, size_t count, const char *what, const char *count_name,
                             eddy_param_desc **out, char *reason, size_t reason_size)
 {
     *out = NULL;
@@ -274,12 +274,16 @@ static int copy_param_table(const eddy_param_desc *table, size_t count, const ch
         /* Entry 0's size is the stride: check it before stepping with it. */
         const eddy_param_desc *e = i == 0 ? table : eddy_param_at(table, i);
         if (e->size < PARAM_REQUIRED || e->size != table->size) {
+            /* Past entry 0 the usual cause is a count larger than the table: the loader then reads
+             * whatever follows the array as an entry. */
+            char hint[64] = "";
+            if (i > 0) snprintf(hint, sizeof hint, " (is %s larger than the table?)", count_name);
             if (e->size < PARAM_REQUIRED)
-                snprintf(reason, reason_size, "%s entry %zu: size %zu is below the %zu required bytes",
-                         what, i, e->size, (size_t)PARAM_REQUIRED);
+                snprintf(reason, reason_size, "%s entry %zu: size %zu is below the %zu required bytes%s",
+                         what, i, e->size, (size_t)PARAM_REQUIRED, hint);
             else /* one compiler writes one size: a table mixing them is damaged */
-                snprintf(reason, reason_size, "%s entry %zu: size %zu differs from the table's %zu", what,
-                         i, e->size, table->size);
+                snprintf(reason, reason_size, "%s entry %zu: size %zu differs from the table's %zu%s", what,
+                         i, e->size, table->size, hint);
             free(copy);
             return -1;
         }
@@ -329,7 +333,10 @@ static int copy_known_vtable(const known_interface *k, const char *id, const voi
 static int register_component(eddy_registry *reg, const char *file, const char *plugin, int own_plugin,
                               const eddy_component *c, uint32_t index, eddy_error *err)
 {
-    if (!c) return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component %u is NULL", index);
+    /* Past component 0 the usual cause is a component_count larger than the array. */
+    if (!c)
+        return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component %u is NULL%s", index,
+                      index > 0 ? " (is component_count larger than the array?)" : "");
     if (c->size < COMPONENT_REQUIRED) {
         if (EDDY_HAS_MEMBER(c, eddy_component, id) && valid_name(c->id, 0))
             return refuse(reg, file, EDDY_ERR_PLUGIN, err, "component '%s': size %zu is below the %zu required bytes",
@@ -368,10 +375,10 @@ static int register_component(eddy_registry *reg, const char *file, const char *
         }
         snprintf(reason, sizeof reason, "duplicate component id '%s' (already provided by %s)", copy->id,
                  dup->file);
-    } else if (copy_param_table(copy->params, copy->param_count, "parameter", &r->params, detail,
+    } else if (copy_param_table(copy->params, copy->param_count, "parameter", "param_count", &r->params, detail,
                                 sizeof detail) ||
                copy_param_table(copy->material_params, copy->material_param_count, "material parameter",
-                                &r->material_params, detail, sizeof detail)) {
+                                "material_param_count", &r->material_params, detail, sizeof detail)) {
         snprintf(reason, sizeof reason, "component '%s': %s", copy->id, detail);
     } else if (eddy_param_table_check(r->params, copy->param_count, &perr)) {
         snprintf(reason, sizeof reason, "component '%s': %s", copy->id, perr.message);
@@ -543,7 +550,10 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
     entry.obj = dlsym(h, EDDY_PLUGIN_ENTRY_SYMBOL);
     if (!entry.obj) {
         dlclose(h);
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "missing entry symbol '%s'", EDDY_PLUGIN_ENTRY_SYMBOL);
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "missing entry symbol '%s': it must be exported (define it with EDDY_EXPORT, which gives it "
+                      "default visibility and C linkage)",
+                      EDDY_PLUGIN_ENTRY_SYMBOL);
     }
     const eddy_plugin_descriptor *d = entry.fn();
     int rc = check_descriptor(reg, path, d, err);

@@ -1,4 +1,4 @@
-# cmake -DEDDY=<eddy> -DSCENE=<scene.json> -DOUT=<folder> -P resume_test.cmake
+# cmake -DEDDY=<eddy> -DSOLVER=<solver id> -DSCENE=<scene.json> -DOUT=<folder> -P resume_test.cmake
 #
 # A run stopped after 10 steps and resumed from its checkpoint must end in the state of one
 # uninterrupted run (the same state hash). The settings make the solver's force limit set the time
@@ -6,8 +6,8 @@
 # carried through save() and load(): the resumed run would then take other time steps. cfl 0.8, not
 # 1: at 1 the run sits at the edge of stability, where a change of summation order decides whether it
 # explodes; 0.7 to 0.9 run stably, and from 0.8 a load() that restores nothing fails this test.
-set(common ${SCENE} --set solvers.xsph.cfl=0.8 --set solvers.xsph.alpha=1 --set time.dt=0.01
-           --set "materials[0].stiffness=100" --quiet --no-picture)
+set(common ${SCENE} --solver ${SOLVER} --set solvers.${SOLVER}.cfl=0.8 --set solvers.${SOLVER}.alpha=1
+           --set time.dt=0.01 --set "materials[0].stiffness=100" --quiet --no-picture)
 file(REMOVE_RECURSE ${OUT})
 function(eddy_hash var)
   execute_process(COMMAND ${EDDY} ${ARGN} --hash OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

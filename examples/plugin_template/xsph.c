@@ -47,15 +47,22 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Forces inlining of the pair function into the SIMD loops. */
-#if defined(__GNUC__) || defined(__clang__)
-#define XSPH_INLINE static inline __attribute__((always_inline))
-#else
-#define XSPH_INLINE static inline
+/* The solver's id: the component id that scenes and --solver name, the component of its log lines and
+ * the tag of its checkpoint record. CMakeLists.txt passes its SOLVER_ID (one line to rename the
+ * solver); this default is for builds without CMake (pkg-config, README.md). */
+#ifndef SOLVER_ID
+#define SOLVER_ID "xsph"
 #endif
 
-/* Parameters as data: the host validates a scene's "solvers": {"xsph": {...}} section against this
- * table (eddy describe xsph prints it) and passes typed values in table order. The EDDY_PARAM_*_DESC
+/* Forces inlining of the pair function into the SIMD loops. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PAIR_INLINE static inline __attribute__((always_inline))
+#else
+#define PAIR_INLINE static inline
+#endif
+
+/* Parameters as data: the host validates a scene's "solvers": {"<id>": {...}} section against this
+ * table (eddy describe <id> prints it) and passes typed values in table order. The EDDY_PARAM_*_DESC
  * initializers (params.h) fill each entry's size, so the table stays readable by newer hosts. */
 enum { P_CFL, P_ALPHA, P_XSPH, P_COUNT };
 
@@ -99,9 +106,9 @@ struct eddy_solver {
      * them whenever it reallocates or reorders (particles.h). */
     float *acc[3], *corr[3];
     /* Largest acceleration of the last force pass, for max_dt's force limit. It is state between
-     * steps outside the particle fields, so save() and load() carry it: on resume the host does not
-     * call compute_fields() after load(), and without it the first resumed step would use the value of
-     * the scene's initial state and could take another time step than the uninterrupted run. */
+     * steps outside the particle fields, so save() and load() carry it: on resume the host calls no
+     * compute_fields(), and without load() the first resumed step would use create()'s 0 (no force
+     * limit) and could take another time step than the uninterrupted run. */
     eddy_real max_accel;
 };
 
@@ -114,19 +121,20 @@ static void destroy(eddy_solver *s)
 }
 
 /* `setup` lives during this call only; setup->world, setup->params and setup->host stay valid until
- * destroy(). */
+ * destroy(). Error messages say what is wrong without naming the solver: the host prefixes
+ * "solver '<id>': " (in step(), "solver '<id>' at step N (t = ... s): "). */
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "xsph: the world has no material");
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the world has no material");
     /* The vector ISA of the neighbour loops: AVX2 where the CPU runs it; EDDY_SIMD chooses. */
     eddy_sph_simd simd;
     int rc = eddy_sph_simd_select(&simd, err);
     if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->simd = simd;
     s->cfl = (float)pv->values[P_CFL].number;
     s->alpha = (float)pv->values[P_ALPHA].number;
@@ -141,7 +149,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->sound_speed = calloc(w->material_count, sizeof(float));
     if (!s->stiffness || !s->sound_speed) {
         destroy(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     float c_max = 0.0f;
     for (size_t m = 0; m < w->material_count; ++m) {
@@ -151,13 +159,13 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     }
     rc = eddy_particles_add_field(&w->particles, "acceleration", 3, &s->acceleration, err);
     if (!rc) rc = eddy_particles_add_field(&w->particles, "xsph_correction", 3, &s->correction, err);
-    if (rc) {
+    if (rc) { /* the core's message names the field */
         destroy(s);
-        return eddy_error_prefix(err, "xsph: ");
+        return rc;
     }
     /* Plugins never print: they log through the host, which decides what to show (INFO: once per
      * run, hidden by --quiet). */
-    eddy_host_log(setup->host, EDDY_LOG_INFO, "xsph",
+    eddy_host_log(setup->host, EDDY_LOG_INFO, SOLVER_ID,
                   "speed of sound sqrt(stiffness) up to %.4g m/s (sim units); spiky gradient scaled by %.4f",
                   (double)c_max, (double)s->gradient_scale);
     *out = s;
@@ -200,7 +208,7 @@ typedef struct pair_w {
 /* One partner j (a real particle or a ghost) at d = x_i - x_j, r2 = |d|^2, with mass, density,
  * pressure, v_i - v_j and sound speed; 0 outside h. Branch-free, so the loops calling it vectorize;
  * the weights come back by value, which keeps the loop's sums in registers. */
-XSPH_INLINE pair_w pair(const pair_ctx *f, float r2, float vr, float m_j, float rho_j, float p_j, float c_j)
+PAIR_INLINE pair_w pair(const pair_ctx *f, float r2, float vr, float m_j, float rho_j, float p_j, float c_j)
 {
     const float w6 = eddy_sph_poly6(&f->k, r2);
     const float grad = eddy_sph_spiky_grad(&f->k, r2, f->tiny2) * f->scale; /* grad W = grad * d */
@@ -320,14 +328,14 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
     density_ctx dc = {s, w, &w->particles};
     if (eddy_sph_density_pass_simd(s->simd, &w->grid, &w->particles, &w->boundaries, w->gravity, s->kernels.h,
                                    density_finish, &dc))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     rc = eddy_world_refresh_fields(w, density_fields, 2, err);
     if (rc) return rc;
     double t1 = eddy_time_ms();
     force_ctx fc = {s, w, &w->particles};
     float amax2 = 0.0f;
     if (eddy_sph_cell_pass(&w->grid, &w->particles, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "xsph: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     /* The largest acceleration over every process (collective; in one process just sqrtf). */
     rc = eddy_sph_max_accel(w, amax2, &s->max_accel, err);
     if (rc) return rc;
@@ -375,17 +383,23 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
 
 /* Checkpoints: the state between steps that is not in particle fields, max_accel, as a tagged record
  * (state.h). The tag names the solver and the record's layout: bump "/1" when the record changes, so
- * that an old checkpoint is refused with a message instead of misread. On resume the host calls
- * create() and compute_fields() for the scene, restores every particle field as saved, then load();
- * compute_fields() is not called again, so what load() restores is what the first step uses. */
+ * that an old checkpoint is refused with a message instead of misread. The component sets
+ * EDDY_COMPONENT_STATE_COMPLETE (create() derives nothing from the particles), so on resume the host
+ * builds the world with the checkpoint's clock and particles in place of the scene's fluid (no
+ * initial state is computed), calls create() on it with setup->resuming = 1, restores the fields
+ * create() registered (acceleration, xsph_correction) as saved, then calls load(). It never calls
+ * compute_fields() on resume, so what load() restores is what the first step's max_dt() uses
+ * (plugin.h, "The resume order"). */
+#define STATE_TAG SOLVER_ID "/1"
+
 static int save(const eddy_solver *s, void **data, size_t *size, eddy_error *err)
 {
-    return eddy_state_save_floats("xsph/1", &s->max_accel, 1, data, size, err);
+    return eddy_state_save_floats(STATE_TAG, &s->max_accel, 1, data, size, err);
 }
 
 static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
 {
-    return eddy_state_load_floats("xsph/1", &s->max_accel, 1, data, size, err);
+    return eddy_state_load_floats(STATE_TAG, &s->max_accel, 1, data, size, err);
 }
 
 /* Every interface's vtable begins with its size, so a host built against a newer minor version knows
@@ -407,7 +421,7 @@ static const eddy_solver_vtable vtable = {
 static const eddy_component component = {
     .size = sizeof(eddy_component),
     .interface_id = EDDY_INTERFACE_SOLVER,
-    .id = "xsph",
+    .id = SOLVER_ID,
     .version = "2.0.0",
     .description = "Weakly compressible SPH with artificial viscosity and XSPH smoothing (template)",
     .params = params,

@@ -243,3 +243,11 @@ add_test(NAME robust_plugin_path_misnamed_listed
                  ${EDDY_EXE} list)
 set_tests_properties(robust_plugin_path_misnamed_listed PROPERTIES TIMEOUT 30
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/misnamed_list;${ROBUST_ENV_BASE}")
+
+# --- 7. a count larger than its array --------------------------------------------------------------
+# component_count = 2 over {&component, NULL}: the refusal says which count to look at.
+eddy_add_plugin(robustplugin_guide_count SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/guide_count_plugin.c
+                OUTPUT_NAME eddy_guide_count OUTPUT_DIR ${ROBUST_PLUGINS}/guide_count NO_INSTALL)
+add_dependencies(eddy_cli robustplugin_guide_count)
+plugin_check(component_count_hint 0 "/eddy_guide_count.so: component 1 is NULL (is component_count larger than the array?)"
+             ${ROBUST_PLUGINS}/guide_count list)
