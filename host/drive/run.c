@@ -477,8 +477,12 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
             nanosleep(&ts, NULL); /* (signals are blocked under a launcher: no early wake-up) */
         }
         rc = write_manifest(dir, w, cuts, n, err);
-        /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest). */
-        if (!rc) run_remove_in(dir, EDDY_CHECKPOINT_FILE);
+        /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest);
+         * pieces of a run on more processes are named by no manifest any more. */
+        if (!rc) {
+            run_remove_in(dir, EDDY_CHECKPOINT_FILE);
+            run_remove_stale_pieces(dir, n);
+        }
     }
     free(cuts);
     /* Nobody leaves before the manifest is on disk: the processes of an interrupted run stop with
@@ -531,7 +535,10 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
                                 : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
-    if (!rc && eddy_decomp_size() <= 1) run_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
+    if (!rc && eddy_decomp_size() <= 1) {
+        run_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
+        run_remove_stale_pieces(c->sim->scene.out_dir, 0);
+    }
     cJSON_Delete(s);
     return rc;
 }

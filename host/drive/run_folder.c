@@ -88,6 +88,19 @@ static int piece_name(const char *name)
     return p > d && strcmp(p, ".eddy") == 0;
 }
 
+void run_remove_stale_pieces(const char *dir, int keep)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!piece_name(e->d_name) || atol(e->d_name + 12) < keep) continue;
+        char *path = eddy_output_join_path(dir, e->d_name);
+        if (path) remove(path);
+        free(path);
+    }
+    closedir(d);
+}
+
 /* Removes the entries of DIR/SUB (SUB may be "") whose names `match` accepts. */
 static void remove_matching(const char *dir, const char *sub, int (*match)(const char *))
 {
@@ -131,11 +144,14 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
                                 "or choose another --out",
                                 dir, why.message);
         } else if (stopped_early(settings, time, step, end, sizeof end)) {
+            /* (as the interrupt's own message says it: under mpirun, with the launcher) */
+            char how[48] = "eddy resume";
+            if (eddy_decomp_size() > 1) snprintf(how, sizeof how, "mpirun -np %d eddy resume", eddy_decomp_size());
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                 "the output folder '%s' holds a run stopped at step %llu (t = %.6g s) before its end "
-                                "(%s); continue it with `eddy resume %s`, or choose another --out (a new run "
+                                "(%s); continue it with `%s %s`, or choose another --out (a new run "
                                 "would delete its checkpoint)",
-                                dir, (unsigned long long)step, time, end, dir);
+                                dir, (unsigned long long)step, time, end, how, dir);
         }
         cJSON_Delete(settings);
         free(path);

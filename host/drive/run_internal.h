@@ -59,6 +59,9 @@ int run_open_probe_table(run_ctx *c, eddy_error *err);
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err);
 /* Removes DIR/NAME if it is there (run.c). */
 void run_remove_in(const char *dir, const char *name);
+/* Removes DIR/checkpoint.pK.eddy for every K >= keep: the pieces a newer checkpoint no longer names
+ * (a resume on fewer processes, or on one, which writes checkpoint.eddy). */
+void run_remove_stale_pieces(const char *dir, int keep);
 int run_clear_folder(run_ctx *c, eddy_error *err);
 int run_open_renderer(run_ctx *c, eddy_error *err);
 int run_reached_end(const run_ctx *c);
