@@ -275,12 +275,12 @@ agreed:
     const eddy_session_plan plan = {o->steps, cx->end_time, on_sample, on_step, NULL, &st};
     int last_sampled = 1;
     rc = eddy_session_run(ses, &plan, &last_sampled, err);
-    /* Several processes: an explosion and an interrupt are agreed by every process (the step's
-     * statistics and the signal are reduced before they are judged), so all go on to the next solver
-     * alike. Any other failure (out of memory, a particle that left the domain) happened on this
-     * process alone while the others wait in the step's exchange: stop them all with its message, as
-     * `eddy run` does, instead of hanging. */
-    if (rc && rc != EDDY_ERR_UNSTABLE && rc != EDDY_ERR_INTERRUPTED && eddy_decomp_size() > 1) {
+    /* Several processes: an explosion, an interrupt and a particle leaving the domain are agreed by
+     * every process (the step's statistics, the domain count and the signal are reduced before they
+     * are judged: eddy_decomp_is_agreed), so all go on to the next solver alike. Any other failure
+     * (out of memory, a solver's own error) happened on this process alone while the others wait in
+     * the step's exchange: stop them all with its message, as `eddy run` does, instead of hanging. */
+    if (rc && !eddy_decomp_is_agreed(rc) && eddy_decomp_size() > 1) {
         fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
         eddy_decomp_abort(1);
     }

@@ -213,6 +213,11 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     (void)w, (void)err;
     return EDDY_OK;
 }
+int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
+{
+    (void)w, (void)err;
+    return EDDY_OK;
+}
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err)
 {
     (void)w, (void)err;
@@ -1311,19 +1316,76 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     return eddy_decomp_canonical_order(w, solver, err);
 }
 
+/* Outside the domain: a non-finite coordinate, or one beyond a bounded axis (periodic ones wrap in the
+ * grid build). The grid's own test (core/src/grid.c), for the owned particles of a split run. */
+static int outside_domain(const eddy_grid_layout *l, const eddy_particles *p, size_t i)
+{
+    const eddy_real x[3] = {p->x[i], p->y[i], p->z[i]};
+    for (int a = 0; a < l->dimensions; ++a) {
+        if (!isfinite(x[a])) return 1;
+        if (!l->periodic[a] && !(x[a] >= l->lo[a] && x[a] <= l->hi[a])) return 1;
+    }
+    return 0;
+}
+
+/* Owned particles outside the domain, and the index of the one with the lowest id (SIZE_MAX: none). */
+static uint64_t owned_outside(const eddy_world *w, size_t *lowest)
+{
+    *lowest = SIZE_MAX;
+    if (w->grid.policy != EDDY_DOMAIN_ERROR) return 0;
+    const eddy_particles *p = &w->particles;
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i) || !outside_domain(&w->grid.layout, p, i)) continue;
+        ++n;
+        if (*lowest == SIZE_MAX || p->id[i] < p->id[*lowest]) *lowest = i;
+    }
+    return n;
+}
+
 int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
 {
     (void)err;
-    if (!decomp_of(w)) return EDDY_OK;
+    decomp *d = decomp_of(w);
+    if (!d) return EDDY_OK;
     eddy_step_stats st = *eddy_world_step_stats(w);
-    double mx = st.max_speed, sums[2] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position};
+    size_t lowest;
+    /* (the domain count rides on the sums: no collective of its own while nothing leaves) */
+    double mx = st.max_speed,
+           sums[3] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position, (double)owned_outside(w, &lowest)};
     TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     st.max_speed = mx;
     st.nonfinite_velocity = (size_t)sums[0];
     st.nonfinite_position = (size_t)sums[1];
+    d->outside = (uint64_t)sums[2];
     eddy_world_set_step_stats(w, &st);
     return EDDY_OK;
+}
+
+int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
+{
+    decomp *d = decomp_of(w);
+    if (!d || !d->outside) return EDDY_OK;
+    const eddy_particles *p = &w->particles;
+    const eddy_grid_layout *l = &w->grid.layout;
+    size_t i;
+    owned_outside(w, &i);
+    /* The lowest id over the processes, and its owner's position. */
+    const uint64_t id = eddy_decomp_min_u64(i == SIZE_MAX ? UINT64_MAX : p->id[i]);
+    const int mine = i != SIZE_MAX && p->id[i] == id;
+    double pos[3] = {mine ? p->x[i] : INFINITY, mine ? p->y[i] : INFINITY, mine ? p->z[i] : INFINITY};
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, pos, 3, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+    char where[160], box[256];
+    if (l->dimensions == 3) snprintf(where, sizeof where, "(%g, %g, %g)", pos[0], pos[1], pos[2]);
+    else snprintf(where, sizeof where, "(%g, %g)", pos[0], pos[1]);
+    int len = 0;
+    for (int a = 0; a < l->dimensions && len < (int)sizeof box; ++a)
+        len += snprintf(box + len, sizeof box - (size_t)len, "%s%c in [%g, %g]%s", a ? ", " : "", "xyz"[a],
+                        (double)l->lo[a], (double)l->hi[a], l->periodic[a] ? " (periodic)" : "");
+    eddy_decomp_set_agreed(EDDY_ERR_DOMAIN);
+    return eddy_error_set(err, EDDY_ERR_DOMAIN, "particle id %" PRIu64 " at %s left the domain %s (%" PRIu64 " particle%s outside)",
+                          id, where, box, d->outside, d->outside == 1 ? "" : "s");
 }
 
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err)

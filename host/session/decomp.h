@@ -63,6 +63,13 @@ int eddy_decomp_canonical_order(eddy_world *w, const eddy_component *solver, edd
 
 /* After a step: the step statistics combined over every process (max speed, non-finite counts). */
 int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err);
+/* After the explosion guard: under out_of_domain "error", the owned particles that left the domain
+ * in the step, counted over every process with the statistics above. A split run checks the domain
+ * here, not in the next step's grid build, so that every process fails alike (the same message, naming
+ * the lowest id, an agreed error: eddy_decomp_is_agreed) instead of the one owning such a particle
+ * alone. EDDY_ERR_DOMAIN, in the grid build's words ("particle id I at (x, y) left the domain ..."); EDDY_OK
+ * on one process or when none left. Collective when some left. */
+int eddy_decomp_check_domain(eddy_world *w, eddy_error *err);
 /* After a step that passed the explosion guard: migration, rebalancing when due (below), then fresh
  * halo copies. */
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err);

@@ -43,6 +43,9 @@ typedef struct decomp {
     double threshold, floor, imbalance, rebalance_s;
     double imbalance_sum; /* of the imbalance every step ran with, for its mean */
     long long rebalances, checks;
+    /* Owned particles outside the domain after the last step, over every process (reduced with the
+     * step statistics; under the "error" policy only, else 0). */
+    uint64_t outside;
 } decomp;
 
 /* The decomposition of `w`, or NULL (one process, or another world). */

@@ -374,6 +374,13 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         eddy_world_set_step_stats(w, &st);
     }
     if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, err))) return rc;
+    /* A split run finds a particle that left the domain here, on every process alike; one process finds
+     * it in the next step's grid build, whose error reads as this one does. */
+    if ((rc = eddy_decomp_check_domain(w, err))) {
+        snprintf(where, sizeof where, "solver '%s' at step %llu (t = %.6g s): ", sc->id, (unsigned long long)w->step + 1,
+                 w->time);
+        return eddy_error_prefix(err, "%s", where);
+    }
     return eddy_decomp_exchange(w, err);
 }
 
