@@ -1328,19 +1328,27 @@ static int outside_domain(const eddy_grid_layout *l, const eddy_particles *p, si
     return 0;
 }
 
-/* Owned particles outside the domain, and the index of the one with the lowest id (SIZE_MAX: none). */
+/* Owned particles outside the domain (every step: a parallel count), and with `lowest` the index of
+ * the one with the lowest id (SIZE_MAX: none; only once some left). */
 static uint64_t owned_outside(const eddy_world *w, size_t *lowest)
 {
-    *lowest = SIZE_MAX;
+    if (lowest) *lowest = SIZE_MAX;
     if (w->grid.policy != EDDY_DOMAIN_ERROR) return 0;
     const eddy_particles *p = &w->particles;
-    uint64_t n = 0;
+    const long long n = (long long)p->count;
+    long long outside = 0;
+    if (!lowest) {
+#pragma omp parallel for schedule(static) reduction(+ : outside) if (n >= 65536)
+        for (long long i = 0; i < n; ++i)
+            outside += !eddy_particle_is_halo(p, (size_t)i) && outside_domain(&w->grid.layout, p, (size_t)i);
+        return (uint64_t)outside;
+    }
     for (size_t i = 0; i < p->count; ++i) {
         if (eddy_particle_is_halo(p, i) || !outside_domain(&w->grid.layout, p, i)) continue;
-        ++n;
+        ++outside;
         if (*lowest == SIZE_MAX || p->id[i] < p->id[*lowest]) *lowest = i;
     }
-    return n;
+    return (uint64_t)outside;
 }
 
 int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
@@ -1349,10 +1357,9 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     decomp *d = decomp_of(w);
     if (!d) return EDDY_OK;
     eddy_step_stats st = *eddy_world_step_stats(w);
-    size_t lowest;
     /* (the domain count rides on the sums: no collective of its own while nothing leaves) */
     double mx = st.max_speed,
-           sums[3] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position, (double)owned_outside(w, &lowest)};
+           sums[3] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position, (double)owned_outside(w, NULL)};
     TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     st.max_speed = mx;
