@@ -223,6 +223,8 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
+    int rc0 = run_same_everywhere(opt, err);
+    if (rc0) return rc0;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     eddy_checkpoint *ck;

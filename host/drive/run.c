@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint.h"
 #include "decomp.h"
 #include "diagnostics.h"
+#include "fnv1a.h"
 #include "frame.h"
 #include "output.h"
 #include "picture.h"
@@ -832,11 +834,59 @@ static int check_scene(void *user, const eddy_scene *scene, eddy_error *err)
     return rc;
 }
 
+/* h continued over the file's bytes when it is a regular file of a sane size, else over its name
+ * alone (a missing or special file is the scene reader's to refuse, alike on every process). */
+static uint64_t hash_file(uint64_t h, const char *path)
+{
+    h = eddy_fnv1a_str(h, path);
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) return h;
+    FILE *f = fopen(path, "rb");
+    if (!f) return h;
+    unsigned char buf[65536];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) h = eddy_fnv1a(h, buf, n);
+    fclose(f);
+    return h;
+}
+
+int run_same_everywhere(const eddy_run_options *opt, eddy_error *err)
+{
+    if (eddy_decomp_size() <= 1) return EDDY_OK;
+    /* What every process must agree on: what is simulated and what is written (outputs, the hash and
+     * the pictures are collective). Threads and --quiet may differ from node to node. */
+    uint64_t h = hash_file(EDDY_FNV1A_OFFSET, opt->scene_path);
+    h = eddy_fnv1a_str(h, opt->resume_dir);
+    h = eddy_fnv1a_str(h, opt->solver);
+    h = eddy_fnv1a_str(h, opt->grid);
+    for (size_t i = 0; i < opt->set_count; ++i) h = eddy_fnv1a_str(h, opt->sets[i]);
+    h = eddy_fnv1a_str(h, opt->out_dir);
+    for (size_t i = 0; opt->formats && i < opt->format_count; ++i) h = eddy_fnv1a_str(h, opt->formats[i]);
+    const double reals[] = {opt->until, opt->checkpoint_every};
+    const long long ints[] = {opt->steps, (long long)opt->set_count, (long long)opt->format_count, !!opt->formats,
+                              opt->hash, opt->picture, opt->overlap, opt->render.enabled, opt->render.movie,
+                              opt->render.width};
+    h = eddy_fnv1a(h, reals, sizeof reals);
+    h = eddy_fnv1a(h, ints, sizeof ints);
+    h = eddy_fnv1a_str(eddy_fnv1a_str(eddy_fnv1a_str(h, opt->render.field), opt->render.camera), opt->render.range);
+    const int other = eddy_decomp_first_differing(h);
+    if (other < 0) return EDDY_OK;
+    /* Every process found the same one: an agreed refusal, said once (main.c). */
+    eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "process %d of %d was given another run than process 0 (its scene file's contents, or its "
+                          "--solver, --grid, --set, --out, --steps, --until, --format, --checkpoint-every, --hash, "
+                          "--no-picture, --no-overlap or rendering options differ): every process of a run must be "
+                          "given the same (--threads and --quiet may differ)",
+                          other, eddy_decomp_size());
+}
+
 int eddy_run(const eddy_run_options *opt, eddy_error *err)
 {
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
+    int rc0 = run_same_everywhere(opt, err);
+    if (rc0) return rc0;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     /* --solver, --grid, --out, --format and --set: all into the scene's JSON tree (session.h). */

@@ -7,6 +7,8 @@
  */
 #include "scene_internal.h"
 
+#include "fnv1a.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +156,7 @@ int scene_listed(const char *const *keys, const char *key)
 
 static uint64_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return eddy_fnv1a(EDDY_FNV1A_OFFSET, s, strlen(s));
 }
 
 /* Room for n names. Returns 0, or -1 when out of memory. */

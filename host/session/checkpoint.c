@@ -4,6 +4,7 @@
  * format and stay in one file; restoring what was read into a session is checkpoint_restore.c.
  */
 #include "checkpoint_internal.h"
+#include "fnv1a.h"
 #include "services.h"
 
 #include <errno.h>
@@ -23,20 +24,9 @@ static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 enum { HEADER_SIZE = 8 + 4 + 4 + 8, CHECKSUM_SIZE = 8 };
 
 
-static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
-static const uint64_t FNV_OFFSET = 0xcbf29ce484222325ULL;
-
 uint64_t eddy_checkpoint_checksum(const void *data, size_t n)
 {
-    return fnv1a(FNV_OFFSET, data, n);
+    return eddy_fnv1a(EDDY_FNV1A_OFFSET, data, n);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -224,7 +214,7 @@ int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_si
     } else {
         uint64_t payload = b.n - payload_begin;
         memcpy(b.p + payload_begin - sizeof payload, &payload, sizeof payload);
-        put_u64(&b, fnv1a(FNV_OFFSET, b.p, b.n));
+        put_u64(&b, eddy_checkpoint_checksum(b.p, b.n));
         char *path = join_path(dir, name);
         rc = !path || b.failed ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory")
                                : write_file(path, &b, err);
@@ -335,7 +325,7 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
                               (unsigned long long)expected);
     uint64_t stored;
     memcpy(&stored, ck->data + ck->size - CHECKSUM_SIZE, CHECKSUM_SIZE);
-    if (fnv1a(FNV_OFFSET, ck->data, ck->size - CHECKSUM_SIZE) != stored)
+    if (eddy_checkpoint_checksum(ck->data, ck->size - CHECKSUM_SIZE) != stored)
         return eddy_error_set(err, EDDY_ERR_PARSE,
                               "checkpoint '%s' is corrupt: checksum mismatch (the file was changed or damaged)",
                               path);

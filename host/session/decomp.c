@@ -13,6 +13,7 @@
  */
 #include "composite.h"
 #include "decomp.h"
+#include "fnv1a.h"
 #include "decomp_internal.h"
 #include "mpi_tally.h"
 
@@ -348,8 +349,7 @@ int eddy_decomp_same_failure(const char *message, double wait_s)
     if (eddy_decomp_size() <= 1 || g_failure_comm == MPI_COMM_NULL || !message) return 0;
     /* FNV-1a of the message; the smallest of (h, ~h) over the processes gives the smallest and the
      * largest h in one reduction: equal when every process says the same. */
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *c = (const unsigned char *)message; *c; ++c) h = (h ^ *c) * 1099511628211ull;
+    const uint64_t h = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, message);
     uint64_t mine[2] = {h, ~h}, all[2] = {0, 0};
     MPI_Request req;
     if (MPI_Iallreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, g_failure_comm, &req) != MPI_SUCCESS) return 0;
