@@ -52,6 +52,13 @@ int eddy_fuzz_checkpoint(const uint8_t *data, size_t size);
  */
 int eddy_fuzz_params(const uint8_t *data, size_t size);
 
+/*
+ * plugin_file: a plugin file. Written to the scratch folder and read by the loader's check before
+ * dlopen (core/src/plugin_file.c: program headers, the segments' extent, the needed libraries), never
+ * opened with dlopen (a mutated ELF file would run whatever it holds).
+ */
+int eddy_fuzz_plugin_file(const uint8_t *data, size_t size);
+
 /* With EDDY_FUZZ_VERBOSE set in the environment, the targets print what became of each input (the
  * error, or what was built) on stderr: for checking that a reproducer reaches the defect it names. */
 void eddy_fuzz_report(const char *target, int rc, const eddy_error *err, const char *what);

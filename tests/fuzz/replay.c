@@ -4,7 +4,7 @@
  *
  *   eddy_fuzz_replay [--timeout SECONDS] TARGET PATH...
  *
- * TARGET is scene, checkpoint or params (fuzz.h); a PATH is a file or a folder (its regular files,
+ * TARGET is scene, checkpoint, params or plugin_file (fuzz.h); a PATH is a file or a folder (its regular files,
  * in name order, not recursive). An input fails when its child dies of a signal (a crash, an abort
  * of a sanitizer), exits non-zero, or runs longer than the timeout (default 10 s; killed then).
  * Prints one line per failing input, the slowest input and its time, and exits 1 when any failed.
@@ -40,7 +40,10 @@ const char *__lsan_default_options(void)
 static const struct {
     const char *name;
     target_fn fn;
-} TARGETS[] = {{"scene", eddy_fuzz_scene}, {"checkpoint", eddy_fuzz_checkpoint}, {"params", eddy_fuzz_params}};
+} TARGETS[] = {{"scene", eddy_fuzz_scene},
+               {"checkpoint", eddy_fuzz_checkpoint},
+               {"params", eddy_fuzz_params},
+               {"plugin_file", eddy_fuzz_plugin_file}};
 
 static double now_s(void)
 {
@@ -215,14 +218,14 @@ int main(int argc, char **argv)
         a += 2;
     }
     if (a + 1 >= argc) {
-        fprintf(stderr, "usage: %s [--timeout SECONDS] scene|checkpoint|params PATH...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--timeout SECONDS] scene|checkpoint|params|plugin_file PATH...\n", argv[0]);
         return 2;
     }
     target_fn fn = NULL;
     for (size_t i = 0; i < sizeof TARGETS / sizeof TARGETS[0]; ++i)
         if (strcmp(argv[a], TARGETS[i].name) == 0) fn = TARGETS[i].fn;
     if (!fn) {
-        fprintf(stderr, "%s: unknown target '%s', expected scene, checkpoint or params\n", argv[0], argv[a]);
+        fprintf(stderr, "%s: unknown target '%s', expected scene, checkpoint, params or plugin_file\n", argv[0], argv[a]);
         return 2;
     }
     struct sigaction sa;
