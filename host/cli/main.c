@@ -637,6 +637,7 @@ int main(int argc, char **argv)
     spin_briefly_by_default(argv);
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
+    eddy_services_set_process(eddy_decomp_rank(), eddy_decomp_size());
     int rc = command(argc, argv);
     /* A bad command line on some processes only (an MPMD launch, a writer plugin missing on one node)
      * would leave this one in MPI_Finalize and the others in their first collective for ever: stop

@@ -7,7 +7,6 @@
 
 #include <omp.h>
 
-#include "decomp.h"
 #include "probes_builtin.h"
 #include "writers_builtin.h"
 
@@ -16,6 +15,7 @@
 #endif
 
 static int quiet;
+static int process_rank, process_count = 1; /* eddy_services_set_process */
 static int debug = -1;         /* -1: EDDY_LOG not read yet */
 static int default_threads;    /* OpenMP's default before eddy changed it; 0: not read yet */
 static int threads;            /* in effect; 0: not decided yet (OpenMP's default) */
@@ -39,7 +39,7 @@ static void host_log(const eddy_host *host, eddy_log_level level, const char *co
     /* Several processes: a derived value (INFO) is the same on every one (their states are the
      * same bits), so only the first says it; a warning or an error may be one process's own and is
      * said by each, with its rank. */
-    const int size = eddy_decomp_size(), rank = size > 1 ? eddy_decomp_rank() : 0;
+    const int size = process_count, rank = process_rank;
     if (level == EDDY_LOG_INFO && rank > 0) return;
     char who[48] = "";
     if (size > 1 && level != EDDY_LOG_INFO) snprintf(who, sizeof who, "rank %d of %d: ", rank, size);
@@ -84,6 +84,12 @@ const eddy_host *eddy_services_host(void)
 void eddy_services_set_quiet(int q)
 {
     quiet = q != 0;
+}
+
+void eddy_services_set_process(int rank, int count)
+{
+    process_rank = rank;
+    process_count = count >= 1 ? count : 1;
 }
 
 int eddy_services_set_threads(int n)

@@ -29,6 +29,9 @@ const eddy_host *eddy_services_host(void);
 
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);
+/* This process's rank among `count` processes of one run (main.c, after MPI started; 0 of 1 until
+ * then): under several, the log says INFO once (rank 0) and prefixes warnings and errors with the rank. */
+void eddy_services_set_process(int rank, int count);
 
 /*
  * The one place the host sets the thread count: n >= 1 uses n threads, n <= 0 OpenMP's default (what
