@@ -14,9 +14,16 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
 {
     *out = eddy_registry_find(sim->registry, id, interface_id);
     if (*out) return EDDY_OK;
+    /* A component of that id of another kind: often an interface id mistyped in the plugin
+     * ("eddy.solver.3"), which registers it as a kind of its own. */
+    const eddy_registry_entry *other = eddy_registry_find(sim->registry, id, NULL);
+    char kind[EDDY_SCENE_ID_MAX + 96] = "";
+    if (other && other->component->interface_id)
+        snprintf(kind, sizeof kind, "; '%s' is a component of interface '%s', not '%s'", id,
+                 other->component->interface_id, interface_id);
     const char *available = eddy_registry_ids(sim->registry, interface_id);
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s)", sim->scene.file,
-                          eddy_interface_name(interface_id), id, *available ? available : "none",
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s%s)", sim->scene.file,
+                          eddy_interface_name(interface_id), id, *available ? available : "none", kind,
                           eddy_registry_refusal_count(sim->registry)
                               ? "; some plugins were refused, see `eddy list`"
                               : "");

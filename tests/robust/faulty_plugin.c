@@ -16,7 +16,8 @@
  *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
  *                           tests (nothing has been written while a solver is created)
  *
- * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME; SAVE_WITHOUT_LOAD: the vtable
+ * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
+ * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
  * has save() but no load(), so its checkpoints could not be resumed.
  */
 #include <eddy/eddy.h>
@@ -28,6 +29,9 @@
 
 #ifndef COMPONENT_ID
 #define COMPONENT_ID "robust_faulty"
+#endif
+#ifndef INTERFACE_ID
+#define INTERFACE_ID EDDY_INTERFACE_SOLVER
 #endif
 #ifndef PLUGIN_NAME
 #define PLUGIN_NAME "robust_faulty"
@@ -157,7 +161,7 @@ static const eddy_param_desc PARAMS[] = {
 
 static const eddy_component COMPONENT = {
     .size = sizeof(eddy_component),
-    .interface_id = EDDY_INTERFACE_SOLVER,
+    .interface_id = INTERFACE_ID,
     .id = COMPONENT_ID,
     .version = "0.0.1",
     .description = "test solver: gravity only, misbehaves on request",

@@ -251,3 +251,14 @@ eddy_add_plugin(robustplugin_guide_count SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui
 add_dependencies(eddy_cli robustplugin_guide_count)
 plugin_check(component_count_hint 0 "/eddy_guide_count.so: component 1 is NULL (is component_count larger than the array?)"
              ${ROBUST_PLUGINS}/guide_count list)
+
+# --- 8. a solver registered under a mistyped interface id ------------------------------------------
+# "eddy.solver.3" makes a component of a kind of its own: `--solver` then said only "unknown solver".
+robust_plugin(wrong_interface wrong_interface COMPONENT_ID="robust_wrong_kind" PLUGIN_NAME="wrong_interface"
+              INTERFACE_ID="eddy.solver.3")
+plugin_check(wrong_interface_hint 1 "unknown solver 'robust_wrong_kind' (available: "
+             ${ROBUST_PLUGINS}/wrong_interface run ${SCENES}/dam_break_2d.json --solver robust_wrong_kind --quiet
+             --out ${ROBUST_OUT}/wrong_interface)
+plugin_check(wrong_interface_named 1 "; 'robust_wrong_kind' is a component of interface 'eddy.solver.3', not 'eddy.solver.2')"
+             ${ROBUST_PLUGINS}/wrong_interface run ${SCENES}/dam_break_2d.json --solver robust_wrong_kind --quiet
+             --out ${ROBUST_OUT}/wrong_interface)
