@@ -421,7 +421,8 @@ static int cmd_describe(int argc, char **argv)
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
     const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], NULL);
     if (!e) {
-        fprintf(stderr, "eddy: error: unknown component '%s' (available: %s)\n", argv[0], eddy_registry_ids(reg, NULL));
+        fprintf(stderr, "eddy: error: unknown component '%s' (available: %s%s)\n", argv[0], eddy_registry_ids(reg, NULL),
+                eddy_registry_refusal_count(reg) ? "; some plugins were refused, see `eddy list`" : "");
         eddy_registry_destroy(reg);
         return 1;
     }

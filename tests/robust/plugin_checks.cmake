@@ -262,3 +262,8 @@ plugin_check(wrong_interface_hint 1 "unknown solver 'robust_wrong_kind' (availab
 plugin_check(wrong_interface_named 1 "; 'robust_wrong_kind' is a component of interface 'eddy.solver.3', not 'eddy.solver.2')"
              ${ROBUST_PLUGINS}/wrong_interface run ${SCENES}/dam_break_2d.json --solver robust_wrong_kind --quiet
              --out ${ROBUST_OUT}/wrong_interface)
+# describe points at the refusals as run does (a refused plugin's component is unknown to it).
+plugin_check(describe_points_at_refusals 1 "unknown component 'robust_asan' (available: "
+             ${ROBUST_OUT}/no_such_folder describe robust_asan)
+plugin_check(describe_points_at_refusals_hint 1 "; some plugins were refused, see `eddy list`)"
+             ${ROBUST_OUT}/no_such_folder describe robust_asan)
