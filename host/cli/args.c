@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include "decomp.h"
 #include "scene.h"
 
 #include <errno.h>
@@ -30,17 +31,29 @@ int eddy_arg_real(const char *s, double *out)
     return 0;
 }
 
+/* The first usage error of a process among several, said by main once the processes compared it. */
+static char deferred[1024];
+static int has_deferred;
+
 int eddy_arg_usage_error(const char *fmt, ...)
 {
-    /* One write: under mpirun every process prints it, and three writes to unbuffered stderr
-     * interleaved into "eddy: eddy: ...". */
-    char msg[1024];
+    char msg[sizeof deferred];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (eddy_decomp_size() > 1) {
+        if (!has_deferred) memcpy(deferred, msg, sizeof deferred);
+        has_deferred = 1;
+        return 2;
+    }
     fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", msg);
     return 2;
+}
+
+const char *eddy_arg_deferred_usage_error(void)
+{
+    return has_deferred ? deferred : NULL;
 }
 
 int eddy_arg_integer_option(const char *opt, const char *v, long long min, long long max, long long *out)

@@ -24,8 +24,12 @@ int eddy_arg_threads(const char *v, int *out);
 int eddy_arg_until(const char *v, double *out);
 
 /* Prints "eddy: MESSAGE" and the pointer to `eddy help` on stderr; returns 2, the exit status of a bad
- * command line. */
+ * command line. On several processes (mpirun) it keeps the first message instead, for main to say once
+ * when every process has the same (eddy_arg_deferred_usage_error). */
 int eddy_arg_usage_error(const char *fmt, ...) EDDY_PRINTF(1, 2);
+
+/* The usage error kept on several processes, or NULL. */
+const char *eddy_arg_deferred_usage_error(void);
 
 /* The value of option `opt` of command `cmd`, whose options that take a value are `takes_value` (a
  * NULL-terminated list): 0 when opt is one of them and v a value, else the usage error printed (2):

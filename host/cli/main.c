@@ -601,6 +601,10 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "validate") == 0) {
         /* Its measurements (validate_measure.c, validate_vortex.c) read every particle of the world they
          * are given, which on several processes holds one slab and its halo copies. */
+        int list = 0;
+        for (int i = 2; i < argc; ++i) list |= strcmp(argv[i], "--list") == 0;
+        /* (--list only lists: the first process does it) */
+        if (eddy_decomp_size() > 1 && list) return eddy_decomp_rank() == 0 ? eddy_validate_main(argc - 2, argv + 2) : 0;
         if (eddy_decomp_size() > 1) {
             if (eddy_decomp_rank() == 0)
                 fprintf(stderr, "eddy: error: validate cannot run on %d processes: its measurements read every "
@@ -642,8 +646,19 @@ int main(int argc, char **argv)
     int rc = command(argc, argv);
     /* A bad command line on some processes only (an MPMD launch, a writer plugin missing on one node)
      * would leave this one in MPI_Finalize and the others in their first collective for ever: stop
-     * every process, as an error does (main.c's fail). Where every process refused, the same. */
-    if (launched && rc == 2) eddy_decomp_abort(2);
+     * every process, as an error does (fail above). Where every process refused it alike (a typo on
+     * the one command line), it is said once and every process ends normally. */
+    if (launched && rc == 2) {
+        const char *usage_error = eddy_arg_deferred_usage_error();
+        if (usage_error && eddy_decomp_same_failure(usage_error, 2.0)) {
+            if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", usage_error);
+        } else {
+            if (usage_error)
+                fprintf(stderr, "eddy: rank %d of %d: %s\nrun 'eddy help' for usage\n", eddy_decomp_rank(),
+                        eddy_decomp_size(), usage_error);
+            eddy_decomp_abort(2);
+        }
+    }
     if (launched) eddy_decomp_finalize();
     return rc;
 }

@@ -14,5 +14,6 @@ rc=$?
 cat "$out.txt"
 [ "$rc" -ne 124 ] || { echo "usage_one_rank.sh: the job hung (killed after 60 s)" >&2; exit 1; }
 [ "$rc" -ne 0 ] || { echo "usage_one_rank.sh: exit status 0; expected the usage error to stop the job" >&2; exit 1; }
-grep -qF "eddy: unknown option '--bogus' for run" "$out.txt" || { echo "usage_one_rank.sh: the usage error is not shown" >&2; exit 1; }
+# (said by the process that has it alone, with its rank: the others had a good command line)
+grep -qF "eddy: rank 1 of 2: unknown option '--bogus' for run" "$out.txt" || { echo "usage_one_rank.sh: the usage error is not shown" >&2; exit 1; }
 exit 0
