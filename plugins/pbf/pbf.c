@@ -200,12 +200,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "pbf: the world has no material");
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the world has no material");
     eddy_sph_simd simd;
     const int simd_rc = eddy_sph_simd_select(&simd, err);
     if (simd_rc) return simd_rc;
     eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->simd = simd;
     s->iterations = (int)pv->values[P_ITERATIONS].integer;
     s->relaxation = (float)pv->values[P_RELAXATION].number;
@@ -221,10 +221,10 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->epsilon = calloc(nm, sizeof(float));
     if (!s->inv_rho0 || !s->epsilon) {
         destroy(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     /* The self term (initial_sum - 1) m W(0): the density sums below include the particle itself. */
-    int rc = eddy_sph_materials_init(&s->mat, w, NULL, NULL, &material_params[M_INITIAL_SUM], "pbf", err);
+    int rc = eddy_sph_materials_init(&s->mat, w, NULL, NULL, &material_params[M_INITIAL_SUM], NULL, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -237,7 +237,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         if (!(d0 > 0.0)) {
             destroy(s);
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "pbf: material '%s': no neighbor within the smoothing radius h = %g at the "
+                                  "material '%s': no neighbor within the smoothing radius h = %g at the "
                                   "rest spacing %g; PBF needs h of at least about 2 particle spacings",
                                   mat->name, (double)w->smoothing_radius, (double)mat->particle_dist);
         }
@@ -260,11 +260,11 @@ static int reserve(eddy_solver *s, size_t n, eddy_error *err)
     size_t cap = n + n / 4 + 16;
     for (int k = 0; k < 4; ++k) {
         float *a = realloc(s->s[k], cap * sizeof(float));
-        if (!a) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
+        if (!a) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
         s->s[k] = a;
     }
     if (eddy_sph_records_reserve(&s->pos, cap) || eddy_sph_records_reserve(&s->vel, cap))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "pbf: out of memory for %zu particles", n);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
     s->capacity = cap;
     return EDDY_OK;
 }
@@ -284,13 +284,13 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
      * whose particles cross h in a step). The rest skip the mirror and contact queries; the final
      * boundary response still covers every particle. */
     if ((rc = eddy_sph_neighbors_build(&s->nb, &w->grid, &w->particles, &w->boundaries, w->smoothing_radius,
-                                       1.5f * w->smoothing_radius, "pbf", err)) ||
+                                       1.5f * w->smoothing_radius, NULL, err)) ||
         (rc = reserve(s, w->particles.count, err)))
         return rc;
     /* The walls' ghosts within h, selected once with the lists (no gravity: PBF's ghosts carry lambda,
      * not a pressure). */
     const int ghosts = eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles);
-    if (ghosts) return eddy_sph_sizing_error(err, ghosts, "pbf", "wall ghosts", w->particles.count);
+    if (ghosts) return eddy_sph_sizing_error(err, ghosts, NULL, "wall ghosts", w->particles.count);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return EDDY_OK;
 }

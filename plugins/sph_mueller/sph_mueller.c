@@ -110,7 +110,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     int rc = eddy_sph_simd_select(&simd, err);
     if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->simd = simd;
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
@@ -121,7 +121,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->shifting = eddy_sph_shifting_make(
         pv->values[P_SHIFTING].integer ? (float)pv->values[P_SHIFTING_COEFFICIENT].number : 0.0f);
     rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
-                                     &material_params[M_INITIAL_SUM], "sph_mueller", err);
+                                     &material_params[M_INITIAL_SUM], NULL, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -129,8 +129,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     if (pressure_force == PF_MUELLER)
         for (size_t m = 0; m < s->mat.count; ++m) s->mat.gradient_scale[m] = 1.0f;
     s->density_kernel = s->variational ? EDDY_SPH_WENDLAND : EDDY_SPH_POLY6;
-    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], "sph_mueller",
-                                       err);
+    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], NULL, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -172,7 +171,7 @@ static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
     density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
     if (eddy_sph_density_pass_kernel_simd(s->simd, s->density_kernel, &w->grid, &w->particles, &w->boundaries,
                                           w->gravity, c.k.h, density_finish, &c))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return EDDY_OK;
 }
 
@@ -311,7 +310,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                     .az = eddy_particles_field(p, s->acceleration, 2)};
     float amax2 = 0.0f;
     if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return eddy_sph_max_accel(w, amax2, &s->max_accel, err); /* over every process: one state record */
 }
 
@@ -340,7 +339,7 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
     if (rc) return rc;
     if (w->particles.count > s->volume_capacity) {
         float *v = realloc(s->volume, w->particles.count * sizeof(float));
-        if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller: out of memory");
+        if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         s->volume = v;
         s->volume_capacity = w->particles.count;
     }
@@ -366,7 +365,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double t1 = eddy_time_ms();
     if ((rc = compute_forces(s, w, err))) return rc;
     /* Shifts from the positions the forces saw, before the update (eddy_sph/shifting.h). */
-    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, "sph_mueller", err))) return rc;
+    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, NULL, err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);

@@ -174,7 +174,7 @@ static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
     }
     double extent[2] = {lo, -hi}; /* both by MIN: one collective call */
     int rc = eddy_world_reduce(w, EDDY_REDUCE_MIN, extent, 2, err);
-    if (rc) return eddy_error_prefix(err, "tait: derived sound speed: ");
+    if (rc) return eddy_error_prefix(err, "derived sound speed: ");
     lo = extent[0];
     hi = -extent[1];
     if (hi >= lo) *c0 = 10.0 * sqrt(2.0 * g * (hi - lo)); /* else: no particle anywhere */
@@ -186,12 +186,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "tait: the world has no material");
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the world has no material");
     eddy_sph_simd simd;
     const int simd_rc = eddy_sph_simd_select(&simd, err);
     if (simd_rc) return simd_rc;
     eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->simd = simd;
     s->cfl = pv->values[P_CFL].number;
     s->negative_pressure = (float)pv->values[P_NEGATIVE_PRESSURE].number;
@@ -212,7 +212,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         *arrays[a] = calloc(nm, sizeof(float));
         if (!*arrays[a]) {
             destroy(s);
-            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         }
     }
     /* Viscosity, the self term ((initial_sum - 1) m W(0), Bullet-Fluids reference (2014) §3.2.1) and
@@ -220,13 +220,13 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
      * lattice's first gradient moment (0.87 at h = 2 spacings in 2D); dividing by it lets fluid at rest
      * carry rho0 g H (world.h, eddy_lattice_gradient_moment). */
     int rc = eddy_sph_materials_init(&s->mat, w, &material_params[M_VISCOSITY], &material_params[M_STIFFNESS],
-                                     &material_params[M_INITIAL_SUM], "tait", err);
+                                     &material_params[M_INITIAL_SUM], NULL, err);
     if (rc) {
         destroy(s);
         return rc;
     }
     memcpy(s->wall_gradient_scale, s->mat.gradient_scale, nm * sizeof(float));
-    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], "tait", err);
+    rc = eddy_sph_materials_use_kernel(&s->mat, w, s->density_kernel, &material_params[M_INITIAL_SUM], NULL, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -247,7 +247,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         if (!resuming && !(c0 > 0)) {
             destroy(s);
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "tait: no gravity, and material '%s' has stiffness 0, so the derived sound "
+                                  "no gravity, and material '%s' has stiffness 0, so the derived sound "
                                   "speed sqrt(stiffness) is 0; set materials[%zu].stiffness > 0 (c0^2 in "
                                   "m^2/s^2) or solvers.tait.sound_speed",
                                   mat->name, m);
@@ -306,7 +306,7 @@ static int compute_density(eddy_solver *s, eddy_world *w, eddy_error *err)
     density_ctx c = {s, &w->particles, eddy_kernels_make(w->smoothing_radius, w->dimensions)};
     if (eddy_sph_density_pass_kernel_simd(s->simd, s->density_kernel, &w->grid, &w->particles, &w->boundaries,
                                           w->gravity, c.k.h, density_finish, &c))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return EDDY_OK;
 }
 
@@ -521,7 +521,7 @@ static int compute_forces(eddy_solver *s, eddy_world *w, eddy_error *err)
                     .ay = eddy_particles_field(p, s->acceleration, 1), .az = eddy_particles_field(p, s->acceleration, 2)};
     float amax2 = 0.0f;
     if (eddy_sph_cell_pass(&w->grid, p, C_EXTRA, NULL, force_cell_simd[s->simd], &fc, &amax2))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return eddy_sph_max_accel(w, amax2, &s->max_accel, err); /* over every process: one state record */
 }
 
@@ -553,7 +553,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double t1 = eddy_time_ms();
     if ((rc = compute_forces(s, w, err))) return rc;
     /* Shifts from the positions the forces saw, before the update (eddy_sph/shifting.h). */
-    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, "tait", err))) return rc;
+    if ((rc = eddy_sph_shift(&s->shifting, w, &s->mat, dt, NULL, err))) return rc;
     double t2 = eddy_time_ms();
     eddy_world_add_phase_time(w, EDDY_PHASE_DENSITY, t1 - t0);
     eddy_world_add_phase_time(w, EDDY_PHASE_FORCES, t2 - t1);
@@ -596,7 +596,7 @@ static int load(eddy_solver *s, const void *data, size_t size, eddy_error *err)
     }
     float max_accel = 0.0f;
     float *c0 = malloc(2 * s->nm * sizeof *c0);
-    if (!c0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "tait: out of memory");
+    if (!c0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     float *b = c0 + s->nm;
     float *const parts[] = {&max_accel, c0, b};
     const size_t counts[] = {1, s->nm, s->nm};

@@ -155,22 +155,22 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
     if (w->material_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "vpm_hybrid: the world has no material");
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the world has no material");
     const double tracer = pv->values[P_TRACER_MATERIAL].number;
     if (tracer >= (double)w->material_count)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "vpm_hybrid: tracer_material %.0f is not a material index (the scene has %zu "
+                              "tracer_material %.0f is not a material index (the scene has %zu "
                               "material%s, 0 to %zu; -1 for no tracers)",
                               tracer, w->material_count, w->material_count == 1 ? "" : "s", w->material_count - 1);
     if (tracer >= 0 && w->material_count == 1)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "vpm_hybrid: tracer_material 0 is the scene's only material: nothing would be "
+                              "tracer_material 0 is the scene's only material: nothing would be "
                               "left to carry the flow (add a fluid material, or -1 for no tracers)");
     eddy_sph_simd simd;
     int rc = eddy_sph_simd_select(&simd, err);
     if (rc) return rc;
     eddy_solver *s = calloc(1, sizeof *s);
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->simd = simd;
     s->mode = (int)pv->values[P_MODE].integer;
     s->dims = w->dimensions;
@@ -195,7 +195,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         *arrays[a] = calloc(nm, sizeof(float));
         if (!*arrays[a]) {
             destroy(s);
-            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+            return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         }
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
@@ -300,7 +300,7 @@ static long long induced_velocity(eddy_solver *s, eddy_world *w, int want_grad)
 
 static int out_of_memory(eddy_error *err)
 {
-    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "vpm_hybrid: out of memory");
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
 }
 
 /* Density, and the terms the mode needs, at the current (grid-sorted) positions. */

@@ -571,7 +571,7 @@ static void errors_name_the_problem(void **state)
     (void)state;
     const char *zero_c[] = {"materials[0].stiffness=0", "solvers.tait.sound_speed=null", "world.gravity=[0, 0]"};
     expect_open_error(zero_c, 3, 0,
-                      "solver 'tait': tait: no gravity, and material 'water' has stiffness 0, so the derived sound "
+                      "solver 'tait': no gravity, and material 'water' has stiffness 0, so the derived sound "
                       "speed sqrt(stiffness) is 0; set materials[0].stiffness > 0 (c0^2 in m^2/s^2) or "
                       "solvers.tait.sound_speed");
     const char *bad_gamma[] = {"solvers.tait.gamma=0.5"};

@@ -721,7 +721,7 @@ static void errors_name_the_problem(void **state)
     int rc = eddy_sim_open(&scene, NULL, &sim, &err);
     printf("  %s\n", err.message);
     assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "solver 'vpm_hybrid': vpm_hybrid: tracer_material 2 is not a material index (the "
+    assert_string_equal(err.message, "solver 'vpm_hybrid': tracer_material 2 is not a material index (the "
                                      "scene has 2 materials, 0 to 1; -1 for no tracers)");
     const char *sets2[] = {"solvers.vpm_hybrid.opening_angle=1.5"};
     assert_int_equal(eddy_scene_load(path, sets2, 1, &scene, &err), EDDY_OK);
@@ -741,7 +741,7 @@ static void errors_name_the_problem(void **state)
     rc = eddy_sim_open(&scene, &opt, &sim, &err);
     printf("  %s\n", err.message);
     assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "solver 'vpm_hybrid': vpm_hybrid: tracer_material 0 is the scene's only material: "
+    assert_string_equal(err.message, "solver 'vpm_hybrid': tracer_material 0 is the scene's only material: "
                                      "nothing would be left to carry the flow (add a fluid material, or -1 for no "
                                      "tracers)");
 }

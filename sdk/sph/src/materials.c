@@ -27,7 +27,7 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
     const size_t nm = w->material_count;
     const size_t cap = nm ? nm : 1;
     float *f = calloc(cap * TABLES, sizeof(float));
-    if (!f) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
+    if (!f) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "out of memory", EDDY_SPH_WHO(who));
     t->block = f;
     t->count = nm;
     float **arrays[TABLES] = {&t->rest_density, &t->mass, &t->viscosity,
@@ -58,8 +58,9 @@ int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, ed
     if (kernel != EDDY_SPH_WENDLAND) {
         static const char *const names[] = {"poly6", "spiky", "cubic spline", "wendland"};
         const unsigned id = (unsigned)kernel;
-        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED, "%s: no density pass sums the %s kernel (poly6 or wendland)",
-                              who ? who : "eddy_sph", id < 4 ? names[id] : "unknown");
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              EDDY_SPH_WHO_FMT "no density pass sums the %s kernel (poly6 or wendland)", EDDY_SPH_WHO(who),
+                              id < 4 ? names[id] : "unknown");
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < t->count; ++m) {

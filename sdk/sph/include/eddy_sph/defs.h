@@ -20,4 +20,10 @@
 /* Inline math shared by host and device code. */
 #define EDDY_SPH_INLINE static inline EDDY_SPH_HD
 
+/* The `who` of the toolkit's error messages: "who: " before the message, or nothing for NULL. A solver
+ * passes NULL, since the host already prefixes its errors with "solver '<id>': "; a caller of its own
+ * (a test, a tool) may name itself. Used as EDDY_SPH_WHO_FMT "message", EDDY_SPH_WHO(who). */
+#define EDDY_SPH_WHO_FMT "%s%s"
+#define EDDY_SPH_WHO(who) ((who) ? (who) : ""), ((who) ? ": " : "")
+
 #endif /* EDDY_SPH_DEFS_H */

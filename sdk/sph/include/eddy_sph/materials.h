@@ -40,7 +40,7 @@ typedef struct eddy_sph_materials {
 /*
  * Fills the tables from the world's materials. viscosity, stiffness and initial_sum are the solver's
  * material parameter descriptors (NULL: not declared; 0, 0 and 1). `who` prefixes the error message
- * (the solver id). EDDY_ERR_OUT_OF_MEMORY on failure, with the tables empty. *t need not be
+ * (EDDY_SPH_WHO: NULL in a solver, whose errors the host prefixes with its id). EDDY_ERR_OUT_OF_MEMORY on failure, with the tables empty. *t need not be
  * initialized before (it is overwritten: free earlier tables first). A table's default applies where a
  * material has no value (eddy_material_param).
  */
@@ -55,7 +55,7 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
  * to rho0), self_density = (initial_sum - 1) m W(0) of the scaled kernel (initial_sum: the solver's
  * descriptor, NULL: 1), gradient_scale = 1 / eddy_sph_lattice_gradient_moment(kernel, ...) of the
  * material's rest spacing. Poly6 leaves the tables as eddy_sph_materials_init made them. Another kernel
- * (spiky, cubic spline) has no density pass: EDDY_ERR_UNSUPPORTED, "WHO: no density pass sums the
+ * (spiky, cubic spline) has no density pass: EDDY_ERR_UNSUPPORTED, "[WHO: ]no density pass sums the
  * KERNEL kernel (poly6 or wendland)", tables unchanged. Returns EDDY_OK or that error. [main thread]
  */
 int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,

@@ -130,14 +130,16 @@ int eddy_sph_neighbors_offsets(eddy_sph_neighbors *nb, size_t n);
  * the rows exceed 2^32 - 1 entries. */
 int eddy_sph_neighbors_block_rows(eddy_sph_neighbors *nb, const eddy_particles *p);
 
-/* The error of a sizing helper's code for `what` of n particles (`who` prefixes it): -2, more than
+/* The error of a sizing helper's code for `what` of n particles (`who`: EDDY_SPH_WHO): -2, more than
  * 2^32 - 1 entries (EDDY_ERR_INVALID_ARGUMENT); -1, out of memory. Returns the code set. */
 static inline int eddy_sph_sizing_error(eddy_error *err, int rc, const char *who, const char *what, size_t n)
 {
     if (rc == -2)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: the %s of %zu particles hold more than 2^32 - 1 entries",
-                              who, what, n);
-    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the %s of %zu particles", who, what, n);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "the %s of %zu particles hold more than 2^32 - 1 entries",
+                              EDDY_SPH_WHO(who), what, n);
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "out of memory for the %s of %zu particles",
+                          EDDY_SPH_WHO(who), what, n);
 }
 
 /* Particle i's neighbours within h among a cell's candidates (their positions shifted by the periodic
@@ -163,7 +165,8 @@ static inline uint32_t eddy_sph_list_select(const eddy_sph_candidates *c, const 
 /*
  * Builds the lists of the neighbours within h of every owned particle (the grid must be built on the
  * particles, with cells of at least h), marks the particles within `reach` of a surface of `b` (none
- * when b has no collider) and sizes the image slots. `who` prefixes the error message (the solver id).
+ * when b has no collider) and sizes the image slots. `who` prefixes the error message (EDDY_SPH_WHO:
+ * NULL in a solver, whose errors the host prefixes with its id).
  * Returns EDDY_OK, EDDY_ERR_INVALID_ARGUMENT (cells smaller than h, or more than 2^32 - 1 entries) or
  * EDDY_ERR_OUT_OF_MEMORY.
  *
@@ -182,15 +185,17 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     for (int a = 0; a < lay->dimensions; ++a)
         if (!(lay->cell_size[a] >= h))
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "%s: the grid's cells (%g on axis %d) are smaller than the smoothing radius %g",
-                                  who, (double)lay->cell_size[a], a, (double)h);
+                                  EDDY_SPH_WHO_FMT "the grid's cells (%g on axis %d) are smaller than the smoothing radius %g",
+                                  EDDY_SPH_WHO(who), (double)lay->cell_size[a], a, (double)h);
     const size_t n = p->count;
     if (n != g->particle_count)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%s: the grid holds %zu particles but the set has %zu; build the grid first", who,
+                              EDDY_SPH_WHO_FMT "the grid holds %zu particles but the set has %zu; build the grid first",
+                              EDDY_SPH_WHO(who),
                               g->particle_count, n);
     if (eddy_sph_neighbors_reserve(nb, n))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu particles", who, n);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "out of memory for %zu particles",
+                              EDDY_SPH_WHO(who), n);
     nb->layout = lay;
     nb->ghosts = 0;
     nb->periodic = lay->periodic[0] || lay->periodic[1] || lay->periodic[2];
@@ -233,7 +238,8 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
         eddy_sph_candidates_free(&cand);
     }
     if (failed)
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the neighbour lists", who);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "out of memory for the neighbour lists",
+                              EDDY_SPH_WHO(who));
     const int offsets = eddy_sph_neighbors_offsets(nb, n);
     if (offsets) return eddy_sph_sizing_error(err, offsets, who, "neighbour lists", n);
     const uint32_t *off = nb->offset;
@@ -295,7 +301,8 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
     nb->longest = longest;
     nb->uniform_mass = n && mmin == mmax ? mmin : 0.0f;
     if (eddy_sph_neighbors_slots(nb))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the wall mirrors", who);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "out of memory for the wall mirrors",
+                              EDDY_SPH_WHO(who));
     return EDDY_OK;
 }
 

@@ -119,7 +119,8 @@ void eddy_sph_shift_apply(eddy_sph_shifting *s, eddy_world *w);
 /*
  * Shifts every owned particle of the world by -D grad C (above) for a step dt: the grid must be built
  * for the current positions, and the densities of every particle (halo copies too) current. mat: the
- * solver's material tables (gradient scale). `who` prefixes the error message (the solver id).
+ * solver's material tables (gradient scale). `who` prefixes the error message (EDDY_SPH_WHO: NULL in a
+ * solver, whose errors the host prefixes with its id).
  * EDDY_ERR_OUT_OF_MEMORY on failure, with no particle moved. Nothing happens when the coefficient is 0.
  * Inline, so that the cell loop runs on the plugin's OpenMP threads (the static library has none).
  */
@@ -132,7 +133,8 @@ static inline int eddy_sph_shift(eddy_sph_shifting *s, eddy_world *w, const eddy
     eddy_sph_shift_ctx ctx = {w, mat, s, dt};
     if (eddy_sph_shift_reserve(s, w->particles.count) ||
         eddy_sph_cell_pass(&w->grid, &w->particles, 1, NULL, eddy_sph_shift_cell, &ctx, &s->max_shift))
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: particle shifting: out of memory", who);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, EDDY_SPH_WHO_FMT "particle shifting: out of memory",
+                              EDDY_SPH_WHO(who));
     eddy_sph_shift_apply(s, w);
     return EDDY_OK;
 }
