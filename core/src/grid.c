@@ -249,16 +249,6 @@ static inline eddy_real wrap_coordinate(eddy_real v, eddy_real lo, eddy_real hi)
     return eddy_grid_wrap_coordinate(v, lo, hi);
 }
 
-static int outside_domain(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
-{
-    const eddy_real p[3] = {x, y, z};
-    for (int a = 0; a < l->dimensions; ++a) {
-        if (!isfinite(p[a])) return 1;
-        if (!l->periodic[a] && !(p[a] >= l->lo[a] && p[a] <= l->hi[a])) return 1;
-    }
-    return 0;
-}
-
 static int domain_error(const eddy_grid *grid, const eddy_particles *p, size_t i, size_t bad,
                         eddy_error *err)
 {
@@ -560,7 +550,7 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
             for (int a = 0; a < l->dimensions; ++a)
                 if (l->periodic[a] && isfinite(pos[a][i]))
                     pos[a][i] = wrap_coordinate(pos[a][i], l->lo[a], l->hi[a]);
-            if (outside_domain(l, pos[0][i], pos[1][i], pos[2][i])) {
+            if (eddy_grid_outside_domain(l, pos[0][i], pos[1][i], pos[2][i])) {
                 ++bad;
                 if (i < first_bad) first_bad = i;
             }
@@ -582,7 +572,7 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
             }
         size_t k = 0;
         for (size_t i = 0; i < n; ++i)
-            if (!outside_domain(l, p->x[i], p->y[i], p->z[i])) im->perm[k++] = (uint32_t)i;
+            if (!eddy_grid_outside_domain(l, p->x[i], p->y[i], p->z[i])) im->perm[k++] = (uint32_t)i;
         rc = eddy_particles_gather(p, im->perm, k, err);
         if (rc) {
             invalidate(grid);

@@ -130,16 +130,12 @@ static int fail(const eddy_error *err)
         return status;
     }
     /* Several processes (docs/mpi.md). An outcome they reached together (an agreed interrupt, an
-     * explosion in the reduced statistics) is said once, by the first, and every process ends
-     * normally: an MPI_Abort from one would kill the first while it still writes (the picture). */
-    if (eddy_decomp_is_agreed(err->code)) {
-        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
-        return status;
-    }
-    /* Any other that every process met alike (a missing scene, a bad environment variable): said
-     * once. The wait is for processes that fail a little later; one that does not come is stepping
-     * or waits in a collective, and is stopped. */
-    if (eddy_decomp_same_failure(err->message, 2.0)) {
+     * explosion in the reduced statistics), or any other error every process met alike (a missing
+     * scene, a bad environment variable), is said once, by the first, and every process ends normally:
+     * an MPI_Abort from one would kill the first while it still writes (the picture). The wait of the
+     * comparison is for processes that fail a little later; one that does not come is stepping or
+     * waits in a collective, and is stopped below. */
+    if (eddy_decomp_is_agreed(err->code) || eddy_decomp_same_failure(err->message, 2.0)) {
         if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
         return status;
     }

@@ -1316,16 +1316,11 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
     return eddy_decomp_canonical_order(w, solver, err);
 }
 
-/* Outside the domain: a non-finite coordinate, or one beyond a bounded axis (periodic ones wrap in the
- * grid build). The grid's own test (core/src/grid.c), for the owned particles of a split run. */
-static int outside_domain(const eddy_grid_layout *l, const eddy_particles *p, size_t i)
+/* Owned particle i outside the domain, by the grid build's own test. */
+static int owned_and_outside(const eddy_world *w, size_t i)
 {
-    const eddy_real x[3] = {p->x[i], p->y[i], p->z[i]};
-    for (int a = 0; a < l->dimensions; ++a) {
-        if (!isfinite(x[a])) return 1;
-        if (!l->periodic[a] && !(x[a] >= l->lo[a] && x[a] <= l->hi[a])) return 1;
-    }
-    return 0;
+    const eddy_particles *p = &w->particles;
+    return !eddy_particle_is_halo(p, i) && eddy_grid_outside_domain(&w->grid.layout, p->x[i], p->y[i], p->z[i]);
 }
 
 /* Owned particles outside the domain (every step: a parallel count), and with `lowest` the index of
@@ -1339,12 +1334,11 @@ static uint64_t owned_outside(const eddy_world *w, size_t *lowest)
     long long outside = 0;
     if (!lowest) {
 #pragma omp parallel for schedule(static) reduction(+ : outside) if (n >= 65536)
-        for (long long i = 0; i < n; ++i)
-            outside += !eddy_particle_is_halo(p, (size_t)i) && outside_domain(&w->grid.layout, p, (size_t)i);
+        for (long long i = 0; i < n; ++i) outside += owned_and_outside(w, (size_t)i);
         return (uint64_t)outside;
     }
     for (size_t i = 0; i < p->count; ++i) {
-        if (eddy_particle_is_halo(p, i) || !outside_domain(&w->grid.layout, p, i)) continue;
+        if (!owned_and_outside(w, i)) continue;
         ++outside;
         if (*lowest == SIZE_MAX || p->id[i] < p->id[*lowest]) *lowest = i;
     }

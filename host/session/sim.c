@@ -286,13 +286,13 @@ static int first_nonfinite(eddy_world *w, const eddy_step_stats *st, int field, 
 static int agree_on_first(const eddy_world *w, int rc, uint64_t *id, int *is_nan)
 {
     if (!eddy_decomp_active(w)) return rc;
-    /* (id, not-NaN) in one number: ids stay below 2^63; UINT64_MAX: none here */
-    uint64_t key = rc ? 0 : *id == UINT64_MAX ? UINT64_MAX : (*id << 1) | (uint64_t)!*is_nan;
+    /* (id, not-NaN) in one number, plus one, so that one reduction also carries a failure (0); ids stay
+     * below 2^62. UINT64_MAX: no such particle here. */
+    uint64_t key = rc ? 0 : *id == UINT64_MAX ? UINT64_MAX : ((*id << 1) | (uint64_t)!*is_nan) + 1;
     key = eddy_decomp_min_u64(key);
-    const int failed = eddy_decomp_min_u64(rc ? 0 : 1) == 0;
-    if (failed) return rc ? rc : EDDY_ERR_IO;
-    *id = key == UINT64_MAX ? UINT64_MAX : key >> 1;
-    *is_nan = key == UINT64_MAX ? 1 : !(key & 1);
+    if (key == 0) return rc ? rc : EDDY_ERR_IO;
+    *id = key == UINT64_MAX ? UINT64_MAX : (key - 1) >> 1;
+    *is_nan = key == UINT64_MAX ? 1 : !((key - 1) & 1);
     return EDDY_OK;
 }
 

@@ -115,6 +115,19 @@ static inline EDDY_HD uint32_t eddy_grid_cell_of(const eddy_grid_layout *l, eddy
     return (uint32_t)(c[0] + l->dim[0] * (c[1] + l->dim[1] * c[2]));
 }
 
+/* Non-zero when (x, y, z) is outside the domain as the grid build's out-of-domain policy sees it: a
+ * non-finite coordinate, or one beyond [lo, hi] on a bounded axis (periodic axes wrap, so nothing is
+ * outside along them). Pure; [any thread]. */
+static inline EDDY_HD int eddy_grid_outside_domain(const eddy_grid_layout *l, eddy_real x, eddy_real y, eddy_real z)
+{
+    const eddy_real p[3] = {x, y, z};
+    for (int a = 0; a < l->dimensions; ++a) {
+        if (!isfinite(p[a])) return 1;
+        if (!l->periodic[a] && !(p[a] >= l->lo[a] && p[a] <= l->hi[a])) return 1;
+    }
+    return 0;
+}
+
 /* Minimum-image difference on periodic axes: shifts (dx, dy, dz) by whole periods into [-L/2, L/2]
  * (one period at most: for differences of positions inside the domain). Pure; [any thread]. */
 static inline EDDY_HD void eddy_grid_min_image(const eddy_grid_layout *l, eddy_real *dx, eddy_real *dy, eddy_real *dz)
