@@ -135,13 +135,12 @@ static int fail(const eddy_error *err)
      * an MPI_Abort from one would kill the first while it still writes (the picture). The wait of the
      * comparison is for processes that fail a little later; one that does not come is stepping or
      * waits in a collective, and is stopped below. */
-    if (eddy_decomp_is_agreed(err->code) || eddy_decomp_same_failure(err->message, 2.0)) {
+    if (eddy_decomp_failed_alike(err->code, err->message, 2.0)) {
         if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
         return status;
     }
     /* Else the failing process says who it is and stops every other one. */
-    fprintf(stderr, "eddy: %srank %d of %d: %s\n", kind, eddy_decomp_rank(), eddy_decomp_size(), err->message);
-    eddy_decomp_abort(status);
+    eddy_decomp_stop_all(kind, err->message, status);
     return status;
 }
 

@@ -277,13 +277,11 @@ agreed:
     rc = eddy_session_run(ses, &plan, &last_sampled, err);
     /* Several processes: an explosion, an interrupt and a particle leaving the domain are agreed by
      * every process (the step's statistics, the domain count and the signal are reduced before they
-     * are judged: eddy_decomp_is_agreed), so all go on to the next solver alike. Any other failure
-     * (out of memory, a solver's own error) happened on this process alone while the others wait in
+     * are judged: eddy_decomp_is_agreed), so all go on to the next solver alike, as do failures every
+     * process met in the same words. Any other failure (out of memory, a solver's own error, a particle
+     * that left the domain within the step) happened on this process alone while the others wait in
      * the step's exchange: stop them all with its message, as `eddy run` does, instead of hanging. */
-    if (rc && !eddy_decomp_is_agreed(rc) && eddy_decomp_size() > 1) {
-        fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
-        eddy_decomp_abort(1);
-    }
+    if (rc && !eddy_decomp_failed_alike(rc, err->message, 2.0)) eddy_decomp_stop_all("error: ", err->message, 1);
     frame = eddy_session_next_frame(ses);
     r->steps = w->step;
     /* The last state is always sampled and written, also an exploded one: it shows what went wrong

@@ -648,6 +648,16 @@ static int finish_outputs_into(run_ctx *c, int rc, int outranks_interrupt, eddy_
 int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
+    /* Several processes: what follows is collective (the final frame, the picture, the summaries). A
+     * failure this process met alone (a particle that left the domain within the step, as pbf's
+     * predicted positions can; a solver's own error) leaves the others waiting in that step's exchange,
+     * and entering a collective here hung both for good. Its frames in flight are completed, then it
+     * stops them all with its message, as main would. */
+    if (rc && !eddy_decomp_failed_alike(rc, err->message, 2.0)) {
+        eddy_error ignored;
+        eddy_output_drain(c->out, &ignored);
+        eddy_decomp_stop_all("error: ", err->message, 1); /* (an interrupt is always agreed) */
+    }
     /* Overlapped output: the frame in flight first, so that its write error is this run's; left to the
      * final frame's write_frame below it would be taken there and, on a run already failed or
      * interrupted, dropped. A lost frame outranks an interrupt: a checkpoint written now would be

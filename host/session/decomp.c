@@ -186,6 +186,20 @@ int eddy_decomp_is_agreed(int code)
     return code != EDDY_OK && (code == g_agreed_code || (code == EDDY_ERR_INTERRUPTED && eddy_decomp_size() > 1));
 }
 
+int eddy_decomp_failed_alike(int code, const char *message, double wait_s)
+{
+    if (eddy_decomp_size() <= 1 || eddy_decomp_is_agreed(code)) return 1;
+    if (!eddy_decomp_same_failure(message, wait_s)) return 0;
+    eddy_decomp_set_agreed(code);
+    return 1;
+}
+
+void eddy_decomp_stop_all(const char *kind, const char *message, int status)
+{
+    fprintf(stderr, "eddy: %srank %d of %d: %s\n", kind, eddy_decomp_rank(), eddy_decomp_size(), message);
+    eddy_decomp_abort(status);
+}
+
 #ifndef EDDY_HAVE_MPI
 
 /* ---------------------------------------------------------------------------------------------- */

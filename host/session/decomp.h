@@ -37,6 +37,16 @@ int eddy_decomp_is_agreed(int code);
  * something else. Uses a communicator of its own, so it never matches the collectives of a step.
  * 0 on one process. */
 int eddy_decomp_same_failure(const char *message, double wait_s);
+/* After a failure (`code`, `message`) on several processes, before any collective: 1 when every process
+ * got there alike, an agreed outcome or the same message from each within `wait_s` seconds (then
+ * recorded as agreed: main says it once), so that they may still write the final frame and the picture
+ * together; 0 when another process does not come (it waits in the exchange of the step this one left,
+ * e.g. after a particle left the domain within the step) or says something else: the caller must then
+ * enter no collective and stop every process (eddy_decomp_stop_all). 1 on one process. */
+int eddy_decomp_failed_alike(int code, const char *message, double wait_s);
+/* "eddy: <kind>rank R of N: <message>" on stderr, then every process stops (MPI_Abort with `status`).
+ * Returns only on one process. */
+void eddy_decomp_stop_all(const char *kind, const char *message, int status);
 /* Collective on several processes: the smallest `value` over them (the value itself on one). */
 uint64_t eddy_decomp_min_u64(uint64_t value);
 
