@@ -23,6 +23,9 @@
 
 #define EDDY_MAX_SETS 256
 
+/* The usage error of a command line without a command, on several processes (main says the usage). */
+static const char NO_COMMAND[] = "no command given";
+
 static const char usage[] =
     "usage: eddy <command> [options]\n"
     "\n"
@@ -551,6 +554,8 @@ static int command_help(const char *cmd)
 static int command(int argc, char **argv)
 {
     if (argc < 2) {
+        /* Several processes: main prints the usage once, when every process was given no command. */
+        if (eddy_decomp_size() > 1) return eddy_arg_usage_error("%s", NO_COMMAND);
         fputs(usage, stderr);
         return 2;
     }
@@ -646,7 +651,8 @@ int main(int argc, char **argv)
     if (launched && rc == 2) {
         const char *usage_error = eddy_arg_deferred_usage_error();
         if (usage_error && eddy_decomp_same_failure(usage_error, 2.0)) {
-            if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", usage_error);
+            if (eddy_decomp_rank() == 0 && strcmp(usage_error, NO_COMMAND) == 0) fputs(usage, stderr);
+            else if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", usage_error);
         } else {
             if (usage_error)
                 fprintf(stderr, "eddy: rank %d of %d: %s\nrun 'eddy help' for usage\n", eddy_decomp_rank(),
