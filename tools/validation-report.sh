@@ -34,7 +34,7 @@ if [ "${VALIDATION_REUSE:-0}" != 1 ] || [ ! -f "$out/convergence/report.md" ] ||
         if [ $run = convergence ]; then
             "$eddy" validate --out "$out/convergence" --resolution coarse,medium,fine \
                 --case dam_break_2d --case poiseuille --case couette --case taylor_green --case shear_wave \
-                --case lamb_oseen --case vortex_ring
+                --case lamb_oseen --case vortex_ring --case vortex_pair
         else
             "$eddy" validate --out "$out/medium" --resolution medium --case hydrostatic_tank \
                 --case dam_break_3d_obstacle

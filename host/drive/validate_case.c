@@ -313,6 +313,7 @@ static const char *const MEASURES[] = {"probe",          "bottom_pressure", "pre
                                        "density_deviation", "max_speed",   "bottom_density",   "profile",
                                        "mode_amplitude", "ring_speed",    "ring_travel",       "ring_impulse",
                                        "vortex_growth",  "vortex_core",   "vortex_peak_speed", "circulation",
+                                       "pair_speed",     "pair_separation", "pair_circulation", "pair_impulse",
                                        NULL};
 static const char *const ERRORS[] = {"rms_relative", "slope_relative", "max_relative", "rms_normalized",
                                      "impulse_relative", "relative",   "value",        "shortfall",    NULL};
@@ -600,20 +601,42 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
     }
     const cJSON *vx = init ? cJSON_GetObjectItemCaseSensitive(init, "vortices") : NULL;
     if (vx) {
-        static const char *const KINDS[] = {"ring", "lamb_oseen", NULL};
-        char kind[32] = "";
+        static const char *const KINDS[] = {"ring", "lamb_oseen", "pair", NULL};
+        static const char *const RING_KEYS[] = {"kind", "circulation", "radius", "core", "blob_radius", NULL};
+        static const char *const VORTEX_KEYS[] = {"kind", "circulation", "core", "extent", "blob_radius", NULL};
+        static const char *const PAIR_KEYS[] = {"kind",   "circulation", "core", "separation",
+                                                "extent", "blob_radius", NULL};
+        static const char *const *const KEYS[] = {RING_KEYS, VORTEX_KEYS, PAIR_KEYS};
+        char kind[32] = "", owner[64];
         int k;
         const char *P = "initial.vortices";
         if (!cJSON_IsObject(vx)) {
-            rc = bad(err, f, P, "expected an object with \"kind\": \"ring\" or \"lamb_oseen\"");
+            rc = bad(err, f, P, "expected an object with \"kind\": \"ring\", \"lamb_oseen\" or \"pair\"");
             goto done;
         }
         if ((rc = get_string(vx, "kind", 1, kind, sizeof kind, f, P, err)) ||
-            (rc = pick(f, "initial.vortices.kind", kind, KINDS, &k, err)) ||
-            (rc = get_number(vx, "circulation", 1, -1e30, 1e30, &c->vx_circulation, f, P, err)) ||
-            (rc = get_number(vx, "core", 1, 1e-30, 1e30, &c->vx_core, f, P, err)) ||
-            (rc = get_number(vx, k == 0 ? "radius" : "extent", 1, 1e-30, 1e30, &c->vx_radius, f, P, err)))
+            (rc = pick(f, "initial.vortices.kind", kind, KINDS, &k, err)))
             goto done;
+        /* A key the kind does not read (a "separation" on one vortex) would leave the flow other than
+         * the file states. */
+        snprintf(owner, sizeof owner, "vortices of kind \"%s\"", KINDS[k]);
+        /* The pair's circulation is that of its counter-clockwise vortex: the other is its opposite,
+         * and the pair's speed G / (2 pi d) the reference. */
+        if ((rc = only_keys(vx, KEYS[k], owner, f, P, err)) ||
+            (rc = get_number(vx, "circulation", 1, k == 2 ? 1e-30 : -1e30, 1e30, &c->vx_circulation, f, P, err)) ||
+            (rc = get_number(vx, "core", 1, 1e-30, 1e30, &c->vx_core, f, P, err)) ||
+            (rc = get_number(vx, k == 0 ? "radius" : "extent", 1, 1e-30, 1e30, &c->vx_radius, f, P, err)) ||
+            (k == 2 && (rc = get_number(vx, "separation", 1, 1e-30, 1e30, &c->vx_separation, f, P, err))))
+            goto done;
+        /* Two vortices sampled within `extent` of centres `separation` apart share no particle only when
+         * the discs do not overlap; overlapping ones would double the vorticity between them. */
+        if (k == 2 && !(c->vx_separation > 2 * c->vx_radius)) {
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "%s: initial.vortices.separation: %g is not more than twice the extent %g (the two "
+                                "vortices' particles would overlap)",
+                                f, c->vx_separation, c->vx_radius);
+            goto done;
+        }
         /* The particles' blob radius sigma: a length, or "spacing" (the scene's particle spacing, which
          * changes with the resolution). */
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(vx, "blob_radius");

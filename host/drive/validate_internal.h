@@ -38,7 +38,11 @@ typedef enum {
     M_VORTEX_GROWTH,     /* (m2(t) - m2(0)) / (4 nu t): the Lamb–Oseen core growth rate, 1 exact */
     M_VORTEX_CORE,       /* delta^2(t) / (delta0^2 + 4 nu t) */
     M_VORTEX_PEAK,       /* peak speed over 0.63817 G / (2 pi delta(t)) */
-    M_CIRCULATION        /* G(t) / G(0) */
+    M_CIRCULATION,       /* G(t) / G(0) */
+    M_PAIR_SPEED,        /* a vortex pair: its midpoint's travel along its classical direction / t / (G / (2 pi d0)) */
+    M_PAIR_SEPARATION,   /* |x+ - x-|(t) / d0, x+ and x- the centroids of the vorticity of each sign */
+    M_PAIR_CIRCULATION,  /* G+(t) / G+(0) or G-(t) / G-(0), whichever is further from 1 */
+    M_PAIR_IMPULSE       /* |P(t) - P(0)| / |P(0)|, P = (sum alpha y, -sum alpha x) */
 } measure_kind;
 
 /* How a check turns the measured values and the reference into one error. */
@@ -107,8 +111,10 @@ typedef struct vcase {
     int initial_velocity;    /* 0: none (the scene's), 1: Taylor–Green vortex, 2: shear wave */
     double tg_amplitude, tg_wavenumber;
     int hydrostatic;         /* 1: start compressed as hydrostatics wants, c2 the material's "stiffness" */
-    int vortices;            /* 0: none, 1: a thin vortex ring, 2: a Lamb–Oseen vortex (validate_vortex.c) */
-    double vx_circulation, vx_radius, vx_core; /* radius: the ring's, or the vortex's extent */
+    int vortices;            /* 0: none, 1: a thin vortex ring, 2: a Lamb–Oseen vortex, 3: a 2D vortex pair
+                              * (validate_vortex.c) */
+    double vx_circulation, vx_radius, vx_core; /* radius: the ring's, or each 2D vortex's extent */
+    double vx_separation;    /* the pair's distance between the two vortices' centres */
     double vx_blob;          /* the particles' blob radius sigma; < 0: the scene's particle spacing */
     vcheck checks[VMAX_CHECKS];
     int check_count;
@@ -157,6 +163,9 @@ typedef struct vbaseline {
     int have_ring, have_vortex;
     double ring_z, impulse[3]; /* the ring's impulse centroid and impulse */
     double circulation, m2;  /* the 2D vortex's */
+    int have_pair;
+    double pair_mid[2], pair_dir[2]; /* the pair's midpoint and the unit direction it should travel in */
+    double pair_d, pair_circ[2], pair_impulse[2]; /* separation; G+ and G-; P */
 } vbaseline;
 
 struct eddy_sim;
@@ -179,12 +188,12 @@ int vinitial_hydrostatic(eddy_world *w, double c2, eddy_error *err);
 
 /* --- vortices (validate_vortex.c) ----------------------------------------------------------------- */
 
-/* Replaces the particles by the case's vortex ring or Lamb–Oseen vortex (no-op without one); the
- * solver must carry a "vorticity" field. */
+/* Replaces the particles by the case's vortex ring, Lamb–Oseen vortex or vortex pair (no-op without
+ * one); the solver must carry a "vorticity" field. */
 int vinitial_vortices(struct eddy_sim *sim, const vcase *c, eddy_error *err);
 /* The vortex state of frame 0. */
 void vbaseline_take(vbaseline *b, const vcase *c, const eddy_frame *fr);
-/* M_RING_* , M_VORTEX_*, M_CIRCULATION on one frame. */
+/* M_RING_*, M_VORTEX_*, M_CIRCULATION, M_PAIR_* on one frame. */
 double vmeasure_vortex(const vcheck *ck, const vcase *c, const vbaseline *b, const eddy_frame *fr);
 
 /* A measured series: time and value per frame; for M_PROFILE the values at the reference points. */

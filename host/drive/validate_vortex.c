@@ -1,10 +1,11 @@
 /*
  * host/drive/validate_vortex.c — the vortex cases of `eddy validate`: the initial vorticity a scene
- * cannot state (a thin vortex ring, a Gaussian vortex), put on the particles of a solver that carries a
- * "vorticity" field (vpm_hybrid), and the measures of those flows (the ring's impulse centroid and
- * impulse, the vortex's second moment, peak speed and circulation). Each measure is taken relative to
- * the state at t = 0 (vbaseline) or to the classical result the case's parameters give, so that a case
- * compares with the value 1.
+ * cannot state (a thin vortex ring, a Gaussian vortex, a pair of them), put on the particles of a
+ * solver that carries a "vorticity" field (vpm_hybrid), and the measures of those flows (the ring's
+ * impulse centroid and impulse, the vortex's second moment, peak speed and circulation, the pair's
+ * speed, separation, circulations and impulse). Each measure is taken relative to the state at t = 0
+ * (vbaseline) or to the classical result the case's parameters give, so that a case compares with the
+ * value 1.
  */
 #include "validate_internal.h"
 
@@ -115,33 +116,53 @@ static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
     return rc;
 }
 
-/* A 2D Gaussian vortex omega = G / (pi a_p^2) exp(-r^2 / a_p^2) on the material's lattice out to the
- * case's extent, off the centre (no particle at r = 0), normalised to circulation G. */
-static int lamb_oseen(eddy_sim *sim, const vcase *c, eddy_error *err)
+/* Appends a 2D Gaussian vortex omega = G / (pi a_p^2) exp(-r^2 / a_p^2) centred at (cx, 0) to the
+ * buffers at n: the points of the material's lattice within `ext` of the centre, off the centre (no
+ * particle at r = 0), normalised to exactly G (its sign included: G < 0 turns clockwise). Returns the
+ * number appended, at most (2 ceil(ext / dl) + 1)^2. */
+static size_t gaussian_vortex(const eddy_material *mat, double cx, double G, double ap, double ext, eddy_real *pos,
+                              double *V, eddy_real *w)
 {
-    const eddy_material *mat = &sim->world->materials[0];
     const double dl = mat->particle_dist, Vp = mat->particle_mass / mat->rest_density;
-    const double ap = c->vx_core, G = c->vx_circulation, ext = c->vx_radius;
     const int m = (int)ceil(ext / dl);
-    const size_t cap = (size_t)(2 * m + 1) * (size_t)(2 * m + 1);
-    eddy_real *pos = calloc(3 * cap, sizeof *pos), *w = calloc(3 * cap, sizeof *w);
-    double *V = malloc(cap * sizeof *V), sum = 0;
-    int rc;
-    if (!pos || !w || !V) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
-    }
+    double sum = 0;
     size_t n = 0;
     for (int i = -m; i <= m; ++i)
         for (int j = -m; j <= m; ++j) {
             const double x = (i + 0.5) * dl, y = (j + 0.5) * dl;
             if (x * x + y * y > ext * ext) continue;
-            pos[3 * n] = (eddy_real)x, pos[3 * n + 1] = (eddy_real)y;
+            pos[3 * n] = (eddy_real)(cx + x), pos[3 * n + 1] = (eddy_real)y;
             w[3 * n + 2] = (eddy_real)(G / (M_PI * ap * ap) * exp(-(x * x + y * y) / (ap * ap)));
             sum += w[3 * n + 2] * Vp;
             V[n++] = Vp;
         }
     for (size_t i = 0; i < n; ++i) w[3 * i + 2] = (eddy_real)(w[3 * i + 2] * G / sum);
+    return n;
+}
+
+/* The case's 2D vortices: one Gaussian vortex of circulation G at the origin (lamb_oseen), or a pair
+ * of opposite ones with centres `separation` apart on the x axis, +G (counter-clockwise) at -d/2 and -G
+ * at +d/2, which moves in +y. */
+static int gaussian_vortices(eddy_sim *sim, const vcase *c, eddy_error *err)
+{
+    const eddy_material *mat = &sim->world->materials[0];
+    const double ap = c->vx_core, G = c->vx_circulation, ext = c->vx_radius, d = c->vx_separation;
+    const int m = (int)ceil(ext / mat->particle_dist), pair = c->vortices == 3;
+    const size_t one = (size_t)(2 * m + 1) * (size_t)(2 * m + 1), cap = pair ? 2 * one : one;
+    eddy_real *pos = calloc(3 * cap, sizeof *pos), *w = calloc(3 * cap, sizeof *w);
+    double *V = malloc(cap * sizeof *V);
+    int rc;
+    if (!pos || !w || !V) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    size_t n;
+    if (pair) {
+        n = gaussian_vortex(mat, -0.5 * d, G, ap, ext, pos, V, w);
+        n += gaussian_vortex(mat, 0.5 * d, -G, ap, ext, pos + 3 * n, V + n, w + 3 * n);
+    } else {
+        n = gaussian_vortex(mat, 0.0, G, ap, ext, pos, V, w);
+    }
     rc = replace_particles(sim, n, pos, V, w, err);
 done:
     free(pos), free(w), free(V);
@@ -150,7 +171,7 @@ done:
 
 int vinitial_vortices(eddy_sim *sim, const vcase *c, eddy_error *err)
 {
-    return c->vortices == 1 ? ring(sim, c, err) : c->vortices == 2 ? lamb_oseen(sim, c, err) : 0;
+    return c->vortices == 1 ? ring(sim, c, err) : c->vortices >= 2 ? gaussian_vortices(sim, c, err) : 0;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -222,11 +243,44 @@ static int vortex_state(const eddy_frame *fr, double *G, double *m2, double *vma
     return 0;
 }
 
+/* A 2D vortex pair: the circulation G[s] and the vorticity centroid x[s] of each sign (s = 0: alpha > 0,
+ * 1: alpha < 0), and the linear impulse P = (sum alpha y, -sum alpha x) (Saffman 1992, ch. 3: the 2D
+ * counterpart of the 3D (1/2) sum x x alpha; with no net circulation it does not depend on the origin). */
+static int pair_state(const eddy_frame *fr, double G[2], double x[2][2], double P[2])
+{
+    const eddy_particles *p = &fr->world->particles;
+    const eddy_real *wz = vorticity(fr, 2);
+    if (!wz) return -1;
+    double sx[2] = {0, 0}, sy[2] = {0, 0};
+    G[0] = G[1] = P[0] = P[1] = 0;
+    for (size_t o = 0; o < fr->count; ++o) {
+        const size_t i = fr->order[o];
+        const double a = wz[i] * volume(fr, i);
+        const int s = a < 0;
+        if (a == 0) continue;
+        G[s] += a, sx[s] += a * p->x[i], sy[s] += a * p->y[i];
+        P[0] += a * p->y[i], P[1] -= a * p->x[i];
+    }
+    if (G[0] == 0 || G[1] == 0) return -1;
+    for (int s = 0; s < 2; ++s) x[s][0] = sx[s] / G[s], x[s][1] = sy[s] / G[s];
+    return 0;
+}
+
 void vbaseline_take(vbaseline *b, const vcase *c, const eddy_frame *fr)
 {
     if (c->vortices == 1 && ring_state(fr, &b->ring_z, b->impulse) == 0) b->have_ring = 1;
     double vmax;
     if (c->vortices == 2 && vortex_state(fr, &b->circulation, &b->m2, &vmax) == 0) b->have_vortex = 1;
+    double x[2][2];
+    if (c->vortices == 3 && pair_state(fr, b->pair_circ, x, b->pair_impulse) == 0) {
+        const double dx = x[1][0] - x[0][0], dy = x[1][1] - x[0][1];
+        b->pair_d = hypot(dx, dy);
+        b->pair_mid[0] = 0.5 * (x[0][0] + x[1][0]), b->pair_mid[1] = 0.5 * (x[0][1] + x[1][1]);
+        /* Each vortex carries the other along: the + vortex's velocity at the - one points along
+         * e_z x (x- - x+), and so does the - vortex's at the + one: the pair moves that way. */
+        b->pair_dir[0] = -dy / b->pair_d, b->pair_dir[1] = dx / b->pair_d;
+        b->have_pair = b->pair_d > 0;
+    }
 }
 
 /* Kelvin's thin-ring speed with Saffman's (1970) constant for a Gaussian core: U = G / (4 pi R)
@@ -248,6 +302,31 @@ double vmeasure_vortex(const vcheck *ck, const vcase *c, const vbaseline *b, con
         if (ck->measure == M_RING_SPEED) return t > 0 ? (Z - b->ring_z) / t / saffman_speed(c, fr->world) : NAN;
         const double d[3] = {I[0] - b->impulse[0], I[1] - b->impulse[1], I[2] - b->impulse[2]};
         return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / fabs(b->impulse[2]);
+    }
+    if (ck->measure >= M_PAIR_SPEED) {
+        double G[2], x[2][2], P[2];
+        if (!b->have_pair || pair_state(fr, G, x, P)) return NAN;
+        switch (ck->measure) {
+        case M_PAIR_SPEED: {
+            /* Along the direction point vortices take (a pair moving backwards or sideways is not 1), at
+             * U = G / (2 pi d0) with G the mean of the two measured circulations. */
+            const double mx = 0.5 * (x[0][0] + x[1][0]) - b->pair_mid[0];
+            const double my = 0.5 * (x[0][1] + x[1][1]) - b->pair_mid[1];
+            const double U = 0.5 * (b->pair_circ[0] - b->pair_circ[1]) / (2 * M_PI * b->pair_d);
+            return t > 0 ? (mx * b->pair_dir[0] + my * b->pair_dir[1]) / t / U : NAN;
+        }
+        case M_PAIR_SEPARATION:
+            return hypot(x[1][0] - x[0][0], x[1][1] - x[0][1]) / b->pair_d;
+        case M_PAIR_CIRCULATION: {
+            const double r0 = G[0] / b->pair_circ[0], r1 = G[1] / b->pair_circ[1];
+            return fabs(r0 - 1) >= fabs(r1 - 1) ? r0 : r1;
+        }
+        case M_PAIR_IMPULSE:
+            return hypot(P[0] - b->pair_impulse[0], P[1] - b->pair_impulse[1]) /
+                   hypot(b->pair_impulse[0], b->pair_impulse[1]);
+        default:
+            return NAN;
+        }
     }
     double G, m2, vmax;
     if (!b->have_vortex || vortex_state(fr, &G, &m2, &vmax)) return NAN;
