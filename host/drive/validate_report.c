@@ -38,6 +38,15 @@ static const char *result_text(const vrow *w)
     return w->pass ? "pass (not claimed)" : "miss (not claimed)";
 }
 
+/* A Markdown table cell: a check's title may hold a '|' (|I - I0|), which would end the cell. */
+static void md_cell(FILE *f, const char *text)
+{
+    for (const char *c = text; *c; ++c) {
+        if (*c == '|') fputc('\\', f);
+        fputc(*c, f);
+    }
+}
+
 static const char *claim_text(claim_kind k)
 {
     return k == CLAIM_PASS ? "pass" : k == CLAIM_MISS ? "miss" : "-";
@@ -393,9 +402,10 @@ static int write_md(const vreport *r, eddy_error *err)
             if (strcmp(x->case_name, w->case_name) != 0) continue;
             char shift[48] = "";
             if (x->shift > 0) snprintf(shift, sizeof shift, " (time shift %.2f)", x->shift);
-            fprintf(f, "| %s | %s | %zu | %s | %.4g%s | %.4g | %s | %s | %.1f |\n", x->solver, RES_NAMES[x->res],
-                    x->particles, x->check_title, x->error, shift, x->bar, claim_text(x->claim), result_text(x),
-                    x->wall_s);
+            fprintf(f, "| %s | %s | %zu | ", x->solver, RES_NAMES[x->res], x->particles);
+            md_cell(f, x->check_title);
+            fprintf(f, " | %.4g%s | %.4g | %s | %s | %.1f |\n", x->error, shift, x->bar, claim_text(x->claim),
+                    result_text(x), x->wall_s);
         }
         /* Failures (once per run) and the solvers' notes (once each). */
         for (size_t j = i; j < r->count; ++j) {
@@ -435,7 +445,9 @@ static int write_md(const vreport *r, eddy_error *err)
                            "|---|---|---|---|---|---|\n");
                 header = 1;
             }
-            fprintf(f, "| %s | %s |", x->solver, x->check_title);
+            fprintf(f, "| %s | ", x->solver);
+            md_cell(f, x->check_title);
+            fputs(" |", f);
             for (int q = 0; q < 3; ++q) {
                 if (by[q])
                     fprintf(f, " %.4g (dx %.4g) |", by[q]->error, by[q]->spacing);

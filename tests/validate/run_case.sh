@@ -19,6 +19,15 @@ if [ -n "$failed" ]; then
     echo "run_case.sh: a run expected to miss failed to complete (its error is in $out/report.md):" >&2
     printf '%s\n' "$failed" >&2; exit 1
 fi
+# report.md's tables: every row has its header's number of cells (a '|' in a check's title once split
+# the vortex ring's impulse row into two cells).
+ragged=$(awk '/^\|/ { line = $0; gsub(/\\\|/, "", line); n = gsub(/\|/, "|", line);
+                     if (!in_table) { cells = n; in_table = 1 } else if (n != cells) print }
+              !/^\|/ { in_table = 0 }' "$out/report.md")
+if [ -n "$ragged" ]; then
+    echo "run_case.sh: report.md has table rows with more or fewer cells than their header:" >&2
+    printf '%s\n' "$ragged" >&2; exit 1
+fi
 clear=$(awk -F, 'NR > 1 && $10 == "miss" && $7 != "nan" && $7 + 0 < 0.5 * $8 { print }' "$out/report.csv")
 if [ -n "$clear" ]; then
     echo "run_case.sh: a check expected to miss passed with an error under half its bar; update the solver's" >&2
