@@ -675,6 +675,22 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
                                     c->checks[k].name);
                 goto done;
             }
+        /* A vortex measure of a flow the case does not set up would read NaN and fail without saying
+         * why. */
+        const measure_kind m = c->checks[c->check_count].measure;
+        const int needs = m == M_RING_SPEED || m == M_RING_TRAVEL || m == M_RING_IMPULSE ? 1
+                          : m == M_VORTEX_GROWTH || m == M_VORTEX_CORE || m == M_VORTEX_PEAK || m == M_CIRCULATION ? 2
+                          : m >= M_PAIR_SPEED ? 3 : 0;
+        if (needs && needs != c->vortices) {
+            static const char *const FLOWS[] = {"", "ring", "lamb_oseen", "pair"};
+            char key[64];
+            snprintf(key, sizeof key, "checks[%d].measure.kind", c->check_count);
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "%s: %s: \"%s\" measures the vortices of kind \"%s\"; this case's initial.vortices %s%s%s",
+                                f, key, MEASURES[m], FLOWS[needs], c->vortices ? "are of kind \"" : "are not given",
+                                FLOWS[c->vortices], c->vortices ? "\"" : "");
+            goto done;
+        }
         ++c->check_count;
     }
 done:
