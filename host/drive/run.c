@@ -728,14 +728,15 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
     }
     /* Several processes: what the halo updates did (decomp.h), summed over the processes, once. A
-     * collective, so only where every process reached the end (like the hash below). */
-    if (eddy_decomp_active(w) && rc == EDDY_OK && !c->opt->quiet) {
+     * collective, so only where every process reached the end (like the hash below), and whether or not
+     * this process is --quiet, which may differ from process to process. */
+    if (eddy_decomp_active(w) && rc == EDDY_OK) {
         eddy_decomp_timing t;
         eddy_decomp_timing_read(w, &t);
         double v[5] = {(double)t.halo_updates, (double)(t.halo_updates - t.halo_layout_changes), (double)t.halo_added,
                        (double)t.halo_removed, (double)t.migrated};
         eddy_error rerr;
-        if (eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 5, &rerr) == EDDY_OK && eddy_decomp_rank() == 0)
+        if (eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 5, &rerr) == EDDY_OK && eddy_decomp_rank() == 0 && !c->opt->quiet)
             fprintf(stderr, "eddy: %d processes: %.0f halo updates, %.0f of them in place; %.0f halo copies appended, "
                             "%.0f removed; %.0f particles migrated\n",
                     eddy_decomp_size(), v[0], v[1], v[2], v[3], v[4]);
@@ -758,12 +759,12 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
 
 void run_announce(const run_ctx *c, const char *verb)
 {
-    if (c->opt->quiet) return;
     eddy_world *w = c->sim->world;
-    /* Every process's owned particles (a collective sum, exact below 2^53), not rank 0's slab. */
+    /* Every process's owned particles (a collective sum, exact below 2^53), not rank 0's slab; taken
+     * also where this process is --quiet (another may not be: a collective skipped here hung both). */
     double n = (double)(w->particles.count - w->particles.halo_count);
     eddy_error rerr;
-    if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr) || eddy_decomp_rank() != 0) return;
+    if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr) || eddy_decomp_rank() != 0 || c->opt->quiet) return;
     fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d threads -> %s\n", verb, c->sim->scene.name,
             c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
             c->sim->scene.out_dir);

@@ -188,13 +188,18 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                      sim->world->step + 1);
             return plugin_failed(err, rc, "max_dt", where);
         }
-        /* The smallest limit over every process (a no-op in one): the same step everywhere. */
-        if (lim > 0 && (rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, &lim, 1, err))) return rc;
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
          * float (finite velocities of 1.8e19 or more) makes every speed limit 0: that is the state's
-         * fault, not the solver's, and before the first step no explosion check has looked yet. */
-        if (!(lim > 0) && isinf(eddy_world_step_stats(sim->world)->max_speed) &&
-            (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1)) /* (max_speed and lim are reduced) */
+         * fault, not the solver's, and before the first step (or right after a resume) no explosion
+         * check has looked yet. The smallest limit over every process (a no-op in one), with a
+         * non-positive or NaN one as 0, and whether any process's speeds overflow, in one reduction
+         * that every process takes whatever its own limit: the same step, or the same error,
+         * everywhere (a process that skipped it for a limit of 0 left the others waiting in it). */
+        double agreed[2] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0};
+        if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 2, err))) return rc;
+        if (lim > 0) lim = agreed[0]; /* (0 where another's is not usable: this process fails too) */
+        const int overflow = agreed[1] < 0;
+        if (!(lim > 0) && overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
                                   "precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; "
