@@ -77,12 +77,20 @@ typedef struct sampler {
 /*
  * Several processes (docs/mpi.md): what failed on one process (a file rank 0 could not write) fails the
  * solver on every one, so that all go on to the next solver together instead of one waiting in a
- * collective. In one process: rc.
+ * collective. The failure is then agreed (decomp.h): every process reached it at the same point, so
+ * the comparison goes on with the next solver, and the report is kept. A process other than rank 0
+ * (which says every error of the report) says its own error here, so that the others' "its message is
+ * above" holds. In one process: rc.
  */
 static int agree(int rc, eddy_error *err)
 {
-    const int all = eddy_decomp_all_ok(rc == EDDY_OK);
-    if (!rc && !all) rc = eddy_error_set(err, EDDY_ERR_IO, "another process failed (its message is above)");
+    if (eddy_decomp_size() <= 1 || eddy_decomp_all_ok(rc == EDDY_OK)) return rc;
+    /* (every process is here: the comparison of the messages does not wait) */
+    const int same = eddy_decomp_same_failure(rc ? err->message : "", 2.0);
+    if (rc && !same && eddy_decomp_rank() != 0)
+        fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
+    if (!rc) rc = eddy_error_set(err, EDDY_ERR_IO, "another process failed (its message is above)");
+    eddy_decomp_set_agreed(rc);
     return rc;
 }
 
@@ -331,23 +339,26 @@ int eddy_compare_run(const eddy_compare_options *opt)
     eddy_probes *probes = NULL;
     result *res = NULL;
     int status = 0;
-    if ((rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
-        if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
-        return 1;
+    char plots_dir[PATH_MAX_ + 8] = "";
+    /* A scene one process cannot read goes through the agreement below like any other error of the
+     * set-up: returning alone left the others waiting in it. */
+    if (!(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
+        if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
+            rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
+        snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
+        cx.end_time = isnan(o.until) ? scene.end_time : o.until;
+        cx.interval = scene.output_interval;
+        cx.particles = eddy_scene_count_particles(&scene);
+        if (o.out_dir) snprintf(cx.out_dir, sizeof cx.out_dir, "%s", o.out_dir);
+        else snprintf(cx.out_dir, sizeof cx.out_dir, "out/compare/%s", scene.name);
+        eddy_scene_free(&scene);
+        cx.probes = probes;
+        snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
+        if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
     }
-    if (!(rc = eddy_services_registry(1, &cx.registry, &err))) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
-    snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
-    cx.end_time = isnan(o.until) ? scene.end_time : o.until;
-    cx.interval = scene.output_interval;
-    cx.particles = eddy_scene_count_particles(&scene);
-    if (o.out_dir) snprintf(cx.out_dir, sizeof cx.out_dir, "%s", o.out_dir);
-    else snprintf(cx.out_dir, sizeof cx.out_dir, "out/compare/%s", scene.name);
-    eddy_scene_free(&scene);
-    cx.probes = probes;
-    char plots_dir[PATH_MAX_ + 8];
-    snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
-    if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
     if ((rc = agree(rc, &err))) {
+        /* (the same error everywhere, a missing scene, is said once: agree() had only the others that
+         * said something else speak) */
         if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
@@ -371,6 +382,9 @@ int eddy_compare_run(const eddy_compare_options *opt)
         if (*stop_signal) continue;
         eddy_error_clear(&err);
         if ((rc = run_solver(&cx, r, &err))) {
+            /* A failure this process met alone before the steps (its plugin folder lacks the solver)
+             * leaves the others in the session's first collective: stop them all, as `eddy run` does. */
+            if (!eddy_decomp_failed_alike(rc, err.message, 2.0)) eddy_decomp_stop_all("error: ", err.message, 1);
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", err.message);
             if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
