@@ -4,6 +4,7 @@
  */
 #include "run_internal.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -441,7 +442,10 @@ static int write_manifest(const char *dir, const eddy_world *w, const double *cu
 
 /* Several processes: each writes DIR/checkpoint.pK.eddy of its owned particles and solver state; then
  * rank 0 the manifest naming them, only when every piece was written (a process that failed stops the
- * run with its message, main.c). */
+ * run with its message, main.c). A piece goes through DIR/checkpoint.pK.eddy.next and replaces the
+ * previous one only once every process has written its own: a piece that failed on one process (a
+ * full disk) left the others' new pieces beside its old one under the old manifest, so that neither
+ * checkpoint could be resumed, where one process keeps its previous checkpoint. */
 static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
@@ -463,13 +467,28 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
         eddy_sim piece = *c->sim;
         piece.world = owned;
         char name[64];
-        snprintf(name, sizeof name, "checkpoint.p%d.eddy", r);
+        snprintf(name, sizeof name, "checkpoint.p%d.eddy.next", r);
         rc = eddy_checkpoint_write_named(dir, name, &piece, s, err);
     }
     eddy_decomp_release_whole(w, owned);
+    char next[64], final[64];
+    snprintf(next, sizeof next, "checkpoint.p%d.eddy.next", r);
+    snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
     const int all = eddy_decomp_all_ok(rc == EDDY_OK);
+    if (!all && !rc) run_remove_in(dir, next); /* (this process's new piece, which no manifest will name) */
     if (!rc && !all)
         rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not write its piece", dir);
+    if (!rc) {
+        char *from = eddy_output_join_path(dir, next), *to = eddy_output_join_path(dir, final);
+        if (!from || !to) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        else if (rename(from, to) != 0)
+            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+        free(from), free(to);
+        /* (the pieces are new from here on; the manifest that names them follows, and nobody leaves
+         * before it is written, below) */
+        if (!eddy_decomp_all_ok(rc == EDDY_OK) && !rc)
+            rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not put its piece in place", dir);
+    }
     if (!rc && r == 0) {
         /* Tests only (tests/mpi/interrupt.sh): rank 0 takes this long to get to the manifest. */
         const char *delay = getenv("EDDY_TEST_MANIFEST_DELAY_MS");

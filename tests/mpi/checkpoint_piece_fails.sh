@@ -1,0 +1,24 @@
+#!/bin/sh
+# checkpoint_piece_fails.sh EDDY MPIRUN SCENE OUT: a run on 2 processes to step 40 leaves its checkpoint;
+# a resume to step 60 whose rank 0 cannot write its piece (a folder stands in its way) fails; the
+# checkpoint of step 40 must still resume, to a state-hash equal to a run straight to step 80. (Each
+# process put its new piece in place before knowing the other's had failed: the folder then held the
+# step-40 manifest and piece 0 beside a step-60 piece 1, and no resume was possible.) Exit 77 without MPI.
+eddy=$1; mpirun=$2; scene=$3; out=$4
+fail() { echo "checkpoint_piece_fails.sh: $*" >&2; exit 1; }
+command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun ('$mpirun')"; exit 77; }
+"$eddy" --version | grep -q '^processes: MPI' || { echo "skipped: eddy was built without MPI"; exit 77; }
+rm -rf "$out" "$out.straight"
+run() { "$mpirun" --oversubscribe -np 2 "$eddy" "$@" --quiet --no-picture; }
+run run "$scene" --steps 40 --out "$out" || fail "the run to step 40"
+# (the file each write goes through, the staged piece's and, for a build that writes the piece in
+# place, the piece's own)
+mkdir "$out/checkpoint.p0.eddy.next.tmp" "$out/checkpoint.p0.eddy.tmp"
+run resume "$out" --steps 60 >"$out.log" 2>&1 && fail "the resume with piece 0 blocked succeeded"
+grep -q "checkpoint" "$out.log" || fail "the failed resume does not name the checkpoint: $(cat "$out.log")"
+rmdir "$out/checkpoint.p0.eddy.next.tmp" "$out/checkpoint.p0.eddy.tmp"
+[ ! -e "$out/checkpoint.p1.eddy.next" ] || fail "piece 1's unused new piece was left behind"
+h=$(run resume "$out" --steps 80 --hash 2>"$out.log") || fail "the step-40 checkpoint no longer resumes: $(cat "$out.log")"
+want=$(run run "$scene" --steps 80 --hash --out "$out.straight") || fail "the run straight to step 80"
+[ -n "$h" ] && [ "$h" = "$want" ] || fail "resumed: '$h', straight: '$want'"
+echo "checkpoint_piece_fails.sh: the previous checkpoint survived the failed one and resumed to $h"
