@@ -97,10 +97,12 @@ static double piece_failure_word(int piece_rc)
 }
 
 /* After a maximum of piece_failure_word said `word` (> 0): the error of the lowest process that failed,
- * on every process, so that each stops naming the file (main.c: the same exit status everywhere,
- * whichever stops the others first). The message travels in one integer sum to which that process
- * alone contributes its bytes (the others add zeros, so the sum is exact). Collective. `mine`: this
- * process's error (read on the failing process only); `what`: what the others say it could not write. */
+ * on every process, so that each stops naming the file. The message travels in one integer sum to which
+ * that process alone contributes its bytes (the others add zeros, so the sum is exact). Every process
+ * then fails at the same point: the error is agreed (decomp.h), so rank 0 says it once and the run
+ * ends as one process's does (its final frame and picture; before, each said its own line and
+ * MPI_Abort lost them). Collective. `mine`: this process's error (read on the failing process only);
+ * `what`: what the others say it could not write. */
 static int share_error(run_ctx *c, double word, const eddy_error *mine, const char *what, eddy_error *err)
 {
     enum { WORDS = 1 + EDDY_ERROR_MESSAGE_MAX / 8 };
@@ -116,15 +118,17 @@ static int share_error(run_ctx *c, double word, const eddy_error *mine, const ch
         *err = serr;
         return serr.code;
     }
+    const int code = words[0] ? (int)words[0] : EDDY_ERR_IO;
+    eddy_decomp_set_agreed(code);
     if (eddy_decomp_rank() == failed) {
         *err = *mine;
-        return mine->code;
+        err->code = code;
+        return code;
     }
     char text[EDDY_ERROR_MESSAGE_MAX];
     memcpy(text, words + 1, sizeof text);
     text[sizeof text - 1] = '\0';
-    return eddy_error_set(err, words[0] ? (int)words[0] : EDDY_ERR_IO, "another process (rank %d) could not write %s: %s",
-                          failed, what, text);
+    return eddy_error_set(err, code, "another process (rank %d) could not write %s: %s", failed, what, text);
 }
 
 /* share_error for a lost VTK piece; the frame pending on rank 0 is never named. */
@@ -474,10 +478,11 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     char next[64], final[64];
     snprintf(next, sizeof next, "checkpoint.p%d.eddy.next", r);
     snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
-    const int all = eddy_decomp_all_ok(rc == EDDY_OK);
-    if (!all && !rc) run_remove_in(dir, next); /* (this process's new piece, which no manifest will name) */
-    if (!rc && !all)
-        rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not write its piece", dir);
+    /* (every process learns the first failure's message: agree_on_frame) */
+    const eddy_error mine = *err;
+    const int wrote = rc == EDDY_OK;
+    rc = agree_on_frame(c, rc, &mine, "its checkpoint piece", err);
+    if (rc && wrote) run_remove_in(dir, next); /* (this process's new piece, which no manifest will name) */
     if (!rc) {
         char *from = eddy_output_join_path(dir, next), *to = eddy_output_join_path(dir, final);
         if (!from || !to) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -660,7 +665,8 @@ static int finish_outputs_into(run_ctx *c, int rc, int outranks_interrupt, eddy_
         *err = derr;
         return derr.code;
     }
-    append_message(err, "; %s", derr.message);
+    /* (a piece already lost is the run's error: settling finds it again) */
+    if (!strstr(err->message, derr.message)) append_message(err, "; %s", derr.message);
     return rc;
 }
 

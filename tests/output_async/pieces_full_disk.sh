@@ -2,8 +2,9 @@
 # pieces_full_disk.sh EDDY MPIRUN SCENE OUT NP on|off STEPS LAST_STEP: NP processes write the VTK pieces
 # of each frame (the reduced path: vtk alone), and rank 1's piece of frame 2 cannot be written
 # (frame_00002_p1.vtp.tmp links to /dev/full). The run must fail with exit status 1 (every process
-# stops with it, main.c), a line naming rank 1 and its file with "No space left on device" (rank 1's
-# own, or another process's "another process (rank 1) could not write its piece: ..."), keep frames 0
+# stops with it at the same point, main.c), rank 0 saying once "another process (rank 1) could not
+# write its piece: cannot write FILE: No space left on device" (before, every process said its own line
+# and one stopped the others with MPI_Abort), keep frames 0
 # and 1 (their .pvtp and every piece complete), never write frame_00002.pvtp, and leave a frames.pvd
 # naming only frames whose .pvtp and pieces are all complete.
 # Which path ran shows in the last diagnostics row, LAST_STEP: without overlap rank 1 fails while
@@ -28,9 +29,9 @@ status=$?
 cat "$out.log"
 [ "$status" -eq 1 ] || fail "exit status $status, expected 1"
 file="$out/frames/frame_00002_p1.vtp"
-grep -qF "eddy: error: rank 1 of $np: cannot write '$file': No space left on device" "$out.log" ||
-    grep -qE "eddy: error: rank [0-9]+ of $np: another process \(rank 1\) could not write its piece: cannot write '$file': No space left on device" "$out.log" ||
-    fail "no error line naming rank 1 and $file"
+[ "$(grep -cxF "eddy: error: another process (rank 1) could not write its piece: cannot write '$file': No space left on device" "$out.log")" -eq 1 ] ||
+    fail "rank 0 does not say once that rank 1 could not write $file"
+! grep -q "MPI_ABORT" "$out.log" || fail "a process stopped the others with MPI_Abort"
 # Whatever stopped the run, no line may blame another file or process.
 if grep "eddy: error:" "$out.log" | grep -vF "cannot write '$file': No space left on device"; then
     fail "an error line names something else"
