@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "compare.h"
 #include "decomp.h"
+#include "launch.h"
 #include "run.h"
 #include "services.h"
 #include "validate.h"
@@ -643,11 +644,17 @@ int main(int argc, char **argv)
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     eddy_services_set_process(eddy_decomp_rank(), eddy_decomp_size());
+    /* Processes given other work are refused together, before any command's first collective. */
+    if (launched && eddy_launch_check(argc, argv)) {
+        eddy_decomp_finalize();
+        return 2;
+    }
     int rc = command(argc, argv);
-    /* A bad command line on some processes only (an MPMD launch, a writer plugin missing on one node)
-     * would leave this one in MPI_Finalize and the others in their first collective for ever: stop
-     * every process, as an error does (fail above). Where every process refused it alike (a typo on
-     * the one command line), it is said once and every process ends normally. */
+    /* A bad command line on some processes only, the command lines alike (a writer plugin missing on one
+     * node, a --threads value one process alone has; other command lines were refused above) would
+     * leave this one in MPI_Finalize and the others in their first collective for ever: stop every
+     * process, as an error does (fail above). Where every process refused it alike (a typo on the one
+     * command line), it is said once and every process ends normally. */
     if (launched && rc == 2) {
         const char *usage_error = eddy_arg_deferred_usage_error();
         if (usage_error && eddy_decomp_same_failure(usage_error, 2.0)) {

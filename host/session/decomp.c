@@ -255,6 +255,12 @@ int eddy_decomp_first_differing(uint64_t value)
     return -1;
 }
 uint64_t eddy_decomp_min_u64(uint64_t value) { return value; }
+void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first)
+{
+    (void)values;
+    for (int k = 0; k < count; ++k) first[k] = -1;
+}
+void eddy_decomp_broadcast(void *buf, size_t size, int root) { (void)buf, (void)size, (void)root; }
 int eddy_decomp_same_failure(const char *message, double wait_s)
 {
     (void)message, (void)wait_s;
@@ -1497,6 +1503,37 @@ int eddy_decomp_first_differing(uint64_t value)
     }
     free(all);
     return first;
+}
+
+void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first)
+{
+    const int size = eddy_decomp_size();
+    if (count > EDDY_DECOMP_EACH_MAX) count = EDDY_DECOMP_EACH_MAX;
+    for (int k = 0; k < count; ++k) first[k] = -1;
+    if (size <= 1 || count <= 0) return;
+    /* The smallest of (v, ~v) over the processes gives the smallest and the largest v in one reduction:
+     * equal when every process has the same v (as in eddy_decomp_same_failure). */
+    uint64_t mine[2 * EDDY_DECOMP_EACH_MAX], all[2 * EDDY_DECOMP_EACH_MAX];
+    for (int k = 0; k < count; ++k) mine[2 * k] = values[k], mine[2 * k + 1] = ~values[k];
+    TALLY_REDUCE(MPI_Allreduce(mine, all, 2 * count, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    int any = 0;
+    for (int k = 0; k < count; ++k) any |= all[2 * k] != ~all[2 * k + 1];
+    if (!any) return;
+    /* Some differ (every process knows it from the same reduction): which process first, for each. */
+    uint64_t zero[EDDY_DECOMP_EACH_MAX];
+    memcpy(zero, values, sizeof *values * (size_t)count);
+    MPI_Bcast(zero, count, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    const int rank = eddy_decomp_rank();
+    int differs[EDDY_DECOMP_EACH_MAX], lowest[EDDY_DECOMP_EACH_MAX];
+    for (int k = 0; k < count; ++k) differs[k] = zero[k] != values[k] ? rank : size;
+    TALLY_REDUCE(MPI_Allreduce(differs, lowest, count, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    for (int k = 0; k < count; ++k) first[k] = lowest[k] < size ? lowest[k] : -1;
+}
+
+void eddy_decomp_broadcast(void *buf, size_t size, int root)
+{
+    /* (a few hundred bytes: a command line, an environment variable's value) */
+    if (eddy_decomp_size() > 1 && size < (1u << 30)) MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
 #endif /* EDDY_HAVE_MPI */

@@ -215,6 +215,15 @@ void eddy_decomp_resume_share(int share);
 /* Collective: the lowest rank whose `value` differs from rank 0's, or -1 when every process has rank 0's
  * (always -1 on one process). */
 int eddy_decomp_first_differing(uint64_t value);
+/* Collective: for each of the `count` values (at most EDDY_DECOMP_EACH_MAX), the lowest rank whose value
+ * differs from rank 0's into first[k], or -1 where every process has rank 0's (always -1 on one
+ * process). One MPI_Allreduce when every value agrees everywhere; two more collectives otherwise. main
+ * compares with it what the processes of a launch were given (host/cli/main.c, same_launch). */
+#define EDDY_DECOMP_EACH_MAX 16
+void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first);
+/* Collective: the `size` bytes at `buf` on process `root` into `buf` on every process (MPI_Bcast; nothing
+ * on one process). */
+void eddy_decomp_broadcast(void *buf, size_t size, int root);
 
 /*
  * Collective on a split run (one process: a copy): every process's `count` records of `size` bytes to
