@@ -139,7 +139,7 @@ static int fail(const eddy_error *err)
      * an MPI_Abort from one would kill the first while it still writes (the picture). The wait of the
      * comparison is for processes that fail a little later; one that does not come is stepping or
      * waits in a collective, and is stopped below. */
-    if (eddy_decomp_failed_alike(err->code, err->message, 2.0)) {
+    if (eddy_decomp_failed_alike(err->code, err->message, EDDY_DECOMP_FAILURE_WAIT_S)) {
         if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
         return status;
     }
@@ -657,7 +657,7 @@ int main(int argc, char **argv)
      * command line), it is said once and every process ends normally. */
     if (launched && rc == 2) {
         const char *usage_error = eddy_arg_deferred_usage_error();
-        if (usage_error && eddy_decomp_same_failure(usage_error, 2.0)) {
+        if (usage_error && eddy_decomp_same_failure(usage_error, EDDY_DECOMP_FAILURE_WAIT_S)) {
             if (eddy_decomp_rank() == 0 && strcmp(usage_error, NO_COMMAND) == 0) fputs(usage, stderr);
             else if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s\nrun 'eddy help' for usage\n", usage_error);
         } else {

@@ -86,7 +86,7 @@ static int agree(int rc, eddy_error *err)
 {
     if (eddy_decomp_size() <= 1 || eddy_decomp_all_ok(rc == EDDY_OK)) return rc;
     /* (every process is here: the comparison of the messages does not wait) */
-    const int same = eddy_decomp_same_failure(rc ? err->message : "", 2.0);
+    const int same = eddy_decomp_same_failure(rc ? err->message : "", EDDY_DECOMP_FAILURE_WAIT_S);
     if (rc && !same && eddy_decomp_rank() != 0)
         fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
     if (!rc) rc = eddy_error_set(err, EDDY_ERR_IO, "another process failed (its message is above)");
@@ -289,7 +289,8 @@ agreed:
      * process met in the same words. Any other failure (out of memory, a solver's own error, a particle
      * that left the domain within the step) happened on this process alone while the others wait in
      * the step's exchange: stop them all with its message, as `eddy run` does, instead of hanging. */
-    if (rc && !eddy_decomp_failed_alike(rc, err->message, 2.0)) eddy_decomp_stop_all("error: ", err->message, 1);
+    if (rc && !eddy_decomp_failed_alike(rc, err->message, EDDY_DECOMP_FAILURE_WAIT_S))
+        eddy_decomp_stop_all("error: ", err->message, 1);
     frame = eddy_session_next_frame(ses);
     r->steps = w->step;
     /* The last state is always sampled and written, also an exploded one: it shows what went wrong
@@ -384,7 +385,8 @@ int eddy_compare_run(const eddy_compare_options *opt)
         if ((rc = run_solver(&cx, r, &err))) {
             /* A failure this process met alone before the steps (its plugin folder lacks the solver)
              * leaves the others in the session's first collective: stop them all, as `eddy run` does. */
-            if (!eddy_decomp_failed_alike(rc, err.message, 2.0)) eddy_decomp_stop_all("error: ", err.message, 1);
+            if (!eddy_decomp_failed_alike(rc, err.message, EDDY_DECOMP_FAILURE_WAIT_S))
+                eddy_decomp_stop_all("error: ", err.message, 1);
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", err.message);
             if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);

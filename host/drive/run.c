@@ -678,7 +678,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
      * predicted positions can; a solver's own error) leaves the others waiting in that step's exchange,
      * and entering a collective here hung both for good. Its frames in flight are completed, then it
      * stops them all with its message, as main would. */
-    if (rc && !eddy_decomp_failed_alike(rc, err->message, 2.0)) {
+    if (rc && !eddy_decomp_failed_alike(rc, err->message, EDDY_DECOMP_FAILURE_WAIT_S)) {
         eddy_error ignored;
         eddy_output_drain(c->out, &ignored);
         eddy_decomp_stop_all("error: ", err->message, 1); /* (an interrupt is always agreed) */

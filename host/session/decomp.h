@@ -37,6 +37,11 @@ int eddy_decomp_is_agreed(int code);
  * something else. Uses a communicator of its own, so it never matches the collectives of a step.
  * 0 on one process. */
 int eddy_decomp_same_failure(const char *message, double wait_s);
+/* How long a failing process waits for the others' messages: they fail at nearly the same moment when
+ * they fail alike, but on a loaded machine (a CI runner with every core taken, oversubscribed
+ * processes) 2 s let a slow process miss it, and each then said the same error and aborted. The price
+ * is the delay before a process that failed alone stops the others. */
+#define EDDY_DECOMP_FAILURE_WAIT_S 5.0
 /* After a failure (`code`, `message`) on several processes, before any collective: 1 when every process
  * got there alike, an agreed outcome or the same message from each within `wait_s` seconds (then
  * recorded as agreed: main says it once), so that they may still write the final frame and the picture
