@@ -733,8 +733,16 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
         eddy_error perr;
         /* The picture reads the particles: the host copy first (a no-op for a CPU solver); on several
          * processes each draws its own and rank 0 composites them and writes the file (collective,
-         * host/viz/composite.h: no process holds another's particles). */
-        if (eddy_world_sync_host(w, &perr) || eddy_picture_write_world(path, w, &perr)) {
+         * host/viz/composite.h: no process holds another's particles). Rank 0's write error is then
+         * every process's, agreed: said once, where rank 0 alone failing stopped the others with
+         * MPI_Abort. */
+        int prc = eddy_world_sync_host(w, &perr);
+        if (!prc) prc = eddy_picture_write_world(path, w, &perr);
+        if (eddy_decomp_active(w)) {
+            const eddy_error mine = perr;
+            prc = agree_on_frame(c, prc, &mine, "the picture", &perr);
+        }
+        if (prc) {
             if (!rc) {
                 *err = perr;
                 rc = perr.code;
