@@ -466,18 +466,16 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
         cJSON *v = cJSON_CreateNumber(cuts[i]);
         if (!v || !cJSON_AddItemToArray(cut, v)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    char next[64], final[64];
+    snprintf(next, sizeof next, "checkpoint.p%d.eddy.next", r);
+    snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
     eddy_world *owned = NULL;
     if (!rc && !(rc = eddy_decomp_owned_world(w, &owned, err))) {
         eddy_sim piece = *c->sim;
         piece.world = owned;
-        char name[64];
-        snprintf(name, sizeof name, "checkpoint.p%d.eddy.next", r);
-        rc = eddy_checkpoint_write_named(dir, name, &piece, s, err);
+        rc = eddy_checkpoint_write_named(dir, next, &piece, s, err);
     }
     eddy_decomp_release_whole(w, owned);
-    char next[64], final[64];
-    snprintf(next, sizeof next, "checkpoint.p%d.eddy.next", r);
-    snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
     /* (every process learns the first failure's message: agree_on_frame) */
     const eddy_error mine = *err;
     const int wrote = rc == EDDY_OK;

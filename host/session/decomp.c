@@ -194,6 +194,13 @@ int eddy_decomp_failed_alike(int code, const char *message, double wait_s)
     return 1;
 }
 
+int eddy_decomp_first_differing(uint64_t value)
+{
+    int first;
+    eddy_decomp_first_differing_each(&value, 1, &first);
+    return first;
+}
+
 void eddy_decomp_stop_all(const char *kind, const char *message, int status)
 {
     fprintf(stderr, "eddy: %srank %d of %d: %s\n", kind, eddy_decomp_rank(), eddy_decomp_size(), message);
@@ -249,11 +256,6 @@ int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances,
     return 0;
 }
 void eddy_decomp_resume_share(int share) { (void)share; }
-int eddy_decomp_first_differing(uint64_t value)
-{
-    (void)value;
-    return -1;
-}
 uint64_t eddy_decomp_min_u64(uint64_t value) { return value; }
 void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first)
 {
@@ -1479,30 +1481,6 @@ uint64_t eddy_decomp_min_u64(uint64_t value)
     uint64_t all = value;
     TALLY_REDUCE(MPI_Allreduce(&value, &all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
     return all;
-}
-
-int eddy_decomp_first_differing(uint64_t value)
-{
-    const int size = eddy_decomp_size();
-    if (size <= 1) return -1;
-    uint64_t *all = malloc(sizeof *all * (size_t)size);
-    /* Without room for every value, rank 0's alone (a broadcast), each process comparing its own. */
-    int mine = all != NULL, every = 0;
-    TALLY_REDUCE(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    int first = -1;
-    if (every) {
-        TALLY_REDUCE(MPI_Allgather(&value, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD));
-        for (int r = 1; r < size && first < 0; ++r)
-            if (all[r] != all[0]) first = r;
-    } else {
-        uint64_t v0 = value;
-        MPI_Bcast(&v0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-        int differs = v0 != value ? eddy_decomp_rank() : size;
-        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-        first = differs < size ? differs : -1;
-    }
-    free(all);
-    return first;
 }
 
 void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first)

@@ -223,7 +223,7 @@ int eddy_decomp_first_differing(uint64_t value);
 /* Collective: for each of the `count` values (at most EDDY_DECOMP_EACH_MAX), the lowest rank whose value
  * differs from rank 0's into first[k], or -1 where every process has rank 0's (always -1 on one
  * process). One MPI_Allreduce when every value agrees everywhere; two more collectives otherwise. main
- * compares with it what the processes of a launch were given (host/cli/main.c, same_launch). */
+ * compares with it what the processes of a launch were given (host/cli/launch.c). */
 #define EDDY_DECOMP_EACH_MAX 16
 void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *first);
 /* Collective: the `size` bytes at `buf` on process `root` into `buf` on every process (MPI_Bcast; nothing
