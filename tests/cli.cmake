@@ -151,11 +151,14 @@ add_test(NAME cli_explosion_is_reported COMMAND ${EXPECT} 1 "simulation exploded
 set_tests_properties(cli_explosion_is_reported PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins" FIXTURES_SETUP exploded)
 add_test(NAME cli_explosion_keeps_frames COMMAND sh -c "test -f ${CLI_OUT}/explode/frames/frame_00002.vtp && grep -q frame_00002.vtp ${CLI_OUT}/explode/frames.pvd")
 set_tests_properties(cli_explosion_keeps_frames PROPERTIES FIXTURES_REQUIRED exploded)
-# The broken test plugins are listed as refused and the real ones still load.
-add_test(NAME cli_list_refusals COMMAND ${EXPECT} 0 "ABI major version mismatch: plugin 3.0, host 2.3" ${EDDY_EXE} list)
+# The broken test plugins are listed as refused, the real ones still load, and the exit status says
+# that something was refused.
+add_test(NAME cli_list_refusals COMMAND ${EXPECT} 1 "ABI major version mismatch: plugin 3.0, host 2.3" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
-add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 0 "sph_mueller      solver" ${EDDY_EXE} list)
+add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 1 "sph_mueller      solver" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals_keep_good PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
+add_test(NAME cli_list_refusals_exit_status COMMAND ${EXPECT} 1 "plugin refusals (see \"refused plugins\" above)" ${EDDY_EXE} list)
+set_tests_properties(cli_list_refusals_exit_status PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 # A short real run writes frames, the series, diagnostics, a picture and prints a hash.
 cli_test(run_writes_outputs 0 "state-hash: " run ${SCENES}/dam_break_2d.json --steps 20 --format vtk,csv --hash --quiet --out ${CLI_OUT}/short)
 set_tests_properties(cli_run_writes_outputs PROPERTIES FIXTURES_SETUP short_run)

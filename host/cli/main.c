@@ -67,7 +67,7 @@ static const char usage[] =
     "      docs/validation.md.\n"
     "  list\n"
     "      Every component found, grouped by kind (solvers, grids, writers, probes, ...: id, version,\n"
-    "      file), and every plugin refused, with the reason.\n"
+    "      file), and every plugin refused, with the reason (then the exit status is 1).\n"
     "  describe ID\n"
     "      The parameters of a component of any kind: name, type, default, range, unit, doc; for a\n"
     "      solver also its per-material parameters.\n"
@@ -329,9 +329,14 @@ static int cmd_list(void)
             const eddy_registry_refusal *r = eddy_registry_refusal_at(reg, i);
             printf("  %s: %s\n", r->file, r->reason);
         }
+        /* A refusal is a broken installation or plugin path: the listing is printed whole, and the
+         * exit status lets a script or an install check see it. */
+        fflush(stdout);
+        fprintf(stderr, "eddy: error: %zu plugin refusal%s (see \"refused plugins\" above)\n", nref,
+                nref == 1 ? "" : "s");
     }
     eddy_registry_destroy(reg);
-    return 0;
+    return nref ? 1 : 0;
 }
 
 static const char *type_name(eddy_param_type t)

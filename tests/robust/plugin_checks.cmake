@@ -62,7 +62,7 @@ plugin_check(shadow_is_used 1 "solvers.sph_mueller.cfl: unknown key" ${ROBUST_PL
              run ${SCENES}/dam_break_2d.json --steps 1 --set solvers.sph_mueller.cfl=0.4 --quiet --out ${ROBUST_OUT}/shadow_used)
 # Same folder: the later file is refused, naming both.
 set(REAL_SAME_DIR ${REAL_ROBUST_PLUGINS}/same_dir)
-plugin_check(same_dir_refused 0 "  ${REAL_SAME_DIR}/eddy_dup_b.so: duplicate component id 'robust_dup' (already provided by ${REAL_SAME_DIR}/eddy_dup_a.so)"
+plugin_check(same_dir_refused 1 "  ${REAL_SAME_DIR}/eddy_dup_b.so: duplicate component id 'robust_dup' (already provided by ${REAL_SAME_DIR}/eddy_dup_a.so)"
              ${ROBUST_PLUGINS}/same_dir list)
 
 # --- 2. the host checks every plugin output it relies on ------------------------------------------
@@ -179,7 +179,7 @@ if(NOT EDDY_SANITIZE)
     if(have)
       robust_plugin(sanitized_${kind} ${kind} COMPONENT_ID="robust_${kind}" PLUGIN_NAME="sanitized_${kind}")
       target_compile_options(robustplugin_sanitized_${kind} PRIVATE ${flag} -fno-sanitize-recover=all)
-      plugin_check(sanitized_${kind}_hint 0 "${hint}" ${ROBUST_PLUGINS}/${kind} list)
+      plugin_check(sanitized_${kind}_hint 1 "${hint}" ${ROBUST_PLUGINS}/${kind} list)
     endif()
   endforeach()
 
@@ -197,9 +197,9 @@ if(NOT EDDY_SANITIZE)
     robust_plugin(asan_linked asan_linked COMPONENT_ID="robust_asan_linked" PLUGIN_NAME="asan_linked")
     target_compile_options(robustplugin_asan_linked PRIVATE -fsanitize=address)
     target_link_options(robustplugin_asan_linked PRIVATE -fsanitize=address)
-    plugin_check(asan_linked_refused 0 "/eddy_asan_linked.so: cannot load: it needs libasan.so"
+    plugin_check(asan_linked_refused 1 "/eddy_asan_linked.so: cannot load: it needs libasan.so"
                  ${ROBUST_PLUGINS}/asan_linked list)
-    plugin_check(asan_linked_hint 0 ", which must be in the process from its start; the plugin was built with AddressSanitizer but this eddy is not: run eddy with LD_PRELOAD=$(gcc -print-file-name=libasan.so)"
+    plugin_check(asan_linked_hint 1 ", which must be in the process from its start; the plugin was built with AddressSanitizer but this eddy is not: run eddy with LD_PRELOAD=$(gcc -print-file-name=libasan.so)"
                  ${ROBUST_PLUGINS}/asan_linked list)
     plugin_check(asan_linked_others_run 0 "state-hash: "
                  ${ROBUST_PLUGINS}/asan_linked run ${SCENES}/dam_break_2d.json --steps 2 --hash --no-picture
@@ -216,7 +216,7 @@ foreach(cut 2000 100)
   add_test(NAME robust_plugin_cut_${cut}
            COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && head -c $2 \"$1\" > \"$0/eddy_cut.so\" && shift 3 && exec \"$@\""
                    ${ROBUST_OUT}/cut_${cut} $<TARGET_FILE:robustplugin_robust_faulty> ${cut}
-                   ${EXPECT} 0 "eddy_cut.so: cannot load: the file is cut short (its segments need " ${EDDY_EXE} list)
+                   ${EXPECT} 1 "eddy_cut.so: cannot load: the file is cut short (its segments need " ${EDDY_EXE} list)
   set_tests_properties(robust_plugin_cut_${cut} PROPERTIES TIMEOUT 30
                        ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/cut_${cut};${ROBUST_ENV_BASE}")
 endforeach()
@@ -225,9 +225,9 @@ endforeach()
 # A mistyped folder, a plugin file given instead of its folder, or a folder of .so files not named
 # eddy_*.so left only "unknown solver" behind; each is now listed with the refusals, and a run that
 # cannot find its solver points there.
-plugin_check(path_missing_folder 0 "  ${ROBUST_OUT}/no_such_folder: EDDY_PLUGIN_PATH names a folder that cannot be read: No such file or directory"
+plugin_check(path_missing_folder 1 "  ${ROBUST_OUT}/no_such_folder: EDDY_PLUGIN_PATH names a folder that cannot be read: No such file or directory"
              ${ROBUST_OUT}/no_such_folder list)
-plugin_check(path_is_a_file 0 "  ${ROBUST_PLUGINS}/faulty/eddy_robust_faulty.so: EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '${ROBUST_PLUGINS}/faulty'\n  ${ROBUST_OUT}/no_such_folder: "
+plugin_check(path_is_a_file 1 "  ${ROBUST_PLUGINS}/faulty/eddy_robust_faulty.so: EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '${ROBUST_PLUGINS}/faulty'\n  ${ROBUST_OUT}/no_such_folder: "
              "${ROBUST_PLUGINS}/faulty/eddy_robust_faulty.so:${ROBUST_OUT}/no_such_folder" list)
 add_test(NAME robust_plugin_path_misnamed_file
          COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && cp \"$1\" \"$0/faulty.so\" && shift 2 && exec \"$@\""
@@ -239,7 +239,7 @@ set_tests_properties(robust_plugin_path_misnamed_file PROPERTIES TIMEOUT 30
 add_test(NAME robust_plugin_path_misnamed_listed
          COMMAND sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && cp \"$1\" \"$0/faulty.so\" && shift 2 && exec \"$@\""
                  ${ROBUST_OUT}/misnamed_list $<TARGET_FILE:robustplugin_robust_faulty>
-                 ${EXPECT} 0 "  ${ROBUST_OUT}/misnamed_list/faulty.so: not tried: plugin files are named eddy_<name>.so (rename it eddy_faulty.so)"
+                 ${EXPECT} 1 "  ${ROBUST_OUT}/misnamed_list/faulty.so: not tried: plugin files are named eddy_<name>.so (rename it eddy_faulty.so)"
                  ${EDDY_EXE} list)
 set_tests_properties(robust_plugin_path_misnamed_listed PROPERTIES TIMEOUT 30
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_OUT}/misnamed_list;${ROBUST_ENV_BASE}")
@@ -249,7 +249,7 @@ set_tests_properties(robust_plugin_path_misnamed_listed PROPERTIES TIMEOUT 30
 eddy_add_plugin(robustplugin_guide_count SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/guide_count_plugin.c
                 OUTPUT_NAME eddy_guide_count OUTPUT_DIR ${ROBUST_PLUGINS}/guide_count NO_INSTALL)
 add_dependencies(eddy_cli robustplugin_guide_count)
-plugin_check(component_count_hint 0 "/eddy_guide_count.so: component 1 is NULL (is component_count larger than the array?)"
+plugin_check(component_count_hint 1 "/eddy_guide_count.so: component 1 is NULL (is component_count larger than the array?)"
              ${ROBUST_PLUGINS}/guide_count list)
 
 # --- 8. a solver registered under a mistyped interface id ------------------------------------------
