@@ -173,6 +173,7 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     st->r->steps = w->step;
     /* The largest limited step: a step that lands on an output time is shortened further. */
     if (st->sim->dt_limit[0] && st->sim->last_dt < st->sim->scene.dt && st->sim->last_dt > st->r->limited_dt) {
+        eddy_sim_agree_dt_limit(st->sim); /* (collective: every process agrees on the steps) */
         st->r->limited_dt = st->sim->last_dt;
         snprintf(st->r->stepping, sizeof st->r->stepping, "steps below the scene's %.4g s under its %s limit (%.4g s)",
                  st->sim->scene.dt, st->sim->dt_limit, st->sim->last_dt);

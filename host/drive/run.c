@@ -622,10 +622,13 @@ static void on_step(void *user, eddy_session *ses, double step_ms)
     (void)ses, (void)step_ms;
     run_ctx *c = user;
     const eddy_world *w = c->sim->world;
-    /* (the step is agreed over every process: the first says it) */
-    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit && !c->opt->quiet && eddy_decomp_rank() == 0) {
-        fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
-                c->sim->scene.dt, c->sim->dt_limit, c->sim->last_dt);
+    /* The step is agreed over every process, so is this branch (--quiet is not: it only silences);
+     * the first process says it. */
+    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit) {
+        eddy_sim_agree_dt_limit(c->sim);
+        if (eddy_decomp_rank() == 0 && !c->opt->quiet)
+            fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
+                    c->sim->scene.dt, c->sim->dt_limit, c->sim->last_dt);
         c->sim->warned_dt_limit = 1;
     }
     const int by_steps = c->end_steps >= 0;

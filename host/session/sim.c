@@ -169,6 +169,21 @@ int eddy_sim_time_reached(double time, double t)
     return t - time <= 1e-12 * (t > 1 ? t : 1);
 }
 
+/* `name` (a buffer of sizeof sim->dt_limit) becomes the one of the lowest-ranked process whose limit is
+ * the step's (`mine`); see eddy_sim_agree_dt_limit. */
+static void agree_limit_name(const eddy_sim *sim, char *name, int mine)
+{
+    if (!eddy_decomp_active(sim->world)) return;
+    const uint64_t root = eddy_decomp_min_u64(mine ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
+    /* (no process has it only if the reduction rounded, which a minimum cannot: keep one's own) */
+    if (root < (uint64_t)eddy_decomp_size()) eddy_decomp_broadcast(name, sizeof sim->dt_limit, (int)root);
+}
+
+void eddy_sim_agree_dt_limit(eddy_sim *sim)
+{
+    if (sim->dt_limit[0]) agree_limit_name(sim, sim->dt_limit, sim->dt_limit_mine);
+}
+
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error *err)
 {
     double dt = sim->scene.dt;
@@ -197,6 +212,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
          * everywhere (a process that skipped it for a limit of 0 left the others waiting in it). */
         double agreed[2] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0};
         if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 2, err))) return rc;
+        const int mine = lim > 0 && lim == agreed[0];
         if (lim > 0) lim = agreed[0]; /* (0 where another's is not usable: this process fails too) */
         const int overflow = agreed[1] < 0;
         if (!(lim > 0) && overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
@@ -211,15 +227,21 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                                   sim->solver_entry->component->id, sim->world->step + 1, lim);
         /* A limit the clock cannot resolve (t + dt == t; e.g. a damaged force limit of 1e38 m/s^2 gives
          * 1e-21 s) would loop forever on a run that ends by time. */
-        if (lim < dt && (double)sim->world->time + lim == (double)sim->world->time)
+        if (lim < dt && (double)sim->world->time + lim == (double)sim->world->time) {
+            /* (every process is here: the same message from each, so it is said once) */
+            char agreed_name[sizeof sim->dt_limit];
+            snprintf(agreed_name, sizeof agreed_name, "%s", name);
+            agree_limit_name(sim, agreed_name, mine);
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g s (%s), too small to advance "
                                   "the clock from t = %.17g s",
                                   sim->solver_entry->component->id, sim->world->step + 1, lim,
-                                  name, (double)sim->world->time);
+                                  agreed_name, (double)sim->world->time);
+        }
         if (lim < dt) {
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name);
+            sim->dt_limit_mine = mine;
         }
     }
     /* A moving collider stops at its moving_until: land a step there, as on an output time. */

@@ -28,7 +28,9 @@ typedef struct eddy_sim {
     eddy_param_values grid_params;
     int threads;                    /* the thread count in effect */
     int warned_dt_limit;            /* the dt-limit warning is printed once */
-    char dt_limit[64];              /* name of the limit that last shortened a step, "" if none */
+    char dt_limit[64];              /* name of the limit that last shortened a step, "" if none: this
+                                     * process's own until eddy_sim_agree_dt_limit */
+    int dt_limit_mine;              /* this process's limit is the step's (see eddy_sim_agree_dt_limit) */
     double last_dt;                 /* the last step's dt, s */
 } eddy_sim;
 
@@ -97,6 +99,14 @@ void eddy_sim_close(eddy_sim *sim);
  * X; it must be finite and > 0".
  */
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err);
+
+/*
+ * On a split run each process's max_dt names its own limit, and the step is the smallest over them:
+ * this makes sim->dt_limit the name given by the process whose limit the step is (the lowest rank of
+ * those with that limit). Collective: every process calls it together, where sim->dt_limit is set
+ * (which they agree on, as they agree on the step). Nothing on one process.
+ */
+void eddy_sim_agree_dt_limit(eddy_sim *sim);
 
 /*
  * One solver step of dt, then the prescribed motion of the moving colliders (scene key

@@ -13,12 +13,16 @@
  *           "dt_tiny"       max_dt returns 1e-21 s from step `at_step` on (t + dt == t there)
  *           "dt_unnamed"    max_dt returns 1e-5 s and leaves the limit's name unset (it is optional)
  *           "save_empty"    save() returns success with an empty record (plugin.h asks for > 0 bytes)
+ *           "dt_by_side"    max_dt names its limit by where the process's owned particles are: 2e-5 s
+ *                           "left" with all of them at x < side_x, else 1e-5 s "right"; from step
+ *                           `at_step` on (when it is > 1) "right" is 1e-21 s instead (t + dt == t)
  *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
  *                           tests (nothing has been written while a solver is created)
  *
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
- * has save() but no load(), so its checkpoints could not be resumed.
+ * has save() but no load(), so its checkpoints could not be resumed; DECOMPOSABLE: the component is
+ * (a gravity-only step updates every particle; the host overwrites halo copies between steps).
  */
 #include <eddy/eddy.h>
 
@@ -49,12 +53,14 @@ enum {
     FAULT_SLOW_CREATE,
     FAULT_DT_TINY,
     FAULT_DT_UNNAMED,
-    FAULT_SAVE_EMPTY
+    FAULT_SAVE_EMPTY,
+    FAULT_DT_BY_SIDE
 };
 
 struct eddy_solver {
     int fault;
     int64_t at_step;
+    double side_x;
 };
 
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
@@ -62,6 +68,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_value *fault = eddy_param_find_value(setup->params, "fault");
     const eddy_param_value *at = eddy_param_find_value(setup->params, "at_step");
     const eddy_param_value *sleep_s = eddy_param_find_value(setup->params, "sleep_s");
+    const eddy_param_value *side_x = eddy_param_find_value(setup->params, "side_x");
     const int f = fault ? (int)fault->integer : FAULT_NONE;
     if (f == FAULT_CREATE_ERROR_EMPTY) return EDDY_ERR_INVALID_ARGUMENT; /* err left as the host gave it */
     if (f == FAULT_SLOW_CREATE && sleep_s) {
@@ -73,6 +80,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->fault = f;
     s->at_step = at ? at->integer : 1;
+    s->side_x = side_x ? side_x->number : 0.0;
     *out = s;
     return EDDY_OK;
 }
@@ -110,6 +118,16 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
     case FAULT_DT_NAN: *dt = NAN; break;
     case FAULT_DT_TINY: *dt = w->step + 1 >= (uint64_t)s->at_step ? 1e-21 : INFINITY; break;
     case FAULT_MAX_DT_ERROR_EMPTY: return EDDY_ERR_DEVICE;
+    case FAULT_DT_BY_SIDE: {
+        const eddy_particles *p = &w->particles;
+        int right = 0;
+        for (size_t i = 0; i < p->count && !right; ++i)
+            right = !eddy_particle_is_halo(p, i) && p->x[i] >= s->side_x;
+        const int tiny = s->at_step > 1 && w->step + 1 >= (uint64_t)s->at_step;
+        *dt = right ? (tiny ? 1e-21 : 1e-5) : 2e-5;
+        *limit = right ? "right" : "left";
+        break;
+    }
     default: *dt = INFINITY; break;
     }
     return EDDY_OK;
@@ -151,12 +169,13 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "dt_nan",       "position_nan",     "step_error_empty",
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
-                                     NULL};
+                                     "dt_by_side",   NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
     EDDY_PARAM_INT_DESC("at_step", 1, 1, 1000000, "1", "The step at which a step fault strikes."),
     EDDY_PARAM_REAL_DESC("sleep_s", 30, 0, 3600, "s", "How long slow_create takes."),
+    EDDY_PARAM_REAL_DESC("side_x", 0, -1e6, 1e6, "m", "Where dt_by_side's right side begins."),
 };
 
 static const eddy_component COMPONENT = {
@@ -168,6 +187,9 @@ static const eddy_component COMPONENT = {
     .params = PARAMS,
     .param_count = sizeof PARAMS / sizeof PARAMS[0],
     .vtable = &VTABLE,
+#ifdef DECOMPOSABLE
+    .flags = EDDY_COMPONENT_DECOMPOSABLE,
+#endif
 };
 
 static const eddy_component *const COMPONENTS[] = {&COMPONENT};

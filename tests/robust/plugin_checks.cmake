@@ -25,6 +25,8 @@ robust_plugin(shadow_sph_mueller shadow COMPONENT_ID="sph_mueller" PLUGIN_NAME="
 # Two plugins of one folder with the same id: the second (in name order) is refused.
 robust_plugin(dup_a same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_a")
 robust_plugin(dup_b same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_b")
+# Decomposable, for tests/mpi/dt_limit_name.sh.
+robust_plugin(sides sides COMPONENT_ID="robust_sides" PLUGIN_NAME="sides" DECOMPOSABLE)
 
 # plugin_check(<name> <status> <text> <plugin path> <args...>): expect.sh with EDDY_PLUGIN_PATH set, TIMEOUT 30.
 function(plugin_check name status text plugin_path)
