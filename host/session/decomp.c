@@ -235,6 +235,11 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     (void)w, (void)err;
     return EDDY_OK;
 }
+int eddy_decomp_step_outcome(eddy_world *w, int rc, eddy_error *err)
+{
+    (void)w, (void)err;
+    return rc;
+}
 int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
 {
     (void)w, (void)err;
@@ -1077,17 +1082,52 @@ static int ensure_idx(decomp *d, eddy_error *err)
     return EDDY_OK;
 }
 
+/* A failure within a step (eddy_decomp_step_outcome): the lowest failing rank's error, the same on every
+ * process once known; known until the step's outcome is taken (or the next step begins). */
+static eddy_error g_step_failure;
+static int g_step_failure_known;
+
+/* Collective unless a failure is known: whether any process failed (`mine`: this one's error, or NULL),
+ * in one MPI_Allreduce; if one did, its error (the lowest failing rank's) is broadcast to every process,
+ * recorded as agreed and copied into *err. Returns its code, or EDDY_OK when none failed. */
+static int step_failure(const eddy_error *mine, eddy_error *err)
+{
+    if (!g_step_failure_known) {
+        const int rank = eddy_decomp_rank(), size = eddy_decomp_size();
+        int first = mine ? rank : size, lowest = size;
+        TALLY_REDUCE(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        if (lowest >= size) return EDDY_OK;
+        if (rank == lowest) g_step_failure = *mine;
+        MPI_Bcast(&g_step_failure, (int)sizeof g_step_failure, MPI_BYTE, lowest, MPI_COMM_WORLD);
+        if (g_step_failure.code == EDDY_OK) g_step_failure.code = EDDY_ERR_PLUGIN; /* (a failure is one) */
+        g_step_failure_known = 1;
+        eddy_decomp_set_agreed(g_step_failure.code);
+    }
+    if (err && err != &g_step_failure) *err = g_step_failure;
+    return g_step_failure.code;
+}
+
+int eddy_decomp_step_outcome(eddy_world *w, int rc, eddy_error *err)
+{
+    if (!decomp_of(w)) return rc;
+    if (rc && err->code == EDDY_OK) err->code = rc;
+    rc = step_failure(rc ? err : NULL, err);
+    g_step_failure_known = 0;
+    return rc;
+}
+
 /* eddy_world_refresh_fields: the owners' values of the named fields onto every halo copy. Both sides
- * know every count from the halo lists, so one MPI_Alltoallv carries it. */
+ * know every count from the halo lists, so one MPI_Alltoallv carries it, after the question whether
+ * any process failed (step_failure: its own preparation here included). */
 static int refresh(void *context, eddy_world *w, const int *fields, size_t field_count, eddy_error *err)
 {
     const phase_clock t0 = phase_begin();
     decomp *d = context;
     eddy_particles *p = &w->particles;
-    int rc = ensure_idx(d, err);
-    if (rc) goto done;
     eddy_real *col[EDDY_MAX_FIELDS * EDDY_FIELD_MAX_COMPONENTS];
     size_t ncol = 0;
+    int rc = ensure_idx(d, err);
+    if (rc) goto ask;
     for (size_t k = 0; k < field_count; ++k)
         for (int c = 0; c < eddy_particles_field_components(p, fields[k]) && ncol < sizeof col / sizeof *col; ++c)
             col[ncol++] = eddy_particles_field(p, fields[k], c);
@@ -1096,7 +1136,7 @@ static int refresh(void *context, eddy_world *w, const int *fields, size_t field
         const size_t sb = d->send_n[r] * ncol * sizeof(eddy_real), rb = d->recv_n[r] * ncol * sizeof(eddy_real);
         if (total + sb > INT32_MAX || rtotal + rb > INT32_MAX) {
             rc = decomp_too_big(total + sb > INT32_MAX ? total + sb : rtotal + rb, err);
-            goto done;
+            goto ask;
         }
         d->scount[r] = (int)sb;
         d->sdispl[r] = (int)total;
@@ -1107,7 +1147,7 @@ static int refresh(void *context, eddy_world *w, const int *fields, size_t field
     }
     if (grow(&d->sbuf, &d->sbuf_cap, total + 1) || grow(&d->rbuf, &d->rbuf_cap, rtotal + 1)) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        goto done;
+        goto ask;
     }
     eddy_real *out = (eddy_real *)(void *)d->sbuf;
     for (int r = 0; r < d->size; ++r)
@@ -1115,6 +1155,8 @@ static int refresh(void *context, eddy_world *w, const int *fields, size_t field
             const uint32_t i = d->send_idx[r][k];
             for (size_t c = 0; c < ncol; ++c) *out++ = i != UINT32_MAX ? col[c][i] : 0.0f;
         }
+ask:
+    if ((rc = step_failure(rc ? err : NULL, err))) goto done;
     decomp_tally_sends(d->scount, d->size, d->rank);
     TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
                                            d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
@@ -1131,14 +1173,21 @@ done:
     return rc;
 }
 
+/* eddy_world_reduce, after the question whether any process failed (step_failure). */
 static int reduce(void *context, eddy_reduce_op op, double *values, size_t count, eddy_error *err)
 {
     decomp *d = context;
-    if (count > INT32_MAX) return decomp_too_big(count * sizeof(double), err);
+    double *all = NULL;
+    int rc = EDDY_OK;
+    if (count > INT32_MAX) rc = decomp_too_big(count * sizeof(double), err);
+    else if (op == EDDY_REDUCE_SUM && !(all = malloc(sizeof(double) * count * (size_t)d->size)))
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if ((rc = step_failure(rc ? err : NULL, err))) {
+        free(all);
+        return rc;
+    }
     if (op == EDDY_REDUCE_SUM) {
         /* Summed in rank order on every process, so every process gets the same bits. */
-        double *all = malloc(sizeof(double) * count * (size_t)d->size);
-        if (!all) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         TALLY_REDUCE(MPI_Allgather(values, (int)count, MPI_DOUBLE, all, (int)count, MPI_DOUBLE, MPI_COMM_WORLD));
         for (size_t k = 0; k < count; ++k) {
             double s = 0.0;
@@ -1226,6 +1275,7 @@ static void warn_mixed_simd(void)
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
+    g_step_failure_known = 0; /* (a failure of the run before, e.g. compare's previous solver, is said) */
     if (refuse_resident_decomposable(solver, err)) return EDDY_ERR_UNSUPPORTED;
     if (size <= 1) return eddy_decomp_canonical_order(w, solver, err);
     if (!(solver->flags & EDDY_COMPONENT_DECOMPOSABLE))

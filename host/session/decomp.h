@@ -30,6 +30,17 @@ void eddy_decomp_abort(int code);
  * processes agree on them). */
 void eddy_decomp_set_agreed(int code);
 int eddy_decomp_is_agreed(int code);
+/*
+ * The outcome of a step on a split run: `rc` and `err` are this process's, from the canonical order and
+ * the solver's step. A failure one process meets alone within the step (a particle that left the domain
+ * in pbf's predicted positions, an allocation) leaves the others in the step's collectives; so every
+ * field refresh and reduction of the exchange first asks, in one MPI_Allreduce, whether a process has
+ * failed, and this call is the question asked after the step. The first time the answer is yes, every
+ * process takes the error of the lowest failing rank (code and message; broadcast), which the exchange
+ * call then returns (the solver passes it on) and this call returns; it is recorded as agreed, so it is
+ * said once and every process reaches the run's end (final frame, picture) together. Collective unless
+ * the failure is known already; rc as it is on one process or for a world that is not split. */
+int eddy_decomp_step_outcome(eddy_world *w, int rc, eddy_error *err);
 /* For an error that was not agreed: 1 when every process reports the same `message` within `wait_s`
  * seconds (a missing scene file, a bad environment variable: each found it alone), so that one line
  * says it and every process can end normally; 0 when another process does not arrive in time (it is

@@ -381,6 +381,8 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         eddy_error_clear(err);
         rc = v->step(sim->solver, w, dt, err);
     }
+    /* A split run: whether a process failed within the step, the same answer and error everywhere. */
+    rc = eddy_decomp_step_outcome(w, rc, err);
     if (rc) {
         snprintf(where, sizeof where, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                  (unsigned long long)w->step + 1, w->time);

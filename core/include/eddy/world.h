@@ -426,7 +426,9 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  * must be refreshed too (the host keeps halo copies between steps and updates only those).
  * `fields` is borrowed for the call. The ids are checked on one process too (an id that is not a
  * field: EDDY_ERR_NOT_FOUND, "refresh fields: no field N"; libeddy builds before 2026-11-25 checked
- * them only where an exchange was installed); otherwise the exchange's error. [main thread]
+ * them only where an exchange was installed); otherwise the exchange's error, which on a split run is
+ * also another process's failure within the step (eddy's host: its code and message, so that every
+ * process stops with the same error): return it from step() as it is. [main thread]
  */
 EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t field_count,
                                        eddy_error *err);
@@ -435,7 +437,8 @@ EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t 
  * Combines `count` doubles over every process, in place (the smallest, the largest, or the sum), for a
  * decision every process must take alike: a time step, a derived sound speed from the fluid's height.
  * Leaves the values as they are in one process. Collective, like eddy_world_refresh_fields(). An
- * unknown op is EDDY_ERR_INVALID_ARGUMENT (in one process too). [main thread]
+ * unknown op is EDDY_ERR_INVALID_ARGUMENT (in one process too); otherwise the exchange's error, as for
+ * eddy_world_refresh_fields() (another process's failure within the step). [main thread]
  */
 EDDY_API int eddy_world_reduce(eddy_world *w, eddy_reduce_op op, double *values, size_t count,
                                eddy_error *err);
