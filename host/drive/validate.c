@@ -128,6 +128,16 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
         /* The linearized equation of state's dp/drho: the material's stiffness (Müller et al. 2003's k;
          * a solver with its own sound speed c0 is given stiffness = c0^2 by its validation file). */
         const double c2 = eddy_param_get(&w->materials[0].params, "stiffness", NAN);
+        /* Without one (pbf: no equation of state) the lattice at rest density is the state to start
+         * from; the equation of state's density excess (bottom_density) then has nothing to compare. */
+        if (isnan(c2) && !o->quiet)
+            fprintf(stderr,
+                    "  note: solver '%s' declares no material stiffness (EDDY_MATERIAL_STIFFNESS_DESC): the case "
+                    "starts from the lattice at rest density, not from the hydrostatic compression of the "
+                    "linearized equation of state, and its bottom_density check reads nan (a solver with a sound "
+                    "speed c0 declares the stiffness and sets materials[0].stiffness = c0^2 in its validation "
+                    "file)\n",
+                    sim->solver_entry->component->id);
         if (!isnan(c2) && (rc = vinitial_hydrostatic(w, c2, err))) goto done;
     }
     if (c->vortices && (rc = vinitial_vortices(sim, c, err))) goto done;
