@@ -97,6 +97,22 @@ static void refuses_other_real_size(void **state)
     eddy_registry_destroy(reg);
 }
 
+/* A descriptor initializer without EDDY_PLUGIN_DESCRIPTOR_HEADER: the message names the macro. */
+static void refuses_descriptor_without_header(void **state)
+{
+    (void)state;
+    eddy_registry *reg = scan(plugin_dir);
+    expect_reason(reg, "/eddy_no_header.so",
+                  "the descriptor has no ABI version (plugin 0.0, host 2.3); begin the descriptor's initializer with "
+                  "EDDY_PLUGIN_DESCRIPTOR_HEADER (<eddy/plugin.h>), which fills abi_major, abi_minor, real_size "
+                  "and size");
+    expect_reason(reg, "/eddy_half_header.so",
+                  "real-number size mismatch: plugin 0 bytes, host 4 bytes; begin the descriptor's initializer "
+                  "with EDDY_PLUGIN_DESCRIPTOR_HEADER (<eddy/plugin.h>), which fills abi_major, abi_minor, "
+                  "real_size and size");
+    eddy_registry_destroy(reg);
+}
+
 static void refuses_missing_entry(void **state)
 {
     (void)state;
@@ -262,8 +278,8 @@ static void good_plugins_still_load(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
-    /* Nine broken files, two good: the refusals do not stop the good ones. */
-    assert_int_equal(eddy_registry_refusal_count(reg), 9);
+    /* Eleven broken files, two good: the refusals do not stop the good ones. */
+    assert_int_equal(eddy_registry_refusal_count(reg), 11);
     const eddy_registry_entry *e = eddy_registry_find(reg, "test_solver", EDDY_INTERFACE_SOLVER);
     assert_non_null(e);
     assert_non_null(strstr(e->file, "eddy_a_good.so"));
@@ -280,7 +296,7 @@ static void good_plugins_still_load(void **state)
     snprintf(dir, sizeof dir, "%s/lib/eddy/plugins", getenv("EDDY_BINARY_DIR"));
     eddy_registry_scan_dir(reg, dir);
     assert_non_null(eddy_registry_find(reg, "sph_mueller", EDDY_INTERFACE_SOLVER));
-    assert_int_equal(eddy_registry_refusal_count(reg), 9);
+    assert_int_equal(eddy_registry_refusal_count(reg), 11);
     eddy_registry_destroy(reg);
 }
 
@@ -746,6 +762,7 @@ int main(void)
         cmocka_unit_test(refuses_wrong_major),
         cmocka_unit_test(refuses_newer_minor),
         cmocka_unit_test(refuses_other_real_size),
+        cmocka_unit_test(refuses_descriptor_without_header),
         cmocka_unit_test(refuses_missing_entry),
         cmocka_unit_test(refuses_missing_callback),
         cmocka_unit_test(refuses_short_vtable),

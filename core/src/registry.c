@@ -465,10 +465,19 @@ void eddy_registry_destroy(eddy_registry *reg)
  * three uint32 are read: they are the one part every ABI version shares (a 1.x descriptor continues
  * with its component count where 2.x has its size).
  */
+/* The usual cause of a zero in the descriptor's first four members: an initializer written without the
+ * macro that fills them. */
+#define HEADER_HINT                                                                                            \
+    "; begin the descriptor's initializer with EDDY_PLUGIN_DESCRIPTOR_HEADER (<eddy/plugin.h>), which fills "  \
+    "abi_major, abi_minor, real_size and size"
+
 static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plugin_descriptor *d,
                             eddy_error *err)
 {
     if (!d) return refuse(reg, path, EDDY_ERR_PLUGIN, err, "%s() returned NULL", EDDY_PLUGIN_ENTRY_SYMBOL);
+    if (d->abi_major == 0)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "the descriptor has no ABI version (plugin %u.%u, host %d.%d)"
+                      HEADER_HINT, d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
     if (d->abi_major >= 1 && d->abi_major < EDDY_ABI_MAJOR)
         return refuse(reg, path, EDDY_ERR_PLUGIN, err,
                       "built for plugin ABI %u.%u; this host loads ABI %d.x plugins: rebuild the plugin "
@@ -481,11 +490,11 @@ static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plu
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin needs a newer host: plugin ABI %u.%u, host %d.%d",
                       d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
     if (d->real_size != sizeof(eddy_real))
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "real-number size mismatch: plugin %u bytes, host %zu bytes",
-                      d->real_size, sizeof(eddy_real));
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "real-number size mismatch: plugin %u bytes, host %zu bytes%s",
+                      d->real_size, sizeof(eddy_real), d->real_size == 0 ? HEADER_HINT : "");
     if (d->size < DESCRIPTOR_REQUIRED)
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin descriptor size %u is below the %zu required bytes",
-                      d->size, (size_t)DESCRIPTOR_REQUIRED);
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin descriptor size %u is below the %zu required bytes%s",
+                      d->size, (size_t)DESCRIPTOR_REQUIRED, d->size == 0 ? HEADER_HINT : "");
     if (d->component_count == 0 || !d->components)
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin provides no components");
     return EDDY_OK;

@@ -80,6 +80,10 @@ static const eddy_plugin_descriptor descriptor = {
     EDDY_ABI_MAJOR, EDDY_ABI_MINOR + 1, sizeof(eddy_real), sizeof(eddy_plugin_descriptor),
 #elif defined(BROKEN_REAL_SIZE)
     EDDY_ABI_MAJOR, EDDY_ABI_MINOR, sizeof(double), sizeof(eddy_plugin_descriptor),
+#elif defined(BROKEN_NO_HEADER)
+    /* the header macro forgotten: the four members stay 0 */
+#elif defined(BROKEN_HALF_HEADER)
+    EDDY_ABI_MAJOR, EDDY_ABI_MINOR, /* the version written by hand, real_size and size forgotten */
 #else
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
 #endif
