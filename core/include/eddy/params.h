@@ -38,7 +38,8 @@ enum {
     EDDY_PARAM_DERIVED = 1u << 0,
     /* The scene must give the value: a missing key is an error naming it. */
     EDDY_PARAM_REQUIRED = 1u << 1,
-    /* A resumed run keeps the checkpoint's value: `--set` on resume is refused, naming the key. */
+    /* A resumed run keeps the checkpoint's value; `eddy describe` marks the parameter "fixed on resume".
+     * (`eddy resume` takes no `--set` at all, so no host check depends on the flag.) */
     EDDY_PARAM_FIXED_ON_RESUME = 1u << 2
 };
 
