@@ -41,14 +41,23 @@ typedef struct axis {
     double lo, hi, step;
 } axis;
 
-/* Data extent of one coordinate over every series' finite points; 0 when there are none. */
+/* Beyond this no axis can be drawn: a range rounded outwards to its step would overflow to infinity
+ * (and its ticks never end). Such points are skipped as infinite ones are. */
+#define PLOT_LIMIT 1e300
+
+static int drawable(double v)
+{
+    return fabs(v) <= PLOT_LIMIT; /* NaN and infinities fail */
+}
+
+/* Data extent of one coordinate over every series' drawable points; 0 when there are none. */
 static int data_extent(const eddy_plot_series *s, size_t n, int want_y, double *lo, double *hi)
 {
     int any = 0;
     for (size_t k = 0; k < n; ++k)
         for (size_t i = 0; i < s[k].count; ++i) {
             double x = s[k].x[i], y = s[k].y[i];
-            if (!isfinite(x) || !isfinite(y)) continue; /* a point counts only when it is drawn */
+            if (!drawable(x) || !drawable(y)) continue; /* a point counts only when it is drawn */
             double v = want_y ? y : x;
             if (!any || v < *lo) *lo = v;
             if (!any || v > *hi) *hi = v;
@@ -101,7 +110,7 @@ static axis make_axis(double lo, double hi, int have_data, int fixed, double fix
 static int tick(const axis *a, int k, double *v)
 {
     double first = ceil(a->lo / a->step - TICK_EPS);
-    if (first + k > a->hi / a->step + TICK_EPS) return 0;
+    if (!(first + k <= a->hi / a->step + TICK_EPS)) return 0; /* (NaN too: a loop over ticks ends) */
     double t = (first + k) * a->step;
     /* Multiples of the step, not sums of it, and no "-0". */
     if (fabs(t) < 1e-6 * a->step) t = 0.0;
@@ -199,11 +208,11 @@ static int check(const eddy_plot_options *o, const eddy_plot_series *series, siz
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "plot size %d x %d is out of range (width and height %d..%d, or 0 for %d x %d)", *W,
                               *H, MIN_SIZE, MAX_SIZE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
-    if (o->fixed_x && !(isfinite(o->x_min) && isfinite(o->x_max) && o->x_max > o->x_min))
+    if (o->fixed_x && !(drawable(o->x_min) && drawable(o->x_max) && o->x_max > o->x_min))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "plot x range [%g, %g] is empty or not finite (expected finite x_min < x_max)",
                               o->x_min, o->x_max);
-    if (o->fixed_y && !(isfinite(o->y_min) && isfinite(o->y_max) && o->y_max > o->y_min))
+    if (o->fixed_y && !(drawable(o->y_min) && drawable(o->y_max) && o->y_max > o->y_min))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "plot y range [%g, %g] is empty or not finite (expected finite y_min < y_max)",
                               o->y_min, o->y_max);
@@ -359,7 +368,7 @@ static void draw_line_series(eddy_canvas *im, const eddy_plot_series *s, const e
     eddy_canvas_clip(im, L->plot_x0, L->plot_y0, L->plot_x1, L->plot_y1);
     size_t run = 0;
     for (size_t i = 0; i <= s->count; ++i) {
-        int ok = i < s->count && isfinite(s->x[i]) && isfinite(s->y[i]);
+        int ok = i < s->count && drawable(s->x[i]) && drawable(s->y[i]);
         if (ok) {
             xy[2 * run] = map_x(L, s->x[i]);
             xy[2 * run + 1] = map_y(L, s->y[i]);
@@ -380,7 +389,7 @@ static void draw_marker_series(eddy_canvas *im, const eddy_plot_series *s, const
 {
     for (size_t i = 0; i < s->count; ++i) {
         double x = s->x[i], y = s->y[i];
-        if (!isfinite(x) || !isfinite(y) || x < L->x_min || x > L->x_max || y < L->y_min || y > L->y_max) continue;
+        if (!drawable(x) || !drawable(y) || x < L->x_min || x > L->x_max || y < L->y_min || y > L->y_max) continue;
         eddy_canvas_disc(im, map_x(L, x), map_y(L, y), r, c);
     }
 }

@@ -397,9 +397,14 @@ static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
         H += even;
     }
     view_h = H - top - margin - even;
-    if (view_h < 1) {
+    if (view_h < 1 || ((r->colorbar || r->show_time) && view_h < 2 * eddy_canvas_text_height(px))) {
+        /* A short image (a small render.height): as a narrow one, the scene alone; the time and the
+         * colour bar's end labels would be drawn over each other and over the scene. */
+        cbw = 0;
         top = margin = 1;
-        view_h = H - 2;
+        view_w = W - 2;
+        view_h = H - 2 - even;
+        r->colorbar = r->show_time = 0;
     }
     r->font_px = px;
     r->margin = margin;
@@ -543,7 +548,7 @@ static void draw_frame(eddy_renderer *r, eddy_canvas *im, const eddy_world *w, c
     double text_y = 0.5 * (r->view_y0 - eddy_canvas_text_height(px));
     if (r->show_time) {
         char t[64];
-        snprintf(t, sizeof t, "t = %.3f s", w->time);
+        snprintf(t, sizeof t, "t = %.*f s", r->time_decimals > 3 ? r->time_decimals : 3, w->time);
         eddy_canvas_text(im, r->view_x0, text_y, t, px, ink);
     }
     if (r->colorbar) {

@@ -86,6 +86,7 @@ struct eddy_renderer {
     int width, height;              /* height 0: from the framed region */
     int dark, colorbar, show_time, movie;
     double radius_factor, fps;
+    int time_decimals;              /* of the time stamp: 3, more where frames are under 1 ms apart */
     int outline, shaded;            /* draw the framed box's edges; 3D spheres with a darker rim */
     int has_bounds;                 /* frame bounds_lo/hi (sim units) instead of the container */
     double bounds_lo[3], bounds_hi[3];

@@ -443,6 +443,10 @@ int eddy_render_open(const eddy_scene *scene, const eddy_world *w, const eddy_re
     r->radius_factor = 1.0;
     /* Real time by default: one output interval of simulated time per frame. */
     r->fps = scene->output_interval > 0.0 ? fmin(60.0, fmax(1.0, 1.0 / scene->output_interval)) : 25.0;
+    /* Enough decimals that frames one output interval apart never show the same time. */
+    r->time_decimals = 3;
+    if (scene->output_interval > 0.0 && scene->output_interval < 1e-3)
+        r->time_decimals = (int)fmin(9.0, ceil(-log10(scene->output_interval) - 1e-9));
 
     int rc = read_section(r, scene, err);
     if (!rc && req->camera) {

@@ -156,6 +156,37 @@ static void test_nan_breaks_the_line(void **state)
     free(im.px);
 }
 
+/* Values no axis can span (a reference file's 1e308, a blow-up's) are skipped like infinite ones: the
+ * axes were NaN or infinite and listing their ticks never ended. The rest is drawn as without them. */
+static void test_huge_values_are_skipped(void **state)
+{
+    (void)state;
+    const double x[5] = {0, 1, 2, 3, 4}, y[5] = {0, 1, -1.7e308, 3, 1.75e308};
+    const double x2[2] = {0, 4}, y2[2] = {4, 0};
+    eddy_plot_series s[2] = {{"huge", x, y, 5, 0}, {"plain", x2, y2, 2, 0}};
+    eddy_error err = {0};
+    eddy_plot_layout L;
+    assert_int_equal(eddy_plot_layout_compute(NULL, s, 2, &L, &err), EDDY_OK);
+    /* The range of the drawable points, 0..4, widened to nice steps by the documented rule. */
+    assert_true(L.y_min == 0.0 && L.y_max == 4.0 && L.x_min == 0.0 && L.x_max == 4.0);
+    char *path = path_in_root("huge.png");
+    assert_int_equal(eddy_plot_write_png(path, NULL, s, 2, &err), EDDY_OK);
+    rgb_image im = read_png(path);
+    assert_int_equal(im.w, 960);
+    /* The segment (0, 0)-(1, 1) is drawn; none from (1, 1) towards the skipped point. */
+    assert_true(near_color(&im, px_of(&L, 0.5), py_of(&L, 0.5), BLUE));
+    assert_false(near_color(&im, px_of(&L, 1.2), py_of(&L, 0.5), BLUE));
+    free(im.px);
+    /* A fixed range of such values is refused like an infinite one. */
+    eddy_plot_options o = eddy_plot_default_options();
+    o.fixed_y = 1;
+    o.y_min = -1e308;
+    o.y_max = 1e308;
+    assert_int_equal(eddy_plot_layout_compute(&o, s, 2, &L, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "plot y range [-1e+308, 1e+308] is empty or not finite (expected finite y_min < y_max)");
+}
+
 static void test_legend_has_each_series_colour(void **state)
 {
     (void)state;
@@ -235,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_points_land_on_the_axis_mapping),
         cmocka_unit_test(test_automatic_ranges_are_nice),
         cmocka_unit_test(test_nan_breaks_the_line),
+        cmocka_unit_test(test_huge_values_are_skipped),
         cmocka_unit_test(test_legend_has_each_series_colour),
         cmocka_unit_test(test_bad_inputs_have_exact_messages),
     };

@@ -32,21 +32,28 @@
  *   7   "render": RENDER
  *   8 }
  */
-static void parse_scene(int dimensions, const char *render, eddy_scene *s)
+static void parse_scene_every(int dimensions, const char *render, const char *interval, eddy_scene *s)
 {
     char text[4096];
     snprintf(text, sizeof text,
              "{\n"
              "  \"dimensions\": %d, \"solver\": \"sph_mueller\",\n"
-             "  \"time\": {\"dt\": 0.001, \"end\": 1, \"output_interval\": 0.1},\n"
+             "  \"time\": {\"dt\": 0.0001, \"end\": 1, \"output_interval\": %s},\n"
              "  \"world\": {\"smoothing_radius\": 0.2}, \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"
              "  \"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.05}],\n"
              "  \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1]}}]%s\n"
              "%s%s%s"
              "}\n",
-             dimensions, render ? "," : "", render ? "  \"render\": " : "", render ? render : "", render ? "\n" : "");
+             dimensions, interval, render ? "," : "", render ? "  \"render\": " : "", render ? render : "",
+             render ? "\n" : "");
     eddy_error err = {0};
     if (eddy_scene_parse(text, "t.json", NULL, 0, s, &err)) fail_msg("scene does not parse: %s", err.message);
+}
+
+/* Frames every 0.1 s. */
+static void parse_scene(int dimensions, const char *render, eddy_scene *s)
+{
+    parse_scene_every(dimensions, render, "0.1", s);
 }
 
 /* A world without particles: material spacing `spacing` (sim units), optional container (sim units). */
@@ -471,6 +478,71 @@ static void test_colour_bar_and_time_stamp(void **state)
     eddy_scene_free(&s);
 }
 
+/* Frames 0.5 ms apart show different times: "t = 0.001 s" twice (%.3f) hid which frame was which. */
+static void test_time_stamps_tell_close_frames_apart(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene_every(2, "{\"colorbar\": false}", "0.0005", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.5f, 0.5f, 0.0f, 0.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "stamps");
+    eddy_render_info info;
+    rgb_image im[3];
+    for (int k = 0; k < 3; ++k) {
+        w->time = 0.0005 * (k + 1);
+        im[k] = render_one(r, w, k + 1, "stamps", &info);
+        assert_true(has_dark(&im[k], 0, 0, im[k].w, info.view_y0));
+    }
+    /* The band above the view holds the time stamp alone (no colour bar, no field name). */
+    for (int k = 0; k < 2; ++k) {
+        int differ = 0;
+        for (int y = 0; y < info.view_y0 && !differ; ++y)
+            for (int x = 0; x < im[k].w && !differ; ++x)
+                differ = !same_rgb(pixel_at(&im[k], x, y), pixel_at(&im[k + 1], x, y));
+        if (!differ) fail_msg("frames at t = %g s and %g s carry the same time stamp", 0.0005 * (k + 1), 0.0005 * (k + 2));
+    }
+    for (int k = 0; k < 3; ++k) free(im[k].px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* A short image (render.height 16 of 960 px) has no room for the time and the colour bar: the scene
+ * alone, centred, as in a narrow one (the bar and its labels were drawn over each other). */
+static void test_short_image_shows_the_scene_alone(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"field\": \"pressure\", \"range\": [0, 1], \"height\": 16}", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.5f);
+    w->time = 1.25;
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "short");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "short", &info);
+    assert_int_equal(im.w, 960);
+    assert_int_equal(im.h, 16);
+    uint8_t top[3], bottom[3], mid[3];
+    colour_at(1.0, top);
+    colour_at(0.0, bottom);
+    colour_at(0.5, mid);
+    /* No colour bar: neither end of the colormap anywhere. */
+    assert_false(has_color(&im, 0, 0, im.w, im.h, top));
+    assert_false(has_color(&im, 0, 0, im.w, im.h, bottom));
+    /* The one particle, at the target, lands at the image's centre. */
+    assert_true(near_color(&im, 0.5 * im.w, 0.5 * im.h, mid));
+    assert_true(info.view_x1 - info.view_x0 >= im.w - 2);
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Errors                                                                                           */
 
@@ -841,6 +913,8 @@ int main(void)
         cmocka_unit_test(test_fields_by_name_magnitude_and_component),
         cmocka_unit_test(test_default_ranges_follow_the_rules),
         cmocka_unit_test(test_colour_bar_and_time_stamp),
+        cmocka_unit_test(test_time_stamps_tell_close_frames_apart),
+        cmocka_unit_test(test_short_image_shows_the_scene_alone),
         cmocka_unit_test(test_unknown_fields_list_the_available_ones),
         cmocka_unit_test(test_bad_camera_strings),
         cmocka_unit_test(test_bad_render_sections),
