@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decomp.h"
 #include "diagnostics.h"
@@ -212,6 +213,26 @@ static void describe_settings(const eddy_param_values *pv, char *out, size_t siz
     }
 }
 
+/* The file DIR/name, when there is one, removed (a folder of that name is not eddy's: it stays). */
+static void remove_in(const char *dir, const char *name)
+{
+    char *path = eddy_output_join_path(dir, name);
+    if (path) unlink(path);
+    free(path);
+}
+
+/*
+ * What an earlier comparison into the same folder left in a solver's folder: its frames (a longer run's
+ * last frame is not this run's), frames.pvd and probes.csv (a scene without probes writes none). So
+ * that the folder holds this comparison's files only, as `eddy run` clears a finished run's.
+ */
+static void clear_solver_folder(const char *dir)
+{
+    eddy_output_remove_frames(dir, "frames");
+    remove_in(dir, "frames.pvd");
+    remove_in(dir, "probes.csv");
+}
+
 /* One solver through the scene. */
 static int run_solver(const context *cx, result *r, eddy_error *err)
 {
@@ -256,6 +277,8 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto agreed;
     }
+    /* (after the session opened: the id is a solver's, never "..", and its folder is this solver's) */
+    if (writes) clear_solver_folder(dir);
     if (writes && ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) ||
                    (rc = eddy_probes_open(cx->probes, w, sim->host, err))))
         goto agreed;
@@ -406,6 +429,15 @@ int eddy_compare_run(const eddy_compare_options *opt)
         }
     }
 
+    /* A signal that came outside a solver's steps (while its last frame was written, between solvers)
+     * stopped no run, but skipped the solvers after it: the comparison was interrupted all the same. */
+    const int stopped_by = (int)*stop_signal;
+    char not_run[MAX_SOLVERS * (ID_MAX + 2)] = "";
+    for (int k = 0, n = 0; stopped_by && k < o.solver_count; ++k)
+        if (!res[k].ran && !res[k].failed)
+            n += snprintf(not_run + n, sizeof not_run - (size_t)n, "%s%s", n ? ", " : "", res[k].id);
+    if (stopped_by) status = 130;
+
     if (!writes) {
         if (!status && failed) status = 1;
         goto done;
@@ -429,6 +461,9 @@ int eddy_compare_run(const eddy_compare_options *opt)
     if (!o.quiet) fprintf(stderr, "compare: summary in %s/summary.md and summary.csv, plots in %s\n", cx.out_dir, plots_dir);
     if (failed && status != 130)
         fprintf(stderr, "eddy: error: %d of %d solvers failed (see %s/summary.md)\n", failed, o.solver_count,
+                cx.out_dir);
+    if (not_run[0])
+        fprintf(stderr, "eddy: interrupted by signal %d; not run: %s (see %s/summary.md)\n", stopped_by, not_run,
                 cx.out_dir);
     if (!status && (failed || pl.failures)) status = 1;
 done:

@@ -5,11 +5,13 @@
  */
 #include "compare_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plot.h"
 #include "provenance.h"
@@ -89,8 +91,12 @@ static int close_replace(FILE *f, const char *tmp, const char *path, eddy_error 
         remove(tmp);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(e ? e : EIO));
     }
-    if (rename(tmp, path) != 0)
-        return eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    if (rename(tmp, path) != 0) {
+        /* (the earlier summary, if any, stays as it was; the new one is not left beside it half-named) */
+        int e = errno;
+        remove(tmp);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+    }
     return EDDY_OK;
 }
 
@@ -368,9 +374,33 @@ static void plot_metric(plotter *pl, const char *file, const char *title, const 
     pl->plot_count++;
 }
 
+/* The plots an earlier comparison into the same folder drew (a probe this scene no longer declares):
+ * the five metrics' names and probe_*.png. */
+static void remove_old_plots(const context *cx)
+{
+    char dir[PATH_MAX_ + 8];
+    snprintf(dir, sizeof dir, "%s/plots", cx->out_dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    static const char *const FIXED[] = {"kinetic_energy.png", "density_error_mean.png", "density_error_max.png",
+                                        "max_speed.png", "momentum_drift.png"};
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        int ours = len > 10 && !strncmp(n, "probe_", 6) && !strcmp(n + len - 4, ".png");
+        for (size_t k = 0; k < sizeof FIXED / sizeof FIXED[0]; ++k) ours |= !strcmp(n, FIXED[k]);
+        if (!ours) continue;
+        char path[PATH_MAX_ + 8 + 260];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        unlink(path); /* (files only: a folder of that name is not a plot eddy drew) */
+    }
+    closedir(d);
+}
+
 void compare_draw_plots(plotter *pl)
 {
     static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
+    remove_old_plots(pl->cx);
     plot_metric(pl, "kinetic_energy", "kinetic energy", "kinetic energy (J, simulation units)", metric_column, &KE,
                 NULL);
     plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);

@@ -63,22 +63,6 @@ static int exists_in(const char *dir, const char *name)
     return rc;
 }
 
-/* "frame_" and five or more digits, then '.' (a writer's extension) or "_p" and digits then '.', as
- * the writers name frames; never a "*.tmp" name, through which a write in progress goes. */
-static int frame_name(const char *name)
-{
-    if (strncmp(name, "frame_", 6) != 0) return 0;
-    const char *p = name + 6, *d = p;
-    while (isdigit((unsigned char)*p)) ++p;
-    if (p - d < 5) return 0;
-    if (p[0] == '_' && p[1] == 'p' && isdigit((unsigned char)p[2])) {
-        p += 2;
-        while (isdigit((unsigned char)*p)) ++p;
-    }
-    const size_t len = strlen(name);
-    return *p == '.' && p[1] && !(len > 4 && strcmp(name + len - 4, ".tmp") == 0);
-}
-
 /* "checkpoint.p" digits ".eddy": a piece of a checkpoint written by several processes. */
 static int piece_name(const char *name)
 {
@@ -173,8 +157,8 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
     if (eddy_decomp_rank() == 0 && access(dir, W_OK) != 0)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write into the output folder '%s': %s", dir, strerror(errno));
     if (!rc && eddy_decomp_rank() == 0) {
-        remove_matching(dir, "frames", frame_name);
-        remove_matching(dir, "render", frame_name);
+        eddy_output_remove_frames(dir, "frames");
+        eddy_output_remove_frames(dir, "render");
         remove_matching(dir, "", piece_name);
         run_remove_in(dir, "frames.pvd");
         run_remove_in(dir, "probes.csv");

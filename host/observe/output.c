@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "output_thread.h"
 #include "services.h"
@@ -78,6 +81,36 @@ char *eddy_output_join_path(const char *a, const char *b)
     if (la && a[la - 1] != '/') s[k++] = '/';
     memcpy(s + k, b, lb + 1);
     return s;
+}
+
+static int frame_name(const char *name)
+{
+    if (strncmp(name, "frame_", 6) != 0) return 0;
+    const char *p = name + 6, *d = p;
+    while (isdigit((unsigned char)*p)) ++p;
+    if (p - d < 5) return 0;
+    if (p[0] == '_' && p[1] == 'p' && isdigit((unsigned char)p[2])) {
+        p += 2;
+        while (isdigit((unsigned char)*p)) ++p;
+    }
+    const size_t len = strlen(name);
+    return *p == '.' && p[1] && !(len > 4 && strcmp(name + len - 4, ".tmp") == 0);
+}
+
+void eddy_output_remove_frames(const char *dir, const char *sub)
+{
+    char *folder = eddy_output_join_path(dir, sub);
+    DIR *d = folder ? opendir(folder) : NULL;
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));) {
+            if (!frame_name(e->d_name)) continue;
+            char *path = eddy_output_join_path(folder, e->d_name);
+            if (path) unlink(path); /* (files only: a folder of that name is not a frame eddy wrote) */
+            free(path);
+        }
+        closedir(d);
+    }
+    free(folder);
 }
 
 eddy_output_options eddy_output_default_options(void)

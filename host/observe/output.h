@@ -203,4 +203,9 @@ int eddy_output_make_dirs(const char *dir, eddy_error *err);
 /* "dir/name" (one '/' between them), malloc'ed: the caller frees it. NULL when out of memory. */
 char *eddy_output_join_path(const char *dir, const char *name);
 
+/* Removes the files of DIR/SUB (SUB "frames" or "render") named as frames are: "frame_" and five or
+ * more digits, then '.' and an extension, or "_p", digits (a piece), '.' and an extension; never a
+ * "*.tmp" name (a write in progress), nor a folder of such a name. Nothing when DIR/SUB is missing. */
+void eddy_output_remove_frames(const char *dir, const char *sub);
+
 #endif /* EDDY_HOST_OUTPUT_H */

@@ -8,7 +8,9 @@
  *                   "index time step count first_id last_id sum_x" computed from the frame it is handed
  *                   (sum_x over the owned particles in the frame's order, in world units, %.9g).
  *                   Parameter "prefix" (string, default "frame"). Logs where the files go (INFO) and
- *                   the folder (DEBUG) through the host's services.
+ *                   the folder (DEBUG) through the host's services. "fail_at_frame": that frame's
+ *                   write fails; "signal_at_frame": writing that frame raises SIGINT (a Ctrl-C that
+ *                   lands while a frame is written, at a point the test chooses).
  *   "test_count"    probe: the number of owned particles whose x (world units) is at least "min_x"
  *                   (vector of 1 to 3 numbers, only x read; default 0), unit "1".
  *   "test_marker"   a component of an interface no host knows ("eddy.test_marker.1"): `eddy list`
@@ -18,6 +20,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,7 @@ struct eddy_writer {
     char prefix[64];
     const eddy_host *host;
     long long fail_at_frame; /* write_frame of this frame returns EDDY_ERR_IO with no message (-1: never) */
+    long long signal_at_frame; /* write_frame of this frame raises SIGINT, then writes it (-1: never) */
 };
 
 static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
@@ -42,6 +46,8 @@ static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy
     w->host = setup->host;
     const eddy_param_value *fail = eddy_param_find_value(setup->params, "fail_at_frame");
     w->fail_at_frame = fail ? fail->integer : -1;
+    const eddy_param_value *sig = eddy_param_find_value(setup->params, "signal_at_frame");
+    w->signal_at_frame = sig ? sig->integer : -1;
     if (mkdir(w->dir, 0777) != 0 && errno != EEXIST) {
         int e = errno;
         free(w);
@@ -56,6 +62,7 @@ static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy
 static int writer_write(eddy_writer *w, const eddy_frame *f, eddy_error *err)
 {
     if ((long long)f->index == w->fail_at_frame) return EDDY_ERR_IO;
+    if ((long long)f->index == w->signal_at_frame) raise(SIGINT);
     const eddy_particles *p = &f->world->particles;
     const double scale = f->world->simulation_scale;
     double sum_x = 0.0;
@@ -90,6 +97,8 @@ static const eddy_param_desc WRITER_PARAMS[] = {
     EDDY_PARAM_STRING_DESC("prefix", "frame", 32, "File name prefix of the per-frame text files."),
     EDDY_PARAM_INT_DESC("fail_at_frame", -1, -1, 1000000, "1",
                         "Frame whose write_frame fails with EDDY_ERR_IO and no message (-1: none)."),
+    EDDY_PARAM_INT_DESC("signal_at_frame", -1, -1, 1000000, "1",
+                        "Frame whose write_frame raises SIGINT before writing it (-1: none)."),
 };
 
 static const eddy_component WRITER = {
@@ -99,7 +108,7 @@ static const eddy_component WRITER = {
     .version = "0.1.0",
     .description = "test plugin: one line of frame figures per frame",
     .params = WRITER_PARAMS,
-    .param_count = 2,
+    .param_count = sizeof WRITER_PARAMS / sizeof WRITER_PARAMS[0],
     .vtable = &WRITER_VTABLE,
 };
 

@@ -1,0 +1,51 @@
+#!/bin/sh
+# compare_folder.sh CHECK EDDY SCENE DIR: what `eddy compare` leaves in its output folder.
+#   rerun      a second, shorter comparison into the folder of a longer one with probes, now without
+#              probes: each solver's frames are this run's first and last only (the earlier last frame
+#              was left behind, unlisted), no probes.csv, and no probe plot of the earlier scene.
+#   interrupt  a SIGINT while the first solver writes its last frame (the test writer raises it; the
+#              run itself has ended): exit status 130, the second solver "not run" in summary.csv and
+#              named on stderr (the comparison exited 0 as if complete).
+#   blocked    summary.md is a folder: exit status 1, the error names summary.md, and no summary.md.tmp
+#              is left in the folder (it was).
+set -u
+C=$1; E=$2; S=$3; D=$4
+fail() { echo "compare_folder.sh $C: $*" >&2; exit 1; }
+rm -rf "$D"
+run() { "$E" compare "$S" --quiet --set time.output_interval=0.001 --out "$D" "$@"; }
+case $C in
+rerun)
+    run --solvers tait,pbf --until 0.004 > /dev/null || fail "the first comparison failed"
+    [ -f "$D/tait/frames/frame_00004.vtp" ] && [ -f "$D/plots/probe_front.png" ] && [ -f "$D/tait/probes.csv" ] \
+        || fail "the first comparison did not write its last frame, probe plot and probes.csv"
+    run --solvers tait --until 0.002 --set 'probes=[]' > /dev/null || fail "the second comparison failed"
+    got=$(cd "$D/tait/frames" && echo *)
+    [ "$got" = "frame_00000.vtp frame_00002.vtp" ] || fail "tait/frames holds: $got"
+    [ ! -e "$D/tait/probes.csv" ] || fail "tait/probes.csv of the earlier scene is still there"
+    for p in probe_front probe_height_left_wall; do
+        [ ! -e "$D/plots/$p.png" ] || fail "plots/$p.png of the earlier scene is still there"
+    done
+    [ -f "$D/plots/kinetic_energy.png" ] || fail "no plots/kinetic_energy.png"
+    ;;
+interrupt)
+    out=$(run --solvers tait,pbf --until 0.002 --set 'output.format=["vtk","test_writer"]' \
+          --set output.writers.test_writer.signal_at_frame=2 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$out"
+    [ "$status" = 130 ] || fail "exit status $status, expected 130"
+    case $out in *"eddy: interrupted by signal 2; not run: pbf (see $D/summary.md)"*) ;; *) fail "no 'not run' message" ;; esac
+    grep -q '^tait,ok,' "$D/summary.csv" || fail "tait is not ok in summary.csv"
+    grep -q '^pbf,not run,' "$D/summary.csv" || fail "pbf is not 'not run' in summary.csv"
+    ;;
+blocked)
+    mkdir -p "$D/summary.md"
+    out=$(run --solvers tait --until 0.001 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$out"
+    [ "$status" = 1 ] || fail "exit status $status, expected 1"
+    case $out in *"eddy: error: cannot write '$D/summary.md': Is a directory"*) ;; *) fail "no error naming summary.md" ;; esac
+    [ ! -e "$D/summary.md.tmp" ] || fail "summary.md.tmp left behind"
+    [ -f "$D/summary.csv" ] || fail "summary.csv was not written"
+    ;;
+*) fail "unknown check" ;;
+esac
