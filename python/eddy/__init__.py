@@ -97,9 +97,14 @@ def _param(d: Dict[str, Any]) -> Param:
 
 def components(kind: Optional[str] = None) -> List[Component]:
     """Every registered component (the built-ins and the plugins found), or those of one ``kind``
-    ("solver", "grid", "writer", "probe"), in registration order: what ``eddy list`` shows."""
+    ("solver", "grid", "writer", "probe"), in registration order: what ``eddy list`` shows. A kind
+    that is none of those and that no component has raises ValueError."""
+    every = _eddy.components()
+    kinds = sorted({"solver", "grid", "writer", "probe"} | {d["kind"] for d in every})
+    if kind is not None and kind not in kinds:   # a typo ("solvers") is not "no component"
+        raise ValueError(f"components: unknown kind {kind!r} (kinds: {', '.join(kinds)})")
     out = []
-    for d in _eddy.components():
+    for d in every:
         if kind is None or d["kind"] == kind:
             out.append(Component(d["id"], d["kind"], d["interface"], d["version"], d["description"],
                                  d["file"], d["plugin"], tuple(_param(p) for p in d["params"]),
@@ -136,6 +141,7 @@ _DIAGNOSTICS = np.dtype([
     ("particles", "i8"),
 ])
 _FIXED = _eddy.RECORD_FIXED_COLUMNS
+_PROBE_FIXED = ("time", "step", "frame")   # Record.probes' columns before the probes'
 
 
 @dataclass(frozen=True)
@@ -222,11 +228,27 @@ def _whole(n: Any, what: str) -> int:
         raise TypeError(f"{what} must be a whole number, got {type(n).__name__}")
     if isinstance(n, (float, np.floating)) and not (math.isfinite(n) and float(n).is_integer()):
         raise ValueError(f"{what} must be a whole number, got {n}")
-    return int(n)
+    v = int(n)
+    # The C side's 64-bit counts (every count here is >= 0): an OverflowError would not name the value.
+    if v >= 2**63:
+        raise ValueError(f"{what} must be a whole number below 2**63, got {n}")
+    if v < -2**63:
+        raise ValueError(f"{what} must be >= 0, got {n}")
+    return v
+
+
+def _threads(n: Any) -> int:
+    """A thread count as --threads takes it: 0 (OpenMP's default) or 1 to 4096."""
+    v = _whole(n, "threads")
+    if not 0 <= v <= 4096:
+        raise ValueError(f"threads must be 0 (the default) or 1 to 4096, got {v}")
+    return v
 
 
 def _time(t: Any, what: str) -> float:
     """A simulated time in seconds, finite and >= 0, as --until takes it."""
+    if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a time in seconds (a number), got {type(t).__name__}")
     v = float(t)
     if not (math.isfinite(v) and v >= 0):
         raise ValueError(f"{what} must be a finite time >= 0 in seconds, got {t}")
@@ -272,9 +294,12 @@ class Simulation:
         if _core is not None:
             self._core = _core
         else:
+            if isinstance(formats, str):
+                raise TypeError(f"formats must be a list of writer ids, got the string {formats!r} "
+                                f"(for one writer: [{formats!r}])")
             kw: Dict[str, Any] = dict(sets=_sets(set), solver=solver, grid=grid, out_dir=out,
                                       formats=None if formats is None else list(formats),
-                                      threads=_whole(threads, "threads"), particle_target=_whole(particles, "particles"))
+                                      threads=_threads(threads), particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
                 kw.update(scene_text=_json(scene, "scene"), scene_name=name or "scene.json")
             else:
@@ -286,12 +311,21 @@ class Simulation:
                                      "x": np.frombuffer(p["reference"]["x"], dtype="f8"),
                                      "y": np.frombuffer(p["reference"]["y"], dtype="f8")}))
                         for p in self._core.probes()]
+        # Record.probes has the columns time, step, frame, then one per probe: a probe of one of those
+        # names (which the scene allows) would make every run fail after stepping, in NumPy.
+        for p in self._probes:
+            if p.name in _PROBE_FIXED:
+                e = SceneError(f"probe name '{p.name}' is also a column of Record.probes "
+                               f"({', '.join(_PROBE_FIXED)}); rename the probe (probes[].name)")
+                e.code, e.status = -1, "invalid argument"  # type: ignore[attr-defined]
+                self._core = None
+                raise e
 
     @classmethod
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
         """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
         scene, solver, grid and state; frames continue in ``dir``."""
-        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_whole(threads, "threads")))  # type: ignore[arg-type]
+        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_threads(threads)))  # type: ignore[arg-type]
 
     # -- state ------------------------------------------------------------------------------------
     def _live(self):
@@ -445,7 +479,8 @@ class Simulation:
 
     def close(self) -> None:
         """Closes the output files and drops the Simulation's reference to the session (arrays
-        still viewing it keep it alive). Idempotent."""
+        still viewing it keep it alive). Idempotent. Refused (eddy.Error) while the simulation steps:
+        from another thread, or from the on_frame callback of its own run."""
         if self._core is not None:
             self._core.close_output()
             self._core = None
@@ -482,9 +517,15 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
                         f"(for one solver: [{solvers!r}])")
+    solvers = list(solvers)
+    for s in solvers:
+        if not isinstance(s, str):
+            raise TypeError(f"compare: solvers must be a list of solver ids (str), got {type(s).__name__} {s!r}")
     if steps is not None and until is not None:
         raise ValueError("compare: give steps or until, not both")
-    threads = _whole(threads, "threads")
+    threads = _threads(threads)
+    if steps is not None and _whole(steps, "compare: steps") < 0:
+        raise ValueError(f"compare: steps must be >= 0, got {steps}")
     if out is None:
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
     # The scene is opened first, so that its error is an exception with the core's message; a

@@ -233,6 +233,7 @@ static PyObject *py_components(PyObject *self, PyObject *noargs)
         const eddy_component *c = e->component;
         PyObject *params = param_list(c->params, c->param_count);
         PyObject *mparams = params ? param_list(c->material_params, c->material_param_count) : NULL;
+        /* "N" hands the references over, also when Py_BuildValue fails. */
         PyObject *d = mparams ? Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:N,s:N}", "id", c->id, "kind",
                                               eddy_interface_name(c->interface_id), "interface", c->interface_id,
                                               "version", c->version ? c->version : "", "description",
@@ -240,10 +241,7 @@ static PyObject *py_components(PyObject *self, PyObject *noargs)
                                               e->plugin ? e->plugin : "", "params", params, "material_params",
                                               mparams)
                               : NULL;
-        if (!d) {
-            Py_XDECREF(params);
-            Py_XDECREF(mparams);
-        }
+        if (!mparams) Py_XDECREF(params);
         if (!d || PyList_Append(out, d)) Py_CLEAR(out);
         Py_XDECREF(d);
     }
@@ -333,8 +331,25 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     return (PyObject *)c;
 }
 
-/* A list of str as an array of C strings borrowed from it (freed by the caller), or NULL. */
-static const char **string_array(PyObject *list, size_t *n)
+/* An item of a list of str as a C string borrowed from it, or NULL with TypeError / ValueError naming
+ * the list (`what`): an item that is not a str, or that holds a NUL, where C would cut it silently. */
+static const char *utf8_item(PyObject *item, const char *what)
+{
+    Py_ssize_t size = 0;
+    if (!PyUnicode_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected str items, got %s %R", what, Py_TYPE(item)->tp_name, item);
+        return NULL;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(item, &size);
+    if (s && strlen(s) != (size_t)size) {
+        PyErr_Format(PyExc_ValueError, "%s: embedded null character in %R", what, item);
+        return NULL;
+    }
+    return s;
+}
+
+/* A list of str as an array of C strings borrowed from it (freed by the caller), or NULL (utf8_item). */
+static const char **string_array(PyObject *list, size_t *n, const char *what)
 {
     *n = 0;
     if (!list || list == Py_None) return NULL;
@@ -343,7 +358,7 @@ static const char **string_array(PyObject *list, size_t *n)
     const char **a = PyMem_Calloc((size_t)len + 1, sizeof *a);
     if (!a) return (const char **)PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < len; ++i) {
-        a[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(list, i));
+        a[i] = utf8_item(PyList_GET_ITEM(list, i), what);
         if (!a[i]) {
             PyMem_Free(a);
             return NULL;
@@ -378,9 +393,9 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
     if (bad_threads(o.threads)) return NULL;
     o.particle_target = (size_t)target;
     if (!(o.registry = get_registry())) return NULL;
-    const char **set_list = string_array(sets, &o.set_count);
+    const char **set_list = string_array(sets, &o.set_count, "set");
     if (!set_list && PyErr_Occurred()) return NULL;
-    const char **format_list = string_array(formats, &o.format_count);
+    const char **format_list = string_array(formats, &o.format_count, "formats");
     if (!format_list && PyErr_Occurred()) {
         PyMem_Free(set_list);
         return NULL;
@@ -425,7 +440,7 @@ static int touch_views(Core *c, eddy_map_access access, eddy_error *err)
 {
     const uint64_t mask = access == EDDY_MAP_READ ? c->read_views : c->write_views;
     eddy_world *w = eddy_session_world(c->s);
-    for (int f = 0; mask >> f && f < 64; ++f) {
+    for (int f = 0; f < 64 && mask >> f; ++f) {
         if (!((mask >> f) & 1)) continue;
         if (access == EDDY_MAP_READ && eddy_world_field_space(w, f) != EDDY_MEMORY_DEVICE) continue;
         eddy_field_view v = {.size = sizeof v};
@@ -543,6 +558,11 @@ static int begin_stepping(const Core *c, const char *what)
     }
     stepping_thread = me;
     stepping_core = c;
+    /* The session's thread count, set for the process when it was opened (sim.c) -- OpenMP keeps it per
+     * calling thread, and a later open with another count replaced it: without this, a Simulation opened
+     * with threads=4 stepped with the count of the last one opened, or, from another Python thread, with
+     * OpenMP's default. */
+    if (c) eddy_services_set_threads(eddy_session_sim(c->s)->threads);
     return 0;
 }
 
@@ -637,6 +657,11 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     if (!c || !PyArg_ParseTupleAndKeywords(args, kw, "|LdOpp", kwlist, &plan.end_steps, &plan.end_time, &cb,
                                            &ctx.do_record, &ctx.write))
         return NULL;
+    /* Before any step: a callback that cannot be called would fail only at the first frame, after the
+     * run has moved the clock. */
+    if (cb != Py_None && !PyCallable_Check(cb))
+        return PyErr_Format(PyExc_TypeError, "run: on_frame must be a callable taking the frame index, or None, got %s",
+                            Py_TYPE(cb)->tp_name);
     ctx.core = c;
     ctx.callback = cb == Py_None ? NULL : cb;
     ctx.rec.width = ROW_FIXED + eddy_probes_count(c->probes);
@@ -729,7 +754,7 @@ static PyObject *core_probes(PyObject *self, PyObject *noargs)
                                          r->time_scale, "value_scale", r->value_scale, "value_offset",
                                          r->value_offset)
                          : NULL;
-            if (!ref) {
+            if (!(x && y)) { /* else Py_BuildValue took them ("N"), also when it failed */
                 Py_XDECREF(x);
                 Py_XDECREF(y);
             }
@@ -897,6 +922,15 @@ static PyObject *core_close(PyObject *self, PyObject *noargs)
 {
     (void)noargs;
     Core *c = (Core *)self;
+    /* A run writing frames uses the output (from another thread, or around this thread's on_frame
+     * callback): destroying it under the run freed what the writers were using, and the run's next frame
+     * made a new output that truncated diagnostics.csv. */
+    if (stepping_core == c) {
+        PyErr_SetString(Error, "close: the simulation is stepping (a step, run or checkpoint call is under way, "
+                               "in another thread or around this on_frame callback); close it after that call "
+                               "returns");
+        return NULL;
+    }
     eddy_output_destroy(c->output);
     c->output = NULL;
     Py_RETURN_NONE;
@@ -959,7 +993,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
                             EDDY_COMPARE_MAX_SOLVERS, EDDY_COMPARE_MAX_SETS, ns, nset);
     }
     for (Py_ssize_t i = 0; i < ns; ++i) {
-        const char *id = PyUnicode_AsUTF8(PyList_GET_ITEM(solvers, i));
+        const char *id = utf8_item(PyList_GET_ITEM(solvers, i), "compare: solvers");
         if (!id || strlen(id) >= EDDY_COMPARE_ID_MAX) {
             PyMem_Free(o);
             return id ? PyErr_Format(PyExc_ValueError, "compare: solver id '%s' is too long", id) : NULL;
@@ -968,7 +1002,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     }
     o->solver_count = (int)ns;
     for (Py_ssize_t i = 0; i < nset; ++i)
-        if (!(o->sets[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(sets, i)))) {
+        if (!(o->sets[i] = utf8_item(PyList_GET_ITEM(sets, i), "set"))) {
             PyMem_Free(o);
             return NULL;
         }
