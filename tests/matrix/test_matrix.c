@@ -4,7 +4,11 @@
  * matrix checks that every pairing opens and steps, not accuracy: the solvers' own suites do that at
  * the scenes' resolutions). A cell passes when the run opens, every step succeeds (the host's
  * explosion guard stops NaN and runaway speeds), no particle is lost (the count is kept and every
- * position is finite and inside the grid's domain on bounded axes). The matrix is printed as a table;
+ * position is finite and inside the grid's domain on bounded axes), and the state is bit-identical for
+ * any thread count, as eddy promises for every solver (docs name none that is not): the cell runs with 2
+ * threads, and the same pairing opened again with 1 thread must reach the same state hash after the
+ * first HASH_STEPS steps (the same steps: eddy_sim_next_dt, then eddy_sim_step), shown as "1/2 threads
+ * differ" otherwise (a sum whose order follows the threads, a race). The matrix is printed as a table;
  * any failing cell fails the test and says why. A GPU solver on a machine without a GPU (the solver's
  * EDDY_ERR_DEVICE "no CUDA device" at open, and nvidia-smi lists no GPU either) shows "no device" and
  * does not count as a failure; any other device error, or that one where there is a GPU, fails.
@@ -20,25 +24,10 @@
 
 #include <cmocka.h>
 
+#include "gpu_present.h"
 #include "sim_support.h"
 
-enum { STEPS = 60, PARTICLES = 1000, MAX_SCENES = 64, MAX_SOLVERS = 16, CELL = 40 };
-
-/* Whether this machine has an NVIDIA GPU, asked of the driver's tool and not of the plugin (as
- * tests/cuda_grid/gpu_present.sh does), so that a plugin wrongly reporting "no CUDA device" fails. */
-static int gpu_present(void)
-{
-    static int known = -1;
-    if (known >= 0) return known;
-    known = 0;
-    FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
-    if (!f) return known;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "GPU ", 4) == 0) known = 1;
-    pclose(f);
-    return known;
-}
+enum { STEPS = 60, HASH_STEPS = 10, PARTICLES = 1000, MAX_SCENES = 64, MAX_SOLVERS = 16, CELL = 40 };
 
 static int by_name(const void *a, const void *b)
 {
@@ -66,6 +55,39 @@ static size_t escaped(eddy_world *w)
     return bad;
 }
 
+/* Takes `steps` steps of the sim, each of the time step the host would take (eddy_sim_next_dt); stops at
+ * the first error. */
+static int take_steps(eddy_sim *sim, int steps, eddy_error *err)
+{
+    int rc = 0;
+    for (int s = 0; s < steps && !rc; ++s) {
+        double dt;
+        rc = eddy_sim_next_dt(sim, INFINITY, &dt, err);
+        if (!rc) rc = eddy_sim_step(sim, dt, err);
+    }
+    return rc;
+}
+
+/* The state hash of scene_path with `solver` after HASH_STEPS steps with one thread, into *hash. */
+static int hash_one_thread(const char *scene_path, const char *solver, eddy_registry *reg, uint64_t *hash)
+{
+    eddy_scene scene;
+    eddy_error err;
+    eddy_sim sim;
+    eddy_sim_options o = {solver, NULL, PARTICLES, reg, 1};
+    int rc = eddy_scene_load(scene_path, NULL, 0, &scene, &err);
+    if (!rc) rc = eddy_sim_open(&scene, &o, &sim, &err);
+    if (rc) {
+        fprintf(stderr, "%s with %s, 1 thread: %s\n", scene_path, solver, err.message);
+        return rc;
+    }
+    rc = take_steps(&sim, HASH_STEPS, &err);
+    if (!rc) rc = eddy_world_hash(sim.world, hash, &err);
+    if (rc) fprintf(stderr, "%s with %s, 1 thread: %s\n", scene_path, solver, err.message);
+    eddy_sim_close(&sim);
+    return rc;
+}
+
 /* Runs one cell; writes "ok" or the reason into cell. Returns 0 when it passed. */
 static int run_cell(const char *scene_path, const char *solver, eddy_registry *reg, char *cell)
 {
@@ -77,9 +99,9 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
         return 1;
     }
     eddy_sim sim;
-    eddy_sim_options o = {solver, NULL, PARTICLES, reg, 0};
+    eddy_sim_options o = {solver, NULL, PARTICLES, reg, 2};
     int orc = eddy_sim_open(&scene, &o, &sim, &err);
-    if (orc == EDDY_ERR_DEVICE && strstr(err.message, "no CUDA device") && !gpu_present()) {
+    if (orc == EDDY_ERR_DEVICE && strstr(err.message, "no CUDA device") && !support_gpu_present()) {
         /* A GPU solver on a machine without the device: its own tests (label gpu) cover it there. */
         snprintf(cell, CELL, "no device");
         return 0;
@@ -90,12 +112,10 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
         return 1;
     }
     const size_t n0 = sim.world->particles.count;
-    int rc = 0;
-    for (int s = 0; s < STEPS && !rc; ++s) {
-        double dt;
-        rc = eddy_sim_next_dt(&sim, INFINITY, &dt, &err);
-        if (!rc) rc = eddy_sim_step(&sim, dt, &err);
-    }
+    uint64_t hash2 = 0;
+    int rc = take_steps(&sim, HASH_STEPS, &err);
+    if (!rc) rc = eddy_world_hash(sim.world, &hash2, &err);
+    if (!rc) rc = take_steps(&sim, STEPS - HASH_STEPS, &err);
     const size_t n1 = sim.world->particles.count;
     const size_t out = escaped(sim.world);
     if (rc) {
@@ -105,14 +125,25 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
     } else if (n1 != n0 || out) {
         snprintf(cell, CELL, "lost %zu", (n0 - n1) + out);
         rc = 1;
-    } else {
-        /* the time is informative only; the test never judges speed */
-        double total = 0;
-        for (int k = 0; k < EDDY_PHASE_COUNT; ++k) total += sim.world->phase_ms[k];
-        snprintf(cell, CELL, "ok (%.0f ms/step)", total / STEPS);
     }
+    /* the time is informative only; the test never judges speed */
+    double total = 0;
+    for (int k = 0; k < EDDY_PHASE_COUNT; ++k) total += sim.world->phase_ms[k];
     eddy_sim_close(&sim);
-    return rc != 0;
+    if (rc) return 1;
+    uint64_t hash1 = 0;
+    if (hash_one_thread(scene_path, solver, reg, &hash1)) {
+        snprintf(cell, CELL, "1 thread failed");
+        return 1;
+    }
+    if (hash1 != hash2) {
+        snprintf(cell, CELL, "1/2 threads differ");
+        fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with 2\n", scene_path,
+                solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash2);
+        return 1;
+    }
+    snprintf(cell, CELL, "ok (%.0f ms/step)", total / STEPS);
+    return 0;
 }
 
 static void every_solver_runs_every_scene(void **state)
@@ -144,8 +175,9 @@ static void every_solver_runs_every_scene(void **state)
     qsort(scenes, nsc, sizeof *scenes, by_name);
 
     int failures = 0;
-    printf("\n%d steps of every solver on every scene (default parameters, about %d particles):\n\n| %-26s |",
-           STEPS, PARTICLES, "scene");
+    printf("\n%d steps of every solver on every scene (default parameters, about %d particles, 2 threads; the "
+           "state hash after %d steps also with 1 thread):\n\n| %-26s |",
+           STEPS, PARTICLES, HASH_STEPS, "scene");
     for (size_t j = 0; j < ns; ++j) printf(" %-20s |", solvers[j]);
     printf("\n|%.*s|", 28, "----------------------------");
     for (size_t j = 0; j < ns; ++j) printf("%.*s|", 22, "----------------------");

@@ -18,6 +18,8 @@
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
 
+#include "sim_support.h" /* support_run_tests: one case by name, --list */
+
 /* A reference kernel function and the toolkit's, both of the distance r. */
 typedef float (*kfun)(const eddy_kernels *, float);
 
@@ -1090,6 +1092,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(neighbor_lists_edges),
         cmocka_unit_test(cell_near_walls_is_conservative),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return support_run_tests("test_sdk_sph", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

@@ -26,6 +26,8 @@
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
 
+#include "sim_support.h" /* support_run_tests: one case by name, --list */
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Wall images                                                                                     */
 /* ---------------------------------------------------------------------------------------------- */
@@ -589,6 +591,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(shifting_leaves_free_surface),
         cmocka_unit_test(shifting_coefficient_zero_moves_nothing),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return support_run_tests("test_sdk_sph_walls", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
