@@ -123,8 +123,11 @@ endforeach()
 faulty_check(hash_when_fine 0 "state-hash: " --steps 3 --hash)
 
 # --- 3. signals while loading ---------------------------------------------------------------------
-# A solver whose create() takes 30 s stands for any slow load (nothing is written before the session
-# is open). SIGTERM / SIGINT must end it within 2 s, with 143 / 130 and a message, and no output folder.
+# A solver whose create() sleeps an hour (slow_create, sleep_s) stands for any slow load (nothing is
+# written before the session is open); the signal goes once eddy's main() has installed its handlers
+# (signal_while_loading.sh WHEN "handlers"), so it lands in the load whatever the machine's speed.
+# SIGTERM / SIGINT must end it, with 143 / 130 and the message, and no output folder; a load that
+# ignored the signal would sleep on until the TIMEOUT fails the test.
 foreach(sig TERM INT)
   if(sig STREQUAL TERM)
     set(status 143)
@@ -136,26 +139,29 @@ foreach(sig TERM INT)
   add_test(NAME robust_plugin_signal_${sig}_while_loading
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} ${sig} ${status}
                    "eddy: interrupted by signal ${signum} (SIG${sig}) while loading; nothing was written"
-                   ${ROBUST_OUT}/signal_${sig}
+                   ${ROBUST_OUT}/signal_${sig} handlers
                    run ${SCENES}/dam_break_2d.json --solver robust_faulty --set solvers.robust_faulty.fault=slow_create
-                   --quiet --out ${ROBUST_OUT}/signal_${sig})
+                   --set solvers.robust_faulty.sleep_s=3600 --quiet --out ${ROBUST_OUT}/signal_${sig})
   set_tests_properties(robust_plugin_signal_${sig}_while_loading PROPERTIES TIMEOUT 30
                        ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
 endforeach()
-# bench has no stepping loop of its own that polls: a signal while it steps ends it too (130).
+# bench has no stepping loop of its own that polls: a signal while it steps ends it too (130). bench
+# writes nothing to show it has begun stepping: WHEN "opened" signals it again, later, each time the
+# signal came while it was still loading. 10^9 steps: it cannot end first.
 add_test(NAME robust_plugin_signal_during_bench
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} TERM 130
-                 "eddy: interrupted by signal 15 at step" ${ROBUST_OUT}/no_such_folder
+                 "eddy: interrupted by signal 15 at step" ${ROBUST_OUT}/no_such_folder opened
                  bench ${SCENES}/dam_break_2d.json --particles 20000 --steps 1000000 --repeats 1000)
-set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=3;${ROBUST_ENV_BASE}")
+set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "${ROBUST_ENV_BASE}")
 # A run stopped by a signal says where it stopped, not "done:" (which it once printed before the
-# interrupt line).
+# interrupt line). The signal goes once the run has written its first frame (its session is open, so
+# the signal asks the loop to stop); --until 1e6: it cannot end first.
 add_test(NAME robust_signal_run_says_stopped
          COMMAND sh -c "rm -rf \"$0\" && exec sh \"$@\"" ${ROBUST_OUT}/signal_run
                  ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} INT 130
-                 "\nstopped: t = " ${ROBUST_OUT}/no_such_folder
-                 run ${SCENES}/dam_break_2d.json --no-picture --out ${ROBUST_OUT}/signal_run)
-set_tests_properties(robust_signal_run_says_stopped PROPERTIES TIMEOUT 30 ENVIRONMENT "SIGNAL_DELAY=2;${ROBUST_ENV_BASE}")
+                 "\nstopped: t = " ${ROBUST_OUT}/no_such_folder file:${ROBUST_OUT}/signal_run/frames/frame_00000.vtp
+                 run ${SCENES}/dam_break_2d.json --until 1e6 --no-picture --out ${ROBUST_OUT}/signal_run)
+set_tests_properties(robust_signal_run_says_stopped PROPERTIES TIMEOUT 30 ENVIRONMENT "${ROBUST_ENV_BASE}")
 
 # --- 4. sanitized plugins from a host without the runtime -----------------------------------------
 # Built with -fsanitize at compile time only (as clang links a shared object: the runtime comes from
