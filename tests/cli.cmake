@@ -134,11 +134,19 @@ cli_test(progress_by_steps_shows_time 0 "progress:  50%  t = 5e-05 s  step 1"
 cli_test(until_output_time_no_sliver_step 0 "done: t = 0.0825 s after 1650 steps"
          run ${SCENES}/dam_break_2d.json --solver pbf --until 0.0825 --no-picture --format csv --out ${CLI_OUT}/sliver)
 # Such a run is finished: a second run into its folder replaces it (the folder check once took its clock,
-# 3e-17 s short of 0.0825, for a run stopped before its end and refused).
+# 3e-17 s short of 0.0825, for a run stopped before its end and refused). The second run must run the
+# whole scene again and end as one run does: dam_break_2d's dt 5e-05 s to --until 0.0825 s is
+# N = 0.0825 / 5e-05 = 1650 steps, and its end line (host/drive/progress.c, eddy_progress_end: "done: t =
+# %.6g s after %llu steps in ...", not printed with --quiet) says so; at output_interval 0.0075 s its
+# series holds frames 0..K, K = 0.0825 / 0.0075 = 11, each exactly once (none left of the first run,
+# none written twice).
 add_test(NAME cli_until_output_time_run_again
-  COMMAND sh -c "rm -rf \"$1\" && \"$0\" run \"$2\" --until 0.0825 --no-picture --format csv --quiet --out \"$1\" && \
-      \"$0\" run \"$2\" --until 0.0825 --no-picture --format csv --quiet --out \"$1\""
-    ${EDDY_EXE} ${CLI_OUT}/sliver_again ${SCENES}/dam_break_2d.json)
+  COMMAND sh -c "rm -rf \"$1\" && \"$0\" run \"$2\" --until 0.0825 --no-picture --format vtk,csv --quiet --out \"$1\" && \
+      sh \"$3\" 0 \"done: t = 0.0825 s after 1650 steps in \" \
+        \"$0\" run \"$2\" --until 0.0825 --no-picture --format vtk,csv --out \"$1\" && \
+      sh \"$4\" \"$1/frames.pvd\" 11"
+    ${EDDY_EXE} ${CLI_OUT}/sliver_again ${SCENES}/dam_break_2d.json ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/support/series_frames.sh)
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
@@ -159,10 +167,27 @@ add_test(NAME cli_list_refusals_keep_good COMMAND ${EXPECT} 1 "sph_mueller      
 set_tests_properties(cli_list_refusals_keep_good PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 add_test(NAME cli_list_refusals_exit_status COMMAND ${EXPECT} 1 "plugin refusals (see \"refused plugins\" above)" ${EDDY_EXE} list)
 set_tests_properties(cli_list_refusals_exit_status PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
-# A short real run writes frames, the series, diagnostics, a picture and prints a hash.
-cli_test(run_writes_outputs 0 "state-hash: " run ${SCENES}/dam_break_2d.json --steps 20 --format vtk,csv --hash --quiet --out ${CLI_OUT}/short)
+# A short real run writes frames, the series, diagnostics, a picture and prints a hash: the hash of 2
+# threads is the one of --threads 1 (runs are bit-identical for any thread count), and frame 0 holds the
+# scene's fill, dam_break_2d's water box [0, 0.1] x [0, 0.2] m at spacing 0.0025 m: 40 x 80 = 3200
+# particles, in the VTK frame (tests/check_vtp.py, an independent reader) and in the CSV frame (3200 rows,
+# ids 0..3199 once each, every position inside the box, z = 0).
+add_test(NAME cli_run_writes_outputs
+  COMMAND sh -c "rm -rf \"$1\" \"$1_t1\" && \
+      h2=$(\"$0\" run \"$2\" --steps 20 --format vtk,csv --hash --quiet --threads 2 --out \"$1\" | sed -n 's/^state-hash: //p') && \
+      h1=$(\"$0\" run \"$2\" --steps 20 --format csv --hash --quiet --no-picture --threads 1 --out \"$1_t1\" | sed -n 's/^state-hash: //p') && \
+      echo \"2 threads: $h2\" && echo \"1 thread:  $h1\" && [ -n \"$h2\" ] && [ \"$h2\" = \"$h1\" ]"
+    ${EDDY_EXE} ${CLI_OUT}/short ${SCENES}/dam_break_2d.json)
 set_tests_properties(cli_run_writes_outputs PROPERTIES FIXTURES_SETUP short_run)
-add_test(NAME cli_run_writes_every_format COMMAND sh -c "test -s \"$0/frames/frame_00000.vtp\" && test -s \"$0/frames/frame_00000.csv\" && test -s \"$0/frames.pvd\" && test -s \"$0/diagnostics.csv\" && test -s \"$0/picture.png\"" ${CLI_OUT}/short)
+add_test(NAME cli_run_writes_every_format
+  COMMAND sh -c "test -s \"$0/frames/frame_00000.vtp\" && test -s \"$0/frames/frame_00000.csv\" && test -s \"$0/frames.pvd\" && \
+      test -s \"$0/diagnostics.csv\" && test -s \"$0/picture.png\" && \
+      sh \"$1\" 0 \"frame_00000.vtp: 3200 points\" python3 \"$2\" \"$0/frames.pvd\" && \
+      awk -F, 'NR == 1 { ok = $1 == \"id\" && $2 == \"x\" && $3 == \"y\" && $4 == \"z\"; next } \
+               { n++; if (seen[$1]++ || $1 < 0 || $1 >= 3200 || !($2 > 0 && $2 < 0.1 && $3 > 0 && $3 < 0.2 && $4 == 0)) bad++ } \
+               END { printf \"frame 0 (csv): %d particles, %d outside the box or repeated\\n\", n, bad; exit !(ok && n == 3200 && !bad) }' \
+          \"$0/frames/frame_00000.csv\""
+    ${CLI_OUT}/short ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh ${CMAKE_CURRENT_SOURCE_DIR}/check_vtp.py)
 set_tests_properties(cli_run_writes_every_format PROPERTIES FIXTURES_REQUIRED short_run)
 # The host's version and the plugin ABI it loads.
 cli_test(version 0 "eddy ${PROJECT_VERSION} (plugin ABI 2.3)" --version)
