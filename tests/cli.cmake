@@ -212,6 +212,10 @@ cli_test(render_bad_camera 2 "eddy: --camera 'eye=1': eye: expected 2 or 3 numbe
 cli_test(render_camera_not_3d 1 "eddy: error: --camera 'eye=1,2': eye: expected 3 numbers separated by commas, got \"1,2\"" run ${SCENES}/dam_break_3d.json --render --camera eye=1,2 --out ${CLI_OUT}/x)
 cli_test(render_bad_range 2 "eddy: --render-range 'abc': expected MIN,MAX with MIN < MAX, or frame" run ${SCENES}/dam_break_2d.json --render-range abc --out ${CLI_OUT}/x)
 cli_test(render_bad_width 2 "--render-width expects a width in pixels (16 to 16384), got 'wide'" run ${SCENES}/dam_break_2d.json --render-width wide)
+# A field name too long for the renderer is refused as such (it was cut to 63 characters and then
+# refused as an unknown field of another name).
+string(REPEAT "a" 80 LONG_FIELD)
+cli_test(render_field_too_long 1 "eddy: error: --render-field: expected a field name of 1 to 63 characters, got 80" run ${SCENES}/dam_break_2d.json --steps 1 --render --render-field ${LONG_FIELD} --out ${CLI_OUT}/x)
 cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CLI_OUT}/render --render)
 
 # eddy validate checks its --out folder before any case runs (it used to find a file in the way only

@@ -172,8 +172,8 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
     if (r) {
         eddy_render_request req;
-        if ((rc = render_from_settings(ck, r, &req, err))) return rc;
-        run_keep_render_request(c, &req);
+        if ((rc = render_from_settings(ck, r, &req, err)) || (rc = run_keep_render_request(c, &req, err)))
+            return rc;
     }
     c->checkpoint_every = isnan(opt->checkpoint_every) ? every : opt->checkpoint_every;
     if (opt->steps >= 0 || !isnan(opt->until)) {

@@ -300,12 +300,25 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
 }
 
 /* Copies the request's strings into the context (a resumed run's come from the freed checkpoint). */
-void run_keep_render_request(run_ctx *c, const eddy_render_request *req)
+int run_keep_render_request(run_ctx *c, const eddy_render_request *req, eddy_error *err)
 {
+    /* (a longer one was cut to fit, and then refused as another name, or taken as another camera) */
+    if (req->field && strlen(req->field) >= sizeof c->render_field)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "--render-field: expected a field name of 1 to %zu characters, got %zu",
+                              sizeof c->render_field - 1, strlen(req->field));
+    if (req->camera && strlen(req->camera) >= sizeof c->render_camera)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--camera: expected at most %zu characters, got %zu",
+                              sizeof c->render_camera - 1, strlen(req->camera));
+    if (req->range && strlen(req->range) >= sizeof c->render_range)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "--render-range: expected at most %zu characters, got %zu", sizeof c->render_range - 1,
+                              strlen(req->range));
     c->render = *req;
     if (req->field) c->render.field = strncpy(c->render_field, req->field, sizeof c->render_field - 1);
     if (req->camera) c->render.camera = strncpy(c->render_camera, req->camera, sizeof c->render_camera - 1);
     if (req->range) c->render.range = strncpy(c->render_range, req->range, sizeof c->render_range - 1);
+    return EDDY_OK;
 }
 
 int run_open_renderer(run_ctx *c, eddy_error *err)
@@ -954,7 +967,10 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
-    run_keep_render_request(&c, &opt->render);
+    if ((rc = run_keep_render_request(&c, &opt->render, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
     /* Everything that can refuse this run's input first: the output truncates the tables of a run
      * already in the folder. */
     int holds_run = 0;

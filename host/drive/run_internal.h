@@ -49,7 +49,7 @@ void run_announce(const run_ctx *c, const char *verb);
 double run_checkpoint_after(double next, double every, double t);
 void run_close_ctx(run_ctx *c);
 int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err);
-void run_keep_render_request(run_ctx *c, const eddy_render_request *req);
+int run_keep_render_request(run_ctx *c, const eddy_render_request *req, eddy_error *err);
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
 int run_open_probes(run_ctx *c, eddy_error *err);
 int run_open_probe_table(run_ctx *c, eddy_error *err);

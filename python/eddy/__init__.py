@@ -141,7 +141,6 @@ _DIAGNOSTICS = np.dtype([
     ("particles", "i8"),
 ])
 _FIXED = _eddy.RECORD_FIXED_COLUMNS
-_PROBE_FIXED = ("time", "step", "frame")   # Record.probes' columns before the probes'
 
 
 @dataclass(frozen=True)
@@ -311,15 +310,6 @@ class Simulation:
                                      "x": np.frombuffer(p["reference"]["x"], dtype="f8"),
                                      "y": np.frombuffer(p["reference"]["y"], dtype="f8")}))
                         for p in self._core.probes()]
-        # Record.probes has the columns time, step, frame, then one per probe: a probe of one of those
-        # names (which the scene allows) would make every run fail after stepping, in NumPy.
-        for p in self._probes:
-            if p.name in _PROBE_FIXED:
-                e = SceneError(f"probe name '{p.name}' is also a column of Record.probes "
-                               f"({', '.join(_PROBE_FIXED)}); rename the probe (probes[].name)")
-                e.code, e.status = -1, "invalid argument"  # type: ignore[attr-defined]
-                self._core = None
-                raise e
 
     @classmethod
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":

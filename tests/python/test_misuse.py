@@ -72,15 +72,15 @@ def test_an_on_frame_that_cannot_be_called_is_refused_before_stepping():
 
 
 def test_a_probe_named_as_a_record_column_is_refused_at_open():
-    """A probe named "time", "step" or "frame" (the scene allows it) made every run raise NumPy's
+    """A probe named "time", "step" or "frame" (the scene allowed it) made every run raise NumPy's
     "field 'time' occurs more than once" after stepping, and measure() too."""
     scene = json.load(open(SCENE))
     scene["probes"][1]["name"] = "frame"
     with pytest.raises(eddy.SceneError) as e:
         eddy.Simulation(scene, name=os.path.join(SCENES, "renamed.json"), formats=[])
-    assert str(e.value) == ("probe name 'frame' is also a column of Record.probes (time, step, frame); "
-                            "rename the probe (probes[].name)")
-    assert e.value.code == -1 and e.value.status == "invalid argument"
+    assert str(e.value).endswith('probes[1].name: probe name "frame" is also a column of probes.csv and of the '
+                                 'records (time, step, frame); choose another')
+    assert e.value.status == "invalid argument"
 
 
 def test_arguments_are_not_read_as_something_else():
