@@ -829,21 +829,23 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     *out = nullptr;
     eddy_world *w = setup->world;
     const eddy_param_values *pv = setup->params;
-    /* The CPU step's optional terms the device step does not have: refused (before the
+    /* Its messages say no "sph_mueller_cuda:": the host prefixes "solver 'sph_mueller_cuda': " to what
+     * create() returns (device_error's keep it: they also reach the user from the residency callbacks).
+     * The CPU step's optional terms the device step does not have: refused (before the
      * device is looked for, so a machine without one says so too), never silently dropped. */
     if (param_integer(pv, SPH_MUELLER_CUDA_P_WALL_VELOCITY) != 0) {
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: wall_velocity = \"no_slip\" is not implemented on the GPU; "
+                              "wall_velocity = \"no_slip\" is not implemented on the GPU; "
                               "use the solver sph_mueller");
     }
     if (param_integer(pv, SPH_MUELLER_CUDA_P_PRESSURE_FORCE) == 2) {
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: pressure_force = \"variational\" is not implemented on the GPU; "
+                              "pressure_force = \"variational\" is not implemented on the GPU; "
                               "use the solver sph_mueller");
     }
     if (param_integer(pv, SPH_MUELLER_CUDA_P_SHIFTING) != 0) {
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: shifting = true is not implemented on the GPU; use the solver "
+                              "shifting = true is not implemented on the GPU; use the solver "
                               "sph_mueller");
     }
     /* Test and benchmark switches (the top of this file); a bad value is refused before the device is
@@ -852,7 +854,7 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     const int every_step = host_copy && !strcmp(host_copy, "every_step");
     if (host_copy && *host_copy && !every_step && strcmp(host_copy, "frames"))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: environment EDDY_CUDA_HOST_COPY=\"%s\": expected \"frames\" "
+                              "environment EDDY_CUDA_HOST_COPY=\"%s\": expected \"frames\" "
                               "(the default: the host copy is downloaded when mapped) or \"every_step\"",
                               host_copy);
     const char *log_path = getenv("EDDY_RESIDENCY_LOG");
@@ -861,29 +863,29 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e == cudaSuccess && devices == 0) e = cudaErrorNoDevice;
     if (e != cudaSuccess)
-        return eddy_error_set(err, EDDY_ERR_DEVICE, "sph_mueller_cuda: no CUDA device (cudaGetDeviceCount: %s)",
+        return eddy_error_set(err, EDDY_ERR_DEVICE, "no CUDA device (cudaGetDeviceCount: %s)",
                               cudaGetErrorString(e));
     CUDA_TRY(cudaSetDevice(0));
     cudaFuncAttributes attr;
     if ((e = cudaFuncGetAttributes(&attr, force_pass)) != cudaSuccess)
         return eddy_error_set(err, EDDY_ERR_DEVICE,
-                              "sph_mueller_cuda: the plugin has no code for device 0: %s; rebuild with "
+                              "the plugin has no code for device 0: %s; rebuild with "
                               "-DCMAKE_CUDA_ARCHITECTURES=<its compute capability>",
                               cudaGetErrorString(e));
     const eddy_grid_layout *l = &w->grid.layout;
     if (l->cell_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "sph_mueller_cuda: the world has no grid layout");
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the world has no grid layout");
     if (l->cell_count + 1 > (size_t)INT32_MAX)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "sph_mueller_cuda: %zu cells exceed 2^31 - 2; use a larger smoothing radius",
+                              "%zu cells exceed 2^31 - 2; use a larger smoothing radius",
                               l->cell_count);
 
     eddy_solver *s = static_cast<eddy_solver *>(calloc(1, sizeof(eddy_solver)));
-    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
+    if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     s->every_step = every_step;
     if (log_path && *log_path && !(s->log_path = strdup(log_path))) {
         free(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     s->cfl = param_number(pv, SPH_MUELLER_CUDA_P_CFL);
     s->negative_pressure = (float)param_number(pv, SPH_MUELLER_CUDA_P_NEGATIVE_PRESSURE);
@@ -897,7 +899,7 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     int rc = eddy_sph_materials_init(&s->mat, w, &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_VISCOSITY],
                                      &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_STIFFNESS],
                                      &sph_mueller_cuda_material_params[SPH_MUELLER_CUDA_M_INITIAL_SUM],
-                                     "sph_mueller_cuda", err);
+                                     NULL, err);
     if (rc) {
         destroy(s);
         return rc;
@@ -906,7 +908,7 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     material_dev *mats = static_cast<material_dev *>(calloc(nm, sizeof(material_dev)));
     if (!mats) {
         destroy(s);
-        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "sph_mueller_cuda: out of memory");
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     /* The mueller pair weight keeps the reference's unscaled gradient, as sph_mueller's create(). */
     if (s->pair_weight != 1.0f)

@@ -3,7 +3,7 @@
 # with "WHO: no CUDA device (cudaGetDeviceCount: ..." where nvidia-smi lists no GPU (gpu_present.sh,
 # independent of the plugin), and where it lists one, runs (exit 0) and is checked against the same run
 # with REFERENCE (words, e.g. "--grid cpu") in place of ARGS. WHO names the component in its messages
-# ("cuda grid", "sph_mueller_cuda"). CHECK says what must agree:
+# ("cuda grid", "solver 'sph_mueller_cuda'"). CHECK says what must agree:
 #   same-hash   the same state-hash (the cuda grid gives the cpu grid's particle order, so a whole run
 #               is bit-identical: docs/cuda_grid.md)
 #   same-count  the same particle count and every figure of diagnostics.csv finite (sph_mueller_cuda

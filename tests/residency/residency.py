@@ -218,7 +218,7 @@ def mode_gpu(eddy, scene, d):
     common = ["run", scene, "--solver", GPU, "--hash", "--render", "--checkpoint-every", "0.005", "--quiet"]
     log = os.path.join(d, "frames.log")
     p = run_process(eddy, common + ["--out", os.path.join(d, "frames")], log=log)
-    if p.returncode != 0 and not gpu_listed() and GPU + ": no CUDA device (cudaGetDeviceCount: " in p.stdout:
+    if p.returncode != 0 and not gpu_listed() and "solver '" + GPU + "': no CUDA device (cudaGetDeviceCount: " in p.stdout:
         print(p.stdout.strip())
         print("residency.py: no GPU here (nvidia-smi lists none, %s reports no CUDA device): skipped" % GPU)
         sys.exit(77)
