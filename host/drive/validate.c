@@ -168,6 +168,24 @@ done:
 /* The command                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* Every check a claim names is a check of the case: a misspelt name would leave the check it meant
+ * under the case's claim (a claimed miss judged as a claimed pass, or the reverse) without a word. */
+static int claim_checks_known(const vclaim *cl, const vcase *c, const char *id, eddy_error *err)
+{
+    for (int q = 0; q < cl->check_count; ++q) {
+        int found = 0;
+        for (int k = 0; k < c->check_count && !found; ++k) found = strcmp(c->checks[k].name, cl->check_names[q]) == 0;
+        if (found) continue;
+        char list[VMAX_CHECKS * (VNAME + 2)] = "";
+        for (int k = 0; k < c->check_count; ++k)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", c->checks[k].name);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s: solvers.%s.cases.%s.checks.%s: the case has no such check (its checks: %s)",
+                              cl->source, id, c->name, cl->check_names[q], list);
+    }
+    return 0;
+}
+
 static int res_index(const char *name)
 {
     return strcmp(name, "coarse") == 0 ? 0 : strcmp(name, "medium") == 0 ? 1 : 2;
@@ -296,8 +314,19 @@ int eddy_validate_run(const eddy_validate_options *opt)
             if (strcmp(e->component->interface_id, EDDY_INTERFACE_SOLVER) != 0) continue;
             char **claimed;
             size_t nc = 0;
-            if (vclaim_cases(e->file, e->component->id, &claimed, &nc, &err) == 0 && nc) solvers[nsolvers++] = e;
+            /* A validation file that cannot be read is an error, not a solver without claims: it was
+             * left out without a word, and the command exited 0. */
+            if (vclaim_cases(e->file, e->component->id, &claimed, &nc, &err)) {
+                fprintf(stderr, "eddy: error: %s\n", err.message);
+                status = 1;
+            } else if (nc) {
+                solvers[nsolvers++] = e;
+            }
             vcase_list_free(claimed, nc);
+        }
+        if (status) {
+            eddy_registry_destroy(reg);
+            return status;
         }
     }
     /* Every --case must name a case of the folder, and read: errors before any run. */
@@ -325,6 +354,22 @@ int eddy_validate_run(const eddy_validate_options *opt)
                 status = 1;
             } else {
                 vcase_free(&c);
+            }
+            /* Without --solver a case runs with the solvers that claim it: one none claims ran nowhere,
+             * and the command exited 0 on an empty report. */
+            for (int si = 0; si < nsolvers && !status && !opt->solver_count; ++si) {
+                char **claimed = NULL;
+                size_t nc = 0;
+                int claims = 0;
+                if (vclaim_cases(solvers[si]->file, solvers[si]->component->id, &claimed, &nc, &err) == 0)
+                    for (size_t q = 0; q < nc; ++q) claims |= strcmp(claimed[q], opt->cases[k]) == 0;
+                vcase_list_free(claimed, nc);
+                if (claims) break;
+                if (si == nsolvers - 1) {
+                    fprintf(stderr, "eddy: error: --case: no solver's validation file claims '%s'; name the solvers to "
+                                    "run it with --solver ID\n", opt->cases[k]);
+                    status = 1;
+                }
             }
         }
         vcase_list_free(known, nk);
@@ -399,6 +444,12 @@ int eddy_validate_run(const eddy_validate_options *opt)
                 vclaim claim;
                 if (vclaim_find(e->file, id, names[ci], opt->resolutions[ri], &claim, &err)) {
                     fprintf(stderr, "eddy: error: %s\n", err.message);
+                    status = 1;
+                    break;
+                }
+                if (claim_checks_known(&claim, &c, id, &err)) {
+                    fprintf(stderr, "eddy: error: %s\n", err.message);
+                    vclaim_free(&claim);
                     status = 1;
                     break;
                 }

@@ -350,7 +350,7 @@ static int only_keys(const cJSON *o, const char *const *keys, const char *owner,
         char list[256] = "", what[512], key[256];
         for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
         snprintf(what, sizeof what, "not used by %s (its keys: %s)", owner, list);
-        snprintf(key, sizeof key, "%s.%s", path, v->string);
+        snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
         return bad(err, file, key, what);
     }
     return 0;
@@ -803,6 +803,48 @@ static int claims_file(const char *plugin_file, char *out, size_t size)
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+/* The whole file's shape: every key one of those the format reads, every solver, case and check an
+ * object. A misspelt key ("sets" for "set", "case" for "cases") would otherwise be ignored, and the
+ * solver validated without its overrides or claims (a list for "cases" crashed the command). */
+static int claims_shape(const cJSON *j, const char *file, eddy_error *err)
+{
+    static const char *const FILE_KEYS[] = {"eddy_validation", "solvers", NULL};
+    static const char *const SOLVER_KEYS[] = {"cases", NULL};
+    static const char *const CLAIM_KEYS[] = {"expect", "note", "set", "checks", NULL};
+    static const char *const CHECK_KEYS[] = {"expect", "note", NULL};
+    char path[512];
+    int rc = only_keys(j, FILE_KEYS, "a validation file", file, "", err);
+    if (rc) return rc;
+    const cJSON *s, *c, *k;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "solvers"))
+    {
+        snprintf(path, sizeof path, "solvers.%s", s->string);
+        if (!cJSON_IsObject(s)) return bad(err, file, path, "expected an object: {\"cases\": {...}}");
+        if ((rc = only_keys(s, SOLVER_KEYS, "a solver's claims", file, path, err))) return rc;
+        const cJSON *cases = cJSON_GetObjectItemCaseSensitive(s, "cases");
+        snprintf(path, sizeof path, "solvers.%s.cases", s->string);
+        if (cases && !cJSON_IsObject(cases))
+            return bad(err, file, path, "expected an object: case name -> {\"expect\": ...}");
+        cJSON_ArrayForEach(c, cases)
+        {
+            snprintf(path, sizeof path, "solvers.%s.cases.%s", s->string, c->string);
+            if (!cJSON_IsObject(c)) return bad(err, file, path, "expected an object with \"expect\"");
+            if ((rc = only_keys(c, CLAIM_KEYS, "a case's claim", file, path, err))) return rc;
+            const cJSON *checks = cJSON_GetObjectItemCaseSensitive(c, "checks");
+            snprintf(path, sizeof path, "solvers.%s.cases.%s.checks", s->string, c->string);
+            if (checks && !cJSON_IsObject(checks))
+                return bad(err, file, path, "expected an object: check name -> {\"expect\": ...}");
+            cJSON_ArrayForEach(k, checks)
+            {
+                snprintf(path, sizeof path, "solvers.%s.cases.%s.checks.%s", s->string, c->string, k->string);
+                if (!cJSON_IsObject(k)) return bad(err, file, path, "expected an object with \"expect\"");
+                if ((rc = only_keys(k, CHECK_KEYS, "a check's claim", file, path, err))) return rc;
+            }
+        }
+    }
+    return 0;
+}
+
 /* The object of solver `id` in the file, or NULL (no file, or the file does not name the solver). */
 static cJSON *claims_of(const char *plugin_file, const char *id, char *file, size_t size, const cJSON **solver,
                         eddy_error *err)
@@ -817,7 +859,7 @@ static cJSON *claims_of(const char *plugin_file, const char *id, char *file, siz
         bad(err, file, "eddy_validation", "expected 1 (the format's version)");
     } else if (!cJSON_IsObject(s)) {
         bad(err, file, "solvers", "expected an object: solver id -> {\"cases\": {...}}");
-    } else {
+    } else if (!claims_shape(j, file, err)) {
         *solver = cJSON_GetObjectItemCaseSensitive(s, id);
         return j;
     }
