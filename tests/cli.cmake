@@ -150,6 +150,11 @@ add_test(NAME cli_until_output_time_run_again
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
+# A mass so large that a particle's own kernel weight exceeds rest density: no spacing gives it, and
+# the message says so (it named a fallback "rest spacing" below h, contradicting itself). In 2D,
+# W_poly6(0) = 4 / (pi h^2) = 50929.6 for h = 0.005, so the largest mass is 1000 / 50929.6 = 0.0196350.
+cli_test(mass_above_self_density 1 "materials[0].particle_mass: expected a mass of at most rest_density / W_poly6(0) = 0.019635 (for world.smoothing_radius = 0.005), got 0.02"
+         run ${DATA}/mass_too_large.json --steps 1 --out ${CLI_OUT}/x)
 cli_test(negative_viscosity 1 "dam_break_2d.json: materials[0].viscosity: expected a number >= 0, got -1" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
 cli_test(unwritable_output 1 "cannot create output folder" run ${SCENES}/dam_break_2d.json --steps 1 --out ${SCENES}/dam_break_2d.json/out)
 # The explosion guard: a solver whose velocities turn NaN at step 30 must stop the run with the step,
