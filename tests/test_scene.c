@@ -1264,11 +1264,13 @@ static void spacing_limits(void **state)
                  "t.json:7:40: materials[0].particle_mass: expected a mass whose rest spacing is at least "
                  "world.smoothing_radius / 32 = 0.003125 (at most 32 spacings per smoothing radius), got 1e-12 "
                  "(rest spacing about 5e-06, h / spacing about 20000)");
-    /* A mass whose particle alone outweighs rest density: no spacing below h gives it. */
+    /* A mass whose particle alone outweighs rest density: no spacing below h gives it. The limit is
+     * rho0 / W_poly6(0) with W_poly6(0) = 315 / (64 pi h^3) in 3D and h = 0.1 x scale 2 in simulation
+     * units: 1000 / 195.8 = 5.10633 (the message once named a fallback spacing instead). */
     edited_error("\"particle_spacing\": 0.05", "\"particle_mass\": 50",
-                 "t.json:7:40: materials[0].particle_mass: expected a mass whose rest spacing lies below "
-                 "world.smoothing_radius = 0.1 (the kernel must reach the nearest neighbours for the density sum "
-                 "to give rest_density 1000), got 50 (rest spacing about 0.184202)");
+                 "t.json:7:40: materials[0].particle_mass: expected a mass of at most rest_density / W_poly6(0) = "
+                 "5.10633 (for world.smoothing_radius = 0.1), got 50: with more, a particle's own kernel weight "
+                 "alone gives more than rest_density 1000, at any spacing");
     /* A spacing of h or more: the world re-derived another spacing from the mass and built 8x the
      * particles the count promised. */
     edited_error("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.1",

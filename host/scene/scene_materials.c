@@ -71,21 +71,16 @@ static int check_rest_spacing(ctx *c, const cJSON *o, const char *p, const eddy_
                           (double)m->particle_mass, plain / scale, h / plain);
     const double rho = eddy_lattice_density((double)m->particle_mass, dist, h, d);
     if (h / dist > 1 && fabs(rho - (double)m->rest_density) <= 1e-4 * (double)m->rest_density) return EDDY_OK;
-    /* A mass whose own kernel weight alone exceeds rest density: no spacing gives it (the spacing named
-     * in the message below would be the (m / rho0)^(1/d) fallback, which may well lie below h). */
+    /* Below h the lattice sum falls towards a particle's own weight m W(0) as the spacing grows, so a
+     * mass that finds no spacing is one whose own kernel weight alone exceeds rest density (the
+     * spacing eddy_rest_spacing falls back to, (m / rho0)^(1/d), may well lie below h: not a reason). */
     const eddy_kernels k = eddy_kernels_make((eddy_real)h, d);
-    const double self = (double)eddy_poly6(&k, 0.0f), most = (double)m->rest_density / self;
-    if ((double)m->particle_mass > most)
-        return scene_fail(c, kp, v, AT_VALUE,
-                          "expected a mass of at most rest_density / W_poly6(0) = %g (for world.smoothing_radius = "
-                          "%g), got %g: with more, a particle's own kernel weight alone gives more than rest_density "
-                          "%g, at any spacing",
-                          most, h / scale, (double)m->particle_mass, (double)m->rest_density);
     return scene_fail(c, kp, v, AT_VALUE,
-                      "expected a mass whose rest spacing lies below world.smoothing_radius = %g (the kernel must "
-                      "reach the nearest neighbours for the density sum to give rest_density %g), got %g (rest "
-                      "spacing about %g)",
-                      h / scale, (double)m->rest_density, (double)m->particle_mass, dist / scale);
+                      "expected a mass of at most rest_density / W_poly6(0) = %g (for world.smoothing_radius = "
+                      "%g), got %g: with more, a particle's own kernel weight alone gives more than rest_density "
+                      "%g, at any spacing",
+                      (double)m->rest_density / (double)eddy_poly6(&k, 0.0f), h / scale, (double)m->particle_mass,
+                      (double)m->rest_density);
 }
 
 int scene_parse_materials(ctx *c, const cJSON *root)
