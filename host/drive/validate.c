@@ -478,7 +478,11 @@ int eddy_validate_run(const eddy_validate_options *opt)
         }
         vcase_list_free(names, count);
     }
-    if (vreport_write(&rep, &err)) {
+    /* Nothing ran (every named solver's validation file or case was refused, or an interrupt came
+     * first): an empty report would replace the one an earlier validation left in the folder. */
+    if (rep.count == 0 && (status || *eddy_services_stop_flag())) {
+        if (!opt->quiet) fprintf(stderr, "eddy: validate: nothing ran; %s/report.md is left as it was\n", rep.dir);
+    } else if (vreport_write(&rep, &err)) {
         fprintf(stderr, "eddy: error: %s\n", err.message);
         status = 1;
     }
