@@ -302,22 +302,24 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
 /* Copies the request's strings into the context (a resumed run's come from the freed checkpoint). */
 int run_keep_render_request(run_ctx *c, const eddy_render_request *req, eddy_error *err)
 {
+    const struct {
+        const char *value, *option, *expected;
+        char *buf;
+        size_t size;
+        const char **kept;
+    } keep[] = {
+        {req->field, "--render-field", "a field name of 1 to", c->render_field, sizeof c->render_field, &c->render.field},
+        {req->camera, "--camera", "at most", c->render_camera, sizeof c->render_camera, &c->render.camera},
+        {req->range, "--render-range", "at most", c->render_range, sizeof c->render_range, &c->render.range},
+    };
     /* (a longer one was cut to fit, and then refused as another name, or taken as another camera) */
-    if (req->field && strlen(req->field) >= sizeof c->render_field)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "--render-field: expected a field name of 1 to %zu characters, got %zu",
-                              sizeof c->render_field - 1, strlen(req->field));
-    if (req->camera && strlen(req->camera) >= sizeof c->render_camera)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--camera: expected at most %zu characters, got %zu",
-                              sizeof c->render_camera - 1, strlen(req->camera));
-    if (req->range && strlen(req->range) >= sizeof c->render_range)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "--render-range: expected at most %zu characters, got %zu", sizeof c->render_range - 1,
-                              strlen(req->range));
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; ++k)
+        if (keep[k].value && strlen(keep[k].value) >= keep[k].size)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: expected %s %zu characters, got %zu",
+                                  keep[k].option, keep[k].expected, keep[k].size - 1, strlen(keep[k].value));
     c->render = *req;
-    if (req->field) c->render.field = strncpy(c->render_field, req->field, sizeof c->render_field - 1);
-    if (req->camera) c->render.camera = strncpy(c->render_camera, req->camera, sizeof c->render_camera - 1);
-    if (req->range) c->render.range = strncpy(c->render_range, req->range, sizeof c->render_range - 1);
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; ++k)
+        if (keep[k].value) *keep[k].kept = strcpy(keep[k].buf, keep[k].value);
     return EDDY_OK;
 }
 

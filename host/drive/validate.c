@@ -186,6 +186,21 @@ static int claim_checks_known(const vclaim *cl, const vcase *c, const char *id, 
     return 0;
 }
 
+/* Whether the validation file of one of `solvers` claims case `name`. */
+static int claimed_by_any(const eddy_registry_entry *const *solvers, int count, const char *name)
+{
+    int claims = 0;
+    for (int si = 0; si < count && !claims; ++si) {
+        char **claimed = NULL;
+        size_t nc = 0;
+        eddy_error err;
+        if (vclaim_cases(solvers[si]->file, solvers[si]->component->id, &claimed, &nc, &err) == 0)
+            for (size_t q = 0; q < nc; ++q) claims |= strcmp(claimed[q], name) == 0;
+        vcase_list_free(claimed, nc);
+    }
+    return claims;
+}
+
 static int res_index(const char *name)
 {
     return strcmp(name, "coarse") == 0 ? 0 : strcmp(name, "medium") == 0 ? 1 : 2;
@@ -357,19 +372,10 @@ int eddy_validate_run(const eddy_validate_options *opt)
             }
             /* Without --solver a case runs with the solvers that claim it: one none claims ran nowhere,
              * and the command exited 0 on an empty report. */
-            for (int si = 0; si < nsolvers && !status && !opt->solver_count; ++si) {
-                char **claimed = NULL;
-                size_t nc = 0;
-                int claims = 0;
-                if (vclaim_cases(solvers[si]->file, solvers[si]->component->id, &claimed, &nc, &err) == 0)
-                    for (size_t q = 0; q < nc; ++q) claims |= strcmp(claimed[q], opt->cases[k]) == 0;
-                vcase_list_free(claimed, nc);
-                if (claims) break;
-                if (si == nsolvers - 1) {
-                    fprintf(stderr, "eddy: error: --case: no solver's validation file claims '%s'; name the solvers to "
-                                    "run it with --solver ID\n", opt->cases[k]);
-                    status = 1;
-                }
+            if (!status && !opt->solver_count && !claimed_by_any(solvers, nsolvers, opt->cases[k])) {
+                fprintf(stderr, "eddy: error: --case: no solver's validation file claims '%s'; name the solvers to "
+                                "run it with --solver ID\n", opt->cases[k]);
+                status = 1;
             }
         }
         vcase_list_free(known, nk);

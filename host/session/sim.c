@@ -175,7 +175,7 @@ static void agree_limit_name(const eddy_sim *sim, char *name, int mine)
 {
     if (!eddy_decomp_active(sim->world)) return;
     const uint64_t root = eddy_decomp_min_u64(mine ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
-    /* (no process has it only if the reduction rounded, which a minimum cannot: keep one's own) */
+    /* (some process always has the step's limit, the exact minimum of theirs; the test is a guard) */
     if (root < (uint64_t)eddy_decomp_size()) eddy_decomp_broadcast(name, sizeof sim->dt_limit, (int)root);
 }
 
