@@ -346,7 +346,7 @@ done:
 /* The command                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-int eddy_compare_run(const eddy_compare_options *opt)
+static int compare_run(const eddy_compare_options *opt)
 {
     const options o = *opt;
     int rc;
@@ -471,5 +471,15 @@ done:
     free(res);
     eddy_probes_destroy(probes);
     eddy_registry_destroy(cx.registry);
+    return status;
+}
+
+/* --quiet is process-wide (services.h); a library caller (the Python package) keeps its own setting
+ * for the sessions it opens after the comparison. */
+int eddy_compare_run(const eddy_compare_options *opt)
+{
+    const int caller_quiet = eddy_services_quiet();
+    const int status = compare_run(opt);
+    eddy_services_set_quiet(caller_quiet);
     return status;
 }

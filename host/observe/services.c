@@ -1,5 +1,6 @@
 #include "services.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #define EDDY_VERSION "unknown"
 #endif
 
-static int quiet;
+static atomic_int quiet; /* read by the log from any thread, set between runs */
 static int process_rank, process_count = 1; /* eddy_services_set_process */
 static int debug = -1;         /* -1: EDDY_LOG not read yet */
 static int default_threads;    /* OpenMP's default before eddy changed it; 0: not read yet */
@@ -84,6 +85,11 @@ const eddy_host *eddy_services_host(void)
 void eddy_services_set_quiet(int q)
 {
     quiet = q != 0;
+}
+
+int eddy_services_quiet(void)
+{
+    return quiet;
 }
 
 void eddy_services_set_process(int rank, int count)

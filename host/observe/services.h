@@ -29,6 +29,9 @@ const eddy_host *eddy_services_host(void);
 
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);
+/* Whether INFO messages are hidden now: a library call that sets its own (eddy_compare_run) puts the
+ * caller's back when it returns. */
+int eddy_services_quiet(void);
 /* This process's rank among `count` processes of one run (main.c, after MPI started; 0 of 1 until
  * then): under several, the log says INFO once (rank 0) and prefixes warnings and errors with the rank. */
 void eddy_services_set_process(int rank, int count);

@@ -33,7 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Component", "DeviceError", "Error", "FileError", "NotFoundError", "Param", "PluginError", "Probe",
     "Record", "SceneError", "Simulation", "UnstableError", "compare", "components", "describe",
-    "load_plugin", "refused_plugins",
+    "load_plugin", "refused_plugins", "set_quiet",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,6 +45,14 @@ _eddy._set_plugin_dirs([
     os.path.join(_HERE, "plugins"),
     os.path.normpath(os.path.join(_HERE, "..", "..", "lib", "eddy", "plugins")),
 ])
+
+def set_quiet(quiet: bool = True) -> bool:
+    """Hide (True) or show (False) the information lines solvers and sessions print on stderr, as
+    ``eddy --quiet`` does (tait's derived sound speed, for example); warnings and errors always show.
+    The setting is the process's, for every simulation; :func:`compare` runs quietly and leaves it as
+    it was. Returns the previous setting."""
+    return _eddy.set_quiet(quiet)
+
 
 SceneLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Overrides = Union[None, Mapping[str, Any], Sequence[str]]
@@ -520,11 +528,15 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
     # The scene is opened first, so that its error is an exception with the core's message; a
     # component the solver or grid lacks is left to the comparison, which reports it in its row.
+    # Quietly, as the comparison itself runs: its first solver's information lines are not the user's.
+    was_quiet = _eddy.set_quiet(True)
     try:
         Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
                    threads=threads).close()
     except (NotFoundError, PluginError):
         pass
+    finally:
+        _eddy.set_quiet(was_quiet)
     summary = os.path.join(out, "summary.csv")
     if os.path.exists(summary):
         os.remove(summary)

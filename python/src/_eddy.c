@@ -1053,9 +1053,22 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     return PyLong_FromLong(status);
 }
 
+/* `eddy --quiet` for the process: the INFO lines of plugins and sessions (a derived sound speed, a
+ * solver's notes) are hidden; warnings and errors still go to stderr. */
+static PyObject *py_set_quiet(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyBool_Check(arg))
+        return PyErr_Format(PyExc_TypeError, "set_quiet: expected True or False, got %s", Py_TYPE(arg)->tp_name);
+    const int was = eddy_services_quiet();
+    eddy_services_set_quiet(arg == Py_True);
+    return PyBool_FromLong(was);
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
+    {"set_quiet", py_set_quiet, METH_O, "set_quiet(flag) -> the previous setting: hide (True) or show (False) the INFO lines on stderr."},
     {"_set_plugin_dirs", py_set_plugin_dirs, METH_O, "The package's plugin folders, searched after EDDY_PLUGIN_PATH."},
     {"components", py_components, METH_NOARGS, "Every registered component as a dict."},
     {"refusals", py_refusals, METH_NOARGS, "[(file, reason)] of the plugins refused."},

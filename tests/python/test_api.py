@@ -161,3 +161,33 @@ def test_compare_reports_a_failing_solver_and_raises_for_a_bad_scene(tmp_path):
     with pytest.raises(eddy.SceneError) as e:
         eddy.compare(SCENE, ["tait"], out=str(tmp_path), steps=2, set={"time.dt": -1})
     assert str(e.value) == said
+
+
+SOUND_SPEED = "eddy: tait: sound speed c0 = 10 sqrt(2 |g| H) = "
+DERIVED_C0 = os.path.join(SCENES, "dam_break_2d.json")   # no tait section: tait derives c0 and says so
+
+
+def test_set_quiet_hides_information_lines_and_compare_keeps_the_setting(tmp_path, capfd):
+    """Information lines (tait's derived sound speed) follow set_quiet() like `eddy --quiet`, and a
+    compare() call, which runs quietly, leaves the caller's setting as it was: it used to leave every
+    later simulation of the process quiet."""
+    def sound_speed_lines():
+        eddy.Simulation(DERIVED_C0, solver="tait", formats=[]).close()
+        return [l for l in capfd.readouterr().err.splitlines() if l.startswith(SOUND_SPEED)]
+    try:
+        capfd.readouterr()
+        assert len(sound_speed_lines()) == 1
+        eddy.compare(DERIVED_C0, ["tait"], out=str(tmp_path), steps=2)
+        assert capfd.readouterr().err == ""     # compare runs quietly, its scene check included
+        assert len(sound_speed_lines()) == 1
+        assert eddy.set_quiet(True) is False
+        assert sound_speed_lines() == []
+        eddy.compare(DERIVED_C0, ["tait"], out=str(tmp_path), steps=2)
+        assert sound_speed_lines() == []
+        assert eddy.set_quiet(False) is True
+        assert len(sound_speed_lines()) == 1
+        with pytest.raises(TypeError) as e:
+            eddy.set_quiet(1)
+        assert str(e.value) == "set_quiet: expected True or False, got int"
+    finally:
+        eddy.set_quiet(False)
