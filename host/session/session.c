@@ -226,11 +226,15 @@ void eddy_session_close(eddy_session *s)
 /* A frame whose on_frame failed is not counted: `eddy run` then writes its final frame at that index
  * (a frame not fully written is written again) and stops. A caller that steps on from there (Python,
  * after an exception in its callback) would aim its next step at the time already reached, a step of
- * length 0, and every later state would differ from one stepping: the frame is taken first. */
+ * length 0, and every later state would differ from one stepping: the frame is taken first. The same
+ * holds for a step that reached a frame's time and then failed (the explosion guard, a particle
+ * leaving the domain): its clock moved, its frame was never landed on, and stepping on from there
+ * took steps of length 0, the step counter running ahead of a clock that stood still. */
 static void settle_frame(eddy_session *s)
 {
     if (s->failed_frame >= 0 && s->failed_frame == s->next_frame) ++s->next_frame;
     s->failed_frame = -1;
+    if (s->sim.world->step > 0 && eddy_sim_at_frame(&s->sim, s->next_frame)) ++s->next_frame;
 }
 
 int eddy_session_step(eddy_session *s, long long n, eddy_error *err)

@@ -84,6 +84,10 @@ except eddy.UnstableError as e:
     print("EXPLODED", sim.steps, e)
 sim.step(0)
 print("ALIVE")
+try:
+    sim.step(1)
+except eddy.UnstableError as e:
+    print("AGAIN", sim.steps, repr(sim.time), e)
 """
     p = run_python(code, env={"EDDY_PLUGIN_PATH": plugins}, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -97,6 +101,12 @@ print("ALIVE")
                                     env={"EDDY_PLUGIN_PATH": plugins}, until="0.003")
     assert message.startswith("simulation exploded at step 30 (t = 0.0015 s): ")
     assert "ALIVE" in p.stdout
+    # Stepping on from the refused state (it exploded on frame 3's time, 0.0015 s) takes a whole step
+    # towards frame 4: it took steps of length 0 that counted steps on a clock standing still.
+    steps, time, message = lines["AGAIN"].split(" ", 2)
+    assert steps == "31"
+    assert float(time) == pytest.approx(0.00155, rel=1e-12)
+    assert message.startswith("simulation exploded at step 31 (t = 0.00155 s): ")
 
 
 def test_values_the_command_refuses_are_refused_here():
