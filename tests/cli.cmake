@@ -70,7 +70,7 @@ cli_test(resume_misspelled_flag 2 "eddy: unknown option '--hsah' for resume" res
 cli_test(compare_misspelled_flag 2 "eddy: unknown option '--hash' for compare"
          compare ${SCENES}/dam_break_2d.json --hash --solvers tait)
 cli_test(validate_misspelled_flag 2 "eddy: unknown option '--lst' for validate" validate --lst)
-cli_test(bench_misspelled_flag 2 "eddy: unknown option '--quiet' for bench" bench ${SCENES}/dam_break_2d.json --quiet)
+cli_test(bench_misspelled_flag 2 "eddy: unknown option '--quite' for bench" bench ${SCENES}/dam_break_2d.json --quite)
 
 # --list lists everything: a selection beside it would be ignored, so it is refused.
 cli_test(validate_list_refuses_solver 2 "eddy: --list shows every case and solver and takes only --cases DIR and --quiet, not --solver"

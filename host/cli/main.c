@@ -72,8 +72,8 @@ static const char usage[] =
     "      The parameters of a component of any kind: name, type, default, range, unit, doc; for a\n"
     "      solver also its per-material parameters.\n"
     "  bench SCENE [--solver ID] [--grid ID] [--particles N] [--steps N] [--repeats N]\n"
-    "              [--threads N] [--set key=value]... [--at T]\n"
-    "  bench --from DIR [--steps N] [--repeats N] [--threads N] [--at T]\n"
+    "              [--threads N] [--set key=value]... [--at T] [--quiet]\n"
+    "  bench --from DIR [--steps N] [--repeats N] [--threads N] [--at T] [--quiet]\n"
     "      Median speed of a solver on the scene refilled at about N particles (the whole run's).\n"
     "      --at T first steps the flow as `eddy run` does to t = T s (after the refill), so that a\n"
     "      developed state is timed (a splash costs more than water at rest: the bench prints the\n"
@@ -490,6 +490,11 @@ static int cmd_bench(int argc, char **argv)
         if (a[0] != '-') {
             if (o.scene_path) return eddy_arg_usage_error("unexpected argument '%s'", a);
             o.scene_path = a;
+            continue;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            /* (the figures are on stdout; this hides the solvers' information lines on stderr) */
+            eddy_services_set_quiet(1);
             continue;
         }
         if (eddy_arg_value("bench", bench_values, a, v)) return 2;
