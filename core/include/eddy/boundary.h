@@ -69,12 +69,15 @@ typedef struct eddy_boundaries {
     eddy_collider *colliders;
 } eddy_boundaries;
 
-/* Signed distance from point p to one collider, and the unit normal there (may be NULL). */
+/* Signed distance from point p to one collider over the first `dimensions` axes (sim units), and the
+ * unit normal there into free space (may be NULL). FLT_MAX and a zero normal for an unknown shape.
+ * Pure; [any thread]. */
 EDDY_API eddy_real eddy_collider_distance(const eddy_collider *c, int dimensions, const eddy_real p[3],
                                       eddy_real normal[3]);
 
-/* Signed distance to the nearest surface of all boundaries (FLT_MAX when there is none), its normal
- * and its index (both may be NULL). */
+/* Signed distance to the nearest surface of all boundaries (FLT_MAX when there is none; normal and
+ * index are then not written), its normal and its index into b->colliders (both may be NULL). Pure;
+ * [any thread]. */
 EDDY_API eddy_real eddy_boundaries_distance(const eddy_boundaries *b, const eddy_real p[3], eddy_real normal[3],
                                         size_t *collider);
 
@@ -143,7 +146,8 @@ typedef struct eddy_mirror {
 /*
  * Fills `out` with the mirrors of point p (sim units) and returns how many (0 when no surface is
  * within `reach`). `gravity` (sim units / s^2) gives the hydrostatic pressure continuation; pass zeros
- * for mirrored pressure. Pure; thread-safe.
+ * (or NULL) for mirrored pressure. A surface counts when p's signed distance d to it has
+ * -reach <= d < reach. Pure; thread-safe.
  */
 EDDY_API int eddy_boundaries_mirrors(const eddy_boundaries *b, const eddy_real gravity[3], eddy_real reach,
                                      const eddy_real p[3], eddy_mirror out[EDDY_MAX_MIRRORS]);
@@ -187,8 +191,9 @@ static inline EDDY_HD eddy_real eddy_mirror_pressure(const eddy_mirror *m, eddy_
 
 /*
  * Prescribed motion: displaces a collider rigidly by velocity * dt (sim units): a plane's point, a
- * box's min and max, a sphere's centre. The caller (the host, between steps) owns the collider; the
- * mirrors and contacts of the next step see the new position. Not thread-safe on one collider.
+ * box's min and max, a sphere's centre (all of them are moved, whatever the shape; dt in seconds, only
+ * the first `dimensions` axes). The caller (the host, between steps) owns the collider; the mirrors
+ * and contacts of the next step see the new position. Not thread-safe on one collider.
  */
 EDDY_API void eddy_collider_translate(eddy_collider *c, int dimensions, double dt);
 

@@ -47,7 +47,8 @@ EDDY_BEGIN_DECLS
 /* What happens to a particle found outside the domain when the grid is built. */
 typedef enum eddy_domain_policy {
     EDDY_DOMAIN_ERROR = 0, /* fail with EDDY_ERR_DOMAIN naming the particle id and position */
-    EDDY_DOMAIN_REMOVE = 1 /* delete the particle (eddy_grid.removed counts them) */
+    EDDY_DOMAIN_REMOVE = 1 /* delete the particle (eddy_grid.removed counts them); a particle with a
+                            * non-finite position is still an EDDY_ERR_DOMAIN error, never removed */
 } eddy_domain_policy;
 
 /* Geometry of the grid. Fill with eddy_grid_layout_init(); backends receive it read-only. */
@@ -67,9 +68,11 @@ typedef struct eddy_grid_layout {
 } eddy_grid_layout;
 
 /*
- * Computes the full layout (no window) for a domain [lo, hi] and cell size h, simulation units. A
- * periodic axis needs at least 3 cells (L >= 3h); the total cell count must fit in 2^31. Errors name
- * the axis and the sizes. Pure: [any thread].
+ * Computes the full layout (no window) for a domain [lo, hi] and cell size h, simulation units
+ * (`periodic` may be NULL: no axis wraps; in 2D the z entries are not checked). Needs dimensions 2 or
+ * 3, h > 0 and finite, finite lo < hi on each used axis; a periodic axis needs at least 3 cells
+ * (L >= 3h); the total cell count must fit in 2^31. Errors (EDDY_ERR_INVALID_ARGUMENT) name the axis
+ * and the sizes; *layout is zeroed then. Pure: [any thread].
  */
 EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
                                    const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
@@ -251,14 +254,15 @@ typedef struct eddy_grid {
     eddy_grid_layout layout;
     uint32_t *cell_begin;     /* [layout.cell_count] */
     uint32_t *cell_end;       /* [layout.cell_count] */
-    uint32_t *particle_cell;  /* [particle count] cell of each particle, in sorted order */
+    uint32_t *particle_cell;  /* [particle_count] cell of each particle, in sorted order */
     uint32_t *occupied;       /* [occupied_count] cells that hold particles, increasing */
     size_t occupied_count;
     size_t particle_count;    /* particles sorted by the last build */
     size_t removed;           /* particles removed by EDDY_DOMAIN_REMOVE, cumulative */
     eddy_domain_policy policy;
     /* Optional CSR neighbor lists (eddy_grid_build_neighbor_lists): the neighbors of particle i are
-     * nbr_index[nbr_offset[i] .. nbr_offset[i+1]), sorted by index, i itself excluded. */
+     * nbr_index[nbr_offset[i] .. nbr_offset[i+1]), sorted by index, i itself excluded. Owned by the
+     * grid; NULL until built and again after every grid build. */
     uint32_t *nbr_offset;     /* [particle_count + 1], NULL until built */
     uint32_t *nbr_index;
     eddy_real nbr_radius;         /* radius the lists were built for; 0 when not built */
@@ -279,16 +283,18 @@ typedef struct eddy_grid {
 EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES]);
 
 /*
- * Builds CSR neighbor lists of every particle (halo copies too) within `radius` (<= the cell size)
- * from the current grid, into storage the grid owns (nbr_offset, nbr_index). Call after the grid
- * build; invalidated by the next build. Deterministic for any thread count. OpenMP-parallel; a build
- * function (one thread).
+ * Builds CSR neighbor lists of every particle (halo copies too) strictly within `radius` (> 0 and <=
+ * the smallest cell size) from the current grid, into storage the grid owns (nbr_offset, nbr_index).
+ * Call after the grid build, with the set it sorted; invalidated by the next build. Errors: a bad
+ * radius, a grid not built for p (count or dimensions differ) or more than 2^32 entries are
+ * EDDY_ERR_INVALID_ARGUMENT, EDDY_ERR_OUT_OF_MEMORY; the lists are NULL after an error. Deterministic
+ * for any thread count. OpenMP-parallel; a build function (one thread).
  */
 EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius,
                                             eddy_error *err);
 
-/* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests.
- * NAN when the grid is not built for `p` or `radius` exceeds the cell size. */
+/* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests; 0
+ * for no particle. NAN when the grid is not built for `p` or `radius` is not in (0, cell size]. */
 EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, eddy_real radius);
 
 /*
@@ -300,7 +306,7 @@ EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_parti
  * keep; `host` itself stays valid for the backend's lifetime). */
 typedef struct eddy_grid_setup {
     size_t size;                      /* sizeof(eddy_grid_setup) as compiled by the host */
-    const eddy_grid_layout *layout;
+    const eddy_grid_layout *layout;   /* the grid's layout (never NULL); copy it, do not keep it */
     const eddy_param_values *params;  /* the component's validated parameters (never NULL) */
     const eddy_host *host;            /* services (host.h); never NULL */
 } eddy_grid_setup;
@@ -311,10 +317,13 @@ typedef struct eddy_grid_backend_vtable {
      * [main thread] */
     int (*create)(const eddy_grid_setup *setup, void **state, eddy_error *err);
     /*
-     * Given n positions inside the domain, writes perm[i] = index of the particle that goes to
-     * sorted position i (a stable sort by cell), and cell_begin/cell_end for every stored cell
-     * (layout->cell_count entries each). Must not keep the pointers after returning. A plugin backend
-     * always gets the layout create() saw; only the built-in one is handed windows. [main thread]
+     * Given n positions inside the domain (wrapped on periodic axes; n may be 0), writes perm[i] =
+     * index of the particle that goes to sorted position i (a stable sort by cell, eddy_grid_cell_of),
+     * and cell_begin/cell_end for every stored cell (layout->cell_count entries each). Must not keep
+     * the pointers after returning. On error it fills err and returns a negative status; the grid is
+     * left empty. The core checks the ranges it writes: ranges that are not prefix sums over n
+     * particles fail the build with EDDY_ERR_PLUGIN. A plugin backend always gets the layout create()
+     * saw; only the built-in one is handed windows. [main thread]
      */
     int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
                 const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,
@@ -323,19 +332,24 @@ typedef struct eddy_grid_backend_vtable {
     void (*destroy)(void *state);
 } eddy_grid_backend_vtable;
 
-/* The built-in CPU backend (OpenMP counting sort). */
+/* The built-in CPU backend (OpenMP counting sort): a static vtable, never NULL, never freed. [any
+ * thread] */
 EDDY_API const eddy_grid_backend_vtable *eddy_cpu_grid_backend(void);
 
 /*
- * Prepares `grid` for `layout` with a backend (NULL: the CPU backend) and a domain policy. The grid
- * keeps a pointer to the vtable, which must outlive it. Release with eddy_grid_free().
+ * Prepares `grid` for `layout` (copied; from eddy_grid_layout_init) with a backend (NULL: the CPU
+ * backend) and a domain policy. *grid is overwritten (free a previous grid first). The grid keeps a
+ * pointer to the vtable, which must outlive it. Errors: a layout not initialized or an unknown policy
+ * (EDDY_ERR_INVALID_ARGUMENT), a vtable too short or without create or sort (EDDY_ERR_PLUGIN),
+ * EDDY_ERR_OUT_OF_MEMORY, or create()'s error; the grid is then zeroed (eddy_grid_free is safe).
+ * Release with eddy_grid_free(). [main thread]
  */
 EDDY_API int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout,
                             const eddy_grid_backend_vtable *backend, eddy_domain_policy policy,
                             eddy_error *err);
 
 /* As eddy_grid_init, handing the backend its validated parameters and the host's services (either
- * may be NULL: no parameters, eddy_host_silent()). */
+ * may be NULL: no parameters, eddy_host_silent()); both must outlive the grid. */
 EDDY_API int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
                                  const eddy_grid_backend_vtable *backend,
                                  const eddy_param_values *params, const eddy_host *host,
@@ -347,6 +361,11 @@ EDDY_API void eddy_grid_free(eddy_grid *grid);
 /*
  * Wraps positions on periodic axes, applies the domain policy to particles outside the domain, sorts
  * the particles by cell (permuting every field) and fills the cell ranges. Invalidates neighbor lists.
+ * Errors: EDDY_ERR_INVALID_ARGUMENT (an uninitialized grid, p of other dimensions, more than 2^32
+ * particles), EDDY_ERR_DOMAIN (a particle outside the domain under EDDY_DOMAIN_ERROR, a non-finite
+ * position under either policy: the message names the lowest-index one), EDDY_ERR_OUT_OF_MEMORY, or
+ * the backend's error. After an error the grid is empty (particle_count 0, every range empty), and
+ * positions on periodic axes may already be wrapped. [main thread]
  */
 EDDY_API int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err);
 

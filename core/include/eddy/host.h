@@ -53,10 +53,12 @@ struct eddy_host {
 EDDY_API void eddy_host_log(const eddy_host *host, eddy_log_level level, const char *component,
                             const char *fmt, ...) EDDY_PRINTF(4, 5);
 
-/* host->thread_count(host), or 1 when host is NULL or lacks it. [any thread] */
+/* host->thread_count(host) (a result below 1 reads as 1), or 1 when host is NULL or lacks it (its size
+ * does not cover the member, or the member is NULL). [any thread] */
 EDDY_API int eddy_host_thread_count(const eddy_host *host);
 
-/* host->cancel_requested(host), or 0 when host is NULL or lacks it. [any thread] */
+/* 1 when host->cancel_requested(host) is non-zero, else 0; 0 when host is NULL or lacks it. [any
+ * thread] */
 EDDY_API int eddy_host_cancel_requested(const eddy_host *host);
 
 /* A host with no services: logs nothing (log is NULL), OpenMP's default thread count at each call

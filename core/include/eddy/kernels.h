@@ -5,7 +5,9 @@
  * Gross 2003 and the Bullet-Fluids reference (2014). All functions take the distance r (or r^2 where
  * that avoids a square root) in simulation units. Gradients are returned as a scalar factor g such that
  *     grad_i W(r_i - r_j) = g * (r_i - r_j),
- * so callers multiply the factor by the difference vector they already have. The factor is 0 at r = 0.
+ * so callers multiply the factor by the difference vector they already have. At r = 0 the spiky and
+ * cubic spline factors are 0 (they divide by r); poly6's and Wendland's are finite and non-zero there,
+ * which is harmless, since the difference vector is 0.
  *
  * Normalization (d = dimensions): every kernel value integrates to 1 over R^d, and each gradient is
  * its kernel's exact gradient (so int r . grad W dV = -d). The viscosity kernel enters only through
@@ -50,8 +52,8 @@ typedef struct eddy_kernels {
     eddy_real wendland;      /* Wendland C2 sigma */
 } eddy_kernels;
 
-/* The coefficients for support radius h (simulation units, > 0) in `dimensions` (2; any other value
- * gets the 3D ones). Pure; [any thread]. */
+/* The coefficients for support radius h (simulation units, > 0: h = 0 gives infinite coefficients) in
+ * `dimensions` (2; any other value gets the 3D ones). Returned by value; pure; [any thread]. */
 static inline eddy_kernels eddy_kernels_make(eddy_real h, int dimensions)
 {
     eddy_kernels k;
@@ -86,7 +88,7 @@ static inline eddy_real eddy_poly6(const eddy_kernels *k, eddy_real r2)
     return k->poly6 * d * d * d;
 }
 
-/* Poly6 gradient factor from r^2: grad W = factor * (r_i - r_j). */
+/* Poly6 gradient factor from r^2: grad W = factor * (r_i - r_j); -6 poly6 h^4 (not 0) at r = 0. */
 static inline eddy_real eddy_poly6_grad(const eddy_kernels *k, eddy_real r2)
 {
     if (r2 >= k->h2) return 0.0f;
@@ -94,7 +96,7 @@ static inline eddy_real eddy_poly6_grad(const eddy_kernels *k, eddy_real r2)
     return -6.0f * k->poly6 * d * d;
 }
 
-/* Spiky kernel value (used for density gradients and as a reference in tests). */
+/* Spiky kernel value from r (its gradient, eddy_spiky_grad, is the pressure kernel of Müller 2003). */
 static inline eddy_real eddy_spiky(const eddy_kernels *k, eddy_real r)
 {
     if (r >= k->h) return 0.0f;

@@ -113,13 +113,14 @@ typedef struct eddy_param_values {
  * table's count. NULL for a NULL table. */
 EDDY_API const eddy_param_desc *eddy_param_at(const eddy_param_desc *table, size_t i);
 
-/* The number value of parameter `id` (eddy_param_value.number); `fallback` when values is NULL, the
- * table has no such id, or the value is unset. O(count). The lower-level lookup: for a solver's
- * material parameters eddy_material_param (world.h) supplies the table entry's default itself. */
+/* The number value of parameter `id` (eddy_param_value.number); `fallback` when values (or its desc
+ * or values member) is NULL, the table has no such id, or the value is unset. O(count). The
+ * lower-level lookup: for a solver's material parameters eddy_material_param (world.h) supplies the
+ * table entry's default itself. */
 EDDY_API double eddy_param_get(const eddy_param_values *values, const char *id, double fallback);
 
-/* The value of parameter `id`, or NULL when values is NULL or the table has no such id. O(count). The
- * pointer points into values->values (owned like them). */
+/* The value of parameter `id`, or NULL when values (or its desc or values member) or id is NULL or the
+ * table has no such id. O(count). The pointer points into values->values (owned like them). */
 EDDY_API const eddy_param_value *eddy_param_find_value(const eddy_param_values *values, const char *id);
 
 /* Index of `id` among the first `count` entries of a table, stepping with the stride of its first
@@ -127,23 +128,28 @@ EDDY_API const eddy_param_value *eddy_param_find_value(const eddy_param_values *
  * or when table or id is NULL. O(count). */
 EDDY_API int eddy_param_find(const eddy_param_desc *table, size_t count, const char *id);
 
-/* The default value of an entry (DERIVED, or desc NULL: unset). STRING defaults point into the table
- * ("" without def_string); VECTOR defaults have 3 components, each `def`. */
+/* The default value of an entry, by value (DERIVED, or desc NULL: unset, number and vector NAN).
+ * STRING defaults point into the table ("" without def_string); VECTOR defaults have 3 components, each
+ * `def`; BOOL is 0 or 1; ENUM's string is its choice's name. */
 EDDY_API eddy_param_value eddy_param_default(const eddy_param_desc *desc);
 
 /*
  * Checks a value against its descriptor: integer-valued for INT, 0/1 for BOOL, a valid index for
  * ENUM (and a string, where set, equal to its name), finite and inside [min, max] for REAL, INT and
  * each VECTOR component, no longer than max bytes for STRING, 1 to 3 components for VECTOR; an unset
- * value passes only for a DERIVED entry. On failure the message names the key (prefixed by `context`,
- * e.g. "solvers.sph_mueller") and what is allowed.
+ * value passes only for a DERIVED entry. Returns 0, or EDDY_ERR_INVALID_ARGUMENT (also for a NULL desc
+ * or value, or an unknown type) with a message that names the key (prefixed by `context`, e.g.
+ * "solvers.sph_mueller"; NULL: none) and what is allowed.
  */
 EDDY_API int eddy_param_check(const eddy_param_desc *desc, const eddy_param_value *value,
                               const char *context, eddy_error *err);
 
-/* Checks a whole table for internal consistency (entry sizes, unique ids, known types and flags,
- * min <= def <= max, choices for ENUM, a default inside them). The loader calls it on every table of
- * every component, so a broken table refuses the plugin. */
+/* Checks a whole table for internal consistency: entry sizes (at least the 2.0 size, all equal), ids
+ * of [a-z0-9_]+ and unique, known types and flags, min <= max and min <= def <= max (an integer for
+ * INT, 0/1 for BOOL; not for DERIVED), choices for ENUM with a default index among them, a
+ * non-negative max length for STRING with a default no longer, and a non-empty doc for every entry.
+ * Returns 0 (also for count 0), or EDDY_ERR_INVALID_ARGUMENT naming the entry. The loader calls it on
+ * every table of every component, so a broken table refuses the plugin. */
 EDDY_API int eddy_param_table_check(const eddy_param_desc *table, size_t count, eddy_error *err);
 
 EDDY_END_DECLS

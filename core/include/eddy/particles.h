@@ -18,10 +18,14 @@
  * output. A 2D set is a slab of unit depth: masses are per unit depth (kg/m) and densities kg/m^3, as
  * in 3D (world.h).
  *
- * Edit generations: every field (and the particle layout: count, order, ids, materials, flags) has a
- * generation counter that counts edits made *from outside the solver* (the host's write mappings,
- * particles added or removed). A solver that keeps fields elsewhere (a GPU solver) compares it with
- * the generation it last uploaded to know exactly what the host changed (world.h, map/unmap).
+ * Edit generations: every field, and the particle layout (count, order, ids, materials, flags), has a
+ * generation counter. A field's counts edits made *from outside the solver*: it moves only through
+ * eddy_particles_touch (the host's write unmaps, world.h), never when a solver writes the arrays. The
+ * layout's moves at every change of count or order, whoever makes it: eddy_particles_add (n > 0),
+ * eddy_particles_set_ids, eddy_particles_gather (so also a grid build that moved a particle, or removed
+ * one, including the solver's own builds) and a write unmap of EDDY_FIELD_LAYOUT. A solver that keeps
+ * fields elsewhere (a GPU solver) compares them with the generations it last uploaded to know what
+ * changed (world.h, map/unmap).
  *
  * Threads: every function that changes a set (init, free, reserve, add, add_field, touch, set_ids,
  * gather) is [main thread]: none may run concurrently with any other call on that set. The read-only
@@ -73,9 +77,10 @@ typedef enum eddy_memory_space {
  * directly inside its callbacks. The host reaches particles only through eddy_world_map_field()
  * (world.h), which keeps device-resident copies and edit generations right.
  *
- * The pointers are refreshed by any call that may reallocate (reserve, add, add_field, gather); never
- * free or replace them. In 2D, z and vz exist and are kept at zero. Growth: begins with its size;
- * libeddy fills it (plugins only read this struct), and new members are appended at the end.
+ * The pointers are owned by the set and refreshed by the calls that reallocate (reserve, and add when
+ * it grows the capacity; add_field and gather leave them as they are); never free or replace them, and
+ * read them again after such a call. In 2D, z and vz exist and are kept at zero. Growth: begins with
+ * its size; libeddy fills it (plugins only read this struct), and new members are appended at the end.
  */
 typedef struct eddy_particles {
     size_t size;        /* sizeof(eddy_particles) as compiled into libeddy */
@@ -101,25 +106,30 @@ static inline int eddy_particle_is_halo(const eddy_particles *p, size_t i)
 }
 
 /* Initializes an empty set for `dimensions` (2 or 3, else EDDY_ERR_INVALID_ARGUMENT) with the five
- * built-in fields. The caller owns the struct; release with eddy_particles_free() (also safe after a
- * failed init). */
+ * built-in fields and no storage (capacity 0: the public arrays are NULL until the first reserve or
+ * add). The caller owns the struct (*p is overwritten: free a previous set first); release with
+ * eddy_particles_free() (also safe after a failed init). EDDY_ERR_INVALID_ARGUMENT for a NULL p,
+ * EDDY_ERR_OUT_OF_MEMORY. */
 EDDY_API int eddy_particles_init(eddy_particles *p, int dimensions, eddy_error *err);
 
 /* Frees every array. The struct may be initialized again afterwards. NULL-safe. */
 EDDY_API void eddy_particles_free(eddy_particles *p);
 
-/* Grows every array to hold at least `capacity` particles (rounded up: doubling from 16, a multiple
- * of 16). Existing data is kept; the public pointers change. On failure (EDDY_ERR_OUT_OF_MEMORY)
- * nothing changes. */
+/* Grows every array to hold at least `capacity` particles (rounded up: doubling from the current
+ * capacity, or from 16, a multiple of 16); a capacity at or below the current one does nothing. Existing
+ * data is kept; the public pointers (and those of eddy_particles_field) change when it grows. On failure
+ * (EDDY_ERR_OUT_OF_MEMORY) nothing changes. */
 EDDY_API int eddy_particles_reserve(eddy_particles *p, size_t capacity, eddy_error *err);
 
 /*
  * Appends `n` particles of material `material`. `positions` holds 3*n reals (x0,y0,z0,x1,...), copied
  * (in 2D each z is ignored and stored as 0; NULL only when n is 0); `velocities` likewise, or NULL for
  * rest. Every other field starts at zero (mass too: prefer eddy_world_add_particles(), which sets it
- * from the material). New ids continue from the largest id ever issued, so ids are never reused; new
- * particles are owned (flags 0). Bumps the layout generation. Returns the index of the first new
- * particle in *first (may be NULL).
+ * from the material). New ids continue from the largest id ever issued or set (eddy_particles_set_ids)
+ * plus 1, so ids are never reused; new particles are owned (flags 0). Bumps the layout generation
+ * when n > 0. Returns the index of the first new particle in *first (may be NULL). Errors, with the set
+ * unchanged: EDDY_ERR_INVALID_ARGUMENT (positions NULL with n > 0; the 64-bit ids exhausted),
+ * EDDY_ERR_OUT_OF_MEMORY (growing the arrays). `material` is not checked here (the world's add does).
  */
 EDDY_API int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *positions,
                                 const eddy_real *velocities, uint32_t material, size_t *first,
@@ -127,14 +137,17 @@ EDDY_API int eddy_particles_add(eddy_particles *p, size_t n, const eddy_real *po
 
 /*
  * Registers a field, or finds it if a field with that name and component count already exists (so
- * create() may be called twice). A different component count for an existing name is an error.
- * Names: 1 to EDDY_FIELD_NAME_MAX-1 characters of [a-z0-9_]. New fields are zero-filled.
- * On success *field receives the field id for eddy_particles_field().
+ * create() may be called twice). `name` is copied. Names: 1 to EDDY_FIELD_NAME_MAX-1 characters of
+ * [a-z0-9_]; components: 1 to EDDY_FIELD_MAX_COMPONENTS; at most EDDY_MAX_FIELDS fields in all. A bad
+ * name or count, a different component count for an existing name, or a full table is
+ * EDDY_ERR_INVALID_ARGUMENT; EDDY_ERR_OUT_OF_MEMORY; on error nothing changes. New fields are
+ * zero-filled, with generation 1; the built-in arrays (x, ..., mass) do not move. On success *field (may
+ * be NULL) receives the field id for eddy_particles_field(). Field ids stay valid for the set's life.
  */
 EDDY_API int eddy_particles_add_field(eddy_particles *p, const char *name, int components,
                                       int *field, eddy_error *err);
 
-/* Field id of `name`, or -1 if no such field (or name is NULL). */
+/* Field id of `name`, or -1 if no such field (or p or name is NULL). */
 EDDY_API int eddy_particles_find_field(const eddy_particles *p, const char *name);
 
 /* Number of fields (built-in ones included). */
@@ -146,8 +159,9 @@ EDDY_API const char *eddy_particles_field_name(const eddy_particles *p, int fiel
 EDDY_API int eddy_particles_field_components(const eddy_particles *p, int field);
 
 /* The array of one component of a field (length capacity, valid for [0, count)), or NULL for an
- * invalid id or component. Owned by the set; invalidated by calls that may reallocate. For a field in
- * device memory this is the host copy, current only while mapped (world.h). */
+ * invalid id or component, and while the set has no storage (capacity 0). Owned by the set; invalidated
+ * by calls that may reallocate (reserve, add). For a field in device memory this is the host copy,
+ * current only while mapped (world.h). */
 EDDY_API eddy_real *eddy_particles_field(const eddy_particles *p, int field, int component);
 
 /* Pseudo field id for the generation of the particle layout (count, order, ids, materials, flags). */
@@ -157,22 +171,24 @@ EDDY_API eddy_real *eddy_particles_field(const eddy_particles *p, int field, int
  * 1 when the field is registered. */
 EDDY_API uint64_t eddy_particles_generation(const eddy_particles *p, int field);
 
-/* Bumps the edit generation of a field (or of the layout). libeddy calls it on a write unmap and on
- * add/remove; a solver never needs to. */
+/* Bumps the edit generation of a field (or of the layout); an invalid id is ignored. libeddy calls it
+ * on a write unmap (add, set_ids and gather bump the layout's themselves); a solver never needs to. */
 EDDY_API void eddy_particles_touch(eddy_particles *p, int field);
 
-/* Replaces the ids of particles [0, count) (copied; must stay unique) and raises the next id to be
- * issued above the largest, for hosts restoring a checkpoint or receiving migrated particles. A
- * repeated id is EDDY_ERR_INVALID_ARGUMENT naming both particles, with the ids left as they were.
- * Bumps the layout generation. */
+/* Replaces the ids of particles [0, count) (copied from `ids`, borrowed for the call; must stay unique)
+ * and raises the next id to be issued above the largest, for hosts restoring a checkpoint or receiving
+ * migrated particles. A repeated id is EDDY_ERR_INVALID_ARGUMENT naming both particles, ids NULL with
+ * count > 0 too, EDDY_ERR_OUT_OF_MEMORY; the ids are left as they were on any error. Bumps the layout
+ * generation (not for an empty set). */
 EDDY_API int eddy_particles_set_ids(eddy_particles *p, const uint64_t *ids, eddy_error *err);
 
 /*
- * Reorders and/or compacts every field, id and material: new[i] = old[order[i]] for i < new_count.
- * `order` (borrowed) must contain distinct indices below count (the range is checked, distinctness
- * is not). This is how the grid sort and particle removal are applied; solvers rarely call it
- * directly. Bumps the layout generation (not the fields': their values per id are unchanged) and
- * recounts halo_count. OpenMP-parallel.
+ * Reorders and/or compacts every field, id, material and flag: new[i] = old[order[i]] for i <
+ * new_count. `order` (borrowed) must contain distinct indices below count (the range is checked,
+ * distinctness is not); new_count above count or an index out of range is EDDY_ERR_INVALID_ARGUMENT,
+ * with nothing changed. In place: no array is reallocated. This is how the grid sort and particle
+ * removal are applied; solvers rarely call it directly. Bumps the layout generation (not the fields':
+ * their values per id are unchanged) and recounts halo_count. OpenMP-parallel.
  */
 EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, size_t new_count,
                                    eddy_error *err);
@@ -182,9 +198,10 @@ EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, siz
  * increasing id order, so that it does not depend on how the grid happened to sort or on which
  * process owns which particle. Equal hashes mean bit-identical states. An id below 2^32 - 1 enters
  * the hash as its 4 low bytes (so ABI 1.x states hash as they did), any other as 0xffffffff followed
- * by its 8 bytes. Reads host memory: hosts map the fields first (world.h, eddy_world_hash). An id that
- * occurs twice among the owned particles is EDDY_ERR_INVALID_ARGUMENT; *hash is written only on
- * success. [any thread], p not modified meanwhile.
+ * by its 8 bytes; then the material, then every component of every field in field-id order (flags are
+ * not hashed). Reads host memory: hosts map the fields first (world.h, eddy_world_hash). An id that
+ * occurs twice among the owned particles is EDDY_ERR_INVALID_ARGUMENT, EDDY_ERR_OUT_OF_MEMORY for its
+ * scratch; *hash is written only on success. [any thread], p not modified meanwhile.
  */
 EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err);
 
@@ -193,14 +210,14 @@ EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_e
 
 /*
  * eddy_particles_hash continued (ABI 2.3): *hash holds the state after every particle of lower id
- * (EDDY_PARTICLES_HASH_INIT for none) and becomes the state after p's owned particles too, visited in
- * increasing id order with the bytes eddy_particles_hash gives each. Sets split by id range (every id
- * of one set below every id of the next) therefore hash as their union: start from
+ * (EDDY_PARTICLES_HASH_INIT for none) and becomes the state after p's owned particles too, visited
+ * in increasing id order with the bytes eddy_particles_hash gives each. Sets split by id range
+ * (every id of one set below every id of the next) therefore hash as their union: start from
  * EDDY_PARTICLES_HASH_INIT and continue over each set in id order. This is how a run on several
  * processes hashes its state without one process holding every particle (each process takes one id
- * range; docs/mpi.md). An id that occurs twice in p is refused as by eddy_particles_hash, and *hash is
- * then unchanged. Memory: O(p's owned particles). Reads host memory; [any thread], p not modified
- * meanwhile.
+ * range; docs/mpi.md). An id that occurs twice among p's owned particles is refused as by
+ * eddy_particles_hash (so is running out of memory), and *hash is then unchanged. Memory: O(p's
+ * owned particles). Reads host memory; [any thread], p not modified meanwhile.
  */
 EDDY_API int eddy_particles_hash_continue(const eddy_particles *p, uint64_t *hash, eddy_error *err);
 

@@ -79,17 +79,24 @@ EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, ed
  * every vtable and parameter table of a plugin's component: destroy the instances first. NULL-safe. */
 EDDY_API void eddy_registry_destroy(eddy_registry *reg);
 
-/* Tries one shared object. Returns 0 when loaded (or when the same path was loaded before), or the
- * refusal code; a refusal is also recorded (see eddy_registry_refusal_at), so callers may ignore the
- * result. The plugin's init() runs here; a refused plugin is unloaded, whole. */
+/* Tries one shared object. Returns 0 when loaded (or when the same path string was loaded before; a
+ * component shadowed by an earlier folder does not refuse its plugin), or the refusal code
+ * (EDDY_ERR_PLUGIN, EDDY_ERR_OUT_OF_MEMORY); a refusal is also recorded (see eddy_registry_refusal_at),
+ * so callers may ignore the result. `path` is copied. The plugin's init() runs here; a refused plugin
+ * is unloaded, whole (its deinit() runs first when its init() had succeeded). */
 EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
 
 /* Registers a component the host itself provides (its built-in writers and probes), checked like a
- * plugin's. `c` must outlive the registry. */
+ * plugin's; `plugin` names its provider in the entry (copied; NULL: "eddy"). The registry copies the
+ * struct, its parameter tables and a known interface's vtable, but keeps pointers to its strings and
+ * to an unknown interface's vtable: keep `c` and what it points to alive until eddy_registry_destroy.
+ * A refusal returns EDDY_ERR_PLUGIN (EDDY_ERR_OUT_OF_MEMORY) and is recorded with the file
+ * "(built-in)". */
 EDDY_API int eddy_registry_add_builtin(eddy_registry *reg, const eddy_component *c, const char *plugin,
                                        eddy_error *err);
 
-/* Tries every eddy_*.so in a folder, in name order. A missing folder is not an error. */
+/* Tries every eddy_*.so in a folder, in name order (refusals recorded, not returned). A missing
+ * folder is not an error; a folder already scanned (same real path) is skipped. */
 EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
 
 /* Scans the standard places (see above). */

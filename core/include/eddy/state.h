@@ -17,17 +17,20 @@
 
 EDDY_BEGIN_DECLS
 
-/* Packs `count` floats under `tag` into a buffer allocated with malloc() (*data, *size), as save()
- * must return it; the host frees it. The record is never empty (the tag's bytes at least). count must
- * be below 2^32 (the record stores a uint32; larger counts are not refused here, but the record no
- * longer loads). EDDY_ERR_OUT_OF_MEMORY when allocation fails, with *data and *size untouched. */
+/* Packs `count` floats under `tag` (a NUL-terminated string, copied) into a buffer allocated with
+ * malloc() (*data, *size), as save() must return it; the caller (the host, for save()) owns it and
+ * frees it with free(). `values` is borrowed for the call (may be NULL when count is 0). The record is
+ * never empty (the tag's bytes at least). count is stored as a uint32: a count above UINT32_MAX is
+ * refused (EDDY_ERR_INVALID_ARGUMENT), EDDY_ERR_OUT_OF_MEMORY when allocation fails; on either error
+ * *data and *size are untouched. */
 EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data,
                                     size_t *size, eddy_error *err);
 
 /* Unpacks a record written by eddy_state_save_floats() with the same tag and count into values.
- * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match, and naming
- * the value when one is not finite (a solver's state between steps always is: a damaged or hand-made
- * checkpoint); `values` is left unchanged then. */
+ * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match (no NUL in
+ * its `size` bytes, another tag, another length or count), and naming the value when one is not finite
+ * (a solver's state between steps always is: a damaged or hand-made checkpoint); `values` is left
+ * unchanged then. `data` is read with memcpy (it need not be aligned) and only during the call. */
 EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 

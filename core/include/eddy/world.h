@@ -108,9 +108,10 @@ typedef struct eddy_world {
     eddy_real gravity[3];      /* sim units / s^2 */
     eddy_real simulation_scale;/* sim length / world length; for hosts only */
     eddy_particles particles;
-    eddy_material *materials;  /* [material_count], owned by the world */
+    eddy_material *materials;  /* [material_count], owned by the world; moves when a material is added */
     size_t material_count;
-    eddy_contact_params *contacts; /* [material_count] copies of materials[m].contact, for helpers */
+    eddy_contact_params *contacts; /* [material_count] copies of materials[m].contact, for helpers;
+                                    * moves like materials */
     eddy_boundaries boundaries;
     eddy_grid grid;            /* valid after eddy_world_init_grid() */
     double phase_ms[EDDY_PHASE_COUNT]; /* accumulated wall time per phase, ms */
@@ -173,10 +174,16 @@ EDDY_API eddy_real eddy_rest_spacing(double mass, double rho0, double h, int dim
  */
 EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimensions);
 
-/* Appends a material (copied, its parameter values too; m->size must cover `params`).
- * particle_dist is derived here (needs the smoothing radius set). Validated with messages naming the
- * material and the key: positive rest density and mass, contact parameters in their ranges, and each
- * parameter value against its descriptor (eddy_param_check). [main thread] */
+/* Appends a material (copied, its parameter values and their strings too; the name is cut to
+ * EDDY_MATERIAL_NAME_MAX - 1 bytes; m->size must cover `params`). params.desc is kept as given, not
+ * copied: that table must outlive the world (the registry's copy does). particle_dist is derived here,
+ * overwriting m's (set the smoothing radius first: with h still 0 it is the plain (m / rho0)^(1/d)).
+ * Validated with messages naming the material and the key, EDDY_ERR_INVALID_ARGUMENT: positive finite
+ * rest density and mass, contact parameters in their ranges (radius >= 0, margin in [0, radius) unless
+ * radius is 0, restitution, friction and erp in [0, 1]), each parameter value against its descriptor
+ * (eddy_param_check), a name not used before, a mass whose rest spacing is within the lattice ratio
+ * limit. EDDY_ERR_OUT_OF_MEMORY. On error the world's materials are as they were; on success
+ * w->materials and w->contacts may move. [main thread] */
 EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *err);
 
 /* Appends n particles of material index `material` (< material_count, else EDDY_ERR_INVALID_ARGUMENT)
@@ -188,21 +195,27 @@ EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy
 EDDY_API int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *positions,
                                       const eddy_real *velocities, uint32_t material, eddy_error *err);
 
-/* Sets the container (an axis-aligned box that holds the fluid; min, max in simulation units, min <
- * max on each axis); its walls become plane colliders at the start of the collider list, facing
- * inward, except on periodic axes (`periodic` may be NULL: none). Call once, before adding colliders:
- * a second call, or a call after a collider, is EDDY_ERR_INVALID_ARGUMENT. */
+/* Sets the container (an axis-aligned box that holds the fluid; min, max in simulation units, finite,
+ * min < max on each used axis; in 2D z is ignored and stored as 0); its walls become plane colliders
+ * at the start of the collider list, facing inward, except on periodic axes (`periodic` may be NULL:
+ * none). Call once, before adding colliders: a second call, or a call after a collider, is
+ * EDDY_ERR_INVALID_ARGUMENT, as are bad bounds (nothing changed). EDDY_ERR_OUT_OF_MEMORY while adding
+ * the walls leaves the container half set: discard the world then. [main thread] */
 EDDY_API int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_real max[3],
                                       const int periodic[3], eddy_error *err);
 
 /* Appends a collider (copied; c->size must cover every member, see eddy_default_collider()), in
- * simulation units. The plane normal is normalized here (a zero normal is refused), a sphere needs a
- * radius > 0 and a box min < max; is_container_wall is cleared. */
+ * simulation units. The plane normal is normalized here (a zero or non-finite normal is refused), a
+ * sphere needs a radius > 0 and a box min < max on each used axis; is_container_wall is cleared. An
+ * unknown shape, a NULL or short c and those checks are EDDY_ERR_INVALID_ARGUMENT;
+ * EDDY_ERR_OUT_OF_MEMORY; on error nothing changes. w->boundaries.colliders may move. [main thread] */
 EDDY_API int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy_error *err);
 
 /* Sets up the grid over the domain [lo, hi] (simulation units) with cells of the smoothing radius
  * (eddy_grid_layout_init), a backend (NULL: CPU; the vtable must outlive the world) and the
- * out-of-domain policy. Call after the smoothing radius is set; a second call replaces the grid. */
+ * out-of-domain policy. Call after the smoothing radius is set (> 0, else EDDY_ERR_INVALID_ARGUMENT);
+ * a second call replaces the grid. Errors are eddy_grid_layout_init's and eddy_grid_init's; once the
+ * layout is valid the old grid is freed first, so a failure there leaves the world without a grid. */
 EDDY_API int eddy_world_init_grid(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3],
                                   const int periodic[3], const eddy_grid_backend_vtable *backend,
                                   eddy_domain_policy policy, eddy_error *err);
@@ -214,8 +227,10 @@ EDDY_API int eddy_world_init_grid_with(eddy_world *w, const eddy_real lo[3], con
                                        const eddy_param_values *params, eddy_domain_policy policy,
                                        eddy_error *err);
 
-/* Builds the grid on the current positions (eddy_grid_build: sorts the particles, permuting every
- * field, and applies the domain policy) and adds its time to EDDY_PHASE_GRID. OpenMP-parallel. */
+/* Builds the grid on the current positions (eddy_grid_build: wraps periodic axes, applies the domain
+ * policy, sorts the particles, permuting every field) and adds its time to EDDY_PHASE_GRID. Errors and
+ * the state after one are eddy_grid_build's. While an exchange is installed (and no residency
+ * provider), the built-in backend stores a window of the grid (grid.h). OpenMP-parallel. */
 EDDY_API int eddy_world_build_grid(eddy_world *w, eddy_error *err);
 
 /* Monotonic wall clock in milliseconds (CLOCK_MONOTONIC). [any thread] */
@@ -238,8 +253,8 @@ EDDY_API void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double 
  */
 
 /* v += (a + gravity) * dt for every particle (see above). `a` is a 3-component field id (e.g.
- * "acceleration"), or -1 for gravity alone; an id that is not a field of at least 3 components acts as
- * -1. In 2D gravity's z is not applied. OpenMP-parallel. */
+ * "acceleration", sim units / s^2), or -1 for gravity alone; an id that is not a field of at least 3
+ * components acts as -1. In 2D gravity's z is not applied. OpenMP-parallel. */
 EDDY_API void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_real dt);
 
 /* x += v * dt for every particle (see above). OpenMP-parallel. */
@@ -256,11 +271,13 @@ EDDY_API void eddy_world_respond_boundaries(eddy_world *w, eddy_real dt);
 EDDY_API void eddy_world_symplectic_euler(eddy_world *w, int acceleration_field, eddy_real dt);
 
 /* Largest speed of an owned particle with a finite velocity, sim units / s:
- * eddy_world_step_stats(w)->max_speed (cached; computed, and downloaded, when missing). */
+ * eddy_world_step_stats(w)->max_speed (cached; computed, and downloaded, when missing, so it may update
+ * the cache despite the const). [main thread] */
 EDDY_API eddy_real eddy_world_max_speed(const eddy_world *w);
 
 /* The CFL time step limit cfl * h / (signal_speed + max particle speed), in seconds (speeds in sim
- * units / s); +inf for a world at rest with zero signal speed. */
+ * units / s; max speed from eddy_world_max_speed); +inf when that sum is not > 0 (a world at rest with
+ * zero signal speed). [main thread] */
 EDDY_API double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal_speed);
 
 /*
@@ -289,12 +306,16 @@ typedef struct eddy_step_stats {
 
 /*
  * The reduction for the world's current state: computed once (OpenMP-parallel, deterministic) and
- * cached until the step counter moves or a write mapping edits positions or velocities, so the host's
- * explosion check and the solver's max_dt() share one pass. A solver whose particles live on a device
- * provides them instead through eddy_solver_vtable.reduce; the host then stores them here with
- * eddy_world_set_step_stats(). Where those figures are missing (before the first step, after such a
- * write mapping), the core computes them from the host arrays, downloading a device-resident position
- * or velocity first. Never NULL. [main thread]
+ * cached until the step counter or the particle count changes, the layout's generation moves (a
+ * grid build that moved or removed a particle, particles added) or a write mapping edits positions,
+ * velocities or the layout, so the host's explosion check and the solver's max_dt() share one pass.
+ * Positions and velocities the solver writes itself do not drop the cache: query it after a step. A
+ * solver whose particles live on a device provides them instead through eddy_solver_vtable.reduce;
+ * the host then stores them here with eddy_world_set_step_stats(). Where those figures are missing
+ * (before the first step, after such a write mapping), the core computes them from the host arrays,
+ * downloading a device-resident position or velocity first (a failed download leaves figures of the
+ * stale copy, not cached). The struct is owned by the world, valid until the next call that may
+ * recompute it. Never NULL. [main thread]
  */
 EDDY_API const eddy_step_stats *eddy_world_step_stats(eddy_world *w);
 
@@ -311,12 +332,13 @@ typedef enum eddy_map_access {
     EDDY_MAP_READ_WRITE = 3  /* the host edits; the field's generation is bumped */
 } eddy_map_access;
 
-/* A mapped field: host arrays valid from map to unmap. */
+/* A mapped field: host arrays valid from map to unmap (and only while nothing reallocates the
+ * particles). Filled by eddy_world_map_field; the arrays are owned by the world. */
 typedef struct eddy_field_view {
     size_t size;               /* set by the caller: sizeof(eddy_field_view) */
     int field;                 /* the field id mapped */
     eddy_map_access access;
-    int components;
+    int components;            /* the field's; 0 for EDDY_FIELD_LAYOUT */
     size_t count;              /* particles, halo copies included */
     eddy_real *data[EDDY_FIELD_MAX_COMPONENTS]; /* [components] arrays of count values */
     const uint64_t *id;        /* [count] ids, same order */
@@ -340,44 +362,54 @@ typedef struct eddy_residency {
     int (*download)(void *context, eddy_world *w, int field, eddy_error *err);
 } eddy_residency;
 
-/* Declares where a field's authoritative copy lives. Every field starts in EDDY_MEMORY_HOST. A GPU
- * solver declares its device fields in create(). [main thread] */
+/* Declares where a field's (or, for EDDY_FIELD_LAYOUT, the layout's) authoritative copy lives; the
+ * host copy counts as current at that moment. Every field starts in EDDY_MEMORY_HOST. A GPU solver
+ * declares its device fields in create(). EDDY_ERR_NOT_FOUND for an unknown field,
+ * EDDY_ERR_INVALID_ARGUMENT for an unknown space; nothing changes then. [main thread] */
 EDDY_API int eddy_world_set_field_space(eddy_world *w, int field, eddy_memory_space space,
                                         eddy_error *err);
 
-/* The field's memory space (EDDY_MEMORY_HOST for an invalid id). [main thread] */
+/* The field's (or the layout's, for EDDY_FIELD_LAYOUT) memory space (EDDY_MEMORY_HOST for an invalid
+ * id). [main thread] */
 EDDY_API eddy_memory_space eddy_world_field_space(const eddy_world *w, int field);
 
-/* Installs (or removes, with NULL) the residency provider; the struct is copied. [main thread] */
+/* Installs (or removes, with NULL) the residency provider; the struct is copied as far as
+ * residency->size covers it, `context` is not (it must stay valid while installed). [main thread] */
 EDDY_API void eddy_world_set_residency(eddy_world *w, const eddy_residency *residency);
 
 /* Marks the host copy of a device field stale (field = -1, which is EDDY_FIELD_LAYOUT: every device
- * field and the layout), so the next map downloads it. A GPU solver calls it at the end of each step for what
+ * field, and the layout when any field or the layout lives on the device), so the next map downloads
+ * it. A host field or an invalid id is ignored. A GPU solver calls it at the end of each step for what
  * it changed. [main thread] */
 EDDY_API void eddy_world_mark_host_stale(eddy_world *w, int field);
 
 /*
- * Maps a field for the host: downloads it first when its host copy is stale (EDDY_MAP_WRITE skips the
- * values but not the layout), and fills `view` (view->size must be set). Every host access to
- * particles goes through here: frames, probes, diagnostics, checkpoints, hashes. EDDY_ERR_NOT_FOUND
- * for an unknown field; a download's error otherwise. Mappings may nest and overlap. [main thread]
+ * Maps a field (or the layout alone, field EDDY_FIELD_LAYOUT: ids, materials, flags) for the host:
+ * downloads it first when its host copy is stale (EDDY_MAP_WRITE skips the values but not the layout),
+ * and fills `view` (view->size must be set, to at least the 2.0 size). Every host access to particles
+ * goes through here: frames, probes, diagnostics, checkpoints, hashes. EDDY_ERR_INVALID_ARGUMENT for a
+ * NULL or short view or an unknown access, EDDY_ERR_NOT_FOUND for an unknown field, EDDY_ERR_DEVICE
+ * for a stale field without a residency provider, a download's error otherwise; `view` is not
+ * filled on error. Mappings may nest and overlap. [main thread]
  */
 EDDY_API int eddy_world_map_field(eddy_world *w, int field, eddy_map_access access,
                                   eddy_field_view *view, eddy_error *err);
 
-/* Ends a mapping. A write mapping bumps the field's edit generation (a device solver uploads it before
- * its next step) and drops the cached step stats when it was position or velocity. [main thread] */
+/* Ends a mapping. A write mapping bumps the field's (or the layout's) edit generation (a device solver
+ * uploads it before its next step), marks its host copy current, and drops the cached step stats when
+ * it was position, velocity or the layout. A read mapping changes nothing. NULL-safe. [main thread] */
 EDDY_API void eddy_world_unmap_field(eddy_world *w, eddy_field_view *view);
 
-/* Maps every field for reading (ensures the whole host copy is current), for hosts that then read the
- * eddy_particles arrays directly: output frames, checkpoints, hashes. [main thread] */
+/* Maps every field and the layout for reading (ensures the whole host copy is current), for hosts that
+ * then read the eddy_particles arrays directly: output frames, checkpoints, hashes. Returns the first
+ * map's error (fields before it may be downloaded already). [main thread] */
 EDDY_API int eddy_world_sync_host(eddy_world *w, eddy_error *err);
 
 /* The edit generation of a field (eddy_particles_generation). A device solver compares it with the
  * generation it last uploaded. [main thread] */
 EDDY_API uint64_t eddy_world_field_generation(const eddy_world *w, int field);
 
-/* eddy_particles_hash over a current host copy (eddy_world_sync_host first). [main thread] */
+/* eddy_world_sync_host, then eddy_particles_hash; either's error (*hash unchanged). [main thread] */
 EDDY_API int eddy_world_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
 
 /* --- Several processes: owned particles and halo copies ----------------------------------------- */

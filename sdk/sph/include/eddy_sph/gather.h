@@ -272,9 +272,10 @@ int eddy_sph_select(const eddy_sph_candidates *c, float xi, float yi, float zi, 
 size_t eddy_sph_hits(const eddy_sph_candidates *c, float xi, float yi, float zi, float r2max, uint32_t *out);
 
 /* The vector path eddy_sph_gather and eddy_sph_hits run (they are compiled in the static library for
- * the baseline and for AVX2): EDDY_SIMD's at the process's first call (AVX-512 runs the AVX2 code),
- * else avx2 where the CPU runs it. Every path gives the same candidates and hits in the same order.
- * Thread-safe. */
+ * the baseline and for AVX2): EDDY_SIMD's at the process's first call (AVX-512 runs the AVX2 code; a
+ * value the CPU cannot run, or no path's name, leaves the default), else avx2 where the CPU runs it.
+ * Later changes of EDDY_SIMD are not seen. Every path gives the same candidates and hits in the same
+ * order. Thread-safe. */
 eddy_sph_simd eddy_sph_gather_simd(void);
 
 /*

@@ -2,8 +2,10 @@
  * eddy_sph/kernels.h — the kernels of <eddy/kernels.h> as branch-free masked expressions.
  *
  * <eddy/kernels.h> stays the reference definition (tests/sdk_sph checks these against it). The
- * versions here have no control flow: outside the support (or at r = 0 for gradients) a select makes
- * the factor 0, and no division or square root sits under a condition, so a loop over candidates
+ * versions here have no control flow: outside the support (and at r = 0 for the spiky and cubic
+ * spline gradients, which divide by r) a select makes the factor 0 (the poly6 and Wendland gradient
+ * factors are finite at r = 0, as in the reference), and no division or square root sits under a
+ * condition, so a loop over candidates
  * that calls them vectorizes (GCC needs -fno-trapping-math -fno-math-errno, which eddy sets). They
  * take r^2 where the kernel allows it and r otherwise, with the coefficients of eddy_kernels.
  *
@@ -40,7 +42,8 @@ EDDY_SPH_INLINE float eddy_sph_poly6_term(float h2, float r2)
     return d * d * d;
 }
 
-/* m (h^2 - r^2)^3, clamped at 0: one partner's term of a poly6 density sum, kg m^6 (sim units). The
+/* m (h^2 - r^2)^3, clamped at 0: one partner's term of a poly6 density sum, kg m^6 (kg m^5 in 2D,
+ * where m is per unit depth; sim units). The
  * product is m d d d, not m (d d d): the rounding every solver's sums have had, CPU and GPU alike. */
 EDDY_SPH_INLINE float eddy_sph_poly6_mass_term(float mass, float h2, float r2)
 {
@@ -142,7 +145,8 @@ EDDY_SPH_INLINE float eddy_sph_wendland_grad(const eddy_kernels *k, float r)
     return -20.0f * k->wendland * a * a * a * k->inv_h * k->inv_h;
 }
 
-/* Value of any kernel at distance r (tables, lattice sums; not for inner loops). */
+/* Value of any kernel at distance r (tables, lattice sums; not for inner loops); an unknown kernel
+ * gives poly6's. */
 EDDY_SPH_INLINE float eddy_sph_kernel_value(const eddy_kernels *k, eddy_sph_kernel kernel, float r)
 {
     switch (kernel) {

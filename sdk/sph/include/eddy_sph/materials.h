@@ -33,16 +33,18 @@ typedef struct eddy_sph_materials {
     float *self_density;   /* (initial_sum - 1) m W_poly6(0) (eddy_sph_self_density), kg/m^3 */
     float *gradient_scale; /* 1 / eddy_lattice_gradient_moment(particle_dist, h, d), dimensionless */
     float *density_scale;  /* density = density_scale * sum + self_density; k.poly6 (eddy_sph_density),
-                            * eddy_sph_materials_use_kernel sets another kernel's, 1/m^6 etc. (sim) */
+                            * eddy_sph_materials_use_kernel sets another kernel's: the kernel coefficient's
+                            * unit, 1/m^9 for poly6 in 3D (1/m^8 in 2D), 1/m^3 for Wendland (1/m^2) (sim) */
     void *block;
 } eddy_sph_materials;
 
 /*
  * Fills the tables from the world's materials. viscosity, stiffness and initial_sum are the solver's
  * material parameter descriptors (NULL: not declared; 0, 0 and 1). `who` prefixes the error message
- * (EDDY_SPH_WHO: NULL in a solver, whose errors the host prefixes with its id). EDDY_ERR_OUT_OF_MEMORY on failure, with the tables empty. *t need not be
- * initialized before (it is overwritten: free earlier tables first). A table's default applies where a
- * material has no value (eddy_material_param).
+ * (EDDY_SPH_WHO: NULL in a solver, whose errors the host prefixes with its id).
+ * EDDY_ERR_OUT_OF_MEMORY on failure, with the tables empty. *t need not be initialized before (it is
+ * overwritten: free earlier tables first). A table's default applies where a material has no value
+ * (eddy_material_param). The descriptors are read during the call only. [main thread]
  */
 int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const eddy_param_desc *viscosity,
                             const eddy_param_desc *stiffness, const eddy_param_desc *initial_sum,
@@ -82,7 +84,8 @@ double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, 
  * force limit is then the same on every process, as the global MIN of the time step already made it,
  * and so is the state record of every checkpoint piece: pieces whose records agree merge, so a run
  * written on N processes resumes on any count (docs/mpi.md). Collective: every process calls it after
- * its force pass; in one process there is nothing to combine. Returns eddy_world_reduce's code.
+ * its force pass; in one process there is nothing to combine. Returns eddy_world_reduce's code;
+ * *max_accel is written only on success.
  */
 int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err);
 
@@ -90,9 +93,11 @@ int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error 
  * One state record (<eddy/state.h>) of several float arrays, concatenated in order: parts[i] holds
  * counts[i] floats. save() sets *data to a buffer of *size bytes allocated with malloc() by
  * eddy_state_save_floats, as a solver's save() returns it: the caller owns it and frees it with free()
- * (a solver's save() hands it to the host, which does); on failure nothing stays allocated. load()
+ * (a solver's save() hands it to the host, which does); on failure (EDDY_ERR_OUT_OF_MEMORY, or
+ * EDDY_ERR_INVALID_ARGUMENT for more than UINT32_MAX floats) nothing stays allocated. load()
  * fills the arrays only when the record matches (tag and total count) and is finite; they are left
- * unchanged otherwise (out of memory too). Both copy: the arrays are borrowed for the call.
+ * unchanged otherwise (EDDY_ERR_INVALID_ARGUMENT, or EDDY_ERR_OUT_OF_MEMORY). Both copy: the arrays
+ * are borrowed for the call. The tag's text is state.h's (e.g. "tait/2").
  */
 int eddy_sph_state_save(const char *tag, const float *const *parts, const size_t *counts, size_t nparts,
                         void **data, size_t *size, eddy_error *err);

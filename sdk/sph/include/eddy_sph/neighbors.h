@@ -80,7 +80,8 @@ typedef struct eddy_sph_neighbors {
     uint32_t *offset, *index;       /* CSR lists: particle i's neighbours are index[offset[i] .. offset[i+1]) */
     size_t offset_capacity, index_capacity;
     eddy_sph_list_chunk chunk[EDDY_SPH_LIST_CHUNKS];
-    const eddy_grid_layout *layout; /* periodic minimum image */
+    const eddy_grid_layout *layout; /* periodic minimum image; the build's grid's, borrowed: valid while
+                                     * that grid is, and not across its next build */
     int periodic;
     uint32_t longest;   /* the longest list */
     float uniform_mass; /* every particle's mass when all are equal, else 0 */
