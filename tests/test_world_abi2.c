@@ -576,6 +576,32 @@ static void grid_receives_world_host(void **state)
     eddy_world_destroy(w);
 }
 
+static int refusing_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
+{
+    (void)setup;
+    (void)state;
+    return eddy_error_set(err, EDDY_ERR_DEVICE, "no device for this grid");
+}
+
+/* A grid that cannot be made leaves the world's grid as it was: the old one was freed first, and the
+ * world was left without a grid (a build then failed on an uninitialized layout). */
+static void failed_grid_init_keeps_the_grid(void **state)
+{
+    (void)state;
+    eddy_world *w = make_world(100, 1);
+    const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, hi2[3] = {2, 2, 2};
+    eddy_error err;
+    if (eddy_world_init_grid(w, lo, hi, NULL, NULL, EDDY_DOMAIN_ERROR, &err)) fail_msg("%s", err.message);
+    const eddy_grid_layout before = w->grid.layout;
+    const eddy_grid_backend_vtable refusing = {sizeof refusing, refusing_create, spy_sort, spy_destroy};
+    assert_int_equal(eddy_world_init_grid(w, lo, hi2, NULL, &refusing, EDDY_DOMAIN_ERROR, &err), EDDY_ERR_DEVICE);
+    assert_string_equal(err.message, "no device for this grid");
+    assert_memory_equal(&w->grid.layout, &before, sizeof before);
+    if (eddy_world_build_grid(w, &err)) fail_msg("%s", err.message);
+    assert_int_equal(w->grid.particle_count, 100);
+    eddy_world_destroy(w);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Map / unmap and edit generations                                                               */
 
@@ -1375,6 +1401,7 @@ int main(void)
         cmocka_unit_test(materials_copy_and_check_params),
         cmocka_unit_test(host_services),
         cmocka_unit_test(grid_receives_world_host),
+        cmocka_unit_test(failed_grid_init_keeps_the_grid),
         cmocka_unit_test(map_unmap_generations),
         cmocka_unit_test(residency_downloads),
         cmocka_unit_test(step_stats),

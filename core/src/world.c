@@ -537,8 +537,13 @@ int eddy_world_init_grid_with(eddy_world *w, const eddy_real lo[3], const eddy_r
     eddy_grid_layout layout;
     int rc = eddy_grid_layout_init(&layout, w->dimensions, lo, hi, periodic, w->smoothing_radius, err);
     if (rc) return rc;
+    /* The new grid is made beside the old one, so that a grid that cannot be made (a device backend
+     * without a device, memory) leaves the world with the grid it had. */
+    eddy_grid fresh;
+    if ((rc = eddy_grid_init_with(&fresh, &layout, backend, params, w->host, policy, err))) return rc;
     eddy_grid_free(&w->grid);
-    return eddy_grid_init_with(&w->grid, &layout, backend, params, w->host, policy, err);
+    w->grid = fresh;
+    return EDDY_OK;
 }
 
 int eddy_world_init_grid(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3], const int periodic[3],

@@ -214,8 +214,9 @@ EDDY_API int eddy_world_add_collider(eddy_world *w, const eddy_collider *c, eddy
 /* Sets up the grid over the domain [lo, hi] (simulation units) with cells of the smoothing radius
  * (eddy_grid_layout_init), a backend (NULL: CPU; the vtable must outlive the world) and the
  * out-of-domain policy. Call after the smoothing radius is set (> 0, else EDDY_ERR_INVALID_ARGUMENT);
- * a second call replaces the grid. Errors are eddy_grid_layout_init's and eddy_grid_init's; once the
- * layout is valid the old grid is freed first, so a failure there leaves the world without a grid. */
+ * a second call replaces the grid. Errors are eddy_grid_layout_init's and eddy_grid_init's; the new
+ * grid is made before the old one is freed, so after any error the world keeps the grid it had (a
+ * device backend's old and new grid exist together for that moment). */
 EDDY_API int eddy_world_init_grid(eddy_world *w, const eddy_real lo[3], const eddy_real hi[3],
                                   const int periodic[3], const eddy_grid_backend_vtable *backend,
                                   eddy_domain_policy policy, eddy_error *err);
