@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -231,6 +232,33 @@ static void explicit_file_duplicate_is_refused(void **state)
     expect_reason(reg, "/eddy_sph_mueller.so", want);
     assert_int_equal(eddy_registry_shadow_count(reg), 0);
     eddy_registry_destroy(reg);
+}
+
+/* The same file under another name is the plugin already loaded, not a duplicate of itself: it was
+ * refused as "duplicate component id 'sph_mueller' (already provided by <the same file>)". */
+static void same_file_under_another_name_is_loaded_once(void **state)
+{
+    (void)state;
+    char real_file[4096], other_name[8300], link_name[4300];
+    real_in_build("lib/eddy/plugins/eddy_sph_mueller.so", real_file);
+    const char *slash = strrchr(real_file, '/');
+    snprintf(other_name, sizeof other_name, "%.*s/../plugins/%s", (int)(slash - real_file), real_file, slash + 1);
+    snprintf(link_name, sizeof link_name, "/tmp/eddy_test_loader_link_%d.so", (int)getpid());
+    unlink(link_name);
+    assert_int_equal(symlink(real_file, link_name), 0);
+    eddy_registry *reg = create();
+    eddy_error err;
+    assert_int_equal(eddy_registry_load_file(reg, real_file, &err), EDDY_OK);
+    const size_t count = eddy_registry_count(reg);
+    assert_int_equal(eddy_registry_load_file(reg, other_name, &err), EDDY_OK);
+    assert_int_equal(eddy_registry_load_file(reg, link_name, &err), EDDY_OK);
+    assert_int_equal(eddy_registry_refusal_count(reg), 0);
+    assert_int_equal(eddy_registry_count(reg), count);
+    const eddy_registry_entry *e = eddy_registry_find(reg, "sph_mueller", EDDY_INTERFACE_SOLVER);
+    assert_non_null(e);
+    assert_string_equal(e->file, real_file);
+    eddy_registry_destroy(reg);
+    unlink(link_name);
 }
 
 /* A plugin built with -fsanitize but no runtime: the refusal says how to load it. */
@@ -775,6 +803,7 @@ int main(void)
         cmocka_unit_test(good_plugins_still_load),
         cmocka_unit_test(entry_is_the_plugins_component),
         cmocka_unit_test(load_file_reports_error),
+        cmocka_unit_test(same_file_under_another_name_is_loaded_once),
         cmocka_unit_test(builtin_cpu_grid),
         cmocka_unit_test(builtin_components_are_checked),
         cmocka_unit_test(count_larger_than_the_table_is_named),

@@ -554,6 +554,14 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "cannot load: %s%s", why ? why : "(no reason given)",
                       sanitizer_hint(why));
     }
+    /* The same file under another name (a "..", a symbolic or hard link): dlopen hands back the handle
+     * it has, and the plugin is loaded already. Registering it again refused it as a duplicate of
+     * itself. (dlclose only drops the count this dlopen added.) */
+    for (size_t i = 0; i < reg->plugin_count; ++i)
+        if (reg->plugins[i].handle == h) {
+            dlclose(h);
+            return EDDY_OK;
+        }
     /* dlsym returns void *; going through a union avoids the ISO C object-to-function cast warning. */
     union { void *obj; eddy_plugin_entry_fn fn; } entry;
     entry.obj = dlsym(h, EDDY_PLUGIN_ENTRY_SYMBOL);

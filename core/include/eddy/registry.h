@@ -79,8 +79,9 @@ EDDY_API int eddy_registry_create(const eddy_host *host, eddy_registry **out, ed
  * every vtable and parameter table of a plugin's component: destroy the instances first. NULL-safe. */
 EDDY_API void eddy_registry_destroy(eddy_registry *reg);
 
-/* Tries one shared object. Returns 0 when loaded (or when the same path string was loaded before; a
- * component shadowed by an earlier folder does not refuse its plugin), or the refusal code
+/* Tries one shared object. Returns 0 when loaded (or when the same file was loaded before, under this
+ * or another path: a "..", a symbolic or hard link; a component shadowed by an earlier folder does not
+ * refuse its plugin), or the refusal code
  * (EDDY_ERR_PLUGIN, EDDY_ERR_OUT_OF_MEMORY); a refusal is also recorded (see eddy_registry_refusal_at),
  * so callers may ignore the result. `path` is copied. The plugin's init() runs here; a refused plugin
  * is unloaded, whole (its deinit() runs first when its init() had succeeded). */
