@@ -477,7 +477,14 @@ int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_r
             c.point[a] = side ? max[a] : min[a];
             c.normal[a] = side ? -1.0f : 1.0f;
             int rc = push_collider(w, &c, err);
-            if (rc) return rc;
+            if (rc) {
+                /* (no collider came before the walls: back to no container at all) */
+                w->boundaries.collider_count = 0;
+                w->boundaries.has_container = 0;
+                memset(w->boundaries.container_min, 0, sizeof w->boundaries.container_min);
+                memset(w->boundaries.container_max, 0, sizeof w->boundaries.container_max);
+                return rc;
+            }
         }
     }
     return EDDY_OK;

@@ -199,8 +199,8 @@ EDDY_API int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *
  * min < max on each used axis; in 2D z is ignored and stored as 0); its walls become plane colliders
  * at the start of the collider list, facing inward, except on periodic axes (`periodic` may be NULL:
  * none). Call once, before adding colliders: a second call, or a call after a collider, is
- * EDDY_ERR_INVALID_ARGUMENT, as are bad bounds (nothing changed). EDDY_ERR_OUT_OF_MEMORY while adding
- * the walls leaves the container half set: discard the world then. [main thread] */
+ * EDDY_ERR_INVALID_ARGUMENT, as are bad bounds; after any error (EDDY_ERR_OUT_OF_MEMORY while adding
+ * the walls too) the world has no container and no collider, as before the call. [main thread] */
 EDDY_API int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_real max[3],
                                       const int periodic[3], eddy_error *err);
 
