@@ -135,6 +135,25 @@ static int formats_from_settings(run_ctx *c, const eddy_checkpoint *ck, eddy_err
     return EDDY_OK;
 }
 
+/*
+ * A component the checkpoint's run used (solver, grid, writer), looked up before its scene is opened:
+ * one that is not loaded now (a plugin whose folder is not in EDDY_PLUGIN_PATH this time) is named with
+ * the checkpoint, not as an unknown id of the scene file that the run once read.
+ */
+static int check_component(const run_ctx *c, const eddy_checkpoint *ck, const char *id, const char *interface_id,
+                           eddy_error *err)
+{
+    eddy_registry *reg = c->opt->registry;
+    if (!reg || eddy_registry_find(reg, id, interface_id)) return EDDY_OK;
+    const char *kind = eddy_interface_name(interface_id);
+    const char *available = eddy_registry_ids(reg, interface_id);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
+                          "checkpoint '%s' was written with the %s '%s', which this eddy does not find (available: "
+                          "%s); if it comes from a plugin, put the plugin's folder in EDDY_PLUGIN_PATH (`eddy list` "
+                          "shows the plugins found and those refused)",
+                          eddy_checkpoint_path(ck), kind, id, available && *available ? available : "none");
+}
+
 /* Opens the session the checkpoint was written from: its scene document, solver and grid. */
 static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_error *err)
 {
@@ -184,7 +203,12 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
         c->end_time = end_time;
     }
 
-    if ((rc = formats_from_settings(c, ck, err))) return rc;
+    if ((rc = formats_from_settings(c, ck, err)) ||
+        (rc = check_component(c, ck, solver, EDDY_INTERFACE_SOLVER, err)) ||
+        (rc = check_component(c, ck, grid, EDDY_INTERFACE_GRID, err)))
+        return rc;
+    for (size_t i = 0; i < c->format_count; ++i)
+        if ((rc = check_component(c, ck, c->formats[i], EDDY_INTERFACE_WRITER, err))) return rc;
     /* The warning comes before the state is put back, as a resumed run's first words. */
     const eddy_registry_entry *e = opt->registry ? eddy_registry_find(opt->registry, solver, EDDY_INTERFACE_SOLVER) : NULL;
     if (e && strcmp(e->component->version, version) != 0 && !opt->quiet && eddy_decomp_rank() == 0)
@@ -244,10 +268,26 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         char end[64];
         if (c.end_steps >= 0) snprintf(end, sizeof end, "step %lld", c.end_steps);
         else snprintf(end, sizeof end, "t = %.6g s", c.end_time);
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "the run in '%s' is at step %llu (t = %.6g s), already at or past its end (%s); extend "
-                            "it with --steps N or --until T",
-                            opt->resume_dir, (unsigned long long)w->step, w->time, end);
+        if (opt->steps > 0 && opt->steps <= LLONG_MAX - (long long)w->step)
+            /* --steps 10 meant as "10 more" is the likely mistake: the total it takes for that. */
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "the run in '%s' is at step %llu (t = %.6g s), already at or past the end --steps %lld "
+                                "asks for: --steps is the total step count from the run's start, not more steps "
+                                "(--steps %lld takes %lld more)",
+                                opt->resume_dir, (unsigned long long)w->step, w->time, opt->steps,
+                                (long long)w->step + opt->steps, opt->steps);
+        else if (opt->until > 0 && isfinite(w->time + opt->until))
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "the run in '%s' is at step %llu (t = %.6g s), already at or past the end --until %g "
+                                "asks for: --until is the end time from the run's start, not more time (--until %.9g "
+                                "takes %g s more)",
+                                opt->resume_dir, (unsigned long long)w->step, w->time, opt->until,
+                                w->time + opt->until, opt->until);
+        else
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "the run in '%s' is at step %llu (t = %.6g s), already at or past its end (%s); extend "
+                                "it with --steps N or --until T",
+                                opt->resume_dir, (unsigned long long)w->step, w->time, end);
         run_close_ctx(&c);
         return rc;
     }

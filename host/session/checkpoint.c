@@ -8,6 +8,7 @@
 #include "services.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -113,6 +114,16 @@ static void put_particles(buffer *b, const eddy_particles *p)
     put(b, p->material, n * sizeof(uint32_t));
 }
 
+/* A failed write names the checkpoint the user resumes from (the temporary file is gone again) and
+ * says so when an earlier checkpoint of that name is still there, untouched. */
+static int write_failed(const char *path, const char *tmp, const char *doing, int e, eddy_error *err)
+{
+    struct stat st;
+    const int kept = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return eddy_error_set(err, EDDY_ERR_IO, "cannot write checkpoint '%s': %s '%s': %s%s", path, doing, tmp,
+                          strerror(e), kept ? "; the previous checkpoint there is kept unchanged" : "");
+}
+
 static int write_file(const char *path, const buffer *b, eddy_error *err)
 {
     char *tmp = malloc(strlen(path) + 5);
@@ -121,7 +132,7 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
     int rc = EDDY_OK;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write checkpoint '%s': %s", tmp, strerror(errno));
+        rc = write_failed(path, tmp, "creating", errno, err);
     } else {
         int ok = fwrite(b->p, 1, b->n, f) == b->n && fflush(f) == 0 && fsync(fileno(f)) == 0;
         int e = errno;
@@ -129,10 +140,14 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
             ok = 0;
             e = errno;
         }
-        if (!ok) rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write checkpoint '%s': %s", tmp, strerror(e));
-        else if (rename(tmp, path) != 0)
-            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        if (rc) remove(tmp);
+        if (!ok) {
+            remove(tmp);
+            rc = write_failed(path, tmp, "writing", e, err);
+        } else if (rename(tmp, path) != 0) {
+            e = errno;
+            remove(tmp);
+            rc = write_failed(path, tmp, "renaming to it", e, err);
+        }
     }
     free(tmp);
     return rc;
@@ -250,21 +265,44 @@ int checkpoint_take_u64(cursor *c, uint64_t *v, const char *what, eddy_error *er
     return checkpoint_take(c, v, sizeof *v, what, err);
 }
 
+int checkpoint_fopen_regular(const char *path, FILE **out)
+{
+    *out = NULL;
+    /* Without blocking: open() of a FIFO for reading waits for a writer, for good. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    *out = f;
+    return 0;
+}
+
 static int read_all(const char *path, unsigned char **data, size_t *size, eddy_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* eddy writes checkpoints as regular files; a device (a link to /dev/zero) would be read forever,
+     * and a FIFO would block the open itself. */
+    FILE *f;
+    const int opened = checkpoint_fopen_regular(path, &f);
+    if (opened > 0)
+        return eddy_error_set(err, EDDY_ERR_PARSE, "'%s' is not a regular file, so not an eddy checkpoint", path);
+    if (opened < 0) {
         if (errno == ENOENT)
             return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
                                   "no checkpoint '%s' (a run writes one when it ends, is interrupted, or "
                                   "every --checkpoint-every seconds)", path);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
-    }
-    /* eddy writes checkpoints as regular files; a device (a link to /dev/zero) would be read forever. */
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return eddy_error_set(err, EDDY_ERR_PARSE, "'%s' is not a regular file, so not an eddy checkpoint", path);
     }
     size_t cap = 1 << 16, n = 0;
     unsigned char *p = malloc(cap);
@@ -300,7 +338,9 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
 {
     const char *path = ck->path;
     const size_t head = ck->size < sizeof MAGIC ? ck->size : sizeof MAGIC;
-    if (memcmp(ck->data, MAGIC, head) != 0 || ck->size == 0)
+    /* (an empty file is what a copy onto a full disk leaves, not a foreign file) */
+    if (ck->size == 0) return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is empty (0 bytes)", path);
+    if (memcmp(ck->data, MAGIC, head) != 0)
         return eddy_error_set(err, EDDY_ERR_PARSE, "'%s' is not an eddy checkpoint (wrong magic)", path);
     if (ck->size < HEADER_SIZE + CHECKSUM_SIZE)
         return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is truncated: %zu bytes", path, ck->size);
@@ -370,8 +410,11 @@ int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoin
 int eddy_checkpoint_peek(const char *path, double *time, uint64_t *step, cJSON **settings, eddy_error *err)
 {
     *settings = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    FILE *f;
+    const int opened = checkpoint_fopen_regular(path, &f);
+    if (opened > 0)
+        return eddy_error_set(err, EDDY_ERR_PARSE, "'%s' is not a regular file, so not an eddy checkpoint", path);
+    if (opened < 0) return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
     unsigned char head[HEADER_SIZE + 4];
     uint32_t format = 0, bom = 0, len = 0;
     int rc = fread(head, 1, sizeof head, f) == sizeof head ? EDDY_OK : EDDY_ERR_PARSE;

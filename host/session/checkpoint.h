@@ -11,7 +11,8 @@
  * Layout (native little-endian): the magic "EDDYCKPT", the format version (u32), a byte-order mark
  * (u32 0x01020304), the payload length (u64), the payload, and a 64-bit FNV-1a checksum of everything
  * before it. It is written to "checkpoint.eddy.tmp", flushed to disk and renamed, so a crash at any
- * moment leaves the previous checkpoint or the new one, never a torn file.
+ * moment leaves the previous checkpoint or the new one, never a torn file; a write that fails (a full
+ * disk) removes the temporary file and says whether the previous checkpoint is kept.
  *
  * Format versions: 3 (ABI 2.1) has the layout of 2 and promises that a solver with
  * EDDY_COMPONENT_STATE_COMPLETE saved everything its create() derived from the particles, so a resume
@@ -20,8 +21,9 @@
  * 32-bit ids and is still read (its ids are widened). The per-material parameters are not stored:
  * they come from the embedded scene when the world is rebuilt.
  *
- * Reading refuses, with a message naming the file: a missing file, a wrong magic ("not an eddy
- * checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
+ * Reading refuses, with a message naming the file: a missing file, one that is not a regular file
+ * (opened without blocking, so a FIFO cannot hang the reader), an empty file, a wrong magic ("not an
+ * eddy checkpoint"), another format version, another byte order, a truncated file, a checksum mismatch,
  * and sections that do not fit; restoring refuses fields or colliders that do not match the solver
  * and the world the scene builds, and ("checkpoint 'F' is invalid: ...") values that no run writes, since a
  * checksum only proves that nothing changed after writing: a time that is not finite and >= 0, a step
@@ -29,7 +31,7 @@
  * finite (z and its velocity not 0 in 2D, a mass not > 0), a collider member that is not finite, a
  * plane normal that is not a unit vector, a box with max <= min, a sphere radius <= 0, and a missing
  * solver state when the solver saves state. The run's settings (end, interval, next frame, render
- * request) are checked by `eddy resume` (run.c) with the ranges of the options they came from.
+ * request) are checked by `eddy resume` (drive/resume.c) with the ranges of the options they came from.
  *
  * Threads: one caller at a time per checkpoint.
  */

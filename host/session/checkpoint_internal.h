@@ -5,6 +5,8 @@
 #ifndef EDDY_HOST_CHECKPOINT_INTERNAL_H
 #define EDDY_HOST_CHECKPOINT_INTERNAL_H
 
+#include <stdio.h>
+
 #include "checkpoint.h"
 
 struct eddy_checkpoint {
@@ -22,6 +24,11 @@ typedef struct cursor {
     const eddy_checkpoint *ck;
     size_t at, end;
 } cursor;
+
+/* Opens `path` for reading if it is a regular file, without ever blocking in open() (a FIFO of that
+ * name would wait for a writer for good): 0 and *out, -1 (errno says why the open failed) or 1 (not a
+ * regular file: a folder, a FIFO, a device). */
+int checkpoint_fopen_regular(const char *path, FILE **out);
 
 /* "checkpoint 'F' is corrupt: WHAT does not fit" (EDDY_ERR_PARSE). */
 int checkpoint_corrupt(const cursor *c, const char *what, eddy_error *err);

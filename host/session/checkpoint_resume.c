@@ -3,13 +3,15 @@
  * pieces a manifest lists (docs/mpi.md), this process's piece or its share of them merged. One reading
  * for `eddy resume`, `eddy bench --from` and the session API (Python's Simulation.resume).
  */
-#include "checkpoint.h"
+#include "checkpoint_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -77,23 +79,60 @@ static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, in
     return rc;
 }
 
+/* The folder a resume reads: one that is not there, or a file given in its place (the checkpoint
+ * itself, a scene), is said as such, not as "cannot read 'F/checkpoint.eddy': Not a directory". */
+static int check_run_folder(const char *dir, eddy_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
+                                  "no checkpoint '%s/%s': there is no folder '%s' (give the folder of a run: its "
+                                  "--out, or the scene's output.dir)", dir, EDDY_CHECKPOINT_FILE, dir);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot read the run folder '%s': %s", dir, strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) return EDDY_OK;
+    /* The checkpoint's own path, or one of its pieces or manifest: the folder that holds it. */
+    const char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    if (strcmp(base, EDDY_CHECKPOINT_FILE) == 0 || strcmp(base, EDDY_CHECKPOINT_MANIFEST) == 0 ||
+        (strncmp(base, "checkpoint.p", 12) == 0 && strstr(base, ".eddy"))) {
+        const int n = slash ? (slash == dir ? 1 : (int)(slash - dir)) : 1;
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "'%s' is a checkpoint file, not the folder of a run: give the folder that holds it "
+                              "('%.*s')", dir, n, slash ? dir : ".");
+    }
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "'%s' is not a folder: give the folder of a run (its --out, or the scene's output.dir), "
+                          "which holds its %s", dir, EDDY_CHECKPOINT_FILE);
+}
+
 int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err)
 {
     *out = NULL;
     const int size = eddy_decomp_size(), r = eddy_decomp_rank();
+    int rc = check_run_folder(dir, err);
+    if (rc) return rc;
     char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    FILE *f;
+    const int opened = checkpoint_fopen_regular(path, &f);
+    if (opened < 0 && errno == ENOENT) {
         free(path);
         return eddy_checkpoint_read(dir, out, err);
+    }
+    if (opened) {
+        rc = opened > 0 ? eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is not a regular file", path)
+                        : eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint manifest '%s': %s", path,
+                                         strerror(errno));
+        free(path);
+        return rc;
     }
     char *text = calloc(1, 1 << 20);
     const size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
     fclose(f);
     cJSON *m = len ? cJSON_Parse(text) : NULL;
     free(text);
-    int rc = EDDY_OK;
     const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(m, "cuts");
     const double procs = manifest_number(m, "processes");
     const int n = procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;

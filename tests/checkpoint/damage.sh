@@ -13,5 +13,11 @@ case "$KIND" in
     version) printf '\143' | dd of="$F" bs=1 seek=8 conv=notrunc 2>/dev/null ;;   # format 99
     magic) printf 'X' | dd of="$F" bs=1 seek=0 conv=notrunc 2>/dev/null ;;
     missing) rm "$F" ;;
+    # what a copy onto a full disk leaves
+    empty) : > "$F" ;;
+    # not regular files: reading must refuse them, not block in open() (FIFO) or read forever
+    fifo) rm "$F" && mkfifo "$F" ;;
+    folder) rm "$F" && mkdir "$F" ;;
+    manifest_fifo) mkfifo "$C/checkpoint.manifest" ;;
     *) echo "damage.sh: unknown kind $KIND"; exit 1 ;;
 esac
