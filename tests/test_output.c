@@ -621,6 +621,65 @@ static void test_pvd_series(void **state)
     eddy_world_destroy(w);
 }
 
+/* A resume trims probes.csv to the checkpoint's time whatever the length of its rows: a scene with
+ * hundreds of probes writes rows of many kilobytes, which a fixed line buffer split, keeping the part
+ * of a later row that began with a small number (a corrupt table). */
+static void test_resume_trims_long_rows(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/long_rows", g_root);
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_OK);
+    eddy_output_destroy(o);
+    enum { PROBES = 1500 };
+    size_t cap = 64 + PROBES * 16, hn = 0;
+    char *header = malloc(cap);
+    assert_non_null(header);
+    hn += (size_t)snprintf(header + hn, cap - hn, "time,step,frame");
+    for (int k = 0; k < PROBES; ++k) hn += (size_t)snprintf(header + hn, cap - hn, ",probe_%d", k);
+    snprintf(header + hn, cap - hn, "\n");
+    char *rows[4];
+    for (int f = 0; f < 4; ++f) {
+        rows[f] = malloc(cap);
+        assert_non_null(rows[f]);
+        size_t n = (size_t)snprintf(rows[f], cap, "%.17g,%d,%d", 0.125 * f, 10 * f, f);
+        for (int k = 0; k < PROBES; ++k) n += (size_t)snprintf(rows[f] + n, cap - n, ",0.0%d", k % 10);
+        snprintf(rows[f] + n, cap - n, "\n");
+        assert_true(strlen(rows[f]) > 4096);
+    }
+    char *table = path_in(dir, "probes.csv");
+    FILE *f = fopen(table, "w");
+    assert_non_null(f);
+    fputs(header, f);
+    for (int k = 0; k < 4; ++k) fputs(rows[k], f);
+    fclose(f);
+
+    eddy_output_options opt = eddy_output_default_options();
+    opt.resume = 1;
+    opt.resume_time = 0.125;
+    assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_OK);
+    FILE *t = NULL;
+    assert_int_equal(eddy_output_open_table(o, "probes.csv", header, &t, &err), EDDY_OK);
+    eddy_output_destroy(o);
+    char *text = read_text(table);
+    assert_non_null(text);
+    size_t want_len = strlen(header) + strlen(rows[0]) + strlen(rows[1]);
+    char *want = malloc(want_len + 1);
+    assert_non_null(want);
+    snprintf(want, want_len + 1, "%s%s%s", header, rows[0], rows[1]);
+    assert_int_equal(strlen(text), want_len);
+    assert_string_equal(text, want);
+    free(want);
+    free(text);
+    for (int k = 0; k < 4; ++k) free(rows[k]);
+    free(header);
+    eddy_world_destroy(w);
+}
+
 static void test_unwritable_folder(void **state)
 {
     (void)state;
@@ -1233,6 +1292,7 @@ int main(void)
         cmocka_unit_test(test_vtp_explicit_scale_and_empty_world),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_pvd_series),
+        cmocka_unit_test(test_resume_trims_long_rows),
         cmocka_unit_test(test_unwritable_folder),
         cmocka_unit_test(test_vtp_64bit_ids),
         cmocka_unit_test(test_frame_skips_halo_copies),

@@ -221,9 +221,12 @@ static int trim_table(const char *path, const char *header, double keep_until, e
         fclose(in);
         return rc;
     }
-    char line[4096];
+    /* Whole lines of any length: a table of hundreds of probes has rows of many kilobytes, and a
+     * fixed buffer split them, keeping pieces of later rows that began with a small number. */
+    char *line = NULL;
+    size_t cap = 0;
     int first = 1;
-    while (fgets(line, sizeof line, in)) {
+    while (getline(&line, &cap, in) >= 0) {
         if (first) {
             first = 0;
             fputs(header, af.f);
@@ -233,8 +236,18 @@ static int trim_table(const char *path, const char *header, double keep_until, e
         double t = strtod(line, &end);
         if (end != line && time_at_or_before(t, keep_until)) fputs(line, af.f);
     }
+    /* (getline stops with -1 at the end and on an error; only the end leaves feof set) */
+    const int e = errno, read_failed = !feof(in) || ferror(in);
+    free(line);
     if (first) fputs(header, af.f);
     fclose(in);
+    if (read_failed) {
+        /* The table stays as it was: a trimmed copy of a part of it would lose the rest. */
+        fclose(af.f);
+        remove(af.tmp);
+        free(af.tmp);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s' to continue it: %s", path, strerror(e ? e : EIO));
+    }
     return eddy_atomic_commit(&af, err);
 }
 
