@@ -144,14 +144,7 @@ static int check_component(const run_ctx *c, const eddy_checkpoint *ck, const ch
                            eddy_error *err)
 {
     eddy_registry *reg = c->opt->registry;
-    if (!reg || eddy_registry_find(reg, id, interface_id)) return EDDY_OK;
-    const char *kind = eddy_interface_name(interface_id);
-    const char *available = eddy_registry_ids(reg, interface_id);
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
-                          "checkpoint '%s' was written with the %s '%s', which this eddy does not find (available: "
-                          "%s); if it comes from a plugin, put the plugin's folder in EDDY_PLUGIN_PATH (`eddy list` "
-                          "shows the plugins found and those refused)",
-                          eddy_checkpoint_path(ck), kind, id, available && *available ? available : "none");
+    return reg ? eddy_sim_component_not_found(reg, eddy_checkpoint_path(ck), interface_id, id, err) : EDDY_OK;
 }
 
 /* Opens the session the checkpoint was written from: its scene document, solver and grid. */

@@ -546,7 +546,7 @@ int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const
     /* Format 3 promises what STATE_COMPLETE needs: a solver that sets the flag wrote everything its
      * create() derived. Older files were written when create() always saw the scene's particles. */
     const eddy_sim_restore restore = {ck->format >= EDDY_CHECKPOINT_FORMAT_STATE_COMPLETE ? fill_world : NULL,
-                                      finish, job};
+                                      finish, job, ck->path};
     rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
     free(job);
     return rc;

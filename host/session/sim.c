@@ -9,11 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int find_component(eddy_sim *sim, const char *id, const char *interface_id, const eddy_registry_entry **out,
-                          eddy_error *err)
+int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, const char *interface_id,
+                                 const char *id, eddy_error *err)
+{
+    if (eddy_registry_find(reg, id, interface_id)) return EDDY_OK;
+    const char *available = eddy_registry_ids(reg, interface_id);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
+                          "checkpoint '%s' was written with the %s '%s', which this eddy does not find (available: "
+                          "%s); if it comes from a plugin, put the plugin's folder in EDDY_PLUGIN_PATH (`eddy list` "
+                          "shows the plugins found and those refused)",
+                          checkpoint, eddy_interface_name(interface_id), id, available && *available ? available : "none");
+}
+
+/* `checkpoint`: the path of the checkpoint a resume opens from, NULL for a scene. */
+static int find_component(eddy_sim *sim, const char *id, const char *interface_id, const char *checkpoint,
+                          const eddy_registry_entry **out, eddy_error *err)
 {
     *out = eddy_registry_find(sim->registry, id, interface_id);
     if (*out) return EDDY_OK;
+    /* The scene a checkpoint embeds is not the user's to fix: the component is missing from this eddy. */
+    if (checkpoint) return eddy_sim_component_not_found(sim->registry, checkpoint, interface_id, id, err);
     /* A component of that id of another kind: often an interface id mistyped in the plugin
      * ("eddy.solver.3"), which registers it as a kind of its own. */
     const eddy_registry_entry *other = eddy_registry_find(sim->registry, id, NULL);
@@ -87,8 +102,9 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
         if ((rc = eddy_services_registry(1, &sim->registry, err))) goto fail;
         sim->owns_registry = 1;
     }
-    if ((rc = find_component(sim, sim->scene.solver, EDDY_INTERFACE_SOLVER, &sim->solver_entry, err)) ||
-        (rc = find_component(sim, sim->scene.grid, EDDY_INTERFACE_GRID, &sim->grid_entry, err)))
+    const char *checkpoint = restore ? restore->checkpoint : NULL;
+    if ((rc = find_component(sim, sim->scene.solver, EDDY_INTERFACE_SOLVER, checkpoint, &sim->solver_entry, err)) ||
+        (rc = find_component(sim, sim->scene.grid, EDDY_INTERFACE_GRID, checkpoint, &sim->grid_entry, err)))
         goto fail;
     const eddy_component *sc = sim->solver_entry->component;
     sim->solver_vtable = sc->vtable;

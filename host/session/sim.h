@@ -78,6 +78,9 @@ typedef struct eddy_sim_restore {
     /* After create(): the rest of the state, load() included. `filled`: whether fill ran. */
     int (*finish)(void *user, eddy_sim *sim, int filled, eddy_error *err);
     void *user;
+    /* The checkpoint's path, for messages: a solver or grid the run used that is not found now is
+     * named with the checkpoint (eddy_sim_component_not_found), not as an unknown id of the scene. */
+    const char *checkpoint;
 } eddy_sim_restore;
 
 /*
@@ -87,6 +90,16 @@ typedef struct eddy_sim_restore {
  */
 int eddy_sim_open_restored(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore,
                            eddy_sim *sim, eddy_error *err);
+
+/*
+ * The error of a component (interface_id: solver, grid, writer) that the run checkpointed in
+ * `checkpoint` used and that `reg` does not hold now, typically a plugin whose folder is not in
+ * EDDY_PLUGIN_PATH this time: EDDY_ERR_NOT_FOUND "checkpoint 'F' was written with the solver 'ID',
+ * which this eddy does not find (available: ...); if it comes from a plugin, put the plugin's folder
+ * in EDDY_PLUGIN_PATH (...)". Returns EDDY_OK when `reg` has it.
+ */
+int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, const char *interface_id,
+                                 const char *id, eddy_error *err);
 
 /* Releases everything. NULL-safe, idempotent. */
 void eddy_sim_close(eddy_sim *sim);
