@@ -1380,6 +1380,177 @@ static void duplicates_at_scale(void **state)
     free(materials);
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The scene audit: input that was accepted as nonsense, or refused with a message that named the      */
+/* wrong key, contradicted itself, or lost what was wrong                                            */
+
+static void expect_set_error(const char *set, const char *message)
+{
+    const char *sets[] = {set};
+    expect_error_sets(VALID, sets, 1, EDDY_ERR_INVALID_ARGUMENT, message);
+}
+
+/* Floats: a finite number beyond the float range was "not a finite number"; a rest density of 1e39
+ * became inf and the spacing was blamed for a NaN mass; a subnormal scale wrecked the next message. */
+static void float_range_messages(void **state)
+{
+    (void)state;
+    edited_error("\"max\": [1, 1, 1]", "\"max\": [1e39, 1, 1]",
+                 "t.json:5:43: container.max[0]: expected a number of at most 3.4e+38 in magnitude (the float "
+                 "range), got 1e+39");
+    edited_error("\"viscosity\": 0.2", "\"viscosity\": 0.2, \"rest_density\": 1e39",
+                 "t.json:7:83: materials[0].rest_density: expected a number within the float range (0, or a "
+                 "magnitude of 1.2e-38 to 3.4e+38), got 1e+39");
+    expect_set_error("world.simulation_scale=1e-40",
+                     "t.json: world.simulation_scale: expected a number within the float range (0, or a magnitude "
+                     "of 1.2e-38 to 3.4e+38), got 1e-40");
+    /* Beyond a table's "no bound" (1e30) the range is written out ("expected a number >= 0, got 1e+31"). */
+    expect_set_error("materials[0].viscosity=1e31",
+                     "t.json: materials[0].viscosity: expected a number in [0, 1e+30], got 1e+31");
+}
+
+/* Valid JSON nested past cJSON's limit was "malformed JSON near '[[[[...'". */
+static void nesting_limit(void **state)
+{
+    (void)state;
+    const size_t deep = 1001;
+    char *text = malloc(2 * deep + 64);
+    assert_non_null(text);
+    size_t k = (size_t)sprintf(text, "{\"description\": ");
+    for (size_t i = 0; i < deep; ++i) text[k++] = '[';
+    for (size_t i = 0; i < deep; ++i) text[k++] = ']';
+    strcpy(text + k, "}");
+    /* The object and 999 arrays are open at the 1000th '[' (column 16 + 1000). */
+    expect_error(text, EDDY_ERR_PARSE,
+                 "t.json:1:1016: expected arrays and objects nested at most 1000 levels deep, got deeper");
+    free(text);
+}
+
+/* A key of 100 characters (or 100 000) filled the message: the path was cut at 512 bytes, and the
+ * message with it, before it said what was wrong. Keys are shown cut, without control characters. */
+static void long_keys_are_cut(void **state)
+{
+    (void)state;
+    char key[101];
+    memset(key, 'k', 100);
+    key[100] = '\0';
+    char to[160];
+    snprintf(to, sizeof to, "\"%s\": 1, \"solver\"", key);
+    edited_error("\"solver\"", to,
+                 "t.json:2:3: kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...: unknown key, expected one of: name, "
+                 "description, solver, grid, dimensions, time, world, container, domain, materials, fluids, "
+                 "colliders, solvers, grids, output, probes, render, checkpoint");
+    edited_error("\"viscosity\"", "\"visc\\u0007osity\"",
+                 "t.json:7:49: materials[0].visc osity: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+}
+
+/* The default name follows the rules of a written one: "..json" and "...json" ran into out/. and
+ * out/.., the working folder itself. */
+static void default_names(void **state)
+{
+    (void)state;
+    static const char *const files[][2] = {{"dir/...json", "scene"}, {"..json", "scene"}, {"a/.json", ".json"},
+                                           {"a\\b.json", "a_b"},       {"x/t.json", "t"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        eddy_scene s;
+        eddy_error e;
+        eddy_error_clear(&e);
+        int rc = eddy_scene_parse(VALID, files[i][0], NULL, 0, &s, &e);
+        if (rc) print_error("%s\n", e.message);
+        assert_int_equal(rc, 0);
+        assert_string_equal(s.name, files[i][1]);
+        eddy_scene_free(&s);
+    }
+}
+
+/* JSON text is UTF-8: a Latin-1 name became a folder name. */
+static void utf8_only(void **state)
+{
+    (void)state;
+    expect_error("{\"name\": \"caf\xe9\"}", EDDY_ERR_PARSE,
+                 "t.json:1:14: malformed JSON: expected UTF-8 text, got the byte 0xE9");
+    expect_error("{\n \"n\": \"\xc0\xaf\"}", EDDY_ERR_PARSE, /* overlong "/" */
+                 "t.json:2:8: malformed JSON: expected UTF-8 text, got the byte 0xC0");
+    expect_error("{\"n\": \"\xed\xa0\x80\"}", EDDY_ERR_PARSE, /* a surrogate */
+                 "t.json:1:8: malformed JSON: expected UTF-8 text, got the byte 0xED");
+    eddy_scene s;
+    char *text = edit("\"solver\"", "\"description\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\", \"solver\"");
+    parse_ok(text, NULL, 0, &s);
+    eddy_scene_free(&s);
+    free(text);
+    const char *sets[] = {"name=caf\xe9"};
+    expect_error_sets(VALID, sets, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'name=caf': expected UTF-8 text, got the byte 0xE9 next");
+    eddy_error e;
+    assert_int_equal(eddy_scene_check_set(sets[0], &e), EDDY_ERR_INVALID_ARGUMENT);
+}
+
+/* A collider reaching into a fluid block (more than half a fill spacing, 0.025 here) started particles
+ * inside the solid; touching is fine. The block is [0, 0.5] x [0, 0.25] x [0, 0.1]. */
+static void colliders_clear_of_fluids(void **state)
+{
+    (void)state;
+    expect_set_error("colliders=[{\"type\": \"box\", \"min\": [0.4, 0, 0], \"max\": [1, 1, 1]}]",
+                     "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.1 "
+                     "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                     "the solid");
+    expect_set_error("colliders=[{\"type\": \"plane\", \"point\": [0, 0.2, 0], \"normal\": [0, -1, 0]}]",
+                     "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
+                     "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                     "the solid");
+    const char *sphere_in_plane[] = {
+        "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.2}}",
+        "colliders=[{\"type\": \"plane\", \"point\": [0.65, 0, 0], \"normal\": [-1, 0, 0]}]"};
+    expect_error_sets(VALID, sphere_in_plane, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
+                      "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                      "the solid");
+    /* In the file: the position of the collider. */
+    edited_error("  \"fluids\"", "  \"colliders\": [{\"type\": \"sphere\", \"center\": [0.6, 0.1, 0.05], \"radius\": 0.15}],\n  \"fluids\"",
+                 "t.json:9:17: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches "
+                 "0.05 into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                 "the solid");
+    /* Touching, or within half a spacing: accepted. */
+    static const char *const fine[] = {
+        "colliders=[{\"type\": \"box\", \"min\": [0.48, 0, 0], \"max\": [1, 1, 1]}]",
+        "colliders=[{\"type\": \"plane\", \"point\": [0, 0.25, 0], \"normal\": [0, -1, 0]}]",
+        "colliders=[{\"type\": \"sphere\", \"center\": [0.6, 0.1, 0.05], \"radius\": 0.1}]",
+        "colliders=[{\"type\": \"box\", \"min\": [0.5, 0, 0], \"max\": [1, 1, 1]}]"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; ++i) {
+        eddy_scene s;
+        parse_ok(VALID, &fine[i], 1, &s);
+        assert_int_equal(s.collider_count, 1);
+        eddy_scene_free(&s);
+    }
+}
+
+static void collider_messages(void **state)
+{
+    (void)state;
+    /* A misspelled "type" is an unknown key (it was "colliders[0].type: missing required key"). */
+    expect_set_error("colliders=[{\"typ\": \"box\", \"min\": [0.6, 0, 0], \"max\": [1, 1, 1]}]",
+                     "t.json: colliders[0].typ: unknown key, expected one of: type, point, normal, min, max, "
+                     "center, radius, velocity, moving_until");
+    /* In 2D a normal along z is zero where it counts (it was "got a zero vector" for [0, 0, 1]). */
+    const char *sets[] = {"dimensions=2", "colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0, 1]}]"};
+    expect_error_sets(VALID, sets, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: colliders[0].normal: expected a non-zero vector, got x = 0 and y = 0 (a 2D scene "
+                      "ignores z)");
+}
+
+/* The grid's layout errors are the domain's (the container's here), not the backend's ("grid 'cpu':"). */
+static void layout_errors_name_the_domain(void **state)
+{
+    (void)state;
+    const char *sets[] = {"domain.periodic=[true, false, false]", "container.max=[0.25, 1, 1]",
+                          "fluids[0].box.max=[0.25, 0.25, 0.1]"};
+    expect_error_sets(VALID, sets, 3, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: container: grid: periodic axis x is too short: length 0.5 holds 2 cells of h = 0.2, "
+                      "at least 3 are needed (length >= 3h = 0.6)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1406,6 +1577,14 @@ int main(void)
         cmocka_unit_test(spacing_limits),
         cmocka_unit_test(sphere_counts),
         cmocka_unit_test(duplicates_at_scale),
+        cmocka_unit_test(float_range_messages),
+        cmocka_unit_test(nesting_limit),
+        cmocka_unit_test(long_keys_are_cut),
+        cmocka_unit_test(default_names),
+        cmocka_unit_test(utf8_only),
+        cmocka_unit_test(colliders_clear_of_fluids),
+        cmocka_unit_test(collider_messages),
+        cmocka_unit_test(layout_errors_name_the_domain),
     };
     return cmocka_run_group_tests(tests, make_registry, free_registry);
 }

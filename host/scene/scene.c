@@ -89,6 +89,14 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
     if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: no scene text", scene_file(scene));
     if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
         text += 3; /* UTF-8 byte order mark */
+    /* JSON text is UTF-8 (RFC 8259): a Latin-1 name became a folder name no other tool could read. */
+    const size_t bad = scene_utf8_invalid_at(text);
+    if (bad != SIZE_MAX) {
+        int line, col;
+        scene_offset_linecol(text, bad, &line, &col);
+        return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: expected UTF-8 text, got the byte 0x%02X",
+                              scene_file(scene), line, col, (unsigned)(unsigned char)text[bad]);
+    }
     scene->text = strdup(text);
     if (!scene->text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const char *end = NULL;

@@ -51,10 +51,8 @@ int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *c
     obj = cJSON_IsObject(obj) ? scene_member(obj, id) : NULL;
     if (cJSON_IsObject(obj) && component->param_count == 0 && obj->child) {
         ctx c = scene_ctx(scene, err);
-        char kp[PATH_BUF];
-        scene_path_key(kp, path, obj->child->string ? obj->child->string : "");
-        return scene_fail(&c, kp, obj->child, AT_KEY, "unknown key, expected none: %s '%s' has no parameters", kind,
-                          id);
+        return scene_fail_key(&c, path, obj->child, 0, "unknown key, expected none: %s '%s' has no parameters", kind,
+                              id);
     }
     int rc =
         eddy_scene_param_values(scene, obj, path, component->params, component->param_count, NULL, values, err);
@@ -100,9 +98,10 @@ int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *re
             const char *id = m->string ? m->string : "";
             if (eddy_registry_find(reg, id, KINDS[k].interface_id)) continue;
             size_t n = registered_ids(reg, KINDS[k].interface_id, 0, list, sizeof list);
-            scene_path_key(kp, KINDS[k].section, id);
-            return scene_fail(&c, kp, m, AT_KEY, "unknown %s '%s', expected one of the registered %ss: %s",
-                              KINDS[k].kind, id, KINDS[k].kind, n ? list : "none");
+            char shown[64];
+            return scene_fail_key(&c, KINDS[k].section, m, 0, "unknown %s '%s', expected one of the registered %ss: %s",
+                                  KINDS[k].kind, scene_key_text(id, shown, sizeof shown), KINDS[k].kind,
+                                  n ? list : "none");
         }
     }
     /* output.format: writer ids (only when writers are registered at all: a registry without the

@@ -258,6 +258,43 @@ void eddy_scene_locate(const eddy_scene *scene, const char *path, int *line, int
 /* Malformed JSON                                                                                    */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *p)
+{
+    const unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; ++i)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    return n;
+}
+
+size_t scene_utf8_invalid_at(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; p[i];) {
+        const size_t n = utf8_sequence(p + i);
+        if (!n) return i;
+        i += n;
+    }
+    return SIZE_MAX;
+}
+
 /* Offset of the opening quote of a string left open at the end of the text, or -1. */
 static long open_string_at_end(const char *text)
 {
@@ -271,12 +308,37 @@ static long open_string_at_end(const char *text)
     return -1;
 }
 
+/* How many arrays and objects are open just before text[off] (strings skipped). */
+static size_t depth_at(const char *text, size_t off)
+{
+    size_t depth = 0;
+    for (const char *p = text; *p && (size_t)(p - text) < off;) {
+        if (*p == '"') {
+            p = string_end(p);
+            if (*p) ++p;
+            continue;
+        }
+        if (*p == '[' || *p == '{') ++depth;
+        else if ((*p == ']' || *p == '}') && depth > 0) --depth;
+        ++p;
+    }
+    return depth;
+}
+
 int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err)
 {
     size_t len = strlen(text);
     size_t off = where && where >= text && where <= text + len ? (size_t)(where - text) : len;
     long open = open_string_at_end(text);
     int line, col;
+    /* cJSON refuses valid JSON nested deeper than its limit: "malformed JSON near '[[[[...'" blamed
+     * the text. */
+    if (off < len && (text[off] == '[' || text[off] == '{') && depth_at(text, off) >= CJSON_NESTING_LIMIT) {
+        scene_offset_linecol(text, off, &line, &col);
+        return eddy_error_set(err, EDDY_ERR_PARSE,
+                              "%s:%d:%d: expected arrays and objects nested at most %d levels deep, got deeper",
+                              scene_file(s), line, col, CJSON_NESTING_LIMIT);
+    }
     if (off >= len || (open >= 0 && (long)off > open)) {
         /* Unexpected end: point just after the last non-blank character. */
         size_t e = len;

@@ -117,6 +117,45 @@ const char *scene_describe(const cJSON *v, char *buf, size_t size)
     return "an unknown value";
 }
 
+/* A key as messages show it: at most KEY_SHOWN characters ("..." after them), control characters
+ * as spaces (a key is the scene's text, and a terminal would obey an escape sequence). */
+#define KEY_SHOWN 40
+
+static void shown_key(char *out, size_t size, const char *key)
+{
+    size_t len = strlen(key), cut = len > KEY_SHOWN + 3 ? KEY_SHOWN : len, k = 0;
+    while (cut > 0 && cut < len && ((unsigned char)key[cut] & 0xC0) == 0x80) --cut; /* whole UTF-8 */
+    for (size_t i = 0; i < cut && k + 4 < size; ++i) out[k++] = (unsigned char)key[i] < 0x20 || key[i] == 0x7f ? ' ' : key[i];
+    if (cut < len && k + 4 <= size) { memcpy(out + k, "...", 3); k += 3; }
+    out[k] = '\0';
+}
+
+int scene_fail_key(ctx *c, const char *parent, const cJSON *member, int occurrence, const char *fmt, ...)
+{
+    const char *key = member && member->string ? member->string : "";
+    /* Located by the whole key (a path of any length), shown with the key cut: a key of 100 000
+     * characters filled the message, and what was wrong with it never showed. */
+    size_t need = strlen(parent) + strlen(key) + 2;
+    char *where = malloc(need);
+    if (!where) return eddy_error_set(c->err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    snprintf(where, need, "%s%s%s", parent, *parent ? "." : "", key);
+    char cut[KEY_SHOWN + 8], shown[PATH_BUF];
+    shown_key(cut, sizeof cut, key);
+    scene_path_key(shown, parent, cut);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vreport(c->s, c->err, where, member, AT_KEY, occurrence, shown, fmt, ap);
+    va_end(ap);
+    free(where);
+    return rc;
+}
+
+const char *scene_key_text(const char *key, char *buf, size_t size)
+{
+    shown_key(buf, size, key ? key : "");
+    return buf;
+}
+
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected)
 {
@@ -220,15 +259,13 @@ int scene_check_keys(ctx *c, const cJSON *obj, const char *path, const char *con
     size_t at = 0;
     for (const cJSON *m = obj->child; m; m = m->next, ++at) {
         const char *name = m->string ? m->string : "";
-        char mp[PATH_BUF];
-        scene_path_key(mp, path, name);
         if (valid && !scene_listed(valid, name)) {
             char list[EDDY_ERROR_MESSAGE_MAX / 2];
             size_t k = 0;
             list[0] = '\0';
             for (size_t i = 0; valid[i]; ++i)
                 if (scene_list_add(list, sizeof list, &k, i ? ", " : "", 0, valid[i])) break;
-            rc = scene_fail(c, mp, m, AT_KEY, "unknown key, expected one of: %s", list);
+            rc = scene_fail_key(c, path, m, 0, "unknown key, expected one of: %s", list);
             break;
         }
         /* The first duplicate found is the key's second occurrence. */
@@ -241,7 +278,7 @@ int scene_check_keys(ctx *c, const cJSON *obj, const char *path, const char *con
         }
         if (duplicate) {
             /* At the second occurrence, which the tree (first occurrence only) does not hold. */
-            rc = report(c->s, c->err, mp, m, AT_KEY, 1, mp, "duplicate key, expected each key once");
+            rc = scene_fail_key(c, path, m, 1, "duplicate key, expected each key once");
             break;
         }
     }

@@ -83,6 +83,8 @@ void scene_offset_linecol(const char *text, size_t off, int *line, int *col);
  * --set. `occurrence` picks the n-th member with the last key (duplicated keys). */
 void scene_node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
                          int occurrence, int *line, int *col);
+/* Offset of the first byte of `text` that is not well-formed UTF-8, or SIZE_MAX. */
+size_t scene_utf8_invalid_at(const char *text);
 /* The error for text cJSON could not parse (`where`: where it stopped). */
 int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err);
 
@@ -109,6 +111,12 @@ static inline ctx scene_ctx(const eddy_scene *s, eddy_error *err)
 int scene_vfail(const eddy_scene *s, eddy_error *err, const char *path, const cJSON *node, int where,
                 const char *fmt, va_list ap);
 int scene_fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...) EDDY_PRINTF(5, 6);
+/* "PARENT.KEY: message" at the key of `member` of the object at `parent` (`occurrence`: the n-th
+ * member with that key), the key shown cut to 40 characters and without control characters. */
+int scene_fail_key(ctx *c, const char *parent, const cJSON *member, int occurrence, const char *fmt, ...)
+    EDDY_PRINTF(5, 6);
+/* A key (or an id the scene wrote) as messages show it, in buf[size] (size >= 48). */
+const char *scene_key_text(const char *key, char *buf, size_t size);
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected);
 /* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
@@ -161,6 +169,11 @@ static const numspec NS_INT_NONNEG = {0, INT_MAX, 0, 0, 1};
 static const numspec NS_THREADS = {0, 4096, 0, 0, 1};
 
 static const char AXIS[3] = {'x', 'y', 'z'};
+
+/* What a value stored as a float (eddy_real) must also be: a scalar (scene_get_real), a vector's
+ * component (positions and velocities may be as small as they like). */
+#define FLOAT_RANGE "a number within the float range (0, or a magnitude of 1.2e-38 to 3.4e+38)"
+#define FLOAT_MAX_TEXT "a number of at most 3.4e+38 in magnitude (the float range)"
 
 /* What a number of `ns` must be ("a number > 0", "an integer in [0, 10]"). */
 void scene_numspec_text(const numspec *ns, char *out, size_t size);

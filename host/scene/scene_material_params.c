@@ -103,7 +103,7 @@ int scene_material_params_of(const eddy_scene *scene, const eddy_registry *reg, 
         for (size_t k = 0; MATERIAL_KEYS_FIRST[k]; ++k) key_list_add(MATERIAL_KEYS_FIRST[k], l);
         each_declared_key(reg, solver, key_list_add, l);
         for (size_t k = 0; MATERIAL_KEYS_CONTACT[k]; ++k) key_list_add(MATERIAL_KEYS_CONTACT[k], l);
-        int rc = scene_fail(&c, kp, m, AT_KEY, "unknown key, expected one of: %s", l->text);
+        int rc = scene_fail_key(&c, p, m, 0, "unknown key, expected one of: %s", l->text);
         free(l);
         return rc;
     }

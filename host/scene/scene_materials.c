@@ -108,6 +108,7 @@ int scene_parse_materials(ctx *c, const cJSON *root)
         eddy_material *m = &s->materials[i];
         *m = eddy_default_material();
         double rho, mass = 0, spacing = 0, v;
+        eddy_real rho_real;
         int has_mass, has_spacing;
         if ((rc = scene_get_string(c, o, p, "name", 1, NULL, m->name, sizeof m->name, 1))) return rc;
         size_t j = scene_name_index_add(c->material_names, m->name, i);
@@ -117,7 +118,8 @@ int scene_parse_materials(ctx *c, const cJSON *root)
             return scene_fail(c, np, scene_member(o, "name"), AT_VALUE,
                               "expected a unique material name, got \"%s\" again (also materials[%zu])", m->name, j);
         }
-        if ((rc = scene_get_number(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho, NULL)) ||
+        /* A float, like the world's: 1e39 became inf, and the spacing was blamed for a NaN mass. */
+        if ((rc = scene_get_real(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho_real, NULL)) ||
             (rc = scene_get_number(c, o, p, "particle_mass", 0, &NS_POS, 0, &mass, &has_mass)) ||
             (rc = scene_get_number(c, o, p, "particle_spacing", 0, &NS_POS, 0, &spacing, &has_spacing)))
             return rc;
@@ -130,7 +132,9 @@ int scene_parse_materials(ctx *c, const cJSON *root)
         if (!has_mass && !has_spacing)
             return scene_fail(c, p, o, AT_CONTAINER,
                               "expected exactly one of particle_mass and particle_spacing, got neither");
-        m->rest_density = (eddy_real)rho;
+        const cJSON *rv = scene_member(o, "rest_density");
+        rho = rv ? rv->valuedouble : 1000.0; /* the mass of a spacing is derived from the value as written */
+        m->rest_density = rho_real;
         const double h = (double)s->smoothing_radius;
         if (has_spacing && (rc = check_spacing_ratio(c, o, p, spacing * scale, h, scale))) return rc;
         if (has_spacing) {

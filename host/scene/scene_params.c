@@ -73,6 +73,14 @@ static int range_error(ctx *c, const eddy_param_desc *d, const char *path, const
 {
     /* A range with an end the tables cannot write ("no bound", "> 0") reads as the scene's own. */
     const int plain = d->min > -UNBOUNDED && d->max < UNBOUNDED && !(d->min > 0 && d->min <= TINY);
+    if ((x > d->max && d->max >= UNBOUNDED) || (x < d->min && d->min <= -UNBOUNDED)) {
+        /* Beyond the bound that reads as "none": "expected a number >= 0, got 1e+300" contradicted
+         * itself, so the range is written out. */
+        char both[96];
+        snprintf(both, sizeof both, "%s in [%g, %g]", d->type == EDDY_PARAM_INT ? "an integer" : "a number", d->min,
+                 d->max);
+        return scene_fail_expected(c, path, v, both);
+    }
     if (style == STYLE_MATERIAL || !plain) return scene_fail_expected(c, path, v, expected);
     /* As eddy_param_check: a dimensionless number's unit "1" is not printed after the range. */
     const char *unit = d->unit && strcmp(d->unit, "1") != 0 ? d->unit : "";

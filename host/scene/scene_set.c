@@ -16,6 +16,10 @@
 static int set_path(const char *set, char **path, eddy_error *err)
 {
     *path = NULL;
+    const size_t bad = scene_utf8_invalid_at(set);
+    if (bad != SIZE_MAX)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%.*s': expected UTF-8 text, got the byte 0x%02X next",
+                              (int)(bad < 200 ? bad : 200), set, (unsigned)(unsigned char)set[bad]);
     const char *eq = strchr(set, '=');
     if (!eq) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got no '='", set);
     size_t plen = (size_t)(eq - set);

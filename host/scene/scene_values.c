@@ -85,10 +85,12 @@ int scene_get_real(ctx *c, const cJSON *obj, const char *path, const char *key, 
     double d = 0;
     int rc = scene_get_number(c, obj, path, key, required, ns, def, &d, present);
     if (rc) return rc;
-    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && (eddy_real)d == 0.0f))) {
+    /* Below FLT_MIN a float is subnormal: 1e-40 kept 3 digits, 1e-45 none (a simulation_scale of 1e-40
+     * ended in a spacing limit of 3e+36). */
+    if (isfinite(d) && (fabs(d) > FLT_MAX || (d != 0.0 && fabs(d) < FLT_MIN))) {
         char mp[PATH_BUF];
         scene_path_key(mp, path, key);
-        return scene_fail_expected(c, mp, scene_member(obj, key), "a number within the float range");
+        return scene_fail_expected(c, mp, scene_member(obj, key), FLOAT_RANGE);
     }
     *out = (eddy_real)d;
     return EDDY_OK;
@@ -162,8 +164,9 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[
     for (const cJSON *e = v->child; e; e = e->next, ++i) {
         char ep[PATH_BUF];
         scene_path_index(ep, path, (size_t)i);
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX)
-            return scene_fail_expected(c, ep, e, "a finite number");
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return scene_fail_expected(c, ep, e, "a finite number");
+        /* Stored as a float: 1e39 is finite, but not a float ("a finite number" read as nonsense). */
+        if (fabs(e->valuedouble) > FLT_MAX) return scene_fail_expected(c, ep, e, FLOAT_MAX_TEXT);
         out[i] = i < d ? (eddy_real)e->valuedouble : 0.0f;
     }
     for (; i < 3; ++i) out[i] = 0.0f;

@@ -68,8 +68,14 @@ static void default_name(const char *file, char *out)
     if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
     if (len == 0) { base = "scene"; len = 5; }
     if (len >= EDDY_SCENE_ID_MAX) len = EDDY_SCENE_ID_MAX - 1;
+    while (len > 0 && ((unsigned char)base[len] & 0xC0) == 0x80) --len; /* whole UTF-8 characters */
     memcpy(out, base, len);
     out[len] = '\0';
+    /* A name follows the rules of a written one: "..json" and "...json" named their runs "." and "..",
+     * and wrote them into out/ and into the working folder itself. */
+    for (char *p = out; *p; ++p)
+        if ((unsigned char)*p < 0x20 || *p == '\\') *p = '_';
+    if (strcmp(out, ".") == 0 || strcmp(out, "..") == 0 || !out[0]) snprintf(out, EDDY_SCENE_ID_MAX, "scene");
 }
 
 int scene_parse_name(ctx *c, const cJSON *root)
