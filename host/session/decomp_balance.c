@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef EDDY_HAVE_MPI
 #include <mpi.h>
@@ -259,45 +258,41 @@ int decomp_balance(decomp *d, eddy_error *err)
 /*
  * The rebalancing threshold of this run (decomp.h): EDDY_REBALANCE, a number >= 0 or "off"
  * (INFINITY), EDDY_DECOMP_REBALANCE_DEFAULT when unset. Rank 0 reads and checks it and sends it to all,
- * so every decision agrees. A bad value is reported by rank 0 alone: the others receive NaN and wait
- * for the abort that the report brings (host/cli/main.c stops every process on an error), so that the
- * message appears once; should none come (a caller that does not abort), they fail after a while with
- * a line that points at rank 0's.
+ * so every decision agrees. A bad value is refused by every process with rank 0's message (the value
+ * travels with the threshold), recorded as agreed: main says it once and every process ends normally
+ * with status 1, as after a bad EDDY_DECOMP_FILL (each process once waited for rank 0 to stop it with
+ * MPI_Abort, and Open MPI's abort notice followed the message).
  */
-#define REFUSAL_WAIT_S 30.0
 int decomp_rebalance_threshold(double *out, eddy_error *err)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    double t = EDDY_DECOMP_REBALANCE_DEFAULT;
+    struct {
+        double t;
+        char value[48];
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    msg.t = EDDY_DECOMP_REBALANCE_DEFAULT;
     const char *v = getenv("EDDY_REBALANCE");
-    int rc = EDDY_OK;
     if (rank == 0 && v && strcmp(v, "off") == 0) {
-        t = INFINITY;
+        msg.t = INFINITY;
     } else if (rank == 0 && v) {
         char *end = NULL;
-        t = strtod(v, &end);
-        if (end == v || *end || !(t >= 0)) {
-            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                "environment variable EDDY_REBALANCE: expected a number >= 0 (the imbalance, "
-                                "largest owned particle count / mean - 1, above which the slabs are cut "
-                                "again) or 'off', got '%.40s'", v);
-            t = NAN;
+        msg.t = strtod(v, &end);
+        if (end == v || *end || !(msg.t >= 0)) {
+            msg.t = NAN;
+            snprintf(msg.value, sizeof msg.value, "%.40s", v);
         }
     }
-    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        *out = t;
-        return rc;
-    }
-    if (isnan(t)) {
-        const double t0 = MPI_Wtime();
-        const struct timespec nap = {0, 10 * 1000 * 1000};
-        while (MPI_Wtime() - t0 < REFUSAL_WAIT_S) nanosleep(&nap, NULL);
+    MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (isnan(msg.t)) {
+        eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "rank 0 refused the environment variable EDDY_REBALANCE (its message above)");
+                              "environment variable EDDY_REBALANCE: expected a number >= 0 (the imbalance, "
+                              "largest owned particle count / mean - 1, above which the slabs are cut "
+                              "again) or 'off', got '%s'", msg.value);
     }
-    *out = t;
+    *out = msg.t;
     return EDDY_OK;
 }
 
