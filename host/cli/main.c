@@ -562,6 +562,17 @@ static int command_help(const char *cmd)
     return 0;
 }
 
+/* The commands that only print (help, --version, list, describe): under mpirun every process runs
+ * them, and each printed its own copy, interleaved with the others' ("install folusage:"), errors
+ * included. The first process speaks for all; they reach the same result and exit status. */
+static void speak_once(void)
+{
+    if (eddy_decomp_size() > 1 && eddy_decomp_rank() != 0) {
+        (void)!freopen("/dev/null", "w", stdout);
+        (void)!freopen("/dev/null", "w", stderr);
+    }
+}
+
 static int command(int argc, char **argv)
 {
     if (argc < 2) {
@@ -575,10 +586,12 @@ static int command(int argc, char **argv)
     eddy_services_exit_on_signal();
     const char *cmd = argv[1];
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        speak_once();
         fputs(usage, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        speak_once();
         eddy_sph_simd simd;
         eddy_error err;
         if (eddy_sph_simd_select(&simd, &err)) return fail(&err);
@@ -600,11 +613,15 @@ static int command(int argc, char **argv)
             const char *prev = argv[i - 1];
             int value = i > 2 && prev[0] == '-' && prev[1] == '-';
             for (size_t f = 0; value && f < sizeof flags / sizeof flags[0]; ++f) value = strcmp(prev, flags[f]) != 0;
-            if (!value) return command_help(cmd);
+            if (!value) {
+                speak_once();
+                return command_help(cmd);
+            }
         }
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);
+    if (strcmp(cmd, "list") == 0 || strcmp(cmd, "describe") == 0) speak_once();
     if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : eddy_arg_usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
