@@ -734,7 +734,15 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
     if (c->ren) {
         eddy_error merr;
-        if (eddy_render_finish(c->ren, &merr)) {
+        int mrc = eddy_render_finish(c->ren, &merr);
+        /* Several processes (each has a renderer): rank 0 alone makes the movie, and its failure (no
+         * ffmpeg) is every process's, said once, as for the picture below; rank 0 failing alone
+         * stopped the others with MPI_Abort. */
+        if (eddy_decomp_active(w)) {
+            const eddy_error mine = merr;
+            mrc = agree_on_frame(c, mrc, &mine, "the movie", &merr);
+        }
+        if (mrc) {
             if (!rc) {
                 *err = merr;
                 rc = merr.code;
