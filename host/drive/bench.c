@@ -17,6 +17,7 @@
 
 #include "decomp.h"
 #include "mpi_tally.h"
+#include "same_scene.h"
 #include "services.h"
 #include "session.h"
 
@@ -207,7 +208,10 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
     eddy_session *ses = NULL;
     double advance_ms = 0.0, opened_at = 0.0;
-    int rc = open_state(opt, &ses, &opened_at, &advance_ms, err);
+    /* (a scene that differs between the nodes gave figures of neither) */
+    int rc = opt->from ? EDDY_OK : eddy_drive_same_scene(opt->scene_path, err);
+    if (rc) return rc;
+    rc = open_state(opt, &ses, &opened_at, &advance_ms, err);
     if (rc) {
         eddy_session_close(ses);
         return rc;

@@ -21,6 +21,7 @@
 #include "plot.h"
 #include "probes.h"
 #include "progress.h"
+#include "same_scene.h"
 #include "services.h"
 #include "session.h"
 #include "sim.h"
@@ -366,8 +367,10 @@ static int compare_run(const eddy_compare_options *opt)
     int status = 0;
     char plots_dir[PATH_MAX_ + 8] = "";
     /* A scene one process cannot read goes through the agreement below like any other error of the
-     * set-up: returning alone left the others waiting in it. */
-    if (!(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
+     * set-up: returning alone left the others waiting in it. One that differs between the nodes ran
+     * to a report mixing both. */
+    if (!(rc = eddy_drive_same_scene(o.scene_path, &err)) &&
+        !(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
         if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
             rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
         snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint.h"
@@ -24,6 +23,7 @@
 #include "picture.h"
 #include "probes.h"
 #include "progress.h"
+#include "same_scene.h"
 #include "canvas.h"
 #include "services.h"
 #include "session.h"
@@ -902,27 +902,14 @@ static int check_scene(void *user, const eddy_scene *scene, eddy_error *err)
     return rc;
 }
 
-/* h continued over the file's bytes when it is a regular file of a sane size, else over its name
- * alone (a missing or special file is the scene reader's to refuse, alike on every process). */
-static uint64_t hash_file(uint64_t h, const char *path)
-{
-    h = eddy_fnv1a_str(h, path);
-    struct stat st;
-    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) return h;
-    FILE *f = fopen(path, "rb");
-    if (!f) return h;
-    unsigned char buf[65536];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) h = eddy_fnv1a(h, buf, n);
-    fclose(f);
-    return h;
-}
-
 int run_same_everywhere(const eddy_run_options *opt, eddy_error *err)
 {
     if (eddy_decomp_size() <= 1) return EDDY_OK;
+    int rc = eddy_drive_same_scene(opt->scene_path, err);
+    if (rc) return rc;
     /* What every process must agree on: what is simulated and what is written (outputs, the hash and
      * the pictures are collective). Threads and --quiet may differ from node to node. */
-    uint64_t h = hash_file(EDDY_FNV1A_OFFSET, opt->scene_path);
+    uint64_t h = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, opt->scene_path);
     h = eddy_fnv1a_str(h, opt->resume_dir);
     h = eddy_fnv1a_str(h, opt->solver);
     h = eddy_fnv1a_str(h, opt->grid);
@@ -941,10 +928,10 @@ int run_same_everywhere(const eddy_run_options *opt, eddy_error *err)
     /* Every process found the same one: an agreed refusal, said once (main.c). */
     eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
     return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                          "process %d of %d was given another run than process 0 (its scene file's contents, or its "
-                          "--solver, --grid, --set, --out, --steps, --until, --format, --checkpoint-every, --hash, "
-                          "--no-picture, --no-overlap or rendering options differ): every process of a run must be "
-                          "given the same (--threads and --quiet may differ)",
+                          "process %d of %d was given another run than process 0 (its --solver, --grid, --set, --out, "
+                          "--steps, --until, --format, --checkpoint-every, --hash, --no-picture, --no-overlap or "
+                          "rendering options differ): every process of a run must be given the same (--threads and "
+                          "--quiet may differ)",
                           other, eddy_decomp_size());
 }
 

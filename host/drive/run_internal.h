@@ -62,9 +62,10 @@ void run_remove_in(const char *dir, const char *name);
 /* Removes DIR/checkpoint.pK.eddy for every K >= keep: the pieces a newer checkpoint no longer names
  * (a resume on fewer processes, or on one, which writes checkpoint.eddy). */
 void run_remove_stale_pieces(const char *dir, int keep);
-/* Several processes: refuses (an agreed error, EDDY_ERR_INVALID_ARGUMENT naming the first process that
- * differs) a launch whose processes were given different runs (an MPMD launch, a scene file that differs
- * between nodes), which mixed two physics or failed in MPI without eddy's message. Collective. */
+/* Several processes: refuses (an agreed error naming the first process that differs) a launch whose
+ * processes were given different runs (an MPMD launch; a scene file that differs between nodes or is
+ * missing on one: eddy_drive_same_scene), which mixed two physics or failed in MPI without eddy's
+ * message. Collective. */
 int run_same_everywhere(const eddy_run_options *opt, eddy_error *err);
 int run_clear_folder(run_ctx *c, eddy_error *err);
 int run_open_renderer(run_ctx *c, eddy_error *err);
