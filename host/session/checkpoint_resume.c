@@ -107,10 +107,31 @@ static int check_run_folder(const char *dir, eddy_error *err)
                           "which holds its %s", dir, EDDY_CHECKPOINT_FILE);
 }
 
-int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err)
+/* This process's share of a checkpoint of another process count, read and waiting for the collective
+ * merge (eddy_checkpoint_merge_share), which comes after every process read its own. */
+typedef struct share {
+    eddy_checkpoint **pieces;
+    int held, mine, total;
+    char *manifest;
+} share;
+
+static void share_free(share *sh)
 {
-    *out = NULL;
+    for (int j = 0; sh->pieces && j < sh->held; ++j) eddy_checkpoint_free(sh->pieces[j]);
+    free(sh->pieces);
+    free(sh->manifest);
+    memset(sh, 0, sizeof *sh);
+}
+
+/*
+ * What this process reads by itself, without a collective: the checkpoint (*out), or its pieces, merged
+ * where it holds all of them, or left in `sh` for the merge of a share. *count: the checkpoint's piece
+ * count (1 without a manifest, 0 when the manifest could not be read), which every process must agree on.
+ */
+static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *count, eddy_error *err)
+{
     const int size = eddy_decomp_size(), r = eddy_decomp_rank();
+    *count = 0;
     int rc = check_run_folder(dir, err);
     if (rc) return rc;
     char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
@@ -119,6 +140,7 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
     const int opened = checkpoint_fopen_regular(path, &f);
     if (opened < 0 && errno == ENOENT) {
         free(path);
+        *count = 1;
         return eddy_checkpoint_read(dir, out, err);
     }
     if (opened) {
@@ -138,6 +160,7 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
     const int n = procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;
     if (!m || !cJSON_IsArray(cuts) || !n || cJSON_GetArraySize(cuts) != n - 1)
         rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
+    *count = n;
     /* Piece 0's settings (its head only), which every other piece must share. */
     cJSON *ref = NULL;
     char *ref_path = eddy_output_join_path(dir, "checkpoint.p0.eddy");
@@ -175,15 +198,15 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
         /* Another count on several processes: this process reads its share only, piece k on process
          * k mod size (a process without one reads piece r mod n for the header and keeps no particle);
          * the attach cuts the slabs together and the first exchange migrates (decomp.h). */
-        const int mine = r < n ? (n - 1 - r) / size + 1 : 0, held = mine ? mine : 1;
-        eddy_checkpoint **pieces = calloc((size_t)held, sizeof *pieces);
-        if (!pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int j = 0; !rc && j < held; ++j)
-            rc = read_one_piece(dir, path, m, mine ? r + j * size : r % n, n, ref, ref_path, &pieces[j], err);
-        if (!rc) rc = eddy_checkpoint_merge_share(pieces, held, mine > 0, dir, n, path, out, err);
-        for (int j = 0; pieces && j < held; ++j) eddy_checkpoint_free(pieces[j]);
-        free(pieces);
-        if (!rc) eddy_decomp_resume_share(1);
+        sh->mine = r < n ? (n - 1 - r) / size + 1 : 0;
+        sh->held = sh->mine ? sh->mine : 1;
+        sh->total = n;
+        sh->pieces = calloc((size_t)sh->held, sizeof *sh->pieces);
+        if (!sh->pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int j = 0; !rc && j < sh->held; ++j)
+            rc = read_one_piece(dir, path, m, sh->mine ? r + j * size : r % n, n, ref, ref_path, &sh->pieces[j], err);
+        sh->manifest = path;
+        path = NULL;
     }
     cJSON_Delete(ref);
     free(ref_path);
@@ -192,3 +215,50 @@ int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy
     return rc;
 }
 
+/*
+ * Several processes: whether every process read what it needs, and the same checkpoint (its piece
+ * count), agreed before any collective. A piece, manifest or folder missing on one node failed on that
+ * process alone, which then stopped the others with MPI_Abort after a wait; now every process returns
+ * the lowest failing process's error, recorded as agreed (said once).
+ */
+static int agree_on_reading(int rc, int count, const char *dir, eddy_error *err)
+{
+    const int size = eddy_decomp_size();
+    if (size <= 1) return rc;
+    const uint64_t failed = eddy_decomp_min_u64(rc ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
+    if (failed != UINT64_MAX) {
+        eddy_error shared = *err;
+        eddy_decomp_broadcast(&shared, sizeof shared, (int)failed);
+        *err = shared;
+        eddy_decomp_set_agreed(shared.code);
+        return shared.code;
+    }
+    const int other = eddy_decomp_first_differing((uint64_t)count);
+    if (other < 0) return EDDY_OK;
+    eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "process %d of %d reads another checkpoint in '%s' than process 0 (another number of "
+                          "pieces, or none: a run folder that differs between nodes?)",
+                          other, size, dir);
+}
+
+int eddy_checkpoint_read_for_resume(const char *dir, eddy_checkpoint **out, eddy_error *err)
+{
+    *out = NULL;
+    share sh;
+    memset(&sh, 0, sizeof sh);
+    int count = 0;
+    int rc = read_local(dir, out, &sh, &count, err);
+    rc = agree_on_reading(rc, count, dir, err);
+    if (!rc && sh.pieces) {
+        rc = eddy_checkpoint_merge_share(sh.pieces, sh.held, sh.mine > 0, dir, sh.total, sh.manifest, out, err);
+        if (!rc) eddy_decomp_resume_share(1);
+    }
+    share_free(&sh);
+    if (rc) {
+        eddy_checkpoint_free(*out);
+        *out = NULL;
+        eddy_decomp_resume_cuts(NULL, 0, 0, 0.0); /* (armed for this reading alone) */
+    }
+    return rc;
+}
