@@ -888,8 +888,10 @@ int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
     oo.piece = eddy_decomp_rank();
     oo.pieces = eddy_decomp_size();
     int rc = overlap_setting(c, &oo.overlap, err);
-    if (rc) return rc;
-    return eddy_output_create(s->out_dir, &oo, c->sim->world, &c->out, err);
+    if (!rc) rc = eddy_output_create(s->out_dir, &oo, c->sim->world, &c->out, err);
+    /* Several processes: a folder one node cannot make (a file in its way, a full disk there) is every
+     * process's error, said once; that process stopped the others with MPI_Abort. */
+    return eddy_decomp_agree_error(rc, err);
 }
 
 /* The scene's checkpoint section, read once the scene is interpreted and before the world is built

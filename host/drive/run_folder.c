@@ -146,6 +146,9 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
     /* Every process decides from the same files; they agree before any goes on. */
     if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "another process refused the output folder '%s'", dir);
+    /* ... and on whether it holds a run, which a folder of each node's own may not agree on: a process
+     * that cleared it while another did not met that one in another collective. */
+    if (!rc && eddy_decomp_size() > 1) *holds_run = !eddy_decomp_all_ok(!*holds_run);
     return rc;
 }
 

@@ -224,15 +224,7 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
 static int agree_on_reading(int rc, int count, const char *dir, eddy_error *err)
 {
     const int size = eddy_decomp_size();
-    if (size <= 1) return rc;
-    const uint64_t failed = eddy_decomp_min_u64(rc ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
-    if (failed != UINT64_MAX) {
-        eddy_error shared = *err;
-        eddy_decomp_broadcast(&shared, sizeof shared, (int)failed);
-        *err = shared;
-        eddy_decomp_set_agreed(shared.code);
-        return shared.code;
-    }
+    if (size <= 1 || (rc = eddy_decomp_agree_error(rc, err))) return rc;
     const int other = eddy_decomp_first_differing((uint64_t)count);
     if (other < 0) return EDDY_OK;
     eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);

@@ -169,6 +169,11 @@ int eddy_decomp_owned_world(eddy_world *w, eddy_world **owned, eddy_error *err);
 int eddy_decomp_cuts(const eddy_world *w, double *cuts, int max);
 int eddy_decomp_resume_cuts(const double *cuts, int count, long long rebalances, double floor);
 int eddy_decomp_all_ok(int ok);
+/* Collective: a status that a process may meet alone, outside a step (reading its checkpoint piece,
+ * making its output folder), agreed before the next collective. Every process returns the error
+ * (code and message) of the lowest process whose `rc` is not 0, recorded as agreed (main says it once
+ * and every process ends normally), or EDDY_OK when none failed. `rc` on one process. */
+int eddy_decomp_agree_error(int rc, eddy_error *err);
 
 /* The run loop's stop flag (services.h), which the processes set together after a step once any has
  * SIGINT or SIGTERM pending (blocked on several processes since eddy_decomp_init; docs/mpi.md). */

@@ -2,7 +2,8 @@
  * host/session/decomp_gather.c — the gathers of a run on several processes (decomp.h, docs/mpi.md):
  * every owned particle to rank 0 (what rank 0 writes for all: CSV frames and other non-VTK writers, a
  * plugin's probe, `eddy compare`'s samples), the state hash by id range without a gather, a process's
- * owned particles without its halo copies (its checkpoint piece), and the collective AND of a status. Built without MPI: the one-process answers.
+ * owned particles without its halo copies (its checkpoint piece), the collective AND of a status and the
+ * agreement on one process's error. Built without MPI: the one-process answers.
  */
 #include "decomp.h"
 #include "decomp_internal.h"
@@ -435,3 +436,15 @@ void eddy_decomp_release_whole(eddy_world *w, eddy_world *whole)
 }
 
 #endif /* EDDY_HAVE_MPI */
+
+int eddy_decomp_agree_error(int rc, eddy_error *err)
+{
+    if (eddy_decomp_size() <= 1) return rc;
+    const uint64_t failed = eddy_decomp_min_u64(rc ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
+    if (failed == UINT64_MAX) return EDDY_OK;
+    eddy_error shared = *err;
+    eddy_decomp_broadcast(&shared, sizeof shared, (int)failed);
+    *err = shared;
+    eddy_decomp_set_agreed(shared.code);
+    return shared.code;
+}
