@@ -425,10 +425,11 @@ static int cmd_describe(int argc, char **argv)
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
     const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], NULL);
     if (!e) {
-        fprintf(stderr, "eddy: error: unknown component '%s' (available: %s%s)\n", argv[0], eddy_registry_ids(reg, NULL),
-                eddy_registry_refusal_count(reg) ? "; some plugins were refused, see `eddy list`" : "");
+        eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)", argv[0],
+                       eddy_registry_ids(reg, NULL),
+                       eddy_registry_refusal_count(reg) ? "; some plugins were refused, see `eddy list`" : "");
         eddy_registry_destroy(reg);
-        return 1;
+        return fail(&err);
     }
     const eddy_component *c = e->component;
     eddy_services_notice_shadow(reg, c->id);
@@ -563,14 +564,12 @@ static int command_help(const char *cmd)
 }
 
 /* The commands that only print (help, --version, list, describe): under mpirun every process runs
- * them, and each printed its own copy, interleaved with the others' ("install folusage:"), errors
- * included. The first process speaks for all; they reach the same result and exit status. */
+ * them, and each printed its own copy, interleaved with the others' ("install folusage:"). The first
+ * process prints for all. Only stdout: their errors go through fail(), which says an error every
+ * process met once and one that a process met alone (a plugin missing on its node) with its rank. */
 static void speak_once(void)
 {
-    if (eddy_decomp_size() > 1 && eddy_decomp_rank() != 0) {
-        (void)!freopen("/dev/null", "w", stdout);
-        (void)!freopen("/dev/null", "w", stderr);
-    }
+    if (eddy_decomp_size() > 1 && eddy_decomp_rank() != 0) (void)!freopen("/dev/null", "w", stdout);
 }
 
 static int command(int argc, char **argv)
