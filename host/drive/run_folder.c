@@ -143,11 +143,12 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
     if (!rc)
         *holds_run = checkpoint == 1 || manifest == 1 || exists_in(dir, "frames.pvd") == 1 ||
                      exists_in(dir, "diagnostics.csv") == 1;
-    /* Every process decides from the same files; they agree before any goes on. */
-    if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "another process refused the output folder '%s'", dir);
-    /* ... and on whether it holds a run, which a folder of each node's own may not agree on: a process
-     * that cleared it while another did not met that one in another collective. */
+    /* Several processes agree before any goes on, on the lowest refusing process's message (a folder
+     * of each node's own may hold a stopped run on one node only: "another process refused" there, its
+     * own message on that node, differed, and the processes stopped with MPI_Abort) ... */
+    rc = eddy_decomp_agree_error(rc, err);
+    /* ... and on whether it holds a run: a process that cleared it while another did not met that one
+     * in another collective. */
     if (!rc && eddy_decomp_size() > 1) *holds_run = !eddy_decomp_all_ok(!*holds_run);
     return rc;
 }
@@ -156,10 +157,16 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
 {
     const char *dir = c->sim->scene.out_dir;
     int rc = EDDY_OK;
-    /* Nothing is removed from a folder the run could not then write its own files into. */
-    if (eddy_decomp_rank() == 0 && access(dir, W_OK) != 0)
-        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write into the output folder '%s': %s", dir, strerror(errno));
-    if (!rc && eddy_decomp_rank() == 0) {
+    /* Nothing is removed from a folder the run could not then write its own files into. (Under mpirun
+     * with a folder of each node's own, rank 0's may not be there yet while another node's holds a
+     * run: nothing to clear, and the output makes it.) */
+    int absent = 0;
+    if (eddy_decomp_rank() == 0 && access(dir, W_OK) != 0) {
+        absent = errno == ENOENT;
+        if (!absent)
+            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write into the output folder '%s': %s", dir, strerror(errno));
+    }
+    if (!rc && !absent && eddy_decomp_rank() == 0) {
         eddy_output_remove_frames(dir, "frames");
         eddy_output_remove_frames(dir, "render");
         remove_matching(dir, "", piece_name);
@@ -169,8 +176,6 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
         run_remove_in(dir, "picture.png");
         run_remove_in(dir, "render/ffmpeg.log");
     }
-    /* The others wait for rank 0 before any writes a frame. */
-    if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!rc) && !rc)
-        rc = eddy_error_set(err, EDDY_ERR_IO, "rank 0 could not write into the output folder '%s'", dir);
-    return rc;
+    /* The others wait for rank 0 before any writes a frame, and take its error. */
+    return eddy_decomp_agree_error(rc, err);
 }
