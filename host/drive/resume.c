@@ -196,12 +196,14 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
         c->end_time = end_time;
     }
 
-    if ((rc = formats_from_settings(c, ck, err)) ||
-        (rc = check_component(c, ck, solver, EDDY_INTERFACE_SOLVER, err)) ||
-        (rc = check_component(c, ck, grid, EDDY_INTERFACE_GRID, err)))
-        return rc;
-    for (size_t i = 0; i < c->format_count; ++i)
-        if ((rc = check_component(c, ck, c->formats[i], EDDY_INTERFACE_WRITER, err))) return rc;
+    if (!(rc = formats_from_settings(c, ck, err)) &&
+        !(rc = check_component(c, ck, solver, EDDY_INTERFACE_SOLVER, err)))
+        rc = check_component(c, ck, grid, EDDY_INTERFACE_GRID, err);
+    for (size_t i = 0; !rc && i < c->format_count; ++i)
+        rc = check_component(c, ck, c->formats[i], EDDY_INTERFACE_WRITER, err);
+    /* Several processes: a plugin missing on one node is every process's error before the session's
+     * collectives (that process returned alone, and the others waited for it in them). */
+    if ((rc = eddy_decomp_agree_error(rc, err))) return rc;
     /* The warning comes before the state is put back, as a resumed run's first words. */
     const eddy_registry_entry *e = opt->registry ? eddy_registry_find(opt->registry, solver, EDDY_INTERFACE_SOLVER) : NULL;
     if (e && strcmp(e->component->version, version) != 0 && !opt->quiet && eddy_decomp_rank() == 0)

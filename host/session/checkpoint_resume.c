@@ -204,7 +204,8 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
         sh->pieces = calloc((size_t)sh->held, sizeof *sh->pieces);
         if (!sh->pieces) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         for (int j = 0; !rc && j < sh->held; ++j)
-            rc = read_one_piece(dir, path, m, sh->mine ? r + j * size : r % n, n, ref, ref_path, &sh->pieces[j], err);
+            rc = read_one_piece(dir, path, m, sh->mine ? r + j * size : r % n, n, ref, ref_path, &sh->pieces[j],
+                                err);
         sh->manifest = path;
         path = NULL;
     }
