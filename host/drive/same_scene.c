@@ -7,14 +7,16 @@
 
 #include "decomp.h"
 #include "fnv1a.h"
+#include "scene.h"
 
-/* FNV-1a of the file's bytes (files over 64 MiB, far beyond any scene, by their size alone). */
+/* FNV-1a of the file's bytes (a file larger than a scene may be, which the reader refuses alike
+ * everywhere, by its size alone). */
 static uint64_t contents_hash(const char *path)
 {
     uint64_t h = EDDY_FNV1A_OFFSET;
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return h;
-    if (st.st_size > (64 << 20)) return eddy_fnv1a(h, &st.st_size, sizeof st.st_size);
+    if (st.st_size > EDDY_SCENE_FILE_MAX) return eddy_fnv1a(h, &st.st_size, sizeof st.st_size);
     FILE *f = fopen(path, "rb");
     if (!f) return h;
     unsigned char buf[65536];
