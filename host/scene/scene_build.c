@@ -13,38 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define FILL_CHUNK 65536   /* particles added per eddy_world_add_particles call */
 /* The least memory a run takes per particle: the core's storage alone is 57 bytes (position, velocity,
  * density, pressure, mass, id, material, flags, sort scratch); with the grid and a solver's fields the
  * in-tree solvers measure 146 (tait, 2D) to 385 (pbf) bytes. */
 #define BYTES_PER_PARTICLE_MIN 128.0
-
-/* A limit in bytes read from a cgroup file, or INFINITY. */
-static double cgroup_limit(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return INFINITY;
-    double v = INFINITY;
-    unsigned long long x;
-    if (fscanf(f, "%llu", &x) == 1) v = (double)x; /* "max" (no limit) does not scan */
-    fclose(f);
-    return v;
-}
-
-/* The memory this process may use: the machine's, or less under a cgroup limit. INFINITY if unknown. */
-static double usable_memory(void)
-{
-    double mem = INFINITY;
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) mem = (double)pages * (double)page;
-#endif
-    mem = fmin(mem, cgroup_limit("/sys/fs/cgroup/memory.max"));
-    mem = fmin(mem, cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
-    return mem;
-}
 
 /* Materials: the generic members from the scene, the running solver's table values from
  * eddy_scene_material_params (the world copies them). */
@@ -170,15 +144,18 @@ static int fill_fluids(const eddy_scene *scene, eddy_world *w, size_t *total_out
         return scene_fill_piece(scene, scene_piece(), *axis, total, w, err);
     /* The fill touches every page it reserves: a scene that cannot fit was killed by the kernel after
      * minutes of filling (4e8 particles on 23 GB), instead of refused. */
-    const double need = (double)total * BYTES_PER_PARTICLE_MIN, have = usable_memory();
+    const double need = (double)total * BYTES_PER_PARTICLE_MIN;
+    double have;
+    const char *source;
+    int rc = scene_usable_memory(&have, &source, err);
+    if (rc) return rc;
     if (need > have)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "%s: fluids: expected at most %.0f particles (%.0f bytes a particle at the least) in the "
-                              "%.1f GB of memory this machine has, got %zu, which need at least %.1f GB: use fewer or "
-                              "smaller fluid blocks, or a larger particle_spacing",
-                              file, floor(have / BYTES_PER_PARTICLE_MIN), BYTES_PER_PARTICLE_MIN, have / 1e9, total,
-                              need / 1e9);
-    int rc;
+                              "%.1f GB of memory %s, got %zu, which need at least %.1f GB: use fewer or smaller fluid "
+                              "blocks, or a larger particle_spacing",
+                              file, floor(have / BYTES_PER_PARTICLE_MIN), BYTES_PER_PARTICLE_MIN, have / 1e9, source,
+                              total, need / 1e9);
     if ((rc = eddy_particles_reserve(&w->particles, total, err))) {
         eddy_error_prefix(err, "%s: ", file);
         return rc;

@@ -21,6 +21,7 @@
  *   scene_rescale.c       the bench rescale
  *   scene_fill.c          a piece of the fluid fill (scene_fill.h: one process's particles only)
  *   scene_build.c         world building
+ *   scene_memory.c        the memory a fill may count on (EDDY_MEMORY_BYTES, the machine, cgroups)
  *   scene_sections.c      the helpers other host modules read their own sections with
  *
  * Every function here starts with scene_ (types, macros and the static constants have no linkage):
@@ -303,5 +304,11 @@ const char *scene_component_section(const eddy_component *component, const char 
 /* eddy_scene_material_params with the material's object `o` already found. */
 int scene_material_params_of(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *solver,
                              size_t material, const cJSON *o, eddy_param_value *values, eddy_error *err);
+
+/* The memory a run may count on, in bytes, and how a message says where it comes from ("this machine
+ * has", "this process's cgroup allows", "EDDY_MEMORY_BYTES gives"): EDDY_MEMORY_BYTES when set (a bad
+ * value is EDDY_ERR_INVALID_ARGUMENT naming it), else the machine's memory or a smaller limit of the
+ * process's cgroup or one above it (scene_memory.c). INFINITY where nothing tells. */
+int scene_usable_memory(double *bytes, const char **source, eddy_error *err);
 
 #endif /* EDDY_HOST_SCENE_INTERNAL_H */
