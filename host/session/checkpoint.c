@@ -146,7 +146,7 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
         } else if (rename(tmp, path) != 0) {
             e = errno;
             remove(tmp);
-            rc = write_failed(path, tmp, "renaming to it", e, err);
+            rc = write_failed(path, tmp, "renaming", e, err);
         }
     }
     free(tmp);

@@ -442,9 +442,16 @@ int eddy_decomp_agree_error(int rc, eddy_error *err)
     if (eddy_decomp_size() <= 1) return rc;
     const uint64_t failed = eddy_decomp_min_u64(rc ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
     if (failed == UINT64_MAX) return EDDY_OK;
-    eddy_error shared = *err;
+    /* The status travels with the record: a caller's error record need not hold it. */
+    struct {
+        int rc;
+        eddy_error err;
+    } shared;
+    memset(&shared, 0, sizeof shared);
+    shared.rc = rc;
+    if (rc) shared.err = *err;
     eddy_decomp_broadcast(&shared, sizeof shared, (int)failed);
-    *err = shared;
-    eddy_decomp_set_agreed(shared.code);
-    return shared.code;
+    *err = shared.err;
+    eddy_decomp_set_agreed(shared.rc);
+    return shared.rc;
 }
