@@ -77,23 +77,16 @@ typedef struct sampler {
 } sampler;
 
 /*
- * Several processes (docs/mpi.md): what failed on one process (a file rank 0 could not write) fails the
- * solver on every one, so that all go on to the next solver together instead of one waiting in a
- * collective. The failure is then agreed (decomp.h): every process reached it at the same point, so
- * the comparison goes on with the next solver, and the report is kept. A process other than rank 0
- * (which says every error of the report) says its own error here, so that the others' "its message is
- * above" holds. In one process: rc.
+ * Several processes (docs/mpi.md): what failed on one process (a file rank 0 could not write, a scene
+ * one node cannot read) fails the solver on every one, with the lowest failing process's message
+ * (eddy_decomp_agree_error), so that all go on to the next solver together instead of one waiting in a
+ * collective, and rank 0's report says what failed (it said "another process failed" where rank 0
+ * was not the one). The failure is agreed: the comparison goes on with the next solver, and the report
+ * is kept. In one process: rc.
  */
 static int agree(int rc, eddy_error *err)
 {
-    if (eddy_decomp_size() <= 1 || eddy_decomp_all_ok(rc == EDDY_OK)) return rc;
-    /* (every process is here: the comparison of the messages does not wait) */
-    const int same = eddy_decomp_same_failure(rc ? err->message : "", EDDY_DECOMP_FAILURE_WAIT_S);
-    if (rc && !same && eddy_decomp_rank() != 0)
-        fprintf(stderr, "eddy: error: rank %d of %d: %s\n", eddy_decomp_rank(), eddy_decomp_size(), err->message);
-    if (!rc) rc = eddy_error_set(err, EDDY_ERR_IO, "another process failed (its message is above)");
-    eddy_decomp_set_agreed(rc);
-    return rc;
+    return eddy_decomp_agree_error(rc, err);
 }
 
 /* The diagnostics, the probes and (write) the frame of one sample, of the world w's time and step. */
@@ -385,8 +378,7 @@ static int compare_run(const eddy_compare_options *opt)
         if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
     }
     if ((rc = agree(rc, &err))) {
-        /* (the same error everywhere, a missing scene, is said once: agree() had only the others that
-         * said something else speak) */
+        /* (every process holds the lowest failing process's error: rank 0 says it, once) */
         if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
