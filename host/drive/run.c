@@ -503,9 +503,10 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
             rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
         free(from), free(to);
         /* (the pieces are new from here on; the manifest that names them follows, and nobody leaves
-         * before it is written, below) */
-        if (!eddy_decomp_all_ok(rc == EDDY_OK) && !rc)
-            rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': another process could not put its piece in place", dir);
+         * before it is written, below. A process that could not put its piece in place is every
+         * process's error, its own message: "another process could not" differed from it, and the
+         * processes stopped with MPI_Abort.) */
+        rc = eddy_decomp_agree_error(rc, err);
     }
     if (!rc && r == 0) {
         /* Tests only (tests/mpi/interrupt.sh): rank 0 takes this long to get to the manifest. */
@@ -527,10 +528,7 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     /* Nobody leaves before the manifest is on disk: the processes of an interrupted run stop with
      * MPI_Abort (main.c), which would kill rank 0 while it writes it if another got there first, leaving
      * the new pieces under the old manifest (refused by resume) or none. */
-    const int named = eddy_decomp_all_ok(rc == EDDY_OK);
-    if (!rc && !named)
-        rc = eddy_error_set(err, EDDY_ERR_IO, "checkpoint in '%s': rank 0 could not write the manifest", dir);
-    return rc;
+    return eddy_decomp_agree_error(rc, err);
 }
 
 /* Every frame taken complete on disk and named: the frame in flight waited for and, with overlapped

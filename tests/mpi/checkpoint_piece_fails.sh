@@ -21,4 +21,17 @@ rmdir "$out/checkpoint.p0.eddy.next.tmp" "$out/checkpoint.p0.eddy.tmp"
 h=$(run resume "$out" --steps 80 --hash 2>"$out.log") || fail "the step-40 checkpoint no longer resumes: $(cat "$out.log")"
 want=$(run run "$scene" --steps 80 --hash --out "$out.straight") || fail "the run straight to step 80"
 [ -n "$h" ] && [ "$h" = "$want" ] || fail "resumed: '$h', straight: '$want'"
-echo "checkpoint_piece_fails.sh: the previous checkpoint survived the failed one and resumed to $h"
+# A manifest rank 0 cannot write (a folder in the way of its temporary file): rank 0's message, said once
+# by every process's agreement, status 1 (the others said "rank 0 could not write the manifest", the
+# messages differed, and the processes stopped with MPI_Abort).
+mkdir "$out/checkpoint.manifest.tmp"
+run resume "$out" --steps 100 >"$out.manifest.log" 2>&1
+status=$?
+cat "$out.manifest.log"
+[ "$status" -eq 1 ] || fail "manifest blocked: exit status $status, expected 1"
+[ "$(grep -c '^eddy: ' "$out.manifest.log")" -eq 1 ] || fail "manifest blocked: more than one line said"
+grep -qxF "eddy: error: cannot write '$out/checkpoint.manifest': Is a directory" "$out.manifest.log" ||
+    fail "manifest blocked: not rank 0's message"
+! grep -q "MPI_ABORT" "$out.manifest.log" || fail "manifest blocked: an MPI_Abort"
+rmdir "$out/checkpoint.manifest.tmp"
+echo "checkpoint_piece_fails.sh: the previous checkpoint survived the failed one and resumed to $h; a blocked manifest is said once"
