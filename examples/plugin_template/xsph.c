@@ -102,8 +102,8 @@ struct eddy_solver {
     float *sound_speed;   /* [material_count] c = sqrt(k) */
     int acceleration;     /* field ids: stable for the life of the particle set */
     int correction;
-    /* The fields' arrays, re-read after every grid build: the particle set owns them and may move
-     * them whenever it reallocates or reorders (particles.h). */
+    /* The fields' arrays, re-read after every grid build: the particle set owns them, reorders them in
+     * place there and moves them when adding particles reallocates (particles.h). */
     float *acc[3], *corr[3];
     /* Largest acceleration of the last force pass, for max_dt's force limit. It is state between
      * steps outside the particle fields, so save() and load() carry it: on resume the host calls no
