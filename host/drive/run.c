@@ -461,7 +461,7 @@ static int write_manifest(const char *dir, const eddy_world *w, const double *cu
 
 /* Several processes: each writes DIR/checkpoint.pK.eddy of its owned particles and solver state; then
  * rank 0 the manifest naming them, only when every piece was written (a process that failed stops the
- * run with its message, main.c). A piece goes through DIR/checkpoint.pK.eddy.next and replaces the
+ * run with its message, main.c). A piece is written to DIR/checkpoint.pK.eddy.next and replaces the
  * previous one only once every process has written its own: a piece that failed on one process (a
  * full disk) left the others' new pieces beside its old one under the old manifest, so that neither
  * checkpoint could be resumed, where one process keeps its previous checkpoint. */
@@ -481,14 +481,14 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
         cJSON *v = cJSON_CreateNumber(cuts[i]);
         if (!v || !cJSON_AddItemToArray(cut, v)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    char next[64], final[64];
-    snprintf(next, sizeof next, "checkpoint.p%d.eddy.next", r);
+    char final[48], next[64];
     snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
+    snprintf(next, sizeof next, "%s" EDDY_CHECKPOINT_PIECE_STAGED, final);
     eddy_world *owned = NULL;
     if (!rc && !(rc = eddy_decomp_owned_world(w, &owned, err))) {
         eddy_sim piece = *c->sim;
         piece.world = owned;
-        rc = eddy_checkpoint_write_named(dir, next, &piece, s, err);
+        rc = eddy_checkpoint_write_piece(dir, final, &piece, s, err);
     }
     eddy_decomp_release_whole(w, owned);
     /* (every process learns the first failure's message: agree_on_frame) */

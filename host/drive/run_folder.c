@@ -11,7 +11,8 @@
  * left among the new run's files (a shorter run left the old run's later frames behind, unlisted); the
  * diagnostics are rewritten and checkpoint.eddy removed when the output opens (run.c). Only a folder
  * that shows an eddy run (a checkpoint, a manifest, frames.pvd or diagnostics.csv) is cleared, and only
- * of the names eddy writes: frames/frame_NNNNN.EXT and frame_NNNNN_pK.vtp, render/frame_NNNNN.png.
+ * of the names eddy writes: frames/frame_NNNNN.EXT and frame_NNNNN_pK.vtp, render/frame_NNNNN.png, and
+ * the temporary files of those names and of the others that a write killed half-way left behind.
  *
  * Depends on: checkpoint.h (the peek at a checkpoint's clock and end), decomp.h, output.h.
  */
@@ -83,6 +84,27 @@ void run_remove_stale_pieces(const char *dir, int keep)
         free(path);
     }
     closedir(d);
+}
+
+/* A file an eddy write goes through, left behind by a process killed in the middle of it (the next
+ * write of that name would replace it, but a new run may never write that name): "NAME.tmp" of a file
+ * eddy writes whole, and a checkpoint piece staged as "checkpoint.pK.eddy.next" (checkpoint.h). */
+static int leftover_temporary(const char *name)
+{
+    static const char *const whole[] = {EDDY_CHECKPOINT_FILE, EDDY_CHECKPOINT_MANIFEST, "frames.pvd", "probes.csv",
+                                        "diagnostics.csv", "picture.png", "movie.mp4"};
+    const size_t len = strlen(name), staged = strlen(EDDY_CHECKPOINT_PIECE_STAGED);
+    if (len > staged && strcmp(name + len - staged, EDDY_CHECKPOINT_PIECE_STAGED) == 0) {
+        char base[256];
+        if (len - staged >= sizeof base) return 0;
+        memcpy(base, name, len - staged);
+        base[len - staged] = '\0';
+        return piece_name(base);
+    }
+    if (len <= 4 || strcmp(name + len - 4, ".tmp") != 0) return 0;
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; ++i)
+        if (len - 4 == strlen(whole[i]) && strncmp(name, whole[i], len - 4) == 0) return 1;
+    return 0;
 }
 
 /* Removes the entries of DIR/SUB (SUB may be "") whose names `match` accepts. */
@@ -170,6 +192,7 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
         eddy_output_remove_frames(dir, "frames");
         eddy_output_remove_frames(dir, "render");
         remove_matching(dir, "", piece_name);
+        remove_matching(dir, "", leftover_temporary);
         run_remove_in(dir, "frames.pvd");
         run_remove_in(dir, "probes.csv");
         run_remove_in(dir, "movie.mp4");

@@ -93,8 +93,7 @@ static int frame_name(const char *name)
         p += 2;
         while (isdigit((unsigned char)*p)) ++p;
     }
-    const size_t len = strlen(name);
-    return *p == '.' && p[1] && !(len > 4 && strcmp(name + len - 4, ".tmp") == 0);
+    return *p == '.' && p[1];
 }
 
 void eddy_output_remove_frames(const char *dir, const char *sub)

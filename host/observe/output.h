@@ -204,8 +204,9 @@ int eddy_output_make_dirs(const char *dir, eddy_error *err);
 char *eddy_output_join_path(const char *dir, const char *name);
 
 /* Removes the files of DIR/SUB (SUB "frames" or "render") named as frames are: "frame_" and five or
- * more digits, then '.' and an extension, or "_p", digits (a piece), '.' and an extension; never a
- * "*.tmp" name (a write in progress), nor a folder of such a name. Nothing when DIR/SUB is missing. */
+ * more digits, then '.' and an extension, or "_p", digits (a piece), '.' and an extension, the
+ * "*.tmp" files a killed write left included (called before a run writes anything, so no write is in
+ * progress there); never a folder of such a name. Nothing when DIR/SUB is missing. */
 void eddy_output_remove_frames(const char *dir, const char *sub);
 
 #endif /* EDDY_HOST_OUTPUT_H */

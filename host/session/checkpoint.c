@@ -114,25 +114,27 @@ static void put_particles(buffer *b, const eddy_particles *p)
     put(b, p->material, n * sizeof(uint32_t));
 }
 
-/* A failed write names the checkpoint the user resumes from (the temporary file is gone again) and
- * says so when an earlier checkpoint of that name is still there, untouched. */
-static int write_failed(const char *path, const char *tmp, const char *doing, int e, eddy_error *err)
+/* A failed write names the checkpoint the user resumes from (the file it went through is gone again)
+ * and says so when an earlier checkpoint of that name is still there, untouched. */
+static int write_failed(const char *path, const char *through, const char *doing, int e, eddy_error *err)
 {
     struct stat st;
     const int kept = stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    return eddy_error_set(err, EDDY_ERR_IO, "cannot write checkpoint '%s': %s '%s': %s%s", path, doing, tmp,
+    return eddy_error_set(err, EDDY_ERR_IO, "cannot write checkpoint '%s': %s '%s': %s%s", path, doing, through,
                           strerror(e), kept ? "; the previous checkpoint there is kept unchanged" : "");
 }
 
-static int write_file(const char *path, const buffer *b, eddy_error *err)
+/* Writes the checkpoint PATH through PATH<SUFFIX>, flushed to the disk, then renamed over PATH when
+ * `put_in_place` (else the caller renames it: a piece of several processes' checkpoint). */
+static int write_file(const char *path, const char *suffix, int put_in_place, const buffer *b, eddy_error *err)
 {
-    char *tmp = malloc(strlen(path) + 5);
-    if (!tmp) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    sprintf(tmp, "%s.tmp", path);
+    char *through = malloc(strlen(path) + strlen(suffix) + 1);
+    if (!through) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    sprintf(through, "%s%s", path, suffix);
     int rc = EDDY_OK;
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = fopen(through, "wb");
     if (!f) {
-        rc = write_failed(path, tmp, "creating", errno, err);
+        rc = write_failed(path, through, "creating", errno, err);
     } else {
         int ok = fwrite(b->p, 1, b->n, f) == b->n && fflush(f) == 0 && fsync(fileno(f)) == 0;
         int e = errno;
@@ -141,25 +143,34 @@ static int write_file(const char *path, const buffer *b, eddy_error *err)
             e = errno;
         }
         if (!ok) {
-            remove(tmp);
-            rc = write_failed(path, tmp, "writing", e, err);
-        } else if (rename(tmp, path) != 0) {
+            remove(through);
+            rc = write_failed(path, through, "writing", e, err);
+        } else if (put_in_place && rename(through, path) != 0) {
             e = errno;
-            remove(tmp);
-            rc = write_failed(path, tmp, "renaming", e, err);
+            remove(through);
+            rc = write_failed(path, through, "renaming", e, err);
         }
     }
-    free(tmp);
+    free(through);
     return rc;
 }
 
+static int write_checkpoint(const char *dir, const char *name, int piece, const eddy_sim *sim,
+                            const cJSON *settings, eddy_error *err);
+
 int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *settings, eddy_error *err)
 {
-    return eddy_checkpoint_write_named(dir, EDDY_CHECKPOINT_FILE, sim, settings, err);
+    return write_checkpoint(dir, EDDY_CHECKPOINT_FILE, 0, sim, settings, err);
 }
 
-int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
+int eddy_checkpoint_write_piece(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
                                 eddy_error *err)
+{
+    return write_checkpoint(dir, name, 1, sim, settings, err);
+}
+
+static int write_checkpoint(const char *dir, const char *name, int piece, const eddy_sim *sim,
+                            const cJSON *settings, eddy_error *err)
 {
     eddy_world *w = sim->world;
     const eddy_component *sc = sim->solver_entry->component;
@@ -232,7 +243,8 @@ int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_si
         put_u64(&b, eddy_checkpoint_checksum(b.p, b.n));
         char *path = join_path(dir, name);
         rc = !path || b.failed ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory")
-                               : write_file(path, &b, err);
+                               : piece ? write_file(path, EDDY_CHECKPOINT_PIECE_STAGED, 0, &b, err)
+                                       : write_file(path, ".tmp", 1, &b, err);
         free(path);
     }
     free(b.p);

@@ -68,13 +68,19 @@ int eddy_checkpoint_write(const char *dir, const eddy_sim *sim, const cJSON *set
 int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err);
 
 /*
- * The same under another name in DIR: the pieces of a run on several processes (docs/mpi.md), one per
- * process, DIR/checkpoint.pK.eddy in this format (the owned particles of process K and its solver's
- * state; the settings add "processes", "piece" and "cuts"), listed by DIR/checkpoint.manifest (JSON,
- * written by rank 0 once every piece is on disk).
+ * The pieces of a run on several processes (docs/mpi.md), one per process, DIR/checkpoint.pK.eddy in
+ * this format (the owned particles of process K and its solver's state; the settings add "processes",
+ * "piece" and "cuts"), listed by DIR/checkpoint.manifest (JSON, written by rank 0 once every piece is on
+ * disk).
+ *
+ * eddy_checkpoint_write_piece writes the piece DIR/NAME into DIR/NAME<EDDY_CHECKPOINT_PIECE_STAGED>,
+ * flushed to the disk, and leaves it there: the caller renames it over DIR/NAME once every process has
+ * written its own, so that a piece that failed on one process leaves every previous piece in place. Its
+ * errors name DIR/NAME, the checkpoint the user resumes from, and say when the previous one is kept.
  */
 #define EDDY_CHECKPOINT_MANIFEST "checkpoint.manifest"
-int eddy_checkpoint_write_named(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
+#define EDDY_CHECKPOINT_PIECE_STAGED ".next"
+int eddy_checkpoint_write_piece(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
                                 eddy_error *err);
 int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoint **out, eddy_error *err);
 

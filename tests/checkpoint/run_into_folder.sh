@@ -4,7 +4,7 @@
 #    same folder leaves exactly its own frames (0-1) and a frames.pvd naming them; the older run's
 #    frame 2 once stayed behind, unlisted.
 #  - ... and so are its probe table (when the new run has no probes) and stray checkpoint pieces, which
-#    without a manifest do not count as a checkpoint;
+#    without a manifest do not count as a checkpoint, and the temporary files of writes killed half-way;
 #  - a folder that shows no eddy run keeps every file, even ones named like eddy's (a picture.png of
 #    the user's, render/frame_of_my_holiday.png);
 #  - A run stopped before its end (here: its checkpoint's end moved to step 400 with ckedit, as a run
@@ -26,6 +26,16 @@ frames=$(cd "$dir/frames" && ls | tr '\n' ' ')
 run --steps 40 --set 'probes=[]' || fail "the run without probes (and a stray piece) failed"
 [ ! -e "$dir/probes.csv" ] || fail "the older run's probes.csv was left behind"
 [ ! -e "$dir/checkpoint.p3.eddy" ] || fail "the stray checkpoint piece was left behind"
+# The files a write killed half-way (kill -9) leaves behind go with the run they belonged to; a user's
+# file that merely ends in .tmp stays.
+for f in checkpoint.eddy.tmp checkpoint.manifest.tmp checkpoint.p1.eddy.next frames.pvd.tmp probes.csv.tmp \
+         frames/frame_00007.vtp.tmp frames/frame_00001.csv.tmp render/frame_00004.png.tmp; do
+    mkdir -p "$(dirname "$dir/$f")" && : > "$dir/$f" || fail "cannot make $f"
+done
+echo me > "$dir/notes.tmp"
+run --steps 40 || fail "the run into a folder with a killed write's leftovers failed"
+left=$(cd "$dir" && find . -name '*.tmp' -o -name '*.next' | sort | tr '\n' ' ')
+[ "$left" = "./notes.tmp " ] || fail "after the run these temporaries remain: $left"
 mine="$dir.mine"
 rm -rf "$mine" && mkdir -p "$mine/render" && echo me > "$mine/picture.png" && echo me > "$mine/movie.mp4" &&
     echo me > "$mine/render/frame_of_my_holiday.png" || fail "cannot set up $mine"

@@ -11,12 +11,13 @@ command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun ('$mpirun')";
 rm -rf "$out" "$out.straight"
 run() { "$mpirun" --oversubscribe -np 2 "$eddy" "$@" --quiet --no-picture; }
 run run "$scene" --steps 40 --out "$out" || fail "the run to step 40"
-# (the file each write goes through, the staged piece's and, for a build that writes the piece in
-# place, the piece's own)
-mkdir "$out/checkpoint.p0.eddy.next.tmp" "$out/checkpoint.p0.eddy.tmp"
+# (a folder in the way of the file the piece is staged in; the message names the piece the user resumes
+# from, not the staged file, and says that the previous one is kept)
+mkdir "$out/checkpoint.p0.eddy.next"
 run resume "$out" --steps 60 >"$out.log" 2>&1 && fail "the resume with piece 0 blocked succeeded"
-grep -q "checkpoint" "$out.log" || fail "the failed resume does not name the checkpoint: $(cat "$out.log")"
-rmdir "$out/checkpoint.p0.eddy.next.tmp" "$out/checkpoint.p0.eddy.tmp"
+grep -qxF "eddy: error: cannot write checkpoint '$out/checkpoint.p0.eddy': creating '$out/checkpoint.p0.eddy.next': Is a directory; the previous checkpoint there is kept unchanged" "$out.log" ||
+    fail "the failed resume does not name the piece and that it is kept: $(cat "$out.log")"
+rmdir "$out/checkpoint.p0.eddy.next"
 [ ! -e "$out/checkpoint.p1.eddy.next" ] || fail "piece 1's unused new piece was left behind"
 h=$(run resume "$out" --steps 80 --hash 2>"$out.log") || fail "the step-40 checkpoint no longer resumes: $(cat "$out.log")"
 want=$(run run "$scene" --steps 80 --hash --out "$out.straight") || fail "the run straight to step 80"
