@@ -162,6 +162,12 @@ add_test(NAME cli_until_output_time_run_again
       sh \"$4\" \"$1/frames.pvd\" 11"
     ${EDDY_EXE} ${CLI_OUT}/sliver_again ${SCENES}/dam_break_2d.json ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh
     ${CMAKE_CURRENT_SOURCE_DIR}/support/series_frames.sh)
+# A scene on a picosecond scale: dt 1e-13 s to an end of 1e-12 s is 10 steps and 3 frames (0, 5e-13, 1e-12).
+# The end-of-run check took any time within 1e-12 s of the end as reached, so this run ended at t = 0
+# after 0 steps with status 0.
+cli_test(picosecond_scene_runs_to_its_end 0 "done: t = 1e-12 s after 10 steps"
+         run ${SCENES}/dam_break_2d.json --set time.dt=1e-13 --set time.end=1e-12 --set time.output_interval=5e-13
+         --no-picture --format csv --out ${CLI_OUT}/picosecond)
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)

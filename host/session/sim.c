@@ -182,7 +182,7 @@ void eddy_sim_close(eddy_sim *sim)
 
 int eddy_sim_time_reached(double time, double t)
 {
-    return t - time <= 1e-12 * (t > 1 ? t : 1);
+    return t - time <= 1e-12 * fabs(t);
 }
 
 /* `name` (a buffer of sizeof sim->dt_limit) becomes the one of the lowest-ranked process whose limit is

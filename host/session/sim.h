@@ -160,9 +160,10 @@ typedef struct eddy_sim_plan {
 /* True when the session is at or past the plan's end. */
 int eddy_sim_plan_done(const eddy_sim *sim, const eddy_sim_plan *plan);
 
-/* Whether the clock `time` has reached `t` within round-off (1e-12 of max(t, 1) s): k * interval can fall
- * a few ulps short of a time asked for as a decimal (30 * 0.0075 < 0.225), and the 3e-17 s step left
- * would be a "sliver" that a position-based solver turns into velocities of 1e11 m/s (v = dx / dt).
+/* Whether the clock `time` has reached `t` within round-off (1e-12 of t): k * interval can fall a few
+ * ulps short of a time asked for as a decimal (30 * 0.0075 < 0.225), and the 3e-17 s step left would be
+ * a "sliver" that a position-based solver turns into velocities of 1e11 m/s (v = dx / dt). Relative, not
+ * in seconds: a scene on a nanosecond scale (an end of 1e-12 s) was taken as done before its first step.
  * The one rule for every target: the end of a run (eddy_sim_plan_done), advance_to, a collider's
  * moving_until, and whether a run folder's checkpoint stopped before its end. */
 int eddy_sim_time_reached(double time, double t);
