@@ -168,6 +168,17 @@ add_test(NAME cli_until_output_time_run_again
 cli_test(picosecond_scene_runs_to_its_end 0 "done: t = 1e-12 s after 10 steps"
          run ${SCENES}/dam_break_2d.json --set time.dt=1e-13 --set time.end=1e-12 --set time.output_interval=5e-13
          --no-picture --format csv --out ${CLI_OUT}/picosecond)
+# A time step so small that the end is out of reach (3e299 steps): refused before the output folder is
+# made. It ran on, showing an ETA of ever.
+add_test(NAME cli_dt_too_small_for_end
+  COMMAND sh -c "rm -rf \"$1\" && sh \"$2\" 1 \"eddy: error: time.dt = 1e-300 s would take 3e+299 steps to reach t = 0.3 s from t = 0 s, more than the 2^53 a run can count; raise time.dt or end the run sooner\" \
+      \"$0\" run \"$3\" --set time.dt=1e-300 --no-picture --out \"$1\" && test ! -e \"$1\""
+    ${EDDY_EXE} ${CLI_OUT}/dt_tiny ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh ${SCENES}/dam_break_2d.json)
+# ... and with --until; a run by steps with that dt is not refused.
+cli_test(dt_too_small_for_until 1 "time.dt = 1e-20 s would take 1e+19 steps to reach t = 0.1 s"
+         run ${SCENES}/dam_break_2d.json --set time.dt=1e-20 --until 0.1 --no-picture --out ${CLI_OUT}/dt_tiny_until)
+cli_test(dt_tiny_by_steps_runs 0 "done: t = 3e-20 s after 3 steps"
+         run ${SCENES}/dam_break_2d.json --set time.dt=1e-20 --steps 3 --no-picture --out ${CLI_OUT}/dt_tiny_steps)
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
 cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)

@@ -964,7 +964,8 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;
-    if ((rc = run_keep_render_request(&c, &opt->render, err))) {
+    if ((rc = eddy_sim_check_end(c.sim, c.end_steps >= 0 ? INFINITY : c.end_time, err)) ||
+        (rc = run_keep_render_request(&c, &opt->render, err))) {
         run_close_ctx(&c);
         return rc;
     }

@@ -270,7 +270,25 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
     /* Land exactly on the target instead of leaving a sliver step for later. */
     if (dt >= remaining * (1.0 - 1e-9)) dt = remaining;
     else if (dt > 0.5 * remaining) dt = 0.5 * remaining;
+    /* The scene's own step below the clock's resolution at this time (a run resumed late with a tiny
+     * time.dt): every step would leave the clock where it is, for ever. */
+    if (!((double)sim->world->time + dt > (double)sim->world->time))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "at step %" PRIu64 ": time.dt = %g s is too small to advance the clock from t = %.17g s "
+                              "(below its resolution there); raise time.dt",
+                              sim->world->step + 1, dt, (double)sim->world->time);
     *dt_out = dt;
+    return EDDY_OK;
+}
+
+int eddy_sim_check_end(const eddy_sim *sim, double t_end, eddy_error *err)
+{
+    const double steps = (t_end - sim->world->time) / sim->scene.dt;
+    if (isfinite(t_end) && steps > 0x1p53)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "time.dt = %g s would take %.3g steps to reach t = %g s from t = %g s, more than the "
+                              "2^53 a run can count; raise time.dt or end the run sooner",
+                              sim->scene.dt, steps, t_end, (double)sim->world->time);
     return EDDY_OK;
 }
 
@@ -438,6 +456,8 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
 {
+    const int rc = eddy_sim_check_end(sim, t_end, err);
+    if (rc) return rc;
     while (!eddy_sim_time_reached(sim->world->time, t_end)) {
         double dt = 0.0;
         int rc = eddy_sim_next_dt(sim, t_end, &dt, err);
@@ -466,7 +486,11 @@ int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, ed
     eddy_world *w = sim->world;
     const double interval = sim->scene.output_interval;
     const double t_stop = plan->end_steps >= 0 ? INFINITY : plan->end_time;
-    int on_frame = 1, rc = EDDY_OK;
+    int on_frame = 1, rc = eddy_sim_check_end(sim, t_stop, err);
+    if (rc) {
+        if (last_on_frame) *last_on_frame = on_frame;
+        return rc;
+    }
     while (!eddy_sim_plan_done(sim, plan)) {
         if (plan->stop && *plan->stop) {
             rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",

@@ -179,6 +179,13 @@ int eddy_sim_at_frame(const eddy_sim *sim, int frame);
  */
 int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, eddy_error *err);
 
+/* Whether a run can reach t_end (INFINITY: a run by steps, always) from the world's time: at least
+ * (t_end - time) / time.dt steps, which beyond 2^53 neither the step counter's exactness nor any
+ * machine's life covers (time.dt = 1e-300 s ran on with an ETA of ever). EDDY_ERR_INVALID_ARGUMENT
+ * naming time.dt, the count and the end otherwise. eddy_sim_run_plan and eddy_sim_advance_to check it
+ * first; `eddy run` checks it before it touches the output folder. */
+int eddy_sim_check_end(const eddy_sim *sim, double t_end, eddy_error *err);
+
 /* Steps until world->time reaches t_end exactly (sub-stepping as eddy_sim_next_dt says). */
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err);
 
