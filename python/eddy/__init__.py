@@ -122,6 +122,8 @@ def components(kind: Optional[str] = None) -> List[Component]:
 
 def describe(id: str) -> Component:
     """The component ``id`` (``eddy describe ID``); NotFoundError listing the ids otherwise."""
+    if not isinstance(id, str):   # describe(None) was "unknown component 'None'"
+        raise TypeError(f"describe: id must be a str, got {type(id).__name__} {id!r}")
     every = components()
     for c in every:
         if c.id == id:
@@ -136,7 +138,10 @@ def refused_plugins() -> List[Tuple[str, str]]:
 
 def load_plugin(path: Union[str, "os.PathLike[str]"]) -> None:
     """Loads one plugin file into the process's registry; PluginError with the refusal's reason."""
-    _eddy.load_plugin(os.fspath(path))
+    p = _path(path, "load_plugin: path")
+    if not p:   # dlopen("") opens the program itself: the refusal named no file
+        raise ValueError("load_plugin: path is empty (give a plugin's shared object file)")
+    _eddy.load_plugin(p)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -256,7 +261,11 @@ def _time(t: Any, what: str) -> float:
     """A simulated time in seconds, finite and >= 0, as --until takes it."""
     if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
         raise TypeError(f"{what} must be a time in seconds (a number), got {type(t).__name__}")
-    v = float(t)
+    try:
+        v = float(t)
+    except OverflowError:   # "int too large to convert to float" named nothing
+        raise ValueError(f"{what} must be a finite time >= 0 in seconds, got an int of "
+                         f"{len(str(abs(int(t))))} digits") from None
     if not (math.isfinite(v) and v >= 0):
         raise ValueError(f"{what} must be a finite time >= 0 in seconds, got {t}")
     return v
@@ -270,7 +279,55 @@ def _sets(overrides: Overrides) -> List[str]:
         return [f"{k}={_json(v, f'set {k!r}')}" for k, v in overrides.items()]
     if isinstance(overrides, str):
         return [overrides]
+    if not _iterable(overrides):
+        raise TypeError(f"set must be a dict {{'dotted.path': value}} or a list of 'path=value' strings, "
+                        f"got {type(overrides).__name__}")
     return [str(s) for s in overrides]
+
+
+def _iterable(v: Any) -> bool:
+    try:
+        iter(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _path(p: Any, what: str) -> str:
+    """A file or folder name (str, bytes or os.PathLike) as the str the C side takes, or TypeError /
+    ValueError naming the argument: C's own messages named its position ("argument 7 must be str"),
+    refused a pathlib.Path, and said "embedded null character" without saying where."""
+    try:
+        v = os.fspath(p)
+    except TypeError:
+        raise TypeError(f"{what} must be a path (str or os.PathLike), got {type(p).__name__}") from None
+    if isinstance(v, bytes):
+        v = os.fsdecode(v)
+    if "\0" in v:
+        raise ValueError(f"{what}: embedded null character in {v!r}")
+    return v
+
+
+def _text(v: Any, what: str) -> Optional[str]:
+    """An optional id or name (str or None), or TypeError / ValueError naming the argument."""
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise TypeError(f"{what} must be a str or None, got {type(v).__name__} {v!r}")
+    if "\0" in v:
+        raise ValueError(f"{what}: embedded null character in {v!r}")
+    return v
+
+
+def _formats(formats: Any) -> Optional[List[str]]:
+    if formats is None:
+        return None
+    if isinstance(formats, str):
+        raise TypeError(f"formats must be a list of writer ids, got the string {formats!r} "
+                        f"(for one writer: [{formats!r}])")
+    if not _iterable(formats):
+        raise TypeError(f"formats must be a list of writer ids or None, got {type(formats).__name__}")
+    return list(formats)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -301,16 +358,15 @@ class Simulation:
         if _core is not None:
             self._core = _core
         else:
-            if isinstance(formats, str):
-                raise TypeError(f"formats must be a list of writer ids, got the string {formats!r} "
-                                f"(for one writer: [{formats!r}])")
-            kw: Dict[str, Any] = dict(sets=_sets(set), solver=solver, grid=grid, out_dir=out,
-                                      formats=None if formats is None else list(formats),
-                                      threads=_threads(threads), particle_target=_whole(particles, "particles"))
+            kw: Dict[str, Any] = dict(sets=_sets(set), solver=_text(solver, "solver"), grid=_text(grid, "grid"),
+                                      out_dir=None if out is None else _path(out, "out"),
+                                      formats=_formats(formats), threads=_threads(threads),
+                                      particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
-                kw.update(scene_text=_json(scene, "scene"), scene_name=name or "scene.json")
+                kw.update(scene_text=_json(scene, "scene"),
+                          scene_name=_text(name, "name") or "scene.json")
             else:
-                kw.update(scene_path=os.fspath(scene))
+                kw.update(scene_path=_path(scene, "scene"))
             self._core = _eddy.open(**kw)
         self._probes = [Probe(p["name"], p["kind"], p["unit"],
                               None if p["reference"] is None else Reference(
@@ -323,7 +379,7 @@ class Simulation:
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
         """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
         scene, solver, grid and state; frames continue in ``dir``."""
-        return cls(None, _core=_eddy.resume(os.fspath(dir), threads=_threads(threads)))  # type: ignore[arg-type]
+        return cls(None, _core=_eddy.resume(_path(dir, "resume: dir"), threads=_threads(threads)))  # type: ignore[arg-type]
 
     # -- state ------------------------------------------------------------------------------------
     def _live(self):
@@ -470,7 +526,7 @@ class Simulation:
     def checkpoint(self, dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> str:
         """Writes DIR/checkpoint.eddy (default: the output folder), which ``eddy resume DIR`` and
         :meth:`Simulation.resume` continue to the scene's time.end. Returns DIR."""
-        d = os.fspath(dir) if dir is not None else self._state()["out_dir"]
+        d = _path(dir, "checkpoint: dir") if dir is not None else self._state()["out_dir"]
         os.makedirs(d, exist_ok=True)
         self._live().checkpoint(d)
         return d
@@ -511,10 +567,12 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
     particle_steps_per_s, each probe's final value, <probe>_reference_rms, error. A solver that fails
     is a row with status "failed" and its error; a scene that cannot be loaded raises."""
-    scene = os.fspath(scene)
+    scene = _path(scene, "compare: scene")
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
                         f"(for one solver: [{solvers!r}])")
+    if not _iterable(solvers):
+        raise TypeError(f"compare: solvers must be a list of solver ids, got {type(solvers).__name__}")
     solvers = list(solvers)
     for s in solvers:
         if not isinstance(s, str):
@@ -524,8 +582,12 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     threads = _threads(threads)
     if steps is not None and _whole(steps, "compare: steps") < 0:
         raise ValueError(f"compare: steps must be >= 0, got {steps}")
+    grid = _text(grid, "compare: grid")
     if out is None:
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
+    out = _path(out, "compare: out")
+    if not out:
+        raise ValueError("compare: out is empty (give the folder of the report)")
     # The scene is opened first, so that its error is an exception with the core's message; a
     # component the solver or grid lacks is left to the comparison, which reports it in its row.
     # Quietly, as the comparison itself runs: its first solver's information lines are not the user's.
@@ -549,7 +611,9 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:]
     text = {"solver", "status", "error"}
-    dtype = [(h, "U256" if h in text else "f8") for h in header]
+    # As wide as the longest value: a fixed U256 cut a long error message (one naming a deep path) short.
+    width = {h: max([1] + [len(r[i]) for r in body if i < len(r)]) for i, h in enumerate(header)}
+    dtype = [(h, f"U{width[h]}" if h in text else "f8") for h in header]
     table = np.zeros(len(body), dtype=dtype)
     for i, r in enumerate(body):
         for h, v in zip(header, r):

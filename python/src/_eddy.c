@@ -31,8 +31,12 @@
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
+#include "scene.h"
 #include "services.h"
 #include "session.h"
+
+/* The arrays are NPY_FLOAT32 views of eddy_real storage. */
+_Static_assert(sizeof(eddy_real) == 4, "eddy_real is not float32: the field views would misread the storage");
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Exceptions: one class per kind of failure, each carrying the core's message and its status code.  */
@@ -353,8 +357,11 @@ static const char **string_array(PyObject *list, size_t *n, const char *what)
 {
     *n = 0;
     if (!list || list == Py_None) return NULL;
-    Py_ssize_t len = PyList_Size(list);
-    if (len < 0) return NULL;
+    if (!PyList_Check(list)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a list of str or None, got %s", what, Py_TYPE(list)->tp_name);
+        return NULL;
+    }
+    const Py_ssize_t len = PyList_GET_SIZE(list);
     const char **a = PyMem_Calloc((size_t)len + 1, sizeof *a);
     if (!a) return (const char **)PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < len; ++i) {
@@ -385,9 +392,8 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
     eddy_session_options o = eddy_session_default_options();
     PyObject *sets = NULL, *formats = NULL;
     Py_ssize_t target = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|zzzO!zzzOin", kwlist, &o.scene_path, &o.scene_text, &o.scene_name,
-                                     &PyList_Type, &sets, &o.solver, &o.grid, &o.out_dir, &formats, &o.threads,
-                                     &target))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|zzzOzzzOin", kwlist, &o.scene_path, &o.scene_text, &o.scene_name,
+                                     &sets, &o.solver, &o.grid, &o.out_dir, &formats, &o.threads, &target))
         return NULL;
     if (target < 0) return PyErr_Format(PyExc_ValueError, "particles: must be >= 0, got %zd", target);
     if (bad_threads(o.threads)) return NULL;
@@ -936,21 +942,29 @@ static PyObject *core_close(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+/* The docstrings start with a text signature (inspect.signature reads it), which
+ * tests/python/test_stub.py holds against python/eddy/_eddy.pyi, so that the stub cannot drift from
+ * the calls (a keyword the stub allowed was refused here). */
 static PyMethodDef core_methods[] = {
-    {"step", core_step, METH_VARARGS, "step(n) -> completed: n steps as `eddy run` takes them."},
+    {"step", core_step, METH_VARARGS, "step($self, n, /)\n--\n\nn steps as `eddy run` takes them; False when stopped early."},
     {"run", (PyCFunction)(void (*)(void))core_run, METH_VARARGS | METH_KEYWORDS,
-     "run(end_steps=-1, end_time=nan, on_frame=None, record=False, write=False) -> (completed, last_on_frame, rows, width)"},
-    {"measure", core_measure, METH_VARARGS, "measure(write=False) -> bytes: one record row of the current state."},
-    {"probes", core_probes, METH_NOARGS, "The scene's probes: name, kind, unit, reference."},
-    {"hash", core_hash, METH_NOARGS, "The state hash `eddy run --hash` prints."},
-    {"checkpoint", core_checkpoint, METH_VARARGS, "checkpoint(dir): DIR/checkpoint.eddy."},
-    {"fields", core_fields, METH_NOARGS, "[(name, components)]"},
-    {"field", core_field, METH_VARARGS, "field(name, writable=False) -> zero-copy ndarray in storage order."},
-    {"ids", core_ids, METH_NOARGS, "Zero-copy read-only ndarray of the particle ids, storage order."},
-    {"materials", core_materials, METH_NOARGS, "Zero-copy read-only ndarray of the material indices."},
-    {"order", core_order, METH_NOARGS, "Storage indices of the owned particles by increasing id (a copy)."},
-    {"state", core_state, METH_NOARGS, "Clock, counts and ids of the session."},
-    {"close_output", core_close, METH_NOARGS, "Closes the output files (frames series, diagnostics.csv)."},
+     "run($self, /, end_steps=-1, end_time=..., on_frame=None, record=False, write=False)\n--\n\n"
+     "(completed, last_on_frame, rows, width); end_time NaN (the default): no end time."},
+    {"measure", core_measure, METH_VARARGS, "measure($self, write=False, /)\n--\n\nbytes: one record row of the current state."},
+    {"probes", core_probes, METH_NOARGS, "probes($self, /)\n--\n\nThe scene's probes: name, kind, unit, reference."},
+    {"hash", core_hash, METH_NOARGS, "hash($self, /)\n--\n\nThe state hash `eddy run --hash` prints."},
+    {"checkpoint", core_checkpoint, METH_VARARGS, "checkpoint($self, dir, /)\n--\n\nWrites DIR/checkpoint.eddy."},
+    {"fields", core_fields, METH_NOARGS, "fields($self, /)\n--\n\n[(name, components)]"},
+    {"field", core_field, METH_VARARGS,
+     "field($self, name, writable=False, /)\n--\n\nZero-copy ndarray of a field in storage order."},
+    {"ids", core_ids, METH_NOARGS, "ids($self, /)\n--\n\nZero-copy read-only ndarray of the particle ids, storage order."},
+    {"materials", core_materials, METH_NOARGS,
+     "materials($self, /)\n--\n\nZero-copy read-only ndarray of the material indices."},
+    {"order", core_order, METH_NOARGS,
+     "order($self, /)\n--\n\nStorage indices of the owned particles by increasing id (a copy)."},
+    {"state", core_state, METH_NOARGS, "state($self, /)\n--\n\nClock, counts and ids of the session."},
+    {"close_output", core_close, METH_NOARGS,
+     "close_output($self, /)\n--\n\nCloses the output files (frames series, diagnostics.csv)."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject CoreType = {
@@ -966,6 +980,22 @@ static PyTypeObject CoreType = {
 /* compare                                                                                            */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* What eddy_compare_run checks before its first solver (host/drive/compare.c): the scene with its
+ * overrides, its probes (a reference file), the output folder. The run prints that error on stderr
+ * and returns 1 before any summary exists, so the caller was left with "summary.csv was not written";
+ * checked here first, it is the exception with the command's message. */
+static int compare_setup(const eddy_compare_options *o, eddy_registry *reg, eddy_error *err)
+{
+    eddy_scene scene;
+    int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
+    if (rc) return rc;
+    eddy_probes *probes = NULL;
+    rc = eddy_probes_parse(&scene, reg, &probes, err);
+    eddy_probes_destroy(probes);
+    eddy_scene_free(&scene);
+    return rc ? rc : eddy_output_make_dirs(o->out_dir, err);
+}
+
 static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -977,10 +1007,15 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     o->until = NAN;
     o->quiet = 1;
     o->no_stdout = 1; /* the caller gets the table; the report stays in OUT/summary.md */
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!s|LdO!zi", kwlist, &o->scene_path, &PyList_Type, &solvers,
-                                     &o->out_dir, &o->steps, &o->until, &PyList_Type, &sets, &o->grid, &o->threads)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!s|LdOzi", kwlist, &o->scene_path, &PyList_Type, &solvers,
+                                     &o->out_dir, &o->steps, &o->until, &sets, &o->grid, &o->threads)) {
         PyMem_Free(o);
         return NULL;
+    }
+    if (sets == Py_None) sets = NULL;
+    if (sets && !PyList_Check(sets)) {
+        PyMem_Free(o);
+        return PyErr_Format(PyExc_TypeError, "set: expected a list of str or None, got %s", Py_TYPE(sets)->tp_name);
     }
     if (bad_threads(o->threads)) {
         PyMem_Free(o);
@@ -1007,6 +1042,21 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
             return NULL;
         }
     o->set_count = (size_t)nset;
+    eddy_registry *reg = get_registry();
+    if (!reg) {
+        PyMem_Free(o);
+        return NULL;
+    }
+    eddy_error err;
+    eddy_error_clear(&err);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = compare_setup(o, reg, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        PyMem_Free(o);
+        return raise_error(&err, rc);
+    }
     /* eddy_compare_run makes its own registry (eddy_registry_discover), where <exe>/.. is Python's
      * prefix: the package's folders join EDDY_PLUGIN_PATH, after the user's, for the call. */
     const char *env = getenv("EDDY_PLUGIN_PATH");
@@ -1068,28 +1118,43 @@ static PyObject *py_set_quiet(PyObject *self, PyObject *arg)
 /* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
-    {"set_quiet", py_set_quiet, METH_O, "set_quiet(flag) -> the previous setting: hide (True) or show (False) the INFO lines on stderr."},
-    {"_set_plugin_dirs", py_set_plugin_dirs, METH_O, "The package's plugin folders, searched after EDDY_PLUGIN_PATH."},
-    {"components", py_components, METH_NOARGS, "Every registered component as a dict."},
-    {"refusals", py_refusals, METH_NOARGS, "[(file, reason)] of the plugins refused."},
-    {"load_plugin", py_load_plugin, METH_VARARGS, "load_plugin(path): loads one plugin file or raises PluginError."},
-    {"open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS, "Opens a session: a Core."},
+    {"set_quiet", py_set_quiet, METH_O,
+     "set_quiet($module, flag, /)\n--\n\nHide (True) or show (False) the INFO lines on stderr; returns the previous setting."},
+    {"_set_plugin_dirs", py_set_plugin_dirs, METH_O,
+     "_set_plugin_dirs($module, dirs, /)\n--\n\nThe package's plugin folders, searched after EDDY_PLUGIN_PATH."},
+    {"components", py_components, METH_NOARGS, "components($module, /)\n--\n\nEvery registered component as a dict."},
+    {"refusals", py_refusals, METH_NOARGS, "refusals($module, /)\n--\n\n[(file, reason)] of the plugins refused."},
+    {"load_plugin", py_load_plugin, METH_VARARGS,
+     "load_plugin($module, path, /)\n--\n\nLoads one plugin file or raises PluginError."},
+    {"open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
+     "open($module, /, scene_path=None, scene_text=None, scene_name=None, sets=None, solver=None, grid=None, "
+     "out_dir=None, formats=None, threads=0, particle_target=0)\n--\n\nOpens a session: a Core."},
     {"resume", (PyCFunction)(void (*)(void))py_resume, METH_VARARGS | METH_KEYWORDS,
-     "resume(dir, threads=0): the session a checkpoint folder continues."},
+     "resume($module, /, dir, threads=0)\n--\n\nThe session a checkpoint folder continues."},
     {"compare", (PyCFunction)(void (*)(void))py_compare, METH_VARARGS | METH_KEYWORDS,
-     "compare(scene_path, solvers, out_dir, ...) -> the exit status of `eddy compare`."},
+     "compare($module, /, scene_path, solvers, out_dir, steps=-1, until=..., sets=None, grid=None, threads=0)\n--\n\n"
+     "The exit status of `eddy compare`; until NaN (the default): no end time."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "eddy._eddy",
                                     "The C extension under the eddy package (docs/python.md).", -1, module_methods,
                                     NULL, NULL, NULL, NULL};
 
-static int add_exception(PyObject *m, PyObject **slot, const char *name, PyObject *base, const char *doc)
+/* `code` and `status` are class attributes too, so that every eddy.Error has them as the docs promise,
+ * also one raised here without a core error record (an unknown field, a closed simulation, a thread
+ * conflict) or by the package's Python code; raise_error sets the core's own on the instance. */
+static int add_exception(PyObject *m, PyObject **slot, const char *name, PyObject *base, const char *doc, int code)
 {
     char full[64];
     snprintf(full, sizeof full, "eddy.%s", name);
     *slot = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
-    return *slot ? PyModule_AddObjectRef(m, name, *slot) : -1;
+    if (!*slot) return -1;
+    PyObject *c = PyLong_FromLong(code);
+    PyObject *s = PyUnicode_FromString(eddy_strerror(code));
+    const int rc = !c || !s || PyObject_SetAttrString(*slot, "code", c) || PyObject_SetAttrString(*slot, "status", s);
+    Py_XDECREF(c);
+    Py_XDECREF(s);
+    return rc ? -1 : PyModule_AddObjectRef(m, name, *slot);
 }
 
 PyMODINIT_FUNC PyInit__eddy(void)
@@ -1101,14 +1166,19 @@ PyMODINIT_FUNC PyInit__eddy(void)
     if (!m) return NULL;
     if (add_exception(m, &Error, "Error", PyExc_RuntimeError,
                       "An error of the eddy core; str() is the message `eddy` prints after 'eddy: error: ', "
-                      ".code the eddy_status and .status its text.") ||
-        add_exception(m, &SceneError, "SceneError", Error, "A malformed scene or a value out of its range.") ||
-        add_exception(m, &NotFoundError, "NotFoundError", Error, "An unknown component, field, key or file.") ||
-        add_exception(m, &PluginError, "PluginError", Error, "A plugin was refused or misbehaved.") ||
+                      ".code the eddy_status and .status its text.",
+                      EDDY_ERR_INVALID_ARGUMENT) ||
+        add_exception(m, &SceneError, "SceneError", Error, "A malformed scene or a value out of its range.",
+                      EDDY_ERR_INVALID_ARGUMENT) ||
+        add_exception(m, &NotFoundError, "NotFoundError", Error, "An unknown component, field, key or file.",
+                      EDDY_ERR_NOT_FOUND) ||
+        add_exception(m, &PluginError, "PluginError", Error, "A plugin was refused or misbehaved.", EDDY_ERR_PLUGIN) ||
         add_exception(m, &UnstableError, "UnstableError", Error,
-                      "The simulation exploded (a non-finite or runaway particle) or left its domain.") ||
-        add_exception(m, &FileError, "FileError", Error, "A file could not be read or written.") ||
-        add_exception(m, &DeviceError, "DeviceError", Error, "An accelerator is missing or failed.") ||
+                      "The simulation exploded (a non-finite or runaway particle) or left its domain.",
+                      EDDY_ERR_UNSTABLE) ||
+        add_exception(m, &FileError, "FileError", Error, "A file could not be read or written.", EDDY_ERR_IO) ||
+        add_exception(m, &DeviceError, "DeviceError", Error, "An accelerator is missing or failed.",
+                      EDDY_ERR_DEVICE) ||
         PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) ||
         PyModule_AddIntConstant(m, "RECORD_FIXED_COLUMNS", ROW_FIXED)) {
         Py_DECREF(m);

@@ -196,3 +196,24 @@ def test_an_exception_that_ends_a_run_carries_its_record():
     assert not rec.completed
     assert list(rec.diagnostics["frame"]) == [0, 1, 2]
     assert list(rec.diagnostics["step"]) == [0, 150, 300]
+
+
+def test_every_error_has_code_and_status():
+    """The docs promise .code and .status on every eddy.Error; those raised without a core error record
+    (an unknown field, a closed simulation, a thread conflict, the package's own) had neither:
+    AttributeError."""
+    sim = eddy.Simulation(SCENE, formats=[])
+    with pytest.raises(eddy.NotFoundError) as e:
+        sim.field("temperature")
+    assert (e.value.code, e.value.status) == (-8, "not found")
+    with pytest.raises(eddy.NotFoundError) as e:
+        eddy.describe("no_such_component")
+    assert (e.value.code, e.value.status) == (-8, "not found")
+    sim.close()
+    with pytest.raises(eddy.Error) as e:
+        sim.step(1)
+    assert (e.value.code, e.value.status) == (-1, "invalid argument")
+    defaults = {eddy.Error: -1, eddy.SceneError: -1, eddy.NotFoundError: -8, eddy.PluginError: -5,
+                eddy.UnstableError: -7, eddy.FileError: -3, eddy.DeviceError: -10}
+    for cls, code in defaults.items():
+        assert cls("x").code == code and isinstance(cls("x").status, str)

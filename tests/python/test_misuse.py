@@ -153,3 +153,99 @@ def test_each_simulation_steps_with_its_own_thread_count():
     t.start()
     t.join()
     assert seen["threads"] == n
+
+
+def test_every_argument_is_named_in_its_error(tmp_path):
+    """C's own messages named a position ("argument 5 must be str or None, not int"), or nothing
+    ("embedded null character", "'int' object is not iterable", "int too large to convert to float")."""
+    cases = [
+        (lambda: eddy.Simulation(SCENE, solver=5), TypeError, "solver must be a str or None, got int 5"),
+        (lambda: eddy.Simulation(SCENE, grid=["cpu"]), TypeError, "grid must be a str or None, got list ['cpu']"),
+        (lambda: eddy.Simulation(SCENE, out=3), TypeError, "out must be a path (str or os.PathLike), got int"),
+        (lambda: eddy.Simulation(None), TypeError, "scene must be a path (str or os.PathLike), got NoneType"),
+        (lambda: eddy.Simulation(SCENE, solver="pbf\0x"), ValueError, "solver: embedded null character in 'pbf\\x00x'"),
+        (lambda: eddy.Simulation(SCENE, out="o\0x"), ValueError, "out: embedded null character in 'o\\x00x'"),
+        (lambda: eddy.Simulation(SCENE + "\0"), ValueError,
+         f"scene: embedded null character in {SCENE + chr(0)!r}"),
+        (lambda: eddy.Simulation({"solver": "tait"}, name="a\0b"), ValueError,
+         "name: embedded null character in 'a\\x00b'"),
+        (lambda: eddy.Simulation(SCENE, set=5), TypeError,
+         "set must be a dict {'dotted.path': value} or a list of 'path=value' strings, got int"),
+        (lambda: eddy.Simulation(SCENE, formats=5), TypeError, "formats must be a list of writer ids or None, got int"),
+        (lambda: eddy.Simulation.resume(None), TypeError,
+         "resume: dir must be a path (str or os.PathLike), got NoneType"),
+        (lambda: eddy.load_plugin(""), ValueError, "load_plugin: path is empty (give a plugin's shared object file)"),
+        (lambda: eddy.describe(None), TypeError, "describe: id must be a str, got NoneType None"),
+        (lambda: eddy.compare(SCENE, None, out=str(tmp_path)), TypeError,
+         "compare: solvers must be a list of solver ids, got NoneType"),
+        (lambda: eddy.compare(SCENE, ["tait"], out=str(tmp_path), grid=5), TypeError,
+         "compare: grid must be a str or None, got int 5"),
+        (lambda: eddy.compare(SCENE, ["tait"], out=""), ValueError,
+         "compare: out is empty (give the folder of the report)"),
+        (lambda: eddy.compare(SCENE, ["tait"], out=str(tmp_path), until=10**400), ValueError,
+         "compare: until must be a finite time >= 0 in seconds, got an int of 401 digits"),
+    ]
+    for call, cls, message in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert str(e.value) == message
+    sim = eddy.Simulation(SCENE, formats=[])
+    with pytest.raises(ValueError) as e:
+        sim.run(until=10**400)
+    assert str(e.value) == "run: until must be a finite time >= 0 in seconds, got an int of 401 digits"
+    with pytest.raises(TypeError) as e:
+        sim.checkpoint(5)
+    assert str(e.value) == "checkpoint: dir must be a path (str or os.PathLike), got int"
+    assert sim.steps == 0
+    assert not os.listdir(tmp_path)
+
+
+def test_paths_may_be_pathlib_paths(tmp_path):
+    """`out` as a pathlib.Path was refused ("argument 7 must be str or None, not PosixPath"), in
+    Simulation and in compare, where scene, checkpoint and resume took one."""
+    import pathlib
+    sim = eddy.Simulation(pathlib.Path(SCENE), out=tmp_path / "run", formats=["csv"])
+    assert sim.info["out_dir"] == str(tmp_path / "run")
+    sim.run(steps=2, write=True)
+    assert (tmp_path / "run" / "diagnostics.csv").exists()
+    table = eddy.compare(SCENE, ["tait"], out=tmp_path / "cmp", steps=2)
+    assert list(table["status"]) == ["ok"]
+    assert (tmp_path / "cmp" / "summary.csv").exists()
+
+
+def test_compare_raises_the_error_that_stops_it_before_any_solver(tmp_path, capfd):
+    """An output folder compare cannot make, or a scene error behind an unknown solver (a probe's
+    reference file), was printed on stderr only, and compare() raised "summary.csv was not written"."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(eddy.FileError) as e:
+        eddy.compare(SCENE, ["tait"], out=str(blocker), steps=2)
+    assert str(e.value) == f"cannot create output folder '{blocker}': '{blocker}' is not a directory"
+    scene = json.load(open(SCENE))
+    scene["probes"][0]["reference"]["file"] = "no_such_reference.csv"
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(scene))
+    with pytest.raises(eddy.Error) as e:
+        eddy.compare(str(moved), ["no_such_solver"], out=str(tmp_path / "o"), steps=2)
+    assert "probes[0].reference.file: cannot read" in str(e.value)
+    assert str(tmp_path / "no_such_reference.csv") in str(e.value)
+    assert capfd.readouterr().err == ""
+    assert not (tmp_path / "o").exists()
+
+
+def test_compare_keeps_a_long_error_whole(tmp_path):
+    """The summary's text columns were U256: a longer error (one naming a deep folder) was cut."""
+    deep = tmp_path / ("d" * 120) / ("e" * 120)
+    deep.mkdir(parents=True)
+    scene = json.load(open(SCENE))
+    for p in scene["probes"]:
+        if p.get("reference"):
+            p["reference"]["file"] = os.path.join(SCENES, p["reference"]["file"])
+    path = deep / "s.json"
+    path.write_text(json.dumps(scene))
+    table = eddy.compare(str(path), ["no_such_solver"], out=str(tmp_path / "o"), steps=2)
+    with open(tmp_path / "o" / "summary.csv", newline="") as f:
+        import csv
+        rows = list(csv.DictReader(f))
+    assert len(rows[0]["error"]) > 256
+    assert table["error"][0] == rows[0]["error"]
