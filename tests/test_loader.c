@@ -370,6 +370,32 @@ static void load_file_reports_error(void **state)
     eddy_registry_destroy(reg);
 }
 
+/* A name without a '/' is the file in the current folder, as to open(): dlopen searched the library
+ * path for it, so a plugin beside the user was "not found" and a system library of the name was
+ * loaded. An empty path (dlopen's handle of the program itself) is refused as such, unrecorded. */
+static void bare_name_is_a_file_here(void **state)
+{
+    (void)state;
+    char dir[4096], cwd[4096];
+    real_in_build("lib/eddy/plugins", dir);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    eddy_registry *reg = create();
+    eddy_error err;
+    assert_int_equal(eddy_registry_load_file(reg, "eddy_sph_mueller.so", &err), EDDY_OK);
+    assert_non_null(eddy_registry_find(reg, "sph_mueller", EDDY_INTERFACE_SOLVER));
+    /* (in the library path, never here) */
+    assert_int_equal(eddy_registry_load_file(reg, "libm.so.6", &err), EDDY_ERR_PLUGIN);
+    assert_non_null(strstr(err.message, "libm.so.6: cannot load: ./libm.so.6: cannot open shared object file"));
+    assert_int_equal(chdir(cwd), 0);
+    const size_t refused = eddy_registry_refusal_count(reg);
+    assert_int_equal(eddy_registry_load_file(reg, "", &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "the plugin file's path is empty");
+    assert_int_equal(eddy_registry_load_file(reg, NULL, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_int_equal(eddy_registry_refusal_count(reg), refused);
+    eddy_registry_destroy(reg);
+}
+
 /* --- the built-in components ---------------------------------------------------------------------- */
 
 static void builtin_cpu_grid(void **state)
@@ -804,6 +830,7 @@ int main(void)
         cmocka_unit_test(entry_is_the_plugins_component),
         cmocka_unit_test(load_file_reports_error),
         cmocka_unit_test(same_file_under_another_name_is_loaded_once),
+        cmocka_unit_test(bare_name_is_a_file_here),
         cmocka_unit_test(builtin_cpu_grid),
         cmocka_unit_test(builtin_components_are_checked),
         cmocka_unit_test(count_larger_than_the_table_is_named),

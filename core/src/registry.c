@@ -544,11 +544,22 @@ static int refuse_before_dlopen(eddy_registry *reg, const char *path, eddy_error
 
 int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err)
 {
+    /* dlopen("") hands back the program itself, which then read as a plugin without an entry symbol. */
+    if (!path || !*path) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "the plugin file's path is empty");
     for (size_t i = 0; i < reg->plugin_count; ++i)
         if (strcmp(reg->plugins[i].path, path) == 0) return EDDY_OK;
     int unsafe = refuse_before_dlopen(reg, path, err);
     if (unsafe) return unsafe;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* A name without a '/' is a file here, as it is to every other file function: dlopen would look for
+     * it in the library search path instead (not finding the plugin beside the user, or loading a system
+     * library of that name). */
+    char *here = NULL;
+    if (!strchr(path, '/')) {
+        if (!(here = malloc(strlen(path) + 3))) return refuse(reg, path, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory");
+        sprintf(here, "./%s", path);
+    }
+    void *h = dlopen(here ? here : path, RTLD_NOW | RTLD_LOCAL);
+    free(here);
     if (!h) {
         const char *why = dlerror();
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "cannot load: %s%s", why ? why : "(no reason given)",

@@ -83,8 +83,10 @@ EDDY_API void eddy_registry_destroy(eddy_registry *reg);
  * or another path: a "..", a symbolic or hard link; a component shadowed by an earlier folder does not
  * refuse its plugin), or the refusal code
  * (EDDY_ERR_PLUGIN, EDDY_ERR_OUT_OF_MEMORY); a refusal is also recorded (see eddy_registry_refusal_at),
- * so callers may ignore the result. `path` is copied. The plugin's init() runs here; a refused plugin
- * is unloaded, whole (its deinit() runs first when its init() had succeeded). */
+ * so callers may ignore the result. `path` is copied; a path without a '/' names a file in the current
+ * folder (never a library search), and an empty or NULL one is EDDY_ERR_INVALID_ARGUMENT (not
+ * recorded as a refusal). The plugin's init() runs here; a refused plugin is unloaded, whole (its
+ * deinit() runs first when its init() had succeeded). */
 EDDY_API int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err);
 
 /* Registers a component the host itself provides (its built-in writers and probes), checked like a
