@@ -84,6 +84,10 @@ static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, in
 static int check_run_folder(const char *dir, eddy_error *err)
 {
     struct stat st;
+    if (!*dir)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "the run folder is an empty path: give the folder of a run (its --out, or the "
+                              "scene's output.dir)");
     if (stat(dir, &st) != 0) {
         if (errno == ENOENT)
             return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
