@@ -1487,6 +1487,30 @@ static void utf8_only(void **state)
     assert_int_equal(eddy_scene_check_set(sets[0], &e), EDDY_ERR_INVALID_ARGUMENT);
 }
 
+/* cJSON ends a decoded string at \u0000: "sph_mueller\u0000x" ran sph_mueller, and a name or folder
+ * lost its tail, without a word. An escaped backslash before "u0000" is no NUL. */
+static void nul_escape_refused(void **state)
+{
+    (void)state;
+    expect_error("{\"name\": \"a\",\n  \"solver\": \"sph_mueller\\u0000x\"}", EDDY_ERR_PARSE,
+                 "t.json:2:25: a string holds the escape \\u0000 (a NUL character), which no key, name or path can "
+                 "contain");
+    expect_error("{\"a\\u0000b\": 1}", EDDY_ERR_PARSE,
+                 "t.json:1:4: a string holds the escape \\u0000 (a NUL character), which no key, name or path can "
+                 "contain");
+    const char *sets[] = {"solver=\"tait\\u0000\""};
+    expect_error_sets(VALID, sets, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'solver=\"tait\\u0000\"': a string holds the escape \\u0000 (a NUL character), which "
+                      "no key, name or path can contain");
+    eddy_error e;
+    assert_int_equal(eddy_scene_check_set(sets[0], &e), EDDY_ERR_INVALID_ARGUMENT);
+    eddy_scene s;
+    char *text = edit("\"solver\"", "\"description\": \"a \\\\u0000 \\\"u0000\\\" b\", \"solver\"");
+    parse_ok(text, NULL, 0, &s);
+    eddy_scene_free(&s);
+    free(text);
+}
+
 /* A collider reaching into a fluid block (more than half a fill spacing, 0.025 here) started particles
  * inside the solid; touching is fine. The block is [0, 0.5] x [0, 0.25] x [0, 0.1]. */
 static void colliders_clear_of_fluids(void **state)
@@ -1582,6 +1606,7 @@ int main(void)
         cmocka_unit_test(long_keys_are_cut),
         cmocka_unit_test(default_names),
         cmocka_unit_test(utf8_only),
+        cmocka_unit_test(nul_escape_refused),
         cmocka_unit_test(colliders_clear_of_fluids),
         cmocka_unit_test(collider_messages),
         cmocka_unit_test(layout_errors_name_the_domain),

@@ -97,6 +97,14 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: expected UTF-8 text, got the byte 0x%02X",
                               scene_file(scene), line, col, (unsigned)(unsigned char)text[bad]);
     }
+    const size_t nul = scene_nul_escape_at(text);
+    if (nul != SIZE_MAX) {
+        int line, col;
+        scene_offset_linecol(text, nul, &line, &col);
+        return eddy_error_set(err, EDDY_ERR_PARSE,
+                              "%s:%d:%d: a string holds the escape \\u0000 (a NUL character), which no key, name or "
+                              "path can contain", scene_file(scene), line, col);
+    }
     scene->text = strdup(text);
     if (!scene->text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     const char *end = NULL;

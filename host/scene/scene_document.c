@@ -295,6 +295,20 @@ size_t scene_utf8_invalid_at(const char *text)
     return SIZE_MAX;
 }
 
+size_t scene_nul_escape_at(const char *text)
+{
+    int in_string = 0;
+    for (size_t i = 0; text[i]; ++i) {
+        if (text[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && text[i] == '\\') {
+            if (text[i + 1] == 'u' && strncmp(text + i + 2, "0000", 4) == 0) return i;
+            if (text[i + 1]) ++i; /* (the escaped character, a quote included) */
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* Offset of the opening quote of a string left open at the end of the text, or -1. */
 static long open_string_at_end(const char *text)
 {

@@ -86,6 +86,10 @@ void scene_node_position(const eddy_scene *s, const char *path, const cJSON *nod
                          int occurrence, int *line, int *col);
 /* Offset of the first byte of `text` that is not well-formed UTF-8, or SIZE_MAX. */
 size_t scene_utf8_invalid_at(const char *text);
+/* Offset of the first "\u0000" escape inside a JSON string of `text`, or SIZE_MAX. cJSON ends the
+ * decoded string there, so "sph_mueller\u0000junk" read as "sph_mueller" and a folder name lost its
+ * tail without a word: refused instead. */
+size_t scene_nul_escape_at(const char *text);
 /* The error for text cJSON could not parse (`where`: where it stopped). */
 int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err);
 
