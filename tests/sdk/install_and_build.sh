@@ -79,6 +79,9 @@ awk -F, 'NR > 1 && ($9 != $9 + 0 || $9 > 5) {bad = 1} END {exit bad}' "$out/diag
 
 # The template's own test runs scene.json through the imported eddy::cli target.
 "$cmake" -E chdir "$tb" ctest --output-on-failure > "$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the template's own ctest"; }
+# ... its physics among them (the hydrostatic tank; Python 3 is a dependency of this suite, so a
+# template that found none would skip the one test that judges the physics).
+grep -q "xsph_hydrostatic .*Passed" "$work/ctest.log" || { cat "$work/ctest.log"; fail "the template's xsph_hydrostatic test did not run and pass"; }
 
 echo "== pkg-config: build the template with plain cc"
 if command -v pkg-config > /dev/null; then

@@ -6,6 +6,11 @@ depth d is rho0 g d. A weakly compressible fluid started from rest keeps ringing
 while, so the pressure is averaged over every CSV frame from T_FROM on, in three horizontal bands away
 from the side walls (bottom, middle, upper), each compared with rho0 g (DEPTH - y) at the band's mean
 height. Fails when any band is off by more than TOL (default 0.05) of the bottom pressure.
+
+The frames must be CSV (--format csv) and frequent enough to average the ringing out: an output
+interval near the acoustic period 4 H / c (0.05 s for c = 24 m/s in a 0.3 m tank) samples it at one
+phase, so use about 0.01 s. hydrostatic_test.cmake runs it; eddy's own suite runs it through the
+installed template (tests/sdk, sdk_install_and_build_template).
 """
 import csv
 import glob
