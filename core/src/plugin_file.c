@@ -97,6 +97,14 @@ int eddy_plugin_file_read(const char *path, eddy_plugin_file_facts *f)
     elf_ehdr eh;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) goto done;
     const uint64_t fsize = f->file_size = (uint64_t)st.st_size;
+    {
+        unsigned char magic[SELFMAG];
+        if (fsize < SELFMAG || (!read_at(fd, magic, SELFMAG, 0, fsize) && memcmp(magic, ELFMAG, SELFMAG) != 0)) {
+            f->not_elf = 1;
+            rc = 0;
+            goto done;
+        }
+    }
     if (read_at(fd, &eh, sizeof eh, 0, fsize) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
         eh.e_ident[EI_CLASS] != EDDY_ELF_CLASS || eh.e_phentsize != sizeof(elf_phdr) || eh.e_phnum == 0)
         goto done;

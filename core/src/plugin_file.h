@@ -14,11 +14,14 @@ typedef struct eddy_plugin_file_facts {
      * runtime aborts a process that dlopens it. */
     const char *sanitizer;
     char needed[256];
+    /* 1: a regular file that does not begin with the ELF magic (a script, a source or text file named
+     * eddy_*.so, an empty file): no shared object at all. */
+    int not_elf;
 } eddy_plugin_file_facts;
 
-/* Reads the program headers and needed libraries of the ELF shared object at `path`: 0 and *f filled,
- * or -1 when the file cannot be read as an ELF object of this machine (dlopen then gives its own
- * reason). Never maps the file. */
+/* Reads the program headers and needed libraries of the ELF shared object at `path`: 0 and *f filled
+ * (not_elf set, nothing else, for a readable file that is no ELF object), or -1 when the file cannot
+ * be read as an ELF object of this machine (dlopen then gives its own reason). Never maps the file. */
 int eddy_plugin_file_read(const char *path, eddy_plugin_file_facts *f);
 
 #endif /* EDDY_PLUGIN_FILE_H */

@@ -56,6 +56,8 @@ typedef struct known_interface {
     size_t required_size;      /* bytes the plugin's vtable must cover: through its last required member */
     size_t align;              /* _Alignof its vtable */
     required_callback required[3];
+    /* A callback that is useless, or harmful, without another: {needs, what}; unset for most. */
+    required_callback needs[2];
 } known_interface;
 
 #define CALLBACK(type, member) {#member, offsetof(type, member)}
@@ -64,20 +66,26 @@ static const known_interface known_interfaces[] = {
     {EDDY_INTERFACE_SOLVER, "solver", sizeof(eddy_solver_vtable), END_OF(eddy_solver_vtable, destroy),
      _Alignof(eddy_solver_vtable),
      {CALLBACK(eddy_solver_vtable, create), CALLBACK(eddy_solver_vtable, step),
-      CALLBACK(eddy_solver_vtable, destroy)}},
+      CALLBACK(eddy_solver_vtable, destroy)},
+     /* (every run ends with a checkpoint, which save() writes and nothing could read back: refused
+      * after the whole run, at the first checkpoint, before this check) */
+     {CALLBACK(eddy_solver_vtable, save), CALLBACK(eddy_solver_vtable, load)}},
     {EDDY_INTERFACE_GRID, "grid", sizeof(eddy_grid_backend_vtable),
      END_OF(eddy_grid_backend_vtable, destroy), _Alignof(eddy_grid_backend_vtable),
      {CALLBACK(eddy_grid_backend_vtable, create), CALLBACK(eddy_grid_backend_vtable, sort),
-      CALLBACK(eddy_grid_backend_vtable, destroy)}},
+      CALLBACK(eddy_grid_backend_vtable, destroy)},
+     {{NULL, 0}, {NULL, 0}}},
     {EDDY_INTERFACE_WRITER, "writer", sizeof(eddy_writer_vtable), END_OF(eddy_writer_vtable, destroy),
      _Alignof(eddy_writer_vtable),
      {CALLBACK(eddy_writer_vtable, create), CALLBACK(eddy_writer_vtable, write_frame),
-      CALLBACK(eddy_writer_vtable, destroy)}},
+      CALLBACK(eddy_writer_vtable, destroy)},
+     {{NULL, 0}, {NULL, 0}}},
     /* unit() lies before destroy but is optional. */
     {EDDY_INTERFACE_PROBE, "probe", sizeof(eddy_probe_vtable), END_OF(eddy_probe_vtable, destroy),
      _Alignof(eddy_probe_vtable),
      {CALLBACK(eddy_probe_vtable, create), CALLBACK(eddy_probe_vtable, measure),
-      CALLBACK(eddy_probe_vtable, destroy)}},
+      CALLBACK(eddy_probe_vtable, destroy)},
+     {{NULL, 0}, {NULL, 0}}},
 };
 
 #define KNOWN_INTERFACE_COUNT (sizeof known_interfaces / sizeof known_interfaces[0])
@@ -320,6 +328,19 @@ static int copy_known_vtable(const known_interface *k, const char *id, const voi
             return -1;
         }
     }
+    if (k->needs[0].name) {
+        void (*has)(void), (*needed)(void);
+        memcpy(&has, copy + k->needs[0].offset, sizeof has);
+        memcpy(&needed, copy + k->needs[1].offset, sizeof needed);
+        if (has && !needed) {
+            snprintf(reason, reason_size,
+                     "%s '%s': has %s() but no %s(), so a checkpoint of it could not be resumed: give it %s(), or "
+                     "leave %s() NULL when it keeps no state outside its particle fields",
+                     k->name, id, k->needs[0].name, k->needs[1].name, k->needs[1].name, k->needs[0].name);
+            free(copy);
+            return -1;
+        }
+    }
     *out = copy;
     return 0;
 }
@@ -484,8 +505,10 @@ static int check_descriptor(eddy_registry *reg, const char *path, const eddy_plu
                       "against the eddy %d headers",
                       d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MAJOR);
     if (d->abi_major != EDDY_ABI_MAJOR)
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err, "ABI major version mismatch: plugin %u.%u, host %d.%d",
-                      d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "ABI major version mismatch: plugin %u.%u, host %d.%d (built for a newer eddy: run it with an "
+                      "eddy of plugin ABI %u, or rebuild it against this eddy's headers)",
+                      d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR, d->abi_major);
     if (d->abi_minor > EDDY_ABI_MINOR)
         return refuse(reg, path, EDDY_ERR_PLUGIN, err, "plugin needs a newer host: plugin ABI %u.%u, host %d.%d",
                       d->abi_major, d->abi_minor, EDDY_ABI_MAJOR, EDDY_ABI_MINOR);
@@ -527,6 +550,11 @@ static int refuse_before_dlopen(eddy_registry *reg, const char *path, eddy_error
 {
     eddy_plugin_file_facts f;
     if (eddy_plugin_file_read(path, &f)) return EDDY_OK;
+    /* (dlopen's own words were "invalid ELF header" or "file too short", after the path again) */
+    if (f.not_elf)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "cannot load: not a shared object (%s); a plugin is the .so its build makes, e.g. with "
+                      "eddy_add_plugin", f.file_size ? "the file does not begin with an ELF header" : "the file is empty");
     if (f.load_end > f.file_size)
         return refuse(reg, path, EDDY_ERR_PLUGIN, err,
                       "cannot load: the file is cut short (its segments need %llu bytes, it has %llu); an "

@@ -202,12 +202,7 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
                                   "it must store at least a tag (eddy_state_save_floats), or a resume takes the "
                                   "state for lost", sc->id);
         }
-        if (!v->load) {
-            free(blob);
-            return eddy_error_set(err, EDDY_ERR_PLUGIN,
-                                  "solver '%s' cannot save its state: it has save() but no load(), so a checkpoint "
-                                  "of it could not be resumed", sc->id);
-        }
+        /* (a solver with save() but no load() is refused when its plugin is loaded, registry.c) */
     }
     cJSON *all = cJSON_Duplicate(settings, 1);
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;

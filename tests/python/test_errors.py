@@ -92,7 +92,7 @@ except eddy.UnstableError as e:
     p = run_python(code, env={"EDDY_PLUGIN_PATH": plugins}, timeout=60)
     assert p.returncode == 0, p.stderr
     lines = dict(l.split(" ", 1) for l in p.stdout.splitlines() if " " in l)
-    assert re.fullmatch(r"ABI major version mismatch: plugin \d+\.\d+, host \d+\.\d+", lines["REFUSED"])
+    assert re.fullmatch(r"ABI major version mismatch: plugin \d+\.\d+, host \d+\.\d+ \(built for a newer eddy: .*\)", lines["REFUSED"])
     assert lines["LOAD"] == f"{plugins}/eddy_bad_major.so: " + lines["REFUSED"]
     steps, message = lines["EXPLODED"].split(" ", 1)
     assert steps == "30"
