@@ -1,6 +1,7 @@
 /*
- * Position Based Fluids (Macklin & Müller 2013), as broken down by Qie & Su 2021 ("Technical Breakdown
- * of Position Based Fluids") and Mijalkovic ("Particle Based Fluids in Rust", University of Toronto,
+ * Position Based Fluids (Macklin & Müller 2013, ACM Trans. Graph. 32(4), 104: lambda and epsilon §3,
+ * s_corr §4, vorticity confinement and XSPH §5), as broken down by Qie & Su 2021 ("Technical Breakdown
+ * of Position Based Fluid") and Mijalkovic ("Particle Based Fluids in Rust", University of Toronto,
  * undated):
  *   apply gravity and predict x* = x + dt v
  *   -> grid and neighbour lists on x* (the SPH toolkit's eddy_sph_neighbors: built once, swept by
@@ -62,11 +63,12 @@ static const eddy_param_desc params[P_COUNT] = {
         "Jacobi iterations of the density constraint per step (lambda, delta-p, collisions). More "
         "iterations give a stiffer, less compressible fluid at proportional cost."),
     [P_RELAXATION] = EDDY_PARAM_REAL_DESC(
-        "relaxation", 1.0, 0.0, 100.0, "1",
+        "relaxation", 1.0, 0.01, 100.0, "1",
         "Constraint-force mixing epsilon of lambda = -C / (sum |grad C|^2 + epsilon), in units of "
         "sum |grad C|^2 of a full neighborhood on the rest lattice (dimensionless: the same value works "
         "at any spacing and rest density). The default 1 keeps the Jacobi iteration stable; below about "
-        "0.4 (3D) or 0.1 (2D) it can oscillate; larger values soften the fluid."),
+        "0.4 (3D) or 0.1 (2D) it can oscillate; larger values soften the fluid. Not 0: a particle "
+        "without neighbours would get lambda = -0/0."),
     [P_SCORR_K] = EDDY_PARAM_REAL_DESC(
         "scorr_k", 0.1, 0.0, 1.0, "rho0 |g| h",
         "Strength k of the artificial pressure s_corr = -k (W(r) / W(dq))^n (tensile instability "
@@ -722,7 +724,8 @@ EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int 
 EDDY_SPH_SIMD_BLOCK_CLONES(xsph_block);
 
 /*
- * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Mijalkovic §4.2, §4.3).
+ * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Macklin & Müller 2013 §5;
+ * Mijalkovic §4.2, §4.3).
  * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0).
  * Pass 2: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W, N = eta / |eta|, a = epsilon N x omega,
  *         and v_i += dt a + c sum_j V_j (v_j - v_i) W_poly6, from the velocities before the pass.

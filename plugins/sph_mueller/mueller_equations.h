@@ -23,8 +23,8 @@
 #define MUELLER_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* Eq. 12 in the Bullet-Fluids form p = k (rho - rho0), Pa (sim units). A negative pressure (tension)
- * is scaled by negative_pressure: 1 keeps it, 0 clamps it away. */
+/* Müller et al. 2003 eq. 12 (the Bullet-Fluids reference's eq. 3): p = k (rho - rho0), Pa (sim
+ * units). A negative pressure (tension) is scaled by negative_pressure: 1 keeps it, 0 clamps it away. */
 MUELLER_INLINE float mueller_pressure(float stiffness, float density, float rest_density, float negative_pressure)
 {
     const float p = stiffness * (density - rest_density);
@@ -49,13 +49,15 @@ typedef struct mueller_pair_w {
 /*
  * Pressure and viscosity weights of particle i and one partner at r2 = |x_i - x_j|^2 (a real
  * neighbour or a mirror ghost), with the partner's volume m_j / rho_j, pressure, gradient scale and
- * viscosity. Pressure: the spiky gradient (eq. 8) with the pair weight w (p_i + p_j) / (rho_i rho_j).
+ * viscosity. Pressure: the spiky gradient (the Bullet-Fluids reference's eq. 8; Müller et al. 2003 eq. 10
+ * divided by rho_i) with the pair weight w (p_i + p_j) / (rho_i rho_j).
  * For a linear pressure field the p_j half alone approximates grad p / rho (the p_i half sums to ~0 in
  * the bulk), so the Bullet-Fluids reference's w = 1/2 gives only half of grad p; w = 1 is consistent.
- * Viscosity: mu (v_j - v_i) lap W_visc (eq. 9). Either way f_ij = -f_ji: between materials the gradient
- * scale and mu are the pair's means. Branch-free, so the CPU loops that call it vectorize; 0 outside h
- * and for r2 <= tiny2. (The weights come back by value: accumulating into an array argument made GCC
- * keep the sums in memory and the force loop 2.4 times as slow.)
+ * Viscosity: mu (v_j - v_i) lap W_visc (Bullet-Fluids eq. 9; Müller et al. 2003 eq. 14). Either way
+ * f_ij = -f_ji: between materials the gradient scale and mu are the pair's means. Branch-free, so the
+ * CPU loops that call it vectorize; 0 outside h and for r2 <= tiny2. (The weights come back by
+ * value: accumulating into an array argument made GCC keep the sums in memory and the force loop 2.4
+ * times as slow.)
  */
 MUELLER_INLINE mueller_pair_w mueller_pair(const mueller_pair_ctx *c, float r2, float vol, float pj, float gs_j,
                                            float mu_j)

@@ -8,7 +8,7 @@
  *
  * Mass density gradient (Gourlay part 16, with A_i = rho0(material of i) - rho_a, the particle's carried
  * mass density less the ambient density):
- *   canonical   grad A(x_i) = sum_j (A_j / n_j) grad_i W_ij            (far from walls)
+ *   canonical   grad A(x_i) = sum_j A_j V_j grad_i W_ij, V_j = m_j / rho0_j (far from walls)
  *   difference  grad A(x_i) = (1 / n_i) sum_j (A_j - A_i) grad_i W_ij   (within h of a wall, and
  *                                                                        everywhere when rho_a = 0)
  * n = number density (1/m^d). Both are divided by the first moment of the spiky gradient on the
