@@ -72,7 +72,7 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_SCORR_K] = EDDY_PARAM_REAL_DESC(
         "scorr_k", 0.1, 0.0, 1.0, "rho0 |g| h",
         "Strength k of the artificial pressure s_corr = -k (W(r) / W(dq))^n (tensile instability "
-        "correction, Mijalkovic §4.1), in units of the hydrostatic pressure over one smoothing radius "
+        "correction, Macklin & Müller 2013 §4), in units of the hydrostatic pressure over one smoothing radius "
         "rho0 |g| h, applied as -k (W / W(dq))^n dt^2 |g| h in lambda; zero without gravity."),
     [P_SCORR_N] = EDDY_PARAM_INT_DESC("scorr_n", 4, 1, 8, "1", "Exponent n of the artificial pressure s_corr."),
     [P_SCORR_DQ] = EDDY_PARAM_REAL_DESC(
@@ -81,11 +81,11 @@ static const eddy_param_desc params[P_COUNT] = {
         "Müller 2013 recommend 0.1 to 0.3)."),
     [P_VORTICITY] = EDDY_PARAM_REAL_DESC(
         "vorticity_epsilon", 0.01, 0.0, 100.0, "m/s",
-        "Vorticity confinement strength epsilon of f = epsilon (N x omega) (Mijalkovic §4.2), an "
+        "Vorticity confinement strength epsilon of f = epsilon (N x omega) (Macklin & Müller 2013 §5), an "
         "acceleration per unit vorticity, sim units. 0 turns it off; it does not conserve momentum."),
     [P_XSPH] = EDDY_PARAM_REAL_DESC(
         "xsph_c", 0.01, 0.0, 1.0, "1",
-        "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (Mijalkovic §4.3); "
+        "XSPH viscosity c of v_i += c sum_j (m_j / rho0) (v_j - v_i) W_poly6 (Macklin & Müller 2013 §5); "
         "dimensionless with the volume weights (1 would replace v by its kernel average)."),
     [P_CLAMP] = EDDY_PARAM_BOOL_DESC(
         "unilateral", 1,
