@@ -187,12 +187,20 @@ int eddy_grid_init_with(eddy_grid *grid, const eddy_grid_layout *layout,
         .params = params ? params : &no_params,
         .host = host ? host : eddy_host_silent(),
     };
-    int rc = backend->create(&setup, &grid->impl->state, err);
+    /* (an address no create() hands back: a success that leaves it did not set *out, plugin.h) */
+    static char unset;
+    void *state = &unset;
+    int rc = backend->create(&setup, &state, err);
+    if (!rc && state == &unset)
+        rc = eddy_error_set(err, EDDY_ERR_PLUGIN,
+                            "create() returned success without setting *out (set it to the grid's state, or to "
+                            "NULL for a grid without state)");
     if (rc) {
         grid->impl->state = NULL;
         eddy_grid_free(grid);
         return rc;
     }
+    grid->impl->state = state;
     return EDDY_OK;
 }
 

@@ -366,13 +366,18 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
             .resume_time = o->opt.resume_time,
         };
         eddy_error_clear(err);
-        if ((rc = w->vtable->create(&setup, &w->instance, err))) {
+        void *instance = eddy_services_unset_instance();
+        rc = w->vtable->create(&setup, (eddy_writer **)&instance, err);
+        if (rc) {
             w->instance = NULL;
             eddy_services_callback_error(err, rc, "create");
             /* The built-ins' messages name the file already; a plugin's may not name the writer. */
             if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", formats[i]);
             return rc;
         }
+        if ((rc = eddy_services_check_created(rc, &instance, "writer", err)))
+            return eddy_error_prefix(err, "writer '%s': ", formats[i]);
+        w->instance = instance;
     }
     return EDDY_OK;
 }

@@ -524,10 +524,12 @@ int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host,
             .world = w,
         };
         eddy_error_clear(err);
-        int rc = pr->vtable->create(&setup, &pr->instance, err);
+        void *instance = eddy_services_unset_instance();
+        int rc = pr->vtable->create(&setup, (eddy_probe **)&instance, err);
+        if (rc) eddy_services_callback_error(err, rc, "create");
+        else rc = eddy_services_check_created(rc, &instance, "probe", err);
+        pr->instance = rc ? NULL : instance;
         if (rc) {
-            pr->instance = NULL;
-            eddy_services_callback_error(err, rc, "create");
             point_at_key(pr, err);
             eddy_probes_close(p);
             return rc;

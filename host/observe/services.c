@@ -222,6 +222,22 @@ static const char *status_name(int code)
     }
 }
 
+static char unset_instance; /* (its address: no allocation or NULL a plugin hands back is equal to it) */
+
+void *eddy_services_unset_instance(void)
+{
+    return &unset_instance;
+}
+
+int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err)
+{
+    if (rc || *instance != &unset_instance) return rc;
+    *instance = NULL;
+    return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                          "create() returned success without setting *out (set it to the %s's state, or to NULL "
+                          "for a %s without state)", what, what);
+}
+
 int eddy_services_callback_error(eddy_error *err, int rc, const char *callback)
 {
     err->message[sizeof err->message - 1] = '\0'; /* a plugin may have filled it to the end */

@@ -85,6 +85,17 @@ void eddy_services_notice_shadow(const eddy_registry *reg, const char *id);
  */
 int eddy_services_callback_error(eddy_error *err, int rc, const char *callback);
 
+/*
+ * A component's create() must set its *out on success (plugin.h; NULL for one without state). The host
+ * puts eddy_services_unset_instance() there before the call; eddy_services_check_created then turns a
+ * success that left it in place into EDDY_ERR_PLUGIN "create() returned success without setting *out
+ * (...)", with *instance NULL, where the next callback got whatever the variable held and the process
+ * died of SIGSEGV without a word. `what` names the state ("solver", "writer", "probe"). Returns rc
+ * unchanged otherwise. The caller adds the component's name as a prefix.
+ */
+void *eddy_services_unset_instance(void);
+int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err);
+
 /* The stop flag: 0, or the number of the signal that asked the run to stop. Run loops poll it at
  * every step boundary (eddy_sim_plan.stop); plugins see it through cancel_requested(). */
 volatile sig_atomic_t *eddy_services_stop_flag(void);

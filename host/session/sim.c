@@ -127,11 +127,18 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
     char where[EDDY_SCENE_ID_MAX + 16];
     snprintf(where, sizeof where, "solver '%s': ", sc->id);
     eddy_error_clear(err);
-    if ((rc = sim->solver_vtable->create(&setup, &sim->solver, err))) {
+    void *instance = eddy_services_unset_instance();
+    rc = sim->solver_vtable->create(&setup, (eddy_solver **)&instance, err);
+    if (rc) {
         plugin_failed(err, rc, "create", where);
         sim->solver = NULL;
         goto fail;
     }
+    if ((rc = eddy_services_check_created(rc, &instance, "solver", err))) {
+        eddy_error_prefix(err, "%s", where);
+        goto fail;
+    }
+    sim->solver = instance;
     eddy_error_clear(err);
     /* A resumed session skips the initial fields: the restore overwrites every one of them
      * (checkpoint.h), and load() brings the solver's own state. */

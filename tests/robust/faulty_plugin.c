@@ -10,6 +10,7 @@
  *           "step_error_empty"    at step `at_step` step() returns EDDY_ERR_UNSUPPORTED with no message
  *           "max_dt_error_empty"  max_dt() returns EDDY_ERR_DEVICE with no message
  *           "create_error_empty"  create() returns EDDY_ERR_INVALID_ARGUMENT with no message
+ *           "create_no_out" create() returns success without setting *out
  *           "dt_tiny"       max_dt returns 1e-21 s from step `at_step` on (t + dt == t there)
  *           "dt_unnamed"    max_dt returns 1e-5 s and leaves the limit's name unset (it is optional)
  *           "save_empty"    save() returns success with an empty record (plugin.h asks for > 0 bytes)
@@ -54,7 +55,8 @@ enum {
     FAULT_DT_TINY,
     FAULT_DT_UNNAMED,
     FAULT_SAVE_EMPTY,
-    FAULT_DT_BY_SIDE
+    FAULT_DT_BY_SIDE,
+    FAULT_CREATE_NO_OUT
 };
 
 struct eddy_solver {
@@ -71,6 +73,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_value *side_x = eddy_param_find_value(setup->params, "side_x");
     const int f = fault ? (int)fault->integer : FAULT_NONE;
     if (f == FAULT_CREATE_ERROR_EMPTY) return EDDY_ERR_INVALID_ARGUMENT; /* err left as the host gave it */
+    if (f == FAULT_CREATE_NO_OUT) return EDDY_OK;                         /* (the classic slip) */
     if (f == FAULT_SLOW_CREATE && sleep_s) {
         struct timespec ts = {(time_t)sleep_s->number, 0};
         while (nanosleep(&ts, &ts) != 0) {
@@ -169,7 +172,7 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "dt_nan",       "position_nan",     "step_error_empty",
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
-                                     "dt_by_side",   NULL};
+                                     "dt_by_side",   "create_no_out",    NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

@@ -115,6 +115,10 @@ faulty_check(max_dt_error_empty 1 "eddy: error: solver 'robust_faulty' at step 1
              --steps 5 --set solvers.robust_faulty.fault=max_dt_error_empty)
 faulty_check(create_error_empty 1 "eddy: error: solver 'robust_faulty': create() returned EDDY_ERR_INVALID_ARGUMENT (invalid argument) without a message"
              --steps 5 --set solvers.robust_faulty.fault=create_error_empty)
+# A create() that returns success without setting *out: the next callback got whatever the variable held
+# and eddy died of SIGSEGV (status 139) without a word.
+faulty_check(create_no_out 1 "eddy: error: solver 'robust_faulty': create() returned success without setting *out (set it to the solver's state, or to NULL for a solver without state)"
+             --steps 5 --set solvers.robust_faulty.fault=create_no_out)
 # The hash is printed for a run that succeeded only (a failed step, a NaN).
 foreach(fault step_error_empty position_nan)
   add_test(NAME robust_plugin_faulty_no_hash_${fault}

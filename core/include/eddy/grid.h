@@ -313,7 +313,8 @@ typedef struct eddy_grid_setup {
 
 typedef struct eddy_grid_backend_vtable {
     size_t size; /* sizeof(eddy_grid_backend_vtable) as compiled by the provider */
-    /* Creates backend state for a layout. *state is owned by the backend until destroy().
+    /* Creates backend state for a layout. On success *state is set (NULL for none) and owned by the
+     * backend until destroy(); a success that leaves it unset is refused (EDDY_ERR_PLUGIN).
      * [main thread] */
     int (*create)(const eddy_grid_setup *setup, void **state, eddy_error *err);
     /*

@@ -60,8 +60,9 @@ typedef struct eddy_writer_setup {
 
 typedef struct eddy_writer_vtable {
     size_t size; /* sizeof(eddy_writer_vtable) as compiled by the provider */
-    /* Creates a writer for the run's output folder, before its first frame. *out is the writer's
-     * own until destroy(). */
+    /* Creates a writer for the run's output folder, before its first frame. On success *out is set
+     * (NULL for a writer without state) and is the writer's own until destroy(); a success that
+     * leaves it unset is refused (EDDY_ERR_PLUGIN). */
     int (*create)(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err);
     /* Writes one frame. Files are written under a temporary name and renamed, so a run stopped at any
      * moment leaves no torn file. Writing an index already written replaces it. EDDY_ERR_IO names the
@@ -87,8 +88,9 @@ typedef struct eddy_probe_setup {
 
 typedef struct eddy_probe_vtable {
     size_t size; /* sizeof(eddy_probe_vtable) as compiled by the provider */
-    /* Creates a probe for one entry of the scene's "probes" list, before its first frame. *out is the
-     * probe's own until destroy(). */
+    /* Creates a probe for one entry of the scene's "probes" list, before its first frame. On success
+     * *out is set (NULL for a probe without state) and is the probe's own until destroy(); a success
+     * that leaves it unset is refused (EDDY_ERR_PLUGIN). */
     int (*create)(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err);
     /* Measures one value on a frame. NaN means "nothing to measure here" (no liquid at the point);
      * an error is for input the probe cannot use (a particle with an unknown material). The value must

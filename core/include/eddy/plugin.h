@@ -96,7 +96,9 @@ typedef struct eddy_solver_vtable {
      * Creates a solver for setup->world. Per-material values arrive in world->materials[m].params
      * (the component's material_params table). May register particle fields. On success *out is set
      * (the host passes it back unchanged to every other callback; it does not look inside, so a
-     * solver without state may set NULL) and owned by the plugin until destroy().
+     * solver without state may set NULL) and owned by the plugin until destroy(). A success that
+     * leaves *out unset is refused (EDDY_ERR_PLUGIN, "create() returned success without setting
+     * *out"): the host fills it with a marker first.
      */
     int (*create)(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err);
 
