@@ -32,7 +32,10 @@ static int parse_solvers(const char *list, eddy_compare_options *o)
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char id[EDDY_COMPARE_ID_MAX + 1];
         if (n == 0) return eddy_arg_usage_error("--solvers expects a comma-separated list of solver ids, got '%s'", list);
-        if (n > EDDY_COMPARE_ID_MAX) n = EDDY_COMPARE_ID_MAX;
+        /* (cut to fit, a long id was shown cut and called "not a solver id" for characters it has not) */
+        if (n >= EDDY_COMPARE_ID_MAX)
+            return eddy_arg_usage_error("--solvers: '%.*s' is not a solver id (at most %d characters, got %zu)", (int)n,
+                                        p, EDDY_COMPARE_ID_MAX - 1, n);
         memcpy(id, p, n);
         id[n] = '\0';
         if (!valid_id(id))

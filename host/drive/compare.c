@@ -461,6 +461,7 @@ static int compare_run(const eddy_compare_options *opt)
         fprintf(stderr, "eddy: interrupted by signal %d; not run: %s (see %s/summary.md)\n", stopped_by, not_run,
                 cx.out_dir);
     if (!status && (failed || pl.failures)) status = 1;
+    compare_free_plots(&pl);
 done:
     for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
     free(res);

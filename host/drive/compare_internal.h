@@ -17,8 +17,6 @@
 #define ID_MAX EDDY_COMPARE_ID_MAX
 #define PATH_MAX_ 4200
 
-#define MAX_PLOTS (8 + 64)
-
 /* The command line, parsed by cli/ (compare_args.c). */
 typedef eddy_compare_options options;
 
@@ -57,13 +55,15 @@ typedef struct context {
     size_t particles;
 } context;
 
-/* The plots drawn so far (compare_draw_plots). */
+/* The plots drawn so far (compare_draw_plots): one per metric and one per probe, as many as the scene
+ * declares probes (a fixed table dropped the plots past it without a word). */
 typedef struct plotter {
     const context *cx;
     const result *res;
     int count;
-    char names[MAX_PLOTS][96];    /* relative to the output folder */
-    const char *list[MAX_PLOTS];
+    char (*names)[96];            /* relative to the output folder; `capacity` of them */
+    const char **list;            /* the plots written, for the summary's links */
+    int capacity;
     int plot_count;
     int failures;
     eddy_error first_error;
@@ -77,7 +77,9 @@ int compare_write_summary_md(const context *cx, const result *res, int count, co
 /* The Markdown summary to a stream (stdout at the end of the command). */
 void compare_summary_md(FILE *f, const context *cx, const result *res, int count, const char *const *plots,
                         int plot_count);
-/* Every metric and probe of every solver on one plot each, into <out>/plots/. */
+/* Every metric and probe of every solver on one plot each, into <out>/plots/; compare_free_plots()
+ * frees the names once the summary has linked them. */
 void compare_draw_plots(plotter *pl);
+void compare_free_plots(plotter *pl);
 
 #endif /* EDDY_COMPARE_INTERNAL_H */

@@ -78,6 +78,8 @@ static double reference_rms(const result *r, size_t np, size_t probe, const eddy
 static FILE *open_tmp(const char *path, char *tmp, size_t size, eddy_error *err)
 {
     snprintf(tmp, size, "%s.tmp", path);
+    /* (a FIFO left at the temporary name blocked the open for a reader that never comes) */
+    unlink(tmp);
     FILE *f = fopen(tmp, "w");
     if (!f) eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
     return f;
@@ -331,7 +333,7 @@ static double metric_probe(const result *r, size_t k, const void *arg)
 static void plot_metric(plotter *pl, const char *file, const char *title, const char *y_label, metric_fn fn,
                         const void *arg, const eddy_probe_reference *ref)
 {
-    if (pl->plot_count == MAX_PLOTS) return;
+    if (pl->plot_count == pl->capacity) return;
     eddy_plot_series series[MAX_SOLVERS + 1];
     double *buf[MAX_SOLVERS + 1];
     size_t ns = 0;
@@ -401,6 +403,17 @@ void compare_draw_plots(plotter *pl)
 {
     static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
     remove_old_plots(pl->cx);
+    const size_t want = 5 + eddy_probes_count(pl->cx->probes);
+    pl->names = calloc(want, sizeof *pl->names);
+    pl->list = calloc(want, sizeof *pl->list);
+    if (!pl->names || !pl->list) {
+        compare_free_plots(pl);
+        eddy_error_set(&pl->first_error, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu plots", want);
+        fprintf(stderr, "eddy: error: %s\n", pl->first_error.message);
+        pl->failures++;
+        return;
+    }
+    pl->capacity = (int)want;
     plot_metric(pl, "kinetic_energy", "kinetic energy", "kinetic energy (J, simulation units)", metric_column, &KE,
                 NULL);
     plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);
@@ -420,4 +433,13 @@ void compare_draw_plots(plotter *pl)
         snprintf(label, sizeof label, "%s (%s)", eddy_probes_name(p, i), eddy_probes_unit(p, i));
         plot_metric(pl, file, title, label, metric_probe, &pm, ref);
     }
+}
+
+void compare_free_plots(plotter *pl)
+{
+    free(pl->names);
+    free(pl->list);
+    pl->names = NULL;
+    pl->list = NULL;
+    pl->capacity = pl->plot_count = 0;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FONT_FACE "DejaVu Sans"
 
@@ -605,6 +606,9 @@ int eddy_canvas_write_png(const eddy_canvas *c, const char *path, eddy_error *er
 
     int rc = EDDY_OK;
     png_context ctx = {{0}};
+    /* A temporary left by someone else is no file of ours to write into: a FIFO there blocked the
+     * open forever (no reader ever comes). A folder of that name stays and fails the open below. */
+    unlink(tmp);
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         int e = errno;

@@ -242,9 +242,11 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double
         double gn, height, rho0 = 0.0;
         gravity_height(r, w, &gn, &height);
         for (size_t m = 0; m < w->material_count; ++m) rho0 = fmax(rho0, w->materials[m].rest_density);
-        finite_range(r, lo, hi);
-        *lo = fmin(*lo, 0.0);
-        *hi = fmax(*hi, rho0 * gn * height);
+        /* The frame's own extremes, not finite_range's: that one widens an empty range first, and a
+         * fluid at rest with zero pressure then started the bar at -1 instead of 0. */
+        const int any = r->stats.lo <= r->stats.hi;
+        *lo = fmin(any ? r->stats.lo : 0.0, 0.0);
+        *hi = fmax(any ? r->stats.hi : 0.0, rho0 * gn * height);
         widen(lo, hi);
         return;
     }

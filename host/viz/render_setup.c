@@ -3,6 +3,7 @@
  * "render" section, the --camera syntax, binding the field, presets (picture.png), and its end.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +22,21 @@ eddy_render_request eddy_render_default_request(void)
 
 static const char CAMERA_KEYS_TEXT[] = "eye, target, up, view, projection, fov, span, zoom";
 
-/* Parses "x,y,z" (2D: "x,y" too, z = 0). */
+#define FLOAT_RANGE_TEXT "numbers of at most 3.4e+38 in magnitude (the float range)"
+
+/* Parses "x,y,z" (2D: "x,y" too, z = 0): 1, or 0 for bad syntax, or -1 for a number beyond the float
+ * range (cast to float it would turn infinite and the camera into NaN: a blank image, no error). */
 static int parse_numbers(const char *s, int dimensions, float out[3])
 {
     double v[3] = {0, 0, 0};
-    int n = 0;
+    int n = 0, huge = 0;
     const char *p = s;
     while (1) {
         char *end;
         errno = 0;
         double x = strtod(p, &end);
         if (end == p || !isfinite(x) || errno == ERANGE || n == 3) return 0;
+        if (fabs(x) > FLT_MAX) huge = 1;
         v[n++] = x;
         p = end;
         while (*p == ' ') ++p;
@@ -40,6 +45,7 @@ static int parse_numbers(const char *s, int dimensions, float out[3])
         ++p;
     }
     if (!(n == 3 || (n == 2 && dimensions == 2))) return 0;
+    if (huge) return -1;
     for (int a = 0; a < 3; ++a) out[a] = (float)v[a];
     return 1;
 }
@@ -97,21 +103,27 @@ static int parse_camera_spec(const char *spec, int dimensions, camera *cam, eddy
         switch (k) {
         case 0: case 1: case 2: {
             float *dst = k == 0 ? cam->eye : k == 1 ? cam->target : cam->up;
-            if (!parse_numbers(val, dimensions, dst))
+            const int ok = parse_numbers(val, dimensions, dst);
+            if (ok <= 0)
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: expected %s, got \"%s\"", key,
-                                      vector_expected(dimensions), val);
+                                      ok < 0 ? FLOAT_RANGE_TEXT : vector_expected(dimensions), val);
             if (k == 0) cam->has_eye = 1;
             if (k == 1) cam->has_target = 1;
             if (k == 2) cam->has_up = 1;
             break;
         }
-        case 3:
-            if (!parse_axis(val, cam->view) && !parse_numbers(val, dimensions, cam->view))
+        case 3: {
+            const int ok = parse_axis(val, cam->view) ? 1 : parse_numbers(val, dimensions, cam->view);
+            if (ok < 0)
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "view: expected %s, got \"%s\"", FLOAT_RANGE_TEXT,
+                                      val);
+            if (!ok)
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                       "view: expected an axis (+x, -x, +y, -y, +z, -z) or a direction of %s, got \"%s\"",
                                       vector_expected(dimensions), val);
             cam->has_view = 1;
             break;
+        }
         case 4:
             if (!strcmp(val, "perspective")) cam->projection = PROJ_PERSPECTIVE;
             else if (!strcmp(val, "orthographic")) cam->projection = PROJ_ORTHOGRAPHIC;
@@ -259,6 +271,15 @@ static int scene_bool(const eddy_scene *s, eddy_error *err, const cJSON *sec, co
     return EDDY_OK;
 }
 
+/* The scene's vectors are positions in the simulated plane, so in 2D their z is dropped; a camera's
+ * are not: an eye stands off the plane, a view looks along -z. An array of 3 already read (and checked)
+ * by eddy_scene_get_vector keeps its z here, as the --camera syntax keeps it. */
+static void camera_keeps_z(const eddy_scene *s, const cJSON *array, float out[3])
+{
+    if (s->dimensions == 2 && cJSON_IsArray(array) && cJSON_GetArraySize(array) == 3)
+        out[2] = (float)cJSON_GetArrayItem(array, 2)->valuedouble;
+}
+
 static int scene_camera(const eddy_scene *s, eddy_error *err, const cJSON *v, camera *cam, char *prefix)
 {
     const char *path = "render.camera";
@@ -280,6 +301,7 @@ static int scene_camera(const eddy_scene *s, eddy_error *err, const cJSON *v, ca
     for (int k = 0; k < 3; ++k) {
         if (!cJSON_GetObjectItemCaseSensitive(v, vk[k])) continue;
         if ((rc = eddy_scene_get_vector(s, err, v, path, vk[k], 1, NULL, dst[k]))) return rc;
+        camera_keeps_z(s, cJSON_GetObjectItemCaseSensitive(v, vk[k]), dst[k]);
         *has[k] = 1;
     }
     const cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
@@ -288,6 +310,7 @@ static int scene_camera(const eddy_scene *s, eddy_error *err, const cJSON *v, ca
         if (!ok && cJSON_IsArray(view)) {
             eddy_error ignored;
             ok = eddy_scene_get_vector(s, &ignored, v, path, "view", 1, NULL, cam->view) == 0;
+            if (ok) camera_keeps_z(s, view, cam->view);
         }
         if (!ok)
             return eddy_scene_fail_expected(s, err, "render.camera.view", view,

@@ -8,6 +8,11 @@
 #              named on stderr (the comparison exited 0 as if complete).
 #   blocked    summary.md is a folder: exit status 1, the error names summary.md, and no summary.md.tmp
 #              is left in the folder (it was).
+#   fifo       FIFOs at the temporary names of summary.csv, summary.md and a plot (left by another
+#              program): the comparison completes and writes them (opening a FIFO to write waited for a
+#              reader forever; the timeout turns that hang into a failure).
+#   probes     70 probes: a plot for each, 75 in all, each listed in summary.md (past 72 plots the
+#              rest were dropped without a word, exit status 0).
 set -u
 C=$1; E=$2; S=$3; D=$4
 fail() { echo "compare_folder.sh $C: $*" >&2; exit 1; }
@@ -46,6 +51,30 @@ blocked)
     case $out in *"eddy: error: cannot write '$D/summary.md': Is a directory"*) ;; *) fail "no error naming summary.md" ;; esac
     [ ! -e "$D/summary.md.tmp" ] || fail "summary.md.tmp left behind"
     [ -f "$D/summary.csv" ] || fail "summary.csv was not written"
+    ;;
+fifo)
+    mkdir -p "$D/plots"
+    mkfifo "$D/summary.csv.tmp" "$D/summary.md.tmp" "$D/plots/kinetic_energy.png.tmp" || fail "mkfifo failed"
+    timeout -k 10 120 "$E" compare "$S" --quiet --out "$D" --solvers tait --steps 1 > /dev/null
+    status=$?
+    [ "$status" = 0 ] || fail "exit status $status, expected 0"
+    for f in summary.csv summary.md plots/kinetic_energy.png; do
+        [ -f "$D/$f" ] && [ -s "$D/$f" ] || fail "$f is not a written file"
+        [ ! -e "$D/$f.tmp" ] || fail "$f.tmp left behind"
+    done
+    ;;
+probes)
+    probes=$(i=0; sep=''; printf '['; while [ $i -lt 70 ]; do
+        printf '%s{"name": "d%d", "kind": "density", "min": [0, 0], "max": [0.1, 0.1]}' "$sep" $i; sep=', '
+        i=$((i + 1)); done; printf ']')
+    "$E" compare "$S" --quiet --out "$D" --solvers tait --steps 1 --set "probes=$probes" > /dev/null \
+        || fail "the comparison failed"
+    n=$(ls "$D/plots" | grep -c '\.png$')
+    [ "$n" = 75 ] || fail "$n plots, expected 75"
+    for f in plots/probe_d0.png plots/probe_d69.png plots/momentum_drift.png; do
+        [ -f "$D/$f" ] || fail "no $f"
+        grep -qF -- "- [$f]($f)" "$D/summary.md" || fail "summary.md does not list $f"
+    done
     ;;
 *) fail "unknown check" ;;
 esac

@@ -332,6 +332,19 @@ static void test_png_round_trip(void **state)
     snprintf(want, sizeof want, "cannot write '%s': Is a directory", dir);
     assert_string_equal(err.message, want);
     assert_no_tmp_files(g_root);
+    /* A FIFO at the temporary name (left by another program): opening it for writing waited for a
+     * reader forever. The write replaces it; the alarm turns a hang into a failure of this test. */
+    char *fifo_png = path_in_root("fifo.png");
+    char fifo[8300];
+    snprintf(fifo, sizeof fifo, "%s.tmp", fifo_png);
+    assert_int_equal(mkfifo(fifo, 0666), 0);
+    alarm(60);
+    assert_int_equal(eddy_canvas_write_png(&c, fifo_png, &err), EDDY_OK);
+    alarm(0);
+    assert_no_tmp_files(g_root);
+    back = read_png(fifo_png);
+    assert_memory_equal(back.px, want_px, sizeof want_px);
+    free(back.px);
     eddy_canvas_free(&c);
 
     assert_int_equal(eddy_canvas_init(&c, 0, 5, WHITE, &err), EDDY_ERR_INVALID_ARGUMENT);

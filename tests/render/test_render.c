@@ -252,6 +252,57 @@ static void test_perspective_projection_in_world_units(void **state)
     }
 }
 
+/* A 2D scene's camera may stand off the plane: its z counts in a "camera" object as in the --camera
+ * string (it was dropped like a position's z, so an eye at z = 3 above a target at z = 0 was refused as
+ * "the same point" and a "view" of [0, 0, -1] as having no length). */
+static void test_2d_camera_objects_keep_their_z(void **state)
+{
+    (void)state;
+    const char *sections[] = {
+        "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"fov\": 60},"
+        " \"field\": \"pressure\", \"range\": [0, 100], \"width\": 480, \"height\": 360}",
+        "{\"camera\": \"eye=0.5,0.5,3;target=0.5,0.5,0;fov=60\","
+        " \"field\": \"pressure\", \"range\": [0, 100], \"width\": 480, \"height\": 360}",
+    };
+    for (int k = 0; k < 2; ++k) {
+        eddy_scene s;
+        parse_scene(2, sections[k], &s);
+        eddy_world *w = make_world(2, 1.0f, 0.02f, NULL, NULL);
+        add_particle(w, 0.8f, 0.6f, 0.0f, 75.0f);
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        const char *dir = k ? "cam2d_string" : "cam2d_object";
+        eddy_renderer *r = open_ok(&s, w, &req, dir);
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 0, dir, &info);
+        assert_true(info.perspective);
+        assert_true(info.eye[2] == 3.0f && info.target[2] == 0.0f);
+        uint8_t c[3];
+        colour_at(0.75, c);
+        expect_perspective(&im, &info, 0.8, 0.6, 0.0, 1.0, c);
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+    /* A view along -z, written as an array: the front view. */
+    eddy_scene s;
+    parse_scene(2, "{\"camera\": {\"view\": [0, 0, -1]}}", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.02f, NULL, NULL);
+    add_particle(w, 0.8f, 0.6f, 0.0f, 75.0f);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "cam2d_view");
+    eddy_error err = {0};
+    assert_int_equal(eddy_render_settle(r, w, &err), EDDY_OK);
+    eddy_render_info info;
+    assert_int_equal(eddy_render_info_get(r, &info, &err), EDDY_OK);
+    assert_false(info.perspective);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 static void test_near_particles_cover_far_ones(void **state)
 {
     (void)state;
@@ -407,6 +458,32 @@ static void test_default_ranges_follow_the_rules(void **state)
     assert_pixel(&im, cx + k * (2.0 - 1.0), cy, c);
     free(im.px);
     eddy_render_destroy(r);
+
+    /* The pressure rule's ends are the frame's own extremes, widened only when the result is empty:
+     * zero pressure under gravity starts at 0 (not at the -1 of an empty range widened first), a
+     * uniform 5 without gravity gives 0..5 (not 0..5.5). */
+    for (int k = 0; k < 2; ++k) {
+        eddy_scene s2;
+        parse_scene(2, "{\"field\": \"pressure\"}", &s2);
+        const float lo[3] = {0, 0, 0}, hi[3] = {2, 0.8f, 0};
+        eddy_world *w2 = make_world(2, 1.0f, 0.05f, lo, hi);
+        w2->gravity[1] = k ? 0.0f : -9.81f;
+        add_particle(w2, 0.5f, 0.1f, 0.0f, k ? 5.0f : 0.0f);
+        add_particle(w2, 0.7f, 0.1f, 0.0f, k ? 5.0f : 0.0f);
+        eddy_render_request req2 = eddy_render_default_request();
+        req2.enabled = 1;
+        eddy_renderer *r2 = open_ok(&s2, w2, &req2, "rule_p_even");
+        eddy_error err = {0};
+        eddy_render_info info2;
+        assert_int_equal(eddy_render_settle(r2, w2, &err), EDDY_OK);
+        assert_int_equal(eddy_render_info_get(r2, &info2, &err), EDDY_OK);
+        const double want = k ? 5.0 : 1000.0 * (double)9.81f * (double)0.8f;
+        if (!(info2.range_min == 0.0 && fabs(info2.range_max - want) < 1e-9 * want))
+            fail_msg("pressure range %g..%g, expected 0..%g", info2.range_min, info2.range_max, want);
+        eddy_render_destroy(r2);
+        eddy_world_destroy(w2);
+        eddy_scene_free(&s2);
+    }
 
     /* "frame": every frame its own range. */
     req.range = "frame";
@@ -633,6 +710,12 @@ static void test_bad_camera_strings(void **state)
         {3, "zoom=2;zoom=3", "--camera 'zoom=2;zoom=3': zoom: given twice"},
         {3, "eye=0,0,1;target=0,0,1", "--camera 'eye=0,0,1;target=0,0,1': eye and target are the same point"},
         {3, "view=-y;up=0,2,0", "--camera 'view=-y;up=0,2,0': up (0, 2, 0) is parallel to the view direction"},
+        /* Beyond the float range a coordinate turned infinite: a NaN camera, a blank image, no error. */
+        {3, "eye=1e39,0,0",
+         "--camera 'eye=1e39,0,0': eye: expected numbers of at most 3.4e+38 in magnitude (the float range), got "
+         "\"1e39,0,0\""},
+        {2, "view=0,-1e40", "--camera 'view=0,-1e40': view: expected numbers of at most 3.4e+38 in magnitude (the float "
+                            "range), got \"0,-1e40\""},
         {3, "eye=0,0,1;target=0,0,0;view=+x",
          "--camera 'eye=0,0,1;target=0,0,0;view=+x': eye, target and view together over-determine the direction; give at "
          "most two of them"},
@@ -824,7 +907,14 @@ static void test_movie_arguments_and_failures_with_a_stand_in(void **state)
     eddy_world *w;
     eddy_renderer *r = movie_run("fake", 4, &w, &s);
     eddy_error err = {0};
+    /* A FIFO left at the temporary name: ffmpeg (here the script) waited to open it for a reader that
+     * never comes, and the run with it; the alarm turns that hang into a failure. */
+    char fifo[8300];
+    snprintf(fifo, sizeof fifo, "%s.tmp", path_in_root("fake/movie.mp4"));
+    assert_int_equal(mkfifo(fifo, 0666), 0);
+    alarm(60);
     assert_int_equal(eddy_render_finish(r, &err), EDDY_OK);
+    alarm(0);
     char *movie = path_in_root("fake/movie.mp4");
     assert_int_equal(file_size(movie), 5); /* "fake\n", renamed from the temporary */
     assert_no_tmp_files(path_in_root("fake"));
@@ -921,6 +1011,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_orthographic_front_view_fits_the_container),
         cmocka_unit_test(test_the_scene_stays_in_its_rectangle),
         cmocka_unit_test(test_perspective_projection_in_world_units),
+        cmocka_unit_test(test_2d_camera_objects_keep_their_z),
         cmocka_unit_test(test_near_particles_cover_far_ones),
         cmocka_unit_test(test_fields_by_name_magnitude_and_component),
         cmocka_unit_test(test_default_ranges_follow_the_rules),
