@@ -168,6 +168,9 @@ int eddy_atomic_open(eddy_atomic_file *af, const char *path, eddy_error *err)
     if (!af->tmp) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(af->tmp, path, n);
     memcpy(af->tmp + n, ".tmp", 5);
+    /* A temporary someone else left is no file of ours: a FIFO there blocked the open for ever (no
+     * reader comes). A folder of that name stays and fails the open. */
+    unlink(af->tmp);
     af->f = fopen(af->tmp, "wb");
     if (!af->f) {
         int e = errno;

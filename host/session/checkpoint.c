@@ -132,6 +132,8 @@ static int write_file(const char *path, const char *suffix, int put_in_place, co
     if (!through) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     sprintf(through, "%s%s", path, suffix);
     int rc = EDDY_OK;
+    /* (a FIFO left at that name blocked the open for ever; a folder stays and fails it) */
+    unlink(through);
     FILE *f = fopen(through, "wb");
     if (!f) {
         rc = write_failed(path, through, "creating", errno, err);
