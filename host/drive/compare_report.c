@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "plot.h"
 #include "provenance.h"
 
@@ -78,8 +79,7 @@ static double reference_rms(const result *r, size_t np, size_t probe, const eddy
 static FILE *open_tmp(const char *path, char *tmp, size_t size, eddy_error *err)
 {
     snprintf(tmp, size, "%s.tmp", path);
-    /* (a FIFO left at the temporary name blocked the open for a reader that never comes) */
-    unlink(tmp);
+    eddy_output_remove_fifo(tmp); /* (a FIFO left at the temporary name blocked the open for ever) */
     FILE *f = fopen(tmp, "w");
     if (!f) eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
     return f;

@@ -157,6 +157,12 @@ int eddy_output_make_dirs(const char *dir, eddy_error *err)
     return status;
 }
 
+void eddy_output_remove_fifo(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) unlink(path);
+}
+
 /* A file being written under "<path>.tmp"; committed by renaming it over <path>. */
 
 int eddy_atomic_open(eddy_atomic_file *af, const char *path, eddy_error *err)
@@ -168,9 +174,7 @@ int eddy_atomic_open(eddy_atomic_file *af, const char *path, eddy_error *err)
     if (!af->tmp) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     memcpy(af->tmp, path, n);
     memcpy(af->tmp + n, ".tmp", 5);
-    /* A temporary someone else left is no file of ours: a FIFO there blocked the open for ever (no
-     * reader comes). A folder of that name stays and fails the open. */
-    unlink(af->tmp);
+    eddy_output_remove_fifo(af->tmp);
     af->f = fopen(af->tmp, "wb");
     if (!af->f) {
         int e = errno;

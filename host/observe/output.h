@@ -196,6 +196,11 @@ int eddy_atomic_open(eddy_atomic_file *af, const char *path, eddy_error *err);
  * EDDY_ERR_IO "cannot write 'path': <reason>" (a full disk shows up here). */
 int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err);
 
+/* Removes a FIFO found at `path` (itself, or a link to one): a file about to be opened for writing
+ * there would wait for a reader for ever. Anything else is left for the open to use or refuse (a
+ * folder fails it; the tests' links to /dev/full stand for a full disk). */
+void eddy_output_remove_fifo(const char *path);
+
 /* mkdir -p: creates `dir` and any missing parents (mode 0777 before umask). An existing directory is
  * fine; anything else in the way is EDDY_ERR_IO "cannot create output folder 'dir': <reason>". */
 int eddy_output_make_dirs(const char *dir, eddy_error *err);

@@ -5,6 +5,7 @@
  */
 #include "checkpoint_internal.h"
 #include "fnv1a.h"
+#include "output.h"
 #include "services.h"
 
 #include <errno.h>
@@ -132,8 +133,7 @@ static int write_file(const char *path, const char *suffix, int put_in_place, co
     if (!through) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     sprintf(through, "%s%s", path, suffix);
     int rc = EDDY_OK;
-    /* (a FIFO left at that name blocked the open for ever; a folder stays and fails it) */
-    unlink(through);
+    eddy_output_remove_fifo(through); /* (a FIFO left at that name blocked the open for ever) */
     FILE *f = fopen(through, "wb");
     if (!f) {
         rc = write_failed(path, through, "creating", errno, err);

@@ -6,6 +6,8 @@
  */
 #include "canvas.h"
 
+#include "output.h"
+
 #include <cairo.h>
 #include <errno.h>
 #include <math.h>
@@ -606,9 +608,7 @@ int eddy_canvas_write_png(const eddy_canvas *c, const char *path, eddy_error *er
 
     int rc = EDDY_OK;
     png_context ctx = {{0}};
-    /* A temporary left by someone else is no file of ours to write into: a FIFO there blocked the
-     * open forever (no reader ever comes). A folder of that name stays and fails the open below. */
-    unlink(tmp);
+    eddy_output_remove_fifo(tmp); /* (a FIFO left at the temporary name blocked the open for ever) */
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         int e = errno;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "composite.h"
+#include "output.h"
 #include "render_internal.h"
 
 extern char **environ;
@@ -92,9 +93,7 @@ int eddy_render_finish(eddy_renderer *r, eddy_error *err)
                           /* yuv420p (what players expect) needs even sizes; --render-width may be odd */
                           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4",
                           tmp, NULL};
-    /* ffmpeg writes into whatever is at the temporary name: a FIFO left there blocked it (and the run)
-     * for a reader that never comes. */
-    unlink(tmp);
+    eddy_output_remove_fifo(tmp); /* (ffmpeg writes into whatever is there: a FIFO blocked it, and the run, for ever) */
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
