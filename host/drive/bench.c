@@ -18,6 +18,7 @@
 #include "decomp.h"
 #include "mpi_tally.h"
 #include "same_scene.h"
+#include "unused_sets.h"
 #include "services.h"
 #include "session.h"
 
@@ -217,6 +218,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         return rc;
     }
     eddy_sim *simp = eddy_session_sim(ses);
+    const eddy_component *solver = simp->solver_entry->component;
+    if (!opt->from) eddy_drive_warn_unused_sets(&simp->scene, simp->registry, &solver, 1, opt->sets, opt->set_count);
     eddy_world *w = simp->world;
     const int procs = eddy_decomp_size(), decomposed = eddy_decomp_active(w);
     const double start_time = w->time;

@@ -22,6 +22,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "same_scene.h"
+#include "unused_sets.h"
 #include "services.h"
 #include "session.h"
 #include "sim.h"
@@ -340,6 +341,21 @@ done:
 /* The command                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* The --set overrides none of the compared solvers can use (unused_sets.h), said before the runs. */
+static void warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg, const options *o)
+{
+    const eddy_component *solvers[MAX_SOLVERS];
+    size_t n = 0;
+    for (int k = 0; k < o->solver_count && k < MAX_SOLVERS; ++k) {
+        const eddy_registry_entry *e = eddy_registry_find(reg, o->solvers[k], EDDY_INTERFACE_SOLVER);
+        if (!e) return; /* (an unknown solver fails by name; what it reads is not known) */
+        solvers[n++] = e->component;
+    }
+    eddy_scene with = *scene; /* (read only: the run's grid, --grid replacing the scene's) */
+    if (o->grid) snprintf(with.grid, sizeof with.grid, "%s", o->grid);
+    eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
+}
+
 static int compare_run(const eddy_compare_options *opt)
 {
     const options o = *opt;
@@ -366,6 +382,7 @@ static int compare_run(const eddy_compare_options *opt)
         !(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
         if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
             rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
+        if (!rc) warn_unused_sets(&scene, cx.registry, &o);
         snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
         cx.end_time = isnan(o.until) ? scene.end_time : o.until;
         cx.interval = scene.output_interval;

@@ -24,6 +24,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "same_scene.h"
+#include "unused_sets.h"
 #include "canvas.h"
 #include "services.h"
 #include "session.h"
@@ -961,6 +962,8 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     int rc = eddy_session_open(&so, &c.ses, err);
     if (rc) return rc;
     c.sim = eddy_session_sim(c.ses);
+    const eddy_component *solver = c.sim->solver_entry->component;
+    eddy_drive_warn_unused_sets(&c.sim->scene, c.sim->registry, &solver, 1, opt->sets, opt->set_count);
     if (!realpath(opt->scene_path, c.scene_file)) snprintf(c.scene_file, sizeof c.scene_file, "%s", opt->scene_path);
     c.end_steps = opt->steps;
     c.end_time = isnan(opt->until) ? c.sim->scene.end_time : opt->until;

@@ -97,6 +97,20 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
  * ("--set 'foo': expected PATH=VALUE, got no '='"), so a command line can refuse it as such. */
 int eddy_scene_check_set(const char *set, eddy_error *err);
 
+/*
+ * Whether the override `set` ("PATH=VALUE", valid) can change a run of `scene` with the solver
+ * component `solver` (NULL: no solver is known; nothing then counts as unused) and the scene's grid:
+ * 0 when it cannot, with `why` (n bytes) saying so, else 1. Such overrides are valid (a scene carries
+ * every method's settings, so that solvers are swapped without editing it) and silently ignored:
+ *   - solvers.ID... of another solver than `solver` ("the run's solver is 'pbf'");
+ *   - grids.ID... of another grid than the scene's;
+ *   - materials[i].KEY... of a key that another solver of the registry `reg` declares and `solver`
+ *     does not ("solver 'pbf' does not read it"; a key no solver declares is the scene's error).
+ * The caller (a command) warns: a test's setting meant for one solver did nothing for another.
+ */
+int eddy_scene_set_has_effect(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *solver,
+                              const char *set, char *why, size_t n);
+
 /* Reads a file and parses it (eddy_scene_parse). */
 int eddy_scene_load(const char *path, const char *const *sets, size_t set_count, eddy_scene *scene,
                     eddy_error *err);

@@ -129,3 +129,39 @@ int eddy_scene_material_params(const eddy_scene *scene, const eddy_registry *reg
     const cJSON *o = cJSON_GetArrayItem(scene_member(scene->root, "materials"), (int)material);
     return scene_material_params_of(scene, reg, solver, material, o, values, err);
 }
+
+int eddy_scene_set_has_effect(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *solver,
+                              const char *set, char *why, size_t n)
+{
+    const char *eq = strchr(set, '=');
+    char path[512];
+    const size_t len = eq ? (size_t)(eq - set) : strlen(set);
+    if (!solver || len >= sizeof path) return 1;
+    memcpy(path, set, len);
+    path[len] = '\0';
+    const char *p = path;
+    path_seg a, b, c;
+    if (scene_path_next(&p, 1, &a) != 1 || a.is_index || scene_path_next(&p, 0, &b) != 1) return 1;
+    const int c_rc = scene_path_next(&p, 0, &c);
+    if (!b.is_index && ((a.len == 7 && strncmp(a.key, "solvers", 7) == 0) ||
+                        (a.len == 5 && strncmp(a.key, "grids", 5) == 0))) {
+        const int solvers = a.len == 7;
+        const char *mine = solvers ? (solver->id ? solver->id : "") : scene->grid;
+        if (strlen(mine) == b.len && strncmp(mine, b.key, b.len) == 0) return 1;
+        snprintf(why, n, "the run's %s is '%s'", solvers ? "solver" : "grid", mine);
+        return 0;
+    }
+    if (a.len == 9 && strncmp(a.key, "materials", 9) == 0 && b.is_index && c_rc == 1 && !c.is_index) {
+        char key[128];
+        if (c.len >= sizeof key) return 1;
+        memcpy(key, c.key, c.len);
+        key[c.len] = '\0';
+        /* (a key no solver declares is the scene's error, said by the scene's own check) */
+        if (generic_material_key(key) || each_declared_key(NULL, solver, key_equals, key) ||
+            !each_declared_key(reg, NULL, key_equals, key))
+            return 1;
+        snprintf(why, n, "solver '%s' does not read it", solver->id ? solver->id : "");
+        return 0;
+    }
+    return 1;
+}

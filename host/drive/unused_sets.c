@@ -1,0 +1,26 @@
+/*
+ * host/drive/unused_sets.c — see unused_sets.h.
+ *
+ * Depends on: scene.h (eddy_scene_set_has_effect), decomp.h (rank 0 speaks), services.h (--quiet).
+ */
+#include "unused_sets.h"
+
+#include <stdio.h>
+
+#include "decomp.h"
+#include "services.h"
+
+void eddy_drive_warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg,
+                                 const eddy_component *const *solvers, size_t count, const char *const *sets,
+                                 size_t set_count)
+{
+    if (!count || eddy_decomp_rank() != 0 || eddy_services_quiet()) return;
+    for (size_t i = 0; i < set_count; ++i) {
+        char why[160] = "";
+        size_t unused = 0;
+        for (size_t k = 0; k < count; ++k) unused += !eddy_scene_set_has_effect(scene, reg, solvers[k], sets[i], why, sizeof why);
+        if (unused < count) continue;
+        fprintf(stderr, "warning: --set '%s' has no effect on this run: %s\n", sets[i],
+                count == 1 ? why : "no compared solver reads it");
+    }
+}
