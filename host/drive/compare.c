@@ -394,9 +394,11 @@ static int compare_run(const eddy_compare_options *opt)
         snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
         if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
     }
+    if (opt->setup_error) eddy_error_clear(opt->setup_error);
     if ((rc = agree(rc, &err))) {
         /* (every process holds the lowest failing process's error: rank 0 says it, once) */
-        if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
+        if (opt->setup_error) *opt->setup_error = err;
+        else if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
         return 1;

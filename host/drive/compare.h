@@ -29,6 +29,8 @@
 
 #include <stddef.h>
 
+#include <eddy/eddy.h>
+
 #define EDDY_COMPARE_MAX_SETS 256
 #define EDDY_COMPARE_MAX_SOLVERS 64
 #define EDDY_COMPARE_ID_MAX 64
@@ -47,6 +49,10 @@ typedef struct eddy_compare_options {
     int no_stdout; /* 1: the summary goes to summary.md only, not to stdout too (the Python package) */
     const char *sets[EDDY_COMPARE_MAX_SETS];
     size_t set_count;
+    /* NULL: an error that stops the comparison before its first solver (the scene, its probes, the
+     * output folder) is printed on stderr. Else it is put here, unprinted, for the caller to report
+     * (the Python package raises it); its code is 0 when there was none. */
+    eddy_error *setup_error;
 } eddy_compare_options;
 
 /*

@@ -31,7 +31,6 @@
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
-#include "scene.h"
 #include "services.h"
 #include "session.h"
 
@@ -980,22 +979,6 @@ static PyTypeObject CoreType = {
 /* compare                                                                                            */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* What eddy_compare_run checks before its first solver (host/drive/compare.c): the scene with its
- * overrides, its probes (a reference file), the output folder. The run prints that error on stderr
- * and returns 1 before any summary exists, so the caller was left with "summary.csv was not written";
- * checked here first, it is the exception with the command's message. */
-static int compare_setup(const eddy_compare_options *o, eddy_registry *reg, eddy_error *err)
-{
-    eddy_scene scene;
-    int rc = eddy_scene_load(o->scene_path, o->sets, o->set_count, &scene, err);
-    if (rc) return rc;
-    eddy_probes *probes = NULL;
-    rc = eddy_probes_parse(&scene, reg, &probes, err);
-    eddy_probes_destroy(probes);
-    eddy_scene_free(&scene);
-    return rc ? rc : eddy_output_make_dirs(o->out_dir, err);
-}
-
 static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -1042,21 +1025,11 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
             return NULL;
         }
     o->set_count = (size_t)nset;
-    eddy_registry *reg = get_registry();
-    if (!reg) {
-        PyMem_Free(o);
-        return NULL;
-    }
-    eddy_error err;
-    eddy_error_clear(&err);
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = compare_setup(o, reg, &err);
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        PyMem_Free(o);
-        return raise_error(&err, rc);
-    }
+    /* An error before the first solver (the scene, its probes, the folder) is raised with the
+     * command's message; the run would only print it, leaving "summary.csv was not written". */
+    eddy_error setup_error;
+    eddy_error_clear(&setup_error);
+    o->setup_error = &setup_error;
     /* eddy_compare_run makes its own registry (eddy_registry_discover), where <exe>/.. is Python's
      * prefix: the package's folders join EDDY_PLUGIN_PATH, after the user's, for the call. */
     const char *env = getenv("EDDY_PLUGIN_PATH");
@@ -1100,6 +1073,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     else unsetenv("EDDY_PLUGIN_PATH");
     free(saved);
     if (guard_end(&g)) return NULL;
+    if (setup_error.code) return raise_error(&setup_error, setup_error.code);
     return PyLong_FromLong(status);
 }
 
