@@ -425,9 +425,9 @@ static int cmd_describe(int argc, char **argv)
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
     const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], NULL);
     if (!e) {
+        char refused[EDDY_ERROR_MESSAGE_MAX];
         eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)", argv[0],
-                       eddy_registry_ids(reg, NULL),
-                       eddy_registry_refusal_count(reg) ? "; some plugins were refused, see `eddy list`" : "");
+                       eddy_registry_ids(reg, NULL), eddy_services_refusal_hint(reg, argv[0], refused, sizeof refused));
         eddy_registry_destroy(reg);
         return fail(&err);
     }

@@ -222,6 +222,24 @@ static const char *status_name(int code)
     }
 }
 
+const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const size_t count = reg ? eddy_registry_refusal_count(reg) : 0;
+    if (!count) return buf;
+    char name[256];
+    snprintf(name, sizeof name, "eddy_%s.so", id ? id : "");
+    for (size_t i = 0; i < count; ++i) {
+        const eddy_registry_refusal *r = eddy_registry_refusal_at(reg, i);
+        const char *slash = strrchr(r->file, '/');
+        if (strcmp(slash ? slash + 1 : r->file, name) != 0) continue;
+        snprintf(buf, n, "; %s was refused: %s", r->file, r->reason);
+        return buf;
+    }
+    snprintf(buf, n, "; some plugins were refused, see `eddy list`");
+    return buf;
+}
+
 static char unset_instance; /* (its address: no allocation or NULL a plugin hands back is equal to it) */
 
 void *eddy_services_unset_instance(void)

@@ -93,6 +93,14 @@ int eddy_services_callback_error(eddy_error *err, int rc, const char *callback);
  * died of SIGSEGV without a word. `what` names the state ("solver", "writer", "probe"). Returns rc
  * unchanged otherwise. The caller adds the component's name as a prefix.
  */
+/*
+ * The tail of an "unknown component 'ID'" message when plugins were refused (else ""), in buf (n bytes):
+ * the refusal of the file named eddy_ID.so when there is one, the usual name of ID's plugin
+ * ("; eddy_ID.so was refused: REASON"), which is why the component is missing; otherwise
+ * "; some plugins were refused, see `eddy list`". Returns buf.
+ */
+const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n);
+
 void *eddy_services_unset_instance(void);
 int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err);
 

@@ -37,11 +37,10 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
         snprintf(kind, sizeof kind, "; '%s' is a component of interface '%s', not '%s'", id,
                  other->component->interface_id, interface_id);
     const char *available = eddy_registry_ids(sim->registry, interface_id);
+    char refused[EDDY_ERROR_MESSAGE_MAX];
     return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s%s)", sim->scene.file,
                           eddy_interface_name(interface_id), id, *available ? available : "none", kind,
-                          eddy_registry_refusal_count(sim->registry)
-                              ? "; some plugins were refused, see `eddy list`"
-                              : "");
+                          eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused));
 }
 
 /*

@@ -91,14 +91,22 @@ plugin_check(faulty_dt_unnamed 0 "warning: time step 5e-05 s is above the solver
 # written (the frames stay), naming the callback.
 faulty_check(save_empty 1 "eddy: error: solver 'robust_faulty' cannot save its state: save() returned success with an empty record; it must store at least a tag (eddy_state_save_floats), or a resume takes the state for lost"
              --steps 2 --set solvers.robust_faulty.fault=save_empty)
-robust_plugin(save_only save_only COMPONENT_ID="robust_save_only" PLUGIN_NAME="save_only" SAVE_WITHOUT_LOAD)
+robust_plugin(robust_save_only save_only COMPONENT_ID="robust_save_only" PLUGIN_NAME="save_only" SAVE_WITHOUT_LOAD)
 # save() without load(): refused when the plugin loads. It was said at the first checkpoint, which every
 # run writes at its end, after the whole run.
-plugin_check(save_without_load 1 "eddy_save_only.so: solver 'robust_save_only': has save() but no load(), so a checkpoint of it could not be resumed: give it load(), or leave save() NULL when it keeps no state outside its particle fields"
-             ${ROBUST_PLUGINS}/save_only list)
-plugin_check(save_without_load_run 1 "unknown solver 'robust_save_only'"
+set(SAVE_ONLY_REFUSAL "solver 'robust_save_only': has save() but no load(), so a checkpoint of it could not be resumed: give it load(), or leave save() NULL when it keeps no state outside its particle fields")
+plugin_check(save_without_load 1 "eddy_robust_save_only.so: ${SAVE_ONLY_REFUSAL}" ${ROBUST_PLUGINS}/save_only list)
+# A run of a solver whose plugin file (eddy_ID.so, the usual name) was refused says why, where it said
+# only "some plugins were refused, see `eddy list`".
+get_filename_component(REAL_SAVE_ONLY ${ROBUST_PLUGINS}/save_only REALPATH)
+plugin_check(save_without_load_run 1 "unknown solver 'robust_save_only' (available: "
              ${ROBUST_PLUGINS}/save_only run ${SCENES}/dam_break_2d.json --solver robust_save_only --quiet --no-picture
              --steps 2 --out ${ROBUST_OUT}/save_only)
+plugin_check(save_without_load_run_says_why 1 "; ${REAL_SAVE_ONLY}/eddy_robust_save_only.so was refused: ${SAVE_ONLY_REFUSAL})"
+             ${ROBUST_PLUGINS}/save_only run ${SCENES}/dam_break_2d.json --solver robust_save_only --quiet --no-picture
+             --steps 2 --out ${ROBUST_OUT}/save_only)
+plugin_check(save_without_load_describe_says_why 1 "; ${REAL_SAVE_ONLY}/eddy_robust_save_only.so was refused: ${SAVE_ONLY_REFUSAL})"
+             ${ROBUST_PLUGINS}/save_only describe robust_save_only)
 faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max_dt returned 1e-21 s (test), too small to advance the clock from t = 0.0001 s"
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
