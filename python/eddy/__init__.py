@@ -20,6 +20,7 @@ import csv
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -368,6 +369,11 @@ class Simulation:
             else:
                 kw.update(scene_path=_path(scene, "scene"))
             self._core = _eddy.open(**kw)
+            # (valid, so that one scene serves every method, and ignored: `eddy run` warns of them too)
+            for item in kw["sets"] or []:
+                why = self._core.set_unused(item)
+                if why is not None:
+                    warnings.warn(f"set {item!r} has no effect on this simulation: {why}", stacklevel=2)
         self._probes = [Probe(p["name"], p["kind"], p["unit"],
                               None if p["reference"] is None else Reference(
                                   **{**p["reference"],

@@ -31,6 +31,7 @@
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
+#include "scene.h"
 #include "services.h"
 #include "session.h"
 
@@ -786,6 +787,19 @@ static PyObject *core_hash(PyObject *self, PyObject *noargs)
     return rc ? raise_error(&err, rc) : PyLong_FromUnsignedLongLong(h);
 }
 
+/* Why a "path=value" override cannot change this simulation (unused_sets.h), or None. */
+static PyObject *core_set_unused(PyObject *self, PyObject *args)
+{
+    Core *c = open_core(self);
+    const char *set;
+    if (!c || !PyArg_ParseTuple(args, "s", &set)) return NULL;
+    const eddy_sim *sim = eddy_session_sim(c->s);
+    char why[160];
+    if (eddy_scene_set_has_effect(&sim->scene, sim->registry, sim->solver_entry->component, set, why, sizeof why))
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(why);
+}
+
 static PyObject *core_checkpoint(PyObject *self, PyObject *args)
 {
     Core *c = open_core(self);
@@ -952,6 +966,8 @@ static PyMethodDef core_methods[] = {
     {"measure", core_measure, METH_VARARGS, "measure($self, write=False, /)\n--\n\nbytes: one record row of the current state."},
     {"probes", core_probes, METH_NOARGS, "probes($self, /)\n--\n\nThe scene's probes: name, kind, unit, reference."},
     {"hash", core_hash, METH_NOARGS, "hash($self, /)\n--\n\nThe state hash `eddy run --hash` prints."},
+    {"set_unused", core_set_unused, METH_VARARGS,
+     "set_unused($self, set, /)\n--\n\nWhy a 'path=value' override cannot change this simulation, or None."},
     {"checkpoint", core_checkpoint, METH_VARARGS, "checkpoint($self, dir, /)\n--\n\nWrites DIR/checkpoint.eddy."},
     {"fields", core_fields, METH_NOARGS, "fields($self, /)\n--\n\n[(name, components)]"},
     {"field", core_field, METH_VARARGS,

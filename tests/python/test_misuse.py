@@ -249,3 +249,15 @@ def test_compare_keeps_a_long_error_whole(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows[0]["error"]) > 256
     assert table["error"][0] == rows[0]["error"]
+
+
+def test_a_set_the_simulation_cannot_use_is_warned_of(recwarn):
+    """Overrides for another solver's section or a material key only other solvers read are valid (one
+    scene serves every method) and were ignored without a word, as on the command line, where `eddy run`
+    now warns of them too."""
+    sim = eddy.Simulation(SCENE, solver="pbf", set={"solvers.tait.cfl": 0.1, "materials[0].stiffness": 5,
+                                                    "solvers.pbf.iterations": 3})
+    sim.close()
+    said = sorted(str(w.message) for w in recwarn.list)
+    assert said == ["set 'materials[0].stiffness=5' has no effect on this simulation: solver 'pbf' does not read it",
+                    "set 'solvers.tait.cfl=0.1' has no effect on this simulation: the run's solver is 'pbf'"]
