@@ -597,10 +597,13 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     # The scene is opened first, so that its error is an exception with the core's message; a
     # component the solver or grid lacks is left to the comparison, which reports it in its row.
     # Quietly, as the comparison itself runs: its first solver's information lines are not the user's.
+    # Its overrides are not all the first solver's: a setting of the second is no mistake here.
     was_quiet = _eddy.set_quiet(True)
     try:
-        Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
-                   threads=threads).close()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
+                       threads=threads).close()
     except (NotFoundError, PluginError):
         pass
     finally:

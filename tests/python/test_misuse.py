@@ -261,3 +261,10 @@ def test_a_set_the_simulation_cannot_use_is_warned_of(recwarn):
     said = sorted(str(w.message) for w in recwarn.list)
     assert said == ["set 'materials[0].stiffness=5' has no effect on this simulation: solver 'pbf' does not read it",
                     "set 'solvers.tait.cfl=0.1' has no effect on this simulation: the run's solver is 'pbf'"]
+
+
+def test_compare_does_not_warn_of_a_set_for_its_second_solver(tmp_path, recwarn):
+    """compare() opens the scene with its first solver to check it: a setting of the second solver was
+    then warned of as having no effect, which `eddy compare` does not say."""
+    eddy.compare(SCENE, ["tait", "pbf"], out=str(tmp_path), steps=2, set={"solvers.pbf.iterations": 3})
+    assert [str(w.message) for w in recwarn.list] == []
