@@ -1504,7 +1504,12 @@ static void nul_escape_refused(void **state)
                       "no key, name or path can contain");
     eddy_error e;
     assert_int_equal(eddy_scene_check_set(sets[0], &e), EDDY_ERR_INVALID_ARGUMENT);
+    /* A value that is no JSON is its own text: a backslash and "u0000", no NUL. */
+    assert_int_equal(eddy_scene_check_set("description=say \"\\u0000 hi", &e), EDDY_OK);
     eddy_scene s;
+    const char *literal[] = {"description=say \"\\u0000 hi"};
+    parse_ok(VALID, literal, 1, &s);
+    eddy_scene_free(&s);
     char *text = edit("\"solver\"", "\"description\": \"a \\\\u0000 \\\"u0000\\\" b\", \"solver\"");
     parse_ok(text, NULL, 0, &s);
     eddy_scene_free(&s);

@@ -22,7 +22,10 @@ static int set_path(const char *set, char **path, eddy_error *err)
                               (int)(bad < 200 ? bad : 200), set, (unsigned)(unsigned char)set[bad]);
     const char *eq = strchr(set, '=');
     if (!eq) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': expected PATH=VALUE, got no '='", set);
-    if (scene_nul_escape_at(eq + 1) != SIZE_MAX)
+    /* (only a value read as JSON decodes its escapes: one that is not is taken as the text it is) */
+    cJSON *json = scene_nul_escape_at(eq + 1) != SIZE_MAX ? cJSON_ParseWithOpts(eq + 1, NULL, 1) : NULL;
+    cJSON_Delete(json);
+    if (json)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "--set '%s': a string holds the escape \\u0000 (a NUL character), which no key, name "
                               "or path can contain", set);
