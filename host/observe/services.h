@@ -91,18 +91,20 @@ int eddy_services_callback_error(eddy_error *err, int rc, const char *callback);
  * success that left it in place into EDDY_ERR_PLUGIN "create() returned success without setting *out
  * (...)", with *instance NULL, where the next callback got whatever the variable held and the process
  * died of SIGSEGV without a word. `what` names the state ("solver", "writer", "probe"). Returns rc
- * unchanged otherwise. The caller adds the component's name as a prefix.
+ * unchanged otherwise. The caller adds the component's name as a prefix. (The core's grid.c does the
+ * same for grid backends, which it creates.)
  */
+void *eddy_services_unset_instance(void);
+int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err);
+
 /*
  * The tail of an "unknown component 'ID'" message when plugins were refused (else ""), in buf (n bytes):
  * the refusal of the file named eddy_ID.so when there is one, the usual name of ID's plugin
- * ("; eddy_ID.so was refused: REASON"), which is why the component is missing; otherwise
- * "; some plugins were refused, see `eddy list`". Returns buf.
+ * ("; PATH/eddy_ID.so was refused: REASON", the refused file's path as the registry holds it), which
+ * is why the component is missing; otherwise "; some plugins were refused, see `eddy list`". Returns
+ * buf.
  */
 const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n);
-
-void *eddy_services_unset_instance(void);
-int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err);
 
 /* The stop flag: 0, or the number of the signal that asked the run to stop. Run loops poll it at
  * every step boundary (eddy_sim_plan.stop); plugins see it through cancel_requested(). */

@@ -126,7 +126,7 @@ typedef struct eddy_solver_vtable {
      * save() sets *data to a buffer of *size > 0 bytes, even when it has nothing to store (a state.h
      * record carries at least its tag): the host takes an empty record for lost state (below), and
      * refuses one when it writes the checkpoint. A solver with save() but no load() is refused when its
-     * plugin is loaded (every run ends with a checkpoint). On failure it frees
+     * plugin is loaded (every `eddy run` ends with a checkpoint). On failure it frees
      * what it allocated: the host frees *data only after a success.
      * load() gets the record as saved, read-only, valid during the call only and not necessarily
      * aligned (read it with memcpy, as state.h does). It is called only for a record of size > 0: a
