@@ -1516,6 +1516,38 @@ static void nul_escape_refused(void **state)
     free(text);
 }
 
+/* Overrides a run cannot use (scene.h, eddy_scene_set_has_effect): each branch, and what the run reads. */
+static void set_effect_on_a_run(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_ok(VALID, NULL, 0, &s);
+    const eddy_component *sph = registered("sph_mueller"), *pbf = registered("pbf");
+    char why[160];
+    struct { const eddy_component *solver; const char *set, *why; } cases[] = {
+        {sph, "solvers.sph_mueller.cfl=0.5", NULL},
+        {sph, "solvers.pbf.iterations=3", "the run's solver is 'sph_mueller'"},
+        {pbf, "solvers.sph_mueller.cfl=0.5", "the run's solver is 'pbf'"},
+        {sph, "grids.cpu.x=1", NULL},
+        {sph, "grids.gpu.block=64", "the run's grid is 'cpu'"},
+        {sph, "materials[0].stiffness=5", NULL},       /* sph_mueller declares it */
+        {pbf, "materials[0].stiffness=5", "solver 'pbf' does not read it"},
+        {pbf, "materials[0].initial_sum=1", NULL},     /* both declare it */
+        {pbf, "materials[0].rest_density=1000", NULL}, /* a generic key */
+        {pbf, "materials[0].nonsense=1", NULL},        /* declared by none: the scene's own error */
+        {pbf, "time.dt=0.001", NULL},
+        {NULL, "solvers.pbf.iterations=3", NULL},      /* no solver known */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        why[0] = '\0';
+        const int effect = eddy_scene_set_has_effect(&s, registry, cases[i].solver, cases[i].set, why, sizeof why);
+        if (effect != !cases[i].why || (cases[i].why && strcmp(why, cases[i].why) != 0))
+            fail_msg("%s: effect %d, why '%s'; expected %s", cases[i].set, effect, why,
+                     cases[i].why ? cases[i].why : "an effect");
+    }
+    eddy_scene_free(&s);
+}
+
 /* A collider reaching into a fluid block (more than half a fill spacing, 0.025 here) started particles
  * inside the solid; touching is fine. The block is [0, 0.5] x [0, 0.25] x [0, 0.1]. */
 static void colliders_clear_of_fluids(void **state)
@@ -1612,6 +1644,7 @@ int main(void)
         cmocka_unit_test(default_names),
         cmocka_unit_test(utf8_only),
         cmocka_unit_test(nul_escape_refused),
+        cmocka_unit_test(set_effect_on_a_run),
         cmocka_unit_test(colliders_clear_of_fluids),
         cmocka_unit_test(collider_messages),
         cmocka_unit_test(layout_errors_name_the_domain),
