@@ -69,7 +69,8 @@ def main():
         if t == "inf":
             t = 1e9
         got = (poiseuille if case == "poiseuille" else couette)(float(z) * L, float(t))
-        if abs(got - float(u)) > 6e-4:
+        # (the published values have 4 decimals: 5e-5 of rounding; the worst seen is 4.4e-5)
+        if abs(got - float(u)) > 1e-4:
             print("mismatch: %s t=%s z/L=%s: %.4f vs published %s" % (case, t, z, got, u))
             bad = 1
     times = [0.0225, 0.045, 0.1125]
