@@ -462,8 +462,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)
 {
-    const int rc = eddy_sim_check_end(sim, t_end, err);
-    if (rc) return rc;
+    if (eddy_sim_check_end(sim, t_end, err)) return err->code;
     while (!eddy_sim_time_reached(sim->world->time, t_end)) {
         double dt = 0.0;
         int rc = eddy_sim_next_dt(sim, t_end, &dt, err);
