@@ -43,7 +43,7 @@ static int parse_solvers(const char *list, eddy_compare_options *o)
         for (int k = 0; k < o->solver_count; ++k)
             if (strcmp(o->solvers[k], id) == 0) return eddy_arg_usage_error("--solvers lists '%s' twice", id);
         if (o->solver_count == EDDY_COMPARE_MAX_SOLVERS) return eddy_arg_usage_error("--solvers lists more than %d solvers", EDDY_COMPARE_MAX_SOLVERS);
-        snprintf(o->solvers[o->solver_count++], EDDY_COMPARE_ID_MAX, "%s", id);
+        memcpy(o->solvers[o->solver_count++], id, n + 1); /* (n < EDDY_COMPARE_ID_MAX, above) */
         if (!comma) return 0;
         p = comma + 1;
     }

@@ -210,7 +210,8 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
     r->time_scale = r->position_scale = r->value_scale = 1.0;
     if ((rc = get_string(o, "file", 1, name, sizeof name, case_file, path, err))) return rc;
     resolve(case_file, name, r->file, sizeof r->file);
-    snprintf(r->label, sizeof r->label, "%s", name);
+    /* (the file name is the label's default; a longer one is cut to the label's room) */
+    snprintf(r->label, sizeof r->label, "%.*s", (int)sizeof r->label - 1, name);
     if ((rc = get_string(o, "label", 0, r->label, sizeof r->label, case_file, path, err)) ||
         (rc = get_string(o, "citation", 1, r->citation, sizeof r->citation, case_file, path, err)) ||
         (rc = get_string(o, "time_label", 0, r->time_label, sizeof r->time_label, case_file, path, err)) ||
