@@ -65,12 +65,17 @@ static int exists_in(const char *dir, const char *name)
 }
 
 /* "checkpoint.p" digits ".eddy": a piece of a checkpoint written by several processes. */
-static int piece_name(const char *name)
+static int piece_name_ending(const char *name, const char *tail)
 {
     if (strncmp(name, "checkpoint.p", 12) != 0) return 0;
     const char *p = name + 12, *d = p;
     while (isdigit((unsigned char)*p)) ++p;
-    return p > d && strcmp(p, ".eddy") == 0;
+    return p > d && strcmp(p, tail) == 0;
+}
+
+static int piece_name(const char *name)
+{
+    return piece_name_ending(name, ".eddy");
 }
 
 void run_remove_stale_pieces(const char *dir, int keep)
@@ -93,14 +98,8 @@ static int leftover_temporary(const char *name)
 {
     static const char *const whole[] = {EDDY_CHECKPOINT_FILE, EDDY_CHECKPOINT_MANIFEST, "frames.pvd", "probes.csv",
                                         "diagnostics.csv", "picture.png", "movie.mp4"};
-    const size_t len = strlen(name), staged = strlen(EDDY_CHECKPOINT_PIECE_STAGED);
-    if (len > staged && strcmp(name + len - staged, EDDY_CHECKPOINT_PIECE_STAGED) == 0) {
-        char base[256];
-        if (len - staged >= sizeof base) return 0;
-        memcpy(base, name, len - staged);
-        base[len - staged] = '\0';
-        return piece_name(base);
-    }
+    if (piece_name_ending(name, ".eddy" EDDY_CHECKPOINT_PIECE_STAGED)) return 1;
+    const size_t len = strlen(name);
     if (len <= 4 || strcmp(name + len - 4, ".tmp") != 0) return 0;
     for (size_t i = 0; i < sizeof whole / sizeof *whole; ++i)
         if (len - 4 == strlen(whole[i]) && strncmp(name, whole[i], len - 4) == 0) return 1;
