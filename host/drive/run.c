@@ -972,12 +972,13 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
         run_close_ctx(&c);
         return rc;
     }
-    /* Everything that can refuse this run's input first: the output truncates the tables of a run
-     * already in the folder. */
+    /* Everything that can refuse this run's input first, the writers' create() included (a plugin's
+     * may refuse its parameters): the clearing and the output's tables remove a run already in the
+     * folder. */
     int holds_run = 0;
     if ((rc = run_open_probes(&c, err)) || (rc = run_check_folder(&c, &holds_run, err)) ||
-        (rc = run_open_renderer(&c, err)) || (holds_run && (rc = run_clear_folder(&c, err))) ||
-        (rc = run_open_output(&c, 0, 0.0, err)) || (rc = run_open_probe_table(&c, err))) {
+        (rc = run_open_renderer(&c, err)) || (rc = run_open_output(&c, 0, 0.0, err)) ||
+        (holds_run && (rc = run_clear_folder(&c, err))) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;
     }

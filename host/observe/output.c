@@ -437,6 +437,9 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
         *out = o;
         return EDDY_OK;
     }
+    /* The writers before diagnostics.csv is truncated: a writer whose create() refuses leaves the
+     * folder's earlier run whole. */
+    if (!rc) rc = open_writers(o, w, err);
     if (!rc && o->opt.resume) rc = trim_table(o->diag_path, DIAG_HEADER, o->opt.resume_time, err);
     if (!rc) {
         o->diag = fopen(o->diag_path, o->opt.resume ? "a" : "w");
@@ -452,7 +455,6 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
             }
         }
     }
-    if (!rc) rc = open_writers(o, w, err);
     if (!rc) rc = start_overlap(o, err);
     if (rc) {
         eddy_output_destroy(o);

@@ -30,7 +30,8 @@ typedef struct probe {
     eddy_param_value *values;  /* [component->param_count], strings copied below */
     char **strings;
     eddy_param_values params;
-    eddy_probe *instance;      /* between open and close */
+    eddy_probe *instance;      /* between open and close; NULL for a probe without state */
+    int open;                  /* create() succeeded: the instance is the probe's, NULL or not */
     char unit[32];             /* as the last instance reported it */
     int has_reference;
     eddy_probe_reference ref;  /* strings and arrays owned */
@@ -337,8 +338,9 @@ static void kind_list(eddy_registry *reg, char *out, size_t size)
 
 static void free_probe(probe *pr)
 {
-    if (pr->instance && pr->vtable) pr->vtable->destroy(pr->instance);
+    if (pr->open && pr->vtable) pr->vtable->destroy(pr->instance);
     pr->instance = NULL;
+    pr->open = 0;
     for (size_t i = 0; pr->strings && i < pr->params.count; ++i) free(pr->strings[i]);
     free(pr->strings);
     free(pr->values);
@@ -501,8 +503,9 @@ void eddy_probes_close(eddy_probes *p)
     if (!p) return;
     for (size_t i = 0; i < p->count; ++i) {
         probe *pr = &p->items[i];
-        if (pr->instance) pr->vtable->destroy(pr->instance);
+        if (pr->open) pr->vtable->destroy(pr->instance);
         pr->instance = NULL;
+        pr->open = 0;
     }
 }
 
@@ -529,7 +532,12 @@ int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host,
         if (rc) eddy_services_callback_error(err, rc, "create");
         else rc = eddy_services_check_created(rc, &instance, "probe", err);
         pr->instance = rc ? NULL : instance;
+        pr->open = !rc;
         if (rc) {
+            /* A message that names a key of the entry points at it; any other names the probe, as
+             * measure()'s do (the host's own create() check and a plugin's terse message say neither). */
+            if (strncmp(err->message, pr->context, strlen(pr->context)) != 0)
+                eddy_error_prefix(err, "probe '%s': ", pr->name);
             point_at_key(pr, err);
             eddy_probes_close(p);
             return rc;
@@ -596,7 +604,7 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
     if (rc) return rc;
     for (size_t k = 0; k < set->count; ++k) {
         const probe *pr = &set->items[k];
-        if (!pr->instance)
+        if (!pr->open)
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
         eddy_error_clear(err);
         rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
@@ -630,11 +638,11 @@ int eddy_probes_measure_partial(const eddy_probes *set, const eddy_frame *frame,
     for (size_t k = 0; !rc && k < set->count; ++k) {
         const probe *pr = &set->items[k];
         int64_t *mine = words + k * EDDY_PROBE_PARTIAL_WORDS;
-        if (pr->instance && eddy_builtin_probe_walks(pr->component)) { /* eddy_probes_measure_walks */
+        if (pr->open && eddy_builtin_probe_walks(pr->component)) { /* eddy_probes_measure_walks */
             memset(mine, 0, EDDY_PROBE_PARTIAL_WORDS * sizeof *mine);
             continue;
         }
-        if (!pr->instance || !eddy_builtin_probe_reducible(pr->component))
+        if (!pr->open || !eddy_builtin_probe_reducible(pr->component))
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open or not a sum over particles",
                                   pr->name);
         eddy_probe_partial part;
@@ -708,7 +716,7 @@ int eddy_probes_measure_walks(const eddy_probes *set, const eddy_frame *frame, c
     for (size_t k = 0, j = 0; !rc && k < set->count; ++k) {
         const probe *pr = &set->items[k];
         if (!eddy_builtin_probe_walks(pr->component)) continue;
-        if (!pr->instance) {
+        if (!pr->open) {
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe '%s' is not open for a world", pr->name);
             break;
         }

@@ -431,10 +431,11 @@ static int writer_create(int kind, const eddy_writer_setup *setup, eddy_writer *
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     int rc = eddy_output_make_dirs(o->frames_dir, err);
-    if (!rc && kind == KIND_VTK) {
-        if (setup->resume) rc = load_pvd(o, setup->resume_time, err);
-        /* Written now, so that frames.pvd describes this run from the start: empty for a fresh run (not
-         * the stale list of an earlier run in the same folder), the kept frames for a resumed one. */
+    /* A resumed run's series is cut back to the kept frames now. A fresh run's frames.pvd waits for its
+     * first frame: the host creates the writers before it clears an earlier run from the folder, so that
+     * a writer that refuses leaves that run whole (run.c), and the clearing removes the stale list. */
+    if (!rc && kind == KIND_VTK && setup->resume) {
+        rc = load_pvd(o, setup->resume_time, err);
         if (!rc) rc = write_pvd(o, err);
     }
     if (rc) {

@@ -23,7 +23,14 @@
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
  * has save() but no load(), so its checkpoints could not be resumed; DECOMPOSABLE: the component is
- * (a gravity-only step updates every particle; the host overwrites halo copies between steps).
+ * (a gravity-only step updates every particle; the host overwrites halo copies between steps);
+ * OTHER_KINDS: the plugin also provides a writer COMPONENT_ID "_writer", a probe COMPONENT_ID "_probe"
+ * and a grid COMPONENT_ID "_grid", each with a `fault` of its own:
+ *
+ *   fault = "none"          the writer writes nothing, the probe measures 0, the grid is the CPU grid
+ *           "create_no_out" create() returns success without setting *out
+ *
+ * (one kind per create() the host checks: the solver's is above, with the solver faults)
  */
 #include <eddy/eddy.h>
 
@@ -195,13 +202,129 @@ static const eddy_component COMPONENT = {
 #endif
 };
 
+#ifdef OTHER_KINDS
+enum { KIND_FAULT_NONE, KIND_FAULT_CREATE_NO_OUT };
+
+static const char *const KIND_FAULTS[] = {"none", "create_no_out", NULL};
+
+static const eddy_param_desc KIND_PARAMS[] = {
+    EDDY_PARAM_ENUM_DESC("fault", 0, KIND_FAULTS, "What goes wrong."),
+};
+
+/* The value of `fault` from a component's validated parameters (the table above: its only entry). */
+static int kind_fault(const eddy_param_values *params)
+{
+    const eddy_param_value *fault = eddy_param_find_value(params, "fault");
+    return fault ? (int)fault->integer : KIND_FAULT_NONE;
+}
+
+static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
+{
+    (void)err;
+    if (kind_fault(setup->params) == KIND_FAULT_CREATE_NO_OUT) return EDDY_OK;
+    *out = NULL; /* (a writer without state) */
+    return EDDY_OK;
+}
+
+static int writer_write_frame(eddy_writer *writer, const eddy_frame *frame, eddy_error *err)
+{
+    (void)writer;
+    (void)frame;
+    (void)err;
+    return EDDY_OK;
+}
+
+static void writer_destroy(eddy_writer *writer)
+{
+    (void)writer;
+}
+
+static const eddy_writer_vtable WRITER_VTABLE = {
+    .size = sizeof(eddy_writer_vtable),
+    .create = writer_create,
+    .write_frame = writer_write_frame,
+    .destroy = writer_destroy,
+};
+
+static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err)
+{
+    (void)err;
+    if (kind_fault(setup->params) == KIND_FAULT_CREATE_NO_OUT) return EDDY_OK;
+    *out = NULL;
+    return EDDY_OK;
+}
+
+static int probe_measure(eddy_probe *probe, const eddy_frame *frame, double *value, eddy_error *err)
+{
+    (void)probe;
+    (void)frame;
+    (void)err;
+    *value = 0.0;
+    return EDDY_OK;
+}
+
+static void probe_destroy(eddy_probe *probe)
+{
+    (void)probe;
+}
+
+static const eddy_probe_vtable PROBE_VTABLE = {
+    .size = sizeof(eddy_probe_vtable),
+    .create = probe_create,
+    .measure = probe_measure,
+    .destroy = probe_destroy,
+};
+
+/* Without the fault, the core's CPU grid does the work, so that a run with this grid steps as usual. */
+static int grid_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
+{
+    if (kind_fault(setup->params) == KIND_FAULT_CREATE_NO_OUT) return EDDY_OK;
+    return eddy_cpu_grid_backend()->create(setup, state, err);
+}
+
+static int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x, const eddy_real *y,
+                     const eddy_real *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
+{
+    return eddy_cpu_grid_backend()->sort(state, layout, n, x, y, z, perm, cell_begin, cell_end, err);
+}
+
+static void grid_destroy(void *state)
+{
+    eddy_cpu_grid_backend()->destroy(state);
+}
+
+static const eddy_grid_backend_vtable GRID_VTABLE = {
+    .size = sizeof(eddy_grid_backend_vtable),
+    .create = grid_create,
+    .sort = grid_sort,
+    .destroy = grid_destroy,
+};
+
+#define KIND_COMPONENT(name, interface, suffix, vt)                                                     \
+    static const eddy_component name = {                                                                \
+        .size = sizeof(eddy_component),                                                                 \
+        .interface_id = interface,                                                                      \
+        .id = COMPONENT_ID suffix,                                                                      \
+        .version = "0.0.1",                                                                             \
+        .description = "test " #vt ": create() misbehaves on request",                                  \
+        .params = KIND_PARAMS,                                                                          \
+        .param_count = sizeof KIND_PARAMS / sizeof KIND_PARAMS[0],                                      \
+        .vtable = &vt,                                                                                  \
+    }
+KIND_COMPONENT(WRITER_COMPONENT, EDDY_INTERFACE_WRITER, "_writer", WRITER_VTABLE);
+KIND_COMPONENT(PROBE_COMPONENT, EDDY_INTERFACE_PROBE, "_probe", PROBE_VTABLE);
+KIND_COMPONENT(GRID_COMPONENT, EDDY_INTERFACE_GRID, "_grid", GRID_VTABLE);
+
+static const eddy_component *const COMPONENTS[] = {&COMPONENT, &WRITER_COMPONENT, &PROBE_COMPONENT, &GRID_COMPONENT};
+#else
 static const eddy_component *const COMPONENTS[] = {&COMPONENT};
+#endif
 
 static const eddy_plugin_descriptor DESCRIPTOR = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = PLUGIN_NAME,
     .version = "0.0.1",
-    .component_count = 1,
+    .component_count = sizeof COMPONENTS / sizeof COMPONENTS[0],
     .components = COMPONENTS,
 };
 

@@ -25,6 +25,8 @@ robust_plugin(shadow_sph_mueller shadow COMPONENT_ID="sph_mueller" PLUGIN_NAME="
 # Two plugins of one folder with the same id: the second (in name order) is refused.
 robust_plugin(dup_a same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_a")
 robust_plugin(dup_b same_dir COMPONENT_ID="robust_dup" PLUGIN_NAME="dup_b")
+# A writer, a probe and a grid besides the solver (OTHER_KINDS), for the create() checks of each kind.
+robust_plugin(kinds kinds COMPONENT_ID="robust_kinds" PLUGIN_NAME="kinds" OTHER_KINDS)
 # Decomposable, for tests/mpi/dt_limit_name.sh.
 robust_plugin(sides sides COMPONENT_ID="robust_sides" PLUGIN_NAME="sides" DECOMPOSABLE)
 
@@ -111,11 +113,17 @@ faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
 # removed (the grid build of the next step would have dropped it without a word).
-faulty_check(position_nan 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position; hint: lower the time step"
-             --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3)
-faulty_check(position_nan_remove 1 "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position"
-             --steps 5 --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3
-             --set domain.out_of_domain=remove)
+# The message names the solver: a comparison's runs differ by it alone. The whole line is checked.
+set(EXPLODED_LINE "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position; hint: lower the time step, stiffness, gravity or viscosity; solver 'robust_faulty'")
+foreach(policy error remove)
+  add_test(NAME robust_plugin_faulty_position_nan_${policy}
+           COMMAND sh -c "out=$(\"$@\" 2>&1); status=$?; printf '%s\\n' \"$out\"; [ $status -eq 1 ] && printf '%s\\n' \"$out\" | grep -Fxq -- \"$0\""
+                   "${EXPLODED_LINE}" ${EDDY_EXE} ${FAULTY_RUN} --out ${ROBUST_OUT}/faulty_position_nan_${policy} --steps 5
+                   --set solvers.robust_faulty.fault=position_nan --set solvers.robust_faulty.at_step=3
+                   --set domain.out_of_domain=${policy})
+  set_tests_properties(robust_plugin_faulty_position_nan_${policy} PROPERTIES TIMEOUT 30
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
+endforeach()
 # An error code with an empty message reads as the callback, the status's name and text.
 faulty_check(step_error_empty 1 "eddy: error: solver 'robust_faulty' at step 2 (t = 5e-05 s): step() returned EDDY_ERR_UNSUPPORTED (unsupported) without a message"
              --steps 5 --set solvers.robust_faulty.fault=step_error_empty --set solvers.robust_faulty.at_step=2)
@@ -127,6 +135,52 @@ faulty_check(create_error_empty 1 "eddy: error: solver 'robust_faulty': create()
 # and eddy died of SIGSEGV (status 139) without a word.
 faulty_check(create_no_out 1 "eddy: error: solver 'robust_faulty': create() returned success without setting *out (set it to the solver's state, or to NULL for a solver without state)"
              --steps 5 --set solvers.robust_faulty.fault=create_no_out)
+# The same slip in a writer's, a probe's or a grid's create(): the next callback got the variable's
+# garbage (the grid's sort() a bogus state). Each run goes into a folder that holds an earlier run,
+# which must come through the refusal byte for byte. KEEPS_RUN EDDY SCENE DIR STATUS MATCH TEXT ARGS...:
+# the earlier run (20 steps, every kind built in), then the run with ARGS, which must exit STATUS with
+# TEXT as a whole line of its output (MATCH "line") or in one (MATCH "part"); DIR must then be as the
+# earlier run left it.
+set(KEEPS_RUN [=[
+eddy=$0 scene=$1 dir=$2 want=$3 match=$4 text=$5; shift 5
+rm -rf "$dir" "$dir.kept"
+"$eddy" run "$scene" --steps 20 --quiet --no-picture --out "$dir" && cp -r "$dir" "$dir.kept" || exit 1
+out=$("$eddy" run "$scene" --steps 30 --quiet --no-picture --out "$dir" "$@" 2>&1); status=$?
+printf '%s\n' "$out"
+[ "$status" = "$want" ] || { echo "exit status $status, expected $want" >&2; exit 1; }
+if [ "$match" = line ]; then opt=-Fxq; else opt=-Fq; fi
+printf '%s\n' "$out" | grep $opt -- "$text" || { echo "the output does not hold ($match): $text" >&2; exit 1; }
+diff -r "$dir.kept" "$dir" || { echo "the earlier run in $dir changed" >&2; exit 1; }
+echo "the earlier run in $dir is unchanged"]=])
+# kind_create_no_out(<kind> <match> <text> <args...>): the create_no_out fault of the `kinds` plugin's <kind>.
+function(kind_create_no_out kind match text)
+  add_test(NAME robust_plugin_${kind}_create_no_out
+           COMMAND sh -c "${KEEPS_RUN}" ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${ROBUST_OUT}/${kind}_create_no_out
+                   1 ${match} "${text}" ${ARGN})
+  set_tests_properties(robust_plugin_${kind}_create_no_out PROPERTIES TIMEOUT 60
+                       ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/kinds;${ROBUST_ENV_BASE}")
+endfunction()
+set(NO_OUT "create() returned success without setting *out")
+kind_create_no_out(grid line "eddy: error: ${SCENES}/dam_break_2d.json: grid 'robust_kinds_grid': ${NO_OUT} (set it to the grid's state, or to NULL for a grid without state)"
+                   --grid robust_kinds_grid --set grids.robust_kinds_grid.fault=create_no_out)
+kind_create_no_out(probe line "eddy: error: probe 'no_out': ${NO_OUT} (set it to the probe's state, or to NULL for a probe without state)"
+                   --set "probes[1]={\"name\": \"no_out\", \"kind\": \"robust_kinds_probe\", \"fault\": \"create_no_out\"}")
+# A probe without state (create() sets *out to NULL, as the ABI allows) measures like any other: the
+# host took the NULL for "not open" and refused every run with it ("probe 'stateless' is not open").
+add_test(NAME robust_plugin_probe_without_state
+         COMMAND sh -c [=[
+"$0" run "$1" --steps 3 --quiet --no-picture --out "$2" --set "$3" || exit 1
+head -1 "$2/probes.csv" | grep -qx 'time,step,front,stateless' || { echo "probes.csv lacks the probe's column" >&2; exit 1; }
+[ "$(cut -d, -f4 "$2/probes.csv" | sed 1d | sort -u)" = 0 ] || { echo "the probe's values are not its 0" >&2; exit 1; }]=]
+                 ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${ROBUST_OUT}/probe_without_state
+                 "probes[1]={\"name\": \"stateless\", \"kind\": \"robust_kinds_probe\"}")
+set_tests_properties(robust_plugin_probe_without_state PROPERTIES TIMEOUT 60
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/kinds;${ROBUST_ENV_BASE}")
+# A writer's create() is called before an earlier run in the folder is cleared (run.c): its refusal
+# leaves that run whole, diagnostics.csv and frames.pvd included.
+set(WRITER_NO_OUT "eddy: error: writer 'robust_kinds_writer': ${NO_OUT} (set it to the writer's state, or to NULL for a writer without state)")
+set(WRITER_NO_OUT_ARGS --format vtk,robust_kinds_writer --set output.writers.robust_kinds_writer.fault=create_no_out)
+kind_create_no_out(writer line "${WRITER_NO_OUT}" ${WRITER_NO_OUT_ARGS})
 # The hash is printed for a run that succeeded only (a failed step, a NaN).
 foreach(fault step_error_empty position_nan)
   add_test(NAME robust_plugin_faulty_no_hash_${fault}
