@@ -10,17 +10,25 @@
 #include "decomp.h"
 #include "services.h"
 
+int eddy_drive_set_unused(const eddy_scene *scene, const eddy_registry *reg, const eddy_component *const *solvers,
+                          size_t count, const char *set, char *why, size_t n)
+{
+    if (!count) return 0;
+    char one[160] = "";
+    for (size_t k = 0; k < count; ++k)
+        if (eddy_scene_set_has_effect(scene, reg, solvers[k], set, one, sizeof one)) return 0;
+    snprintf(why, n, "%s", count == 1 ? one : "no compared solver reads it");
+    return 1;
+}
+
 void eddy_drive_warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg,
                                  const eddy_component *const *solvers, size_t count, const char *const *sets,
                                  size_t set_count)
 {
     if (!count || eddy_decomp_rank() != 0 || eddy_services_quiet()) return;
     for (size_t i = 0; i < set_count; ++i) {
-        char why[160] = "";
-        size_t unused = 0;
-        for (size_t k = 0; k < count; ++k) unused += !eddy_scene_set_has_effect(scene, reg, solvers[k], sets[i], why, sizeof why);
-        if (unused < count) continue;
-        fprintf(stderr, "warning: --set '%s' has no effect on this run: %s\n", sets[i],
-                count == 1 ? why : "no compared solver reads it");
+        char why[160];
+        if (eddy_drive_set_unused(scene, reg, solvers, count, sets[i], why, sizeof why))
+            fprintf(stderr, "warning: --set '%s' has no effect on this run: %s\n", sets[i], why);
     }
 }

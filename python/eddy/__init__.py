@@ -572,7 +572,8 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     not printed): solver, status, end_time, steps,
     particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
     particle_steps_per_s, each probe's final value, <probe>_reference_rms, error. A solver that fails
-    is a row with status "failed" and its error; a scene that cannot be loaded raises."""
+    is a row with status "failed" and its error; a scene that cannot be loaded raises. An override
+    none of the solvers reads gives a UserWarning, as the command warns."""
     scene = _path(scene, "compare: scene")
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
@@ -597,17 +598,29 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     # The scene is opened first, so that its error is an exception with the core's message; a
     # component the solver or grid lacks is left to the comparison, which reports it in its row.
     # Quietly, as the comparison itself runs: its first solver's information lines are not the user's.
-    # Its overrides are not all the first solver's: a setting of the second is no mistake here.
+    # Its overrides are not all the first solver's: a setting of the second is no mistake here. Those
+    # that no compared solver reads are warned of after, as `eddy compare` warns (which says nothing,
+    # quiet as the comparison runs here): by the command's rule, with every solver.
     was_quiet = _eddy.set_quiet(True)
+    unused = []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
-                       threads=threads).close()
+            sim = Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
+                             threads=threads)
+        try:
+            for item in _sets(set) or []:
+                why = sim._core.set_unused(item, solvers)
+                if why is not None:
+                    unused.append((item, why))
+        finally:
+            sim.close()
     except (NotFoundError, PluginError):
         pass
     finally:
         _eddy.set_quiet(was_quiet)
+    for item, why in unused:
+        warnings.warn(f"set {item!r} has no effect on this comparison: {why}", stacklevel=2)
     summary = os.path.join(out, "summary.csv")
     if os.path.exists(summary):
         os.remove(summary)

@@ -34,6 +34,7 @@
 #include "scene.h"
 #include "services.h"
 #include "session.h"
+#include "unused_sets.h"
 
 /* The arrays are NPY_FLOAT32 views of eddy_real storage. */
 _Static_assert(sizeof(eddy_real) == 4, "eddy_real is not float32: the field views would misread the storage");
@@ -787,16 +788,40 @@ static PyObject *core_hash(PyObject *self, PyObject *noargs)
     return rc ? raise_error(&err, rc) : PyLong_FromUnsignedLongLong(h);
 }
 
-/* Why a "path=value" override cannot change this simulation (unused_sets.h), or None. */
+/* Why a "path=value" override cannot change this simulation, or a comparison of the solvers with the
+ * ids `solvers` (a list; None: this simulation's solver), or None: the rule the commands warn by
+ * (unused_sets.h). A solver the registry lacks gives None, as the command says nothing then (what it
+ * reads is not known). */
 static PyObject *core_set_unused(PyObject *self, PyObject *args)
 {
     Core *c = open_core(self);
     const char *set;
-    if (!c || !PyArg_ParseTuple(args, "s", &set)) return NULL;
+    PyObject *ids = Py_None;
+    if (!c || !PyArg_ParseTuple(args, "s|O", &set, &ids)) return NULL;
     const eddy_sim *sim = eddy_session_sim(c->s);
+    if (ids != Py_None && !PyList_Check(ids))
+        return PyErr_Format(PyExc_TypeError, "set_unused: solvers must be a list of str or None, got %s",
+                            Py_TYPE(ids)->tp_name);
+    const Py_ssize_t n = ids == Py_None ? 1 : PyList_GET_SIZE(ids);
+    const eddy_component **solvers = PyMem_Calloc(n ? (size_t)n : 1, sizeof *solvers);
+    if (!solvers) return PyErr_NoMemory();
+    int known = 1;
+    if (ids == Py_None) solvers[0] = sim->solver_entry->component;
+    for (Py_ssize_t i = 0; ids != Py_None && known && i < n; ++i) {
+        const char *id = utf8_item(PyList_GET_ITEM(ids, i), "set_unused: solvers");
+        if (!id) {
+            PyMem_Free(solvers);
+            return NULL;
+        }
+        const eddy_registry_entry *e = eddy_registry_find(sim->registry, id, EDDY_INTERFACE_SOLVER);
+        if (e) solvers[i] = e->component;
+        known = e != NULL;
+    }
     char why[160];
-    if (eddy_scene_set_has_effect(&sim->scene, sim->registry, sim->solver_entry->component, set, why, sizeof why))
-        Py_RETURN_NONE;
+    const int unused = known && eddy_drive_set_unused(&sim->scene, sim->registry, solvers, (size_t)n, set, why,
+                                                      sizeof why);
+    PyMem_Free(solvers);
+    if (!unused) Py_RETURN_NONE;
     return PyUnicode_FromString(why);
 }
 
@@ -967,7 +992,8 @@ static PyMethodDef core_methods[] = {
     {"probes", core_probes, METH_NOARGS, "probes($self, /)\n--\n\nThe scene's probes: name, kind, unit, reference."},
     {"hash", core_hash, METH_NOARGS, "hash($self, /)\n--\n\nThe state hash `eddy run --hash` prints."},
     {"set_unused", core_set_unused, METH_VARARGS,
-     "set_unused($self, set, /)\n--\n\nWhy a 'path=value' override cannot change this simulation, or None."},
+     "set_unused($self, set, solvers=None, /)\n--\n\nWhy a 'path=value' override cannot change this simulation "
+     "(or a comparison of the solvers with these ids), or None."},
     {"checkpoint", core_checkpoint, METH_VARARGS, "checkpoint($self, dir, /)\n--\n\nWrites DIR/checkpoint.eddy."},
     {"fields", core_fields, METH_NOARGS, "fields($self, /)\n--\n\n[(name, components)]"},
     {"field", core_field, METH_VARARGS,

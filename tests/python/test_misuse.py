@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import eddy
-from conftest import SCENES
+from conftest import SCENES, run_eddy
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 STEPPING = ("close: the simulation is stepping (a step, run or checkpoint call is under way, in another "
@@ -268,3 +268,32 @@ def test_compare_does_not_warn_of_a_set_for_its_second_solver(tmp_path, recwarn)
     then warned of as having no effect, which `eddy compare` does not say."""
     eddy.compare(SCENE, ["tait", "pbf"], out=str(tmp_path), steps=2, set={"solvers.pbf.iterations": 3})
     assert [str(w.message) for w in recwarn.list] == []
+
+
+@pytest.mark.parametrize("solvers, expected", [
+    (["tait", "pbf"], {"solvers.sph_mueller.cfl=0.3": "no compared solver reads it",
+                       "grids.cuda.block=1": "no compared solver reads it"}),
+    (["pbf"], {"solvers.sph_mueller.cfl=0.3": "the run's solver is 'pbf'",
+               "materials[0].stiffness=5": "solver 'pbf' does not read it",
+               "grids.cuda.block=1": "the run's grid is 'cpu'"}),
+])
+def test_compare_warns_of_a_set_no_solver_reads(tmp_path, recwarn, solvers, expected):
+    """`eddy compare` warns of an override none of its solvers reads (the command's own rule,
+    unused_sets.h); compare() said nothing of it. It warns of exactly those, with the command's reason:
+    not of a setting one solver reads (pbf's iterations; tait reads the stiffness)."""
+    sets = ["solvers.sph_mueller.cfl=0.3", "solvers.pbf.iterations=3", "materials[0].stiffness=5",
+            "grids.cuda.block=1"]
+    eddy.compare(SCENE, solvers, out=str(tmp_path / "py"), steps=0, set=sets)
+    said = {}
+    for w in recwarn.list:
+        assert w.category is UserWarning
+        item, why = str(w.message).split(" has no effect on this comparison: ")
+        said[item[len("set '"):-1]] = why
+    assert said == expected
+    args = [a for s in sets for a in ("--set", s)]
+    status, _, err = run_eddy("compare", SCENE, "--solvers", ",".join(solvers), "--steps", "0",
+                              "--out", str(tmp_path / "cmd"), *args)
+    assert status == 0, err
+    warned = dict(line[len("warning: --set '"):].split("' has no effect on this run: ")
+                  for line in err.splitlines() if line.startswith("warning: --set '"))
+    assert warned == expected
