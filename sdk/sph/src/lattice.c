@@ -75,9 +75,15 @@ static double gradient_moment_term(eddy_sph_kernel kernel, double r, double h, i
     return r > 0.0 ? r * kernel_slope(kernel, r, h, d) / d : 0.0;
 }
 
+/* The kernels kernel_coefficient knows; another value would be summed as poly6 without a word. */
+static int known_kernel(eddy_sph_kernel kernel)
+{
+    return kernel == EDDY_SPH_POLY6 || kernel == EDDY_SPH_SPIKY || kernel == EDDY_SPH_CUBIC || kernel == EDDY_SPH_WENDLAND;
+}
+
 double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, int dimensions)
 {
-    if (!isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
+    if (!known_kernel(kernel) || !isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
     if (spacing <= 0.0 || h <= 0.0) return 0.0;
     const double ratio = h / spacing;
     if (ratio > EDDY_LATTICE_RATIO_MAX) return NAN;
@@ -86,7 +92,7 @@ double eddy_sph_lattice_sum(eddy_sph_kernel kernel, double spacing, double h, in
 
 double eddy_sph_lattice_gradient_moment(eddy_sph_kernel kernel, double spacing, double h, int dimensions)
 {
-    if (!isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
+    if (!known_kernel(kernel) || !isfinite(spacing) || !isfinite(h) || (dimensions != 2 && dimensions != 3)) return NAN;
     if (spacing <= 0.0 || h <= 0.0) return 1.0;
     if (h / spacing > EDDY_LATTICE_RATIO_MAX) return NAN;
     if (spacing >= h) return 0.0;
@@ -101,7 +107,10 @@ double eddy_sph_lattice_density(eddy_sph_kernel kernel, double mass, double spac
 
 double eddy_sph_rest_scale(eddy_sph_kernel kernel, const eddy_material *material, double h, int dimensions)
 {
+    if (!material) return NAN;
     const double rho = eddy_sph_lattice_density(kernel, material->particle_mass, material->particle_dist, h,
                                                 dimensions);
+    /* A lattice that sums to nothing (spacing or h <= 0, no mass) has no scale: NaN, not rho0 / 0. */
+    if (!(rho > 0.0)) return NAN;
     return material->rest_density / rho;
 }

@@ -7,6 +7,7 @@
 #include <eddy/state.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +20,26 @@ void eddy_sph_materials_free(eddy_sph_materials *t)
     *t = (eddy_sph_materials){0};
 }
 
+/* The checks both table functions share: a world, and a support radius every table can be made with
+ * (h <= 0 gives infinite kernel coefficients, so NaN self terms and gradient scales). */
+static int check_world(const eddy_world *w, const char *who, eddy_error *err)
+{
+    if (!w) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, EDDY_SPH_WHO_FMT "material tables: no world", EDDY_SPH_WHO(who));
+    if (!(w->smoothing_radius > 0.0f) || !isfinite(w->smoothing_radius))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "material tables: the smoothing radius is %g, expected a positive number",
+                              EDDY_SPH_WHO(who), (double)w->smoothing_radius);
+    return EDDY_OK;
+}
+
 int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const eddy_param_desc *viscosity,
                             const eddy_param_desc *stiffness, const eddy_param_desc *initial_sum,
                             const char *who, eddy_error *err)
 {
+    if (!t) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, EDDY_SPH_WHO_FMT "material tables: NULL tables", EDDY_SPH_WHO(who));
     *t = (eddy_sph_materials){0};
+    const int rc = check_world(w, who, err);
+    if (rc) return rc;
     const size_t nm = w->material_count;
     const size_t cap = nm ? nm : 1;
     float *f = calloc(cap * TABLES, sizeof(float));
@@ -54,6 +70,7 @@ int eddy_sph_materials_init(eddy_sph_materials *t, const eddy_world *w, const ed
 int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, eddy_sph_kernel kernel,
                                   const eddy_param_desc *initial_sum, const char *who, eddy_error *err)
 {
+    if (!t) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, EDDY_SPH_WHO_FMT "material tables: NULL tables", EDDY_SPH_WHO(who));
     if (kernel == EDDY_SPH_POLY6) return EDDY_OK;
     if (kernel != EDDY_SPH_WENDLAND) {
         static const char *const names[] = {"poly6", "spiky", "cubic spline", "wendland"};
@@ -61,6 +78,24 @@ int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, ed
         return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
                               EDDY_SPH_WHO_FMT "no density pass sums the %s kernel (poly6 or wendland)", EDDY_SPH_WHO(who),
                               id < 4 ? names[id] : "unknown");
+    }
+    const int rc = check_world(w, who, err);
+    if (rc) return rc;
+    /* Tables of another world would read past this world's materials, or leave some without a row. */
+    if (t->count != w->material_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "material tables of %zu materials for a world of %zu (eddy_sph_materials_init "
+                              "with this world first)",
+                              EDDY_SPH_WHO(who), t->count, w->material_count);
+    /* Every scale first, so that a refused material leaves the tables as they were. */
+    for (size_t m = 0; m < t->count; ++m) {
+        const double scale = eddy_sph_rest_scale(kernel, &w->materials[m], w->smoothing_radius, w->dimensions);
+        if (!(scale > 0.0) || !isfinite(scale))
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  EDDY_SPH_WHO_FMT "material %zu ('%s'): the wendland kernel's rest-lattice scale is %g "
+                                  "(particle spacing %g, smoothing radius %g)",
+                                  EDDY_SPH_WHO(who), m, w->materials[m].name, scale,
+                                  (double)w->materials[m].particle_dist, (double)w->smoothing_radius);
     }
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
     for (size_t m = 0; m < t->count; ++m) {
@@ -78,7 +113,7 @@ int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, ed
 double eddy_sph_nu_max(const eddy_sph_materials *t)
 {
     double nu_max = 0.0;
-    for (size_t m = 0; m < t->count; ++m) {
+    for (size_t m = 0; t && m < t->count; ++m) {
         double nu = t->viscosity[m] / t->rest_density[m];
         if (nu > nu_max) nu_max = nu;
     }
@@ -88,7 +123,7 @@ double eddy_sph_nu_max(const eddy_sph_materials *t)
 double eddy_sph_stiffness_max(const eddy_sph_materials *t)
 {
     double kmax = 0.0;
-    for (size_t m = 0; m < t->count; ++m)
+    for (size_t m = 0; t && m < t->count; ++m)
         if (t->stiffness[m] > kmax) kmax = t->stiffness[m];
     return kmax;
 }
@@ -101,28 +136,52 @@ double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, 
 
 int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err)
 {
+    if (!w || !max_accel)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_sph_max_accel: %s is NULL", w ? "max_accel" : "the world");
     double v = amax2;
     const int rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, &v, 1, err);
     if (!rc) *max_accel = sqrtf((float)v);
     return rc;
 }
 
-static size_t total(const size_t *counts, size_t nparts)
+/*
+ * The checks save and load share, before anything is allocated or copied: a tag, the arrays of every
+ * non-empty part, and a total that a record can hold. The sum is checked as it grows: counts whose sum
+ * wraps around size_t would otherwise size a small buffer that the copies then overrun.
+ */
+static int check_parts(const char *tag, const void *const *parts, const size_t *counts, size_t nparts, size_t *n,
+                       eddy_error *err)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < nparts; ++i) n += counts[i];
-    return n;
+    if (!tag) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "state record: no tag");
+    if (nparts && !counts) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %zu parts without counts", tag, nparts);
+    if (nparts && !parts) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %zu parts without arrays", tag, nparts);
+    size_t total = 0;
+    for (size_t i = 0; i < nparts; ++i) {
+        if (counts[i] && !parts[i])
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: part %zu has %zu values but no array", tag, i,
+                                  counts[i]);
+        if (counts[i] > UINT32_MAX - total)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s: the parts hold more than %u values, the most a state record holds", tag,
+                                  (unsigned)UINT32_MAX);
+        total += counts[i];
+    }
+    *n = total;
+    return EDDY_OK;
 }
 
 int eddy_sph_state_save(const char *tag, const float *const *parts, const size_t *counts, size_t nparts,
                         void **data, size_t *size, eddy_error *err)
 {
-    const size_t n = total(counts, nparts);
+    size_t n = 0;
+    int rc = check_parts(tag, (const void *const *)parts, counts, nparts, &n, err);
+    if (rc) return rc;
+    if (!data || !size) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: nowhere to put the record", tag);
     float *v = malloc((n ? n : 1) * sizeof *v);
     if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", tag);
     for (size_t i = 0, o = 0; i < nparts; o += counts[i++])
         if (counts[i]) memcpy(v + o, parts[i], counts[i] * sizeof *v);
-    int rc = eddy_state_save_floats(tag, v, n, data, size, err);
+    rc = eddy_state_save_floats(tag, v, n, data, size, err);
     free(v);
     return rc;
 }
@@ -130,10 +189,13 @@ int eddy_sph_state_save(const char *tag, const float *const *parts, const size_t
 int eddy_sph_state_load(const char *tag, float *const *parts, const size_t *counts, size_t nparts,
                         const void *data, size_t size, eddy_error *err)
 {
-    const size_t n = total(counts, nparts);
+    size_t n = 0;
+    int rc = check_parts(tag, (const void *const *)parts, counts, nparts, &n, err);
+    if (rc) return rc;
+    if (!data && size) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: a record of %zu bytes at NULL", tag, size);
     float *v = malloc((n ? n : 1) * sizeof *v);
     if (!v) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", tag);
-    int rc = eddy_state_load_floats(tag, v, n, data, size, err);
+    rc = eddy_state_load_floats(tag, v, n, data, size, err);
     if (!rc)
         for (size_t i = 0, o = 0; i < nparts; o += counts[i++])
             if (counts[i]) memcpy(parts[i], v + o, counts[i] * sizeof *v);

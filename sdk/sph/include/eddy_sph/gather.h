@@ -17,6 +17,15 @@
  * order, so results do not depend on the number of threads.
  *
  * Threads: one eddy_sph_candidates per thread; the functions are otherwise pure.
+ *
+ * Units: positions and distances in sim units, masses in kg (kg/m in 2D), as the particles hold them.
+ *
+ * Preconditions (the functions here return no status, or only -1 for memory, and do not check them):
+ * pointers not NULL unless a comment says so; the grid built on the particles it is passed with
+ * (eddy_world_build_grid) and a cell index one of its cells; h > 0 where a support radius is taken
+ * (h = 0 sums nothing, h < 0 and NaN give meaningless sums); extra slots in 0 .. extra_count - 1 and
+ * every per-particle or per-material array long enough for the indices it is read with. The checked
+ * entry points are the neighbour lists' build (neighbors.h) and the material tables (materials.h).
  */
 #ifndef EDDY_SPH_GATHER_H
 #define EDDY_SPH_GATHER_H
@@ -76,8 +85,9 @@ typedef struct eddy_sph_candidates {
     size_t group_count, grouped_count;
 } eddy_sph_candidates;
 
-/* An empty buffer with `extra_count` (<= EDDY_SPH_MAX_EXTRA) solver arrays; memory comes with the
- * first gather. Free with eddy_sph_candidates_free. */
+/* An empty buffer with `extra_count` (0 .. EDDY_SPH_MAX_EXTRA; a value outside is clamped to that
+ * range) solver arrays; memory comes with the first gather and is owned by the buffer. Free with
+ * eddy_sph_candidates_free. */
 static inline eddy_sph_candidates eddy_sph_candidates_make(int extra_count)
 {
     eddy_sph_candidates c;
@@ -152,7 +162,8 @@ EDDY_SPH_INLINE int eddy_sph_box_reaches(const eddy_sph_box *b, float x, float y
  * particles reaches (eddy_sph_box; none for an empty cell), positions shifted into the cell's periodic
  * image, masses and indices, in the grid's fixed order. Every neighbour within h of a particle of the
  * cell is among them, each once. Returns 0, or -1 when memory runs out (the caller reports
- * EDDY_ERR_OUT_OF_MEMORY).
+ * EDDY_ERR_OUT_OF_MEMORY; the buffer is then as before the call). g must be built on p and `cell` be
+ * one of its cells (not checked). The buffer's extra arrays are not written.
  */
 int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_particles *p, uint32_t cell);
 
@@ -163,7 +174,10 @@ int eddy_sph_gather(eddy_sph_candidates *c, const eddy_grid *g, const eddy_parti
  * sph_mueller's force pass went to these copies through the indices); the values are the same either
  * way. The rows include particles that are not candidates (up to 7 before a cell range), so no thread
  * may write a source array during the pass that reads it. Writes extra[slot[f]][0 .. count + 7] at
- * most (within capacity).
+ * most (within capacity). Preconditions, asserted in debug builds only: n >= 0 and every slot[f] in
+ * 0 .. extra_count - 1 (another slot writes through a missing array); each src[f] holds a value for
+ * every particle of the gather's grid. A candidate buffer edited after the gather follows the rule at
+ * grouped_count (above).
  */
 void eddy_sph_gather_fields(eddy_sph_candidates *c, int n, const int slot[], const float *const src[]);
 
@@ -173,7 +187,9 @@ static inline void eddy_sph_gather_field(eddy_sph_candidates *c, int slot, const
     eddy_sph_gather_fields(c, 1, &slot, &src);
 }
 
-/* extra[slot][q] = table[material[index[q]]]: a per-material value of every candidate. */
+/* extra[slot][q] = table[material[index[q]]]: a per-material value of every candidate (slot in
+ * 0 .. extra_count - 1; table with an entry for every material index, as eddy_sph_materials' tables of
+ * the world are: the core refuses particles of a material the world lacks). Not checked. */
 static inline void eddy_sph_gather_table(eddy_sph_candidates *c, int slot, const float *table,
                                          const uint32_t *material)
 {
@@ -256,7 +272,8 @@ EDDY_SPH_INLINE float eddy_sph_image_pressure(const eddy_sph_image *g, float p, 
 
 /*
  * Copies the candidates within r2max (squared distance) of (xi, yi, zi), with their masses, indices
- * and every extra array, into `near` (made with the same extra_count). Every mirror ghost within h of
+ * and every extra array, into `near`, a buffer other than c (one made with another extra_count is laid
+ * out anew for c's, and its extra_count becomes c's). Every mirror ghost within h of
  * particle i is the image of a candidate within h (<eddy/boundary.h>), so a particle at a wall may run
  * its per-mirror loops over these ~30 entries. The in-tree solvers no longer do: since the gather
  * keeps only the ~80 candidates a cell reaches, a masked loop over all of them per mirror costs less
@@ -281,6 +298,8 @@ eddy_sph_simd eddy_sph_gather_simd(void);
 /*
  * The mirrors of the walls within `reach` of (xi, yi, zi) as images (0 when none), with free-slip
  * ghost velocities. gravity: the hydrostatic pressure continuation, or NULL for mirrored pressure.
+ * Returns how many images were written to out (at most EDDY_MAX_MIRRORS, in the core's order:
+ * eddy_boundaries_mirrors). Pure; [any thread].
  */
 int eddy_sph_images(const eddy_boundaries *b, const float gravity[3], float reach, float xi, float yi,
                     float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
@@ -316,7 +335,7 @@ typedef enum eddy_sph_wall_velocity { EDDY_SPH_WALL_SLIP = 0, EDDY_SPH_WALL_NO_S
 extern const char *const eddy_sph_wall_velocity_choices[];
 
 /* eddy_sph_images with the ghost velocities of `wall` (EDDY_SPH_WALL_SLIP gives eddy_sph_images'
- * images bit for bit). */
+ * images bit for bit; a value other than EDDY_SPH_WALL_NO_SLIP is slip). Pure; [any thread]. */
 int eddy_sph_wall_images(const eddy_boundaries *b, const float gravity[3], float reach, eddy_sph_wall_velocity wall,
                          float xi, float yi, float zi, eddy_sph_image out[EDDY_MAX_MIRRORS]);
 
@@ -525,7 +544,8 @@ static inline int eddy_sph_density_pass(const eddy_grid *g, const eddy_particles
 
 /* The one self-term convention of the toolkit: the gather includes the particle itself with weight
  * m W(0), and initial_sum scales that self term (Bullet-Fluids reference (2014) §3.2.1), so the
- * density adds (initial_sum - 1) m W(0) (eddy_sph_materials.self_density). */
+ * density adds (initial_sum - 1) m W_poly6(0) (eddy_sph_materials.self_density), kg/m^3 (sim units;
+ * per unit depth in 2D): the density is eddy_sph_density(k, sum, this). 0 for initial_sum = 1. Pure. */
 static inline float eddy_sph_self_density(float initial_sum, float mass, const eddy_kernels *k)
 {
     return (initial_sum - 1.0f) * mass * eddy_poly6(k, 0.0f);

@@ -10,6 +10,13 @@
  * take r^2 where the kernel allows it and r otherwise, with the coefficients of eddy_kernels.
  *
  * Gradients are factors g with grad_i W(x_i - x_j) = g (x_i - x_j), as in <eddy/kernels.h>.
+ *
+ * Beyond the support (r > h) every function gives 0, as the reference does, and at r = h too, except
+ * that the cubic spline and Wendland C2, which take q = r (1/h), keep (1 - q)^n of an ulp (~1e-22 of
+ * their peak) where h (1/h) rounds below 1, as the reference does. At r = 0 each gives the
+ * reference's value (tests/sdk_sph checks r = 0, r = h and the floats around h). `k` comes from
+ * eddy_kernels_make with h > 0: h <= 0 makes the coefficients infinite and the values inf or NaN (not
+ * checked). Units as <eddy/kernels.h>. Pure, allocate nothing: [any thread], host and device.
  */
 #ifndef EDDY_SPH_KERNELS_H
 #define EDDY_SPH_KERNELS_H

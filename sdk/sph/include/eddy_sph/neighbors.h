@@ -39,6 +39,7 @@
 
 #include <assert.h>
 #include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -168,8 +169,10 @@ static inline uint32_t eddy_sph_list_select(const eddy_sph_candidates *c, const 
  * particles, with cells of at least h), marks the particles within `reach` of a surface of `b` (none
  * when b has no collider) and sizes the image slots. `who` prefixes the error message (EDDY_SPH_WHO:
  * NULL in a solver, whose errors the host prefixes with its id).
- * Returns EDDY_OK, EDDY_ERR_INVALID_ARGUMENT (cells smaller than h, or more than 2^32 - 1 entries) or
- * EDDY_ERR_OUT_OF_MEMORY.
+ * Returns EDDY_OK, EDDY_ERR_INVALID_ARGUMENT (a NULL argument other than who and err, a smoothing radius
+ * h that is not a positive number, cells smaller than h, a grid built on another count of particles,
+ * or more than 2^32 - 1 entries) or EDDY_ERR_OUT_OF_MEMORY. nb starts zeroed (above) and owns what the
+ * build allocates; the lists borrow g's layout (nb->layout) until g's next build.
  *
  * One pass over the cells: each cell's candidates are gathered once (eddy_sph_gather, ~80 in the 3D
  * dam break) and every particle of the cell picks its neighbours among them; a run of cells writes its
@@ -182,6 +185,14 @@ static inline int eddy_sph_neighbors_build(eddy_sph_neighbors *nb, eddy_grid *g,
                                            const eddy_boundaries *b, float h, float reach, const char *who,
                                            eddy_error *err)
 {
+    if (!nb || !g || !p || !b)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, EDDY_SPH_WHO_FMT "neighbour lists: NULL %s",
+                              EDDY_SPH_WHO(who), !nb ? "lists" : !g ? "grid" : !p ? "particles" : "boundaries");
+    /* A negative h would pass the cell test and square into a positive reach. */
+    if (!(h > 0.0f) || !isfinite(h))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "neighbour lists: the smoothing radius is %g, expected a positive number",
+                              EDDY_SPH_WHO(who), (double)h);
     const eddy_grid_layout *lay = &g->layout;
     for (int a = 0; a < lay->dimensions; ++a)
         if (!(lay->cell_size[a] >= h))
@@ -672,6 +683,8 @@ static inline uint32_t eddy_sph_ghost_select(const eddy_sph_neighbors *nb, const
 }
 
 /*
+ * Preconditions, not checked: nb built by eddy_sph_neighbors_build on these particles and positions,
+ * h the build's smoothing radius.
  * Ghost rows: the mirror images of the walls within h of each near particle (gravity: the hydrostatic
  * pressure continuation, or NULL), found once at the current positions and kept (as
  * eddy_sph_neighbors_images), and for each block and image slot the ghosts within h of their lane's

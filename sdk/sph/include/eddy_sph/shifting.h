@@ -121,7 +121,10 @@ void eddy_sph_shift_apply(eddy_sph_shifting *s, eddy_world *w);
  * for the current positions, and the densities of every particle (halo copies too) current. mat: the
  * solver's material tables (gradient scale). `who` prefixes the error message (EDDY_SPH_WHO: NULL in a
  * solver, whose errors the host prefixes with its id).
- * EDDY_ERR_OUT_OF_MEMORY on failure, with no particle moved. Nothing happens when the coefficient is 0.
+ * EDDY_ERR_OUT_OF_MEMORY on failure, with no particle moved. Nothing happens when the coefficient is 0
+ * (no argument is read then). Otherwise EDDY_ERR_INVALID_ARGUMENT, no particle moved, for tables of
+ * another count of materials than the world's (NULL mat included) and a dt that is negative or NaN.
+ * s and w must not be NULL. The scratch is the pass's (eddy_sph_shifting_free). [main thread]
  * Inline, so that the cell loop runs on the plugin's OpenMP threads (the static library has none).
  */
 static inline int eddy_sph_shift(eddy_sph_shifting *s, eddy_world *w, const eddy_sph_materials *mat, float dt,
@@ -130,6 +133,16 @@ static inline int eddy_sph_shift(eddy_sph_shifting *s, eddy_world *w, const eddy
     s->max_shift = 0.0f;
     s->surface_count = 0;
     if (!(s->coefficient > 0.0f)) return EDDY_OK;
+    /* The cells read mat's row of every particle's material, and a negative dt would shift up the
+     * gradient: refuse both before anything moves. */
+    if (!mat || mat->count != w->material_count)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "particle shifting: material tables of %zu materials for a world of %zu",
+                              EDDY_SPH_WHO(who), mat ? mat->count : (size_t)0, w->material_count);
+    if (!(dt >= 0.0f))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              EDDY_SPH_WHO_FMT "particle shifting: the time step is %g, expected >= 0", EDDY_SPH_WHO(who),
+                              (double)dt);
     eddy_sph_shift_ctx ctx = {w, mat, s, dt};
     if (eddy_sph_shift_reserve(s, w->particles.count) ||
         eddy_sph_cell_pass(&w->grid, &w->particles, 1, NULL, eddy_sph_shift_cell, &ctx, &s->max_shift))

@@ -81,7 +81,8 @@ static inline eddy_sph_simd eddy_sph_simd_default(void)
  * The path to run: EDDY_SIMD's when set (and not empty), else eddy_sph_simd_default(). Returns EDDY_OK,
  * or EDDY_ERR_INVALID_ARGUMENT for a value that is not a path's name or names a path this CPU lacks
  * (refused rather than lowered: a user who sets it wants that path's hashes); *out holds the default
- * path then. Reads the environment (getenv): call it from the main thread, as create() is.
+ * path then. Reads the environment (getenv): call it from the main thread, as create() is. out must
+ * not be NULL; err may be (eddy_error_set's rule).
  */
 static inline int eddy_sph_simd_select(eddy_sph_simd *out, eddy_error *err)
 {
