@@ -1446,6 +1446,80 @@ static void long_keys_are_cut(void **state)
                  "particle_margin, restitution, friction, erp");
 }
 
+/* A key holding '.', '[' or ']' is located by its place in the tree, not by a dotted path that would
+ * read it as several keys: such a key's message had no LINE:COLUMN while every other key's had one. */
+static void keys_with_path_characters_are_located(void **state)
+{
+    (void)state;
+    edited_error("\"viscosity\"", "\"visc.osity\"",
+                 "t.json:7:49: materials[0].visc.osity: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    edited_error("\"viscosity\"", "\"visc[0]\"",
+                 "t.json:7:49: materials[0].visc[0]: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    edited_error("\"solver\"", "\"a.b\": 1, \"solver\"",
+                 "t.json:2:3: a.b: unknown key, expected one of: name, description, solver, grid, dimensions, "
+                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "render, checkpoint");
+    /* A solver section key with a dot, and a section id with one. */
+    expect_param_error("\"rela.xation\": 1",
+                       "t.json:9:24: solvers.test.rela.xation: unknown key, expected one of: relaxation, "
+                       "iterations, vorticity, kernel, sound_speed");
+    edited_error("\"fluids\"", "\"solvers\": {\"sph.mueller\": {}},\n  \"fluids\"",
+                 "t.json:9:15: solvers.sph.mueller: unknown solver 'sph.mueller', expected one of the registered "
+                 "solvers: sph_mueller, pbf, test");
+    /* A key "a.b" beside an object "a" holding "b": the error is at "a.b", not at a.b. */
+    edited_error("\"viscosity\"", "\"x\": {\"y\": 1}, \"x.y\": 2, \"viscosity\"",
+                 "t.json:7:49: materials[0].x: unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    /* A duplicated key whose name holds a dot, at its second occurrence. */
+    edited_error("\"solver\"", "\"a.b\": 1, \"a.b\": 2, \"solver\"",
+                 "t.json:2:3: a.b: unknown key, expected one of: name, description, solver, grid, dimensions, "
+                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "render, checkpoint");
+}
+
+/* A scene's strings reach the terminal through its messages: an escape sequence in a writer id or a
+ * material name was printed as it was (and a writer id cut in the middle of a UTF-8 character), and an
+ * empty key showed as nothing ("materials[0].: unknown key"). */
+static void messages_show_text_safely(void **state)
+{
+    (void)state;
+    const char *esc[] = {"output.format=vtk,\x1b[2Jred"};
+    expect_error_sets(VALID, esc, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \" [2Jred\"");
+    /* Cut after 40 bytes of whole UTF-8 characters (the 40th byte is the first half of an e acute). */
+    char wide[160] = "output.format=vtk,a";
+    for (int i = 0; i < 41; ++i) strcat(wide, "\xc3\xa9");
+    const char *utf8[] = {wide};
+    char expected[256] = "t.json: output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"a";
+    for (int i = 0; i < 19; ++i) strcat(expected, "\xc3\xa9");
+    strcat(expected, "...\"");
+    expect_error_sets(VALID, utf8, 1, EDDY_ERR_INVALID_ARGUMENT, expected);
+    const char *gap[] = {"output.format=vtk,,\x1b[2J"};
+    expect_error_sets(VALID, gap, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in "
+                      "\"vtk,, [2J\"");
+    edited_error("{\"name\": \"water\"", "{\"name\": \"wa\\u001b[2Jter\"",
+                 "t.json:10:18: fluids[0].material: expected the name of a material (\"wa [2Jter\"), got \"water\"");
+    edited_error("\"materials\": [\n",
+                 "\"materials\": [\n    {\"name\": \"\\u001b[2J\", \"particle_mass\": 1}, "
+                 "{\"name\": \"\\u001b[2J\", \"particle_mass\": 1},\n",
+                 "t.json:7:57: materials[1].name: expected a unique material name, got \" [2J\" again (also "
+                 "materials[0])");
+    edited_error("\"viscosity\"", "\"\": 1, \"viscosity\"",
+                 "t.json:7:49: materials[0].\"\": unknown key, expected one of: name, rest_density, "
+                 "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
+                 "particle_margin, restitution, friction, erp");
+    edited_error("\"solver\"", "\"\": 1, \"solver\"",
+                 "t.json:2:3: \"\": unknown key, expected one of: name, description, solver, grid, dimensions, "
+                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "render, checkpoint");
+}
+
 /* The default name follows the rules of a written one: "..json" and "...json" ran into out/. and
  * out/.., the working folder itself. */
 static void default_names(void **state)
@@ -1641,6 +1715,8 @@ int main(void)
         cmocka_unit_test(float_range_messages),
         cmocka_unit_test(nesting_limit),
         cmocka_unit_test(long_keys_are_cut),
+        cmocka_unit_test(keys_with_path_characters_are_located),
+        cmocka_unit_test(messages_show_text_safely),
         cmocka_unit_test(default_names),
         cmocka_unit_test(utf8_only),
         cmocka_unit_test(nul_escape_refused),

@@ -120,6 +120,7 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         rc = scene_fail_expected(&c, "", scene->root, "a JSON object at the top level");
         goto fail;
     }
+    if (set_count && (rc = scene_check_replaced_values(&c, scene->root))) goto fail;
     for (size_t i = 0; i < set_count; ++i)
         if (sets && sets[i] && (rc = scene_apply_set(scene->root, sets[i], err))) goto fail;
     if ((rc = interpret(&c))) goto fail;

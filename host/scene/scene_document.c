@@ -1,7 +1,7 @@
 /*
  * host/scene/scene_document.c — the scene document's source text: a small, forgiving JSON tokenizer
- * that finds a dotted path in the text (locate_offsets), so that messages name FILE:LINE:COLUMN, and
- * the message for text cJSON cannot parse.
+ * that finds a value of the tree in the text (locate_steps), so that messages name FILE:LINE:COLUMN,
+ * and the message for text cJSON cannot parse.
  *
  * A value changed or created by --set has no position in the file; scene_node_position() detects that
  * by comparing the tree value with the value found in the text, and the position is then omitted.
@@ -138,64 +138,148 @@ static int tok_key_equals(const char *p, const char *key, size_t len, const char
     return equal && k == len;
 }
 
+/* One step of the way to a value: a member (the occurrence-th with that key, for duplicated keys) or
+ * an array element. The key is matched whole, whatever characters it holds. */
+typedef struct loc_step {
+    int is_index;
+    size_t index;
+    const char *key; /* not NUL-terminated */
+    size_t len;
+    int occurrence;
+} loc_step;
+
 /*
- * Finds a path in the text. On success returns 1 with the offsets of the value and, when the last
- * segment is a key, of that key (else the value offset). `occurrence` picks the n-th (0-based) member
- * with the last key, for duplicated keys.
+ * Finds the value reached by `steps` in the text. On success returns 1 with the offsets of the value
+ * and, when the last step is a key, of that key (else the value offset).
  */
-static int locate_offsets(const char *text, const char *path, int occurrence, size_t *key_off,
-                          size_t *val_off)
+static int locate_steps(const char *text, const loc_step *steps, size_t n, size_t *key_off, size_t *val_off)
 {
-    if (!text || !path) return 0;
+    if (!text) return 0;
     const char *p = tok_ws(text);
     const char *key_at = p;
-    path_seg s;
-    int r, first = 1;
-    const char *pp = path;
-    if (*path) {
-        while ((r = scene_path_next(&pp, first, &s)) == 1) {
-            first = 0;
-            int last = *pp == '\0';
-            p = tok_ws(p);
-            if (s.is_index) {
-                if (*p != '[') return 0;
+    for (size_t i = 0; i < n; ++i) {
+        const loc_step *s = &steps[i];
+        p = tok_ws(p);
+        if (s->is_index) {
+            if (*p != '[') return 0;
+            p = tok_ws(p + 1);
+            if (*p == ']') return 0;
+            for (size_t k = 0; k < s->index; ++k) {
+                p = tok_ws(tok_value(p));
+                if (*p != ',') return 0;
                 p = tok_ws(p + 1);
-                if (*p == ']') return 0;
-                for (size_t i = 0; i < s.index; ++i) {
-                    p = tok_ws(tok_value(p));
-                    if (*p != ',') return 0;
-                    p = tok_ws(p + 1);
-                }
-                if (*p == ']' || !*p) return 0;
-                key_at = p;
-            } else {
-                if (*p != '{') return 0;
+            }
+            if (*p == ']' || !*p) return 0;
+            key_at = p;
+        } else {
+            if (*p != '{') return 0;
+            p = tok_ws(p + 1);
+            int seen = 0;
+            for (;;) {
+                if (*p != '"') return 0;
+                const char *kstart = p, *kend;
+                int eq = tok_key_equals(p, s->key, s->len, &kend);
+                p = tok_ws(kend);
+                if (*p != ':') return 0;
                 p = tok_ws(p + 1);
-                int seen = 0;
-                for (;;) {
-                    if (*p != '"') return 0;
-                    const char *kstart = p, *kend;
-                    int eq = tok_key_equals(p, s.key, s.len, &kend);
-                    p = tok_ws(kend);
-                    if (*p != ':') return 0;
-                    p = tok_ws(p + 1);
-                    if (eq && (!last || seen++ == occurrence)) {
-                        key_at = kstart;
-                        break;
-                    }
-                    p = tok_ws(tok_value(p));
-                    if (*p != ',') return 0;
-                    p = tok_ws(p + 1);
+                if (eq && seen++ == s->occurrence) {
+                    key_at = kstart;
+                    break;
                 }
+                p = tok_ws(tok_value(p));
+                if (*p != ',') return 0;
+                p = tok_ws(p + 1);
             }
         }
-        if (r < 0) return 0;
     }
     p = tok_ws(p);
     if (!*p) return 0;
     *val_off = (size_t)(p - text);
     *key_off = (size_t)(key_at - text);
     return 1;
+}
+
+/* The steps of a dotted path; `occurrence` picks the n-th member with the last key. Returns the
+ * number of steps with *out allocated (NULL for none), or -1 when malformed or out of memory. */
+static int path_steps(const char *path, int occurrence, loc_step **out)
+{
+    *out = NULL;
+    if (!*path) return 0;
+    int n = scene_path_validate(path);
+    if (n <= 0) return -1;
+    loc_step *steps = calloc((size_t)n, sizeof *steps);
+    if (!steps) return -1;
+    path_seg seg;
+    const char *p = path;
+    for (int i = 0; i < n && scene_path_next(&p, i == 0, &seg) == 1; ++i) {
+        steps[i].is_index = seg.is_index;
+        steps[i].index = seg.index;
+        steps[i].key = seg.key;
+        steps[i].len = seg.len;
+        steps[i].occurrence = i == n - 1 ? occurrence : 0;
+    }
+    *out = steps;
+    return n;
+}
+
+/*
+ * The steps from the root to `node`, found by the node itself rather than by a dotted path: a path
+ * cannot tell the key "a.b" (or "a[0]") from a member "b" of "a", so an unknown key spelled with a
+ * dot had no position. Iterative, as --set may nest objects deeper than a stack would like. Returns
+ * the number of steps with *out allocated (NULL for none), or -1 when node is not in the tree.
+ */
+static long tree_steps(const cJSON *root, const cJSON *node, loc_step **out)
+{
+    *out = NULL;
+    size_t n = 0, cap = 0;
+    const cJSON **chain = NULL;
+    const cJSON *at = root;
+    long found = -1;
+    while (at) {
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 64;
+            const cJSON **nc = realloc(chain, ncap * sizeof *nc);
+            if (!nc) break;
+            chain = nc;
+            cap = ncap;
+        }
+        chain[n++] = at;
+        if (at == node) {
+            found = (long)n - 1;
+            break;
+        }
+        if ((cJSON_IsObject(at) || cJSON_IsArray(at)) && at->child) {
+            at = at->child;
+            continue;
+        }
+        /* Back up to the nearest member on the chain with a next sibling (the root has none). */
+        at = NULL;
+        while (n > 1) {
+            const cJSON *top = chain[--n];
+            if (top->next) {
+                at = top->next;
+                break;
+            }
+        }
+    }
+    loc_step *steps = found > 0 ? calloc((size_t)found, sizeof *steps) : NULL;
+    if (found > 0 && !steps) found = -1;
+    for (long i = 1; i <= found; ++i) {
+        const cJSON *parent = chain[i - 1], *item = chain[i];
+        loc_step *s = &steps[i - 1];
+        if (cJSON_IsArray(parent)) {
+            s->is_index = 1;
+            for (const cJSON *o = parent->child; o != item; o = o->next) ++s->index;
+        } else {
+            s->key = item->string ? item->string : "";
+            s->len = strlen(s->key);
+            for (const cJSON *o = parent->child; o != item; o = o->next)
+                if (o->string && strcmp(o->string, s->key) == 0) ++s->occurrence;
+        }
+    }
+    free(chain);
+    *out = steps;
+    return found;
 }
 
 /* 1-based line and column (in characters: UTF-8 continuation bytes do not count) of a byte offset. */
@@ -219,16 +303,24 @@ static int same_value(const cJSON *a, const cJSON *b)
 }
 
 /*
- * Line and column of `node` (reached by `path`) in the scene's text: its key (AT_KEY, when the last
- * segment is a key), else its value. 0 when the path is not in the text, or when the text holds
+ * Line and column of `node` in the scene's text (by its place in the tree, else by `path`): its key
+ * (AT_KEY, when it is a member), else its value. 0 when it is not in the text, or when the text holds
  * a different value there (the tree was changed by --set).
  */
 void scene_node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
                          int occurrence, int *line, int *col)
 {
     *line = *col = 0;
+    if (!s->text || !node) return;
+    /* By the node where it is in the tree (duplicates then located by their own place among their
+     * siblings), else by the path. */
+    loc_step *steps = NULL;
+    long n = tree_steps(s->root, node, &steps);
+    if (n < 0 && path) n = path_steps(path, occurrence, &steps);
     size_t key_off, val_off;
-    if (!s->text || !node || !locate_offsets(s->text, path, occurrence, &key_off, &val_off)) return;
+    int found = n >= 0 && locate_steps(s->text, steps, (size_t)n, &key_off, &val_off);
+    free(steps);
+    if (!found) return;
     if (where == AT_CONTAINER && (cJSON_IsObject(node) || cJSON_IsArray(node))) {
         if (s->text[val_off] == (cJSON_IsObject(node) ? '{' : '['))
             scene_offset_linecol(s->text, val_off, line, col);

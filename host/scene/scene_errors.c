@@ -123,6 +123,11 @@ const char *scene_describe(const cJSON *v, char *buf, size_t size)
 
 static void shown_key(char *out, size_t size, const char *key)
 {
+    /* An empty key showed as nothing at all ("materials[0].: unknown key"). */
+    if (!*key) {
+        snprintf(out, size, "\"\"");
+        return;
+    }
     size_t len = strlen(key), cut = len > KEY_SHOWN + 3 ? KEY_SHOWN : len, k = 0;
     while (cut > 0 && cut < len && ((unsigned char)key[cut] & 0xC0) == 0x80) --cut; /* whole UTF-8 */
     for (size_t i = 0; i < cut && k + 4 < size; ++i) out[k++] = (unsigned char)key[i] < 0x20 || key[i] == 0x7f ? ' ' : key[i];
@@ -153,6 +158,18 @@ int scene_fail_key(ctx *c, const char *parent, const cJSON *member, int occurren
 const char *scene_key_text(const char *key, char *buf, size_t size)
 {
     shown_key(buf, size, key ? key : "");
+    return buf;
+}
+
+const char *scene_token_text(const char *text, size_t len, char *buf, size_t size)
+{
+    /* Enough of the token for shown_key to cut it after KEY_SHOWN bytes and mark the cut. */
+    char head[4 * KEY_SHOWN + 8];
+    if (len > sizeof head - 1) len = sizeof head - 1;
+    memcpy(head, text, len);
+    head[len] = '\0';
+    if (len == 0) buf[0] = '\0';
+    else shown_key(buf, size, head);
     return buf;
 }
 

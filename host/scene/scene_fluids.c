@@ -44,11 +44,13 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
             if (k < s->material_count) f->material = (int)k;
         }
         if (f->material < 0) {
-            char names[EDDY_ERROR_MESSAGE_MAX / 2], b[64];
+            char names[EDDY_ERROR_MESSAGE_MAX / 2], b[64], shown[64];
             size_t k = 0;
             names[0] = '\0';
             for (size_t j = 0; j < s->material_count; ++j)
-                if (scene_list_add(names, sizeof names, &k, j ? ", " : "", 1, s->materials[j].name)) break;
+                if (scene_list_add(names, sizeof names, &k, j ? ", " : "", 1,
+                                   scene_key_text(s->materials[j].name, shown, sizeof shown)))
+                    break;
             scene_path_key(q, p, "material");
             return scene_fail(c, q, mv, AT_VALUE, "expected the name of a material (%s), got %s", names,
                               scene_describe(mv, b, sizeof b));

@@ -80,8 +80,9 @@ enum { AT_VALUE = 0, AT_KEY = 1, AT_CONTAINER = 2 };
 const char *scene_file(const eddy_scene *s);
 /* 1-based line and column (in characters) of a byte offset. */
 void scene_offset_linecol(const char *text, size_t off, int *line, int *col);
-/* Line and column of `node` (reached by `path`) in the scene's text; 0 when unknown or changed by
- * --set. `occurrence` picks the n-th member with the last key (duplicated keys). */
+/* Line and column of `node` in the scene's text, found by its place in the tree (any key, any
+ * duplicate); a node not in the tree by `path`, `occurrence` picking the n-th member with the last
+ * key. 0 when unknown or changed by --set. */
 void scene_node_position(const eddy_scene *s, const char *path, const cJSON *node, int where,
                          int occurrence, int *line, int *col);
 /* Offset of the first byte of `text` that is not well-formed UTF-8, or SIZE_MAX. */
@@ -122,6 +123,9 @@ int scene_fail_key(ctx *c, const char *parent, const cJSON *member, int occurren
     EDDY_PRINTF(5, 6);
 /* A key (or an id the scene wrote) as messages show it, in buf[size] (size >= 48). */
 const char *scene_key_text(const char *key, char *buf, size_t size);
+/* text[0..len) (a piece of a string value, a name) shown the same way, without quotes; empty when
+ * len is 0. A scene's strings reach the terminal through messages, so an escape sequence must not. */
+const char *scene_token_text(const char *text, size_t len, char *buf, size_t size);
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected);
 /* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
@@ -280,6 +284,10 @@ int scene_parse_fluids(ctx *c, const cJSON *root);
 int scene_parse_colliders(ctx *c, const cJSON *root);
 int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
 int scene_parse_output(ctx *c, const cJSON *root);
+/* The file's own solver, grid, output.dir and output.format, before the overrides (--solver, --grid,
+ * --out, --format, --set) replace them: a bad value is reported even when this run replaces it, since
+ * the file would fail on it run without them. */
+int scene_check_replaced_values(ctx *c, const cJSON *root);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Typed parameter values (scene_params.c, scene_components.c, scene_material_params.c)             */

@@ -115,8 +115,10 @@ int scene_parse_materials(ctx *c, const cJSON *root)
         if (j != i) {
             char np[PATH_BUF];
             scene_path_key(np, p, "name");
+            char shown[64];
             return scene_fail(c, np, scene_member(o, "name"), AT_VALUE,
-                              "expected a unique material name, got \"%s\" again (also materials[%zu])", m->name, j);
+                              "expected a unique material name, got \"%s\" again (also materials[%zu])",
+                              scene_key_text(m->name, shown, sizeof shown), j);
         }
         /* A float, like the world's: 1e39 became inf, and the spacing was blamed for a NaN mass. */
         if ((rc = scene_get_real(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho_real, NULL)) ||

@@ -47,3 +47,13 @@ scene_limit(misspelled_solver_section 1
 scene_limit(grid_cells_per_particle 1
   "dam_break_3d.json: domain: 1.656 x 0.656 x 5000.06 (world units) at smoothing_radius 0.028 gives 287864512 grid cells (2.3 GB of cell ranges) for 20580 particles; at most 134217728 are allowed (64 per particle, at least 2^27): use a smaller container or domain, or a larger smoothing radius"
   run ${SCENES}/dam_break_3d.json --set "container.max=[1.6,0.6,5000]" ${SCENE_LIMIT_RUN})
+# A key spelled with '.' or '[' was read by the locator as a path of several keys and had no position:
+# the message lost its LINE:COLUMN while every other key's had one. Both kinds of keys checked at
+# build time (a material's solver parameters, a solver section).
+set(SCENE_KEYS ${PROJECT_SOURCE_DIR}/tests/scene_keys)
+scene_limit(material_key_with_dot 1
+  "material_key_with_dot.json:8:50: materials[0].visc.osity: unknown key, expected one of: name, "
+  run ${SCENE_KEYS}/material_key_with_dot.json ${SCENE_LIMIT_RUN})
+scene_limit(solver_key_with_dot 1
+  "solver_key_with_dot.json:13:33: solvers.sph_mueller.c.fl: unknown key, expected one of: cfl, "
+  run ${SCENE_KEYS}/solver_key_with_dot.json ${SCENE_LIMIT_RUN})
