@@ -271,7 +271,10 @@ cli_test(render_bad_width 2 "--render-width expects a width in pixels (16 to 163
 # A field name too long for the renderer is refused as such (it was cut to 63 characters and then
 # refused as an unknown field of another name).
 string(REPEAT "a" 80 LONG_FIELD)
-cli_test(render_field_too_long 1 "eddy: error: --render-field: expected a field name of 1 to 63 characters, got 80" run ${SCENES}/dam_break_2d.json --steps 1 --render --render-field ${LONG_FIELD} --out ${CLI_OUT}/x)
+# Its form is the command line's (2), as an empty name is; whether the solver has it, the run's (1).
+cli_test(render_field_too_long 2 "eddy: --render-field expects a field name of 1 to 63 characters, got 80 characters" run ${SCENES}/dam_break_2d.json --steps 1 --render --render-field ${LONG_FIELD} --out ${CLI_OUT}/x)
+add_test(NAME cli_render_field_empty COMMAND ${EXPECT} 2 "eddy: --render-field expects a field name of 1 to 63 characters, got ''"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --steps 1 --render --render-field "" --out ${CLI_OUT}/x)
 cli_test(render_not_for_resume 2 "option --render is not for resume" resume ${CLI_OUT}/render --render)
 
 # eddy validate checks its --out folder before any case runs (it used to find a file in the way only
@@ -290,3 +293,81 @@ if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
            COMMAND ${EXPECT} 0 "GOMP_SPINCOUNT = '30000000000'"
                    env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=verbose ${EDDY_EXE} --version)
 endif()
+
+# The command-line audit (README, "The eddy command"). Each of these once ran, or failed as an error of the
+# run (1) naming something else, or wrote an output folder.
+#
+# cli_test_leaves(NAME STATUS TEXT DIR ARGS...): as cli_test, and DIR (removed first) must not exist after.
+function(cli_test_leaves name status text dir)
+  add_test(NAME cli_${name}
+    COMMAND sh -c "d=$0; rm -rf \"$d\" && sh \"$@\" && if [ -e \"$d\" ]; then echo \"cli: '$d' was written\" >&2; exit 1; fi"
+            ${dir} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh ${status} "${text}" ${EDDY_EXE} ${ARGN})
+endfunction()
+set(CLI_SCENES ${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes)
+# A scene's own solver, grid, output.dir and output.format are checked although --solver, --grid, --out
+# or --format replaces them on this run: run without those options the scene fails on the value, so it
+# is said now, as a run without them says it. An empty output.dir ran with --out, status 0.
+cli_test_leaves(out_reports_bad_scene_dir 1 "eddy: error: ${CLI_SCENES}/bad_output_dir.json:7:45: output.dir: expected a non-empty string of at most 4095 characters, got \"\""
+         ${CLI_OUT}/bad_scene_dir run ${CLI_SCENES}/bad_output_dir.json --steps 1 --out ${CLI_OUT}/bad_scene_dir)
+cli_test_leaves(solver_reports_bad_scene_solver 1 "eddy: error: ${CLI_SCENES}/bad_solver.json:7:12: solver: expected a component id (1 to 63 characters of [a-z0-9_]), got \"Sph Mueller\""
+         ${CLI_OUT}/bad_scene_solver run ${CLI_SCENES}/bad_solver.json --solver tait --steps 1 --out ${CLI_OUT}/bad_scene_solver)
+cli_test_leaves(grid_reports_bad_scene_grid 1 "eddy: error: ${CLI_SCENES}/bad_grid.json:7:35: grid: expected a component id (1 to 63 characters of [a-z0-9_]), got \"CPU\""
+         ${CLI_OUT}/bad_scene_grid run ${CLI_SCENES}/bad_grid.json --grid cpu --steps 1 --out ${CLI_OUT}/bad_scene_grid)
+cli_test_leaves(format_reports_bad_scene_format 1 "eddy: error: ${CLI_SCENES}/bad_format.json:7:56: output.format[1]: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"VTK\""
+         ${CLI_OUT}/bad_scene_format run ${CLI_SCENES}/bad_format.json --format csv --steps 1 --out ${CLI_OUT}/bad_scene_format)
+cli_test_leaves(set_reports_bad_scene_dir 1 "bad_output_dir.json:7:45: output.dir: expected a non-empty string"
+         ${CLI_OUT}/bad_scene_dir_set run ${CLI_SCENES}/bad_output_dir.json --set "output.dir=\"${CLI_OUT}/bad_scene_dir_set\"" --steps 1)
+
+# An option that takes a value is given once (--set, and validate's --solver and --case, add up): the
+# second replaced the first without a word.
+cli_test_leaves(run_out_twice 2 "eddy: option --out is given twice ('${CLI_OUT}/twice_a', then '${CLI_OUT}/twice_b')\nrun 'eddy help' for usage"
+         ${CLI_OUT}/twice_b run ${SCENES}/dam_break_2d.json --steps 1 --out ${CLI_OUT}/twice_a --out ${CLI_OUT}/twice_b)
+cli_test(run_steps_twice 2 "eddy: option --steps is given twice ('1', then '2')" run ${SCENES}/dam_break_2d.json --steps 1 --steps 2 --out ${CLI_OUT}/x)
+cli_test(resume_threads_twice 2 "eddy: option --threads is given twice ('1', then '2')" resume ${CLI_OUT}/none --threads 1 --threads 2)
+cli_test_leaves(compare_solvers_twice 2 "eddy: option --solvers is given twice ('tait', then 'pbf')"
+         ${CLI_OUT}/solvers_twice compare ${SCENES}/dam_break_2d.json --solvers tait --solvers pbf --steps 1 --out ${CLI_OUT}/solvers_twice)
+cli_test(bench_particles_twice 2 "eddy: option --particles is given twice ('300', then '400')"
+         bench ${SCENES}/dam_break_2d.json --particles 300 --particles 400 --steps 1 --repeats 1)
+cli_test(validate_resolution_twice 2 "eddy: option --resolution is given twice ('coarse', then 'fine')"
+         validate --case nosuch --resolution coarse --resolution fine)
+
+# A folder or component id of the wrong form is a bad command line (2), said as the option's; it was an
+# error of the run (1) that named the scene file's key ("dam_break_2d.json: output.dir: ..."), or
+# compare wrote a report of the failure, or validate read '/cases'.
+# (add_test itself where a value is empty: a function's ARGN drops it)
+add_test(NAME cli_run_out_empty COMMAND ${EXPECT} 2 "eddy: --out expects a folder, got ''\nrun 'eddy help' for usage"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --steps 1 --out "")
+cli_test(run_solver_bad_form 2 "eddy: --solver expects a component id (1 to 63 characters of [a-z0-9_]), got 'Tait'"
+         run ${SCENES}/dam_break_2d.json --solver Tait --steps 1 --out ${CLI_OUT}/x)
+add_test(NAME cli_bench_grid_empty COMMAND ${EXPECT} 2 "eddy: --grid expects a component id (1 to 63 characters of [a-z0-9_]), got ''"
+         ${EDDY_EXE} bench ${SCENES}/dam_break_2d.json --grid "" --particles 300 --steps 1 --repeats 1)
+add_test(NAME cli_compare_grid_empty
+  COMMAND sh -c "rm -rf \"$0\" && sh \"$@\" && test ! -e \"$0\"" ${CLI_OUT}/grid_empty
+          ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh 2 "eddy: --grid expects a component id (1 to 63 characters of [a-z0-9_]), got ''"
+          ${EDDY_EXE} compare ${SCENES}/dam_break_2d.json --solvers tait --grid "" --steps 1 --out ${CLI_OUT}/grid_empty)
+add_test(NAME cli_compare_out_empty COMMAND ${EXPECT} 2 "eddy: --out expects a folder, got ''"
+         ${EDDY_EXE} compare ${SCENES}/dam_break_2d.json --solvers tait --steps 1 --out "")
+add_test(NAME cli_validate_cases_empty COMMAND ${EXPECT} 2 "eddy: --cases expects a folder, got ''" ${EDDY_EXE} validate --list --cases "")
+add_test(NAME cli_bench_from_empty COMMAND ${EXPECT} 2 "eddy: --from expects a folder, got ''" ${EDDY_EXE} bench --from "")
+
+# A number with white space before it, as after it, is not a number (" 5" ran 5 steps).
+cli_test(steps_leading_space 2 "eddy: --steps expects an integer >= 0, got ' 5'" run ${SCENES}/dam_break_2d.json --steps " 5" --out ${CLI_OUT}/x)
+cli_test(until_leading_space 2 "eddy: --until expects a time >= 0 in seconds, got ' 0.1'" compare ${SCENES}/dam_break_2d.json --solvers tait --until " 0.1")
+# A single-dash word is an unknown option, not a scene file ("cannot read '-x'").
+cli_test(run_single_dash 2 "eddy: unknown option '-x' for run" run -x)
+cli_test(compare_single_dash 2 "eddy: unknown option '-q' for compare" compare ${SCENES}/dam_break_2d.json --solvers tait -q)
+
+# The render options choose what --render draws: without --render or --movie they changed nothing,
+# without a word (--render-field bogus ran with status 0).
+cli_test_leaves(render_field_without_render 2 "eddy: --render-field chooses what --render draws: give --render or --movie with it"
+         ${CLI_OUT}/render_alone run ${SCENES}/dam_break_2d.json --render-field bogus --steps 1 --out ${CLI_OUT}/render_alone)
+cli_test(camera_without_render 2 "eddy: --camera chooses what --render draws: give --render or --movie with it"
+         run ${SCENES}/dam_break_2d.json --camera view=-z --steps 1 --out ${CLI_OUT}/x)
+
+# describe takes a component id, not an option (it looked '--quiet' up as a component: status 1).
+cli_test(describe_option 2 "eddy: unknown option '--quiet' for describe" describe tait --quiet)
+# `eddy help CMD` is `eddy CMD --help` (it printed every command), an unknown CMD is refused (it printed
+# the usage with status 0), and --version takes no arguments.
+cli_test(help_command 0 "usage: eddy compare SCENE --solvers ID,ID,..." help compare)
+cli_test(help_unknown_command 2 "eddy: unknown command 'rnu'" help rnu)
+cli_test(version_extra_argument 2 "eddy: --version takes no arguments, got 'run'" --version run)

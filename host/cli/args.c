@@ -14,6 +14,8 @@
 int eddy_arg_integer(const char *s, long long min, long long *out)
 {
     char *end;
+    /* strtoll skips leading white space, which a value with trailing white space does not get. */
+    if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+')) return -1;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end || v < min) return -1;
@@ -24,6 +26,7 @@ int eddy_arg_integer(const char *s, long long min, long long *out)
 int eddy_arg_real(const char *s, double *out)
 {
     char *end;
+    if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.')) return -1;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v)) return -1;
@@ -118,4 +121,38 @@ int eddy_arg_value(const char *cmd, const char *const *takes_value, const char *
     if (!v) return eddy_arg_usage_error("option %s needs a value", opt);
     if (v[0] == '-' && v[1] == '-') return eddy_arg_usage_error("option %s needs a value, got the option '%s'", opt, v);
     return 0;
+}
+
+int eddy_arg_given_once(eddy_arg_once *seen, const char *opt, const char *v)
+{
+    for (int k = 0; k < seen->count; ++k)
+        if (strcmp(seen->opt[k], opt) == 0)
+            return eddy_arg_usage_error("option %s is given twice ('%s', then '%s')", opt, seen->value[k], v);
+    if (seen->count < EDDY_ARG_ONCE_MAX) {
+        seen->opt[seen->count] = opt;
+        seen->value[seen->count++] = v;
+    }
+    return 0;
+}
+
+int eddy_arg_component_id(const char *opt, const char *v)
+{
+    size_t n = strlen(v);
+    int ok = n > 0 && n < EDDY_SCENE_ID_MAX;
+    for (const char *c = v; ok && *c; ++c) ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (ok) return 0;
+    if (n >= EDDY_SCENE_ID_MAX)
+        return eddy_arg_usage_error("%s expects a component id (1 to %d characters of [a-z0-9_]), got %zu characters", opt,
+                                    EDDY_SCENE_ID_MAX - 1, n);
+    return eddy_arg_usage_error("%s expects a component id (1 to %d characters of [a-z0-9_]), got '%s'", opt,
+                                EDDY_SCENE_ID_MAX - 1, v);
+}
+
+int eddy_arg_folder(const char *opt, const char *v)
+{
+    size_t n = strlen(v);
+    if (n > 0 && n < EDDY_SCENE_PATH_MAX) return 0;
+    if (n == 0) return eddy_arg_usage_error("%s expects a folder, got ''", opt);
+    return eddy_arg_usage_error("%s expects a folder path of at most %d characters, got %zu", opt,
+                                EDDY_SCENE_PATH_MAX - 1, n);
 }

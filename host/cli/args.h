@@ -38,6 +38,26 @@ const char *eddy_arg_deferred_usage_error(void);
  * starts with "--". */
 int eddy_arg_value(const char *cmd, const char *const *takes_value, const char *opt, const char *v);
 
+/* The options of one command line given so far that take a value and may be given once. */
+#define EDDY_ARG_ONCE_MAX 32
+typedef struct eddy_arg_once {
+    const char *opt[EDDY_ARG_ONCE_MAX], *value[EDDY_ARG_ONCE_MAX];
+    int count;
+} eddy_arg_once;
+
+/* 0 the first time option `opt` is given (kept with its value `v`), else the usage error printed (2):
+ * "option OPT is given twice ('FIRST', then 'V')". A second --out or --steps replaced the first without a
+ * word, so a command line put together by a script ran with whichever came last. */
+int eddy_arg_given_once(eddy_arg_once *seen, const char *opt, const char *v);
+
+/* --solver ID, --grid ID: a component id (1 to 63 characters of [a-z0-9_]) into 0, else the usage error
+ * printed (2). The scene checks the key it replaces the same way, but named the scene file for it. */
+int eddy_arg_component_id(const char *opt, const char *v);
+
+/* --out DIR, --cases DIR, --from DIR: a path of 1 to 4095 characters (0), else the usage error printed
+ * (2). ("--cases ''" read '/cases'.) */
+int eddy_arg_folder(const char *opt, const char *v);
+
 /* The value of --set: 0 when it has the form PATH=VALUE with a key path (eddy_scene_check_set), else
  * the usage error printed (2). Whether the path names a key of the scene is the scene's to say (1). */
 int eddy_arg_set(const char *v);

@@ -55,13 +55,14 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
     o->steps = -1;
     o->until = NAN;
     int have_solvers = 0;
+    eddy_arg_once seen = {0};
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
             continue;
         }
-        if (a[0] != '-' || a[1] != '-') {
+        if (a[0] != '-' || !a[1]) {
             if (o->scene_path) return eddy_arg_usage_error("unexpected argument '%s' (one scene per comparison)", a);
             o->scene_path = a;
             continue;
@@ -69,15 +70,17 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
         static const char *const takes_value[] = {"--solvers", "--out", "--grid", "--set", "--steps",
                                                   "--until", "--threads", NULL};
         if (eddy_arg_value("compare", takes_value, a, v)) return 2;
+        if (strcmp(a, "--set") != 0 && eddy_arg_given_once(&seen, a, v)) return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solvers") == 0) {
-            o->solver_count = 0;
             rc = parse_solvers(v, o);
             have_solvers = 1;
         } else if (strcmp(a, "--out") == 0) {
+            rc = eddy_arg_folder(a, v);
             o->out_dir = v;
         } else if (strcmp(a, "--grid") == 0) {
+            rc = eddy_arg_component_id(a, v);
             o->grid = v;
         } else if (strcmp(a, "--set") == 0) {
             if (o->set_count == EDDY_COMPARE_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_COMPARE_MAX_SETS);

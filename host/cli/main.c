@@ -40,8 +40,10 @@ static const char usage[] =
     "      DIR/diagnostics.csv and DIR/picture.png. --set takes a dotted path into the scene,\n"
     "      e.g. --set world.smoothing_radius=0.02 --set materials[0].viscosity=0.2.\n"
     "      --render writes DIR/render/frame_NNNNN.png per frame (camera, field, colour bar, time);\n"
-    "      --movie also DIR/movie.mp4 with ffmpeg. See docs/rendering.md. --format names the frame\n"
-    "      writers (vtk, csv, or a plugin's; `eddy list` shows them) instead of output.format.\n"
+    "      --movie also DIR/movie.mp4 with ffmpeg; --render-field, --camera, --render-range and\n"
+    "      --render-width choose what they draw (only with one of them). See docs/rendering.md.\n"
+    "      --steps N or --until T end the run elsewhere than the scene's time.end. --format names\n"
+    "      the frame writers (vtk, csv, or a plugin's; `eddy list` shows them) instead of output.format.\n"
     "      Every run ends by writing DIR/checkpoint.eddy (under mpirun one piece per process and\n"
     "      DIR/checkpoint.manifest), also when SIGINT/SIGTERM stops it;\n"
     "      --checkpoint-every T also writes one at the first frame after every T simulated seconds.\n"
@@ -74,14 +76,21 @@ static const char usage[] =
     "  bench SCENE [--solver ID] [--grid ID] [--particles N] [--steps N] [--repeats N]\n"
     "              [--threads N] [--set key=value]... [--at T] [--quiet]\n"
     "  bench --from DIR [--steps N] [--repeats N] [--threads N] [--at T] [--quiet]\n"
-    "      Median speed of a solver on the scene refilled at about N particles (the whole run's).\n"
+    "      Median speed of a solver on the scene refilled at about N particles (the whole run's;\n"
+    "      default: the scene's own fill): --repeats N repeats (5) of --steps N steps (20) each, after\n"
+    "      10 warm-up steps.\n"
     "      --at T first steps the flow as `eddy run` does to t = T s (after the refill), so that a\n"
     "      developed state is timed (a splash costs more than water at rest: the bench prints the\n"
     "      fraction of particles within h of a wall); --from DIR benches the checkpoint of a run\n"
     "      folder (its solver and grid; --at T then continues it to T first).\n"
     "      Under mpirun (`mpirun -np R eddy bench ...`): the decomposed step, figures over every\n"
     "      process, time in MPI and halo bytes per step, printed once. See docs/mpi.md.\n"
+    "  help [COMMAND]\n"
+    "      This text, or one command's part of it (as `eddy COMMAND --help`).\n"
+    "  --version\n"
+    "      The version, the plugin ABI, whether MPI is in, and the SIMD path of the solvers.\n"
     "\n"
+    "An option that takes a value is given once; --set (and validate's --solver and --case) add up.\n"
     "Plugins are searched in $EDDY_PLUGIN_PATH (colon-separated), <exe>/../lib/eddy/plugins and the\n"
     "install folder, in that order; the first component found with an id is used, and a command that\n"
     "uses one that shadows another says so on stderr (`eddy list` shows both files).\n"
@@ -161,6 +170,7 @@ static int cmd_run(int argc, char **argv, int resume)
     static const char *formats[EDDY_MAX_FORMATS];
     const char *format_arg = NULL;
     int nformats = 0;
+    eddy_arg_once seen = {0};
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -177,7 +187,7 @@ static int cmd_run(int argc, char **argv, int resume)
             else o.render.movie = 1;
             takes = 0;
         }
-        else if (a[0] == '-' && a[1] == '-') {
+        else if (a[0] == '-' && a[1]) {
             if (eddy_arg_value(cmd, run_values, a, v)) return 2;
             int run_only = strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0 || strcmp(a, "--out") == 0 ||
                            strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
@@ -185,11 +195,22 @@ static int cmd_run(int argc, char **argv, int resume)
             if (resume && run_only)
                 return eddy_arg_usage_error("option %s is not for resume: a resumed run keeps its scene, solver, grid, "
                                    "folder, formats and rendering", a);
-            if (strcmp(a, "--solver") == 0) o.solver = v;
-            else if (strcmp(a, "--grid") == 0) o.grid = v;
-            else if (strcmp(a, "--out") == 0) o.out_dir = v;
-            else if (strcmp(a, "--render-field") == 0) o.render.field = v;
-            else if (strcmp(a, "--camera") == 0) o.render.camera = v;
+            if (strcmp(a, "--set") != 0 && eddy_arg_given_once(&seen, a, v)) return 2;
+            if (strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0) {
+                if (eddy_arg_component_id(a, v)) return 2;
+                if (a[2] == 's') o.solver = v;
+                else o.grid = v;
+            } else if (strcmp(a, "--out") == 0) {
+                if (eddy_arg_folder(a, v)) return 2;
+                o.out_dir = v;
+            } else if (strcmp(a, "--render-field") == 0) {
+                /* (the length is the form; whether the solver has the field is the run's to say, 1) */
+                if (!v[0]) return eddy_arg_usage_error("--render-field expects a field name of 1 to 63 characters, got ''");
+                if (strlen(v) > 63)
+                    return eddy_arg_usage_error("--render-field expects a field name of 1 to 63 characters, got %zu characters",
+                                                strlen(v));
+                o.render.field = v;
+            } else if (strcmp(a, "--camera") == 0) o.render.camera = v;
             else if (strcmp(a, "--render-range") == 0) o.render.range = v;
             else if (strcmp(a, "--render-width") == 0) {
                 long long px;
@@ -232,6 +253,12 @@ static int cmd_run(int argc, char **argv, int resume)
     eddy_error err;
     eddy_error_clear(&err);
     if (eddy_render_check_request(&o.render, &err)) return eddy_arg_usage_error("%s", err.message);
+    /* They only choose what --render draws: alone they were ignored without a word. */
+    if (!o.render.enabled && !o.render.movie) {
+        const char *alone = o.render.field ? "--render-field" : o.render.camera ? "--camera"
+                          : o.render.range ? "--render-range" : o.render.width ? "--render-width" : NULL;
+        if (alone) return eddy_arg_usage_error("%s chooses what --render draws: give --render or --movie with it", alone);
+    }
     eddy_services_set_quiet(o.quiet);
     /* One registry for the command: the --format ids are checked against it, and the run uses it. */
     eddy_registry *reg;
@@ -419,6 +446,9 @@ static void print_table(const eddy_param_desc *table, size_t count)
 
 static int cmd_describe(int argc, char **argv)
 {
+    /* (an option was looked up as a component: "unknown component '--quiet'", status 1) */
+    for (int i = 0; i < argc; ++i)
+        if (argv[i][0] == '-') return eddy_arg_usage_error("unknown option '%s' for describe", argv[i]);
     if (argc != 1) return eddy_arg_usage_error("describe needs exactly one component id%s", "");
     eddy_registry *reg;
     eddy_error err;
@@ -485,6 +515,7 @@ static int cmd_bench(int argc, char **argv)
     o.warmup = -1;
     const char *sets[EDDY_MAX_SETS];
     size_t nsets = 0;
+    eddy_arg_once seen = {0};
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long n;
@@ -499,9 +530,12 @@ static int cmd_bench(int argc, char **argv)
             continue;
         }
         if (eddy_arg_value("bench", bench_values, a, v)) return 2;
-        if (strcmp(a, "--solver") == 0) o.solver = v;
-        else if (strcmp(a, "--grid") == 0) o.grid = v;
-        else if (strcmp(a, "--set") == 0) {
+        if (strcmp(a, "--set") != 0 && eddy_arg_given_once(&seen, a, v)) return 2;
+        if (strcmp(a, "--solver") == 0 || strcmp(a, "--grid") == 0) {
+            if (eddy_arg_component_id(a, v)) return 2;
+            if (a[2] == 's') o.solver = v;
+            else o.grid = v;
+        } else if (strcmp(a, "--set") == 0) {
             if (nsets == EDDY_MAX_SETS) return eddy_arg_usage_error("too many --set options (at most %s)", "256");
             if (eddy_arg_set(v)) return 2;
             sets[nsets++] = v;
@@ -519,6 +553,7 @@ static int cmd_bench(int argc, char **argv)
         } else if (strcmp(a, "--at") == 0) {
             if (eddy_arg_bench_at(v, &o.at)) return 2;
         } else if (strcmp(a, "--from") == 0) {
+            if (eddy_arg_folder(a, v)) return 2;
             o.from = v;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for bench", a);
@@ -572,6 +607,11 @@ static void speak_once(void)
     if (eddy_decomp_size() > 1 && eddy_decomp_rank() != 0) (void)!freopen("/dev/null", "w", stdout);
 }
 
+static int is_help(const char *a)
+{
+    return strcmp(a, "help") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
 static int command(int argc, char **argv)
 {
     if (argc < 2) {
@@ -584,12 +624,25 @@ static int command(int argc, char **argv)
      * a signal ends the process at once (143 / 130), however long a scene or checkpoint takes to load. */
     eddy_services_exit_on_signal();
     const char *cmd = argv[1];
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
+    const size_t ncommands = sizeof commands / sizeof commands[0];
+    if (is_help(cmd)) {
+        /* `eddy help run` printed every command, and `eddy help bogus` too, with status 0. */
+        if (argc > 3) return eddy_arg_usage_error("%s takes at most one command, got '%s' too", cmd, argv[3]);
+        if (argc == 3 && !is_help(argv[2])) {
+            for (size_t k = 0; k < ncommands; ++k) {
+                if (strcmp(argv[2], commands[k]) != 0) continue;
+                speak_once();
+                return command_help(commands[k]);
+            }
+            return eddy_arg_usage_error("unknown command '%s'", argv[2]);
+        }
         speak_once();
         fputs(usage, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        if (argc > 2) return eddy_arg_usage_error("%s takes no arguments, got '%s'", cmd, argv[2]);
         speak_once();
         eddy_sph_simd simd;
         eddy_error err;
@@ -602,10 +655,9 @@ static int command(int argc, char **argv)
         return 0;
     }
     /* --help or -h where an option name stands, not as the value of one (--out -h is a folder). */
-    static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
     static const char *const flags[] = {"--hash", "--quiet", "--no-picture", "--no-overlap", "--render", "--movie",
                                         "--list"};
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
+    for (size_t k = 0; k < ncommands; ++k) {
         if (strcmp(cmd, commands[k]) != 0) continue;
         for (int i = 2; i < argc; ++i) {
             if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0) continue;

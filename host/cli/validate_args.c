@@ -50,6 +50,7 @@ static int add_name(const char *opt, const char *v, const char **list, int *coun
 static int parse_args(int argc, char **argv, eddy_validate_options *o)
 {
     memset(o, 0, sizeof *o);
+    eddy_arg_once seen = {0};
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--quiet") == 0) {
@@ -64,6 +65,10 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
         static const char *const takes_value[] = {"--solver", "--case", "--resolution", "--out", "--cases",
                                                   "--set", "--threads", NULL};
         if (eddy_arg_value("validate", takes_value, a, v)) return 2;
+        /* (--solver, --case and --set are repeatable) */
+        if (strcmp(a, "--solver") != 0 && strcmp(a, "--case") != 0 && strcmp(a, "--set") != 0 &&
+            eddy_arg_given_once(&seen, a, v))
+            return 2;
         ++i;
         int rc = 0;
         if (strcmp(a, "--solver") == 0) {
@@ -73,8 +78,10 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
         } else if (strcmp(a, "--resolution") == 0) {
             rc = parse_resolutions(v, o);
         } else if (strcmp(a, "--out") == 0) {
+            rc = eddy_arg_folder(a, v);
             o->out_dir = v;
         } else if (strcmp(a, "--cases") == 0) {
+            rc = eddy_arg_folder(a, v);
             o->cases_dir = v;
         } else if (strcmp(a, "--set") == 0) {
             if (o->set_count == EDDY_VALIDATE_MAX_SETS)
