@@ -315,6 +315,9 @@ cli_test_leaves(grid_reports_bad_scene_grid 1 "eddy: error: ${CLI_SCENES}/bad_gr
          ${CLI_OUT}/bad_scene_grid run ${CLI_SCENES}/bad_grid.json --grid cpu --steps 1 --out ${CLI_OUT}/bad_scene_grid)
 cli_test_leaves(format_reports_bad_scene_format 1 "eddy: error: ${CLI_SCENES}/bad_format.json:7:56: output.format[1]: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"VTK\""
          ${CLI_OUT}/bad_scene_format run ${CLI_SCENES}/bad_format.json --format csv --steps 1 --out ${CLI_OUT}/bad_scene_format)
+# An output that is no object: the --out put into it was blamed ("--set 'output.dir=...': output: ...").
+cli_test_leaves(out_reports_scene_output_not_object 1 "eddy: error: ${CLI_SCENES}/output_not_object.json:7:37: output: expected an object {dir, format, writers, overlap}, got an empty array"
+         ${CLI_OUT}/output_not_object run ${CLI_SCENES}/output_not_object.json --steps 1 --out ${CLI_OUT}/output_not_object)
 cli_test_leaves(set_reports_bad_scene_dir 1 "bad_output_dir.json:7:45: output.dir: expected a non-empty string"
          ${CLI_OUT}/bad_scene_dir_set run ${CLI_SCENES}/bad_output_dir.json --set "output.dir=\"${CLI_OUT}/bad_scene_dir_set\"" --steps 1)
 

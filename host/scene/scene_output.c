@@ -128,8 +128,10 @@ int scene_check_replaced_values(ctx *c, const cJSON *root)
     int rc;
     if ((rc = scene_parse_id(c, root, "solver", 0, "", id)) || (rc = scene_parse_id(c, root, "grid", 0, "", id)))
         return rc;
-    const cJSON *o = scene_member(root, "output");
-    if (!cJSON_IsObject(o)) return EDDY_OK;
+    /* (an output that is no object: the --out that goes into it would be blamed for the file's value) */
+    const cJSON *o;
+    if ((rc = scene_get_object(c, root, "", "output", 0, "an object {dir, format, writers, overlap}", &o)) || !o)
+        return rc;
     if ((rc = scene_get_string(c, o, "output", "dir", 0, NULL, dir, sizeof dir, 1))) return rc;
     const cJSON *f = scene_member(o, "format");
     /* (the formats it fills are set again by scene_parse_output) */
