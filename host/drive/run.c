@@ -422,6 +422,25 @@ void run_remove_in(const char *dir, const char *name)
     free(path);
 }
 
+/* A number that reads back as the double it is. cJSON prints 15 digits wherever they read back within an
+ * epsilon of the value, not to it: a cut of 4 processes' rebalanced slabs (0.0812499374151229858, the
+ * coordinate of the particle it was taken at) came back an ulp off as 0.081249937415123, and on resume
+ * that particle lay outside its slab. Time and cuts must come back exactly. */
+static cJSON *exact_number(double v)
+{
+    char text[32];
+    if (!isfinite(v)) return cJSON_CreateNumber(v); /* (never for these; cJSON writes null) */
+    snprintf(text, sizeof text, "%.17g", v);
+    return cJSON_CreateRaw(text);
+}
+
+/* exact_number as member `key` of object `o`: 0 when out of memory. */
+static int add_exact(cJSON *o, const char *key, double v)
+{
+    cJSON *n = exact_number(v);
+    return n && cJSON_AddItemToObject(o, key, n);
+}
+
 /* The manifest of a checkpoint written as pieces (checkpoint.h): rank 0, once every piece is on disk. */
 static int write_manifest(const char *dir, const eddy_world *w, const double *cuts, int n, eddy_error *err)
 {
@@ -432,7 +451,7 @@ static int write_manifest(const char *dir, const eddy_world *w, const double *cu
     eddy_decomp_balance b = {0};
     eddy_decomp_balance_of(w, &b);
     int ok = pieces && cut && cJSON_AddNumberToObject(m, "processes", n) &&
-             cJSON_AddNumberToObject(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step) &&
+             add_exact(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step) &&
              cJSON_AddNumberToObject(m, "rebalances", (double)b.rebalances) &&
              cJSON_AddNumberToObject(m, "imbalance_floor", b.floor);
     for (int r = 0; ok && r < n; ++r) {
@@ -441,7 +460,7 @@ static int write_manifest(const char *dir, const eddy_world *w, const double *cu
         cJSON *e = cJSON_CreateString(name);
         ok = e && cJSON_AddItemToArray(pieces, e);
         if (ok && r + 1 < n) {
-            cJSON *v = cJSON_CreateNumber(cuts[r]);
+            cJSON *v = exact_number(cuts[r]);
             ok = v && cJSON_AddItemToArray(cut, v);
         }
     }
@@ -474,12 +493,12 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     double *cuts = malloc(sizeof(double) * (size_t)n);
     cJSON *cut = cJSON_AddArrayToObject(s, "cuts");
     int rc = cuts && cut && cJSON_AddNumberToObject(s, "processes", n) && cJSON_AddNumberToObject(s, "piece", r) &&
-                     cJSON_AddNumberToObject(s, "time", w->time) && cJSON_AddNumberToObject(s, "step", (double)w->step)
+                     add_exact(s, "time", w->time) && cJSON_AddNumberToObject(s, "step", (double)w->step)
                  ? EDDY_OK
                  : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     const int k = cuts ? eddy_decomp_cuts(w, cuts, n - 1) : 0;
     for (int i = 0; !rc && i < k; ++i) {
-        cJSON *v = cJSON_CreateNumber(cuts[i]);
+        cJSON *v = exact_number(cuts[i]);
         if (!v || !cJSON_AddItemToArray(cut, v)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     char final[48], next[64];

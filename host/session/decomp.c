@@ -1087,10 +1087,12 @@ static int ensure_idx(decomp *d, eddy_error *err)
 static eddy_error g_step_failure;
 static int g_step_failure_known;
 
+static void domain_failure_whole(const eddy_world *w, eddy_error *e);
+
 /* Collective unless a failure is known: whether any process failed (`mine`: this one's error, or NULL),
  * in one MPI_Allreduce; if one did, its error (the lowest failing rank's) is broadcast to every process,
  * recorded as agreed and copied into *err. Returns its code, or EDDY_OK when none failed. */
-static int step_failure(const eddy_error *mine, eddy_error *err)
+static int step_failure(const eddy_world *w, const eddy_error *mine, eddy_error *err)
 {
     if (!g_step_failure_known) {
         const int rank = eddy_decomp_rank(), size = eddy_decomp_size();
@@ -1100,6 +1102,7 @@ static int step_failure(const eddy_error *mine, eddy_error *err)
         if (rank == lowest) g_step_failure = *mine;
         MPI_Bcast(&g_step_failure, (int)sizeof g_step_failure, MPI_BYTE, lowest, MPI_COMM_WORLD);
         if (g_step_failure.code == EDDY_OK) g_step_failure.code = EDDY_ERR_PLUGIN; /* (a failure is one) */
+        if (g_step_failure.code == EDDY_ERR_DOMAIN) domain_failure_whole(w, &g_step_failure);
         g_step_failure_known = 1;
         eddy_decomp_set_agreed(g_step_failure.code);
     }
@@ -1111,7 +1114,7 @@ int eddy_decomp_step_outcome(eddy_world *w, int rc, eddy_error *err)
 {
     if (!decomp_of(w)) return rc;
     if (rc && err->code == EDDY_OK) err->code = rc;
-    rc = step_failure(rc ? err : NULL, err);
+    rc = step_failure(w, rc ? err : NULL, err);
     g_step_failure_known = 0;
     return rc;
 }
@@ -1156,7 +1159,7 @@ static int refresh(void *context, eddy_world *w, const int *fields, size_t field
             for (size_t c = 0; c < ncol; ++c) *out++ = i != UINT32_MAX ? col[c][i] : 0.0f;
         }
 ask:
-    if ((rc = step_failure(rc ? err : NULL, err))) goto done;
+    if ((rc = step_failure(w, rc ? err : NULL, err))) goto done;
     decomp_tally_sends(d->scount, d->size, d->rank);
     TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
                                            d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
@@ -1182,7 +1185,7 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
     if (count > INT32_MAX) rc = decomp_too_big(count * sizeof(double), err);
     else if (op == EDDY_REDUCE_SUM && !(all = malloc(sizeof(double) * count * (size_t)d->size)))
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    if ((rc = step_failure(rc ? err : NULL, err))) {
+    if ((rc = step_failure(d->w, rc ? err : NULL, err))) {
         free(all);
         return rc;
     }
@@ -1355,8 +1358,10 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
         for (size_t i = 0; !rc && i < p->count; ++i)
             if (owner_of(d, xa[i]) != d->rank)
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                    "checkpoint piece %d holds particle id %" PRIu64 " outside its slab", d->rank,
-                                    p->id[i]);
+                                    "checkpoint piece %d holds particle id %" PRIu64 " at %c = %.17g, outside its slab "
+                                    "[%.17g, %.17g) of the manifest's cuts",
+                                    d->rank, p->id[i], "xyz"[d->axis], (double)xa[i], d->cut[d->rank],
+                                    d->cut[d->rank + 1]);
     } else if (share) {
         rc = share_cuts(d, err);
         d->imbalance = d->floor;
@@ -1436,19 +1441,11 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     return EDDY_OK;
 }
 
-int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
+/* The grid build's message for particle `id` at `pos` outside the domain, `count` particles outside in
+ * all (core/src/grid.c, domain_error), written at `out`. */
+static void say_outside(const eddy_grid_layout *l, uint64_t id, const double pos[3], uint64_t count, char *out,
+                        size_t size)
 {
-    decomp *d = decomp_of(w);
-    if (!d || !d->outside) return EDDY_OK;
-    const eddy_particles *p = &w->particles;
-    const eddy_grid_layout *l = &w->grid.layout;
-    size_t i;
-    owned_outside(w, &i);
-    /* The lowest id over the processes, and its owner's position. */
-    const uint64_t id = eddy_decomp_min_u64(i == SIZE_MAX ? UINT64_MAX : p->id[i]);
-    const int mine = i != SIZE_MAX && p->id[i] == id;
-    double pos[3] = {mine ? p->x[i] : INFINITY, mine ? p->y[i] : INFINITY, mine ? p->z[i] : INFINITY};
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, pos, 3, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
     char where[160], box[256];
     if (l->dimensions == 3) snprintf(where, sizeof where, "(%g, %g, %g)", pos[0], pos[1], pos[2]);
     else snprintf(where, sizeof where, "(%g, %g)", pos[0], pos[1]);
@@ -1456,9 +1453,73 @@ int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
     for (int a = 0; a < l->dimensions && len < (int)sizeof box; ++a)
         len += snprintf(box + len, sizeof box - (size_t)len, "%s%c in [%g, %g]%s", a ? ", " : "", "xyz"[a],
                         (double)l->lo[a], (double)l->hi[a], l->periodic[a] ? " (periodic)" : "");
+    int finite = 1;
+    for (int a = 0; a < l->dimensions; ++a) finite &= isfinite(pos[a]) != 0;
+    if (finite)
+        snprintf(out, size, "particle id %" PRIu64 " at %s left the domain %s (%" PRIu64 " particle%s outside)", id,
+                 where, box, count, count == 1 ? "" : "s");
+    else
+        snprintf(out, size,
+                 "particle id %" PRIu64 " has a non-finite position %s (%" PRIu64 " particle%s outside the domain "
+                 "%s); the simulation has probably exploded: lower dt or stiffness",
+                 id, where, count, count == 1 ? "" : "s", box);
+}
+
+/* The position of owned particle `id` (index i here, SIZE_MAX: not here) on every process: broadcast by
+ * its owner, since a minimum over the processes would not carry a NaN coordinate. */
+static void owner_position(const eddy_particles *p, size_t i, uint64_t id, double pos[3])
+{
+    const int mine = i != SIZE_MAX && p->id[i] == id, size = eddy_decomp_size();
+    int owner = mine ? eddy_decomp_rank() : size;
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    pos[0] = pos[1] = pos[2] = INFINITY;
+    if (mine) pos[0] = p->x[i], pos[1] = p->y[i], pos[2] = p->z[i];
+    if (owner < size) MPI_Bcast(pos, 3, MPI_DOUBLE, owner, MPI_COMM_WORLD);
+}
+
+/* A domain error met within a step (pbf's predicted positions) comes from the grid build of the lowest
+ * failing process, which counted and named what it held: its halo copies in, the other processes'
+ * particles out. Every process takes part here, so the message becomes one process's: the owned
+ * particles outside summed over the processes, and the lowest id of those the grid build names (any
+ * outside under the "error" policy, a non-finite one under the others), after the same prefix. */
+static void domain_failure_whole(const eddy_world *w, eddy_error *e)
+{
+    char *at = strstr(e->message, "particle id ");
+    if (!at) return; /* (the broadcast text is the same everywhere: every process returns here alike) */
+    const eddy_particles *p = &w->particles;
+    const eddy_grid_layout *l = &w->grid.layout;
+    const int any = w->grid.policy == EDDY_DOMAIN_ERROR;
+    uint64_t count = 0;
+    size_t lowest = SIZE_MAX;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i) || !eddy_grid_outside_domain(l, p->x[i], p->y[i], p->z[i])) continue;
+        ++count;
+        const int named = any || !isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i]);
+        if (named && (lowest == SIZE_MAX || p->id[i] < p->id[lowest])) lowest = i;
+    }
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+    const uint64_t id = eddy_decomp_min_u64(lowest == SIZE_MAX ? UINT64_MAX : p->id[lowest]);
+    if (!count || id == UINT64_MAX) return;
+    double pos[3];
+    owner_position(p, lowest, id, pos);
+    const size_t kept = (size_t)(at - e->message);
+    say_outside(l, id, pos, count, at, sizeof e->message - kept);
+}
+
+int eddy_decomp_check_domain(eddy_world *w, eddy_error *err)
+{
+    decomp *d = decomp_of(w);
+    if (!d || !d->outside) return EDDY_OK;
+    size_t i;
+    owned_outside(w, &i);
+    /* The lowest id over the processes, and its owner's position. */
+    const uint64_t id = eddy_decomp_min_u64(i == SIZE_MAX ? UINT64_MAX : w->particles.id[i]);
+    double pos[3];
+    owner_position(&w->particles, i, id, pos);
     eddy_decomp_set_agreed(EDDY_ERR_DOMAIN);
-    return eddy_error_set(err, EDDY_ERR_DOMAIN, "particle id %" PRIu64 " at %s left the domain %s (%" PRIu64 " particle%s outside)",
-                          id, where, box, d->outside, d->outside == 1 ? "" : "s");
+    eddy_error_set(err, EDDY_ERR_DOMAIN, "%s", "");
+    say_outside(&w->grid.layout, id, pos, d->outside, err->message, sizeof err->message);
+    return EDDY_ERR_DOMAIN;
 }
 
 int eddy_decomp_exchange(eddy_world *w, eddy_error *err)

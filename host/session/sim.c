@@ -1,6 +1,7 @@
 #include "sim.h"
 
 #include "decomp.h"
+#include "fnv1a.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -66,19 +67,47 @@ static int component_params(eddy_sim *sim, const eddy_component *c, eddy_param_v
     return eddy_scene_component_params(&sim->scene, c, *values, out, err);
 }
 
-/* The notice of every component the session uses that shadows one of a later plugin folder: the
- * solver, the grid, the writers of output.format and the probes' kinds (services.h). */
-static void announce_shadows(const eddy_sim *sim)
+/* Component `id`'s notice (announce), or h continued over the shadows it would name. */
+static uint64_t shadow_of(const eddy_registry *reg, const char *id, int announce, uint64_t h)
 {
-    eddy_services_notice_shadow(sim->registry, sim->solver_entry->component->id);
-    eddy_services_notice_shadow(sim->registry, sim->grid_entry->component->id);
+    if (announce) {
+        eddy_services_notice_shadow(reg, id);
+        return h;
+    }
+    for (size_t i = 0; i < eddy_registry_shadow_count(reg); ++i) {
+        const eddy_registry_shadow *s = eddy_registry_shadow_at(reg, i);
+        if (strcmp(s->id, id) == 0)
+            h = eddy_fnv1a_str(eddy_fnv1a_str(eddy_fnv1a_str(h, s->id), s->file), s->shadowed);
+    }
+    return h;
+}
+
+/* The solver, the grid, the writers of output.format and the probes' kinds, as shadow_of. */
+static uint64_t shadows_used(const eddy_sim *sim, int announce)
+{
+    const eddy_registry *reg = sim->registry;
+    uint64_t h = shadow_of(reg, sim->solver_entry->component->id, announce, EDDY_FNV1A_OFFSET);
+    h = shadow_of(reg, sim->grid_entry->component->id, announce, h);
     for (size_t i = 0; i < sim->scene.format_count && i < EDDY_SCENE_FORMAT_MAX; ++i)
-        eddy_services_notice_shadow(sim->registry, sim->scene.formats[i]);
+        h = shadow_of(reg, sim->scene.formats[i], announce, h);
     const cJSON *probe;
     cJSON_ArrayForEach(probe, eddy_scene_section(&sim->scene, "probes")) {
         const cJSON *kind = cJSON_GetObjectItemCaseSensitive(probe, "kind");
-        if (cJSON_IsString(kind)) eddy_services_notice_shadow(sim->registry, kind->valuestring);
+        if (cJSON_IsString(kind)) h = shadow_of(reg, kind->valuestring, announce, h);
     }
+    return h;
+}
+
+/* The notice of every component the session uses that shadows one of a later plugin folder
+ * (services.h). Under mpirun every process used to say it: rank 0 now says it for all, and another
+ * process only when its plugin folders give other shadows than rank 0's (EDDY_PLUGIN_PATH may differ
+ * between nodes), which one broadcast of rank 0's digest tells it. */
+static void announce_shadows(const eddy_sim *sim)
+{
+    const uint64_t mine = shadows_used(sim, 0);
+    uint64_t first = mine;
+    eddy_decomp_broadcast(&first, sizeof first, 0);
+    if (eddy_decomp_rank() == 0 || mine != first) shadows_used(sim, 1);
 }
 
 static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore, eddy_sim *sim,
@@ -368,7 +397,8 @@ static int checking_failed(const eddy_world *w, eddy_error *err)
     return eddy_error_prefix(err, "checking the state after step %" PRIu64 " (t = %.6g s): ", w->step, w->time);
 }
 
-static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_error *err)
+/* `solver`: the component's id, named in the message, since a comparison's runs differ by it alone. */
+static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const char *solver, eddy_error *err)
 {
     static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
     char what[160], tail[96] = "";
@@ -379,7 +409,7 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_er
         if (rc) return checking_failed(w, err);
         snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
         if (id != UINT64_MAX)
-            snprintf(tail, sizeof tail, "; particle id %" PRIu64 "%s", id,
+            snprintf(tail, sizeof tail, ", particle id %" PRIu64 "%s", id,
                      st->nonfinite_velocity > 1 ? " and others" : "");
     } else if (st->nonfinite_position) {
         rc = agree_on_first(w, first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan, err), &id, &is_nan);
@@ -397,8 +427,10 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, eddy_er
     }
     /* Reached by every process at this step (the statistics are reduced): main says it once. */
     eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
-    return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s): %s; %s%s",
-                          w->step, w->time, what, HINT, tail);
+    /* The solver after the hint: the message's beginning stays as it was, for those who match it. */
+    return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                          "simulation exploded at step %" PRIu64 " (t = %.6g s): %s; %s; solver '%s'%s", w->step,
+                          w->time, what, HINT, solver ? solver : "", tail);
 }
 
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
@@ -449,7 +481,8 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         }
         eddy_world_set_step_stats(w, &st);
     }
-    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, err))) return rc;
+    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, sc->id, err)))
+        return rc;
     /* A split run finds a particle that left the domain here, on every process alike; one process finds
      * it in the next step's grid build, whose error reads as this one does. */
     if ((rc = eddy_decomp_check_domain(w, err))) {
