@@ -65,7 +65,7 @@ typedef struct eddy_output_options {
     const eddy_scene *scene;
     /* Continue the files of an earlier run that is resumed from a checkpoint at resume_time: keep the
      * frames.pvd entries and diagnostics.csv rows with time < resume_time and drop the rest (the
-     * resumed run writes them again). 0: start fresh (diagnostics.csv truncated, empty series). */
+     * resumed run writes them again). 0: start fresh (diagnostics.csv truncated; the series is this run's from its first frame). */
     int resume;
     double resume_time;
     /* Several processes (docs/mpi.md): `pieces` > 1 processes write one dataset into the same folder.
@@ -85,10 +85,12 @@ eddy_output_options eddy_output_default_options(void);
 typedef struct eddy_output eddy_output;
 
 /*
- * Creates DIR (like mkdir -p) and DIR/diagnostics.csv with its header line, so that an unwritable folder
+ * Creates DIR (like mkdir -p) and every writer of opt->formats for world `w` (its fields and dimensions;
+ * particles are not read), then DIR/diagnostics.csv with its header line, so that an unwritable folder
  * is reported before the run starts: EDDY_ERR_IO with "cannot create output folder 'DIR': <reason>" or
- * "cannot write 'DIR/diagnostics.csv': <reason>"; then creates every writer of opt->formats for world
- * `w` (its fields and dimensions; particles are not read). An id the registry has no writer for is
+ * "cannot write 'DIR/diagnostics.csv': <reason>". The writers come first so that one that refuses
+ * leaves an earlier run in DIR as it was; a fresh start's frames.pvd replaces the earlier run's with
+ * its first frame (the run's own clearing of the folder removes it before, run_folder.c). An id the registry has no writer for is
  * EDDY_ERR_NOT_FOUND: "unknown writer 'xml' (available: csv, vtk)", prefixed with the scene file, line,
  * column and "output.format[i]: " when the id came from the scene. `opt` may be NULL (defaults).
  * *out is owned by the caller; release with eddy_output_destroy().
