@@ -462,7 +462,8 @@ static int cmd_describe(int argc, char **argv)
         return fail(&err);
     }
     const eddy_component *c = e->component;
-    eddy_services_notice_shadow(reg, c->id);
+    /* (under mpirun the others' stdout is /dev/null: the notice on stderr is rank 0's to say too) */
+    if (eddy_decomp_rank() == 0) eddy_services_notice_shadow(reg, c->id);
     const char *kind = eddy_interface_name(c->interface_id);
     printf("%s %s (%s, %s) — %s\n", c->id, c->version ? c->version : "", kind, c->interface_id,
            c->description ? c->description : "");
