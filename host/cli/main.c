@@ -225,7 +225,9 @@ static int cmd_run(int argc, char **argv, int resume)
                 if (eddy_arg_set(v)) return 2;
                 sets[nsets++] = v;
             } else if (strcmp(a, "--steps") == 0) {
-                if (eddy_arg_integer_option(a, v, 0, LLONG_MAX, &o.steps)) return 2;
+                /* A checkpoint keeps the count as a JSON number, a double: exact up to 2^53 (and 2^63 came
+                 * back as a count its resume refused). */
+                if (eddy_arg_integer_option(a, v, 0, 9007199254740992LL, &o.steps)) return 2;
             } else if (strcmp(a, "--until") == 0) {
                 if (eddy_arg_until(v, &o.until)) return 2;
             } else if (strcmp(a, "--threads") == 0) {
