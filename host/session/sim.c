@@ -401,16 +401,17 @@ static int checking_failed(const eddy_world *w, eddy_error *err)
 static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const char *solver, eddy_error *err)
 {
     static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
-    char what[160], tail[96] = "";
+    char what[192];
     uint64_t id;
     int is_nan, rc;
     if (st->nonfinite_velocity) {
         rc = agree_on_first(w, first_nonfinite(w, st, EDDY_FIELD_VELOCITY, &id, &is_nan, err), &id, &is_nan);
         if (rc) return checking_failed(w, err);
-        snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
         if (id != UINT64_MAX)
-            snprintf(tail, sizeof tail, ", particle id %" PRIu64 "%s", id,
-                     st->nonfinite_velocity > 1 ? " and others" : "");
+            snprintf(what, sizeof what, "a particle velocity is %s (particle id %" PRIu64 "%s)", is_nan ? "NaN" : "infinite",
+                     id, st->nonfinite_velocity > 1 ? " and others" : "");
+        else
+            snprintf(what, sizeof what, "a particle velocity is %s", is_nan ? "NaN" : "infinite");
     } else if (st->nonfinite_position) {
         rc = agree_on_first(w, first_nonfinite(w, st, EDDY_FIELD_POSITION, &id, &is_nan, err), &id, &is_nan);
         if (rc) return checking_failed(w, err);
@@ -427,10 +428,8 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const c
     }
     /* Reached by every process at this step (the statistics are reduced): main says it once. */
     eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
-    /* The solver after the hint: the message's beginning stays as it was, for those who match it. */
-    return eddy_error_set(err, EDDY_ERR_UNSTABLE,
-                          "simulation exploded at step %" PRIu64 " (t = %.6g s): %s; %s; solver '%s'%s", w->step,
-                          w->time, what, HINT, solver ? solver : "", tail);
+    return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s) with solver '%s': %s; %s",
+                          w->step, w->time, solver ? solver : "", what, HINT);
 }
 
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)

@@ -100,15 +100,15 @@ except eddy.UnstableError as e:
                                     "time.output_interval=0.0005", "--out", "/tmp/eddy-py-explode",
                                     env={"EDDY_PLUGIN_PATH": plugins}, until="0.003")
     # The whole message, naming the solver (a comparison's runs differ by it alone).
-    assert message == ("simulation exploded at step 30 (t = 0.0015 s): a particle velocity is NaN; hint: lower the "
-                       "time step, stiffness, gravity or viscosity; solver 'exploding_solver', particle id 0")
+    assert message == ("simulation exploded at step 30 (t = 0.0015 s) with solver 'exploding_solver': a particle "
+                       "velocity is NaN (particle id 0); hint: lower the time step, stiffness, gravity or viscosity")
     assert "ALIVE" in p.stdout
     # Stepping on from the refused state (it exploded on frame 3's time, 0.0015 s) takes a whole step
     # towards frame 4: it took steps of length 0 that counted steps on a clock standing still.
     steps, time, message = lines["AGAIN"].split(" ", 2)
     assert steps == "31"
     assert float(time) == pytest.approx(0.00155, rel=1e-12)
-    assert message.startswith("simulation exploded at step 31 (t = 0.00155 s): ")
+    assert message.startswith("simulation exploded at step 31 (t = 0.00155 s) with solver 'exploding_solver': ")
 
 
 def test_values_the_command_refuses_are_refused_here():

@@ -114,7 +114,7 @@ faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
 # removed (the grid build of the next step would have dropped it without a word).
 # The message names the solver: a comparison's runs differ by it alone. The whole line is checked.
-set(EXPLODED_LINE "eddy: error: simulation exploded at step 3 (t = 0.00015 s): particle id 7 has a non-finite position; hint: lower the time step, stiffness, gravity or viscosity; solver 'robust_faulty'")
+set(EXPLODED_LINE "eddy: error: simulation exploded at step 3 (t = 0.00015 s) with solver 'robust_faulty': particle id 7 has a non-finite position; hint: lower the time step, stiffness, gravity or viscosity")
 foreach(policy error remove)
   add_test(NAME robust_plugin_faulty_position_nan_${policy}
            COMMAND sh -c "out=$(\"$@\" 2>&1); status=$?; printf '%s\\n' \"$out\"; [ $status -eq 1 ] && printf '%s\\n' \"$out\" | grep -Fxq -- \"$0\""
