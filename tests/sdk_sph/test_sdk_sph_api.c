@@ -725,6 +725,12 @@ static void materials_refuse_bad_arguments(void **state)
     eddy_world *one = random_world(10, 1.0f, 0.1f, periodic, 3);
     expect_error(eddy_sph_materials_use_kernel(&t, one, EDDY_SPH_WENDLAND, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,
                  &err, "material tables of 2 materials for a world of 1");
+    /* poly6, which the tables already hold, refuses the same arguments (it returned OK before checking). */
+    expect_error(eddy_sph_materials_use_kernel(&t, one, EDDY_SPH_POLY6, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,
+                 &err, "material tables of 2 materials for a world of 1");
+    expect_error(eddy_sph_materials_use_kernel(&t, NULL, EDDY_SPH_POLY6, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,
+                 &err, "no world");
+    assert_int_equal(eddy_sph_materials_use_kernel(&t, w, EDDY_SPH_POLY6, NULL, NULL, &err), EDDY_OK);
     expect_error(eddy_sph_materials_use_kernel(NULL, w, EDDY_SPH_WENDLAND, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,
                  &err, "NULL tables");
     expect_error(eddy_sph_materials_use_kernel(&t, NULL, EDDY_SPH_WENDLAND, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,

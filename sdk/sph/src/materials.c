@@ -71,8 +71,7 @@ int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, ed
                                   const eddy_param_desc *initial_sum, const char *who, eddy_error *err)
 {
     if (!t) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, EDDY_SPH_WHO_FMT "material tables: NULL tables", EDDY_SPH_WHO(who));
-    if (kernel == EDDY_SPH_POLY6) return EDDY_OK;
-    if (kernel != EDDY_SPH_WENDLAND) {
+    if (kernel != EDDY_SPH_POLY6 && kernel != EDDY_SPH_WENDLAND) {
         static const char *const names[] = {"poly6", "spiky", "cubic spline", "wendland"};
         const unsigned id = (unsigned)kernel;
         return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
@@ -87,6 +86,8 @@ int eddy_sph_materials_use_kernel(eddy_sph_materials *t, const eddy_world *w, ed
                               EDDY_SPH_WHO_FMT "material tables of %zu materials for a world of %zu (eddy_sph_materials_init "
                               "with this world first)",
                               EDDY_SPH_WHO(who), t->count, w->material_count);
+    /* (checked for poly6 too, which the tables already hold: the same call refuses the same arguments) */
+    if (kernel == EDDY_SPH_POLY6) return EDDY_OK;
     /* Every scale first, so that a refused material leaves the tables as they were. */
     for (size_t m = 0; m < t->count; ++m) {
         const double scale = eddy_sph_rest_scale(kernel, &w->materials[m], w->smoothing_radius, w->dimensions);
