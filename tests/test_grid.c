@@ -660,6 +660,39 @@ static void stable_and_thread_independent(void **state)
     omp_set_num_threads(saved);
 }
 
+/* Several particles outside: the message names the lowest id of them, not the one stored first, so that
+ * it does not depend on the storage order (one process and several name the same particle). */
+static void domain_error_names_lowest_id(void **state)
+{
+    (void)state;
+    config c = exact_domain(3, 0, 0, 0);
+    rng_seed(5);
+    const size_t n = 400;
+    float *pos = malloc(sizeof(float) * 3 * n);
+    make_cloud(&c, CLOUD_RANDOM, n, pos);
+    eddy_particles p;
+    make_particles(&p, 3, pos, n);
+    eddy_grid g;
+    make_grid(&c, EDDY_DOMAIN_ERROR, &g);
+    build_ok(&g, &p);
+    /* Two particles stored in decreasing id order (the build sorted them by cell). */
+    size_t first = SIZE_MAX, second = SIZE_MAX;
+    for (size_t i = 0; i + 1 < n && first == SIZE_MAX; ++i)
+        if (p.id[i] > p.id[i + 1]) first = i, second = i + 1;
+    assert_true(first != SIZE_MAX);
+    p.y[first] = 1.0001f;
+    p.z[second] = -3.0f;
+    eddy_error err = {0};
+    assert_int_equal(eddy_grid_build(&g, &p, &err), EDDY_ERR_DOMAIN);
+    char want[64];
+    snprintf(want, sizeof want, "particle id %" PRIu64 " at ", p.id[second]);
+    if (strncmp(err.message, want, strlen(want)) != 0) fail_msg("expected '%s...', got: %s", want, err.message);
+    assert_non_null(strstr(err.message, "(2 particles outside)"));
+    eddy_grid_free(&g);
+    eddy_particles_free(&p);
+    free(pos);
+}
+
 static void domain_error_policy(void **state)
 {
     (void)state;
@@ -978,6 +1011,7 @@ int main(void)
         cmocka_unit_test(fields_follow_ids),
         cmocka_unit_test(stable_and_thread_independent),
         cmocka_unit_test(domain_error_policy),
+        cmocka_unit_test(domain_error_names_lowest_id),
         cmocka_unit_test(nan_position_caught),
         cmocka_unit_test(domain_remove_policy),
         cmocka_unit_test(custom_backend),

@@ -286,6 +286,21 @@ static int domain_error(const eddy_grid *grid, const eddy_particles *p, size_t i
                           p->id[i], where, box, bad, bad == 1 ? "" : "s");
 }
 
+/* The particle with the lowest id of those outside the domain (`nonfinite`: of those with a non-finite
+ * coordinate), SIZE_MAX when none: the one a message names. The id, not the storage index, so that the
+ * message does not depend on the particle order, which differs between thread counts' sorts of a
+ * restart and between one process and several (host/session/decomp.c names the lowest id too). */
+static size_t lowest_id_outside(const eddy_grid_layout *l, const eddy_particles *p, size_t n, int nonfinite)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; ++i) {
+        const int hit = nonfinite ? !isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i])
+                                  : eddy_grid_outside_domain(l, p->x[i], p->y[i], p->z[i]);
+        if (hit && (best == SIZE_MAX || p->id[i] < p->id[best])) best = i;
+    }
+    return best;
+}
+
 /* Fills particle_cell (sorted order) and the occupied cell list from the backend's ranges, checking
  * on the way that they are consistent prefix sums over n particles, so a faulty backend plugin is an
  * error instead of a write out of range. Reading the ranges costs no float work and gives exactly the
@@ -545,39 +560,34 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
     if (ensure_particle_buffers(grid, n))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "grid build: out of memory for %zu particles", n);
 
-    /* Wrap periodic axes and find escaped particles. The lowest index is reported so the message
-     * does not depend on the thread count. */
+    /* Wrap periodic axes and count escaped particles (the message names the lowest id of them). */
     eddy_real *pos[3] = {p->x, p->y, p->z};
     const long long nn = (long long)n;
-    long long first_bad = nn;
     size_t bad = 0;
     if (!all_inside(l, p, n)) {
-#pragma omp parallel for schedule(static) reduction(min : first_bad) reduction(+ : bad) \
+#pragma omp parallel for schedule(static) reduction(+ : bad) \
     if (n >= 2 * GRID_PARALLEL_MIN)
         for (long long i = 0; i < nn; ++i) {
             for (int a = 0; a < l->dimensions; ++a)
                 if (l->periodic[a] && isfinite(pos[a][i]))
                     pos[a][i] = wrap_coordinate(pos[a][i], l->lo[a], l->hi[a]);
-            if (eddy_grid_outside_domain(l, pos[0][i], pos[1][i], pos[2][i])) {
-                ++bad;
-                if (i < first_bad) first_bad = i;
-            }
+            if (eddy_grid_outside_domain(l, pos[0][i], pos[1][i], pos[2][i])) ++bad;
         }
     }
     int rc;
     if (bad) {
         if (grid->policy == EDDY_DOMAIN_ERROR) {
             invalidate(grid);
-            return domain_error(grid, p, (size_t)first_bad, bad, err);
+            return domain_error(grid, p, lowest_id_outside(l, p, n, 0), bad, err);
         }
         /* Removal is for particles that left the domain, not for broken ones: a non-finite position
          * (a solver that blew up and rebuilt the grid within its step) is an error under any policy,
          * or the particle would vanish without a word. */
-        for (size_t i = 0; i < n; ++i)
-            if (!isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i])) {
-                invalidate(grid);
-                return domain_error(grid, p, i, bad, err);
-            }
+        const size_t broken = lowest_id_outside(l, p, n, 1);
+        if (broken != SIZE_MAX) {
+            invalidate(grid);
+            return domain_error(grid, p, broken, bad, err);
+        }
         size_t k = 0;
         for (size_t i = 0; i < n; ++i)
             if (!eddy_grid_outside_domain(l, p->x[i], p->y[i], p->z[i])) im->perm[k++] = (uint32_t)i;
