@@ -1472,6 +1472,12 @@ static void keys_with_path_characters_are_located(void **state)
                  "solvers: sph_mueller, pbf, test");
     /* A key "a.b" beside an object "a" holding "b": the error is at the key "a.b" (line 2), not at the
      * member b of a (line 4), where a lookup by the dotted path found it. */
+    /* A byte below 33 between tokens is white space to cJSON (a form feed, a 0x16): the locator skipped
+     * only JSON's four and left the key without a line:column. */
+    edited_error("\"solver\"", "\x16\f\"solvr\": 1, \"solver\"",
+                 "t.json:2:5: solvr: unknown key, expected one of: name, description, solver, grid, dimensions, "
+                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "render, checkpoint");
     edited_error("\"solver\"", "\"world.smoothing_radius\": 2, \"solver\"",
                  "t.json:2:3: world.smoothing_radius: unknown key, expected one of: name, description, solver, grid, "
                  "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, grids, output, "
@@ -1512,6 +1518,15 @@ static void messages_show_text_safely(void **state)
                  "particle_margin, restitution, friction, erp");
     edited_error("\"solver\"", "\"\": 1, \"solver\"",
                  "t.json:2:3: \"\": unknown key, expected one of: name, description, solver, grid, dimensions, "
+                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "render, checkpoint");
+    /* DEL and the C1 controls (U+0085, U+009B: some terminals start an escape sequence at U+009B) in a
+     * string value and in a key: one space each; U+00A0 and e acute are text. */
+    edited_error("\"sph_mueller\"", "\"a\\u007fb\\u0085c\\u009b2J\\u00a0\\u00e9\"",
+                 "t.json:2:13: solver: expected a component id (1 to 63 characters of [a-z0-9_]), got "
+                 "\"a b c 2J\xc2\xa0\xc3\xa9\"");
+    edited_error("\"solver\"", "\"k\\u009b2J\\u007f\": 1, \"solver\"",
+                 "t.json:2:3: k 2J : unknown key, expected one of: name, description, solver, grid, dimensions, "
                  "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
                  "render, checkpoint");
 }

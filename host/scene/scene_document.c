@@ -23,9 +23,16 @@ const char *scene_file(const eddy_scene *s)
 /* The locator: a forgiving JSON tokenizer over the source text                                      */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* White space as cJSON skips it: every byte from 1 to 32, not only JSON's four. A form feed or a 0x16
+ * between tokens, which cJSON accepts, left the rest of the file without a line:column. */
+static int is_ws(char c)
+{
+    return c != '\0' && (unsigned char)c <= 32;
+}
+
 static const char *tok_ws(const char *p)
 {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    while (is_ws(*p)) ++p;
     return p;
 }
 
@@ -61,7 +68,7 @@ static const char *tok_value(const char *p)
         }
         return p;
     }
-    while (*p && !strchr(",]} \t\r\n", *p)) ++p;
+    while (*p && !is_ws(*p) && !strchr(",]}", *p)) ++p;
     return p;
 }
 
@@ -455,13 +462,10 @@ int scene_malformed(const eddy_scene *s, const char *text, const char *where, ed
     }
     scene_offset_linecol(text, off, &line, &col);
     char ex[32];
-    size_t k = 0, i = off;
-    while (text[i] && text[i] != '\n' && text[i] != '\r' && k < 20) {
-        unsigned char ch = (unsigned char)text[i];
-        ex[k++] = ch < 0x20 ? ' ' : (char)ch;
-        ++i;
-    }
-    while (k < sizeof ex - 1 && text[i] && ((unsigned char)text[i] & 0xC0) == 0x80) ex[k++] = text[i++];
+    size_t n = 0;
+    while (text[off + n] && text[off + n] != '\n' && text[off + n] != '\r' && n < 20) ++n;
+    while (n < sizeof ex - 1 && ((unsigned char)text[off + n] & 0xC0) == 0x80) ++n; /* whole UTF-8 */
+    size_t k = scene_terminal_safe(ex, text + off, n);
     while (k > 0 && ex[k - 1] == ' ') --k;
     ex[k] = '\0';
     return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON near '%s'", scene_file(s), line,

@@ -84,6 +84,23 @@ void scene_fmt_number(char *out, size_t size, double v)
     snprintf(out, size, "%.15g", v);
 }
 
+
+/* (scene_internal.h) A terminal may take U+009B for an escape sequence's start, as it takes ESC. */
+size_t scene_terminal_safe(char *out, const char *in, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char c = (unsigned char)in[i];
+        if (c == 0xC2 && i + 1 < n && (unsigned char)in[i + 1] >= 0x80 && (unsigned char)in[i + 1] <= 0x9F) {
+            out[k++] = ' ';
+            ++i;
+        } else {
+            out[k++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+        }
+    }
+    return k;
+}
+
 /* Describes a JSON value for "got ..." */
 const char *scene_describe(const cJSON *v, char *buf, size_t size)
 {
@@ -108,7 +125,7 @@ const char *scene_describe(const cJSON *v, char *buf, size_t size)
         if (cut > size - 6) cut = size - 6;
         while (cut > 0 && cut < len && ((unsigned char)str[cut] & 0xC0) == 0x80) --cut; /* whole UTF-8 */
         buf[k++] = '"';
-        for (size_t i = 0; i < cut; ++i) buf[k++] = (unsigned char)str[i] < 0x20 ? ' ' : str[i];
+        k += scene_terminal_safe(buf + k, str, cut);
         if (cut < len && k + 5 <= size) { memcpy(buf + k, "...", 3); k += 3; }
         buf[k++] = '"';
         buf[k] = '\0';
@@ -128,9 +145,10 @@ static void shown_key(char *out, size_t size, const char *key)
         snprintf(out, size, "\"\"");
         return;
     }
-    size_t len = strlen(key), cut = len > KEY_SHOWN + 3 ? KEY_SHOWN : len, k = 0;
+    size_t len = strlen(key), cut = len > KEY_SHOWN + 3 ? KEY_SHOWN : len, k;
+    if (cut > size - 4) cut = size - 4; /* (room for "..." and the NUL) */
     while (cut > 0 && cut < len && ((unsigned char)key[cut] & 0xC0) == 0x80) --cut; /* whole UTF-8 */
-    for (size_t i = 0; i < cut && k + 4 < size; ++i) out[k++] = (unsigned char)key[i] < 0x20 || key[i] == 0x7f ? ' ' : key[i];
+    k = scene_terminal_safe(out, key, cut);
     if (cut < len && k + 4 <= size) { memcpy(out + k, "...", 3); k += 3; }
     out[k] = '\0';
 }

@@ -126,6 +126,10 @@ const char *scene_key_text(const char *key, char *buf, size_t size);
 /* text[0..len) (a piece of a string value, a name) shown the same way, without quotes; empty when
  * len is 0. A scene's strings reach the terminal through messages, so an escape sequence must not. */
 const char *scene_token_text(const char *text, size_t len, char *buf, size_t size);
+/* Copies in[0..n) to out as a terminal may show it: each control character, C0 (below 0x20), DEL and
+ * C1 (U+0080 to U+009F, in UTF-8 0xC2 0x80 to 0xC2 0x9F), becomes one space. Returns the bytes written
+ * (at most n). Every piece of the scene's text a message shows goes through it. */
+size_t scene_terminal_safe(char *out, const char *in, size_t n);
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected);
 /* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
