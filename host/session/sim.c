@@ -39,7 +39,14 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
                  other->component->interface_id, interface_id);
     const char *available = eddy_registry_ids(sim->registry, interface_id);
     char refused[EDDY_ERROR_MESSAGE_MAX];
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s: unknown %s '%s' (available: %s%s%s)", sim->scene.file,
+    /* An id the file names is pointed at, as every other scene error is; one an option or --set put
+     * there has no place in the file (eddy_scene_locate gives 0). */
+    const int solver = strcmp(interface_id, EDDY_INTERFACE_SOLVER) == 0;
+    int line = 0, col = 0;
+    char at[48] = "";
+    eddy_scene_locate(&sim->scene, solver ? "solver" : "grid", &line, &col);
+    if (line > 0) snprintf(at, sizeof at, ":%d:%d: %s", line, col, solver ? "solver" : "grid");
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)", sim->scene.file, at,
                           eddy_interface_name(interface_id), id, *available ? available : "none", kind,
                           eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused));
 }
