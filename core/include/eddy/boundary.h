@@ -101,7 +101,9 @@ EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
  * surface, in collider order (updating velocities and positions), using each particle's material
  * contact parameters (`contacts[material]`: one entry per material index in use). Particles no
  * response can reach are skipped (eddy_hd_contact_pick), which changes no result. dt: unused, kept
- * for the ABI (the response is a position projection). OpenMP-parallel over particles; deterministic.
+ * for the ABI (the response is a position projection). A material index without an entry in
+ * `contacts` is read out of bounds (not checked). OpenMP-parallel over particles; deterministic; writes
+ * p: [main thread] for p.
  */
 EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_contact_params *contacts,
                                       eddy_particles *p, eddy_real dt);

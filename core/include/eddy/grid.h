@@ -72,7 +72,8 @@ typedef struct eddy_grid_layout {
  * (`periodic` may be NULL: no axis wraps; in 2D the z entries are not checked). Needs dimensions 2 or
  * 3, h > 0 and finite, finite lo < hi on each used axis; a periodic axis needs at least 3 cells
  * (L >= 3h); the total cell count must fit in 2^31. Errors (EDDY_ERR_INVALID_ARGUMENT) name the axis
- * and the sizes; *layout is zeroed then. Pure: [any thread].
+ * and the sizes; *layout is zeroed then (a NULL layout, lo or hi is EDDY_ERR_INVALID_ARGUMENT too).
+ * Pure: [any thread].
  */
 EDDY_API int eddy_grid_layout_init(eddy_grid_layout *layout, int dimensions, const eddy_real lo[3],
                                    const eddy_real hi[3], const int periodic[3], eddy_real h, eddy_error *err);
@@ -278,23 +279,27 @@ typedef struct eddy_grid {
  * omitted. The order depends only on the cell and the layout (bars by z, then y offset; a bar split by
  * a periodic wrap gives its pieces in a fixed order), never on threads, so a gather loop over them
  * visits neighbors in a fixed order. It is not sorted by particle index when a periodic axis wraps.
- * Pure: [any thread].
+ * `grid` and `out` must not be NULL (the grid may be zeroed or freed: 0). `shift` is in sim units.
+ * Pure: [any thread], while no build runs on the grid.
  */
 EDDY_API int eddy_grid_cell_ranges(const eddy_grid *grid, uint32_t cell, eddy_range out[EDDY_MAX_CELL_RANGES]);
 
 /*
  * Builds CSR neighbor lists of every particle (halo copies too) strictly within `radius` (> 0 and <=
  * the smallest cell size) from the current grid, into storage the grid owns (nbr_offset, nbr_index).
- * Call after the grid build, with the set it sorted; invalidated by the next build. Errors: a bad
- * radius, a grid not built for p (count or dimensions differ) or more than 2^32 entries are
- * EDDY_ERR_INVALID_ARGUMENT, EDDY_ERR_OUT_OF_MEMORY; the lists are NULL after an error. Deterministic
- * for any thread count. OpenMP-parallel; a build function (one thread).
+ * Call after the grid build, with the set it sorted; invalidated by the next build. Errors: a NULL or
+ * uninitialized grid, a NULL p, a bad radius or a grid not built for p (count or dimensions differ) are
+ * EDDY_ERR_INVALID_ARGUMENT and leave lists built earlier as they were; more than 2^32 entries
+ * (EDDY_ERR_INVALID_ARGUMENT) and EDDY_ERR_OUT_OF_MEMORY leave the lists NULL. Deterministic for any
+ * thread count. OpenMP-parallel; a build function (one thread).
  */
 EDDY_API int eddy_grid_build_neighbor_lists(eddy_grid *grid, const eddy_particles *p, eddy_real radius,
                                             eddy_error *err);
 
 /* Mean number of neighbors within `radius` per particle (self excluded), for statistics and tests; 0
- * for no particle. NAN when the grid is not built for `p` or `radius` is not in (0, cell size]. */
+ * for no particle. NAN when grid or p is NULL, the grid is not built for `p` or `radius` is not in
+ * (0, smallest cell size]. Reuses the neighbor lists when they were built for this radius. A build
+ * function (OpenMP-parallel, one thread). */
 EDDY_API double eddy_grid_mean_neighbors(const eddy_grid *grid, const eddy_particles *p, eddy_real radius);
 
 /*
@@ -340,9 +345,10 @@ EDDY_API const eddy_grid_backend_vtable *eddy_cpu_grid_backend(void);
 /*
  * Prepares `grid` for `layout` (copied; from eddy_grid_layout_init) with a backend (NULL: the CPU
  * backend) and a domain policy. *grid is overwritten (free a previous grid first). The grid keeps a
- * pointer to the vtable, which must outlive it. Errors: a layout not initialized or an unknown policy
- * (EDDY_ERR_INVALID_ARGUMENT), a vtable too short or without create or sort (EDDY_ERR_PLUGIN),
- * EDDY_ERR_OUT_OF_MEMORY, or create()'s error; the grid is then zeroed (eddy_grid_free is safe).
+ * pointer to the vtable, which must outlive it. Errors: a NULL grid or layout, a layout not
+ * initialized or an unknown policy (EDDY_ERR_INVALID_ARGUMENT), a vtable too short or without create
+ * or sort (EDDY_ERR_PLUGIN), EDDY_ERR_OUT_OF_MEMORY, or create()'s error; the grid (when not NULL) is
+ * then zeroed (eddy_grid_free is safe).
  * Release with eddy_grid_free(). [main thread]
  */
 EDDY_API int eddy_grid_init(eddy_grid *grid, const eddy_grid_layout *layout,
@@ -362,11 +368,15 @@ EDDY_API void eddy_grid_free(eddy_grid *grid);
 /*
  * Wraps positions on periodic axes, applies the domain policy to particles outside the domain, sorts
  * the particles by cell (permuting every field) and fills the cell ranges. Invalidates neighbor lists.
- * Errors: EDDY_ERR_INVALID_ARGUMENT (an uninitialized grid, p of other dimensions, more than 2^32
- * particles), EDDY_ERR_DOMAIN (a particle outside the domain under EDDY_DOMAIN_ERROR, a non-finite
- * position under either policy: the message names the lowest-index one), EDDY_ERR_OUT_OF_MEMORY, or
- * the backend's error. After an error the grid is empty (particle_count 0, every range empty), and
- * positions on periodic axes may already be wrapped. [main thread]
+ * Errors: EDDY_ERR_INVALID_ARGUMENT (a NULL or uninitialized grid, a NULL p, p of other dimensions,
+ * more than 2^32 particles), EDDY_ERR_DOMAIN (a particle outside the domain under EDDY_DOMAIN_ERROR, a
+ * non-finite position under either policy: the message names the one with the lowest id, whatever the
+ * storage order), EDDY_ERR_OUT_OF_MEMORY, EDDY_ERR_PLUGIN (a backend whose ranges are not prefix sums
+ * over the particles), or the backend's error. Every error drops the neighbor lists. After the
+ * argument errors and an out-of-memory for the per-particle buffers, checked first, the grid and p are
+ * otherwise as they were; after any later error the grid is empty (particle_count 0, every range
+ * empty), positions on periodic axes may already be wrapped, escaped particles may already be removed
+ * (EDDY_DOMAIN_REMOVE, counted in `removed`) and the particles may already be reordered. [main thread]
  */
 EDDY_API int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err);
 

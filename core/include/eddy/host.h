@@ -27,12 +27,13 @@ typedef struct eddy_host eddy_host;
 
 struct eddy_host {
     size_t size;          /* sizeof(eddy_host) as compiled by the host */
-    const char *name;     /* e.g. "eddy" */
-    const char *version;  /* the host program's version, e.g. "0.2.0" */
+    const char *name;     /* e.g. "eddy"; owned by the host, valid as long as the struct */
+    const char *version;  /* the host program's version, e.g. "0.2.0"; owned likewise */
     void *context;        /* the host's own; plugins never touch it */
 
     /* Emits one message (a sentence without trailing newline) from component `component` (its id, or
-     * the plugin name from init()). [any thread] */
+     * the plugin name from init(); may be NULL). Both strings are borrowed for the call: the host
+     * copies what it keeps. May be NULL (no logging): call it through eddy_host_log. [any thread] */
     void (*log)(const eddy_host *host, eddy_log_level level, const char *component,
                 const char *message);
 
@@ -49,7 +50,8 @@ struct eddy_host {
 
 /* Formats and logs a message through `host` (printf-style), whole at any length (past 1023 bytes it is
  * formatted on the heap; cut to 1023 only when that allocation fails). Does nothing when host, its log
- * member or fmt is NULL. [any thread] */
+ * member or fmt is NULL, or host->size does not cover log. `component` is passed through as given
+ * (may be NULL). [any thread] */
 EDDY_API void eddy_host_log(const eddy_host *host, eddy_log_level level, const char *component,
                             const char *fmt, ...) EDDY_PRINTF(4, 5);
 

@@ -32,6 +32,11 @@
  * ones (find_field, field_count, field_name, field_components, field, generation, hash,
  * hash_continue, eddy_particle_is_halo) are [any thread] while no call changes the set. Reading and
  * writing the arrays from several threads is the caller's business (each thread its own range).
+ *
+ * Arguments: `p` must be a set initialized by eddy_particles_init, except where a function says it
+ * accepts NULL (init refuses it; free, find_field, field_count, field_name, field_components, field,
+ * generation and touch accept it); particle and field indices are not checked where a function does
+ * not say so (eddy_particle_is_halo: i < count).
  */
 #ifndef EDDY_PARTICLES_H
 #define EDDY_PARTICLES_H
@@ -115,7 +120,7 @@ EDDY_API int eddy_particles_init(eddy_particles *p, int dimensions, eddy_error *
 /* Frees every array. The struct may be initialized again afterwards. NULL-safe. */
 EDDY_API void eddy_particles_free(eddy_particles *p);
 
-/* Grows every array to hold at least `capacity` particles (rounded up: doubling from the current
+/* Grows every array (and every registered field) to hold at least `capacity` particles (rounded up: doubling from the current
  * capacity, or from 16, a multiple of 16); a capacity at or below the current one does nothing. Existing
  * data is kept; the public pointers (and those of eddy_particles_field) change when it grows. On failure
  * (EDDY_ERR_OUT_OF_MEMORY) nothing changes. */
@@ -150,7 +155,7 @@ EDDY_API int eddy_particles_add_field(eddy_particles *p, const char *name, int c
 /* Field id of `name`, or -1 if no such field (or p or name is NULL). */
 EDDY_API int eddy_particles_find_field(const eddy_particles *p, const char *name);
 
-/* Number of fields (built-in ones included). */
+/* Number of fields (built-in ones included); 0 for a NULL or uninitialized p. */
 EDDY_API int eddy_particles_field_count(const eddy_particles *p);
 
 /* Name and component count of a field id; NULL / 0 for an invalid id. The name pointer lives as long
@@ -196,12 +201,13 @@ EDDY_API int eddy_particles_gather(eddy_particles *p, const uint32_t *order, siz
 /*
  * A 64-bit FNV-1a hash over every field, id and material of the owned particles, visited in
  * increasing id order, so that it does not depend on how the grid happened to sort or on which
- * process owns which particle. Equal hashes mean bit-identical states. An id below 2^32 - 1 enters
- * the hash as its 4 low bytes (so ABI 1.x states hash as they did), any other as 0xffffffff followed
- * by its 8 bytes; then the material, then every component of every field in field-id order (flags are
- * not hashed). Reads host memory: hosts map the fields first (world.h, eddy_world_hash). An id that
- * occurs twice among the owned particles is EDDY_ERR_INVALID_ARGUMENT, EDDY_ERR_OUT_OF_MEMORY for its
- * scratch; *hash is written only on success. [any thread], p not modified meanwhile.
+ * process owns which particle. An id below 2^32 - 1 enters the hash as its 4 low bytes (so ABI 1.x
+ * states hash as they did), any other as 0xffffffff followed by its 8 bytes; then the material, then
+ * every component of every field in field-id order (flags are not hashed; halo copies are left out).
+ * Equal hashes mean bit-identical states, up to the odds of a 64-bit collision. Reads host memory:
+ * hosts map the fields first (world.h, eddy_world_hash). An id that occurs twice among the owned
+ * particles is EDDY_ERR_INVALID_ARGUMENT, EDDY_ERR_OUT_OF_MEMORY for its scratch; *hash is written
+ * only on success. [any thread], p not modified meanwhile.
  */
 EDDY_API int eddy_particles_hash(const eddy_particles *p, uint64_t *hash, eddy_error *err);
 

@@ -22,7 +22,7 @@ EDDY_BEGIN_DECLS
  * frees it with free(). `values` is borrowed for the call (may be NULL when count is 0). The record is
  * never empty (the tag's bytes at least). count is stored as a uint32: a count above UINT32_MAX is
  * refused (EDDY_ERR_INVALID_ARGUMENT), EDDY_ERR_OUT_OF_MEMORY when allocation fails; on either error
- * *data and *size are untouched. */
+ * *data and *size are untouched. tag, data and size must not be NULL. */
 EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data,
                                     size_t *size, eddy_error *err);
 
@@ -30,13 +30,15 @@ EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, si
  * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match (no NUL in
  * its `size` bytes, another tag, another length or count), and naming the value when one is not finite
  * (a solver's state between steps always is: a damaged or hand-made checkpoint); `values` is left
- * unchanged then. `data` is read with memcpy (it need not be aligned) and only during the call. */
+ * unchanged then. `data` is read with memcpy (it need not be aligned) and only during the call; it may
+ * be NULL only when size is 0 (refused as a record without tag). tag must not be NULL, nor values when
+ * count > 0. */
 EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 
 /* ABI 2.1. The tag of a record (its NUL-terminated first bytes), or NULL when `size` bytes hold no
- * NUL: lets load() accept an older layout of its own record (e.g. "tait/1" beside "tait/2"). The
- * pointer points into `data`. */
+ * NUL (or data is NULL): lets load() accept an older layout of its own record (e.g. "tait/1" beside
+ * "tait/2"). The pointer points into `data` and is valid as long as it. */
 EDDY_API const char *eddy_state_record_tag(const void *data, size_t size);
 
 EDDY_END_DECLS

@@ -18,6 +18,10 @@
  *
  * Threads: every function is [main thread] unless marked otherwise; the OpenMP-parallel helpers
  * parallelize inside and use the host's thread count (host.h).
+ *
+ * Arguments: the world pointer `w` must not be NULL (only eddy_world_destroy and eddy_world_unmap_field
+ * accept NULL); arrays and structs passed in are borrowed for the call and copied where kept, unless a
+ * function says otherwise.
  */
 #ifndef EDDY_WORLD_H
 #define EDDY_WORLD_H
@@ -77,7 +81,9 @@ typedef struct eddy_material {
 
 /* The value a material gives the parameter `desc` (an entry of the running solver's material table):
  * the material's own value, or desc's default when the material has none (a world built without that
- * table, a test). Solvers read each one once, in create(). [any thread] */
+ * table, a test); also desc's default when the material's value is unset (a DERIVED entry). The value
+ * is looked up by desc->id, in the entry's unit. Neither pointer may be NULL. Solvers read each one
+ * once, in create(). [any thread] */
 EDDY_API double eddy_material_param(const eddy_material *material, const eddy_param_desc *desc);
 
 /* A material with every fixed member at its documented default (rest density 1000, no mass, the
@@ -122,7 +128,8 @@ typedef struct eddy_world {
 
 /* Allocates an empty world for `dimensions` (2 or 3; anything else is EDDY_ERR_INVALID_ARGUMENT):
  * no material, particle, collider or grid, smoothing radius 0, simulation scale 1, host
- * eddy_host_silent(). *out is NULL on failure. The caller owns it; release with eddy_world_destroy(). */
+ * eddy_host_silent(). *out is NULL on failure (out must not be NULL). The caller owns it; release with
+ * eddy_world_destroy(). [any thread]: it touches no shared state. */
 EDDY_API int eddy_world_create(int dimensions, eddy_world **out, eddy_error *err);
 
 /* Frees the world and everything it owns (particles, materials and their parameter copies,
@@ -182,8 +189,9 @@ EDDY_API double eddy_lattice_gradient_moment(double spacing, double h, int dimen
  * rest density and mass, contact parameters in their ranges (radius >= 0, margin in [0, radius) unless
  * radius is 0, restitution, friction and erp in [0, 1]), each parameter value against its descriptor
  * (eddy_param_check), a name not used before, a mass whose rest spacing is within the lattice ratio
- * limit. EDDY_ERR_OUT_OF_MEMORY. On error the world's materials are as they were; on success
- * w->materials and w->contacts may move. [main thread] */
+ * limit; also a NULL m, or more than 2^32 - 2 materials. EDDY_ERR_OUT_OF_MEMORY. On error the world's
+ * materials are as they were (w->materials and w->contacts may still have moved); on success they may
+ * move. [main thread] */
 EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy_error *err);
 
 /* Appends n particles of material index `material` (< material_count, else EDDY_ERR_INVALID_ARGUMENT)
@@ -191,7 +199,9 @@ EDDY_API int eddy_world_add_material(eddy_world *w, const eddy_material *m, eddy
  * the z components are ignored and stored as 0; velocities may be NULL for rest). The new particles
  * are owned (flags 0) and take consecutive ids from the next id the set issues (the largest ever
  * issued or set, plus 1), so ids are never reused. Their mass is the material's particle_mass; every
- * other field starts at 0. Bumps the layout generation. */
+ * other field starts at 0. Bumps the layout generation when n > 0. Errors are eddy_particles_add's
+ * (positions NULL with n > 0, ids exhausted, memory), with the world unchanged; the particle arrays
+ * may move (particles.h). [main thread] */
 EDDY_API int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *positions,
                                       const eddy_real *velocities, uint32_t material, eddy_error *err);
 
@@ -200,12 +210,13 @@ EDDY_API int eddy_world_add_particles(eddy_world *w, size_t n, const eddy_real *
  * at the start of the collider list, facing inward, except on periodic axes (`periodic` may be NULL:
  * none). Call once, before adding colliders: a second call, or a call after a collider, is
  * EDDY_ERR_INVALID_ARGUMENT, as are bad bounds; after any error (EDDY_ERR_OUT_OF_MEMORY while adding
- * the walls too) the world has no container and no collider, as before the call. [main thread] */
+ * the walls too) the container and the colliders are as before the call. min and max must not be
+ * NULL. [main thread] */
 EDDY_API int eddy_world_set_container(eddy_world *w, const eddy_real min[3], const eddy_real max[3],
                                       const int periodic[3], eddy_error *err);
 
-/* Appends a collider (copied; c->size must cover every member, see eddy_default_collider()), in
- * simulation units. The plane normal is normalized here (a zero or non-finite normal is refused), a
+/* Appends a collider (copied; c->size must be at least this libeddy's sizeof(eddy_collider): start
+ * from eddy_default_collider()), in simulation units. The plane normal is normalized here (a zero or non-finite normal is refused), a
  * sphere needs a radius > 0 and a box min < max on each used axis; is_container_wall is cleared. An
  * unknown shape, a NULL or short c and those checks are EDDY_ERR_INVALID_ARGUMENT;
  * EDDY_ERR_OUT_OF_MEMORY; on error nothing changes. w->boundaries.colliders may move. [main thread] */
@@ -287,7 +298,9 @@ EDDY_API double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal
  *   CFL      cfl * h / (signal_speed + max particle speed)   (eddy_world_cfl_dt)
  *   viscous  0.125 h^2 / nu_max                               (nu_max: kinematic viscosity, sim m^2/s)
  *   force    0.25 sqrt(h / accel_max)                         (accel_max: sim m/s^2, of the last step)
- * A limit whose input is <= 0 does not apply; +inf when none does. The max speed comes from
+ * A viscous or force limit whose input (nu_max, accel_max) is not > 0 does not apply; +inf when none
+ * does (*limit is then "CFL"). The CFL limit always applies: cfl must be > 0 (dimensionless; 0 or
+ * less gives a step of 0 or less, which the host refuses from max_dt()). The max speed comes from
  * eddy_world_step_stats(), so a solver's max_dt() adds no scan of its own. [main thread]
  */
 EDDY_API double eddy_world_stable_dt(const eddy_world *w, double cfl, double signal_speed,
@@ -457,8 +470,9 @@ EDDY_API void eddy_world_set_exchange(eddy_world *w, const eddy_exchange *exchan
  * velocity, density, pressure, mass); a solver's own registered fields on it hold unspecified values
  * until the solver refreshes them, so a field computed in one step and read on neighbours in the next
  * must be refreshed too (the host keeps halo copies between steps and updates only those).
- * `fields` is borrowed for the call. The ids are checked on one process too (an id that is not a
- * field: EDDY_ERR_NOT_FOUND, "refresh fields: no field N"; libeddy builds before 2026-11-25 checked
+ * `fields` is borrowed for the call (NULL with field_count > 0: EDDY_ERR_INVALID_ARGUMENT). The ids
+ * are checked on one process too (an id that is not a field: EDDY_ERR_NOT_FOUND, "refresh fields: no
+ * field N"; libeddy builds before 2026-11-25 checked
  * them only where an exchange was installed); otherwise the exchange's error, which on a split run is
  * also another process's failure within the step (eddy's host: its code and message, so that every
  * process stops with the same error): return it from step() as it is. [main thread]
@@ -470,7 +484,8 @@ EDDY_API int eddy_world_refresh_fields(eddy_world *w, const int *fields, size_t 
  * Combines `count` doubles over every process, in place (the smallest, the largest, or the sum), for a
  * decision every process must take alike: a time step, a derived sound speed from the fluid's height.
  * Leaves the values as they are in one process. Collective, like eddy_world_refresh_fields(). An
- * unknown op is EDDY_ERR_INVALID_ARGUMENT (in one process too); otherwise the exchange's error, as for
+ * unknown op, or values NULL with count > 0, is EDDY_ERR_INVALID_ARGUMENT (in one process too);
+ * otherwise the exchange's error, as for
  * eddy_world_refresh_fields() (another process's failure within the step). [main thread]
  */
 EDDY_API int eddy_world_reduce(eddy_world *w, eddy_reduce_op op, double *values, size_t count,
