@@ -1390,9 +1390,23 @@ static void material_names_and_limits(void **state)
     eddy_world_destroy(w);
 }
 
+/* Gathering nothing from a set that never had storage: its arrays are NULL, and memcpy was given them
+ * for 0 bytes, undefined behaviour that the sanitizer build stops at. */
+static void gather_nothing_from_empty_set(void **state)
+{
+    (void)state;
+    eddy_particles p;
+    eddy_error err;
+    assert_int_equal(eddy_particles_init(&p, 3, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_gather(&p, NULL, 0, &err), EDDY_OK);
+    assert_int_equal(p.count, 0);
+    eddy_particles_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gather_nothing_from_empty_set),
         cmocka_unit_test(param_check_messages),
         cmocka_unit_test(param_defaults),
         cmocka_unit_test(param_table_refusals),

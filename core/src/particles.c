@@ -429,6 +429,14 @@ int eddy_particles_gather(eddy_particles *p, const uint32_t *order, size_t new_c
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "gather: index %u out of range",
                                   (unsigned)order[i]);
     struct eddy_particles_impl *im = p->impl;
+    /* Nothing kept: a set that never had storage has NULL arrays, which memcpy may not be given even
+     * for 0 bytes (C17 7.24.1). */
+    if (new_count == 0) {
+        p->count = 0;
+        p->halo_count = 0;
+        im->layout_generation++;
+        return EDDY_OK;
+    }
     /* One scratch array of capacity 8-byte words serves reals, ids, materials and flags alike: gather
      * into it, copy back. */
     eddy_real *tmp = im->scratch;
