@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "scene.h"
+#include "scene_internal.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Text of a scene, grown as it is written                                                          */
@@ -51,58 +52,9 @@ static void put(text *t, const char *fmt, ...)
 /* ------------------------------------------------------------------------------------------------ */
 /* The reference: the loop the check was before it looked blocks up (kept as it was)               */
 
-static double box_dist2(const double p[3], const eddy_real lo[3], const eddy_real hi[3], int d)
-{
-    double r2 = 0;
-    for (int a = 0; a < d; ++a) {
-        const double e = p[a] < lo[a] ? lo[a] - p[a] : p[a] > hi[a] ? p[a] - hi[a] : 0.0;
-        r2 += e * e;
-    }
-    return r2;
-}
+/* The depth of a pair is the check's own formula (scene_overlap_depth); what is held here is which
+ * pairs the check compares and which it names. */
 
-static double overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d)
-{
-    double fc[3] = {0, 0, 0}, cc[3] = {0, 0, 0};
-    for (int a = 0; a < d; ++a) {
-        fc[a] = f->center[a];
-        cc[a] = col->center[a];
-    }
-    const int sphere = f->shape == EDDY_FLUID_SPHERE;
-    switch (col->shape) {
-    case EDDY_SHAPE_PLANE: {
-        double n2 = 0, lowest = 0;
-        for (int a = 0; a < d; ++a) n2 += (double)col->normal[a] * col->normal[a];
-        const double len = sqrt(n2);
-        for (int a = 0; a < d; ++a) {
-            const double n = col->normal[a] / len;
-            lowest += sphere ? (fc[a] - col->point[a]) * n : ((n >= 0 ? f->min[a] : f->max[a]) - (double)col->point[a]) * n;
-        }
-        return sphere ? (double)f->radius - lowest : -lowest;
-    }
-    case EDDY_SHAPE_BOX:
-        if (sphere) return (double)f->radius - sqrt(box_dist2(fc, col->min, col->max, d));
-        else {
-            double depth = INFINITY;
-            for (int a = 0; a < d; ++a)
-                depth = fmin(depth, fmin((double)f->max[a], col->max[a]) - fmax((double)f->min[a], col->min[a]));
-            return depth;
-        }
-    case EDDY_SHAPE_SPHERE: {
-        double r2 = 0;
-        if (sphere)
-            for (int a = 0; a < d; ++a) r2 += (fc[a] - cc[a]) * (fc[a] - cc[a]);
-        else
-            r2 = box_dist2(cc, f->min, f->max, d);
-        return (double)col->radius + (sphere ? (double)f->radius : 0.0) - sqrt(r2);
-    }
-    default: return 0;
-    }
-}
-
-/* What the old parse loop reported for colliders[0..n) of scene s (parsed without colliders), where
- * colliders[malformed] (n or more: none) fails its own parse: the tail of the message after
- * "t.json:LINE:COL: ", or "" when the scene is fine. */
 static void reference_verdict(const eddy_scene *s, const eddy_collider *cols, size_t n, size_t malformed,
                               char *out, size_t size)
 {
@@ -117,7 +69,7 @@ static void reference_verdict(const eddy_scene *s, const eddy_collider *cols, si
             if (f->material < 0 || (size_t)f->material >= s->material_count) continue;
             const double spacing = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
                                    (double)s->simulation_scale;
-            const double depth = overlap_depth(f, &cols[i], s->dimensions);
+            const double depth = scene_overlap_depth(f, &cols[i], s->dimensions);
             if (depth > 0.5 * spacing) {
                 snprintf(out, size,
                          "colliders[%zu]: expected a solid clear of the fluid blocks, got one that reaches %g into "
@@ -337,7 +289,7 @@ static void compare_one(const scene_shape *sh, tally *n)
             const eddy_scene_fluid *f = &s.fluids[k];
             const double h = 0.5 * (double)s.materials[f->material].particle_dist * (double)f->spacing_factor /
                              (double)s.simulation_scale;
-            const double depth = overlap_depth(f, &cols[i], s.dimensions);
+            const double depth = scene_overlap_depth(f, &cols[i], s.dimensions);
             touching |= depth == 0;
             if (depth > h) {
                 ++pairs;

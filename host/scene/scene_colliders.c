@@ -26,8 +26,7 @@ static double box_dist2(const double p[3], const eddy_real lo[3], const eddy_rea
     return r2;
 }
 
-/* How deep (world units) collider `col` reaches into fluid block f; <= 0 when they do not overlap. */
-static double overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d)
+double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d)
 {
     double fc[3] = {0, 0, 0}, cc[3] = {0, 0, 0};
     for (int a = 0; a < d; ++a) {
@@ -278,7 +277,7 @@ static int blocks_make(blocks *t, const eddy_scene *s)
 /* Whether collider `col` reaches too far into block k; its depth in *depth. */
 static int refuses(const blocks *t, size_t k, const eddy_collider *col, double *depth)
 {
-    *depth = overlap_depth(&t->s->fluids[k], col, t->s->dimensions);
+    *depth = scene_overlap_depth(&t->s->fluids[k], col, t->s->dimensions);
     return *depth > 0.5 * t->spacing[k];
 }
 
@@ -335,7 +334,7 @@ static size_t first_refusal_plain(const eddy_scene *s, const eddy_collider *col,
         if (f->material < 0 || (size_t)f->material >= s->material_count) continue;
         *spacing =
             (double)s->materials[f->material].particle_dist * (double)f->spacing_factor / (double)s->simulation_scale;
-        *depth = overlap_depth(f, col, s->dimensions);
+        *depth = scene_overlap_depth(f, col, s->dimensions);
         if (*depth > 0.5 * *spacing) return k;
     }
     return SIZE_MAX;

@@ -286,6 +286,10 @@ int scene_parse_domain(ctx *c, const cJSON *root);
 int scene_parse_materials(ctx *c, const cJSON *root);
 int scene_parse_fluids(ctx *c, const cJSON *root);
 int scene_parse_colliders(ctx *c, const cJSON *root);
+/* How deep (world units) collider `col` reaches into fluid block f in d dimensions; <= 0 when they do
+ * not overlap. The one formula of the colliders' clearance check (tests/test_scene_colliders.c holds
+ * the check's search to a plain loop over it). */
+double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d);
 int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
 int scene_parse_output(ctx *c, const cJSON *root);
 /* The file's own solver, grid, output.dir and output.format, before the overrides (--solver, --grid,

@@ -18,6 +18,7 @@
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
 
+#include "sph_reference.h" /* uniform, cube_sum */
 #include "sim_support.h" /* support_run_tests: one case by name, --list */
 
 /* A reference kernel function and the toolkit's, both of the distance r. */
@@ -76,13 +77,6 @@ static void kernels_match_reference(void **state)
     compare_kernel("Wendland C2 gradient", eddy_wendland_grad, eddy_sph_wendland_grad);
     compare_kernel("poly6 mass term", ref_poly6, tk_poly6_mass);
     compare_kernel("Wendland C2 mass term", eddy_wendland, tk_wendland_mass);
-}
-
-/* Deterministic uniform numbers in [0, 1) (a 64-bit LCG, Knuth's MMIX constants). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) / 9007199254740992.0;
 }
 
 /* A 3D world with n random particles in [0, L]^3, support h, walls on the non-periodic axes. */
@@ -668,24 +662,6 @@ static void gather_mirrors_match_brute_force(void **state)
     const int walls[3] = {0, 0, 0}, mixed[3] = {1, 0, 0};
     check_gather(walls, 12);  /* corners: up to 7 mirrors */
     check_gather(mixed, 13);  /* x periodic, walls in y and z */
-}
-
-/* sum_j W(|x_j|) over every point of the lattice cube around the origin, with <eddy/kernels.h>. */
-static double cube_sum(eddy_sph_kernel kernel, double spacing, float h, int d)
-{
-    const eddy_kernels k = eddy_kernels_make(h, d);
-    const int n = (int)ceil(h / spacing) + 1, nz = d == 3 ? n : 0;
-    double sum = 0.0;
-    for (int c = -nz; c <= nz; ++c)
-        for (int b = -n; b <= n; ++b)
-            for (int a = -n; a <= n; ++a) {
-                const float r = (float)(spacing * sqrt((double)a * a + (double)b * b + (double)c * c));
-                sum += kernel == EDDY_SPH_POLY6   ? eddy_poly6(&k, r * r)
-                       : kernel == EDDY_SPH_SPIKY ? eddy_spiky(&k, r)
-                       : kernel == EDDY_SPH_CUBIC ? eddy_cubic(&k, r)
-                                                  : eddy_wendland(&k, r);
-            }
-    return sum;
 }
 
 static void lattice_sums_match_explicit_sums(void **state)

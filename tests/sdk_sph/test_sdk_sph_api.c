@@ -25,18 +25,12 @@
 #include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
+#include "sph_reference.h" /* uniform, cube_sum */
 #include "sim_support.h" /* support_run_tests: one case by name, --list */
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-/* Deterministic uniform numbers in [0, 1) (a 64-bit LCG, Knuth's MMIX constants). */
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
 
 /* A 3D world with n random particles in [0, L]^3 of one material, support h, walls on the non-periodic
  * axes, gravity -9.81 in y, random velocities in [-1, 1]^3, the grid built. */
@@ -472,24 +466,6 @@ static eddy_world *lattice_world(int d, float h, double initial_sum, eddy_param_
     if (eddy_world_init_grid(w, lo, hi, periodic, NULL, EDDY_DOMAIN_ERROR, &err)) fail_msg("grid: %s", err.message);
     if (eddy_world_build_grid(w, &err)) fail_msg("build: %s", err.message);
     return w;
-}
-
-/* sum_j W(|x_j|) over the lattice square or cube around the origin, with the reference kernels. */
-static double cube_sum(eddy_sph_kernel kernel, double spacing, float h, int d)
-{
-    const eddy_kernels k = eddy_kernels_make(h, d);
-    const int n = (int)ceil(h / spacing) + 1, nz = d == 3 ? n : 0;
-    double sum = 0.0;
-    for (int c = -nz; c <= nz; ++c)
-        for (int b = -n; b <= n; ++b)
-            for (int a = -n; a <= n; ++a) {
-                const float r = (float)(spacing * sqrt((double)a * a + (double)b * b + (double)c * c));
-                sum += kernel == EDDY_SPH_POLY6   ? eddy_poly6(&k, r * r)
-                       : kernel == EDDY_SPH_SPIKY ? eddy_spiky(&k, r)
-                       : kernel == EDDY_SPH_CUBIC ? eddy_cubic(&k, r)
-                                                  : eddy_wendland(&k, r);
-            }
-    return sum;
 }
 
 /*
