@@ -135,12 +135,18 @@ int eddy_arg_given_once(eddy_arg_once *seen, const char *opt, const char *v)
     return 0;
 }
 
-int eddy_arg_component_id(const char *opt, const char *v)
+int eddy_arg_is_component_id(const char *v)
 {
     size_t n = strlen(v);
     int ok = n > 0 && n < EDDY_SCENE_ID_MAX;
     for (const char *c = v; ok && *c; ++c) ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
-    if (ok) return 0;
+    return ok;
+}
+
+int eddy_arg_component_id(const char *opt, const char *v)
+{
+    if (eddy_arg_is_component_id(v)) return 0;
+    size_t n = strlen(v);
     if (n >= EDDY_SCENE_ID_MAX)
         return eddy_arg_usage_error("%s expects a component id (1 to %d characters of [a-z0-9_]), got %zu characters", opt,
                                     EDDY_SCENE_ID_MAX - 1, n);

@@ -54,6 +54,9 @@ int eddy_arg_given_once(eddy_arg_once *seen, const char *opt, const char *v);
  * printed (2). The scene checks the key it replaces the same way, but named the scene file for it. */
 int eddy_arg_component_id(const char *opt, const char *v);
 
+/* Whether v is a component id (1 to 63 characters of [a-z0-9_]), the rule above, without a message. */
+int eddy_arg_is_component_id(const char *v);
+
 /* --out DIR, --cases DIR, --from DIR: a path of 1 to 4095 characters (0), else the usage error printed
  * (2). ("--cases ''" read '/cases'.) */
 int eddy_arg_folder(const char *opt, const char *v);

@@ -13,17 +13,6 @@
 #include "compare.h"
 
 
-/* A component id, as the scene's `solver` key takes it (and a folder name): [a-z0-9_]. A looser rule
- * let 'Tait' through to the scene, which refused it as the scene file's key, after the report folder
- * was made. */
-static int valid_id(const char *s)
-{
-    if (!s[0] || strlen(s) >= EDDY_COMPARE_ID_MAX) return 0;
-    for (const char *c = s; *c; ++c)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return 0;
-    return 1;
-}
-
 static int parse_solvers(const char *list, eddy_compare_options *o)
 {
     const char *p = list;
@@ -38,7 +27,9 @@ static int parse_solvers(const char *list, eddy_compare_options *o)
                                         p, EDDY_COMPARE_ID_MAX - 1, n);
         memcpy(id, p, n);
         id[n] = '\0';
-        if (!valid_id(id))
+        /* (a component id, as --solver takes it: a looser rule let 'Tait' through to the scene, which
+         * refused it as the scene file's key, after the report folder was made) */
+        if (!eddy_arg_is_component_id(id))
             return eddy_arg_usage_error("--solvers: '%s' is not a solver id ([a-z0-9_])", id);
         for (int k = 0; k < o->solver_count; ++k)
             if (strcmp(o->solvers[k], id) == 0) return eddy_arg_usage_error("--solvers lists '%s' twice", id);
