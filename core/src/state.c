@@ -8,6 +8,9 @@
 int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data, size_t *size,
                            eddy_error *err)
 {
+    if (!tag || !data || !size || (count && !values))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_state_save_floats: %s is NULL",
+                              !tag ? "tag" : !data ? "data" : !size ? "size" : "values (with a count above 0)");
     const size_t tag_len = strlen(tag) + 1;
     /* The record stores the count in 32 bits: a larger one would save and never load back. */
     if (count > UINT32_MAX)
@@ -29,6 +32,9 @@ int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t coun
 int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data, size_t size,
                            eddy_error *err)
 {
+    if (!tag || (size && !data) || (count && !values))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_state_load_floats: %s is NULL",
+                              !tag ? "tag" : (size && !data) ? "data (with a size above 0)" : "values (with a count above 0)");
     const unsigned char *p = data;
     const void *nul = size ? memchr(p, '\0', size) : NULL;
     if (!nul)

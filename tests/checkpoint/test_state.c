@@ -55,11 +55,47 @@ static void mismatches_are_refused(void **state)
     }
 }
 
+/* NULL where the header asks for memory is refused by name, never read or written through (the load
+ * once passed NULL data of a nonzero size to memchr). */
+static void null_arguments_are_refused(void **state)
+{
+    (void)state;
+    const float in[1] = {1};
+    float out[1] = {7};
+    void *data = NULL;
+    size_t size = 0;
+    eddy_error err;
+    assert_int_equal(eddy_state_load_floats("tait/1", out, 1, NULL, 19, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_load_floats: data (with a size above 0) is NULL");
+    assert_int_equal(eddy_state_load_floats(NULL, out, 1, in, 4, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_load_floats: tag is NULL");
+    assert_int_equal(eddy_state_save_floats("tait/1", in, 1, &data, &size, &err), EDDY_OK);
+    assert_int_equal(eddy_state_load_floats("tait/1", NULL, 1, data, size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_load_floats: values (with a count above 0) is NULL");
+    assert_true(out[0] == 7);
+    free(data);
+    data = NULL;
+    assert_int_equal(eddy_state_save_floats(NULL, in, 1, &data, &size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_save_floats: tag is NULL");
+    assert_int_equal(eddy_state_save_floats("tait/1", NULL, 1, &data, &size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_save_floats: values (with a count above 0) is NULL");
+    assert_int_equal(eddy_state_save_floats("tait/1", in, 1, NULL, &size, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_save_floats: data is NULL");
+    assert_int_equal(eddy_state_save_floats("tait/1", in, 1, &data, NULL, &err), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "eddy_state_save_floats: size is NULL");
+    assert_null(data);
+    /* A record of nothing needs no values. */
+    assert_int_equal(eddy_state_save_floats("none/1", NULL, 0, &data, &size, &err), EDDY_OK);
+    assert_int_equal(eddy_state_load_floats("none/1", NULL, 0, data, size, &err), EDDY_OK);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(mismatches_are_refused),
+        cmocka_unit_test(null_arguments_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

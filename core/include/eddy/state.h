@@ -22,7 +22,8 @@ EDDY_BEGIN_DECLS
  * frees it with free(). `values` is borrowed for the call (may be NULL when count is 0). The record is
  * never empty (the tag's bytes at least). count is stored as a uint32: a count above UINT32_MAX is
  * refused (EDDY_ERR_INVALID_ARGUMENT), EDDY_ERR_OUT_OF_MEMORY when allocation fails; on either error
- * *data and *size are untouched. tag, data and size must not be NULL. */
+ * *data and *size are untouched. A NULL tag, data or size, or NULL values with count > 0, is
+ * EDDY_ERR_INVALID_ARGUMENT naming the argument. */
 EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, size_t count, void **data,
                                     size_t *size, eddy_error *err);
 
@@ -30,9 +31,9 @@ EDDY_API int eddy_state_save_floats(const char *tag, const eddy_real *values, si
  * EDDY_ERR_INVALID_ARGUMENT, naming both tags or both sizes, when the record does not match (no NUL in
  * its `size` bytes, another tag, another length or count), and naming the value when one is not finite
  * (a solver's state between steps always is: a damaged or hand-made checkpoint); `values` is left
- * unchanged then. `data` is read with memcpy (it need not be aligned) and only during the call; it may
- * be NULL only when size is 0 (refused as a record without tag). tag must not be NULL, nor values when
- * count > 0. */
+ * unchanged then. `data` is read with memcpy (it need not be aligned) and only during the call. A NULL
+ * tag, NULL data with size > 0, or NULL values with count > 0 is EDDY_ERR_INVALID_ARGUMENT naming the
+ * argument; NULL data with size 0 is refused as a record without tag. */
 EDDY_API int eddy_state_load_floats(const char *tag, eddy_real *values, size_t count, const void *data,
                                     size_t size, eddy_error *err);
 
