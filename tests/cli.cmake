@@ -85,6 +85,9 @@ cli_test(resume_misspelled_flag 2 "eddy: unknown option '--hsah' for resume" res
 cli_test(compare_misspelled_flag 2 "eddy: unknown option '--hash' for compare"
          compare ${SCENES}/dam_break_2d.json --hash --solvers tait)
 cli_test(validate_misspelled_flag 2 "eddy: unknown option '--lst' for validate" validate --lst)
+# A lone '-' is a file name for every command that reads a scene (bench once took it for an option).
+cli_test(run_dash_is_a_file 1 "eddy: error: cannot read '-': No such file or directory" run -)
+cli_test(bench_dash_is_a_file 1 "eddy: error: cannot read '-': No such file or directory" bench -)
 cli_test(bench_misspelled_flag 2 "eddy: unknown option '--quite' for bench" bench ${SCENES}/dam_break_2d.json --quite)
 
 # --list lists everything: a selection beside it would be ignored, so it is refused.

@@ -522,7 +522,7 @@ static int cmd_bench(int argc, char **argv)
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long n;
-        if (a[0] != '-') {
+        if (a[0] != '-' || !a[1]) { /* '-' is a file name, as for run */
             if (o.scene_path) return eddy_arg_usage_error("unexpected argument '%s'", a);
             o.scene_path = a;
             continue;
