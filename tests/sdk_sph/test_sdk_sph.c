@@ -18,7 +18,7 @@
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
 
-#include "sph_reference.h" /* uniform, cube_sum */
+#include "sph_reference.h" /* uniform, cube_sum, random_world */
 #include "sim_support.h" /* support_run_tests: one case by name, --list */
 
 /* A reference kernel function and the toolkit's, both of the distance r. */
@@ -79,30 +79,6 @@ static void kernels_match_reference(void **state)
     compare_kernel("Wendland C2 mass term", eddy_wendland, tk_wendland_mass);
 }
 
-/* A 3D world with n random particles in [0, L]^3, support h, walls on the non-periodic axes. */
-static eddy_world *random_world(size_t n, float L, float h, const int periodic[3], uint64_t seed)
-{
-    eddy_error err = {0};
-    eddy_world *w = NULL;
-    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
-    w->smoothing_radius = h;
-    w->gravity[1] = -9.81f;
-    eddy_material m = eddy_default_material();
-    m.rest_density = 1000.0f;
-    m.particle_mass = 1000.0f * powf(0.5f * h, 3);
-    if (eddy_world_add_material(w, &m, &err)) fail_msg("material: %s", err.message);
-    const float lo[3] = {0, 0, 0}, hi[3] = {L, L, L};
-    if (eddy_world_set_container(w, lo, hi, periodic, &err)) fail_msg("container: %s", err.message);
-    float *pos = malloc(3 * n * sizeof *pos);
-    uint64_t s = seed;
-    for (size_t i = 0; i < 3 * n; ++i) pos[i] = (float)(uniform(&s) * L * 0.9999);
-    if (eddy_world_add_particles(w, n, pos, NULL, 0, &err)) fail_msg("particles: %s", err.message);
-    free(pos);
-    if (eddy_world_init_grid(w, lo, hi, periodic, NULL, EDDY_DOMAIN_ERROR, &err)) fail_msg("grid: %s", err.message);
-    if (eddy_world_build_grid(w, &err)) fail_msg("build: %s", err.message);
-    return w;
-}
-
 /*
  * The gather and the hit selection against plain conditional loops: the same entries, bit for bit, in
  * the same order. CTest runs this with EDDY_SIMD=baseline and without it (avx2 where the CPU has it),
@@ -114,7 +90,7 @@ static void gather_and_hits_match_plain_loops(void **state)
     (void)state;
     const float L = 1.0f, h = 0.13f;
     const int periodic[3] = {1, 0, 0};
-    eddy_world *w = random_world(3000, L, h, periodic, 77);
+    eddy_world *w = random_world(3000, L, h, periodic, 77, 0);
     const eddy_particles *p = &w->particles;
     const eddy_grid *g = &w->grid;
     eddy_sph_candidates c = eddy_sph_candidates_make(2), near = eddy_sph_candidates_make(2);
@@ -263,7 +239,7 @@ static void check_gather(const int periodic[3], uint64_t seed)
 {
     const float L = 1.0f, h = 0.13f; /* 7 cells per axis; L >= 3 h, so one image is within h */
     const size_t n = 1500;
-    eddy_world *w = random_world(n, L, h, periodic, seed);
+    eddy_world *w = random_world(n, L, h, periodic, seed, 0);
     const eddy_particles *p = &w->particles;
     const eddy_grid *g = &w->grid;
     eddy_sph_candidates c = eddy_sph_candidates_make(1);
@@ -374,7 +350,7 @@ static void cell_pass_matches_brute_force(void **state)
     const int periodic[3] = {1, 0, 0};
     const float L = 1.0f, h = 0.13f;
     const size_t n = 1500;
-    eddy_world *w = random_world(n, L, h, periodic, 11);
+    eddy_world *w = random_world(n, L, h, periodic, 11, 0);
     const eddy_grid *g = &w->grid;
     const eddy_particles *p = &w->particles;
     size_t ncells = 0;
@@ -546,7 +522,7 @@ static void check_blocks(int uniform)
     const int periodic[3] = {1, 0, 0};
     const float L = 1.0f, h = 0.13f;
     const size_t n = 1500;
-    eddy_world *w = random_world(n, L, h, periodic, 23);
+    eddy_world *w = random_world(n, L, h, periodic, 23, 0);
     eddy_particles *p = &w->particles;
     for (size_t i = 0; i < n; ++i)
         if (!uniform && i % 3 == 0) p->mass[i] *= 1.5f;
@@ -943,7 +919,7 @@ static void neighbor_lists_edges(void **state)
     const int periodic[3] = {1, 0, 1};
     const float h = 0.13f;
     const size_t n = 1200;
-    eddy_world *w = random_world(n, 1.0f, h, periodic, 41);
+    eddy_world *w = random_world(n, 1.0f, h, periodic, 41, 0);
     eddy_particles *p = &w->particles;
     eddy_sph_neighbors nb = {0};
     uint32_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
@@ -998,7 +974,7 @@ static void cell_near_walls_is_conservative(void **state)
     const float h = 0.13f;
     size_t cells = 0, clear = 0, near_particles = 0, inside = 0;
     for (uint64_t seed = 3; seed < 6; ++seed) {
-        eddy_world *w = random_world(4000, 2.0f, h, periodic, seed); /* 15 cells per axis */
+        eddy_world *w = random_world(4000, 2.0f, h, periodic, seed, 0); /* 15 cells per axis */
         eddy_error err = {0};
         eddy_collider ball = eddy_default_collider();
         ball.shape = EDDY_SHAPE_SPHERE;

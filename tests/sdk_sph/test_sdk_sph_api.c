@@ -25,39 +25,12 @@
 #include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
-#include "sph_reference.h" /* uniform, cube_sum */
+#include "sph_reference.h" /* uniform, cube_sum, random_world */
 #include "sim_support.h" /* support_run_tests: one case by name, --list */
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-/* A 3D world with n random particles in [0, L]^3 of one material, support h, walls on the non-periodic
- * axes, gravity -9.81 in y, random velocities in [-1, 1]^3, the grid built. */
-static eddy_world *random_world(size_t n, float L, float h, const int periodic[3], uint64_t seed)
-{
-    eddy_error err = {0};
-    eddy_world *w = NULL;
-    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
-    w->smoothing_radius = h;
-    w->gravity[1] = -9.81f;
-    eddy_material m = eddy_default_material();
-    m.rest_density = 1000.0f;
-    m.particle_mass = 1000.0f * powf(0.5f * h, 3);
-    if (eddy_world_add_material(w, &m, &err)) fail_msg("material: %s", err.message);
-    const float lo[3] = {0, 0, 0}, hi[3] = {L, L, L};
-    if (eddy_world_set_container(w, lo, hi, periodic, &err)) fail_msg("container: %s", err.message);
-    float *pos = malloc(3 * n * sizeof *pos), *vel = malloc(3 * n * sizeof *vel);
-    uint64_t s = seed;
-    for (size_t i = 0; i < 3 * n; ++i) pos[i] = (float)(uniform(&s) * L * 0.9999);
-    for (size_t i = 0; i < 3 * n; ++i) vel[i] = (float)(2.0 * uniform(&s) - 1.0);
-    if (eddy_world_add_particles(w, n, pos, vel, 0, &err)) fail_msg("particles: %s", err.message);
-    free(pos);
-    free(vel);
-    if (eddy_world_init_grid(w, lo, hi, periodic, NULL, EDDY_DOMAIN_ERROR, &err)) fail_msg("grid: %s", err.message);
-    if (eddy_world_build_grid(w, &err)) fail_msg("build: %s", err.message);
-    return w;
-}
 
 /* Every `every`-th particle (from `first`) flagged as a halo copy, as a domain-decomposed host does. */
 static void flag_halo(eddy_particles *p, size_t every, size_t first)
@@ -254,7 +227,7 @@ static void check_density_pass(const int periodic[3], uint64_t seed)
 {
     const float L = 1.0f, h = 0.13f;
     const size_t n = 1200;
-    eddy_world *w = random_world(n, L, h, periodic, seed);
+    eddy_world *w = random_world(n, L, h, periodic, seed, 1);
     eddy_particles *p = &w->particles;
     flag_halo(p, 7, 3);
     float *poly = malloc(n * sizeof(float)), *tmp = malloc(n * sizeof(float)), *wend = malloc(n * sizeof(float));
@@ -526,7 +499,7 @@ static void stable_dt_matches_formula(void **state)
 {
     (void)state;
     const int periodic[3] = {1, 1, 1};
-    eddy_world *w = random_world(300, 1.0f, 0.13f, periodic, 5);
+    eddy_world *w = random_world(300, 1.0f, 0.13f, periodic, 5, 1);
     const eddy_particles *p = &w->particles;
     double vmax = 0.0;
     for (size_t i = 0; i < p->count; ++i)
@@ -698,7 +671,7 @@ static void materials_refuse_bad_arguments(void **state)
     const float scale0 = t.density_scale[0], self0 = t.self_density[0], gs0 = t.gradient_scale[0];
     /* Tables of this world (two materials) against a world of one. */
     const int periodic[3] = {1, 1, 1};
-    eddy_world *one = random_world(10, 1.0f, 0.1f, periodic, 3);
+    eddy_world *one = random_world(10, 1.0f, 0.1f, periodic, 3, 1);
     expect_error(eddy_sph_materials_use_kernel(&t, one, EDDY_SPH_WENDLAND, NULL, NULL, &err), EDDY_ERR_INVALID_ARGUMENT,
                  &err, "material tables of 2 materials for a world of 1");
     /* poly6, which the tables already hold, refuses the same arguments (it returned OK before checking). */
@@ -796,7 +769,7 @@ static void lists_and_shifting_refuse_bad_arguments(void **state)
     (void)state;
     eddy_error err = {0};
     const int periodic[3] = {1, 0, 0};
-    eddy_world *w = random_world(400, 1.0f, 0.13f, periodic, 9);
+    eddy_world *w = random_world(400, 1.0f, 0.13f, periodic, 9, 1);
     eddy_particles *p = &w->particles;
     eddy_sph_neighbors nb = {0};
     const float radii[] = {0.0f, -0.13f, NAN};
@@ -861,7 +834,7 @@ static void image_maps_match_core(void **state)
 {
     (void)state;
     const int periodic[3] = {0, 0, 0};
-    eddy_world *w = random_world(800, 1.0f, 0.13f, periodic, 31);
+    eddy_world *w = random_world(800, 1.0f, 0.13f, periodic, 31, 1);
     const eddy_particles *p = &w->particles;
     const float h = w->smoothing_radius;
     uint64_t seed = 4;
@@ -918,7 +891,7 @@ static void tables_records_and_small_helpers(void **state)
 {
     (void)state;
     const int periodic[3] = {1, 0, 0};
-    eddy_world *w = random_world(900, 1.0f, 0.13f, periodic, 17);
+    eddy_world *w = random_world(900, 1.0f, 0.13f, periodic, 17, 1);
     eddy_particles *p = &w->particles;
     const eddy_grid *g = &w->grid;
     for (size_t i = 0; i < p->count; ++i) p->material[i] = (uint32_t)(i % 3 == 0);
