@@ -6,12 +6,16 @@
  * explosion guard stops NaN and runaway speeds), no particle is lost (the count is kept and every
  * position is finite and inside the grid's domain on bounded axes), and the state is bit-identical for
  * any thread count, as eddy promises for every solver (docs name none that is not): the cell runs with 2
- * threads, and the same pairing opened again with 1 thread must reach the same state hash after the
- * first HASH_STEPS steps (the same steps: eddy_sim_next_dt, then eddy_sim_step), shown as "1/2 threads
- * differ" otherwise (a sum whose order follows the threads, a race). The matrix is printed as a table;
- * any failing cell fails the test and says why. A GPU solver on a machine without a GPU (the solver's
- * EDDY_ERR_DEVICE "no CUDA device" at open, and nvidia-smi lists no GPU either) shows "no device" and
- * does not count as a failure; any other device error, or that one where there is a GPU, fails.
+ * threads, and the same pairing opened again with 1 thread, then again with 3 threads, must reach the
+ * same state hash after the first HASH_STEPS steps (the same steps: eddy_sim_next_dt, then
+ * eddy_sim_step), shown as "1/2 threads differ" or "1/3 threads differ" otherwise (a sum whose order
+ * follows the threads, a race, a per-thread buffer merged in thread order). Two threads split every
+ * static schedule in halves; three split it unevenly and bring a thread number 2, so a defect that two
+ * threads miss can show here (on a 2-core machine the third thread only costs time: the test waits
+ * passively, OMP_WAIT_POLICY=PASSIVE). The matrix is printed as a table; any failing cell
+ * fails the test and says why. A GPU solver on a machine without a GPU (the solver's EDDY_ERR_DEVICE
+ * "no CUDA device" at open, and nvidia-smi lists no GPU either) shows "no device" and does not count
+ * as a failure; any other device error, or that one where there is a GPU, fails.
  */
 #include <dirent.h>
 #include <math.h>
@@ -68,22 +72,23 @@ static int take_steps(eddy_sim *sim, int steps, eddy_error *err)
     return rc;
 }
 
-/* The state hash of scene_path with `solver` after HASH_STEPS steps with one thread, into *hash. */
-static int hash_one_thread(const char *scene_path, const char *solver, eddy_registry *reg, uint64_t *hash)
+/* The state hash of scene_path with `solver` after HASH_STEPS steps with `threads` threads, into *hash. */
+static int hash_with_threads(const char *scene_path, const char *solver, eddy_registry *reg, int threads,
+                             uint64_t *hash)
 {
     eddy_scene scene;
     eddy_error err;
     eddy_sim sim;
-    eddy_sim_options o = {solver, NULL, PARTICLES, reg, 1};
+    eddy_sim_options o = {solver, NULL, PARTICLES, reg, threads};
     int rc = eddy_scene_load(scene_path, NULL, 0, &scene, &err);
     if (!rc) rc = eddy_sim_open(&scene, &o, &sim, &err);
     if (rc) {
-        fprintf(stderr, "%s with %s, 1 thread: %s\n", scene_path, solver, err.message);
+        fprintf(stderr, "%s with %s, %d thread(s): %s\n", scene_path, solver, threads, err.message);
         return rc;
     }
     rc = take_steps(&sim, HASH_STEPS, &err);
     if (!rc) rc = eddy_world_hash(sim.world, hash, &err);
-    if (rc) fprintf(stderr, "%s with %s, 1 thread: %s\n", scene_path, solver, err.message);
+    if (rc) fprintf(stderr, "%s with %s, %d thread(s): %s\n", scene_path, solver, threads, err.message);
     eddy_sim_close(&sim);
     return rc;
 }
@@ -131,8 +136,9 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
     for (int k = 0; k < EDDY_PHASE_COUNT; ++k) total += sim.world->phase_ms[k];
     eddy_sim_close(&sim);
     if (rc) return 1;
+    /* The 1-thread run is the reference; 3 threads after 2 (see the top comment). */
     uint64_t hash1 = 0;
-    if (hash_one_thread(scene_path, solver, reg, &hash1)) {
+    if (hash_with_threads(scene_path, solver, reg, 1, &hash1)) {
         snprintf(cell, CELL, "1 thread failed");
         return 1;
     }
@@ -140,6 +146,17 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
         snprintf(cell, CELL, "1/2 threads differ");
         fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with 2\n", scene_path,
                 solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash2);
+        return 1;
+    }
+    uint64_t hash3 = 0;
+    if (hash_with_threads(scene_path, solver, reg, 3, &hash3)) {
+        snprintf(cell, CELL, "3 threads failed");
+        return 1;
+    }
+    if (hash1 != hash3) {
+        snprintf(cell, CELL, "1/3 threads differ");
+        fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with 3\n", scene_path,
+                solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash3);
         return 1;
     }
     snprintf(cell, CELL, "ok (%.0f ms/step)", total / STEPS);
@@ -176,7 +193,7 @@ static void every_solver_runs_every_scene(void **state)
 
     int failures = 0;
     printf("\n%d steps of every solver on every scene (default parameters, about %d particles, 2 threads; the "
-           "state hash after %d steps also with 1 thread):\n\n| %-26s |",
+           "state hash after %d steps also with 1 and 3 threads):\n\n| %-26s |",
            STEPS, PARTICLES, HASH_STEPS, "scene");
     for (size_t j = 0; j < ns; ++j) printf(" %-20s |", solvers[j]);
     printf("\n|%.*s|", 28, "----------------------------");
