@@ -6,7 +6,10 @@
  * overlaps sit exactly at half a spacing), with several colliders reaching into several blocks and now
  * and then a malformed collider, the scene must fail with the same collider, the same block and the
  * same message as the loop's order gives (collider by collider in file order, for each the blocks in
- * order), or parse when the loop finds nothing. A timing case prints what a 30 000 x 30 000 scene costs.
+ * order), or parse when the loop finds nothing. Planes come in every orientation (axis-aligned, tilted,
+ * nearly aligned with an axis), anywhere, against a block's lowest corner, or with their point far out
+ * along the plane (so that the rounding margin of the plane's pruning is wider than half a spacing).
+ * Timing cases print what a 30 000 x 30 000 scene costs, of balls and of planes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -61,7 +64,7 @@ static void reference_verdict(const eddy_scene *s, const eddy_collider *cols, si
     out[0] = '\0';
     for (size_t i = 0; i < n; ++i) {
         if (i == malformed) {
-            snprintf(out, size, "colliders[%zu].radius: ", i);
+            snprintf(out, size, "colliders[%zu].%s: ", i, cols[i].shape == EDDY_SHAPE_PLANE ? "normal" : "radius");
             return;
         }
         for (size_t k = 0; k < s->fluid_count; ++k) {
@@ -117,7 +120,7 @@ static void put_vector(text *t, const double *v, int d)
 
 typedef struct scene_shape {
     int d, scale, nf, nc, world_ticks; /* the container is [0, world_ticks / 16] on every axis */
-    size_t malformed;                  /* the collider given a negative radius; nc or more: none */
+    size_t malformed;                  /* the collider given a negative radius or a zero normal; nc or more: none */
     size_t culprit;                    /* see put_colliders */
 } scene_shape;
 
@@ -167,22 +170,88 @@ static void put_fluids(text *t, const scene_shape *sh)
     put(t, "  ]");
 }
 
-/* A random collider: a plane at a face of the container facing in, moved a few ticks either way, or
- * tilted; a box or a ball anywhere in and around the container. */
-static void random_collider(int d, int w, eddy_collider *c)
+/* A random plane's normal over d axes, not zero: whole components in [-4, 4] (every orientation:
+ * along an axis, tilted, in every octant), now and then one of them a tiny power of two (nearly along
+ * an axis, where a ball's box corner is barely below the ball), the whole scaled by a power of two. */
+static void random_normal(int d, eddy_real n[3])
+{
+    int any;
+    do {
+        any = 0;
+        for (int a = 0; a < d; ++a) any |= (n[a] = (eddy_real)pick(-4, 4)) != 0;
+    } while (!any);
+    if (!pick(0, 5)) {
+        const int a = pick(0, d - 1);
+        n[a] = (eddy_real)ldexp(pick(0, 1) ? 1.0 : -1.0, -pick(8, 40));
+    }
+    const int scale = pick(-3, 3);
+    for (int a = 0; a < d; ++a) n[a] = (eddy_real)ldexp(n[a], scale);
+}
+
+/* A random plane in scene s (d axes, the container [0, w / 16]): one at a face of the container facing in,
+ * moved a few ticks either way, or tilted; or of a random normal, through a point anywhere in and around
+ * the container, or at the lowest corner (along the normal) of a block's bounding box moved a few ticks
+ * along an axis; either of the latter now and then with its point moved far out along the plane (2^19 to
+ * 2^26 world units; rounded to a float, which moves the plane a little). */
+static void random_plane(int d, int w, const eddy_scene *s, eddy_collider *c)
 {
     static const int NORMALS[][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1}, {-1, 0, 0}, {0, -1, 0},
                                      {0, 0, -1}, {1, 1, 0},  {1, 2, 2}, {-3, 4, 0}, {2, -1, 1}};
-    *c = eddy_default_collider();
-    const int kind = pick(0, 9);
-    if (kind < 2) {
+    c->shape = EDDY_SHAPE_PLANE;
+    const int how = pick(0, 7);
+    if (how < 2) {
         const int *n = NORMALS[pick(0, 9)];
         if (n[0] == 0 && n[1] == 0 && d == 2) n = NORMALS[1];
-        c->shape = EDDY_SHAPE_PLANE;
         for (int a = 0; a < d; ++a) {
             c->normal[a] = (eddy_real)n[a];
             c->point[a] = (eddy_real)tick(n[a] > 0 ? pick(-4, 3) : n[a] < 0 ? w + pick(-3, 4) : pick(0, w));
         }
+        return;
+    }
+    random_normal(d, c->normal);
+    if (how < 4 || s->fluid_count == 0) {
+        for (int a = 0; a < d; ++a) c->point[a] = (eddy_real)tick(pick(-8, w + 8));
+    } else {
+        const eddy_scene_fluid *f = &s->fluids[pick(0, (int)s->fluid_count - 1)];
+        for (int a = 0; a < d; ++a) {
+            const int up = c->normal[a] < 0;
+            c->point[a] = f->shape == EDDY_FLUID_SPHERE ? (up ? f->center[a] + f->radius : f->center[a] - f->radius)
+                                                        : (up ? f->max[a] : f->min[a]);
+        }
+        int a;
+        do a = pick(0, d - 1);
+        while (c->normal[a] == 0);
+        c->point[a] += (eddy_real)tick(pick(-4, 4));
+    }
+    if (how >= 6) {
+        /* Along t = n x e (n turned a right angle in 2D), whose dot product with n is exactly 0. */
+        double t[3] = {0, 0, 0};
+        if (d == 2) {
+            t[0] = -c->normal[1];
+            t[1] = c->normal[0];
+        } else {
+            int a;
+            do a = pick(0, 2);
+            while (c->normal[(a + 1) % 3] == 0 && c->normal[(a + 2) % 3] == 0);
+            const double e[3] = {a == 0, a == 1, a == 2}; /* t = n x e */
+            t[0] = c->normal[1] * e[2] - c->normal[2] * e[1];
+            t[1] = c->normal[2] * e[0] - c->normal[0] * e[2];
+            t[2] = c->normal[0] * e[1] - c->normal[1] * e[0];
+        }
+        double tt = 0;
+        for (int a = 0; a < d; ++a) tt = fmax(tt, fabs(t[a]));
+        const double far = ldexp(pick(0, 1) ? 1.0 : -1.0, pick(19, 26)) / tt;
+        for (int a = 0; a < d; ++a) c->point[a] = (eddy_real)(c->point[a] + far * t[a]);
+    }
+}
+
+/* A random collider: a plane (random_plane), or a box or a ball anywhere in and around the container. */
+static void random_collider(int d, int w, const eddy_scene *s, eddy_collider *c)
+{
+    *c = eddy_default_collider();
+    const int kind = pick(0, 9);
+    if (kind < 3) {
+        random_plane(d, w, s, c);
     } else if (kind < 6) {
         c->shape = EDDY_SHAPE_BOX;
         for (int a = 0; a < d; ++a) {
@@ -241,13 +310,18 @@ static void put_colliders(text *t, const scene_shape *sh, const eddy_scene *s, e
     for (int i = 0; i < sh->nc; ++i) {
         eddy_collider *c = &cols[i];
         for (int tries = 0; tries < 100; ++tries) {
-            random_collider(sh->d, sh->world_ticks, c);
+            random_collider(sh->d, sh->world_ticks, s, c);
             if (sh->culprit == SIZE_MAX || (size_t)i > sh->culprit || ((size_t)i < sh->culprit) != refused(s, c))
                 break;
         }
         if ((size_t)i == sh->malformed) {
-            c->shape = EDDY_SHAPE_SPHERE;
-            c->radius = -0.5f;
+            if (pick(0, 1)) { /* a plane of a zero normal, or a ball of a negative radius */
+                c->shape = EDDY_SHAPE_PLANE;
+                c->normal[0] = c->normal[1] = c->normal[2] = 0;
+            } else {
+                c->shape = EDDY_SHAPE_SPHERE;
+                c->radius = -0.5f;
+            }
         }
         put_collider(t, c, sh->d);
         put(t, i + 1 < sh->nc ? ",\n" : "\n");
@@ -260,7 +334,32 @@ typedef struct tally {
     int touching;     /* scenes with a (collider, block) pair exactly touching (depth 0) */
     int deep_fine;    /* scenes of over 50 colliders that parse */
     int deep_refused; /* and that are refused at colliders[10] or later */
+    /* Refused naming a plane: any; along an axis; tilted; nearly along an axis (a tiny component); with its
+     * point far out; reaching too far into several blocks; in a scene of over 50 colliders. Scenes of over
+     * 50 colliders that parse and hold a plane, and planes of a zero normal. */
+    int plane, plane_axis, plane_tilted, plane_near_axis, plane_far, plane_several, plane_deep;
+    int plane_deep_fine, zero_normal;
 } tally;
+
+/* Whether collider c is a plane whose normal has one non-zero component (1), several (2), one of them
+ * tiny (3); 0 for a box or a ball. */
+static int plane_kind(const eddy_collider *c, int d)
+{
+    if (c->shape != EDDY_SHAPE_PLANE) return 0;
+    int nonzero = 0, tiny = 0;
+    for (int a = 0; a < d; ++a) {
+        nonzero += c->normal[a] != 0;
+        tiny |= c->normal[a] != 0 && fabs(c->normal[a]) < 1e-2;
+    }
+    return tiny && nonzero > 1 ? 3 : nonzero > 1 ? 2 : 1;
+}
+
+static int plane_far(const eddy_collider *c, int d)
+{
+    for (int a = 0; a < d; ++a)
+        if (fabs(c->point[a]) > 1e5) return 1;
+    return 0;
+}
 
 /* One random scene: the check's verdict against the reference's. */
 static void compare_one(const scene_shape *sh, tally *n)
@@ -283,8 +382,9 @@ static void compare_one(const scene_shape *sh, tally *n)
     char expected[EDDY_ERROR_MESSAGE_MAX];
     reference_verdict(&s, cols, (size_t)sh->nc, sh->malformed, expected, sizeof expected);
     /* How many (collider, block) pairs the loop would have refused, for the tally. */
-    int pairs = 0, first_k = -1, touching = 0;
-    for (int i = 0; i < sh->nc && (size_t)i != sh->malformed; ++i)
+    int pairs = 0, first_k = -1, touching = 0, named_pairs = 0, refusing = -1; /* the first refusing collider */
+    for (int i = 0; i < sh->nc && (size_t)i != sh->malformed; ++i) {
+        if (refusing < 0 && pairs > 0) refusing = i - 1;
         for (size_t k = 0; k < s.fluid_count; ++k) {
             const eddy_scene_fluid *f = &s.fluids[k];
             const double h = 0.5 * (double)s.materials[f->material].particle_dist * (double)f->spacing_factor /
@@ -293,9 +393,11 @@ static void compare_one(const scene_shape *sh, tally *n)
             touching |= depth == 0;
             if (depth > h) {
                 ++pairs;
+                named_pairs += refusing < 0;
                 if (first_k < 0) first_k = (int)k;
             }
         }
+    }
     eddy_scene_free(&s);
     n->touching += touching;
 
@@ -308,15 +410,19 @@ static void compare_one(const scene_shape *sh, tally *n)
         eddy_scene_free(&s);
         ++n->fine;
         n->deep_fine += sh->nc > 50;
+        int planes = 0;
+        for (int i = 0; i < sh->nc; ++i) planes |= cols[i].shape == EDDY_SHAPE_PLANE;
+        n->plane_deep_fine += sh->nc > 50 && planes;
     } else {
+        const int malformed = strstr(expected, "].radius: ") || strstr(expected, "].normal: ");
         const char *tail = strstr(e.message, ": colliders[");
         int ok = rc == EDDY_ERR_INVALID_ARGUMENT && strncmp(e.message, "t.json:", 7) == 0 && tail &&
-                 strncmp(tail + 2, expected, strlen(expected)) == 0 &&
-                 (strstr(expected, "radius") || strcmp(tail + 2, expected) == 0);
+                 strncmp(tail + 2, expected, strlen(expected)) == 0 && (malformed || strcmp(tail + 2, expected) == 0);
         if (!ok) print_error("rc %d\n got:      %s\n expected: ...%s\n%s", rc, e.message, expected, t.s);
         assert_true(ok);
-        if (strstr(expected, ".radius: ")) {
+        if (malformed) {
             ++n->malformed;
+            n->zero_normal += strstr(expected, "].normal: ") != NULL;
         } else {
             size_t named = 0;
             sscanf(expected, "colliders[%zu]", &named);
@@ -325,6 +431,16 @@ static void compare_one(const scene_shape *sh, tally *n)
             n->deep_refused += sh->nc > 50 && named >= 10;
             if (pairs > 1) ++n->several_pairs;
             if (first_k > 0) ++n->later_block;
+            const int kind = plane_kind(&cols[named], sh->d);
+            if (kind) {
+                ++n->plane;
+                n->plane_axis += kind == 1;
+                n->plane_tilted += kind == 2;
+                n->plane_near_axis += kind == 3;
+                n->plane_far += plane_far(&cols[named], sh->d);
+                n->plane_several += named_pairs > 1;
+                n->plane_deep += sh->nc > 50;
+            }
         }
     }
     free(t.s);
@@ -357,6 +473,11 @@ static void same_pair_as_the_loop(void **state)
                   "over 50 colliders: %d fine, %d refused at colliders[10] or later\n",
                   n.fine, n.first_collider, n.later_collider, n.several_pairs, n.later_block, n.malformed,
                   n.touching, n.deep_fine, n.deep_refused);
+    print_message("planes: named %d (along an axis %d, tilted %d, nearly along an axis %d, with a far point %d, "
+                  "reaching into several blocks %d, of over 50 colliders %d); scenes of over 50 colliders that "
+                  "parse holding a plane %d; zero normals %d\n",
+                  n.plane, n.plane_axis, n.plane_tilted, n.plane_near_axis, n.plane_far, n.plane_several,
+                  n.plane_deep, n.plane_deep_fine, n.zero_normal);
     /* Each way the order matters occurred, or the comparison proved little. */
     assert_true(n.fine >= 100);
     assert_true(n.first_collider >= 100);
@@ -367,6 +488,15 @@ static void same_pair_as_the_loop(void **state)
     assert_true(n.touching >= 100);
     assert_true(n.deep_fine >= 5);
     assert_true(n.deep_refused >= 5);
+    assert_true(n.plane >= 300);
+    assert_true(n.plane_axis >= 50);
+    assert_true(n.plane_tilted >= 100);
+    assert_true(n.plane_near_axis >= 20);
+    assert_true(n.plane_far >= 50);
+    assert_true(n.plane_several >= 100);
+    assert_true(n.plane_deep >= 5);
+    assert_true(n.plane_deep_fine >= 5);
+    assert_true(n.zero_normal >= 20);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -441,13 +571,17 @@ static double seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* 30 000 blocks of 0.1 in cells of 0.2 (30 x 40 x 25), each with a ball in the free corner of its cell,
- * clear of every block: the check runs to the end. Prints the parse time with and without the colliders;
- * the figure is for the reader (the plain loop took about 30 s), not a bound. */
-static void thirty_thousand_each(void **state)
+/* 30 000 blocks of 0.1 in cells of 0.2 (30 x 40 x 25), and 30 000 colliders clear of every block, so
+ * that the check runs to the end: each block with a ball in the free corner of its cell, or planes of
+ * random normals against the blocks' hull, from 0.05 clear of it to 0.02 into it (half a spacing, 0.025,
+ * is allowed: the check skips the whole tree for such a plane). Prints the parse time with and without
+ * the colliders; the figure is for the reader (the plain loop took about 30 s for the balls, 15 s for the
+ * planes), not a bound. */
+static void thirty_thousand(int planes)
 {
-    (void)state;
     enum { NX = 30, NY = 40, NZ = 25 };
+    const double hull[3] = {0.2 * (NX - 1) + 0.1, 0.2 * (NY - 1) + 0.1, 0.2 * (NZ - 1) + 0.1};
+    rng_state = 20240612;
     text t = {0};
     put(&t, "{\n  \"solver\": \"sph_mueller\",\n  \"time\": {\"dt\": 0.001, \"end\": 1},\n"
             "  \"world\": {\"smoothing_radius\": 0.1},\n"
@@ -467,9 +601,29 @@ static void thirty_thousand_each(void **state)
     t.len = fluids_end;
     put(&t, ",\n  \"colliders\": [\n");
     for (int i = 0; i < NX * NY * NZ; ++i) {
-        const double x = 0.2 * (i % NX), y = 0.2 * (i / NX % NY), z = 0.2 * (i / (NX * NY));
-        put(&t, "    {\"type\": \"sphere\", \"center\": [%g, %g, %g], \"radius\": 0.04}%s\n", x + 0.15, y + 0.15,
-            z + 0.15, i + 1 < NX * NY * NZ ? "," : "");
+        const char *sep = i + 1 < NX * NY * NZ ? "," : "";
+        if (planes) {
+            double n[3], len = 0, lowest = 0;
+            do {
+                len = 0;
+                for (int a = 0; a < 3; ++a) {
+                    n[a] = pick(-8, 8);
+                    len += n[a] * n[a];
+                }
+            } while (len == 0);
+            len = sqrt(len);
+            for (int a = 0; a < 3; ++a) {
+                n[a] /= len;
+                lowest += n[a] * (n[a] >= 0 ? 0 : hull[a]);
+            }
+            const double at = lowest - (pick(-20, 50) / 1000.0);
+            put(&t, "    {\"type\": \"plane\", \"point\": [%.9g, %.9g, %.9g], \"normal\": [%.9g, %.9g, %.9g]}%s\n",
+                at * n[0], at * n[1], at * n[2], n[0], n[1], n[2], sep);
+        } else {
+            const double x = 0.2 * (i % NX), y = 0.2 * (i / NX % NY), z = 0.2 * (i / (NX * NY));
+            put(&t, "    {\"type\": \"sphere\", \"center\": [%g, %g, %g], \"radius\": 0.04}%s\n", x + 0.15,
+                y + 0.15, z + 0.15, sep);
+        }
     }
     put(&t, "  ]\n}\n");
     double took[2];
@@ -486,11 +640,24 @@ static void thirty_thousand_each(void **state)
         assert_int_equal(s.collider_count, with ? NX * NY * NZ : 0);
         eddy_scene_free(&s);
     }
-    print_message("%d colliders x %d fluid blocks (%.1f MB): parse %.3f s, %.3f s of it the colliders "
+    print_message("%d %s x %d fluid blocks (%.1f MB): parse %.3f s, %.3f s of it the colliders "
                   "(%.3f s without them)\n",
-                  NX * NY * NZ, NX * NY * NZ, (double)t.len / 1e6, took[1], took[1] - took[0], took[0]);
+                  NX * NY * NZ, planes ? "planes" : "balls", NX * NY * NZ, (double)t.len / 1e6, took[1],
+                  took[1] - took[0], took[0]);
     free(bare);
     free(t.s);
+}
+
+static void thirty_thousand_each(void **state)
+{
+    (void)state;
+    thirty_thousand(0);
+}
+
+static void thirty_thousand_planes(void **state)
+{
+    (void)state;
+    thirty_thousand(1);
 }
 
 int main(void)
@@ -499,6 +666,7 @@ int main(void)
         cmocka_unit_test(same_pair_as_the_loop),
         cmocka_unit_test(first_pair_named),
         cmocka_unit_test(thirty_thousand_each),
+        cmocka_unit_test(thirty_thousand_planes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
