@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,156 @@ static double manifest_number(const cJSON *m, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The most processes a manifest may name, and the most bytes its text may take: the manifest of a run
+ * on that many processes (its piece names and cuts, as run.c prints them) is about 50 MB. */
+#define MANIFEST_MAX_PROCESSES 1000000
+#define MANIFEST_MAX_BYTES ((size_t)64 << 20)
+
+/* "checkpoint manifest 'PATH' is corrupt: WHAT" (EDDY_ERR_PARSE). */
+static int manifest_corrupt(eddy_error *err, const char *path, const char *fmt, ...) EDDY_PRINTF(3, 4);
+static int manifest_corrupt(eddy_error *err, const char *path, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt: %s", path, what);
+}
+
+/* A member of the manifest as the message shows it: its number, or what it is instead. */
+static const char *member_text(const cJSON *v, char *buf, size_t cap)
+{
+    if (!v) return "missing";
+    if (!cJSON_IsNumber(v))
+        return cJSON_IsString(v) ? "a string" : cJSON_IsBool(v) ? "a boolean" : cJSON_IsNull(v) ? "null"
+               : cJSON_IsArray(v) ? "an array" : "an object";
+    snprintf(buf, cap, "%.17g", v->valuedouble);
+    return buf;
+}
+
+/* The manifest's text, read whole (at most MANIFEST_MAX_BYTES), parsed: *out the caller's. */
+static int read_manifest(FILE *f, const char *path, cJSON **out, eddy_error *err)
+{
+    *out = NULL;
+    size_t len = 0, cap = 1 << 16;
+    char *text = malloc(cap);
+    while (text) {
+        len += fread(text + len, 1, cap - 1 - len, f);
+        if (len < cap - 1 || cap > MANIFEST_MAX_BYTES) break;
+        char *more = realloc(text, cap * 2);
+        if (!more) {
+            free(text);
+            text = NULL;
+        } else {
+            text = more;
+            cap *= 2;
+        }
+    }
+    const int failed = ferror(f), error = errno;
+    fclose(f);
+    int rc = EDDY_OK;
+    if (!text) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint manifest '%s'", path);
+    else if (failed)
+        rc = eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint manifest '%s': %s", path, strerror(error));
+    else if (len > MANIFEST_MAX_BYTES)
+        rc = manifest_corrupt(err, path, "larger than %zu MiB, more than the manifest of %d processes takes",
+                              MANIFEST_MAX_BYTES >> 20, MANIFEST_MAX_PROCESSES);
+    else if (len == 0) rc = manifest_corrupt(err, path, "the file is empty");
+    if (!rc) {
+        text[len] = 0;
+        const char *end = NULL;
+        const size_t nul = strlen(text);
+        cJSON *m = nul == len ? cJSON_ParseWithLengthOpts(text, len + 1, &end, 1) : NULL;
+        if (!m) {
+            const size_t at = nul < len ? nul : end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+            size_t line = 1;
+            for (size_t i = 0; i < at; ++i) line += text[i] == '\n';
+            rc = nul < len ? manifest_corrupt(err, path, "not valid JSON: a zero byte at byte %zu (line %zu)", at, line)
+                           : manifest_corrupt(err, path, "not valid JSON: error at byte %zu (line %zu)", at, line);
+        } else if (!cJSON_IsObject(m)) {
+            cJSON_Delete(m);
+            rc = manifest_corrupt(err, path, "not a JSON object");
+        } else {
+            *out = m;
+        }
+    }
+    free(text);
+    return rc;
+}
+
+/*
+ * What the reading takes from the manifest `m` (at path), every member as run.c writes it: *n the
+ * process count ("processes": whole, 2 to MANIFEST_MAX_PROCESSES), "step" (whole, at least 0), *cut_out
+ * (malloc'ed, n - 1 numbers) the cuts, finite and in order, "rebalances" (whole, at least 0) and
+ * "imbalance_floor" (finite, at least 0), both optional (manifests before rebalancing lack them: 0).
+ * "pieces" and "time" are not read: the pieces are checkpoint.pK.eddy, K < n, checked against the
+ * manifest's step and piece 0.
+ */
+static int check_manifest(const cJSON *m, const char *path, int *n, double **cut_out, long long *rebalances,
+                          double *floor_out, eddy_error *err)
+{
+    *n = 0;
+    *cut_out = NULL;
+    char a[64], b[64];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "processes");
+    const double procs = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!(procs >= 2 && procs <= MANIFEST_MAX_PROCESSES && procs == floor(procs)))
+        return manifest_corrupt(err, path, "\"processes\" is %s, expected a whole number from 2 to %d",
+                                member_text(v, a, sizeof a), MANIFEST_MAX_PROCESSES);
+    const int count = (int)procs;
+    v = cJSON_GetObjectItemCaseSensitive(m, "step");
+    if (!(cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1.8446744073709552e19 &&
+          v->valuedouble == floor(v->valuedouble)))
+        return manifest_corrupt(err, path, "\"step\" is %s, expected a whole number of at least 0",
+                                member_text(v, a, sizeof a));
+    v = cJSON_GetObjectItemCaseSensitive(m, "rebalances");
+    if (v && !(cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e18 &&
+               v->valuedouble == floor(v->valuedouble)))
+        return manifest_corrupt(err, path, "\"rebalances\" is %s, expected a whole number of at least 0",
+                                member_text(v, a, sizeof a));
+    *rebalances = v ? (long long)v->valuedouble : 0;
+    v = cJSON_GetObjectItemCaseSensitive(m, "imbalance_floor");
+    if (v && !(cJSON_IsNumber(v) && v->valuedouble >= 0 && isfinite(v->valuedouble)))
+        return manifest_corrupt(err, path, "\"imbalance_floor\" is %s, expected a finite number of at least 0",
+                                member_text(v, a, sizeof a));
+    *floor_out = v ? v->valuedouble : 0.0;
+    const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(m, "cuts");
+    if (!cJSON_IsArray(cuts))
+        return manifest_corrupt(err, path, "\"cuts\" is %s, expected an array of %d numbers (one fewer than "
+                                "\"processes\")", cuts ? "not an array" : "missing", count - 1);
+    double *cut = malloc(sizeof(double) * (size_t)count);
+    if (!cut) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    int i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cuts) {
+        if (i == count - 1) {
+            ++i;
+            break;
+        }
+        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || (i > 0 && c->valuedouble < cut[i - 1])) {
+            const int bad_order = cJSON_IsNumber(c) && isfinite(c->valuedouble);
+            snprintf(b, sizeof b, "%.17g", i > 0 ? cut[i - 1] : 0.0);
+            const int rc = bad_order ? manifest_corrupt(err, path, "cut %d (%s) is below cut %d (%s): the cuts must not "
+                                                        "decrease", i, member_text(c, a, sizeof a), i - 1, b)
+                                     : manifest_corrupt(err, path, "cut %d is %s, expected a finite number", i,
+                                                        member_text(c, a, sizeof a));
+            free(cut);
+            return rc;
+        }
+        cut[i++] = c->valuedouble;
+    }
+    if (i != count - 1) {
+        const int k = cJSON_GetArraySize(cuts);
+        free(cut);
+        return manifest_corrupt(err, path, "\"cuts\" has %d entr%s, expected %d for %d processes", k,
+                                k == 1 ? "y" : "ies", count - 1, count);
+    }
+    *n = count;
+    *cut_out = cut;
+    return EDDY_OK;
 }
 
 /* The first setting in which two pieces differ, or NULL when they are pieces of one run: everything but
@@ -49,10 +200,15 @@ static int check_against_manifest(const cJSON *st, int k, int n, const cJSON *m,
 {
     const double step = manifest_number(st, "step"), piece = manifest_number(st, "piece");
     if (piece == k && manifest_number(st, "processes") == n && step == manifest_number(m, "step")) return EDDY_OK;
+    /* (the piece's own members as they are: a number, or "missing", "a string", ...) */
+    char p[64], c[64], t[64];
     return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                          "checkpoint piece '%s' does not match the manifest '%s' (piece %g of %g at step %.0f; "
-                          "expected piece %d of %d at step %.0f)", path, mpath, piece, manifest_number(st, "processes"),
-                          step, k, n, manifest_number(m, "step"));
+                          "checkpoint piece '%s' does not match the manifest '%s' (its \"piece\" %s, \"processes\" "
+                          "%s, \"step\" %s; expected piece %d of %d at step %.17g)", path, mpath,
+                          member_text(cJSON_GetObjectItemCaseSensitive(st, "piece"), p, sizeof p),
+                          member_text(cJSON_GetObjectItemCaseSensitive(st, "processes"), c, sizeof c),
+                          member_text(cJSON_GetObjectItemCaseSensitive(st, "step"), t, sizeof t), k, n,
+                          manifest_number(m, "step"));
 }
 
 /* Piece k of the checkpoint the manifest `m` (at mpath) describes: checked against the manifest first,
@@ -154,16 +310,11 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
         free(path);
         return rc;
     }
-    char *text = calloc(1, 1 << 20);
-    const size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    cJSON *m = len ? cJSON_Parse(text) : NULL;
-    free(text);
-    const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(m, "cuts");
-    const double procs = manifest_number(m, "processes");
-    const int n = procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;
-    if (!m || !cJSON_IsArray(cuts) || !n || cJSON_GetArraySize(cuts) != n - 1)
-        rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
+    cJSON *m = NULL;
+    double *cut = NULL, least = 0.0;
+    long long done = 0;
+    int n = 0;
+    if (!(rc = read_manifest(f, path, &m, err))) rc = check_manifest(m, path, &n, &cut, &done, &least, err);
     *count = n;
     /* Piece 0's settings (its head only), which every other piece must share. */
     cJSON *ref = NULL;
@@ -173,23 +324,27 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
         double t;
         uint64_t step;
         rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+        /* Its head alone tells only that it is "not a readable eddy checkpoint": the whole reading says
+         * what is wrong (its format version, byte order, length, checksum or settings). */
+        if (rc == EDDY_ERR_PARSE) {
+            eddy_checkpoint *whole = NULL;
+            eddy_error why;
+            eddy_error_clear(&why);
+            const int whole_rc = eddy_checkpoint_read_named(dir, "checkpoint.p0.eddy", &whole, &why);
+            if (whole_rc) {
+                rc = whole_rc;
+                *err = why;
+            }
+            eddy_checkpoint_free(whole);
+        }
         /* Every process judges the others' pieces by piece 0: it must be the manifest's first. */
         if (!rc) rc = check_against_manifest(ref, 0, n, m, ref_path, path, err);
     }
     if (!rc && n == size) {
-        double *cut = malloc(sizeof(double) * (size_t)n);
-        if (!cut) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        for (int i = 0; !rc && i < n - 1; ++i) {
-            const cJSON *v = cJSON_GetArrayItem(cuts, i);
-            if (!cJSON_IsNumber(v)) rc = eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint manifest '%s' is corrupt", path);
-            else cut[i] = v->valuedouble;
-        }
-        /* The run's rebalance count and floor (decomp.h), absent from manifests before rebalancing. */
-        const double k = manifest_number(m, "rebalances"), least = manifest_number(m, "imbalance_floor");
-        const long long done = k >= 0 && k < 1e18 ? (long long)k : 0;
-        if (!rc && eddy_decomp_resume_cuts(cut, n - 1, done, least >= 0 ? least : 0.0))
+        /* The run's cuts, rebalance count and floor (decomp.h; the count and floor are 0 in manifests
+         * before rebalancing). */
+        if (eddy_decomp_resume_cuts(cut, n - 1, done, least))
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        free(cut);
         if (!rc) rc = read_one_piece(dir, path, m, r, n, ref, ref_path, out, err);
     } else if (!rc && size == 1) {
         eddy_checkpoint **pieces = calloc((size_t)n, sizeof *pieces);
@@ -215,6 +370,7 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
     }
     cJSON_Delete(ref);
     free(ref_path);
+    free(cut);
     cJSON_Delete(m);
     free(path);
     return rc;

@@ -45,6 +45,25 @@ int eddy_fuzz_scene(const uint8_t *data, size_t size);
 int eddy_fuzz_checkpoint(const uint8_t *data, size_t size);
 
 /*
+ * manifest: a checkpoint written as pieces by a run on several processes (docs/mpi.md), as one file:
+ * the manifest's text (DIR/checkpoint.manifest), then the pieces checkpoint.p0.eddy, p1, ... each
+ * starting at its magic "EDDYCKPT" (`cat checkpoint.manifest checkpoint.p0.eddy checkpoint.p1.eddy`
+ * of a real run is a valid input; at most EDDY_FUZZ_MAX_PIECES pieces, the rest stays in the last).
+ * Every piece has its length and checksum corrected as in the checkpoint target. Then:
+ *  - `eddy resume DIR --steps 0` on this one process (host/session/checkpoint_resume.c, read_local:
+ *    the manifest's process count and cuts, piece 0's head, every piece against the manifest and
+ *    piece 0, eddy_checkpoint_merge; the merged checkpoint restored as in the checkpoint target);
+ *  - the same reading as a process of a launch on several: checkpoint_resume.c compiled into the
+ *    target with eddy_decomp_size / eddy_decomp_rank replaced, read_local as rank 0 and the last rank
+ *    of as many processes as the manifest names (its cuts parsed and armed, eddy_decomp_resume_cuts,
+ *    this process's piece), as a process without a piece of one process more, and as rank 0 of 2 when
+ *    the manifest names 3 or more (a process holding several pieces), each share merged
+ *    (eddy_checkpoint_merge_share). No MPI call is made: the real process count stays 1.
+ */
+#define EDDY_FUZZ_MAX_PIECES 8
+int eddy_fuzz_manifest(const uint8_t *data, size_t size);
+
+/*
  * params: a parameter table (core/include/eddy/params.h) decoded from the bytes, checked with
  * eddy_param_table_check; when it passes, typed values decoded from the bytes are checked with
  * eddy_param_check, and the rest of the input, as a JSON object, is validated against the table the
@@ -58,6 +77,21 @@ int eddy_fuzz_params(const uint8_t *data, size_t size);
  * opened with dlopen (a mutated ELF file would run whatever it holds).
  */
 int eddy_fuzz_plugin_file(const uint8_t *data, size_t size);
+
+/* What the checkpoint and manifest targets share (fuzz_checkpoint.c). */
+typedef struct eddy_fuzz_checkpoint_view {
+    size_t particles;   /* of the embedded scene; 0 when it cannot be read (the resume refuses it) */
+    int cast_end_steps; /* end_steps is a number no long long holds, and the clock is at end_time */
+} eddy_fuzz_checkpoint_view;
+/* What the target reads from a checkpoint's settings itself before resuming it. */
+eddy_fuzz_checkpoint_view eddy_fuzz_checkpoint_look(const unsigned char *p, size_t size);
+/* Sets the payload length and the checksum of the checkpoint file p[0, size) to match its size. */
+void eddy_fuzz_checkpoint_fix(unsigned char *p, size_t size);
+/* Writes DIR/NAME (aborts when it cannot: the scratch folder must be writable). */
+void eddy_fuzz_write_file(const char *dir, const char *name, const void *p, size_t size);
+/* `eddy resume DIR --steps 0` on one thread, reported as `target`; when the embedded scene has more
+ * than EDDY_FUZZ_MAX_RESUME_PARTICLES, only read (`pieces`: as a resume reads a manifest's pieces). */
+void eddy_fuzz_resume(const char *target, const char *dir, eddy_fuzz_checkpoint_view view, int pieces);
 
 /* With EDDY_FUZZ_VERBOSE set in the environment, the targets print what became of each input (the
  * error, or what was built) on stderr: for checking that a reproducer reaches the defect it names. */

@@ -14,18 +14,12 @@
  * payload, FNV-1a 64 of everything before the checksum (u64). */
 enum { HEADER_SIZE = 24, CHECKSUM_SIZE = 8 };
 
-/* What the target reads from the settings itself before resuming. */
-typedef struct settings_view {
-    size_t particles;   /* of the embedded scene; 0 when it cannot be read (the resume refuses it) */
-    int cast_end_steps; /* end_steps is a number no long long holds, and the clock is at end_time */
-} settings_view;
-
 /* The particle count of the embedded scene, 0 when it cannot be read (the resume then refuses the
  * checkpoint on its own, with the same message); and whether the checkpoint's own end can be used
- * without a step being taken (see eddy_fuzz_checkpoint). */
-static settings_view look(const unsigned char *p, size_t size)
+ * without a step being taken (see eddy_fuzz_resume). */
+eddy_fuzz_checkpoint_view eddy_fuzz_checkpoint_look(const unsigned char *p, size_t size)
 {
-    settings_view v = {0, 0};
+    eddy_fuzz_checkpoint_view v = {0, 0};
     if (size < HEADER_SIZE + 4 + CHECKSUM_SIZE) return v;
     uint32_t len;
     memcpy(&len, p + HEADER_SIZE, sizeof len);
@@ -52,21 +46,19 @@ static settings_view look(const unsigned char *p, size_t size)
     return v;
 }
 
-int eddy_fuzz_checkpoint(const uint8_t *data, size_t size)
+void eddy_fuzz_checkpoint_fix(unsigned char *p, size_t size)
 {
-    eddy_fuzz_init();
-    unsigned char *p = malloc(size ? size : 1);
-    if (!p) return 0;
-    if (size) memcpy(p, data, size);
-    if (size >= HEADER_SIZE + CHECKSUM_SIZE) {
-        const uint64_t payload = size - HEADER_SIZE - CHECKSUM_SIZE;
-        memcpy(p + 16, &payload, sizeof payload);
-        const uint64_t sum = eddy_checkpoint_checksum(p, size - CHECKSUM_SIZE);
-        memcpy(p + size - CHECKSUM_SIZE, &sum, sizeof sum);
-    }
-    const char *dir = eddy_fuzz_scratch_dir();
+    if (size < HEADER_SIZE + CHECKSUM_SIZE) return;
+    const uint64_t payload = size - HEADER_SIZE - CHECKSUM_SIZE;
+    memcpy(p + 16, &payload, sizeof payload);
+    const uint64_t sum = eddy_checkpoint_checksum(p, size - CHECKSUM_SIZE);
+    memcpy(p + size - CHECKSUM_SIZE, &sum, sizeof sum);
+}
+
+void eddy_fuzz_write_file(const char *dir, const char *name, const void *p, size_t size)
+{
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_CHECKPOINT_FILE);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
     if (!f) {
         perror(path);
@@ -76,9 +68,12 @@ int eddy_fuzz_checkpoint(const uint8_t *data, size_t size)
         perror(path);
         abort();
     }
+}
+
+void eddy_fuzz_resume(const char *target, const char *dir, eddy_fuzz_checkpoint_view view, int pieces)
+{
     eddy_error err;
     eddy_error_clear(&err);
-    const settings_view view = look(p, size);
     if (view.particles <= EDDY_FUZZ_MAX_RESUME_PARTICLES) {
         eddy_run_options opt = eddy_run_default_options();
         opt.resume_dir = dir;
@@ -92,14 +87,27 @@ int eddy_fuzz_checkpoint(const uint8_t *data, size_t size)
         opt.quiet = 1;
         opt.picture = 0;
         opt.registry = eddy_fuzz_registry();
-        eddy_fuzz_report("checkpoint", eddy_resume(&opt, &err), &err, "resumed");
+        eddy_fuzz_report(target, eddy_resume(&opt, &err), &err, "resumed");
     } else {
-        /* Too large to resume here: the reader's checks still run. */
+        /* Too large to resume here: the reader's checks still run (with pieces, every piece read and
+         * merged, as a resume on one process reads them). */
         eddy_checkpoint *ck = NULL;
-        const int rc = eddy_checkpoint_read(dir, &ck, &err);
-        eddy_fuzz_report("checkpoint", rc, &err, "read, too many particles to resume here");
+        const int rc = pieces ? eddy_checkpoint_read_for_resume(dir, &ck, &err) : eddy_checkpoint_read(dir, &ck, &err);
+        eddy_fuzz_report(target, rc, &err, "read, too many particles to resume here");
         eddy_checkpoint_free(ck);
     }
+}
+
+int eddy_fuzz_checkpoint(const uint8_t *data, size_t size)
+{
+    eddy_fuzz_init();
+    unsigned char *p = malloc(size ? size : 1);
+    if (!p) return 0;
+    if (size) memcpy(p, data, size);
+    eddy_fuzz_checkpoint_fix(p, size);
+    const char *dir = eddy_fuzz_scratch_dir();
+    eddy_fuzz_write_file(dir, EDDY_CHECKPOINT_FILE, p, size);
+    eddy_fuzz_resume("checkpoint", dir, eddy_fuzz_checkpoint_look(p, size), 0);
     free(p);
     return 0;
 }

@@ -21,6 +21,13 @@ static void remove_scratch(void)
     remove(path);
     snprintf(path, sizeof path, "%s/checkpoint.eddy.tmp", scratch);
     remove(path);
+    /* the manifest target's (fuzz_manifest.c), where its last input stopped early */
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", scratch);
+    remove(path);
+    for (int k = 0; k < EDDY_FUZZ_MAX_PIECES; ++k) {
+        snprintf(path, sizeof path, "%s/checkpoint.p%d.eddy", scratch, k);
+        remove(path);
+    }
     rmdir(scratch);
 }
 
@@ -37,7 +44,7 @@ void eddy_fuzz_init(void)
         fprintf(stderr, "eddy fuzz: no registry (%s); scenes are built without plugins\n", err.message);
         registry = NULL;
     }
-    /* The checkpoint target writes one file per input: keep it in memory where there is a tmpfs. */
+    /* The checkpoint and manifest targets write files per input: keep them in memory where there is a tmpfs. */
     const char *base = "/dev/shm";
     struct stat st;
     if (stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || access(base, W_OK) != 0) {
