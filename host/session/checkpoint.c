@@ -380,9 +380,9 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
                               path);
     cursor c = {ck, HEADER_SIZE, ck->size - CHECKSUM_SIZE};
     uint32_t len = 0;
-    int rc = checkpoint_take_u32(&c, &len, "the settings", err);
+    int rc = checkpoint_take_u32(&c, &len, "the settings text", err);
     if (rc) return rc;
-    if (len > c.end - c.at) return checkpoint_corrupt(&c, "the settings", err);
+    if (len > c.end - c.at) return checkpoint_corrupt(&c, "the settings text", err);
     ck->settings = cJSON_ParseWithLength((const char *)ck->data + c.at, len);
     if (!cJSON_IsObject(ck->settings) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck->settings, "scene")))
         return eddy_error_set(err, EDDY_ERR_PARSE, "checkpoint '%s' is corrupt: its settings are not a JSON object with a scene",
@@ -433,6 +433,11 @@ int eddy_checkpoint_peek(const char *path, double *time, uint64_t *step, cJSON *
         memcpy(&len, head + HEADER_SIZE, 4);
         if (memcmp(head, MAGIC, sizeof MAGIC) != 0 || bom != BYTE_ORDER_MARK || format < EDDY_CHECKPOINT_FORMAT_V1 ||
             format > EDDY_CHECKPOINT_FORMAT || len > (1u << 30))
+            rc = EDDY_ERR_PARSE;
+        /* A length the file cannot hold is refused before it is allocated (up to 1 GiB for nothing). */
+        struct stat st;
+        if (!rc && fstat(fileno(f), &st) == 0 &&
+            (uintmax_t)len + sizeof head + 16 > (uintmax_t)(st.st_size > 0 ? st.st_size : 0))
             rc = EDDY_ERR_PARSE;
     }
     char *text = rc ? NULL : malloc((size_t)len + 1);
