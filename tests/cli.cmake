@@ -108,9 +108,10 @@ cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam
 cli_test(bad_steps 2 "--steps expects an integer in [0, 9007199254740992], got 'many'" run ${SCENES}/dam_break_2d.json --steps many)
 # --format takes writer ids: any the registry has, else the ones there are.
 cli_test(bad_format 2 "--format expects writer ids separated by commas (available: vtk, csv), got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
-cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'VTK'" run ${SCENES}/dam_break_2d.json --format VTK)
-cli_test(format_twice 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'vtk,csv,vtk'" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
-cli_test(format_empty_entry 2 "--format expects writer ids separated by commas, e.g. vtk,csv, got 'vtk,,csv'" run ${SCENES}/dam_break_2d.json --format vtk,,csv)
+cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'VTK': 'VTK' is not a writer id (lower-case letters, digits, _)" run ${SCENES}/dam_break_2d.json --format VTK)
+cli_test(format_twice 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,csv,vtk': 'vtk' is given twice" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
+cli_test(format_empty_entry 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,,csv': an empty entry" run ${SCENES}/dam_break_2d.json --format vtk,,csv)
+cli_test(format_too_many 2 "got 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q': at most 16 writers" run ${SCENES}/dam_break_2d.json --format a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q)
 cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)

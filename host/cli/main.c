@@ -102,22 +102,38 @@ static const char usage[] =
 
 #define EDDY_MAX_FORMATS 16
 
-/* --format ID,ID,...: writer ids ([a-z0-9_]+), each once, split in place. Returns the count, or -1.
-   An empty entry ("vtk,,csv", "vtk,") is refused, not skipped: it is a typo, not a request. */
-static int split_formats(char *buf, const char **ids)
+/* --format ID,ID,...: writer ids ([a-z0-9_]+), each once, split in place. Returns the count, or -1
+   with what is wrong in why. An empty entry ("vtk,,csv", "vtk,") is refused, not skipped: it is a typo,
+   not a request. */
+static int split_formats(char *buf, const char **ids, char *why, size_t cap)
 {
     int n = 0;
     for (char *t = buf, *next; t; t = next) {
         next = strchr(t, ',');
         if (next) *next++ = '\0';
-        if (n == EDDY_MAX_FORMATS || *t == '\0' || strlen(t) >= 64) return -1;
+        if (n == EDDY_MAX_FORMATS) {
+            snprintf(why, cap, "at most %d writers", EDDY_MAX_FORMATS);
+            return -1;
+        }
+        if (*t == '\0') {
+            snprintf(why, cap, "an empty entry");
+            return -1;
+        }
+        int id = strlen(t) < 64;
         for (const char *c = t; *c; ++c)
-            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return -1;
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) id = 0;
+        if (!id) {
+            snprintf(why, cap, "'%.64s' is not a writer id (lower-case letters, digits, _)", t);
+            return -1;
+        }
         for (int k = 0; k < n; ++k)
-            if (strcmp(ids[k], t) == 0) return -1;
+            if (strcmp(ids[k], t) == 0) {
+                snprintf(why, cap, "'%s' is given twice", t);
+                return -1;
+            }
         ids[n++] = t;
     }
-    return n > 0 ? n : -1;
+    return n;
 }
 
 /* Every id must be a writer of the registry: else the usage error lists those there are. */
@@ -235,8 +251,10 @@ static int cmd_run(int argc, char **argv, int resume)
             } else if (strcmp(a, "--format") == 0) {
                 snprintf(format_buf, sizeof format_buf, "%s", v);
                 format_arg = v;
-                if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats)) < 0)
-                    return eddy_arg_usage_error("--format expects writer ids separated by commas, e.g. vtk,csv, got '%s'", v);
+                char why[128] = "too long";
+                if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats, why, sizeof why)) < 0)
+                    return eddy_arg_usage_error("--format expects writer ids separated by commas, each once, e.g. "
+                                                "vtk,csv, got '%s': %s", v, why);
             } else {
                 return eddy_arg_usage_error("unknown option '%s' for %s", a, cmd);
             }
