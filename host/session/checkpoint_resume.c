@@ -58,6 +58,13 @@ static const char *member_text(const cJSON *v, char *buf, size_t cap)
 static int read_manifest(FILE *f, const char *path, cJSON **out, eddy_error *err)
 {
     *out = NULL;
+    /* (the file is regular, checkpoint_fopen_regular: its size says early what the reading would find) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (uintmax_t)st.st_size > MANIFEST_MAX_BYTES) {
+        fclose(f);
+        return manifest_corrupt(err, path, "larger than %zu MiB, more than the manifest of %d processes takes",
+                                MANIFEST_MAX_BYTES >> 20, MANIFEST_MAX_PROCESSES);
+    }
     size_t len = 0, cap = 1 << 16;
     char *text = malloc(cap);
     while (text) {
@@ -89,10 +96,13 @@ static int read_manifest(FILE *f, const char *path, cJSON **out, eddy_error *err
         cJSON *m = nul == len ? cJSON_ParseWithLengthOpts(text, len + 1, &end, 1) : NULL;
         if (!m) {
             const size_t at = nul < len ? nul : end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-            size_t line = 1;
-            for (size_t i = 0; i < at; ++i) line += text[i] == '\n';
-            rc = nul < len ? manifest_corrupt(err, path, "not valid JSON: a zero byte at byte %zu (line %zu)", at, line)
-                           : manifest_corrupt(err, path, "not valid JSON: error at byte %zu (line %zu)", at, line);
+            size_t line = 1, column = 1;
+            for (size_t i = 0; i < at; ++i) {
+                line += text[i] == '\n';
+                column = text[i] == '\n' ? 1 : column + 1;
+            }
+            rc = manifest_corrupt(err, path, "not valid JSON at line %zu, column %zu%s", line, column,
+                                  nul < len ? " (a zero byte)" : "");
         } else if (!cJSON_IsObject(m)) {
             cJSON_Delete(m);
             rc = manifest_corrupt(err, path, "not a JSON object");
@@ -125,14 +135,15 @@ static int check_manifest(const cJSON *m, const char *path, int *n, double **cut
                                 member_text(v, a, sizeof a), MANIFEST_MAX_PROCESSES);
     const int count = (int)procs;
     v = cJSON_GetObjectItemCaseSensitive(m, "step");
-    if (!(cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1.8446744073709552e19 &&
+    /* (a step count is a uint64: below 2^64) */
+    if (!(cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 18446744073709551616.0 &&
           v->valuedouble == floor(v->valuedouble)))
-        return manifest_corrupt(err, path, "\"step\" is %s, expected a whole number of at least 0",
+        return manifest_corrupt(err, path, "\"step\" is %s, expected a whole number from 0 to below 2^64",
                                 member_text(v, a, sizeof a));
     v = cJSON_GetObjectItemCaseSensitive(m, "rebalances");
     if (v && !(cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e18 &&
                v->valuedouble == floor(v->valuedouble)))
-        return manifest_corrupt(err, path, "\"rebalances\" is %s, expected a whole number of at least 0",
+        return manifest_corrupt(err, path, "\"rebalances\" is %s, expected a whole number from 0 to below 1e18",
                                 member_text(v, a, sizeof a));
     *rebalances = v ? (long long)v->valuedouble : 0;
     v = cJSON_GetObjectItemCaseSensitive(m, "imbalance_floor");
@@ -143,7 +154,7 @@ static int check_manifest(const cJSON *m, const char *path, int *n, double **cut
     const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(m, "cuts");
     if (!cJSON_IsArray(cuts))
         return manifest_corrupt(err, path, "\"cuts\" is %s, expected an array of %d numbers (one fewer than "
-                                "\"processes\")", cuts ? "not an array" : "missing", count - 1);
+                                "\"processes\")", member_text(cuts, a, sizeof a), count - 1);
     double *cut = malloc(sizeof(double) * (size_t)count);
     if (!cut) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     int i = 0;
@@ -191,6 +202,31 @@ static const char *setting_that_differs(const cJSON *a, const cJSON *b)
         }
     }
     return NULL;
+}
+
+/* The manifest's cuts (n - 1 of them) against those piece 0's settings `st` hold, written together
+ * with %.17g so that equal means the same bits: cuts edited into the manifest would become the slabs of
+ * a resume on n processes, and the pieces would be blamed for particles outside them. A piece without
+ * "cuts" is not compared. */
+static int check_cuts_against_piece(const cJSON *st, const double *cut, int n, const char *path, const char *mpath,
+                                    eddy_error *err)
+{
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(st, "cuts"), *c;
+    if (!cJSON_IsArray(own)) return EDDY_OK;
+    int i = 0;
+    char a[64];
+    cJSON_ArrayForEach(c, own) {
+        if (i == n - 1 || !cJSON_IsNumber(c) || c->valuedouble != cut[i]) break;
+        ++i;
+    }
+    if (i == n - 1 && cJSON_GetArraySize(own) == n - 1) return EDDY_OK;
+    if (i < n - 1 && c)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "checkpoint manifest '%s' does not match its piece '%s': cut %d is %.17g in the manifest, "
+                              "%s in the piece", mpath, path, i, cut[i], member_text(c, a, sizeof a));
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "checkpoint manifest '%s' does not match its piece '%s': %d cuts in the manifest, %d in the "
+                          "piece", mpath, path, n - 1, cJSON_GetArraySize(own));
 }
 
 /* The settings `st` of piece k (at path) against the manifest `m` (at mpath): a piece of another
@@ -333,12 +369,13 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
             const int whole_rc = eddy_checkpoint_read_named(dir, "checkpoint.p0.eddy", &whole, &why);
             if (whole_rc) {
                 rc = whole_rc;
-                *err = why;
+                if (err) *err = why;
             }
             eddy_checkpoint_free(whole);
         }
         /* Every process judges the others' pieces by piece 0: it must be the manifest's first. */
         if (!rc) rc = check_against_manifest(ref, 0, n, m, ref_path, path, err);
+        if (!rc) rc = check_cuts_against_piece(ref, cut, n, ref_path, path, err);
     }
     if (!rc && n == size) {
         /* The run's cuts, rebalance count and floor (decomp.h; the count and floor are 0 in manifests

@@ -62,7 +62,8 @@ static void remove_files(const char *dir)
     }
 }
 
-/* The manifest's process count as the reader takes it (2 to 10^6, whole), 0 otherwise. */
+/* The manifest's process count (2 to MANIFEST_MAX_PROCESSES, whole), 0 otherwise: how many processes
+ * the target plays; the reading itself checks the manifest (check_manifest). */
 static int manifest_processes(const unsigned char *text, size_t len)
 {
     char *s = malloc(len + 1);
@@ -73,7 +74,7 @@ static int manifest_processes(const unsigned char *text, size_t len)
     free(s);
     const double procs = manifest_number(m, "processes");
     cJSON_Delete(m);
-    return procs >= 2 && procs <= 1e6 && procs == floor(procs) ? (int)procs : 0;
+    return procs >= 2 && procs <= MANIFEST_MAX_PROCESSES && procs == floor(procs) ? (int)procs : 0;
 }
 
 /* What process `rank` of `size` reads by itself, and the merge of its share (collective under a

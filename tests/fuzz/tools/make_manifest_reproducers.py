@@ -64,6 +64,9 @@ def main():
         "manifest-cut-string": edit(manifest, CUTS, '[0.024999998509883881, "0.045"]'),
         "manifest-cut-inf": edit(manifest, CUTS, "[0.024999998509883881, 1e999]"),
         "manifest-cuts-decreasing": edit(manifest, CUTS, "[0.044999998062849045, 0.024999998509883881]"),
+        # Finite cuts in order that are not the run's (the pieces hold theirs): accepted and armed as the
+        # slabs of a resume on 3 processes, which then blamed the pieces for particles outside them.
+        "manifest-cuts-edited": edit(manifest, CUTS, "[0.03, 0.04]"),
         # A rebalance count or floor that is not one: silently taken as 0 (an infinite floor as it is,
         # which turns rebalancing off for the rest of the run).
         "manifest-rebalances-minus-2": edit(manifest, '"rebalances":\t0', '"rebalances":\t-2'),
