@@ -111,6 +111,12 @@ cli_test(bad_format 2 "--format expects writer ids separated by commas (availabl
 cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'VTK': 'VTK' is not a writer id (lower-case letters, digits, _)" run ${SCENES}/dam_break_2d.json --format VTK)
 cli_test(format_twice 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,csv,vtk': 'vtk' is given twice" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
 cli_test(format_empty_entry 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,,csv': an empty entry" run ${SCENES}/dam_break_2d.json --format vtk,,csv)
+cli_test(format_id_too_long 2 "got 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is longer than 63 characters"
+         run ${SCENES}/dam_break_2d.json --format aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)
+# A long list is shown cut short, so that the reason still fits the message.
+string(REPEAT "vtk," 200 _long_format)
+cli_test(format_long_list_says_why 2 "vtk,vtk,...': 'vtk' is given twice" run ${SCENES}/dam_break_2d.json --format ${_long_format}csv)
+cli_test(format_list_too_long 2 "vtk,...': the list is longer than 1023 characters" run ${SCENES}/dam_break_2d.json --format ${_long_format}${_long_format}csv)
 cli_test(format_too_many 2 "got 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q': at most 16 writers" run ${SCENES}/dam_break_2d.json --format a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q)
 cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)

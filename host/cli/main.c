@@ -119,11 +119,12 @@ static int split_formats(char *buf, const char **ids, char *why, size_t cap)
             snprintf(why, cap, "an empty entry");
             return -1;
         }
-        int id = strlen(t) < 64;
+        int id = 1;
         for (const char *c = t; *c; ++c)
             if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) id = 0;
-        if (!id) {
-            snprintf(why, cap, "'%.64s' is not a writer id (lower-case letters, digits, _)", t);
+        if (!id || strlen(t) >= 64) {
+            snprintf(why, cap, id ? "'%.40s...' is longer than 63 characters" : "'%.40s' is not a writer id "
+                     "(lower-case letters, digits, _)", t);
             return -1;
         }
         for (int k = 0; k < n; ++k)
@@ -251,10 +252,11 @@ static int cmd_run(int argc, char **argv, int resume)
             } else if (strcmp(a, "--format") == 0) {
                 snprintf(format_buf, sizeof format_buf, "%s", v);
                 format_arg = v;
-                char why[128] = "too long";
+                char why[128] = "the list is longer than 1023 characters";
                 if (strlen(v) >= sizeof format_buf || (nformats = split_formats(format_buf, formats, why, sizeof why)) < 0)
+                    /* (the list shown cut short: the reason must fit the message) */
                     return eddy_arg_usage_error("--format expects writer ids separated by commas, each once, e.g. "
-                                                "vtk,csv, got '%s': %s", v, why);
+                                                "vtk,csv, got '%.200s%s': %s", v, strlen(v) > 200 ? "..." : "", why);
             } else {
                 return eddy_arg_usage_error("unknown option '%s' for %s", a, cmd);
             }
