@@ -575,8 +575,8 @@ static double seconds(void)
  * that the check runs to the end: each block with a ball in the free corner of its cell, or planes of
  * random normals against the blocks' hull, from 0.05 clear of it to 0.02 into it (half a spacing, 0.025,
  * is allowed: the check skips the whole tree for such a plane). Prints the parse time with and without
- * the colliders; the figure is for the reader (the plain loop took about 30 s for the balls, 15 s for the
- * planes), not a bound. */
+ * the colliders; the figure is for the reader (the plain loop took 16-30 s for the balls, 13 s of CPU for
+ * the planes), not a bound. */
 static void thirty_thousand(int planes)
 {
     enum { NX = 30, NY = 40, NZ = 25 };
