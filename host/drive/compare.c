@@ -16,6 +16,7 @@
 
 #include "decomp.h"
 #include "diagnostics.h"
+#include "folder_lock.h"
 #include "frame.h"
 #include "output.h"
 #include "plot.h"
@@ -253,6 +254,7 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     const int writes = eddy_decomp_rank() == 0;
     sampler s; /* before the first jump to done, which closes what it holds */
     memset(&s, 0, sizeof s);
+    eddy_folder_lock *lock = NULL; /* the solver's folder (rank 0), held until its files are closed */
     double owned = (double)(w->particles.count - w->particles.halo_count);
     if ((rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, &owned, 1, err))) goto done;
     r->particles = (size_t)owned;
@@ -272,7 +274,11 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto agreed;
     }
-    /* (after the session opened: the id is a solver's, never "..", and its folder is this solver's) */
+    /* (after the session opened: the id is a solver's, never "..", and its folder is this solver's) The
+     * folder is held before it is cleared (folder_lock.h): an eddy run writing into it is refused, not
+     * cleared away; the comparison's folder, held by this process, is another folder. */
+    if (writes && (rc = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, err)))
+        goto agreed;
     if (writes) clear_solver_folder(dir);
     if (writes && ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) ||
                    (rc = eddy_probes_open(cx->probes, w, sim->host, err))))
@@ -331,6 +337,7 @@ done:
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
     eddy_output_destroy(s.out);
+    eddy_folder_lock_release(lock);
     if (writes) eddy_probes_close(cx->probes);
     free(s.values);
     eddy_session_close(ses);
@@ -375,6 +382,7 @@ static int compare_run(const eddy_compare_options *opt)
     result *res = NULL;
     int status = 0;
     char plots_dir[PATH_MAX_ + 8] = "";
+    eddy_folder_lock *lock = NULL; /* the comparison's folder (rank 0), held until the report is written */
     /* A scene one process cannot read goes through the agreement below like any other error of the
      * set-up: returning alone left the others waiting in it. One that differs between the nodes ran
      * to a report mixing both. */
@@ -392,13 +400,18 @@ static int compare_run(const eddy_compare_options *opt)
         eddy_scene_free(&scene);
         cx.probes = probes;
         snprintf(plots_dir, sizeof plots_dir, "%s/plots", cx.out_dir);
-        if (!rc && writes && !(rc = eddy_output_make_dirs(cx.out_dir, &err))) rc = eddy_output_make_dirs(plots_dir, &err);
+        /* The folder is made and held before anything in it is written or removed (folder_lock.h): a
+         * comparison (or a run) writing into it already is refused. */
+        if (!rc && writes &&
+            !(rc = eddy_folder_lock_take(cx.out_dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, &err)))
+            rc = eddy_output_make_dirs(plots_dir, &err);
     }
     if (opt->setup_error) eddy_error_clear(opt->setup_error);
     if ((rc = agree(rc, &err))) {
         /* (every process holds the lowest failing process's error: rank 0 says it, once) */
         if (opt->setup_error) *opt->setup_error = err;
         else if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_folder_lock_release(lock);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
         return 1;
@@ -482,6 +495,7 @@ static int compare_run(const eddy_compare_options *opt)
     if (!status && (failed || pl.failures)) status = 1;
     compare_free_plots(&pl);
 done:
+    eddy_folder_lock_release(lock);
     for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
     free(res);
     eddy_probes_destroy(probes);

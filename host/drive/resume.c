@@ -246,9 +246,15 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     if (rc0) return rc0;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */
     eddy_decomp_set_stop_flag(eddy_services_stop_flag());
-    eddy_checkpoint *ck;
-    int rc = eddy_checkpoint_read_for_resume(opt->resume_dir, &ck, err);
+    /* The folder is held before its checkpoint is read (folder_lock.h): a resume while its run still
+     * writes there (or a second resume) is refused, not continued from a checkpoint the run replaces. */
+    int rc = run_lock_folder(&c, opt->resume_dir, 1, err);
     if (rc) return rc;
+    eddy_checkpoint *ck;
+    if ((rc = eddy_checkpoint_read_for_resume(opt->resume_dir, &ck, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
     rc = open_from_checkpoint(&c, ck, err);
     eddy_checkpoint_free(ck);
     /* (eddy_session_restore cleared the resume cuts and sent the halo copies again; this clears them

@@ -859,6 +859,9 @@ void run_close_ctx(run_ctx *c)
     eddy_session_close(c->ses);
     c->ses = NULL;
     c->sim = NULL;
+    /* Last: the output's writer thread and the movie have written their last byte. */
+    eddy_folder_lock_release(c->lock);
+    c->lock = NULL;
 }
 
 /* The scene's "checkpoint": {"every": T} section, in seconds of simulated time (0: absent). */
@@ -993,9 +996,11 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     }
     /* Everything that can refuse this run's input first, the writers' create() included (a plugin's
      * may refuse its parameters): the clearing and the output's tables remove a run already in the
-     * folder. */
+     * folder. The folder is held from before its first look at it (folder_lock.h): another eddy run
+     * writing into it is refused, not cleared away. */
     int holds_run = 0;
-    if ((rc = run_open_probes(&c, err)) || (rc = run_check_folder(&c, &holds_run, err)) ||
+    if ((rc = run_open_probes(&c, err)) || (rc = run_lock_folder(&c, c.sim->scene.out_dir, 0, err)) ||
+        (rc = run_check_folder(&c, &holds_run, err)) ||
         (rc = run_open_renderer(&c, err)) || (rc = run_open_output(&c, 0, 0.0, err)) ||
         (holds_run && (rc = run_clear_folder(&c, err))) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);

@@ -14,7 +14,10 @@
  * of the names eddy writes: frames/frame_NNNNN.EXT and frame_NNNNN_pK.vtp, render/frame_NNNNN.png, and
  * the temporary files of those names and of the others that a write killed half-way left behind.
  *
- * Depends on: checkpoint.h (the peek at a checkpoint's clock and end), decomp.h, output.h.
+ * Nothing here runs before the run holds the folder (run_lock_folder, folder_lock.h): a second eddy run
+ * into the same folder cleared the frames of the first one while it ran.
+ *
+ * Depends on: checkpoint.h (the peek at a checkpoint's clock and end), decomp.h, folder_lock.h, output.h.
  */
 #include "run_internal.h"
 
@@ -121,6 +124,12 @@ static void remove_matching(const char *dir, const char *sub, int (*match)(const
         closedir(d);
     }
     free(folder);
+}
+
+int run_lock_folder(run_ctx *c, const char *dir, int resume, eddy_error *err)
+{
+    return eddy_folder_lock_take_all(dir, resume ? EDDY_FOLDER_EXISTING : EDDY_FOLDER_MAKE_TIDY,
+                                     resume ? NULL : "choose another --out", &c->lock, err);
 }
 
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)

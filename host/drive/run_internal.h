@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "folder_lock.h"
 #include "output.h"
 #include "probes.h"
 #include "progress.h"
@@ -42,6 +43,7 @@ typedef struct run_ctx {
     long long first_step;
     double first_time;
     char checkpoint_path[EDDY_SCENE_PATH_MAX + 32]; /* resume: the checkpoint read, for messages */
+    eddy_folder_lock *lock;   /* the output folder's (rank 0; folder_lock.h), released by run_close_ctx */
 } run_ctx;
 
 void run_announce(const run_ctx *c, const char *verb);
@@ -53,6 +55,11 @@ int run_keep_render_request(run_ctx *c, const eddy_render_request *req, eddy_err
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
 int run_open_probes(run_ctx *c, eddy_error *err);
 int run_open_probe_table(run_ctx *c, eddy_error *err);
+/* The output folder held for this run until run_close_ctx (folder_lock.h), before anything in it is read,
+ * made, truncated or removed: a run's made first if it is not there (and removed again when the run
+ * leaves it empty), a resume's only if it is there (else its checkpoint is missing, said by the read).
+ * Refuses a folder another eddy run holds. Collective (rank 0 holds it, every process agrees). */
+int run_lock_folder(run_ctx *c, const char *dir, int resume, eddy_error *err);
 /* The output folder for a new run (run_folder.c). run_check_folder refuses one holding a run stopped
  * before its end, and says whether it holds one (finished); run_clear_folder then removes that run's
  * frames, tables, pictures and checkpoint pieces, before the output opens. Collective. */

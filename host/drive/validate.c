@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folder_lock.h"
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
@@ -400,6 +401,16 @@ int eddy_validate_run(const eddy_validate_options *opt)
         eddy_registry_destroy(reg);
         return 1;
     }
+    /* ... held until the report is written (folder_lock.h): a validation (or a run) writing into it
+     * already is refused before any case runs. Each case's plots go into a folder of its own below it,
+     * held while they are written (vreport_add). */
+    eddy_folder_lock *lock = NULL;
+    if (eddy_folder_lock_take(rep.dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, &err)) {
+        fprintf(stderr, "eddy: error: %s\n", err.message);
+        vreport_free(&rep);
+        eddy_registry_destroy(reg);
+        return 1;
+    }
     eddy_sets_text(rep.sets, sizeof rep.sets, opt->sets, opt->set_count);
     eddy_services_defer_signals();
     for (int si = 0; si < nsolvers && !*eddy_services_stop_flag(); ++si) {
@@ -495,6 +506,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
     vreport_print_summary(&rep, stdout);
     if (rep.claimed_misses) status = 1;
     if (*eddy_services_stop_flag()) status = 130;
+    eddy_folder_lock_release(lock);
     vreport_free(&rep);
     eddy_registry_destroy(reg);
     return status;

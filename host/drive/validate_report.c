@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folder_lock.h"
 #include "output.h"
 #include "plot.h"
 #include "provenance.h"
@@ -212,8 +213,12 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
     char rel[3 * VNAME + 16], dir[2 * VPATH];
     snprintf(rel, sizeof rel, "%s/%s/%s", c->name, solver, RES_NAMES[res]);
     snprintf(dir, sizeof dir, "%s/%s", r->dir, rel);
-    int rc = eddy_output_make_dirs(dir, err);
+    /* The case's folder is made and held while its files are written, as each solver's folder of a
+     * comparison (folder_lock.h). */
+    eddy_folder_lock *lock = NULL;
+    int rc = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, err);
     if (!rc && !run->failure[0]) rc = write_series(dir, c, run, err);
+    eddy_folder_lock_release(lock);
     if (!quiet && run->failure[0]) fprintf(stderr, "  failed: %s\n", run->failure);
     for (int k = 0; k < c->check_count; ++k) {
         const vcheck *ck = &c->checks[k];

@@ -538,12 +538,23 @@ class Simulation:
         return d
 
     def close(self) -> None:
-        """Closes the output files and drops the Simulation's reference to the session (arrays
-        still viewing it keep it alive). Idempotent. Refused (eddy.Error) while the simulation steps:
-        from another thread, or from the on_frame callback of its own run."""
+        """Closes the output files, lets the output folder go (another run may write into it now) and
+        drops the Simulation's reference to the session (arrays still viewing it keep it alive).
+        Idempotent. Refused (eddy.Error) while the simulation steps: from another thread, or from the
+        on_frame callback of its own run."""
         if self._core is not None:
             self._core.close_output()
             self._core = None
+
+    def __del__(self) -> None:
+        # A Simulation dropped without close() closes its files and lets its output folder go, as
+        # close() does: an array that still views the session keeps only the memory alive.
+        core = getattr(self, "_core", None)
+        if core is not None:
+            try:
+                core.close_output()
+            except Exception:
+                pass
 
     def __enter__(self) -> "Simulation":
         return self
@@ -622,12 +633,20 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     for item, why in unused:
         warnings.warn(f"set {item!r} has no effect on this comparison: {why}", stacklevel=2)
     summary = os.path.join(out, "summary.csv")
-    if os.path.exists(summary):
-        os.remove(summary)
+    # The summary an earlier comparison left is told from this one's by its file, which every write
+    # replaces (a new file renamed over it): removing it here, before the comparison holds the folder,
+    # removed the summary of a comparison still writing there.
+    def identity(path: str) -> Optional[Tuple[int, int]]:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+    before = identity(summary)
     _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else _whole(steps, "compare: steps"),
                   until=math.nan if until is None else _time(until, "compare: until"), sets=_sets(set), grid=grid,
                   threads=threads)
-    if not os.path.exists(summary):
+    if identity(summary) in (None, before):
         raise FileError(f"compare: '{summary}' was not written")
     with open(summary, newline="") as f:
         rows = list(csv.reader(f))

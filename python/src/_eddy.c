@@ -28,6 +28,7 @@
 
 #include "compare.h"
 #include "diagnostics.h"
+#include "folder_lock.h"
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
@@ -292,6 +293,8 @@ typedef struct Core {
     eddy_session *s;
     eddy_probes *probes;   /* the scene's probes, opened for the world */
     eddy_output *output;   /* made on the first write */
+    eddy_folder_lock *lock;/* the output folder, held from the first write until close_output or the
+                            * Core's end (folder_lock.h) */
     uint64_t read_views;   /* fields handed out as arrays (bit per field id) */
     uint64_t write_views;  /* ... of them writable */
     double wall_start;     /* eddy_time_ms() at open, for diagnostics.csv's wall_ms */
@@ -302,6 +305,7 @@ static PyTypeObject CoreType;
 static void core_dealloc(Core *self)
 {
     eddy_output_destroy(self->output);
+    eddy_folder_lock_release(self->lock);
     eddy_probes_destroy(self->probes);
     eddy_session_close(self->s);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -327,6 +331,7 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     c->s = s;
     c->probes = NULL;
     c->output = NULL;
+    c->lock = NULL;
     c->read_views = c->write_views = 0;
     c->wall_start = eddy_time_ms();
     if ((rc = core_init_probes(c, err))) {
@@ -434,8 +439,15 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
+    /* The folder is held while its checkpoint is read, as `eddy resume` holds it (folder_lock.h): a run
+     * or resume still writing there is refused, not continued from a checkpoint it replaces. It is let go
+     * then, and held again from the first write (core_open_output): a resumed Simulation that only reads
+     * the state keeps no other run out. */
+    eddy_folder_lock *lock = NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = eddy_session_resume(dir, &o, &s, &err);
+    rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
+    if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
+    eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
     return core_new(s, rc, &err);
 }
@@ -466,6 +478,35 @@ typedef struct record {
     size_t count, cap, width;
 } record;
 
+/* The output, made on the first write with the scene's writers into its folder, which is held first
+ * (folder_lock.h), as `eddy run` holds it: another eddy run or Simulation writing there is refused, and
+ * this one holds it until close_output or the Core's end. */
+static int core_open_output(Core *c, eddy_error *err)
+{
+    if (c->output) return EDDY_OK;
+    const eddy_scene *sc = eddy_session_scene(c->s);
+    eddy_folder_lock *taken = NULL;
+    int rc = EDDY_OK;
+    if (!eddy_folder_lock_holds(c->lock, sc->out_dir) &&
+        (rc = eddy_folder_lock_take(sc->out_dir, EDDY_FOLDER_MAKE, "choose another out folder", &taken, err)))
+        return rc;
+    const char *ids[EDDY_SCENE_FORMAT_MAX];
+    for (size_t i = 0; i < sc->format_count; ++i) ids[i] = sc->formats[i];
+    eddy_output_options oo = eddy_output_default_options();
+    oo.formats = ids;
+    oo.format_count = sc->format_count;
+    oo.registry = registry;
+    oo.scene = sc;
+    rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
+    if (rc) {
+        eddy_folder_lock_release(taken);
+    } else if (taken) {
+        eddy_folder_lock_release(c->lock);
+        c->lock = taken;
+    }
+    return rc;
+}
+
 static int measure(Core *c, double *row, int write, eddy_error *err)
 {
     eddy_frame f;
@@ -481,17 +522,7 @@ static int measure(Core *c, double *row, int write, eddy_error *err)
         memcpy(row, fixed, sizeof fixed);
     }
     if (!rc && write) {
-        if (!c->output) {
-            const eddy_scene *sc = eddy_session_scene(c->s);
-            const char *ids[EDDY_SCENE_FORMAT_MAX];
-            for (size_t i = 0; i < sc->format_count; ++i) ids[i] = sc->formats[i];
-            eddy_output_options oo = eddy_output_default_options();
-            oo.formats = ids;
-            oo.format_count = sc->format_count;
-            oo.registry = registry;
-            oo.scene = sc;
-            rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
-        }
+        rc = core_open_output(c, err);
         if (!rc) rc = eddy_output_write_frame(c->output, &f, err);
         if (!rc) rc = eddy_output_write_diagnostics(c->output, &d, f.time, f.step, eddy_time_ms() - c->wall_start, err);
     }
@@ -678,6 +709,8 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error_clear(&err);
     if (begin_stepping(c, "run")) return NULL;
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
+    /* A folder another run writes into is refused before the first step, not at the first frame. */
+    if (!rc && ctx.write) rc = core_open_output(c, &err);
     /* The state the run starts from, when it is frame 0 (which a plan's on_frame never sees). */
     if (!rc && (ctx.do_record || ctx.write) && eddy_session_world(c->s)->step == 0)
         rc = record_row(c, &ctx.rec, ctx.write, &err);
@@ -837,8 +870,15 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
      * thread steps this simulation while the GIL is released here. */
     const int claim = stepping_thread != PyThread_get_thread_ident();
     if (claim && begin_stepping(c, "checkpoint")) return NULL;
+    /* Into a folder this simulation does not hold: held while the checkpoint is written (folder_lock.h),
+     * so that one is not written into a folder another eddy run writes into. */
+    eddy_folder_lock *held = NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = eddy_session_checkpoint(c->s, dir, NULL, &err);
+    rc = eddy_folder_lock_holds(c->lock, dir)
+             ? EDDY_OK
+             : eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, "choose another folder", &held, &err);
+    if (!rc) rc = eddy_session_checkpoint(c->s, dir, NULL, &err);
+    eddy_folder_lock_release(held);
     Py_END_ALLOW_THREADS
     if (claim) end_stepping();
     if (rc) return raise_error(&err, rc);
@@ -977,6 +1017,9 @@ static PyObject *core_close(PyObject *self, PyObject *noargs)
     }
     eddy_output_destroy(c->output);
     c->output = NULL;
+    /* The folder goes with the files (folder_lock.h): another run may write into it now. */
+    eddy_folder_lock_release(c->lock);
+    c->lock = NULL;
     Py_RETURN_NONE;
 }
 
@@ -1005,7 +1048,8 @@ static PyMethodDef core_methods[] = {
      "order($self, /)\n--\n\nStorage indices of the owned particles by increasing id (a copy)."},
     {"state", core_state, METH_NOARGS, "state($self, /)\n--\n\nClock, counts and ids of the session."},
     {"close_output", core_close, METH_NOARGS,
-     "close_output($self, /)\n--\n\nCloses the output files (frames series, diagnostics.csv)."},
+     "close_output($self, /)\n--\n\nCloses the output files (frames series, diagnostics.csv) and lets the output "
+     "folder go."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject CoreType = {

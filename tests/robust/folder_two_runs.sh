@@ -1,0 +1,46 @@
+#!/bin/sh
+# folder_two_runs.sh EDDY SCENE DIR: two eddy runs into one folder at once. Run A starts; once its first
+# frames are on disk it is stopped (SIGSTOP, so that it is still running whatever the machine's speed),
+# run B into the same folder must be refused with the exact message while A holds the folder (flock -n
+# cannot take it either), A is continued and must end normally, and the folder must hold A's run alone,
+# as a run of the same settings into a fresh folder writes it (diff -r; diagnostics.csv without its
+# wall_ms column; the checkpoint, which names its folder, by the state hash, which --hash prints). Before the lock B cleared A's frames and wrote its own run, then A wrote on: mixed
+# frames, a diagnostics.csv of B's rows then A's.
+eddy=$1 scene=$2 dir=$3
+set -u
+command -v flock >/dev/null 2>&1 || { echo "skipped: no flock(1) (util-linux)"; exit 77; }
+a=
+fail() {
+    echo "folder_two_runs.sh: $*" >&2
+    if [ -n "$a" ]; then kill -CONT "$a" 2>/dev/null; kill "$a" 2>/dev/null; fi
+    exit 1
+}
+rm -rf "$dir" "$dir.ref"
+run_a() { "$eddy" run "$scene" --steps 1200 --threads 2 --quiet --hash --out "$1" >"$1.hash"; }
+run_a "$dir.ref" || fail "the reference run failed"
+run_a "$dir" &
+a=$!
+n=0
+until [ -f "$dir/frames/frame_00001.vtp" ]; do
+    kill -0 "$a" 2>/dev/null || fail "run A ended before its second frame"
+    n=$((n + 1))
+    [ $n -lt 2400 ] || fail "run A wrote no second frame in 120 s"
+    sleep 0.05
+done
+kill -STOP "$a"
+flock -n "$dir" true && fail "flock took the folder while run A holds it"
+got=$("$eddy" run "$scene" --steps 40 --threads 2 --quiet --out "$dir" 2>&1); status=$?
+printf 'run B: %s\n' "$got"
+kill -CONT "$a"
+[ "$status" = 1 ] || fail "run B: exit status $status, expected 1"
+[ "$got" = "eddy: error: output folder '$dir' is in use by another eddy run; wait for it to finish or choose another --out" ] ||
+    fail "run B: not the refusal"
+wait "$a"; sa=$?
+a=
+[ "$sa" = 0 ] || fail "run A: exit status $sa"
+cut -d, -f1-9,11- "$dir.ref/diagnostics.csv" >"$dir.ref.diag"
+cut -d, -f1-9,11- "$dir/diagnostics.csv" >"$dir.diag"
+cmp "$dir.ref.diag" "$dir.diag" || fail "diagnostics.csv is not run A's alone"
+diff -r -x diagnostics.csv -x checkpoint.eddy "$dir.ref" "$dir" || fail "the folder is not run A's alone"
+cmp "$dir.ref.hash" "$dir.hash" || fail "run A's state hash is not the reference run's"
+echo "run B was refused; the folder holds run A's run alone"
