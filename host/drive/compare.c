@@ -363,6 +363,15 @@ static void warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg, 
     eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
 }
 
+/* A summary that cannot be written fails the same way after every solver and at the end: said once
+ * (it was said once per solver and again at the end), a different message again. */
+static void say_summary_error(char *said, const eddy_error *serr)
+{
+    if (strcmp(said, serr->message) == 0) return;
+    fprintf(stderr, "eddy: error: %s\n", serr->message);
+    snprintf(said, EDDY_ERROR_MESSAGE_MAX, "%s", serr->message);
+}
+
 static int compare_run(const eddy_compare_options *opt)
 {
     const options o = *opt;
@@ -383,6 +392,7 @@ static int compare_run(const eddy_compare_options *opt)
     int status = 0;
     char plots_dir[PATH_MAX_ + 8] = "";
     eddy_folder_lock *lock = NULL; /* the comparison's folder (rank 0), held until the report is written */
+    char summary_said[EDDY_ERROR_MESSAGE_MAX] = "";
     /* A scene one process cannot read goes through the agreement below like any other error of the
      * set-up: returning alone left the others waiting in it. One that differs between the nodes ran
      * to a report mixing both. */
@@ -451,7 +461,7 @@ static int compare_run(const eddy_compare_options *opt)
         eddy_error serr;
         if (writes && (compare_write_summary_csv(&cx, res, k + 1, &serr) ||
                        compare_write_summary_md(&cx, res, k + 1, NULL, 0, &serr))) {
-            fprintf(stderr, "eddy: error: %s\n", serr.message);
+            say_summary_error(summary_said, &serr);
             status = status ? status : 1;
         }
     }
@@ -476,16 +486,18 @@ static int compare_run(const eddy_compare_options *opt)
     pl.count = o.solver_count;
     compare_draw_plots(&pl);
     eddy_error serr;
-    if (compare_write_summary_csv(&cx, res, o.solver_count, &serr) ||
-        compare_write_summary_md(&cx, res, o.solver_count, pl.list, pl.plot_count, &serr)) {
-        fprintf(stderr, "eddy: error: %s\n", serr.message);
+    const int summary_failed = compare_write_summary_csv(&cx, res, o.solver_count, &serr) ||
+                               compare_write_summary_md(&cx, res, o.solver_count, pl.list, pl.plot_count, &serr);
+    if (summary_failed) {
+        say_summary_error(summary_said, &serr);
         pl.failures++;
     }
     if (!o.no_stdout) {
         compare_summary_md(stdout, &cx, res, o.solver_count, pl.list, pl.plot_count);
         fflush(stdout);
     }
-    if (!o.quiet) fprintf(stderr, "compare: summary in %s/summary.md and summary.csv, plots in %s\n", cx.out_dir, plots_dir);
+    if (!o.quiet && !summary_failed)
+        fprintf(stderr, "compare: summary in %s/summary.md and summary.csv, plots in %s\n", cx.out_dir, plots_dir);
     if (failed && status != 130)
         fprintf(stderr, "eddy: error: %d of %d solvers failed (see %s/summary.md)\n", failed, o.solver_count,
                 cx.out_dir);

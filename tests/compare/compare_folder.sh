@@ -44,11 +44,14 @@ interrupt)
     ;;
 blocked)
     mkdir -p "$D/summary.md"
-    out=$(run --solvers tait --until 0.001 2>&1 >/dev/null)
+    out=$(run --solvers tait,pbf --until 0.001 2>&1 >/dev/null)
     status=$?
     printf '%s\n' "$out"
     [ "$status" = 1 ] || fail "exit status $status, expected 1"
     case $out in *"eddy: error: cannot write '$D/summary.md': Is a directory"*) ;; *) fail "no error naming summary.md" ;; esac
+    # Said once, not after each solver and again at the end.
+    said=$(printf '%s\n' "$out" | grep -c "cannot write '$D/summary.md'")
+    [ "$said" = 1 ] || fail "the summary's error is said $said times, expected once"
     [ ! -e "$D/summary.md.tmp" ] || fail "summary.md.tmp left behind"
     [ -f "$D/summary.csv" ] || fail "summary.csv was not written"
     ;;
