@@ -151,7 +151,9 @@ void eddy_folder_lock_release(eddy_folder_lock *lock)
 {
     if (!lock) return;
     /* Before the lock goes: no other run can be writing into it meanwhile. Only the folder itself: a
-     * parent the take made may be where another process is making its own folder at that moment. */
-    if (lock->made) rmdir(lock->made);
+     * parent the take made may be where another process is making its own folder at that moment. And
+     * only while the path still names the folder locked: one moved or removed meanwhile may have been
+     * replaced by another run's, made and locked after it. */
+    if (lock->made && eddy_folder_lock_holds(lock, lock->made)) rmdir(lock->made);
     lock_free(lock);
 }

@@ -4,8 +4,9 @@
 # run B into the same folder must be refused with the exact message while A holds the folder (flock -n
 # cannot take it either), A is continued and must end normally, and the folder must hold A's run alone,
 # as a run of the same settings into a fresh folder writes it (diff -r; diagnostics.csv without its
-# wall_ms column; the checkpoint, which names its folder, by the state hash, which --hash prints). Before the lock B cleared A's frames and wrote its own run, then A wrote on: mixed
-# frames, a diagnostics.csv of B's rows then A's.
+# wall_ms column; the checkpoint, which names its folder, by the state hash, which --hash prints).
+# Before the lock B cleared A's frames and wrote its own run, then A wrote on: mixed frames, a
+# diagnostics.csv of B's rows then A's.
 eddy=$1 scene=$2 dir=$3
 set -u
 command -v flock >/dev/null 2>&1 || { echo "skipped: no flock(1) (util-linux)"; exit 77; }
@@ -16,9 +17,11 @@ fail() {
     exit 1
 }
 rm -rf "$dir" "$dir.ref"
-run_a() { "$eddy" run "$scene" --steps 1200 --threads 2 --quiet --hash --out "$1" >"$1.hash"; }
-run_a "$dir.ref" || fail "the reference run failed"
-run_a "$dir" &
+"$eddy" run "$scene" --steps 1200 --threads 2 --quiet --hash --out "$dir.ref" >"$dir.ref.hash" ||
+    fail "the reference run failed"
+# (a plain command, not a shell function: $! must be eddy itself, not a subshell whose child SIGSTOP
+# would not reach)
+"$eddy" run "$scene" --steps 1200 --threads 2 --quiet --hash --out "$dir" >"$dir.hash" &
 a=$!
 n=0
 until [ -f "$dir/frames/frame_00001.vtp" ]; do
@@ -28,6 +31,15 @@ until [ -f "$dir/frames/frame_00001.vtp" ]; do
     sleep 0.05
 done
 kill -STOP "$a"
+# Stopped for certain (state T in /proc), or A ended between its frame and the signal: then B would not
+# be tested. (The state changes when A takes the signal: a moment after kill.)
+n=0
+while st=$(sed 's/.*) //' "/proc/$a/stat" 2>/dev/null | cut -d' ' -f1); [ "$st" != T ]; do
+    case $st in '' | Z | X) fail "run A ended before run B could try the folder" ;; esac
+    n=$((n + 1))
+    [ $n -lt 100 ] || fail "run A did not stop in 5 s"
+    sleep 0.05
+done
 flock -n "$dir" true && fail "flock took the folder while run A holds it"
 got=$("$eddy" run "$scene" --steps 40 --threads 2 --quiet --out "$dir" 2>&1); status=$?
 printf 'run B: %s\n' "$got"
