@@ -93,6 +93,17 @@ static int hash_with_threads(const char *scene_path, const char *solver, eddy_re
     return rc;
 }
 
+/* Whether `hash` (with `threads` threads) differs from hash1 (one thread): then the cell says so and
+ * stderr has both. */
+static int differs(char *cell, const char *scene_path, const char *solver, uint64_t hash1, uint64_t hash, int threads)
+{
+    if (hash == hash1) return 0;
+    snprintf(cell, CELL, "1/%d threads differ", threads);
+    fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with %d\n", scene_path,
+            solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash, threads);
+    return 1;
+}
+
 /* Runs one cell; writes "ok" or the reason into cell. Returns 0 when it passed. */
 static int run_cell(const char *scene_path, const char *solver, eddy_registry *reg, char *cell)
 {
@@ -142,23 +153,13 @@ static int run_cell(const char *scene_path, const char *solver, eddy_registry *r
         snprintf(cell, CELL, "1 thread failed");
         return 1;
     }
-    if (hash1 != hash2) {
-        snprintf(cell, CELL, "1/2 threads differ");
-        fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with 2\n", scene_path,
-                solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash2);
-        return 1;
-    }
+    if (differs(cell, scene_path, solver, hash1, hash2, 2)) return 1;
     uint64_t hash3 = 0;
     if (hash_with_threads(scene_path, solver, reg, 3, &hash3)) {
         snprintf(cell, CELL, "3 threads failed");
         return 1;
     }
-    if (hash1 != hash3) {
-        snprintf(cell, CELL, "1/3 threads differ");
-        fprintf(stderr, "%s with %s: state hash after %d steps %016llx with 1 thread, %016llx with 3\n", scene_path,
-                solver, HASH_STEPS, (unsigned long long)hash1, (unsigned long long)hash3);
-        return 1;
-    }
+    if (differs(cell, scene_path, solver, hash1, hash3, 3)) return 1;
     snprintf(cell, CELL, "ok (%.0f ms/step)", total / STEPS);
     return 0;
 }
