@@ -298,6 +298,37 @@ int checkpoint_fopen_regular(const char *path, FILE **out)
     return 0;
 }
 
+int checkpoint_read_stream(FILE *f, size_t max, unsigned char **data, size_t *size)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *p = malloc(cap);
+    if (!p) return EDDY_ERR_OUT_OF_MEMORY;
+    for (;;) {
+        if (n + 1 == cap) {
+            if (n > max) break;
+            unsigned char *q = realloc(p, cap * 2);
+            if (!q) {
+                free(p);
+                return EDDY_ERR_OUT_OF_MEMORY;
+            }
+            p = q;
+            cap *= 2;
+        }
+        const size_t want = cap - 1 - n, got = fread(p + n, 1, want, f);
+        n += got;
+        if (got < want) {
+            if (!ferror(f)) break;
+            const int e = errno;
+            free(p);
+            errno = e;
+            return EDDY_ERR_IO;
+        }
+    }
+    *data = p;
+    *size = n;
+    return EDDY_OK;
+}
+
 static int read_all(const char *path, unsigned char **data, size_t *size, eddy_error *err)
 {
     /* eddy writes checkpoints as regular files; a device (a link to /dev/zero) would be read forever,
@@ -313,33 +344,10 @@ static int read_all(const char *path, unsigned char **data, size_t *size, eddy_e
                                   "every --checkpoint-every seconds)", path);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
     }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *p = malloc(cap);
-    int rc = p ? EDDY_OK : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    while (!rc) {
-        if (n == cap) {
-            unsigned char *q = realloc(p, cap * 2);
-            if (!q) {
-                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
-                break;
-            }
-            p = q;
-            cap *= 2;
-        }
-        size_t got = fread(p + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) rc = eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s'", path);
-            break;
-        }
-    }
+    const int rc = checkpoint_read_stream(f, SIZE_MAX / 2, data, size);
     fclose(f);
-    if (rc) {
-        free(p);
-        return rc;
-    }
-    *data = p;
-    *size = n;
+    if (rc == EDDY_ERR_OUT_OF_MEMORY) return eddy_error_set(err, rc, "out of memory reading '%s'", path);
+    if (rc) return eddy_error_set(err, rc, "cannot read checkpoint '%s'", path);
     return EDDY_OK;
 }
 

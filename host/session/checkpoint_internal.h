@@ -30,6 +30,11 @@ typedef struct cursor {
  * regular file: a folder, a FIFO, a device). */
 int checkpoint_fopen_regular(const char *path, FILE **out);
 
+/* Reads f to its end, or to max + 1 bytes (so that a longer file shows as *size > max), into a buffer
+ * from malloc (*data, the caller's) with a byte to spare after the data (room for a NUL); f stays open.
+ * EDDY_OK, EDDY_ERR_OUT_OF_MEMORY, or EDDY_ERR_IO with errno as the read left it; *data untouched then. */
+int checkpoint_read_stream(FILE *f, size_t max, unsigned char **data, size_t *size);
+
 /* "checkpoint 'F' is corrupt: WHAT does not fit" (EDDY_ERR_PARSE). */
 int checkpoint_corrupt(const cursor *c, const char *what, eddy_error *err);
 /* Copies n bytes to dst (NULL: skips them) and advances, or refuses as corrupt. */

@@ -65,25 +65,15 @@ static int read_manifest(FILE *f, const char *path, cJSON **out, eddy_error *err
         return manifest_corrupt(err, path, "larger than %zu MiB, more than the manifest of %d processes takes",
                                 MANIFEST_MAX_BYTES >> 20, MANIFEST_MAX_PROCESSES);
     }
-    size_t len = 0, cap = 1 << 16;
-    char *text = malloc(cap);
-    while (text) {
-        len += fread(text + len, 1, cap - 1 - len, f);
-        if (len < cap - 1 || cap > MANIFEST_MAX_BYTES) break;
-        char *more = realloc(text, cap * 2);
-        if (!more) {
-            free(text);
-            text = NULL;
-        } else {
-            text = more;
-            cap *= 2;
-        }
-    }
-    const int failed = ferror(f), error = errno;
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+    const int got = checkpoint_read_stream(f, MANIFEST_MAX_BYTES, &bytes, &len), error = errno;
     fclose(f);
+    char *text = (char *)bytes;
     int rc = EDDY_OK;
-    if (!text) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint manifest '%s'", path);
-    else if (failed)
+    if (got == EDDY_ERR_OUT_OF_MEMORY)
+        rc = eddy_error_set(err, got, "out of memory for the checkpoint manifest '%s'", path);
+    else if (got)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint manifest '%s': %s", path, strerror(error));
     else if (len > MANIFEST_MAX_BYTES)
         rc = manifest_corrupt(err, path, "larger than %zu MiB, more than the manifest of %d processes takes",
