@@ -20,7 +20,7 @@
 #   - hidden visibility for C and C++ (and inline functions): the plugin exports only
 #     eddy_plugin_entry, which <eddy/defs.h> marks EDDY_EXPORT;
 #   - position-independent code, and linking libeddy, the SPH toolkit eddy::sph (docs/toolkit.md) and
-#     OpenMP when found;
+#     OpenMP when found (for C, and for C++ when the plugin has C++ sources);
 #   - an install rule to <prefix>/lib/eddy/plugins, the folder the installed `eddy` searches
 #     (<exe>/../lib/eddy/plugins), with the RPATH $ORIGIN/../.. so that the installed plugin finds the
 #     libeddy of the same prefix.
@@ -69,6 +69,21 @@ function(eddy_add_plugin target)
   endif()
   if(TARGET OpenMP::OpenMP_C)
     target_link_libraries(${target} PRIVATE OpenMP::OpenMP_C)
+  endif()
+  # C++ sources need OpenMP's C++ flags of their own: with only OpenMP_C linked they compile without
+  # -fopenmp, and the toolkit's parallel loops (compiled into the plugin) silently run on one thread.
+  set(cxx_sources ${ARG_SOURCES})
+  list(FILTER cxx_sources INCLUDE REGEX "\\.(cpp|cxx|cc|C|c\\+\\+)$")
+  if(cxx_sources)
+    if(NOT TARGET OpenMP::OpenMP_CXX)
+      find_package(OpenMP QUIET COMPONENTS CXX)
+    endif()
+    if(TARGET OpenMP::OpenMP_CXX)
+      target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
+    else()
+      message(WARNING "eddy_add_plugin(${target}): no OpenMP for C++ was found; the plugin's C++ sources "
+                      "(${cxx_sources}) and the toolkit loops they contain will run on one thread")
+    endif()
   endif()
   set_target_properties(${target} PROPERTIES
     PREFIX ""

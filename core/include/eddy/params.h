@@ -59,28 +59,27 @@ typedef struct eddy_param_desc {
     const char *def_string;      /* STRING only: the default text (may be NULL: empty) */
 } eddy_param_desc;
 
-/* Initializers for table entries (C99 designated initializers; C++20 accepts them too). */
+/* Initializers for table entries. They name every member, in declaration order and without
+ * designators, so that they compile unchanged as C (C99 and later) and as C++ (C++11 and later) with
+ * -Wall -Wextra -pedantic: C++ before C++20 has no designated initializers, and C++20 warns about
+ * members a designated list leaves out (-Wmissing-field-initializers). The order is the ABI's own. */
+#define EDDY_PARAM_DESC_ALL_(id_, type_, flags_, def_, min_, max_, unit_, doc_, choices_, def_string_) \
+    {sizeof(eddy_param_desc), (id_), (type_), (flags_), (def_), (min_), (max_), (unit_), (doc_), \
+     (choices_), (def_string_)}
 #define EDDY_PARAM_REAL_DESC(id_, def_, min_, max_, unit_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_REAL, .def = (def_), \
-     .min = (min_), .max = (max_), .unit = (unit_), .doc = (doc_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_REAL, 0u, def_, min_, max_, unit_, doc_, NULL, NULL)
 #define EDDY_PARAM_DERIVED_REAL_DESC(id_, min_, max_, unit_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_REAL, \
-     .flags = EDDY_PARAM_DERIVED, .def = 0.0, .min = (min_), .max = (max_), .unit = (unit_), .doc = (doc_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_REAL, EDDY_PARAM_DERIVED, 0.0, min_, max_, unit_, doc_, NULL, NULL)
 #define EDDY_PARAM_INT_DESC(id_, def_, min_, max_, unit_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_INT, .def = (def_), \
-     .min = (min_), .max = (max_), .unit = (unit_), .doc = (doc_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_INT, 0u, def_, min_, max_, unit_, doc_, NULL, NULL)
 #define EDDY_PARAM_BOOL_DESC(id_, def_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_BOOL, .def = (def_), \
-     .min = 0, .max = 1, .unit = "", .doc = (doc_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_BOOL, 0u, def_, 0, 1, "", doc_, NULL, NULL)
 #define EDDY_PARAM_ENUM_DESC(id_, def_index_, choices_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_ENUM, .def = (def_index_), \
-     .min = 0, .max = 0, .unit = "", .doc = (doc_), .choices = (choices_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_ENUM, 0u, def_index_, 0, 0, "", doc_, choices_, NULL)
 #define EDDY_PARAM_STRING_DESC(id_, def_string_, max_len_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_STRING, .max = (max_len_), \
-     .unit = "", .doc = (doc_), .def_string = (def_string_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_STRING, 0u, 0, 0, max_len_, "", doc_, NULL, def_string_)
 #define EDDY_PARAM_VECTOR_DESC(id_, def_, min_, max_, unit_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_VECTOR, .def = (def_), \
-     .min = (min_), .max = (max_), .unit = (unit_), .doc = (doc_)}
+    EDDY_PARAM_DESC_ALL_(id_, EDDY_PARAM_VECTOR, 0u, def_, min_, max_, unit_, doc_, NULL, NULL)
 
 /* One validated value. Every member is filled for every type, so reading the wrong one is harmless:
  *   REAL    number

@@ -75,9 +75,8 @@ typedef struct eddy_material {
                          "Gas stiffness k of p = k (rho - rho0) (Mueller et al. 2003, eq. 12); " \
                          "sqrt(k) is the speed of sound the time-step limit uses.")
 #define EDDY_MATERIAL_INITIAL_SUM_DESC \
-    {.size = sizeof(eddy_param_desc), .id = "initial_sum", .type = EDDY_PARAM_REAL, .def = 1.0, \
-     .min = 1e-6, .max = 1.0, .unit = "1", \
-     .doc = "Self-contribution to a particle's density sum, in units of m W(0), in (0, 1]."}
+    EDDY_PARAM_REAL_DESC("initial_sum", 1.0, 1e-6, 1.0, "1", \
+                         "Self-contribution to a particle's density sum, in units of m W(0), in (0, 1].")
 
 /* The value a material gives the parameter `desc` (an entry of the running solver's material table):
  * the material's own value, or desc's default when the material has none (a world built without that
