@@ -154,30 +154,17 @@ static void destroy(eddy_solver *s)
     free(s);
 }
 
-/* 10 sqrt(2 |g| H), H the height the particles span along gravity (sim units): the speed of sound ten
- * times that of the fastest free fall in the scene, which keeps density errors near 1% (Monaghan
- * 1994). 0 without gravity or particles. H spans the owned particles of every process
- * (eddy_world_reduce), so a decomposed run derives the same c0 as a single process. */
+/* 10 sqrt(2 |g| H), H the height the particles span along gravity (eddy_sph_fall_height, over every
+ * process): the speed of sound ten times that of the fastest free fall in the scene, which keeps
+ * density errors near 1% (Monaghan 1994). 0 without gravity or particles. */
 static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
 {
-    *c0 = 0.0;
+    double H = 0.0;
+    const int rc = eddy_sph_fall_height(w, &H, err);
+    if (rc) return eddy_error_prefix(err, "derived sound speed: ");
     const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
                           (double)w->gravity[2] * w->gravity[2]);
-    const eddy_particles *p = &w->particles;
-    if (!(g > 0)) return EDDY_OK;
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < p->count; ++i) {
-        if (eddy_particle_is_halo(p, i)) continue;
-        double up = -(p->x[i] * w->gravity[0] + p->y[i] * w->gravity[1] + p->z[i] * w->gravity[2]) / g;
-        lo = up < lo ? up : lo;
-        hi = up > hi ? up : hi;
-    }
-    double extent[2] = {lo, -hi}; /* both by MIN: one collective call */
-    int rc = eddy_world_reduce(w, EDDY_REDUCE_MIN, extent, 2, err);
-    if (rc) return eddy_error_prefix(err, "derived sound speed: ");
-    lo = extent[0];
-    hi = -extent[1];
-    if (hi >= lo) *c0 = 10.0 * sqrt(2.0 * g * (hi - lo)); /* else: no particle anywhere */
+    *c0 = 10.0 * sqrt(2.0 * g * H);
     return EDDY_OK;
 }
 

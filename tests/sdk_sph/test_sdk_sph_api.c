@@ -640,6 +640,57 @@ static void expect_error(int rc, int code, const eddy_error *err, const char *te
 }
 
 /*
+ * eddy_sph_fall_height against the extent along the unit vector of gravity computed here (another
+ * rounding: a relative bar of 1e-12), for gravity along -y and tilted; a halo copy placed beyond every
+ * particle does not count; no gravity gives 0; NULL arguments are refused by name.
+ */
+static void fall_height_spans_owned_particles(void **state)
+{
+    (void)state;
+    const int periodic[3] = {0, 0, 0};
+    eddy_world *w = random_world(300, 1.0f, 0.13f, periodic, 11, 0);
+    eddy_particles *p = &w->particles;
+    const float gravities[][3] = {{0.0f, -9.81f, 0.0f}, {3.0f, -4.0f, 1.5f}};
+    eddy_error err = {0};
+    for (size_t c = 0; c < 2; ++c) {
+        memcpy(w->gravity, gravities[c], sizeof w->gravity);
+        const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
+                              (double)w->gravity[2] * w->gravity[2]);
+        const double u[3] = {-w->gravity[0] / g, -w->gravity[1] / g, -w->gravity[2] / g};
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < p->count; ++i) {
+            const double up = p->x[i] * u[0] + p->y[i] * u[1] + p->z[i] * u[2];
+            lo = fmin(lo, up);
+            hi = fmax(hi, up);
+        }
+        double H = -1.0;
+        assert_int_equal(eddy_sph_fall_height(w, &H, &err), EDDY_OK);
+        assert_true(hi - lo > 0.5 && fabs(H - (hi - lo)) <= 1e-12 * (hi - lo));
+        /* A halo copy far above every particle: left out. */
+        const float x0 = p->x[0], y0 = p->y[0], z0 = p->z[0];
+        p->x[0] = (float)(10.0 * u[0]), p->y[0] = (float)(10.0 * u[1]), p->z[0] = (float)(10.0 * u[2]);
+        double with_owned = -1.0;
+        assert_int_equal(eddy_sph_fall_height(w, &with_owned, &err), EDDY_OK);
+        assert_true(with_owned > 9.0);
+        p->flags[0] = EDDY_PARTICLE_HALO;
+        p->halo_count = 1;
+        double without = -1.0;
+        assert_int_equal(eddy_sph_fall_height(w, &without, &err), EDDY_OK);
+        assert_true(without < 2.0);
+        p->flags[0] = 0;
+        p->halo_count = 0;
+        p->x[0] = x0, p->y[0] = y0, p->z[0] = z0;
+    }
+    memset(w->gravity, 0, sizeof w->gravity);
+    double H = -1.0;
+    assert_int_equal(eddy_sph_fall_height(w, &H, &err), EDDY_OK);
+    assert_true(H == 0.0);
+    expect_error(eddy_sph_fall_height(w, NULL, &err), EDDY_ERR_INVALID_ARGUMENT, &err, "height");
+    expect_error(eddy_sph_fall_height(NULL, &H, &err), EDDY_ERR_INVALID_ARGUMENT, &err, "world");
+    eddy_world_destroy(w);
+}
+
+/*
  * The material tables, the lattice helpers and the time step's inputs: NULL pointers, a smoothing
  * radius that is not positive, tables of another world, a kernel outside the enum, a material whose
  * lattice sums to nothing; each refused with a status and a message (or NaN where a number is
@@ -1001,6 +1052,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(materials_tables_match_definitions),
         cmocka_unit_test(self_term_convention_on_rest_lattice),
         cmocka_unit_test(stable_dt_matches_formula),
+        cmocka_unit_test(fall_height_spans_owned_particles),
         cmocka_unit_test(rest_scale_every_kernel_2d_3d),
         cmocka_unit_test(state_records_edges),
         cmocka_unit_test(materials_refuse_bad_arguments),

@@ -145,6 +145,32 @@ int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error 
     return rc;
 }
 
+int eddy_sph_fall_height(eddy_world *w, double *height, eddy_error *err)
+{
+    if (!w || !height)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_sph_fall_height: %s is NULL", w ? "height" : "the world");
+    const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
+                          (double)w->gravity[2] * w->gravity[2]);
+    if (!(g > 0)) {
+        *height = 0.0;
+        return EDDY_OK;
+    }
+    const eddy_particles *p = &w->particles;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < p->count; ++i) {
+        if (eddy_particle_is_halo(p, i)) continue;
+        const double up = -(p->x[i] * (double)w->gravity[0] + p->y[i] * (double)w->gravity[1] +
+                            p->z[i] * (double)w->gravity[2]) / g;
+        lo = up < lo ? up : lo;
+        hi = up > hi ? up : hi;
+    }
+    double extent[2] = {lo, -hi}; /* both by MIN: one collective call */
+    const int rc = eddy_world_reduce(w, EDDY_REDUCE_MIN, extent, 2, err);
+    if (rc) return eddy_error_prefix(err, "fall height: ");
+    *height = -extent[1] >= extent[0] ? -extent[1] - extent[0] : 0.0; /* no particle on any process: 0 */
+    return EDDY_OK;
+}
+
 /*
  * The checks save and load share, before anything is allocated or copied: a tag, the arrays of every
  * non-empty part, and a total that a record can hold. The sum is checked as it grows: counts whose sum

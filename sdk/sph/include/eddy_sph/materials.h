@@ -119,6 +119,18 @@ double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, 
 int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err);
 
 /*
+ * The height H the owned particles of every process span along gravity, m (sim units): the largest
+ * minus the smallest of -x.g/|g| (halo copies left out), 0 without gravity or particles. What a
+ * weakly compressible solver derives its speed of sound from, c0 = 10 sqrt(2 |g| H) (Monaghan 1994:
+ * ten times the speed of a fall over H, which keeps density errors near 1%; tait's default). The
+ * extent is reduced with eddy_world_reduce, so a run on several processes derives the same H as one:
+ * collective, every process calls it. Scenes are y-up in 2D and 3D, but nothing here assumes an axis.
+ * Returns EDDY_ERR_INVALID_ARGUMENT for NULL w or height, or eddy_world_reduce's code (its message
+ * prefixed "fall height: "); *height is written only on success. [main thread]
+ */
+int eddy_sph_fall_height(eddy_world *w, double *height, eddy_error *err);
+
+/*
  * One state record (<eddy/state.h>) of several float arrays, concatenated in order: parts[i] holds
  * counts[i] floats. save() sets *data to a buffer of *size bytes allocated with malloc() by
  * eddy_state_save_floats, as a solver's save() returns it: the caller owns it and frees it with free()
