@@ -139,6 +139,15 @@ set_tests_properties(cli_scene_is_a_device cli_scene_pipe_without_end cli_probe_
 # An id the file names is pointed at, as every other scene error; one from --solver is not the file's.
 cli_test(unknown_solver 1 "eddy: error: ${DATA}/unknown_solver.json:2:13: solver: unknown solver 'sph_nonexistent' (available: " run ${DATA}/unknown_solver.json --out ${CLI_OUT}/x)
 cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam_break_2d.json --solver pbf_typo --out ${CLI_OUT}/x)
+# With no plugin refused, the message says where plugins are searched and what EDDY_PLUGIN_PATH holds:
+# an outside author with the variable unset, or naming a folder without the .so (the source folder
+# instead of the build's), saw only the list of solvers found.
+cli_test(unknown_solver_names_plugin_path 1 "tait, vpm_hybrid; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_wcmon.so (`eddy list` shows the plugins found))"
+         run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
+cli_test(unknown_solver_shows_plugin_path 1 "(it is '${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes') and in eddy's own plugin folder: add the folder that holds eddy_wcmon.so"
+         run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
+set_tests_properties(cli_unknown_solver_names_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=")
+set_tests_properties(cli_unknown_solver_shows_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes")
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
 cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
 # A --set that is not PATH=VALUE is a bad command line (2) for every command that takes one, before any

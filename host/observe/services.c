@@ -226,7 +226,20 @@ const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id,
 {
     buf[0] = '\0';
     const size_t count = reg ? eddy_registry_refusal_count(reg) : 0;
-    if (!count) return buf;
+    if (!count) {
+        /* Nothing was refused: the plugin's folder was never searched, the usual slip of an outside
+         * author (EDDY_PLUGIN_PATH unset, or naming the source folder instead of the build's). */
+        const char *path = getenv("EDDY_PLUGIN_PATH");
+        char shown[160];
+        if (path && *path)
+            snprintf(shown, sizeof shown, "is '%.120s%s'", path, strlen(path) > 120 ? "..." : "");
+        else
+            snprintf(shown, sizeof shown, "is not set");
+        snprintf(buf, n, "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it %s) and in "
+                         "eddy's own plugin folder: add the folder that holds eddy_%.64s.so (`eddy list` shows the "
+                         "plugins found)", shown, id ? id : "ID");
+        return buf;
+    }
     char name[256];
     snprintf(name, sizeof name, "eddy_%s.so", id ? id : "");
     for (size_t i = 0; i < count; ++i) {

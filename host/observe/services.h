@@ -98,11 +98,12 @@ void *eddy_services_unset_instance(void);
 int eddy_services_check_created(int rc, void **instance, const char *what, eddy_error *err);
 
 /*
- * The tail of an "unknown component 'ID'" message when plugins were refused (else ""), in buf (n bytes):
- * the refusal of the file named eddy_ID.so when there is one, the usual name of ID's plugin
+ * The tail of an "unknown component 'ID'" message, in buf (n bytes). When plugins were refused: the
+ * refusal of the file named eddy_ID.so when there is one, the usual name of ID's plugin
  * ("; PATH/eddy_ID.so was refused: REASON", the refused file's path as the registry holds it), which
- * is why the component is missing; otherwise "; some plugins were refused, see `eddy list`". Returns
- * buf.
+ * is why the component is missing; otherwise "; some plugins were refused, see `eddy list`". When
+ * none was: where plugins are searched, with EDDY_PLUGIN_PATH's value ("; a plugin's components are
+ * found in the folders of EDDY_PLUGIN_PATH (it is not set) and ..."). Returns buf.
  */
 const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n);
 
