@@ -17,6 +17,10 @@
  * O_RDONLY | O_DIRECTORY | O_CLOEXEC: Linux locks folders as files), so no lock file is left behind, a
  * process that ends in any way (kill -9 included) lets it go with its descriptors, and a child such as
  * ffmpeg does not inherit it. flock(1) takes the same lock (`flock DIR CMD` holds DIR while CMD runs).
+ * Nor does a child made by fork() without exec (Python's os.fork, multiprocessing's fork start method):
+ * its copies of the held descriptors are closed in it at the fork, without an unlock, so the parent holds
+ * its folders as before and lets them go at its release whether the child lives on or not; in the child
+ * every lock holds nothing (eddy_folder_lock_holds: 0) and its release frees only the memory.
  * A flock lock belongs to its open file description: a second take of a folder in the process that
  * holds it conflicts like another process's (two Python simulations writing into one folder); the
  * commands take each folder once (compare: the report folder, then each solver's folder in turn).

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 struct eddy_output_thread {
     pthread_t thread;
@@ -14,6 +16,7 @@ struct eddy_output_thread {
     int stop;
     int rc;              /* the last job's, until a wait takes it */
     eddy_error err;
+    pid_t pid;           /* the process the thread runs in (a forked child has the struct, not the thread) */
 };
 
 static void *thread_main(void *p)
@@ -60,12 +63,25 @@ int eddy_output_thread_start(eddy_output_thread **out, eddy_error *err)
         free(t);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot start the output writer thread: %s", strerror(e));
     }
+    t->pid = getpid();
     *out = t;
     return EDDY_OK;
 }
 
+/* In a child made by fork() the thread is not there, and the mutex may have been held by it at the fork:
+ * waiting would block for ever. */
+static int forked_child(const eddy_output_thread *t, eddy_error *err)
+{
+    const pid_t me = getpid();
+    if (t->pid == me) return EDDY_OK;
+    return eddy_error_set(err, EDDY_ERR_IO, "the output writer thread runs in process %ld; a process forked from "
+                          "it (%ld) cannot write through it", (long)t->pid, (long)me);
+}
+
 int eddy_output_thread_wait(eddy_output_thread *t, eddy_error *err)
 {
+    const int rc_forked = forked_child(t, err);
+    if (rc_forked) return rc_forked;
     pthread_mutex_lock(&t->lock);
     while (t->job) pthread_cond_wait(&t->changed, &t->lock);
     int rc = t->rc;
@@ -77,6 +93,7 @@ int eddy_output_thread_wait(eddy_output_thread *t, eddy_error *err)
 
 void eddy_output_thread_submit(eddy_output_thread *t, eddy_output_job job, void *arg)
 {
+    if (forked_child(t, NULL)) return; /* (its wait said so first) */
     pthread_mutex_lock(&t->lock);
     while (t->job) pthread_cond_wait(&t->changed, &t->lock); /* (the caller waited: a safety net) */
     t->job = job;
@@ -88,6 +105,8 @@ void eddy_output_thread_submit(eddy_output_thread *t, eddy_output_job job, void 
 void eddy_output_thread_stop(eddy_output_thread *t)
 {
     if (!t) return;
+    /* (joining a thread the child lacks never returns; the struct's memory goes with the child) */
+    if (forked_child(t, NULL)) return;
     pthread_mutex_lock(&t->lock);
     t->stop = 1;
     pthread_cond_broadcast(&t->changed);

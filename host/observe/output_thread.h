@@ -7,6 +7,10 @@
  * no write of the thread is interrupted by them.
  *
  * Threads: every function here is called from one thread, the one that started the writer thread.
+ *
+ * fork(): a child made by fork() has the struct but not the thread. There wait fails with EDDY_ERR_IO
+ * "the output writer thread runs in process P; a process forked from it (C) cannot write through it",
+ * submit does nothing (its wait failed first), and stop frees nothing and joins nothing.
  */
 #ifndef EDDY_HOST_OUTPUT_THREAD_H
 #define EDDY_HOST_OUTPUT_THREAD_H

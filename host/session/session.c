@@ -1,9 +1,12 @@
 #include "session.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "decomp.h"
 #include "frame.h"
@@ -13,6 +16,7 @@ struct eddy_session {
     eddy_sim sim;
     int next_frame;           /* index of the next output frame */
     int failed_frame;         /* a frame landed on whose on_frame failed (settle_frame), or -1 */
+    pid_t pid;                /* the process that opened it (eddy_session_check_process) */
 };
 
 eddy_session_options eddy_session_default_options(void)
@@ -87,6 +91,27 @@ oom:
 
 /* ------------------------------------------------------------------------------------------------ */
 
+/* GNU OpenMP keeps the threads of a process's parallel regions for its next one, and a child made by
+ * fork() inherits that record but not the threads: its first region on more than one thread waits for
+ * them for ever (a multiprocessing worker's own Simulation hung in its open). The process whose sessions
+ * set more than one thread (0: none yet), so that one forked from it runs its sessions on one (whichever
+ * OpenMP the build links: LLVM's could start them again, but one thread is safe with either). */
+static atomic_long threads_started_in;
+static atomic_long said_one_thread_in;
+
+/* The thread count option a session opened with `o` on `scene` gets in this process. */
+static int threads_here(const eddy_session_options *o, const eddy_scene *scene)
+{
+    const long started = atomic_load(&threads_started_in), me = (long)getpid();
+    if (!started || started == me) return o->threads;
+    const int wanted = o->threads > 0 ? o->threads : scene->threads;
+    if (wanted != 1 && atomic_exchange(&said_one_thread_in, me) != me)
+        fprintf(stderr, "eddy: notice: this process is a fork of process %ld, where eddy ran on several threads; "
+                        "OpenMP cannot start threads again in a forked child, so simulations here run on 1 thread "
+                        "(multiprocessing's 'spawn' or 'forkserver' start method runs them on several)\n", started);
+    return 1;
+}
+
 /* Opens the sim for a parsed scene (taken, also on failure); from `ck`'s state when given. */
 static int open_scene(eddy_scene *scene, const eddy_session_options *o, const eddy_checkpoint *ck, eddy_session **out,
                       eddy_error *err)
@@ -101,7 +126,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
         eddy_scene_free(scene);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    eddy_sim_options so = {NULL, NULL, o->particle_target, o->registry, o->threads};
+    eddy_sim_options so = {NULL, NULL, o->particle_target, o->registry, threads_here(o, scene)};
     /* A new run on several processes creates only this process's particles (decomp.h); a resume reads
      * its pieces as before. */
     if (ck) {
@@ -112,6 +137,11 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
         eddy_scene_free(scene);
     }
     eddy_decomp_fill_end();
+    /* (set even when the open failed: its parallel regions may have started the threads; never in a child
+     * that runs on one, whose count may still be the parent's where the open failed before setting it) */
+    long none = 0;
+    if (eddy_services_threads() > 1 && so.threads != 1)
+        atomic_compare_exchange_strong(&threads_started_in, &none, (long)getpid());
     if (rc) {
         free(s);
         return rc;
@@ -119,6 +149,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
     /* Frame 0 is the state just opened; the plan's first target is frame 1. */
     s->next_frame = 1;
     s->failed_frame = -1;
+    s->pid = getpid();
     *out = s;
     return EDDY_OK;
 }
@@ -214,9 +245,22 @@ int eddy_session_resume(const char *dir, const eddy_session_options *opt, eddy_s
     return rc;
 }
 
+int eddy_session_check_process(const eddy_session *s, const char *reopen, eddy_error *err)
+{
+    const pid_t me = getpid();
+    if (s->pid == me) return EDDY_OK;
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "this simulation was opened by process %ld; a process "
+                          "forked from it (%ld) cannot step or write it; %s", (long)s->pid, (long)me,
+                          reopen ? reopen : "open a new session in the child");
+}
+
 void eddy_session_close(eddy_session *s)
 {
     if (!s) return;
+    /* In a forked child the session is a copy whose solver and plugins may own threads, a device context
+     * or files that are the parent's: their destroy() would join threads that are not there or tear down
+     * what the parent still uses. The copy's memory goes with the child. */
+    if (eddy_session_check_process(s, NULL, NULL)) return;
     eddy_sim_close(&s->sim);
     free(s);
 }
@@ -239,11 +283,12 @@ static void settle_frame(eddy_session *s)
 
 int eddy_session_step(eddy_session *s, long long n, eddy_error *err)
 {
-    if (n <= 0) return EDDY_OK;
+    int rc = eddy_session_check_process(s, NULL, err);
+    if (rc || n <= 0) return rc;
     settle_frame(s);
     eddy_sim_plan plan = {(long long)s->sim.world->step + n, INFINITY, s->next_frame, eddy_services_stop_flag(),
                           NULL, NULL, NULL, NULL};
-    int rc = eddy_sim_run_plan(&s->sim, &plan, NULL, err);
+    rc = eddy_sim_run_plan(&s->sim, &plan, NULL, err);
     s->next_frame = plan.next_frame;
     return rc;
 }
@@ -253,12 +298,15 @@ typedef struct plan_call {
     const eddy_session_plan *plan;
 } plan_call;
 
+/* A callback that forks goes on in the child too, inside this run: the child stops at once, after the
+ * callback (on_frame) or before the next step (the poll, which runs before every step). */
 static int call_on_frame(void *user, int frame, eddy_error *err)
 {
     plan_call *c = user;
     /* The frame index a snapshot taken inside the callback gets. */
     c->s->next_frame = frame + 1;
-    const int rc = c->plan->on_frame ? c->plan->on_frame(c->plan->user, c->s, frame, err) : EDDY_OK;
+    int rc = c->plan->on_frame ? c->plan->on_frame(c->plan->user, c->s, frame, err) : EDDY_OK;
+    if (!rc) rc = eddy_session_check_process(c->s, NULL, err);
     if (rc) c->s->failed_frame = frame;
     return rc;
 }
@@ -272,18 +320,27 @@ static void call_on_step(void *user, double step_ms)
 static int call_cancel(void *user)
 {
     plan_call *c = user;
-    return c->plan->cancel(c->plan->user);
+    if (eddy_session_check_process(c->s, NULL, NULL)) return 1;
+    return c->plan->cancel && c->plan->cancel(c->plan->user);
 }
 
 int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, int *last_on_frame, eddy_error *err)
 {
+    int rc = eddy_session_check_process(s, NULL, err);
+    if (rc) {
+        if (last_on_frame) *last_on_frame = 0;
+        return rc;
+    }
     settle_frame(s);
     plan_call c = {s, plan};
     const double end_time = isnan(plan->end_time) ? s->sim.scene.end_time : plan->end_time;
     eddy_sim_plan p = {plan->end_steps, end_time, s->next_frame, eddy_services_stop_flag(), &c, call_on_frame,
-                       call_on_step, plan->cancel ? call_cancel : NULL};
-    int rc = eddy_sim_run_plan(&s->sim, &p, last_on_frame, err);
+                       call_on_step, call_cancel};
+    rc = eddy_sim_run_plan(&s->sim, &p, last_on_frame, err);
     s->next_frame = p.next_frame;
+    /* (a child forked in a callback: its error in place of the poll's "cancelled", or of none where the
+     * plan ended with that step) */
+    if (eddy_session_check_process(s, NULL, NULL)) rc = eddy_session_check_process(s, NULL, err);
     return rc;
 }
 
@@ -306,6 +363,8 @@ int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
 
 int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
 {
+    const int rc_process = eddy_session_check_process(s, NULL, err);
+    if (rc_process) return rc_process;
     if (settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
     const eddy_sim *sim = &s->sim;
     const eddy_component *sc = sim->solver_entry->component;

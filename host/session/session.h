@@ -21,6 +21,19 @@
  * (observe/services.h: the thread count, the log, the SIGINT/SIGTERM stop flag), so one session steps at
  * a time per process; opening a session sets OpenMP's thread count for the process. Callbacks run on
  * the calling thread, between steps.
+ *
+ * Processes: a session belongs to the process that opened it. A child made by fork() without exec has a
+ * copy of it, but not the parent's output folder (its locks stay the parent's: drive/folder_lock.h), its
+ * threads (the solver's, a writer thread) or its device context, and whatever it stepped or wrote would
+ * land among the parent's files. So in such a child eddy_session_step, eddy_session_run and
+ * eddy_session_checkpoint fail with eddy_session_check_process's error, naming both processes; a run
+ * whose callback forks stops in the child at once with that error (after on_frame, or before the next
+ * step) and goes on in the parent; and eddy_session_close there frees nothing (the solver's destroy
+ * could join threads that are not there; the copy's memory goes with the child). Reading the copy (the
+ * world, a snapshot, the hash) works on a host-resident state. A session opened in the child is the
+ * child's; where sessions of the parent (or an ancestor) ran on more than one thread it runs on one,
+ * said once in an "eddy: notice:" line (OpenMP cannot start threads again in a forked child: GNU
+ * OpenMP's first parallel region there waited for ever for the parent's).
  */
 #ifndef EDDY_HOST_SESSION_H
 #define EDDY_HOST_SESSION_H
@@ -99,8 +112,17 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
  */
 int eddy_session_resume(const char *dir, const eddy_session_options *opt, eddy_session **out, eddy_error *err);
 
-/* Releases everything. NULL-safe. */
+/* Releases everything. NULL-safe. In a child forked from the process that opened `s`, nothing (see
+ * "Processes" above). */
 void eddy_session_close(eddy_session *s);
+
+/*
+ * EDDY_OK in the process that opened `s`; in another (a child made by fork()), EDDY_ERR_INVALID_ARGUMENT
+ * "this simulation was opened by process P; a process forked from it (C) cannot step or write it;
+ * REOPEN", where REOPEN is the caller's advice (NULL: "open a new session in the child"). `err` may be
+ * NULL.
+ */
+int eddy_session_check_process(const eddy_session *s, const char *reopen, eddy_error *err);
 
 /*
  * n steps (n >= 0) as `eddy run` takes them: toward the next output frame time, landing on it

@@ -350,6 +350,10 @@ class Simulation:
 
     Threads: use a Simulation from one thread at a time; one steps at a time per process (the thread
     count and the stop flag are the process's, session.h).
+
+    Processes: a child made by ``os.fork()`` (multiprocessing's fork start method) reads its copy of
+    a Simulation, but stepping or writing it raises eddy.Error, and it holds none of the parent's
+    output folders (docs/python.md, "Forked processes").
     """
 
     def __init__(self, scene: SceneLike, *, solver: Optional[str] = None, grid: Optional[str] = None,

@@ -15,6 +15,10 @@
  *
  * Threads: a Core is used by one thread at a time (session.h); the GIL is released only around the
  * session's own calls, and a Python callback re-takes it.
+ *
+ * Processes: a child made by os.fork() (multiprocessing's fork start method) has a copy of every Core,
+ * not its output folder (folder_lock.h) nor the parent's files: there a Core reads, and refuses to step
+ * or write with eddy.Error (session.h, "Processes"); closing or collecting it frees nothing.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,6 +26,7 @@
 #include <numpy/arrayobject.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,8 +307,40 @@ typedef struct Core {
 
 static PyTypeObject CoreType;
 
+/* 1 in a child forked from the process that opened the Core's session (a copy of the parent's Core). */
+static int forked_copy(const Core *c)
+{
+    return eddy_session_check_process(c->s, NULL, NULL) != EDDY_OK;
+}
+
+/* -1 with eddy.Error naming both processes in such a child (what steps or writes there would land among
+ * the parent's files), else 0. */
+static int refuse_forked(const Core *c)
+{
+    eddy_error err;
+    eddy_error_clear(&err);
+    if (!eddy_session_check_process(c->s, "open a new Simulation in the child", &err)) return 0;
+    PyErr_SetString(Error, err.message);
+    return -1;
+}
+
+/* In a forked child: the lock holds nothing there (its release frees the memory only); the output's
+ * destroy would write the parent's files (a writer's closing lines, diagnostics.csv's buffer), and the
+ * probes' and session's would tear down what the parent's plugins own. Those copies go with the child. */
+static void core_forget_forked(Core *self)
+{
+    eddy_folder_lock_release(self->lock);
+    self->lock = NULL;
+    self->output = NULL;
+}
+
 static void core_dealloc(Core *self)
 {
+    if (self->s && forked_copy(self)) {
+        core_forget_forked(self);
+        Py_TYPE(self)->tp_free((PyObject *)self);
+        return;
+    }
     eddy_output_destroy(self->output);
     eddy_folder_lock_release(self->lock);
     eddy_probes_destroy(self->probes);
@@ -610,6 +647,14 @@ static void end_stepping(void)
     stepping_core = NULL;
 }
 
+/* A thread stepping when another forked is not in the child: its claim would refuse every step there
+ * ("another thread is stepping") for good. The forking thread's own claim (a fork in its on_frame
+ * callback) stays: that run goes on in the child until the session stops it. */
+static void stepping_after_fork_in_child(void)
+{
+    if (stepping_thread != PyThread_get_thread_ident()) end_stepping();
+}
+
 /* The Core of `self` when it is open and not stepping in another thread (its arrays and world are
  * being changed there), else NULL with the error raised. */
 static Core *open_core(PyObject *self)
@@ -634,6 +679,7 @@ static PyObject *core_step(PyObject *self, PyObject *args)
     long long n;
     if (!c || !PyArg_ParseTuple(args, "L", &n)) return NULL;
     if (n < 0) return PyErr_Format(PyExc_ValueError, "step: n must be >= 0, got %lld", n);
+    if (refuse_forked(c)) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
     if (begin_stepping(c, "step")) return NULL;
@@ -705,6 +751,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     ctx.rec.width = ROW_FIXED + eddy_probes_count(c->probes);
     plan.on_frame = run_on_frame;
     plan.user = &ctx;
+    if (refuse_forked(c)) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
     if (begin_stepping(c, "run")) return NULL;
@@ -724,13 +771,15 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     guard_begin(&g, 0);
     ctx.ts = PyEval_SaveThread();
     rc = eddy_session_run(c->s, &plan, &last, &err);
+    /* (the child of a fork in the callback: stopped by the session, it records and writes nothing more) */
+    const int forked = forked_copy(c);
     /* The final state when the run ended off the frame times (time.end or --until T not a multiple of
      * output_interval, --steps N, a stop request, an explosion): `eddy run` writes it as one more frame
      * (host/drive/run.c, run_finish), at the index of the next regular frame, which is the index
      * eddy_session_snapshot gives it; so the record ends at the final state and write=True writes the
      * files the command writes. Not after a frame whose row or callback failed: its row is recorded
      * already, or writing failed. An error here is the run's only when the run has none. */
-    if (!last && !ctx.frame_failed && (ctx.do_record || ctx.write)) {
+    if (!forked && !last && !ctx.frame_failed && (ctx.do_record || ctx.write)) {
         eddy_error ferr;
         eddy_error_clear(&ferr);
         const int frc = record_row(c, &ctx.rec, ctx.write, &ferr);
@@ -746,7 +795,8 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
     PyObject *rows = NULL;
     if (!sig && !PyErr_Occurred()) {
-        if (rc && rc != EDDY_ERR_INTERRUPTED) raise_error(&err, rc);
+        if (forked) refuse_forked(c);
+        else if (rc && rc != EDDY_ERR_INTERRUPTED) raise_error(&err, rc);
         else if (vrc) raise_error(&verr, vrc);
         else
             rows = PyBytes_FromStringAndSize((const char *)ctx.rec.rows,
@@ -765,6 +815,7 @@ static PyObject *core_measure(PyObject *self, PyObject *args)
     Core *c = open_core(self);
     int write = 0;
     if (!c || !PyArg_ParseTuple(args, "|p", &write)) return NULL;
+    if (write && refuse_forked(c)) return NULL;
     const size_t width = ROW_FIXED + eddy_probes_count(c->probes);
     double *row = calloc(width, sizeof *row);
     if (!row) return PyErr_NoMemory();
@@ -863,6 +914,7 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
     Core *c = open_core(self);
     const char *dir;
     if (!c || !PyArg_ParseTuple(args, "s", &dir)) return NULL;
+    if (refuse_forked(c)) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
@@ -1014,6 +1066,10 @@ static PyObject *core_close(PyObject *self, PyObject *noargs)
                                "in another thread or around this on_frame callback); close it after that call "
                                "returns");
         return NULL;
+    }
+    if (forked_copy(c)) {
+        core_forget_forked(c);
+        Py_RETURN_NONE;
     }
     eddy_output_destroy(c->output);
     c->output = NULL;
@@ -1221,6 +1277,8 @@ PyMODINIT_FUNC PyInit__eddy(void)
 {
     import_array();
     stop_flag = eddy_services_stop_flag();
+    /* (module init runs once per process; ENOMEM, its only failure, leaves a stale claim in a child) */
+    (void)pthread_atfork(NULL, NULL, stepping_after_fork_in_child);
     if (PyType_Ready(&CoreType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

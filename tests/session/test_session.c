@@ -2,23 +2,34 @@
  * The session C API (host/session/session.h), the way the Python package and the MPI work will use
  * it: a run driven through eddy_session_* reaches the state hash `eddy run` prints for the same scene,
  * its overrides land in the scene, its errors come back as the messages `eddy` prints, a checkpoint
- * written and resumed through it continues bit for bit, and a cancel callback stops a plan.
+ * written and resumed through it continues bit for bit, and a cancel callback stops a plan. A child made
+ * by fork() cannot step, run or checkpoint its parent's session (also from inside a callback of the
+ * parent's run), holds none of its parent's output folders and leaves its writer thread alone (session.h,
+ * folder_lock.h and output_thread.h on fork).
  *
  * Run as `test_session CHECK` (one CTest entry per check); EDDY_SOURCE_DIR and EDDY_EXE (the eddy
  * program) come from CTest.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "folder_lock.h"
+#include "output_thread.h"
 #include "session.h"
 #include "sim_support.h"
 
@@ -272,6 +283,274 @@ static void cancel_stops_the_plan(void **state)
     eddy_session_close(s);
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* fork(): the checks inside a child cannot use cmocka (a failed assert would go on with the next test  */
+/* in the child); each returns its exit status, 0 when all is well, and says what failed on stderr.    */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The message the session API gives in a child forked from `parent`. */
+static void fork_refusal(char *buf, size_t size, pid_t parent)
+{
+    snprintf(buf, size, "this simulation was opened by process %ld; a process forked from it (%ld) cannot step or "
+             "write it; open a new session in the child", (long)parent, (long)getpid());
+}
+
+static int child_expect(int rc, const eddy_error *e, const char *what, pid_t parent)
+{
+    char want[EDDY_ERROR_MESSAGE_MAX];
+    fork_refusal(want, sizeof want, parent);
+    if (rc == EDDY_ERR_INVALID_ARGUMENT && e->code == EDDY_ERR_INVALID_ARGUMENT && strcmp(e->message, want) == 0)
+        return 0;
+    fprintf(stderr, "child: %s returned %d '%s', not %d '%s'\n", what, rc, rc ? e->message : "", EDDY_ERR_INVALID_ARGUMENT,
+            want);
+    return 1;
+}
+
+/* A child that steps the parent's session waits for ever on the parent's OpenMP threads, which it lacks:
+ * SIGALRM ends it, and its status fails the test, before CTest's timeout. */
+static void end_child_if_stuck(void)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(20);
+}
+
+/* 0, or the exit status that names the failure (128 + the signal that ended it). */
+static int wait_child(pid_t pid)
+{
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int child_steps_the_parents_session(eddy_session *s, pid_t parent, uint64_t hash, const char *dir)
+{
+    int bad = 0;
+    eddy_error e;
+    eddy_error_clear(&e);
+    bad |= child_expect(eddy_session_step(s, 1, &e), &e, "eddy_session_step", parent);
+    eddy_session_plan plan = {STEPS, NAN, NULL, NULL, NULL, NULL};
+    int last = 1;
+    eddy_error_clear(&e);
+    bad |= child_expect(eddy_session_run(s, &plan, &last, &e), &e, "eddy_session_run", parent);
+    eddy_error_clear(&e);
+    bad |= child_expect(eddy_session_checkpoint(s, dir, NULL, &e), &e, "eddy_session_checkpoint", parent);
+    char ck[400];
+    snprintf(ck, sizeof ck, "%s/checkpoint.eddy", dir);
+    if (access(ck, F_OK) == 0) {
+        fprintf(stderr, "child: '%s' was written\n", ck);
+        bad = 1;
+    }
+    /* Reading the copy works: the state is the parent's at the fork. */
+    uint64_t h = 0;
+    if (eddy_session_hash(s, &h, &e) || h != hash || eddy_session_world(s)->step != 2) {
+        fprintf(stderr, "child: the copy reads another state (step %llu)\n",
+                (unsigned long long)eddy_session_world(s)->step);
+        bad = 1;
+    }
+    eddy_session_close(s); /* frees nothing here; must return */
+    /* A session of the child's own steps, on one thread: OpenMP cannot start threads again here. */
+    eddy_session_options o = tait_options();
+    eddy_session *own = NULL;
+    eddy_error_clear(&e);
+    if (eddy_session_open(&o, &own, &e) || eddy_session_step(own, 2, &e) || eddy_session_world(own)->step != 2 ||
+        eddy_session_sim(own)->threads != 1) {
+        fprintf(stderr, "child: a session of its own: '%s', %d threads\n", e.message,
+                own ? eddy_session_sim(own)->threads : 0);
+        bad = 1;
+    }
+    eddy_session_close(own);
+    return bad;
+}
+
+static void forked_child_cannot_step(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    eddy_session *s = open_or_fail(&o);
+    eddy_error e;
+    if (eddy_session_step(s, 2, &e)) fail_msg("%s", e.message);
+    const uint64_t at_fork = hash_of(s);
+    char dir[300], cmd[700];
+    snprintf(dir, sizeof dir, "%s/forked", tmp_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    const pid_t parent = getpid();
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        end_child_if_stuck();
+        _exit(child_steps_the_parents_session(s, parent, at_fork, dir));
+    }
+    assert_int_equal(wait_child(pid), 0);
+    /* The parent's session is as it was, and goes on. */
+    assert_true(hash_of(s) == at_fork);
+    if (eddy_session_step(s, 3, &e)) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(s)->step, 5);
+    if (eddy_session_checkpoint(s, dir, NULL, &e)) fail_msg("%s", e.message);
+    eddy_session_close(s);
+}
+
+typedef struct fork_in_frame {
+    pid_t parent, child; /* child: fork()'s value in this process (0 in the child), -2 before the fork */
+    int frames;
+} fork_in_frame;
+
+static int fork_at_first_frame(void *user, eddy_session *s, int frame, eddy_error *err)
+{
+    (void)s;
+    (void)frame;
+    (void)err;
+    fork_in_frame *f = user;
+    f->frames++;
+    if (f->child == -2) {
+        fflush(NULL);
+        f->child = fork();
+        if (f->child == 0) end_child_if_stuck();
+    }
+    return EDDY_OK;
+}
+
+static void fork_in_a_callback_stops_the_child(void **state)
+{
+    (void)state;
+    eddy_session_options o = tait_options();
+    eddy_session *s = open_or_fail(&o);
+    fork_in_frame f = {getpid(), -2, 0};
+    eddy_session_plan plan = {STEPS, NAN, fork_at_first_frame, NULL, NULL, &f};
+    int last = 1;
+    eddy_error e;
+    eddy_error_clear(&e);
+    const int rc = eddy_session_run(s, &plan, &last, &e);
+    if (f.child == 0) {
+        /* The child: stopped after the callback, at the first frame (step 10), with the fork's error. */
+        int bad = child_expect(rc, &e, "eddy_session_run (forked in on_frame)", f.parent);
+        if (eddy_session_world(s)->step != 10 || f.frames != 1 || last) {
+            fprintf(stderr, "child: went on to step %llu, %d frames, last %d\n",
+                    (unsigned long long)eddy_session_world(s)->step, f.frames, last);
+            bad = 1;
+        }
+        eddy_session_close(s);
+        _exit(bad);
+    }
+    assert_true(f.child > 0);
+    assert_int_equal(wait_child(f.child), 0);
+    if (rc) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(s)->step, STEPS);
+    assert_int_equal(f.frames, STEPS / 10);
+    assert_true(hash_of(s) == hash_of_eddy_run(STEPS));
+    eddy_session_close(s);
+}
+
+/* 1 when nothing holds DIR's lock (a descriptor of its own, as another process takes it). */
+static int folder_free(const char *dir)
+{
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    const int ok = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return ok;
+}
+
+static void forked_child_lets_the_folder_go(void **state)
+{
+    (void)state;
+    char dir[300], cmd[700];
+    snprintf(dir, sizeof dir, "%s/locked", tmp_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, tmp_dir);
+    assert_int_equal(system(cmd), 0);
+    eddy_folder_lock *lock = NULL;
+    eddy_error e;
+    /* (TIDY: a release that wrongly thought it held the folder would remove it, empty as it is) */
+    if (eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE_TIDY, NULL, &lock, &e)) fail_msg("%s", e.message);
+    assert_true(eddy_folder_lock_holds(lock, dir));
+    int said[2], hold[2];
+    assert_int_equal(pipe(said), 0);
+    assert_int_equal(pipe(hold), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(said[0]);
+        close(hold[1]);
+        /* The child holds nothing, and its release lets nothing of the parent's go. */
+        const char held = eddy_folder_lock_holds(lock, dir) ? 'h' : '-';
+        eddy_folder_lock_release(lock);
+        char c;
+        int ok = write(said[1], &held, 1) == 1;
+        while (read(hold[0], &c, 1) > 0) {} /* until the parent lets it end */
+        _exit(ok ? 0 : 1);
+    }
+    close(said[1]);
+    close(hold[0]);
+    char held = 0;
+    assert_int_equal(read(said[0], &held, 1), 1);
+    assert_int_equal(held, '-');
+    /* The parent holds the folder after the child has closed (and released) its copies ... */
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(eddy_folder_lock_holds(lock, dir));
+    assert_false(folder_free(dir));
+    eddy_folder_lock *second = NULL;
+    assert_int_equal(eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &second, &e), EDDY_ERR_IO);
+    char want[EDDY_ERROR_MESSAGE_MAX];
+    snprintf(want, sizeof want, "output folder '%s' is in use by another eddy run; wait for it to finish", dir);
+    assert_string_equal(e.message, want);
+    /* ... and lets it go at its release, the child alive (a file in it, so that the release keeps it). */
+    char keep[400];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    FILE *k = fopen(keep, "w");
+    assert_non_null(k);
+    fclose(k);
+    eddy_folder_lock_release(lock);
+    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);
+    assert_true(folder_free(dir));
+    if (eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, NULL, &second, &e)) fail_msg("%s", e.message);
+    assert_true(eddy_folder_lock_holds(second, dir));
+    eddy_folder_lock_release(second);
+    close(hold[1]);
+    close(said[0]);
+    assert_int_equal(wait_child(pid), 0);
+}
+
+static int slow_job(void *arg, eddy_error *err)
+{
+    (void)arg;
+    (void)err;
+    usleep(200 * 1000);
+    return EDDY_OK;
+}
+
+/* The writer thread of overlapped output (observe/output_thread.h) is not in a forked child: there a
+ * wait fails at once and a stop returns without joining it (a join waited for ever). */
+static void forked_child_leaves_the_writer_thread(void **state)
+{
+    (void)state;
+    eddy_output_thread *t = NULL;
+    eddy_error e;
+    if (eddy_output_thread_start(&t, &e)) fail_msg("%s", e.message);
+    eddy_output_thread_submit(t, slow_job, NULL); /* in flight at the fork */
+    const pid_t parent = getpid();
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        end_child_if_stuck();
+        char want[EDDY_ERROR_MESSAGE_MAX];
+        snprintf(want, sizeof want, "the output writer thread runs in process %ld; a process forked from it (%ld) "
+                 "cannot write through it", (long)parent, (long)getpid());
+        eddy_error_clear(&e);
+        const int rc = eddy_output_thread_wait(t, &e);
+        int bad = rc != EDDY_ERR_IO || strcmp(e.message, want) != 0;
+        if (bad) fprintf(stderr, "child: wait returned %d '%s', not '%s'\n", rc, e.message, want);
+        eddy_output_thread_stop(t);
+        _exit(bad);
+    }
+    assert_int_equal(wait_child(pid), 0);
+    assert_int_equal(eddy_output_thread_wait(t, &e), EDDY_OK);
+    eddy_output_thread_stop(t);
+}
+
 int main(int argc, char **argv)
 {
     const int listing = argc > 1 && strcmp(argv[1], "--list") == 0; /* needs no environment */
@@ -282,7 +561,9 @@ int main(int argc, char **argv)
     const struct CMUnitTest all[] = {
         cmocka_unit_test(same_state_as_eddy_run), cmocka_unit_test(overrides_apply),
         cmocka_unit_test(errors_are_messages),    cmocka_unit_test(resume_is_bit_exact),
-        cmocka_unit_test(cancel_stops_the_plan),
+        cmocka_unit_test(cancel_stops_the_plan),  cmocka_unit_test(forked_child_cannot_step),
+        cmocka_unit_test(fork_in_a_callback_stops_the_child), cmocka_unit_test(forked_child_lets_the_folder_go),
+        cmocka_unit_test(forked_child_leaves_the_writer_thread),
     };
     return support_run_tests("test_session", argc, argv, all, sizeof all / sizeof all[0]);
 }
