@@ -17,6 +17,8 @@ fail() {
     exit 1
 }
 rm -rf "$dir" "$dir.ref"
+# (the hash files below sit beside the folders: their parent must exist before the first run makes it)
+mkdir -p "$(dirname "$dir")" || fail "cannot make the parent of $dir"
 "$eddy" run "$scene" --steps 1200 --threads 2 --quiet --hash --out "$dir.ref" >"$dir.ref.hash" ||
     fail "the reference run failed"
 # (a plain command, not a shell function: $! must be eddy itself, not a subshell whose child SIGSTOP
