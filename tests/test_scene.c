@@ -1697,6 +1697,131 @@ static void layout_errors_name_the_domain(void **state)
                       "at least 3 are needed (length >= 3h = 0.6)");
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Values an override replaces, checked as written (eddy_scene_parse, eddy_scene_check_written)       */
+
+/* `text` is refused with the same message (and code) with the overrides as without them: as written. */
+static void refused_as_written(const char *text, const char *const *sets, size_t n, const char *message)
+{
+    expect_error_sets(text, NULL, 0, EDDY_ERR_INVALID_ARGUMENT, message);
+    expect_error_sets(text, sets, n, EDDY_ERR_INVALID_ARGUMENT, message);
+}
+
+/* eddy_scene_check_written's check: fails at the view's node at `user` ("time", "time.dt", "world"), or
+ * with no node at all ("-"). */
+static int fail_at_path(void *user, const eddy_scene *view, eddy_error *err)
+{
+    const char *path = user;
+    if (strcmp(path, "-") == 0) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const cJSON *node = view->root;
+    char key[32];
+    for (const char *p = path; node && *p;) {
+        size_t len = strcspn(p, ".");
+        snprintf(key, sizeof key, "%.*s", (int)len, p);
+        node = cJSON_GetObjectItemCaseSensitive(node, key);
+        p += len + (p[len] == '.');
+    }
+    assert_non_null(node);
+    return eddy_scene_fail_at(view, err, path, node, "refused");
+}
+
+static void replaced_values_checked_as_written(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    eddy_error e;
+    /* Overrides that only add keys, or write the value the file has, leave the file's values: one
+     * tree is interpreted. */
+    const char *adds[] = {"solvers.pbf.iterations=7", "world.gravity=[0, -1, 0]", "time.dt=0.001"};
+    parse_ok(VALID, adds, 3, &s);
+    assert_null(s.written);
+    eddy_scene_free(&s);
+    /* One that replaces a value: the file as written beside the run's values. */
+    const char *dt[] = {"time.dt=0.002"};
+    parse_ok(VALID, dt, 1, &s);
+    assert_non_null(s.written);
+    NEAR(s.written->dt, 0.001, 0);
+    NEAR(s.dt, 0.002, 0);
+    /* Its verdict: an error at the replaced value or inside it counts, one elsewhere (the object around
+     * it included) is left to the run's values; one with no place in the file stands. */
+    eddy_error_clear(&e);
+    assert_int_equal(eddy_scene_check_written(&s, fail_at_path, "time.dt", &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json:3:18: time.dt: refused");
+    assert_int_equal(eddy_scene_check_written(&s, fail_at_path, "time", &e), EDDY_OK);
+    assert_int_equal(eddy_scene_check_written(&s, fail_at_path, "world", &e), EDDY_OK);
+    assert_int_equal(eddy_scene_check_written(&s, fail_at_path, "-", &e), EDDY_ERR_OUT_OF_MEMORY);
+    eddy_scene_free(&s);
+    parse_ok(VALID, NULL, 0, &s);
+    assert_int_equal(eddy_scene_check_written(&s, fail_at_path, "time.dt", &e), EDDY_OK); /* (none) */
+    eddy_scene_free(&s);
+
+    /* A bad number, a bad type (a solver's material key, checked when the world is built), an unknown
+     * key inside a replaced object, a component section: refused as without the overrides. */
+    char *text = edit("\"dt\": 0.001", "\"dt\": -1");
+    refused_as_written(text, dt, 1, "t.json:3:18: time.dt: expected a number > 0, got -1");
+    /* (before an override's own error, as the file is read before the overrides go in) */
+    const char *then_bad[] = {"time.dt=0.002", "materials[3].viscosity=1"};
+    expect_error_sets(text, then_bad, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:3:18: time.dt: expected a number > 0, got -1");
+    free(text);
+    text = edit("\"viscosity\": 0.2", "\"viscosity\": \"high\"");
+    const char *material[] = {"materials[0]={\"name\": \"water\", \"particle_spacing\": 0.05}"};
+    refused_as_written(text, material, 1,
+                       "t.json:7:62: materials[0].viscosity: expected a number >= 0, got \"high\"");
+    free(text);
+    text = edit("\"end\": 1}", "\"end\": 1, \"ned\": 2}");
+    const char *time_object[] = {"time={\"dt\": 0.001, \"end\": 1}"};
+    refused_as_written(text, time_object, 1,
+                       "t.json:3:35: time.ned: unknown key, expected one of: dt, end, output_interval");
+    free(text);
+    eddy_param_value v[5];
+    const char *relax[] = {"solvers.test.relaxation=0.5"};
+    assert_int_equal(params_of("\"relaxation\": 1.5", relax, 1, v, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "t.json:9:38: solvers.test.relaxation: 1.5 is out of range [0, 1]");
+    /* Another solver's section is not the run's: not read, as without the override. */
+    const char *other[] = {"solvers.other={}"};
+    assert_int_equal(params_of("", other, 1, v, &e), EDDY_OK);
+
+    /* A key the file lacks may come from an override of that key; an object an override replaces is
+     * the file's as written, its missing keys and all. */
+    text = edit("\"dt\": 0.001, ", "");
+    const char *supplied[] = {"time.dt=0.001", "time.end=2"};
+    parse_ok(text, supplied, 2, &s);
+    assert_non_null(s.written);
+    NEAR(s.written->dt, 0.001, 0);
+    NEAR(s.written->end_time, 1, 0);
+    eddy_scene_free(&s);
+    const char *whole[] = {"time={\"dt\": 0.001, \"end\": 2}"};
+    refused_as_written(text, whole, 1, "t.json:3:11: time.dt: missing required key, expected a number > 0");
+    free(text);
+    /* The key supplied, the file is read on past it: a value it replaces further on is checked. */
+    char *no_dt = edit("\"dt\": 0.001, ", "");
+    assert_non_null(strstr(no_dt, "\"smoothing_radius\": 0.2"));
+    const char *from = "\"smoothing_radius\": 0.2", *to = "\"smoothing_radius\": -1";
+    const char *at = strstr(no_dt, from);
+    text = malloc(strlen(no_dt) + 8);
+    assert_non_null(text);
+    sprintf(text, "%.*s%s%s", (int)(at - no_dt), no_dt, to, at + strlen(from));
+    free(no_dt);
+    const char *radius[] = {"time.dt=0.001", "world.smoothing_radius=0.2"};
+    expect_error_sets(text, radius, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:4:33: world.smoothing_radius: expected a number > 0, got -1");
+    free(text);
+
+    /* A value refused against another that an override changes: the file's interval against its own
+     * end. Kept, it is judged against the run's end; replaced, it is refused as written. */
+    text = edit("\"end\": 1}", "\"end\": 1, \"output_interval\": 1e-7}");
+    const char *end[] = {"time.end=0.01"};
+    parse_ok(text, end, 1, &s);
+    NEAR(s.output_interval, 1e-7, 0);
+    eddy_scene_free(&s);
+    const char *both[] = {"time.end=0.01", "time.output_interval=1e-6"};
+    refused_as_written(text, both, 2,
+                       "t.json:3:54: time.output_interval: expected at least time.end / 1e+06 = 1e-06 s (at most "
+                       "1e+06 frames), got 1e-07");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1735,6 +1860,7 @@ int main(void)
         cmocka_unit_test(colliders_clear_of_fluids),
         cmocka_unit_test(collider_messages),
         cmocka_unit_test(layout_errors_name_the_domain),
+        cmocka_unit_test(replaced_values_checked_as_written),
     };
     return cmocka_run_group_tests(tests, make_registry, free_registry);
 }

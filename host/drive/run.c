@@ -915,12 +915,22 @@ int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err)
     return eddy_decomp_agree_error(rc, err);
 }
 
+/* scene_checkpoint_every on the file as written (eddy_scene_check_written), its value not kept. */
+static int written_checkpoint_every(void *user, const eddy_scene *view, eddy_error *err)
+{
+    (void)user;
+    double every;
+    return scene_checkpoint_every(view, &every, err);
+}
+
 /* The scene's checkpoint section, read once the scene is interpreted and before the world is built
- * (eddy_session_options.check_scene), then --checkpoint-every over it. */
+ * (eddy_session_options.check_scene), then --checkpoint-every over it. A value --set replaces is
+ * checked as written too, as the scene layer checks its own sections. */
 static int check_scene(void *user, const eddy_scene *scene, eddy_error *err)
 {
     run_ctx *c = user;
-    int rc = scene_checkpoint_every(scene, &c->checkpoint_every, err);
+    int rc = eddy_scene_check_written(scene, written_checkpoint_every, NULL, err);
+    if (!rc) rc = scene_checkpoint_every(scene, &c->checkpoint_every, err);
     if (!rc && !isnan(c->opt->checkpoint_every)) c->checkpoint_every = c->opt->checkpoint_every;
     return rc;
 }

@@ -57,6 +57,75 @@ static int interpret(ctx *c)
     return rc;
 }
 
+/* eddy_scene_check_written's check for the parse: the file as written interpreted like the scene. */
+static int interpret_view(void *user, const eddy_scene *view, eddy_error *err)
+{
+    (void)user;
+    ctx c = {(eddy_scene *)view, err, NULL};
+    return interpret(&c);
+}
+
+/* scene->written, not yet interpreted: a copy of the document with the overrides that only add applied
+ * (so that a key the file lacks may come from the command line), and the values the others replace. */
+static int make_written(eddy_scene *s, const char *const *sets, size_t n, eddy_error *err)
+{
+    eddy_scene *w = calloc(1, sizeof *w);
+    eddy_scene_replaced *r = calloc(1, sizeof *r);
+    const cJSON **nodes = calloc(n, sizeof *nodes);
+    int *effect = calloc(n, sizeof *effect);
+    cJSON *root = w && r && nodes && effect ? cJSON_Duplicate(s->root, 1) : NULL;
+    if (!root) {
+        free(w);
+        free(r);
+        free(nodes);
+        free(effect);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(w->file, s->file, sizeof w->file);
+    w->text = s->text;
+    w->root = root;
+    w->replaced = r;
+    r->nodes = nodes;
+    s->written = w;
+    /* Every override is placed on the file's tree before any goes in: an override that adds may write
+     * into a value another replaces, and one that adds a key must not count as replacing its own. */
+    for (size_t i = 0; i < n; ++i) {
+        effect[i] = sets[i] ? scene_set_effect(root, sets[i], &nodes[r->count]) : SET_FAILS;
+        if (effect[i] == SET_REPLACES) ++r->count;
+    }
+    /* (one that adds and cannot be applied without the others, into an object another made, is left
+     * out: the run's tree says what is wrong with it) */
+    eddy_error ignored;
+    for (size_t i = 0; i < n; ++i)
+        if (effect[i] == SET_ADDS) scene_apply_set(root, sets[i], &ignored);
+    free(effect);
+    return EDDY_OK;
+}
+
+/*
+ * The overrides into the tree. A file is refused for a value whether or not an override replaces it:
+ * when one replaces a value of the file (or is in the way of one), the file as written is interpreted
+ * first, by the same code, and its error is the error when it points at a replaced value
+ * (eddy_scene_check_written). Overrides that only add leave every value of the file as it is: the tree
+ * is then interpreted once.
+ */
+static int apply_overrides(ctx *c, const char *const *sets, size_t n)
+{
+    eddy_scene *s = c->s;
+    int replaces = 0;
+    for (size_t i = 0; i < n && !replaces; ++i) {
+        const cJSON *node;
+        replaces = sets[i] && scene_set_effect(s->root, sets[i], &node) == SET_REPLACES;
+    }
+    int rc;
+    if (replaces && ((rc = make_written(s, sets, n, c->err)) ||
+                     (rc = eddy_scene_check_written(s, interpret_view, NULL, c->err))))
+        return rc;
+    for (size_t i = 0; i < n; ++i)
+        if (sets[i] && (rc = scene_apply_set(s->root, sets[i], c->err))) return rc;
+    return EDDY_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Public entry points                                                                               */
 /* ------------------------------------------------------------------------------------------------ */
@@ -75,6 +144,13 @@ void eddy_scene_free(eddy_scene *scene)
     free(scene->colliders);
     free(scene->collider_moving_until);
     free(scene->fluids);
+    if (scene->written) {
+        scene->written->text = NULL; /* (the scene's) */
+        eddy_scene_free(scene->written);
+        free(scene->written);
+    }
+    if (scene->replaced) free(scene->replaced->nodes);
+    free(scene->replaced);
     cJSON_Delete(scene->root);
     free(scene->text);
     memset(scene, 0, sizeof *scene);
@@ -120,9 +196,7 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         rc = scene_fail_expected(&c, "", scene->root, "a JSON object at the top level");
         goto fail;
     }
-    if (set_count && (rc = scene_check_replaced_values(&c, scene->root))) goto fail;
-    for (size_t i = 0; i < set_count; ++i)
-        if (sets && sets[i] && (rc = scene_apply_set(scene->root, sets[i], err))) goto fail;
+    if (sets && set_count && (rc = apply_overrides(&c, sets, set_count))) goto fail;
     if ((rc = interpret(&c))) goto fail;
     return EDDY_OK;
 fail:

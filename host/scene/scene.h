@@ -20,6 +20,8 @@
 #define EDDY_SCENE_FILE_MAX (256 << 20) /* bytes of a scene document read from a file or pipe */
 #define EDDY_SCENE_FORMAT_MAX 16
 
+typedef struct eddy_scene_replaced eddy_scene_replaced;
+
 typedef enum eddy_fluid_shape { EDDY_FLUID_BOX = 0, EDDY_FLUID_SPHERE = 1 } eddy_fluid_shape;
 
 /* A block of fluid particles on a lattice with the material's rest spacing times spacing_factor. */
@@ -82,12 +84,23 @@ typedef struct eddy_scene {
                                        * velocity while t < this time, then stops; 0: static */
     cJSON *root;                      /* the parsed document (after --set), owned */
     char *text;                       /* the source text, for line:column lookups, owned */
+    /* The file as written (eddy_scene_parse): its document before the overrides that replace a value
+     * of it, with the keys it lacks taken from the overrides that add them, interpreted as far as its
+     * first error. NULL when no override replaces a value. Owned; its text is the scene's. Read by
+     * eddy_scene_check_written. */
+    struct eddy_scene *written;
+    eddy_scene_replaced *replaced;    /* in `written`: the values the overrides replace (scene/) */
 } eddy_scene;
 
 /*
  * Parses scene text. `file` names it in messages. `sets` are "dotted.path=value" overrides applied to
  * the JSON tree before it is interpreted (value parsed as JSON, else taken as a string); a path into a
- * missing object creates it, an array index must exist. On error the scene is left freed.
+ * missing object creates it, an array index must exist. A value the overrides replace is checked as
+ * written: when one replaces a value of the text, the text as written (the keys it lacks taken from the
+ * overrides that add them) is interpreted first, into scene->written, and an error there that points
+ * at a replaced value (or into one) is the error, "FILE:LINE:COL: ..." as without the overrides. An
+ * error that points elsewhere is left to the overrides' values, which are interpreted next. On error
+ * the scene is left freed.
  */
 int eddy_scene_parse(const char *text, const char *file, const char *const *sets, size_t set_count,
                      eddy_scene *scene, eddy_error *err);
@@ -145,7 +158,8 @@ int eddy_scene_param_values(const eddy_scene *scene, const cJSON *obj, const cha
  * (component->param_count entries, allocated by the caller; may be NULL when there are none) with one
  * typed value per table entry. `out` (may be NULL) is set on success to {sizeof(eddy_param_values),
  * component->params, param_count, values}, what create() receives. STRING values point into the
- * scene's JSON tree or the component's table: keep both alive as long as the values.
+ * scene's JSON tree or the component's table: keep both alive as long as the values. The section of
+ * the file as written is checked first (eddy_scene_check_written).
  */
 int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
                                 eddy_param_value *values, eddy_param_values *out, eddy_error *err);
@@ -212,8 +226,9 @@ typedef struct eddy_scene_build {
 /*
  * Builds a world from the scene: the host services, the component sections checked against the
  * registry (eddy_scene_check_components, when given one), materials with the running solver's values
- * (eddy_scene_material_params), container, colliders (converted to simulation units), the fluid blocks
- * filled on lattices (positions min + (i + 1/2) * spacing; or by with->fill), and the grid over the domain (the `domain`
+ * (eddy_scene_material_params; those of the file as written checked first, eddy_scene_check_written),
+ * container, colliders (converted to simulation units), the fluid blocks filled on lattices
+ * (positions min + (i + 1/2) * spacing; or by with->fill), and the grid over the domain (the `domain`
  * section, else the container widened by one smoothing radius on bounded axes) with the grid
  * component's backend and parameters (eddy_world_init_grid_with). The grid is not built yet. `with`
  * may be NULL (CPU grid, no solver).
@@ -226,6 +241,23 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
 /* top-level keys and leaves their contents to the module, which reports errors through these        */
 /* helpers so that every scene error reads the same: "FILE:LINE:COL: dotted.path: message".          */
 /* ------------------------------------------------------------------------------------------------ */
+
+/*
+ * Runs a check of the scene on the file as written too (scene->written, eddy_scene_parse), so that a
+ * value an override replaces is refused as a run without the override refuses it: check(user, view,
+ * err) on the file as written, when there is one. Its error is returned when it points at a value an
+ * override replaces (or into one), else EDDY_OK: the error of a value no override replaces is left to
+ * the check of the scene itself, which the caller runs next, against the values the run has. The
+ * component sections and the material keys are checked this way (eddy_scene_component_params,
+ * eddy_scene_build_world); a module that reads a section of its own can check the file's the same way.
+ * Whether a component of some id is installed is the run's question, not the file's: the file's
+ * solver, grid, writer and section ids are checked as written for their form only, so that a scene
+ * written for a plugin runs with --solver, --grid or --format where the plugin is missing. The verdict
+ * is kept in the file as written: one check of a scene at a time.
+ */
+int eddy_scene_check_written(const eddy_scene *scene,
+                             int (*check)(void *user, const eddy_scene *view, eddy_error *err), void *user,
+                             eddy_error *err);
 
 /* The top-level member `key` of the parsed scene, or NULL when absent. Owned by the scene. */
 const cJSON *eddy_scene_section(const eddy_scene *scene, const char *key);

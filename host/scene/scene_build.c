@@ -21,7 +21,7 @@
 #define BYTES_PER_PARTICLE_MIN 128.0
 
 /* Materials: the generic members from the scene, the running solver's table values from
- * eddy_scene_material_params (the world copies them). */
+ * eddy_scene_material_params (the world copies them). `w` NULL: the values are only checked. */
 static int add_materials(const eddy_scene *scene, const eddy_scene_build *with, eddy_world *w, eddy_error *err)
 {
     const char *file = scene_file(scene);
@@ -36,6 +36,7 @@ static int add_materials(const eddy_scene *scene, const eddy_scene_build *with, 
     if (cJSON_IsArray(marr)) mnode = marr->child;
     for (size_t i = 0; i < scene->material_count; ++i, mnode = mnode ? mnode->next : NULL) {
         if ((rc = scene_material_params_of(scene, with->registry, solver, i, mnode, values, err))) break;
+        if (!w) continue;
         eddy_material m = scene->materials[i];
         m.size = sizeof m;
         m.contact.radius *= scale;
@@ -51,6 +52,12 @@ static int add_materials(const eddy_scene *scene, const eddy_scene_build *with, 
     }
     free(values);
     return rc;
+}
+
+/* The material keys of the file as written (eddy_scene_check_written). */
+static int written_materials(void *with, const eddy_scene *view, eddy_error *err)
+{
+    return add_materials(view, with, NULL, err);
 }
 
 /* The container and the colliders, in simulation units. */
@@ -273,6 +280,7 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
         backend = (const eddy_grid_backend_vtable *)with->grid->vtable;
     }
     int rc = eddy_scene_check_components(scene, with->registry, err);
+    if (!rc) rc = eddy_scene_check_written(scene, written_materials, (void *)with, err);
     if (rc) return rc;
     eddy_world *w = NULL;
     if ((rc = eddy_world_create(d, &w, err))) return eddy_error_prefix(err, "%s: ", file);

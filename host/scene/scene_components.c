@@ -32,12 +32,10 @@ const char *scene_component_section(const eddy_component *component, const char 
     return NULL;
 }
 
-int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
-                                eddy_param_value *values, eddy_param_values *out, eddy_error *err)
+/* The values of the component's section in `scene` (eddy_scene_component_params). */
+static int section_values(const eddy_scene *scene, const eddy_component *component, eddy_param_value *values,
+                          eddy_param_values *out, eddy_error *err)
 {
-    if (out) memset(out, 0, sizeof *out);
-    if (!scene || !component || (component->param_count && (!values || !component->params)))
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_component_params: bad arguments");
     const char *kind = NULL;
     const char *section = scene_component_section(component, &kind);
     const char *id = component->id ? component->id : "";
@@ -64,6 +62,27 @@ int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *c
         out->values = values;
     }
     return EDDY_OK;
+}
+
+/* section_values on the file as written (eddy_scene_check_written), whose values are not kept. */
+static int written_section(void *component, const eddy_scene *view, eddy_error *err)
+{
+    const eddy_component *c = component;
+    eddy_param_value *scratch = calloc(c->param_count + 1, sizeof *scratch);
+    if (!scratch) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    const int rc = section_values(view, c, scratch, NULL, err);
+    free(scratch);
+    return rc;
+}
+
+int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *component,
+                                eddy_param_value *values, eddy_param_values *out, eddy_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!scene || !component || (component->param_count && (!values || !component->params)))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_scene_component_params: bad arguments");
+    const int rc = eddy_scene_check_written(scene, written_section, (void *)component, err);
+    return rc ? rc : section_values(scene, component, values, out, err);
 }
 
 /* The registered ids of an interface as "a, b, c" (quoted: "\"a\", \"b\" or \"c\""), registry order. */

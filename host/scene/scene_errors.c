@@ -16,10 +16,17 @@
 
 #define POSITION_MAX 48
 
-/* ":LINE:COL" of `node` at `path` (scene_node_position), or "" when it has no place in the text. */
+/* ":LINE:COL" of `node` at `path` (scene_node_position), or "" when it has no place in the text. On the
+ * file as written, also whether the error points into a value an override replaces (the verdict,
+ * scene_internal.h): every error with a place passes here. */
 static void position_text(const eddy_scene *s, const char *path, const cJSON *node, int where, int occurrence,
                           char pos[POSITION_MAX])
 {
+    eddy_scene_replaced *r = s->replaced;
+    if (r) {
+        r->verdict = 0;
+        for (size_t i = 0; i < r->count && !r->verdict; ++i) r->verdict = scene_tree_holds(r->nodes[i], node);
+    }
     int line = 0, col = 0;
     scene_node_position(s, path, node, where, occurrence, &line, &col);
     pos[0] = '\0';

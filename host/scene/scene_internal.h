@@ -67,6 +67,8 @@ void scene_path_key(char *out, const char *parent, const char *key);
 void scene_path_index(char *out, const char *parent, size_t i);
 /* The cJSON node at a path (first occurrence of duplicated keys), or NULL. */
 cJSON *scene_tree_lookup(cJSON *root, const char *path);
+/* Whether `node` is `root` or inside it. */
+int scene_tree_holds(const cJSON *root, const cJSON *node);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Positions in the source text (scene_document.c)                                                   */
@@ -220,6 +222,22 @@ int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_r
 
 /* Applies one "dotted.path=value" override to the tree. */
 int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
+/* What an override does to a tree: SET_ADDS when its path leads, through objects and existing array
+ * elements, to a key the tree lacks (or to the value it sets already); SET_REPLACES when it replaces a
+ * value of the tree or meets one in its way (a number where its path needs an object), with *node that
+ * value; SET_FAILS when it cannot be applied for another reason (malformed, an index past an array's
+ * end), which scene_apply_set says. */
+enum { SET_ADDS = 0, SET_REPLACES = 1, SET_FAILS = 2 };
+int scene_set_effect(const cJSON *root, const char *set, const cJSON **node);
+
+/* The values of the file as written (eddy_scene.written) that overrides replace. `verdict` is set by
+ * every error reported on that scene: 1 when the error points at one of them (or into one), 0 when it
+ * points elsewhere; an error that points at nothing (out of memory) leaves it as it was. */
+struct eddy_scene_replaced {
+    const cJSON **nodes;
+    size_t count;
+    int verdict;
+};
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Lattices (scene_lattice.c)                                                                        */
@@ -292,10 +310,6 @@ int scene_parse_colliders(ctx *c, const cJSON *root);
 double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d);
 int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
 int scene_parse_output(ctx *c, const cJSON *root);
-/* The file's own solver, grid, output.dir and output.format, before the overrides (--solver, --grid,
- * --out, --format, --set) replace them: a bad value is reported even when this run replaces it, since
- * the file would fail on it run without them. */
-int scene_check_replaced_values(ctx *c, const cJSON *root);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Typed parameter values (scene_params.c, scene_components.c, scene_material_params.c)             */

@@ -117,3 +117,35 @@ cJSON *scene_tree_lookup(cJSON *root, const char *path)
     }
     return r < 0 ? NULL : node;
 }
+
+int scene_tree_holds(const cJSON *root, const cJSON *node)
+{
+    if (!root || !node) return 0;
+    /* Depth first with the way down on the heap: a tree --set nested deep would overflow a recursion. */
+    size_t n = 0, cap = 0;
+    const cJSON **chain = NULL;
+    const cJSON *at = root;
+    int found = 0;
+    while (at) {
+        if (at == node) {
+            found = 1;
+            break;
+        }
+        if (at->child) {
+            if (n == cap) {
+                const size_t ncap = cap ? 2 * cap : 64;
+                const cJSON **nc = realloc(chain, ncap * sizeof *nc);
+                if (!nc) break;
+                chain = nc;
+                cap = ncap;
+            }
+            chain[n++] = at;
+            at = at->child;
+            continue;
+        }
+        while (!at->next && n > 0) at = chain[--n];
+        at = at == root ? NULL : at->next;
+    }
+    free(chain);
+    return found;
+}

@@ -62,3 +62,18 @@ int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON 
     ctx c = scene_ctx(scene, err);
     return scene_get_vector(&c, obj, path, key, required, def, out);
 }
+
+int eddy_scene_check_written(const eddy_scene *scene,
+                             int (*check)(void *user, const eddy_scene *view, eddy_error *err), void *user,
+                             eddy_error *err)
+{
+    const eddy_scene *view = scene ? scene->written : NULL;
+    if (!view || !view->replaced || !check) return EDDY_OK;
+    eddy_error e;
+    eddy_error_clear(&e);
+    view->replaced->verdict = -1; /* (an error with no place in the text, out of memory, stands) */
+    const int rc = check(user, view, &e);
+    if (!rc || view->replaced->verdict == 0) return EDDY_OK;
+    if (err) *err = e;
+    return rc;
+}

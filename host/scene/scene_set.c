@@ -55,6 +55,79 @@ int eddy_scene_check_set(const char *set, eddy_error *err)
     return rc;
 }
 
+/* The VALUE of "PATH=VALUE" (text, after the '='): parsed as JSON, else taken as a string. NULL when out
+ * of memory. */
+static cJSON *set_value(const char *text)
+{
+    cJSON *value = cJSON_ParseWithOpts(text, NULL, 1);
+    return value ? value : cJSON_CreateString(text);
+}
+
+/* Whether a and b are the same JSON value, numbers compared exactly (cJSON_Compare allows a relative
+ * difference of DBL_EPSILON, and a bound such as cfl <= 1 is not that forgiving). */
+static int same_json(const cJSON *a, const cJSON *b)
+{
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) return a->valuedouble == b->valuedouble;
+    const int objects = cJSON_IsObject(a) && cJSON_IsObject(b);
+    if (objects || (cJSON_IsArray(a) && cJSON_IsArray(b))) {
+        const cJSON *x = a->child, *y = b->child;
+        for (; x && y; x = x->next, y = y->next)
+            if ((objects && (!x->string || !y->string || strcmp(x->string, y->string) != 0)) || !same_json(x, y))
+                return 0;
+        return !x && !y;
+    }
+    return cJSON_Compare(a, b, 1) != 0;
+}
+
+int scene_set_effect(const cJSON *root, const char *set, const cJSON **node)
+{
+    *node = NULL;
+    char *path;
+    eddy_error ignored;
+    if (set_path(set, &path, &ignored)) return SET_FAILS;
+    const cJSON *at = root;
+    const char *p = path;
+    path_seg s;
+    int effect = SET_FAILS, in_way = 0;
+    for (int first = 1; !in_way && scene_path_next(&p, first, &s) == 1; first = 0) {
+        if (s.is_index) {
+            if (cJSON_IsArray(at) && s.index < (size_t)cJSON_GetArraySize(at)) {
+                at = cJSON_GetArrayItem(at, (int)s.index);
+                continue;
+            }
+            /* (an index past an array's end has nothing of the tree in its way: --set says it) */
+            if (cJSON_IsArray(at)) goto done;
+            in_way = 1;
+            continue;
+        }
+        if (!cJSON_IsObject(at)) {
+            in_way = 1;
+            continue;
+        }
+        const cJSON *child = at->child;
+        while (child && !(child->string && strlen(child->string) == s.len && memcmp(child->string, s.key, s.len) == 0))
+            child = child->next;
+        if (!child) {
+            effect = SET_ADDS;
+            goto done;
+        }
+        at = child;
+    }
+    /* `at` is the value the override replaces, or the one in its way; the value the tree has already
+     * is written again without a change. */
+    cJSON *value = in_way ? NULL : set_value(set + strlen(path) + 1);
+    if (value && same_json(at, value)) {
+        effect = SET_ADDS;
+    } else if (value || in_way) {
+        effect = SET_REPLACES;
+        *node = at;
+    }
+    cJSON_Delete(value);
+done:
+    free(path);
+    return effect;
+}
+
 /* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
  * it, an array index must exist. */
 int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
@@ -63,10 +136,7 @@ int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
     int rc = set_path(set, &path, err);
     if (rc) return rc;
     const char *eq = set + strlen(path);
-    cJSON *value = NULL;
-    const char *end = NULL;
-    value = cJSON_ParseWithOpts(eq + 1, &end, 1);
-    if (!value) value = cJSON_CreateString(eq + 1);
+    cJSON *value = set_value(eq + 1);
     if (!value) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
 
     cJSON *node = root;
