@@ -94,10 +94,17 @@ static int make_written(eddy_scene *s, const char *const *sets, size_t n, eddy_e
         if (effect[i] == SET_REPLACES) ++r->count;
     }
     /* (one that adds and cannot be applied without the others, into an object another made, is left
-     * out: the run's tree says what is wrong with it) */
+     * out: the run's tree says what is wrong with it; so is one that a later override replaces with
+     * what holds it, whose value the run never sees. One that writes the value the file has is not
+     * applied: it would free the file's node, which `nodes` may point into.) */
     eddy_error ignored;
-    for (size_t i = 0; i < n; ++i)
-        if (effect[i] == SET_ADDS) scene_apply_set(root, sets[i], &ignored);
+    for (size_t i = 0; i < n; ++i) {
+        if (effect[i] != SET_ADDS) continue;
+        int undone = 0;
+        for (size_t j = i + 1; j < n && !undone; ++j)
+            undone = effect[j] == SET_REPLACES && scene_set_within(sets[i], sets[j]);
+        if (!undone) scene_apply_set(root, sets[i], &ignored);
+    }
     free(effect);
     return EDDY_OK;
 }
@@ -196,7 +203,9 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         rc = scene_fail_expected(&c, "", scene->root, "a JSON object at the top level");
         goto fail;
     }
-    if (sets && set_count && (rc = apply_overrides(&c, sets, set_count))) goto fail;
+    if (sets && set_count && ((rc = scene_check_replaced_values(&c, scene->root)) ||
+                              (rc = apply_overrides(&c, sets, set_count))))
+        goto fail;
     if ((rc = interpret(&c))) goto fail;
     return EDDY_OK;
 fail:

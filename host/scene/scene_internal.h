@@ -223,12 +223,15 @@ int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_r
 /* Applies one "dotted.path=value" override to the tree. */
 int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
 /* What an override does to a tree: SET_ADDS when its path leads, through objects and existing array
- * elements, to a key the tree lacks (or to the value it sets already); SET_REPLACES when it replaces a
- * value of the tree or meets one in its way (a number where its path needs an object), with *node that
- * value; SET_FAILS when it cannot be applied for another reason (malformed, an index past an array's
- * end), which scene_apply_set says. */
-enum { SET_ADDS = 0, SET_REPLACES = 1, SET_FAILS = 2 };
+ * elements, to a key the tree lacks; SET_SAME when it leads to the value it sets already (applying it
+ * would still replace that node: the tree's pointers into it would dangle); SET_REPLACES when it
+ * replaces a value of the tree or meets one in its way (a number where its path needs an object), with
+ * *node that value; SET_FAILS when it cannot be applied for another reason (malformed, an index past
+ * an array's end), which scene_apply_set says. */
+enum { SET_ADDS = 0, SET_REPLACES = 1, SET_FAILS = 2, SET_SAME = 3 };
 int scene_set_effect(const cJSON *root, const char *set, const cJSON **node);
+/* Whether the path of override `set` is that of `outer` or lies inside it (both "PATH=VALUE"). */
+int scene_set_within(const char *set, const char *outer);
 
 /* The values of the file as written (eddy_scene.written) that overrides replace. `verdict` is set by
  * every error reported on that scene: 1 when the error points at one of them (or into one), 0 when it
@@ -310,6 +313,12 @@ int scene_parse_colliders(ctx *c, const cJSON *root);
 double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d);
 int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
 int scene_parse_output(ctx *c, const cJSON *root);
+/* The file's own solver, grid, output.dir and output.format, checked as written before any override
+ * goes in, by the readers interpretation uses. A backstop to the file as written (eddy_scene_parse):
+ * its interpretation stops at its first error, and when that error is one the overrides mend (a spacing
+ * refused against a radius --set changes) the values after it are not reached; these four, which
+ * --solver, --grid, --out and --format replace on most command lines, are checked whatever comes first. */
+int scene_check_replaced_values(ctx *c, const cJSON *root);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Typed parameter values (scene_params.c, scene_components.c, scene_material_params.c)             */

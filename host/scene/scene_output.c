@@ -121,3 +121,19 @@ int scene_parse_output(ctx *c, const cJSON *root)
     const cJSON *f = scene_member(o, "format");
     return f ? parse_formats(c, f) : EDDY_OK;
 }
+
+int scene_check_replaced_values(ctx *c, const cJSON *root)
+{
+    char id[EDDY_SCENE_ID_MAX], dir[EDDY_SCENE_PATH_MAX];
+    int rc;
+    if ((rc = scene_parse_id(c, root, "solver", 0, "", id)) || (rc = scene_parse_id(c, root, "grid", 0, "", id)))
+        return rc;
+    /* (an output that is no object: the --out that goes into it would be blamed for the file's value) */
+    const cJSON *o;
+    if ((rc = scene_get_object(c, root, "", "output", 0, "an object {dir, format, writers, overlap}", &o)) || !o)
+        return rc;
+    if ((rc = scene_get_string(c, o, "output", "dir", 0, NULL, dir, sizeof dir, 1))) return rc;
+    const cJSON *f = scene_member(o, "format");
+    /* (the formats it fills are set again by scene_parse_output) */
+    return f ? parse_formats(c, f) : EDDY_OK;
+}

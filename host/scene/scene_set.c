@@ -117,7 +117,7 @@ int scene_set_effect(const cJSON *root, const char *set, const cJSON **node)
      * is written again without a change. */
     cJSON *value = in_way ? NULL : set_value(set + strlen(path) + 1);
     if (value && same_json(at, value)) {
-        effect = SET_ADDS;
+        effect = SET_SAME;
     } else if (value || in_way) {
         effect = SET_REPLACES;
         *node = at;
@@ -126,6 +126,20 @@ int scene_set_effect(const cJSON *root, const char *set, const cJSON **node)
 done:
     free(path);
     return effect;
+}
+
+int scene_set_within(const char *set, const char *outer)
+{
+    char *p = NULL, *o = NULL;
+    eddy_error ignored;
+    int within = 0;
+    if (!set_path(set, &p, &ignored) && !set_path(outer, &o, &ignored)) {
+        const size_t n = strlen(o);
+        within = strncmp(p, o, n) == 0 && (p[n] == '\0' || p[n] == '.' || p[n] == '[');
+    }
+    free(p);
+    free(o);
+    return within;
 }
 
 /* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates

@@ -65,3 +65,19 @@ set_tests_properties(robust_replaced_resume PROPERTIES TIMEOUT 60 ENVIRONMENT "O
 replaced_value(checkpoint_every 1
   "eddy: error: ${REPLACED}/bad_checkpoint_every.json:13:28: checkpoint.every: expected a number >= 0, got -1"
   run ${REPLACED}/bad_checkpoint_every.json --set checkpoint.every=0.0005 ${REPLACED_RUN})
+# Found by the review. An override that writes the value the file has (the second time.end) was applied
+# to the file as written and freed the node the replacing one (the first) points at: the check then
+# read freed memory (valgrind, ASan). It is not applied now; the bad dt is refused as written.
+replaced_value(same_value_after_replacing 1
+  "eddy: error: ${REPLACED}/bad_dt_type.json:4:19: time.dt: expected a number > 0, got \"fast\""
+  run ${REPLACED}/bad_dt_type.json --set time.end=0.002 --set time.end=0.001 --set time.dt=0.00005 ${REPLACED_RUN})
+# An override whose key a later one replaces with what holds it never reaches the run: the file as
+# written must not be refused for it (it was, for an output_interval of -1 the run never sees).
+replaced_value(added_then_replaced_runs 0 "state-hash: "
+  run ${REPLACED}/time_without_interval.json --set time.output_interval=-1
+  "--set" "time={\"dt\":0.00005,\"end\":0.001,\"output_interval\":0.0005}" --hash ${REPLACED_RUN})
+# The file's output.format is checked as written whatever error comes first in the file: here a spacing
+# that the --set of the radius mends stopped the check of the file as written before its output.
+replaced_value(format_after_mended_error 1
+  "eddy: error: ${REPLACED}/spacing_above_radius_bad_format.json:13:25: output.format: expected writer ids separated by single commas, got an empty entry in \"vtk,,csv\""
+  run ${REPLACED}/spacing_above_radius_bad_format.json --format vtk --set world.smoothing_radius=0.02 ${REPLACED_RUN})
