@@ -159,8 +159,9 @@ int eddy_sph_fall_height(eddy_world *w, double *height, eddy_error *err)
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < p->count; ++i) {
         if (eddy_particle_is_halo(p, i)) continue;
-        const double up = -(p->x[i] * (double)w->gravity[0] + p->y[i] * (double)w->gravity[1] +
-                            p->z[i] * (double)w->gravity[2]) / g;
+        /* (the dot product in float, as tait has always derived it: its c0, and so its state hashes, stay
+         * bit for bit) */
+        const double up = -(p->x[i] * w->gravity[0] + p->y[i] * w->gravity[1] + p->z[i] * w->gravity[2]) / g;
         lo = up < lo ? up : lo;
         hi = up > hi ? up : hi;
     }
