@@ -65,20 +65,21 @@ static int interpret_view(void *user, const eddy_scene *view, eddy_error *err)
     return interpret(&c);
 }
 
-/* scene->written, not yet interpreted: a copy of the document with the overrides that only add applied
- * (so that a key the file lacks may come from the command line), and the values the others replace. */
+/* scene->written, not yet interpreted: a copy of the document as written, and the values the overrides
+ * replace. No override goes into it, not even one that adds a key the file lacks: an added key changes
+ * how the file's own values are judged (an added simulation_scale rescales the radius a replaced spacing
+ * is held against), so the copy would be neither the file nor the run. A key the file lacks is then an
+ * error of the copy that points at no replaced value, which leaves the check to the run's values. */
 static int make_written(eddy_scene *s, const char *const *sets, size_t n, eddy_error *err)
 {
     eddy_scene *w = calloc(1, sizeof *w);
     eddy_scene_replaced *r = calloc(1, sizeof *r);
     const cJSON **nodes = calloc(n, sizeof *nodes);
-    int *effect = calloc(n, sizeof *effect);
-    cJSON *root = w && r && nodes && effect ? cJSON_Duplicate(s->root, 1) : NULL;
+    cJSON *root = w && r && nodes ? cJSON_Duplicate(s->root, 1) : NULL;
     if (!root) {
         free(w);
         free(r);
         free(nodes);
-        free(effect);
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     memcpy(w->file, s->file, sizeof w->file);
@@ -87,25 +88,8 @@ static int make_written(eddy_scene *s, const char *const *sets, size_t n, eddy_e
     w->replaced = r;
     r->nodes = nodes;
     s->written = w;
-    /* Every override is placed on the file's tree before any goes in: an override that adds may write
-     * into a value another replaces, and one that adds a key must not count as replacing its own. */
-    for (size_t i = 0; i < n; ++i) {
-        effect[i] = sets[i] ? scene_set_effect(root, sets[i], &nodes[r->count]) : SET_FAILS;
-        if (effect[i] == SET_REPLACES) ++r->count;
-    }
-    /* (one that adds and cannot be applied without the others, into an object another made, is left
-     * out: the run's tree says what is wrong with it; so is one that a later override replaces with
-     * what holds it, whose value the run never sees. One that writes the value the file has is not
-     * applied: it would free the file's node, which `nodes` may point into.) */
-    eddy_error ignored;
-    for (size_t i = 0; i < n; ++i) {
-        if (effect[i] != SET_ADDS) continue;
-        int undone = 0;
-        for (size_t j = i + 1; j < n && !undone; ++j)
-            undone = effect[j] == SET_REPLACES && scene_set_within(sets[i], sets[j]);
-        if (!undone) scene_apply_set(root, sets[i], &ignored);
-    }
-    free(effect);
+    for (size_t i = 0; i < n; ++i)
+        if (sets[i] && scene_set_effect(root, sets[i], &nodes[r->count]) == SET_REPLACES) ++r->count;
     return EDDY_OK;
 }
 

@@ -84,9 +84,8 @@ typedef struct eddy_scene {
                                        * velocity while t < this time, then stops; 0: static */
     cJSON *root;                      /* the parsed document (after --set), owned */
     char *text;                       /* the source text, for line:column lookups, owned */
-    /* The file as written (eddy_scene_parse): its document before the overrides that replace a value
-     * of it, with the keys it lacks taken from the overrides that add them, interpreted as far as its
-     * first error. NULL when no override replaces a value. Owned; its text is the scene's. Read by
+    /* The file as written (eddy_scene_parse): its document before any override, interpreted as far as
+     * its first error. NULL when no override replaces a value. Owned; its text is the scene's. Read by
      * eddy_scene_check_written. */
     struct eddy_scene *written;
     eddy_scene_replaced *replaced;    /* in `written`: the values the overrides replace (scene/) */
@@ -96,8 +95,8 @@ typedef struct eddy_scene {
  * Parses scene text. `file` names it in messages. `sets` are "dotted.path=value" overrides applied to
  * the JSON tree before it is interpreted (value parsed as JSON, else taken as a string); a path into a
  * missing object creates it, an array index must exist. A value the overrides replace is checked as
- * written: when one replaces a value of the text, the text as written (the keys it lacks taken from the
- * overrides that add them) is interpreted first, into scene->written, and an error there that points
+ * written: when one replaces a value of the text, the text as written (no override in it) is
+ * interpreted first, into scene->written, and an error there that points
  * at a replaced value (or into one) is the error, "FILE:LINE:COL: ..." as without the overrides. An
  * error that points elsewhere is left to the overrides' values, which are interpreted next. On error
  * the scene is left freed.

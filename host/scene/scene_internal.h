@@ -223,15 +223,13 @@ int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_r
 /* Applies one "dotted.path=value" override to the tree. */
 int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
 /* What an override does to a tree: SET_ADDS when its path leads, through objects and existing array
- * elements, to a key the tree lacks; SET_SAME when it leads to the value it sets already (applying it
- * would still replace that node: the tree's pointers into it would dangle); SET_REPLACES when it
+ * elements, to a key the tree lacks; SET_SAME when it leads to the value it sets already (it changes
+ * no value of the file); SET_REPLACES when it
  * replaces a value of the tree or meets one in its way (a number where its path needs an object), with
  * *node that value; SET_FAILS when it cannot be applied for another reason (malformed, an index past
  * an array's end), which scene_apply_set says. */
 enum { SET_ADDS = 0, SET_REPLACES = 1, SET_FAILS = 2, SET_SAME = 3 };
 int scene_set_effect(const cJSON *root, const char *set, const cJSON **node);
-/* Whether the path of override `set` is that of `outer` or lies inside it (both "PATH=VALUE"). */
-int scene_set_within(const char *set, const char *outer);
 
 /* The values of the file as written (eddy_scene.written) that overrides replace. `verdict` is set by
  * every error reported on that scene: 1 when the error points at one of them (or into one), 0 when it

@@ -128,20 +128,6 @@ done:
     return effect;
 }
 
-int scene_set_within(const char *set, const char *outer)
-{
-    char *p = NULL, *o = NULL;
-    eddy_error ignored;
-    int within = 0;
-    if (!set_path(set, &p, &ignored) && !set_path(outer, &o, &ignored)) {
-        const size_t n = strlen(o);
-        within = strncmp(p, o, n) == 0 && (p[n] == '\0' || p[n] == '.' || p[n] == '[');
-    }
-    free(p);
-    free(o);
-    return within;
-}
-
 /* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
  * it, an array index must exist. */
 int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
