@@ -1,5 +1,6 @@
 """Shared fixtures of the Python package's tests (docs/python.md). ctest sets PYTHONPATH to the
 build tree's package and EDDY_EXE to the `eddy` command of the same build."""
+import fcntl
 import os
 import subprocess
 import sys
@@ -41,3 +42,20 @@ def run_python(code, env=None, **kw):
 @pytest.fixture
 def scenes():
     return SCENES
+
+
+def in_use(d, instead="choose another out folder"):
+    """The message of a folder another eddy run holds (host/drive/folder_lock.h)."""
+    return f"output folder '{d}' is in use by another eddy run; wait for it to finish" + (f" or {instead}" if instead else "")
+
+
+def free(d):
+    """True when nothing holds d's lock."""
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)

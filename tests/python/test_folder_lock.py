@@ -10,13 +10,10 @@ import os
 import pytest
 
 import eddy
-from conftest import SCENES, run_eddy
+from conftest import SCENES, free, in_use, run_eddy
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 
-
-def in_use(d, instead="choose another out folder"):
-    return f"output folder '{d}' is in use by another eddy run; wait for it to finish" + (f" or {instead}" if instead else "")
 
 
 def snapshot(d):
@@ -43,17 +40,6 @@ class Held:
             os.close(self.fd)
             self.fd = None
 
-
-def free(d):
-    """True when nothing holds d's lock."""
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def test_run_into_a_held_folder_is_refused_before_a_step(tmp_path):

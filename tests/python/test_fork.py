@@ -7,7 +7,6 @@ interleaved with the parent's own. Now the child holds no folder of the parent's
 Simulation reads but refuses to step or write with eddy.Error, naming both processes."""
 import csv
 import gc
-import fcntl
 import json
 import multiprocessing
 import os
@@ -18,7 +17,7 @@ import warnings
 import pytest
 
 import eddy
-from conftest import SCENES, run_eddy
+from conftest import SCENES, free, in_use, run_eddy
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 
@@ -28,20 +27,6 @@ def refusal(parent, child):
             "write it; open a new Simulation in the child")
 
 
-def in_use(d, instead="choose another out folder"):
-    return f"output folder '{d}' is in use by another eddy run; wait for it to finish or {instead}"
-
-
-def free(d):
-    """True when nothing holds d's lock."""
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def snapshot(d):
