@@ -34,6 +34,9 @@
  * The neighbour plumbing (lists, their gather with the periodic minimum image, the particles near a
  * wall and their mirror images, the parallel loop) is the toolkit's (eddy_sph/neighbors.h); this file
  * holds the method's sums.
+ * Each pair's spiky gradient (a square root and a division) is computed once per iteration: the lambda
+ * pass keeps delta-p's factor, which reads the same positions, in a value per list entry
+ * (eddy_sph_row_values), and the vorticity pass likewise keeps eta's.
  */
 #include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
@@ -119,6 +122,9 @@ struct eddy_solver {
     /* the passes' neighbour records (eddy_sph/neighbors.h): positions and one more field, velocities
      * and |omega| */
     eddy_sph_records pos, vel;
+    /* per entry of the neighbour rows: a pair's gradient factor, written by a pass for the next one over
+     * the same positions (delta-p's by the lambda pass, eta's by the vorticity pass) */
+    eddy_sph_row_values grad;
     eddy_sph_neighbors nb; /* lists within h of x*, the particles near a wall and their mirror images */
     size_t capacity;
     eddy_sph_simd simd;    /* the block passes' vector ISA (eddy_sph/simd.h) */
@@ -173,6 +179,7 @@ static void destroy(eddy_solver *s)
     for (int k = 0; k < 4; ++k) free(s->s[k]);
     eddy_sph_records_free(&s->pos);
     eddy_sph_records_free(&s->vel);
+    eddy_sph_row_values_free(&s->grad);
     eddy_sph_neighbors_free(&s->nb);
     free(s);
 }
@@ -293,6 +300,8 @@ static int prepare(eddy_solver *s, eddy_world *w, eddy_error *err)
      * not a pressure). */
     const int ghosts = eddy_sph_neighbors_ghosts(&s->nb, &w->boundaries, NULL, w->smoothing_radius, &w->particles);
     if (ghosts) return eddy_sph_sizing_error(err, ghosts, NULL, "wall ghosts", w->particles.count);
+    if (eddy_sph_row_values_reserve(&s->grad, &s->nb))
+        return eddy_sph_sizing_error(err, -1, NULL, "pair gradients", w->particles.count);
     eddy_world_add_phase_time(w, EDDY_PHASE_GRID, eddy_time_ms() - t0);
     return EDDY_OK;
 }
@@ -304,7 +313,12 @@ typedef struct pass {
     eddy_kernels k;
     float tiny; /* 1e-6 h: the smallest distance a gradient divides by */
     float *lam, *rho;
-    float *nx, *ny, *nz; /* new positions (delta_pass) or velocities (xsph_particle) */
+    /* New positions (delta_pass) or velocities (xsph_block), written over the particles' own: a particle
+     * is a lane of one block only, which reads its position and velocity before it writes them, and its
+     * neighbours are read from the records packed before the pass (Jacobi: every pass reads the old
+     * values). */
+    float *nx, *ny, *nz;
+    float *sx, *sy, *sz; /* XSPH sums, vorticity_block to xsph_block */
     const float *vx, *vy, *vz, *om;
     float *ox, *oy, *oz, *onorm; /* vorticity and its norm */
     float dt, cwq, sc;           /* delta_pass: s_corr's 1 / W(dq) and scale */
@@ -323,23 +337,42 @@ static pass make_pass(eddy_solver *s, eddy_world *w)
     return c;
 }
 
-/* One pair's terms of the density and of sum_k |grad_k C_i|^2, for x_i - x_j = e. */
+/* h - r and 1 / r of a pair at distance r, 0 beyond h. */
+typedef struct spiky_terms {
+    float hr, inv_r;
+} spiky_terms;
+
+static inline __attribute__((always_inline)) spiky_terms spiky_pair(float r2, float h, float tiny)
+{
+    const float r = sqrtf(r2);
+    const float hr0 = h - r;
+    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
+    return (spiky_terms){hr0 > 0.0f ? hr0 : 0.0f, inv_r};
+}
+
+/* Delta-p's gradient of a pair, grad_i (m_j / rho0) W_spiky = t (x_i - x_j) with t = scale m (h - r)^2 / r
+ * and scale = -cg / rho0 of particle i. */
+static inline __attribute__((always_inline)) float delta_gradient(float scale, float m, spiky_terms sp)
+{
+    return scale * m * sp.hr * sp.hr * sp.inv_r;
+}
+
+/* One pair's terms of the density and of sum_k |grad_k C_i|^2, for x_i - x_j = e, and delta-p's gradient
+ * factor t at these positions, which the delta-p pass of the iteration reads back (delta_rows). */
 typedef struct lambda_terms {
-    float w, gx, gy, gz, g2;
+    float w, gx, gy, gz, g2, t;
 } lambda_terms;
 
 static inline __attribute__((always_inline)) lambda_terms lambda_pair(float ex, float ey, float ez, float m,
                                                                        float h, float h2, float cg,
-                                                                       float inv_rho0, float tiny)
+                                                                       float inv_rho0, float scale, float tiny)
 {
     const float r2 = ex * ex + ey * ey + ez * ez;
     const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-    const float r = sqrtf(r2);
-    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
+    const spiky_terms sp = spiky_pair(r2, h, tiny);
     /* grad_i of (m_j / rho0) W_spiky: a factor times (x_i - x_j). */
-    const float f = -cg * m * inv_rho0 * hr * hr * inv_r;
-    return (lambda_terms){m * d * d * d, f * ex, f * ey, f * ez, f * f * r2};
+    const float f = -cg * m * inv_rho0 * sp.hr * sp.hr * sp.inv_r;
+    return (lambda_terms){m * d * d * d, f * ex, f * ey, f * ez, f * f * r2, delta_gradient(scale, m, sp)};
 }
 
 /* The lanes' sums of lambda_terms, neighbours and ghosts alike. */
@@ -369,49 +402,65 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
     const eddy_particles *p = &c->w->particles;
     const float *mass = p->mass;
     const float h = c->k.h, h2 = c->k.h2, cg = c->k.spiky_grad, tiny = c->tiny;
-    float inv_rho0[EDDY_SPH_LANES];
-    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) inv_rho0[k] = s->inv_rho0[p->material[b->particle[k]]];
+    float inv_rho0[EDDY_SPH_LANES], scale[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        inv_rho0[k] = s->inv_rho0[p->material[b->particle[k]]];
+        scale[k] = -cg * inv_rho0[k];
+    }
     lambda_sums sum;
     memset(&sum, 0, sizeof sum);
     for (uint32_t q = 0; q < b->rows; ++q) {
         eddy_sph_row4 r;
         eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
+        float *grad = eddy_sph_block_values(&s->grad, b, q);
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
-            lambda_add(&sum, k, lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], tiny));
+            const lambda_terms t = lambda_pair(dx, dy, dz, mj, h, h2, cg, inv_rho0[k], scale[k], tiny);
+            lambda_add(&sum, k, t);
+            grad[k] = t.t;
         }
     }
     /* The ghosts within h of the neighbours and of each particle itself, image slot by slot (selected
      * with the lists: prepare). */
     eddy_sph_block_image img;
-    for (int slot = 0; eddy_sph_block_image_get(&c->s->nb, b, slot, &img); ++slot) {
+    for (int slot = 0; (slot = eddy_sph_block_next_image(&c->s->nb, b, slot, &img)) >= 0; ++slot) {
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
             eddy_sph_row4 r;
             eddy_sph_block_load(c->pos, eddy_sph_block_ghost_row(b, g), &r);
+            float *grad = eddy_sph_block_ghost_values(&s->grad, b, g);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float ex, ey, ez, mj;
                 eddy_sph_block_ghost(b, &img, &r, mass, g, k, form, &ex, &ey, &ez, &mj);
-                lambda_add(&sum, k, lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], tiny));
+                const lambda_terms t = lambda_pair(ex, ey, ez, mj, h, h2, cg, inv_rho0[k], scale[k], tiny);
+                lambda_add(&sum, k, t);
+                grad[k] = t.t;
             }
         }
     }
-    for (uint32_t k = 0; k < b->lanes; ++k) {
-        const uint32_t i = b->particle[k], m = p->material[i];
+    /* Every lane (those past b->lanes repeat a particle of the block), so that the loop runs as SIMD. */
+    const float w0 = eddy_poly6(&c->k, 0.0f);
+    const int unilateral = s->unilateral;
+    float rho[EDDY_SPH_LANES], lam[EDDY_SPH_LANES];
+#pragma omp simd
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t m = p->material[b->particle[k]];
         /* The toolkit's self term assumes the particle itself in the sum (eddy_sph_self_density); the
          * neighbour rows exclude it, so its m W(0) is added here, after the sum. Adding it inside the
          * float sum instead is the same density to rounding, but once moved the coarse hydrostatic
          * tank's density deviation from 0.0096 to 0.0168 (bar 0.015): PBF's rest state is that
          * sensitive, so the order stays. */
-        const float density =
-            eddy_sph_density(&c->k, sum.w[k], s->mat.self_density[m] + s->mat.mass[m] * eddy_poly6(&c->k, 0.0f));
-        c->rho[i] = density;
-        float C = density * inv_rho0[k] - 1.0f;
-        if (s->unilateral && C < 0.0f) C = 0.0f;
-        c->lam[i] = -C / (sum.gx[k] * sum.gx[k] + sum.gy[k] * sum.gy[k] + sum.gz[k] * sum.gz[k] + sum.g2[k] +
-                          s->epsilon[m]);
+        rho[k] = eddy_sph_density(&c->k, sum.w[k], s->mat.self_density[m] + s->mat.mass[m] * w0);
+        const float C0 = rho[k] * inv_rho0[k] - 1.0f, C = unilateral && C0 < 0.0f ? 0.0f : C0;
+        lam[k] = -C / (sum.gx[k] * sum.gx[k] + sum.gy[k] * sum.gy[k] + sum.gz[k] * sum.gz[k] + sum.g2[k] +
+                       s->epsilon[m]);
+    }
+    for (uint32_t k = 0; k < b->lanes; ++k) {
+        const uint32_t i = b->particle[k];
+        c->rho[i] = rho[k];
+        c->lam[i] = lam[k];
     }
 }
 EDDY_SPH_SIMD_BLOCK_CLONES(lambda_block);
@@ -430,18 +479,14 @@ static void lambda_pass(eddy_solver *s, eddy_world *w)
 
 /*
  * One pair's delta-p factor f, the pair's term being f (x_i - x_j): (m_j / rho0) (lambda_i + lambda_j
- * + s_corr) grad W_spiky with s_corr = -sc (W / W(dq))^n. ncorr is a compile-time constant at every
- * call (delta_sum), so the power loop unrolls and the loops run as SIMD.
+ * + s_corr) grad W_spiky with s_corr = -sc (W / W(dq))^n, from the pair's gradient factor t
+ * (delta_gradient) and r2 = |x_i - x_j|^2. ncorr is a compile-time constant at every call (delta_rows),
+ * so the power loop unrolls and the loops run as SIMD.
  */
-static inline __attribute__((always_inline)) float delta_pair(float ex, float ey, float ez, float m, float lj,
-                                                               float h, float h2, float scale, float li,
-                                                               float cwq, float sc, float tiny, const int ncorr)
+static inline __attribute__((always_inline)) float delta_pair(float t, float r2, float lj, float h2, float li,
+                                                               float cwq, float sc, const int ncorr)
 {
-    const float r2 = ex * ex + ey * ey + ez * ez;
     const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-    const float r = sqrtf(r2);
-    const float hr0 = h - r, hr = hr0 > 0.0f ? hr0 : 0.0f;
-    const float inv_r = 1.0f / (r > tiny ? r : tiny); /* unconditional: SIMD; x 0 at r = 0 */
     const float r1 = cwq * d * d * d;
     /* r1^n as n - 1 products in order; each test folds at compile time, so no loop is left for the
      * unroller's size limits to keep (a loop left in place stops the lane loop's vectorization). */
@@ -453,28 +498,31 @@ static inline __attribute__((always_inline)) float delta_pair(float ex, float ey
     if (ncorr > 5) pw *= r1;
     if (ncorr > 6) pw *= r1;
     if (ncorr > 7) pw *= r1;
-    return scale * m * hr * hr * inv_r * (li + lj - sc * pw);
+    return t * (li + lj - sc * pw);
 }
 
 /* The lanes' delta-p over their neighbours (img NULL) or over their ghosts in image `slot` (img: that
- * image of each lane), added into acc. */
+ * image of each lane), added into acc. The pairs' gradient factors are those the lambda pass kept at
+ * the same positions: each pair's square root and division, once an iteration. */
 static inline __attribute__((always_inline)) void delta_rows(const pass *c, const eddy_sph_block *b,
                                                              const eddy_sph_block_image *img, int slot,
-                                                             const float *scale, const float *li, const int ncorr,
-                                                             const int form, float acc[3][EDDY_SPH_LANES])
+                                                             const float *li, const int ncorr, const int form,
+                                                             float acc[3][EDDY_SPH_LANES])
 {
     const float *mass = c->w->particles.mass;
-    const float h = c->k.h, h2 = c->k.h2, cwq = c->cwq, sc = c->sc, tiny = c->tiny;
+    const float h2 = c->k.h2, cwq = c->cwq, sc = c->sc;
     float *ax = acc[0], *ay = acc[1], *az = acc[2];
     if (!img) {
         for (uint32_t q = 0; q < b->rows; ++q) {
             eddy_sph_row4 r; /* positions and lambda */
             eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
+            const float *grad = eddy_sph_block_values(&c->s->grad, b, q);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float dx, dy, dz, mj;
                 eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
-                const float f = delta_pair(dx, dy, dz, mj, r.d[k], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                const float r2 = dx * dx + dy * dy + dz * dz;
+                const float f = delta_pair(grad[k], r2, r.d[k], h2, li[k], cwq, sc, ncorr);
                 ax[k] += f * dx;
                 ay[k] += f * dy;
                 az[k] += f * dz;
@@ -484,11 +532,13 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g) {
             eddy_sph_row4 r;
             eddy_sph_block_load(c->pos, eddy_sph_block_ghost_row(b, g), &r);
+            const float *grad = eddy_sph_block_ghost_values(&c->s->grad, b, g);
 #pragma omp simd
             for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
                 float ex, ey, ez, mj;
                 eddy_sph_block_ghost(b, img, &r, mass, g, k, form, &ex, &ey, &ez, &mj);
-                const float f = delta_pair(ex, ey, ez, mj, r.d[k], h, h2, scale[k], li[k], cwq, sc, tiny, ncorr);
+                const float r2 = ex * ex + ey * ey + ez * ez;
+                const float f = delta_pair(grad[k], r2, r.d[k], h2, li[k], cwq, sc, ncorr);
                 ax[k] += f * ex;
                 ay[k] += f * ey;
                 az[k] += f * ez;
@@ -498,25 +548,21 @@ static inline __attribute__((always_inline)) void delta_rows(const pass *c, cons
 }
 
 /* Delta-p of the owned particles of a block from the lambdas (with s_corr, and over the wall ghosts
- * selected with the lists: prepare), then the collision projection; the new positions go to scratch
- * (Jacobi: every particle reads the old positions). */
+ * selected with the lists: prepare), then the collision projection; the new positions go to c->nx
+ * (Jacobi: every particle reads the old positions, from the records and its block's lanes). */
 EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int form, const int ncorr)
 {
     const pass *c = vc;
     const eddy_solver *s = c->s;
     const eddy_world *w = c->w;
     const eddy_particles *p = &w->particles;
-    float scale[EDDY_SPH_LANES], li[EDDY_SPH_LANES];
-    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-        const uint32_t i = b->particle[k];
-        scale[k] = -c->k.spiky_grad * s->inv_rho0[p->material[i]];
-        li[k] = c->lam[i];
-    }
+    float li[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) li[k] = c->lam[b->particle[k]];
     float acc[3][EDDY_SPH_LANES] = {{0}};
-    delta_rows(c, b, NULL, 0, scale, li, ncorr, form, acc);
+    delta_rows(c, b, NULL, 0, li, ncorr, form, acc);
     eddy_sph_block_image img;
-    for (int slot = 0; eddy_sph_block_image_get(&s->nb, b, slot, &img); ++slot)
-        delta_rows(c, b, &img, slot, scale, li, ncorr, form, acc);
+    for (int slot = 0; (slot = eddy_sph_block_next_image(&s->nb, b, slot, &img)) >= 0; ++slot)
+        delta_rows(c, b, &img, slot, li, ncorr, form, acc);
     float nx[EDDY_SPH_LANES], ny[EDDY_SPH_LANES], nz[EDDY_SPH_LANES];
     for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
         nx[k] = b->x[k] + acc[0][k];
@@ -529,15 +575,13 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
      * which leaves out only lanes the response would not move (all eight lanes: the padding ones are
      * defined, and a constant count lets the compiler see the arrays' bounds). */
     unsigned char touch[EDDY_SPH_LANES] = {0};
-    float reach = 0.0f;
     int any = 0;
-    for (uint32_t k = 0; k < b->lanes; ++k) {
-        const uint32_t i = b->particle[k];
-        any |= s->nb.near[i];
-        reach = fmaxf(reach, w->contacts[p->material[i]].radius);
-    }
-    if (bd->collider_count > 0 && any)
+    for (uint32_t k = 0; k < b->lanes; ++k) any |= s->nb.near[b->particle[k]];
+    if (bd->collider_count > 0 && any) {
+        float reach = 0.0f;
+        for (uint32_t k = 0; k < b->lanes; ++k) reach = fmaxf(reach, w->contacts[p->material[b->particle[k]]].radius);
         eddy_hd_contact_pick(bd->colliders, bd->collider_count, w->dimensions, reach, nx, ny, nz, EDDY_SPH_LANES, touch);
+    }
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k], m = p->material[i];
         float pos[3] = {nx[k], ny[k], nz[k]};
@@ -577,8 +621,8 @@ static const eddy_sph_block_fn (*const delta_block_simd[8])[EDDY_SPH_SIMD_COUNT]
     delta_block_1_simd, delta_block_2_simd, delta_block_3_simd, delta_block_4_simd,
     delta_block_5_simd, delta_block_6_simd, delta_block_7_simd, delta_block_8_simd};
 
-/* The new positions of every owned particle, copied back afterwards. Neighbours read the positions
- * next (the next iteration, the velocity passes), so the caller refreshes their halo copies. */
+/* The new positions of every owned particle. Neighbours read the positions next (the next iteration,
+ * the velocity passes), so the caller refreshes their halo copies. */
 static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
 {
     pass c = make_pass(s, w);
@@ -591,33 +635,42 @@ static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.cwq = c.k.poly6 / wq;
     c.sc = s->scorr_k * dt * dt * sqrtf(gg) * h;
     c.dt = dt;
-    c.nx = s->s[0];
-    c.ny = s->s[1];
-    c.nz = s->s[2];
     eddy_particles *p = &w->particles;
+    c.nx = p->x;
+    c.ny = p->y;
+    c.nz = p->z;
     /* The lambda pass packed these positions (the halo refresh since then moved only lambda). */
     eddy_sph_records_set_d(&s->pos, p->count, c.lam);
     c.pos = &s->pos;
     eddy_sph_block_pass(&s->nb, p, delta_block_simd[s->scorr_n - 1][eddy_sph_block_form(&s->nb)][s->simd], &c);
-    copy_owned(p, p->x, p->y, p->z, c.nx, c.ny, c.nz);
 }
 
-/* omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0, for the lanes of a block. */
-EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const int form)
+/* The XSPH term of a pair, V_j (v_j - v_i) W_poly6, added into lane k's sums sv (r2 = |x_i - x_j|^2). */
+static inline __attribute__((always_inline)) void xsph_add(float sv[3][EDDY_SPH_LANES], size_t k, float vj, float r2,
+                                                           float h2, float cw, float du, float dv, float dw)
 {
-    const pass *c = vc;
+    const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
+    const float wgt = vj * cw * d * d * d;
+    sv[0][k] += wgt * du;
+    sv[1][k] += wgt * dv;
+    sv[2][k] += wgt * dw;
+}
+
+/* The XSPH sums sum_j V_j (v_j - v_i) W_poly6, V_j = m_j / rho0, of the lanes of a block. */
+static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const eddy_sph_block *b, const int form,
+                                                            float sv[3][EDDY_SPH_LANES])
+{
     const eddy_particles *p = &c->w->particles;
     const float *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz;
-    const float h = c->k.h, cg = c->k.spiky_grad, tiny = c->tiny;
-    float scale[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES];
+    const float h2 = c->k.h2, cw = c->k.poly6;
+    float inv_rho0[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES];
     for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
         const uint32_t i = b->particle[k];
-        scale[k] = -cg * c->s->inv_rho0[p->material[i]];
+        inv_rho0[k] = c->s->inv_rho0[p->material[i]];
         ui[k] = vx[i];
         vi[k] = vy[i];
         wi[k] = vz[i];
     }
-    float ox[EDDY_SPH_LANES] = {0}, oy[EDDY_SPH_LANES] = {0}, oz[EDDY_SPH_LANES] = {0};
     for (uint32_t q = 0; q < b->rows; ++q) {
         eddy_sph_row4 r, v; /* positions; velocities */
         eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
@@ -626,8 +679,48 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
+            xsph_add(sv, k, mj * inv_rho0[k], dx * dx + dy * dy + dz * dz, h2, cw, v.a[k] - ui[k], v.b[k] - vi[k],
+                     v.c[k] - wi[k]);
+        }
+    }
+}
+
+/*
+ * omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, V_j = m_j / rho0, for the lanes of a block; and, as
+ * it reads the same pairs' velocities, their XSPH sums (xsph_rows), kept in scratch until xsph_block
+ * adds them; and eta's gradient factors of the pairs (eta_rows), so that the eta pass reads the
+ * positions and |omega| alone, and takes no square root or division.
+ */
+EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const int form)
+{
+    const pass *c = vc;
+    const eddy_particles *p = &c->w->particles;
+    const float *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz;
+    const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
+    float scale[EDDY_SPH_LANES], inv_rho0[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES],
+        wi[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+        const uint32_t i = b->particle[k];
+        inv_rho0[k] = c->s->inv_rho0[p->material[i]];
+        scale[k] = -cg * inv_rho0[k];
+        ui[k] = vx[i];
+        vi[k] = vy[i];
+        wi[k] = vz[i];
+    }
+    float ox[EDDY_SPH_LANES] = {0}, oy[EDDY_SPH_LANES] = {0}, oz[EDDY_SPH_LANES] = {0};
+    float sv[3][EDDY_SPH_LANES] = {{0}};
+    for (uint32_t q = 0; q < b->rows; ++q) {
+        eddy_sph_row4 r, v; /* positions; velocities */
+        eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
+        eddy_sph_block_load(c->vel, eddy_sph_block_row(b, q), &v);
+        float *grad = eddy_sph_block_values(&c->s->grad, b, q);
+#pragma omp simd
+        for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            float dx, dy, dz, mj;
+            eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
             const float bu = ui[k] - v.a[k], bv = vi[k] - v.b[k], bw = wi[k] - v.c[k];
-            const float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+            const float r2 = dx * dx + dy * dy + dz * dz;
+            const float dist = sqrtf(r2);
             const float hr0 = h - dist, hr = hr0 > 0.0f ? hr0 : 0.0f;
             const float inv_r = 1.0f / (dist > tiny ? dist : tiny);
             const float f = scale[k] * mj * hr * hr * inv_r; /* V_j grad_i W = f d */
@@ -635,6 +728,9 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
             ox[k] += bv * gz - bw * gy;
             oy[k] += bw * gx - bu * gz;
             oz[k] += bu * gy - bv * gx;
+            const float vj = mj * inv_rho0[k];
+            xsph_add(sv, k, vj, r2, h2, cw, v.a[k] - ui[k], v.b[k] - vi[k], v.c[k] - wi[k]);
+            grad[k] = -cg * vj * hr * hr * inv_r; /* eta's V_j grad_i W = grad d, in eta_rows' order */
         }
     }
     for (uint32_t k = 0; k < b->lanes; ++k) {
@@ -643,68 +739,57 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
         c->oy[i] = oy[k];
         c->oz[i] = oz[k];
         c->onorm[i] = sqrtf(ox[k] * ox[k] + oy[k] * oy[k] + oz[k] * oz[k]);
+        c->sx[i] = sv[0][k];
+        c->sy[i] = sv[1][k];
+        c->sz[i] = sv[2][k];
     }
 }
 EDDY_SPH_SIMD_BLOCK_CLONES(vorticity_block);
 
-/* For the lanes of a block: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W (with vort) and the XSPH
- * sum sum_j V_j (v_j - v_i) W_poly6. */
-static inline __attribute__((always_inline)) void xsph_rows(const pass *c, const eddy_sph_block *b, const int vort,
-                                                            const int form, float e[3][EDDY_SPH_LANES],
-                                                            float sv[3][EDDY_SPH_LANES])
+/* eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_spiky for the lanes of a block, from records of the
+ * positions and |omega| and the pairs' V_j grad_i W kept by vorticity_block. */
+static inline __attribute__((always_inline)) void eta_rows(const pass *c, const eddy_sph_block *b, const int form,
+                                                           float e[3][EDDY_SPH_LANES])
 {
     const eddy_particles *p = &c->w->particles;
-    const float *mass = p->mass, *vx = c->vx, *vy = c->vy, *vz = c->vz, *om = c->om;
-    const float h = c->k.h, h2 = c->k.h2, cw = c->k.poly6, cg = c->k.spiky_grad, tiny = c->tiny;
-    float inv_rho0[EDDY_SPH_LANES], ui[EDDY_SPH_LANES], vi[EDDY_SPH_LANES], wi[EDDY_SPH_LANES],
-        omi[EDDY_SPH_LANES];
-    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
-        const uint32_t i = b->particle[k];
-        inv_rho0[k] = c->s->inv_rho0[p->material[i]];
-        ui[k] = vx[i];
-        vi[k] = vy[i];
-        wi[k] = vz[i];
-        omi[k] = vort ? om[i] : 0.0f;
-    }
-    float *ex = e[0], *ey = e[1], *ez = e[2], *sx = sv[0], *sy = sv[1], *sz = sv[2];
+    const float *mass = p->mass, *om = c->om;
+    float omi[EDDY_SPH_LANES];
+    for (size_t k = 0; k < EDDY_SPH_LANES; ++k) omi[k] = om[b->particle[k]];
+    float *ex = e[0], *ey = e[1], *ez = e[2];
     for (uint32_t q = 0; q < b->rows; ++q) {
-        eddy_sph_row4 r, v; /* positions; velocities and |omega| */
+        eddy_sph_row4 r; /* positions and |omega| */
         eddy_sph_block_load(c->pos, eddy_sph_block_row(b, q), &r);
-        eddy_sph_block_load(c->vel, eddy_sph_block_row(b, q), &v);
+        const float *grad = eddy_sph_block_values(&c->s->grad, b, q);
 #pragma omp simd
         for (size_t k = 0; k < EDDY_SPH_LANES; ++k) {
             float dx, dy, dz, mj;
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
-            const float vj = mj * inv_rho0[k];
-            const float r2 = dx * dx + dy * dy + dz * dz;
-            const float d0 = h2 - r2, d = d0 > 0.0f ? d0 : 0.0f;
-            const float wgt = vj * cw * d * d * d;
-            sx[k] += wgt * (v.a[k] - ui[k]);
-            sy[k] += wgt * (v.b[k] - vi[k]);
-            sz[k] += wgt * (v.c[k] - wi[k]);
-            if (vort) {
-                const float dist = sqrtf(r2);
-                const float hr0 = h - dist, hr = hr0 > 0.0f ? hr0 : 0.0f;
-                const float inv_r = 1.0f / (dist > tiny ? dist : tiny);
-                const float f = -cg * vj * hr * hr * inv_r * (v.d[k] - omi[k]);
-                ex[k] += f * dx;
-                ey[k] += f * dy;
-                ez[k] += f * dz;
-            }
+            const float f = grad[k] * (r.d[k] - omi[k]);
+            ex[k] += f * dx;
+            ey[k] += f * dy;
+            ez[k] += f * dz;
         }
     }
 }
 
-/* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta|, into scratch. */
+/* v_i += dt epsilon (N x omega_i) + c sum_j V_j (v_j - v_i) W_poly6, N = eta / |eta| (the XSPH sums from
+ * vorticity_block when vorticity confinement is on). */
 EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int form)
 {
     const pass *c = vc;
     const int vort = c->s->vort_eps > 0.0f;
     float e[3][EDDY_SPH_LANES] = {{0}}, sv[3][EDDY_SPH_LANES] = {{0}};
-    if (vort)
-        xsph_rows(c, b, 1, form, e, sv);
-    else
-        xsph_rows(c, b, 0, form, e, sv);
+    if (vort) {
+        eta_rows(c, b, form, e);
+        for (uint32_t k = 0; k < b->lanes; ++k) {
+            const uint32_t i = b->particle[k];
+            sv[0][k] = c->sx[i];
+            sv[1][k] = c->sy[i];
+            sv[2][k] = c->sz[i];
+        }
+    } else {
+        xsph_rows(c, b, form, sv);
+    }
     const float dt = c->dt, cx = c->s->xsph_c;
     for (uint32_t k = 0; k < b->lanes; ++k) {
         const uint32_t i = b->particle[k];
@@ -726,9 +811,11 @@ EDDY_SPH_SIMD_BLOCK_CLONES(xsph_block);
 /*
  * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Macklin & Müller 2013 §5;
  * Mijalkovic §4.2, §4.3).
- * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0).
+ * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0), and the
+ *         XSPH sum sum_j V_j (v_j - v_i) W_poly6, which reads the same pairs.
  * Pass 2: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W, N = eta / |eta|, a = epsilon N x omega,
- *         and v_i += dt a + c sum_j V_j (v_j - v_i) W_poly6, from the velocities before the pass.
+ *         and v_i += dt a + c (the XSPH sum), from the velocities before the passes.
+ * Without vorticity confinement, pass 2 alone, with the XSPH sum.
  * Both update the owned particles; pass 2 reads the neighbors' vorticity, whose halo copies are
  * refreshed in between (their |omega| then follows from the refreshed field, as the owner computed it).
  */
@@ -741,6 +828,12 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
     c.vz = p->vz;
     c.om = c.onorm = s->s[3];
     c.dt = dt;
+    c.nx = p->vx;
+    c.ny = p->vy;
+    c.nz = p->vz;
+    c.sx = s->s[0];
+    c.sy = s->s[1];
+    c.sz = s->s[2];
     eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, NULL);
     c.pos = &s->pos;
     c.vel = &s->vel;
@@ -766,15 +859,11 @@ static int velocity_passes(eddy_solver *s, eddy_world *w, float dt, eddy_error *
                 if (halo[i] & EDDY_PARTICLE_HALO) om[i] = sqrtf(ox[i] * ox[i] + oy[i] * oy[i] + oz[i] * oz[i]);
         }
     }
-    c.nx = s->s[0];
-    c.ny = s->s[1];
-    c.nz = s->s[2];
     if (s->vort_eps > 0.0f)
-        eddy_sph_records_set_d(&s->vel, p->count, c.om); /* the velocities packed for the vorticity */
+        eddy_sph_records_set_d(&s->pos, p->count, c.om); /* eta reads the positions and |omega| */
     else
         eddy_sph_records_pack(&s->vel, p->count, p->vx, p->vy, p->vz, NULL);
     eddy_sph_block_pass(&s->nb, p, xsph_block_simd[eddy_sph_block_form(&s->nb)][s->simd], &c);
-    copy_owned(p, p->vx, p->vy, p->vz, c.nx, c.ny, c.nz);
     return EDDY_OK;
 }
 

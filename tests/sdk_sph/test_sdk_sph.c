@@ -409,6 +409,8 @@ typedef struct list_test {
     const eddy_sph_records *rec; /* (x, y, z, m) of every particle */
     size_t bad_records;   /* record rows or their sums that differ from the arrays' */
     size_t wrapped, unwrapped; /* entries whose plain difference the minimum image changed, or not */
+    const eddy_sph_row_values *values; /* sized for the build and its ghost rows */
+    unsigned *entry_visits;            /* [values->capacity]: rows' entries handed to blocks */
 } list_test;
 
 /* Row `row`'s records as eddy_sph_block_load transposes them: lane k's record of particle row[k]. */
@@ -492,7 +494,38 @@ static void test_block(void *ctx, const eddy_sph_block *b)
         const eddy_sph_image *img;
         t->mirrors[b->particle[k]] = eddy_sph_neighbors_images(nb, b->particle[k], &img);
     }
-    eddy_sph_block_image img;
+    /* Each row's values, neighbour and ghost rows alike, are a place of their own. */
+    for (uint32_t q = 0; q < b->rows; ++q)
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k)
+            ++t->entry_visits[eddy_sph_block_values(t->values, b, q) + k - t->values->v];
+    for (uint32_t g = b->ghost_row[0]; g < b->ghost_row[EDDY_MAX_MIRRORS]; ++g)
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k)
+            ++t->entry_visits[eddy_sph_block_ghost_values(t->values, b, g) + k - t->values->v];
+    /* The block's image slots (eddy_sph_neighbors_ghosts keeps them) are each lane's image at its
+     * position, bit for bit, and eddy_sph_block_next_image visits the slots that hold ghost rows. */
+    eddy_sph_block_image img, next;
+    int slots = 0, at = 0;
+    for (int slot = 0; eddy_sph_block_image_get(nb, b, slot, &img); ++slot) {
+        slots = slot + 1;
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            const eddy_sph_image *mine = NULL;
+            const int n = k < b->lanes ? eddy_sph_neighbors_images(nb, b->particle[k], &mine) : 0;
+            float c0[3] = {nb->pad, nb->pad, nb->pad};
+            if (slot < n) eddy_sph_image_origin(&mine[slot], b->x[k], b->y[k], b->z[k], c0);
+            t->bad_entries += img.on[k] != (slot < n ? 1.0f : 0.0f);
+            for (int a = 0; a < 3; ++a) {
+                t->bad_entries += img.c0[a][k] != c0[a];
+                for (int c = 0; c < 3; ++c) t->bad_entries += img.r[a][c][k] != (slot < n ? mine[slot].r[a][c] : 0.0f);
+            }
+        }
+        if (b->ghost_row[slot + 1] > b->ghost_row[slot]) {
+            at = eddy_sph_block_next_image(nb, b, at, &next);
+            t->bad_entries += at != slot || memcmp(&next, &img, sizeof img) != 0;
+            ++at;
+        }
+    }
+    t->bad_entries += eddy_sph_block_next_image(nb, b, at, &next) != -1;
+    for (int slot = slots; slot < EDDY_MAX_MIRRORS; ++slot) t->bad_entries += b->ghost_row[slot + 1] != b->ghost_row[slot];
     for (int slot = 0; eddy_sph_block_image_get(nb, b, slot, &img); ++slot)
         for (uint32_t g = b->ghost_row[slot]; g < b->ghost_row[slot + 1]; ++g)
             for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
@@ -536,13 +569,20 @@ static void check_blocks(int uniform)
     eddy_sph_records rec = {0};
     assert_int_equal(eddy_sph_records_reserve(&rec, n), 0);
     eddy_sph_records_pack(&rec, n, p->x, p->y, p->z, p->mass);
+    eddy_sph_row_values values = {0};
+    assert_int_equal(eddy_sph_row_values_reserve(&values, &nb), 0);
+    const size_t entries = ((size_t)nb.block_row[nb.blocks] + nb.ghost_rows) * EDDY_SPH_LANES;
+    assert_true(values.capacity >= entries && nb.ghost_rows > 0);
     list_test t = {.w = w, .nb = &nb, .h = h, .visits = calloc(n, sizeof(unsigned)),
-                   .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int)), .rec = &rec};
+                   .density = calloc(n, sizeof(double)), .mirrors = calloc(n, sizeof(int)), .rec = &rec,
+                   .values = &values, .entry_visits = calloc(values.capacity, sizeof(unsigned))};
     assert_int_equal(eddy_sph_block_form(&nb),
                      EDDY_SPH_BLOCK_PERIODIC | (uniform ? EDDY_SPH_BLOCK_UNIFORM_MASS : 0));
     eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
     assert_int_equal(t.bad_records, 0);
+    for (size_t e = 0; e < values.capacity; ++e)
+        if (t.entry_visits[e] != (e < entries)) fail_msg("row value %zu of %zu handed out %u times", e, entries, t.entry_visits[e]);
     assert_true(t.wrapped > 0 && t.unwrapped > t.wrapped); /* both kinds of entry were compared */
     /* Near a wall: the per-cell flags of the build are the per-particle distance test. */
     for (size_t i = 0; i < n; ++i) {
@@ -596,19 +636,27 @@ static void check_blocks(int uniform)
     if (eddy_sph_neighbors_build(&nb, &w->grid, p, &w->boundaries, h, 1.5f * h, "test", &err))
         fail_msg("build: %s", err.message);
     assert_int_equal(eddy_sph_neighbors_ghosts(&nb, &w->boundaries, NULL, h, p), 0);
+    assert_int_equal(eddy_sph_row_values_reserve(&values, &nb), 0);
+    free(t.entry_visits);
+    t.entry_visits = calloc(values.capacity, sizeof(unsigned));
     eddy_sph_block_pass(&nb, p, test_block, &t);
     assert_int_equal(t.bad_entries, 0);
     assert_int_equal(t.bad_records, 0);
     for (size_t i = 0; i < n; ++i)
         if (t.visits[i] != (i % 7 ? 1u : 0u)) fail_msg("particle %zu (halo: %d) visited %u times", i, i % 7 == 0, t.visits[i]);
+    const size_t halo_entries = ((size_t)nb.block_row[nb.blocks] + nb.ghost_rows) * EDDY_SPH_LANES;
+    for (size_t e = 0; e < values.capacity; ++e)
+        if (t.entry_visits[e] != (e < halo_entries)) fail_msg("row value %zu handed out %u times (halo copies)", e, t.entry_visits[e]);
     p->halo_count = halo_count;
     for (size_t i = 0; i < n; i += 7) p->flags[i] &= (uint8_t)~EDDY_PARTICLE_HALO;
 
     eddy_sph_neighbors_free(&nb);
     eddy_sph_records_free(&rec);
+    eddy_sph_row_values_free(&values);
     free(t.visits);
     free(t.density);
     free(t.mirrors);
+    free(t.entry_visits);
     eddy_world_destroy(w);
 }
 

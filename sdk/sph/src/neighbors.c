@@ -93,9 +93,12 @@ void eddy_sph_neighbors_free(eddy_sph_neighbors *nb)
     free(nb->ghost_first);
     free(nb->ghost_chunk_of);
     free(nb->ghost_slot_rows);
+    free(nb->ghost_mirror_first);
+    free(nb->ghost_slots);
     for (int k = 0; k < EDDY_SPH_LIST_CHUNKS; ++k) {
         free(nb->ghost_chunk[k].index);
         free(nb->ghost_chunk[k].weight);
+        free(nb->ghost_chunk[k].mirror);
     }
     *nb = (eddy_sph_neighbors){0};
 }
@@ -180,6 +183,12 @@ int eddy_sph_neighbors_ghost_blocks(eddy_sph_neighbors *nb)
     uint32_t *rows = realloc(nb->ghost_slot_rows, cap * EDDY_MAX_MIRRORS * sizeof(uint32_t));
     if (!rows) return -1;
     nb->ghost_slot_rows = rows;
+    uint32_t *mirror_first = realloc(nb->ghost_mirror_first, cap * sizeof(uint32_t));
+    if (!mirror_first) return -1;
+    nb->ghost_mirror_first = mirror_first;
+    unsigned char *slots = realloc(nb->ghost_slots, cap);
+    if (!slots) return -1;
+    nb->ghost_slots = slots;
     nb->ghost_capacity = cap;
     return 0;
 }
@@ -195,6 +204,17 @@ int eddy_sph_ghost_chunk_reserve(eddy_sph_ghost_chunk *chunk, size_t more)
     if (!weight) return -1;
     chunk->weight = weight;
     chunk->capacity = cap;
+    return 0;
+}
+
+int eddy_sph_ghost_chunk_reserve_mirrors(eddy_sph_ghost_chunk *chunk, size_t more)
+{
+    if (chunk->mirrors + more <= chunk->mirror_capacity) return 0;
+    const size_t need = chunk->mirrors + more, cap = need + need / 2 + 16;
+    eddy_sph_block_mirror *m = realloc(chunk->mirror, cap * sizeof *m);
+    if (!m) return -1;
+    chunk->mirror = m;
+    chunk->mirror_capacity = cap;
     return 0;
 }
 
@@ -215,4 +235,26 @@ void eddy_sph_records_free(eddy_sph_records *r)
     if (!r) return;
     free(r->v);
     *r = (eddy_sph_records){0};
+}
+
+int eddy_sph_row_values_reserve(eddy_sph_row_values *r, const eddy_sph_neighbors *nb)
+{
+    const size_t rows = (nb->blocks ? (size_t)nb->block_row[nb->blocks] : 0) + (nb->ghosts ? nb->ghost_rows : 0);
+    const size_t entries = rows * EDDY_SPH_LANES;
+    if (r->v && entries <= r->capacity) return 0;
+    /* Not realloc: the values of the last build are of no use, so there is nothing to copy. */
+    const size_t cap = entries + entries / 4 + 64;
+    float *v = malloc(cap * sizeof *v);
+    if (!v) return -1;
+    free(r->v);
+    r->v = v;
+    r->capacity = cap;
+    return 0;
+}
+
+void eddy_sph_row_values_free(eddy_sph_row_values *r)
+{
+    if (!r) return;
+    free(r->v);
+    *r = (eddy_sph_row_values){0};
 }

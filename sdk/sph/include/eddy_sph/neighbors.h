@@ -65,12 +65,26 @@ typedef struct eddy_sph_list_chunk {
     size_t count, capacity;
 } eddy_sph_list_chunk;
 
+/* One image slot of a block's lanes, lane-interleaved: lane k's mirror x -> R x + t (as its
+ * eddy_sph_image's r and t), on[k] 1, or R = 0, t = 0 and on[k] 0 where the lane has no image in the slot.
+ * eddy_sph_block_image_get reads it in every pass; the lanes' eddy_sph_image records it copies are
+ * 128 bytes each, seven slots apart, and read lane by lane they missed the cache (14% of pbf's lambda
+ * pass). */
+typedef struct eddy_sph_block_mirror {
+    float r[3][3][EDDY_SPH_LANES];
+    float t[3][EDDY_SPH_LANES];
+    float on[EDDY_SPH_LANES];
+} eddy_sph_block_mirror;
+
 /* A run of blocks' ghost rows (eddy_sph_neighbors_ghosts): the particle each ghost images (a lane's
- * own particle in its padding) and its weight (1, or 0 for padding). */
+ * own particle in its padding) and its weight (1, or 0 for padding); and the blocks' image slots. */
 typedef struct eddy_sph_ghost_chunk {
     uint32_t *index;
     float *weight;
     size_t rows, capacity; /* in rows of EDDY_SPH_LANES */
+    eddy_sph_block_mirror *mirror;
+    size_t mirrors, mirror_capacity;
+    size_t first; /* its first row's place among every row, the blocks' neighbour rows first (eddy_sph_row_values) */
 } eddy_sph_ghost_chunk;
 
 /* The lists and their scratch, owned by the struct. It has no init function: start from a zeroed
@@ -106,7 +120,10 @@ typedef struct eddy_sph_neighbors {
     uint32_t *ghost_first;      /* [blocks]: each block's first ghost row in its chunk */
     uint16_t *ghost_chunk_of;   /* [blocks]: its chunk (EDDY_SPH_LIST_CHUNKS fit) */
     uint32_t *ghost_slot_rows;  /* [blocks * EDDY_MAX_MIRRORS]: the rows of each image slot, in slot order */
+    uint32_t *ghost_mirror_first; /* [blocks]: each block's first image slot in its chunk's mirrors */
+    unsigned char *ghost_slots;   /* [blocks]: its image slots (the most images of a lane) */
     size_t ghost_capacity;
+    size_t ghost_rows;          /* of every chunk */
     int ghosts;                 /* 1 once eddy_sph_neighbors_ghosts ran on this build */
 } eddy_sph_neighbors;
 
@@ -357,6 +374,7 @@ typedef struct eddy_sph_block {
     const uint32_t *particle; /* lane k's particle */
     const uint32_t *count;    /* lane k's neighbours */
     uint32_t rows;            /* the longest list of the block */
+    uint32_t first_row;       /* the block's first row among every block's rows (eddy_sph_row_values) */
     uint32_t lanes;           /* lanes holding an owned particle: EDDY_SPH_LANES except in the last block */
     float x[EDDY_SPH_LANES], y[EDDY_SPH_LANES], z[EDDY_SPH_LANES]; /* the lanes' positions at the pass */
     float period[3], half_period[3];
@@ -364,6 +382,9 @@ typedef struct eddy_sph_block {
     const uint32_t *ghost_index; /* the block's ghost rows (eddy_sph_neighbors_ghosts), NULL without */
     const float *ghost_weight;
     uint32_t ghost_row[EDDY_MAX_MIRRORS + 1]; /* image slot s: rows [ghost_row[s], ghost_row[s + 1]) */
+    const eddy_sph_block_mirror *ghost_mirror; /* its image slots (eddy_sph_neighbors_ghosts), NULL without */
+    int ghost_slots;
+    size_t ghost_first; /* ghost row g's place among every row: ghost_first + g (eddy_sph_row_values) */
 } eddy_sph_block;
 
 /* The periodic minimum image of a difference, as eddy_grid_min_image, without a branch: period 0 and
@@ -481,6 +502,37 @@ static inline void eddy_sph_records_set_d(eddy_sph_records *r, size_t n, const f
     for (long long j = 0; j < nl; ++j) v[j][3] = d[j];
 }
 
+/*
+ * One value per entry of the blocks' neighbour rows and ghost rows (row q of a block, lane k), for a pair
+ * quantity that a pass computes and a later pass over the same positions reads back instead of
+ * computing it again (pbf: delta-p's spiky gradient factor, with its square root and division, from the
+ * lambda pass of the same iteration). Sized for a build (and its ghost rows) with
+ * eddy_sph_row_values_reserve after them; neighbour row q of block b at eddy_sph_block_values(values, b,
+ * q), ghost row g at eddy_sph_block_ghost_values(values, b, g), lane k at [k].
+ */
+typedef struct eddy_sph_row_values {
+    float *v;
+    size_t capacity; /* in entries */
+} eddy_sph_row_values;
+
+/* Room for every entry of nb's neighbour rows and ghost rows (existing values not kept). Start from a
+ * zeroed struct, as for eddy_sph_neighbors. Returns 0, or -1 when memory runs out. */
+int eddy_sph_row_values_reserve(eddy_sph_row_values *r, const eddy_sph_neighbors *nb);
+/* Frees the values and zeroes the struct. NULL-safe. */
+void eddy_sph_row_values_free(eddy_sph_row_values *r);
+
+/* The EDDY_SPH_LANES values of row q of block b. */
+EDDY_SPH_INLINE float *eddy_sph_block_values(const eddy_sph_row_values *r, const eddy_sph_block *b, uint32_t q)
+{
+    return r->v + ((size_t)b->first_row + q) * EDDY_SPH_LANES;
+}
+
+/* The EDDY_SPH_LANES values of ghost row g of block b. */
+EDDY_SPH_INLINE float *eddy_sph_block_ghost_values(const eddy_sph_row_values *r, const eddy_sph_block *b, uint32_t g)
+{
+    return r->v + (b->ghost_first + g) * EDDY_SPH_LANES;
+}
+
 /* One row's records as lane vectors: lane k holds record row[k] in a[k], b[k], c[k], d[k]. */
 typedef struct eddy_sph_row4 {
     float a[EDDY_SPH_LANES], b[EDDY_SPH_LANES], c[EDDY_SPH_LANES], d[EDDY_SPH_LANES];
@@ -578,12 +630,30 @@ typedef struct eddy_sph_block_image {
     float on[EDDY_SPH_LANES]; /* 1 where the lane has this image; elsewhere R = 0 and c0 = 8 h */
 } eddy_sph_block_image;
 
-/* Image `slot` of each lane's particle (as eddy_sph_neighbors_find_images stored it at the lanes'
- * positions); returns how many lanes have one: a loop over slots stops at 0. */
+/* Image `slot` of each lane's particle (as eddy_sph_neighbors_find_images stored it) at the lanes'
+ * positions; returns how many lanes have one: a loop over slots stops at 0. After
+ * eddy_sph_neighbors_ghosts, from the block's slots it kept (eddy_sph_block_mirror). */
 static inline int eddy_sph_block_image_get(const eddy_sph_neighbors *nb, const eddy_sph_block *b, int slot,
                                            eddy_sph_block_image *out)
 {
     int any = 0;
+    if (b->ghost_mirror) {
+        /* The slot as eddy_sph_neighbors_ghosts laid it out: the same maps, the same origin's
+         * arithmetic (eddy_sph_image_origin), no per-lane lookup. */
+        if (slot >= b->ghost_slots) return 0;
+        const eddy_sph_block_mirror *m = &b->ghost_mirror[slot];
+        for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
+            const float xi = b->x[k], yi = b->y[k], zi = b->z[k], x[3] = {xi, yi, zi};
+            for (int a = 0; a < 3; ++a) {
+                const float c0 = x[a] - (m->r[a][0][k] * xi + m->r[a][1][k] * yi + m->r[a][2][k] * zi) - m->t[a][k];
+                out->c0[a][k] = m->on[k] > 0.0f ? c0 : nb->pad;
+                for (int c = 0; c < 3; ++c) out->r[a][c][k] = m->r[a][c][k];
+            }
+            out->on[k] = m->on[k];
+            any += m->on[k] > 0.0f;
+        }
+        return any;
+    }
     for (uint32_t k = 0; k < EDDY_SPH_LANES; ++k) {
         const eddy_sph_image *img = NULL;
         const int n = k < b->lanes ? eddy_sph_neighbors_images(nb, b->particle[k], &img) : 0;
@@ -606,6 +676,26 @@ static inline int eddy_sph_block_image_get(const eddy_sph_neighbors *nb, const e
         }
     }
     return any;
+}
+
+/*
+ * The first image slot from `slot` on that holds ghost rows in block b, each lane's image of it in *out
+ * (eddy_sph_block_image_get); -1 when none is left. A pass's mirror loop:
+ *   for (int s = 0; (s = eddy_sph_block_next_image(nb, b, s, &img)) >= 0; ++s)
+ *       for (uint32_t g = b->ghost_row[s]; g < b->ghost_row[s + 1]; ++g) ...
+ * Why not image_get over every slot: it fills eight lanes' images (or padding) in each pass, also in the
+ * blocks without a ghost row, which are most of them (their lanes are not near a wall, or their images
+ * have no ghost within h); on pbf's 3D dam break that was 15% of the delta-p pass.
+ */
+static inline int eddy_sph_block_next_image(const eddy_sph_neighbors *nb, const eddy_sph_block *b, int slot,
+                                            eddy_sph_block_image *out)
+{
+    for (; slot < EDDY_MAX_MIRRORS; ++slot)
+        if (b->ghost_row[slot + 1] > b->ghost_row[slot]) {
+            eddy_sph_block_image_get(nb, b, slot, out);
+            return slot;
+        }
+    return -1;
 }
 
 /* Lane k's ghost difference c0 + R d for a difference d = x_i - x_j (as eddy_sph_image_of_diff). */
@@ -643,6 +733,7 @@ static inline int eddy_sph_block_form(const eddy_sph_neighbors *nb)
  * (eddy_sph_neighbors_ghosts' helpers). Return 0, or -1 when memory runs out. */
 int eddy_sph_neighbors_ghost_blocks(eddy_sph_neighbors *nb);
 int eddy_sph_ghost_chunk_reserve(eddy_sph_ghost_chunk *chunk, size_t more);
+int eddy_sph_ghost_chunk_reserve_mirrors(eddy_sph_ghost_chunk *chunk, size_t more);
 
 /* The entries of lane `lane` of block k (its neighbours, then itself) whose ghost in image M lies
  * within h (|x_i - M(x_j)|^2 < h2) at the current positions, in row order: writes each one's particle
@@ -715,6 +806,7 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
     for (long long c = 0; c < chunks; ++c) {
         eddy_sph_ghost_chunk *chunk = &nb->ghost_chunk[c];
         chunk->rows = 0;
+        chunk->mirrors = 0;
         for (long long k = blocks * c / chunks; k < blocks * (c + 1) / chunks && !failed; ++k) {
             const size_t first = (size_t)k * EDDY_SPH_LANES;
             const uint32_t lanes =
@@ -736,9 +828,23 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
                 failed |= 2;
                 break;
             }
-            if (slots && eddy_sph_ghost_chunk_reserve(chunk, (size_t)slots * rows)) {
+            if (slots && (eddy_sph_ghost_chunk_reserve(chunk, (size_t)slots * rows) ||
+                          eddy_sph_ghost_chunk_reserve_mirrors(chunk, (size_t)slots))) {
                 failed |= 1;
                 break;
+            }
+            nb->ghost_mirror_first[k] = (uint32_t)chunk->mirrors;
+            nb->ghost_slots[k] = (unsigned char)slots;
+            for (int s = 0; s < slots; ++s) {
+                eddy_sph_block_mirror *m = &chunk->mirror[chunk->mirrors++];
+                for (uint32_t lane = 0; lane < EDDY_SPH_LANES; ++lane) {
+                    const eddy_sph_image *M = s < n[lane] ? &img[lane][s] : NULL;
+                    for (int a = 0; a < 3; ++a) {
+                        m->t[a][lane] = M ? M->t[a] : 0.0f;
+                        for (int c = 0; c < 3; ++c) m->r[a][c][lane] = M ? M->r[a][c] : 0.0f;
+                    }
+                    m->on[lane] = M ? 1.0f : 0.0f;
+                }
             }
             for (int s = 0; s < slots; ++s) {
                 /* Each lane's ghosts down its column, then padding to the slot's longest column. */
@@ -763,6 +869,12 @@ static inline int eddy_sph_neighbors_ghosts(eddy_sph_neighbors *nb, const eddy_b
         }
     }
     if (failed) return failed & 2 ? -2 : -1;
+    size_t row = nb->blocks ? nb->block_row[nb->blocks] : 0;
+    for (long long c = 0; c < chunks; ++c) {
+        nb->ghost_chunk[c].first = row;
+        row += nb->ghost_chunk[c].rows;
+    }
+    nb->ghost_rows = row - (nb->blocks ? nb->block_row[nb->blocks] : 0);
     nb->ghosts = 1;
     return 0;
 }
@@ -778,7 +890,8 @@ static inline void eddy_sph_block_pass(const eddy_sph_neighbors *nb, const eddy_
     EDDY_SPH_OMP(parallel for schedule(dynamic, 16))
     for (long long k = 0; k < blocks; ++k) {
         eddy_sph_block b;
-        b.index = nb->block_index + (size_t)nb->block_row[k] * EDDY_SPH_LANES;
+        b.first_row = nb->block_row[k];
+        b.index = nb->block_index + (size_t)b.first_row * EDDY_SPH_LANES;
         b.particle = nb->block_particle + (size_t)k * EDDY_SPH_LANES;
         b.count = nb->block_count + (size_t)k * EDDY_SPH_LANES;
         b.rows = nb->block_row[k + 1] - nb->block_row[k];
@@ -804,6 +917,9 @@ static inline void eddy_sph_block_pass(const eddy_sph_neighbors *nb, const eddy_
             row += nb->ghosts ? nb->ghost_slot_rows[(size_t)k * EDDY_MAX_MIRRORS + slot] : 0;
         }
         b.ghost_row[EDDY_MAX_MIRRORS] = row;
+        b.ghost_mirror = gc && gc->mirror ? gc->mirror + nb->ghost_mirror_first[k] : NULL;
+        b.ghost_slots = gc ? nb->ghost_slots[k] : 0;
+        b.ghost_first = gc ? gc->first : 0;
         fn(ctx, &b);
     }
 }
