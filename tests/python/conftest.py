@@ -59,3 +59,14 @@ def free(d):
         return False
     finally:
         os.close(fd)
+
+
+def snapshot(d):
+    """Every file under d with its bytes."""
+    out = {}
+    for root, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, d)] = fh.read()
+    return out

@@ -10,21 +10,9 @@ import os
 import pytest
 
 import eddy
-from conftest import SCENES, free, in_use, run_eddy
+from conftest import SCENES, free, in_use, run_eddy, snapshot
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
-
-
-
-def snapshot(d):
-    """Every file under d with its bytes."""
-    out = {}
-    for root, _, files in os.walk(d):
-        for f in files:
-            p = os.path.join(root, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, d)] = fh.read()
-    return out
 
 
 class Held:
@@ -39,7 +27,6 @@ class Held:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-
 
 
 def test_run_into_a_held_folder_is_refused_before_a_step(tmp_path):

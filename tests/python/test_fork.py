@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 import eddy
-from conftest import SCENES, free, in_use, run_eddy
+from conftest import SCENES, free, in_use, run_eddy, snapshot
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 
@@ -25,19 +25,6 @@ SCENE = os.path.join(SCENES, "dam_break_2d.json")
 def refusal(parent, child):
     return (f"this simulation was opened by process {parent}; a process forked from it ({child}) cannot step or "
             "write it; open a new Simulation in the child")
-
-
-
-
-def snapshot(d):
-    """Every file under d with its bytes."""
-    out = {}
-    for root, _, files in os.walk(d):
-        for f in files:
-            p = os.path.join(root, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, d)] = fh.read()
-    return out
 
 
 def diagnostics_steps(d):
