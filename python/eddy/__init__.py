@@ -309,6 +309,36 @@ def _path(p: Any, what: str) -> str:
     return v
 
 
+def _make_dirs(d: str) -> List[str]:
+    """os.makedirs(d, exist_ok=True), returning the folders it made, outermost first, so that a call
+    that is then refused can take them away again (_remove_dirs)."""
+    head, tail = os.path.split(d)
+    if not tail:
+        head, tail = os.path.split(head)
+    made: List[str] = []
+    if head and tail and not os.path.exists(head):
+        made = _make_dirs(head)
+        if tail == os.curdir:
+            return made
+    try:
+        os.mkdir(d)
+        made.append(d)
+    except OSError:
+        if not os.path.isdir(d):
+            _remove_dirs(made)
+            raise
+    return made
+
+
+def _remove_dirs(made: List[str]) -> None:
+    """Removes the folders _make_dirs made, innermost first, where they are still empty."""
+    for d in reversed(made):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
 def _text(v: Any, what: str) -> Optional[str]:
     """An optional id or name (str or None), or TypeError / ValueError naming the argument."""
     if v is None:
@@ -535,10 +565,19 @@ class Simulation:
 
     def checkpoint(self, dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> str:
         """Writes DIR/checkpoint.eddy (default: the output folder), which ``eddy resume DIR`` and
-        :meth:`Simulation.resume` continue to the scene's time.end. Returns DIR."""
-        d = _path(dir, "checkpoint: dir") if dir is not None else self._state()["out_dir"]
-        os.makedirs(d, exist_ok=True)
-        self._live().checkpoint(d)
+        :meth:`Simulation.resume` continue to the scene's time.end. Returns DIR. A refused call
+        leaves no folder it made behind."""
+        path = _path(dir, "checkpoint: dir") if dir is not None else None
+        core = self._live()
+        d: str = path if path is not None else core.state()["out_dir"]
+        made = _make_dirs(d)
+        try:
+            core.checkpoint(d)
+        except BaseException:
+            # A refused checkpoint (a forked child, a simulation stepping in another thread, a folder
+            # another run holds) leaves no new folder behind.
+            _remove_dirs(made)
+            raise
         return d
 
     def close(self) -> None:

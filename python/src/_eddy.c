@@ -334,8 +334,14 @@ static void core_forget_forked(Core *self)
     self->output = NULL;
 }
 
+/* In a forked child: the Core another thread of the parent was stepping at the fork (a step, run or
+ * checkpoint call with the GIL released), or NULL. Its arrays and world are the parent's part-way
+ * through that call, so open_core refuses it there for good; it is forgotten when the Core goes. */
+static const Core *torn_core;
+
 static void core_dealloc(Core *self)
 {
+    if (torn_core == self) torn_core = NULL; /* (a later Core at this address is another) */
     if (self->s && forked_copy(self)) {
         core_forget_forked(self);
         Py_TYPE(self)->tp_free((PyObject *)self);
@@ -648,20 +654,28 @@ static void end_stepping(void)
 }
 
 /* A thread stepping when another forked is not in the child: its claim would refuse every step there
- * ("another thread is stepping") for good. The forking thread's own claim (a fork in its on_frame
- * callback) stays: that run goes on in the child until the session stops it. */
+ * ("another thread is stepping") for good, so it goes, and the Core it stepped is remembered as torn
+ * (a child of that child inherits it). The forking thread's own claim (a fork in its on_frame callback)
+ * stays: that run goes on in the child until the session stops it. */
 static void stepping_after_fork_in_child(void)
 {
-    if (stepping_thread != PyThread_get_thread_ident()) end_stepping();
+    if (stepping_thread == PyThread_get_thread_ident()) return;
+    if (stepping_core) torn_core = stepping_core;
+    end_stepping();
 }
 
-/* The Core of `self` when it is open and not stepping in another thread (its arrays and world are
- * being changed there), else NULL with the error raised. */
+/* The Core of `self` when it is open, not stepping in another thread (its arrays and world are being
+ * changed there) and not torn by a fork under such a call, else NULL with the error raised. */
 static Core *open_core(PyObject *self)
 {
     Core *c = (Core *)self;
     if (!c->s) {
         PyErr_SetString(Error, "the simulation is closed");
+        return NULL;
+    }
+    if (c == torn_core) {
+        PyErr_SetString(Error, "this simulation was stepping in another thread when this process was forked; its "
+                               "state here is part-way through a step; open a new Simulation in the child");
         return NULL;
     }
     if (stepping_core == c && stepping_thread != PyThread_get_thread_ident()) {

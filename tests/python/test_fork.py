@@ -4,13 +4,16 @@ default start method on Linux) shared the parent's folder lock through its copy 
 folder stayed held until the child exited, even after the parent had closed its Simulation; and the child
 could step the parent's Simulation and write frames and diagnostics.csv rows into the parent's folder,
 interleaved with the parent's own. Now the child holds no folder of the parent's, and its copy of a
-Simulation reads but refuses to step or write with eddy.Error, naming both processes."""
+Simulation reads but refuses to step or write with eddy.Error, naming both processes; a Simulation that
+another thread was stepping at the fork is part-way through that step in the child, which refuses to read
+it too (the fork cleared that thread's claim, and the child read the torn state)."""
 import csv
 import gc
 import json
 import multiprocessing
 import os
 import signal
+import threading
 import time
 import warnings
 
@@ -25,6 +28,11 @@ SCENE = os.path.join(SCENES, "dam_break_2d.json")
 def refusal(parent, child):
     return (f"this simulation was opened by process {parent}; a process forked from it ({child}) cannot step or "
             "write it; open a new Simulation in the child")
+
+
+TORN = ("this simulation was stepping in another thread when this process was forked; its state here is "
+        "part-way through a step; open a new Simulation in the child")
+ELSEWHERE = "the simulation is stepping in another thread; use a Simulation from one thread at a time"
 
 
 def diagnostics_steps(d):
@@ -265,3 +273,123 @@ def test_a_multiprocessing_worker_is_refused_and_keeps_no_folder(tmp_path):
         done.set()
         p.join(30)
     assert p.exitcode == 0
+
+
+class SteppingThread:
+    """A thread stepping `sim` while the test goes on: `how` "step" forks in the middle of a step (the GIL
+    released in the core), "run" while the run waits in its on_frame callback (the claim held)."""
+
+    def __init__(self, sim, how):
+        self.inside, self.release, self.result = threading.Event(), threading.Event(), {}
+
+        def wait(frame):
+            if frame == 1:
+                self.inside.set()
+                self.release.wait(30)
+
+        def worker():
+            try:
+                if how == "step":
+                    self.result["out"] = sim.step(600)          # about a second
+                else:
+                    self.result["out"] = sim.run(steps=20, on_frame=wait).completed
+            except BaseException as e:  # noqa: BLE001 - checked by the test
+                self.result["out"] = f"{type(e).__name__}: {e}"
+        self.thread = threading.Thread(target=worker)
+        self.thread.start()
+        if how == "run":
+            assert self.inside.wait(30)
+        else:       # until the step is under way (the GIL is held from here to the fork: the claim stays)
+            while self.thread.is_alive() and outcome(lambda: sim.steps) != "Error: " + ELSEWHERE:
+                time.sleep(0.001)
+        assert outcome(lambda: sim.steps) == "Error: " + ELSEWHERE
+
+    def join(self):
+        self.release.set()
+        self.thread.join(60)
+        assert not self.thread.is_alive()
+        return self.result["out"]
+
+
+@pytest.mark.parametrize("how", ["step", "run"])
+def test_a_child_forked_while_another_thread_steps_refuses_to_read_that_simulation(tmp_path, fork, how):
+    """The fork cleared the stepping thread's claim in the child, where that thread is gone, so the child
+    read (and hashed, measured, viewed) a world frozen part-way through its step."""
+    sim = eddy.Simulation(SCENE, formats=[], set={"time.output_interval": 0.0005})
+    other = eddy.Simulation(SCENE, formats=[])
+    other.step(5)
+    other_hash = other.hash()
+    new_dir = tmp_path / "new" / "nested"
+    calls = {
+        "steps": lambda: sim.steps,
+        "info": lambda: sim.info,
+        "fields": lambda: sim.fields,
+        "field": lambda: sim.field("position"),
+        "ids": lambda: sim.ids,
+        "materials": lambda: sim.materials,
+        "by_id": lambda: sim.by_id("velocity"),
+        "measure": sim.measure,
+        "hash": sim.hash,
+        "step": lambda: sim.step(1),
+        "run": lambda: sim.run(steps=1000),
+        "write_frame": sim.write_frame,
+        "checkpoint(dir)": lambda: sim.checkpoint(str(new_dir)),
+    }
+
+    def body():
+        out = {name: outcome(call) for name, call in calls.items()}
+        out["new folder"] = os.path.exists(tmp_path / "new")
+        # Another Simulation of the parent's reads, and refuses to step, as in any forked child.
+        out["other"] = [other.steps, other.hash() == other_hash, outcome(lambda: other.step(1))]
+        # Closing the torn copy touches nothing of the parent's; then it is closed like any other.
+        sim.close()
+        out["closed"] = outcome(lambda: sim.steps)
+        gc.collect()
+        with eddy.Simulation(SCENE, formats=[]) as own:
+            own.step(10)
+            out["own"] = own.steps
+        return out
+
+    stepping = SteppingThread(sim, how)
+    try:
+        child = fork(body)
+        out = child.result()
+    finally:
+        ended = stepping.join()
+    assert {name: out[name] for name in calls} == {name: "Error: " + TORN for name in calls}
+    assert out["new folder"] is False
+    assert out["other"] == [5, True, "Error: " + refusal(os.getpid(), child.pid)]
+    assert out["closed"] == "Error: the simulation is closed"
+    assert out["own"] == 10
+    assert child.finish() == 0
+    # The parent's stepping thread finished its call; the parent reads and steps the simulation again.
+    assert ended is True
+    assert sim.steps == {"step": 600, "run": 20}[how]
+    sim.step(1)
+    sim.close()
+
+
+def test_a_refused_checkpoint_leaves_no_new_folder(tmp_path, fork):
+    """checkpoint(dir) made the folder (os.makedirs) before the core refused the call, and left it."""
+    sim = eddy.Simulation(SCENE, formats=[], set={"time.output_interval": 0.0005})
+    # In a forked child (the parent's Simulation steps and writes only in the parent).
+    child = fork(lambda: [outcome(lambda: sim.checkpoint(str(tmp_path / "forked" / "a" / "b"))),
+                          os.path.exists(tmp_path / "forked")])
+    assert child.result() == ["Error: " + refusal(os.getpid(), child.pid), False]
+    assert child.finish() == 0
+    # While another thread steps it.
+    stepping = SteppingThread(sim, "run")
+    try:
+        said = outcome(lambda: sim.checkpoint(str(tmp_path / "stepping" / "a" / "b")))
+    finally:
+        assert stepping.join() is True
+    assert said == "Error: " + ELSEWHERE
+    assert not os.path.exists(tmp_path / "stepping")
+    # A checkpoint that is written makes its folders and keeps them.
+    assert sim.checkpoint(str(tmp_path / "kept" / "a")) == str(tmp_path / "kept" / "a")
+    assert os.path.isfile(tmp_path / "kept" / "a" / "checkpoint.eddy")
+    # Once closed.
+    sim.close()
+    assert outcome(lambda: sim.checkpoint(str(tmp_path / "closed" / "a"))) == "Error: the simulation is closed"
+    assert not os.path.exists(tmp_path / "closed")
+    assert sorted(os.listdir(tmp_path)) == ["kept"]
