@@ -34,11 +34,12 @@
  *
  * The neighbour machinery comes from the SPH toolkit installed with the SDK (<eddy_sph/sph.h>,
  * docs/toolkit.md; eddy_add_plugin links it): per cell, the candidates of the 3-cell bars that the
- * cell's particles can reach are gathered once into contiguous arrays (eddy_sph_gather), every particle of the cell runs one SIMD loop over
- * them, and the mirror ghosts of the walls are one more SIMD loop per mirror over the same arrays
- * (eddy_sph_image). What is left here is the physics: the pair terms in pair() and the per-particle
- * updates. Keep the pair function branch-free (selects, no division or load under a condition), or
- * the compiler will not vectorize the loops that call it.
+ * cell's particles can reach are gathered once into contiguous arrays (eddy_sph_gather), and every
+ * particle of the cell runs one SIMD loop over them, written once in partner_sums(): called with no
+ * image it sums the real neighbours, called with a wall's mirror image (eddy_sph_image) it sums their
+ * ghosts (eddy_sph/partners.h). What is left here is the physics: the pair terms in pair() and the
+ * per-particle updates. Keep the pair function branch-free (selects, no division or load under a
+ * condition), or the compiler will not vectorize the loops that call it.
  */
 #include <eddy/eddy.h>
 #include <eddy_sph/sph.h>
@@ -221,8 +222,36 @@ PAIR_INLINE pair_w pair(const pair_ctx *f, float r2, float vr, float m_j, float 
     return w;
 }
 
-/* Candidate arrays the force pass adds to positions and masses. */
-enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO, C_SOUND, C_EXTRA };
+/* Candidate arrays the force pass reads besides positions, masses and the state eddy_sph_gather_state
+ * copies (velocity, pressure, density: eddy_sph/partners.h). */
+enum { C_SOUND = EDDY_SPH_STATE_SLOTS, C_EXTRA };
+
+/* The sums of particle i: acceleration, XSPH correction. */
+typedef struct force_sums {
+    float a[3], x[3];
+} force_sums;
+
+/* Particle i's sums over its partners: the candidates themselves (img NULL) or their ghosts in the
+ * mirror img (position, velocity, and the pressure continued through the wall; eddy_sph/partners.h).
+ * One SIMD loop; pair() is 0 beyond h, so no candidate is tested first. */
+EDDY_SPH_SIMD_BODY force_sums partner_sums(const pair_ctx *f, const eddy_sph_candidates *c, const eddy_sph_image *img,
+                                           const float xi[3], const float vi[3])
+{
+    const eddy_sph_partners v = eddy_sph_partners_make(c, img);
+    const float *sound = c->extra[C_SOUND];
+    float a0 = 0, a1 = 0, a2 = 0, x0 = 0, x1 = 0, x2 = 0;
+    EDDY_SPH_SIMD_SUM(a0, a1, a2, x0, x1, x2)
+    for (size_t q = 0; q < v.count; ++q) {
+        const eddy_sph_partner j = eddy_sph_partner_at(&v, q, xi[0], xi[1], xi[2]);
+        const float ux = vi[0] - j.vx, uy = vi[1] - j.vy, uz = vi[2] - j.vz;
+        const pair_w t = pair(f, j.dx * j.dx + j.dy * j.dy + j.dz * j.dz, ux * j.dx + uy * j.dy + uz * j.dz,
+                              v.m[q], v.density[q], j.pressure, sound[q]);
+        a0 -= t.g * j.dx, a1 -= t.g * j.dy, a2 -= t.g * j.dz;
+        x0 -= t.x * ux, x1 -= t.x * uy, x2 -= t.x * uz;
+    }
+    const force_sums r = {{a0, a1, a2}, {x0, x1, x2}};
+    return r;
+}
 
 typedef struct force_ctx {
     const eddy_solver *s;
@@ -242,14 +271,8 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
     const eddy_particles *p = fc->p;
     const eddy_grid *g = &fc->w->grid;
     /* What the pairs read of each candidate, copied into the buffer once per cell. */
-    static const int slots[] = {C_VX, C_VY, C_VZ, C_PRESSURE, C_RHO};
-    const float *const fields[] = {p->vx, p->vy, p->vz, p->pressure, p->density};
-    eddy_sph_gather_fields(c, 5, slots, fields);
+    eddy_sph_gather_state(c, p);
     eddy_sph_gather_table(c, C_SOUND, s->sound_speed, p->material);
-    const size_t nc = c->count;
-    const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
-    const float *cvx = c->extra[C_VX], *cvy = c->extra[C_VY], *cvz = c->extra[C_VZ];
-    const float *cp = c->extra[C_PRESSURE], *crho = c->extra[C_RHO], *cc = c->extra[C_SOUND];
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
     const int walls = eddy_sph_cell_near_walls(&fc->w->boundaries, g, p, cell, s->kernels.h);
     for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i) {
@@ -261,51 +284,23 @@ EDDY_SPH_SIMD_BODY int force_cell(void *ctx, uint32_t cell, eddy_sph_candidates 
                             .c_i = s->sound_speed[p->material[i]],
                             .alpha = s->alpha,
                             .scale = s->gradient_scale};
-        const float xi = p->x[i], yi = p->y[i], zi = p->z[i], vxi = p->vx[i], vyi = p->vy[i], vzi = p->vz[i];
-        float a0 = 0, a1 = 0, a2 = 0, x0 = 0, x1 = 0, x2 = 0;
-#pragma omp simd reduction(+ : a0, a1, a2, x0, x1, x2)
-        for (size_t q = 0; q < nc; ++q) {
-            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const float ux = vxi - cvx[q], uy = vyi - cvy[q], uz = vzi - cvz[q];
-            const pair_w t = pair(&f, dx * dx + dy * dy + dz * dz, ux * dx + uy * dy + uz * dz, cm[q], crho[q], cp[q],
-                                  cc[q]);
-            a0 -= t.g * dx, a1 -= t.g * dy, a2 -= t.g * dz;
-            x0 -= t.x * ux, x1 -= t.x * uy, x2 -= t.x * uz;
-        }
-        /* Mirror ghosts: position, velocity (free slip) and the hydrostatic pressure continued through
-         * the wall (boundary.h), one SIMD loop per mirror over the same candidates (pair() is 0 beyond
-         * h; eddy_sph/gather.h, "Mirror ghosts"). */
+        const float xi[3] = {p->x[i], p->y[i], p->z[i]}, vi[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        force_sums sum = partner_sums(&f, c, NULL, xi, vi);
+        /* The ghosts of each wall within h (eddy_sph/gather.h, "Mirror ghosts"), one mirror at a time. */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
         const int nimg =
-            walls ? eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi, yi, zi, img) : 0;
-        const size_t nn = nimg ? c->count : 0;
-        const float *nx = c->x, *ny = c->y, *nz = c->z, *nm = c->m;
-        const float *nvx = c->extra[C_VX], *nvy = c->extra[C_VY], *nvz = c->extra[C_VZ];
-        const float *np = c->extra[C_PRESSURE], *nrho = c->extra[C_RHO], *ncs = c->extra[C_SOUND];
+            walls ? eddy_sph_images(&fc->w->boundaries, fc->w->gravity, s->kernels.h, xi[0], xi[1], xi[2], img) : 0;
         for (int mi = 0; mi < nimg; ++mi) {
-            const eddy_sph_image gi = img[mi];
-            float b0 = 0, b1 = 0, b2 = 0, y0 = 0, y1 = 0, y2 = 0;
-#pragma omp simd reduction(+ : b0, b1, b2, y0, y1, y2)
-            for (size_t q = 0; q < nn; ++q) {
-                float ex, ey, ez, gx, gy, gz;
-                eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
-                eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gx, &gy, &gz);
-                const float pg = eddy_sph_image_pressure(&gi, np[q], nrho[q], nx[q], ny[q], nz[q]);
-                const float ux = vxi - gx, uy = vyi - gy, uz = vzi - gz;
-                const pair_w t = pair(&f, ex * ex + ey * ey + ez * ez, ux * ex + uy * ey + uz * ez, nm[q], nrho[q], pg,
-                                      ncs[q]);
-                b0 -= t.g * ex, b1 -= t.g * ey, b2 -= t.g * ez;
-                y0 -= t.x * ux, y1 -= t.x * uy, y2 -= t.x * uz;
-            }
-            a0 += b0, a1 += b1, a2 += b2, x0 += y0, x1 += y1, x2 += y2;
+            const force_sums ghosts = partner_sums(&f, c, &img[mi], xi, vi);
+            for (int a = 0; a < 3; ++a) sum.a[a] += ghosts.a[a], sum.x[a] += ghosts.x[a];
         }
-        s->acc[0][i] = a0;
-        s->acc[1][i] = a1;
-        s->acc[2][i] = a2;
-        s->corr[0][i] = s->xsph * x0;
-        s->corr[1][i] = s->xsph * x1;
-        s->corr[2][i] = s->xsph * x2;
-        const float am2 = a0 * a0 + a1 * a1 + a2 * a2;
+        s->acc[0][i] = sum.a[0];
+        s->acc[1][i] = sum.a[1];
+        s->acc[2][i] = sum.a[2];
+        s->corr[0][i] = s->xsph * sum.x[0];
+        s->corr[1][i] = s->xsph * sum.x[1];
+        s->corr[2][i] = s->xsph * sum.x[2];
+        const float am2 = sum.a[0] * sum.a[0] + sum.a[1] * sum.a[1] + sum.a[2] * sum.a[2];
         *amax2 = am2 > *amax2 ? am2 : *amax2;
     }
     return 0;

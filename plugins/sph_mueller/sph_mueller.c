@@ -144,7 +144,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
 }
 
 /* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
-enum { C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_GSCALE, C_VISC, C_RHO, C_EXTRA };
+enum { C_VOLUME = EDDY_SPH_STATE_SLOTS, C_GSCALE, C_VISC, C_EXTRA };
 
 /* Density, volume and pressure of particle i from its density sum (eddy_sph_density_pass_simd). */
 typedef struct density_ctx {
@@ -196,6 +196,38 @@ EDDY_SPH_SIMD_BODY mueller_pair_w pair_terms(const mueller_pair_ctx *pc, const e
                        : mueller_pair(pc, r2, vol, pj, gs_j, mu_j);
 }
 
+/* The sums of particle i: pressure acceleration, and the viscous force per unit volume. */
+typedef struct force_sums {
+    float p[3], f[3];
+} force_sums;
+
+/* Particle i's sums over its partners: the candidates themselves (img NULL) or their ghosts in the
+ * mirror img (eddy_sph/partners.h), one SIMD loop either way. mueller_pair() is 0 beyond h, and with
+ * the gather's ~80 candidates a masked loop over all of them costs less than selecting the ~30 within
+ * h first. */
+EDDY_SPH_SIMD_BODY force_sums partner_sums(const mueller_pair_ctx *pc, const eddy_kernels *k, float pi_rho2,
+                                           int variational, const eddy_sph_candidates *c, const eddy_sph_image *img,
+                                           const float xi[3], const float vi[3])
+{
+    const eddy_sph_partners v = eddy_sph_partners_make(c, img);
+    const float *vol = c->extra[C_VOLUME], *gs = c->extra[C_GSCALE], *mu = c->extra[C_VISC];
+    float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
+    EDDY_SPH_SIMD_SUM(px, py, pz, fx, fy, fz)
+    for (size_t q = 0; q < v.count; ++q) {
+        const eddy_sph_partner j = eddy_sph_partner_at(&v, q, xi[0], xi[1], xi[2]);
+        const mueller_pair_w pw = pair_terms(pc, k, pi_rho2, variational, j.dx * j.dx + j.dy * j.dy + j.dz * j.dz,
+                                             vol[q], v.m[q], j.pressure, v.density[q], gs[q], mu[q]);
+        px += pw.fp * j.dx;
+        py += pw.fp * j.dy;
+        pz += pw.fp * j.dz;
+        fx += pw.fv * (j.vx - vi[0]);
+        fy += pw.fv * (j.vy - vi[1]);
+        fz += pw.fv * (j.vz - vi[2]);
+    }
+    const force_sums r = {{px, py, pz}, {fx, fy, fz}};
+    return r;
+}
+
 /* One cell of the force pass with one pressure form; *amax2 the thread's largest |a|^2. */
 EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph_candidates *cand, float *amax2,
                                        const int variational)
@@ -205,26 +237,18 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
     const eddy_particles *p = fc->p;
     const eddy_grid *g = fc->g;
     const eddy_kernels k = fc->k;
-    const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
     float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
-    static const int slots[] = {C_VX, C_VY, C_VZ, C_PRESSURE, C_VOLUME, C_RHO};
-    const float *const fields[] = {vx, vy, vz, pres, s->volume, rho};
-    eddy_sph_gather_fields(cand, 6, slots, fields);
+    eddy_sph_gather_state(cand, p);
+    eddy_sph_gather_field(cand, C_VOLUME, s->volume);
     eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
     eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
-    const size_t nc = cand->count;
-    const float *cx = cand->x, *cy = cand->y, *cz = cand->z;
-    const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
-    const float *cpr = cand->extra[C_PRESSURE], *cvol = cand->extra[C_VOLUME], *crho = cand->extra[C_RHO];
-    const float *cgs = cand->extra[C_GSCALE], *cmu = cand->extra[C_VISC], *cm = cand->m;
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
     const int walls = eddy_sph_cell_near_walls(&w->boundaries, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
         if (eddy_particle_is_halo(p, i)) continue; /* updated by its owner */
-        const float xi = x[i], yi = y[i], zi = z[i];
-        const float vxi = vx[i], vyi = vy[i], vzi = vz[i];
+        const float xi[3] = {p->x[i], p->y[i], p->z[i]}, vi[3] = {p->vx[i], p->vy[i], p->vz[i]};
         const float inv_rho_i = 1.0f / rho[i];
         /* Pairs closer than tiny2 are the particle itself (or coincident particles): no
          * direction. */
@@ -232,58 +256,19 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
                              .cv = k.visc_lap, .wp = s->pair_weight * inv_rho_i, .pi = pres[i],
                              .mu_i = s->mat.viscosity[mat[i]], .gs_i = s->mat.gradient_scale[mat[i]]};
         const float pi_rho2 = pres[i] * inv_rho_i * inv_rho_i;
-        float px = 0.0f, py = 0.0f, pz = 0.0f, fx = 0.0f, fy = 0.0f, fz = 0.0f;
-#pragma omp simd reduction(+ : px, py, pz, fx, fy, fz)
-        for (size_t q = 0; q < nc; ++q) {
-            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const mueller_pair_w pw = pair_terms(&pc, &k, pi_rho2, variational, dx * dx + dy * dy + dz * dz, cvol[q], cm[q], cpr[q],
-                                                 crho[q], cgs[q], cmu[q]);
-            px += pw.fp * dx;
-            py += pw.fp * dy;
-            pz += pw.fp * dz;
-            fx += pw.fv * (cvx[q] - vxi);
-            fy += pw.fv * (cvy[q] - vyi);
-            fz += pw.fv * (cvz[q] - vzi);
-        }
-        /* Mirror ghosts of the walls within reach, one SIMD loop per mirror (eddy_sph/gather.h). */
+        force_sums sum = partner_sums(&pc, &k, pi_rho2, variational, cand, NULL, xi, vi);
+        /* Mirror ghosts of the walls within reach, one mirror at a time. */
         eddy_sph_image img[EDDY_MAX_MIRRORS];
-        const int nimg =
-            walls ? eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img) : 0;
-        /* One SIMD loop per mirror over the candidates themselves: mueller_pair() is 0 beyond h, and with the
-         * gather's ~80 candidates that is cheaper than selecting the ~30 within h first. */
-        const size_t nn = nimg ? cand->count : 0;
-        const float *nx = cand->x, *ny = cand->y, *nz = cand->z;
-        const float *nvx = cand->extra[C_VX], *nvy = cand->extra[C_VY], *nvz = cand->extra[C_VZ];
-        const float *npr = cand->extra[C_PRESSURE], *nvol = cand->extra[C_VOLUME], *nrho = cand->extra[C_RHO];
-        const float *ngs = cand->extra[C_GSCALE], *nmu = cand->extra[C_VISC];
+        const int nimg = walls ? eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, s->wall_velocity, xi[0],
+                                                      xi[1], xi[2], img)
+                               : 0;
         for (int mi = 0; mi < nimg; ++mi) {
-            const eddy_sph_image gi = img[mi];
-            float gx = 0.0f, gy = 0.0f, gz = 0.0f, hx = 0.0f, hy = 0.0f, hz = 0.0f;
-#pragma omp simd reduction(+ : gx, gy, gz, hx, hy, hz)
-            for (size_t q = 0; q < nn; ++q) {
-                float ex, ey, ez, gvx, gvy, gvz;
-                eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
-                eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
-                const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                const mueller_pair_w pw =
-                    pair_terms(&pc, &k, pi_rho2, variational, ex * ex + ey * ey + ez * ez, nvol[q], cm[q], pg, nrho[q], ngs[q], nmu[q]);
-                gx += pw.fp * ex;
-                gy += pw.fp * ey;
-                gz += pw.fp * ez;
-                hx += pw.fv * (gvx - vxi);
-                hy += pw.fv * (gvy - vyi);
-                hz += pw.fv * (gvz - vzi);
-            }
-            px += gx;
-            py += gy;
-            pz += gz;
-            fx += hx;
-            fy += hy;
-            fz += hz;
+            const force_sums ghosts = partner_sums(&pc, &k, pi_rho2, variational, cand, &img[mi], xi, vi);
+            for (int a = 0; a < 3; ++a) sum.p[a] += ghosts.p[a], sum.f[a] += ghosts.f[a];
         }
-        ax[i] = px + fx * inv_rho_i;
-        ay[i] = py + fy * inv_rho_i;
-        az[i] = pz + fz * inv_rho_i;
+        ax[i] = sum.p[0] + sum.f[0] * inv_rho_i;
+        ay[i] = sum.p[1] + sum.f[1] * inv_rho_i;
+        az[i] = sum.p[2] + sum.f[2] * inv_rho_i;
         float a2 = ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i];
         *amax2 = a2 > *amax2 ? a2 : *amax2;
     }

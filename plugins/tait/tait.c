@@ -352,7 +352,7 @@ static inline __attribute__((always_inline)) pair_w pair(const pair_ctx *pc, con
 }
 
 /* The candidate arrays the force pass reads besides positions and masses (eddy_sph/gather.h). */
-enum { C_VX, C_VY, C_VZ, C_RHO, C_PRESSURE, C_PR2, C_VOL, C_VISC, C_SOUND, C_GSCALE, C_EXTRA };
+enum { C_PR2 = EDDY_SPH_STATE_SLOTS, C_VOL, C_VISC, C_SOUND, C_GSCALE, C_EXTRA };
 
 /* What the force pass's cells read. */
 typedef struct force_ctx {
@@ -360,6 +360,38 @@ typedef struct force_ctx {
     const eddy_world *w;
     float *ax, *ay, *az;
 } force_ctx;
+
+/* Particle i's acceleration sums over its partners: the candidates themselves (img NULL) or their
+ * ghosts in the mirror img (eddy_sph/partners.h), one SIMD loop either way; pair() is 0 beyond h
+ * (eddy_sph/gather.h, "Mirror ghosts"). A ghost's p / rho^2 is its own (its pressure continues through
+ * the wall), a real neighbour's the one the gather computed. */
+typedef struct force_sums {
+    float a[3];
+} force_sums;
+
+EDDY_SPH_SIMD_BODY force_sums partner_sums(const pair_ctx *pc, const eddy_kernels *k, int variational,
+                                           const eddy_sph_candidates *c, const eddy_sph_image *img,
+                                           const float xi[3], const float vi[3])
+{
+    const eddy_sph_partners v = eddy_sph_partners_make(c, img);
+    const float *pr2 = c->extra[C_PR2], *vol = c->extra[C_VOL], *mu = c->extra[C_VISC], *cs = c->extra[C_SOUND],
+                *gs = c->extra[C_GSCALE];
+    float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    EDDY_SPH_SIMD_SUM(sx, sy, sz)
+    for (size_t q = 0; q < v.count; ++q) {
+        const eddy_sph_partner j = eddy_sph_partner_at(&v, q, xi[0], xi[1], xi[2]);
+        const float rho_j = v.density[q];
+        const float pr2_j = img ? j.pressure / (rho_j * rho_j) : pr2[q];
+        const float dvx = vi[0] - j.vx, dvy = vi[1] - j.vy, dvz = vi[2] - j.vz;
+        const pair_w pw = pair(pc, k, variational, j.dx, j.dy, j.dz, v.m[q], rho_j, pr2_j, vol[q], dvx, dvy, dvz,
+                               mu[q], cs[q], gs[q]);
+        sx += pw.fg * j.dx - pw.fv * dvx;
+        sy += pw.fg * j.dy - pw.fv * dvy;
+        sz += pw.fg * j.dz - pw.fv * dvz;
+    }
+    const force_sums r = {{sx, sy, sz}};
+    return r;
+}
 
 /* One cell of the force pass with one pressure force; *amax2 the thread's largest |a|^2. */
 EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph_candidates *cand, float *amax2,
@@ -370,31 +402,22 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
     const eddy_grid *g = &w->grid;
     const eddy_particles *p = &w->particles;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    const float *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     const float *rho = p->density, *pres = p->pressure, *mass = p->mass;
     const uint32_t *mat = p->material;
     float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
     const int mirrors = s->boundary == BOUNDARY_MIRROR;
     const int dims = w->dimensions;
     const eddy_boundaries *b = &w->boundaries;
-    static const int slots[] = {C_VX, C_VY, C_VZ, C_RHO, C_PRESSURE};
-    const float *const fields[] = {vx, vy, vz, rho, pres};
-    eddy_sph_gather_fields(cand, 5, slots, fields);
+    eddy_sph_gather_state(cand, p);
     /* p_j / rho_j^2 and m_j / rho_j once per candidate instead of once per pair. */
     for (size_t q = 0; q < cand->count; ++q) {
-        const float rj = cand->extra[C_RHO][q];
-        cand->extra[C_PR2][q] = cand->extra[C_PRESSURE][q] / (rj * rj);
+        const float rj = cand->extra[EDDY_SPH_DENSITY][q];
+        cand->extra[C_PR2][q] = cand->extra[EDDY_SPH_PRESSURE][q] / (rj * rj);
         cand->extra[C_VOL][q] = cand->m[q] / rj;
     }
     eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
     eddy_sph_gather_table(cand, C_SOUND, s->sound_speed, mat);
     eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
-    const size_t nc = cand->count;
-    const float *cx = cand->x, *cy = cand->y, *cz = cand->z, *cm = cand->m;
-    const float *cvx = cand->extra[C_VX], *cvy = cand->extra[C_VY], *cvz = cand->extra[C_VZ];
-    const float *crho = cand->extra[C_RHO], *cmu = cand->extra[C_VISC];
-    const float *ccs = cand->extra[C_SOUND], *cgs = cand->extra[C_GSCALE];
-    const float *cpr2 = cand->extra[C_PR2], *cvol = cand->extra[C_VOL];
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
     const int walls = mirrors && eddy_sph_cell_near_walls(b, g, p, c, k.h);
     for (uint32_t i = g->cell_begin[c]; i < g->cell_end[c]; ++i) {
@@ -405,59 +428,27 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
                              .rho_i = rho[i], .inv_rho_i = 1.0f / rho[i], .mu_i = s->mat.viscosity[m],
                              .gscale_i = s->mat.gradient_scale[m], .c_i = s->sound_speed[m],
                              .alpha = s->alpha, .hs = 0.5f * k.h};
-        const float xi = x[i], yi = y[i], zi = z[i], vxi = vx[i], vyi = vy[i], vzi = vz[i];
-        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-#pragma omp simd reduction(+ : sx, sy, sz)
-        for (size_t q = 0; q < nc; ++q) {
-            const float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-            const float dvx = vxi - cvx[q], dvy = vyi - cvy[q], dvz = vzi - cvz[q];
-            const pair_w pw = pair(&pc, &k, variational, dx, dy, dz, cm[q], crho[q], cpr2[q], cvol[q], dvx, dvy, dvz, cmu[q], ccs[q],
-                                   cgs[q]);
-            sx += pw.fg * dx - pw.fv * dvx;
-            sy += pw.fg * dy - pw.fv * dvy;
-            sz += pw.fg * dz - pw.fv * dvz;
-        }
-        float acc[3] = {sx, sy, sz};
+        const float xi[3] = {p->x[i], p->y[i], p->z[i]}, vi[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        const force_sums real = partner_sums(&pc, &k, variational, cand, NULL, xi, vi);
+        float acc[3] = {real.a[0], real.a[1], real.a[2]};
         if (mirrors) {
-            /* The ghosts of each wall within h: one SIMD loop per mirror (eddy_sph/gather.h). */
+            /* The ghosts of each wall within h, one mirror at a time. */
             eddy_sph_image img[EDDY_MAX_MIRRORS];
-            const int nimg = walls ? eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi, yi, zi, img) : 0;
-            /* Over every candidate: pair() is 0 beyond h (eddy_sph/gather.h, "Mirror ghosts"). */
-            const size_t nn = nimg ? cand->count : 0;
-            const float *nx = cand->x, *ny = cand->y, *nz = cand->z, *nm = cand->m;
-            const float *nvx = cand->extra[C_VX], *nvy = cand->extra[C_VY], *nvz = cand->extra[C_VZ];
-            const float *nrho = cand->extra[C_RHO], *npr = cand->extra[C_PRESSURE], *nvol = cand->extra[C_VOL];
-            const float *nmu = cand->extra[C_VISC], *ncs = cand->extra[C_SOUND], *ngs = cand->extra[C_GSCALE];
+            const int nimg =
+                walls ? eddy_sph_wall_images(b, w->gravity, k.h, s->wall_velocity, xi[0], xi[1], xi[2], img) : 0;
             for (int mi = 0; mi < nimg; ++mi) {
-                const eddy_sph_image gi = img[mi];
-                float gx = 0.0f, gy = 0.0f, gz = 0.0f;
-#pragma omp simd reduction(+ : gx, gy, gz)
-                for (size_t q = 0; q < nn; ++q) {
-                    float ex, ey, ez, gvx, gvy, gvz;
-                    eddy_sph_image_diff(&gi, nx[q], ny[q], nz[q], &ex, &ey, &ez);
-                    eddy_sph_image_velocity(&gi, nvx[q], nvy[q], nvz[q], &gvx, &gvy, &gvz);
-                    const float pg = eddy_sph_image_pressure(&gi, npr[q], nrho[q], nx[q], ny[q], nz[q]);
-                    const float dvx = vxi - gvx, dvy = vyi - gvy, dvz = vzi - gvz;
-                    const pair_w pw = pair(&pc, &k, variational, ex, ey, ez, nm[q], nrho[q], pg / (nrho[q] * nrho[q]),
-                                           nvol[q], dvx, dvy, dvz, nmu[q], ncs[q], ngs[q]);
-                    gx += pw.fg * ex - pw.fv * dvx;
-                    gy += pw.fg * ey - pw.fv * dvy;
-                    gz += pw.fg * ez - pw.fv * dvz;
-                }
-                acc[0] += gx;
-                acc[1] += gy;
-                acc[2] += gz;
+                const force_sums ghosts = partner_sums(&pc, &k, variational, cand, &img[mi], xi, vi);
+                for (int a = 0; a < 3; ++a) acc[a] += ghosts.a[a];
             }
         } else {
             /* Theng & Zhao: one virtual particle per surface within h, at the projection of x_i. */
-            const float pos[3] = {xi, yi, zi}, vi[3] = {vxi, vyi, vzi};
             const float pb = pres[i] > s->boundary_pressure ? pres[i] : s->boundary_pressure;
             pair_ctx pc_wall = pc;
             pc_wall.gscale_i = s->wall_gradient_scale[m];
             for (size_t cidx = 0; cidx < b->collider_count; ++cidx) {
                 const eddy_collider *col = &b->colliders[cidx];
                 float n[3];
-                const float dist = eddy_collider_distance(col, dims, pos, n);
+                const float dist = eddy_collider_distance(col, dims, xi, n);
                 if (!(dist < k.h)) continue;
                 /* A particle already across the wall is projected back by the contact
                  * response; its virtual partner sits at the smallest distance that still has

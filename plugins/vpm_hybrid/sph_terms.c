@@ -181,7 +181,10 @@ int vpm_density(eddy_solver *s, eddy_world *w)
 }
 
 /* The solver arrays the terms pass gathers per candidate. */
-enum { C_N, C_P, C_VX, C_VY, C_VZ, C_A, C_V, C_MU, C_GS, C_NU, C_WX, C_WY, C_WZ, C_RB, C_COUNT };
+/* The state slots (eddy_sph/partners.h) hold the pairs' velocity (the smoothed SPH velocity where the
+ * solver keeps one), the pressure, and the density the ghosts' hydrostatic pressure continues with
+ * (rho times the material's buoyancy factor). */
+enum { C_N = EDDY_SPH_STATE_SLOTS, C_A, C_V, C_MU, C_GS, C_NU, C_WX, C_WY, C_WZ, C_COUNT };
 
 /* What the pairs need to know about particle i. */
 typedef struct pair_i {
@@ -204,33 +207,20 @@ EDDY_SPH_SIMD_BODY void pair_loop(const eddy_sph_candidates *c, const eddy_kerne
                              float xi, float yi, float zi, const eddy_sph_image *img, int gradient, int difference,
                              int forces, int diffusion, sums_i *out)
 {
-    const size_t nc = c->count;
-    const float *cx = c->x, *cy = c->y, *cz = c->z;
-    const float *n = c->extra[C_N], *pj = c->extra[C_P], *vx = c->extra[C_VX], *vy = c->extra[C_VY],
-                *vz = c->extra[C_VZ], *A = c->extra[C_A], *V = c->extra[C_V], *mu = c->extra[C_MU],
+    const eddy_sph_partners v = eddy_sph_partners_make(c, img);
+    const float *n = c->extra[C_N], *A = c->extra[C_A], *V = c->extra[C_V], *mu = c->extra[C_MU],
                 *gs = c->extra[C_GS], *nu = c->extra[C_NU], *wx = c->extra[C_WX], *wy = c->extra[C_WY],
-                *wz = c->extra[C_WZ], *rb = c->extra[C_RB];
+                *wz = c->extra[C_WZ];
     const float fg = gradient ? 1.0f : 0.0f, fd = difference ? 1.0f : 0.0f, ff = forces ? 1.0f : 0.0f,
                 fl = diffusion ? 1.0f : 0.0f;
     const float fc = img ? 0.0f : fg * (1.0f - fd); /* canonical: real neighbours only */
     const float fdiff = fg * fd;
     const float fdif = img ? 0.0f : fl;             /* no flux of vorticity through a wall */
-    eddy_sph_image gimg;
-    if (img)
-        gimg = *img;
-    else
-        memset(&gimg, 0, sizeof gimg);
-    const int ghost = img != NULL;
     float ax = 0, ay = 0, az = 0, gx = 0, gy = 0, gz = 0, sx = 0, sy = 0, sz = 0, lx = 0, ly = 0, lz = 0;
     EDDY_SPH_SIMD_SUM(ax, ay, az, gx, gy, gz, sx, sy, sz, lx, ly, lz)
-    for (size_t q = 0; q < nc; ++q) {
-        float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-        float vjx = vx[q], vjy = vy[q], vjz = vz[q], p = pj[q];
-        if (ghost) {
-            eddy_sph_image_diff(&gimg, cx[q], cy[q], cz[q], &dx, &dy, &dz);
-            eddy_sph_image_velocity(&gimg, vx[q], vy[q], vz[q], &vjx, &vjy, &vjz);
-            p = eddy_sph_image_pressure(&gimg, pj[q], rb[q], cx[q], cy[q], cz[q]);
-        }
+    for (size_t q = 0; q < v.count; ++q) {
+        const eddy_sph_partner j = eddy_sph_partner_at(&v, q, xi, yi, zi);
+        const float dx = j.dx, dy = j.dy, dz = j.dz, vjx = j.vx, vjy = j.vy, vjz = j.vz, p = j.pressure;
         const float r2 = dx * dx + dy * dy + dz * dz;
         const int on = (r2 < k->h2) & (r2 > tiny2);
         const float gf = on ? eddy_sph_spiky_grad(k, r2, tiny2) : 0.0f;
@@ -293,7 +283,7 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
     const float gvec[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
     const eddy_boundaries *b = &w->boundaries;
     drop_tracers(s, g, p, c, 0, cand);
-    static const int slots[] = {C_N, C_P, C_VX, C_VY, C_VZ, C_WX, C_WY, C_WZ};
+    static const int slots[] = {C_N, EDDY_SPH_PRESSURE, EDDY_SPH_VX, EDDY_SPH_VY, EDDY_SPH_VZ, C_WX, C_WY, C_WZ};
     const float *const fields[] = {num, pres, vsrc[0], vsrc[1], vsrc[2], wv[0], wv[1], wv[2]};
     eddy_sph_gather_fields(cand, 8, slots, fields);
     eddy_sph_gather_table(cand, C_MU, s->viscosity, mat);
@@ -303,7 +293,7 @@ EDDY_SPH_SIMD_BODY int terms_cell(void *ctx, uint32_t c, eddy_sph_candidates *ca
         const uint32_t j = cand->index[q], mj = mat[j];
         cand->extra[C_A][q] = s->rest_density[mj] - s->ambient;
         cand->extra[C_V][q] = mass[j] / s->rest_density[mj];
-        cand->extra[C_RB][q] = rho[j] * s->buoyancy[mj];
+        cand->extra[EDDY_SPH_DENSITY][q] = rho[j] * s->buoyancy[mj];
     }
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */
     const int walls = eddy_sph_cell_near_walls(b, g, p, c, k.h);

@@ -932,6 +932,185 @@ static void image_maps_match_core(void **state)
     eddy_world_destroy(w);
 }
 
+/* The sums of a pair loop the way a solver writes one: a pressure-like gradient term and a
+ * velocity-difference term, so that positions, velocities, pressures, densities and masses all enter. */
+typedef struct partner_test_sums {
+    float a[3], u[3];
+} partner_test_sums;
+
+/* Written once with eddy_sph/partners.h, for the candidates (img NULL) or one mirror's ghosts. */
+EDDY_SPH_SIMD_BODY partner_test_sums partner_loop(const eddy_kernels *k, const eddy_sph_candidates *c,
+                                                  const eddy_sph_image *img, const float xi[3], const float vi[3])
+{
+    const eddy_sph_partners v = eddy_sph_partners_make(c, img);
+    float a0 = 0, a1 = 0, a2 = 0, u0 = 0, u1 = 0, u2 = 0;
+    EDDY_SPH_SIMD_SUM(a0, a1, a2, u0, u1, u2)
+    for (size_t q = 0; q < v.count; ++q) {
+        const eddy_sph_partner j = eddy_sph_partner_at(&v, q, xi[0], xi[1], xi[2]);
+        const float r2 = j.dx * j.dx + j.dy * j.dy + j.dz * j.dz;
+        const float g = eddy_sph_spiky_grad(k, r2, 1e-12f * k->h2) * v.m[q] * j.pressure / (v.density[q] * v.density[q]);
+        const float wv = eddy_sph_poly6(k, r2) * v.m[q];
+        a0 += g * j.dx, a1 += g * j.dy, a2 += g * j.dz;
+        u0 += wv * (j.vx - vi[0]), u1 += wv * (j.vy - vi[1]), u2 += wv * (j.vz - vi[2]);
+    }
+    const partner_test_sums r = {{a0, a1, a2}, {u0, u1, u2}};
+    return r;
+}
+
+/* The same sums written out by hand, one loop for the candidates and one per mirror, as the solvers
+ * had them before partners.h. */
+static partner_test_sums hand_loops(const eddy_kernels *k, const eddy_sph_candidates *c, const eddy_sph_image *img,
+                                    int nimg, const float xi[3], const float vi[3])
+{
+    const size_t n = c->count;
+    const float *cx = c->x, *cy = c->y, *cz = c->z, *cm = c->m;
+    const float *cvx = c->extra[EDDY_SPH_VX], *cvy = c->extra[EDDY_SPH_VY], *cvz = c->extra[EDDY_SPH_VZ];
+    const float *cp = c->extra[EDDY_SPH_PRESSURE], *crho = c->extra[EDDY_SPH_DENSITY];
+    const float tiny2 = 1e-12f * k->h2;
+    float a0 = 0, a1 = 0, a2 = 0, u0 = 0, u1 = 0, u2 = 0;
+    EDDY_SPH_SIMD_SUM(a0, a1, a2, u0, u1, u2)
+    for (size_t q = 0; q < n; ++q) {
+        const float dx = xi[0] - cx[q], dy = xi[1] - cy[q], dz = xi[2] - cz[q];
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        const float g = eddy_sph_spiky_grad(k, r2, tiny2) * cm[q] * cp[q] / (crho[q] * crho[q]);
+        const float wv = eddy_sph_poly6(k, r2) * cm[q];
+        a0 += g * dx, a1 += g * dy, a2 += g * dz;
+        u0 += wv * (cvx[q] - vi[0]), u1 += wv * (cvy[q] - vi[1]), u2 += wv * (cvz[q] - vi[2]);
+    }
+    for (int mi = 0; mi < nimg; ++mi) {
+        const eddy_sph_image gi = img[mi];
+        float b0 = 0, b1 = 0, b2 = 0, y0 = 0, y1 = 0, y2 = 0;
+        EDDY_SPH_SIMD_SUM(b0, b1, b2, y0, y1, y2)
+        for (size_t q = 0; q < n; ++q) {
+            float ex, ey, ez, gx, gy, gz;
+            eddy_sph_image_diff(&gi, cx[q], cy[q], cz[q], &ex, &ey, &ez);
+            eddy_sph_image_velocity(&gi, cvx[q], cvy[q], cvz[q], &gx, &gy, &gz);
+            const float pg = eddy_sph_image_pressure(&gi, cp[q], crho[q], cx[q], cy[q], cz[q]);
+            const float r2 = ex * ex + ey * ey + ez * ez;
+            const float g = eddy_sph_spiky_grad(k, r2, tiny2) * cm[q] * pg / (crho[q] * crho[q]);
+            const float wv = eddy_sph_poly6(k, r2) * cm[q];
+            b0 += g * ex, b1 += g * ey, b2 += g * ez;
+            y0 += wv * (gx - vi[0]), y1 += wv * (gy - vi[1]), y2 += wv * (gz - vi[2]);
+        }
+        a0 += b0, a1 += b1, a2 += b2, u0 += y0, u1 += y1, u2 += y2;
+    }
+    const partner_test_sums r = {{a0, a1, a2}, {u0, u1, u2}};
+    return r;
+}
+
+/*
+ * eddy_sph/partners.h on a walled box with random velocities, pressures and densities: every partner
+ * eddy_sph_partner_at gives is, bit for bit, the candidate's offset, velocity and pressure (img NULL;
+ * the state slots eddy_sph_gather_state filled from the particles) or its ghost's (eddy_sph_image_diff,
+ * _velocity, _pressure); a pair loop written once with it over the candidates and then each mirror sums
+ * bit for bit what the two hand-written loops sum (the solvers' state hashes rest on that); and both
+ * agree, within float rounding, with an O(N^2) sum in double over every particle and every core
+ * mirror ghost (eddy_mirror_point, _velocity, _pressure) within h.
+ */
+static void partners_match_candidates_ghosts_and_hand_loops(void **state)
+{
+    (void)state;
+    const int periodic[3] = {0, 0, 0};
+    eddy_world *w = random_world(900, 1.0f, 0.13f, periodic, 57, 1);
+    eddy_particles *p = &w->particles;
+    uint64_t seed = 9;
+    for (size_t i = 0; i < p->count; ++i) {
+        p->pressure[i] = (float)(2000.0 * uniform(&seed));
+        p->density[i] = (float)(950.0 + 100.0 * uniform(&seed));
+    }
+    const eddy_grid *g = &w->grid;
+    const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
+    eddy_sph_candidates c = eddy_sph_candidates_make(EDDY_SPH_STATE_SLOTS);
+    size_t particles = 0, ghosts = 0, ghost_partners = 0;
+    double worst = 0.0;
+    for (uint32_t ci = 0; ci < g->occupied_count; ++ci) {
+        const uint32_t cell = g->occupied[ci];
+        assert_int_equal(eddy_sph_gather(&c, g, p, cell), 0);
+        eddy_sph_gather_state(&c, p);
+        for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i, ++particles) {
+            const float xi[3] = {p->x[i], p->y[i], p->z[i]}, vi[3] = {p->vx[i], p->vy[i], p->vz[i]};
+            eddy_sph_image img[EDDY_MAX_MIRRORS];
+            const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi[0], xi[1], xi[2], img);
+            ghosts += (size_t)nimg;
+            /* Each partner, real and ghost. */
+            const eddy_sph_partners real = eddy_sph_partners_make(&c, NULL);
+            assert_int_equal(real.count, c.count);
+            for (size_t q = 0; q < c.count; ++q) {
+                const uint32_t j = c.index[q];
+                const eddy_sph_partner r = eddy_sph_partner_at(&real, q, xi[0], xi[1], xi[2]);
+                const float want[7] = {xi[0] - c.x[q], xi[1] - c.y[q], xi[2] - c.z[q], p->vx[j], p->vy[j], p->vz[j],
+                                       p->pressure[j]};
+                const float got[7] = {r.dx, r.dy, r.dz, r.vx, r.vy, r.vz, r.pressure};
+                assert_memory_equal(got, want, sizeof want);
+                assert_memory_equal(&real.density[q], &p->density[j], sizeof(float));
+                for (int mi = 0; mi < nimg; ++mi, ++ghost_partners) {
+                    const eddy_sph_partners mirrored = eddy_sph_partners_make(&c, &img[mi]);
+                    const eddy_sph_partner gp = eddy_sph_partner_at(&mirrored, q, xi[0], xi[1], xi[2]);
+                    float e[7];
+                    eddy_sph_image_diff(&img[mi], c.x[q], c.y[q], c.z[q], &e[0], &e[1], &e[2]);
+                    eddy_sph_image_velocity(&img[mi], p->vx[j], p->vy[j], p->vz[j], &e[3], &e[4], &e[5]);
+                    e[6] = eddy_sph_image_pressure(&img[mi], p->pressure[j], p->density[j], c.x[q], c.y[q], c.z[q]);
+                    const float gg[7] = {gp.dx, gp.dy, gp.dz, gp.vx, gp.vy, gp.vz, gp.pressure};
+                    assert_memory_equal(gg, e, sizeof e);
+                }
+            }
+            /* The loop written once against the hand-written loops, bit for bit. */
+            partner_test_sums once = partner_loop(&k, &c, NULL, xi, vi);
+            for (int mi = 0; mi < nimg; ++mi) {
+                const partner_test_sums more = partner_loop(&k, &c, &img[mi], xi, vi);
+                for (int a = 0; a < 3; ++a) once.a[a] += more.a[a], once.u[a] += more.u[a];
+            }
+            const partner_test_sums hand = hand_loops(&k, &c, img, nimg, xi, vi);
+            if (memcmp(&once, &hand, sizeof once) != 0)
+                fail_msg("particle %u (%d mirrors): partners.h sums (%.9g %.9g %.9g | %.9g %.9g %.9g) differ from the "
+                         "hand-written loops' (%.9g %.9g %.9g | %.9g %.9g %.9g)", i, nimg, (double)once.a[0],
+                         (double)once.a[1], (double)once.a[2], (double)once.u[0], (double)once.u[1], (double)once.u[2],
+                         (double)hand.a[0], (double)hand.a[1], (double)hand.a[2], (double)hand.u[0], (double)hand.u[1],
+                         (double)hand.u[2]);
+            /* Against every particle and every core ghost within h, in double. */
+            double ref[6] = {0}, scale[6] = {0};
+            eddy_mirror mir[EDDY_MAX_MIRRORS];
+            const int nm = eddy_boundaries_mirrors(&w->boundaries, w->gravity, k.h, xi, mir);
+            assert_int_equal(nm, nimg);
+            for (size_t j = 0; j < p->count; ++j) {
+                const float xj[3] = {p->x[j], p->y[j], p->z[j]}, vj[3] = {p->vx[j], p->vy[j], p->vz[j]};
+                for (int mi = -1; mi < nm; ++mi) {
+                    float pos[3] = {xj[0], xj[1], xj[2]}, vel[3] = {vj[0], vj[1], vj[2]};
+                    double pres = p->pressure[j];
+                    if (mi >= 0) {
+                        eddy_mirror_point(&mir[mi], xj, pos);
+                        eddy_mirror_velocity(&mir[mi], vj, vel);
+                        pres = eddy_mirror_pressure(&mir[mi], p->pressure[j], p->density[j], xj);
+                    }
+                    const double d[3] = {(double)xi[0] - pos[0], (double)xi[1] - pos[1], (double)xi[2] - pos[2]};
+                    const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], h = k.h;
+                    if (!(r2 < h * h) || r2 <= 1e-12 * h * h) continue;
+                    const double r = sqrt(r2), rho = p->density[j], m = p->mass[j];
+                    const double gr = -45.0 / (M_PI * pow(h, 6)) * (h - r) * (h - r) / r * m * pres / (rho * rho);
+                    const double wv = 315.0 / (64.0 * M_PI * pow(h, 9)) * pow(h * h - r2, 3) * m;
+                    for (int a = 0; a < 3; ++a) {
+                        ref[a] += gr * d[a], scale[a] += fabs(gr * d[a]);
+                        ref[3 + a] += wv * ((double)vel[a] - vi[a]), scale[3 + a] += fabs(wv * ((double)vel[a] - vi[a]));
+                    }
+                }
+            }
+            const float got[6] = {once.a[0], once.a[1], once.a[2], once.u[0], once.u[1], once.u[2]};
+            for (int f = 0; f < 6; ++f) {
+                const double err = fabs(got[f] - ref[f]) / (scale[f] + 1e-30);
+                worst = err > worst ? err : worst;
+                if (!(err < 1e-4))
+                    fail_msg("particle %u, sum %d: %.9g, O(N^2) double %.9g (relative to the sum of magnitudes %.3g)",
+                             i, f, (double)got[f], ref[f], err);
+            }
+        }
+    }
+    print_message("%zu particles, %zu mirror images (%zu ghost partners compared); worst error %.2g\n", particles,
+                  ghosts, ghost_partners, worst);
+    assert_true(ghosts > 300);
+    eddy_sph_candidates_free(&c);
+    eddy_world_destroy(w);
+}
+
 /*
  * eddy_sph_gather_table against table[material[index]] with two materials; eddy_sph_records_pack
  * (with and without a fourth array) and _set_d against the arrays, _reserve keeping what it held;
@@ -1059,6 +1238,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(state_records_refuse_bad_arguments),
         cmocka_unit_test(lists_and_shifting_refuse_bad_arguments),
         cmocka_unit_test(image_maps_match_core),
+        cmocka_unit_test(partners_match_candidates_ghosts_and_hand_loops),
         cmocka_unit_test(tables_records_and_small_helpers),
         cmocka_unit_test(simd_select_reads_environment),
     };

@@ -8,6 +8,7 @@
 #include "lattice.h"
 #include "materials.h"
 #include "neighbors.h"
+#include "partners.h"
 #include "shifting.h"
 
 #endif /* EDDY_SPH_SPH_H */
