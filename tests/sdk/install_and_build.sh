@@ -25,6 +25,11 @@ done
 for f in CMakeLists.txt README.md xsph.c scene.json; do
     cmp "$src/examples/plugin_template/$f" "$prefix/share/eddy/examples/plugin_template/$f" || fail "installed template: $f"
 done
+# The installed guides and the template's README link only what is installed (the README's
+# ../../docs/ reaches share/doc/eddy through the share/eddy/docs link).
+[ -L "$prefix/share/eddy/docs" ] || fail "not installed: the link share/eddy/docs"
+sh "$src/tests/docs/links.sh" "$prefix/share/eddy/examples/plugin_template/README.md" \
+    $(find "$prefix/share/doc/eddy" -name '*.md') || fail "the installed documentation has broken links"
 # No installed text file may name the build tree, the source tree or the install prefix.
 if grep -rlF -e "$build" -e "$src" -e "$staging" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
     fail "the files above contain absolute paths"
