@@ -240,8 +240,9 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
     const float *rho = p->density, *pres = p->pressure;
     const uint32_t *mat = p->material;
     float *ax = fc->ax, *ay = fc->ay, *az = fc->az;
-    eddy_sph_gather_state(cand, p);
-    eddy_sph_gather_field(cand, C_VOLUME, s->volume);
+    static const int slots[] = {C_VOLUME};
+    const float *const fields[] = {s->volume};
+    eddy_sph_gather_state_with(cand, p, 1, slots, fields);
     eddy_sph_gather_table(cand, C_GSCALE, s->mat.gradient_scale, mat);
     eddy_sph_gather_table(cand, C_VISC, s->mat.viscosity, mat);
     /* Cells clear of every wall skip the per-particle mirror search (eddy_sph_cell_near_walls). */

@@ -361,13 +361,15 @@ typedef struct force_ctx {
     float *ax, *ay, *az;
 } force_ctx;
 
+/* The acceleration sums of particle i. */
+typedef struct force_sums {
+    float a[3];
+} force_sums;
+
 /* Particle i's acceleration sums over its partners: the candidates themselves (img NULL) or their
  * ghosts in the mirror img (eddy_sph/partners.h), one SIMD loop either way; pair() is 0 beyond h
  * (eddy_sph/gather.h, "Mirror ghosts"). A ghost's p / rho^2 is its own (its pressure continues through
  * the wall), a real neighbour's the one the gather computed. */
-typedef struct force_sums {
-    float a[3];
-} force_sums;
 
 EDDY_SPH_SIMD_BODY force_sums partner_sums(const pair_ctx *pc, const eddy_kernels *k, int variational,
                                            const eddy_sph_candidates *c, const eddy_sph_image *img,

@@ -36,8 +36,8 @@
  * with the walls' mirror ghosts (hydrostatic pressure continuation, free-slip velocity), as in tait.
  *
  * Every sum runs over the toolkit's per-cell candidates (eddy_sph_gather, <eddy_sph/sph.h>) in the
- * grid's fixed order, mirrors one SIMD loop each over the candidates within h (eddy_sph_select):
- * bit-identical for any number of threads. Tracers are dropped from the candidates (drop_tracers), and
+ * grid's fixed order, and each mirror's ghosts are one more SIMD loop over the same candidates, the
+ * pair loop written once for both (eddy_sph/partners.h): bit-identical for any number of threads. Tracers are dropped from the candidates (drop_tracers), and
  * the loops have no branch.
  */
 #include "vpm_hybrid.h"
@@ -180,10 +180,9 @@ int vpm_density(eddy_solver *s, eddy_world *w)
                                                                                                  : EDDY_OK;
 }
 
-/* The solver arrays the terms pass gathers per candidate. */
-/* The state slots (eddy_sph/partners.h) hold the pairs' velocity (the smoothed SPH velocity where the
- * solver keeps one), the pressure, and the density the ghosts' hydrostatic pressure continues with
- * (rho times the material's buoyancy factor). */
+/* The solver arrays the terms pass gathers per candidate. The state slots (eddy_sph/partners.h) hold
+ * the pairs' velocity (the smoothed SPH velocity where the solver keeps one), the pressure, and the
+ * density the ghosts' hydrostatic pressure continues with (rho times the material's buoyancy factor). */
 enum { C_N = EDDY_SPH_STATE_SLOTS, C_A, C_V, C_MU, C_GS, C_NU, C_WX, C_WY, C_WZ, C_COUNT };
 
 /* What the pairs need to know about particle i. */

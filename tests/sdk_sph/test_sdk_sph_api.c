@@ -999,13 +999,14 @@ static partner_test_sums hand_loops(const eddy_kernels *k, const eddy_sph_candid
 }
 
 /*
- * eddy_sph/partners.h on a walled box with random velocities, pressures and densities: every partner
- * eddy_sph_partner_at gives is, bit for bit, the candidate's offset, velocity and pressure (img NULL;
- * the state slots eddy_sph_gather_state filled from the particles) or its ghost's (eddy_sph_image_diff,
- * _velocity, _pressure); a pair loop written once with it over the candidates and then each mirror sums
- * bit for bit what the two hand-written loops sum (the solvers' state hashes rest on that); and both
- * agree, within float rounding, with an O(N^2) sum in double over every particle and every core
- * mirror ghost (eddy_mirror_point, _velocity, _pressure) within h.
+ * eddy_sph/partners.h on a walled box with random velocities, pressures and densities, with free-slip
+ * and no-slip ghosts: every partner eddy_sph_partner_at gives is, bit for bit, the candidate's offset,
+ * velocity and pressure (img NULL; the state slots eddy_sph_gather_state_with filled from the
+ * particles, and a solver slot beside them) or its ghost's (eddy_sph_image_diff, _velocity,
+ * _pressure); a pair loop written once with it over the candidates and then each mirror sums, in this
+ * file, bit for bit what two hand-written loops sum; and both agree, within float rounding, with an
+ * O(N^2) sum in double over every particle and every core mirror ghost (eddy_mirror_point, _velocity,
+ * _pressure; eddy_boundaries_mirror_walls' wall velocities for no slip) within h.
  */
 static void partners_match_candidates_ghosts_and_hand_loops(void **state)
 {
@@ -1020,17 +1021,23 @@ static void partners_match_candidates_ghosts_and_hand_loops(void **state)
     }
     const eddy_grid *g = &w->grid;
     const eddy_kernels k = eddy_kernels_make(w->smoothing_radius, w->dimensions);
-    eddy_sph_candidates c = eddy_sph_candidates_make(EDDY_SPH_STATE_SLOTS);
+    enum { C_MASS = EDDY_SPH_STATE_SLOTS, C_EXTRA }; /* a solver slot beside the state */
+    eddy_sph_candidates c = eddy_sph_candidates_make(C_EXTRA);
     size_t particles = 0, ghosts = 0, ghost_partners = 0;
     double worst = 0.0;
+    for (int wall = EDDY_SPH_WALL_SLIP; wall <= EDDY_SPH_WALL_NO_SLIP; ++wall)
     for (uint32_t ci = 0; ci < g->occupied_count; ++ci) {
         const uint32_t cell = g->occupied[ci];
         assert_int_equal(eddy_sph_gather(&c, g, p, cell), 0);
-        eddy_sph_gather_state(&c, p);
+        static const int slot[] = {C_MASS};
+        const float *const src[] = {p->mass};
+        eddy_sph_gather_state_with(&c, p, 1, slot, src);
+        for (size_t q = 0; q < c.count; ++q) assert_memory_equal(&c.extra[C_MASS][q], &c.m[q], sizeof(float));
         for (uint32_t i = g->cell_begin[cell]; i < g->cell_end[cell]; ++i, ++particles) {
             const float xi[3] = {p->x[i], p->y[i], p->z[i]}, vi[3] = {p->vx[i], p->vy[i], p->vz[i]};
             eddy_sph_image img[EDDY_MAX_MIRRORS];
-            const int nimg = eddy_sph_images(&w->boundaries, w->gravity, k.h, xi[0], xi[1], xi[2], img);
+            const int nimg = eddy_sph_wall_images(&w->boundaries, w->gravity, k.h, (eddy_sph_wall_velocity)wall,
+                                                  xi[0], xi[1], xi[2], img);
             ghosts += (size_t)nimg;
             /* Each partner, real and ghost. */
             const eddy_sph_partners real = eddy_sph_partners_make(&c, NULL);
@@ -1080,6 +1087,15 @@ static void partners_match_candidates_ghosts_and_hand_loops(void **state)
                     if (mi >= 0) {
                         eddy_mirror_point(&mir[mi], xj, pos);
                         eddy_mirror_velocity(&mir[mi], vj, vel);
+                        if (wall == EDDY_SPH_WALL_NO_SLIP) {
+                            /* The container is at rest: each reflection turns the velocity, u -> -u,
+                             * so the ghost carries det(R) v_j. */
+                            const eddy_real(*r)[3] = mir[mi].rotation;
+                            const double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
+                                               r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
+                                               r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+                            for (int a = 0; a < 3; ++a) vel[a] = (float)(det * vj[a]);
+                        }
                         pres = eddy_mirror_pressure(&mir[mi], p->pressure[j], p->density[j], xj);
                     }
                     const double d[3] = {(double)xi[0] - pos[0], (double)xi[1] - pos[1], (double)xi[2] - pos[2]};
@@ -1104,8 +1120,8 @@ static void partners_match_candidates_ghosts_and_hand_loops(void **state)
             }
         }
     }
-    print_message("%zu particles, %zu mirror images (%zu ghost partners compared); worst error %.2g\n", particles,
-                  ghosts, ghost_partners, worst);
+    print_message("%zu particle sums (free slip, then no slip), %zu mirror images (%zu ghost partners compared); "
+                  "worst error %.2g\n", particles, ghosts, ghost_partners, worst);
     assert_true(ghosts > 300);
     eddy_sph_candidates_free(&c);
     eddy_world_destroy(w);

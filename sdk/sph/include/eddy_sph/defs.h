@@ -20,6 +20,16 @@
 /* Inline math shared by host and device code. */
 #define EDDY_SPH_INLINE static inline EDDY_SPH_HD
 
+/* The same, always inlined: for helpers a SIMD loop calls per partner, which GCC at -O2 (CMake's
+ * RelWithDebInfo) otherwise leaves as calls inside the loop, which then stays scalar. */
+#if defined(__CUDACC__)
+#define EDDY_SPH_ALWAYS_INLINE static __forceinline__ EDDY_SPH_HD
+#elif defined(__GNUC__)
+#define EDDY_SPH_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define EDDY_SPH_ALWAYS_INLINE static inline
+#endif
+
 /* The `who` of the toolkit's error messages: "who: " before the message, or nothing for NULL. A solver
  * passes NULL, since the host already prefixes its errors with "solver '<id>': "; a caller of its own
  * (a test, a tool) may name itself. Used as EDDY_SPH_WHO_FMT "message", EDDY_SPH_WHO(who). */

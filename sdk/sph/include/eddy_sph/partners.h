@@ -21,21 +21,22 @@
  *     sums a = pair_sums(&f, cand, NULL, ...);
  *     for (int mi = 0; mi < nimg; ++mi) add(&a, pair_sums(&f, cand, &img[mi], ...));
  *
- * With the loop function always inlined (EDDY_SPH_SIMD_BODY, simd.h), the image argument is a
- * constant at each call (a null pointer, or the address of a local image), the test on it folds away,
- * and each instance is the same branch-free SIMD loop a solver would have written by hand for that
- * kind, with the same arithmetic in the same order (the in-tree solvers' state hashes did not change
- * when they moved to it). The ghosts of one mirror are summed on their own and then added, as the
- * mirror loops of gather.h do, so that the order of the sums does not depend on how many mirrors a
- * particle sees.
+ * With the loop function always inlined (EDDY_SPH_SIMD_BODY, simd.h; the two functions here are
+ * always inlined too), the image argument is a constant at each call (a null pointer, or the address
+ * of a local image), the test on it folds away, and each instance is the branch-free SIMD loop a
+ * solver would write by hand for that kind of partner, with the same arithmetic in the same order. Sum
+ * the ghosts of one mirror on their own and then add them, as the mirror loops of gather.h do, so
+ * that the order of the sums does not depend on how many mirrors a particle sees. docs/toolkit.md,
+ * "A pass", shows a whole pass.
  *
  * The candidates' state: eddy_sph_gather_state copies velocity, pressure and density into the first
- * EDDY_SPH_STATE_SLOTS extra slots; a solver's own per-candidate arrays (volumes, per-material tables)
- * follow from slot EDDY_SPH_STATE_SLOTS on, so a buffer for a pass is made with
- * eddy_sph_candidates_make(EDDY_SPH_STATE_SLOTS + the solver's count) (eddy_sph_cell_pass's
- * extra_count).
+ * EDDY_SPH_STATE_SLOTS (5) extra slots; a solver's own per-candidate arrays (volumes, per-material
+ * tables) follow from slot EDDY_SPH_STATE_SLOTS on, up to EDDY_SPH_MAX_EXTRA (16) in all, so a buffer
+ * for a pass is made with eddy_sph_candidates_make(EDDY_SPH_STATE_SLOTS + the solver's count)
+ * (eddy_sph_cell_pass's extra_count).
  *
- * Units and threads as in gather.h: sim units, one candidate buffer per thread, otherwise pure.
+ * Units: sim units throughout (positions, velocities per second, pressures, densities; <eddy/world.h>).
+ * Threads as in gather.h: one candidate buffer per thread; the functions are otherwise pure.
  */
 #ifndef EDDY_SPH_PARTNERS_H
 #define EDDY_SPH_PARTNERS_H
@@ -51,8 +52,9 @@
 extern "C" {
 #endif
 
-/* The extra slots eddy_sph_gather_state fills: v_j (m/s), p_j (Pa) and rho_j (kg/m^3, kg/m^2 in 2D),
- * in sim units. A solver's own slots begin at EDDY_SPH_STATE_SLOTS. */
+/* The extra slots of the state a pair reads of each candidate: v_j, p_j, and rho_j, the density a
+ * ghost's pressure continues with (eddy_sph_image_pressure) and the pair terms read. A solver's own
+ * slots begin at EDDY_SPH_STATE_SLOTS. */
 enum {
     EDDY_SPH_VX = 0,
     EDDY_SPH_VY = 1,
@@ -62,32 +64,53 @@ enum {
     EDDY_SPH_STATE_SLOTS = 5
 };
 
-/* Copies every candidate's velocity, pressure and density (the particles' arrays) into the state
- * slots. Call it after eddy_sph_gather and before anything that narrows or reorders the buffer, which
- * must have at least EDDY_SPH_STATE_SLOTS extra slots (not checked). */
+/*
+ * Fills the state slots from the particles' vx, vy, vz, pressure and density and, in the same pass
+ * over the candidates, the solver's own slots slot[f] from the per-particle arrays src[f]
+ * (f < n; n may be 0 with NULL slot and src, n <= EDDY_SPH_MAX_EXTRA - EDDY_SPH_STATE_SLOTS):
+ * one eddy_sph_gather_fields call. Fill the slots of the buffer the loop runs over: after the gather
+ * and after anything that narrows it in order (eddy_sph_gather_fields reads the buffer's indices), and
+ * before eddy_sph_select copies it. The buffer must have EDDY_SPH_STATE_SLOTS + the solver's extra
+ * slots (asserted in debug builds only, as eddy_sph_gather_fields' slots are).
+ */
+static inline void eddy_sph_gather_state_with(eddy_sph_candidates *c, const eddy_particles *p, int n,
+                                              const int slot[], const float *const src[])
+{
+    int slots[EDDY_SPH_MAX_EXTRA] = {EDDY_SPH_VX, EDDY_SPH_VY, EDDY_SPH_VZ, EDDY_SPH_PRESSURE, EDDY_SPH_DENSITY};
+    const float *fields[EDDY_SPH_MAX_EXTRA] = {p->vx, p->vy, p->vz, p->pressure, p->density};
+    const int extra = n < 0 ? 0 : n > EDDY_SPH_MAX_EXTRA - EDDY_SPH_STATE_SLOTS ? EDDY_SPH_MAX_EXTRA - EDDY_SPH_STATE_SLOTS
+                                                                                 : n;
+    for (int f = 0; f < extra; ++f) {
+        slots[EDDY_SPH_STATE_SLOTS + f] = slot[f];
+        fields[EDDY_SPH_STATE_SLOTS + f] = src[f];
+    }
+    eddy_sph_gather_fields(c, EDDY_SPH_STATE_SLOTS + extra, slots, fields);
+}
+
+/* eddy_sph_gather_state_with without solver arrays: the state slots alone. */
 static inline void eddy_sph_gather_state(eddy_sph_candidates *c, const eddy_particles *p)
 {
-    static const int slots[] = {EDDY_SPH_VX, EDDY_SPH_VY, EDDY_SPH_VZ, EDDY_SPH_PRESSURE, EDDY_SPH_DENSITY};
-    const float *const fields[] = {p->vx, p->vy, p->vz, p->pressure, p->density};
-    eddy_sph_gather_fields(c, 5, slots, fields);
+    eddy_sph_gather_state_with(c, p, 0, NULL, NULL);
 }
 
 /*
  * The partners of one loop: the candidates' arrays, read once before the loop, and the mirror image
- * (NULL: the candidates themselves). A loop over a local copy of these pointers vectorizes as a loop
- * over hand-hoisted arrays does; reading them through the candidate buffer inside an `omp simd` loop
- * does not hoist them (GCC cannot tell the buffer from the loop's reduction arrays), which cost the
- * loop its vector epilogue and changed the order of its sums. The image is borrowed: it must outlive
- * the loop.
+ * (NULL: the candidates themselves). Take them with eddy_sph_partners_make into a local before the
+ * loop: loads through the candidate buffer inside an `omp simd` loop need not be hoisted (GCC 12 left
+ * them in the template's force loop, which changed how it vectorized and the order of its sums). The
+ * image is borrowed and must outlive the loop; it belongs to one particle i (eddy_sph_images made it
+ * for i's position), and a ghost's offset is taken from it, not from the position given to
+ * eddy_sph_partner_at.
  */
 typedef struct eddy_sph_partners {
     size_t count;
-    const float *x, *y, *z, *m;            /* positions (periodic shift applied) and masses */
-    const float *vx, *vy, *vz, *pressure, *density; /* the state slots (eddy_sph_gather_state) */
+    const float *x, *y, *z, *m;                      /* positions (periodic shift applied) and masses */
+    const float *vx, *vy, *vz, *pressure, *density; /* the state slots */
     const eddy_sph_image *img;
 } eddy_sph_partners;
 
-EDDY_SPH_INLINE eddy_sph_partners eddy_sph_partners_make(const eddy_sph_candidates *c, const eddy_sph_image *img)
+EDDY_SPH_ALWAYS_INLINE eddy_sph_partners eddy_sph_partners_make(const eddy_sph_candidates *c,
+                                                                const eddy_sph_image *img)
 {
     eddy_sph_partners v;
     v.count = c->count;
@@ -99,20 +122,21 @@ EDDY_SPH_INLINE eddy_sph_partners eddy_sph_partners_make(const eddy_sph_candidat
 }
 
 /* What a pair loop reads of one partner j of particle i that differs between a real neighbour and
- * its ghost. Everything else (mass, density, per-material values) is the candidate's. */
+ * its ghost. Everything else (mass, density, the solver's slots) is the candidate's either way. */
 typedef struct eddy_sph_partner {
-    float dx, dy, dz; /* x_i - x_j */
-    float vx, vy, vz; /* v_j: the candidate's, or the ghost's (free slip or no slip, gather.h) */
-    float pressure;   /* p_j: the candidate's, or continued hydrostatically through the wall */
+    float dx, dy, dz; /* x_i - x_j, or x_i - M(x_j) for a ghost (gather.h) */
+    float vx, vy, vz; /* v_j, or the ghost's velocity (free slip or no slip, gather.h) */
+    float pressure;   /* p_j, or p_j continued hydrostatically through the wall */
 } eddy_sph_partner;
 
 /*
  * Candidate q (0 .. v->count - 1) as particle i at (xi, yi, zi) sees it: itself when v->img is NULL,
- * else its ghost in that mirror. Branch-free once inlined with the image a constant (see above); with
- * an image that varies at run time it still gives the right values, with a select per candidate.
+ * else its ghost in that mirror (whose offset comes from the image, made for i). Branch-free once
+ * inlined with the image a constant (see above). With an image that varies at run time the values
+ * are the same, but the loop may not vectorize.
  */
-EDDY_SPH_INLINE eddy_sph_partner eddy_sph_partner_at(const eddy_sph_partners *v, size_t q, float xi, float yi,
-                                                     float zi)
+EDDY_SPH_ALWAYS_INLINE eddy_sph_partner eddy_sph_partner_at(const eddy_sph_partners *v, size_t q, float xi,
+                                                            float yi, float zi)
 {
     eddy_sph_partner j;
     const float xj = v->x[q], yj = v->y[q], zj = v->z[q];
