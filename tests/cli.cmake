@@ -218,8 +218,10 @@ cli_test(dt_too_small_for_until 1 "time.dt = 1e-20 s would take 1e+19 steps to r
          run ${SCENES}/dam_break_2d.json --set time.dt=1e-20 --until 0.1 --no-picture --out ${CLI_OUT}/dt_tiny_until)
 cli_test(dt_tiny_by_steps_runs 0 "done: t = 3e-20 s after 3 steps"
          run ${SCENES}/dam_break_2d.json --set time.dt=1e-20 --steps 3 --no-picture --out ${CLI_OUT}/dt_tiny_steps)
-# Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt.
-cli_test(speed_overflows_float 1 "eddy: error: at step 1 (t = 0 s): the largest particle speed overflows single precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; check the scene's velocities"
+# Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt,
+# and in the scene, before the output folder is touched (tests/robust/refusal_keeps_run.sh; the check at
+# the first step, for a resumed state, is checkpoint_invalid_velocity_overflows).
+cli_test(speed_overflows_float 1 "eddy: error: ${SCENES}/dam_break_2d.json: fluids[0].velocity: expected a speed below 1.8e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+20"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
 # A mass so large that a particle's own kernel weight exceeds rest density: no spacing gives it, and
 # the message says so (it named a fallback "rest spacing" below h, contradicting itself). In 2D,
@@ -397,3 +399,20 @@ cli_test(describe_option 2 "eddy: unknown option '--quiet' for describe" describ
 cli_test(help_command 0 "usage: eddy compare SCENE --solvers ID,ID,..." help compare)
 cli_test(help_unknown_command 2 "eddy: unknown command 'rnu'" help rnu)
 cli_test(version_extra_argument 2 "eddy: --version takes no arguments, got 'run'" --version run)
+# `eddy describe` of what cannot be a component id (the registry takes only [a-z0-9_]) is a bad command
+# line; it was "unknown component ''" with the hint to add the folder that holds eddy_.so.
+cli_test(describe_not_an_id 2 "eddy: describe expects a component id (characters of [a-z0-9_], as `eddy list` shows them), got 'Tait'" describe Tait)
+add_test(NAME cli_describe_empty_id COMMAND ${EXPECT} 2 "eddy: describe expects a component id (characters of [a-z0-9_], as `eddy list` shows them), got ''"
+         ${EDDY_EXE} describe "")
+# A result printed on stdout that could not be written (a full disk) is an error: bench's figures,
+# --hash and describe's table were lost while eddy exited 0.
+if(EXISTS /dev/full)
+  add_test(NAME cli_describe_stdout_full COMMAND ${EXPECT} 1 "eddy: error: cannot write to standard output"
+           sh -c "\"$0\" describe tait > /dev/full" ${EDDY_EXE})
+  add_test(NAME cli_bench_stdout_full COMMAND ${EXPECT} 1 "eddy: error: cannot write to standard output"
+           sh -c "\"$0\" bench \"$1\" --steps 2 --repeats 1 --quiet > /dev/full" ${EDDY_EXE} ${SCENES}/dam_break_2d.json)
+  add_test(NAME cli_run_hash_stdout_full COMMAND ${EXPECT} 1 "eddy: error: cannot write to standard output"
+           sh -c "\"$0\" run \"$1\" --steps 2 --hash --quiet --no-picture --out \"$2\" > /dev/full"
+           ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${CLI_OUT}/hash_stdout_full)
+  set_tests_properties(cli_bench_stdout_full cli_run_hash_stdout_full PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+endif()

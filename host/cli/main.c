@@ -472,6 +472,14 @@ static int cmd_describe(int argc, char **argv)
     for (int i = 0; i < argc; ++i)
         if (argv[i][0] == '-') return eddy_arg_usage_error("unknown option '%s' for describe", argv[i]);
     if (argc != 1) return eddy_arg_usage_error("describe needs exactly one component id%s", "");
+    /* The registry takes only ids of [a-z0-9_] (of any length): '' or "Tait" was "unknown component",
+     * with the hint to add the folder that holds eddy_.so. */
+    int id_form = argv[0][0] != '\0';
+    for (const char *c = argv[0]; id_form && *c; ++c)
+        id_form = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (!id_form)
+        return eddy_arg_usage_error("describe expects a component id (characters of [a-z0-9_], as `eddy list` "
+                                    "shows them), got '%s'", argv[0]);
     eddy_registry *reg;
     eddy_error err;
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
@@ -737,6 +745,23 @@ static void spin_briefly_by_default(char **argv)
     execv("/proc/self/exe", argv);
 }
 
+/* What a command prints on stdout is its result (bench's figures, --hash, list, describe, the tables of
+ * compare and validate): stdout on a full disk (`> /dev/full`), a closed descriptor or a failing pipe
+ * lost it while eddy exited 0. The buffer is flushed here and any failed write is an error. */
+static int stdout_written(int rc)
+{
+    errno = 0;
+    const int flush_failed = fflush(stdout) != 0;
+    const int why = errno;
+    if (!flush_failed && !ferror(stdout)) return rc;
+    if (flush_failed && why)
+        fprintf(stderr, "eddy: error: cannot write to standard output: %s (the command's output is lost)\n",
+                strerror(why));
+    else
+        fprintf(stderr, "eddy: error: cannot write to standard output (the command's output is lost)\n");
+    return rc ? rc : 1;
+}
+
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
  * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
 int main(int argc, char **argv)
@@ -750,7 +775,7 @@ int main(int argc, char **argv)
         eddy_decomp_finalize();
         return 2;
     }
-    int rc = command(argc, argv);
+    int rc = stdout_written(command(argc, argv));
     /* A bad command line on some processes only, the command lines alike (a writer plugin missing on one
      * node, a --threads value one process alone has; other command lines were refused above) would
      * leave this one in MPI_Finalize and the others in their first collective for ever: stop every

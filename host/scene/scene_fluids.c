@@ -88,6 +88,21 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
         if ((rc = scene_get_vector(c, o, p, "velocity", 0, NULL, f->velocity)) ||
             (rc = scene_get_real(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
             return rc;
+        /* A speed whose square overflows a float (the world's speed figure, world.c) leaves no stable time
+         * step. It was refused at the first step, after the output folder's previous run was cleared. */
+        const float v2 = f->velocity[0] * f->velocity[0] + f->velocity[1] * f->velocity[1] +
+                         f->velocity[2] * f->velocity[2];
+        if (isinf(v2)) {
+            char sv[PATH_BUF];
+            scene_path_key(sv, p, "velocity");
+            const double speed = sqrt((double)f->velocity[0] * f->velocity[0] +
+                                      (double)f->velocity[1] * f->velocity[1] +
+                                      (double)f->velocity[2] * f->velocity[2]);
+            return scene_fail(c, sv, scene_member(o, "velocity"), AT_VALUE,
+                              "expected a speed below 1.8e19 (sim units/s; its square must fit single precision, "
+                              "or no time step is stable), got %g",
+                              speed);
+        }
         /* The materials' limit of EDDY_LATTICE_RATIO_MAX spacings per smoothing radius holds for the fill
          * too: a factor of 0.01 gave 125 000 neighbours a particle, a density pass of minutes a step. */
         const double fill = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor;

@@ -376,9 +376,16 @@ static int verify(eddy_checkpoint *ck, eddy_error *err)
                               (unsigned)EDDY_CHECKPOINT_FORMAT);
     ck->format = format;
     const uint64_t expected = (uint64_t)HEADER_SIZE + payload + CHECKSUM_SIZE;
-    if (payload > ck->size || expected != ck->size)
+    if (payload > ck->size || expected > ck->size)
         return eddy_error_set(err, EDDY_ERR_PARSE,
                               "checkpoint '%s' is truncated: %zu bytes, its header says %llu", path, ck->size,
+                              (unsigned long long)expected);
+    /* (a longer file is not a truncated one: bytes were appended, or the header's size was damaged) */
+    if (expected != ck->size)
+        return eddy_error_set(err, EDDY_ERR_PARSE,
+                              "checkpoint '%s' is corrupt: %zu bytes, %llu more than its header says (%llu); "
+                              "the file was changed or damaged",
+                              path, ck->size, (unsigned long long)(ck->size - expected),
                               (unsigned long long)expected);
     uint64_t stored;
     memcpy(&stored, ck->data + ck->size - CHECKSUM_SIZE, CHECKSUM_SIZE);

@@ -13,6 +13,8 @@ case "$KIND" in
     version) printf '\143' | dd of="$F" bs=1 seek=8 conv=notrunc 2>/dev/null ;;   # format 99
     magic) printf 'X' | dd of="$F" bs=1 seek=0 conv=notrunc 2>/dev/null ;;
     missing) rm "$F" ;;
+    # bytes after the end (a file appended to), which was reported as truncated
+    trailing) printf 'appended' >> "$F" ;;
     # what a copy onto a full disk leaves
     empty) : > "$F" ;;
     # not regular files: reading must refuse them, not block in open() (FIFO) or read forever

@@ -2,9 +2,9 @@
 # refusal_keeps_run.sh EDDY SCENE DIR: a run refused for its input leaves the run already in DIR as it was.
 # A run of 20 steps writes DIR; then runs into DIR with a --camera and a --render-field the scene cannot
 # take (exit 1: found once the world exists), and with a --camera and a --render-range of the wrong form
-# (exit 2: a bad command line), and DIR's diagnostics, probes, frames list and checkpoint must be byte
-# for byte what they were. The output used to be opened (its tables truncated, the checkpoint removed)
-# before those checks.
+# (exit 2: a bad command line), and with an initial fluid velocity no time step can take (exit 1), and
+# DIR's diagnostics, probes, frames list and checkpoint must be byte for byte what they were. The output
+# used to be opened (its tables truncated, the checkpoint removed) before those checks.
 eddy=$1 scene=$2 dir=$3
 set -u
 fail() { echo "refusal_keeps_run.sh: $*" >&2; exit 1; }
@@ -24,5 +24,8 @@ refused() { # refused STATUS TEXT ARGS...: a run into DIR with ARGS exits STATUS
 refused 1 "--camera 'eye=0,0;target=0,0': eye and target are the same point" --render --camera 'eye=0,0;target=0,0'
 refused 1 "--render-field: unknown particle field \"bogus\"" --render --render-field bogus
 refused 2 "--camera 'junk': expected KEY=VALUE" --render --camera junk
+# An initial speed whose square overflows a float was refused at the first step, after the output opened.
+refused 1 "fluids[0].velocity: expected a speed below 1.8e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+30" \
+    --set 'fluids[0].velocity=[1e30,0]'
 refused 2 "--render-range '5,1': expected MIN,MAX with MIN < MAX" --render --render-range 5,1
 echo "the run in $dir is unchanged after every refusal"
