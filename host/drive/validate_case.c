@@ -152,6 +152,26 @@ static int get_sets(const cJSON *o, const char *k, char **sets, int *count, cons
     return 0;
 }
 
+/* The first key of object o (at `path`) not in `keys`, refused: "PATH.KEY: not used by OWNER (its keys:
+ * ...)". */
+static int only_keys(const cJSON *o, const char *const *keys, const char *owner, const char *file, const char *path,
+                     eddy_error *err)
+{
+    const cJSON *v;
+    cJSON_ArrayForEach(v, o)
+    {
+        int known = 0;
+        for (int i = 0; keys[i] && !known; ++i) known = strcmp(v->string, keys[i]) == 0;
+        if (known) continue;
+        char list[256] = "", what[512], key[256];
+        for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
+        snprintf(what, sizeof what, "not used by %s (its keys: %s)", owner, list);
+        snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
+        return bad(err, file, key, what);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Reference tables                                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
@@ -203,11 +223,17 @@ static int push(vref *r, size_t *cap, double t, double x, double y)
 
 /* "reference": {"file", "columns": {"time", "value", "position"}, "where": {"col": "text"}, scales,
  * labels, "label", "citation"}. */
+static const char *const REFERENCE_KEYS[] = {"file", "label", "citation", "columns", "where", "time_scale",
+                                             "value_scale", "position_scale", "time_label", "value_label",
+                                             "position_label", NULL};
+static const char *const COLUMNS_KEYS[] = {"time", "value", "position", NULL};
+
 static int read_reference(const char *case_file, const cJSON *o, const char *path, vref *r, eddy_error *err)
 {
     char name[VPATH] = "";
     int rc;
     r->time_scale = r->position_scale = r->value_scale = 1.0;
+    if ((rc = only_keys(o, REFERENCE_KEYS, "a reference", case_file, path, err))) return rc;
     if ((rc = get_string(o, "file", 1, name, sizeof name, case_file, path, err))) return rc;
     resolve(case_file, name, r->file, sizeof r->file);
     /* (the file name is the label's default; a longer one is cut to the label's room) */
@@ -225,11 +251,18 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
     const cJSON *cols = cJSON_GetObjectItemCaseSensitive(o, "columns");
     snprintf(ckey, sizeof ckey, "%s.columns", path);
     if (!cols || !cJSON_IsObject(cols)) return bad(err, case_file, ckey, "missing (an object naming the \"time\" and \"value\" columns)");
+    if ((rc = only_keys(cols, COLUMNS_KEYS, "a reference's columns", case_file, ckey, err))) return rc;
     if ((rc = get_string(cols, "time", 1, ctime, sizeof ctime, case_file, ckey, err)) ||
         (rc = get_string(cols, "value", 1, cvalue, sizeof cvalue, case_file, ckey, err)) ||
         (rc = get_string(cols, "position", 0, cpos, sizeof cpos, case_file, ckey, err)))
         return rc;
+    /* Its keys are the file's columns, checked against its header below; a list or a string here was
+     * not: a list's unnamed items crashed the column look-up, and a string kept every row. */
     const cJSON *where = cJSON_GetObjectItemCaseSensitive(o, "where");
+    if (where && !cJSON_IsObject(where)) {
+        snprintf(ckey, sizeof ckey, "%s.where", path);
+        return bad(err, case_file, ckey, "expected an object: column name -> the text its rows must hold");
+    }
     char *text = read_text(r->file, err);
     if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.file: cannot read '%s'", case_file, path, r->file);
     enum { MAXF = 32 };
@@ -336,26 +369,6 @@ static const char *const SHIFT_KEYS[] = {"kind", "from", "to", "max_shift", NULL
 static const char *const SMOOTH_KEYS[] = {"kind", "from", "to", "smooth", NULL};
 static const char *const VALUE_KEYS[] = {"kind", "from", "to", "reduce", "source", "value", NULL};
 static const char *const BOUND_KEYS[] = {"kind", "from", "to", "reduce", "source", NULL};
-
-/* The first key of object o (at `path`) not in `keys`, refused: "PATH.KEY: not used by OWNER (its keys:
- * ...)". */
-static int only_keys(const cJSON *o, const char *const *keys, const char *owner, const char *file, const char *path,
-                     eddy_error *err)
-{
-    const cJSON *v;
-    cJSON_ArrayForEach(v, o)
-    {
-        int known = 0;
-        for (int i = 0; keys[i] && !known; ++i) known = strcmp(v->string, keys[i]) == 0;
-        if (known) continue;
-        char list[256] = "", what[512], key[256];
-        for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
-        snprintf(what, sizeof what, "not used by %s (its keys: %s)", owner, list);
-        snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
-        return bad(err, file, key, what);
-    }
-    return 0;
-}
 
 /* The reference points whose time lies in the check's window (verror's in_window). */
 static size_t points_in_window(const vcheck *ck)
@@ -524,13 +537,17 @@ static int read_check(const char *file, const cJSON *o, int index, double sample
     return 0;
 }
 
+static const char *const RESOLUTION_KEYS[] = {"spacing", "set", NULL};
+
 static int read_resolution(const char *file, const cJSON *o, const char *name, vresolution *r, eddy_error *err)
 {
     char path[64];
     snprintf(path, sizeof path, "resolutions.%s", name);
     if (!cJSON_IsObject(o)) return bad(err, file, path, "expected an object with \"spacing\" and \"set\"");
     snprintf(r->name, sizeof r->name, "%s", name);
-    int rc = get_number(o, "spacing", 1, 1e-30, 1e30, &r->spacing, file, path, err);
+    int rc = only_keys(o, RESOLUTION_KEYS, "a resolution", file, path, err);
+    if (rc) return rc;
+    rc = get_number(o, "spacing", 1, 1e-30, 1e30, &r->spacing, file, path, err);
     return rc ? rc : get_sets(o, "set", r->sets, &r->set_count, file, path, err);
 }
 
@@ -548,6 +565,10 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
         rc = bad(err, f, "(top level)", "expected an object");
         goto done;
     }
+    /* A misspelt optional key ("end_tme", "intial") would run the case on its defaults without a word. */
+    static const char *const CASE_KEYS[] = {"name", "title", "description", "scene", "end_time",
+                                            "sample_interval", "resolutions", "initial", "checks", NULL};
+    if ((rc = only_keys(j, CASE_KEYS, "a case", f, "", err))) goto done;
     if ((rc = get_string(j, "name", 1, c->name, sizeof c->name, f, "", err)) ||
         (rc = get_string(j, "title", 1, c->title, sizeof c->title, f, "", err)) ||
         (rc = get_string(j, "description", 0, c->description, sizeof c->description, f, "", err)) ||
@@ -566,7 +587,8 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
         rc = bad(err, f, "resolutions", "missing (an object with \"coarse\", \"medium\" and \"fine\")");
         goto done;
     }
-    static const char *const RES[] = {"coarse", "medium", "fine"};
+    static const char *const RES[] = {"coarse", "medium", "fine", NULL};
+    if ((rc = only_keys(res, RES, "the resolutions", f, "resolutions", err))) goto done;
     for (int r = 0; r < 3 && !rc; ++r) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(res, RES[r]);
         if (!o) {
@@ -583,6 +605,8 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
         rc = bad(err, f, "initial", "expected an object with \"velocity\", \"hydrostatic\" or \"vortices\"");
         goto done;
     }
+    static const char *const INITIAL_KEYS[] = {"velocity", "hydrostatic", "vortices", NULL};
+    if (init && (rc = only_keys(init, INITIAL_KEYS, "the initial state", f, "initial", err))) goto done;
     if (init && cJSON_GetObjectItemCaseSensitive(init, "velocity")) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(init, "velocity");
         char kind[32] = "";
@@ -591,8 +615,10 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
             goto done;
         }
         static const char *const MODES[] = {"taylor_green", "shear_wave", NULL};
+        static const char *const VELOCITY_KEYS[] = {"kind", "amplitude", "wavenumber", NULL};
         int mode;
-        if ((rc = get_string(v, "kind", 1, kind, sizeof kind, f, "initial.velocity", err)) ||
+        if ((rc = only_keys(v, VELOCITY_KEYS, "an initial velocity", f, "initial.velocity", err)) ||
+            (rc = get_string(v, "kind", 1, kind, sizeof kind, f, "initial.velocity", err)) ||
             (rc = pick(f, "initial.velocity.kind", kind, MODES, &mode, err)))
             goto done;
         c->initial_velocity = mode + 1;
