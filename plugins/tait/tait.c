@@ -370,7 +370,6 @@ typedef struct force_sums {
  * ghosts in the mirror img (eddy_sph/partners.h), one SIMD loop either way; pair() is 0 beyond h
  * (eddy_sph/gather.h, "Mirror ghosts"). A ghost's p / rho^2 is its own (its pressure continues through
  * the wall), a real neighbour's the one the gather computed. */
-
 EDDY_SPH_SIMD_BODY force_sums partner_sums(const pair_ctx *pc, const eddy_kernels *k, int variational,
                                            const eddy_sph_candidates *c, const eddy_sph_image *img,
                                            const float xi[3], const float vi[3])
