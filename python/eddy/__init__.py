@@ -277,13 +277,21 @@ def _sets(overrides: Overrides) -> List[str]:
         return []
     if isinstance(overrides, Mapping):
         # A value is JSON text (`eddy run --set key=value` reads it as JSON, else as a string).
+        for k in overrides:
+            if not isinstance(k, str):   # b"time.end" became "b'time.end'", None "None"
+                raise TypeError(f"set: expected str keys (dotted paths), got {type(k).__name__} {k!r}")
         return [f"{k}={_json(v, f'set {k!r}')}" for k, v in overrides.items()]
     if isinstance(overrides, str):
         return [overrides]
-    if not _iterable(overrides):
+    # bytes were taken byte by byte ("--set '116'"): iterable, but not a list of overrides
+    if isinstance(overrides, (bytes, bytearray, memoryview)) or not _iterable(overrides):
         raise TypeError(f"set must be a dict {{'dotted.path': value}} or a list of 'path=value' strings, "
                         f"got {type(overrides).__name__}")
-    return [str(s) for s in overrides]
+    items = list(overrides)
+    for item in items:
+        if not isinstance(item, str):   # str() made b'a=1' "b'a=1'" and None "None"
+            raise TypeError(f"set: expected str items ('path=value'), got {type(item).__name__} {item!r}")
+    return items
 
 
 def _iterable(v: Any) -> bool:
@@ -306,7 +314,38 @@ def _path(p: Any, what: str) -> str:
         v = os.fsdecode(v)
     if "\0" in v:
         raise ValueError(f"{what}: embedded null character in {v!r}")
+    return _utf8(v, what)
+
+
+def _utf8(v: str, what: str) -> str:
+    """v, or ValueError naming the argument where v is not UTF-8 text (a lone surrogate, which is what
+    os.fsdecode makes of a file name's non-UTF-8 bytes): the C side's "'utf-8' codec can't encode
+    character '\\udcff' in position 0: surrogates not allowed" named nothing."""
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what}: {v!r} is not valid UTF-8 text") from None
     return v
+
+
+def _name(v: Any, what: str) -> str:
+    """A field name (str), or TypeError / ValueError naming the argument (C said "argument 1 must be
+    str, not None")."""
+    if not isinstance(v, str):
+        raise TypeError(f"{what} must be a str, got {type(v).__name__} {v!r}")
+    if "\0" in v:
+        raise ValueError(f"{what}: embedded null character in {v!r}")
+    return _utf8(v, what)
+
+
+def _flag(v: Any, what: str) -> bool:
+    """True or False (also a NumPy bool, 0 or 1), or TypeError naming the argument: a flag was read by
+    its truth, so run(write="false") wrote frames."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)) and v in (0, 1):
+        return bool(v)
+    raise TypeError(f"{what} must be True or False, got {type(v).__name__} {v!r}")
 
 
 def _make_dirs(d: str) -> List[str]:
@@ -347,7 +386,7 @@ def _text(v: Any, what: str) -> Optional[str]:
         raise TypeError(f"{what} must be a str or None, got {type(v).__name__} {v!r}")
     if "\0" in v:
         raise ValueError(f"{what}: embedded null character in {v!r}")
-    return v
+    return _utf8(v, what)
 
 
 def _formats(formats: Any) -> Optional[List[str]]:
@@ -501,6 +540,7 @@ class Simulation:
         if steps is not None and end_steps < 0:
             raise ValueError(f"run: steps must be >= 0, got {steps}")
         end_time = math.nan if until is None else _time(until, "run: until")
+        record, write = _flag(record, "run: record"), _flag(write, "run: write")
         names = [p.name for p in self._probes]
         try:
             completed, _, rows, width = self._live().run(end_steps=end_steps, end_time=end_time,
@@ -525,7 +565,7 @@ class Simulation:
         order, which the grid's sort changes every step: pair it with :attr:`ids` from the same
         moment, or use :meth:`by_id`. Read-only unless ``writable``; writes are allowed between
         steps (the next step sees them). The array keeps the session's memory alive."""
-        return self._live().field(name, writable)
+        return self._live().field(_name(name, "field: name"), _flag(writable, "field: writable"))
 
     @property
     def ids(self) -> np.ndarray:
@@ -540,6 +580,7 @@ class Simulation:
     def by_id(self, name: str) -> np.ndarray:
         """A copy of the field with the owned particles in increasing id order (the order of the
         frames the writers write and of the state hash); stable across steps."""
+        name = _name(name, "by_id: name")
         core = self._live()
         return core.field(name, False)[core.order()]
 
@@ -548,7 +589,7 @@ class Simulation:
         """The diagnostics and probes of the current state (one row each); ``write`` also writes it
         as a frame, numbered as ``eddy run`` numbers its final frame: the last frame landed on when
         the state is at that frame's time, else the next regular frame."""
-        return _record(self._live().measure(write), _FIXED + len(self._probes),
+        return _record(self._live().measure(_flag(write, "measure: write")), _FIXED + len(self._probes),
                        [p.name for p in self._probes])
 
     def diagnostics(self) -> np.ndarray:
@@ -568,9 +609,18 @@ class Simulation:
         :meth:`Simulation.resume` continue to the scene's time.end. Returns DIR. A refused call
         leaves no folder it made behind."""
         path = _path(dir, "checkpoint: dir") if dir is not None else None
+        if path == "":   # os.mkdir('') said "No such file or directory: ''"
+            raise ValueError("checkpoint: dir is empty (give the folder to write checkpoint.eddy into)")
         core = self._live()
         d: str = path if path is not None else core.state()["out_dir"]
-        made = _make_dirs(d)
+        try:
+            made = _make_dirs(d)
+        except OSError as e:
+            # "FileExistsError: [Errno 17] File exists" for a file where the folder goes
+            if os.path.exists(d) and not os.path.isdir(d):
+                raise FileError(f"checkpoint: '{d}' is not a folder (give the folder to write "
+                                f"checkpoint.eddy into)") from None
+            raise FileError(f"checkpoint: cannot make the folder '{d}': {e.strerror or e}") from None
         try:
             core.checkpoint(d)
         except BaseException:
@@ -638,12 +688,18 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     for s in solvers:
         if not isinstance(s, str):
             raise TypeError(f"compare: solvers must be a list of solver ids (str), got {type(s).__name__} {s!r}")
+        if "\0" in s:   # (the first id was named as Simulation's `solver`)
+            raise ValueError(f"compare: solvers: embedded null character in {s!r}")
+        _utf8(s, "compare: solvers")
     if steps is not None and until is not None:
         raise ValueError("compare: give steps or until, not both")
     threads = _threads(threads)
     if steps is not None and _whole(steps, "compare: steps") < 0:
         raise ValueError(f"compare: steps must be >= 0, got {steps}")
     grid = _text(grid, "compare: grid")
+    # Read once: an iterator given as `set` was used up by the scene check below, and the comparison
+    # ran without the overrides.
+    sets = _sets(set)
     if out is None:
         out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
     out = _path(out, "compare: out")
@@ -660,10 +716,10 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sim = Simulation(scene, set=set, grid=grid, formats=[], solver=solvers[0] if solvers else None,
+            sim = Simulation(scene, set=sets, grid=grid, formats=[], solver=solvers[0] if solvers else None,
                              threads=threads)
         try:
-            for item in _sets(set) or []:
+            for item in sets:
                 why = sim._core.set_unused(item, solvers)
                 if why is not None:
                     unused.append((item, why))
@@ -687,7 +743,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
         return (st.st_dev, st.st_ino)
     before = identity(summary)
     _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else _whole(steps, "compare: steps"),
-                  until=math.nan if until is None else _time(until, "compare: until"), sets=_sets(set), grid=grid,
+                  until=math.nan if until is None else _time(until, "compare: until"), sets=sets, grid=grid,
                   threads=threads)
     if identity(summary) in (None, before):
         raise FileError(f"compare: '{summary}' was not written")

@@ -394,6 +394,13 @@ static const char *utf8_item(PyObject *item, const char *what)
         return NULL;
     }
     const char *s = PyUnicode_AsUTF8AndSize(item, &size);
+    if (!s && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+        /* a lone surrogate (os.fsdecode of non-UTF-8 bytes): "'utf-8' codec can't encode character
+         * '\udcff' in position 0: surrogates not allowed" named no argument */
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: %R is not valid UTF-8 text", what, item);
+        return NULL;
+    }
     if (s && strlen(s) != (size_t)size) {
         PyErr_Format(PyExc_ValueError, "%s: embedded null character in %R", what, item);
         return NULL;
