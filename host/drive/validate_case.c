@@ -382,13 +382,17 @@ static size_t points_in_window(const vcheck *ck)
 }
 
 /* The run's samples (times k * sample_interval, the frames' output_interval, up to end_time when the
- * case sets it) in the check's window. */
+ * case sets it) in the check's window; LONG_MAX for more (a window without "to" in a case without
+ * "end_time" is endless, and a short sample_interval makes up to 1e90: the count was cast to long
+ * unchecked, undefined behaviour). */
 static long samples_in_window(const vcheck *ck, double sample_interval, double end_time)
 {
     const double to = isfinite(end_time) ? fmin(ck->to * ck->ref.time_scale, end_time) : ck->to * ck->ref.time_scale;
     const double a = ck->from * ck->ref.time_scale / sample_interval, b = to / sample_interval;
     const double first = ceil(fmax(a, 0.0) - 1e-9), last = floor(b + 1e-9);
-    return last >= first ? (long)(last - first) + 1 : 0;
+    if (!(last >= first)) return 0;
+    const double n = last - first + 1;
+    return n < (double)LONG_MAX ? (long)n : LONG_MAX;
 }
 
 static int read_check(const char *file, const cJSON *o, int index, double sample_interval, double end_time,

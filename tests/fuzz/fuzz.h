@@ -78,6 +78,19 @@ int eddy_fuzz_params(const uint8_t *data, size_t size);
  */
 int eddy_fuzz_plugin_file(const uint8_t *data, size_t size);
 
+/*
+ * validate_case: a validation case of `eddy validate` (host/drive/validate_case.c), its JSON followed
+ * by the files it names, each starting at a line "--- data/NAME" or "--- scenes/NAME" (at most
+ * EDDY_FUZZ_MAX_VALIDATE_FILES; the rest stays in the last). The files are written to those paths of
+ * the scratch folder and the case to cases/NAME.json beside them (NAME its "name" when that is a plain
+ * file name), so its "../data/X.csv" references and "../scenes/X.json" scene are the input's. Then
+ * vcase_load (its keys, resolutions, initial state, checks, and the reference tables through
+ * read_reference), and for a case it accepts the scene loaded with each resolution's overrides and its
+ * probes parsed, as `eddy validate` does before it opens a session. No world is built.
+ */
+#define EDDY_FUZZ_MAX_VALIDATE_FILES 4
+int eddy_fuzz_validate_case(const uint8_t *data, size_t size);
+
 /* What the checkpoint and manifest targets share (fuzz_checkpoint.c). */
 typedef struct eddy_fuzz_checkpoint_view {
     size_t particles;   /* of the embedded scene; 0 when it cannot be read (the resume refuses it) */

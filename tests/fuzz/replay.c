@@ -4,7 +4,7 @@
  *
  *   eddy_fuzz_replay [--timeout SECONDS] TARGET PATH...
  *
- * TARGET is scene, checkpoint, manifest, params or plugin_file (fuzz.h); a PATH is a file or a folder (its regular files,
+ * TARGET is scene, checkpoint, manifest, params, plugin_file or validate_case (fuzz.h); a PATH is a file or a folder (its regular files,
  * in name order, not recursive). An input fails when its child dies of a signal (a crash, an abort
  * of a sanitizer), exits non-zero, or runs longer than the timeout (default 10 s; killed then).
  * Prints one line per failing input, the slowest input and its time, and exits 1 when any failed.
@@ -44,7 +44,8 @@ static const struct {
                {"checkpoint", eddy_fuzz_checkpoint},
                {"manifest", eddy_fuzz_manifest},
                {"params", eddy_fuzz_params},
-               {"plugin_file", eddy_fuzz_plugin_file}};
+               {"plugin_file", eddy_fuzz_plugin_file},
+               {"validate_case", eddy_fuzz_validate_case}};
 
 static double now_s(void)
 {
@@ -219,14 +220,14 @@ int main(int argc, char **argv)
         a += 2;
     }
     if (a + 1 >= argc) {
-        fprintf(stderr, "usage: %s [--timeout SECONDS] scene|checkpoint|manifest|params|plugin_file PATH...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--timeout SECONDS] scene|checkpoint|manifest|params|plugin_file|validate_case PATH...\n", argv[0]);
         return 2;
     }
     target_fn fn = NULL;
     for (size_t i = 0; i < sizeof TARGETS / sizeof TARGETS[0]; ++i)
         if (strcmp(argv[a], TARGETS[i].name) == 0) fn = TARGETS[i].fn;
     if (!fn) {
-        fprintf(stderr, "%s: unknown target '%s', expected scene, checkpoint, manifest, params or plugin_file\n", argv[0], argv[a]);
+        fprintf(stderr, "%s: unknown target '%s', expected scene, checkpoint, manifest, params, plugin_file or validate_case\n", argv[0], argv[a]);
         return 2;
     }
     struct sigaction sa;
