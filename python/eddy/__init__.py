@@ -619,8 +619,8 @@ class Simulation:
             # "FileExistsError: [Errno 17] File exists" for a file where the folder goes
             if os.path.exists(d) and not os.path.isdir(d):
                 raise FileError(f"checkpoint: '{d}' is not a folder (give the folder to write "
-                                f"checkpoint.eddy into)") from None
-            raise FileError(f"checkpoint: cannot make the folder '{d}': {e.strerror or e}") from None
+                                f"checkpoint.eddy into)") from e
+            raise FileError(f"checkpoint: cannot make the folder '{d}': {e.strerror or e}") from e
         try:
             core.checkpoint(d)
         except BaseException:

@@ -81,7 +81,7 @@ int eddy_fuzz_plugin_file(const uint8_t *data, size_t size);
 /*
  * validate_case: a validation case of `eddy validate` (host/drive/validate_case.c), its JSON followed
  * by the files it names, each starting at a line "--- data/NAME" or "--- scenes/NAME" (at most
- * EDDY_FUZZ_MAX_VALIDATE_FILES; the rest stays in the last). The files are written to those paths of
+ * EDDY_FUZZ_MAX_VALIDATE_FILES; what follows one more separator is not written). The files are written to those paths of
  * the scratch folder and the case to cases/NAME.json beside them (NAME its "name" when that is a plain
  * file name), so its "../data/X.csv" references and "../scenes/X.json" scene are the input's. Then
  * vcase_load (its keys, resolutions, initial state, checks, and the reference tables through
