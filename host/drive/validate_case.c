@@ -153,15 +153,22 @@ static int get_sets(const cJSON *o, const char *k, char **sets, int *count, cons
 }
 
 /* The first key of object o (at `path`) not in `keys`, refused: "PATH.KEY: not used by OWNER (its keys:
- * ...)". */
+ * ...)"; and a key given twice: "PATH.KEY: duplicate key, expected each key once" (cJSON keeps both and
+ * the readers take the first, so the second value was ignored without a word). */
 static int only_keys(const cJSON *o, const char *const *keys, const char *owner, const char *file, const char *path,
                      eddy_error *err)
 {
     const cJSON *v;
     cJSON_ArrayForEach(v, o)
     {
-        int known = 0;
+        int known = 0, twice = 0;
         for (int i = 0; keys[i] && !known; ++i) known = strcmp(v->string, keys[i]) == 0;
+        for (const cJSON *u = o->child; known && u != v && !twice; u = u->next) twice = strcmp(u->string, v->string) == 0;
+        if (twice) {
+            char key[256];
+            snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
+            return bad(err, file, key, "duplicate key, expected each key once");
+        }
         if (known) continue;
         char list[256] = "", what[512], key[256];
         for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
