@@ -279,7 +279,8 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
                                   "precision (a velocity of 1.8e19 sim units/s or more), so no time step is stable; "
-                                  "check the scene's velocities",
+                                  "check the velocities the run starts from (a scene's are refused when it is read: "
+                                  "a checkpoint's, or values written into the particles)",
                                   sim->world->step + 1, sim->world->time);
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
