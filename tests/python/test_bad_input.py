@@ -12,6 +12,14 @@ from conftest import SCENES
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 
 
+def raises_each(error, cases):
+    """Every (call, message) of cases raises `error` with exactly that message."""
+    for call, message in cases:
+        with pytest.raises(error) as e:
+            call()
+        assert str(e.value) == message
+
+
 def test_text_that_is_not_utf8_is_named():
     """A str with a lone surrogate (what os.fsdecode makes of a non-UTF-8 file name) raised a bare
     "'utf-8' codec can't encode character '\\udcff' in position 0: surrogates not allowed", naming no
@@ -32,10 +40,7 @@ def test_text_that_is_not_utf8_is_named():
         (lambda: sim.checkpoint("c\udcff"), "checkpoint: dir: 'c\\udcff' is not valid UTF-8 text"),
         (lambda: sim.field("\udcff"), "field: name: '\\udcff' is not valid UTF-8 text"),
     ]
-    for call, message in cases:
-        with pytest.raises(ValueError) as e:
-            call()
-        assert str(e.value) == message
+    raises_each(ValueError, cases)
     assert sim.steps == 0
 
 
@@ -95,10 +100,7 @@ def test_flags_are_true_or_false(tmp_path):
         (lambda: sim.field("position", writable="no"), "field: writable must be True or False, got str 'no'"),
         (lambda: sim.measure("x"), "measure: write must be True or False, got str 'x'"),
     ]
-    for call, message in cases:
-        with pytest.raises(TypeError) as e:
-            call()
-        assert str(e.value) == message
+    raises_each(TypeError, cases)
     assert sim.steps == 0
     assert not out.exists()
     # bools, NumPy bools and 0/1 stay flags
