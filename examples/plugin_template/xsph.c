@@ -346,7 +346,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     if (rc) return rc;
     double t0 = eddy_time_ms();
     /* Semi-implicit Euler: velocity first (core helper, adds gravity), walls, then positions moved
-     * with the XSPH-corrected velocity. The core helpers skip halo copies themselves. */
+     * with the XSPH-corrected velocity. The core helpers advance halo copies too (world.h), which is
+     * harmless: the host overwrites them with their owners' state before the next step. */
     eddy_world_integrate_velocity(w, s->acceleration, dt);
     eddy_world_respond_boundaries(w, dt);
     eddy_particles *p = &w->particles;

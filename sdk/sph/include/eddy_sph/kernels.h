@@ -101,8 +101,9 @@ EDDY_SPH_INLINE float eddy_sph_spiky(const eddy_kernels *k, float r)
     return k->spiky * d * d * d;
 }
 
-/* Spiky gradient factor from r^2: 0 outside the support and for r^2 <= tiny2 (the particle itself or
- * a coincident one: no direction). tiny2 = 0 reproduces eddy_spiky_grad exactly. */
+/* Spiky gradient factor from r^2 (grad_i W = factor (x_i - x_j), factor <= 0: W falls off with r): 0
+ * outside the support and for r^2 <= tiny2 (the particle itself or a coincident one: no direction).
+ * tiny2 = 0 reproduces eddy_spiky_grad exactly. */
 EDDY_SPH_INLINE float eddy_sph_spiky_grad(const eddy_kernels *k, float r2, float tiny2)
 {
     /* Bitwise &: a short-circuit would be control flow. */

@@ -49,7 +49,7 @@ typedef struct eddy_sph_materials {
 /*
  * Fills the tables from the world's materials. viscosity, stiffness and initial_sum are the solver's
  * material parameter descriptors (NULL: not declared; 0, 0 and 1). `who` prefixes the error message
- * (EDDY_SPH_WHO: NULL in a solver, whose errors the host prefixes with its id). The tables own their
+ * (a string, or NULL: a solver passes NULL, as the host prefixes its errors with its id). The tables own their
  * memory (free with eddy_sph_materials_free); the world and the descriptors are read during the call
  * only. Returns EDDY_OK; EDDY_ERR_INVALID_ARGUMENT for NULL t or w, or a world whose smoothing radius
  * is not a positive finite number (its kernel coefficients would be infinite); EDDY_ERR_OUT_OF_MEMORY.
