@@ -720,9 +720,8 @@ EDDY_SPH_SIMD_BODY void vorticity_block(void *vc, const eddy_sph_block *b, const
             eddy_sph_block_neighbor(b, &r, mass, q, k, form, &dx, &dy, &dz, &mj);
             const float bu = ui[k] - v.a[k], bv = vi[k] - v.b[k], bw = wi[k] - v.c[k];
             const float r2 = dx * dx + dy * dy + dz * dz;
-            const float dist = sqrtf(r2);
-            const float hr0 = h - dist, hr = hr0 > 0.0f ? hr0 : 0.0f;
-            const float inv_r = 1.0f / (dist > tiny ? dist : tiny);
+            const spiky_terms sp = spiky_pair(r2, h, tiny);
+            const float hr = sp.hr, inv_r = sp.inv_r;
             const float f = scale[k] * mj * hr * hr * inv_r; /* V_j grad_i W = f d */
             const float gx = f * dx, gy = f * dy, gz = f * dz;
             ox[k] += bv * gz - bw * gy;
