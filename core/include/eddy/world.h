@@ -64,12 +64,16 @@ typedef struct eddy_material {
 /*
  * The per-material parameters of the SPH solvers in this tree, as table-entry initializers: a solver
  * lists the ones it reads in its component's material_params, so they are declared once, with one
- * default and range, and a scene that sets them stays valid whichever of these solvers runs it.
+ * default and range, and a scene that sets them stays valid whichever of these solvers runs it. A
+ * solver whose term differs in form (another viscosity discretization, say) may write its own entry
+ * with the same id, default, range and unit and a description of its own term; `eddy describe` prints
+ * the description of the solver's entry.
  */
 #define EDDY_MATERIAL_VISCOSITY_DESC \
     EDDY_PARAM_REAL_DESC("viscosity", 0.1, 0.0, 1e30, "Pa s", \
-                         "Dynamic viscosity mu of the viscosity-Laplacian term (Mueller et al. 2003, " \
-                         "eq. 14), simulation units.")
+                         "Dynamic viscosity mu of the solver's physical viscous term, simulation " \
+                         "units (in this tree's SPH solvers the viscosity Laplacian of Mueller et al. " \
+                         "2003, eq. 14; the solver's docs say how it enters).")
 #define EDDY_MATERIAL_STIFFNESS_DESC \
     EDDY_PARAM_REAL_DESC("stiffness", 1000.0, 0.0, 1e30, "m^2/s^2", \
                          "Gas stiffness k of p = k (rho - rho0) (Mueller et al. 2003, eq. 12); " \
