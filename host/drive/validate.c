@@ -179,10 +179,11 @@ static int claim_checks_known(const vclaim *cl, const vcase *c, const char *id, 
         if (found) continue;
         char list[VMAX_CHECKS * (VNAME + 2)] = "";
         for (int k = 0; k < c->check_count; ++k)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", c->checks[k].name);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                     VSHOWN_TEXT(c->checks[k].name));
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "%s: solvers.%s.cases.%s.checks.%s: the case has no such check (its checks: %s)",
-                              cl->source, id, c->name, cl->check_names[q], list);
+                              cl->source, id, c->name, VSHOWN_KEY(cl->check_names[q]), list);
     }
     return 0;
 }

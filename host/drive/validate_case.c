@@ -91,6 +91,21 @@ static int bad(eddy_error *err, const char *file, const char *key, const char *w
     return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: %s", file, key, what);
 }
 
+/* PARENT.KEY as messages name it: `parent` is shown already, `key` is the file's text. */
+static void key_path(char *out, size_t size, const char *parent, const char *key)
+{
+    snprintf(out, size, "%s%s%s", parent, parent[0] ? "." : "", VSHOWN_KEY(key));
+}
+
+/* A path made from the file's text, as messages name it: uncut, for it names a file. */
+static const char *shown_path(const char *path, char *out, size_t size)
+{
+    size_t n = strlen(path);
+    if (n >= size) n = size - 1;
+    out[eddy_scene_terminal_safe(out, path, n)] = '\0';
+    return out;
+}
+
 static int get_string(const cJSON *o, const char *k, int required, char *out, size_t size, const char *file,
                       const char *path, eddy_error *err)
 {
@@ -165,15 +180,15 @@ static int only_keys(const cJSON *o, const char *const *keys, const char *owner,
         for (int i = 0; keys[i] && !known; ++i) known = strcmp(v->string, keys[i]) == 0;
         for (const cJSON *u = o->child; known && u != v && !twice; u = u->next) twice = strcmp(u->string, v->string) == 0;
         if (twice) {
-            char key[256];
-            snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
+            char key[512];
+            key_path(key, sizeof key, path, v->string);
             return bad(err, file, key, "duplicate key, expected each key once");
         }
         if (known) continue;
-        char list[256] = "", what[512], key[256];
+        char list[256] = "", what[512], key[512];
         for (int i = 0; keys[i]; ++i) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
         snprintf(what, sizeof what, "not used by %s (its keys: %s)", owner, list);
-        snprintf(key, sizeof key, "%s%s%s", path, path[0] ? "." : "", v->string);
+        key_path(key, sizeof key, path, v->string);
         return bad(err, file, key, what);
     }
     return 0;
@@ -270,8 +285,10 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
         snprintf(ckey, sizeof ckey, "%s.where", path);
         return bad(err, case_file, ckey, "expected an object: column name -> the text its rows must hold");
     }
+    char shown[VPATH];
+    shown_path(r->file, shown, sizeof shown);
     char *text = read_text(r->file, err);
-    if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.file: cannot read '%s'", case_file, path, r->file);
+    if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.file: cannot read '%s'", case_file, path, shown);
     enum { MAXF = 32 };
     char *names[MAXF], *fields[MAXF];
     int nnames = 0, it = -1, iv = -1, ip = -1, line_no = 0;
@@ -287,20 +304,20 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
             ip = cpos[0] ? column_index(names, nnames, cpos) : -1;
             if (it < 0 || iv < 0 || (cpos[0] && ip < 0)) {
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.columns: '%s' has no column '%s'", case_file,
-                                    path, r->file, it < 0 ? ctime : iv < 0 ? cvalue : cpos);
+                                    path, shown, VSHOWN_TEXT(it < 0 ? ctime : iv < 0 ? cvalue : cpos));
             }
             const cJSON *w;
             cJSON_ArrayForEach(w, where)
             {
                 if (column_index(names, nnames, w->string) < 0 && !rc)
                     rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.where: '%s' has no column '%s'",
-                                        case_file, path, r->file, w->string);
+                                        case_file, path, shown, VSHOWN_KEY(w->string));
             }
             continue;
         }
         int nf = split_csv(line, fields, MAXF);
         if (nf != nnames) {
-            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected %d fields, got %d", r->file, line_no,
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected %d fields, got %d", shown, line_no,
                                 nnames, nf);
             break;
         }
@@ -315,8 +332,9 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
         char *e1, *e2, *e3 = NULL;
         double t = strtod(fields[it], &e1), y = strtod(fields[iv], &e2), x = ip >= 0 ? strtod(fields[ip], &e3) : 0.0;
         if (*e1 || *e2 || (e3 && *e3)) {
-            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected numbers in columns '%s', '%s'%s%s",
-                                r->file, line_no, ctime, cvalue, cpos[0] ? ", " : "", cpos);
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected numbers in columns '%s', '%s'%s%s%s",
+                                shown, line_no, VSHOWN_TEXT(ctime), VSHOWN_TEXT(cvalue), cpos[0] ? ", '" : "",
+                                VSHOWN_TEXT(cpos), cpos[0] ? "'" : "");
             break;
         }
         /* The steady state ("inf") is not a time a run reaches: it stays in the file, not in the check. */
@@ -326,7 +344,7 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
     }
     free(text);
     if (!rc && r->count == 0)
-        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: '%s' has no rows that match", case_file, path, r->file);
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: '%s' has no rows that match", case_file, path, shown);
     if (!r->time_label[0]) snprintf(r->time_label, sizeof r->time_label, "%s", ctime);
     if (!r->value_label[0]) snprintf(r->value_label, sizeof r->value_label, "%s", cvalue);
     if (!r->position_label[0]) snprintf(r->position_label, sizeof r->position_label, "%s", cpos);
@@ -347,7 +365,8 @@ static int pick(const char *file, const char *key, const char *got, const char *
         }
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "", names[i]);
     }
-    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected one of %s, got \"%s\"", file, key, list, got);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected one of %s, got \"%s\"", file, key, list,
+                          VSHOWN_TEXT(got));
 }
 
 static const char *const MEASURES[] = {"probe",          "bottom_pressure", "pressure_gradient", "mean_density",
@@ -589,7 +608,7 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
         goto done;
     if (strcmp(c->name, name) != 0) {
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: name: \"%s\" differs from the file's name \"%s\"", f,
-                            c->name, name);
+                            VSHOWN_TEXT(c->name), name);
         goto done;
     }
     resolve(f, scene, c->scene, sizeof c->scene);
@@ -710,7 +729,7 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
                 char key[64];
                 snprintf(key, sizeof key, "checks[%d].name", c->check_count);
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: \"%s\" is used twice", f, key,
-                                    c->checks[k].name);
+                                    VSHOWN_TEXT(c->checks[k].name));
                 goto done;
             }
         /* A vortex measure of a flow the case does not set up would read NaN and fail without saying
@@ -850,33 +869,33 @@ static int claims_shape(const cJSON *j, const char *file, eddy_error *err)
     static const char *const SOLVER_KEYS[] = {"cases", NULL};
     static const char *const CLAIM_KEYS[] = {"expect", "note", "set", "checks", NULL};
     static const char *const CHECK_KEYS[] = {"expect", "note", NULL};
-    char path[512];
+    char solver[128], cases_path[160], claim[256], checks_path[320], check[512];
     int rc = only_keys(j, FILE_KEYS, "a validation file", file, "", err);
     if (rc) return rc;
     const cJSON *s, *c, *k;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "solvers"))
     {
-        snprintf(path, sizeof path, "solvers.%s", s->string);
-        if (!cJSON_IsObject(s)) return bad(err, file, path, "expected an object: {\"cases\": {...}}");
-        if ((rc = only_keys(s, SOLVER_KEYS, "a solver's claims", file, path, err))) return rc;
+        key_path(solver, sizeof solver, "solvers", s->string);
+        if (!cJSON_IsObject(s)) return bad(err, file, solver, "expected an object: {\"cases\": {...}}");
+        if ((rc = only_keys(s, SOLVER_KEYS, "a solver's claims", file, solver, err))) return rc;
         const cJSON *cases = cJSON_GetObjectItemCaseSensitive(s, "cases");
-        snprintf(path, sizeof path, "solvers.%s.cases", s->string);
+        snprintf(cases_path, sizeof cases_path, "%s.cases", solver);
         if (cases && !cJSON_IsObject(cases))
-            return bad(err, file, path, "expected an object: case name -> {\"expect\": ...}");
+            return bad(err, file, cases_path, "expected an object: case name -> {\"expect\": ...}");
         cJSON_ArrayForEach(c, cases)
         {
-            snprintf(path, sizeof path, "solvers.%s.cases.%s", s->string, c->string);
-            if (!cJSON_IsObject(c)) return bad(err, file, path, "expected an object with \"expect\"");
-            if ((rc = only_keys(c, CLAIM_KEYS, "a case's claim", file, path, err))) return rc;
+            key_path(claim, sizeof claim, cases_path, c->string);
+            if (!cJSON_IsObject(c)) return bad(err, file, claim, "expected an object with \"expect\"");
+            if ((rc = only_keys(c, CLAIM_KEYS, "a case's claim", file, claim, err))) return rc;
             const cJSON *checks = cJSON_GetObjectItemCaseSensitive(c, "checks");
-            snprintf(path, sizeof path, "solvers.%s.cases.%s.checks", s->string, c->string);
+            snprintf(checks_path, sizeof checks_path, "%s.checks", claim);
             if (checks && !cJSON_IsObject(checks))
-                return bad(err, file, path, "expected an object: check name -> {\"expect\": ...}");
+                return bad(err, file, checks_path, "expected an object: check name -> {\"expect\": ...}");
             cJSON_ArrayForEach(k, checks)
             {
-                snprintf(path, sizeof path, "solvers.%s.cases.%s.checks.%s", s->string, c->string, k->string);
-                if (!cJSON_IsObject(k)) return bad(err, file, path, "expected an object with \"expect\"");
-                if ((rc = only_keys(k, CHECK_KEYS, "a check's claim", file, path, err))) return rc;
+                key_path(check, sizeof check, checks_path, k->string);
+                if (!cJSON_IsObject(k)) return bad(err, file, check, "expected an object with \"expect\"");
+                if ((rc = only_keys(k, CHECK_KEYS, "a check's claim", file, check, err))) return rc;
             }
         }
     }
@@ -923,10 +942,10 @@ static int read_expect(const cJSON *o, const char *res, const char *file, const 
             if (strcmp(r->string, "coarse") && strcmp(r->string, "medium") && strcmp(r->string, "fine"))
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                       "%s: %s: expected the resolutions coarse, medium and fine, got \"%s\"", file, key,
-                                      r->string);
+                                      VSHOWN_TEXT(r->string));
             if (!cJSON_IsString(r) || (strcmp(r->valuestring, "pass") && strcmp(r->valuestring, "miss")))
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.%s: expected \"pass\" or \"miss\"", file,
-                                      key, r->string);
+                                      key, VSHOWN_KEY(r->string));
             if (!res && (*out == CLAIM_NONE || r->valuestring[0] == 'm'))
                 *out = r->valuestring[0] == 'p' ? CLAIM_PASS : CLAIM_MISS;
         }
@@ -939,8 +958,9 @@ static int read_expect(const cJSON *o, const char *res, const char *file, const 
     } else if (cJSON_IsString(v) && strcmp(v->valuestring, "miss") == 0) {
         *out = CLAIM_MISS;
     } else {
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected \"pass\" or \"miss\", got %s", file,
-                              key, cJSON_IsString(v) ? v->valuestring : "another type");
+        const int text = cJSON_IsString(v);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: expected \"pass\" or \"miss\", got %s%s%s", file,
+                              key, text ? "\"" : "", text ? VSHOWN_TEXT(v->valuestring) : "another type", text ? "\"" : "");
     }
     return 0;
 }
@@ -968,7 +988,9 @@ int vclaim_find(const char *plugin_file, const char *id, const char *name, const
         cJSON_ArrayForEach(ck, checks)
         {
             if (rc) break;
-            snprintf(cpath, sizeof cpath, "%s.checks.%s", path, ck->string);
+            char checks_path[272];
+            snprintf(checks_path, sizeof checks_path, "%s.checks", path);
+            key_path(cpath, sizeof cpath, checks_path, ck->string);
             if (out->check_count == VMAX_CHECKS) {
                 rc = bad(err, out->source, cpath, "more than 8 checks");
                 break;

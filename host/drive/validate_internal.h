@@ -8,18 +8,27 @@
 #define EDDY_HOST_VALIDATE_INTERNAL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 #include <eddy/eddy.h>
 
 #include "frame.h"
 #include "probes.h"
+#include "scene.h"
 #include "validate.h"
 
 #define VNAME 64
 #define VPATH 1024
 #define VMAX_CHECKS 8
 #define VMAX_SETS 32
+
+/* A key, or a string, of a case or validation file as a message shows it: the scene reader's rules
+ * (scene.h), for a terminal would obey an escape sequence in it. The text lives until the end of the
+ * enclosing block, so a call's arguments may hold several (`text` is read twice: no side effects). */
+#define VSHOWN_KEY(key) eddy_scene_key_text((key), (char[EDDY_SCENE_SHOWN_MAX]){0}, EDDY_SCENE_SHOWN_MAX)
+#define VSHOWN_TEXT(text) \
+    eddy_scene_token_text((text), strlen(text), (char[EDDY_SCENE_SHOWN_MAX]){0}, EDDY_SCENE_SHOWN_MAX)
 
 /* What a check measures on each frame. */
 typedef enum {

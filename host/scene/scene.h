@@ -290,4 +290,20 @@ int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON 
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const eddy_real def[3], eddy_real out[3]);
 
+/* Room for the text eddy_scene_key_text and eddy_scene_token_text write. */
+#define EDDY_SCENE_SHOWN_MAX 48
+
+/*
+ * A key as the scene's messages show it, in buf[size] (size >= EDDY_SCENE_SHOWN_MAX): cut after 40 bytes
+ * of whole UTF-8 characters ("..." after them), each control character (C0, DEL, C1) a space, an empty
+ * key as "". A terminal would obey an escape sequence in a file's text, and a key of 10 kB would fill
+ * the message: other readers of JSON files (the validation cases) show what they quote this way too.
+ */
+const char *eddy_scene_key_text(const char *key, char *buf, size_t size);
+/* text[0..len) (a string value, a name) shown the same way, without quotes; empty when len is 0. */
+const char *eddy_scene_token_text(const char *text, size_t len, char *buf, size_t size);
+/* in[0..n) with each control character a space and nothing cut (a path); returns the bytes written to
+ * out (at most n, no NUL added). */
+size_t eddy_scene_terminal_safe(char *out, const char *in, size_t n);
+
 #endif /* EDDY_HOST_SCENE_H */

@@ -198,6 +198,22 @@ const char *scene_token_text(const char *text, size_t len, char *buf, size_t siz
     return buf;
 }
 
+/* (scene.h) The scene reader's rules for its text, for readers of other files. */
+const char *eddy_scene_key_text(const char *key, char *buf, size_t size)
+{
+    return scene_key_text(key, buf, size);
+}
+
+const char *eddy_scene_token_text(const char *text, size_t len, char *buf, size_t size)
+{
+    return scene_token_text(text, len, buf, size);
+}
+
+size_t eddy_scene_terminal_safe(char *out, const char *in, size_t n)
+{
+    return scene_terminal_safe(out, in, n);
+}
+
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected)
 {
