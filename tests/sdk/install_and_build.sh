@@ -28,6 +28,11 @@ done
 # The installed guides and the template's README link only what is installed (the README's
 # ../../docs/ reaches share/doc/eddy through the share/eddy/docs link).
 [ -L "$prefix/share/eddy/docs" ] || fail "not installed: the link share/eddy/docs"
+[ -f "$prefix/share/eddy/docs/plugin-guide.md" ] || fail "the link share/eddy/docs does not lead to share/doc/eddy"
+# ... listed in the manifest, so that an uninstall driven by it removes the link (made by install(CODE),
+# it was not, and it was left behind).
+grep -qxF "$staging/share/eddy/docs" "$build/install_manifest.txt" \
+    || fail "$build/install_manifest.txt does not list the link $staging/share/eddy/docs"
 sh "$src/tests/docs/links.sh" "$prefix/share/eddy/examples/plugin_template/README.md" \
     $(find "$prefix/share/doc/eddy" -name '*.md') || fail "the installed documentation has broken links"
 # No installed text file may name the build tree, the source tree or the install prefix.
