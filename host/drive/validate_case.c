@@ -124,7 +124,9 @@ static int get_string(const cJSON *o, const char *k, int required, char *out, si
         snprintf(what, sizeof what, "expected a string of at most %zu bytes, got %zu", size - 1, len);
         return bad(err, file, key, what);
     }
-    memcpy(out, v->valuestring, len + 1);
+    /* Titles, names and notes go to the terminal (--list, progress, "missed its bar") and into every
+     * report: each control character a space, as the messages show the file's text. */
+    out[eddy_scene_terminal_safe(out, v->valuestring, len)] = '\0';
     return 0;
 }
 
@@ -996,7 +998,10 @@ int vclaim_find(const char *plugin_file, const char *id, const char *name, const
                 break;
             }
             const int k = out->check_count++;
+            /* (made terminal-safe as the case's own check names are, which it is compared with) */
             snprintf(out->check_names[k], VNAME, "%s", ck->string);
+            out->check_names[k][eddy_scene_terminal_safe(out->check_names[k], out->check_names[k],
+                                                         strlen(out->check_names[k]))] = '\0';
             if (!(rc = read_expect(ck, res, out->source, cpath, &out->check_kinds[k], err)))
                 rc = get_string(ck, "note", out->check_kinds[k] == CLAIM_MISS, out->check_notes[k],
                                 sizeof out->check_notes[k], out->source, cpath, err);
