@@ -2,6 +2,7 @@
  * eddy — the command-line host: run, resume, compare, validate, list, describe, bench.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -762,10 +763,40 @@ static int stdout_written(int rc)
     return rc ? rc : 1;
 }
 
+/* A standard descriptor closed when eddy starts (`eddy run ... 2>&-`, a daemon's closed stdio) is the
+ * number the next open() returns: the log lines written to stderr went into whatever file took it
+ * (diagnostics.csv, probes.csv), as would a result flushed to stdout while a file held 1 (only the output
+ * folder's lock, a read-only descriptor, and the order of closes kept that from happening). Each closed
+ * one is held by /dev/null instead. Stdout's is read-only so that a result written there fails and
+ * stdout_written() reports it lost (exit 1), while a command that prints nothing ends as it would;
+ * stderr's messages are lost, as they were, since there is nowhere to say them. */
+static int hold_closed_std_descriptors(void)
+{
+    static const int mode[3] = {O_RDONLY, O_RDONLY, O_WRONLY};
+    static const char *const name[3] = {"input", "output", "error"};
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        /* open() takes the lowest free number, and every one below fd is open by now. */
+        const int got = open("/dev/null", mode[fd]);
+        if (got == fd) continue;
+        const int why = got < 0 ? errno : 0;
+        if (got >= 0) close(got);
+        /* Said where stderr is open; where it is closed too, there is no one to tell. */
+        fprintf(stderr,
+                "eddy: error: standard %s (descriptor %d) is closed and /dev/null cannot be opened in its place%s%s; "
+                "refusing to run, as the next file eddy opened would take its descriptor\n",
+                name[fd], fd, why ? ": " : "", why ? strerror(why) : "");
+        return -1;
+    }
+    return 0;
+}
+
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
  * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
 int main(int argc, char **argv)
 {
+    /* First: the re-exec below keeps them, and from then on anything may open a file. */
+    if (hold_closed_std_descriptors()) return 1;
     spin_briefly_by_default(argv);
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
