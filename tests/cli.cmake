@@ -416,3 +416,9 @@ if(EXISTS /dev/full)
            ${EDDY_EXE} ${SCENES}/dam_break_2d.json ${CLI_OUT}/hash_stdout_full)
   set_tests_properties(cli_bench_stdout_full cli_run_hash_stdout_full PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endif()
+# A standard descriptor closed when eddy starts was the number of the next file it opened, which then
+# received its log lines (stderr closed; stdin, stdout and stderr closed): main() holds it with /dev/null.
+add_test(NAME cli_closed_std_fds
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_fds/closed_std_fds.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
+                 ${CLI_OUT}/closed_std_fds ${PROJECT_BINARY_DIR}/test_plugins)
+set_tests_properties(cli_closed_std_fds PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
