@@ -802,6 +802,54 @@ static void init_and_deinit_run_once_each(void **state)
     remove(log);
 }
 
+/* --- EDDY_PLUGIN_PATH entries that are no folder -------------------------------------------------- */
+
+/* What a host's log received. */
+static struct {
+    int count, level;
+    char message[2048];
+} logged;
+
+static void capture_log(const eddy_host *host, eddy_log_level level, const char *component, const char *message)
+{
+    (void)host;
+    (void)component;
+    logged.count++;
+    logged.level = (int)level;
+    snprintf(logged.message, sizeof logged.message, "%s", message);
+}
+
+/* A missing entry, given twice, is refused once and said once through the host's log as a warning (a
+ * refusal alone was seen by `eddy list` only); empty entries name no folder and are skipped. */
+static void missing_path_entry_is_logged_once(void **state)
+{
+    (void)state;
+    const eddy_host host = {sizeof(eddy_host), "loader_test", "0.0.0", NULL, capture_log, NULL, NULL};
+    char missing[4200], path[8600];
+    snprintf(missing, sizeof missing, "%s/no_such_plugins", bin_dir);
+    snprintf(path, sizeof path, ":%s::%s:", missing, missing);
+    setenv("EDDY_PLUGIN_PATH", path, 1);
+    memset(&logged, 0, sizeof logged);
+    eddy_registry *reg = NULL;
+    eddy_error err;
+    assert_int_equal(eddy_registry_create(&host, &reg, &err), 0);
+    eddy_registry_discover(reg);
+    unsetenv("EDDY_PLUGIN_PATH");
+    assert_int_equal(logged.count, 1);
+    assert_int_equal(logged.level, EDDY_LOG_WARNING);
+    char want[4600];
+    snprintf(want, sizeof want, "warning: %s: EDDY_PLUGIN_PATH names a folder that cannot be read: No such file or "
+             "directory; no plugin is searched there (`eddy list` shows the plugins found and those refused)", missing);
+    assert_string_equal(logged.message, want);
+    assert_string_equal(reason_for(reg, "/no_such_plugins"),
+                        "EDDY_PLUGIN_PATH names a folder that cannot be read: No such file or directory");
+    size_t entries = 0;
+    for (size_t i = 0; i < eddy_registry_refusal_count(reg); ++i)
+        entries += strcmp(eddy_registry_refusal_at(reg, i)->file, missing) == 0;
+    assert_int_equal(entries, 1);
+    eddy_registry_destroy(reg);
+}
+
 int main(void)
 {
     const char *bin = getenv("EDDY_BINARY_DIR");
@@ -848,6 +896,7 @@ int main(void)
         cmocka_unit_test(open_kind_is_still_checked),
         cmocka_unit_test(abi_folder_loads_the_compatible_ones),
         cmocka_unit_test(init_and_deinit_run_once_each),
+        cmocka_unit_test(missing_path_entry_is_logged_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -691,23 +691,48 @@ static int shared_object_filter(const struct dirent *e)
     return n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && !plugin_name_filter(e);
 }
 
+/* An entry that is no folder at all, recorded with the refusals and logged as a warning in the words
+ * `eddy list` gives it ("ENTRY: REASON"). The refusal alone was seen by `eddy list` only: a run whose
+ * solver is built in went on without a word, and without the plugins the user meant to add. Said by
+ * every process under mpirun (the host's log says a warning on each, with its rank): each reads its own
+ * environment, and a node may lack a folder the others have. */
+static void refuse_path_entry(eddy_registry *reg, const char *entry, int code, const char *fmt, ...)
+    EDDY_PRINTF(4, 5);
+
+static void refuse_path_entry(eddy_registry *reg, const char *entry, int code, const char *fmt, ...)
+{
+    /* (an entry given twice is one mistake) */
+    for (size_t i = 0; i < reg->refusal_count; ++i)
+        if (strcmp(reg->refusals[i].file, entry) == 0) return;
+    char reason[EDDY_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    refuse(reg, entry, code, NULL, "%s", reason);
+    eddy_host_log(reg->host, EDDY_LOG_WARNING, NULL,
+                  "warning: %s: %s; no plugin is searched there (`eddy list` shows the plugins found and those "
+                  "refused)", entry, reason);
+}
+
 /* An EDDY_PLUGIN_PATH entry the user wrote that can give no plugin, recorded with the refusals: the
  * standard folders may be absent, but a mistyped entry used to leave only "unknown solver" behind. */
 static void check_path_entry(eddy_registry *reg, const char *entry)
 {
     struct stat st;
     if (stat(entry, &st) != 0) {
-        refuse(reg, entry, EDDY_ERR_NOT_FOUND, NULL, "EDDY_PLUGIN_PATH names a folder that cannot be read: %s",
-               strerror(errno));
+        refuse_path_entry(reg, entry, EDDY_ERR_NOT_FOUND, "EDDY_PLUGIN_PATH names a folder that cannot be read: %s",
+                          strerror(errno));
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
         const char *slash = strrchr(entry, '/');
         const char *base = slash ? slash + 1 : entry;
         int dir_len = slash ? (slash == entry ? 1 : (int)(slash - entry)) : 1;
-        refuse(reg, entry, EDDY_ERR_INVALID_ARGUMENT, NULL,
-               "EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '%.*s'%s", dir_len,
-               slash ? entry : ".", strncmp(base, "eddy_", 5) == 0 ? "" : " (and name the file eddy_<name>.so)");
+        refuse_path_entry(reg, entry, EDDY_ERR_INVALID_ARGUMENT,
+                          "EDDY_PLUGIN_PATH lists folders, and this is a file: give its folder '%.*s'%s", dir_len,
+                          slash ? entry : ".",
+                          strncmp(base, "eddy_", 5) == 0 ? "" : " (and name the file eddy_<name>.so)");
         return;
     }
     /* A folder of shared objects none of which has a plugin's file name: say why none was tried. */

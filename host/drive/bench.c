@@ -158,6 +158,20 @@ static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occup
     *looping = loops;
 }
 
+/* The 1-minute load average of this machine (/proc/loadavg), or NAN where it cannot be read (not
+ * Linux). The test switch EDDY_TEST_LOADAVG names a file read in its place, so the note below can be
+ * tested on a machine whose load no test chooses. */
+static double load_average(void)
+{
+    const char *test = getenv("EDDY_TEST_LOADAVG");
+    FILE *f = fopen(test && *test ? test : "/proc/loadavg", "r");
+    if (!f) return NAN;
+    double load = NAN;
+    if (fscanf(f, "%lf", &load) != 1 || !(load >= 0)) load = NAN;
+    fclose(f);
+    return load;
+}
+
 /* Opens what the options bench: the scene (refilled at about opt->particles), or the checkpoint of the
  * run folder opt->from; then, with opt->at, the steps to that time as `eddy run` takes them (landing on
  * every output time), so that the state benched is the one `eddy run --until AT` reaches. */
@@ -212,6 +226,9 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
     /* (a scene that differs between the nodes gave figures of neither) */
     int rc = opt->from ? EDDY_OK : eddy_drive_same_scene(opt->scene_path, err);
     if (rc) return rc;
+    /* Read before eddy's own work adds to it: what else this machine was busy with. Two runs on a
+     * loaded machine once differed 4x with nothing in the figures to say why. */
+    const double load = load_average();
     rc = open_state(opt, &ses, &opened_at, &advance_ms, err);
     if (rc) {
         eddy_session_close(ses);
@@ -333,8 +350,19 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
                    1e-3 * advance_ms);
         printf("  within h of a wall: %.1f%% of the particles at t = %.6g s (each adds mirror ghosts to both "
                "passes)\n", 100.0 * near_fraction, start_time);
-        printf("  %.2e particle-steps/s  (%.3f us per particle-step), median of %d x %d steps\n", rate,
-               1e3 * ms / (double)n, repeats, steps);
+        /* median() sorted the repeats: the first is the fastest, the last the slowest. */
+        const double fastest = S.wall[0], slowest = S.wall[repeats - 1];
+        printf("  %.2e particle-steps/s  (%.3f us per particle-step), median of %d x %d steps; ms per step "
+               "over the repeats: min %.3f, max %.3f (max/min %.2f)\n", rate, 1e3 * ms / (double)n, repeats,
+               steps, fastest, slowest, fastest > 0 ? slowest / fastest : NAN);
+        /* Threads of every process: on one machine (the usual mpirun of a bench) they all compete. A note
+         * only, never an error: CI machines are loaded as a rule, and the figures are still figures. */
+        const int busy = threads * procs;
+        if (load > busy)
+            printf("  note: the 1-minute load average was %.2f when the bench started, more than the %d thread%s "
+                   "eddy uses: other programs share the CPUs, so the figures may be slower than this machine "
+                   "can do and vary from run to run (compare min and max above)\n",
+                   load, busy, busy == 1 ? "" : "s");
         if (decomposed)
             printf("  %.2e particle-steps/s per process\n", rate / procs);
         printf("  neighbors per particle: %.1f (within h, self excluded%s)\n", neighbors,
@@ -383,6 +411,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
                    sp.red_ms, sp.rebuild_ms, sp.host[HOST_ORDER], sp.host[HOST_MIGRATE], sp.host[HOST_BALANCE],
                    sp.host[HOST_HALO], sp.host[HOST_REFRESH], sp.host[HOST_MPI], sp.host[HOST_ADDED],
                    sp.host[HOST_REMOVED], sp.host[HOST_MIGRATED], sp.host[HOST_CHANGES]);
+        /* Appended last, so that no key moves for the scripts that read the line. */
+        printf(" step_ms_min=%.4f step_ms_max=%.4f load_average=%.2f", fastest, slowest, load);
         printf("\n");
         fflush(stdout);
     }

@@ -12,7 +12,7 @@ typedef struct eddy_bench_options {
     const char *grid;        /* NULL: the scene's */
     size_t particles;        /* 0: the scene as it is */
     int steps;               /* steps per repeat (default 20) */
-    int repeats;             /* repeats, the median is reported (default 5) */
+    int repeats;             /* repeats, the median is reported with the fastest and slowest (default 5) */
     int warmup;              /* steps before timing (default 10) */
     int threads;             /* --threads; 0: the scene's world.threads, else OpenMP's default */
     double at;               /* --at: first step as `eddy run` does to this simulated time (s), after the
@@ -25,7 +25,8 @@ typedef struct eddy_bench_options {
 } eddy_bench_options;
 
 /* Runs the benchmark and prints the human-readable figures and one machine-readable line
- * ("bench: key=value ...") to stdout. */
+ * ("bench: key=value ...", new keys appended at its end) to stdout; a note among the figures when the
+ * machine's 1-minute load average exceeded the threads of the bench as it started (never an error). */
 int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err);
 
 #endif /* EDDY_HOST_BENCH_H */

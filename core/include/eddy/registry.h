@@ -10,7 +10,8 @@
  * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
  * scanned once; in each, every file named eddy_*.so is tried, in name order. An EDDY_PLUGIN_PATH entry
  * that can give no plugin (no such folder, a file, a folder whose .so files none is named eddy_*.so) is
- * recorded with the refusals, the entry (or the misnamed file) as the file.
+ * recorded with the refusals, the entry (or the misnamed file) as the file; an entry that is no folder
+ * (missing or a file) is also logged once as a warning through the host, in the same words.
  *
  * Component ids are unique. The first folder in discovery order that provides an id wins: a component
  * of a later folder with the same id is *shadowed* — not registered, while the rest of its plugin is —
