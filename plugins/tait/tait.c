@@ -35,6 +35,7 @@
 #include <eddy_sph/sph.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,12 +110,22 @@ static const eddy_param_desc params[P_COUNT] = {
 };
 
 /* The per-material parameters the method reads, as world.h declares them for every SPH solver:
- * viscosity, the stiffness whose square root is c0 without gravity, and the density's self term. */
+ * viscosity, the stiffness whose square root is c0 without a fall height, and the density's self term.
+ * The stiffness entry is tait's own: world.h's text (the gas stiffness of p = k (rho - rho0)) would
+ * tell a user of this solver that k sets c0, which it does only without gravity. Its id, default,
+ * range and unit stay world.h's (EDDY_MATERIAL_STIFFNESS_DESC), so that a scene's value means the same
+ * key for every solver; test_tait's stiffness_entry_is_the_shared_key holds the two together. */
 enum { M_VISCOSITY, M_STIFFNESS, M_INITIAL_SUM, M_COUNT };
 
 static const eddy_param_desc material_params[M_COUNT] = {
     [M_VISCOSITY] = EDDY_MATERIAL_VISCOSITY_DESC,
-    [M_STIFFNESS] = EDDY_MATERIAL_STIFFNESS_DESC,
+    [M_STIFFNESS] = EDDY_PARAM_REAL_DESC(
+        "stiffness", 1000.0, 0.0, 1e30, "m^2/s^2",
+        "Gas stiffness k of p = k (rho - rho0), read by tait only when solvers.tait.sound_speed is not "
+        "given and there is no fall height (no gravity, or particles spanning no height along it): then "
+        "this material's speed of sound is c0 = sqrt(k), which sets its Tait B = rho0 c0^2 / gamma and the "
+        "time-step limit. Otherwise c0 is sound_speed or 10 sqrt(2 |g| H) and k has no effect (a run says "
+        "so when k is not the default)."),
     [M_INITIAL_SUM] = EDDY_MATERIAL_INITIAL_SUM_DESC,
 };
 
@@ -166,6 +177,37 @@ static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
                           (double)w->gravity[2] * w->gravity[2]);
     *c0 = 10.0 * sqrt(2.0 * g * H);
     return EDDY_OK;
+}
+
+/*
+ * Says, once per run, which materials' stiffness has no effect because c0 was derived from the fall
+ * height: a user who sets it under gravity would otherwise change nothing without a word. A value is
+ * taken as given when it differs from the entry's default: the ABI hands a material's values with the
+ * defaults already filled in (is_set is 1 for both), so a scene that gives exactly the default is not
+ * told. INFO, not WARNING: the host says INFO on the first of several processes alone and a warning on
+ * every one, while this condition is the same on all (c_fall is reduced over them); like the host's
+ * own warning of unused --set values, it is not said under --quiet.
+ */
+static void note_unused_stiffness(const eddy_host *host, const eddy_world *w, double c_fall)
+{
+    const eddy_param_desc *d = &material_params[M_STIFFNESS];
+    enum { ITEM_MAX = 64 }; /* "materials[N].stiffness = %g, " with N of 20 digits at most */
+    char *list = malloc(w->material_count * ITEM_MAX + 1);
+    if (!list) return; /* a note is not worth failing the run */
+    size_t len = 0, given = 0;
+    list[0] = '\0';
+    for (size_t m = 0; m < w->material_count; ++m) {
+        const double k = eddy_material_param(&w->materials[m], d);
+        if (k == d->def) continue;
+        len += (size_t)snprintf(list + len, ITEM_MAX, "%smaterials[%zu].stiffness = %g", given ? ", " : "", m, k);
+        ++given;
+    }
+    if (given)
+        eddy_host_log(host, EDDY_LOG_INFO, "tait",
+                      "%s %s no effect: with gravity the speed of sound is derived from the fall height "
+                      "(c0 = %.4g m/s); set solvers.tait.sound_speed to choose c0",
+                      list, given == 1 ? "has" : "have", c_fall);
+    free(list);
 }
 
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
@@ -251,11 +293,12 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     }
     /* A derived value the user may want to see once (it sets the time step). */
     s->resuming = resuming;
-    if (!resuming && isnan(c_param) && c_fall > 0)
+    if (!resuming && isnan(c_param) && c_fall > 0) {
         eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
                       "sound speed c0 = 10 sqrt(2 |g| H) = %.4g m/s (sim units), H the height the "
                       "particles span along gravity", c_fall);
-    else if (!resuming && isnan(c_param))
+        note_unused_stiffness(setup->host, w, c_fall);
+    } else if (!resuming && isnan(c_param))
         eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
                       "no gravity: sound speed c0 = sqrt(stiffness) of each material, at most %.4g m/s "
                       "(sim units)", (double)s->c_max);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -615,6 +616,113 @@ static void errors_name_the_problem(void **state)
     expect_open_error(bad_motion, 1, 1, "colliders[0].moving_until: expected a number >= 0, got -1");
 }
 
+/* The stiffness entry tait declares for itself (its own description) must stay the key world.h declares
+ * for every SPH solver: the same id, type, flags, default, range and unit, so that a scene's value
+ * means the same for each; only the description differs, and it says when tait reads the value. */
+static void stiffness_entry_is_the_shared_key(void **state)
+{
+    (void)state;
+    static const eddy_param_desc shared = EDDY_MATERIAL_STIFFNESS_DESC;
+    eddy_sim sim;
+    open_scene("tait_dam_break_2d.json", NULL, 0, 0, &sim);
+    const eddy_component *c = sim.solver_entry->component;
+    const int i = eddy_param_find(c->material_params, c->material_param_count, "stiffness");
+    assert_true(i >= 0);
+    const eddy_param_desc *d = eddy_param_at(c->material_params, (size_t)i);
+    printf("  tait's stiffness: %s\n", d->doc);
+    assert_string_equal(d->id, shared.id);
+    assert_int_equal(d->type, shared.type);
+    assert_int_equal(d->flags, shared.flags);
+    assert_true(d->def == shared.def && d->min == shared.min && d->max == shared.max);
+    assert_string_equal(d->unit, shared.unit);
+    assert_string_not_equal(d->doc, shared.doc);
+    assert_non_null(strstr(d->doc, "solvers.tait.sound_speed"));
+    eddy_sim_close(&sim);
+}
+
+/* Two materials side by side in a 2D tank under gravity; the test sets their stiffness. */
+static const char *const TWO_MATERIALS =
+    "{\"solver\": \"tait\", \"dimensions\": 2, \"time\": {\"dt\": 0.0001, \"end\": 1},"
+    " \"world\": {\"gravity\": [0, -9.81], \"smoothing_radius\": 0.02},"
+    " \"container\": {\"min\": [0, 0], \"max\": [0.2, 0.2]},"
+    " \"materials\": [{\"name\": \"a\", \"particle_spacing\": 0.01}, {\"name\": \"b\", \"particle_spacing\": 0.01}],"
+    " \"fluids\": [{\"material\": \"a\", \"box\": {\"min\": [0, 0], \"max\": [0.1, 0.1]}},"
+    "            {\"material\": \"b\", \"box\": {\"min\": [0.1, 0], \"max\": [0.2, 0.05]}}]}";
+
+/* Opens TWO_MATERIALS with `sets`, with what the host logs on stderr meanwhile in log[n]; returns
+ * 10 sqrt(2 |g| H) from the opened particles' vertical span H (derived_sound_speed checks the solver
+ * takes that c0). stderr is restored before anything can fail. */
+static double open_capturing_log(const char *const *sets, size_t nsets, char *log, size_t n)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    fflush(stderr);
+    const int saved = dup(fileno(stderr));
+    assert_true(saved >= 0);
+    dup2(fileno(f), fileno(stderr));
+    eddy_scene scene;
+    eddy_error err;
+    eddy_sim sim;
+    int rc = eddy_scene_parse(TWO_MATERIALS, "inline.json", sets, nsets, &scene, &err);
+    if (!rc) rc = eddy_sim_open(&scene, NULL, &sim, &err);
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    rewind(f);
+    const size_t got = fread(log, 1, n - 1, f);
+    log[got] = '\0';
+    fclose(f);
+    if (rc) fail_msg("%s", err.message);
+    printf("%s", log);
+    const eddy_particles *p = host_particles(&sim);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < p->count; ++i) {
+        lo = p->y[i] < lo ? p->y[i] : lo;
+        hi = p->y[i] > hi ? p->y[i] : hi;
+    }
+    eddy_sim_close(&sim);
+    return 10 * sqrt(2 * 9.81 * (hi - lo));
+}
+
+/* Under gravity without sound_speed, c0 comes from the fall height and a stiffness the scene gives
+ * changes nothing: the run says so, once, naming each such value. Without gravity (c0 = sqrt(k)) or
+ * with sound_speed given it says nothing, nor for the default stiffness (the only value the ABI does
+ * not tell from one left out). */
+static void unused_stiffness_is_said(void **state)
+{
+    (void)state;
+    static const char *const why = "no effect: with gravity the speed of sound is derived from the fall height";
+    static const char *const hint = "set solvers.tait.sound_speed to choose c0\n";
+    char log[8192], want[1024];
+    const char *one[] = {"materials[0].stiffness=40000"};
+    double c0 = open_capturing_log(one, 1, log, sizeof log);
+    snprintf(want, sizeof want, "eddy: tait: materials[0].stiffness = 40000 has %s (c0 = %.4g m/s); %s", why, c0, hint);
+    assert_non_null(strstr(log, want));
+    assert_null(strstr(strstr(log, want) + strlen(want), "no effect"));
+
+    const char *two[] = {"materials[0].stiffness=40000", "materials[1].stiffness=0"};
+    c0 = open_capturing_log(two, 2, log, sizeof log);
+    snprintf(want, sizeof want,
+             "eddy: tait: materials[0].stiffness = 40000, materials[1].stiffness = 0 have %s (c0 = %.4g m/s); %s", why,
+             c0, hint);
+    assert_non_null(strstr(log, want));
+    assert_null(strstr(strstr(log, want) + strlen(want), "no effect"));
+
+    const char *no_gravity[] = {"materials[0].stiffness=40000", "world.gravity=[0, 0]"};
+    open_capturing_log(no_gravity, 2, log, sizeof log);
+    assert_non_null(strstr(log, "no gravity: sound speed c0 = sqrt(stiffness)"));
+    assert_null(strstr(log, "no effect"));
+
+    const char *given_c0[] = {"materials[0].stiffness=40000", "solvers.tait.sound_speed=20"};
+    open_capturing_log(given_c0, 2, log, sizeof log);
+    assert_null(strstr(log, "no effect"));
+
+    const char *by_default[] = {"materials[1].stiffness=1000"};
+    open_capturing_log(by_default, 1, log, sizeof log);
+    assert_non_null(strstr(log, "sound speed c0 = 10 sqrt(2 |g| H)"));
+    assert_null(strstr(log, "no effect"));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest all[] = {
@@ -629,6 +737,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(dam_break_3d_runs_to_the_end),
         cmocka_unit_test(errors_name_the_problem),
         cmocka_unit_test(halo_copies_are_read_not_written),
+        cmocka_unit_test(stiffness_entry_is_the_shared_key),
+        cmocka_unit_test(unused_stiffness_is_said),
     };
     return support_run_tests("test_tait", argc, argv, all, sizeof all / sizeof *all);
 }
