@@ -186,10 +186,19 @@ class Record:
     """What a run measured at every output frame it landed on (the frame it started from too, when
     that is frame 0), then at its final state when the run ended between frame times (an end time
     that is not a multiple of output_interval, a step count, a stop or an explosion), numbered as the
-    next regular frame: the frames ``eddy run`` writes. ``diagnostics`` (time, step, frame,
-    kinetic_energy, momentum[3], mass, density_error_mean, density_error_max, max_speed, particles;
-    simulation units, as diagnostics.csv) and ``probes`` (time, step, frame and one column per probe, named as in the
-    scene). ``completed`` is False when the run stopped early (a cancel)."""
+    next regular frame: the frames ``eddy run`` writes.
+
+    ``diagnostics`` has the columns time, step, frame, kinetic_energy, momentum (shape (3,)), mass,
+    density_error_mean, density_error_max, max_speed, particles, in simulation units. They are the
+    values of diagnostics.csv's rows, not its layout: ``momentum[:, 0..2]`` is its momentum_x/y/z;
+    ``frame`` (the index of the frame file, probes.csv's frame) and ``mass`` (the total, kg; kg/m in 2D)
+    are not in diagnostics.csv; its wall_ms (wall time) and any column after particles are not here.
+    Read diagnostics.csv by column name (csv.DictReader), not by position. ``to_pandas()`` names
+    the momentum columns as diagnostics.csv does.
+
+    ``probes``: time, step, frame and one column per probe, named as in the scene, in the probe's unit
+    (lengths in world units), as probes.csv. ``completed`` is False when the run stopped early (a
+    cancel)."""
     diagnostics: np.ndarray
     probes: np.ndarray
     completed: bool = True
@@ -457,7 +466,8 @@ class Simulation:
     @classmethod
     def resume(cls, dir: Union[str, "os.PathLike[str]"], *, threads: int = 0) -> "Simulation":
         """The simulation a checkpoint folder continues (``eddy resume DIR``): the checkpoint's
-        scene, solver, grid and state; frames continue in ``dir``."""
+        scene, solver, grid and state; frames continue in ``dir``. Its :meth:`run` takes ``steps``
+        and ``until`` as totals from t = 0, as ``eddy resume --steps/--until`` does."""
         return cls(None, _core=_eddy.resume(_path(dir, "resume: dir"), threads=_threads(threads)))  # type: ignore[arg-type]
 
     # -- state ------------------------------------------------------------------------------------
@@ -515,7 +525,8 @@ class Simulation:
 
     # -- stepping ---------------------------------------------------------------------------------
     def step(self, n: int = 1) -> bool:
-        """``n`` more steps, as ``eddy run`` takes them (landing exactly on every output time).
+        """``n`` more steps from where the simulation is (unlike :meth:`run`'s total ``steps``), as
+        ``eddy run`` takes them (landing exactly on every output time).
         Returns False when stopped early by a stop request. Raises UnstableError on an explosion
         and KeyboardInterrupt on Ctrl-C (after the step under way; the state stays consistent)."""
         return self._live().step(_whole(n, "step: n"))
@@ -523,9 +534,14 @@ class Simulation:
     def run(self, steps: Optional[int] = None, until: Optional[float] = None, *,
             on_frame: Optional[Callable[[int], Any]] = None, record: bool = True,
             write: bool = False) -> Record:
-        """Steps to a total step count (``steps``: ``eddy run --steps N``, counted from t = 0), a
-        time (``until``: ``--until T``, s) or the scene's time.end: the same stepping plan as the
-        command. At every output frame landed on, measures the diagnostics and probes (``record``),
+        """Steps to a total step count (``steps``: ``eddy run --steps N``, counted from t = 0, not
+        from where the simulation is now), an absolute time (``until``: ``--until T``, s since t = 0)
+        or the scene's time.end: the same stepping plan as the command. Both are totals, as the
+        command's are on ``eddy resume``: for N *more* steps use ``run(steps=sim.steps + N)`` (or
+        ``step(N)``, which records nothing), for T s more ``run(until=sim.time + T)``. A simulation
+        that has stepped and is already at or past that end raises ValueError saying so and what
+        total would go on (the frame-0 row of a simulation at step 0 is still recorded). At every
+        output frame landed on, measures the diagnostics and probes (``record``),
         writes the frame and a diagnostics.csv row into the output folder (``write``: the scene's
         output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
         A run that ends between frame times measures and writes its final state too, as one more
@@ -564,7 +580,14 @@ class Simulation:
         (count, components) for a vector (in 2D position and velocity keep z = 0), in *storage*
         order, which the grid's sort changes every step: pair it with :attr:`ids` from the same
         moment, or use :meth:`by_id`. Read-only unless ``writable``; writes are allowed between
-        steps (the next step sees them). The array keeps the session's memory alive."""
+        steps (the next step sees them). The array keeps the session's memory alive.
+
+        Values are in *simulation units*, as the core stores them, not the world units of the
+        scene's geometry and of the written frames: "position" is world m * s and "velocity" world
+        m/s * s, where s = ``info["simulation_scale"]`` (``world.simulation_scale``, default 1), so
+        ``field("position") / s`` is what the .vtp/.csv frames and the probes show; "density"
+        (kg/m^3), "pressure" (Pa) and the solver's fields are in simulation units as written in the
+        frames too; "mass" is kg (kg/m per unit depth in 2D). Writes take the same units."""
         return self._live().field(_name(name, "field: name"), _flag(writable, "field: writable"))
 
     @property
@@ -579,7 +602,8 @@ class Simulation:
 
     def by_id(self, name: str) -> np.ndarray:
         """A copy of the field with the owned particles in increasing id order (the order of the
-        frames the writers write and of the state hash); stable across steps."""
+        frames the writers write and of the state hash); stable across steps. Simulation units, as
+        :meth:`field` (position and velocity / ``info["simulation_scale"]`` are the frames')."""
         name = _name(name, "by_id: name")
         core = self._live()
         return core.field(name, False)[core.order()]

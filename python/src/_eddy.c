@@ -25,11 +25,13 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
 #include "diagnostics.h"
@@ -747,6 +749,45 @@ static void attach_rows(const record *r)
     PyErr_Restore(type, value, tb);
 }
 
+/* A run whose end the simulation has reached already takes no step and records nothing: it returned
+ * completed=True with no rows, which read as a run that worked. Such a plan is refused with ValueError,
+ * as `eddy resume DIR --steps N / --until T` refuses it (host/drive/resume.c), in the API's own terms:
+ * the likely mistake is steps=10 or until=0.01 meant as "10 more steps" / "0.01 s more", so the message
+ * says the totals that take that much more. At step 0 the run still records (and writes) frame 0, as
+ * `eddy run --steps 0` writes it, so only a simulation that has stepped is refused. Returns -1 with the
+ * error raised, 0 when the run may go. */
+static int refuse_run_at_end(Core *c, long long end_steps, double end_time)
+{
+    eddy_sim *sim = eddy_session_sim(c->s);
+    const eddy_world *w = sim->world;
+    /* The test eddy_sim_run_plan stops by, with the end eddy_session_run gives it. */
+    const eddy_sim_plan plan = {.end_steps = end_steps, .end_time = isnan(end_time) ? sim->scene.end_time : end_time};
+    if (w->step == 0 || !eddy_sim_plan_done(sim, &plan)) return 0;
+    char at[96], msg[512];
+    snprintf(at, sizeof at, "run: the simulation is at step %llu (t = %.6g s), already at or past",
+             (unsigned long long)w->step, (double)w->time);
+    if (end_steps > 0 && end_steps <= LLONG_MAX - (long long)w->step)
+        snprintf(msg, sizeof msg,
+                 "%s the end steps=%lld asks for: steps is the total step count from the simulation's start "
+                 "(t = 0), not more steps (steps=%lld takes %lld more)",
+                 at, end_steps, (long long)w->step + end_steps, end_steps);
+    else if (end_steps < 0 && end_time > 0 && isfinite((double)w->time + end_time))
+        snprintf(msg, sizeof msg,
+                 "%s the end until=%g asks for: until is the end time from the simulation's start (t = 0), "
+                 "not more time (until=%.9g takes %g s more)",
+                 at, end_time, (double)w->time + end_time, end_time);
+    else if (end_steps >= 0)
+        snprintf(msg, sizeof msg, "%s its end (steps=%lld); extend it with run(steps=N) or run(until=T)", at,
+                 end_steps);
+    else if (!isnan(end_time))
+        snprintf(msg, sizeof msg, "%s its end (until=%g); extend it with run(steps=N) or run(until=T)", at, end_time);
+    else
+        snprintf(msg, sizeof msg, "%s its end (time.end = %g s); extend it with run(steps=N) or run(until=T)", at,
+                 plan.end_time);
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
+}
+
 /* run(end_steps, end_time, on_frame, record, write) -> (completed, last_on_frame, rows bytes, width) */
 static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -776,6 +817,11 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error err;
     eddy_error_clear(&err);
     if (begin_stepping(c, "run")) return NULL;
+    /* (after the claim: a run from its own on_frame callback is told so, whatever its end) */
+    if (refuse_run_at_end(c, plan.end_steps, plan.end_time)) {
+        end_stepping();
+        return NULL;
+    }
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
     /* A folder another run writes into is refused before the first step, not at the first frame. */
     if (!rc && ctx.write) rc = core_open_output(c, &err);
@@ -1107,7 +1153,8 @@ static PyMethodDef core_methods[] = {
     {"step", core_step, METH_VARARGS, "step($self, n, /)\n--\n\nn steps as `eddy run` takes them; False when stopped early."},
     {"run", (PyCFunction)(void (*)(void))core_run, METH_VARARGS | METH_KEYWORDS,
      "run($self, /, end_steps=-1, end_time=..., on_frame=None, record=False, write=False)\n--\n\n"
-     "(completed, last_on_frame, rows, width); end_time NaN (the default): no end time."},
+     "(completed, last_on_frame, rows, width); end_time NaN (the default): the scene's time.end. "
+     "ValueError when a simulation that has stepped is at or past that end already."},
     {"measure", core_measure, METH_VARARGS, "measure($self, write=False, /)\n--\n\nbytes: one record row of the current state."},
     {"probes", core_probes, METH_NOARGS, "probes($self, /)\n--\n\nThe scene's probes: name, kind, unit, reference."},
     {"hash", core_hash, METH_NOARGS, "hash($self, /)\n--\n\nThe state hash `eddy run --hash` prints."},
@@ -1212,7 +1259,11 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     strcpy(path, env ? env : "");
     for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
         const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
-        if (!d) continue;
+        struct stat st;
+        /* Only the package's folders that exist (the build tree has no <package>/plugins, an installed
+         * package no ../../lib/eddy/plugins): in EDDY_PLUGIN_PATH an absent folder is the user's typo,
+         * which the registry warns of, and this one is nobody's. */
+        if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         if (*path) strcat(path, ":");
         strcat(path, d);
     }

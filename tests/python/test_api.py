@@ -126,9 +126,11 @@ def test_a_run_to_an_end_between_frame_times_ends_with_the_final_frame(tmp_path)
     assert list(rest.diagnostics["frame"]) == [2, 3]
     assert sim.hash() == py_hash
     np.testing.assert_array_equal(rest.probes["front"], p["front"][2:])
-    # a run that ends on a frame time adds no row, and one already at its end measures nothing
+    # a run that ends on a frame time adds no row, and one already at its end is refused (it measured
+    # nothing and said completed=True)
     assert len(sim.run(until=0.0045).diagnostics) == 1
-    assert len(sim.run(until=0.0045).diagnostics) == 0
+    with pytest.raises(ValueError, match=r"already at or past the end until=0.0045 asks for"):
+        sim.run(until=0.0045)
 
 
 def test_compare_agrees_with_simulation(tmp_path, capfd):
@@ -191,3 +193,87 @@ def test_set_quiet_hides_information_lines_and_compare_keeps_the_setting(tmp_pat
         assert str(e.value) == "set_quiet: expected True or False, got int"
     finally:
         eddy.set_quiet(False)
+
+
+def _at(sim):
+    """How the refusal of a run already at its end names where the simulation is."""
+    return "run: the simulation is at step %d (t = %.6g s), already at or past" % (sim.steps, sim.time)
+
+
+def test_a_run_already_at_or_past_its_end_is_refused_with_the_totals_that_go_on(tmp_path):
+    # What a user resuming a run at t = 0.02 met: run(until=0.01) and run(steps=10) returned
+    # completed=True with no rows and did nothing. steps and until are totals from t = 0, as the
+    # command's --steps and --until are on `eddy resume` (host/drive/resume.c), so the refusal says so.
+    sim = eddy.Simulation(SCENE, formats=[], set={"time.end": 0.02, "time.output_interval": 0.005})
+    sim.run(record=False)
+    assert sim.time == 0.02
+    sim.checkpoint(str(tmp_path / "r1"))
+    sim.close()
+    sim = eddy.Simulation.resume(str(tmp_path / "r1"))
+    n, h = sim.steps, sim.hash()
+    assert n == 400 and sim.time == 0.02     # 0.02 s / time.dt 5e-5 s (no solver limit below it)
+    at = _at(sim)
+    refused = {
+        "until=0.01": (lambda: sim.run(until=0.01),
+                       f"{at} the end until=0.01 asks for: until is the end time from the simulation's start "
+                       f"(t = 0), not more time (until=0.03 takes 0.01 s more)"),
+        "steps=10": (lambda: sim.run(steps=10),
+                     f"{at} the end steps=10 asks for: steps is the total step count from the simulation's "
+                     f"start (t = 0), not more steps (steps={n + 10} takes 10 more)"),
+        "the scene's end": (lambda: sim.run(), f"{at} its end (time.end = 0.02 s); extend it with run(steps=N) "
+                                               f"or run(until=T)"),
+        "steps=0": (lambda: sim.run(steps=0, write=True),
+                    f"{at} its end (steps=0); extend it with run(steps=N) or run(until=T)"),
+        "until=0": (lambda: sim.run(until=0, on_frame=print),
+                    f"{at} its end (until=0); extend it with run(steps=N) or run(until=T)"),
+        f"steps={n}": (lambda: sim.run(steps=n),
+                       f"{at} the end steps={n} asks for: steps is the total step count from the simulation's "
+                       f"start (t = 0), not more steps (steps={2 * n} takes {n} more)"),
+    }
+    before = sorted(os.listdir(tmp_path / "r1"))
+    for what, (call, message) in refused.items():
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == message, what
+    # nothing moved, nothing was written, and the totals the messages name go on
+    assert (sim.steps, sim.time, sim.hash()) == (n, 0.02, h)
+    assert sorted(os.listdir(tmp_path / "r1")) == before
+    rec = sim.run(steps=n + 10)
+    assert sim.steps == n + 10 and list(rec.diagnostics["step"]) == [n + 10]
+    rec = sim.run(until=0.025)
+    assert sim.time == 0.025 and list(rec.diagnostics["time"]) == [0.025]
+
+
+def test_a_run_at_step_0_still_records_frame_0():
+    # (as `eddy run --steps 0` writes frame 0: only a simulation that has stepped is refused)
+    sim = eddy.Simulation(SCENE, formats=[])
+    for rec in (sim.run(steps=0), sim.run(until=0)):
+        assert list(rec.diagnostics["frame"]) == [0] and rec.completed
+    assert sim.steps == 0
+
+
+def test_record_diagnostics_columns_map_to_diagnostics_csv_by_name(tmp_path):
+    # docs/python.md lists Record.diagnostics' columns and where each is in diagnostics.csv: read by
+    # name, so columns diagnostics.csv gains after `particles` leave the mapping as it is.
+    sim = eddy.Simulation(SCENE, out=str(tmp_path), formats=[], set={"time.output_interval": 0.0025})
+    d = sim.run(until=0.005, write=True).diagnostics
+    masses = sim.field("mass").astype(float)
+    sim.close()
+    assert d.dtype.names == ("time", "step", "frame", "kinetic_energy", "momentum", "mass", "density_error_mean",
+                             "density_error_max", "max_speed", "particles")
+    assert d["momentum"].shape == (len(d), 3)
+    with open(tmp_path / "diagnostics.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(d) == 3
+    same = {"time": "time", "step": "step", "kinetic_energy": "kinetic_energy", "density_error_mean":
+            "density_error_mean", "density_error_max": "density_error_max", "max_speed": "max_speed",
+            "particles": "particles"}
+    for col, name in same.items():
+        assert [float(r[name]) for r in rows] == pytest.approx(list(d[col].astype(float)), rel=1e-9), col
+    for i, axis in enumerate("xyz"):
+        assert [float(r[f"momentum_{axis}"]) for r in rows] == pytest.approx(list(d["momentum"][:, i]),
+                                                                             rel=1e-9, abs=1e-12)
+    assert "frame" not in rows[0] and "mass" not in rows[0] and "wall_ms" in rows[0]
+    # frame is the index of the frame file; mass the particles' total, constant here (none leaves)
+    assert list(d["frame"]) == [0, 1, 2]
+    assert d["mass"] == pytest.approx([masses.sum()] * 3, rel=1e-12)

@@ -73,3 +73,33 @@ def test_unknown_field_names_the_available_ones():
     with pytest.raises(eddy.NotFoundError) as e:
         sim.field("temperature")
     assert str(e.value) == f"unknown field 'temperature' (available: {', '.join(sim.fields)})"
+
+
+def test_position_and_velocity_are_in_simulation_units_and_frames_in_world_units(tmp_path):
+    # docs/python.md, "Arrays", Units: the arrays hold the core's simulation units (world length x
+    # world.simulation_scale), the frames and probes world units. The same water column at scale 1 and
+    # at scale 2 (the smoothing radius, a simulation length, doubled with it: the same world) is
+    # twice as long in the arrays and the same in the frames; fluids[].velocity is in simulation units.
+    import csv
+    def open_at(scale, out):
+        return eddy.Simulation(SCENE, formats=["csv"], out=str(out),
+                               set={"world.simulation_scale": scale, "world.smoothing_radius": 0.005 * scale,
+                                    "fluids[0].velocity": [1, 0]})
+    one, two = open_at(1, tmp_path / "s1"), open_at(2, tmp_path / "s2")
+    assert two.info["simulation_scale"] == 2.0
+    x1, x2 = one.by_id("position"), two.by_id("position")
+    np.testing.assert_allclose(x2, 2 * x1, rtol=1e-6)
+    # the scene's box reaches x = 0.1 (world): the array's x goes past it at scale 2, as simulation lengths
+    assert 0.1 < x2[:, 0].max() <= 0.2 and x1[:, 0].max() <= 0.1
+    np.testing.assert_array_equal(two.by_id("velocity")[:, 0], 1.0)
+    two.write_frame()
+    with open(tmp_path / "s2" / "frames" / "frame_00000.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["id"]) for r in rows] == list(np.sort(two.ids))
+    # the frame is the array / simulation_scale (a division by 2 is exact in float32)
+    np.testing.assert_array_equal(np.array([r["x"] for r in rows], dtype=np.float32), x2[:, 0] / np.float32(2))
+    assert [float(r["vx"]) for r in rows] == [0.5] * len(rows)
+    # and the probe, a world length, is the same at both scales
+    assert two.measure().probes["front"][0] == pytest.approx(one.measure().probes["front"][0], rel=1e-6)
+    one.close()
+    two.close()
