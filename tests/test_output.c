@@ -1080,16 +1080,16 @@ static void test_diagnostics_csv(void **state)
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);
     assert_string_equal(line, "time,step,kinetic_energy,momentum_x,momentum_y,momentum_z,density_error_mean,"
-                              "density_error_max,max_speed,wall_ms,particles");
+                              "density_error_max,max_speed,wall_ms,particles,potential_energy,total_energy");
     line = strtok_r(NULL, "\n", &save);
     assert_non_null(line);
     line = strtok_r(NULL, "\n", &save);
     assert_non_null(line);
-    double v[11];
+    double v[13];
     char *s = line;
-    for (int c = 0; c < 11; ++c) {
+    for (int c = 0; c < 13; ++c) {
         v[c] = strtod(s, &s);
-        assert_true(*s == (c < 10 ? ',' : '\0'));
+        assert_true(*s == (c < 12 ? ',' : '\0'));
         s++;
     }
     assert_true(v[0] == 0.5 && v[1] == 1234.0 && v[2] == 15.875);
@@ -1097,6 +1097,8 @@ static void test_diagnostics_csv(void **state)
     assert_true(v[6] == 0.375 && v[7] == 0.5);
     assert_true(fabs(v[8] - sqrt(14.0)) < 1e-11);
     assert_true(v[9] == 56.75 && v[10] == 2.0);
+    /* (the world has no gravity: no potential energy, the total is the kinetic energy) */
+    assert_true(v[11] == 0.0 && v[12] == 15.875);
     assert_null(strtok_r(NULL, "\n", &save));
     free(text);
     eddy_world_destroy(w);

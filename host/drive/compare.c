@@ -35,7 +35,8 @@ static void result_free(result *r)
     free(r->probe);
 }
 
-static int result_add(result *r, double t, const eddy_diagnostics *d, const double *pv, size_t np)
+static int result_add(result *r, double t, const eddy_diagnostics *d, double compression, const double *pv,
+                      size_t np)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 64;
@@ -61,6 +62,9 @@ static int result_add(result *r, double t, const eddy_diagnostics *d, const doub
     r->col[COL_DEM][k] = d->density_error_mean;
     r->col[COL_DMAX][k] = d->density_error_max;
     r->col[COL_VMAX][k] = d->max_speed;
+    r->col[COL_EP][k] = d->potential_energy;
+    r->col[COL_MASS][k] = d->mass;
+    r->col[COL_CMAX][k] = compression;
     for (size_t i = 0; i < np; ++i) r->probe[k * np + i] = pv[i];
     return 0;
 }
@@ -91,6 +95,28 @@ static int agree(int rc, eddy_error *err)
     return eddy_decomp_agree_error(rc, err);
 }
 
+/*
+ * The largest compression rho / rho0 - 1 of the frame's particles (0 when none is compressed; NaN when a
+ * density is). The density error's maximum |rho / rho0 - 1| is a particle flying alone (its summation
+ * density is its own contribution, far below rho0) or a free-surface corner; compression is what a
+ * solver's incompressibility is about, and such particles have none. O(N), on the frame already taken.
+ */
+static double compression_max(const eddy_frame *frame)
+{
+    const eddy_world *w = frame->world;
+    const eddy_particles *p = &w->particles;
+    double c = 0.0;
+    for (size_t k = 0; k < frame->count; ++k) {
+        const size_t i = frame->order[k];
+        const uint32_t m = p->material[i];
+        if (m >= w->material_count) continue; /* (the diagnostics refused it already) */
+        const double e = (double)p->density[i] / w->materials[m].rest_density - 1.0;
+        if (isnan(e)) return NAN;
+        if (e > c) c = e;
+    }
+    return c;
+}
+
 /* The diagnostics, the probes and (write) the frame of one sample, of the world w's time and step. */
 static int sample_frame(const context *cx, sampler *s, const eddy_world *w, const eddy_frame *frame, result *r,
                         int write, eddy_error *err)
@@ -106,7 +132,7 @@ static int sample_frame(const context *cx, sampler *s, const eddy_world *w, cons
         if (fflush(s->probes_csv) != 0 || ferror(s->probes_csv))
             return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s->probes_path, strerror(errno));
     }
-    if (result_add(r, w->time, &d, s->values, eddy_probes_count(cx->probes)))
+    if (result_add(r, w->time, &d, compression_max(frame), s->values, eddy_probes_count(cx->probes)))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return EDDY_OK;
 }
@@ -363,6 +389,25 @@ static void warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg, 
     eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
 }
 
+/* What the report needs to judge the energy and the momentum (context, compare_internal.h). */
+static void describe_conservation(const eddy_scene *scene, context *cx)
+{
+    cx->dimensions = scene->dimensions;
+    const eddy_real *lo = scene->has_container ? scene->container_min : scene->domain_min;
+    const eddy_real *hi = scene->has_container ? scene->container_max : scene->domain_max;
+    int gravity = 0, walls = 0;
+    cx->g_dot_floor = 0;
+    for (int a = 0; a < scene->dimensions; ++a) {
+        const double g = scene->gravity[a];
+        /* the corner farthest along g, in simulation units like the particles' positions */
+        cx->g_dot_floor += g * (double)(g > 0 ? hi[a] : lo[a]) * (double)scene->simulation_scale;
+        gravity |= g != 0;
+        walls |= scene->has_container && !scene->periodic[a];
+    }
+    const char *why = gravity ? "gravity" : walls ? "walls" : scene->collider_count ? "colliders" : "";
+    snprintf(cx->momentum_na, sizeof cx->momentum_na, "%s", why);
+}
+
 /* A summary that cannot be written fails the same way after every solver and at the end: said once
  * (it was said once per solver and again at the end), a different message again. */
 static void say_summary_error(char *said, const eddy_error *serr)
@@ -405,6 +450,7 @@ static int compare_run(const eddy_compare_options *opt)
         cx.end_time = isnan(o.until) ? scene.end_time : o.until;
         cx.interval = scene.output_interval;
         cx.particles = eddy_scene_count_particles(&scene);
+        describe_conservation(&scene, &cx);
         if (o.out_dir) snprintf(cx.out_dir, sizeof cx.out_dir, "%s", o.out_dir);
         else snprintf(cx.out_dir, sizeof cx.out_dir, "out/compare/%s", scene.name);
         eddy_scene_free(&scene);

@@ -14,15 +14,18 @@
  *   DIR/<solver>/probes.csv        time,step,<probe>... (when the scene declares probes)
  *   DIR/<solver>/frames/           the first and the last state (the scene's output.format), frames.pvd
  *   DIR/summary.md, summary.csv    per solver: status, steps, wall time per step, particle-steps per
- *                                  second, mean and max density error, final kinetic energy, momentum
- *                                  drift, each probe's final value and, for a probe with reference data,
- *                                  its RMS relative deviation from the reference
+ *                                  second, mean and max density error, largest compression, final
+ *                                  kinetic energy, change of total mechanical energy, momentum drift
+ *                                  (n/a in summary.md where momentum is not conserved), each probe's final
+ *                                  value and, for a probe with reference data, its RMS relative deviation
+ *                                  from the reference (over 3 or more points after t = 0)
  *   DIR/plots/<metric>.png         each metric over time, every solver on one plot; a probe with
  *                                  reference data in the reference's units with its points as markers
  *
  * A solver that fails (unknown id, bad parameters, an explosion) is reported in the summary with its
  * error and the others still run; what it wrote before failing stays. The summary is rewritten after
- * every solver, so an interrupted comparison keeps the solvers already done. docs/compare.md has more.
+ * every solver, so an interrupted comparison keeps the solvers already done. It writes no checkpoint.
+ * docs/compare.md has more.
  */
 #ifndef EDDY_HOST_COMPARE_H
 #define EDDY_HOST_COMPARE_H

@@ -24,7 +24,9 @@ typedef eddy_compare_options options;
 /* Per-solver results                                                                                */
 /* ------------------------------------------------------------------------------------------------ */
 
-enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_COUNT };
+/* COL_EP: potential energy (diagnostics.h); COL_MASS: the total mass, which scales the floor's energy;
+ * COL_CMAX: the largest compression rho / rho0 - 1 over particles (0 with none compressed). */
+enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_EP, COL_MASS, COL_CMAX, COL_COUNT };
 
 typedef struct result {
     char id[ID_MAX];
@@ -53,6 +55,14 @@ typedef struct context {
     double end_time;
     double interval;
     size_t particles;
+    int dimensions;
+    /* g . x_floor, x_floor the corner of the container (of the domain without one) lowest along gravity,
+     * sim units: E(0) + M g . x_floor is the mechanical energy above that floor, the scale of the
+     * relative energy change (independent of where the coordinates' origin is). */
+    double g_dot_floor;
+    /* Why the momentum drift means nothing for this scene ("gravity", "walls", "colliders"); "" when
+     * momentum is conserved (no gravity, every bounded axis periodic, no collider). */
+    char momentum_na[32];
 } context;
 
 /* The plots drawn so far (compare_draw_plots): one per metric and one per probe, as many as the scene

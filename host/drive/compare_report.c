@@ -1,7 +1,8 @@
 /*
  * host/drive/compare_report.c — the report of `eddy compare`: per-solver summary rows (final values,
- * means, momentum drift, RMS deviation from each probe's reference data), summary.csv and summary.md,
- * and one plot per metric and probe with every solver on it (compare_internal.h).
+ * means, the change of total energy, momentum drift, RMS deviation from each probe's reference data),
+ * summary.csv and summary.md, and one plot per metric and probe with every solver on it
+ * (compare_internal.h).
  */
 #include "compare_internal.h"
 
@@ -46,10 +47,22 @@ static double max_of(const double *v, size_t n)
     return m;
 }
 
+/* E_k + E_p at sample k (diagnostics.h: E_p relative to the origin). */
+static double total_energy(const result *r, size_t k)
+{
+    return r->col[COL_KE][k] + r->col[COL_EP][k];
+}
+
+/* Fewer reference points than this give no RMS: one or two points are a spot check, not a deviation
+ * over the run, and printed as an RMS they read as a measured agreement. */
+#define REFERENCE_MIN_POINTS 3
+
 /*
- * RMS of (measured / reference - 1) over the reference points whose time lies within the samples,
- * the measured value interpolated linearly in time and taken in the reference's units. NaN when no
- * point qualifies; *points gets the count.
+ * RMS of (measured / reference - 1) over the reference points whose time lies within the samples
+ * after the first, the measured value interpolated linearly in time and taken in the reference's
+ * units. A point at the first sample's time (t = 0) is left out: it compares the scene's initial state,
+ * which every solver starts from, and would read as agreement however the solver moves. NaN when fewer
+ * than REFERENCE_MIN_POINTS points qualify; *points gets the count.
  */
 static double reference_rms(const result *r, size_t np, size_t probe, const eddy_probe_reference *ref,
                             int *points)
@@ -58,7 +71,7 @@ static double reference_rms(const result *r, size_t np, size_t probe, const eddy
     int n = 0;
     for (size_t k = 0; k < ref->count && r->n >= 2; ++k) {
         double t = ref->x[k] * ref->time_scale;
-        if (ref->y[k] == 0 || t < r->t[0] || t > r->t[r->n - 1]) continue;
+        if (ref->y[k] == 0 || t <= r->t[0] || t > r->t[r->n - 1]) continue;
         size_t j = 1;
         while (j < r->n - 1 && r->t[j] < t) ++j;
         double t0 = r->t[j - 1], t1 = r->t[j], f = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
@@ -68,7 +81,7 @@ static double reference_rms(const result *r, size_t np, size_t probe, const eddy
         ++n;
     }
     *points = n;
-    return n ? sqrt(s / n) : NAN;
+    return n >= REFERENCE_MIN_POINTS ? sqrt(s / n) : NAN;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -124,10 +137,11 @@ static void md_text(FILE *f, const char *s)
 
 typedef struct summary_row {
     int have;                     /* at least one sample */
-    double dem, dmax, ke_end, drift, ms_per_step, rate;
+    double dem, dmax, cmax, ke_end, drift, ms_per_step, rate;
+    double de, de_rel;            /* E(end) - E(0), and over E(0) above the floor (NaN: no such scale) */
 } summary_row;
 
-static summary_row summarize(const result *r)
+static summary_row summarize(const context *cx, const result *r)
 {
     summary_row s;
     memset(&s, 0, sizeof s);
@@ -135,7 +149,14 @@ static summary_row summarize(const result *r)
     s.have = 1;
     s.dem = mean_of(r->col[COL_DEM], r->n);
     s.dmax = max_of(r->col[COL_DMAX], r->n);
+    s.cmax = max_of(r->col[COL_CMAX], r->n);
     s.ke_end = r->col[COL_KE][r->n - 1];
+    s.de = total_energy(r, r->n - 1) - total_energy(r, 0);
+    /* Relative to the energy above the container's floor at the start, not to E(0) itself: E(0) depends
+     * on where the scene put the origin (a tank whose floor is at y = -10 has a large negative E_p) and
+     * so would any ratio to it; above the floor it is what the fluid has to lose, the origin cancels. */
+    const double scale = total_energy(r, 0) + r->col[COL_MASS][0] * cx->g_dot_floor;
+    s.de_rel = scale > 0 ? s.de / scale : NAN;
     s.drift = momentum_drift(r, r->n - 1);
     s.ms_per_step = r->steps ? r->step_ms / (double)r->steps : NAN;
     s.rate = r->step_ms > 0 ? (double)r->particles * (double)r->steps / (r->step_ms * 1e-3) : NAN;
@@ -156,21 +177,23 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
     const eddy_probes *p = cx->probes;
     const size_t np = eddy_probes_count(p);
     fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
-          "momentum_drift,ms_per_step,particle_steps_per_s", f);
+          "momentum_drift,ms_per_step,particle_steps_per_s,density_compression_max,total_energy_change,"
+          "total_energy_change_relative", f);
     for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
     for (size_t i = 0; i < np; ++i)
         if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
     fputs(",error\n", f);
     for (int k = 0; k < count; ++k) {
         const result *r = &res[k];
-        summary_row s = summarize(r);
+        summary_row s = summarize(cx, r);
         fprintf(f, "%s,%s,", r->id, status_of(r));
         if (r->ran) fprintf(f, "%.12g,%llu,%zu", r->end_time, (unsigned long long)r->steps, r->particles);
         else fputs(",,", f);
         if (s.have)
-            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end, s.drift, s.ms_per_step, s.rate);
+            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end, s.drift,
+                    s.ms_per_step, s.rate, s.cmax, s.de, s.de_rel);
         else
-            fputs(",,,,,,", f);
+            fputs(",,,,,,,,,", f);
         for (size_t i = 0; i < np; ++i) {
             if (s.have) fprintf(f, ",%.12g", r->probe[(r->n - 1) * np + i]);
             else fputc(',', f);
@@ -196,6 +219,39 @@ static void md_number(FILE *f, double v)
     else fprintf(f, " %.4g |", v);
 }
 
+/* The change and, where the scene gives it a scale, the change in percent. */
+static void md_change(FILE *f, double d, double rel)
+{
+    if (isnan(d)) fputs(" NaN |", f);
+    else if (isnan(rel)) fprintf(f, " %+.4g |", d);
+    else fprintf(f, " %+.4g (%+.3g%%) |", d, 100 * rel);
+}
+
+/* The units of energy and momentum: a 2D world is a slab of unit depth (world.h). */
+static const char *energy_unit(const context *cx)
+{
+    return cx->dimensions == 2 ? "J/m" : "J";
+}
+static const char *momentum_unit(const context *cx)
+{
+    return cx->dimensions == 2 ? "kg/s" : "kg m/s";
+}
+
+/* The times the samples were taken at: a run that ends before the first output time has its start
+ * and its end only, which "every <interval>" misstated. */
+static void md_sampling(FILE *f, const context *cx, const result *res, int count)
+{
+    double last = -1;
+    for (int k = 0; k < count; ++k)
+        if (res[k].n && res[k].t[res[k].n - 1] > last) last = res[k].t[res[k].n - 1];
+    const int by_time = cx->opt->steps < 0;
+    const int short_run = by_time ? cx->end_time < cx->interval : last >= 0 && last < cx->interval;
+    if (short_run)
+        fprintf(f, ", sampled at the start and at the end (the output interval, %.6g s, is longer than the run)",
+                cx->interval);
+    else fprintf(f, ", sampled every %.6g s and at the end", cx->interval);
+}
+
 /* The Markdown summary; also printed on stdout (`echo`) once at the end. */
 void compare_summary_md(FILE *f, const context *cx, const result *res, int count, const char *const *plots,
                         int plot_count)
@@ -207,20 +263,24 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     fprintf(f, "Scene `%s`, %zu particles, ", o->scene_path, cx->particles);
     if (o->steps >= 0) fprintf(f, "%lld steps", o->steps);
     else fprintf(f, "to t = %.6g s", cx->end_time);
-    fprintf(f, ", sampled every %.6g s", cx->interval);
+    md_sampling(f, cx, res, count);
     for (size_t i = 0; i < o->set_count; ++i) fprintf(f, "%s `--set %s`", i ? "," : "; with", o->sets[i]);
     char made[256];
     eddy_provenance(made, sizeof made);
     fprintf(f, ".\n\nMade by %s.\n\n", made);
-    fputs("| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
-          "density error max | kinetic energy end | momentum drift |", f);
+    const char *eu = energy_unit(cx);
+    fprintf(f,
+            "| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
+            "density error max | compression max | kinetic energy end (%s) | total energy change (%s) | "
+            "momentum drift (%s) |",
+            eu, eu, momentum_unit(cx));
     for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));
-    fputs("\n|---|---|---|---|---|---|---|---|---|---|", f);
+    fputs("\n|---|---|---|---|---|---|---|---|---|---|---|---|", f);
     for (size_t i = 0; i < np; ++i) fputs("---|", f);
     fputc('\n', f);
     for (int k = 0; k < count; ++k) {
         const result *r = &res[k];
-        summary_row s = summarize(r);
+        summary_row s = summarize(cx, r);
         fprintf(f, "| %s | %s |", r->id, status_of(r));
         if (r->ran) fprintf(f, " %.6g | %llu |", r->end_time, (unsigned long long)r->steps);
         else fputs(" | |", f);
@@ -229,11 +289,14 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             md_number(f, s.rate);
             md_number(f, s.dem);
             md_number(f, s.dmax);
+            md_number(f, s.cmax);
             md_number(f, s.ke_end);
-            md_number(f, s.drift);
+            md_change(f, s.de, s.de_rel);
+            if (cx->momentum_na[0]) fprintf(f, " n/a (%s) |", cx->momentum_na);
+            else md_number(f, s.drift);
             for (size_t i = 0; i < np; ++i) md_number(f, r->probe[(r->n - 1) * np + i]);
         } else {
-            for (size_t i = 0; i < 6 + np; ++i) fputs(" |", f);
+            for (size_t i = 0; i < 8 + np; ++i) fputs(" |", f);
         }
         fputc('\n', f);
     }
@@ -243,9 +306,10 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
         if (!ref) continue;
         if (!refs++) fputs("\n## Against reference data\n\n", f);
         fprintf(f, "`%s` against %s (`%s`): RMS of measured / reference - 1 over the reference points within "
-                   "the run, in %s vs %s\n\n",
+                   "the run after t = 0, in %s vs %s\n\n",
                 eddy_probes_name(p, i), ref->label, ref->file, ref->y_label, ref->x_label);
         fputs("| solver | RMS relative deviation | points |\n|---|---|---|\n", f);
+        int too_few = 0;
         for (int k = 0; k < count; ++k) {
             const result *r = &res[k];
             if (r->n == 0) continue;
@@ -255,7 +319,12 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             if (isnan(rms)) fputs(" - |", f);
             else fprintf(f, " %.1f%% |", 100 * rms);
             fprintf(f, " %d |\n", points);
+            too_few |= points < REFERENCE_MIN_POINTS;
         }
+        if (too_few)
+            fprintf(f, "\n`-`: fewer than %d reference points after t = 0 within the run, too few for an RMS (the "
+                       "point at t = 0 is left out: every solver starts from the scene's state there).\n",
+                    REFERENCE_MIN_POINTS);
     }
     /* What differs between the solvers besides the scene: their own parameters and time step. */
     int settings = 0;
@@ -263,7 +332,9 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
         if (!res[k].ran) continue;
         if (!settings++)
             fputs("\n## Solver settings\n\nEach solver's parameters as it ran (the scene's `solvers.<id>` values, else "
-                  "its defaults; `derived`: computed by the solver from the scene) and its time step.\n\n", f);
+                  "its defaults; `derived`: computed by the solver from the scene, a value the solver does not hand "
+                  "to the host: it logs it on stderr, `eddy: tait: sound speed c0 = ...`, unless --quiet) and its "
+                  "time step.\n\n", f);
         fprintf(f, "- `%s`: %s; %s.\n", res[k].id, res[k].settings[0] ? res[k].settings : "no parameters",
                 res[k].stepping);
     }
@@ -279,12 +350,22 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
         fputs("\n## Plots\n\n", f);
         for (int k = 0; k < plot_count; ++k) fprintf(f, "- [%s](%s)\n", plots[k], plots[k]);
     }
-    fputs("\nDensity error: |rho / rho0 - 1| per particle; the mean is its mean over particles averaged over the "
-          "samples, the max its largest value at any sample. Kinetic energy and momentum drift |P(end) - P(0)| "
-          "are in simulation units (per unit depth in 2D); with gravity and walls momentum is not conserved, so "
-          "the drift measures how differently the solvers move the fluid. ms/step is the wall time inside the "
-          "solver steps only: one pass on a machine that may be shared, so compare speeds with `eddy bench` "
-          "(medians of repeats). See docs/compare.md.\n", f);
+    fprintf(f,
+            "\nDensity error: |rho / rho0 - 1| per particle; the mean is its mean over particles averaged over the "
+            "samples, the max its largest value at any sample, which one particle sets: a droplet flying alone "
+            "(its density is its own contribution, far below rho0) or a free-surface corner. Compression max is "
+            "the largest rho / rho0 - 1 at any sample, the figure for incompressibility (such particles are never "
+            "compressed). Energies are per unit depth in 2D and in simulation units, E_p = -sum m (g . x) "
+            "relative to the origin; the total energy change is E_k + E_p at the end minus at the start, in "
+            "percent of the mechanical energy above the container's floor at the start (the dam break's "
+            "potential energy above its bottom); with walls and colliders at rest it should only fall (viscosity "
+            "and walls take energy out): a rise is energy the scheme made. %s ms/step is the wall time inside the solver "
+            "steps only: one pass on a machine that may be shared, so compare speeds with `eddy bench` "
+            "(medians of repeats). See docs/compare.md.\n",
+            cx->momentum_na[0] ? "Momentum drift |P(end) - P(0)| is n/a: momentum is not conserved with gravity, "
+                                 "walls or colliders (summary.csv still gives it)."
+                               : "Momentum drift |P(end) - P(0)|: momentum is conserved here (no gravity, "
+                                 "wall or collider), so the drift is the solver's error.");
 }
 
 int compare_write_summary_md(const context *cx, const result *res, int count, const char *const *plots,
@@ -316,6 +397,12 @@ static double metric_drift(const result *r, size_t k, const void *arg)
 {
     (void)arg;
     return momentum_drift(r, k);
+}
+
+static double metric_total_energy(const result *r, size_t k, const void *arg)
+{
+    (void)arg;
+    return total_energy(r, k);
 }
 
 typedef struct probe_metric {
@@ -376,16 +463,16 @@ static void plot_metric(plotter *pl, const char *file, const char *title, const 
     pl->plot_count++;
 }
 
-/* The plots an earlier comparison into the same folder drew (a probe this scene no longer declares):
- * the five metrics' names and probe_*.png. */
+/* The plots an earlier comparison into the same folder drew (a probe this scene no longer declares, a
+ * momentum drift this scene leaves out): the metrics' names and probe_*.png. */
 static void remove_old_plots(const context *cx)
 {
     char dir[PATH_MAX_ + 8];
     snprintf(dir, sizeof dir, "%s/plots", cx->out_dir);
     DIR *d = opendir(dir);
     if (!d) return;
-    static const char *const FIXED[] = {"kinetic_energy.png", "density_error_mean.png", "density_error_max.png",
-                                        "max_speed.png", "momentum_drift.png"};
+    static const char *const FIXED[] = {"kinetic_energy.png", "total_energy.png",  "density_error_mean.png",
+                                        "density_error_max.png", "max_speed.png", "momentum_drift.png"};
     for (struct dirent *e; (e = readdir(d));) {
         const char *n = e->d_name;
         size_t len = strlen(n);
@@ -403,7 +490,7 @@ void compare_draw_plots(plotter *pl)
 {
     static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
     remove_old_plots(pl->cx);
-    const size_t want = 5 + eddy_probes_count(pl->cx->probes);
+    const size_t want = 6 + eddy_probes_count(pl->cx->probes);
     pl->names = calloc(want, sizeof *pl->names);
     pl->list = calloc(want, sizeof *pl->list);
     if (!pl->names || !pl->list) {
@@ -414,19 +501,27 @@ void compare_draw_plots(plotter *pl)
         return;
     }
     pl->capacity = (int)want;
-    plot_metric(pl, "kinetic_energy", "kinetic energy", "kinetic energy (J, simulation units)", metric_column, &KE,
+    const context *cx = pl->cx;
+    const int d2 = cx->dimensions == 2;
+    char label[128];
+    snprintf(label, sizeof label, "kinetic energy (%s, simulation units)", d2 ? "J/m, per unit depth" : "J");
+    plot_metric(pl, "kinetic_energy", "kinetic energy", label, metric_column, &KE, NULL);
+    snprintf(label, sizeof label, "E_k + E_p (%s, simulation units)", d2 ? "J/m, per unit depth" : "J");
+    plot_metric(pl, "total_energy", "total energy E_k + E_p, E_p = -sum m g.x", label, metric_total_energy, NULL,
                 NULL);
     plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);
     plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL);
     plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL);
-    plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", "|P(t) - P(0)| (kg m/s, simulation units)",
-                metric_drift, NULL, NULL);
+    /* (not drawn where momentum is not conserved: the report's column says n/a, a plot would not) */
+    snprintf(label, sizeof label, "|P(t) - P(0)| (%s, simulation units)", d2 ? "kg/s, per unit depth" : "kg m/s");
+    if (!cx->momentum_na[0])
+        plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", label, metric_drift, NULL, NULL);
     const eddy_probes *p = pl->cx->probes;
     const size_t np = eddy_probes_count(p);
     for (size_t i = 0; i < np; ++i) {
         const eddy_probe_reference *ref = eddy_probes_reference(p, i);
         probe_metric pm = {i, np, ref};
-        char file[80], title[128], label[96];
+        char file[80], title[128];
         snprintf(file, sizeof file, "probe_%s", eddy_probes_name(p, i));
         snprintf(title, sizeof title, "probe %s%s%s", eddy_probes_name(p, i), ref ? " against " : "",
                  ref ? ref->label : "");

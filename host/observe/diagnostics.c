@@ -5,13 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The exact sums of a partial in their packed order. */
+static void sums_of(eddy_diagnostics_partial *d, eddy_xsum **s)
+{
+    eddy_xsum *const all[EDDY_DIAGNOSTICS_SUMS] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1],
+                                                  &d->momentum[2],      &d->mass,        &d->density_error,
+                                                  &d->potential_energy};
+    memcpy(s, all, sizeof all);
+}
+
 int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_partial *d, eddy_error *err)
 {
     memset(d, 0, sizeof *d);
-    eddy_xsum *const sums[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
-                               &d->density_error};
-    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; ++k) eddy_xsum_init(sums[k]);
+    eddy_xsum *sums[EDDY_DIAGNOSTICS_SUMS];
+    sums_of(d, sums);
+    for (size_t k = 0; k < EDDY_DIAGNOSTICS_SUMS; ++k) eddy_xsum_init(sums[k]);
     const eddy_world *w = frame->world;
+    const double gx = w->gravity[0], gy = w->gravity[1], gz = w->gravity[2];
     const eddy_particles *p = &w->particles;
     const uint32_t *order = frame->order;
     const size_t n = frame->count;
@@ -34,6 +44,9 @@ int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_
         eddy_xsum_add(&d->momentum[1], mi * vy);
         eddy_xsum_add(&d->momentum[2], mi * vz);
         eddy_xsum_add(&d->mass, mi);
+        /* Each term is rounded from the same operands in the same order whichever process holds the
+         * particle, so the exact sum of the terms is the same for every split. */
+        eddy_xsum_add(&d->potential_energy, -mi * (gx * (double)p->x[i] + gy * (double)p->y[i] + gz * (double)p->z[i]));
         double e = fabs((double)p->density[i] / rho0 - 1.0);
         eddy_xsum_add(&d->density_error, e);
         /* NaNs are counted apart, so that the maxima combine over processes with a plain MPI_MAX (whose
@@ -50,24 +63,26 @@ int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_
 
 void eddy_diagnostics_pack(const eddy_diagnostics_partial *d, int64_t *sums, double *maxima)
 {
-    const eddy_xsum *const s[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
-                                  &d->density_error};
-    for (size_t k = 0; k < 6; ++k) eddy_xsum_pack(s[k], sums + k * EDDY_XSUM_WORDS);
-    sums[6 * EDDY_XSUM_WORDS] = d->nan_density_error;
-    sums[6 * EDDY_XSUM_WORDS + 1] = d->nan_speed2;
-    sums[6 * EDDY_XSUM_WORDS + 2] = d->particles;
+    eddy_xsum *s[EDDY_DIAGNOSTICS_SUMS];
+    sums_of((eddy_diagnostics_partial *)d, s); /* (read only here) */
+    for (size_t k = 0; k < EDDY_DIAGNOSTICS_SUMS; ++k) eddy_xsum_pack(s[k], sums + k * EDDY_XSUM_WORDS);
+    int64_t *counts = sums + EDDY_DIAGNOSTICS_SUMS * EDDY_XSUM_WORDS;
+    counts[0] = d->nan_density_error;
+    counts[1] = d->nan_speed2;
+    counts[2] = d->particles;
     maxima[0] = d->density_error_max;
     maxima[1] = d->speed2_max;
 }
 
 void eddy_diagnostics_unpack(eddy_diagnostics_partial *d, const int64_t *sums, const double *maxima)
 {
-    eddy_xsum *const s[] = {&d->kinetic_energy, &d->momentum[0], &d->momentum[1], &d->momentum[2], &d->mass,
-                            &d->density_error};
-    for (size_t k = 0; k < 6; ++k) eddy_xsum_unpack(s[k], sums + k * EDDY_XSUM_WORDS);
-    d->nan_density_error = sums[6 * EDDY_XSUM_WORDS];
-    d->nan_speed2 = sums[6 * EDDY_XSUM_WORDS + 1];
-    d->particles = sums[6 * EDDY_XSUM_WORDS + 2];
+    eddy_xsum *s[EDDY_DIAGNOSTICS_SUMS];
+    sums_of(d, s);
+    for (size_t k = 0; k < EDDY_DIAGNOSTICS_SUMS; ++k) eddy_xsum_unpack(s[k], sums + k * EDDY_XSUM_WORDS);
+    const int64_t *counts = sums + EDDY_DIAGNOSTICS_SUMS * EDDY_XSUM_WORDS;
+    d->nan_density_error = counts[0];
+    d->nan_speed2 = counts[1];
+    d->particles = counts[2];
     d->density_error_max = maxima[0];
     d->speed2_max = maxima[1];
 }
@@ -78,6 +93,8 @@ void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics
     d->particles = (size_t)p->particles;
     if (p->particles == 0) return;
     d->kinetic_energy = eddy_xsum_round(&p->kinetic_energy);
+    d->potential_energy = eddy_xsum_round(&p->potential_energy);
+    d->total_energy = d->kinetic_energy + d->potential_energy;
     for (int a = 0; a < 3; ++a) d->momentum[a] = eddy_xsum_round(&p->momentum[a]);
     d->mass = eddy_xsum_round(&p->mass);
     d->density_error_mean = eddy_xsum_round(&p->density_error) / (double)p->particles;

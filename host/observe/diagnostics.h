@@ -1,10 +1,17 @@
 /*
- * host/observe/diagnostics.h — whole-world summary numbers for one instant: kinetic energy, momentum, density
- * error and the largest speed. The run loop computes them at every output frame and hands them to
+ * host/observe/diagnostics.h — whole-world summary numbers for one instant: kinetic, potential and total
+ * mechanical energy, momentum, density error and the largest speed. The run loop computes them at every output frame and hands them to
  * eddy_output_write_diagnostics() (output.h), which appends them to DIR/diagnostics.csv.
  *
  * Units: simulation units throughout (lengths are not divided by the simulation scale), so that the
- * numbers mean the same thing to every solver and need no scene to interpret.
+ * numbers mean the same thing to every solver and need no scene to interpret. Masses are per unit depth
+ * in 2D (world.h), so energies are J/m there and momenta kg/s (J and kg m/s in 3D, at scale 1).
+ *
+ * Potential energy: E_p = -sum m (g . x), the gravitational energy relative to the origin of the
+ * simulation coordinates (g the world's gravity, x the position): the reference that needs no scene,
+ * and the same for every solver, so E_k + E_p of two solvers compare directly. With a constant g and
+ * no other external force E_k + E_p is what the solver should conserve (viscosity and resting walls
+ * take energy out, a moving collider can put it in); a change of reference shifts E_p by -M (g . x0), a constant.
  *
  * Determinism: the sums are exact until one final rounding (exact_sum.h), so they depend on the set of
  * particles only: not on how the grid sorted the arrays, nor on how a run on several processes split
@@ -23,6 +30,8 @@
 
 typedef struct eddy_diagnostics {
     double kinetic_energy;     /* sum 0.5 m |v|^2, m = materials[material].particle_mass */
+    double potential_energy;   /* -sum m (g . x), g = world gravity: relative to the origin (above) */
+    double total_energy;       /* kinetic_energy + potential_energy */
     double momentum[3];        /* sum m v */
     double mass;               /* sum m */
     double density_error_mean; /* mean over particles of |rho / rho0 - 1| (0 with no particles) */
@@ -33,14 +42,15 @@ typedef struct eddy_diagnostics {
 
 /* The part of the diagnostics over some particles: exact sums and maxima. */
 typedef struct eddy_diagnostics_partial {
-    eddy_xsum kinetic_energy, momentum[3], mass, density_error;
+    eddy_xsum kinetic_energy, momentum[3], mass, density_error, potential_energy;
     double density_error_max, speed2_max; /* over the terms that are not NaN (0 with none) */
     int64_t nan_density_error, nan_speed2; /* terms that are NaN */
     int64_t particles;
 } eddy_diagnostics_partial;
 
 /* The packed form: integers that add up over processes (an integer MPI_SUM), then maxima (MPI_MAX). */
-#define EDDY_DIAGNOSTICS_SUM_WORDS (6 * EDDY_XSUM_WORDS + 3)
+#define EDDY_DIAGNOSTICS_SUMS 7
+#define EDDY_DIAGNOSTICS_SUM_WORDS (EDDY_DIAGNOSTICS_SUMS * EDDY_XSUM_WORDS + 3)
 #define EDDY_DIAGNOSTICS_MAX_VALUES 2
 
 /*

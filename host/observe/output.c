@@ -54,7 +54,7 @@ struct eddy_output {
 
 static const char DIAG_HEADER[] =
     "time,step,kinetic_energy,momentum_x,momentum_y,momentum_z,density_error_mean,density_error_max,"
-    "max_speed,wall_ms,particles\n";
+    "max_speed,wall_ms,particles,potential_energy,total_energy\n";
 
 /* Times go to text with 12 significant digits, so comparing a time read back with one in memory
  * needs a tolerance well above that rounding. */
@@ -217,6 +217,17 @@ int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err)
 
 /* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
  * run writes those again), with `header` as its first line. */
+/* How many columns `header` appends to the file's header line `old` (0 when they are the same or old is
+ * not a leading part of it: then the rows are kept as they are, as before). */
+static size_t appended_columns(const char *old, const char *header)
+{
+    const size_t n = strcspn(old, "\r\n");
+    if (strncmp(old, header, n) != 0 || header[n] != ',') return 0;
+    size_t added = 0;
+    for (const char *c = header + n; *c && *c != '\n'; ++c) added += *c == ',';
+    return added;
+}
+
 static int trim_table(const char *path, const char *header, double keep_until, eddy_error *err)
 {
     FILE *in = fopen(path, "r");
@@ -232,15 +243,26 @@ static int trim_table(const char *path, const char *header, double keep_until, e
     char *line = NULL;
     size_t cap = 0;
     int first = 1;
+    size_t added = 0; /* columns the header has beyond those of the file's rows */
     while (getline(&line, &cap, in) >= 0) {
         if (first) {
             first = 0;
             fputs(header, af.f);
-            if (strncmp(line, "time,", 5) == 0) continue;
+            if (strncmp(line, "time,", 5) == 0) {
+                added = appended_columns(line, header);
+                continue;
+            }
         }
         char *end;
         double t = strtod(line, &end);
-        if (end != line && time_at_or_before(t, keep_until)) fputs(line, af.f);
+        if (end != line && time_at_or_before(t, keep_until)) {
+            /* A row of a run written before columns were appended (diagnostics.csv's energies): the new
+             * columns left empty, so that every row has the header's columns and none is made up. */
+            const size_t n = strcspn(line, "\n");
+            fwrite(line, 1, n, af.f);
+            for (size_t k = 0; k < added; ++k) fputc(',', af.f);
+            fputc('\n', af.f);
+        }
     }
     /* (getline stops with -1 at the end and on an error; only the end leaves feof set) */
     const int e = errno, read_failed = !feof(in) || ferror(in);
@@ -708,9 +730,11 @@ int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, dou
                                   double wall_ms, eddy_error *err)
 {
     if (!o->diag) return EDDY_OK; /* a process other than piece 0 */
-    fprintf(o->diag, "%.12g,%" PRIu64 ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%zu\n", time, step,
-            d->kinetic_energy, d->momentum[0], d->momentum[1], d->momentum[2], d->density_error_mean,
-            d->density_error_max, d->max_speed, wall_ms, d->particles);
+    /* (potential_energy and total_energy after particles: they came later, and readers by position keep
+     * the columns they knew) */
+    fprintf(o->diag, "%.12g,%" PRIu64 ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%zu,%.12g,%.12g\n", time,
+            step, d->kinetic_energy, d->momentum[0], d->momentum[1], d->momentum[2], d->density_error_mean,
+            d->density_error_max, d->max_speed, wall_ms, d->particles, d->potential_energy, d->total_energy);
     /* Flushed per row so that a run that dies later still leaves every row it reached. */
     if (fflush(o->diag) != 0 || ferror(o->diag)) {
         int e = errno ? errno : EIO;

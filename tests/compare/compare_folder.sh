@@ -74,7 +74,7 @@ probes)
         || fail "the comparison failed"
     n=$(ls "$D/plots" | grep -c '\.png$')
     [ "$n" = 75 ] || fail "$n plots, expected 75"
-    for f in plots/probe_d0.png plots/probe_d69.png plots/momentum_drift.png; do
+    for f in plots/probe_d0.png plots/probe_d69.png plots/total_energy.png; do
         [ -f "$D/$f" ] || fail "no $f"
         grep -qF -- "- [$f]($f)" "$D/summary.md" || fail "summary.md does not list $f"
     done
