@@ -152,7 +152,7 @@ def load_plugin(path: Union[str, "os.PathLike[str]"]) -> None:
 _DIAGNOSTICS = np.dtype([
     ("time", "f8"), ("step", "i8"), ("frame", "i8"), ("kinetic_energy", "f8"), ("momentum", "f8", (3,)),
     ("mass", "f8"), ("density_error_mean", "f8"), ("density_error_max", "f8"), ("max_speed", "f8"),
-    ("particles", "i8"),
+    ("particles", "i8"), ("potential_energy", "f8"), ("total_energy", "f8"),
 ])
 _FIXED = _eddy.RECORD_FIXED_COLUMNS
 
@@ -189,10 +189,12 @@ class Record:
     next regular frame: the frames ``eddy run`` writes.
 
     ``diagnostics`` has the columns time, step, frame, kinetic_energy, momentum (shape (3,)), mass,
-    density_error_mean, density_error_max, max_speed, particles, in simulation units. They are the
+    density_error_mean, density_error_max, max_speed, particles, potential_energy, total_energy, in
+    simulation units (energies per unit depth in 2D: J/m; potential_energy is -sum m (g . x), relative
+    to the origin). They are the
     values of diagnostics.csv's rows, not its layout: ``momentum[:, 0..2]`` is its momentum_x/y/z;
     ``frame`` (the index of the frame file, probes.csv's frame) and ``mass`` (the total, kg; kg/m in 2D)
-    are not in diagnostics.csv; its wall_ms (wall time) and any column after particles are not here.
+    are not in diagnostics.csv; its wall_ms (wall time) is not here.
     Read diagnostics.csv by column name (csv.DictReader), not by position. ``to_pandas()`` names
     the momentum columns as diagnostics.csv does.
 
@@ -220,6 +222,7 @@ def _record(rows: bytes, width: int, probe_names: Sequence[str], completed: bool
     d["kinetic_energy"], d["momentum"], d["mass"] = a[:, 3], a[:, 4:7], a[:, 7]
     d["density_error_mean"], d["density_error_max"] = a[:, 8], a[:, 9]
     d["max_speed"], d["particles"] = a[:, 10], a[:, 11]
+    d["potential_energy"], d["total_energy"] = a[:, 12], a[:, 13]
     p = np.zeros(len(a), dtype=[("time", "f8"), ("step", "i8"), ("frame", "i8")] +
                  [(n, "f8") for n in probe_names])
     p["time"], p["step"], p["frame"] = a[:, 0], a[:, 1], a[:, 2]

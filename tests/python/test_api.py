@@ -260,14 +260,14 @@ def test_record_diagnostics_columns_map_to_diagnostics_csv_by_name(tmp_path):
     masses = sim.field("mass").astype(float)
     sim.close()
     assert d.dtype.names == ("time", "step", "frame", "kinetic_energy", "momentum", "mass", "density_error_mean",
-                             "density_error_max", "max_speed", "particles")
+                             "density_error_max", "max_speed", "particles", "potential_energy", "total_energy")
     assert d["momentum"].shape == (len(d), 3)
     with open(tmp_path / "diagnostics.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(d) == 3
     same = {"time": "time", "step": "step", "kinetic_energy": "kinetic_energy", "density_error_mean":
             "density_error_mean", "density_error_max": "density_error_max", "max_speed": "max_speed",
-            "particles": "particles"}
+            "particles": "particles", "potential_energy": "potential_energy", "total_energy": "total_energy"}
     for col, name in same.items():
         assert [float(r[name]) for r in rows] == pytest.approx(list(d[col].astype(float)), rel=1e-9), col
     for i, axis in enumerate("xyz"):
@@ -277,3 +277,5 @@ def test_record_diagnostics_columns_map_to_diagnostics_csv_by_name(tmp_path):
     # frame is the index of the frame file; mass the particles' total, constant here (none leaves)
     assert list(d["frame"]) == [0, 1, 2]
     assert d["mass"] == pytest.approx([masses.sum()] * 3, rel=1e-12)
+    # the total is the kinetic energy plus the potential (an independent sum of the two columns)
+    assert list(d["total_energy"]) == pytest.approx(list(d["kinetic_energy"] + d["potential_energy"]), rel=1e-12)
