@@ -340,8 +340,9 @@ static int read_all(const char *path, unsigned char **data, size_t *size, eddy_e
     if (opened < 0) {
         if (errno == ENOENT)
             return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
-                                  "no checkpoint '%s' (a run writes one when it ends, is interrupted, or "
-                                  "every --checkpoint-every seconds)", path);
+                                  "no checkpoint '%s' (eddy run writes one when it ends, is interrupted, or "
+                                  "every --checkpoint-every seconds; eddy compare and eddy validate write none: "
+                                  "run the scene with eddy run --solver ID to continue it)", path);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot read checkpoint '%s': %s", path, strerror(errno));
     }
     const int rc = checkpoint_read_stream(f, SIZE_MAX / 2, data, size);

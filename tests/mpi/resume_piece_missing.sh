@@ -22,7 +22,7 @@ resume_split() { # name: resume "run" from node0 (process 0) and node1 (process 
 }
 cp -r "$out/node0/run" "$out/node1/run" && rm "$out/node1/run/checkpoint.p1.eddy"
 resume_split piece
-grep -qxF "eddy: error: no checkpoint 'run/checkpoint.p1.eddy' (a run writes one when it ends, is interrupted, or every --checkpoint-every seconds)" \
+grep -qxF "eddy: error: no checkpoint 'run/checkpoint.p1.eddy' (eddy run writes one when it ends, is interrupted, or every --checkpoint-every seconds; eddy compare and eddy validate write none: run the scene with eddy run --solver ID to continue it)" \
     "$out/piece.log" || fail "piece: not the missing piece's message"
 rm -rf "$out/node1/run" && cp -r "$out/node0/run" "$out/node1/run" && rm "$out/node1/run/checkpoint.manifest"
 resume_split manifest
