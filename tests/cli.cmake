@@ -45,13 +45,13 @@ cli_test(run_help_as_value 2 "eddy: option --steps needs a value, got the option
 # of OpenMP threads (a stack overflow at 100 000), a fill past 32 spacings per smoothing radius (minutes a
 # step), an output interval so small that every step met a frame while time stood still, and a name that
 # made the default folder out/.. the working folder.
-cli_test(scene_threads_too_many 1 "dam_break_2d.json: world.threads: expected an integer in [0, 4096], got 100000"
+cli_test(scene_threads_too_many 1 "eddy: error: --set 'world.threads=100000': world.threads: expected an integer in [0, 4096], got 100000"
          run ${SCENES}/dam_break_2d.json --set world.threads=100000 --out ${CLI_OUT}/threads)
-cli_test(scene_fill_too_fine 1 "dam_break_2d.json: fluids[0].spacing_factor: expected at least 0.0625, a fill spacing of world.smoothing_radius / 32 = 0.00015625 (at most 32 spacings per smoothing radius), got 0.01 (spacing 2.5e-05)"
+cli_test(scene_fill_too_fine 1 "eddy: error: --set 'fluids[0].spacing_factor=0.01': fluids[0].spacing_factor: expected at least 0.0625, a fill spacing of world.smoothing_radius / 32 = 0.00015625 (at most 32 spacings per smoothing radius), got 0.01 (spacing 2.5e-05)"
          run ${SCENES}/dam_break_2d.json --set fluids[0].spacing_factor=0.01 --out ${CLI_OUT}/fill)
-cli_test(scene_output_interval_tiny 1 "dam_break_2d.json: time.output_interval: expected at least time.end / 1e+06 = 3e-07 s (at most 1e+06 frames), got 1e-300"
+cli_test(scene_output_interval_tiny 1 "eddy: error: --set 'time.output_interval=1e-300': time.output_interval: expected at least time.end / 1e+06 = 3e-07 s (at most 1e+06 frames), got 1e-300"
          run ${SCENES}/dam_break_2d.json --set time.output_interval=1e-300 --out ${CLI_OUT}/interval)
-cli_test(scene_name_dot_dot 1 "dam_break_2d.json: name: expected a non-empty string of at most 63 characters without '/', '\\' or control characters, and not \".\" or \"..\", got \"..\""
+cli_test(scene_name_dot_dot 1 "eddy: error: --set 'name=\"..\"': name: expected a non-empty string of at most 63 characters without '/', '\\' or control characters, and not \".\" or \"..\", got \"..\""
          run ${SCENES}/dam_break_2d.json --set name=\"..\" --steps 1)
 # The scene audit. A fill that cannot fit in memory is refused before it starts (4e8 particles on 23 GB
 # filled for minutes until the kernel killed the run; here the memory comes from EDDY_MEMORY_BYTES, so
@@ -64,7 +64,7 @@ cli_test(scene_memory_bytes_bad 1 "eddy: error: environment variable EDDY_MEMORY
          run ${SCENES}/dam_break_2d.json --out ${CLI_OUT}/memory_bad)
 set_tests_properties(cli_scene_fill_beyond_memory PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1e9")
 set_tests_properties(cli_scene_memory_bytes_bad PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1 GB")
-cli_test(scene_collider_in_fluid 1 "dam_break_2d.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 into fluids[0], more than half its particle spacing of 0.0025: particles would start inside the solid"
+cli_test(scene_collider_in_fluid 1 "eddy: error: --set 'colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]': colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 into fluids[0], more than half its particle spacing of 0.0025: particles would start inside the solid"
          run ${SCENES}/dam_break_2d.json --set "colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]" --out ${CLI_OUT}/collider)
 cli_test(scene_not_utf8 1 "not_utf8.json:2:15: malformed JSON: expected UTF-8 text, got the byte 0xE9"
          run ${DATA}/not_utf8.json --out ${CLI_OUT}/utf8)
@@ -118,7 +118,7 @@ string(REPEAT "vtk," 200 _long_format)
 cli_test(format_long_list_says_why 2 "vtk,vtk,...': 'vtk' is given twice" run ${SCENES}/dam_break_2d.json --format ${_long_format}csv)
 cli_test(format_list_too_long 2 "vtk,...': the list is longer than 1023 characters" run ${SCENES}/dam_break_2d.json --format ${_long_format}${_long_format}csv)
 cli_test(format_too_many 2 "got 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q': at most 16 writers" run ${SCENES}/dam_break_2d.json --format a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q)
-cli_test(unknown_writer_in_scene 1 "dam_break_2d.json: output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
+cli_test(unknown_writer_in_scene 1 "eddy: error: --set 'output.format=[\"vtk\",\"xml\"]': output.format[1]: expected \"vtk\" or \"csv\", got \"xml\"" run ${SCENES}/dam_break_2d.json --set output.format=[\"vtk\",\"xml\"] --out ${CLI_OUT}/x)
 cli_test(missing_scene_file 1 "cannot read 'no/such/scene.json'" run no/such/scene.json)
 cli_test(malformed_scene 1 "malformed.json:4:3: malformed JSON" run ${DATA}/malformed.json)
 # Inputs that never end were read forever (and a run under `timeout` ignored its SIGTERM there): a
@@ -149,7 +149,7 @@ cli_test(unknown_solver_shows_plugin_path 1 "(it is '${CMAKE_CURRENT_SOURCE_DIR}
 set_tests_properties(cli_unknown_solver_names_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=")
 set_tests_properties(cli_unknown_solver_shows_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes")
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
-cli_test(unknown_scene_key 1 "dam_break_2d.json: timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
+cli_test(unknown_scene_key 1 "eddy: error: --set 'timee.dt=1': timee: unknown key" run ${SCENES}/dam_break_2d.json --set timee.dt=1 --out ${CLI_OUT}/x)
 # A --set that is not PATH=VALUE is a bad command line (2) for every command that takes one, before any
 # scene is read; a well-formed path the scene lacks stays the scene's error (1, above).
 cli_test(set_without_value 2 "eddy: --set 'world.threads': expected PATH=VALUE, got no '='\nrun 'eddy help' for usage"
@@ -422,3 +422,26 @@ add_test(NAME cli_closed_std_fds
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_fds/closed_std_fds.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
                  ${CLI_OUT}/closed_std_fds ${PROJECT_BINARY_DIR}/test_plugins)
 set_tests_properties(cli_closed_std_fds PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+# A value an override put in is the override's, not the file's: a solver's, a material's, probes',
+# render's, checkpoint's and output's values from --set named the scene file, which never held them
+# ("dam_break_2d.json: solvers.sph_mueller.shifting: expected true or false, got \"yes\"").
+cli_test(set_solver_value_named 1 "eddy: error: --set 'solvers.sph_mueller.shifting=yes': solvers.sph_mueller.shifting: expected true or false, got \"yes\""
+         run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.shifting=yes --out ${CLI_OUT}/x)
+cli_test(set_material_value_named 1 "eddy: error: --set 'materials[0].stiffness=-5': materials[0].stiffness: expected a number >= 0, got -5"
+         run ${SCENES}/dam_break_2d.json --set materials[0].stiffness=-5 --out ${CLI_OUT}/x)
+cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\" or \"density\", got \"nope\""
+         run ${SCENES}/dam_break_2d.json --set "probes=[{\"kind\": \"nope\"}]" --out ${CLI_OUT}/x)
+cli_test(set_render_value_named 1 "eddy: error: --set 'render.camera=5': render.camera: expected an object or a string in the --camera syntax, got 5"
+         run ${SCENES}/dam_break_2d.json --set render.camera=5 --out ${CLI_OUT}/x)
+cli_test(set_checkpoint_value_named 1 "eddy: error: --set 'checkpoint.every=-1': checkpoint.every: expected a number >= 0, got -1"
+         run ${SCENES}/dam_break_2d.json --set checkpoint.every=-1 --out ${CLI_OUT}/x)
+cli_test(set_output_value_named 1 "eddy: error: --set 'output.overlap=yes': output.overlap: expected true or false, got \"yes\""
+         run ${SCENES}/dam_break_2d.json --set output.overlap=yes --out ${CLI_OUT}/x)
+cli_test(set_compared_value_named 1 "eddy: error: tait: --set 'solvers.tait.gamma=yes': solvers.tait.gamma: expected a number in [1, 10], got \"yes\""
+         compare ${SCENES}/dam_break_2d.json --solvers tait,pbf --steps 2 --set solvers.tait.gamma=yes --out ${CLI_OUT}/x)
+# In 2D a direction's z was dropped: a z-up gravity ran with no gravity (status 0); a 3D scene made 2D
+# ran as a slice of itself.
+cli_test(set_gravity_z_in_2d 1 "eddy: error: --set 'world.gravity=[0,0,-9.81]': world.gravity: a 2D scene has no z (the x-y plane, y up), got z = -9.81; give [x, y]"
+         run ${SCENES}/dam_break_2d.json --until 0.01 --set world.gravity=[0,0,-9.81] --out ${CLI_OUT}/x)
+cli_test(set_3d_scene_to_2d 1 ": container.max: a 2D scene has no z (the x-y plane, y up), got z = 0.3; give [x, y] (the scene is 2D by --set 'dimensions=2', and a 3D scene is not read as a 2D one)"
+         run ${SCENES}/dam_break_3d.json --set dimensions=2 --out ${CLI_OUT}/x)

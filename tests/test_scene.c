@@ -105,6 +105,21 @@ static const char *const VALID =
     "  ]\n"                                                                     /* 11 */
     "}\n";
 
+/* VALID in 2D, line for line. */
+static const char *const VALID_2D =
+    "{\n"                                                                       /* 1 */
+    "  \"solver\": \"sph_mueller\", \"dimensions\": 2,\n"                       /* 2 */
+    "  \"time\": {\"dt\": 0.001, \"end\": 1},\n"                                /* 3 */
+    "  \"world\": {\"smoothing_radius\": 0.2, \"simulation_scale\": 2},\n"      /* 4 */
+    "  \"container\": {\"min\": [0, 0], \"max\": [1, 1]},\n"                    /* 5 */
+    "  \"materials\": [\n"                                                      /* 6 */
+    "    {\"name\": \"water\", \"particle_spacing\": 0.05, \"viscosity\": 0.2}\n" /* 7 */
+    "  ],\n"                                                                    /* 8 */
+    "  \"fluids\": [\n"                                                         /* 9 */
+    "    {\"material\": \"water\", \"box\": {\"min\": [0, 0], \"max\": [0.5, 0.25]}}\n" /* 10 */
+    "  ]\n"                                                                     /* 11 */
+    "}\n";
+
 /* Parses text (file name "t.json") and builds its world with the registry (material keys and
  * component ids are checked there), and expects failure with exactly `message` and `code`. */
 static void expect_error_sets(const char *text, const char *const *sets, size_t n, int code,
@@ -197,16 +212,22 @@ static float material_param(const eddy_scene *s, size_t m, const char *id)
     return (float)x->number;
 }
 
+/* `base` with `from` replaced by `to` (first occurrence). */
+static char *edit_in(const char *base, const char *from, const char *to)
+{
+    const char *at = strstr(base, from);
+    assert_non_null(at);
+    size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    assert_non_null(out);
+    snprintf(out, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+    return out;
+}
+
 /* VALID with `from` replaced by `to` (first occurrence). */
 static char *edit(const char *from, const char *to)
 {
-    const char *at = strstr(VALID, from);
-    assert_non_null(at);
-    size_t n = strlen(VALID) - strlen(from) + strlen(to) + 1;
-    char *out = malloc(n);
-    assert_non_null(out);
-    snprintf(out, n, "%.*s%s%s", (int)(at - VALID), VALID, to, at + strlen(from));
-    return out;
+    return edit_in(VALID, from, to);
 }
 
 static void edited_error(const char *from, const char *to, const char *message)
@@ -390,20 +411,13 @@ static void vectors(void **state)
                  "t.json:5:24: container.min: expected an array of 3 numbers, got an array of 2 elements");
     edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, \"a\", 0], \"max\": [1, 1, 1]",
                  "t.json:5:28: container.min[1]: expected a finite number, got \"a\"");
-    /* In 2D a vector has 2 entries, or 3 with z ignored. */
+    /* In 2D a vector has 2 entries, or 3: a position's or an extent's z is ignored (the depth of the
+     * plane), VALID's 3D boxes in a 2D text included. */
     char *text = edit("\"solver\"", "\"dimensions\": 2, \"solver\"");
-    char *t2 = NULL;
-    {
-        const char *from = "\"min\": [0, 0, 0], \"max\": [1, 1, 1]";
-        const char *at = strstr(text, from);
-        assert_non_null(at);
-        const char *to = "\"min\": [0, 0], \"max\": [1, 1, 7]";
-        size_t n = strlen(text) + strlen(to) + 1;
-        t2 = malloc(n);
-        snprintf(t2, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    }
+    char *t2 = edit_in(text, "\"max\": [1, 1, 1]", "\"max\": [1, 1, 7]");
     eddy_scene s;
     parse_ok(t2, NULL, 0, &s);
+    free(t2);
     assert_int_equal(s.dimensions, 2);
     NEAR(s.container_max[1], 1, 0);
     NEAR(s.container_max[2], 0, 0); /* z ignored */
@@ -412,8 +426,75 @@ static void vectors(void **state)
     assert_int_equal(eddy_scene_count_particles(&s), 50);
     NEAR(lattice_sum(s.materials[0].particle_mass, 0.1, 0.2, 2), 1000, 1000 * 1e-4);
     eddy_scene_free(&s);
-    free(t2);
     free(text);
+}
+
+/* A 2D scene is the x-y plane: a vector's z was dropped without a word, so a z-up gravity [0, 0, -9.81]
+ * ran with no gravity and a 3D scene made 2D by --set ran a slice of itself. A direction's z (gravity,
+ * velocities, normals) other than 0 is refused; a position's is the plane's depth, ignored in a 2D text
+ * and refused in a 3D one made 2D. */
+static void two_d_vectors_have_no_z(void **state)
+{
+    (void)state;
+    /* In the file: at the z. */
+    char *text = edit_in(VALID_2D, "\"simulation_scale\": 2}", "\"simulation_scale\": 2, \"gravity\": [0, 0, -9.81]}");
+    expect_error(text, EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:4:79: world.gravity: a 2D scene has no z (the x-y plane, y up), got z = -9.81; give [x, y]");
+    free(text);
+    text = edit_in(VALID_2D, "[0.5, 0.25]}}", "[0.5, 0.25]}, \"velocity\": [0, 0, 1]}");
+    expect_error(text, EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:10:90: fluids[0].velocity: a 2D scene has no z (the x-y plane, y up), got z = 1; give [x, y]");
+    free(text);
+    /* From --set: the --set named, for every direction. */
+    static const struct {
+        const char *set, *path, *z;
+    } cases[] = {
+        {"world.gravity=[0,0,-9.81]", "world.gravity", "-9.81"},
+        {"fluids[0].velocity=[1, 0, 2]", "fluids[0].velocity", "2"},
+        {"colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 1, 1]}]", "colliders[0].normal", "1"},
+        {"colliders=[{\"type\": \"sphere\", \"center\": [3, 3], \"radius\": 0.1, \"velocity\": [0, 0, 1e-3]}]",
+         "colliders[0].velocity", "0.001"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char expected[512];
+        snprintf(expected, sizeof expected,
+                 "--set '%s': %s: a 2D scene has no z (the x-y plane, y up), got z = %s; give [x, y]", cases[i].set,
+                 cases[i].path, cases[i].z);
+        expect_error_sets(VALID_2D, &cases[i].set, 1, EDDY_ERR_INVALID_ARGUMENT, expected);
+    }
+    /* Positions and extents keep the depth of the plane, from --set as from the file. */
+    const char *places[] = {"container.max=[1, 1, 1]",
+                            "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.2}}",
+                            "colliders=[{\"type\": \"box\", \"min\": [0.8, 0.8, -1], \"max\": [1, 1, 1]}]"};
+    eddy_scene s;
+    parse_ok(VALID_2D, places, 3, &s);
+    NEAR(s.container_max[2], 0, 0);
+    NEAR(s.fluids[0].center[2], 0, 0);
+    NEAR(s.colliders[0].min[2], 0, 0);
+    eddy_scene_free(&s);
+    /* z = 0 from --set is accepted as from the file. */
+    const char *flat[] = {"world.gravity=[0, -1, 0]", "fluids[0].velocity=[1, 0, -0.0]"};
+    parse_ok(VALID_2D, flat, 2, &s);
+    NEAR(s.gravity[1], -1, 0);
+    NEAR(s.fluids[0].velocity[0], 1, 0);
+    eddy_scene_free(&s);
+    /* A 3D scene made 2D: refused at its first vector with a z, saying why the scene is 2D. */
+    const char *two[] = {"dimensions=2"};
+    expect_error_sets(VALID, two, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:5:49: container.max: a 2D scene has no z (the x-y plane, y up), got z = 1; give [x, y] "
+                      "(the scene is 2D by --set 'dimensions=2', and a 3D scene is not read as a 2D one)");
+    /* A caller's own vector keeps a z (a camera's eye stands off the plane): eddy_scene_get_vector takes
+     * any z in 2D, and leaves it to the caller. */
+    const char *render[] = {"render={\"camera\": {\"eye\": [0.5, 0.5, 2]}}"};
+    parse_ok(VALID_2D, render, 1, &s);
+    const cJSON *cam = cJSON_GetObjectItemCaseSensitive(eddy_scene_section(&s, "render"), "camera");
+    eddy_real eye[3] = {-1, -1, -1};
+    eddy_error e;
+    eddy_error_clear(&e);
+    assert_int_equal(eddy_scene_get_vector(&s, &e, cam, "render.camera", "eye", 1, NULL, eye), EDDY_OK);
+    NEAR(eye[0], 0.5, 0);
+    NEAR(eye[2], 0, 0);
+    eddy_scene_free(&s);
 }
 
 static void set_overrides(void **state)
@@ -446,15 +527,65 @@ static void set_overrides(void **state)
     assert_int_equal(col, 43);
     eddy_scene_free(&s);
 
-    /* A bad value from --set: the message has no line:column. */
+    /* A bad value from --set names the --set, not the file, which never held it. */
     const char *neg[] = {"materials[0].viscosity=-2"};
     expect_error_sets(VALID, neg, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: materials[0].viscosity: expected a number >= 0, got -2");
+                      "--set 'materials[0].viscosity=-2': materials[0].viscosity: expected a number >= 0, got -2");
     const char *unk[] = {"timee.dt=1"};
     expect_error_sets(VALID, unk, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: timee: unknown key, expected one of: name, description, solver, grid, "
+                      "--set 'timee.dt=1': timee: unknown key, expected one of: name, description, solver, grid, "
                       "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
                       "grids, output, probes, render, checkpoint");
+}
+
+static int params_of(const char *section, const char *const *sets, size_t n, eddy_param_value *values,
+                     eddy_error *e);
+
+/* Every error in a value an override put in names the override: a bad solver parameter from --set
+ * blamed the scene file ("t.json: solvers.test.vorticity: ..."), which never held it. */
+static void set_values_name_the_set(void **state)
+{
+    (void)state;
+    eddy_param_value v[5];
+    eddy_error e;
+    const char *flag[] = {"solvers.test.vorticity=yes"};
+    assert_int_equal(params_of("", flag, 1, v, &e), EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "--set 'solvers.test.vorticity=yes': solvers.test.vorticity: expected true or "
+                                   "false, got \"yes\"");
+    /* An override inside the value an earlier one put in: the later one. */
+    const char *inside[] = {"time={\"dt\": 0.001, \"end\": 1}", "time.end=-1"};
+    expect_error_sets(VALID, inside, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'time.end=-1': time.end: expected a number > 0, got -1");
+    /* ... and the earlier one for its own value beside it. */
+    const char *beside[] = {"time={\"dt\": -1, \"end\": 1}", "time.end=2"};
+    expect_error_sets(VALID, beside, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'time={\"dt\": -1, \"end\": 1}': time.dt: expected a number > 0, got -1");
+    /* A value replaced by a later override is that one's. */
+    const char *replaced[] = {"time.end=-1", "time={\"dt\": 0.001, \"end\": -2}"};
+    expect_error_sets(VALID, replaced, 2, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'time={\"dt\": 0.001, \"end\": -2}': time.end: expected a number > 0, got -2");
+    /* An object an override's path created is the override's, its missing keys too. */
+    char *untimed = edit("  \"time\": {\"dt\": 0.001, \"end\": 1},\n", "");
+    const char *created[] = {"time.end=1"};
+    expect_error_sets(untimed, created, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'time.end=1': time.dt: missing required key, expected a number > 0");
+    free(untimed);
+    /* A value of the file keeps its place beside an override. */
+    char *text = edit("\"viscosity\": 0.2", "\"viscosity\": -1");
+    const char *other[] = {"time.end=2"};
+    expect_error_sets(text, other, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "t.json:7:62: materials[0].viscosity: expected a number >= 0, got -1");
+    free(text);
+    /* A long override is quoted in part (200 bytes), so the key and the error still show. */
+    char longset[320] = "output.format=";
+    char expected[640] = "--set 'output.format=";
+    for (int i = 0; i < 250; ++i) strcat(longset, "x");
+    for (int i = 0; i < 186; ++i) strcat(expected, "x");
+    strcat(expected, "...': output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"");
+    for (int i = 0; i < 40; ++i) strcat(expected, "x");
+    strcat(expected, "...\"");
+    const char *along[] = {longset};
+    expect_error_sets(VALID, along, 1, EDDY_ERR_INVALID_ARGUMENT, expected);
 }
 
 static void bad_sets(void **state)
@@ -586,10 +717,10 @@ static void component_params(void **state)
     expect_param_error("\"relaxation\": null",
                        "t.json:9:38: solvers.test.relaxation: expected a number in [0, 1], got null");
 
-    /* A range error on a --set value has no position. */
+    /* A range error on a --set value names the --set (it named the file, which never held it). */
     const char *bad[] = {"solvers.test.iterations=0"};
     assert_int_equal(params_of("", bad, 1, v, &e), EDDY_ERR_INVALID_ARGUMENT);
-    assert_string_equal(e.message, "t.json: solvers.test.iterations: 0 is out of range [1, 100]");
+    assert_string_equal(e.message, "--set 'solvers.test.iterations=0': solvers.test.iterations: 0 is out of range [1, 100]");
 
     /* Grids read the grids section; no section means defaults. */
     eddy_scene s;
@@ -687,7 +818,7 @@ static void build_world_2d_sphere_colliders(void **state)
         "  \"domain\": {\"min\": [0, 0], \"max\": [2, 2], \"periodic\": [true, false], \"out_of_domain\": \"remove\"},\n"
         "  \"materials\": [{\"name\": \"a\", \"rest_density\": 500, \"particle_mass\": 0.5, \"viscosity\": 0,\n"
         "                  \"particle_radius\": 0.01, \"particle_margin\": 0, \"restitution\": 0.5, \"friction\": 0.25, \"erp\": 1}],\n"
-        "  \"fluids\": [{\"material\": \"a\", \"sphere\": {\"center\": [1, 1], \"radius\": 0.5}, \"velocity\": [1, 2, 3],\n"
+        "  \"fluids\": [{\"material\": \"a\", \"sphere\": {\"center\": [1, 1], \"radius\": 0.5}, \"velocity\": [1, 2, 0],\n"
         "              \"spacing_factor\": 2}],\n"
         "  \"colliders\": [{\"type\": \"plane\", \"point\": [0, 0.1], \"normal\": [0, 2]},\n"
         "                {\"type\": \"sphere\", \"center\": [1, 1.8], \"radius\": 0.1, \"velocity\": [0.5, 0]},\n"
@@ -786,7 +917,8 @@ static void material_keys_follow_the_solvers(void **state)
     eddy_world_destroy(w);
     w = NULL;
     assert_int_equal(build_with(&s, NULL, &w, &e), EDDY_ERR_INVALID_ARGUMENT);
-    assert_string_equal(e.message, "t.json: materials[0].viscosity: expected a number >= 0, got -1");
+    assert_string_equal(e.message, "--set 'materials[0].viscosity=-1': materials[0].viscosity: expected a number >= 0, "
+                                   "got -1");
     eddy_scene_free(&s);
 
     /* --set reaches the running solver's values in the world. */
@@ -949,7 +1081,7 @@ static void typed_params(void **state)
     p0 = cJSON_GetArrayItem(eddy_scene_section(&s, "probes"), 0);
     assert_int_equal(eddy_scene_param_values(&s, p0, "probes[0]", VEC_PARAMS, VEC_COUNT, host_keys, v, &e),
                      EDDY_ERR_INVALID_ARGUMENT);
-    assert_string_equal(e.message, "t.json: probes[0].kinf: unknown key, expected one of: name, kind, direction, "
+    assert_string_equal(e.message, "--set 'probes[0].kinf=x': probes[0].kinf: unknown key, expected one of: name, kind, direction, "
                                    "mode, label, origin, width, count");
     eddy_scene_free(&s);
 }
@@ -973,10 +1105,10 @@ static void component_ids(void **state)
     edited_error("\"fluids\"", "\"output\": {\"writers\": {\"vtx\": {}}},\n  \"fluids\"",
                  "t.json:9:26: output.writers.vtx: unknown writer 'vtx', expected one of the registered writers: "
                  "vtk, csv");
-    /* From --set: no position. */
+    /* From --set: the --set named. */
     const char *set[] = {"solvers.sph_muller.cfl=1"};
     expect_error_sets(VALID, set, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
+                      "--set 'solvers.sph_muller.cfl=1': solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
                       "solvers: sph_mueller, pbf, test");
     /* Sections of every registered solver are accepted whichever solver runs. */
     eddy_scene s;
@@ -1007,25 +1139,29 @@ static void component_ids(void **state)
     eddy_scene_free(&s);
     const char *gap[] = {"output.format=vtk,,csv"};
     expect_error_sets(VALID, gap, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \"vtk,,csv\"");
+                      "--set 'output.format=vtk,,csv': output.format: expected writer ids separated by single commas, got an "
+                      "empty entry in \"vtk,,csv\"");
     const char *trailing[] = {"output.format=vtk, "};
     expect_error_sets(VALID, trailing, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \"vtk, \"");
+                      "--set 'output.format=vtk, ': output.format: expected writer ids separated by single commas, got an "
+                      "empty entry in \"vtk, \"");
     const char *comma[] = {"output.format=,"};
     expect_error_sets(VALID, comma, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in \",\"");
+                      "--set 'output.format=,': output.format: expected writer ids separated by single commas, got an empty "
+                      "entry in \",\"");
     const char *dup[] = {"output.format=vtk,vtk"};
     expect_error_sets(VALID, dup, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected each writer once, got \"vtk\" again");
+                      "--set 'output.format=vtk,vtk': output.format: expected each writer once, got \"vtk\" again");
     const char *bad[] = {"output.format=[\"VTK\"]"};
     expect_error_sets(VALID, bad, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format[0]: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"VTK\"");
+                      "--set 'output.format=[\"VTK\"]': output.format[0]: expected a writer id (1 to 63 characters of "
+                      "[a-z0-9_]), got \"VTK\"");
     const char *other[] = {"output.format=vtk,my_writer"};
     parse_ok(VALID, other, 1, &s);
     assert_int_equal(s.format_count, 2);
     eddy_scene_free(&s);
     expect_error_sets(VALID, other, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected \"vtk\" or \"csv\", got \"my_writer\"");
+                      "--set 'output.format=vtk,my_writer': output.format: expected \"vtk\" or \"csv\", got \"my_writer\"");
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -1306,34 +1442,38 @@ static void sphere_counts(void **state)
     const char *sets[] = {"domain.out_of_domain=\"remove\"",
                           "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 1e4}}"};
     expect_error_sets(VALID, sets, 2, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got more than 1e15 in "
+                      "--set 'fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": "
+                      "1e4}}': fluids[0].sphere: expected at most 4294967295 particles in all, got more than 1e15 in "
                       "this block");
     /* r / spacing = 1040: the volume bound alone exceeds the cap. */
     const char *above[] = {"domain.out_of_domain=\"remove\"",
                            "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 52}}"};
     expect_error_sets(VALID, above, 2, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got at least "
+                      "--set 'fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": "
+                      "52}}': fluids[0].sphere: expected at most 4294967295 particles in all, got at least "
                       "4686366526 after this block");
     /* r / spacing = 1010: the bound stays below the cap, the rows (4e6 of them) are counted. */
     const char *near[] = {"domain.out_of_domain=\"remove\"",
                           "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": 50.5}}"};
     expect_error_sets(VALID, near, 2, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: fluids[0].sphere: expected at most 4294967295 particles in all, got "
+                      "--set 'fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0, 0, 0], \"radius\": "
+                      "50.5}}': fluids[0].sphere: expected at most 4294967295 particles in all, got "
                       "4315706432 after this block");
     /* Counted spheres match the world, off-centre and cut by rounding, in 2D and 3D. */
-    static const char *const spheres[] = {
-        "{\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.31}}",
-        "{\"material\": \"water\", \"sphere\": {\"center\": [0.437, 0.51, 0.3], \"radius\": 0.27}}",
-        "{\"material\": \"water\", \"sphere\": {\"center\": [0.2, 0.3, 0.4], \"radius\": 0.05}}",
-        "{\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.5}, \"spacing_factor\": 0.37}",
+    static const char *const spheres[][3] = {
+        {"[0.5, 0.5]", "[0.5, 0.5, 0.5]", "\"radius\": 0.31}"},
+        {"[0.437, 0.51]", "[0.437, 0.51, 0.3]", "\"radius\": 0.27}"},
+        {"[0.2, 0.3]", "[0.2, 0.3, 0.4]", "\"radius\": 0.05}"},
+        {"[0.5, 0.5]", "[0.5, 0.5, 0.5]", "\"radius\": 0.5}, \"spacing_factor\": 0.37"},
     };
     for (int d = 2; d <= 3; ++d)
         for (size_t i = 0; i < sizeof spheres / sizeof spheres[0]; ++i) {
             char fluid[256];
-            snprintf(fluid, sizeof fluid, "fluids[0]=%s", spheres[i]);
-            const char *set[] = {fluid, d == 2 ? "dimensions=2" : "dimensions=3"};
+            snprintf(fluid, sizeof fluid, "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": %s, %s}",
+                     spheres[i][d - 2], spheres[i][2]);
+            const char *set[] = {fluid};
             eddy_scene s;
-            parse_ok(VALID, set, 2, &s);
+            parse_ok(d == 2 ? VALID_2D : VALID, set, 1, &s);
             eddy_world *w = NULL;
             eddy_error e;
             assert_int_equal(build_with(&s, NULL, &w, &e), 0);
@@ -1402,11 +1542,12 @@ static void float_range_messages(void **state)
                  "t.json:7:83: materials[0].rest_density: expected a number within the float range (0, or a "
                  "magnitude of 1.2e-38 to 3.4e+38), got 1e+39");
     expect_set_error("world.simulation_scale=1e-40",
-                     "t.json: world.simulation_scale: expected a number within the float range (0, or a magnitude "
+                     "--set 'world.simulation_scale=1e-40': world.simulation_scale: expected a number within the float range (0, or a magnitude "
                      "of 1.2e-38 to 3.4e+38), got 1e-40");
     /* Beyond a table's "no bound" (1e30) the range is written out ("expected a number >= 0, got 1e+31"). */
     expect_set_error("materials[0].viscosity=1e31",
-                     "t.json: materials[0].viscosity: expected a number in [0, 1e+30], got 1e+31");
+                     "--set 'materials[0].viscosity=1e31': materials[0].viscosity: expected a number in [0, 1e+30], "
+                     "got 1e+31");
 }
 
 /* Valid JSON nested past cJSON's limit was "malformed JSON near '[[[[...'". */
@@ -1492,19 +1633,22 @@ static void messages_show_text_safely(void **state)
     (void)state;
     const char *esc[] = {"output.format=vtk,\x1b[2Jred"};
     expect_error_sets(VALID, esc, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \" [2Jred\"");
+                      "--set 'output.format=vtk, [2Jred': output.format: expected a writer id (1 to 63 characters of "
+                      "[a-z0-9_]), got \" [2Jred\"");
     /* Cut after 40 bytes of whole UTF-8 characters (the 40th byte is the first half of an e acute). */
     char wide[160] = "output.format=vtk,a";
     for (int i = 0; i < 41; ++i) strcat(wide, "\xc3\xa9");
     const char *utf8[] = {wide};
-    char expected[256] = "t.json: output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"a";
+    char expected[512] = "--set '";
+    strcat(expected, wide);
+    strcat(expected, "': output.format: expected a writer id (1 to 63 characters of [a-z0-9_]), got \"a");
     for (int i = 0; i < 19; ++i) strcat(expected, "\xc3\xa9");
     strcat(expected, "...\"");
     expect_error_sets(VALID, utf8, 1, EDDY_ERR_INVALID_ARGUMENT, expected);
     const char *gap[] = {"output.format=vtk,,\x1b[2J"};
     expect_error_sets(VALID, gap, 1, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: output.format: expected writer ids separated by single commas, got an empty entry in "
-                      "\"vtk,, [2J\"");
+                      "--set 'output.format=vtk,, [2J': output.format: expected writer ids separated by single commas, "
+                      "got an empty entry in \"vtk,, [2J\"");
     edited_error("{\"name\": \"water\"", "{\"name\": \"wa\\u001b[2Jter\"",
                  "t.json:10:18: fluids[0].material: expected the name of a material (\"wa [2Jter\"), got \"water\"");
     edited_error("\"materials\": [\n",
@@ -1639,18 +1783,21 @@ static void colliders_clear_of_fluids(void **state)
 {
     (void)state;
     expect_set_error("colliders=[{\"type\": \"box\", \"min\": [0.4, 0, 0], \"max\": [1, 1, 1]}]",
-                     "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.1 "
+                     "--set 'colliders=[{\"type\": \"box\", \"min\": [0.4, 0, 0], \"max\": [1, 1, 1]}]': colliders[0]: "
+                     "expected a solid clear of the fluid blocks, got one that reaches 0.1 "
                      "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                      "the solid");
     expect_set_error("colliders=[{\"type\": \"plane\", \"point\": [0, 0.2, 0], \"normal\": [0, -1, 0]}]",
-                     "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
+                     "--set 'colliders=[{\"type\": \"plane\", \"point\": [0, 0.2, 0], \"normal\": [0, -1, 0]}]': "
+                     "colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
                      "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                      "the solid");
     const char *sphere_in_plane[] = {
         "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.2}}",
         "colliders=[{\"type\": \"plane\", \"point\": [0.65, 0, 0], \"normal\": [-1, 0, 0]}]"};
     expect_error_sets(VALID, sphere_in_plane, 2, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
+                      "--set 'colliders=[{\"type\": \"plane\", \"point\": [0.65, 0, 0], \"normal\": [-1, 0, 0]}]': "
+                      "colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
                       "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                       "the solid");
     /* In the file: the position of the collider. */
@@ -1677,13 +1824,20 @@ static void collider_messages(void **state)
     (void)state;
     /* A misspelled "type" is an unknown key (it was "colliders[0].type: missing required key"). */
     expect_set_error("colliders=[{\"typ\": \"box\", \"min\": [0.6, 0, 0], \"max\": [1, 1, 1]}]",
-                     "t.json: colliders[0].typ: unknown key, expected one of: type, point, normal, min, max, "
+                     "--set 'colliders=[{\"typ\": \"box\", \"min\": [0.6, 0, 0], \"max\": [1, 1, 1]}]': "
+                     "colliders[0].typ: unknown key, expected one of: type, point, normal, min, max, "
                      "center, radius, velocity, moving_until");
-    /* In 2D a normal along z is zero where it counts (it was "got a zero vector" for [0, 0, 1]). */
-    const char *sets[] = {"dimensions=2", "colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0, 1]}]"};
-    expect_error_sets(VALID, sets, 2, EDDY_ERR_INVALID_ARGUMENT,
-                      "t.json: colliders[0].normal: expected a non-zero vector, got x = 0 and y = 0 (a 2D scene "
-                      "ignores z)");
+    /* In 2D a normal of x = y = 0 is zero; one along z is refused for its z (it was "got x = 0 and y = 0
+     * (a 2D scene ignores z)" for [0, 0, 1], which had been "got a zero vector"). */
+    const char *text = VALID_2D;
+    const char *zero[] = {"colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0]}]"};
+    expect_error_sets(text, zero, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0]}]': "
+                      "colliders[0].normal: expected a non-zero vector, got x = 0 and y = 0");
+    const char *along_z[] = {"colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0, 1]}]"};
+    expect_error_sets(text, along_z, 1, EDDY_ERR_INVALID_ARGUMENT,
+                      "--set 'colliders=[{\"type\": \"plane\", \"point\": [0, 0], \"normal\": [0, 0, 1]}]': "
+                      "colliders[0].normal: a 2D scene has no z (the x-y plane, y up), got z = 1; give [x, y]");
 }
 
 /* The grid's layout errors are the domain's (the container's here), not the backend's ("grid 'cpu':"). */
@@ -1819,7 +1973,9 @@ int main(void)
         cmocka_unit_test(missing_required),
         cmocka_unit_test(material_and_fluid_rules),
         cmocka_unit_test(vectors),
+        cmocka_unit_test(two_d_vectors_have_no_z),
         cmocka_unit_test(set_overrides),
+        cmocka_unit_test(set_values_name_the_set),
         cmocka_unit_test(bad_sets),
         cmocka_unit_test(component_params),
         cmocka_unit_test(build_world),

@@ -552,7 +552,7 @@ static void first_pair_named(void **state)
                    "into fluids[1], more than half its particle spacing of 0.05: particles would start inside the "
                    "solid");
     const char *before[] = {"colliders[0].radius=-1"};
-    expect_message(before, 1, "t.json: colliders[0].radius: expected a number > 0, got -1");
+    expect_message(before, 1, "--set 'colliders[0].radius=-1': colliders[0].radius: expected a number > 0, got -1");
     /* Without the middle collider, the third is named. */
     const char *third[] = {"colliders[1].min=[0.5, 0.5, 0.5]", "colliders[1].max=[0.6, 1, 1]"};
     expect_message(third, 2,

@@ -84,6 +84,7 @@ static int make_written(eddy_scene *s, const char *const *sets, size_t n, eddy_e
     }
     memcpy(w->file, s->file, sizeof w->file);
     w->text = s->text;
+    w->text_dimensions = s->text_dimensions;
     w->root = root;
     w->replaced = r;
     r->nodes = nodes;
@@ -113,7 +114,7 @@ static int apply_overrides(ctx *c, const char *const *sets, size_t n)
                      (rc = eddy_scene_check_written(s, interpret_view, NULL, c->err))))
         return rc;
     for (size_t i = 0; i < n; ++i)
-        if (sets[i] && (rc = scene_apply_set(s->root, sets[i], c->err))) return rc;
+        if (sets[i] && (rc = scene_apply_set(s, sets[i], c->err))) return rc;
     return EDDY_OK;
 }
 
@@ -140,6 +141,7 @@ void eddy_scene_free(eddy_scene *scene)
         eddy_scene_free(scene->written);
         free(scene->written);
     }
+    scene_free_set_origins(scene);
     if (scene->replaced) free(scene->replaced->nodes);
     free(scene->replaced);
     cJSON_Delete(scene->root);
@@ -187,6 +189,8 @@ int eddy_scene_parse(const char *text, const char *file, const char *const *sets
         rc = scene_fail_expected(&c, "", scene->root, "a JSON object at the top level");
         goto fail;
     }
+    const cJSON *dims = scene_member(scene->root, "dimensions");
+    scene->text_dimensions = cJSON_IsNumber(dims) && dims->valuedouble == 2.0 ? 2 : 3;
     if (sets && set_count && ((rc = scene_check_replaced_values(&c, scene->root)) ||
                               (rc = apply_overrides(&c, sets, set_count))))
         goto fail;

@@ -21,6 +21,7 @@
 #define EDDY_SCENE_FORMAT_MAX 16
 
 typedef struct eddy_scene_replaced eddy_scene_replaced;
+typedef struct eddy_scene_set_origin eddy_scene_set_origin;
 
 typedef enum eddy_fluid_shape { EDDY_FLUID_BOX = 0, EDDY_FLUID_SPHERE = 1 } eddy_fluid_shape;
 
@@ -89,6 +90,13 @@ typedef struct eddy_scene {
      * eddy_scene_check_written. */
     struct eddy_scene *written;
     eddy_scene_replaced *replaced;    /* in `written`: the values the overrides replace (scene/) */
+    /* The values the overrides put into the tree, each with its override's text, so that an error in
+     * one names the --set that gave it: the file never held it (scene/). Owned. */
+    eddy_scene_set_origin *set_origins;
+    size_t set_origin_count;
+    /* `dimensions` as the text gives it, before the overrides (2 or 3; 3 when absent or not 2): a
+     * position's z in 2D is ignored in a 2D text, refused in a 3D one made 2D (scene/). */
+    int text_dimensions;
 } eddy_scene;
 
 /*
@@ -98,8 +106,9 @@ typedef struct eddy_scene {
  * written: when one replaces a value of the text, the text as written (no override in it) is
  * interpreted first, into scene->written, and an error there that points
  * at a replaced value (or into one) is the error, "FILE:LINE:COL: ..." as without the overrides. An
- * error that points elsewhere is left to the overrides' values, which are interpreted next. On error
- * the scene is left freed.
+ * error that points elsewhere is left to the overrides' values, which are interpreted next. An error in
+ * a value an override put in names the override instead of the file ("--set 'PATH=VALUE': KEY: ...").
+ * On error the scene is left freed.
  */
 int eddy_scene_parse(const char *text, const char *file, const char *const *sets, size_t set_count,
                      eddy_scene *scene, eddy_error *err);
@@ -285,7 +294,8 @@ int eddy_scene_get_number(const eddy_scene *scene, eddy_error *err, const cJSON 
 int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const char *def, char *out, size_t size);
 
-/* Vector member: an array of `dimensions` numbers (3 are accepted in 2D, z set to 0). Absent: error
+/* Vector member: an array of `dimensions` numbers (3 are accepted in 2D with any z, set to 0: the caller
+ * reads a z it means itself, as a camera's; the scene's own directions refuse one). Absent: error
  * when `required`, else `def` (NULL: zeros). Values are taken as they are (no unit conversion). */
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const eddy_real def[3], eddy_real out[3]);

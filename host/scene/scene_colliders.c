@@ -480,15 +480,14 @@ static int parse_collider(ctx *c, const cJSON *o, size_t i)
     if (rc) return rc;
     if (col->shape == EDDY_SHAPE_PLANE) {
         if ((rc = scene_get_vector(c, o, p, "point", 1, NULL, col->point)) ||
-            (rc = scene_get_vector(c, o, p, "normal", 1, NULL, col->normal)))
+            (rc = scene_get_direction(c, o, p, "normal", 1, NULL, col->normal)))
             return rc;
         double l2 = 0;
         for (int a = 0; a < s->dimensions; ++a) l2 += (double)col->normal[a] * col->normal[a];
         if (!(l2 > 0)) {
             scene_path_key(q, p, "normal");
             return s->dimensions == 2 ? scene_fail(c, q, scene_member(o, "normal"), AT_VALUE,
-                                                   "expected a non-zero vector, got x = 0 and y = 0 (a 2D scene "
-                                                   "ignores z)")
+                                                   "expected a non-zero vector, got x = 0 and y = 0")
                                       : scene_fail(c, q, scene_member(o, "normal"), AT_VALUE,
                                                    "expected a non-zero vector, got a zero vector");
         }
@@ -502,7 +501,7 @@ static int parse_collider(ctx *c, const cJSON *o, size_t i)
             (rc = scene_get_real(c, o, p, "radius", 1, &NS_POS, 0, &col->radius, NULL)))
             return rc;
     }
-    if ((rc = scene_get_vector(c, o, p, "velocity", 0, NULL, col->velocity)) ||
+    if ((rc = scene_get_direction(c, o, p, "velocity", 0, NULL, col->velocity)) ||
         (rc = scene_get_number(c, o, p, "moving_until", 0, &NS_NONNEG, 0.0, &s->collider_moving_until[i], NULL)))
         return rc;
     return EDDY_OK;

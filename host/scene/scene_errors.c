@@ -45,6 +45,12 @@ static int vreport(const eddy_scene *s, eddy_error *err, const char *path, const
     vsnprintf(msg, sizeof msg, fmt, ap);
     char pos[POSITION_MAX];
     position_text(s, path, node, where, occurrence, pos);
+    /* A value an override put in was never in the file: naming the file sent the reader to look for
+     * it there. */
+    const char *set = scene_set_origin(s, node);
+    if (set)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s%s%s", set, shown ? shown : "",
+                              shown ? ": " : "", msg);
     return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s%s: %s%s%s", scene_file(s), pos, shown ? shown : "",
                           shown ? ": " : "", msg);
 }
@@ -74,7 +80,9 @@ void scene_prefix_position(const eddy_scene *s, eddy_error *err, const char *pat
 {
     char pos[POSITION_MAX];
     position_text(s, path, node, AT_VALUE, 0, pos);
-    eddy_error_prefix(err, "%s%s: ", scene_file(s), pos);
+    const char *set = scene_set_origin(s, node);
+    if (set) eddy_error_prefix(err, "--set '%s': ", set);
+    else eddy_error_prefix(err, "%s%s: ", scene_file(s), pos);
 }
 
 int scene_fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...)

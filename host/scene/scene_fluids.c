@@ -85,7 +85,7 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
                 f->max[a] = a < s->dimensions ? f->center[a] + f->radius : 0.0f;
             }
         }
-        if ((rc = scene_get_vector(c, o, p, "velocity", 0, NULL, f->velocity)) ||
+        if ((rc = scene_get_direction(c, o, p, "velocity", 0, NULL, f->velocity)) ||
             (rc = scene_get_real(c, o, p, "spacing_factor", 0, &NS_POS, 1.0, &f->spacing_factor, NULL)))
             return rc;
         /* A speed whose square overflows a float (the world's speed figure, world.c) leaves no stable time

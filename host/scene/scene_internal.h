@@ -209,9 +209,17 @@ int scene_get_bool(ctx *c, const cJSON *obj, const char *path, const char *key, 
 /* Object member: *out = NULL when absent. */
 int scene_get_object(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
                      const char *expected, const cJSON **out);
-/* Vector member: an array of `dimensions` numbers, or of 3 in 2D (z set to 0). */
+/* Vector member, a position or an extent: an array of `dimensions` numbers, or of 3 in 2D with the z
+ * ignored (set to 0), refused other than 0 when the text is a 3D scene made 2D by an override. */
 int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
                      const eddy_real def[3], eddy_real out[3]);
+/* Vector member, a direction or a rate (gravity, a velocity, a normal): in 2D a z other than 0 is
+ * refused. */
+int scene_get_direction(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                        const eddy_real def[3], eddy_real out[3]);
+/* The same with any z accepted in 2D (out[2] = 0): for a reader that keeps the z itself (a camera). */
+int scene_get_vector_z_free(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                            const eddy_real def[3], eddy_real out[3]);
 /* max > min on every used axis; the error points at `max`. */
 int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_real mn[3],
                         const eddy_real mx[3]);
@@ -220,8 +228,15 @@ int scene_check_min_max(ctx *c, const cJSON *obj, const char *path, const eddy_r
 /* --set (scene_set.c)                                                                               */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Applies one "dotted.path=value" override to the tree. */
-int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
+/* Applies one "dotted.path=value" override to the scene's tree, and records what it put there (the
+ * value, or the object its path created) as the override's (eddy_scene.set_origins); what it replaces
+ * leaves the record. */
+int scene_apply_set(eddy_scene *s, const char *set, eddy_error *err);
+/* The text of the override ("PATH=VALUE") that put `node` (or a value holding it) into the scene's
+ * tree, the latest when several did; NULL for a value of the file. */
+const char *scene_set_origin(const eddy_scene *s, const cJSON *node);
+/* Frees the scene's record of what the overrides put in. */
+void scene_free_set_origins(eddy_scene *s);
 /* What an override does to a tree: SET_ADDS when its path leads, through objects and existing array
  * elements, to a key the tree lacks; SET_SAME when it leads to the value it sets already (it changes
  * no value of the file); SET_REPLACES when it
@@ -230,6 +245,13 @@ int scene_apply_set(cJSON *root, const char *set, eddy_error *err);
  * an array's end), which scene_apply_set says. */
 enum { SET_ADDS = 0, SET_REPLACES = 1, SET_FAILS = 2, SET_SAME = 3 };
 int scene_set_effect(const cJSON *root, const char *set, const cJSON **node);
+
+/* One value an override put into the tree, and the override ("PATH=VALUE") as messages quote it
+ * (cut, without control characters; owned). */
+struct eddy_scene_set_origin {
+    const cJSON *node;
+    char *set;
+};
 
 /* The values of the file as written (eddy_scene.written) that overrides replace. `verdict` is set by
  * every error reported on that scene: 1 when the error points at one of them (or into one), 0 when it

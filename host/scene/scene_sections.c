@@ -60,7 +60,7 @@ int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON 
                           const char *key, int required, const eddy_real def[3], eddy_real out[3])
 {
     ctx c = scene_ctx(scene, err);
-    return scene_get_vector(&c, obj, path, key, required, def, out);
+    return scene_get_vector_z_free(&c, obj, path, key, required, def, out);
 }
 
 int eddy_scene_check_written(const eddy_scene *scene,

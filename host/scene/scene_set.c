@@ -128,23 +128,83 @@ done:
     return effect;
 }
 
+const char *scene_set_origin(const eddy_scene *s, const cJSON *node)
+{
+    /* The latest first: an override may set a key inside the value an earlier one put in. */
+    for (size_t i = s->set_origin_count; node && i-- > 0;)
+        if (scene_tree_holds(s->set_origins[i].node, node)) return s->set_origins[i].set;
+    return NULL;
+}
+
+void scene_free_set_origins(eddy_scene *s)
+{
+    for (size_t i = 0; i < s->set_origin_count; ++i) free(s->set_origins[i].set);
+    free(s->set_origins);
+    s->set_origins = NULL;
+    s->set_origin_count = 0;
+}
+
+/* `old` is about to be replaced (and freed): the records of the values in it go, before a pointer to
+ * freed memory could match a node allocated later. */
+static void forget_origins_in(eddy_scene *s, const cJSON *old)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->set_origin_count; ++i) {
+        if (scene_tree_holds(old, s->set_origins[i].node)) free(s->set_origins[i].set);
+        else s->set_origins[k++] = s->set_origins[i];
+    }
+    s->set_origin_count = k;
+}
+
+/* How many bytes of an override a message quotes: a long value (a whole collider list) pushed the
+ * key and what is wrong with it out of the message. */
+#define SET_SHOWN_MAX 200
+
+/* The override as a message quotes it: cut to SET_SHOWN_MAX bytes of whole UTF-8 characters ("..."
+ * after them), control characters as spaces (a terminal obeys an escape sequence). */
+static char *shown_set(const char *set)
+{
+    size_t len = strlen(set), cut = len > SET_SHOWN_MAX ? SET_SHOWN_MAX : len;
+    while (cut > 0 && cut < len && ((unsigned char)set[cut] & 0xC0) == 0x80) --cut;
+    char *out = malloc(cut + 4);
+    if (!out) return NULL;
+    size_t k = scene_terminal_safe(out, set, cut);
+    if (cut < len) { memcpy(out + k, "...", 3); k += 3; }
+    out[k] = '\0';
+    return out;
+}
+
+static int remember_origin(eddy_scene *s, const cJSON *node, const char *set, eddy_error *err)
+{
+    eddy_scene_set_origin *grown = realloc(s->set_origins, (s->set_origin_count + 1) * sizeof *grown);
+    if (!grown) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->set_origins = grown;
+    char *copy = shown_set(set);
+    if (!copy) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    grown[s->set_origin_count].node = node;
+    grown[s->set_origin_count].set = copy;
+    ++s->set_origin_count;
+    return EDDY_OK;
+}
+
 /* "PATH=VALUE": the value parsed as JSON, else taken as a string; a path into a missing object creates
  * it, an array index must exist. */
-int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
+int scene_apply_set(eddy_scene *s, const char *set, eddy_error *err)
 {
     char *path;
     int rc = set_path(set, &path, err);
     if (rc) return rc;
     const char *eq = set + strlen(path);
     cJSON *value = set_value(eq + 1);
+    const cJSON *placed = NULL; /* the topmost value this override puts in */
     if (!value) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
 
-    cJSON *node = root;
+    cJSON *node = s->root;
     const char *p = path;
-    path_seg s, next;
+    path_seg seg, next;
     int first = 1;
     char so_far[PATH_BUF] = "";
-    scene_path_next(&p, 1, &s);
+    scene_path_next(&p, 1, &seg);
     for (;;) {
         const char *look = p;
         int more = scene_path_next(&look, 0, &next) == 1;
@@ -152,22 +212,24 @@ int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
         char b[64];
         snprintf(here, sizeof here, "%.*s", (int)(p - path), path); /* the path up to this segment */
         const char *owner = first ? "the top level" : so_far;
-        if (s.is_index) {
+        if (seg.is_index) {
             if (!cJSON_IsArray(node)) {
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--set '%s': %s: expected an array, got %s",
                                     set, owner, scene_describe(node, b, sizeof b));
                 goto done;
             }
             size_t n = (size_t)cJSON_GetArraySize(node);
-            if (s.index >= n) {
+            if (seg.index >= n) {
                 rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                     "--set '%s': %s: expected an index below %zu (the array has %zu element%s), got %zu",
-                                    set, here, n, n, n == 1 ? "" : "s", s.index);
+                                    set, here, n, n, n == 1 ? "" : "s", seg.index);
                 goto done;
             }
-            cJSON *child = cJSON_GetArrayItem(node, (int)s.index);
+            cJSON *child = cJSON_GetArrayItem(node, (int)seg.index);
             if (!more) {
+                forget_origins_in(s, child);
                 cJSON_ReplaceItemViaPointer(node, child, value);
+                placed = value;
                 value = NULL;
                 break;
             }
@@ -178,14 +240,19 @@ int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
                                     set, owner, scene_describe(node, b, sizeof b));
                 goto done;
             }
-            char *key = malloc(s.len + 1);
+            char *key = malloc(seg.len + 1);
             if (!key) { rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
-            memcpy(key, s.key, s.len);
-            key[s.len] = '\0';
+            memcpy(key, seg.key, seg.len);
+            key[seg.len] = '\0';
             cJSON *child = cJSON_GetObjectItemCaseSensitive(node, key);
             if (!more) {
-                if (child) cJSON_ReplaceItemInObjectCaseSensitive(node, key, value); /* names it */
-                else cJSON_AddItemToObject(node, key, value);
+                if (child) {
+                    forget_origins_in(s, child);
+                    cJSON_ReplaceItemInObjectCaseSensitive(node, key, value); /* names it */
+                } else {
+                    cJSON_AddItemToObject(node, key, value);
+                }
+                if (!placed) placed = value;
                 value = NULL;
                 free(key);
                 break;
@@ -204,15 +271,17 @@ int scene_apply_set(cJSON *root, const char *set, eddy_error *err)
                     goto done;
                 }
                 cJSON_AddItemToObject(node, key, child);
+                if (!placed) placed = child;
             }
             free(key);
             node = child;
         }
         memcpy(so_far, here, sizeof so_far);
         first = 0;
-        s = next;
+        seg = next;
         p = look;
     }
+    rc = remember_origin(s, placed, set, err);
 done:
     cJSON_Delete(value);
     free(path);

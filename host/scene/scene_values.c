@@ -152,14 +152,40 @@ static const char *vector_expected(const eddy_scene *s)
     return s->dimensions == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers";
 }
 
-/* Vector: an array of `dimensions` numbers, or of 3 in 2D (z ignored and set to 0). */
-static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[3])
+/* What a vector's z may be in 2D (check_vector). */
+enum { Z_FREE, Z_POSITION, Z_DIRECTION };
+
+/* "PATH: a 2D scene has no z ..." at the z `e` of the vector at `path`. */
+static int fail_z(ctx *c, const char *path, const cJSON *e)
+{
+    char z[32];
+    scene_fmt_number(z, sizeof z, e->valuedouble);
+    /* A 3D scene made 2D on the command line fails at its first vector with a z: say why it is 2D. */
+    char why[EDDY_ERROR_MESSAGE_MAX / 2] = "";
+    const char *set = scene_set_origin(c->s, scene_member(c->s->root, "dimensions"));
+    if (set && c->s->text_dimensions != 2)
+        snprintf(why, sizeof why, " (the scene is 2D by --set '%.*s', and a 3D scene is not read as a 2D one)",
+                 (int)(sizeof why / 2), set);
+    return scene_fail(c, path, e, AT_VALUE, "a 2D scene has no z (the x-y plane, y up), got z = %s; give [x, y]%s", z,
+                      why);
+}
+
+/*
+ * Vector: an array of `dimensions` numbers, or of 3 in 2D, whose z is then dropped. In 2D a z other than
+ * 0 is refused for a direction (Z_DIRECTION: gravity, a velocity, a normal), whose z dropping changes:
+ * a z-up gravity [0, 0, -9.81] ran with no gravity. A position's or an extent's z (Z_POSITION) is only
+ * the depth of the plane, and 2D scenes give 3D boxes: accepted, unless the text is a 3D scene made 2D
+ * by an override, which ran as a slice of itself. Z_FREE: the caller reads a z it means itself (a
+ * camera's eye stands off the plane).
+ */
+static int check_vector(ctx *c, const char *path, const cJSON *v, int z_rule, eddy_real out[3])
 {
     int d = c->s->dimensions;
     const char *exp = vector_expected(c->s);
     if (!cJSON_IsArray(v)) return scene_fail_expected(c, path, v, exp);
     int n = cJSON_GetArraySize(v);
     if (!(n == d || n == 3)) return scene_fail_expected(c, path, v, exp);
+    const int refuse_z = z_rule == Z_DIRECTION || (z_rule == Z_POSITION && c->s->text_dimensions != 2);
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, ++i) {
         char ep[PATH_BUF];
@@ -167,6 +193,7 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return scene_fail_expected(c, ep, e, "a finite number");
         /* Stored as a float: 1e39 is finite, but not a float ("a finite number" read as nonsense). */
         if (fabs(e->valuedouble) > FLT_MAX) return scene_fail_expected(c, ep, e, FLOAT_MAX_TEXT);
+        if (i >= d && e->valuedouble != 0.0 && refuse_z) return fail_z(c, path, e);
         out[i] = i < d ? (eddy_real)e->valuedouble : 0.0f;
     }
     for (; i < 3; ++i) out[i] = 0.0f;
@@ -174,8 +201,8 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, eddy_real out[
     return EDDY_OK;
 }
 
-int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
-                     const eddy_real def[3], eddy_real out[3])
+static int get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                      const eddy_real def[3], int z_rule, eddy_real out[3])
 {
     const cJSON *v = scene_member(obj, key);
     if (!v) {
@@ -189,7 +216,25 @@ int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key
     }
     char mp[PATH_BUF];
     scene_path_key(mp, path, key);
-    return check_vector(c, mp, v, out);
+    return check_vector(c, mp, v, z_rule, out);
+}
+
+int scene_get_vector(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                     const eddy_real def[3], eddy_real out[3])
+{
+    return get_vector(c, obj, path, key, required, def, Z_POSITION, out);
+}
+
+int scene_get_direction(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                        const eddy_real def[3], eddy_real out[3])
+{
+    return get_vector(c, obj, path, key, required, def, Z_DIRECTION, out);
+}
+
+int scene_get_vector_z_free(ctx *c, const cJSON *obj, const char *path, const char *key, int required,
+                            const eddy_real def[3], eddy_real out[3])
+{
+    return get_vector(c, obj, path, key, required, def, Z_FREE, out);
 }
 
 /* max > min on every used axis; the error points at `max`. */

@@ -134,7 +134,7 @@ int scene_parse_world(ctx *c, const cJSON *root)
     if ((rc = scene_get_object(c, root, "", "world", 1, "an object {smoothing_radius, ...}", &w)) ||
         (rc = scene_check_keys(c, w, "world", WORLD_KEYS)) ||
         (rc = scene_get_real(c, w, "world", "simulation_scale", 0, &NS_POS, 1.0, &s->simulation_scale, NULL)) ||
-        (rc = scene_get_vector(c, w, "world", "gravity", 0, g_def, s->gravity)) ||
+        (rc = scene_get_direction(c, w, "world", "gravity", 0, g_def, s->gravity)) ||
         (rc = scene_get_real(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
         (rc = scene_get_number(c, w, "world", "threads", 0, &NS_THREADS, 0, &threads, NULL)))
         return rc;

@@ -62,7 +62,7 @@ def test_unknown_grid_and_bad_override_value(tmp_path):
     assert str(e.value) == command_error(SCENE, "--grid", "no_grid", "--out", str(tmp_path))
     with pytest.raises(eddy.SceneError) as e:
         eddy.Simulation(SCENE, set=["time.dt=abc"])
-    assert str(e.value) == f'{SCENE}: time.dt: expected a number > 0, got "abc"'
+    assert str(e.value) == '--set \'time.dt=abc\': time.dt: expected a number > 0, got "abc"'
 
 
 def test_refused_plugin_and_explosion():

@@ -581,13 +581,14 @@ static void energy_bounded_variational(void **state)
                                   "solvers.tait.pressure_force=\"spiky\"", EDDY_SPH_WENDLAND, tait_elastic, eos);
 }
 
-/* Opening tait_dam_break_2d.json with `sets` must fail with exactly `expected`; a message about the
- * scene's keys starts with the scene's path (`scene_error`), one from the solver does not. */
+/* Opening tait_dam_break_2d.json with `sets` must fail with exactly `expected`; a message about a value
+ * the last of `sets` gave starts by naming that --set (`scene_error`), one from the solver does not. */
 static void expect_open_error(const char *const *sets, size_t nsets, int scene_error, const char *expected)
 {
     char path[4200], want[8192];
     snprintf(path, sizeof path, "%s/scenes/tait_dam_break_2d.json", support_source_dir());
-    snprintf(want, sizeof want, "%s%s%s", scene_error ? path : "", scene_error ? ": " : "", expected);
+    snprintf(want, sizeof want, "%s%s%s%s", scene_error ? "--set '" : "", scene_error ? sets[nsets - 1] : "",
+             scene_error ? "': " : "", expected);
     eddy_scene scene;
     eddy_error err;
     eddy_sim sim;

@@ -729,7 +729,7 @@ static void errors_name_the_problem(void **state)
     printf("  %s\n", err.message);
     assert_int_not_equal(rc, EDDY_OK);
     char want[8192];
-    snprintf(want, sizeof want, "%s: solvers.vpm_hybrid.opening_angle: 1.5 is out of range [0.05, 1]", path);
+    snprintf(want, sizeof want, "--set '%s': solvers.vpm_hybrid.opening_angle: 1.5 is out of range [0.05, 1]", sets2[0]);
     assert_string_equal(err.message, want);
     /* A tracer material that is the only material leaves nothing to carry the flow. */
     const char *sets3[] = {"solvers.vpm_hybrid.tracer_material=0"};
