@@ -799,7 +799,10 @@ double eddy_world_stable_dt(const eddy_world *w, double cfl, double signal_speed
     }
     if (accel_max > 0 && 0.25 * sqrt(h / accel_max) < best) {
         best = 0.25 * sqrt(h / accel_max);
-        name = "force";
+        /* An acceleration whose square overflowed a float (eddy_sph_max_accel's +inf) makes this limit
+         * 0: named apart, so that the host can blame the state rather than the solver's max_dt (sim.c
+         * matches the exact name). */
+        name = isinf(accel_max) ? "acceleration overflow" : "force";
     }
     if (limit) *limit = name;
     return best;

@@ -1,5 +1,6 @@
 #include "services.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +24,25 @@ static int threads;            /* in effect; 0: not decided yet (OpenMP's defaul
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t exit_on_signal; /* 1 until eddy_services_defer_signals: nothing written yet */
 
+static void host_log(const eddy_host *host, eddy_log_level level, const char *component, const char *message);
+
+/* EDDY_LOG is read once per process. A value other than "debug" was ignored without a word, so a typo
+ * ("Debug", "verbose") hid the messages asked for: said once, whatever --quiet says (the user asked for
+ * more output, not less). Empty is unset, as for the other variables. Each process reads its own, and no
+ * collective depends on it (docs/mpi.md): a warning of the log, said by each process with its rank, as
+ * a bad EDDY_PLUGIN_PATH entry is (registry.c). */
 static int show_debug(void)
 {
     if (debug < 0) {
         const char *v = getenv("EDDY_LOG");
         debug = v && strcmp(v, "debug") == 0;
+        if (v && *v && !debug) {
+            char message[256];
+            snprintf(message, sizeof message, "warning: environment variable EDDY_LOG: expected 'debug' (show the "
+                     "debug messages of eddy and its plugins) or unset, got '%.40s%s'; ignored", v,
+                     strlen(v) > 40 ? "..." : "");
+            host_log(NULL, EDDY_LOG_WARNING, NULL, message);
+        }
     }
     return debug;
 }
@@ -80,6 +95,18 @@ static const eddy_host the_host = {
 const eddy_host *eddy_services_host(void)
 {
     return &the_host;
+}
+
+void eddy_services_debug_once(const char *component, const char *format, ...)
+{
+    if (!show_debug() || process_rank > 0) return;
+    char message[EDDY_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(message, sizeof message, format, ap);
+    va_end(ap);
+    fprintf(stderr, "eddy: %s%s%s\n", component && *component ? component : "", component && *component ? ": " : "",
+            message);
 }
 
 void eddy_services_set_quiet(int q)
@@ -184,6 +211,8 @@ int eddy_services_registry(int discover, eddy_registry **out, eddy_error *err)
 {
     *out = NULL;
     eddy_registry *reg = NULL;
+    (void)show_debug(); /* (a bad EDDY_LOG is said by every command that loads components, not at its first
+                         * debug message, which may never come) */
     int rc = eddy_registry_create(&the_host, &reg, err);
     if (rc) return rc;
     const eddy_component *const *lists[2];

@@ -4,7 +4,13 @@
  *
  *   log               "eddy: <component>: <message>" on stderr. ERROR and WARNING always; INFO unless
  *                     the command runs with --quiet (eddy_services_set_quiet); DEBUG only when the
- *                     environment says EDDY_LOG=debug.
+ *                     environment says EDDY_LOG=debug. Under several processes INFO is said by the
+ *                     first alone, the others by each, with "rank R of P: " before the component. EDDY_LOG is read
+ *                     once per process (at the first registry made, or the first DEBUG message): unset
+ *                     or empty shows no DEBUG, and any other value than "debug" is said once, whatever
+ *                     --quiet says, and ignored: "eddy: warning: environment variable EDDY_LOG:
+ *                     expected 'debug' (show the debug messages of eddy and its plugins) or unset, got
+ *                     'Debug'; ignored" ("eddy: rank R of P: warning: ..." under several processes).
  *   thread_count      the thread count the host decided (eddy_services_set_threads): --threads, else
  *                     the scene's world.threads, else OpenMP's default.
  *   cancel_requested  non-zero once SIGINT or SIGTERM arrived (eddy_services_install_signal_handlers):
@@ -26,6 +32,15 @@
 
 /* The process's host services; static, never NULL. */
 const eddy_host *eddy_services_host(void);
+
+/* A DEBUG message about what every process agrees on (the step's time-step limit): "eddy: COMPONENT:
+ * MESSAGE", said by the first process alone and without a rank, as INFO is; nothing unless EDDY_LOG=debug
+ * (that process's). Needs no other process (EDDY_LOG may differ between them). */
+void eddy_services_debug_once(const char *component, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);

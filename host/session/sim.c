@@ -244,6 +244,27 @@ void eddy_sim_agree_dt_limit(eddy_sim *sim)
     if (sim->dt_limit[0]) agree_limit_name(sim, sim->dt_limit, sim->dt_limit_mine);
 }
 
+/* eddy_world_stable_dt's name for a force limit of 0 from an acceleration whose square overflowed a float
+ * (core/src/world.c): a state the run starts from, where any other max_dt of 0 is the solver's own. */
+static const char ACCEL_OVERFLOW[] = "acceleration overflow";
+
+/* EDDY_LOG=debug: which limit sets the step, said when it changes rather than at every step, so that a
+ * run of a million CFL-limited steps says it once. The name and the step are agreed, so every process
+ * follows the same changes; the first says them. */
+static void say_dt_setter(eddy_sim *sim, double lim)
+{
+    if (strcmp(sim->dt_limit, sim->dt_said) == 0) return;
+    snprintf(sim->dt_said, sizeof sim->dt_said, "%s", sim->dt_limit);
+    const eddy_world *w = sim->world;
+    if (sim->dt_limit[0])
+        eddy_services_debug_once("dt", "step %" PRIu64 " (t = %.6g s): dt %.6g s, set by the solver's %s limit "
+                                 "(the scene's time.dt is %.6g s)", w->step + 1, w->time, lim, sim->dt_limit,
+                                 sim->scene.dt);
+    else
+        eddy_services_debug_once("dt", "step %" PRIu64 " (t = %.6g s): dt %.6g s, the scene's time.dt again (the "
+                                 "solver's limits are above it)", w->step + 1, w->time, sim->scene.dt);
+}
+
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error *err)
 {
     double dt = sim->scene.dt;
@@ -264,17 +285,23 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             return plugin_failed(err, rc, "max_dt", where);
         }
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
-         * float (finite velocities of 1.8e19 or more) makes every speed limit 0: that is the state's
-         * fault, not the solver's, and before the first step (or right after a resume) no explosion
-         * check has looked yet. The smallest limit over every process (a no-op in one), with a
-         * non-positive or NaN one as 0, and whether any process's speeds overflow, in one reduction
-         * that every process takes whatever its own limit: the same step, or the same error,
-         * everywhere (a process that skipped it for a limit of 0 left the others waiting in it). */
-        double agreed[2] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0};
-        if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 2, err))) return rc;
+         * float (finite velocities of 1.8e19 or more) makes every speed limit 0, and an acceleration
+         * whose square does (from velocities of about 1e18, or gravity or stiffness as large) the force
+         * limit: that is the state's fault, not the solver's, and before the first step (or right after
+         * a resume) no explosion check has looked yet. The smallest limit over every process (a no-op
+         * in one), with a non-positive or NaN one as 0, whether any process's speeds or accelerations
+         * overflow, and the smallest and largest digest of the limits' names (alike on every process
+         * for a solver whose limits are reduced, as sph_mueller's and tait's are: then nothing more is
+         * needed to agree on the name), in one reduction that every process takes whatever its own
+         * limit: the same step, or the same error, everywhere (a process that skipped it for a limit of
+         * 0 left the others waiting in it). */
+        const double digest = (double)(eddy_fnv1a_str(EDDY_FNV1A_OFFSET, name) & 0xffffffffu);
+        double agreed[5] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0,
+                            lim == 0 && strcmp(name, ACCEL_OVERFLOW) == 0 ? -1.0 : 0.0, digest, -digest};
+        if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 5, err))) return rc;
         const int mine = lim > 0 && lim == agreed[0];
         if (lim > 0) lim = agreed[0]; /* (0 where another's is not usable: this process fails too) */
-        const int overflow = agreed[1] < 0;
+        const int overflow = agreed[1] < 0, accel_overflow = agreed[2] < 0, names_alike = agreed[3] == -agreed[4];
         if (!(lim > 0) && overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
@@ -282,6 +309,15 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                                   "check the velocities the run starts from (a scene's are refused when it is read: "
                                   "a checkpoint's, or values written into the particles)",
                                   sim->world->step + 1, sim->world->time);
+        if (!(lim > 0) && accel_overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
+            return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                                  "at step %" PRIu64 " (t = %.6g s): the largest particle acceleration overflows "
+                                  "single precision (1.8e19 sim units/s^2 or more), so the force limit of solver '%s' "
+                                  "is 0 and no time step is stable; check the state the run starts from: its "
+                                  "velocities (a scene's below 1.8e19 sim units/s pass when it is read, as do a "
+                                  "checkpoint's and values written into the particles) and the scene's gravity and "
+                                  "stiffness",
+                                  sim->world->step + 1, sim->world->time, sim->solver_entry->component->id);
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g; it must be finite and > 0",
@@ -303,7 +339,10 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name);
             sim->dt_limit_mine = mine;
+            /* (names_alike is reduced: every process takes this collective, or none) */
+            if (!names_alike) agree_limit_name(sim, sim->dt_limit, mine);
         }
+        say_dt_setter(sim, lim);
     }
     /* A moving collider stops at its moving_until: land a step there, as on an output time. */
     for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {

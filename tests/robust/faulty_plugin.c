@@ -19,6 +19,11 @@
  *                           `at_step` on (when it is > 1) "right" is 1e-21 s instead (t + dt == t)
  *           "slow_create"   create() sleeps `sleep_s` seconds: a load that takes long, for the signal
  *                           tests (nothing has been written while a solver is created)
+ *           "dt_zero_force" max_dt returns 0 named "force", as a force limit of its own gone wrong would
+ *           "accel_overflow"  from step `at_step` on, max_dt is eddy_world_stable_dt's with an infinite
+ *                           acceleration (what eddy_sph_max_accel gives when its square overflows a float)
+ *           "accel_overflow_by_side"  as dt_by_side, but the right side's limit is accel_overflow's
+ *           "dt_window"     max_dt returns 1e-5 s "test" at steps `at_step` and `at_step` + 1, else +inf
  *
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
@@ -63,7 +68,11 @@ enum {
     FAULT_DT_UNNAMED,
     FAULT_SAVE_EMPTY,
     FAULT_DT_BY_SIDE,
-    FAULT_CREATE_NO_OUT
+    FAULT_CREATE_NO_OUT,
+    FAULT_DT_ZERO_FORCE,
+    FAULT_ACCEL_OVERFLOW,
+    FAULT_ACCEL_OVERFLOW_BY_SIDE,
+    FAULT_DT_WINDOW
 };
 
 struct eddy_solver {
@@ -128,6 +137,14 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
     case FAULT_DT_NAN: *dt = NAN; break;
     case FAULT_DT_TINY: *dt = w->step + 1 >= (uint64_t)s->at_step ? 1e-21 : INFINITY; break;
     case FAULT_MAX_DT_ERROR_EMPTY: return EDDY_ERR_DEVICE;
+    case FAULT_DT_ZERO_FORCE:
+        *dt = 0.0;
+        *limit = "force";
+        break;
+    case FAULT_ACCEL_OVERFLOW:
+        *dt = w->step + 1 >= (uint64_t)s->at_step ? eddy_world_stable_dt(w, 0.4, 0.0, 0.0, INFINITY, limit) : INFINITY;
+        break;
+    case FAULT_ACCEL_OVERFLOW_BY_SIDE:
     case FAULT_DT_BY_SIDE: {
         const eddy_particles *p = &w->particles;
         int right = 0;
@@ -136,6 +153,13 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
         const int tiny = s->at_step > 1 && w->step + 1 >= (uint64_t)s->at_step;
         *dt = right ? (tiny ? 1e-21 : 1e-5) : 2e-5;
         *limit = right ? "right" : "left";
+        if (right && s->fault == FAULT_ACCEL_OVERFLOW_BY_SIDE)
+            *dt = eddy_world_stable_dt(w, 0.4, 0.0, 0.0, INFINITY, limit);
+        break;
+    }
+    case FAULT_DT_WINDOW: {
+        const uint64_t next = w->step + 1, at = (uint64_t)s->at_step;
+        *dt = next >= at && next <= at + 1 ? 1e-5 : INFINITY;
         break;
     }
     default: *dt = INFINITY; break;
@@ -179,7 +203,8 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "dt_nan",       "position_nan",     "step_error_empty",
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
-                                     "dt_by_side",   "create_no_out",    NULL};
+                                     "dt_by_side",   "create_no_out",    "dt_zero_force",
+                                     "accel_overflow", "accel_overflow_by_side", "dt_window", NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

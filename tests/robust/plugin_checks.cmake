@@ -84,6 +84,21 @@ faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1: max_d
              --steps 3 --set solvers.robust_faulty.fault=dt_negative)
 faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned nan; it must be finite and > 0"
              --until 0.01 --set solvers.robust_faulty.fault=dt_nan)
+# A force limit of 0 is the state's only when eddy_world_stable_dt says its acceleration overflowed a
+# float (it names that limit "acceleration overflow"); one the solver names "force" itself is still its
+# own max_dt's fault. The overflow was EDDY_ERR_PLUGIN, "max_dt returned 0", blaming the solver.
+faulty_check(dt_zero_force 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+             --steps 5 --set solvers.robust_faulty.fault=dt_zero_force)
+faulty_check(accel_overflow 1 "eddy: error: at step 3 (t = 0.0001 s): the largest particle acceleration overflows single precision (1.8e19 sim units/s^2 or more), so the force limit of solver 'robust_faulty' is 0 and no time step is stable"
+             --steps 5 --set solvers.robust_faulty.fault=accel_overflow --set solvers.robust_faulty.at_step=3)
+# EDDY_LOG=debug: a limit that sets steps 3 and 4 only is said when it starts and when it ends, once each.
+add_test(NAME robust_plugin_dt_window_said
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tests/dt_said.sh
+                 "eddy: dt: step 3 (t = 0.0001 s): dt 1e-05 s, set by the solver's test limit (the scene's time.dt is 5e-05 s)\neddy: dt: step 5 (t = 0.00012 s): dt 5e-05 s, the scene's time.dt again (the solver's limits are above it)"
+                 ${EDDY_EXE} ${FAULTY_RUN} --out ${ROBUST_OUT}/faulty_dt_window --steps 10
+                 --set solvers.robust_faulty.fault=dt_window --set solvers.robust_faulty.at_step=3)
+set_tests_properties(robust_plugin_dt_window_said PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
 # A positive limit the clock cannot resolve (t + dt == t) looped forever on a run that ends by time.
 # The limit's name is optional: unset, the warning read "the solver's solver limit limit".
 plugin_check(faulty_dt_unnamed 0 "warning: time step 5e-05 s is above the solver's stability limit; stepping with 1e-05 s"

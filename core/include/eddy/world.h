@@ -297,7 +297,9 @@ EDDY_API double eddy_world_cfl_dt(const eddy_world *w, double cfl, double signal
 
 /*
  * The smallest of the three explicit-SPH stability limits, in seconds, and the name of the one that
- * applies in *limit (a static string: "CFL", "viscous" or "force"; may be NULL):
+ * applies in *limit (a static string: "CFL", "viscous" or "force", or "acceleration overflow" for the
+ * force limit of an infinite accel_max, which is 0 and which the host reports as the state's overflow,
+ * not as the solver's max_dt; may be NULL):
  *   CFL      cfl * h / (signal_speed + max particle speed)   (eddy_world_cfl_dt)
  *   viscous  0.125 h^2 / nu_max                               (nu_max: kinematic viscosity, sim m^2/s)
  *   force    0.25 sqrt(h / accel_max)                         (accel_max: sim m/s^2, of the last step)

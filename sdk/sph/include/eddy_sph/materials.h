@@ -98,8 +98,10 @@ double eddy_sph_stiffness_max(const eddy_sph_materials *t);
  *   force    0.25 sqrt(h / max_accel)                       (max_accel: eddy_sph_max_accel's, m/s^2)
  * with h the world's smoothing radius, in sim units. A limit whose input is <= 0 (a speed sum, nu_max
  * or max_accel) does not apply; +inf when none does. *limit (may be NULL) receives the name of the one
- * that applies: "CFL", "viscous" or "force" (static strings). NULL t: no viscous limit. w must not be
- * NULL. [main thread]
+ * that applies: "CFL", "viscous" or "force" (static strings), or "acceleration overflow" for the force
+ * limit of an infinite max_accel (eddy_sph_max_accel's when a squared acceleration overflows a float),
+ * which is 0: the host then stops the run naming the state's acceleration, not the solver's max_dt.
+ * NULL t: no viscous limit. w must not be NULL. [main thread]
  */
 double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, const eddy_sph_materials *t,
                           double max_accel, const char **limit);
@@ -114,7 +116,9 @@ double eddy_sph_stable_dt(const eddy_world *w, double cfl, double signal_speed, 
  * its force pass; in one process there is nothing to combine. Returns eddy_world_reduce's code, or
  * EDDY_ERR_INVALID_ARGUMENT for NULL w or max_accel; *max_accel is written only on success. A NaN
  * amax2 (a state that exploded) gives NaN, which the force limit of eddy_sph_stable_dt ignores: the
- * host's check after the step names the explosion.
+ * host's check after the step names the explosion. An infinite one (finite accelerations whose square
+ * overflows a float, as velocities of about 1e18 give) gives +inf, a force limit of 0 named
+ * "acceleration overflow" (eddy_sph_stable_dt).
  */
 int eddy_sph_max_accel(eddy_world *w, float amax2, float *max_accel, eddy_error *err);
 
