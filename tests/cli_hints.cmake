@@ -17,3 +17,39 @@ set_tests_properties(cli_plugin_path_missing_warned_by_run PROPERTIES
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${CLI_OUT}/no_such_plugins;OMP_WAIT_POLICY=PASSIVE")
 set_tests_properties(cli_plugin_path_file_warned_by_describe PROPERTIES
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${SCENES}/dam_break_2d.json")
+
+# A mistyped component id is answered with the registered id it is a typo of (at most 2 edits, 1 for
+# ids of 3 characters or fewer; a swap of neighbours is one), after the ids available, and then without
+# the hint about where plugins are searched: it said to add the folder that holds eddy_sph_muller.so.
+# cli_hints_nearest.sh checks the whole line but for the list of ids, which depends on the plugins built.
+set(NEAREST sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_hints_nearest.sh)
+add_test(NAME cli_nearest_solver_option COMMAND ${NEAREST} 1
+         "eddy: error: ${SCENES}/dam_break_2d.json: unknown solver 'sph_muller' (available: "
+         "); did you mean 'sph_mueller'?"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver sph_muller --out ${CLI_OUT}/nearest)
+add_test(NAME cli_nearest_scene_solver COMMAND ${NEAREST} 1
+         "eddy: error: ${SCENES}/dam_break_2d.json: unknown solver 'tiat' (available: "
+         "); did you mean 'tait'?"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --set "solver=\"tiat\"" --out ${CLI_OUT}/nearest)
+add_test(NAME cli_nearest_describe COMMAND ${NEAREST} 1
+         "eddy: error: unknown component 'sph_muller' (available: " "); did you mean 'sph_mueller'?"
+         ${EDDY_EXE} describe sph_muller)
+# A tie (cpv is one edit from the grid cpu and from the writer csv) or nothing near: no guess, and the
+# plugin-path hint stays (a missing plugin is then as likely as a typo).
+add_test(NAME cli_nearest_describe_tie_keeps_hint COMMAND ${NEAREST} 1
+         "eddy: error: unknown component 'cpv' (available: "
+         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_cpv.so (`eddy list` shows the plugins found))"
+         ${EDDY_EXE} describe cpv)
+add_test(NAME cli_nearest_solver_far_keeps_hint COMMAND ${NEAREST} 1
+         "eddy: error: ${SCENES}/dam_break_2d.json: unknown solver 'sph_muellerxyz' (available: "
+         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_sph_muellerxyz.so (`eddy list` shows the plugins found))"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver sph_muellerxyz --out ${CLI_OUT}/nearest)
+set_tests_properties(cli_nearest_describe_tie_keeps_hint cli_nearest_solver_far_keeps_hint PROPERTIES
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=")
+# --format: the writers are the host's own, so the message is exact; in a list, the entry is named.
+add_test(NAME cli_nearest_format COMMAND ${EXPECT} 2
+         "eddy: --format expects writer ids separated by commas (available: vtk, csv), got 'cvs'; did you mean 'csv'?\n"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --format cvs --out ${CLI_OUT}/nearest)
+add_test(NAME cli_nearest_format_in_list COMMAND ${EXPECT} 2
+         "eddy: --format expects writer ids separated by commas (available: vtk, csv), got 'vtk,cvs'; did you mean 'csv' for 'cvs'?\n"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --format vtk,cvs --out ${CLI_OUT}/nearest)

@@ -966,6 +966,78 @@ static void test_writers_by_id(void **state)
     eddy_world_destroy(w);
 }
 
+/* A mistyped id gets the registered one it is a typo of (eddy_services_nearest_id): at most 2 edits, 1
+ * for ids of 3 characters or fewer, a swap of neighbours being one; nothing on a tie or when none is
+ * near. */
+static void test_nearest_id(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_registry *reg = NULL;
+    assert_int_equal(eddy_services_registry(0, &reg, &err), EDDY_OK);
+    assert_int_equal(eddy_registry_add_builtin(reg, &REC_WRITER, "test_output", &err), EDDY_OK);
+    const char *w = EDDY_INTERFACE_WRITER;
+    assert_string_equal(eddy_services_nearest_id(reg, w, "cvs"), "csv");        /* a swap */
+    assert_string_equal(eddy_services_nearest_id(reg, w, "vtkk"), "vtk");       /* an insertion */
+    assert_string_equal(eddy_services_nearest_id(reg, w, "recrdr"), "recorder"); /* two deletions */
+    assert_string_equal(eddy_services_nearest_id(reg, w, "cs"), "csv");
+    assert_null(eddy_services_nearest_id(reg, w, "vx"));      /* 2 edits, for 2 characters */
+    assert_null(eddy_services_nearest_id(reg, w, "rcrdr"));   /* 3 edits */
+    assert_null(eddy_services_nearest_id(reg, w, "xml"));
+    assert_null(eddy_services_nearest_id(reg, w, "vtsv"));    /* 2 from vtk and 2 from csv: a tie */
+    /* Only the interface asked for; any with NULL. */
+    assert_null(eddy_services_nearest_id(reg, EDDY_INTERFACE_PROBE, "cvs"));
+    assert_string_equal(eddy_services_nearest_id(reg, EDDY_INTERFACE_PROBE, "hieght"), "height");
+    assert_string_equal(eddy_services_nearest_id(reg, NULL, "hieght"), "height");
+    assert_null(eddy_services_nearest_id(reg, NULL, "cpv")); /* cpu (a grid) and csv: a tie */
+    char longer[80];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    assert_null(eddy_services_nearest_id(reg, NULL, longer));
+    assert_null(eddy_services_nearest_id(NULL, NULL, "csv"));
+
+    /* In the message of a writer that output.format names, after the list: the scene's position. */
+    static const char TYPO_SCENE[] =
+        "{\"name\": \"rec\", \"dimensions\": 3, \"solver\": \"none\",\n"
+        " \"time\": {\"dt\": 0.001, \"end\": 0.1},\n"
+        " \"world\": {\"smoothing_radius\": 0.04},\n"
+        " \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"
+        " \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.01}],\n"
+        " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0, 0, 0], \"max\": [0.02, 0.02, 0.02]}}],\n"
+        " \"output\": {\"format\": [\"vtk\", \"cvs\"]}}\n";
+    expected ex;
+    eddy_world *world = make_frame_world(&ex);
+    eddy_scene scene;
+    if (eddy_scene_parse(TYPO_SCENE, "typo.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
+    const char *ids[2] = {scene.formats[0], scene.formats[1]};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/typo", g_root);
+    eddy_output_options opt = eddy_output_default_options();
+    opt.formats = ids;
+    opt.format_count = 2;
+    opt.registry = reg;
+    opt.scene = &scene;
+    eddy_output *o = (eddy_output *)1;
+    assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
+    assert_null(o);
+    /* line 7, column 31: the opening quote of "cvs" */
+    assert_string_equal(err.message, "typo.json:7:31: output.format[1]: unknown writer 'cvs' (available: vtk, csv, "
+                                     "recorder); did you mean 'csv'?");
+    eddy_scene_free(&scene);
+    /* Without a scene (the session API's formats), and nothing near: the message as it was. */
+    static const char *const far[] = {"vtk", "xml"}, *const near[] = {"recordr"};
+    opt.scene = NULL;
+    opt.formats = far;
+    assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "unknown writer 'xml' (available: vtk, csv, recorder)");
+    opt.formats = near;
+    opt.format_count = 1;
+    assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "unknown writer 'recordr' (available: vtk, csv, recorder); did you mean 'recorder'?");
+    eddy_registry_destroy(reg);
+    eddy_world_destroy(world);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Diagnostics                                                                                      */
 
@@ -1304,6 +1376,7 @@ int main(void)
         cmocka_unit_test(test_vtp_64bit_ids),
         cmocka_unit_test(test_frame_skips_halo_copies),
         cmocka_unit_test(test_writers_by_id),
+        cmocka_unit_test(test_nearest_id),
         cmocka_unit_test(test_diagnostics_by_hand),
         cmocka_unit_test(test_order_by_id),
         cmocka_unit_test(test_diagnostics_csv),

@@ -145,9 +145,14 @@ static int check_formats(eddy_registry *reg, const char *arg, const char **ids, 
     for (int k = 0; k < n; ++k) {
         if (eddy_registry_find(reg, ids[k], EDDY_INTERFACE_WRITER)) continue;
         char msg[1024];
-        snprintf(msg, sizeof msg, "--format expects writer ids separated by commas (available: %s), got '%%s'",
+        snprintf(msg, sizeof msg, "--format expects writer ids separated by commas (available: %s), got '%%s'%%s",
                  eddy_registry_ids(reg, EDDY_INTERFACE_WRITER));
-        return eddy_arg_usage_error(msg, arg);
+        const char *near = eddy_services_nearest_id(reg, EDDY_INTERFACE_WRITER, ids[k]);
+        char mean[160] = "";
+        /* (in a list, which entry the suggestion replaces) */
+        if (near && n == 1) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
+        else if (near) snprintf(mean, sizeof mean, "; did you mean '%s' for '%.64s'?", near, ids[k]);
+        return eddy_arg_usage_error(msg, arg, mean);
     }
     return 0;
 }
@@ -487,9 +492,13 @@ static int cmd_describe(int argc, char **argv)
     if (eddy_services_registry(1, &reg, &err)) return fail(&err);
     const eddy_registry_entry *e = eddy_registry_find(reg, argv[0], NULL);
     if (!e) {
-        char refused[EDDY_ERROR_MESSAGE_MAX];
-        eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)", argv[0],
-                       eddy_registry_ids(reg, NULL), eddy_services_refusal_hint(reg, argv[0], refused, sizeof refused));
+        /* A typo of a registered id is pointed at instead of where plugins are searched. */
+        char refused[EDDY_ERROR_MESSAGE_MAX] = "";
+        const char *near = eddy_services_nearest_id(reg, NULL, argv[0]);
+        if (!near) eddy_services_refusal_hint(reg, argv[0], refused, sizeof refused);
+        eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)%s%s%s", argv[0],
+                       eddy_registry_ids(reg, NULL), refused, near ? "; did you mean '" : "", near ? near : "",
+                       near ? "'?" : "");
         eddy_registry_destroy(reg);
         return fail(&err);
     }

@@ -308,16 +308,19 @@ static const cJSON *format_node(const eddy_scene *s, size_t index, const char *i
 static int unknown_writer(eddy_output *o, eddy_registry *reg, size_t index, const char *id, eddy_error *err)
 {
     const char *available = eddy_registry_ids(reg, EDDY_INTERFACE_WRITER);
+    const char *near = eddy_services_nearest_id(reg, EDDY_INTERFACE_WRITER, id);
+    char mean[96] = "";
+    if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
     char path[48];
     const cJSON *node = format_node(o->opt.scene, index, id, path, sizeof path);
     if (node) {
-        eddy_scene_fail_at(o->opt.scene, err, path, node, "unknown writer '%s' (available: %s)", id,
-                           *available ? available : "none");
+        eddy_scene_fail_at(o->opt.scene, err, path, node, "unknown writer '%s' (available: %s)%s", id,
+                           *available ? available : "none", mean);
         if (err) err->code = EDDY_ERR_NOT_FOUND;
         return EDDY_ERR_NOT_FOUND;
     }
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "unknown writer '%s' (available: %s)", id,
-                          *available ? available : "none");
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "unknown writer '%s' (available: %s)%s", id,
+                          *available ? available : "none", mean);
 }
 
 static void slot_free(writer_slot *w)

@@ -46,11 +46,16 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
     char at[48] = "";
     eddy_scene_locate(&sim->scene, solver ? "solver" : "grid", &line, &col);
     if (line > 0) snprintf(at, sizeof at, ":%d:%d: %s", line, col, solver ? "solver" : "grid");
-    /* (where plugins are searched is beside the point when the id was found as another kind) */
-    const char *hint = eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused);
+    /* (where plugins are searched is beside the point when the id was found as another kind, or is a
+     * typo of a registered one) */
+    const char *near = eddy_services_nearest_id(sim->registry, interface_id, id);
+    char mean[EDDY_SCENE_ID_MAX + 32] = "";
+    if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
+    const char *hint = near ? "" : eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused);
     if (kind[0] && !eddy_registry_refusal_count(sim->registry)) hint = "";
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)", sim->scene.file, at,
-                          eddy_interface_name(interface_id), id, *available ? available : "none", kind, hint);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)%s", sim->scene.file,
+                          at, eddy_interface_name(interface_id), id, *available ? available : "none", kind, hint,
+                          mean);
 }
 
 /*
