@@ -124,10 +124,20 @@ static int get_string(const cJSON *o, const char *k, int required, char *out, si
         snprintf(what, sizeof what, "expected a string of at most %zu bytes, got %zu", size - 1, len);
         return bad(err, file, key, what);
     }
-    /* Titles, names and notes go to the terminal (--list, progress, "missed its bar") and into every
-     * report: each control character a space, as the messages show the file's text. */
-    out[eddy_scene_terminal_safe(out, v->valuestring, len)] = '\0';
+    memcpy(out, v->valuestring, len + 1);
     return 0;
+}
+
+/* A string shown as it is read (a name, title, description, label, citation or note): --list, the
+ * progress lines, "missed its bar" and every report print it, so each control character becomes a space,
+ * as the messages show the file's text. Paths and names looked up (a file, a column, a probe) are read
+ * with get_string as written: a changed path would open another file. */
+static int get_text(const cJSON *o, const char *k, int required, char *out, size_t size, const char *file,
+                    const char *path, eddy_error *err)
+{
+    const int rc = get_string(o, k, required, out, size, file, path, err);
+    if (!rc) out[eddy_scene_terminal_safe(out, out, strlen(out))] = '\0';
+    return rc;
 }
 
 static int get_number(const cJSON *o, const char *k, int required, double lo, double hi, double *out,
@@ -262,11 +272,11 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
     resolve(case_file, name, r->file, sizeof r->file);
     /* (the file name is the label's default; a longer one is cut to the label's room) */
     snprintf(r->label, sizeof r->label, "%.*s", (int)sizeof r->label - 1, name);
-    if ((rc = get_string(o, "label", 0, r->label, sizeof r->label, case_file, path, err)) ||
-        (rc = get_string(o, "citation", 1, r->citation, sizeof r->citation, case_file, path, err)) ||
-        (rc = get_string(o, "time_label", 0, r->time_label, sizeof r->time_label, case_file, path, err)) ||
-        (rc = get_string(o, "value_label", 0, r->value_label, sizeof r->value_label, case_file, path, err)) ||
-        (rc = get_string(o, "position_label", 0, r->position_label, sizeof r->position_label, case_file, path, err)) ||
+    if ((rc = get_text(o, "label", 0, r->label, sizeof r->label, case_file, path, err)) ||
+        (rc = get_text(o, "citation", 1, r->citation, sizeof r->citation, case_file, path, err)) ||
+        (rc = get_text(o, "time_label", 0, r->time_label, sizeof r->time_label, case_file, path, err)) ||
+        (rc = get_text(o, "value_label", 0, r->value_label, sizeof r->value_label, case_file, path, err)) ||
+        (rc = get_text(o, "position_label", 0, r->position_label, sizeof r->position_label, case_file, path, err)) ||
         (rc = get_number(o, "time_scale", 0, 1e-30, 1e30, &r->time_scale, case_file, path, err)) ||
         (rc = get_number(o, "value_scale", 0, 1e-30, 1e30, &r->value_scale, case_file, path, err)) ||
         (rc = get_number(o, "position_scale", 0, 1e-30, 1e30, &r->position_scale, case_file, path, err)))
@@ -431,8 +441,8 @@ static int read_check(const char *file, const cJSON *o, int index, double sample
     int rc, k;
     if (!cJSON_IsObject(o)) return bad(err, file, path, "expected an object");
     if ((rc = only_keys(o, CHECK_KEYS, "a check", file, path, err))) return rc;
-    if ((rc = get_string(o, "name", 1, ck->name, sizeof ck->name, file, path, err)) ||
-        (rc = get_string(o, "title", 0, ck->title, sizeof ck->title, file, path, err)) ||
+    if ((rc = get_text(o, "name", 1, ck->name, sizeof ck->name, file, path, err)) ||
+        (rc = get_text(o, "title", 0, ck->title, sizeof ck->title, file, path, err)) ||
         (rc = get_number(o, "bar", 1, 0, 1e30, &ck->bar, file, path, err)))
         return rc;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "measure");
@@ -601,9 +611,9 @@ int vcase_load(const char *dir, const char *name, vcase *c, eddy_error *err)
     static const char *const CASE_KEYS[] = {"name", "title", "description", "scene", "end_time",
                                             "sample_interval", "resolutions", "initial", "checks", NULL};
     if ((rc = only_keys(j, CASE_KEYS, "a case", f, "", err))) goto done;
-    if ((rc = get_string(j, "name", 1, c->name, sizeof c->name, f, "", err)) ||
-        (rc = get_string(j, "title", 1, c->title, sizeof c->title, f, "", err)) ||
-        (rc = get_string(j, "description", 0, c->description, sizeof c->description, f, "", err)) ||
+    if ((rc = get_text(j, "name", 1, c->name, sizeof c->name, f, "", err)) ||
+        (rc = get_text(j, "title", 1, c->title, sizeof c->title, f, "", err)) ||
+        (rc = get_text(j, "description", 0, c->description, sizeof c->description, f, "", err)) ||
         (rc = get_string(j, "scene", 1, scene, sizeof scene, f, "", err)) ||
         (rc = get_number(j, "end_time", 0, 0, 1e30, &c->end_time, f, "", err)) ||
         (rc = get_number(j, "sample_interval", 1, 1e-30, 1e30, &c->sample_interval, f, "", err)))
@@ -983,7 +993,7 @@ int vclaim_find(const char *plugin_file, const char *id, const char *name, const
     if (c && !cJSON_IsObject(c)) {
         rc = bad(err, out->source, path, "expected an object with \"expect\"");
     } else if (c && !(rc = read_expect(c, res, out->source, path, &out->kind, err))) {
-        rc = get_string(c, "note", out->kind == CLAIM_MISS, out->note, sizeof out->note, out->source, path, err);
+        rc = get_text(c, "note", out->kind == CLAIM_MISS, out->note, sizeof out->note, out->source, path, err);
         if (!rc) rc = get_sets(c, "set", out->sets, &out->set_count, out->source, path, err);
         const cJSON *checks = cJSON_GetObjectItemCaseSensitive(c, "checks"), *ck;
         char cpath[400];
@@ -1003,7 +1013,7 @@ int vclaim_find(const char *plugin_file, const char *id, const char *name, const
             out->check_names[k][eddy_scene_terminal_safe(out->check_names[k], out->check_names[k],
                                                          strlen(out->check_names[k]))] = '\0';
             if (!(rc = read_expect(ck, res, out->source, cpath, &out->check_kinds[k], err)))
-                rc = get_string(ck, "note", out->check_kinds[k] == CLAIM_MISS, out->check_notes[k],
+                rc = get_text(ck, "note", out->check_kinds[k] == CLAIM_MISS, out->check_notes[k],
                                 sizeof out->check_notes[k], out->source, cpath, err);
         }
     }

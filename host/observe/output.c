@@ -215,8 +215,6 @@ int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err)
 /* ---------------------------------------------------------------------------------------------- */
 /* The writer                                                                                       */
 
-/* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
- * run writes those again), with `header` as its first line. */
 /* How many columns `header` appends to the file's header line `old` (0 when they are the same or old is
  * not a leading part of it: then the rows are kept as they are, as before). */
 static size_t appended_columns(const char *old, const char *header)
@@ -228,6 +226,8 @@ static size_t appended_columns(const char *old, const char *header)
     return added;
 }
 
+/* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
+ * run writes those again), with `header` as its first line. */
 static int trim_table(const char *path, const char *header, double keep_until, eddy_error *err)
 {
     FILE *in = fopen(path, "r");
@@ -258,7 +258,7 @@ static int trim_table(const char *path, const char *header, double keep_until, e
         if (end != line && time_at_or_before(t, keep_until)) {
             /* A row of a run written before columns were appended (diagnostics.csv's energies): the new
              * columns left empty, so that every row has the header's columns and none is made up. */
-            const size_t n = strcspn(line, "\n");
+            const size_t n = strcspn(line, "\r\n");
             fwrite(line, 1, n, af.f);
             for (size_t k = 0; k < added; ++k) fputc(',', af.f);
             fputc('\n', af.f);

@@ -38,8 +38,8 @@ for f in "$s"/frames/*.csv; do
 done
 cmp "$s/probes.csv" "$p/probes.csv" || fail "probes.csv differs from one process's"
 cmp "$s/picture.png" "$p/picture.png" || fail "picture.png differs from one process's"
-cut -d, -f1-9,11 "$s/diagnostics.csv" >"$out.serial.diag"
-cut -d, -f1-9,11 "$p/diagnostics.csv" >"$out.np$n.diag"
+cut -d, -f1-9,11- "$s/diagnostics.csv" >"$out.serial.diag"
+cut -d, -f1-9,11- "$p/diagnostics.csv" >"$out.np$n.diag"
 cmp "$out.serial.diag" "$out.np$n.diag" || fail "diagnostics.csv (without wall_ms) differs from one process's"
 [ ! -e "$p/rank-1" ] || fail "a rank-1 folder was written"
 echo "$n processes: $count frames as .pvtp over $n pieces; csv frames, probes, picture, diagnostics equal"

@@ -27,8 +27,8 @@ for v in $variants; do
     frames=$(ls "$a/frames" | wc -l)
     [ "$frames" -ge 4 ] || fail "only $frames frame files: the comparison would prove little"
     diff -r -x diagnostics.csv "$a" "$b" || fail "overlap on and off ($v) wrote different files"
-    cut -d, -f1-9,11 "$a/diagnostics.csv" >"$out/on$v.diag"
-    cut -d, -f1-9,11 "$b/diagnostics.csv" >"$out/off$v.diag"
+    cut -d, -f1-9,11- "$a/diagnostics.csv" >"$out/on$v.diag"
+    cut -d, -f1-9,11- "$b/diagnostics.csv" >"$out/off$v.diag"
     cmp "$out/on$v.diag" "$out/off$v.diag" || fail "diagnostics.csv (without wall_ms) differs ($v)"
     [ "$(wc -l <"$out/on$v.diag")" -ge 3 ] || fail "diagnostics.csv has too few rows"
     echo "$v: $(find "$a" -type f | wc -l) files equal, $frames frame files"
