@@ -5,9 +5,12 @@
 #
 # replaced_value(<name> <status> <text> <args...>): expect.sh on `eddy ARGS`, TIMEOUT 60.
 set(REPLACED ${PROJECT_SOURCE_DIR}/tests/replaced_values)
-set(REPLACED_RUN --steps 1 --quiet --no-picture --out ${ROBUST_OUT}/replaced_values)
+# (each test its own folder: two runs of -j2 into one were refused, "in use by another eddy run")
+set(REPLACED_RUN --steps 1 --quiet --no-picture --out ${ROBUST_OUT}/replaced_values/@NAME@)
 function(replaced_value name status text)
-  add_test(NAME robust_replaced_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
+  set(args ${ARGN})
+  list(TRANSFORM args REPLACE "@NAME@" "${name}")
+  add_test(NAME robust_replaced_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${args})
   set_tests_properties(robust_replaced_${name} PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endfunction()
 
