@@ -22,6 +22,7 @@
 #include "plot.h"
 #include "probes.h"
 #include "progress.h"
+#include "run.h"
 #include "same_scene.h"
 #include "unused_sets.h"
 #include "services.h"
@@ -175,6 +176,7 @@ typedef struct stepper {
     result *r;
     const eddy_sim_plan *plan; /* its end, for eddy_sim_plan_done */
     eddy_progress bar;
+    eddy_dt_tally dt_tally;    /* the steps its stable-dt limit shortened, for the report (as eddy run says) */
 } stepper;
 
 /* Every sample time; the one that ends the plan also writes the last state's frame. */
@@ -188,20 +190,13 @@ static int on_sample(void *user, eddy_session *ses, int frame, eddy_error *err)
 
 static void on_step(void *user, eddy_session *ses, double step_ms)
 {
-    (void)ses;
     stepper *st = user;
     const options *o = st->cx->opt;
     const eddy_world *w = st->sim->world;
     st->r->step_ms += step_ms;
     st->r->steps = w->step;
-    /* The largest limited step: a step that lands on an output time is shortened further. */
-    if (st->sim->dt_limit[0] && st->sim->last_dt < st->sim->scene.dt && st->sim->last_dt > st->r->limited_dt) {
-        eddy_sim_agree_dt_limit(st->sim); /* (collective: every process agrees on the steps) */
-        st->r->limited_dt = st->sim->last_dt;
-        snprintf(st->r->stepping, sizeof st->r->stepping, "steps below the scene's %.4g s under its %s limit (%.4g s)",
-                 st->sim->scene.dt, st->sim->dt_limit, st->sim->last_dt);
-    }
     const int by_steps = o->steps >= 0;
+    eddy_dt_tally_step(&st->dt_tally, st->sim, eddy_session_next_frame(ses), by_steps ? INFINITY : st->cx->end_time);
     double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
     eddy_progress_update(&st->bar, f, w->time, by_steps ? NAN : st->cx->end_time, w->step);
 }
@@ -327,7 +322,8 @@ agreed:
     int frame = 0;
     if ((rc = take_sample(cx, &s, sim, r, frame, err))) goto done;
     ++frame;
-    stepper st = {cx, &s, sim, r, NULL, {0}};
+    stepper st = {cx, &s, sim, r, NULL, {0}, {0}};
+    eddy_dt_tally_begin(&st.dt_tally, sim);
     eddy_progress_begin(&st.bar, o->quiet || !writes);
     const eddy_sim_plan end = {o->steps, cx->end_time, frame, NULL, NULL, NULL, NULL, NULL};
     st.plan = &end;
@@ -354,10 +350,12 @@ agreed:
         rc = frc;
     }
     eddy_progress_end(&st.bar, w->time, w->step, rc != EDDY_OK);
+    /* The time step: the scene's, unless the solver's stable-dt limit shortened steps (eddy run warns of
+     * it and says these figures at its end; here the report says them). */
+    eddy_dt_tally_finish(&st.dt_tally, sim, frame, o->steps >= 0 ? INFINITY : cx->end_time);
+    eddy_dt_tally_describe(&st.dt_tally, sim->scene.dt, 1, r->stepping, sizeof r->stepping);
 done:
-    /* The time step: the scene's, unless the solver's stable-dt limit took a smaller one (on_step; eddy
-     * run warns of it, here the report says it). */
-    if (!r->stepping[0]) snprintf(r->stepping, sizeof r->stepping, "the scene's time step, %.4g s", sim->scene.dt);
+    if (!r->stepping[0]) snprintf(r->stepping, sizeof r->stepping, "the scene's time step, %.6g s", sim->scene.dt);
     r->end_time = sim->world ? sim->world->time : 0;
     r->steps = sim->world ? sim->world->step : 0;
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)

@@ -40,7 +40,6 @@ typedef struct result {
     double end_time;
     char settings[1024];          /* the solver's parameters as it ran ("cfl = 0.4, ..."), for summary.md */
     char stepping[256];           /* its time step: the scene's, or the smaller one its stable-dt limit took */
-    double limited_dt;            /* the largest step its limit shortened, s (0: none) */
     size_t n, cap;                /* samples */
     double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
 } result;

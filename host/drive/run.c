@@ -650,21 +650,128 @@ static int on_frame(void *user, eddy_session *ses, int frame, eddy_error *err)
     return EDDY_OK;
 }
 
+void eddy_dt_tally_begin(eddy_dt_tally *t, const eddy_sim *sim)
+{
+    memset(t, 0, sizeof *t);
+    t->t = sim->world->time;
+    t->first_step = sim->world->step;
+}
+
+void eddy_dt_tally_finish(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, double t_stop)
+{
+    if (sim->world->step > t->first_step + (unsigned long long)t->steps)
+        eddy_dt_tally_step(t, sim, next_frame, t_stop);
+}
+
+int eddy_dt_tally_step(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, double t_stop)
+{
+    const double t0 = t->t, dt = sim->last_dt;
+    t->t = sim->world->time;
+    ++t->steps;
+    if (!sim->dt_limit[0]) return 0;
+    /* What the step aimed at, as eddy_sim_run_plan and eddy_sim_next_dt chose it: the frame it landed on
+     * (the session has moved past it then), else the next one; the end; a moving collider's stop. The
+     * same operations on the same values, so a landing step is told by equality. */
+    if (next_frame > 0 && eddy_sim_at_frame(sim, next_frame - 1)) --next_frame;
+    double target = next_frame * sim->scene.output_interval;
+    if (!(target < t_stop)) target = t_stop;
+    for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
+        const double until = sim->scene.collider_moving_until[i];
+        if (!eddy_sim_time_reached(t0, until) && until < target) target = until;
+    }
+    const double remaining = target - t0;
+    /* Landed on the target: time.dt would have landed there alike. */
+    if (dt == remaining) return 0;
+    /* Halved to land in two steps: the limit's doing only where time.dt would have landed in one. */
+    const int halved = dt == 0.5 * remaining;
+    if (halved && sim->scene.dt < remaining * (1.0 - 1e-9)) return 0;
+    int k = 0;
+    while (k < t->count && strcmp(t->limit[k].name, sim->dt_limit) != 0) ++k;
+    if (k == t->count && k < EDDY_DT_TALLY_LIMITS) {
+        snprintf(t->limit[k].name, sizeof t->limit[k].name, "%s", sim->dt_limit);
+        t->count++;
+    }
+    /* (a fifth limit's steps are counted, not named: no solver has that many) */
+    ++t->limited;
+    if (k < t->count) {
+        ++t->limit[k].steps;
+        if (t->limit[k].smallest == 0 || dt < t->limit[k].smallest) t->limit[k].smallest = dt;
+    }
+    return !halved;
+}
+
+/* The fewest significant digits (6 to 17) at which %g shows `a` and `b` apart: a limit a float's
+ * rounding put just below time.dt read the same as it at %g, and the warning contradicted itself. */
+static int digits_apart(double a, double b)
+{
+    char sa[40], sb[40];
+    for (int p = 6; p < 17; ++p) {
+        snprintf(sa, sizeof sa, "%.*g", p, a);
+        snprintf(sb, sizeof sb, "%.*g", p, b);
+        if (strcmp(sa, sb) != 0) return p;
+    }
+    return 17;
+}
+
+void eddy_dt_tally_describe(const eddy_dt_tally *t, double scene_dt, int report, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (t->limited == 0 || size == 0) return;
+    int p = 6;
+    for (int k = 0; k < t->count; ++k)
+        if (digits_apart(scene_dt, t->limit[k].smallest) > p) p = digits_apart(scene_dt, t->limit[k].smallest);
+    size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__), n = n < size ? n : size)
+    if (report)
+        PUT("steps below the scene's %.*g s under its ", p, scene_dt);
+    else
+        PUT("%lld of %lld steps were shorter than time.dt = %.*g s, limited by the solver's ", t->limited, t->steps,
+            p, scene_dt);
+    long long named = 0;
+    for (int k = 0; k < t->count; ++k) {
+        named += t->limit[k].steps;
+        if (k > 0) PUT(k + 1 == t->count && named == t->limited ? " and " : ", ");
+        PUT("%s limit", t->limit[k].name);
+        if (t->count == 1)
+            PUT(report ? " (%.*g s), the shortest of them" : " (smallest %.*g s)", p, t->limit[k].smallest);
+        else
+            PUT(" (%lld steps, %s %.*g s)", t->limit[k].steps, report ? "the shortest" : "smallest", p,
+                t->limit[k].smallest);
+    }
+    if (named < t->limited) PUT(" and others (%lld steps)", t->limited - named);
+    if (report) PUT(": %lld of %lld steps", t->limited, t->steps);
+#undef PUT
+}
+
+/* The first step the solver's limit set: said once (the tally's figures follow at the end of the run).
+ * A limit within round-off of time.dt still changes every step of the run, so it is said too, with the
+ * digits that show it apart. */
+static void warn_dt_limit(const eddy_sim *sim)
+{
+    const double dt = sim->scene.dt, lim = sim->last_dt;
+    const int p = digits_apart(dt, lim);
+    if (p == 6)
+        fprintf(stderr, "warning: time step %.6g s is above the solver's %s limit; stepping with %.6g s\n", dt,
+                sim->dt_limit, lim);
+    else
+        fprintf(stderr, "warning: the solver's %s limit, %.*g s, is just below the time step %.*g s (by a relative "
+                "%.2g); stepping with the limit, so the steps differ from time.dt's\n", sim->dt_limit, p, lim, p, dt,
+                (dt - lim) / dt);
+}
+
 static void on_step(void *user, eddy_session *ses, double step_ms)
 {
-    (void)ses, (void)step_ms;
+    (void)step_ms;
     run_ctx *c = user;
     const eddy_world *w = c->sim->world;
-    /* The step is agreed over every process, so is this branch (--quiet is not: it only silences);
-     * the first process says it. */
-    if (c->sim->dt_limit[0] && !c->sim->warned_dt_limit) {
-        eddy_sim_agree_dt_limit(c->sim);
-        if (eddy_decomp_rank() == 0 && !c->opt->quiet)
-            fprintf(stderr, "warning: time step %.4g s is above the solver's %s limit; stepping with %.4g s\n",
-                    c->sim->scene.dt, c->sim->dt_limit, c->sim->last_dt);
+    const int by_steps = c->end_steps >= 0;
+    /* The step and the limit's name are agreed over every process, so is this branch (--quiet is not:
+     * it only silences); the first process says it. */
+    if (eddy_dt_tally_step(&c->dt_tally, c->sim, eddy_session_next_frame(ses), by_steps ? INFINITY : c->end_time) &&
+        !c->sim->warned_dt_limit) {
+        if (eddy_decomp_rank() == 0 && !c->opt->quiet) warn_dt_limit(c->sim);
         c->sim->warned_dt_limit = 1;
     }
-    const int by_steps = c->end_steps >= 0;
     double f = by_steps ? (double)((long long)w->step - c->first_step) / (double)(c->end_steps - c->first_step)
                         : (w->time - c->first_time) / (c->end_time - c->first_time);
     eddy_progress_update(&c->bar, f, w->time, by_steps ? NAN : c->end_time, w->step);
@@ -678,10 +785,17 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     c->first_time = w->time;
     /* Several processes: one progress report, rank 0's (every rank steps alike). */
     eddy_progress_begin(&c->bar, c->opt->quiet || eddy_decomp_rank() != 0);
+    eddy_dt_tally_begin(&c->dt_tally, c->sim);
     const eddy_session_plan plan = {c->end_steps, c->end_time, on_frame, on_step, NULL, c};
     int rc = eddy_session_run(c->ses, &plan, last_written, err);
     c->frame = eddy_session_next_frame(c->ses);
     eddy_progress_end(&c->bar, w->time, w->step, rc != EDDY_OK);
+    eddy_dt_tally_finish(&c->dt_tally, c->sim, c->frame, c->end_steps >= 0 ? INFINITY : c->end_time);
+    /* The warning named the first limited step; the step may have shrunk since (the CFL limit follows
+     * the fastest particle): how many and how short, once (INFO: the first process, not with --quiet). */
+    char said[512];
+    eddy_dt_tally_describe(&c->dt_tally, c->sim->scene.dt, 0, said, sizeof said);
+    if (said[0]) eddy_host_log(eddy_services_host(), EDDY_LOG_INFO, NULL, "%s", said);
     return rc;
 }
 

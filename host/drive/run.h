@@ -58,4 +58,44 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err);
 /* Set by SIGINT/SIGTERM: the run finishes its step, writes the frame and a checkpoint, and stops. */
 void eddy_run_install_signal_handlers(void);
 
+struct eddy_sim;
+
+/*
+ * The steps the solver's stable-dt limit shortened below the scene's time.dt, said at the end of `eddy run`
+ * and `eddy resume` (an INFO line) and in the report of `eddy compare`. A step counts when the limit set
+ * its length, not when it was shortened to land on an output time, the run's end or a collider's
+ * moving_until (which time.dt stepping does alike); a step halved before such a landing counts when
+ * time.dt would have landed in one step. Every process steps alike (the step and the limit's name are
+ * agreed), so every process's tally is the same.
+ */
+#define EDDY_DT_TALLY_LIMITS 4
+typedef struct eddy_dt_tally {
+    long long steps;          /* steps taken since eddy_dt_tally_begin */
+    unsigned long long first_step; /* the world's step count then */
+    long long limited;        /* of those, the ones a limit of the solver shortened */
+    double t;                 /* the clock when the next step starts */
+    int count;                /* limits in limit[] */
+    struct {
+        char name[64];
+        long long steps;
+        double smallest;      /* the shortest of those steps, s */
+    } limit[EDDY_DT_TALLY_LIMITS];
+} eddy_dt_tally;
+
+void eddy_dt_tally_begin(eddy_dt_tally *t, const struct eddy_sim *sim);
+/* After each step (a plan's on_step): `next_frame` is the session's next frame index now, `t_stop` the
+ * plan's end by time (INFINITY when it ends by steps). Returns 1 when the limit set this step's length
+ * (sim->last_dt is the limit), else 0. */
+int eddy_dt_tally_step(eddy_dt_tally *t, const struct eddy_sim *sim, int next_frame, double t_stop);
+/* After the plan, with the same arguments: a step that was taken but then failed its checks (the
+ * explosion guard, a particle that left the domain) had no on_step, and counts too: a split run finds a
+ * particle that left the domain after the step that one process finds in the next step's grid build, and
+ * both took the same steps. */
+void eddy_dt_tally_finish(eddy_dt_tally *t, const struct eddy_sim *sim, int next_frame, double t_stop);
+/* "N of M steps were shorter than time.dt = X s, limited by the solver's CFL limit (smallest Y s)" (run),
+ * or for compare's report "steps below the scene's X s under its CFL limit (Y s), the shortest of them: N
+ * of M steps"; several limits each with its count and shortest step. The figures have enough digits to differ
+ * from time.dt. Empty when no step was limited. */
+void eddy_dt_tally_describe(const eddy_dt_tally *t, double scene_dt, int report, char *out, size_t size);
+
 #endif /* EDDY_HOST_RUN_H */

@@ -40,6 +40,7 @@ typedef struct run_ctx {
     double *probe_values;
     int outputs_gather;       /* several processes: 0 undecided, 1 outputs gather every particle, 2 reduced */
     eddy_progress bar;        /* progress of this invocation: from where it started */
+    eddy_dt_tally dt_tally;   /* the steps the solver's limit shortened in this invocation */
     long long first_step;
     double first_time;
     char checkpoint_path[EDDY_SCENE_PATH_MAX + 32]; /* resume: the checkpoint read, for messages */

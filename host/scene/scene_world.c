@@ -6,6 +6,7 @@
  */
 #include "scene_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,15 @@ int scene_parse_world(ctx *c, const cJSON *root)
         (rc = scene_get_real(c, w, "world", "smoothing_radius", 1, &NS_POS, 0, &s->smoothing_radius, NULL)) ||
         (rc = scene_get_number(c, w, "world", "threads", 0, &NS_THREADS, 0, &threads, NULL)))
         return rc;
+    /* An acceleration whose square overflows a float makes the force limit 0 (world.c): no time step is
+     * stable, and the run stopped at its first step, after the output folder's previous run was cleared. */
+    const float g2 = s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2];
+    if (isinf(g2))
+        return scene_fail(c, "world.gravity", scene_member(w, "gravity"), AT_VALUE,
+                          "expected a magnitude below 1.8e19 (sim units/s^2; its square must fit single precision, "
+                          "or no time step is stable), got %g",
+                          sqrt((double)s->gravity[0] * s->gravity[0] + (double)s->gravity[1] * s->gravity[1] +
+                               (double)s->gravity[2] * s->gravity[2]));
     s->threads = (int)threads;
     return EDDY_OK;
 }

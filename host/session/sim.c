@@ -235,18 +235,13 @@ int eddy_sim_time_reached(double time, double t)
 }
 
 /* `name` (a buffer of sizeof sim->dt_limit) becomes the one of the lowest-ranked process whose limit is
- * the step's (`mine`); see eddy_sim_agree_dt_limit. */
+ * the step's (`mine`). Collective; nothing on one process. */
 static void agree_limit_name(const eddy_sim *sim, char *name, int mine)
 {
     if (!eddy_decomp_active(sim->world)) return;
     const uint64_t root = eddy_decomp_min_u64(mine ? (uint64_t)eddy_decomp_rank() : UINT64_MAX);
     /* (some process always has the step's limit, the exact minimum of theirs; the test is a guard) */
     if (root < (uint64_t)eddy_decomp_size()) eddy_decomp_broadcast(name, sizeof sim->dt_limit, (int)root);
-}
-
-void eddy_sim_agree_dt_limit(eddy_sim *sim)
-{
-    if (sim->dt_limit[0]) agree_limit_name(sim, sim->dt_limit, sim->dt_limit_mine);
 }
 
 /* eddy_world_stable_dt's name for a force limit of 0 from an acceleration whose square overflowed a float
@@ -300,7 +295,8 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
          * needed to agree on the name), in one reduction that every process takes whatever its own
          * limit: the same step, or the same error, everywhere (a process that skipped it for a limit of
          * 0 left the others waiting in it). */
-        const double digest = (double)(eddy_fnv1a_str(EDDY_FNV1A_OFFSET, name) & 0xffffffffu);
+        /* (53 bits: exact as a double, and two names alike by chance once in 9e15) */
+        const double digest = (double)(eddy_fnv1a_str(EDDY_FNV1A_OFFSET, name) & ((UINT64_C(1) << 53) - 1));
         double agreed[5] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0,
                             lim == 0 && strcmp(name, ACCEL_OVERFLOW) == 0 ? -1.0 : 0.0, digest, -digest};
         if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 5, err))) return rc;
@@ -334,6 +330,22 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             char agreed_name[sizeof sim->dt_limit];
             snprintf(agreed_name, sizeof agreed_name, "%s", name);
             agree_limit_name(sim, agreed_name, mine);
+            /* A speed that crosses a smoothing radius within the clock's resolution explains any limit
+             * this small: the state's fault (a checkpoint edited, velocities written into the particles),
+             * not the solver's. The largest speed over every process, so that all say the same. */
+            double speed = eddy_world_step_stats(sim->world)->max_speed;
+            if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MAX, &speed, 1, err))) return rc;
+            const double crossing = (double)sim->world->smoothing_radius / speed;
+            if (speed > 0 && !((double)sim->world->time + crossing > (double)sim->world->time) &&
+                (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
+                return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                                      "at step %" PRIu64 ": the largest particle speed, %g sim units/s, makes the "
+                                      "solver's %s limit %g s, too small to advance the clock from t = %.17g s (a "
+                                      "particle crosses a smoothing radius in %g s); check the velocities the run "
+                                      "starts from (the scene's, a checkpoint's, or values written into the "
+                                      "particles)",
+                                      sim->world->step + 1, speed, agreed_name, lim, (double)sim->world->time,
+                                      crossing);
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
                                   "solver '%s' at step %" PRIu64 ": max_dt returned %g s (%s), too small to advance "
                                   "the clock from t = %.17g s",
@@ -343,7 +355,6 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         if (lim < dt) {
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name);
-            sim->dt_limit_mine = mine;
             /* (names_alike is reduced: every process takes this collective, or none) */
             if (!names_alike) agree_limit_name(sim, sim->dt_limit, mine);
         }

@@ -30,7 +30,6 @@ typedef struct eddy_sim {
     int warned_dt_limit;            /* the dt-limit warning is printed once */
     char dt_limit[64];              /* name of the limit that last shortened a step, "" if none; the
                                      * same on every process (eddy_sim_next_dt agrees on it) */
-    int dt_limit_mine;              /* this process's limit is the step's (see eddy_sim_agree_dt_limit) */
     char dt_said[64];               /* the limit EDDY_LOG=debug last said sets dt, "" the scene's time.dt */
     double last_dt;                 /* the last step's dt, s */
 } eddy_sim;
@@ -106,31 +105,26 @@ int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, con
 void eddy_sim_close(eddy_sim *sim);
 
 /*
- * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time),
- * where a moving collider's moving_until before t_target counts as the target, so that a step ends
- * exactly where the wall stops. Sets sim->dt_limit when the solver's limit applied, to the name given
- * by the process whose limit the step is (as eddy_sim_agree_dt_limit). A max_dt() that is not finite
- * and > 0 (+inf means no limit) is EDDY_ERR_PLUGIN: "solver 'ID' at step N: max_dt returned X; it must
- * be finite and > 0", unless the state explains a limit of 0: a speed whose square overflows a float
- * ("the largest particle speed overflows single precision ...") or an acceleration whose square does
- * (eddy_world_stable_dt's force limit named "acceleration overflow": "the largest particle acceleration
- * overflows single precision ..."), both EDDY_ERR_UNSTABLE. With EDDY_LOG=debug, says (the first
- * process) when the limit that sets dt changes: "eddy: dt: step N (t = T s): dt X s, set by the
- * solver's CFL limit (the scene's time.dt is Y s)", and "... dt Y s, the scene's time.dt again (the
- * solver's limits are above it)" when it no longer applies; a step shortened to land on an output
- * time or a collider's moving_until is not a change of limit. Collective on a split run: every process
- * calls it for every step.
+ * The step the host will take toward `t_target`: min(scene dt, the solver's max_dt, t_target - time), where a
+ * moving collider's moving_until before t_target counts as the target, so that a step ends exactly where the
+ * wall stops. Sets sim->dt_limit when the solver's limit applied, to the name given by the process whose
+ * limit the step is (on a split run each process's max_dt names its own limit: the lowest rank of those whose
+ * limit is the step's), the same on every process. A max_dt() that is not finite and > 0 (+inf means no
+ * limit) is EDDY_ERR_PLUGIN: "solver 'ID' at step N: max_dt returned X; it must be finite and > 0", unless
+ * the state explains a limit of 0: a speed whose square overflows a float ("the largest particle speed
+ * overflows single precision ...") or an acceleration whose square does (eddy_world_stable_dt's force limit
+ * named "acceleration overflow": "the largest particle acceleration overflows single precision ..."), both
+ * EDDY_ERR_UNSTABLE. A limit too small to advance the clock is EDDY_ERR_PLUGIN too ("solver 'ID' at step N:
+ * max_dt returned X s (NAME), too small to advance the clock from t = T s"), unless the largest speed crosses
+ * a smoothing radius within the clock's resolution: then the state is named, EDDY_ERR_UNSTABLE "at step N:
+ * the largest particle speed, V sim units/s, makes the solver's NAME limit X s, too small to advance the
+ * clock from t = T s (...); check the velocities the run starts from (...)". With EDDY_LOG=debug, says (the
+ * first process) when the limit that sets dt changes: "eddy: dt: step N (t = T s): dt X s, set by the
+ * solver's CFL limit (the scene's time.dt is Y s)", and "... dt Y s, the scene's time.dt again (the solver's
+ * limits are above it)" when it no longer applies; a step shortened to land on an output time or a collider's
+ * moving_until is not a change of limit. Collective on a split run: every process calls it for every step.
  */
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt, eddy_error *err);
-
-/*
- * On a split run each process's max_dt names its own limit, and the step is the smallest over them:
- * this makes sim->dt_limit the name given by the process whose limit the step is (the lowest rank of
- * those with that limit). eddy_sim_next_dt does so already; calling it again changes nothing.
- * Collective: every process calls it together, where sim->dt_limit is set (which they agree on, as
- * they agree on the step). Nothing on one process.
- */
-void eddy_sim_agree_dt_limit(eddy_sim *sim);
 
 /*
  * One solver step of dt, then the prescribed motion of the moving colliders (scene key
