@@ -53,3 +53,7 @@ add_test(NAME cli_nearest_format COMMAND ${EXPECT} 2
 add_test(NAME cli_nearest_format_in_list COMMAND ${EXPECT} 2
          "eddy: --format expects writer ids separated by commas (available: vtk, csv), got 'vtk,cvs'; did you mean 'csv' for 'cvs'?\n"
          ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --format vtk,cvs --out ${CLI_OUT}/nearest)
+# The scene's own check of output.format and of its sections' ids (scene/scene_components.c) suggests too.
+add_test(NAME cli_nearest_scene_format COMMAND ${EXPECT} 1
+         "eddy: error: --set 'output.format=cvs': output.format: expected \"vtk\" or \"csv\", got \"cvs\"; did you mean \"csv\"?"
+         ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --set output.format=cvs --out ${CLI_OUT}/nearest)

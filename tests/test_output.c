@@ -966,7 +966,7 @@ static void test_writers_by_id(void **state)
     eddy_world_destroy(w);
 }
 
-/* A mistyped id gets the registered one it is a typo of (eddy_services_nearest_id): at most 2 edits, 1
+/* A mistyped id gets the registered one it is a typo of (eddy_scene_nearest_id): at most 2 edits, 1
  * for ids of 3 characters or fewer, a swap of neighbours being one; nothing on a tie or when none is
  * near. */
 static void test_nearest_id(void **state)
@@ -977,24 +977,24 @@ static void test_nearest_id(void **state)
     assert_int_equal(eddy_services_registry(0, &reg, &err), EDDY_OK);
     assert_int_equal(eddy_registry_add_builtin(reg, &REC_WRITER, "test_output", &err), EDDY_OK);
     const char *w = EDDY_INTERFACE_WRITER;
-    assert_string_equal(eddy_services_nearest_id(reg, w, "cvs"), "csv");        /* a swap */
-    assert_string_equal(eddy_services_nearest_id(reg, w, "vtkk"), "vtk");       /* an insertion */
-    assert_string_equal(eddy_services_nearest_id(reg, w, "recrdr"), "recorder"); /* two deletions */
-    assert_string_equal(eddy_services_nearest_id(reg, w, "cs"), "csv");
-    assert_null(eddy_services_nearest_id(reg, w, "vx"));      /* 2 edits, for 2 characters */
-    assert_null(eddy_services_nearest_id(reg, w, "rcrdr"));   /* 3 edits */
-    assert_null(eddy_services_nearest_id(reg, w, "xml"));
-    assert_null(eddy_services_nearest_id(reg, w, "vtsv"));    /* 2 from vtk and 2 from csv: a tie */
+    assert_string_equal(eddy_scene_nearest_id(reg, w, "cvs"), "csv");        /* a swap */
+    assert_string_equal(eddy_scene_nearest_id(reg, w, "vtkk"), "vtk");       /* an insertion */
+    assert_string_equal(eddy_scene_nearest_id(reg, w, "recrdr"), "recorder"); /* two deletions */
+    assert_string_equal(eddy_scene_nearest_id(reg, w, "cs"), "csv");
+    assert_null(eddy_scene_nearest_id(reg, w, "vx"));      /* 2 edits, for 2 characters */
+    assert_null(eddy_scene_nearest_id(reg, w, "rcrdr"));   /* 3 edits */
+    assert_null(eddy_scene_nearest_id(reg, w, "xml"));
+    assert_null(eddy_scene_nearest_id(reg, w, "vtsv"));    /* 2 from vtk and 2 from csv: a tie */
     /* Only the interface asked for; any with NULL. */
-    assert_null(eddy_services_nearest_id(reg, EDDY_INTERFACE_PROBE, "cvs"));
-    assert_string_equal(eddy_services_nearest_id(reg, EDDY_INTERFACE_PROBE, "hieght"), "height");
-    assert_string_equal(eddy_services_nearest_id(reg, NULL, "hieght"), "height");
-    assert_null(eddy_services_nearest_id(reg, NULL, "cpv")); /* cpu (a grid) and csv: a tie */
+    assert_null(eddy_scene_nearest_id(reg, EDDY_INTERFACE_PROBE, "cvs"));
+    assert_string_equal(eddy_scene_nearest_id(reg, EDDY_INTERFACE_PROBE, "hieght"), "height");
+    assert_string_equal(eddy_scene_nearest_id(reg, NULL, "hieght"), "height");
+    assert_null(eddy_scene_nearest_id(reg, NULL, "cpv")); /* cpu (a grid) and csv: a tie */
     char longer[80];
     memset(longer, 'a', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
-    assert_null(eddy_services_nearest_id(reg, NULL, longer));
-    assert_null(eddy_services_nearest_id(NULL, NULL, "csv"));
+    assert_null(eddy_scene_nearest_id(reg, NULL, longer));
+    assert_null(eddy_scene_nearest_id(NULL, NULL, "csv"));
 
     /* In the message of a writer that output.format names, after the list: the scene's position. */
     static const char TYPO_SCENE[] =

@@ -147,7 +147,7 @@ static int check_formats(eddy_registry *reg, const char *arg, const char **ids, 
         char msg[1024];
         snprintf(msg, sizeof msg, "--format expects writer ids separated by commas (available: %s), got '%%s'%%s",
                  eddy_registry_ids(reg, EDDY_INTERFACE_WRITER));
-        const char *near = eddy_services_nearest_id(reg, EDDY_INTERFACE_WRITER, ids[k]);
+        const char *near = eddy_scene_nearest_id(reg, EDDY_INTERFACE_WRITER, ids[k]);
         char mean[160] = "";
         /* (in a list, which entry the suggestion replaces) */
         if (near && n == 1) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
@@ -494,7 +494,7 @@ static int cmd_describe(int argc, char **argv)
     if (!e) {
         /* A typo of a registered id is pointed at instead of where plugins are searched. */
         char refused[EDDY_ERROR_MESSAGE_MAX] = "";
-        const char *near = eddy_services_nearest_id(reg, NULL, argv[0]);
+        const char *near = eddy_scene_nearest_id(reg, NULL, argv[0]);
         if (!near) eddy_services_refusal_hint(reg, argv[0], refused, sizeof refused);
         eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)%s%s%s", argv[0],
                        eddy_registry_ids(reg, NULL), refused, near ? "; did you mean '" : "", near ? near : "",

@@ -122,18 +122,6 @@ int eddy_services_check_created(int rc, void **instance, const char *what, eddy_
  */
 const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n);
 
-/*
- * The registered id of interface `interface_id` (NULL: of any) that `id`, which the registry does not
- * hold, is likely a typo of: the one nearest by optimal string alignment distance (an insertion,
- * deletion, substitution or swap of two neighbours is one edit), when at most 2 edits away (1 for an
- * `id` of 3 characters or fewer) and strictly nearer than every other; else NULL (nothing near, or a
- * tie). Ids over 63 characters are near nothing. For the "; did you mean 'ID'?" of every "unknown
- * <kind> 'ID'" message, which then leaves out eddy_services_refusal_hint (a typo, not a missing
- * plugin). Depends only on the registry, so every process of a run gets the same answer. The string
- * is the registry's.
- */
-const char *eddy_services_nearest_id(const eddy_registry *reg, const char *interface_id, const char *id);
-
 /* The stop flag: 0, or the number of the signal that asked the run to stop. Run loops poll it at
  * every step boundary (eddy_sim_plan.stop); plugins see it through cancel_requested(). */
 volatile sig_atomic_t *eddy_services_stop_flag(void);

@@ -316,4 +316,16 @@ const char *eddy_scene_token_text(const char *text, size_t len, char *buf, size_
  * out (at most n, no NUL added). */
 size_t eddy_scene_terminal_safe(char *out, const char *in, size_t n);
 
+/*
+ * The registered id of interface `interface_id` (NULL: of any) that `id`, which the registry does not
+ * hold, is likely a typo of: the one nearest by optimal string alignment distance (an insertion,
+ * deletion, substitution or swap of two neighbours is one edit), when at most 2 edits away (1 for an
+ * `id` of 3 characters or fewer) and strictly nearer than every other; else NULL (nothing near, or a
+ * tie). Ids over 63 characters are near nothing. For the "; did you mean 'ID'?" of every "unknown
+ * <kind> 'ID'" message (the scene's own check of its sections and output.format too), which then leaves out the plugin-path hint (eddy_services_refusal_hint) (a typo, not a missing
+ * plugin). Depends only on the registry, so every process of a run gets the same answer. The string
+ * is the registry's.
+ */
+const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interface_id, const char *id);
+
 #endif /* EDDY_HOST_SCENE_H */

@@ -7,6 +7,7 @@
  */
 #include "scene_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,56 @@ int eddy_scene_component_params(const eddy_scene *scene, const eddy_component *c
     return rc ? rc : section_values(scene, component, values, out, err);
 }
 
+/* Optimal string alignment distance (Damerau-Levenshtein without edits of an edited substring): a swap
+ * of two neighbours ("sph_muelelr") costs 1, as a typist makes it. SIZE_MAX past ID_NEAR_MAX characters,
+ * never near: no registered id is that long in practice, and three rows on the stack stay small. The
+ * transposition looks two rows back, hence three rows rather than two. */
+#define ID_NEAR_MAX 63
+static size_t id_distance(const char *a, const char *b)
+{
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > ID_NEAR_MAX || m > ID_NEAR_MAX) return SIZE_MAX;
+    size_t rows[3][ID_NEAR_MAX + 1];
+    size_t *back2 = rows[0], *back = rows[1], *row = rows[2];
+    for (size_t j = 0; j <= m; ++j) back[j] = j;
+    for (size_t i = 1; i <= n; ++i) {
+        row[0] = i;
+        for (size_t j = 1; j <= m; ++j) {
+            size_t best = back[j - 1] + (a[i - 1] != b[j - 1]);
+            if (back[j] + 1 < best) best = back[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && back2[j - 2] + 1 < best)
+                best = back2[j - 2] + 1;
+            row[j] = best;
+        }
+        size_t *t = back2;
+        back2 = back, back = row, row = t;
+    }
+    return back[m];
+}
+
+const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interface_id, const char *id)
+{
+    if (!reg || !id) return NULL;
+    /* Two edits turn a 3-letter id into most others of 3 ("cpu" into "csv"): short ids get one, longer two. */
+    const size_t len = strlen(id), limit = len <= 3 ? 1 : 2;
+    const char *best = NULL;
+    size_t best_d = limit + 1;
+    int tie = 0;
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_component *c = eddy_registry_at(reg, i)->component;
+        if (!c->id || (interface_id && (!c->interface_id || strcmp(c->interface_id, interface_id) != 0))) continue;
+        const size_t clen = strlen(c->id);
+        if ((clen > len ? clen - len : len - clen) > limit) continue;
+        const size_t d = id_distance(id, c->id);
+        if (d == 0) continue;
+        /* (one id registered for two interfaces is one candidate, not a tie, when any kind is asked) */
+        if (d < best_d) best = c->id, best_d = d, tie = 0;
+        else if (d == best_d && best && strcmp(best, c->id) != 0) tie = 1;
+    }
+    return tie ? NULL : best;
+}
+
 /* The registered ids of an interface as "a, b, c" (quoted: "\"a\", \"b\" or \"c\""), registry order. */
 static size_t registered_ids(const eddy_registry *reg, const char *interface_id, int quoted, char *out, size_t size)
 {
@@ -118,9 +169,11 @@ int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *re
             if (eddy_registry_find(reg, id, KINDS[k].interface_id)) continue;
             size_t n = registered_ids(reg, KINDS[k].interface_id, 0, list, sizeof list);
             char shown[64];
-            return scene_fail_key(&c, KINDS[k].section, m, 0, "unknown %s '%s', expected one of the registered %ss: %s",
-                                  KINDS[k].kind, scene_key_text(id, shown, sizeof shown), KINDS[k].kind,
-                                  n ? list : "none");
+            const char *near = eddy_scene_nearest_id(reg, KINDS[k].interface_id, id);
+            return scene_fail_key(&c, KINDS[k].section, m, 0,
+                                  "unknown %s '%s', expected one of the registered %ss: %s%s%s%s", KINDS[k].kind,
+                                  scene_key_text(id, shown, sizeof shown), KINDS[k].kind, n ? list : "none",
+                                  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         }
     }
     /* output.format: writer ids (only when writers are registered at all: a registry without the
@@ -135,7 +188,9 @@ int eddy_scene_check_components(const eddy_scene *scene, const eddy_registry *re
             node = cJSON_GetArrayItem(f, (int)i);
             scene_path_index(kp, "output.format", i);
         }
-        return scene_fail(&c, kp, node, AT_VALUE, "expected %s, got \"%s\"", list, scene->formats[i]);
+        const char *near = eddy_scene_nearest_id(reg, EDDY_INTERFACE_WRITER, scene->formats[i]);
+        return scene_fail(&c, kp, node, AT_VALUE, "expected %s, got \"%s\"%s%s%s", list, scene->formats[i],
+                          near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
     }
     return EDDY_OK;
 }

@@ -48,7 +48,7 @@ static int find_component(eddy_sim *sim, const char *id, const char *interface_i
     if (line > 0) snprintf(at, sizeof at, ":%d:%d: %s", line, col, solver ? "solver" : "grid");
     /* (where plugins are searched is beside the point when the id was found as another kind, or is a
      * typo of a registered one) */
-    const char *near = eddy_services_nearest_id(sim->registry, interface_id, id);
+    const char *near = eddy_scene_nearest_id(sim->registry, interface_id, id);
     char mean[EDDY_SCENE_ID_MAX + 32] = "";
     if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
     const char *hint = near ? "" : eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused);
