@@ -69,4 +69,4 @@ add_test(NAME mpi_dt_limit_summary_said_once
                  --set solvers.robust_sides.fault=dt_by_side --set solvers.robust_sides.side_x=0.08 --steps 3
                  --no-picture --format csv --out ${CLI_OUT}/dt_summary_mpi)
 set_tests_properties(mpi_dt_limit_summary_said_once PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 TIMEOUT 120
-                     ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/robust_plugins/sides;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/robust_plugins/sides;${EDDY_MPI_TEST_ENV}")
