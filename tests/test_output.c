@@ -108,14 +108,9 @@ static void assert_no_tmp_files(const char *dir)
 static eddy_material water(float rest_density, float mass)
 {
     static int serial; /* material names must be unique within a world */
-    eddy_material m = eddy_default_material();
-    snprintf(m.name, sizeof m.name, "water%d", serial++);
-    m.rest_density = rest_density;
-    m.particle_mass = mass;
-    m.contact.radius = 0.01f;
-    m.contact.margin = 0.001f;
-    m.contact.erp = 0.5f;
-    return m;
+    char name[32];
+    snprintf(name, sizeof name, "water%d", serial++);
+    return support_material(name, rest_density, mass);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -21,18 +21,6 @@
 #include "frame.h"
 #include "sim_support.h"
 
-static eddy_material material(const char *name, float rest_density, float mass)
-{
-    eddy_material m = eddy_default_material();
-    snprintf(m.name, sizeof m.name, "%s", name);
-    m.rest_density = rest_density;
-    m.particle_mass = mass;
-    m.contact.radius = 0.01f;
-    m.contact.margin = 0.001f;
-    m.contact.erp = 0.5f;
-    return m;
-}
-
 /* Two particles of masses 2 and 3 under a gravity with two non-zero components. */
 static void potential_energy_by_hand(void **state)
 {
@@ -40,7 +28,7 @@ static void potential_energy_by_hand(void **state)
     eddy_error err = {0};
     eddy_world *w = NULL;
     assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
-    eddy_material a = material("a", 1000.0f, 2.0f), b = material("b", 500.0f, 3.0f);
+    eddy_material a = support_material("a", 1000.0f, 2.0f), b = support_material("b", 500.0f, 3.0f);
     assert_int_equal(eddy_world_add_material(w, &a, &err), EDDY_OK);
     assert_int_equal(eddy_world_add_material(w, &b, &err), EDDY_OK);
     w->gravity[0] = 0.0f;
@@ -93,7 +81,7 @@ static void split_partials_equal_the_whole(void **state)
     eddy_error err = {0};
     eddy_world *w = NULL;
     assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
-    eddy_material a = material("a", 1000.0f, 0.00625f);
+    eddy_material a = support_material("a", 1000.0f, 0.00625f);
     assert_int_equal(eddy_world_add_material(w, &a, &err), EDDY_OK);
     w->gravity[1] = -9.81f;
     enum { N = 1000 };

@@ -33,6 +33,18 @@ int support_run_tests(const char *program, int argc, char **argv, const struct C
     return _cmocka_run_group_tests(program, tests, count, NULL, NULL);
 }
 
+eddy_material support_material(const char *name, float rest_density, float mass)
+{
+    eddy_material m = eddy_default_material();
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.rest_density = rest_density;
+    m.particle_mass = mass;
+    m.contact.radius = 0.01f;
+    m.contact.margin = 0.001f;
+    m.contact.erp = 0.5f;
+    return m;
+}
+
 void support_remove_tree(const char *path)
 {
     struct stat st;

@@ -22,6 +22,10 @@ int support_run_tests(const char *program, int argc, char **argv, const struct C
 /* EDDY_SOURCE_DIR (set by CTest); exits with a message when it is missing. */
 const char *support_source_dir(void);
 
+/* A material of the given name, rest density (kg/m^3) and particle mass (kg), with a contact response
+ * (radius 0.01, margin 0.001, erp 0.5) that worlds built by hand in tests share. */
+eddy_material support_material(const char *name, float rest_density, float mass);
+
 /* rm -rf: removes a file or a folder with everything in it (symbolic links are removed, not followed). */
 void support_remove_tree(const char *path);
 
