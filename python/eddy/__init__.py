@@ -122,14 +122,17 @@ def components(kind: Optional[str] = None) -> List[Component]:
 
 
 def describe(id: str) -> Component:
-    """The component ``id`` (``eddy describe ID``); NotFoundError listing the ids otherwise."""
+    """The component ``id`` (``eddy describe ID``); NotFoundError listing the ids otherwise (with "did
+    you mean" the nearest one, as the command says it, when ``id`` looks like its typo)."""
     if not isinstance(id, str):   # describe(None) was "unknown component 'None'"
         raise TypeError(f"describe: id must be a str, got {type(id).__name__} {id!r}")
     every = components()
     for c in every:
         if c.id == id:
             return c
-    raise NotFoundError(f"unknown component '{id}' (available: {', '.join(c.id for c in every)})")
+    near = _eddy.nearest_id(id)
+    mean = f"; did you mean '{near}'?" if near else ""
+    raise NotFoundError(f"unknown component '{id}' (available: {', '.join(c.id for c in every)}){mean}")
 
 
 def refused_plugins() -> List[Tuple[str, str]]:

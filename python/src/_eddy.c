@@ -277,6 +277,20 @@ static PyObject *py_refusals(PyObject *self, PyObject *noargs)
     return out;
 }
 
+/* The registered id `id` is likely a typo of (eddy_scene_nearest_id, as the command's messages use it),
+ * or None. */
+static PyObject *py_nearest_id(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *id;
+    if (!PyArg_ParseTuple(args, "s", &id)) return NULL;
+    eddy_registry *reg = get_registry();
+    if (!reg) return NULL;
+    const char *near = eddy_scene_nearest_id(reg, NULL, id);
+    if (!near) Py_RETURN_NONE;
+    return PyUnicode_FromString(near);
+}
+
 static PyObject *py_load_plugin(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -1313,6 +1327,8 @@ static PyMethodDef module_methods[] = {
      "_set_plugin_dirs($module, dirs, /)\n--\n\nThe package's plugin folders, searched after EDDY_PLUGIN_PATH."},
     {"components", py_components, METH_NOARGS, "components($module, /)\n--\n\nEvery registered component as a dict."},
     {"refusals", py_refusals, METH_NOARGS, "refusals($module, /)\n--\n\n[(file, reason)] of the plugins refused."},
+    {"nearest_id", py_nearest_id, METH_VARARGS,
+     "nearest_id($module, id, /)\n--\n\nThe registered id `id` is likely a typo of, or None."},
     {"load_plugin", py_load_plugin, METH_VARARGS,
      "load_plugin($module, path, /)\n--\n\nLoads one plugin file or raises PluginError."},
     {"open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,

@@ -24,6 +24,13 @@ def test_components_describe_the_registry():
     assert "viscosity" in {p.id for p in tait.material_params}
     with pytest.raises(eddy.NotFoundError, match="^unknown component 'nope' \\(available: cpu, "):
         eddy.describe("nope")
+    # a typo gets the command's suggestion (the nearest id of any kind within two edits), nothing else does
+    with pytest.raises(eddy.NotFoundError) as e:
+        eddy.describe("sph_muller")
+    assert str(e.value).endswith("); did you mean 'sph_mueller'?")
+    with pytest.raises(eddy.NotFoundError) as e:
+        eddy.describe("nope")
+    assert "did you mean" not in str(e.value)
     # the same list as `eddy list`
     rc, out, _ = run_eddy("list")
     assert rc == 0
