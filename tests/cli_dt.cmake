@@ -15,13 +15,13 @@ endfunction()
 # The limit the run steps with was said once, at its first step, though it may shrink later (the CFL
 # limit follows the fastest particle): the end of the run says how many steps it shortened and the
 # shortest. dt_window limits steps 3 and 4 to 1e-5 s.
-dt_test(limit_summary 0 "eddy: 2 of 10 steps were shorter than time.dt = 5e-05 s, limited by the solver's test limit (smallest 1e-05 s)"
+dt_test(limit_summary 0 "eddy: 2 of 10 steps were shorter than time.dt = 5e-05 s, limited by the solver's test limit (shortest step 1e-05 s)"
         run ${DT_RUN} --steps 10 --set solvers.robust_faulty.fault=dt_window --set solvers.robust_faulty.at_step=3
         --out ${CLI_OUT}/dt_summary)
 # Steps shortened to land on an output time do not count, but a step halved before landing does where
 # time.dt (5e-5 s) would have landed in one step: a limit of 1e-5 s and frames every 2.5e-5 s step
 # 1e-5, then 7.5e-6 (half of the 1.5e-5 s left) and 7.5e-6 (the landing), four frames.
-dt_test(limit_summary_not_landings 0 "eddy: 8 of 12 steps were shorter than time.dt = 5e-05 s, limited by the solver's stability limit (smallest 7.5e-06 s)"
+dt_test(limit_summary_not_landings 0 "eddy: 8 of 12 steps were shorter than time.dt = 5e-05 s, limited by the solver's stability limit (shortest step 7.5e-06 s)"
         run ${DT_RUN} --set solvers.robust_faulty.fault=dt_unnamed --set time.output_interval=2.5e-5
         --set time.end=1e-4 --out ${CLI_OUT}/dt_summary_landings)
 # A limit just below time.dt (a float's rounding of the CFL limit) read as time.dt itself at %.4g: "time
@@ -49,6 +49,13 @@ add_test(NAME cli_dt_too_small_from_speed
                  sh -c "d=$0; k=$1; shift 1; \"$@\" run '${SCENES}/dam_break_2d.json' --steps 5 --quiet --no-picture --format csv --out \"$d\" && \"$k\" \"$d/checkpoint.eddy\" field velocity 0 5 1e18 || exit 3; exec \"$@\" resume \"$d\" --steps 10 --quiet --no-picture"
                  ${CLI_OUT}/dt_too_small_speed $<TARGET_FILE:ckedit> ${EDDY_EXE})
 set_tests_properties(cli_dt_too_small_from_speed PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+# The same at 1.25e17: a particle crosses h in 4e-20 s, which the clock resolves, but the CFL limit (a
+# fraction of it) does not; the speed explains it all the same (it was "max_dt returned 1.6e-20 s").
+add_test(NAME cli_dt_too_small_from_speed_resolved_crossing
+         COMMAND ${EXPECT} 1 "eddy: error: at step 6: the largest particle speed, 1.25e+17 sim units/s, makes the solver's CFL limit "
+                 sh -c "d=$0; k=$1; shift 1; \"$@\" run '${SCENES}/dam_break_2d.json' --steps 5 --quiet --no-picture --format csv --out \"$d\" && \"$k\" \"$d/checkpoint.eddy\" field velocity 0 5 1.25e17 || exit 3; exec \"$@\" resume \"$d\" --steps 10 --quiet --no-picture"
+                 ${CLI_OUT}/dt_too_small_speed_resolved $<TARGET_FILE:ckedit> ${EDDY_EXE})
+set_tests_properties(cli_dt_too_small_from_speed_resolved_crossing PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 
 # A gravity whose square overflows a float leaves a force limit of 0: refused when the scene is read, as
 # a fluid's velocity is, not at the first step after the output folder's previous run was cleared.
@@ -64,7 +71,7 @@ else()
   set(DT_MPIRUN mpirun)
 endif()
 add_test(NAME mpi_dt_limit_summary_said_once
-         COMMAND sh -c "m=$0; e=$1; shift 1; command -v \"$m\" >/dev/null 2>&1 || { echo 'skipped: no mpirun'; exit 77; }; \"$e\" --version | grep -q '^processes: MPI' || { echo 'skipped: no MPI'; exit 77; }; out=$(\"$m\" --oversubscribe -np 2 \"$e\" \"$@\" 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; n=$(echo \"$out\" | grep -cxF \"eddy: 3 of 3 steps were shorter than time.dt = 5e-05 s, limited by the solver's right limit (smallest 1e-05 s)\"); echo \"said $n times\"; [ \"$n\" -eq 1 ]"
+         COMMAND sh -c "m=$0; e=$1; shift 1; command -v \"$m\" >/dev/null 2>&1 || { echo 'skipped: no mpirun'; exit 77; }; \"$e\" --version | grep -q '^processes: MPI' || { echo 'skipped: no MPI'; exit 77; }; out=$(\"$m\" --oversubscribe -np 2 \"$e\" \"$@\" 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; n=$(echo \"$out\" | grep -cxF \"eddy: 3 of 3 steps were shorter than time.dt = 5e-05 s, limited by the solver's right limit (shortest step 1e-05 s)\"); echo \"said $n times\"; [ \"$n\" -eq 1 ]"
                  ${DT_MPIRUN} ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver robust_sides
                  --set solvers.robust_sides.fault=dt_by_side --set solvers.robust_sides.side_x=0.08 --steps 3
                  --no-picture --format csv --out ${CLI_OUT}/dt_summary_mpi)

@@ -39,7 +39,7 @@ typedef struct result {
     double step_ms;               /* wall time inside eddy_sim_step */
     double end_time;
     char settings[1024];          /* the solver's parameters as it ran ("cfl = 0.4, ..."), for summary.md */
-    char stepping[256];           /* its time step: the scene's, or the smaller one its stable-dt limit took */
+    char stepping[512];           /* its time step: the scene's, or the smaller one its stable-dt limit took */
     size_t n, cap;                /* samples */
     double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
 } result;

@@ -697,7 +697,8 @@ int eddy_dt_tally_step(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, do
         ++t->limit[k].steps;
         if (t->limit[k].smallest == 0 || dt < t->limit[k].smallest) t->limit[k].smallest = dt;
     }
-    return !halved;
+    /* (a step halved to land is the limit's too, where time.dt would have landed in one: warned as any) */
+    return 1;
 }
 
 /* The fewest significant digits (6 to 17) at which %g shows `a` and `b` apart: a limit a float's
@@ -733,9 +734,9 @@ void eddy_dt_tally_describe(const eddy_dt_tally *t, double scene_dt, int report,
         if (k > 0) PUT(k + 1 == t->count && named == t->limited ? " and " : ", ");
         PUT("%s limit", t->limit[k].name);
         if (t->count == 1)
-            PUT(report ? " (%.*g s), the shortest of them" : " (smallest %.*g s)", p, t->limit[k].smallest);
+            PUT(report ? " (%.*g s), the shortest of them" : " (shortest step %.*g s)", p, t->limit[k].smallest);
         else
-            PUT(" (%lld steps, %s %.*g s)", t->limit[k].steps, report ? "the shortest" : "smallest", p,
+            PUT(" (%lld steps, %s %.*g s)", t->limit[k].steps, report ? "the shortest" : "shortest step", p,
                 t->limit[k].smallest);
     }
     if (named < t->limited) PUT(" and others (%lld steps)", t->limited - named);
@@ -793,7 +794,7 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     eddy_dt_tally_finish(&c->dt_tally, c->sim, c->frame, c->end_steps >= 0 ? INFINITY : c->end_time);
     /* The warning named the first limited step; the step may have shrunk since (the CFL limit follows
      * the fastest particle): how many and how short, once (INFO: the first process, not with --quiet). */
-    char said[512];
+    char said[1024];
     eddy_dt_tally_describe(&c->dt_tally, c->sim->scene.dt, 0, said, sizeof said);
     if (said[0]) eddy_host_log(eddy_services_host(), EDDY_LOG_INFO, NULL, "%s", said);
     return rc;

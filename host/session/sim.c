@@ -330,13 +330,14 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             char agreed_name[sizeof sim->dt_limit];
             snprintf(agreed_name, sizeof agreed_name, "%s", name);
             agree_limit_name(sim, agreed_name, mine);
-            /* A speed that crosses a smoothing radius within the clock's resolution explains any limit
-             * this small: the state's fault (a checkpoint edited, velocities written into the particles),
-             * not the solver's. The largest speed over every process, so that all say the same. */
+            /* A speed that crosses a smoothing radius in less than a thousand limits explains the limit (a
+             * CFL limit is a fraction of the crossing time): the state's fault (a checkpoint edited,
+             * velocities written into the particles), not the solver's; a damaged limit at ordinary
+             * speeds stays the solver's. The largest speed over every process, so that all say the same. */
             double speed = eddy_world_step_stats(sim->world)->max_speed;
             if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MAX, &speed, 1, err))) return rc;
             const double crossing = (double)sim->world->smoothing_radius / speed;
-            if (speed > 0 && !((double)sim->world->time + crossing > (double)sim->world->time) &&
+            if (speed > 0 && lim * 1e3 >= crossing &&
                 (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
                 return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                       "at step %" PRIu64 ": the largest particle speed, %g sim units/s, makes the "

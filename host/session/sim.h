@@ -115,8 +115,8 @@ void eddy_sim_close(eddy_sim *sim);
  * overflows single precision ...") or an acceleration whose square does (eddy_world_stable_dt's force limit
  * named "acceleration overflow": "the largest particle acceleration overflows single precision ..."), both
  * EDDY_ERR_UNSTABLE. A limit too small to advance the clock is EDDY_ERR_PLUGIN too ("solver 'ID' at step N:
- * max_dt returned X s (NAME), too small to advance the clock from t = T s"), unless the largest speed crosses
- * a smoothing radius within the clock's resolution: then the state is named, EDDY_ERR_UNSTABLE "at step N:
+ * max_dt returned X s (NAME), too small to advance the clock from t = T s"), unless the largest speed
+ * explains it (it crosses a smoothing radius within a thousand such limits): then the state is named, EDDY_ERR_UNSTABLE "at step N:
  * the largest particle speed, V sim units/s, makes the solver's NAME limit X s, too small to advance the
  * clock from t = T s (...); check the velocities the run starts from (...)". With EDDY_LOG=debug, says (the
  * first process) when the limit that sets dt changes: "eddy: dt: step N (t = T s): dt X s, set by the
