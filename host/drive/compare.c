@@ -190,13 +190,14 @@ static int on_sample(void *user, eddy_session *ses, int frame, eddy_error *err)
 
 static void on_step(void *user, eddy_session *ses, double step_ms)
 {
+    (void)ses;
     stepper *st = user;
     const options *o = st->cx->opt;
     const eddy_world *w = st->sim->world;
     st->r->step_ms += step_ms;
     st->r->steps = w->step;
     const int by_steps = o->steps >= 0;
-    eddy_dt_tally_step(&st->dt_tally, st->sim, eddy_session_next_frame(ses), by_steps ? INFINITY : st->cx->end_time);
+    eddy_dt_tally_step(&st->dt_tally, st->sim);
     double f = by_steps ? (double)w->step / (double)(o->steps ? o->steps : 1) : w->time / st->cx->end_time;
     eddy_progress_update(&st->bar, f, w->time, by_steps ? NAN : st->cx->end_time, w->step);
 }
@@ -352,7 +353,7 @@ agreed:
     eddy_progress_end(&st.bar, w->time, w->step, rc != EDDY_OK);
     /* The time step: the scene's, unless the solver's stable-dt limit shortened steps (eddy run warns of
      * it and says these figures at its end; here the report says them). */
-    eddy_dt_tally_finish(&st.dt_tally, sim, frame, o->steps >= 0 ? INFINITY : cx->end_time);
+    eddy_dt_tally_finish(&st.dt_tally, sim);
     eddy_dt_tally_describe(&st.dt_tally, sim->scene.dt, 1, r->stepping, sizeof r->stepping);
 done:
     if (!r->stepping[0]) snprintf(r->stepping, sizeof r->stepping, "the scene's time step, %.6g s", sim->scene.dt);

@@ -653,38 +653,19 @@ static int on_frame(void *user, eddy_session *ses, int frame, eddy_error *err)
 void eddy_dt_tally_begin(eddy_dt_tally *t, const eddy_sim *sim)
 {
     memset(t, 0, sizeof *t);
-    t->t = sim->world->time;
     t->first_step = sim->world->step;
 }
 
-void eddy_dt_tally_finish(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, double t_stop)
+void eddy_dt_tally_finish(eddy_dt_tally *t, const eddy_sim *sim)
 {
-    if (sim->world->step > t->first_step + (unsigned long long)t->steps)
-        eddy_dt_tally_step(t, sim, next_frame, t_stop);
+    if (sim->world->step > t->first_step + (unsigned long long)t->steps) eddy_dt_tally_step(t, sim);
 }
 
-int eddy_dt_tally_step(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, double t_stop)
+int eddy_dt_tally_step(eddy_dt_tally *t, const eddy_sim *sim)
 {
-    const double t0 = t->t, dt = sim->last_dt;
-    t->t = sim->world->time;
+    const double dt = sim->last_dt;
     ++t->steps;
-    if (!sim->dt_limit[0]) return 0;
-    /* What the step aimed at, as eddy_sim_run_plan and eddy_sim_next_dt chose it: the frame it landed on
-     * (the session has moved past it then), else the next one; the end; a moving collider's stop. The
-     * same operations on the same values, so a landing step is told by equality. */
-    if (next_frame > 0 && eddy_sim_at_frame(sim, next_frame - 1)) --next_frame;
-    double target = next_frame * sim->scene.output_interval;
-    if (!(target < t_stop)) target = t_stop;
-    for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
-        const double until = sim->scene.collider_moving_until[i];
-        if (!eddy_sim_time_reached(t0, until) && until < target) target = until;
-    }
-    const double remaining = target - t0;
-    /* Landed on the target: time.dt would have landed there alike. */
-    if (dt == remaining) return 0;
-    /* Halved to land in two steps: the limit's doing only where time.dt would have landed in one. */
-    const int halved = dt == 0.5 * remaining;
-    if (halved && sim->scene.dt < remaining * (1.0 - 1e-9)) return 0;
+    if (!sim->dt_limited) return 0;
     int k = 0;
     while (k < t->count && strcmp(t->limit[k].name, sim->dt_limit) != 0) ++k;
     if (k == t->count && k < EDDY_DT_TALLY_LIMITS) {
@@ -697,7 +678,6 @@ int eddy_dt_tally_step(eddy_dt_tally *t, const eddy_sim *sim, int next_frame, do
         ++t->limit[k].steps;
         if (t->limit[k].smallest == 0 || dt < t->limit[k].smallest) t->limit[k].smallest = dt;
     }
-    /* (a step halved to land is the limit's too, where time.dt would have landed in one: warned as any) */
     return 1;
 }
 
@@ -763,12 +743,13 @@ static void warn_dt_limit(const eddy_sim *sim)
 static void on_step(void *user, eddy_session *ses, double step_ms)
 {
     (void)step_ms;
+    (void)ses;
     run_ctx *c = user;
     const eddy_world *w = c->sim->world;
     const int by_steps = c->end_steps >= 0;
     /* The step and the limit's name are agreed over every process, so is this branch (--quiet is not:
      * it only silences); the first process says it. */
-    if (eddy_dt_tally_step(&c->dt_tally, c->sim, eddy_session_next_frame(ses), by_steps ? INFINITY : c->end_time) &&
+    if (eddy_dt_tally_step(&c->dt_tally, c->sim) &&
         !c->sim->warned_dt_limit) {
         if (eddy_decomp_rank() == 0 && !c->opt->quiet) warn_dt_limit(c->sim);
         c->sim->warned_dt_limit = 1;
@@ -791,7 +772,7 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     int rc = eddy_session_run(c->ses, &plan, last_written, err);
     c->frame = eddy_session_next_frame(c->ses);
     eddy_progress_end(&c->bar, w->time, w->step, rc != EDDY_OK);
-    eddy_dt_tally_finish(&c->dt_tally, c->sim, c->frame, c->end_steps >= 0 ? INFINITY : c->end_time);
+    eddy_dt_tally_finish(&c->dt_tally, c->sim);
     /* The warning named the first limited step; the step may have shrunk since (the CFL limit follows
      * the fastest particle): how many and how short, once (INFO: the first process, not with --quiet). */
     char said[1024];

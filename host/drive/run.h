@@ -73,7 +73,6 @@ typedef struct eddy_dt_tally {
     long long steps;          /* steps taken since eddy_dt_tally_begin */
     unsigned long long first_step; /* the world's step count then */
     long long limited;        /* of those, the ones a limit of the solver shortened */
-    double t;                 /* the clock when the next step starts */
     int count;                /* limits in limit[] */
     struct {
         char name[64];
@@ -83,15 +82,14 @@ typedef struct eddy_dt_tally {
 } eddy_dt_tally;
 
 void eddy_dt_tally_begin(eddy_dt_tally *t, const struct eddy_sim *sim);
-/* After each step (a plan's on_step): `next_frame` is the session's next frame index now, `t_stop` the
- * plan's end by time (INFINITY when it ends by steps). Returns 1 when the limit set this step's length
- * (sim->last_dt is the limit), else 0. */
-int eddy_dt_tally_step(eddy_dt_tally *t, const struct eddy_sim *sim, int next_frame, double t_stop);
-/* After the plan, with the same arguments: a step that was taken but then failed its checks (the
+/* After each step (a plan's on_step). Returns 1 when the limit set this step's length (sim->dt_limited,
+ * decided by eddy_sim_next_dt), else 0. */
+int eddy_dt_tally_step(eddy_dt_tally *t, const struct eddy_sim *sim);
+/* After the plan: a step that was taken but then failed its checks (the
  * explosion guard, a particle that left the domain) had no on_step, and counts too: a split run finds a
  * particle that left the domain after the step that one process finds in the next step's grid build, and
  * both took the same steps. */
-void eddy_dt_tally_finish(eddy_dt_tally *t, const struct eddy_sim *sim, int next_frame, double t_stop);
+void eddy_dt_tally_finish(eddy_dt_tally *t, const struct eddy_sim *sim);
 /* "N of M steps were shorter than time.dt = X s, limited by the solver's CFL limit (smallest Y s)" (run),
  * or for compare's report "steps below the scene's X s under its CFL limit (Y s), the shortest of them: N
  * of M steps"; several limits each with its count and shortest step. The figures have enough digits to differ

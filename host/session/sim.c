@@ -265,6 +265,15 @@ static void say_dt_setter(eddy_sim *sim, double lim)
                                  "solver's limits are above it)", w->step + 1, w->time, sim->scene.dt);
 }
 
+/* Land exactly on the target instead of leaving a sliver step for later: the whole remainder when dt
+ * nearly reaches it, half of it when dt is more than half. */
+static double landing_step(double dt, double remaining)
+{
+    if (dt >= remaining * (1.0 - 1e-9)) return remaining;
+    if (dt > 0.5 * remaining) return 0.5 * remaining;
+    return dt;
+}
+
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error *err)
 {
     double dt = sim->scene.dt;
@@ -367,10 +376,12 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         /* (not when the clock sits within round-off of it already: no sliver steps) */
         if (!eddy_sim_time_reached(sim->world->time, until) && until < t_target) t_target = until;
     }
-    double remaining = t_target - sim->world->time;
-    /* Land exactly on the target instead of leaving a sliver step for later. */
-    if (dt >= remaining * (1.0 - 1e-9)) dt = remaining;
-    else if (dt > 0.5 * remaining) dt = 0.5 * remaining;
+    const double remaining = t_target - sim->world->time;
+    /* The step is the limit's doing where time.dt under the same landings would have been longer: a
+     * landing time.dt shares is not, a halving time.dt would not have needed is. */
+    const double scene_step = landing_step(sim->scene.dt, remaining);
+    dt = landing_step(dt, remaining);
+    sim->dt_limited = dt < scene_step;
     /* The scene's own step below the clock's resolution at this time (a run resumed late with a tiny
      * time.dt): every step would leave the clock where it is, for ever. */
     if (!((double)sim->world->time + dt > (double)sim->world->time))
