@@ -57,3 +57,8 @@ add_test(NAME cli_nearest_format_in_list COMMAND ${EXPECT} 2
 add_test(NAME cli_nearest_scene_format COMMAND ${EXPECT} 1
          "eddy: error: --set 'output.format=cvs': output.format: expected \"vtk\" or \"csv\", got \"cvs\"; did you mean \"csv\"?"
          ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --set output.format=cvs --out ${CLI_OUT}/nearest)
+# Environment variables and plugin paths reach messages and `eddy list` with each control character a
+# space (an escape sequence in them was written to the terminal).
+add_test(NAME cli_env_values_without_control_characters
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_hints_env_escapes.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
+                 ${CLI_OUT}/env_escapes)

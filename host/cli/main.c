@@ -162,8 +162,10 @@ static int fail(const eddy_error *err)
     /* An interrupt is a clean stop, not an error. */
     const int status = err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
     const char *kind = err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ";
+    char shown[EDDY_ERROR_MESSAGE_MAX];
+    eddy_services_terminal_text(err->message, shown, sizeof shown);
     if (eddy_decomp_size() <= 1) {
-        fprintf(stderr, "eddy: %s%s\n", kind, err->message);
+        fprintf(stderr, "eddy: %s%s\n", kind, shown);
         return status;
     }
     /* Several processes (docs/mpi.md). An outcome they reached together (an agreed interrupt, an
@@ -173,11 +175,11 @@ static int fail(const eddy_error *err)
      * comparison is for processes that fail a little later; one that does not come is stepping or
      * waits in a collective, and is stopped below. */
     if (eddy_decomp_failed_alike(err->code, err->message, EDDY_DECOMP_FAILURE_WAIT_S)) {
-        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, err->message);
+        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, shown);
         return status;
     }
     /* Else the failing process says who it is and stops every other one. */
-    eddy_decomp_stop_all(kind, err->message, status);
+    eddy_decomp_stop_all(kind, shown, status);
     return status;
 }
 
@@ -344,8 +346,10 @@ static size_t list_group(eddy_registry *reg, const char *interface_id, const cha
             if (strcmp(title, interface_id) == 0) printf("%s%s:\n", first ? "" : "\n", title);
             else printf("%s%s (%s):\n", first ? "" : "\n", title, interface_id);
         }
-        printf("%-16s %-7s %-9s %s\n", c->id, eddy_interface_name(c->interface_id), c->version ? c->version : "",
-               e->file);
+        char version[64], file[PATH_MAX];
+        printf("%-16s %-7s %-9s %s\n", c->id, eddy_interface_name(c->interface_id),
+               eddy_services_terminal_text(c->version ? c->version : "", version, sizeof version),
+               eddy_services_terminal_text(e->file, file, sizeof file));
     }
     return n;
 }
@@ -374,8 +378,10 @@ static int cmd_list(void)
         printf("\nshadowed components (the first one found in the search order is used):\n");
         for (size_t i = 0; i < nshadow; ++i) {
             const eddy_registry_shadow *s = eddy_registry_shadow_at(reg, i);
+            char shadowed[PATH_MAX], file[PATH_MAX];
             printf("  %-16s %-7s %s\n  %-16s shadowed by %s\n", s->id, eddy_interface_name(s->interface_id),
-                   s->shadowed, "", s->file);
+                   eddy_services_terminal_text(s->shadowed, shadowed, sizeof shadowed), "",
+                   eddy_services_terminal_text(s->file, file, sizeof file));
         }
     }
     size_t nref = eddy_registry_refusal_count(reg);
@@ -383,7 +389,11 @@ static int cmd_list(void)
         printf("\nrefused plugins:\n");
         for (size_t i = 0; i < nref; ++i) {
             const eddy_registry_refusal *r = eddy_registry_refusal_at(reg, i);
-            printf("  %s: %s\n", r->file, r->reason);
+            /* (a path from EDDY_PLUGIN_PATH, a reason quoting a plugin's own text: shown as the log shows
+             * them, a terminal obeys an escape sequence) */
+            char file[PATH_MAX], reason[EDDY_ERROR_MESSAGE_MAX];
+            printf("  %s: %s\n", eddy_services_terminal_text(r->file, file, sizeof file),
+                   eddy_services_terminal_text(r->reason, reason, sizeof reason));
         }
         /* A refusal is a broken installation or plugin path: the listing is printed whole, and the
          * exit status lets a script or an install check see it. */

@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "probes_builtin.h"
+#include "scene.h"
 #include "writers_builtin.h"
 
 #ifndef EDDY_VERSION
@@ -38,14 +39,53 @@ static int show_debug(void)
         const char *v = getenv("EDDY_LOG");
         debug = v && strcmp(v, "debug") == 0;
         if (v && *v && !debug) {
-            char message[256];
+            char message[256], shown[EDDY_SCENE_SHOWN_MAX];
             snprintf(message, sizeof message, "warning: environment variable EDDY_LOG: expected 'debug' (show the "
-                     "debug messages of eddy and its plugins) or unset, got '%.40s%s'; ignored", v,
-                     strlen(v) > 40 ? "..." : "");
+                     "debug messages of eddy and its plugins) or unset, got '%s'; ignored",
+                     eddy_scene_token_text(v, strlen(v), shown, sizeof shown));
             host_log(NULL, EDDY_LOG_WARNING, NULL, message);
         }
     }
     return debug;
+}
+
+/* A message may quote what no one checked: an environment variable's value, a plugin's text, a file's
+ * bytes read by a third-party plugin. A terminal obeys an escape sequence in any of them, so every
+ * control character but the line break is written as a space, as the scene's messages show its text. */
+static void put_terminal_safe(const char *text)
+{
+    char chunk[512];
+    for (size_t n = strlen(text); n > 0;) {
+        size_t take = n < sizeof chunk ? n : sizeof chunk;
+        /* A chunk never ends between the two bytes of a C1 control (0xC2 0x80..0x9F). */
+        if (take < n && (unsigned char)text[take - 1] == 0xC2) --take;
+        size_t line = 0;
+        while (line < take && text[line] != '\n') ++line;
+        fwrite(chunk, 1, eddy_scene_terminal_safe(chunk, text, line), stderr);
+        if (line < take) fputc('\n', stderr), ++line;
+        text += line;
+        n -= line;
+    }
+}
+
+const char *eddy_services_terminal_text(const char *text, char *out, size_t size)
+{
+    if (size == 0) return out;
+    size_t n = strlen(text);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) --n; /* whole UTF-8 characters */
+    }
+    size_t k = 0; /* a C1 control's two bytes become one space: out is never longer than text */
+    for (size_t at = 0; at < n;) {
+        size_t line = at;
+        while (line < n && text[line] != '\n') ++line;
+        k += eddy_scene_terminal_safe(out + k, text + at, line - at);
+        at = line;
+        if (at < n) out[k++] = '\n', ++at;
+    }
+    out[k] = '\0';
+    return out;
 }
 
 static void host_log(const eddy_host *host, eddy_log_level level, const char *component, const char *message)
@@ -60,9 +100,12 @@ static void host_log(const eddy_host *host, eddy_log_level level, const char *co
     if (level == EDDY_LOG_INFO && rank > 0) return;
     char who[48] = "";
     if (size > 1 && level != EDDY_LOG_INFO) snprintf(who, sizeof who, "rank %d of %d: ", rank, size);
-    /* One fprintf per message, so that lines from two threads do not interleave. */
-    fprintf(stderr, "eddy: %s%s%s%s\n", who, component && *component ? component : "",
-            component && *component ? ": " : "", message ? message : "");
+    /* One locked stream per message, so that lines from two threads do not interleave. */
+    flockfile(stderr);
+    fprintf(stderr, "eddy: %s%s%s", who, component && *component ? component : "", component && *component ? ": " : "");
+    put_terminal_safe(message ? message : "");
+    fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 static int openmp_default(void)
@@ -106,8 +149,11 @@ void eddy_services_debug_once(const char *component, const char *format, ...)
     va_start(ap, format);
     vsnprintf(message, sizeof message, format, ap);
     va_end(ap);
-    fprintf(stderr, "eddy: %s%s%s\n", component && *component ? component : "", component && *component ? ": " : "",
-            message);
+    flockfile(stderr);
+    fprintf(stderr, "eddy: %s%s", component && *component ? component : "", component && *component ? ": " : "");
+    put_terminal_safe(message);
+    fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 void eddy_services_set_quiet(int q)

@@ -42,6 +42,11 @@ void eddy_services_debug_once(const char *component, const char *format, ...)
 #endif
     ;
 
+/* text as a terminal may show it, in out[size] (cut to fit, NUL-terminated; returns out): each control
+ * character but the line break a space. The log writes every message so; an error message printed by
+ * the program goes through this, as it may quote a plugin's text, an environment variable or a file. */
+const char *eddy_services_terminal_text(const char *text, char *out, size_t size);
+
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);
 /* Whether INFO messages are hidden now: a library call that sets its own (eddy_compare_run) puts the
