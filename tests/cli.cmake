@@ -478,7 +478,7 @@ cli_test(set_checkpoint_value_named 1 "eddy: error: --set 'checkpoint.every=-1':
          run ${SCENES}/dam_break_2d.json --set checkpoint.every=-1 --out ${CLI_OUT}/x)
 cli_test(set_output_value_named 1 "eddy: error: --set 'output.overlap=yes': output.overlap: expected true or false, got \"yes\""
          run ${SCENES}/dam_break_2d.json --set output.overlap=yes --out ${CLI_OUT}/x)
-cli_test(set_compared_value_named 1 "eddy: error: tait: --set 'solvers.tait.gamma=yes': solvers.tait.gamma: expected a number in [1, 10], got \"yes\""
+cli_test(set_compared_value_named 1 "eddy: error: --set 'solvers.tait.gamma=yes': solvers.tait.gamma: expected a number in [1, 10], got \"yes\""
          compare ${SCENES}/dam_break_2d.json --solvers tait,pbf --steps 2 --set solvers.tait.gamma=yes --out ${CLI_OUT}/x)
 # In 2D a direction's z was dropped: a z-up gravity ran with no gravity (status 0); a 3D scene made 2D
 # ran as a slice of itself.

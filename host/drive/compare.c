@@ -388,6 +388,20 @@ static void warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg, 
     eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
 }
 
+/* Each solver is registered and its parameters' values (its section, --set) are valid, before the
+ * first runs: a mistake in the last solver's was met after the others had run to their end. */
+static int check_solvers(const eddy_scene *scene, eddy_registry *reg, const options *o, eddy_error *err)
+{
+    eddy_scene with = *scene; /* (read only, as above) */
+    if (o->grid) snprintf(with.grid, sizeof with.grid, "%s", o->grid);
+    for (int k = 0; k < o->solver_count; ++k) {
+        snprintf(with.solver, sizeof with.solver, "%s", o->solvers[k]);
+        int rc = eddy_sim_check_components(&with, reg, err);
+        if (rc) return rc;
+    }
+    return EDDY_OK;
+}
+
 /* What the report needs to judge the energy and the momentum (context, compare_internal.h). */
 static void describe_conservation(const eddy_scene *scene, context *cx)
 {
@@ -412,7 +426,8 @@ static void describe_conservation(const eddy_scene *scene, context *cx)
 static void say_summary_error(char *said, const eddy_error *serr)
 {
     if (strcmp(said, serr->message) == 0) return;
-    fprintf(stderr, "eddy: error: %s\n", serr->message);
+    char shown[EDDY_ERROR_MESSAGE_MAX];
+    fprintf(stderr, "eddy: error: %s\n", eddy_services_terminal_text(serr->message, shown, sizeof shown));
     snprintf(said, EDDY_ERROR_MESSAGE_MAX, "%s", serr->message);
 }
 
@@ -445,6 +460,7 @@ static int compare_run(const eddy_compare_options *opt)
         if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
             rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
         if (!rc) warn_unused_sets(&scene, cx.registry, &o);
+        if (!rc) rc = check_solvers(&scene, cx.registry, &o, &err);
         snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
         cx.end_time = isnan(o.until) ? scene.end_time : o.until;
         cx.interval = scene.output_interval;
@@ -465,7 +481,10 @@ static int compare_run(const eddy_compare_options *opt)
     if ((rc = agree(rc, &err))) {
         /* (every process holds the lowest failing process's error: rank 0 says it, once) */
         if (opt->setup_error) *opt->setup_error = err;
-        else if (writes) fprintf(stderr, "eddy: error: %s\n", err.message);
+        else if (writes) {
+            char shown[EDDY_ERROR_MESSAGE_MAX];
+            fprintf(stderr, "eddy: error: %s\n", eddy_services_terminal_text(err.message, shown, sizeof shown));
+        }
         eddy_folder_lock_release(lock);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
@@ -489,13 +508,15 @@ static int compare_run(const eddy_compare_options *opt)
         if (*stop_signal) continue;
         eddy_error_clear(&err);
         if ((rc = run_solver(&cx, r, &err))) {
+            char shown[EDDY_ERROR_MESSAGE_MAX];
+            eddy_services_terminal_text(err.message, shown, sizeof shown);
             /* A failure this process met alone before the steps (its plugin folder lacks the solver)
              * leaves the others in the session's first collective: stop them all, as `eddy run` does. */
             if (!eddy_decomp_failed_alike(rc, err.message, EDDY_DECOMP_FAILURE_WAIT_S))
-                eddy_decomp_stop_all("error: ", err.message, 1);
+                eddy_decomp_stop_all("error: ", shown, 1);
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", err.message);
-            if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, err.message);
+            if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, shown);
             ++failed;
             if (rc == EDDY_ERR_INTERRUPTED) {
                 r->interrupted = 1;

@@ -23,37 +23,39 @@ int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, con
 }
 
 /* `checkpoint`: the path of the checkpoint a resume opens from, NULL for a scene. */
-static int find_component(eddy_sim *sim, const char *id, const char *interface_id, const char *checkpoint,
-                          const eddy_registry_entry **out, eddy_error *err)
+static int find_component(eddy_registry *reg, const eddy_scene *scene, const char *id, const char *interface_id,
+                          const char *checkpoint, const eddy_registry_entry **out, eddy_error *err)
 {
-    *out = eddy_registry_find(sim->registry, id, interface_id);
+    *out = eddy_registry_find(reg, id, interface_id);
     if (*out) return EDDY_OK;
     /* The scene a checkpoint embeds is not the user's to fix: the component is missing from this eddy. */
-    if (checkpoint) return eddy_sim_component_not_found(sim->registry, checkpoint, interface_id, id, err);
+    if (checkpoint) return eddy_sim_component_not_found(reg, checkpoint, interface_id, id, err);
     /* A component of that id of another kind: often an interface id mistyped in the plugin
      * ("eddy.solver.3"), which registers it as a kind of its own. */
-    const eddy_registry_entry *other = eddy_registry_find(sim->registry, id, NULL);
+    const eddy_registry_entry *other = eddy_registry_find(reg, id, NULL);
     char kind[EDDY_SCENE_ID_MAX + 96] = "";
     if (other && other->component->interface_id)
         snprintf(kind, sizeof kind, "; '%s' is a component of interface '%s', not '%s'", id,
                  other->component->interface_id, interface_id);
-    const char *available = eddy_registry_ids(sim->registry, interface_id);
+    const char *available = eddy_registry_ids(reg, interface_id);
     char refused[EDDY_ERROR_MESSAGE_MAX];
     /* An id the file names is pointed at, as every other scene error is; one an option or --set put
      * there has no place in the file (eddy_scene_locate gives 0). */
     const int solver = strcmp(interface_id, EDDY_INTERFACE_SOLVER) == 0;
     int line = 0, col = 0;
     char at[48] = "";
-    eddy_scene_locate(&sim->scene, solver ? "solver" : "grid", &line, &col);
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(scene->root, solver ? "solver" : "grid");
+    if (cJSON_IsString(named) && strcmp(named->valuestring, id) == 0) /* (not one compare's --solvers gave) */
+        eddy_scene_locate(scene, solver ? "solver" : "grid", &line, &col);
     if (line > 0) snprintf(at, sizeof at, ":%d:%d: %s", line, col, solver ? "solver" : "grid");
     /* (where plugins are searched is beside the point when the id was found as another kind, or is a
      * typo of a registered one) */
-    const char *near = eddy_scene_nearest_id(sim->registry, interface_id, id);
+    const char *near = eddy_scene_nearest_id(reg, interface_id, id);
     char mean[EDDY_SCENE_ID_MAX + 32] = "";
     if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
-    const char *hint = near ? "" : eddy_services_refusal_hint(sim->registry, id, refused, sizeof refused);
-    if (kind[0] && !eddy_registry_refusal_count(sim->registry)) hint = "";
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)%s", sim->scene.file,
+    const char *hint = near ? "" : eddy_services_refusal_hint(reg, id, refused, sizeof refused);
+    if (kind[0] && !eddy_registry_refusal_count(reg)) hint = "";
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)%s", scene->file,
                           at, eddy_interface_name(interface_id), id, *available ? available : "none", kind, hint,
                           mean);
 }
@@ -73,12 +75,26 @@ static int plugin_failed(eddy_error *err, int rc, const char *callback, const ch
 }
 
 /* The component's validated values from the scene (calloc'ed: `count` may be 0). */
-static int component_params(eddy_sim *sim, const eddy_component *c, eddy_param_value **values,
+static int component_params(const eddy_scene *scene, const eddy_component *c, eddy_param_value **values,
                             eddy_param_values *out, eddy_error *err)
 {
     *values = calloc(c->param_count + 1, sizeof **values);
     if (!*values) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    return eddy_scene_component_params(&sim->scene, c, *values, out, err);
+    return eddy_scene_component_params(scene, c, *values, out, err);
+}
+
+int eddy_sim_check_components(const eddy_scene *scene, eddy_registry *reg, eddy_error *err)
+{
+    const eddy_registry_entry *entry[2];
+    int rc = find_component(reg, scene, scene->solver, EDDY_INTERFACE_SOLVER, NULL, &entry[0], err);
+    if (!rc) rc = find_component(reg, scene, scene->grid, EDDY_INTERFACE_GRID, NULL, &entry[1], err);
+    for (int k = 0; k < 2 && !rc; ++k) {
+        eddy_param_value *values = NULL;
+        eddy_param_values params;
+        rc = component_params(scene, entry[k]->component, &values, &params, err);
+        free(values);
+    }
+    return rc;
 }
 
 /* Component `id`'s notice (announce), or h continued over the shadows it would name. */
@@ -145,13 +161,16 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
         sim->owns_registry = 1;
     }
     const char *checkpoint = restore ? restore->checkpoint : NULL;
-    if ((rc = find_component(sim, sim->scene.solver, EDDY_INTERFACE_SOLVER, checkpoint, &sim->solver_entry, err)) ||
-        (rc = find_component(sim, sim->scene.grid, EDDY_INTERFACE_GRID, checkpoint, &sim->grid_entry, err)))
+    if ((rc = find_component(sim->registry, &sim->scene, sim->scene.solver, EDDY_INTERFACE_SOLVER, checkpoint,
+                             &sim->solver_entry, err)) ||
+        (rc = find_component(sim->registry, &sim->scene, sim->scene.grid, EDDY_INTERFACE_GRID, checkpoint,
+                             &sim->grid_entry, err)))
         goto fail;
     const eddy_component *sc = sim->solver_entry->component;
     sim->solver_vtable = sc->vtable;
-    if ((rc = component_params(sim, sc, &sim->param_values, &sim->params, err)) ||
-        (rc = component_params(sim, sim->grid_entry->component, &sim->grid_param_values, &sim->grid_params, err)))
+    if ((rc = component_params(&sim->scene, sc, &sim->param_values, &sim->params, err)) ||
+        (rc = component_params(&sim->scene, sim->grid_entry->component, &sim->grid_param_values, &sim->grid_params,
+                               err)))
         goto fail;
 
     /* The one place a session decides its thread count: the option, else the scene's, else OpenMP's. */

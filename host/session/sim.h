@@ -103,6 +103,15 @@ int eddy_sim_open_restored(eddy_scene *scene, const eddy_sim_options *opt, const
 int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, const char *interface_id,
                                  const char *id, eddy_error *err);
 
+/*
+ * What eddy_sim_open checks of the scene's components before it builds anything: scene->solver and
+ * scene->grid are registered in `reg` (the same "unknown solver" error), and the values their
+ * sections and --set give their parameters are valid. A command that opens several sessions in turn
+ * (compare: one per solver) checks them all first, so that a mistake in the last is not met after the
+ * others ran. Builds nothing, calls no plugin.
+ */
+int eddy_sim_check_components(const eddy_scene *scene, eddy_registry *reg, eddy_error *err);
+
 /* Releases everything. NULL-safe, idempotent. */
 void eddy_sim_close(eddy_sim *sim);
 

@@ -20,7 +20,7 @@ replaced_value(bad_number 1
   run ${REPLACED}/bad_cfl.json --set solvers.sph_mueller.cfl=0.4 ${REPLACED_RUN})
 # ... in `eddy compare` and `eddy bench`, which open their runs the same way.
 replaced_value(bad_number_compare 1
-  "- `sph_mueller`: ${REPLACED}/bad_cfl.json:13:40: solvers.sph_mueller.cfl: -5 is out of range [0.01, 1]"
+  "eddy: error: ${REPLACED}/bad_cfl.json:13:40: solvers.sph_mueller.cfl: -5 is out of range [0.01, 1]"
   compare ${REPLACED}/bad_cfl.json --solvers sph_mueller,tait --set solvers.sph_mueller.cfl=0.4 --steps 1
   --out ${ROBUST_OUT}/replaced_values_compare)
 replaced_value(bad_number_bench 1
