@@ -303,14 +303,15 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         double lim = INFINITY;
         const char *name = NULL;
         eddy_error_clear(err);
-        int rc = v->max_dt(sim->solver, sim->world, &lim, &name, err);
+        const int failed = v->max_dt(sim->solver, sim->world, &lim, &name, err);
         /* The name is optional; messages read "the solver's <name> limit". */
         if (!name || !*name) name = "stability";
-        if (rc) {
+        if (failed) {
             char where[EDDY_SCENE_ID_MAX + 48];
             snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
                      sim->world->step + 1);
-            return plugin_failed(err, rc, "max_dt", where);
+            plugin_failed(err, failed, "max_dt", where);
+            lim = INFINITY;
         }
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
          * float (finite velocities of 1.8e19 or more) makes every speed limit 0, and an acceleration
@@ -322,12 +323,19 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
          * for a solver whose limits are reduced, as sph_mueller's and tait's are: then nothing more is
          * needed to agree on the name), in one reduction that every process takes whatever its own
          * limit: the same step, or the same error, everywhere (a process that skipped it for a limit of
-         * 0 left the others waiting in it). */
+         * 0 left the others waiting in it). A process whose max_dt failed takes it too, with a flag:
+         * then every process returns the first failing one's error, agreed (main says it once), where
+         * the others waited in the reduction until that process stopped them all with MPI_Abort. */
         /* (53 bits: exact as a double, and two names alike by chance once in 9e15) */
         const double digest = (double)(eddy_fnv1a_str(EDDY_FNV1A_OFFSET, name) & ((UINT64_C(1) << 53) - 1));
-        double agreed[5] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0,
-                            lim == 0 && strcmp(name, ACCEL_OVERFLOW) == 0 ? -1.0 : 0.0, digest, -digest};
-        if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 5, err))) return rc;
+        double agreed[6] = {lim > 0 ? lim : 0.0, isinf(eddy_world_step_stats(sim->world)->max_speed) ? -1.0 : 0.0,
+                            lim == 0 && strcmp(name, ACCEL_OVERFLOW) == 0 ? -1.0 : 0.0, digest, -digest,
+                            failed ? -1.0 : 0.0};
+        eddy_error reduced;
+        eddy_error_clear(&reduced);
+        int rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MIN, agreed, 6, &reduced);
+        if (rc) return failed ? failed : (*err = reduced, rc);
+        if (agreed[5] < 0) return eddy_decomp_agree_error(failed, err);
         const int mine = lim > 0 && lim == agreed[0];
         if (lim > 0) lim = agreed[0]; /* (0 where another's is not usable: this process fails too) */
         const int overflow = agreed[1] < 0, accel_overflow = agreed[2] < 0, names_alike = agreed[3] == -agreed[4];

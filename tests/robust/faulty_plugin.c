@@ -24,6 +24,8 @@
  *                           acceleration (what eddy_sph_max_accel gives when its square overflows a float)
  *           "accel_overflow_by_side"  as dt_by_side, but the right side's limit is accel_overflow's
  *           "dt_window"     max_dt returns 1e-5 s "test" at steps `at_step` and `at_step` + 1, else +inf
+ *           "max_dt_error_by_side"  from step `at_step` on, max_dt fails (EDDY_ERR_DEVICE, "device lost")
+ *                           on a process that owns a particle at x >= side_x (as dt_by_side's right)
  *
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
@@ -72,7 +74,8 @@ enum {
     FAULT_DT_ZERO_FORCE,
     FAULT_ACCEL_OVERFLOW,
     FAULT_ACCEL_OVERFLOW_BY_SIDE,
-    FAULT_DT_WINDOW
+    FAULT_DT_WINDOW,
+    FAULT_MAX_DT_ERROR_BY_SIDE
 };
 
 struct eddy_solver {
@@ -125,7 +128,6 @@ static void destroy(eddy_solver *s)
 
 static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit, eddy_error *err)
 {
-    (void)err;
     if (s->fault == FAULT_DT_UNNAMED) {
         *dt = 1e-5;
         return EDDY_OK;
@@ -144,12 +146,19 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
     case FAULT_ACCEL_OVERFLOW:
         *dt = w->step + 1 >= (uint64_t)s->at_step ? eddy_world_stable_dt(w, 0.4, 0.0, 0.0, INFINITY, limit) : INFINITY;
         break;
+    case FAULT_MAX_DT_ERROR_BY_SIDE:
     case FAULT_ACCEL_OVERFLOW_BY_SIDE:
     case FAULT_DT_BY_SIDE: {
         const eddy_particles *p = &w->particles;
         int right = 0;
         for (size_t i = 0; i < p->count && !right; ++i)
             right = !eddy_particle_is_halo(p, i) && p->x[i] >= s->side_x;
+        if (s->fault == FAULT_MAX_DT_ERROR_BY_SIDE) {
+            *dt = INFINITY;
+            if (right && w->step + 1 >= (uint64_t)s->at_step)
+                return eddy_error_set(err, EDDY_ERR_DEVICE, "device lost (the side at x >= %g)", s->side_x);
+            break;
+        }
         const int tiny = s->at_step > 1 && w->step + 1 >= (uint64_t)s->at_step;
         *dt = right ? (tiny ? 1e-21 : 1e-5) : 2e-5;
         *limit = right ? "right" : "left";
@@ -204,7 +213,8 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "max_dt_error_empty", "create_error_empty", "slow_create",
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
                                      "dt_by_side",   "create_no_out",    "dt_zero_force",
-                                     "accel_overflow", "accel_overflow_by_side", "dt_window", NULL};
+                                     "accel_overflow", "accel_overflow_by_side", "dt_window",
+                                     "max_dt_error_by_side", NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
