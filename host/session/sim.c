@@ -43,11 +43,13 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
      * there has no place in the file (eddy_scene_locate gives 0). */
     const int solver = strcmp(interface_id, EDDY_INTERFACE_SOLVER) == 0;
     int line = 0, col = 0;
-    char at[48] = "";
+    /* An id an option gave (--solver, --grid, compare's --solvers, Python's solver=) is not the file's:
+     * the file was named before it, as if it held the typo. */
+    char at[EDDY_SCENE_PATH_MAX + 64] = "";
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(scene->root, solver ? "solver" : "grid");
     if (cJSON_IsString(named) && strcmp(named->valuestring, id) == 0) /* (not one compare's --solvers gave) */
         eddy_scene_locate(scene, solver ? "solver" : "grid", &line, &col);
-    if (line > 0) snprintf(at, sizeof at, ":%d:%d: %s", line, col, solver ? "solver" : "grid");
+    if (line > 0) snprintf(at, sizeof at, "%s:%d:%d: %s: ", scene->file, line, col, solver ? "solver" : "grid");
     /* (where plugins are searched is beside the point when the id was found as another kind, or is a
      * typo of a registered one) */
     const char *near = eddy_scene_nearest_id(reg, interface_id, id);
@@ -55,9 +57,8 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
     if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);
     const char *hint = near ? "" : eddy_services_refusal_hint(reg, id, refused, sizeof refused);
     if (kind[0] && !eddy_registry_refusal_count(reg)) hint = "";
-    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%s%s: unknown %s '%s' (available: %s%s%s)%s", scene->file,
-                          at, eddy_interface_name(interface_id), id, *available ? available : "none", kind, hint,
-                          mean);
+    return eddy_error_set(err, EDDY_ERR_NOT_FOUND, "%sunknown %s '%s' (available: %s%s%s)%s", at,
+                          eddy_interface_name(interface_id), id, *available ? available : "none", kind, hint, mean);
 }
 
 /*

@@ -707,8 +707,10 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
     particle_steps_per_s, density_compression_max, total_energy_change(_relative), each probe's final
     value, <probe>_reference_rms, error (docs/compare.md). A solver that fails
-    is a row with status "failed" and its error; a scene that cannot be loaded raises. An override
-    none of the solvers reads gives a UserWarning, as the command warns."""
+    as it runs is a row with status "failed" and its error; a scene that cannot be loaded, an unknown
+    solver or grid, or a bad value for a listed solver's parameter raises before any solver runs, as the
+    command refuses them. An override none of the solvers reads gives a UserWarning, as the command
+    warns."""
     scene = _path(scene, "compare: scene")
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
@@ -737,7 +739,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     if not out:
         raise ValueError("compare: out is empty (give the folder of the report)")
     # The scene is opened first, so that its error is an exception with the core's message; a
-    # component the solver or grid lacks is left to the comparison, which reports it in its row.
+    # component the solver or grid lacks is left to the comparison, which refuses it before any run.
     # Quietly, as the comparison itself runs: its first solver's information lines are not the user's.
     # Its overrides are not all the first solver's: a setting of the second is no mistake here. Those
     # that no compared solver reads are warned of after, as `eddy compare` warns (which says nothing,

@@ -158,9 +158,16 @@ def test_compare_agrees_with_simulation(tmp_path, capfd):
 
 
 def test_compare_reports_a_failing_solver_and_raises_for_a_bad_scene(tmp_path):
-    table = eddy.compare(SCENE, ["no_such_solver", "tait"], out=str(tmp_path), steps=2)
+    # a solver that fails as it runs (a file stands where its folder goes) is a row; the others run
+    (tmp_path / "tait").write_text("")
+    table = eddy.compare(SCENE, ["tait", "sph_mueller"], out=str(tmp_path), steps=2)
     assert list(table["status"]) == ["failed", "ok"]
-    assert "unknown solver 'no_such_solver'" in table["error"][0]
+    assert table["error"][0].endswith("/tait' is not a directory")
+    # an unknown solver is refused before any runs, with the command's message
+    with pytest.raises(eddy.NotFoundError) as e:
+        eddy.compare(SCENE, ["sph_mueller", "no_such_solver"], out=str(tmp_path / "unknown"), steps=2)
+    assert str(e.value).startswith("unknown solver 'no_such_solver' (available: ")
+    assert not (tmp_path / "unknown").exists()
     # the scene's error as the command gives it
     rc, _, err = run_eddy("compare", SCENE, "--solvers", "tait", "--steps", "2", "--set", "time.dt=-1",
                           "--out", str(tmp_path / "cli"))

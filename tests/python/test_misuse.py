@@ -234,19 +234,16 @@ def test_compare_raises_the_error_that_stops_it_before_any_solver(tmp_path, capf
 
 
 def test_compare_keeps_a_long_error_whole(tmp_path):
-    """The summary's text columns were U256: a longer error (one naming a deep folder) was cut."""
-    deep = tmp_path / ("d" * 120) / ("e" * 120)
-    deep.mkdir(parents=True)
-    scene = json.load(open(SCENE))
-    for p in scene["probes"]:
-        if p.get("reference"):
-            p["reference"]["file"] = os.path.join(SCENES, p["reference"]["file"])
-    path = deep / "s.json"
-    path.write_text(json.dumps(scene))
-    table = eddy.compare(str(path), ["no_such_solver"], out=str(tmp_path / "o"), steps=2)
-    with open(tmp_path / "o" / "summary.csv", newline="") as f:
+    """The summary's text columns were U256: a longer error (one naming a deep folder) was cut. Here a
+    file stands where the solver's folder goes, and its error names the folder twice."""
+    out = tmp_path / ("d" * 120) / ("e" * 120) / "o"
+    out.mkdir(parents=True)
+    (out / "tait").write_text("")
+    table = eddy.compare(SCENE, ["tait"], out=str(out), steps=2)
+    with open(out / "summary.csv", newline="") as f:
         import csv
         rows = list(csv.DictReader(f))
+    assert rows[0]["status"] == "failed" and "is not a directory" in rows[0]["error"]
     assert len(rows[0]["error"]) > 256
     assert table["error"][0] == rows[0]["error"]
 
