@@ -62,3 +62,9 @@ add_test(NAME cli_nearest_scene_format COMMAND ${EXPECT} 1
 add_test(NAME cli_env_values_without_control_characters
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_hints_env_escapes.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
                  ${CLI_OUT}/env_escapes)
+# A program without its plugin folder (eddy_cli built alone, or copied away) lists no solver: said, with
+# where solvers are searched (the listing only lacked their section).
+add_test(NAME cli_list_says_no_solver_found
+         COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1/bin\" && cp \"$2\" \"$1/bin/eddy\" &&
+                        EDDY_PLUGIN_PATH= sh \"$3\" 0 \"solvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in <program>/../lib/eddy/plugins\" \"$1/bin/eddy\" list"
+                 sh ${CLI_OUT}/lonely_list ${EDDY_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh)

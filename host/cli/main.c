@@ -371,6 +371,13 @@ static int cmd_list(void)
         for (size_t j = 0; j < i && !seen; ++j) seen = strcmp(eddy_registry_at(reg, j)->component->interface_id, id) == 0;
         if (!seen && list_group(reg, id, id, first)) first = 0;
     }
+    /* The solvers are plugins: a program built alone (the target eddy_cli) or copied away from its
+     * plugin folder finds none, and the listing only lacked their section. */
+    const char *solver_ids = eddy_registry_ids(reg, EDDY_INTERFACE_SOLVER);
+    if (!solver_ids || !*solver_ids)
+        printf("%ssolvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in "
+               "<program>/../lib/eddy/plugins: build them (the default build target builds every plugin) or "
+               "point EDDY_PLUGIN_PATH at their folder\n", first ? "" : "\n");
     printf("\nprocesses: %s\n", eddy_decomp_describe());
     /* Components not registered because an earlier plugin folder has the id (eddy/registry.h). */
     size_t nshadow = eddy_registry_shadow_count(reg);

@@ -785,6 +785,11 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The folder beside the program that vcase_default_dir looked for and did not find ("" when it found
+ * it, or the default came from EDDY_VALIDATION_DIR): the install folder's error then names it too, as
+ * a build tree's program (whose cases come from the target eddy_validation_data) reads from there. */
+static char default_missing[VPATH + 64];
+
 int vcase_list(const char *dir, char ***names, size_t *count, eddy_error *err)
 {
     char path[VPATH];
@@ -792,10 +797,16 @@ int vcase_list(const char *dir, char ***names, size_t *count, eddy_error *err)
     *names = NULL;
     *count = 0;
     DIR *d = opendir(path);
-    if (!d)
+    if (!d) {
+        const int e = errno;
+        char beside[VPATH + 192] = "";
+        if (default_missing[0] && strcmp(dir, EDDY_VALIDATION_INSTALL_DIR) == 0)
+            snprintf(beside, sizeof beside, "; nor is there '%s' beside the program (in a build folder, build the "
+                     "target eddy_validation_data, part of the default build)", default_missing);
         return eddy_error_set(err, EDDY_ERR_IO,
-                              "cannot read the validation cases in '%s': %s (give the folder holding cases/ with "
-                              "--cases DIR or EDDY_VALIDATION_DIR)", path, strerror(errno));
+                              "cannot read the validation cases in '%s': %s%s (give the folder holding cases/ with "
+                              "--cases DIR or EDDY_VALIDATION_DIR)", path, strerror(e), beside);
+    }
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -832,6 +843,7 @@ void vcase_list_free(char **names, size_t count)
 
 int vcase_default_dir(char *out, size_t size)
 {
+    default_missing[0] = '\0';
     const char *env = getenv("EDDY_VALIDATION_DIR");
     if (env && *env) {
         snprintf(out, size, "%s", env);
@@ -852,6 +864,7 @@ int vcase_default_dir(char *out, size_t size)
                 snprintf(out, size, "%s", cand);
                 return 0;
             }
+            snprintf(default_missing, sizeof default_missing, "%s", cand);
         }
     }
     snprintf(out, size, "%s", EDDY_VALIDATION_INSTALL_DIR);
