@@ -6,7 +6,7 @@
 # With `rank`, the signal goes to one eddy process instead (the way docs/mpi.md gives for a run whose
 # checkpoint takes long), and rank 0 is made to take 2 s to reach the manifest
 # (EDDY_TEST_MANIFEST_DELAY_MS): the other process must not stop the job (MPI_Abort) before the
-# manifest is on disk, as it once could.
+# manifest is on disk, as it once could. The processes' halo figures are said once, as after a run's end.
 # Exit 77 (skipped) where mpirun is absent or eddy was built without MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4; sig=$5; target=${6:-mpirun}
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
@@ -18,7 +18,7 @@ fail() { echo "interrupt.sh: $*" >&2; exit 1; }
 [ "$target" = rank ] || export OMPI_MCA_odls_base_sigkill_timeout=5
 rm -rf "$out" "$out.txt"
 [ "$target" = rank ] && export EDDY_TEST_MANIFEST_DELAY_MS=2000
-"$mpirun" --oversubscribe -np 2 "$eddy" run "$scene" --steps 100000 --quiet --no-picture \
+"$mpirun" --oversubscribe -np 2 "$eddy" run "$scene" --steps 100000 --no-picture \
     --set time.output_interval=0.0005 --out "$out" >"$out.txt" 2>&1 &
 pid=$!
 # Until a few frames are out (the run is well inside its loop), at most 60 s.
@@ -41,6 +41,8 @@ grep -qF "checkpoint written, continue with: mpirun -np 2 eddy resume $out" "$ou
 steps=$(sed -n 's/.*interrupted by signal [0-9]* at step \([0-9]*\) .*/\1/p' "$out.txt" | sort -u)
 [ "$(echo "$steps" | wc -l)" -eq 1 ] && [ -n "$steps" ] || fail "the processes stopped at different steps: $steps"
 [ -f "$out/checkpoint.manifest" ] || fail "no checkpoint.manifest"
+# The processes' figures are said as at the end of a run (an interrupted run left the halo line out).
+[ "$(grep -c '^eddy: 2 processes: [0-9]* halo updates' "$out.txt")" -eq 1 ] || fail "the halo figures are not said once"
 grep -Eq "\"step\":[[:space:]]*$steps([^0-9]|\$)" "$out/checkpoint.manifest" || fail "the manifest is not of step $steps"
 end=$((steps + 40))
 "$mpirun" --oversubscribe -np 2 "$eddy" resume "$out" --steps "$end" --hash --quiet >"$out.resume.txt" 2>&1 ||
