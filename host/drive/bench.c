@@ -334,8 +334,8 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         double rate = owned / (ms * 1e-3);
         int threads = simp->threads;
         const char *solver = simp->solver_entry->component->id, *grid = simp->grid_entry->component->id;
-        printf("eddy bench: %s, solver %s, grid %s, %zu particles, %d threads, dt %.3g s\n",
-               simp->scene.name, solver, grid, n, threads, dt);
+        printf("eddy bench: %s, solver %s, grid %s, %zu particles, %d thread%s, dt %.3g s\n",
+               simp->scene.name, solver, grid, n, threads, threads == 1 ? "" : "s", dt);
         if (decomposed)
             printf("  %d processes (slabs): %.0f particles per process (min %.0f, max %.0f), %.0f halo copies "
                    "(max %.0f on one process)\n",

@@ -316,8 +316,8 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
 agreed:
     if ((rc = agree(rc, err))) goto done;
     if (!o->quiet && writes)
-        fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d threads -> %s\n", sim->scene.name, r->id,
-                sim->grid_entry->component->id, r->particles, sim->threads, dir);
+        fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d thread%s -> %s\n", sim->scene.name, r->id,
+                sim->grid_entry->component->id, r->particles, sim->threads, sim->threads == 1 ? "" : "s", dir);
 
     s.wall_start = eddy_time_ms();
     int frame = 0;
@@ -325,7 +325,7 @@ agreed:
     ++frame;
     stepper st = {cx, &s, sim, r, NULL, {0}, {0}};
     eddy_dt_tally_begin(&st.dt_tally, sim);
-    eddy_progress_begin(&st.bar, o->quiet || !writes);
+    eddy_progress_begin(&st.bar, o->quiet || !writes, sim->world->step);
     const eddy_sim_plan end = {o->steps, cx->end_time, frame, NULL, NULL, NULL, NULL, NULL};
     st.plan = &end;
     const eddy_session_plan plan = {o->steps, cx->end_time, on_sample, on_step, NULL, &st};

@@ -14,8 +14,9 @@ void eddy_format_duration(double s, char *buf, int size)
     else snprintf(buf, (size_t)size, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
 }
 
-void eddy_progress_begin(eddy_progress *pr, int quiet)
+void eddy_progress_begin(eddy_progress *pr, int quiet, uint64_t step)
 {
+    pr->first_step = step;
     pr->tty = isatty(STDERR_FILENO);
     pr->quiet = quiet;
     pr->start_ms = eddy_time_ms();
@@ -63,6 +64,10 @@ void eddy_progress_end(eddy_progress *pr, double time, uint64_t step, int stoppe
     char spent[32];
     eddy_format_duration((eddy_time_ms() - pr->start_ms) / 1e3, spent, sizeof spent);
     if (pr->tty) fprintf(stderr, "\n");
-    fprintf(stderr, "%s: t = %.6g s after %llu steps in %s\n", stopped ? "stopped" : "done", time,
-            (unsigned long long)step, spent);
+    /* A resume's step count is the run's, its time this command's: the steps it took are said beside. */
+    char own[48] = "";
+    if (pr->first_step > 0 && step >= pr->first_step)
+        snprintf(own, sizeof own, " (%llu by this command)", (unsigned long long)(step - pr->first_step));
+    fprintf(stderr, "%s: t = %.6g s after %llu steps%s in %s\n", stopped ? "stopped" : "done", time,
+            (unsigned long long)step, own, spent);
 }

@@ -13,9 +13,11 @@ typedef struct eddy_progress {
     double start_ms;
     double last_draw_ms;
     int last_decile;    /* last 10% mark printed in plain mode */
+    uint64_t first_step; /* the step this command started from (a resume's checkpoint step) */
 } eddy_progress;
 
-void eddy_progress_begin(eddy_progress *pr, int quiet);
+/* `step`: the world's step now, so that the end line of a resume counts this command's steps too. */
+void eddy_progress_begin(eddy_progress *pr, int quiet, uint64_t step);
 
 /* fraction in [0, 1]; time, end_time (NAN for a run to a number of steps: the label shows the time
  * alone) and step for the label. Cheap to call every step. */

@@ -766,7 +766,7 @@ int run_step_to_end(run_ctx *c, int *last_written, eddy_error *err)
     c->first_step = (long long)w->step;
     c->first_time = w->time;
     /* Several processes: one progress report, rank 0's (every rank steps alike). */
-    eddy_progress_begin(&c->bar, c->opt->quiet || eddy_decomp_rank() != 0);
+    eddy_progress_begin(&c->bar, c->opt->quiet || eddy_decomp_rank() != 0, w->step);
     eddy_dt_tally_begin(&c->dt_tally, c->sim);
     const eddy_session_plan plan = {c->end_steps, c->end_time, on_frame, on_step, NULL, c};
     int rc = eddy_session_run(c->ses, &plan, last_written, err);
@@ -937,9 +937,9 @@ void run_announce(const run_ctx *c, const char *verb)
     double n = (double)(w->particles.count - w->particles.halo_count);
     eddy_error rerr;
     if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr) || eddy_decomp_rank() != 0 || c->opt->quiet) return;
-    fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d threads -> %s\n", verb, c->sim->scene.name,
+    fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d thread%s -> %s\n", verb, c->sim->scene.name,
             c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
-            c->sim->scene.out_dir);
+            c->sim->threads == 1 ? "" : "s", c->sim->scene.out_dir);
 }
 
 void run_close_ctx(run_ctx *c)
