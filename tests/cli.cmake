@@ -225,7 +225,7 @@ cli_test(speed_overflows_float 1 "eddy: error: --set 'fluids[0].velocity=[1e20,0
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
 # Below that, from about 1e18 sim units/s (or a gravity or stiffness as extreme), the accelerations' squares
 # overflow: the force limit is 0, and the message names the state, not the solver's max_dt ("solver
-# 'sph_mueller' at step 1: max_dt returned 0; it must be finite and > 0", EDDY_ERR_PLUGIN). A max_dt of 0
+# 'sph_mueller' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0", EDDY_ERR_PLUGIN). A max_dt of 0
 # that the state does not explain is still the solver's: robust_plugin_faulty_dt_zero_force.
 set(ACCEL_OVERFLOW "eddy: error: at step 1 (t = 0 s): the largest particle acceleration overflows single precision (1.8e19 sim units/s^2 or more), so the force limit of solver")
 cli_test(accel_overflows_float 1 "${ACCEL_OVERFLOW} 'sph_mueller' is 0 and no time step is stable; check the state the run starts from: its velocities (a scene's below 1.8e19 sim units/s pass when it is read, as do a checkpoint's and values written into the particles) and the scene's gravity and stiffness"
@@ -272,10 +272,18 @@ cli_test(mass_above_self_density 1 "materials[0].particle_mass: expected a mass 
 cli_test(negative_viscosity 1 "eddy: error: --set 'materials[0].viscosity=-1': materials[0].viscosity: expected a number >= 0, got -1" run ${SCENES}/dam_break_2d.json --set materials[0].viscosity=-1 --out ${CLI_OUT}/x)
 cli_test(unwritable_output 1 "cannot create output folder" run ${SCENES}/dam_break_2d.json --steps 1 --out ${SCENES}/dam_break_2d.json/out)
 # The explosion guard: a solver whose velocities turn NaN at step 30 must stop the run with the step,
-# the time and the hint, exit 1, and keep the frames already written.
-add_test(NAME cli_explosion_is_reported COMMAND ${EXPECT} 1 "simulation exploded at step 30 (t = 0.0015 s) with solver 'exploding_solver': a particle velocity is NaN (particle id 0); hint: lower the time step, stiffness, gravity or viscosity"
+# the time and the hint, exit 1, and keep the frames already written. The step began calm (falling 29
+# steps of 5e-5 s: 9.81 * 29 * 5e-5 = 0.0142 m/s, 1.4e-4 smoothing radii of 0.005 m per step), so the
+# hint points at the solver's step first; from a step that moved particles 0.2 smoothing radii (20 m/s)
+# it is the plain hint of an instability.
+add_test(NAME cli_explosion_is_reported COMMAND ${EXPECT} 1 "simulation exploded at step 30 (t = 0.0015 s) with solver 'exploding_solver': a particle velocity is NaN (particle id 0); the step began calm (largest speed 0.0142 sim units/s, 0.00014 smoothing radii per step), so look first for a division by zero or an unset value in the solver's step (docs/plugin-guide.md, \"Error reporting\"); else lower the time step, stiffness, gravity or viscosity"
   ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver exploding_solver --set time.output_interval=0.0005 --out ${CLI_OUT}/explode --quiet)
 set_tests_properties(cli_explosion_is_reported PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins" FIXTURES_SETUP exploded)
+add_test(NAME cli_explosion_after_fast_steps_hints_instability COMMAND ${EXPECT} 1 "simulation exploded at step 30 (t = 0.0015 s) with solver 'exploding_solver': a particle velocity is NaN (particle id 0); hint: lower the time step, stiffness, gravity or viscosity"
+  ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver exploding_solver --set "fluids[0].velocity=[20,0]" --no-picture
+  --out ${CLI_OUT}/explode_fast --quiet)
+set_tests_properties(cli_explosion_after_fast_steps_hints_instability PROPERTIES
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins")
 add_test(NAME cli_explosion_keeps_frames COMMAND sh -c "test -f ${CLI_OUT}/explode/frames/frame_00002.vtp && grep -q frame_00002.vtp ${CLI_OUT}/explode/frames.pvd")
 set_tests_properties(cli_explosion_keeps_frames PROPERTIES FIXTURES_REQUIRED exploded)
 # The broken test plugins are listed as refused, the real ones still load, and the exit status says

@@ -308,9 +308,10 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         /* The name is optional; messages read "the solver's <name> limit". */
         if (!name || !*name) name = "stability";
         if (failed) {
-            char where[EDDY_SCENE_ID_MAX + 48];
-            snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 ": ", sim->solver_entry->component->id,
-                     sim->world->step + 1);
+            /* (the step's start time, as a failed step() names it) */
+            char where[EDDY_SCENE_ID_MAX + 80];
+            snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 " (t = %.6g s): ",
+                     sim->solver_entry->component->id, sim->world->step + 1, sim->world->time);
             plugin_failed(err, failed, "max_dt", where);
             lim = INFINITY;
         }
@@ -358,8 +359,9 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                                   sim->world->step + 1, sim->world->time, sim->solver_entry->component->id);
         if (!(lim > 0))
             return eddy_error_set(err, EDDY_ERR_PLUGIN,
-                                  "solver '%s' at step %" PRIu64 ": max_dt returned %g; it must be finite and > 0",
-                                  sim->solver_entry->component->id, sim->world->step + 1, lim);
+                                  "solver '%s' at step %" PRIu64 " (t = %.6g s): max_dt returned %g; it must be finite "
+                                  "and > 0",
+                                  sim->solver_entry->component->id, sim->world->step + 1, sim->world->time, lim);
         /* A limit the clock cannot resolve (t + dt == t; e.g. a damaged force limit of 1e38 m/s^2 gives
          * 1e-21 s) would loop forever on a run that ends by time. */
         if (lim < dt && (double)sim->world->time + lim == (double)sim->world->time) {
@@ -502,10 +504,22 @@ static int checking_failed(const eddy_world *w, eddy_error *err)
     return eddy_error_prefix(err, "checking the state after step %" PRIu64 " (t = %.6g s): ", w->step, w->time);
 }
 
-/* `solver`: the component's id, named in the message, since a comparison's runs differ by it alone. */
-static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const char *solver, eddy_error *err)
+/* `solver`: the component's id, named in the message, since a comparison's runs differ by it alone.
+ * `calm_speed`: the largest speed before the step when it moved no particle more than a tenth of a
+ * smoothing radius, else NaN. */
+static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const char *solver, double calm_speed,
+                    eddy_error *err)
 {
     static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
+    char hint[320];
+    snprintf(hint, sizeof hint, "%s", HINT);
+    /* An instability grows over steps; a NaN or an infinity out of one calm step is more likely a
+     * division by zero or an unset value in the solver, which the usual hint points away from. */
+    if ((st->nonfinite_velocity || st->nonfinite_position) && !isnan(calm_speed))
+        snprintf(hint, sizeof hint, "the step began calm (largest speed %.3g sim units/s, %.2g smoothing radii "
+                 "per step), so look first for a division by zero or an unset value in the solver's step "
+                 "(docs/plugin-guide.md, \"Error reporting\"); else %s", calm_speed,
+                 calm_speed * dt / w->smoothing_radius, HINT + strlen("hint: "));
     char what[192];
     uint64_t id;
     int is_nan, rc;
@@ -534,7 +548,7 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const c
     /* Reached by every process at this step (the statistics are reduced): main says it once. */
     eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
     return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s) with solver '%s': %s; %s",
-                          w->step, w->time, solver ? solver : "", what, HINT);
+                          w->step, w->time, solver ? solver : "", what, hint);
 }
 
 int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
@@ -551,6 +565,10 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     char where[EDDY_SCENE_ID_MAX + 80];
     eddy_error_clear(err);
     eddy_decomp_set_agreed(EDDY_OK);
+    /* (the statistics of the step before, reduced over the processes: the same on each) */
+    const double speed_before = eddy_world_step_stats(w)->max_speed;
+    const double calm_speed = w->step > 0 && isfinite(speed_before) && speed_before * dt <= 0.1 * w->smoothing_radius
+                                  ? speed_before : NAN;
     /* (cell, id) order, so sums do not depend on which process owns a particle (decomp.h). */
     int rc = eddy_decomp_canonical_order(w, sc, err);
     if (!rc) {
@@ -585,7 +603,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         }
         eddy_world_set_step_stats(w, &st);
     }
-    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, sc->id, err)))
+    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, sc->id, calm_speed, err)))
         return rc;
     /* A split run finds a particle that left the domain here, on every process alike; one process finds
      * it in the next step's grid build, whose error reads as this one does. */

@@ -12,7 +12,7 @@ export EDDY_PLUGIN_PATH="$plugins"
 rm -rf "$out" && mkdir -p "$out" || fail "cannot make $out"
 set -- run "$scene" --solver robust_sides --set solvers.robust_sides.fault=max_dt_error_by_side \
     --set solvers.robust_sides.side_x=0.08 --set solvers.robust_sides.at_step=3 --until 0.01 --quiet --no-picture
-message="eddy: error: solver 'robust_sides' at step 3: device lost (the side at x >= 0.08)"
+message="eddy: error: solver 'robust_sides' at step 3 (t = 0.0001 s): device lost (the side at x >= 0.08)"
 "$eddy" "$@" --out "$out/np1" >"$out/np1.log" 2>&1 && fail "one process: the failing max_dt ran"
 grep -qxF -- "$message" "$out/np1.log" || fail "one process does not say '$message': $(cat "$out/np1.log")"
 "$mpirun" --oversubscribe -np 2 "$eddy" "$@" --out "$out/np2" >"$out/np2.log" 2>&1

@@ -100,8 +100,12 @@ except eddy.UnstableError as e:
                                     "time.output_interval=0.0005", "--out", "/tmp/eddy-py-explode",
                                     env={"EDDY_PLUGIN_PATH": plugins}, until="0.003")
     # The whole message, naming the solver (a comparison's runs differ by it alone).
+    # The step began calm (9.81 * 29 * 5e-5 = 0.0142 m/s, 1.4e-4 smoothing radii of 0.005 m per step).
     assert message == ("simulation exploded at step 30 (t = 0.0015 s) with solver 'exploding_solver': a particle "
-                       "velocity is NaN (particle id 0); hint: lower the time step, stiffness, gravity or viscosity")
+                       "velocity is NaN (particle id 0); the step began calm (largest speed 0.0142 sim units/s, "
+                       "0.00014 smoothing radii per step), so look first for a division by zero or an unset value "
+                       "in the solver's step (docs/plugin-guide.md, \"Error reporting\"); else lower the time step, "
+                       "stiffness, gravity or viscosity")
     assert "ALIVE" in p.stdout
     # Stepping on from the refused state (it exploded on frame 3's time, 0.0015 s) takes a whole step
     # towards frame 4: it took steps of length 0 that counted steps on a clock standing still.

@@ -76,18 +76,18 @@ function(faulty_check name status text)
                --out ${ROBUST_OUT}/faulty_${name} ${ARGN})
 endfunction()
 # A max_dt of 0 looped forever with --until; -1 ran time backwards; NaN was ignored.
-faulty_check(dt_zero_until 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+faulty_check(dt_zero_until 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0"
              --until 0.01 --set solvers.robust_faulty.fault=dt_zero)
-faulty_check(dt_zero_steps 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+faulty_check(dt_zero_steps 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0"
              --steps 5 --set solvers.robust_faulty.fault=dt_zero)
-faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned -1; it must be finite and > 0"
+faulty_check(dt_negative 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned -1; it must be finite and > 0"
              --steps 3 --set solvers.robust_faulty.fault=dt_negative)
-faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned nan; it must be finite and > 0"
+faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned nan; it must be finite and > 0"
              --until 0.01 --set solvers.robust_faulty.fault=dt_nan)
 # A force limit of 0 is the state's only when eddy_world_stable_dt says its acceleration overflowed a
 # float (it names that limit "acceleration overflow"); one the solver names "force" itself is still its
 # own max_dt's fault. The overflow was EDDY_ERR_PLUGIN, "max_dt returned 0", blaming the solver.
-faulty_check(dt_zero_force 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt returned 0; it must be finite and > 0"
+faulty_check(dt_zero_force 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0"
              --steps 5 --set solvers.robust_faulty.fault=dt_zero_force)
 faulty_check(accel_overflow 1 "eddy: error: at step 3 (t = 0.0001 s): the largest particle acceleration overflows single precision (1.8e19 sim units/s^2 or more), so the force limit of solver 'robust_faulty' is 0 and no time step is stable"
              --steps 5 --set solvers.robust_faulty.fault=accel_overflow --set solvers.robust_faulty.at_step=3)
@@ -129,7 +129,7 @@ faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are
 # removed (the grid build of the next step would have dropped it without a word).
 # The message names the solver: a comparison's runs differ by it alone. The whole line is checked.
-set(EXPLODED_LINE "eddy: error: simulation exploded at step 3 (t = 0.00015 s) with solver 'robust_faulty': particle id 7 has a non-finite position; hint: lower the time step, stiffness, gravity or viscosity")
+set(EXPLODED_LINE "eddy: error: simulation exploded at step 3 (t = 0.00015 s) with solver 'robust_faulty': particle id 7 has a non-finite position; the step began calm (largest speed 0.000981 sim units/s, 9.8e-06 smoothing radii per step), so look first for a division by zero or an unset value in the solver's step (docs/plugin-guide.md, \"Error reporting\"); else lower the time step, stiffness, gravity or viscosity")
 foreach(policy error remove)
   add_test(NAME robust_plugin_faulty_position_nan_${policy}
            COMMAND sh -c "out=$(\"$@\" 2>&1); status=$?; printf '%s\\n' \"$out\"; [ $status -eq 1 ] && printf '%s\\n' \"$out\" | grep -Fxq -- \"$0\""
@@ -142,7 +142,7 @@ endforeach()
 # An error code with an empty message reads as the callback, the status's name and text.
 faulty_check(step_error_empty 1 "eddy: error: solver 'robust_faulty' at step 2 (t = 5e-05 s): step() returned EDDY_ERR_UNSUPPORTED (unsupported) without a message"
              --steps 5 --set solvers.robust_faulty.fault=step_error_empty --set solvers.robust_faulty.at_step=2)
-faulty_check(max_dt_error_empty 1 "eddy: error: solver 'robust_faulty' at step 1: max_dt() returned EDDY_ERR_DEVICE (device error) without a message"
+faulty_check(max_dt_error_empty 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt() returned EDDY_ERR_DEVICE (device error) without a message"
              --steps 5 --set solvers.robust_faulty.fault=max_dt_error_empty)
 faulty_check(create_error_empty 1 "eddy: error: solver 'robust_faulty': create() returned EDDY_ERR_INVALID_ARGUMENT (invalid argument) without a message"
              --steps 5 --set solvers.robust_faulty.fault=create_error_empty)
