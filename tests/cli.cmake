@@ -492,5 +492,7 @@ cli_test(set_compared_value_named 1 "eddy: error: --set 'solvers.tait.gamma=yes'
 # ran as a slice of itself.
 cli_test(set_gravity_z_in_2d 1 "eddy: error: --set 'world.gravity=[0,0,-9.81]': world.gravity: a 2D scene has no z (the x-y plane, y up), got z = -9.81; give [x, y]"
          run ${SCENES}/dam_break_2d.json --until 0.01 --set world.gravity=[0,0,-9.81] --out ${CLI_OUT}/x)
+cli_test(set_periodic_z_in_2d 1 "eddy: error: --set 'domain.periodic=[true,false,true]': domain.periodic: a 2D scene has no z (the x-y plane, y up), got z = true; give [x, y]"
+         run ${SCENES}/dam_break_2d.json --until 0.01 --set "domain.periodic=[true,false,true]" --out ${CLI_OUT}/x)
 cli_test(set_3d_scene_to_2d 1 ": container.max: a 2D scene has no z (the x-y plane, y up), got z = 0.3; give [x, y] (the scene is 2D by --set 'dimensions=2', and a 3D scene is not read as a 2D one)"
          run ${SCENES}/dam_break_3d.json --set dimensions=2 --out ${CLI_OUT}/x)

@@ -134,6 +134,9 @@ const char *scene_token_text(const char *text, size_t len, char *buf, size_t siz
 size_t scene_terminal_safe(char *out, const char *in, size_t n);
 /* "PATH: expected EXP, got DESC" at the value. */
 int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *expected);
+/* "PATH: a 2D scene has no z (the x-y plane, y up), got z = Z; give [x, y]" at `e`, the z of the
+ * array at `path` (Z as the message shows it), naming the --set that made a 3D scene 2D. */
+int scene_fail_z(ctx *c, const char *path, const cJSON *e, const char *z);
 /* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
 int scene_fail_missing(ctx *c, const char *parent_path, const cJSON *parent, const char *key,
                        const char *expected);

@@ -155,11 +155,9 @@ static const char *vector_expected(const eddy_scene *s)
 /* What a vector's z may be in 2D (check_vector). */
 enum { Z_FREE, Z_POSITION, Z_DIRECTION };
 
-/* "PATH: a 2D scene has no z ..." at the z `e` of the vector at `path`. */
-static int fail_z(ctx *c, const char *path, const cJSON *e)
+/* (scene_internal.h) */
+int scene_fail_z(ctx *c, const char *path, const cJSON *e, const char *z)
 {
-    char z[32];
-    scene_fmt_number(z, sizeof z, e->valuedouble);
     /* A 3D scene made 2D on the command line fails at its first vector with a z: say why it is 2D. */
     char why[EDDY_ERROR_MESSAGE_MAX / 2] = "";
     const char *set = scene_set_origin(c->s, scene_member(c->s->root, "dimensions"));
@@ -193,7 +191,11 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, int z_rule, ed
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return scene_fail_expected(c, ep, e, "a finite number");
         /* Stored as a float: 1e39 is finite, but not a float ("a finite number" read as nonsense). */
         if (fabs(e->valuedouble) > FLT_MAX) return scene_fail_expected(c, ep, e, FLOAT_MAX_TEXT);
-        if (i >= d && e->valuedouble != 0.0 && refuse_z) return fail_z(c, path, e);
+        if (i >= d && e->valuedouble != 0.0 && refuse_z) {
+            char z[32];
+            scene_fmt_number(z, sizeof z, e->valuedouble);
+            return scene_fail_z(c, path, e, z);
+        }
         out[i] = i < d ? (eddy_real)e->valuedouble : 0.0f;
     }
     for (; i < 3; ++i) out[i] = 0.0f;

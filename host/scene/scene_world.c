@@ -195,6 +195,8 @@ int scene_parse_domain(ctx *c, const cJSON *root)
                 char ep[PATH_BUF];
                 scene_path_index(ep, "domain.periodic", (size_t)i);
                 if (!cJSON_IsBool(e)) return scene_fail_expected(c, ep, e, "true or false");
+                /* (a periodic z in 2D was dropped without a word, as a z-up gravity was) */
+                if (i >= s->dimensions && cJSON_IsTrue(e)) return scene_fail_z(c, "domain.periodic", e, "true");
                 s->periodic[i] = i < s->dimensions && cJSON_IsTrue(e);
             }
         }
