@@ -8,6 +8,7 @@
  *                                       2.x minor, a newer major, the real 1.0 headers), an open kind,
  *                                       init()/deinit() counted through $EDDY_TEST_INIT_LOG
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,7 +120,12 @@ static void refuses_missing_entry(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
+    /* An entry under another name is named (the advice to export it sent the author after a visibility
+     * that was right); one that is not exported at all gets that advice. */
     expect_reason(reg, "/eddy_no_entry.so",
+                  "missing entry symbol 'eddy_plugin_entry'; the file exports 'eddy_plugin_entry_v0': is the name "
+                  "misspelled?");
+    expect_reason(reg, "/eddy_hidden_entry.so",
                   "missing entry symbol 'eddy_plugin_entry': it must be exported (define it with EDDY_EXPORT, "
                   "which gives it default visibility and C linkage)");
     eddy_registry_destroy(reg);
@@ -152,6 +158,13 @@ static void refuses_bad_parameter_table(void **state)
     eddy_registry *reg = scan(plugin_dir);
     expect_reason(reg, "/eddy_bad_param.so",
                   "component 'bad_param_solver': parameter 'gain': default 5 is not inside [0, 1]");
+    /* A range written wrong is named as such: it was "default 0.5 is not inside [1, 0]" / "[nan, 1]". */
+    expect_reason(reg, "/eddy_empty_range.so",
+                  "component 'empty_range_solver': parameter 'gain': the range [1, 0] is empty (min > max; are they "
+                  "swapped?)");
+    expect_reason(reg, "/eddy_nan_bound.so",
+                  "component 'nan_bound_solver': parameter 'gain': min is NaN (range [nan, 1]); give each bound a "
+                  "number (-INFINITY or INFINITY for none)");
     eddy_registry_destroy(reg);
 }
 
@@ -165,6 +178,10 @@ static void refuses_duplicate_id(void **state)
     snprintf(want, sizeof want, "duplicate component id 'test_solver' (already provided by %s/eddy_a_good.so)",
              real);
     expect_reason(reg, "/eddy_zz_duplicate.so", want);
+    /* One file that lists an id twice: it read "already provided by" the file itself. */
+    expect_reason(reg, "/eddy_twice.so", "duplicate component id 'twice_solver' (the file lists it twice: "
+                                         "components 0 and 1)");
+    assert_null(eddy_registry_find(reg, "twice_solver", NULL));
     /* Within one folder a second id is a conflict, never a shadow. */
     assert_int_equal(eddy_registry_shadow_count(reg), 0);
     eddy_registry_destroy(reg);
@@ -232,6 +249,23 @@ static void explicit_file_duplicate_is_refused(void **state)
     snprintf(want, sizeof want, "duplicate component id 'sph_mueller' (already provided by %s)", shadow_file);
     expect_reason(reg, "/eddy_sph_mueller.so", want);
     assert_int_equal(eddy_registry_shadow_count(reg), 0);
+    eddy_registry_destroy(reg);
+}
+
+/* A NULL description is no refusal: the ABI never required one, and 2.x plugins built without it keep
+ * loading (the host says "(no description)" where it shows one). */
+static void null_description_loads(void **state)
+{
+    (void)state;
+    char file[4096];
+    real_in_build("robust_plugins/no_description/eddy_no_description.so", file);
+    eddy_registry *reg = create();
+    eddy_error err;
+    assert_int_equal(eddy_registry_load_file(reg, file, &err), EDDY_OK);
+    assert_int_equal(eddy_registry_refusal_count(reg), 0);
+    const eddy_registry_entry *e = eddy_registry_find(reg, "robust_undescribed", EDDY_INTERFACE_SOLVER);
+    assert_non_null(e);
+    assert_null(e->component->description);
     eddy_registry_destroy(reg);
 }
 
@@ -308,8 +342,8 @@ static void good_plugins_still_load(void **state)
 {
     (void)state;
     eddy_registry *reg = scan(plugin_dir);
-    /* Eleven broken files, two good: the refusals do not stop the good ones. */
-    assert_int_equal(eddy_registry_refusal_count(reg), 11);
+    /* Fifteen broken files, two good: the refusals do not stop the good ones. */
+    assert_int_equal(eddy_registry_refusal_count(reg), 15);
     const eddy_registry_entry *e = eddy_registry_find(reg, "test_solver", EDDY_INTERFACE_SOLVER);
     assert_non_null(e);
     assert_non_null(strstr(e->file, "eddy_a_good.so"));
@@ -326,7 +360,7 @@ static void good_plugins_still_load(void **state)
     snprintf(dir, sizeof dir, "%s/lib/eddy/plugins", getenv("EDDY_BINARY_DIR"));
     eddy_registry_scan_dir(reg, dir);
     assert_non_null(eddy_registry_find(reg, "sph_mueller", EDDY_INTERFACE_SOLVER));
-    assert_int_equal(eddy_registry_refusal_count(reg), 11);
+    assert_int_equal(eddy_registry_refusal_count(reg), 15);
     eddy_registry_destroy(reg);
 }
 
@@ -539,6 +573,46 @@ static void count_larger_than_the_table_is_named(void **state)
     assert_int_equal(eddy_registry_add_builtin(reg, NULL, "test_host", &err), EDDY_ERR_PLUGIN);
     assert_string_equal(err.message, "(built-in): component 0 is NULL");
     assert_int_equal(eddy_registry_count(reg), 1); /* the CPU grid */
+    eddy_registry_destroy(reg);
+}
+
+/* The same range checks for every numeric kind, a derived parameter's (which has no default to blame)
+ * included, through the registry as a plugin's table meets them. */
+static void parameter_ranges_are_checked_before_defaults(void **state)
+{
+    (void)state;
+    static const eddy_writer_vtable writer_vtable = {sizeof(eddy_writer_vtable), writer_create, writer_write,
+                                                     writer_destroy};
+    static const struct {
+        eddy_param_desc param;
+        const char *reason;
+    } cases[] = {
+        {EDDY_PARAM_DERIVED_REAL_DESC("h", 1.0, 0.0, "m", "Derived, range swapped."),
+         "parameter 'h': the range [1, 0] is empty (min > max; are they swapped?)"},
+        {EDDY_PARAM_INT_DESC("n", 5, 10, 1, "1", "An integer, range swapped."),
+         "parameter 'n': the range [10, 1] is empty (min > max; are they swapped?)"},
+        {EDDY_PARAM_INT_DESC("n", 5, 0, NAN, "1", "An integer, max NaN."),
+         "parameter 'n': max is NaN (range [0, nan]); give each bound a number (-INFINITY or INFINITY for none)"},
+        {EDDY_PARAM_VECTOR_DESC("g", 0, NAN, NAN, "m/s^2", "A vector, both bounds NaN."),
+         "parameter 'g': min and max are NaN (range [nan, nan]); give each bound a number (-INFINITY or INFINITY "
+         "for none)"},
+        {EDDY_PARAM_DERIVED_REAL_DESC("h", NAN, 1.0, "m", "Derived, min NaN."),
+         "parameter 'h': min is NaN (range [nan, 1]); give each bound a number (-INFINITY or INFINITY for none)"},
+        {EDDY_PARAM_STRING_DESC("name", "x", NAN, "A string, length limit NaN."),
+         "string parameter 'name': maximum length is NaN; give a number of characters"},
+    };
+    eddy_registry *reg = create();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const eddy_component writer = {
+            .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_WRITER, .id = "range_writer",
+            .version = "1.0.0", .description = "one parameter", .params = &cases[i].param, .param_count = 1,
+            .vtable = &writer_vtable};
+        eddy_error err;
+        char want[512];
+        snprintf(want, sizeof want, "(built-in): component 'range_writer': %s", cases[i].reason);
+        assert_int_equal(eddy_registry_add_builtin(reg, &writer, "test_host", &err), EDDY_ERR_PLUGIN);
+        if (strcmp(err.message, want) != 0) fail_msg("case %zu: expected\n  '%s'\ngot\n  '%s'", i, want, err.message);
+    }
     eddy_registry_destroy(reg);
 }
 
@@ -873,9 +947,11 @@ int main(void)
         cmocka_unit_test(refuses_missing_callback),
         cmocka_unit_test(refuses_short_vtable),
         cmocka_unit_test(refuses_bad_parameter_table),
+        cmocka_unit_test(parameter_ranges_are_checked_before_defaults),
         cmocka_unit_test(refuses_duplicate_id),
         cmocka_unit_test(earlier_folder_shadows_later),
         cmocka_unit_test(explicit_file_duplicate_is_refused),
+        cmocka_unit_test(null_description_loads),
         cmocka_unit_test(sanitized_plugin_refusal_has_hint),
         cmocka_unit_test(refuses_non_elf_file),
         cmocka_unit_test(good_plugins_still_load),

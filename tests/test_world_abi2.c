@@ -265,7 +265,7 @@ static void param_table_refusals(void **state)
     memcpy(bad, t, sizeof t);
     bad[0].min = 5;
     bad[0].flags = EDDY_PARAM_DERIVED; /* but its range must still be a range */
-    expect_table_refused(bad, 2, "parameter 'a': default 1 is not inside [5, 2]");
+    expect_table_refused(bad, 2, "parameter 'a': the range [5, 2] is empty (min > max; are they swapped?)");
     memcpy(bad, t, sizeof t);
     bad[1].doc = "";
     expect_table_refused(bad, 2, "parameter 'b' has no doc");

@@ -251,7 +251,20 @@ int eddy_param_table_check(const eddy_param_desc *table, size_t count, eddy_erro
         case EDDY_PARAM_REAL:
         case EDDY_PARAM_INT:
         case EDDY_PARAM_VECTOR:
-            if (!(d->min <= d->max) || (!derived && !(d->def >= d->min && d->def <= d->max)))
+            /* The range before the default: no default fits an empty range, and a derived parameter
+             * has none, so "default ... is not inside" blamed the default for a range written wrong. */
+            if (isnan(d->min) || isnan(d->max))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "parameter '%s': %s NaN (range [%g, %g]); give each bound a number "
+                                      "(-INFINITY or INFINITY for none)",
+                                      d->id, isnan(d->min) ? (isnan(d->max) ? "min and max are" : "min is")
+                                                           : "max is",
+                                      d->min, d->max);
+            if (d->min > d->max)
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "parameter '%s': the range [%g, %g] is empty (min > max; are they swapped?)",
+                                      d->id, d->min, d->max);
+            if (!derived && !(d->def >= d->min && d->def <= d->max))
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                       "parameter '%s': default %g is not inside [%g, %g]", d->id, d->def,
                                       d->min, d->max);
@@ -278,7 +291,11 @@ int eddy_param_table_check(const eddy_param_desc *table, size_t count, eddy_erro
             break;
         }
         case EDDY_PARAM_STRING: {
-            if (!(d->max >= 0))
+            if (isnan(d->max))
+                return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                      "string parameter '%s': maximum length is NaN; give a number of characters",
+                                      d->id);
+            if (d->max < 0)
                 return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                       "string parameter '%s': maximum length %g is negative", d->id, d->max);
             const char *s = def_string(d);

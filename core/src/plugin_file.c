@@ -27,11 +27,15 @@
 typedef Elf64_Ehdr elf_ehdr;
 typedef Elf64_Phdr elf_phdr;
 typedef Elf64_Dyn elf_dyn;
+typedef Elf64_Shdr elf_shdr;
+typedef Elf64_Sym elf_sym;
 #define EDDY_ELF_CLASS ELFCLASS64
 #else
 typedef Elf32_Ehdr elf_ehdr;
 typedef Elf32_Phdr elf_phdr;
 typedef Elf32_Dyn elf_dyn;
+typedef Elf32_Shdr elf_shdr;
+typedef Elf32_Sym elf_sym;
 #define EDDY_ELF_CLASS ELFCLASS32
 #endif
 
@@ -157,4 +161,79 @@ done:
     free(ph);
     close(fd);
     return rc;
+}
+
+/* Bounds of the export scan, which only words a refusal: a plugin exports a handful of symbols, and a
+ * file that claims more (damaged, or a fuzzer's) is read as far as these go and no further. */
+#define EXPORT_SCAN_SYMBOLS 65536u
+#define EXPORT_SCAN_STRINGS (4u << 20)
+#define EXPORT_SCAN_CHUNK 256u
+
+size_t eddy_plugin_file_exports(const char *path, int (*keep)(const char *name),
+                                char (*names)[EDDY_PLUGIN_FILE_NAME_MAX], size_t max)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t found = 0;
+    elf_shdr *sh = NULL;
+    char *strings = NULL;
+    struct stat st;
+    elf_ehdr eh;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) goto done;
+    const uint64_t fsize = (uint64_t)st.st_size;
+    if (read_at(fd, &eh, sizeof eh, 0, fsize) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != EDDY_ELF_CLASS || eh.e_shentsize != sizeof(elf_shdr) || eh.e_shnum == 0)
+        goto done;
+    {
+        const uint16_t one = 1;
+        const int little = *(const unsigned char *)&one == 1;
+        if (eh.e_ident[EI_DATA] != (little ? ELFDATA2LSB : ELFDATA2MSB)) goto done;
+    }
+    /* (e_shnum is 16 bits: at most 64 Ki headers, and read_at refuses more than the file holds) */
+    sh = malloc((size_t)eh.e_shnum * sizeof *sh);
+    if (!sh || read_at(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff, fsize)) goto done;
+    /* The section table, not PT_DYNAMIC: only it says how many dynamic symbols there are (the dynamic
+     * section gives their count through a hash table, if at all). A stripped-to-the-bone file without
+     * one goes unread, and the refusal keeps its general advice. */
+    const elf_shdr *dynsym = NULL;
+    for (size_t i = 0; i < eh.e_shnum && !dynsym; ++i)
+        if (sh[i].sh_type == SHT_DYNSYM) dynsym = &sh[i];
+    if (!dynsym || dynsym->sh_entsize != sizeof(elf_sym) || dynsym->sh_link >= eh.e_shnum) goto done;
+    const elf_shdr *strtab = &sh[dynsym->sh_link];
+    if (strtab->sh_type != SHT_STRTAB || strtab->sh_size == 0) goto done;
+    const size_t strsz = strtab->sh_size < EXPORT_SCAN_STRINGS ? (size_t)strtab->sh_size : EXPORT_SCAN_STRINGS;
+    strings = malloc(strsz + 1);
+    if (!strings || read_at(fd, strings, strsz, strtab->sh_offset, fsize)) goto done;
+    strings[strsz] = '\0'; /* a name that runs past what was read ends there */
+    uint64_t nsym = dynsym->sh_size / sizeof(elf_sym);
+    if (nsym > EXPORT_SCAN_SYMBOLS) nsym = EXPORT_SCAN_SYMBOLS;
+    elf_sym chunk[EXPORT_SCAN_CHUNK];
+    for (uint64_t first = 0; first < nsym; first += EXPORT_SCAN_CHUNK) {
+        const size_t n = nsym - first < EXPORT_SCAN_CHUNK ? (size_t)(nsym - first) : EXPORT_SCAN_CHUNK;
+        if (read_at(fd, chunk, n * sizeof *chunk, dynsym->sh_offset + first * sizeof *chunk, fsize)) break;
+        for (size_t i = 0; i < n; ++i) {
+            const elf_sym *s = &chunk[i];
+            const unsigned bind = ELF32_ST_BIND(s->st_info), type = ELF32_ST_TYPE(s->st_info);
+            const unsigned vis = ELF32_ST_VISIBILITY(s->st_other);
+            /* Defined here and visible to dlsym: what the file exports, not what it imports. */
+            if (s->st_shndx == SHN_UNDEF || s->st_name == 0 || s->st_name >= strsz) continue;
+            if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) continue;
+            if (vis != STV_DEFAULT && vis != STV_PROTECTED) continue;
+            if (type == STT_SECTION || type == STT_FILE) continue;
+            const char *name = strings + s->st_name;
+            if (!keep(name)) continue;
+            if (found < max) {
+                size_t len = strlen(name);
+                if (len >= EDDY_PLUGIN_FILE_NAME_MAX) len = EDDY_PLUGIN_FILE_NAME_MAX - 1;
+                memcpy(names[found], name, len);
+                names[found][len] = '\0';
+            }
+            ++found;
+        }
+    }
+done:
+    free(strings);
+    free(sh);
+    close(fd);
+    return found;
 }

@@ -4,6 +4,7 @@
 #ifndef EDDY_PLUGIN_FILE_H
 #define EDDY_PLUGIN_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct eddy_plugin_file_facts {
@@ -23,5 +24,16 @@ typedef struct eddy_plugin_file_facts {
  * (not_elf set, nothing else, for a readable file that is no ELF object), or -1 when the file cannot
  * be read as an ELF object of this machine (dlopen then gives its own reason). Never maps the file. */
 int eddy_plugin_file_read(const char *path, eddy_plugin_file_facts *f);
+
+/* The longest exported name eddy_plugin_file_exports keeps, with its terminator. */
+#define EDDY_PLUGIN_FILE_NAME_MAX 128
+
+/* The symbols the ELF shared object at `path` exports (its defined dynamic symbols of global or weak
+ * binding and default or protected visibility, as dlsym finds them) that `keep` accepts: the first
+ * `max` names into `names` (each cut to EDDY_PLUGIN_FILE_NAME_MAX - 1 bytes), and the count of all as
+ * the result. 0 when the file cannot be read as an ELF object of this machine or has no section table.
+ * Reads at most 64 Ki symbols and 4 MiB of names; never maps the file. */
+size_t eddy_plugin_file_exports(const char *path, int (*keep)(const char *name),
+                                char (*names)[EDDY_PLUGIN_FILE_NAME_MAX], size_t max);
 
 #endif /* EDDY_PLUGIN_FILE_H */

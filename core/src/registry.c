@@ -118,6 +118,7 @@ typedef struct record {
     eddy_param_desc *material_params;  /* [material_param_count], or NULL */
     char *plugin;                      /* owned copy of a built-in's plugin name, or NULL */
     unsigned level;                    /* the folder scan it came from (see eddy_registry.level) */
+    uint32_t index;                    /* its place in its plugin's components[] */
 } record;
 
 struct eddy_registry {
@@ -394,8 +395,15 @@ static int register_component(eddy_registry *reg, const char *file, const char *
             free_record(r);
             return failed ? refuse(reg, file, EDDY_ERR_OUT_OF_MEMORY, err, "out of memory") : EDDY_OK;
         }
-        snprintf(reason, sizeof reason, "duplicate component id '%s' (already provided by %s)", copy->id,
-                 dup->file);
+        /* `file` is this load's own copy of the path, so the same pointer is the same plugin (built-ins
+         * all share BUILTIN_FILE, and are separate components of separate callers). */
+        if (dup->file == file && strcmp(file, BUILTIN_FILE) != 0)
+            snprintf(reason, sizeof reason,
+                     "duplicate component id '%s' (the file lists it twice: components %u and %u)", copy->id,
+                     ((const record *)dup)->index, index);
+        else
+            snprintf(reason, sizeof reason, "duplicate component id '%s' (already provided by %s)", copy->id,
+                     dup->file);
     } else if (copy_param_table(copy->params, copy->param_count, "parameter", "param_count", &r->params, detail,
                                 sizeof detail) ||
                copy_param_table(copy->material_params, copy->material_param_count, "material parameter",
@@ -422,6 +430,7 @@ static int register_component(eddy_registry *reg, const char *file, const char *
     if (r->vtable) copy->vtable = r->vtable;
     r->entry.component = copy;
     r->level = reg->level;
+    r->index = index;
     r->entry.file = file;
     r->entry.plugin = own_plugin ? r->plugin : plugin;
 
@@ -570,6 +579,48 @@ static int refuse_before_dlopen(eddy_registry *reg, const char *path, eddy_error
                   f.needed, f.sanitizer);
 }
 
+/* An exported name that may be the entry under another spelling ("eddy_plugin_entrypoint", a C++
+ * name "_Z17eddy_plugin_entryv"): a plugin exports little else, and libeddy's functions it calls are
+ * imports, not exports. */
+static int entry_lookalike(const char *name)
+{
+    return strncmp(name, "eddy_", 5) == 0 || strstr(name, "plugin_entry") != NULL;
+}
+
+#define LOOKALIKES_NAMED 3
+
+/* No entry symbol: when the file exports names like it, they are named (a misspelling, a C++ name) where
+ * the advice to export the entry would send the author after a visibility that is already right. */
+static int refuse_missing_entry(eddy_registry *reg, const char *path, eddy_error *err)
+{
+    char names[LOOKALIKES_NAMED][EDDY_PLUGIN_FILE_NAME_MAX];
+    const size_t n = eddy_plugin_file_exports(path, entry_lookalike, names, LOOKALIKES_NAMED);
+    if (n == 0)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "missing entry symbol '%s': it must be exported (define it with EDDY_EXPORT, which gives it "
+                      "default visibility and C linkage)",
+                      EDDY_PLUGIN_ENTRY_SYMBOL);
+    char list[LOOKALIKES_NAMED * (EDDY_PLUGIN_FILE_NAME_MAX + 4) + 32] = "";
+    size_t len = 0;
+    int cxx = 0;
+    for (size_t i = 0; i < n && i < LOOKALIKES_NAMED; ++i) {
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", i ? ", " : "", names[i]);
+        cxx |= strncmp(names[i], "_Z", 2) == 0;
+    }
+    if (n > LOOKALIKES_NAMED) snprintf(list + len, sizeof list - len, " and %zu more", n - LOOKALIKES_NAMED);
+    if (n == 1 && cxx)
+        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                      "missing entry symbol '%s'; the file exports %s, a C++ name: define the entry with "
+                      "EDDY_EXPORT, which gives it C linkage",
+                      EDDY_PLUGIN_ENTRY_SYMBOL, list);
+    return refuse(reg, path, EDDY_ERR_PLUGIN, err,
+                  "missing entry symbol '%s'; the file exports %s: %s%s", EDDY_PLUGIN_ENTRY_SYMBOL, list,
+                  n == 1 ? "is the name misspelled?" : "is one of them the entry, misspelled?",
+                  cxx ? " (a name that begins with _Z is C++'s: define the entry with EDDY_EXPORT, which gives it C "
+                        "linkage)"
+                      : "");
+}
+
 int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *err)
 {
     /* dlopen("") hands back the program itself, which then read as a plugin without an entry symbol. */
@@ -606,10 +657,7 @@ int eddy_registry_load_file(eddy_registry *reg, const char *path, eddy_error *er
     entry.obj = dlsym(h, EDDY_PLUGIN_ENTRY_SYMBOL);
     if (!entry.obj) {
         dlclose(h);
-        return refuse(reg, path, EDDY_ERR_PLUGIN, err,
-                      "missing entry symbol '%s': it must be exported (define it with EDDY_EXPORT, which gives it "
-                      "default visibility and C linkage)",
-                      EDDY_PLUGIN_ENTRY_SYMBOL);
+        return refuse_missing_entry(reg, path, err);
     }
     const eddy_plugin_descriptor *d = entry.fn();
     int rc = check_descriptor(reg, path, d, err);

@@ -402,6 +402,19 @@ static int cmd_list(void)
             printf("  %s: %s\n", eddy_services_terminal_text(r->file, file, sizeof file),
                    eddy_services_terminal_text(r->reason, reason, sizeof reason));
         }
+    }
+    /* A component without a description loads (the ABI does not require one) but describes itself as
+     * "(no description)": said here, where a plugin author checks the loader first. */
+    for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
+        const eddy_registry_entry *e = eddy_registry_at(reg, i);
+        if (e->component->description && *e->component->description) continue;
+        fflush(stdout);
+        char file[PATH_MAX];
+        fprintf(stderr, "eddy: warning: %s '%s' of %s has no description; give its component a one-line "
+                "`description`, which `eddy describe` shows\n", eddy_interface_name(e->component->interface_id),
+                e->component->id, eddy_services_terminal_text(e->file, file, sizeof file));
+    }
+    if (nref) {
         /* A refusal is a broken installation or plugin path: the listing is printed whole, and the
          * exit status lets a script or an install check see it. */
         fflush(stdout);
@@ -523,8 +536,10 @@ static int cmd_describe(int argc, char **argv)
     /* (under mpirun the others' stdout is /dev/null: the notice on stderr is rank 0's to say too) */
     if (eddy_decomp_rank() == 0) eddy_services_notice_shadow(reg, c->id);
     const char *kind = eddy_interface_name(c->interface_id);
+    /* A description is not required by the ABI (2.x plugins without one load): its absence is said,
+     * where the line ended in a dash with nothing after it. */
     printf("%s %s (%s, %s) — %s\n", c->id, c->version ? c->version : "", kind, c->interface_id,
-           c->description ? c->description : "");
+           c->description && *c->description ? c->description : "(no description)");
     if (strcmp(e->file, "(built-in)") == 0) printf("file: (built-in)\n");
     else printf("file: %s (plugin %s)\n", e->file, e->plugin ? e->plugin : "");
     if (c->flags) {

@@ -40,6 +40,10 @@ static void destroy(eddy_solver *s) { free(s); }
 static const eddy_param_desc params[] = {
 #ifdef BROKEN_PARAM_RANGE
     EDDY_PARAM_REAL_DESC("gain", 5.0, 0.0, 1.0, "1", "A gain whose default is out of its own range."),
+#elif defined(BROKEN_PARAM_EMPTY_RANGE)
+    EDDY_PARAM_REAL_DESC("gain", 0.5, 1.0, 0.0, "1", "A gain whose min and max are swapped."),
+#elif defined(BROKEN_PARAM_NAN_BOUND)
+    EDDY_PARAM_REAL_DESC("gain", 0.5, NAN, 1.0, "1", "A gain whose min is NaN."),
 #else
     EDDY_PARAM_REAL_DESC("gain", 0.5, 0.0, 1.0, "1", "A gain."),
 #endif
@@ -71,7 +75,12 @@ static const eddy_component component = {
     .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES,
 };
 
+#ifdef BROKEN_COMPONENT_TWICE
+/* The same component listed twice, as a copied line leaves it. */
+static const eddy_component *const components[] = {&component, &component};
+#else
 static const eddy_component *const components[] = {&component};
+#endif
 
 static const eddy_plugin_descriptor descriptor = {
 #if defined(BROKEN_MAJOR)
@@ -89,13 +98,18 @@ static const eddy_plugin_descriptor descriptor = {
 #endif
     .name = "test_plugin",
     .version = "0.0.1",
-    .component_count = 1,
+    .component_count = sizeof components / sizeof components[0],
     .components = components,
 };
 
-#ifndef BROKEN_NO_ENTRY
-EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }
-#else
-/* Exported under the wrong name: the loader must not find an entry. */
+#if defined(BROKEN_NO_ENTRY)
+/* Exported under the wrong name: the loader must not find an entry, and names this one. */
 EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry_v0(void) { return &descriptor; }
+#elif defined(BROKEN_HIDDEN_ENTRY)
+/* The right name without EDDY_EXPORT: hidden (plugins build with -fvisibility=hidden), so the file
+ * exports nothing that looks like an entry. */
+const eddy_plugin_descriptor *eddy_plugin_entry(void);
+const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }
+#else
+EDDY_EXPORT const eddy_plugin_descriptor *eddy_plugin_entry(void) { return &descriptor; }
 #endif

@@ -31,6 +31,7 @@
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
  * has save() but no load(), so its checkpoints could not be resumed; DECOMPOSABLE: the component is
  * (a gravity-only step updates every particle; the host overwrites halo copies between steps);
+ * NO_DESCRIPTION: the solver's description is NULL (the ABI allows it: the plugin loads);
  * OTHER_KINDS: the plugin also provides a writer COMPONENT_ID "_writer", a probe COMPONENT_ID "_probe"
  * and a grid COMPONENT_ID "_grid", each with a `fault` of its own:
  *
@@ -228,7 +229,11 @@ static const eddy_component COMPONENT = {
     .interface_id = INTERFACE_ID,
     .id = COMPONENT_ID,
     .version = "0.0.1",
+#ifdef NO_DESCRIPTION
+    .description = NULL,
+#else
     .description = "test solver: gravity only, misbehaves on request",
+#endif
     .params = PARAMS,
     .param_count = sizeof PARAMS / sizeof PARAMS[0],
     .vtable = &VTABLE,

@@ -355,6 +355,17 @@ plugin_check(wrong_interface_hint 1 "unknown solver 'robust_wrong_kind' (availab
 plugin_check(wrong_interface_named 1 "; 'robust_wrong_kind' is a component of interface 'eddy.solver.3', not 'eddy.solver.2')"
              ${ROBUST_PLUGINS}/wrong_interface run ${SCENES}/dam_break_2d.json --solver robust_wrong_kind --quiet
              --out ${ROBUST_OUT}/wrong_interface)
+# --- 9. a component without a description ----------------------------------------------------------
+# The ABI does not require one (2.x plugins without it load, and keep loading): describe's line ended in
+# a dash with nothing after it; it says so, and `eddy list` warns (exit 0: nothing was refused).
+robust_plugin(no_description no_description COMPONENT_ID="robust_undescribed" PLUGIN_NAME="no_description"
+              NO_DESCRIPTION)
+get_filename_component(REAL_NO_DESCRIPTION ${ROBUST_PLUGINS}/no_description REALPATH)
+plugin_check(no_description_describe 0 "robust_undescribed 0.0.1 (solver, eddy.solver.2) — (no description)\nfile: "
+             ${ROBUST_PLUGINS}/no_description describe robust_undescribed)
+plugin_check(no_description_list 0 "eddy: warning: solver 'robust_undescribed' of ${REAL_NO_DESCRIPTION}/eddy_no_description.so has no description; give its component a one-line `description`, which `eddy describe` shows"
+             ${ROBUST_PLUGINS}/no_description list)
+
 # describe points at the refusals as run does (a refused plugin's component is unknown to it).
 plugin_check(describe_points_at_refusals 1 "unknown component 'robust_asan' (available: "
              ${ROBUST_OUT}/no_such_folder describe robust_asan)
