@@ -498,8 +498,12 @@ static void print_table(const eddy_param_desc *table, size_t count)
         char def[64], range[128];
         format_default(d, def, sizeof def);
         format_range(d, range, sizeof range);
-        printf("%-20s %-*s %-10s %-24s %-8s %s%s\n", d->id, tw, type_name(d->type), def, range, d->unit ? d->unit : "",
-               d->doc ? d->doc : "", d->flags & EDDY_PARAM_FIXED_ON_RESUME ? " (fixed on resume)" : "");
+        /* (a plugin's own text: shown as the log shows it, a terminal obeys an escape sequence) */
+        char unit[64], doc[4096];
+        printf("%-20s %-*s %-10s %-24s %-8s %s%s\n", d->id, tw, type_name(d->type), def, range,
+               eddy_services_terminal_text(d->unit ? d->unit : "", unit, sizeof unit),
+               eddy_services_terminal_text(d->doc ? d->doc : "", doc, sizeof doc),
+               d->flags & EDDY_PARAM_FIXED_ON_RESUME ? " (fixed on resume)" : "");
     }
 }
 
@@ -538,10 +542,15 @@ static int cmd_describe(int argc, char **argv)
     const char *kind = eddy_interface_name(c->interface_id);
     /* A description is not required by the ABI (2.x plugins without one load): its absence is said,
      * where the line ended in a dash with nothing after it. */
-    printf("%s %s (%s, %s) — %s\n", c->id, c->version ? c->version : "", kind, c->interface_id,
-           c->description && *c->description ? c->description : "(no description)");
+    char version[64], description[1024], file[PATH_MAX], plugin[256];
+    printf("%s %s (%s, %s) — %s\n", c->id, eddy_services_terminal_text(c->version ? c->version : "", version, sizeof version),
+           kind, c->interface_id,
+           c->description && *c->description ? eddy_services_terminal_text(c->description, description, sizeof description)
+                                             : "(no description)");
     if (strcmp(e->file, "(built-in)") == 0) printf("file: (built-in)\n");
-    else printf("file: %s (plugin %s)\n", e->file, e->plugin ? e->plugin : "");
+    else
+        printf("file: %s (plugin %s)\n", eddy_services_terminal_text(e->file, file, sizeof file),
+               eddy_services_terminal_text(e->plugin ? e->plugin : "", plugin, sizeof plugin));
     if (c->flags) {
         printf("flags:%s%s%s%s\n", c->flags & EDDY_COMPONENT_CONCURRENT_INSTANCES ? " concurrent-instances" : "",
                c->flags & EDDY_COMPONENT_DECOMPOSABLE ? " decomposable" : "",

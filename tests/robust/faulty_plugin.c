@@ -32,6 +32,8 @@
  * has save() but no load(), so its checkpoints could not be resumed; DECOMPOSABLE: the component is
  * (a gravity-only step updates every particle; the host overwrites halo copies between steps);
  * NO_DESCRIPTION: the solver's description is NULL (the ABI allows it: the plugin loads);
+ * ESCAPED_TEXT: its description and a parameter's doc and unit hold escape sequences (ESC [ 2 J clears
+ * a terminal's screen) that `eddy describe` must not pass on;
  * OTHER_KINDS: the plugin also provides a writer COMPONENT_ID "_writer", a probe COMPONENT_ID "_probe"
  * and a grid COMPONENT_ID "_grid", each with a `fault` of its own:
  *
@@ -221,7 +223,11 @@ static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),
     EDDY_PARAM_INT_DESC("at_step", 1, 1, 1000000, "1", "The step at which a step fault strikes."),
     EDDY_PARAM_REAL_DESC("sleep_s", 30, 0, 3600, "s", "How long slow_create takes."),
+#ifdef ESCAPED_TEXT
+    EDDY_PARAM_REAL_DESC("side_x", 0, -1e6, 1e6, "m\033[2J", "Where\033]0;title\007 dt_by_side's right side begins."),
+#else
     EDDY_PARAM_REAL_DESC("side_x", 0, -1e6, 1e6, "m", "Where dt_by_side's right side begins."),
+#endif
 };
 
 static const eddy_component COMPONENT = {
@@ -231,6 +237,8 @@ static const eddy_component COMPONENT = {
     .version = "0.0.1",
 #ifdef NO_DESCRIPTION
     .description = NULL,
+#elif defined(ESCAPED_TEXT)
+    .description = "clears\033[2Jthe screen",
 #else
     .description = "test solver: gravity only, misbehaves on request",
 #endif

@@ -371,3 +371,11 @@ plugin_check(describe_points_at_refusals 1 "unknown component 'robust_asan' (ava
              ${ROBUST_OUT}/no_such_folder describe robust_asan)
 plugin_check(describe_points_at_refusals_hint 1 "; some plugins were refused, see `eddy list`)"
              ${ROBUST_OUT}/no_such_folder describe robust_asan)
+# A plugin's description, a parameter's doc and unit holding escape sequences: `eddy describe` shows each
+# control character as a space, as the log does (it wrote them to the terminal, which obeyed).
+robust_plugin(escaped_text escaped_text COMPONENT_ID="robust_escaped" PLUGIN_NAME="escaped_text" ESCAPED_TEXT)
+add_test(NAME robust_plugin_escaped_text_describe
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tests/validate/expect_clean.sh 0 "robust_escaped 0.0.1 (solver, eddy.solver.2) — clears [2Jthe screen"
+                 ${EDDY_EXE} describe robust_escaped)
+set_tests_properties(robust_plugin_escaped_text_describe PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/escaped_text;${ROBUST_ENV_BASE}")

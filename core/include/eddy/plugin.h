@@ -169,7 +169,7 @@ typedef struct eddy_component {
     const char *interface_id;     /* EDDY_INTERFACE_SOLVER, ... (any "[a-z0-9_.]+" for new kinds) */
     const char *id;               /* unique id used in scenes and on the command line: [a-z0-9_]+ */
     const char *version;          /* the component's own version, e.g. "2.0.0" */
-    const char *description;      /* one line */
+    const char *description;      /* one line; NULL loads, and `eddy describe` shows "(no description)" */
     const eddy_param_desc *params;/* parameter table (may be NULL when param_count is 0) */
     size_t param_count;
     const void *vtable;           /* the interface's vtable; it begins with its own size */
