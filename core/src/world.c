@@ -602,6 +602,16 @@ void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_r
             vz[i] += (az[i] + gz) * dt;
         }
     } else {
+        /* A wrong id (a material parameter's index, a field of one component) ran as gravity alone
+         * without a word: the ABI keeps that behaviour (the call returns nothing), and says it once per
+         * process, where a plugin author sees it. */
+        static atomic_int said;
+        if (acceleration_field != -1 && !atomic_exchange(&said, 1))
+            eddy_host_log(w->host, EDDY_LOG_WARNING, NULL,
+                          "warning: eddy_world_integrate_velocity: field id %d is not a particle field of 3 "
+                          "components, so the velocity update applies gravity alone; pass the id "
+                          "eddy_particles_add_field returned for the acceleration (-1 for gravity alone)",
+                          acceleration_field);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
             vx[i] += gx * dt;

@@ -26,6 +26,7 @@
  *           "dt_window"     max_dt returns 1e-5 s "test" at steps `at_step` and `at_step` + 1, else +inf
  *           "max_dt_error_by_side"  from step `at_step` on, max_dt fails (EDDY_ERR_DEVICE, "device lost")
  *                           on a process that owns a particle at x >= side_x (as dt_by_side's right)
+ *           "bad_accel_field"  steps with eddy_world_symplectic_euler(w, 12345, dt): no such field
  *
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
@@ -78,7 +79,8 @@ enum {
     FAULT_ACCEL_OVERFLOW,
     FAULT_ACCEL_OVERFLOW_BY_SIDE,
     FAULT_DT_WINDOW,
-    FAULT_MAX_DT_ERROR_BY_SIDE
+    FAULT_MAX_DT_ERROR_BY_SIDE,
+    FAULT_BAD_ACCEL_FIELD
 };
 
 struct eddy_solver {
@@ -117,7 +119,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt, eddy_error *err)
     if (s->fault == FAULT_STEP_ERROR_EMPTY && now) return EDDY_ERR_UNSUPPORTED;
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
-    eddy_world_symplectic_euler(w, -1, (eddy_real)dt);
+    eddy_world_symplectic_euler(w, s->fault == FAULT_BAD_ACCEL_FIELD ? 12345 : -1, (eddy_real)dt);
     if (s->fault == FAULT_POSITION_NAN && now)
         for (size_t i = 0; i < w->particles.count; ++i)
             if (w->particles.id[i] == 7) w->particles.y[i] = NAN;
@@ -217,7 +219,7 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
                                      "dt_by_side",   "create_no_out",    "dt_zero_force",
                                      "accel_overflow", "accel_overflow_by_side", "dt_window",
-                                     "max_dt_error_by_side", NULL};
+                                     "max_dt_error_by_side", "bad_accel_field", NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

@@ -379,3 +379,12 @@ add_test(NAME robust_plugin_escaped_text_describe
                  ${EDDY_EXE} describe robust_escaped)
 set_tests_properties(robust_plugin_escaped_text_describe PROPERTIES TIMEOUT 30
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/escaped_text;${ROBUST_ENV_BASE}")
+# eddy_world_integrate_velocity with an id that is no 3-component field steps with gravity alone (the ABI
+# keeps that): said once per process, where it was silent.
+add_test(NAME robust_plugin_faulty_bad_accel_field_warned_once
+         COMMAND sh -c "out=$(\"$@\" 2>&1); status=$?; printf '%s\\n' \"$out\"; [ $status -eq 0 ] && [ \"$(printf '%s\\n' \"$out\" | grep -cF -- \"$0\")\" -eq 1 ]"
+                 "eddy: warning: eddy_world_integrate_velocity: field id 12345 is not a particle field of 3 components, so the velocity update applies gravity alone; pass the id eddy_particles_add_field returned for the acceleration (-1 for gravity alone)"
+                 ${EDDY_EXE} ${FAULTY_RUN} --out ${ROBUST_OUT}/faulty_bad_accel_field --steps 5
+                 --set solvers.robust_faulty.fault=bad_accel_field)
+set_tests_properties(robust_plugin_faulty_bad_accel_field_warned_once PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")

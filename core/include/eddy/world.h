@@ -269,7 +269,8 @@ EDDY_API void eddy_world_add_phase_time(eddy_world *w, eddy_phase phase, double 
 
 /* v += (a + gravity) * dt for every particle (see above). `a` is a 3-component field id (e.g.
  * "acceleration", sim units / s^2), or -1 for gravity alone; an id that is not a field of at least 3
- * components acts as -1. In 2D gravity's z is not applied. OpenMP-parallel. */
+ * components acts as -1, and the first such call of the process says so through w->host's log (a
+ * WARNING). In 2D gravity's z is not applied. OpenMP-parallel. */
 EDDY_API void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_real dt);
 
 /* x += v * dt for every particle (see above). OpenMP-parallel. */
