@@ -23,6 +23,7 @@ static int process_rank, process_count = 1; /* eddy_services_set_process */
 static int debug = -1;         /* -1: EDDY_LOG not read yet */
 static int default_threads;    /* OpenMP's default before eddy changed it; 0: not read yet */
 static int threads;            /* in effect; 0: not decided yet (OpenMP's default) */
+static int threads_given;      /* the count in effect was asked for (n >= 1), not OpenMP's default */
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t exit_on_signal; /* 1 until eddy_services_defer_signals: nothing written yet */
 
@@ -176,8 +177,14 @@ int eddy_services_set_threads(int n)
 {
     const int def = openmp_default();
     threads = n >= 1 ? n : def;
+    threads_given = n >= 1;
     omp_set_num_threads(threads);
     return threads;
+}
+
+int eddy_services_threads_given(void)
+{
+    return threads_given;
 }
 
 int eddy_services_threads(void)

@@ -66,6 +66,10 @@ int eddy_services_set_threads(int n);
 
 /* The thread count in effect (>= 1). */
 int eddy_services_threads(void);
+/* 1 when that count was asked for (the last eddy_services_set_threads had n >= 1: --threads or the
+ * scene's world.threads), 0 when it is OpenMP's default (under mpirun: what the CPU binding Open MPI set
+ * allows, or OMP_NUM_THREADS); the thread check under mpirun words its message by it (decomp.c). */
+int eddy_services_threads_given(void);
 
 /*
  * SIGINT and SIGTERM, honoured from the start of a command:

@@ -29,6 +29,10 @@
 
 #ifdef EDDY_HAVE_MPI
 #include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "services.h"
 #endif
 
 /*
@@ -356,6 +360,10 @@ static void agree_on_signals(void)
 
 /* eddy_decomp_same_failure's own communicator: its collectives match only each other. */
 static MPI_Comm g_failure_comm = MPI_COMM_NULL;
+/* The processes of the run on this process's node (MPI_COMM_TYPE_SHARED), split at the first attach
+ * (check_threads); g_node_split < 0: the split failed somewhere, and no process checks. */
+static MPI_Comm g_node_comm = MPI_COMM_NULL;
+static int g_node_split;
 
 int eddy_decomp_init(int *argc, char ***argv)
 {
@@ -396,6 +404,7 @@ void eddy_decomp_finalize(void)
     int done = 0;
     MPI_Finalized(&done);
     if (!done && g_failure_comm != MPI_COMM_NULL) MPI_Comm_free(&g_failure_comm);
+    if (!done && g_node_comm != MPI_COMM_NULL) MPI_Comm_free(&g_node_comm);
     if (g_initialized_here && !done) MPI_Finalize();
 }
 
@@ -1275,6 +1284,106 @@ static void warn_mixed_simd(void)
     warned |= lo != hi;
 }
 
+/* The CPUs this process may run on: its affinity mask, which OpenMP's default thread count follows and
+ * mpirun's binding narrows (one core of the node's sixteen); every CPU online where the mask cannot be
+ * read (more CPUs than a cpu_set_t holds). */
+static void own_cpus(cpu_set_t *set)
+{
+    if (sched_getaffinity(0, sizeof *set, set) == 0 && CPU_COUNT(set) > 0) return;
+    CPU_ZERO(set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < (online > 1 ? online : 1) && c < CPU_SETSIZE; ++c) CPU_SET((int)c, set);
+}
+
+/* What the processes of one node run against its CPUs (check_threads). */
+typedef struct node_threads {
+    int procs, total, least, most, defaults, cpus;
+} node_threads;
+
+/* The thread check's message for node figures `n`, the node named `where` ("this node"): "" when the
+ * threads do not outnumber the CPUs, or do only because the processes do (mpirun's choice, which no
+ * thread count undoes). */
+static void threads_text(const node_threads *n, const char *where, char *out, size_t size)
+{
+    *out = '\0';
+    if (n->most <= 1 || n->total <= n->cpus || n->total <= n->procs) return;
+    char each[64], all[96];
+    if (n->procs == 1) snprintf(each, sizeof each, "%d threads", n->most);
+    else if (n->least == n->most) snprintf(each, sizeof each, "%d threads each", n->most);
+    else snprintf(each, sizeof each, "%d to %d threads", n->least, n->most);
+    const char *why = n->defaults == 0 ? "as --threads or the scene's world.threads asks" : "OpenMP's default";
+    if (n->procs == 1) snprintf(all, sizeof all, "%s", why);
+    else if (n->defaults == 0 || n->defaults == n->procs) snprintf(all, sizeof all, "%d in all, %s", n->total, why);
+    else snprintf(all, sizeof all, "%d in all, OpenMP's default on %d of them", n->total, n->defaults);
+    const int fit = n->cpus / n->procs > 1 ? n->cpus / n->procs : 1;
+    char advice[96];
+    snprintf(advice, sizeof advice, "%s--threads %d (the CPUs / the processes on the node)%s",
+             n->defaults ? "give " : "", fit, n->defaults ? "" : " is likely faster");
+    snprintf(out, size,
+             "%s: %d process%s on %s run%s %s (%s) on the %d CPU%s %s may use: the threads wait for CPUs; %s",
+             n->defaults ? "warning" : "notice", n->procs, n->procs == 1 ? "" : "es", where, n->procs == 1 ? "s" : "",
+             each, all, n->cpus, n->cpus == 1 ? "" : "s", n->procs == 1 ? "it" : "they", advice);
+}
+
+/* OpenMP's default thread count follows each process's CPU binding. `mpirun -np 2` on two cores binds
+ * each process to one (one thread each), but with more processes than cores mpirun binds none and each
+ * takes every CPU: 3 processes of 2 threads on 2 cores ran 1.5 times as long as with --threads 1, and
+ * nothing said why. So the processes of each node compare the threads they run with the CPUs their
+ * masks allow together (their union: a binding leaves them fewer than the node has online), and it is
+ * said once where the threads are too many: a warning where the count was OpenMP's default, a notice
+ * (hidden by --quiet) where every process was given its count, a choice still worth knowing about.
+ * Said by rank 0 when every node has the same figures, else by the first process of each node that
+ * has some. Collective, and alike on every process: fixed-size reductions whatever the figures. */
+static void check_threads(void)
+{
+    static int said; /* once per process: compare attaches once per solver */
+    if (g_node_split == 0) {
+        int ok = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &g_node_comm) ==
+                 MPI_SUCCESS, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        g_node_split = all_ok ? 1 : -1;
+        if (!all_ok && ok) MPI_Comm_free(&g_node_comm);
+    }
+    if (g_node_split < 0) return;
+    const int threads = eddy_services_threads();
+    int sums[2] = {threads, !eddy_services_threads_given()}, node_sums[2] = {0, 0};
+    int most[2] = {threads, -threads}, node_most[2] = {0, 0};
+    cpu_set_t cpus, node_cpus;
+    own_cpus(&cpus);
+    CPU_ZERO(&node_cpus);
+    MPI_Allreduce(sums, node_sums, 2, MPI_INT, MPI_SUM, g_node_comm);
+    MPI_Allreduce(most, node_most, 2, MPI_INT, MPI_MAX, g_node_comm);
+    MPI_Allreduce(&cpus, &node_cpus, (int)sizeof cpus, MPI_BYTE, MPI_BOR, g_node_comm);
+    node_threads n = {0, node_sums[0], -node_most[1], node_most[0], node_sums[1], CPU_COUNT(&node_cpus)};
+    int node_rank = 0;
+    MPI_Comm_size(g_node_comm, &n.procs);
+    MPI_Comm_rank(g_node_comm, &node_rank);
+    char text[768];
+    threads_text(&n, "this node", text, sizeof text);
+    const uint64_t h = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, text);
+    uint64_t mine[2] = {h, ~h}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    const int alike = all[0] == ~all[1], rank = eddy_decomp_rank(), size = eddy_decomp_size();
+    const int speak = *text && !said && (alike ? rank == 0 : node_rank == 0) && (n.defaults || !eddy_services_quiet());
+    said |= *text != '\0';
+    if (!speak) return;
+    char where[MPI_MAX_PROCESSOR_NAME + 64], who[48] = "", shown[sizeof text];
+    if (alike && size > n.procs) {
+        snprintf(where, sizeof where, "each of the %d nodes", size / n.procs);
+    } else if (alike) {
+        snprintf(where, sizeof where, "this node");
+    } else {
+        char name[MPI_MAX_PROCESSOR_NAME];
+        int len = 0;
+        MPI_Get_processor_name(name, &len);
+        name[len > 0 && len < (int)sizeof name ? len : 0] = '\0';
+        snprintf(where, sizeof where, *name ? "this node (%s)" : "this node%s", name);
+        snprintf(who, sizeof who, "rank %d of %d: ", rank, size);
+    }
+    threads_text(&n, where, text, sizeof text);
+    fprintf(stderr, "eddy: %s%s\n", who, eddy_services_terminal_text(text, shown, sizeof shown));
+}
+
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
     const int size = eddy_decomp_size();
@@ -1287,6 +1396,7 @@ int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming
                               "EDDY_COMPONENT_DECOMPOSABLE, docs/mpi.md); run it as one process",
                               solver->id, size, not_decomposable_reason(solver->id));
     warn_mixed_simd();
+    check_threads();
     /* [fill] A world filled with this process's particles only (decomp_fill.c): its cuts, taken as a
      * resume's (rebalances 0, the imbalance they give as floor). */
     const int filled = resuming ? 0 : eddy_decomp_fill_take(w);

@@ -78,7 +78,9 @@ const char *eddy_decomp_describe(void);
  * installs the exchange; then, for a decomposable solver, puts the particles in canonical order (also
  * in one process). `resuming` with the cuts of eddy_decomp_resume_cuts: the world holds this
  * process's checkpoint piece, kept whole under those cuts (a particle outside its slab is refused);
- * otherwise every process holds every particle and the slabs are cut afresh.
+ * otherwise every process holds every particle and the slabs are cut afresh. On several processes it
+ * also says once when the processes of a node run more threads than their CPUs (docs/mpi.md, "Threads
+ * per process").
  */
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err);
 /* Forgets the world's decomposition (eddy_sim_close). */
