@@ -17,7 +17,9 @@ echo "== cmake --install $build --prefix $staging, then moved to $prefix"
 mv "$staging" "$prefix" || fail "move the installation"
 for f in bin/eddy lib/libeddy.so include/eddy/eddy.h include/eddy/plugin.h lib/eddy/plugins/eddy_sph_mueller.so \
          lib/cmake/eddy/eddyConfig.cmake lib/cmake/eddy/eddyConfigVersion.cmake lib/cmake/eddy/eddyTargets.cmake \
-         lib/cmake/eddy/EddyPlugin.cmake lib/pkgconfig/eddy.pc share/eddy/scenes/dam_break_2d.json \
+         lib/cmake/eddy/EddyPlugin.cmake lib/cmake/eddy/EddyPluginTests.cmake lib/cmake/eddy/plugin_tests/threads_check.cmake \
+         lib/cmake/eddy/plugin_tests/resume_check.cmake lib/cmake/eddy/plugin_tests/hydrostatic_check.cmake \
+         lib/cmake/eddy/plugin_tests/check_hydrostatic.py lib/cmake/eddy/plugin_tests/check_common.cmake lib/pkgconfig/eddy.pc share/eddy/scenes/dam_break_2d.json \
          share/eddy/scenes/hydrostatic_tank.json share/doc/eddy/plugin-guide.md; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -88,11 +90,17 @@ grep -qE "^state-hash: [0-9a-f]{16}$" "$work/run.log" || fail "no state-hash lin
 grep -q 'Name="xsph_correction"' "$out"/frames/frame_00000.vtp || fail "xsph_correction is not in the frames"
 awk -F, 'NR > 1 && ($9 != $9 + 0 || $9 > 5) {bad = 1} END {exit bad}' "$out/diagnostics.csv" || fail "implausible max_speed in diagnostics.csv"
 
-# The template's own test runs scene.json through the imported eddy::cli target.
+# The template's own tests: eddy_add_plugin_tests() of the installed package, whose scripts run the
+# installed eddy (eddy::cli) from the installed lib/cmake/eddy/plugin_tests.
 "$cmake" -E chdir "$tb" ctest --output-on-failure > "$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; fail "the template's own ctest"; }
-# ... its physics among them (the hydrostatic tank; Python 3 is a dependency of this suite, so a
-# template that found none would skip the one test that judges the physics).
-grep -q "xsph_hydrostatic .*Passed" "$work/ctest.log" || { cat "$work/ctest.log"; fail "the template's xsph_hydrostatic test did not run and pass"; }
+cat "$work/ctest.log"
+# ... all three checks, the physics among them (the hydrostatic tank; Python 3 is a dependency of this
+# suite, so a template that found none would skip the one test that judges the physics).
+for t in xsph_threads xsph_resume xsph_hydrostatic; do
+    grep -q "$t .*Passed" "$work/ctest.log" || fail "the template's $t test did not run and pass"
+done
+"$cmake" -E chdir "$tb" ctest --show-only=json-v1 > "$work/ctest.json" 2>&1 || fail "ctest --show-only"
+grep -qF "$prefix/lib/cmake/eddy/plugin_tests/" "$work/ctest.json" || fail "the template's tests do not run the installed scripts"
 
 echo "== pkg-config: build the template with plain cc"
 if command -v pkg-config > /dev/null; then
