@@ -961,6 +961,28 @@ static void test_writers_by_id(void **state)
     eddy_world_destroy(w);
 }
 
+/* What a terminal is shown of a message (eddy_services_terminal_text): each control character but the
+ * line break a space (C0, DEL, the two bytes of a UTF-8 C1 as one), and a cut that fits, marked "...",
+ * never inside a UTF-8 character, and never emptied by bytes that are not UTF-8. */
+static void test_terminal_text(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_string_equal(eddy_services_terminal_text("a\033[2Jb\tc\x7f" "d\ne", out, sizeof out), "a [2Jb c d\ne");
+    assert_string_equal(eddy_services_terminal_text("x\xc2\x9b" "2Jy", out, sizeof out), "x 2Jy");  /* U+009B */
+    assert_string_equal(eddy_services_terminal_text("caf\xc3\xa9", out, sizeof out), "caf\xc3\xa9"); /* kept */
+    char small[8];
+    assert_string_equal(eddy_services_terminal_text("abcdefghij", small, sizeof small), "abcd...");
+    /* "abc" then é (2 bytes): the cut at 4 bytes falls inside it, so the character goes whole */
+    assert_string_equal(eddy_services_terminal_text("abc\xc3\xa9zzzz", small, sizeof small), "abc...");
+    /* bytes that are not UTF-8 (Latin-1 text, a run of continuation bytes): cut where they are */
+    assert_string_equal(eddy_services_terminal_text("\xa9\xa9\xa9\xa9\xa9\xa9\xa9\xa9\xa9", small, sizeof small),
+                        "\xa9\xa9\xa9\xa9...");
+    char tiny[2];
+    assert_string_equal(eddy_services_terminal_text("ab", tiny, sizeof tiny), "a");
+    assert_string_equal(eddy_services_terminal_text("", out, sizeof out), "");
+}
+
 /* A mistyped id gets the registered one it is a typo of (eddy_scene_nearest_id): at most 2 edits, 1
  * for ids of 3 characters or fewer, a swap of neighbours being one; nothing on a tie or when none is
  * near. */
@@ -1371,7 +1393,7 @@ int main(void)
         cmocka_unit_test(test_vtp_64bit_ids),
         cmocka_unit_test(test_frame_skips_halo_copies),
         cmocka_unit_test(test_writers_by_id),
-        cmocka_unit_test(test_nearest_id),
+        cmocka_unit_test(test_terminal_text), cmocka_unit_test(test_nearest_id),
         cmocka_unit_test(test_diagnostics_by_hand),
         cmocka_unit_test(test_order_by_id),
         cmocka_unit_test(test_diagnostics_csv),

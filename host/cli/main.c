@@ -162,10 +162,8 @@ static int fail(const eddy_error *err)
     /* An interrupt is a clean stop, not an error. */
     const int status = err->code == EDDY_ERR_INTERRUPTED ? 130 : 1;
     const char *kind = err->code == EDDY_ERR_INTERRUPTED ? "" : "error: ";
-    char shown[EDDY_ERROR_MESSAGE_MAX];
-    eddy_services_terminal_text(err->message, shown, sizeof shown);
     if (eddy_decomp_size() <= 1) {
-        fprintf(stderr, "eddy: %s%s\n", kind, shown);
+        eddy_services_say(kind, err->message);
         return status;
     }
     /* Several processes (docs/mpi.md). An outcome they reached together (an agreed interrupt, an
@@ -175,11 +173,11 @@ static int fail(const eddy_error *err)
      * comparison is for processes that fail a little later; one that does not come is stepping or
      * waits in a collective, and is stopped below. */
     if (eddy_decomp_failed_alike(err->code, err->message, EDDY_DECOMP_FAILURE_WAIT_S)) {
-        if (eddy_decomp_rank() == 0) fprintf(stderr, "eddy: %s%s\n", kind, shown);
+        if (eddy_decomp_rank() == 0) eddy_services_say(kind, err->message);
         return status;
     }
     /* Else the failing process says who it is and stops every other one. */
-    eddy_decomp_stop_all(kind, shown, status);
+    eddy_decomp_stop_all(kind, err->message, status);
     return status;
 }
 

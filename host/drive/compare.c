@@ -426,8 +426,7 @@ static void describe_conservation(const eddy_scene *scene, context *cx)
 static void say_summary_error(char *said, const eddy_error *serr)
 {
     if (strcmp(said, serr->message) == 0) return;
-    char shown[EDDY_ERROR_MESSAGE_MAX];
-    fprintf(stderr, "eddy: error: %s\n", eddy_services_terminal_text(serr->message, shown, sizeof shown));
+    eddy_services_say("error: ", serr->message);
     snprintf(said, EDDY_ERROR_MESSAGE_MAX, "%s", serr->message);
 }
 
@@ -459,8 +458,9 @@ static int compare_run(const eddy_compare_options *opt)
         !(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
         if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
             rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
-        if (!rc) warn_unused_sets(&scene, cx.registry, &o);
+        /* (refused first: a comparison that does not run warns of nothing) */
         if (!rc) rc = check_solvers(&scene, cx.registry, &o, &err);
+        if (!rc) warn_unused_sets(&scene, cx.registry, &o);
         snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
         cx.end_time = isnan(o.until) ? scene.end_time : o.until;
         cx.interval = scene.output_interval;
@@ -481,10 +481,7 @@ static int compare_run(const eddy_compare_options *opt)
     if ((rc = agree(rc, &err))) {
         /* (every process holds the lowest failing process's error: rank 0 says it, once) */
         if (opt->setup_error) *opt->setup_error = err;
-        else if (writes) {
-            char shown[EDDY_ERROR_MESSAGE_MAX];
-            fprintf(stderr, "eddy: error: %s\n", eddy_services_terminal_text(err.message, shown, sizeof shown));
-        }
+        else if (writes) eddy_services_say("error: ", err.message);
         eddy_folder_lock_release(lock);
         eddy_probes_destroy(probes);
         eddy_registry_destroy(cx.registry);
@@ -508,15 +505,17 @@ static int compare_run(const eddy_compare_options *opt)
         if (*stop_signal) continue;
         eddy_error_clear(&err);
         if ((rc = run_solver(&cx, r, &err))) {
-            char shown[EDDY_ERROR_MESSAGE_MAX];
-            eddy_services_terminal_text(err.message, shown, sizeof shown);
             /* A failure this process met alone before the steps (its plugin folder lacks the solver)
              * leaves the others in the session's first collective: stop them all, as `eddy run` does. */
             if (!eddy_decomp_failed_alike(rc, err.message, EDDY_DECOMP_FAILURE_WAIT_S))
-                eddy_decomp_stop_all("error: ", shown, 1);
+                eddy_decomp_stop_all("error: ", err.message, 1);
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", err.message);
-            if (writes) fprintf(stderr, "eddy: error: %s: %s\n", r->id, shown);
+            if (writes) {
+                char kind[ID_MAX + 16];
+                snprintf(kind, sizeof kind, "error: %s: ", r->id);
+                eddy_services_say(kind, err.message);
+            }
             ++failed;
             if (rc == EDDY_ERR_INTERRUPTED) {
                 r->interrupted = 1;

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "plot.h"
 #include "provenance.h"
+#include "services.h"
 
 /* |P(k) - P(0)| */
 static double momentum_drift(const result *r, size_t k)
@@ -456,7 +457,7 @@ static void plot_metric(plotter *pl, const char *file, const char *title, const 
     for (size_t s = 0; s < ns - (ref && !oom ? 1 : 0); ++s) free(buf[s]);
     if (rc) {
         if (!pl->failures++) pl->first_error = err;
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_services_say("error: ", err.message);
         return;
     }
     pl->list[pl->plot_count] = pl->names[pl->plot_count];
@@ -496,7 +497,7 @@ void compare_draw_plots(plotter *pl)
     if (!pl->names || !pl->list) {
         compare_free_plots(pl);
         eddy_error_set(&pl->first_error, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu plots", want);
-        fprintf(stderr, "eddy: error: %s\n", pl->first_error.message);
+        eddy_services_say("error: ", pl->first_error.message);
         pl->failures++;
         return;
     }

@@ -244,7 +244,7 @@ static int print_list(const char *dir, eddy_registry *reg)
     size_t count;
     eddy_error err;
     if (vcase_list(dir, &names, &count, &err)) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_services_say("error: ", err.message);
         return 1;
     }
     printf("cases (%s):\n", dir);
@@ -303,7 +303,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
     eddy_error err;
     eddy_error_clear(&err);
     if (eddy_services_registry(1, &reg, &err)) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_services_say("error: ", err.message);
         return 1;
     }
     if (opt->list) {
@@ -334,7 +334,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
             /* A validation file that cannot be read is an error, not a solver without claims: it was
              * left out without a word, and the command exited 0. */
             if (vclaim_cases(e->file, e->component->id, &claimed, &nc, &err)) {
-                fprintf(stderr, "eddy: error: %s\n", err.message);
+                eddy_services_say("error: ", err.message);
                 status = 1;
             } else if (nc) {
                 solvers[nsolvers++] = e;
@@ -351,7 +351,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
         char **known;
         size_t nk;
         if (vcase_list(dir, &known, &nk, &err)) {
-            fprintf(stderr, "eddy: error: %s\n", err.message);
+            eddy_services_say("error: ", err.message);
             eddy_registry_destroy(reg);
             return 1;
         }
@@ -367,7 +367,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
                         nk ? list : "(none)");
                 status = 1;
             } else if (vcase_load(dir, opt->cases[k], &c, &err)) {
-                fprintf(stderr, "eddy: error: %s\n", err.message);
+                eddy_services_say("error: ", err.message);
                 status = 1;
             } else {
                 vcase_free(&c);
@@ -407,7 +407,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
      * held while they are written (vreport_add). */
     eddy_folder_lock *lock = NULL;
     if (eddy_folder_lock_take(rep.dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, &err)) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_services_say("error: ", err.message);
         vreport_free(&rep);
         eddy_registry_destroy(reg);
         return 1;
@@ -440,7 +440,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
                 continue;
             }
         } else if (vclaim_cases(e->file, id, &names, &count, &err)) {
-            fprintf(stderr, "eddy: error: %s\n", err.message);
+            eddy_services_say("error: ", err.message);
             status = 1;
             continue;
         }
@@ -452,7 +452,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
         for (size_t ci = 0; ci < count && !*eddy_services_stop_flag(); ++ci) {
             vcase c;
             if (vcase_load(dir, names[ci], &c, &err)) {
-                fprintf(stderr, "eddy: error: %s\n", err.message);
+                eddy_services_say("error: ", err.message);
                 status = 1;
                 continue;
             }
@@ -461,12 +461,12 @@ int eddy_validate_run(const eddy_validate_options *opt)
                 /* The claim may differ by resolution (a check met only at the finer ones). */
                 vclaim claim;
                 if (vclaim_find(e->file, id, names[ci], opt->resolutions[ri], &claim, &err)) {
-                    fprintf(stderr, "eddy: error: %s\n", err.message);
+                    eddy_services_say("error: ", err.message);
                     status = 1;
                     break;
                 }
                 if (claim_checks_known(&claim, &c, id, &err)) {
-                    fprintf(stderr, "eddy: error: %s\n", err.message);
+                    eddy_services_say("error: ", err.message);
                     vclaim_free(&claim);
                     status = 1;
                     break;
@@ -482,7 +482,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
                 int rc = run_one(opt, reg, &c, res, id, &claim, &run, &rerr);
                 if (rc) snprintf(run.failure, sizeof run.failure, "%s", rerr.message);
                 if (vreport_add(&rep, &c, id, res, &claim, &run, opt->quiet, &err)) {
-                    fprintf(stderr, "eddy: error: %s\n", err.message);
+                    eddy_services_say("error: ", err.message);
                     status = 1;
                 }
                 for (int k = 0; k < c.check_count; ++k) {
@@ -501,7 +501,7 @@ int eddy_validate_run(const eddy_validate_options *opt)
     if (rep.count == 0 && (status || *eddy_services_stop_flag())) {
         if (!opt->quiet) fprintf(stderr, "eddy: validate: nothing ran; %s/report.md is left as it was\n", rep.dir);
     } else if (vreport_write(&rep, &err)) {
-        fprintf(stderr, "eddy: error: %s\n", err.message);
+        eddy_services_say("error: ", err.message);
         status = 1;
     }
     vreport_print_summary(&rep, stdout);

@@ -52,30 +52,19 @@ static int show_debug(void)
 
 /* A message may quote what no one checked: an environment variable's value, a plugin's text, a file's
  * bytes read by a third-party plugin. A terminal obeys an escape sequence in any of them, so every
- * control character but the line break is written as a space, as the scene's messages show its text. */
-static void put_terminal_safe(const char *text)
-{
-    char chunk[512];
-    for (size_t n = strlen(text); n > 0;) {
-        size_t take = n < sizeof chunk ? n : sizeof chunk;
-        /* A chunk never ends between the two bytes of a C1 control (0xC2 0x80..0x9F). */
-        if (take < n && (unsigned char)text[take - 1] == 0xC2) --take;
-        size_t line = 0;
-        while (line < take && text[line] != '\n') ++line;
-        fwrite(chunk, 1, eddy_scene_terminal_safe(chunk, text, line), stderr);
-        if (line < take) fputc('\n', stderr), ++line;
-        text += line;
-        n -= line;
-    }
-}
-
+ * control character but the line break is shown as a space, as the scene's messages show its text. */
 const char *eddy_services_terminal_text(const char *text, char *out, size_t size)
 {
     if (size == 0) return out;
     size_t n = strlen(text);
-    if (n >= size) {
-        n = size - 1;
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) --n; /* whole UTF-8 characters */
+    const int cut = n >= size;
+    if (cut) {
+        n = size > 4 ? size - 4 : size - 1; /* room for "..." */
+        /* Whole UTF-8 characters: back to the lead byte of a sequence (at most 3 continuation bytes);
+         * text that is not UTF-8 is cut where it is. */
+        size_t lead = n;
+        while (lead > 0 && n - lead < 3 && ((unsigned char)text[lead] & 0xC0) == 0x80) --lead;
+        if (((unsigned char)text[lead] & 0xC0) == 0xC0) n = lead;
     }
     size_t k = 0; /* a C1 control's two bytes become one space: out is never longer than text */
     for (size_t at = 0; at < n;) {
@@ -85,8 +74,41 @@ const char *eddy_services_terminal_text(const char *text, char *out, size_t size
         at = line;
         if (at < n) out[k++] = '\n', ++at;
     }
+    if (cut && size > 4) memcpy(out + k, "...", 3), k += 3;
     out[k] = '\0';
     return out;
+}
+
+/* "eddy: " + who + component + ": " + message + newline, terminal-safe, in one write: stderr is
+ * unbuffered, and pieces written one by one interleaved with another process's lines under mpirun
+ * (flockfile orders only this process's threads). A line too long for the stack is built on the heap,
+ * and cut to the stack's when that allocation fails. */
+static void write_line(const char *who, const char *component, const char *message)
+{
+    char comp[128] = "";
+    if (component && *component) {
+        eddy_services_terminal_text(component, comp, sizeof comp - 2);
+        strcat(comp, ": ");
+    }
+    const size_t head = strlen("eddy: ") + strlen(who) + strlen(comp), room = head + strlen(message) + 2;
+    char stack[2048];
+    char *line = room <= sizeof stack ? stack : malloc(room);
+    size_t size = room;
+    if (!line) line = stack, size = sizeof stack;
+    snprintf(line, size, "eddy: %s%s", who, comp);
+    size_t k = strlen(line);
+    if (k + 1 < size) {
+        eddy_services_terminal_text(message, line + k, size - k - 1);
+        k += strlen(line + k);
+    }
+    line[k++] = '\n';
+    fwrite(line, 1, k, stderr);
+    if (line != stack) free(line);
+}
+
+void eddy_services_say(const char *kind, const char *message)
+{
+    write_line(kind ? kind : "", NULL, message ? message : "");
 }
 
 static void host_log(const eddy_host *host, eddy_log_level level, const char *component, const char *message)
@@ -101,12 +123,7 @@ static void host_log(const eddy_host *host, eddy_log_level level, const char *co
     if (level == EDDY_LOG_INFO && rank > 0) return;
     char who[48] = "";
     if (size > 1 && level != EDDY_LOG_INFO) snprintf(who, sizeof who, "rank %d of %d: ", rank, size);
-    /* One locked stream per message, so that lines from two threads do not interleave. */
-    flockfile(stderr);
-    fprintf(stderr, "eddy: %s%s%s", who, component && *component ? component : "", component && *component ? ": " : "");
-    put_terminal_safe(message ? message : "");
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    write_line(who, component, message ? message : "");
 }
 
 static int openmp_default(void)
@@ -150,11 +167,7 @@ void eddy_services_debug_once(const char *component, const char *format, ...)
     va_start(ap, format);
     vsnprintf(message, sizeof message, format, ap);
     va_end(ap);
-    flockfile(stderr);
-    fprintf(stderr, "eddy: %s%s", component && *component ? component : "", component && *component ? ": " : "");
-    put_terminal_safe(message);
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    write_line("", component, message);
 }
 
 void eddy_services_set_quiet(int q)

@@ -42,10 +42,15 @@ void eddy_services_debug_once(const char *component, const char *format, ...)
 #endif
     ;
 
-/* text as a terminal may show it, in out[size] (cut to fit, NUL-terminated; returns out): each control
+/* text as a terminal may show it, in out[size] (cut to fit, "..." marking the cut, never inside a UTF-8
+ * character; NUL-terminated; returns out): each control
  * character but the line break a space. The log writes every message so; an error message printed by
  * the program goes through this, as it may quote a plugin's text, an environment variable or a file. */
 const char *eddy_services_terminal_text(const char *text, char *out, size_t size);
+/* Prints "eddy: KIND MESSAGE" and a line break on stderr in one write (a process's line is not split by
+ * another's under mpirun), MESSAGE terminal-safe and whole at any length. KIND: "error: ", "error: rank
+ * 1 of 2: ", "" (an interrupt). Every command's ending error goes through it. [any thread] */
+void eddy_services_say(const char *kind, const char *message);
 
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);

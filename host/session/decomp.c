@@ -16,6 +16,7 @@
 #include "fnv1a.h"
 #include "decomp_internal.h"
 #include "mpi_tally.h"
+#include "services.h"
 
 #include <eddy_sph/simd_path.h>
 
@@ -31,8 +32,6 @@
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
-
-#include "services.h"
 #endif
 
 /*
@@ -207,7 +206,9 @@ int eddy_decomp_first_differing(uint64_t value)
 
 void eddy_decomp_stop_all(const char *kind, const char *message, int status)
 {
-    fprintf(stderr, "eddy: %srank %d of %d: %s\n", kind, eddy_decomp_rank(), eddy_decomp_size(), message);
+    char who[96];
+    snprintf(who, sizeof who, "%srank %d of %d: ", kind, eddy_decomp_rank(), eddy_decomp_size());
+    eddy_services_say(who, message);
     eddy_decomp_abort(status);
 }
 

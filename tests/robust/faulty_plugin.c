@@ -34,7 +34,8 @@
  * (a gravity-only step updates every particle; the host overwrites halo copies between steps);
  * NO_DESCRIPTION: the solver's description is NULL (the ABI allows it: the plugin loads);
  * ESCAPED_TEXT: its description and a parameter's doc and unit hold escape sequences (ESC [ 2 J clears
- * a terminal's screen) that `eddy describe` must not pass on;
+ * a terminal's screen) that `eddy describe` must not pass on; create() logs a warning whose component
+ * and text hold some, and with fault step_error_empty fails with an error that holds one;
  * OTHER_KINDS: the plugin also provides a writer COMPONENT_ID "_writer", a probe COMPONENT_ID "_probe"
  * and a grid COMPONENT_ID "_grid", each with a `fault` of its own:
  *
@@ -96,6 +97,11 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_value *sleep_s = eddy_param_find_value(setup->params, "sleep_s");
     const eddy_param_value *side_x = eddy_param_find_value(setup->params, "side_x");
     const int f = fault ? (int)fault->integer : FAULT_NONE;
+#ifdef ESCAPED_TEXT
+    eddy_host_log(setup->host, EDDY_LOG_WARNING, "comp\033]0;t\007", "a log line \033[2Jhere");
+    if (f == FAULT_STEP_ERROR_EMPTY)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "an error \033[2Jhere, of %d bytes", 4000);
+#endif
     if (f == FAULT_CREATE_ERROR_EMPTY) return EDDY_ERR_INVALID_ARGUMENT; /* err left as the host gave it */
     if (f == FAULT_CREATE_NO_OUT) return EDDY_OK;                         /* (the classic slip) */
     if (f == FAULT_SLOW_CREATE && sleep_s) {

@@ -388,3 +388,16 @@ add_test(NAME robust_plugin_faulty_bad_accel_field_warned_once
                  --set solvers.robust_faulty.fault=bad_accel_field)
 set_tests_properties(robust_plugin_faulty_bad_accel_field_warned_once PROPERTIES TIMEOUT 30
                      ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
+# ... and a plugin's log line (its component too) and the error it fails with, through the host's log and
+# the ending error: each control character a space.
+add_test(NAME robust_plugin_escaped_text_log
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tests/validate/expect_clean.sh 0 "eddy: comp ]0;t : a log line  [2Jhere"
+                 ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver robust_escaped --quiet --no-picture --steps 1
+                 --out ${ROBUST_OUT}/escaped_log)
+add_test(NAME robust_plugin_escaped_text_error
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tests/validate/expect_clean.sh 1 "eddy: error: solver 'robust_escaped': an error  [2Jhere, of 4000 bytes"
+                 ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver robust_escaped --quiet --no-picture
+                 --set solvers.robust_escaped.fault=step_error_empty
+                 --steps 1 --out ${ROBUST_OUT}/escaped_error)
+set_tests_properties(robust_plugin_escaped_text_log robust_plugin_escaped_text_error PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/escaped_text;${ROBUST_ENV_BASE}")
