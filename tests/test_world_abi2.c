@@ -527,6 +527,38 @@ static void host_services(void **state)
     free(cap.message);
 }
 
+/* eddy_world_integrate_velocity with an id that is no 3-component field steps with gravity alone and says
+ * so once per process through the world's host; a valid field of a world without particles (no storage
+ * yet: a process that owns none) is no such id and is not warned of. */
+static void integrate_velocity_warns_of_bad_field_once(void **state)
+{
+    (void)state;
+    log_capture cap = {0};
+    eddy_host host = {.size = sizeof(eddy_host), .name = "test", .version = "0", .context = &cap, .log = capture_log};
+    eddy_world *w;
+    eddy_error err;
+    assert_int_equal(eddy_world_create(2, &w, &err), EDDY_OK);
+    eddy_world_set_host(w, &host);
+    int acc = -1, one = -1;
+    assert_int_equal(eddy_particles_add_field(&w->particles, "acceleration", 3, &acc, &err), EDDY_OK);
+    assert_int_equal(eddy_particles_add_field(&w->particles, "scalar", 1, &one, &err), EDDY_OK);
+    eddy_world_integrate_velocity(w, acc, 0.001f);
+    eddy_world_integrate_velocity(w, -1, 0.001f);
+    assert_int_equal(cap.calls, 0);
+    eddy_world_integrate_velocity(w, one, 0.001f);
+    assert_int_equal(cap.calls, 1);
+    assert_int_equal(cap.level, EDDY_LOG_WARNING);
+    char want[256];
+    snprintf(want, sizeof want, "warning: eddy_world_integrate_velocity: field id %d is not a particle field of 3 "
+             "components, so the velocity update applies gravity alone; pass the id eddy_particles_add_field "
+             "returned for the acceleration (-1 for gravity alone)", one);
+    assert_string_equal(cap.message, want);
+    eddy_world_integrate_velocity(w, 999, 0.001f);
+    assert_int_equal(cap.calls, 1); /* once per process */
+    eddy_world_destroy(w);
+    free(cap.message);
+}
+
 /* The world hands its host and the parameters to the grid backend's create(). */
 static const eddy_host *seen_host;
 static const eddy_param_values *seen_params;
@@ -1414,6 +1446,7 @@ int main(void)
         cmocka_unit_test(param_get_and_find),
         cmocka_unit_test(materials_copy_and_check_params),
         cmocka_unit_test(host_services),
+        cmocka_unit_test(integrate_velocity_warns_of_bad_field_once),
         cmocka_unit_test(grid_receives_world_host),
         cmocka_unit_test(failed_grid_init_keeps_the_grid),
         cmocka_unit_test(map_unmap_generations),

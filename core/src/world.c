@@ -605,8 +605,10 @@ void eddy_world_integrate_velocity(eddy_world *w, int acceleration_field, eddy_r
         /* A wrong id (a material parameter's index, a field of one component) ran as gravity alone
          * without a word: the ABI keeps that behaviour (the call returns nothing), and says it once per
          * process, where a plugin author sees it. */
+        /* (by the field's shape, not its storage: a world without particles has none) */
         static atomic_int said;
-        if (acceleration_field != -1 && !atomic_exchange(&said, 1))
+        if (acceleration_field != -1 && eddy_particles_field_components(p, acceleration_field) < 3 &&
+            !atomic_exchange(&said, 1))
             eddy_host_log(w->host, EDDY_LOG_WARNING, NULL,
                           "warning: eddy_world_integrate_velocity: field id %d is not a particle field of 3 "
                           "components, so the velocity update applies gravity alone; pass the id "
