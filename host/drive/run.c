@@ -899,10 +899,11 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
     }
     /* Several processes: what the halo updates did (decomp.h), summed over the processes, once. A
-     * collective, so only where every process reached the end (like the hash below) or stopped at the
-     * same step on an agreed interrupt (an interrupted run left them out), and whether or not this
-     * process is --quiet, which may differ from process to process. */
-    if (eddy_decomp_active(w) && (rc == EDDY_OK || (rc == EDDY_ERR_INTERRUPTED && eddy_decomp_is_agreed(rc)))) {
+     * collective, so only where every process reached the end (like the hash below) or stopped on an
+     * interrupt (an interrupted run left them out): under mpirun an interrupt is always agreed, every
+     * process stopping after the same step (decomp.h), so all of them come here alike. Whether or not
+     * this process is --quiet, which may differ from process to process. */
+    if (eddy_decomp_active(w) && (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED)) {
         eddy_decomp_timing t;
         eddy_decomp_timing_read(w, &t);
         double v[5] = {(double)t.halo_updates, (double)(t.halo_updates - t.halo_layout_changes), (double)t.halo_added,

@@ -47,7 +47,9 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
      * the file was named before it, as if it held the typo. */
     char at[EDDY_SCENE_PATH_MAX + 64] = "";
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(scene->root, solver ? "solver" : "grid");
-    if (cJSON_IsString(named) && strcmp(named->valuestring, id) == 0) /* (not one compare's --solvers gave) */
+    /* (located when the file's value is this id, wherever the id came from: a --solver equal to the
+     * file's typo points at the file's) */
+    if (cJSON_IsString(named) && strcmp(named->valuestring, id) == 0)
         eddy_scene_locate(scene, solver ? "solver" : "grid", &line, &col);
     if (line > 0) snprintf(at, sizeof at, "%s:%d:%d: %s: ", scene->file, line, col, solver ? "solver" : "grid");
     /* (where plugins are searched is beside the point when the id was found as another kind, or is a
@@ -93,6 +95,14 @@ int eddy_sim_check_components(const eddy_scene *scene, eddy_registry *reg, eddy_
         eddy_param_value *values = NULL;
         eddy_param_values params;
         rc = component_params(scene, entry[k]->component, &values, &params, err);
+        free(values);
+    }
+    /* The solver's material parameters, which the world build checks for the running solver only. */
+    const eddy_component *sc = rc ? NULL : entry[0]->component;
+    for (size_t m = 0; sc && m < scene->material_count && !rc; ++m) {
+        eddy_param_value *values = calloc(sc->material_param_count + 1, sizeof *values);
+        rc = values ? eddy_scene_material_params(scene, reg, sc, m, values, err)
+                    : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         free(values);
     }
     return rc;
@@ -147,6 +157,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
     static const eddy_sim_options none = {0};
     if (!opt) opt = &none;
     memset(sim, 0, sizeof *sim);
+    sim->last_max_speed = NAN;
     sim->scene = *scene;
     memset(scene, 0, sizeof *scene);
     sim->host = eddy_services_host();
@@ -505,8 +516,8 @@ static int checking_failed(const eddy_world *w, eddy_error *err)
 }
 
 /* `solver`: the component's id, named in the message, since a comparison's runs differ by it alone.
- * `calm_speed`: the largest speed before the step when it moved no particle more than a tenth of a
- * smoothing radius, else NaN. */
+ * `calm_speed`: the largest speed before the step (the step before's, over every process) when at it no
+ * particle moves a tenth of a smoothing radius in this step's dt, else NaN. */
 static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const char *solver, double calm_speed,
                     eddy_error *err)
 {
@@ -565,10 +576,13 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     char where[EDDY_SCENE_ID_MAX + 80];
     eddy_error_clear(err);
     eddy_decomp_set_agreed(EDDY_OK);
-    /* (the statistics of the step before, reduced over the processes: the same on each) */
-    const double speed_before = eddy_world_step_stats(w)->max_speed;
-    const double calm_speed = w->step > 0 && isfinite(speed_before) && speed_before * dt <= 0.1 * w->smoothing_radius
-                                  ? speed_before : NAN;
+    /* Whether the step begins calm: the largest speed of the step before over every process (the
+     * world's figures now are this process's own: the exchange after that step dropped the reduced
+     * ones), moving no particle a tenth of a smoothing radius in this step's dt. Unknown before this
+     * session's first step. */
+    const double speed_before = sim->last_max_speed;
+    const double calm_speed = isfinite(speed_before) && speed_before * dt <= 0.1 * w->smoothing_radius ? speed_before
+                                                                                                         : NAN;
     /* (cell, id) order, so sums do not depend on which process owns a particle (decomp.h). */
     int rc = eddy_decomp_canonical_order(w, sc, err);
     if (!rc) {
@@ -603,8 +617,9 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         }
         eddy_world_set_step_stats(w, &st);
     }
-    if ((rc = eddy_decomp_reduce_stats(w, err)) || (rc = exploded(w, eddy_world_step_stats(w), dt, sc->id, calm_speed, err)))
-        return rc;
+    if ((rc = eddy_decomp_reduce_stats(w, err))) return rc;
+    sim->last_max_speed = eddy_world_step_stats(w)->max_speed;
+    if ((rc = exploded(w, eddy_world_step_stats(w), dt, sc->id, calm_speed, err))) return rc;
     /* A split run finds a particle that left the domain here, on every process alike; one process finds
      * it in the next step's grid build, whose error reads as this one does. */
     if ((rc = eddy_decomp_check_domain(w, err))) {

@@ -34,6 +34,8 @@ typedef struct eddy_sim {
     double last_dt;                 /* the last step's dt, s */
     int dt_limited;                 /* the step eddy_sim_next_dt chose last is shorter than time.dt's would
                                      * be under the same landing rule: the solver's limit set it */
+    double last_max_speed;          /* the last step's largest speed over every process, sim units/s;
+                                     * NaN before this session's first step */
 } eddy_sim;
 
 /* Options that override the scene. NULL / 0 means "as the scene says". */
@@ -106,7 +108,8 @@ int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, con
 /*
  * What eddy_sim_open checks of the scene's components before it builds anything: scene->solver and
  * scene->grid are registered in `reg` (the same "unknown solver" error), and the values their
- * sections and --set give their parameters are valid. A command that opens several sessions in turn
+ * sections, the materials and --set give their parameters (the solver's material parameters included)
+ * are valid. A command that opens several sessions in turn
  * (compare: one per solver) checks them all first, so that a mistake in the last is not met after the
  * others ran. Builds nothing, calls no plugin.
  */
