@@ -207,7 +207,7 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     /* The warning comes before the state is put back, as a resumed run's first words. */
     const eddy_registry_entry *e = opt->registry ? eddy_registry_find(opt->registry, solver, EDDY_INTERFACE_SOLVER) : NULL;
     if (e && strcmp(e->component->version, version) != 0 && !opt->quiet && eddy_decomp_rank() == 0)
-        fprintf(stderr, "warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
+        fprintf(stderr, "eddy: warning: the checkpoint was written by %s %s, resuming with %s %s: the result may differ "
                         "from an uninterrupted run\n", solver, version, solver, e->component->version);
     /* The session of the run: its scene document with its solver, grid, writers and this folder (the
      * overrides go into the document, session.h), the checkpoint's state put in without computing the

@@ -732,10 +732,10 @@ static void warn_dt_limit(const eddy_sim *sim)
     const double dt = sim->scene.dt, lim = sim->last_dt;
     const int p = digits_apart(dt, lim);
     if (p == 6)
-        fprintf(stderr, "warning: time step %.6g s is above the solver's %s limit; stepping with %.6g s\n", dt,
+        fprintf(stderr, "eddy: warning: time step %.6g s is above the solver's %s limit; stepping with %.6g s\n", dt,
                 sim->dt_limit, lim);
     else
-        fprintf(stderr, "warning: the solver's %s limit, %.*g s, is just below the time step %.*g s (by a relative "
+        fprintf(stderr, "eddy: warning: the solver's %s limit, %.*g s, is just below the time step %.*g s (by a relative "
                 "%.2g); stepping with the limit, so the steps differ from time.dt's\n", sim->dt_limit, p, lim, p, dt,
                 (dt - lim) / dt);
 }

@@ -29,6 +29,6 @@ void eddy_drive_warn_unused_sets(const eddy_scene *scene, const eddy_registry *r
     for (size_t i = 0; i < set_count; ++i) {
         char why[160];
         if (eddy_drive_set_unused(scene, reg, solvers, count, sets[i], why, sizeof why))
-            fprintf(stderr, "warning: --set '%s' has no effect on this run: %s\n", sets[i], why);
+            fprintf(stderr, "eddy: warning: --set '%s' has no effect on this run: %s\n", sets[i], why);
     }
 }

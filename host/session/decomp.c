@@ -1279,7 +1279,7 @@ static void warn_mixed_simd(void)
     MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (lo != hi && lo >= 0 && !warned && eddy_decomp_rank() == 0)
-        fprintf(stderr, "warning: the processes run different SIMD paths of the SPH neighbour loops (%s to %s): the "
+        fprintf(stderr, "eddy: warning: the processes run different SIMD paths of the SPH neighbour loops (%s to %s): the "
                         "result is not bit-identical to one process's; set EDDY_SIMD to one path on every process\n",
                 eddy_sph_simd_name((eddy_sph_simd)lo), eddy_sph_simd_name((eddy_sph_simd)hi));
     warned |= lo != hi;

@@ -17,9 +17,9 @@ set -- run "$scene" --solver robust_sides --set solvers.robust_sides.fault=dt_by
 "$mpirun" --oversubscribe -np 2 "$eddy" "$@" --steps 3 --out "$out/np2" >"$out.np2.log" 2>&1 ||
     fail "2 processes: $(cat "$out.np2.log")"
 cat "$out.np2.log"
-warning="warning: time step 5e-05 s is above the solver's right limit; stepping with 1e-05 s"
+warning="eddy: warning: time step 5e-05 s is above the solver's right limit; stepping with 1e-05 s"
 grep -qxF -- "$warning" "$out.np1.log" || fail "one process does not warn '$warning': $(cat "$out.np1.log")"
-[ "$(grep -c '^warning: time step' "$out.np2.log")" -eq 1 ] || fail "2 processes do not warn once"
+[ "$(grep -c '^eddy: warning: time step' "$out.np2.log")" -eq 1 ] || fail "2 processes do not warn once"
 grep -qxF -- "$warning" "$out.np2.log" || fail "2 processes do not warn '$warning'"
 ! grep -q "left limit" "$out.np2.log" || fail "2 processes name the left side's limit"
 # eddy compare's summary names the limit of each solver's steps

@@ -13,6 +13,6 @@ rm -rf "$out"
 rc=$?
 cat "$out.txt"
 [ "$rc" -eq 0 ] || { echo "mixed_simd.sh: the run failed ($rc)" >&2; exit 1; }
-n=$(grep -c "^warning: the processes run different SIMD paths of the SPH neighbour loops (baseline to " "$out.txt")
+n=$(grep -c "^eddy: warning: the processes run different SIMD paths of the SPH neighbour loops (baseline to " "$out.txt")
 [ "$n" -eq 1 ] || { echo "mixed_simd.sh: the warning is printed $n times, expected once" >&2; exit 1; }
 exit 0

@@ -290,6 +290,6 @@ def test_compare_warns_of_a_set_no_solver_reads(tmp_path, recwarn, solvers, expe
     status, _, err = run_eddy("compare", SCENE, "--solvers", ",".join(solvers), "--steps", "0",
                               "--out", str(tmp_path / "cmd"), *args)
     assert status == 0, err
-    warned = dict(line[len("warning: --set '"):].split("' has no effect on this run: ")
-                  for line in err.splitlines() if line.startswith("warning: --set '"))
+    warned = dict(line[len("eddy: warning: --set '"):].split("' has no effect on this run: ")
+                  for line in err.splitlines() if line.startswith("eddy: warning: --set '"))
     assert warned == expected
