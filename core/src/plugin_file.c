@@ -66,6 +66,16 @@ static int read_at(int fd, void *buf, size_t size, uint64_t offset, uint64_t fil
     return 0;
 }
 
+/* An ELF header of this process's class and byte order: the only files whose tables are read here
+ * (another architecture's plugin is refused by dlopen, in its own words). */
+static int native_elf(const elf_ehdr *eh)
+{
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == EDDY_ELF_CLASS &&
+           eh->e_ident[EI_DATA] == (little ? ELFDATA2LSB : ELFDATA2MSB);
+}
+
 /* The file offset of virtual address `vaddr` through the PT_LOAD segments, or UINT64_MAX. */
 static uint64_t file_offset(const elf_phdr *ph, size_t count, uint64_t vaddr)
 {
@@ -109,14 +119,9 @@ int eddy_plugin_file_read(const char *path, eddy_plugin_file_facts *f)
             goto done;
         }
     }
-    if (read_at(fd, &eh, sizeof eh, 0, fsize) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != EDDY_ELF_CLASS || eh.e_phentsize != sizeof(elf_phdr) || eh.e_phnum == 0)
+    if (read_at(fd, &eh, sizeof eh, 0, fsize) || !native_elf(&eh) || eh.e_phentsize != sizeof(elf_phdr) ||
+        eh.e_phnum == 0)
         goto done;
-    {
-        const uint16_t one = 1;
-        const int little = *(const unsigned char *)&one == 1;
-        if (eh.e_ident[EI_DATA] != (little ? ELFDATA2LSB : ELFDATA2MSB)) goto done;
-    }
     ph = malloc((size_t)eh.e_phnum * sizeof *ph);
     if (!ph) goto done;
     if (read_at(fd, ph, (size_t)eh.e_phnum * sizeof *ph, eh.e_phoff, fsize)) {
@@ -181,14 +186,9 @@ size_t eddy_plugin_file_exports(const char *path, int (*keep)(const char *name),
     elf_ehdr eh;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) goto done;
     const uint64_t fsize = (uint64_t)st.st_size;
-    if (read_at(fd, &eh, sizeof eh, 0, fsize) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != EDDY_ELF_CLASS || eh.e_shentsize != sizeof(elf_shdr) || eh.e_shnum == 0)
+    if (read_at(fd, &eh, sizeof eh, 0, fsize) || !native_elf(&eh) || eh.e_shentsize != sizeof(elf_shdr) ||
+        eh.e_shnum == 0)
         goto done;
-    {
-        const uint16_t one = 1;
-        const int little = *(const unsigned char *)&one == 1;
-        if (eh.e_ident[EI_DATA] != (little ? ELFDATA2LSB : ELFDATA2MSB)) goto done;
-    }
     /* (e_shnum is 16 bits: at most 64 Ki headers, and read_at refuses more than the file holds) */
     sh = malloc((size_t)eh.e_shnum * sizeof *sh);
     if (!sh || read_at(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff, fsize)) goto done;
