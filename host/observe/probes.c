@@ -453,13 +453,14 @@ static int parse_probe(const eddy_scene *s, eddy_registry *reg, eddy_error *err,
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
     if (!valid_name(pr->name))
         return eddy_scene_fail_expected(s, err, np, name, "a name of letters, digits, '_', '-' and '.'");
-    /* probes.csv's columns (and the Python package's records) begin with these: a probe of that name
-     * gave a table with two columns of one name. */
+    /* probes.csv's columns begin with time and step, the Python package's records with time, step and
+     * frame: a probe of such a name gave a table with two columns of one name. */
     static const char *const RESERVED[] = {"time", "step", "frame"};
     for (size_t k = 0; k < sizeof RESERVED / sizeof RESERVED[0]; ++k)
         if (strcmp(pr->name, RESERVED[k]) == 0)
-            return eddy_scene_fail_at(s, err, np, name, "probe name \"%s\" is also a column of probes.csv and of "
-                                      "the records (time, step, frame); choose another", pr->name);
+            return eddy_scene_fail_at(s, err, np, name, "probe name \"%s\" is reserved: probes.csv begins with "
+                                      "time, step and the Python records with time, step, frame; choose another",
+                                      pr->name);
     for (size_t j = 0; j < index; ++j)
         if (strcmp(set->items[j].name, pr->name) == 0)
             return eddy_scene_fail_at(s, err, np, name, "duplicate probe name \"%s\" (probes[%zu] has it), "

@@ -196,7 +196,7 @@ class Record:
     simulation units (energies per unit depth in 2D: J/m; potential_energy is -sum m (g . x), relative
     to the origin). They are the
     values of diagnostics.csv's rows, not its layout: ``momentum[:, 0..2]`` is its momentum_x/y/z;
-    ``frame`` (the index of the frame file, probes.csv's frame) and ``mass`` (the total, kg; kg/m in 2D)
+    ``frame`` (the index of the frame file) and ``mass`` (the total, kg; kg/m in 2D)
     are not in diagnostics.csv; its wall_ms (wall time) is not here.
     Read diagnostics.csv by column name (csv.DictReader), not by position. ``to_pandas()`` names
     the momentum columns as diagnostics.csv does.

@@ -370,8 +370,8 @@ static void bad_probes_are_refused_with_exact_messages(void **state)
         probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\"}, {\"kind\": \"front\", \"axis\": \"y\", \"name\": \"front_0\"}]", &err),
         "s.json:8:85: probes[1].name: duplicate probe name \"front_0\" (probes[0] has it), expected each name once");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\", \"name\": \"step\"}]", &err),
-                        "s.json:8:53: probes[0].name: probe name \"step\" is also a column of probes.csv and of the "
-                        "records (time, step, frame); choose another");
+                        "s.json:8:53: probes[0].name: probe name \"step\" is reserved: probes.csv begins with time, "
+                        "step and the Python records with time, step, frame; choose another");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\", \"name\": \"a b\"}]", &err),
                         "s.json:8:53: probes[0].name: expected a name of letters, digits, '_', '-' and '.', got \"a b\"");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\", \"max_gap\": 0}]", &err),

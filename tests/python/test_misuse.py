@@ -78,8 +78,8 @@ def test_a_probe_named_as_a_record_column_is_refused_at_open():
     scene["probes"][1]["name"] = "frame"
     with pytest.raises(eddy.SceneError) as e:
         eddy.Simulation(scene, name=os.path.join(SCENES, "renamed.json"), formats=[])
-    assert str(e.value).endswith('probes[1].name: probe name "frame" is also a column of probes.csv and of the '
-                                 'records (time, step, frame); choose another')
+    assert str(e.value).endswith('probes[1].name: probe name "frame" is reserved: probes.csv begins with time, '
+                                 'step and the Python records with time, step, frame; choose another')
     assert e.value.status == "invalid argument"
 
 
