@@ -59,7 +59,7 @@ set_tests_properties(cli_dt_too_small_from_speed_resolved_crossing PROPERTIES TI
 
 # A gravity whose square overflows a float leaves a force limit of 0: refused when the scene is read, as
 # a fluid's velocity is, not at the first step after the output folder's previous run was cleared.
-cli_test(dt_gravity_overflows_float 1 "eddy: error: --set 'world.gravity=[0,-1e20]': world.gravity: expected a magnitude below 1.8447e19 (sim units/s^2; its square must fit single precision, or no time step is stable), got 1e+20"
+cli_test(dt_gravity_overflows_float 1 "eddy: error: --set 'world.gravity=[0,-1e20]': world.gravity: expected a magnitude below 1.8446744e19 (sim units/s^2; its square must fit single precision, or no time step is stable), got 1e+20"
          run ${SCENES}/dam_break_2d.json --steps 2 --set world.gravity=[0,-1e20] --quiet --no-picture
          --out ${CLI_OUT}/dt_gravity)
 

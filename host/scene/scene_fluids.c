@@ -99,7 +99,7 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
                                       (double)f->velocity[1] * f->velocity[1] +
                                       (double)f->velocity[2] * f->velocity[2]);
             return scene_fail(c, sv, scene_member(o, "velocity"), AT_VALUE,
-                              "expected a speed below 1.8447e19 (sim units/s; its square must fit single precision, "
+                              "expected a speed below 1.8446744e19 (sim units/s; its square must fit single precision, "
                               "or no time step is stable), got %g",
                               speed);
         }
