@@ -456,8 +456,9 @@ static int compare_run(const eddy_compare_options *opt)
      * to a report mixing both. */
     if (!(rc = eddy_drive_same_scene(o.scene_path, &err)) &&
         !(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
-        if (!(rc = eddy_services_registry(1, &cx.registry, &err)))
-            rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
+        if (o.registry) cx.registry = o.registry;
+        else rc = eddy_services_registry(1, &cx.registry, &err);
+        if (!rc) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
         /* (refused first: a comparison that does not run warns of nothing) */
         if (!rc) rc = check_solvers(&scene, cx.registry, &o, &err);
         if (!rc) warn_unused_sets(&scene, cx.registry, &o);
@@ -484,7 +485,7 @@ static int compare_run(const eddy_compare_options *opt)
         else if (writes) eddy_services_say("error: ", err.message);
         eddy_folder_lock_release(lock);
         eddy_probes_destroy(probes);
-        eddy_registry_destroy(cx.registry);
+        if (!o.registry) eddy_registry_destroy(cx.registry);
         return 1;
     }
     eddy_services_install_signal_handlers();
@@ -576,7 +577,7 @@ done:
     for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
     free(res);
     eddy_probes_destroy(probes);
-    eddy_registry_destroy(cx.registry);
+    if (!o.registry) eddy_registry_destroy(cx.registry);
     return status;
 }
 

@@ -56,6 +56,10 @@ typedef struct eddy_compare_options {
      * output folder) is printed on stderr. Else it is put here, unprinted, for the caller to report
      * (the Python package raises it); its code is 0 when there was none. */
     eddy_error *setup_error;
+    /* NULL: a registry made for the call and discovered as the command's is (<exe>/.., which in a
+     * library caller is its interpreter's prefix). Else the caller's, with the plugin folders it
+     * searches (the Python package's): used, not changed by discovery, and left to the caller. */
+    eddy_registry *registry;
 } eddy_compare_options;
 
 /*

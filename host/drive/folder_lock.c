@@ -218,6 +218,18 @@ int eddy_folder_lock_holds(const eddy_folder_lock *lock, const char *dir)
     return lock && lock->fd >= 0 && dir && stat(dir, &st) == 0 && st.st_dev == lock->dev && st.st_ino == lock->ino;
 }
 
+int eddy_folder_lock_held_here(const char *dir)
+{
+    struct stat st;
+    if (!dir || stat(dir, &st) != 0) return 0;
+    int found = 0;
+    pthread_mutex_lock(&locks_mutex);
+    for (const eddy_folder_lock *l = locks; l && !found; l = l->next)
+        found = l->fd >= 0 && l->dev == st.st_dev && l->ino == st.st_ino;
+    pthread_mutex_unlock(&locks_mutex);
+    return found;
+}
+
 void eddy_folder_lock_release(eddy_folder_lock *lock)
 {
     if (!lock) return;

@@ -69,6 +69,11 @@ int eddy_folder_lock_take_all(const char *dir, eddy_folder_mode mode, const char
  * could not take). */
 int eddy_folder_lock_holds(const eddy_folder_lock *lock, const char *dir);
 
+/* 1 when a lock of this process holds DIR (the same folder), 0 otherwise (a forked child's copies hold
+ * nothing). After a refused take, it tells a holder in this process (the Python package's other
+ * Simulation, kept alive by a notebook's failed cell) from another eddy run, which the refusal names. */
+int eddy_folder_lock_held_here(const char *dir);
+
 /* Lets the folder go (NULL: nothing), after removing it where an EDDY_FOLDER_MAKE_TIDY take made it and
  * it is empty. */
 void eddy_folder_lock_release(eddy_folder_lock *lock);

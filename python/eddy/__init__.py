@@ -51,8 +51,9 @@ def set_quiet(quiet: bool = True) -> bool:
     """Hide (True) or show (False) the information lines solvers and sessions print on stderr, as
     ``eddy --quiet`` does (tait's derived sound speed, for example); warnings and errors always show.
     The setting is the process's, for every simulation; :func:`compare` runs quietly and leaves it as
-    it was. Returns the previous setting."""
-    return _eddy.set_quiet(quiet)
+    it was. Returns the previous setting. ``quiet`` is a flag as every flag of the package: True or
+    False, a NumPy bool, 0 or 1."""
+    return _eddy.set_quiet(_flag(quiet, "set_quiet: quiet"))
 
 
 SceneLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
@@ -96,7 +97,25 @@ class Component:
             if p.id == id:
                 return p
         raise NotFoundError(f"{self.kind} '{self.id}' has no parameter '{id}' (available: "
-                            f"{', '.join(p.id for p in self.params) or 'none'})")
+                            f"{', '.join(p.id for p in self.params) or 'none'})"
+                            + self._other(id, self.material_params, "a material parameter", "material_param"))
+
+    def material_param(self, id: str) -> Param:
+        """The material parameter ``id`` (the scene key ``materials[i].<id>``); NotFoundError naming
+        the available ones otherwise."""
+        for p in self.material_params:
+            if p.id == id:
+                return p
+        raise NotFoundError(f"{self.kind} '{self.id}' has no material parameter '{id}' (available: "
+                            f"{', '.join(p.id for p in self.material_params) or 'none'})"
+                            + self._other(id, self.params, "a parameter", "param"))
+
+    def _other(self, id: str, params: Tuple[Param, ...], what: str, method: str) -> str:
+        # The two tables are easily taken for each other (tait's viscosity is a material's): a plain
+        # "no parameter 'viscosity'" read as if tait had none.
+        if any(p.id == id for p in params):
+            return f"; '{id}' is {what} of {self.id}: use .{method}({id!r})"
+        return ""
 
 
 def _param(d: Dict[str, Any]) -> Param:
@@ -107,7 +126,10 @@ def _param(d: Dict[str, Any]) -> Param:
 def components(kind: Optional[str] = None) -> List[Component]:
     """Every registered component (the built-ins and the plugins found), or those of one ``kind``
     ("solver", "grid", "writer", "probe"), in registration order: what ``eddy list`` shows. A kind
-    that is none of those and that no component has raises ValueError."""
+    that is none of those and that no component has raises ValueError, one that is not a str
+    TypeError."""
+    if kind is not None and not isinstance(kind, str):   # components(5) said "unknown kind 5"
+        raise TypeError(f"components: kind must be a str or None, got {type(kind).__name__} {kind!r}")
     every = _eddy.components()
     kinds = sorted({"solver", "grid", "writer", "probe"} | {d["kind"] for d in every})
     if kind is not None and kind not in kinds:   # a typo ("solvers") is not "no component"
@@ -234,11 +256,22 @@ def _record(rows: bytes, width: int, probe_names: Sequence[str], completed: bool
     return Record(d, p, completed)
 
 
+def _short(v: Any) -> Any:
+    """A NumPy float narrower than a double as the double its shortest repr reads as: float32's 0.01 is
+    0.00999999977648258 as a double, which made time.end 0.009999999776 and until one step longer. Any
+    other value as it is."""
+    if isinstance(v, np.floating) and v.dtype.itemsize < 8:
+        return float(str(v))   # (str: the shortest text that reads back as the same float32)
+    return v
+
+
 def _json_value(v: Any) -> Any:
     """NumPy scalars and arrays as the Python numbers and lists JSON knows (json.dumps' default)."""
     if isinstance(v, np.generic):
-        return v.item()
+        return _short(v) if isinstance(v, np.floating) and v.dtype.itemsize < 8 else v.item()
     if isinstance(v, np.ndarray):
+        if v.dtype.kind == "f" and v.dtype.itemsize < 8:
+            return np.array([_short(x) for x in v.ravel()], dtype="f8").reshape(v.shape).tolist()
         return v.tolist()
     raise TypeError(f"a {type(v).__name__} is not a JSON value (numbers, strings, lists, dicts, bools, None)")
 
@@ -250,8 +283,15 @@ def _json(v: Any, what: str) -> str:
         raise TypeError(f"{what}: {e}") from None
 
 
+def _scalar(v: Any) -> Any:
+    """A 0-d NumPy array (what indexing or reducing an array often gives) as its scalar, so that it is
+    taken as that NumPy number is; anything else as it is."""
+    return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+
+
 def _whole(n: Any, what: str) -> int:
     """A whole number (an int, or a float or NumPy number without a fraction); 2.7 steps is an error."""
+    n = _scalar(n)
     if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
         raise TypeError(f"{what} must be a whole number, got {type(n).__name__}")
     if isinstance(n, (float, np.floating)) and not (math.isfinite(n) and float(n).is_integer()):
@@ -274,7 +314,9 @@ def _threads(n: Any) -> int:
 
 
 def _time(t: Any, what: str) -> float:
-    """A simulated time in seconds, finite and >= 0, as --until takes it."""
+    """A simulated time in seconds, finite and >= 0, as --until takes it; a float32 by its shortest
+    repr (_short)."""
+    t = _short(_scalar(t))
     if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
         raise TypeError(f"{what} must be a time in seconds (a number), got {type(t).__name__}")
     try:
@@ -355,7 +397,9 @@ def _name(v: Any, what: str) -> str:
 
 def _flag(v: Any, what: str) -> bool:
     """True or False (also a NumPy bool, 0 or 1), or TypeError naming the argument: a flag was read by
-    its truth, so run(write="false") wrote frames."""
+    its truth, so run(write="false") wrote frames. Every flag argument of the package goes through
+    here, so that they all take the same values."""
+    v = _scalar(v)
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, np.integer)) and v in (0, 1):
@@ -426,7 +470,10 @@ class Simulation:
     {"dotted.path": value} (values encoded as JSON) or ["path=value", ...]; ``solver``, ``grid``,
     ``out`` and ``formats`` are ``--solver``, ``--grid``, ``--out`` and ``--format``; ``threads``
     ``--threads``; ``particles`` refills the scene at about that many particles (``eddy bench``).
-    ``name`` is how messages name a dict scene, and the folder its relative file names start from.
+    ``name`` is the file name a dict scene is taken to have: messages name it ("NAME:LINE:COL: ..."),
+    its relative file names (a probe's reference file) start from its folder, and ``info["name"]``
+    is its stem where the scene has no "name" (default "scene.json"). A scene file is named by its
+    path: a ``name`` with one is a ValueError.
 
     Lifetime: the session's memory (which the arrays of :meth:`field` view) is freed when the last
     reference to it goes: :meth:`close` drops the Simulation's, and every array holds its own, so an
@@ -444,6 +491,12 @@ class Simulation:
                  set: Overrides = None, out: Optional[str] = None, formats: Optional[Sequence[str]] = None,
                  threads: int = 0, particles: int = 0, name: Optional[str] = None,
                  _core: Any = None) -> None:
+        # Checked whatever the scene: name=5 was accepted, and a name given with a scene file did
+        # nothing (a file is named by its path).
+        name = _text(name, "name")
+        if name is not None and _core is None and not isinstance(scene, Mapping):
+            raise ValueError(f"name: only a dict scene takes a name (a scene file is named by its path), "
+                             f"got name={name!r} with a scene file")
         if _core is not None:
             self._core = _core
         else:
@@ -453,7 +506,7 @@ class Simulation:
                                       particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
                 kw.update(scene_text=_json(scene, "scene"),
-                          scene_name=_text(name, "name") or "scene.json")
+                          scene_name=name or "scene.json")
             else:
                 kw.update(scene_path=_path(scene, "scene"))
             self._core = _eddy.open(**kw)
@@ -534,7 +587,9 @@ class Simulation:
         """``n`` more steps from where the simulation is (unlike :meth:`run`'s total ``steps``), as
         ``eddy run`` takes them (landing exactly on every output time).
         Returns False when stopped early by a stop request. Raises UnstableError on an explosion
-        and KeyboardInterrupt on Ctrl-C (after the step under way; the state stays consistent)."""
+        and KeyboardInterrupt on Ctrl-C (after the step under way; the state stays consistent), or
+        the exception of a Python signal handler, run at frames and about every 0.1 s as in
+        :meth:`run`."""
         return self._live().step(_whole(n, "step: n"))
 
     def run(self, steps: Optional[int] = None, until: Optional[float] = None, *,
@@ -552,8 +607,10 @@ class Simulation:
         output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
         A run that ends between frame times measures and writes its final state too, as one more
         frame numbered as the next regular one (what ``eddy run`` writes; no ``on_frame`` call).
-        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary. An
-        exception that ends the run (an explosion, Ctrl-C, the callback's) carries the frames
+        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary;
+        Python's other signal handlers run at every frame and about every 0.1 s between frames (in
+        the main thread), and one that raises (an alarm's TimeoutError) stops the run there too. An
+        exception that ends the run (an explosion, Ctrl-C, a signal handler's, the callback's) carries the frames
         recorded before it as ``e.record`` (a Record with ``completed`` False; after an explosion
         or Ctrl-C its last row is the state the run stopped at)."""
         if steps is not None and until is not None:

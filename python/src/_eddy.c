@@ -10,7 +10,8 @@
  *     so an array keeps the memory it views alive (the session is closed when the last reference,
  *     the Simulation's or an array's, goes);
  *   - stepping with the GIL released, SIGINT turned into the host's stop flag for the duration of
- *     the call and given back to Python afterwards (KeyboardInterrupt at a step boundary);
+ *     the call and given back to Python afterwards (KeyboardInterrupt at a step boundary); Python's
+ *     other signal handlers run at every frame and every 0.1 s of stepping (run_cancel);
  *   - the measurements of every output frame (diagnostics and probes) gathered in C during a run.
  *
  * Threads: a Core is used by one thread at a time (session.h); the GIL is released only around the
@@ -31,7 +32,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "compare.h"
 #include "diagnostics.h"
@@ -145,6 +145,11 @@ static int guard_end(sig_guard *g)
 
 static eddy_registry *registry;
 static PyObject *plugin_dirs; /* list of str: the package's folders, set by __init__.py */
+/* Calls that read the registry with the GIL released (opening, resuming, stepping with its writers, a
+ * comparison): load_plugin, which adds to the registry, is refused while any runs in another thread.
+ * Changed and read with the GIL held only, and load_plugin keeps it throughout, so no call can begin
+ * between its check and its load. */
+static int registry_users;
 
 static eddy_registry *get_registry(void)
 {
@@ -300,6 +305,11 @@ static PyObject *py_load_plugin(PyObject *self, PyObject *args)
     if (!reg) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
+    if (registry_users > 0) {
+        PyErr_SetString(Error, "load_plugin: a Simulation or compare() is using the plugins (in another thread, "
+                                   "or this is its on_frame); load plugins before, or after it returns");
+        return NULL;
+    }
     int rc = eddy_registry_load_file(reg, path, &err);
     if (rc) return raise_error(&err, rc);
     Py_RETURN_NONE;
@@ -484,12 +494,30 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
+    ++registry_users;
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_session_open(&o, &s, &err);
     Py_END_ALLOW_THREADS
+    --registry_users;
     PyMem_Free(set_list);
     PyMem_Free(format_list);
     return core_new(s, rc, &err);
+}
+
+/* rc, after a take of DIR's lock: where it was refused because a lock of this process holds DIR (another
+ * Simulation, one a notebook's failed cell keeps alive), the refusal says so instead of "another eddy
+ * run", which sent the user looking for a process there was none of; what it offers is kept. */
+static int held_here(const char *dir, int rc, eddy_error *err)
+{
+    static const char finish[] = "wait for it to finish";
+    if (rc != EDDY_ERR_IO || !strstr(err->message, "is in use by another eddy run") ||
+        !eddy_folder_lock_held_here(dir))
+        return rc;
+    const char *offer = strstr(err->message, finish);
+    char rest[128]; /* (" or choose another out folder": copied, as err->message is written over) */
+    snprintf(rest, sizeof rest, "%s", offer ? offer + sizeof finish - 1 : "");
+    return eddy_error_set(err, rc, "output folder '%s' is held by another Simulation (or run) in this process; close() "
+                          "it first%s", dir, rest);
 }
 
 static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
@@ -510,12 +538,14 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
      * then, and held again from the first write (core_open_output): a resumed Simulation that only reads
      * the state keeps no other run out. */
     eddy_folder_lock *lock = NULL;
+    ++registry_users;
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
-    return core_new(s, rc, &err);
+    --registry_users;
+    return core_new(s, held_here(dir, rc, &err), &err);
 }
 
 /* Host copies of the fields handed out as views: a writable view's field is marked edited before a
@@ -555,7 +585,7 @@ static int core_open_output(Core *c, eddy_error *err)
     int rc = EDDY_OK;
     if (!eddy_folder_lock_holds(c->lock, sc->out_dir) &&
         (rc = eddy_folder_lock_take(sc->out_dir, EDDY_FOLDER_MAKE, "choose another out folder", &taken, err)))
-        return rc;
+        return held_here(sc->out_dir, rc, err);
     const char *ids[EDDY_SCENE_FORMAT_MAX];
     for (size_t i = 0; i < sc->format_count; ++i) ids[i] = sc->formats[i];
     eddy_output_options oo = eddy_output_default_options();
@@ -618,7 +648,41 @@ typedef struct run_ctx {
     record rec;
     int do_record, write;
     int frame_failed;      /* a frame's row or callback failed (the run stopped there) */
+    int main_thread;       /* stepping in Python's main thread, the one its signal handlers run in */
+    double checked_ms;     /* eddy_time_ms() of the last run of Python's signal handlers */
 } run_ctx;
+
+/* Python's main thread, the only one its signal handlers run in (threading.main_thread(); after a fork,
+ * the thread that forked, as Python makes it): 0 when unknown, where every thread checks. */
+static unsigned long main_ident;
+
+static int in_main_thread(void) { return !main_ident || PyThread_get_thread_ident() == main_ident; }
+
+/* Python's own handlers of the signals that arrived (an alarm's, SIGTERM's; SIGINT is the stop flag's
+ * while stepping) are run by the interpreter only when it gets the GIL back: a run without on_frame
+ * ran them when it returned, so a timeout handler could not end it. With the GIL held, runs them;
+ * -1 when one raised (the exception is set: the run stops with it). */
+static int run_py_signals(run_ctx *c)
+{
+    c->checked_ms = eddy_time_ms();
+    return c->main_thread ? PyErr_CheckSignals() : 0;
+}
+
+/* How often, at most, a run between frames re-takes the GIL for them: 10 times a second costs nothing
+ * beside the steps, and is soon enough for a handler that times out. */
+enum { PY_SIGNAL_CHECK_MS = 100 };
+
+/* The plan's poll before every step: non-zero stops the run ("cancelled"), with the handler's
+ * exception set. In another thread than Python's main one no handler can run, so none is awaited. */
+static int run_cancel(void *user)
+{
+    run_ctx *c = user;
+    if (!c->main_thread || eddy_time_ms() - c->checked_ms < PY_SIGNAL_CHECK_MS) return 0;
+    PyEval_RestoreThread(c->ts);
+    const int raised = run_py_signals(c) != 0;
+    c->ts = PyEval_SaveThread();
+    return raised;
+}
 
 static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
 {
@@ -626,14 +690,20 @@ static int run_on_frame(void *user, eddy_session *s, int frame, eddy_error *err)
     run_ctx *c = user;
     int rc = EDDY_OK;
     if (c->do_record || c->write) rc = record_row(c->core, &c->rec, c->write, err);
-    if (!rc && c->callback) {
+    /* At every frame boundary, the signals first: an exception of their handlers ends the run at this
+     * frame, its row recorded and on_frame not called, as an exception of on_frame ends it. */
+    if (!rc && (c->callback || c->main_thread)) {
         PyEval_RestoreThread(c->ts);
+        if (run_py_signals(c))
+            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "a signal handler raised an exception at frame %d", frame);
         /* The callback sees the arrays as the frame left them. */
-        rc = touch_views(c->core, EDDY_MAP_READ, err);
-        PyObject *r = rc ? NULL : PyObject_CallFunction(c->callback, "i", frame);
-        if (!rc && !r) rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "on_frame raised an exception at frame %d", frame);
-        Py_XDECREF(r);
-        if (!rc) rc = touch_views(c->core, EDDY_MAP_READ_WRITE, err);
+        if (!rc && c->callback) rc = touch_views(c->core, EDDY_MAP_READ, err);
+        if (!rc && c->callback) {
+            PyObject *r = PyObject_CallFunction(c->callback, "i", frame);
+            if (!r) rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "on_frame raised an exception at frame %d", frame);
+            Py_XDECREF(r);
+            if (!rc) rc = touch_views(c->core, EDDY_MAP_READ_WRITE, err);
+        }
         c->ts = PyEval_SaveThread();
     }
     if (rc) c->frame_failed = 1;
@@ -683,6 +753,7 @@ static void end_stepping(void)
  * stays: that run goes on in the child until the session stops it. */
 static void stepping_after_fork_in_child(void)
 {
+    main_ident = PyThread_get_thread_ident();
     if (stepping_thread == PyThread_get_thread_ident()) return;
     if (stepping_core) torn_core = stepping_core;
     end_stepping();
@@ -726,16 +797,33 @@ static PyObject *core_step(PyObject *self, PyObject *args)
         end_stepping();
         return raise_error(&err, rc);
     }
+    /* eddy_session_step's plan (n more steps, no end time: the same states) with a run's polls, so that
+     * Python's signal handlers run at its frames and between them as in run(). */
+    run_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.core = c;
+    ctx.main_thread = in_main_thread();
+    ctx.checked_ms = eddy_time_ms();
+    const long long at = (long long)eddy_session_world(c->s)->step;
+    eddy_session_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.end_steps = n > LLONG_MAX - at ? LLONG_MAX : at + n;
+    plan.end_time = INFINITY;
+    plan.on_frame = run_on_frame;
+    plan.cancel = run_cancel;
+    plan.user = &ctx;
     sig_guard g;
     guard_begin(&g, 0);
-    Py_BEGIN_ALLOW_THREADS
-    rc = eddy_session_step(c->s, n, &err);
-    Py_END_ALLOW_THREADS
+    ++registry_users;
+    ctx.ts = PyEval_SaveThread();
+    rc = n ? eddy_session_run(c->s, &plan, NULL, &err) : EDDY_OK;
+    PyEval_RestoreThread(ctx.ts);
+    --registry_users;
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
-    if (sig) return NULL;
+    if (sig || PyErr_Occurred()) return NULL;
     if (rc && rc != EDDY_ERR_INTERRUPTED) return raise_error(&err, rc);
     if (vrc) return raise_error(&verr, vrc);
     return PyBool_FromLong(rc == EDDY_OK);
@@ -827,7 +915,10 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     ctx.callback = cb == Py_None ? NULL : cb;
     ctx.rec.width = ROW_FIXED + eddy_probes_count(c->probes);
     plan.on_frame = run_on_frame;
+    plan.cancel = run_cancel;
     plan.user = &ctx;
+    ctx.main_thread = in_main_thread();
+    ctx.checked_ms = eddy_time_ms();
     if (refuse_forked(c)) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
@@ -835,6 +926,16 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     /* (after the claim: a run from its own on_frame callback is told so, whatever its end) */
     if (refuse_run_at_end(c, plan.end_steps, plan.end_time)) {
         end_stepping();
+        return NULL;
+    }
+    /* An until beyond the steps a run can count is the caller's value, refused before frame 0 is
+     * recorded or written: the session's own check said it as a SceneError, of a scene that has none. */
+    if (plan.end_steps < 0 && !isnan(plan.end_time) &&
+        eddy_sim_check_end(eddy_session_sim(c->s), plan.end_time, &err)) {
+        end_stepping();
+        char msg[EDDY_ERROR_MESSAGE_MAX + 64]; /* (PyErr_Format has no %g) */
+        snprintf(msg, sizeof msg, "run: until=%g: %s", plan.end_time, err.message);
+        PyErr_SetString(PyExc_ValueError, msg);
         return NULL;
     }
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
@@ -851,6 +952,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     int last = 0;
     sig_guard g;
     guard_begin(&g, 0);
+    ++registry_users;
     ctx.ts = PyEval_SaveThread();
     rc = eddy_session_run(c->s, &plan, &last, &err);
     /* (the child of a fork in the callback: stopped by the session, it records and writes nothing more) */
@@ -871,6 +973,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
         }
     }
     PyEval_RestoreThread(ctx.ts);
+    --registry_users;
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
@@ -1015,7 +1118,7 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
     eddy_folder_lock_release(held);
     Py_END_ALLOW_THREADS
     if (claim) end_stepping();
-    if (rc) return raise_error(&err, rc);
+    if (rc) return raise_error(&err, held_here(dir, rc, &err));
     Py_RETURN_NONE;
 }
 
@@ -1255,54 +1358,27 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error setup_error;
     eddy_error_clear(&setup_error);
     o->setup_error = &setup_error;
-    /* eddy_compare_run makes its own registry (eddy_registry_discover), where <exe>/.. is Python's
-     * prefix: the package's folders join EDDY_PLUGIN_PATH, after the user's, for the call. */
-    const char *env = getenv("EDDY_PLUGIN_PATH");
-    char *saved = env ? strdup(env) : NULL;
-    size_t len = (env ? strlen(env) : 0) + 1;
-    for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
-        const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
-        len += (d ? strlen(d) : 0) + 1;
-    }
-    char *path = malloc(len);
-    if (!path || (env && !saved)) {
-        free(path);
-        free(saved);
-        PyMem_Free(o);
-        return PyErr_NoMemory();
-    }
-    strcpy(path, env ? env : "");
-    for (Py_ssize_t i = 0; plugin_dirs && i < PyList_GET_SIZE(plugin_dirs); ++i) {
-        const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(plugin_dirs, i));
-        struct stat st;
-        /* Only the package's folders that exist (the build tree has no <package>/plugins, an installed
-         * package no ../../lib/eddy/plugins): in EDDY_PLUGIN_PATH an absent folder is the user's typo,
-         * which the registry warns of, and this one is nobody's. */
-        if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        if (*path) strcat(path, ":");
-        strcat(path, d);
-    }
-    if (begin_stepping(NULL, "compare")) {
-        free(path);
-        free(saved);
+    /* The process's registry, as a Simulation opens with: its own (eddy_registry_discover from the
+     * interpreter) lacked the package's folders, and putting them into EDDY_PLUGIN_PATH for the call
+     * changed the environment other threads read while the GIL was released, and had an unknown
+     * solver's message show a value the user never set. */
+    if (!(o->registry = get_registry()) || begin_stepping(NULL, "compare")) {
         PyMem_Free(o);
         return NULL;
     }
-    setenv("EDDY_PLUGIN_PATH", path, 1);
-    free(path);
     sig_guard g;
     guard_begin(&g, 1);
     int status;
+    ++registry_users;
     Py_BEGIN_ALLOW_THREADS
     status = eddy_compare_run(o);
     Py_END_ALLOW_THREADS
+    --registry_users;
     end_stepping();
+    const char *out_dir = o->out_dir; /* (borrowed from the arguments, not from o) */
     PyMem_Free(o);
-    if (saved) setenv("EDDY_PLUGIN_PATH", saved, 1);
-    else unsetenv("EDDY_PLUGIN_PATH");
-    free(saved);
     if (guard_end(&g)) return NULL;
-    if (setup_error.code) return raise_error(&setup_error, setup_error.code);
+    if (setup_error.code) return raise_error(&setup_error, held_here(out_dir, setup_error.code, &setup_error));
     return PyLong_FromLong(status);
 }
 
@@ -1368,6 +1444,17 @@ PyMODINIT_FUNC PyInit__eddy(void)
     stop_flag = eddy_services_stop_flag();
     /* (module init runs once per process; ENOMEM, its only failure, leaves a stale claim in a child) */
     (void)pthread_atfork(NULL, NULL, stepping_after_fork_in_child);
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *main_thread = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = main_thread ? PyObject_GetAttrString(main_thread, "ident") : NULL;
+    main_ident = ident ? PyLong_AsUnsignedLong(ident) : 0;
+    if (PyErr_Occurred()) { /* (unknown: every thread checks, which costs a GIL round trip at most) */
+        PyErr_Clear();
+        main_ident = 0;
+    }
+    Py_XDECREF(ident);
+    Py_XDECREF(main_thread);
+    Py_XDECREF(threading);
     if (PyType_Ready(&CoreType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

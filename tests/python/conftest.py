@@ -49,6 +49,12 @@ def in_use(d, instead="choose another out folder"):
     return f"output folder '{d}' is in use by another eddy run; wait for it to finish" + (f" or {instead}" if instead else "")
 
 
+def held_here(d, instead="choose another out folder"):
+    """The message of a folder another Simulation of this process holds (folder_lock.h)."""
+    return (f"output folder '{d}' is held by another Simulation (or run) in this process; close() it first"
+            + (f" or {instead}" if instead else ""))
+
+
 def free(d):
     """True when nothing holds d's lock."""
     fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)

@@ -10,7 +10,7 @@ import os
 import pytest
 
 import eddy
-from conftest import SCENES, free, in_use, run_eddy, snapshot
+from conftest import SCENES, free, held_here, in_use, run_eddy, snapshot
 
 SCENE = os.path.join(SCENES, "dam_break_2d.json")
 
@@ -61,7 +61,7 @@ def test_two_simulations_into_one_folder_and_the_command_beside_them(tmp_path):
     before = snapshot(d)
     with pytest.raises(eddy.FileError) as e:
         b.run(steps=20, write=True)
-    assert str(e.value) == in_use(d)
+    assert str(e.value) == held_here(d)
     status, _, err = run_eddy("run", SCENE, "--steps", "5", "--quiet", "--out", d)
     assert status == 1
     assert err == "eddy: error: " + in_use(d, "choose another --out") + "\n"
