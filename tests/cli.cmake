@@ -221,14 +221,14 @@ cli_test(dt_tiny_by_steps_runs 0 "done: t = 3e-20 s after 3 steps"
 # Finite velocities whose squared speed overflows a float: named as such, not as a solver's bad max_dt,
 # and in the scene, before the output folder is touched (tests/robust/refusal_keeps_run.sh; the check at
 # the first step, for a resumed state, is checkpoint_invalid_velocity_overflows).
-cli_test(speed_overflows_float 1 "eddy: error: --set 'fluids[0].velocity=[1e20,0]': fluids[0].velocity: expected a speed below 1.8446744e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+20"
+cli_test(speed_overflows_float 1 "eddy: error: --set 'fluids[0].velocity=[1e20,0]': fluids[0].velocity: expected a speed below 1.8446743525e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+20"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e20,0] --out ${CLI_OUT}/speed)
 # Below that, from about 1e18 sim units/s (or a gravity or stiffness as extreme), the accelerations' squares
 # overflow: the force limit is 0, and the message names the state, not the solver's max_dt ("solver
 # 'sph_mueller' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0", EDDY_ERR_PLUGIN). A max_dt of 0
 # that the state does not explain is still the solver's: robust_plugin_faulty_dt_zero_force.
-set(ACCEL_OVERFLOW "eddy: error: at step 1 (t = 0 s): the largest particle acceleration overflows single precision (1.8446744e19 sim units/s^2 or more), so the force limit of solver")
-cli_test(accel_overflows_float 1 "${ACCEL_OVERFLOW} 'sph_mueller' is 0 and no time step is stable; check the state the run starts from: its velocities (a scene's below 1.8446744e19 sim units/s pass when it is read, as do a checkpoint's and values written into the particles) and the scene's gravity and stiffness"
+set(ACCEL_OVERFLOW "eddy: error: at step 1 (t = 0 s): the largest particle acceleration overflows single precision (1.8446743525e19 sim units/s^2 or more), so the force limit of solver")
+cli_test(accel_overflows_float 1 "${ACCEL_OVERFLOW} 'sph_mueller' is 0 and no time step is stable; check the state the run starts from: its velocities (a scene's below 1.8446743525e19 sim units/s pass when it is read, as do a checkpoint's and values written into the particles) and the scene's gravity and stiffness"
          run ${SCENES}/dam_break_2d.json --steps 2 --set fluids[0].velocity=[1e18,0] --quiet --no-picture --out ${CLI_OUT}/accel)
 cli_test(accel_overflows_float_tait 1 "${ACCEL_OVERFLOW} 'tait' is 0"
          run ${SCENES}/tait_dam_break_2d.json --steps 2 --set fluids[0].velocity=[1.7e19,0] --quiet --no-picture --out ${CLI_OUT}/accel_tait)

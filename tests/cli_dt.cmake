@@ -59,9 +59,15 @@ set_tests_properties(cli_dt_too_small_from_speed_resolved_crossing PROPERTIES TI
 
 # A gravity whose square overflows a float leaves a force limit of 0: refused when the scene is read, as
 # a fluid's velocity is, not at the first step after the output folder's previous run was cleared.
-cli_test(dt_gravity_overflows_float 1 "eddy: error: --set 'world.gravity=[0,-1e20]': world.gravity: expected a magnitude below 1.8446744e19 (sim units/s^2; its square must fit single precision, or no time step is stable), got 1e+20"
+cli_test(dt_gravity_overflows_float 1 "eddy: error: --set 'world.gravity=[0,-1e20]': world.gravity: expected a magnitude below 1.8446743525e19 (sim units/s^2; its square must fit single precision, or no time step is stable), got 1e+20"
          run ${SCENES}/dam_break_2d.json --steps 2 --set world.gravity=[0,-1e20] --quiet --no-picture
          --out ${CLI_OUT}/dt_gravity)
+# At the bound: 2^64 - 2^39 = 1.8446743525e19 and above round to 2^64 as a float, whose square
+# overflows; the limit and the value are printed so that the refused one reads as not below it (with
+# "1.8e19", 1.84e19 passed, and with "1.8446744e19" 1.84467438e19 was refused as if below).
+cli_test(dt_gravity_at_the_float_bound 1 "world.gravity: expected a magnitude below 1.8446743525e19 (sim units/s^2; its square must fit single precision, or no time step is stable), got 1.8446744e+19"
+         run ${SCENES}/dam_break_2d.json --steps 2 --set "world.gravity=[0,-1.84467438e19]" --quiet --no-picture
+         --out ${CLI_OUT}/dt_gravity_bound)
 
 # Under 2 processes the figures are the same on each (the step and the limit's name are agreed): said
 # once. robust_sides (dt_by_side): the right side's limit, 1e-5 s, is every step's.

@@ -994,6 +994,13 @@ static void test_nearest_id(void **state)
     assert_int_equal(eddy_services_registry(0, &reg, &err), EDDY_OK);
     assert_int_equal(eddy_registry_add_builtin(reg, &REC_WRITER, "test_output", &err), EDDY_OK);
     const char *w = EDDY_INTERFACE_WRITER;
+    /* The "available:" list the host builds in the caller's buffer (eddy_scene_registry_ids) is the
+     * core's (eddy_registry_ids), for every kind; cut with "..." when it does not fit. */
+    char list[256], small[12];
+    const char *kinds[] = {w, EDDY_INTERFACE_PROBE, EDDY_INTERFACE_GRID, EDDY_INTERFACE_SOLVER, NULL};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        assert_string_equal(eddy_scene_registry_ids(reg, kinds[k], list, sizeof list), eddy_registry_ids(reg, kinds[k]));
+    assert_string_equal(eddy_scene_registry_ids(reg, w, small, sizeof small), "vtk, csv...");
     assert_string_equal(eddy_scene_nearest_id(reg, w, "cvs"), "csv");        /* a swap */
     assert_string_equal(eddy_scene_nearest_id(reg, w, "vtkk"), "vtk");       /* an insertion */
     assert_string_equal(eddy_scene_nearest_id(reg, w, "recrdr"), "recorder"); /* two deletions */

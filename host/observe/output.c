@@ -307,7 +307,8 @@ static const cJSON *format_node(const eddy_scene *s, size_t index, const char *i
 
 static int unknown_writer(eddy_output *o, eddy_registry *reg, size_t index, const char *id, eddy_error *err)
 {
-    const char *available = eddy_registry_ids(reg, EDDY_INTERFACE_WRITER);
+    char ids[EDDY_ERROR_MESSAGE_MAX / 2];
+    const char *available = eddy_scene_registry_ids(reg, EDDY_INTERFACE_WRITER, ids, sizeof ids);
     const char *near = eddy_scene_nearest_id(reg, EDDY_INTERFACE_WRITER, id);
     char mean[96] = "";
     if (near) snprintf(mean, sizeof mean, "; did you mean '%s'?", near);

@@ -114,6 +114,24 @@ static size_t id_distance(const char *a, const char *b)
     return back[m];
 }
 
+const char *eddy_scene_registry_ids(const eddy_registry *reg, const char *interface_id, char *buf, size_t size)
+{
+    if (!size) return buf;
+    buf[0] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; reg && i < eddy_registry_count(reg); ++i) {
+        const eddy_component *c = eddy_registry_at(reg, i)->component;
+        if (!c->id || (interface_id && (!c->interface_id || strcmp(c->interface_id, interface_id) != 0))) continue;
+        const int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", c->id);
+        if (w < 0 || (size_t)w >= size - len) {
+            if (size > 4) memcpy(buf + size - 4, "...", 4);
+            break;
+        }
+        len += (size_t)w;
+    }
+    return buf;
+}
+
 const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interface_id, const char *id)
 {
     if (!reg || !id) return NULL;

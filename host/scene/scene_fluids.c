@@ -99,8 +99,8 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
                                       (double)f->velocity[1] * f->velocity[1] +
                                       (double)f->velocity[2] * f->velocity[2]);
             return scene_fail(c, sv, scene_member(o, "velocity"), AT_VALUE,
-                              "expected a speed below 1.8446744e19 (sim units/s; its square must fit single precision, "
-                              "or no time step is stable), got %g",
+                              "expected a speed below 1.8446743525e19 (sim units/s; its square must fit single precision, "
+                              "or no time step is stable), got %.8g",
                               speed);
         }
         /* The materials' limit of EDDY_LATTICE_RATIO_MAX spacings per smoothing radius holds for the fill

@@ -144,8 +144,8 @@ int scene_parse_world(ctx *c, const cJSON *root)
     const float g2 = s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2];
     if (isinf(g2))
         return scene_fail(c, "world.gravity", scene_member(w, "gravity"), AT_VALUE,
-                          "expected a magnitude below 1.8446744e19 (sim units/s^2; its square must fit single precision, "
-                          "or no time step is stable), got %g",
+                          "expected a magnitude below 1.8446743525e19 (sim units/s^2; its square must fit single precision, "
+                          "or no time step is stable), got %.8g",
                           sqrt((double)s->gravity[0] * s->gravity[0] + (double)s->gravity[1] * s->gravity[1] +
                                (double)s->gravity[2] * s->gravity[2]));
     s->threads = (int)threads;

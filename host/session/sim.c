@@ -14,7 +14,8 @@ int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, con
                                  const char *id, eddy_error *err)
 {
     if (eddy_registry_find(reg, id, interface_id)) return EDDY_OK;
-    const char *available = eddy_registry_ids(reg, interface_id);
+    char ids[EDDY_ERROR_MESSAGE_MAX / 2];
+    const char *available = eddy_scene_registry_ids(reg, interface_id, ids, sizeof ids);
     return eddy_error_set(err, EDDY_ERR_NOT_FOUND,
                           "checkpoint '%s' was written with the %s '%s', which this eddy does not find (available: "
                           "%s); if it comes from a plugin, put the plugin's folder in EDDY_PLUGIN_PATH (`eddy list` "
@@ -37,7 +38,8 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
     if (other && other->component->interface_id)
         snprintf(kind, sizeof kind, "; '%s' is a component of interface '%s', not '%s'", id,
                  other->component->interface_id, interface_id);
-    const char *available = eddy_registry_ids(reg, interface_id);
+    char ids[EDDY_ERROR_MESSAGE_MAX / 2];
+    const char *available = eddy_scene_registry_ids(reg, interface_id, ids, sizeof ids);
     char refused[EDDY_ERROR_MESSAGE_MAX];
     /* An id the file names is pointed at, as every other scene error is; one an option or --set put
      * there has no place in the file (eddy_scene_locate gives 0). */
@@ -327,7 +329,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             lim = INFINITY;
         }
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
-         * float (finite velocities of 1.8446744e19 or more) makes every speed limit 0, and an acceleration
+         * float (finite velocities of 1.8446743525e19 or more) makes every speed limit 0, and an acceleration
          * whose square does (from velocities of about 1e18, or gravity or stiffness as large) the force
          * limit: that is the state's fault, not the solver's, and before the first step (or right after
          * a resume) no explosion check has looked yet. The smallest limit over every process (a no-op
@@ -355,16 +357,16 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         if (!(lim > 0) && overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle speed overflows single "
-                                  "precision (a velocity of 1.8446744e19 sim units/s or more), so no time step is stable; "
+                                  "precision (a velocity of 1.8446743525e19 sim units/s or more), so no time step is stable; "
                                   "check the velocities the run starts from (a scene's are refused when it is read: "
                                   "a checkpoint's, or values written into the particles)",
                                   sim->world->step + 1, sim->world->time);
         if (!(lim > 0) && accel_overflow && (eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE), 1))
             return eddy_error_set(err, EDDY_ERR_UNSTABLE,
                                   "at step %" PRIu64 " (t = %.6g s): the largest particle acceleration overflows "
-                                  "single precision (1.8446744e19 sim units/s^2 or more), so the force limit of solver '%s' "
+                                  "single precision (1.8446743525e19 sim units/s^2 or more), so the force limit of solver '%s' "
                                   "is 0 and no time step is stable; check the state the run starts from: its "
-                                  "velocities (a scene's below 1.8446744e19 sim units/s pass when it is read, as do a "
+                                  "velocities (a scene's below 1.8446743525e19 sim units/s pass when it is read, as do a "
                                   "checkpoint's and values written into the particles) and the scene's gravity and "
                                   "stiffness",
                                   sim->world->step + 1, sim->world->time, sim->solver_entry->component->id);

@@ -261,7 +261,13 @@ def _short(v: Any) -> Any:
     0.00999999977648258 as a double, which made time.end 0.009999999776 and until one step longer. Any
     other value as it is."""
     if isinstance(v, np.floating) and v.dtype.itemsize < 8:
-        return float(str(v))   # (str: the shortest text that reads back as the same float32)
+        if not np.isfinite(v):
+            return float(v)
+        # (format_float_scientific(unique=True): the shortest text that reads back as the same value,
+        # whatever NumPy's print options; str() follows them. The largest float32's text reads back
+        # above it, where a scene refuses the value the float32 holds exactly: that one stays exact.)
+        d = float(np.format_float_scientific(v, unique=True))
+        return d if abs(d) <= float(np.finfo(v.dtype).max) else float(v)
     return v
 
 

@@ -134,6 +134,10 @@ static int guard_end(sig_guard *g)
     *stop_flag = 0;
     if (sig == SIGINT) {
         PyErr_SetInterrupt();
+        /* An exception already set (an on_frame's, a signal handler's raised during the run) is the
+         * call's outcome: Python's SIGINT handler must not run with it pending (a SystemError), so the
+         * interrupt is left to the interpreter, which delivers it at its next check. */
+        if (PyErr_Occurred()) return -1;
         return PyErr_CheckSignals();
     }
     return 0;
@@ -150,6 +154,9 @@ static PyObject *plugin_dirs; /* list of str: the package's folders, set by __in
  * Changed and read with the GIL held only, and load_plugin keeps it throughout, so no call can begin
  * between its check and its load. */
 static int registry_users;
+/* This thread's share of registry_users: a forked child keeps only the forking thread's own calls (a
+ * run whose on_frame forked), the others' threads being gone, or load_plugin stayed refused in it. */
+static _Thread_local int my_registry_uses;
 
 static eddy_registry *get_registry(void)
 {
@@ -307,7 +314,8 @@ static PyObject *py_load_plugin(PyObject *self, PyObject *args)
     eddy_error_clear(&err);
     if (registry_users > 0) {
         PyErr_SetString(Error, "load_plugin: a Simulation or compare() is using the plugins (in another thread, "
-                                   "or this is its on_frame); load plugins before, or after it returns");
+                               "or this call is made from its on_frame or a signal handler); load plugins "
+                               "before, or after it returns");
         return NULL;
     }
     int rc = eddy_registry_load_file(reg, path, &err);
@@ -494,11 +502,11 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
-    ++registry_users;
+    ++registry_users, ++my_registry_uses;
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_session_open(&o, &s, &err);
     Py_END_ALLOW_THREADS
-    --registry_users;
+    --registry_users, --my_registry_uses;
     PyMem_Free(set_list);
     PyMem_Free(format_list);
     return core_new(s, rc, &err);
@@ -538,13 +546,13 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
      * then, and held again from the first write (core_open_output): a resumed Simulation that only reads
      * the state keeps no other run out. */
     eddy_folder_lock *lock = NULL;
-    ++registry_users;
+    ++registry_users, ++my_registry_uses;
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
-    --registry_users;
+    --registry_users, --my_registry_uses;
     return core_new(s, held_here(dir, rc, &err), &err);
 }
 
@@ -754,6 +762,7 @@ static void end_stepping(void)
 static void stepping_after_fork_in_child(void)
 {
     main_ident = PyThread_get_thread_ident();
+    registry_users = my_registry_uses;
     if (stepping_thread == PyThread_get_thread_ident()) return;
     if (stepping_core) torn_core = stepping_core;
     end_stepping();
@@ -814,11 +823,11 @@ static PyObject *core_step(PyObject *self, PyObject *args)
     plan.user = &ctx;
     sig_guard g;
     guard_begin(&g, 0);
-    ++registry_users;
+    ++registry_users, ++my_registry_uses;
     ctx.ts = PyEval_SaveThread();
     rc = n ? eddy_session_run(c->s, &plan, NULL, &err) : EDDY_OK;
     PyEval_RestoreThread(ctx.ts);
-    --registry_users;
+    --registry_users, --my_registry_uses;
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
@@ -918,7 +927,6 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     plan.cancel = run_cancel;
     plan.user = &ctx;
     ctx.main_thread = in_main_thread();
-    ctx.checked_ms = eddy_time_ms();
     if (refuse_forked(c)) return NULL;
     eddy_error err;
     eddy_error_clear(&err);
@@ -952,7 +960,9 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     int last = 0;
     sig_guard g;
     guard_begin(&g, 0);
-    ++registry_users;
+    /* (from here: frame 0's write and the output's opening are not stepping time) */
+    ctx.checked_ms = eddy_time_ms();
+    ++registry_users, ++my_registry_uses;
     ctx.ts = PyEval_SaveThread();
     rc = eddy_session_run(c->s, &plan, &last, &err);
     /* (the child of a fork in the callback: stopped by the session, it records and writes nothing more) */
@@ -973,7 +983,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
         }
     }
     PyEval_RestoreThread(ctx.ts);
-    --registry_users;
+    --registry_users, --my_registry_uses;
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
@@ -1369,11 +1379,11 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     sig_guard g;
     guard_begin(&g, 1);
     int status;
-    ++registry_users;
+    ++registry_users, ++my_registry_uses;
     Py_BEGIN_ALLOW_THREADS
     status = eddy_compare_run(o);
     Py_END_ALLOW_THREADS
-    --registry_users;
+    --registry_users, --my_registry_uses;
     end_stepping();
     const char *out_dir = o->out_dir; /* (borrowed from the arguments, not from o) */
     PyMem_Free(o);

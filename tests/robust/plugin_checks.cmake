@@ -89,7 +89,7 @@ faulty_check(dt_nan 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): 
 # own max_dt's fault. The overflow was EDDY_ERR_PLUGIN, "max_dt returned 0", blaming the solver.
 faulty_check(dt_zero_force 1 "eddy: error: solver 'robust_faulty' at step 1 (t = 0 s): max_dt returned 0; it must be finite and > 0"
              --steps 5 --set solvers.robust_faulty.fault=dt_zero_force)
-faulty_check(accel_overflow 1 "eddy: error: at step 3 (t = 0.0001 s): the largest particle acceleration overflows single precision (1.8446744e19 sim units/s^2 or more), so the force limit of solver 'robust_faulty' is 0 and no time step is stable"
+faulty_check(accel_overflow 1 "eddy: error: at step 3 (t = 0.0001 s): the largest particle acceleration overflows single precision (1.8446743525e19 sim units/s^2 or more), so the force limit of solver 'robust_faulty' is 0 and no time step is stable"
              --steps 5 --set solvers.robust_faulty.fault=accel_overflow --set solvers.robust_faulty.at_step=3)
 # EDDY_LOG=debug: a limit that sets steps 3 and 4 only is said when it starts and when it ends, once each.
 add_test(NAME robust_plugin_dt_window_said

@@ -25,7 +25,7 @@ refused 1 "--camera 'eye=0,0;target=0,0': eye and target are the same point" --r
 refused 1 "--render-field: unknown particle field \"bogus\"" --render --render-field bogus
 refused 2 "--camera 'junk': expected KEY=VALUE" --render --camera junk
 # An initial speed whose square overflows a float was refused at the first step, after the output opened.
-refused 1 "fluids[0].velocity: expected a speed below 1.8446744e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+30" \
+refused 1 "fluids[0].velocity: expected a speed below 1.8446743525e19 (sim units/s; its square must fit single precision, or no time step is stable), got 1e+30" \
     --set 'fluids[0].velocity=[1e30,0]'
 refused 2 "--render-range '5,1': expected MIN,MAX with MIN < MAX" --render --render-range 5,1
 echo "the run in $dir is unchanged after every refusal"
