@@ -93,22 +93,22 @@ class Component:
 
     def param(self, id: str) -> Param:
         """The parameter ``id``; NotFoundError naming the available ones otherwise."""
-        for p in self.params:
-            if p.id == id:
-                return p
-        raise NotFoundError(f"{self.kind} '{self.id}' has no parameter '{id}' (available: "
-                            f"{', '.join(p.id for p in self.params) or 'none'})"
-                            + self._other(id, self.material_params, "a material parameter", "material_param"))
+        return self._find(id, self.params, "parameter", self.material_params, "material_param")
 
     def material_param(self, id: str) -> Param:
         """The material parameter ``id`` (the scene key ``materials[i].<id>``); NotFoundError naming
         the available ones otherwise."""
-        for p in self.material_params:
+        return self._find(id, self.material_params, "material parameter", self.params, "param")
+
+    def _find(self, id: str, table: Tuple[Param, ...], what: str, others: Tuple[Param, ...],
+              other_method: str) -> Param:
+        for p in table:
             if p.id == id:
                 return p
-        raise NotFoundError(f"{self.kind} '{self.id}' has no material parameter '{id}' (available: "
-                            f"{', '.join(p.id for p in self.material_params) or 'none'})"
-                            + self._other(id, self.params, "a parameter", "param"))
+        other_what = "a parameter" if other_method == "param" else "a material parameter"
+        raise NotFoundError(f"{self.kind} '{self.id}' has no {what} '{id}' (available: "
+                            f"{', '.join(p.id for p in table) or 'none'})"
+                            + self._other(id, others, other_what, other_method))
 
     def _other(self, id: str, params: Tuple[Param, ...], what: str, method: str) -> str:
         # The two tables are easily taken for each other (tait's viscosity is a material's): a plain
