@@ -723,6 +723,12 @@ class Simulation:
             raise
         return d
 
+    def __reduce__(self) -> Any:
+        # pickle's own refusal named the extension's Core, not what to do instead.
+        raise TypeError("a Simulation cannot be pickled (its state lives in eddy's memory, with open "
+                        "files and a folder lock): send the scene and settings to the worker and open a "
+                        "Simulation there, or checkpoint() here and resume() there")
+
     def close(self) -> None:
         """Closes the output files, lets the output folder go (another run may write into it now) and
         drops the Simulation's reference to the session (arrays still viewing it keep it alive).

@@ -257,3 +257,15 @@ def test_load_plugin_is_refused_while_a_run_uses_the_plugins():
     assert said == ["load_plugin: a Simulation or compare() is using the plugins (in another thread, or this call "
                     "is made from its on_frame or a signal handler); load plugins before, or after it returns"]
     assert [c.id for c in eddy.components()] == before
+
+
+def test_a_simulation_says_why_it_cannot_be_pickled():
+    """multiprocessing pickles what it sends: the refusal named 'eddy._eddy.Core'."""
+    import pickle
+    sim = eddy.Simulation(SCENE, formats=[])
+    with pytest.raises(TypeError) as e:
+        pickle.dumps(sim)
+    sim.close()
+    assert str(e.value) == ("a Simulation cannot be pickled (its state lives in eddy's memory, with open files and "
+                            "a folder lock): send the scene and settings to the worker and open a Simulation "
+                            "there, or checkpoint() here and resume() there")
