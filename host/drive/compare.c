@@ -374,31 +374,23 @@ done:
 /* ------------------------------------------------------------------------------------------------ */
 
 /* The --set overrides none of the compared solvers can use (unused_sets.h), said before the runs. */
-static void warn_unused_sets(const eddy_scene *scene, const eddy_registry *reg, const options *o)
+/* Each solver is registered and its parameters' values (its section, --set) are valid, before the
+ * first runs: a mistake in the last solver's was met after the others had run to their end. Then the
+ * overrides none of them reads are warned of (only of a comparison that runs). */
+static int check_solvers(const eddy_scene *scene, eddy_registry *reg, const options *o, eddy_error *err)
 {
+    eddy_scene with = *scene; /* (read only: the run's grid, --grid replacing the scene's) */
+    if (o->grid) snprintf(with.grid, sizeof with.grid, "%s", o->grid);
     const eddy_component *solvers[MAX_SOLVERS];
     size_t n = 0;
     for (int k = 0; k < o->solver_count && k < MAX_SOLVERS; ++k) {
-        const eddy_registry_entry *e = eddy_registry_find(reg, o->solvers[k], EDDY_INTERFACE_SOLVER);
-        if (!e) return; /* (an unknown solver fails by name; what it reads is not known) */
-        solvers[n++] = e->component;
-    }
-    eddy_scene with = *scene; /* (read only: the run's grid, --grid replacing the scene's) */
-    if (o->grid) snprintf(with.grid, sizeof with.grid, "%s", o->grid);
-    eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
-}
-
-/* Each solver is registered and its parameters' values (its section, --set) are valid, before the
- * first runs: a mistake in the last solver's was met after the others had run to their end. */
-static int check_solvers(const eddy_scene *scene, eddy_registry *reg, const options *o, eddy_error *err)
-{
-    eddy_scene with = *scene; /* (read only, as above) */
-    if (o->grid) snprintf(with.grid, sizeof with.grid, "%s", o->grid);
-    for (int k = 0; k < o->solver_count; ++k) {
         snprintf(with.solver, sizeof with.solver, "%s", o->solvers[k]);
         int rc = eddy_sim_check_components(&with, reg, err);
         if (rc) return rc;
+        solvers[n++] = eddy_registry_find(reg, o->solvers[k], EDDY_INTERFACE_SOLVER)->component;
     }
+    snprintf(with.solver, sizeof with.solver, "%s", scene->solver);
+    eddy_drive_warn_unused_sets(&with, reg, solvers, n, o->sets, o->set_count);
     return EDDY_OK;
 }
 
@@ -459,9 +451,7 @@ static int compare_run(const eddy_compare_options *opt)
         if (o.registry) cx.registry = o.registry;
         else rc = eddy_services_registry(1, &cx.registry, &err);
         if (!rc) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);
-        /* (refused first: a comparison that does not run warns of nothing) */
         if (!rc) rc = check_solvers(&scene, cx.registry, &o, &err);
-        if (!rc) warn_unused_sets(&scene, cx.registry, &o);
         snprintf(cx.scene_name, sizeof cx.scene_name, "%s", scene.name);
         cx.end_time = isnan(o.until) ? scene.end_time : o.until;
         cx.interval = scene.output_interval;

@@ -93,19 +93,19 @@ class Component:
 
     def param(self, id: str) -> Param:
         """The parameter ``id``; NotFoundError naming the available ones otherwise."""
-        return self._find(id, self.params, "parameter", self.material_params, "material_param")
+        return self._find(id, self.params, "parameter", self.material_params, "a material parameter",
+                          "material_param")
 
     def material_param(self, id: str) -> Param:
         """The material parameter ``id`` (the scene key ``materials[i].<id>``); NotFoundError naming
         the available ones otherwise."""
-        return self._find(id, self.material_params, "material parameter", self.params, "param")
+        return self._find(id, self.material_params, "material parameter", self.params, "a parameter", "param")
 
     def _find(self, id: str, table: Tuple[Param, ...], what: str, others: Tuple[Param, ...],
-              other_method: str) -> Param:
+              other_what: str, other_method: str) -> Param:
         for p in table:
             if p.id == id:
                 return p
-        other_what = "a parameter" if other_method == "param" else "a material parameter"
         raise NotFoundError(f"{self.kind} '{self.id}' has no {what} '{id}' (available: "
                             f"{', '.join(p.id for p in table) or 'none'})"
                             + self._other(id, others, other_what, other_method))

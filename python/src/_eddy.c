@@ -158,6 +158,10 @@ static int registry_users;
  * run whose on_frame forked), the others' threads being gone, or load_plugin stayed refused in it. */
 static _Thread_local int my_registry_uses;
 
+/* Around a call that reads the registry with the GIL released; both with the GIL held. */
+static void registry_use_begin(void) { ++registry_users, ++my_registry_uses; }
+static void registry_use_end(void) { --registry_users, --my_registry_uses; }
+
 static eddy_registry *get_registry(void)
 {
     if (registry) return registry;
@@ -502,11 +506,11 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
     eddy_error err;
     eddy_error_clear(&err);
     int rc;
-    ++registry_users, ++my_registry_uses;
+    registry_use_begin();
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_session_open(&o, &s, &err);
     Py_END_ALLOW_THREADS
-    --registry_users, --my_registry_uses;
+    registry_use_end();
     PyMem_Free(set_list);
     PyMem_Free(format_list);
     return core_new(s, rc, &err);
@@ -546,13 +550,13 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
      * then, and held again from the first write (core_open_output): a resumed Simulation that only reads
      * the state keeps no other run out. */
     eddy_folder_lock *lock = NULL;
-    ++registry_users, ++my_registry_uses;
+    registry_use_begin();
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
-    --registry_users, --my_registry_uses;
+    registry_use_end();
     return core_new(s, held_here(dir, rc, &err), &err);
 }
 
@@ -823,11 +827,11 @@ static PyObject *core_step(PyObject *self, PyObject *args)
     plan.user = &ctx;
     sig_guard g;
     guard_begin(&g, 0);
-    ++registry_users, ++my_registry_uses;
+    registry_use_begin();
     ctx.ts = PyEval_SaveThread();
     rc = n ? eddy_session_run(c->s, &plan, NULL, &err) : EDDY_OK;
     PyEval_RestoreThread(ctx.ts);
-    --registry_users, --my_registry_uses;
+    registry_use_end();
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
@@ -962,7 +966,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     guard_begin(&g, 0);
     /* (from here: frame 0's write and the output's opening are not stepping time) */
     ctx.checked_ms = eddy_time_ms();
-    ++registry_users, ++my_registry_uses;
+    registry_use_begin();
     ctx.ts = PyEval_SaveThread();
     rc = eddy_session_run(c->s, &plan, &last, &err);
     /* (the child of a fork in the callback: stopped by the session, it records and writes nothing more) */
@@ -983,7 +987,7 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
         }
     }
     PyEval_RestoreThread(ctx.ts);
-    --registry_users, --my_registry_uses;
+    registry_use_end();
     int sig = guard_end(&g);
     end_stepping();
     eddy_error verr;
@@ -1379,11 +1383,11 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     sig_guard g;
     guard_begin(&g, 1);
     int status;
-    ++registry_users, ++my_registry_uses;
+    registry_use_begin();
     Py_BEGIN_ALLOW_THREADS
     status = eddy_compare_run(o);
     Py_END_ALLOW_THREADS
-    --registry_users, --my_registry_uses;
+    registry_use_end();
     end_stepping();
     const char *out_dir = o->out_dir; /* (borrowed from the arguments, not from o) */
     PyMem_Free(o);
