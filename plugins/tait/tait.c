@@ -168,7 +168,7 @@ static void destroy(eddy_solver *s)
 /* 10 sqrt(2 |g| H), H the height the particles span along gravity (eddy_sph_fall_height, over every
  * process): the speed of sound ten times that of the fastest free fall in the scene, which keeps
  * density errors near 1% (Monaghan 1994). 0 without gravity or particles. */
-static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
+static int derived_sound_speed(eddy_world *w, double *c0, double *g_out, eddy_error *err)
 {
     double H = 0.0;
     const int rc = eddy_sph_fall_height(w, &H, err);
@@ -176,6 +176,7 @@ static int derived_sound_speed(eddy_world *w, double *c0, eddy_error *err)
     const double g = sqrt((double)w->gravity[0] * w->gravity[0] + (double)w->gravity[1] * w->gravity[1] +
                           (double)w->gravity[2] * w->gravity[2]);
     *c0 = 10.0 * sqrt(2.0 * g * H);
+    *g_out = g;
     return EDDY_OK;
 }
 
@@ -263,8 +264,11 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     /* Resuming (plugin.h, EDDY_COMPONENT_STATE_COMPLETE): the particles are the checkpoint's, whose
      * height is not the run's initial H; load() brings the sound speeds derived at the start. */
     const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) && setup->resuming;
-    double c_fall = 0.0;
-    rc = resuming ? EDDY_OK : derived_sound_speed(w, &c_fall, err);
+    double c_fall = 0.0, g = 0.0;
+    rc = resuming ? EDDY_OK : derived_sound_speed(w, &c_fall, &g, err);
+    /* Without a fall height c0 comes from the stiffness; the messages say which of the two was
+     * missing (a layer one particle thick under gravity was told it had no gravity). */
+    const char *no_fall = g > 0 ? "the particles span no height along gravity" : "no gravity";
     if (rc) {
         destroy(s);
         return rc;
@@ -276,10 +280,10 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         if (!resuming && !(c0 > 0)) {
             destroy(s);
             return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                                  "no gravity, and material '%s' has stiffness 0, so the derived sound "
+                                  "%s, and material '%s' has stiffness 0, so the derived sound "
                                   "speed sqrt(stiffness) is 0; set materials[%zu].stiffness > 0 (c0^2 in "
                                   "m^2/s^2) or solvers.tait.sound_speed",
-                                  mat->name, m);
+                                  no_fall, mat->name, m);
         }
         s->sound_speed[m] = (float)c0;
         s->gamma[m] = (float)gamma;
@@ -300,8 +304,8 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         note_unused_stiffness(setup->host, w, c_fall);
     } else if (!resuming && isnan(c_param))
         eddy_host_log(setup->host, EDDY_LOG_INFO, "tait",
-                      "no gravity: sound speed c0 = sqrt(stiffness) of each material, at most %.4g m/s "
-                      "(sim units)", (double)s->c_max);
+                      "%s: sound speed c0 = sqrt(stiffness) of each material, at most %.4g m/s "
+                      "(sim units)", no_fall, (double)s->c_max);
     *out = s;
     return EDDY_OK;
 }

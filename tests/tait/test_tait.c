@@ -608,6 +608,12 @@ static void errors_name_the_problem(void **state)
                       "solver 'tait': no gravity, and material 'water' has stiffness 0, so the derived sound "
                       "speed sqrt(stiffness) is 0; set materials[0].stiffness > 0 (c0^2 in m^2/s^2) or "
                       "solvers.tait.sound_speed");
+    /* Under gravity, a layer one particle thick spans no height: the fault is that, not gravity. */
+    const char *flat[] = {"materials[0].stiffness=0", "solvers.tait.sound_speed=null", "fluids[0].box.max=[0.1, 0.0025]"};
+    expect_open_error(flat, 3, 0,
+                      "solver 'tait': the particles span no height along gravity, and material 'water' has "
+                      "stiffness 0, so the derived sound speed sqrt(stiffness) is 0; set materials[0].stiffness > 0 "
+                      "(c0^2 in m^2/s^2) or solvers.tait.sound_speed");
     const char *bad_gamma[] = {"solvers.tait.gamma=0.5"};
     expect_open_error(bad_gamma, 1, 1, "solvers.tait.gamma: 0.5 is out of range [1, 10]");
     const char *bad_boundary[] = {"solvers.tait.boundary=\"ghost\""};
