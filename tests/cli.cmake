@@ -496,3 +496,9 @@ cli_test(set_periodic_z_in_2d 1 "eddy: error: --set 'domain.periodic=[true,false
          run ${SCENES}/dam_break_2d.json --until 0.01 --set "domain.periodic=[true,false,true]" --out ${CLI_OUT}/x)
 cli_test(set_3d_scene_to_2d 1 ": container.max: a 2D scene has no z (the x-y plane, y up), got z = 0.3; give [x, y] (the scene is 2D by --set 'dimensions=2', and a 3D scene is not read as a 2D one)"
          run ${SCENES}/dam_break_3d.json --set dimensions=2 --out ${CLI_OUT}/x)
+
+# domain.out_of_domain "remove": the run says how many particles it deleted (a run that lost most of
+# its fluid said it only in diagnostics.csv's particle column). Every one of the 10 x 10 block leaves.
+cli_test(run_says_removed_particles 0
+  "eddy: 100 particles left the domain and were removed (domain.out_of_domain \"remove\"); 0 remain"
+  run ${CLI_SCENES}/escape_remove.json --out ${CLI_OUT}/escape_remove --no-picture)

@@ -898,6 +898,18 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                         "imbalance %.3f, mean %.3f\n", eddy_decomp_size(), b.rebalances, b.rebalances == 1 ? "" : "s",
                 thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
     }
+    /* Particles domain.out_of_domain "remove" deleted in this command's steps: the user asked for it,
+     * but a run that lost most of its fluid without a word showed it only in diagnostics.csv's
+     * particle column. Summed over the processes (a collective, taken as the halo figures' below). */
+    if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) {
+        double v[2] = {(double)w->grid.removed, (double)(w->particles.count - w->particles.halo_count)};
+        eddy_error rerr;
+        if ((!eddy_decomp_active(w) || eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 2, &rerr) == EDDY_OK) && v[0] > 0 &&
+            eddy_decomp_rank() == 0 && !c->opt->quiet)
+            fprintf(stderr, "eddy: %.0f particle%s left the domain and %s removed (domain.out_of_domain "
+                            "\"remove\"); %.0f remain\n",
+                    v[0], v[0] == 1 ? "" : "s", v[0] == 1 ? "was" : "were", v[1]);
+    }
     /* Several processes: what the halo updates did (decomp.h), summed over the processes, once. A
      * collective, so only where every process reached the end (like the hash below) or stopped on an
      * interrupt (an interrupted run left them out): under mpirun an interrupt is always agreed, every
