@@ -8,6 +8,8 @@
 #include "output.h"
 #include "services.h"
 
+#include <eddy_sph/simd_path.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -207,6 +209,18 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
         /* (a solver with save() but no load() is refused when its plugin is loaded, registry.c) */
     }
     cJSON *all = cJSON_Duplicate(settings, 1);
+    /* The vector path the neighbour loops took: another rounds their sums differently, so a resume on it
+     * is not bit-identical to the run (eddy_session_restore says so). A bad EDDY_SIMD stopped the run's
+     * solver before any checkpoint; none is stored then. */
+    eddy_sph_simd simd;
+    eddy_error ignored;
+    if (all && !eddy_sph_simd_select(&simd, &ignored)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(all, "simd");
+        if (!cJSON_AddStringToObject(all, "simd", eddy_sph_simd_name(simd))) {
+            cJSON_Delete(all);
+            all = NULL;
+        }
+    }
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;
     char *text = NULL;
     if (scene && cJSON_AddItemToObject(all, "scene", scene)) text = cJSON_PrintUnformatted(all);

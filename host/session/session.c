@@ -12,6 +12,8 @@
 #include "frame.h"
 #include "services.h"
 
+#include <eddy_sph/simd_path.h>
+
 struct eddy_session {
     eddy_sim sim;
     int next_frame;           /* index of the next output frame */
@@ -173,6 +175,27 @@ int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_
     return open_scene(&scene, opt, NULL, out, err);
 }
 
+/* A checkpoint written on another vector path of the SPH neighbour loops (its "simd" setting): the sums
+ * round differently from here on, so the resumed run is bit-identical neither to the uninterrupted run
+ * nor to one on this path; a reviewer resuming on a machine without the run's ISA got no word of it.
+ * Said once, by rank 0 (each process compares its own piece; decomp.c warns of processes that differ). */
+static void warn_other_simd(const eddy_checkpoint *ck)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(eddy_checkpoint_settings(ck), "simd");
+    eddy_sph_simd now;
+    eddy_error e;
+    if (!cJSON_IsString(v) || eddy_sph_simd_select(&now, &e) || eddy_decomp_rank() != 0) return;
+    int known = 0;
+    for (int k = 0; k < EDDY_SPH_SIMD_COUNT; ++k) known |= strcmp(v->valuestring, eddy_sph_simd_name((eddy_sph_simd)k)) == 0;
+    if (strcmp(v->valuestring, eddy_sph_simd_name(now)) == 0) return;
+    /* (a name this eddy does not know comes from a file, not from here: not echoed) */
+    fprintf(stderr, "eddy: warning: checkpoint '%s' was written on the %s path of the SPH neighbour loops and this "
+                    "process runs the %s path: sums round differently, so the result is bit-identical neither to "
+                    "the uninterrupted run nor to one on this path%s%s%s\n",
+            eddy_checkpoint_path(ck), known ? v->valuestring : "another", eddy_sph_simd_name(now),
+            known ? "; set EDDY_SIMD=" : "", known ? v->valuestring : "", known ? " to resume on the run's path" : "");
+}
+
 int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *opt, int next_frame,
                          eddy_session **out, eddy_error *err)
 {
@@ -192,6 +215,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     cJSON_free(text);
     set_list_free(&l);
     if (rc) return eddy_error_prefix(err, "checkpoint '%s': ", eddy_checkpoint_path(ck));
+    warn_other_simd(ck);
     eddy_session_options o = *opt;
     o.particle_target = 0;
     rc = open_scene(&scene, &o, ck, out, err);
