@@ -502,3 +502,9 @@ cli_test(set_3d_scene_to_2d 1 ": container.max: a 2D scene has no z (the x-y pla
 cli_test(run_says_removed_particles 0
   "eddy: 100 particles left the domain and were removed (domain.out_of_domain \"remove\"); 0 remain"
   run ${CLI_SCENES}/escape_remove.json --out ${CLI_OUT}/escape_remove --no-picture)
+
+# DIR/run.json: the command line, scene, parameters, materials and provenance of every command that
+# wrote into a run folder, checked against the test's own inputs (tests/run_record).
+add_test(NAME cli_run_record
+         COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/run_record/check_run_record.py ${EDDY_EXE}
+                 ${SCENES}/tait_dam_break_2d.json ${CLI_OUT}/run_record)

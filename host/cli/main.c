@@ -181,13 +181,17 @@ static int fail(const eddy_error *err)
     return status;
 }
 
-static int cmd_run(int argc, char **argv, int resume)
+/* argc/argv: the command's own words (after "run"/"resume"); all_argc/all_argv: the whole command line,
+ * which DIR/run.json records. */
+static int cmd_run(int argc, char **argv, int resume, int all_argc, char **all_argv)
 {
     static const char *const run_values[] = {"--solver", "--grid", "--out", "--set", "--format", "--render-field",
                                              "--camera", "--render-range", "--render-width", "--checkpoint-every",
                                              "--steps", "--until", "--threads", NULL};
     const char *cmd = resume ? "resume" : "run";
     eddy_run_options o = eddy_run_default_options();
+    o.argc = all_argc;
+    o.argv = (const char *const *)all_argv;
     const char *sets[EDDY_MAX_SETS];
     size_t nsets = 0;
     static char format_buf[1024];
@@ -751,8 +755,8 @@ static int command(int argc, char **argv)
             }
         }
     }
-    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0);
-    if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1);
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0, argc, argv);
+    if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1, argc, argv);
     if (strcmp(cmd, "list") == 0 || strcmp(cmd, "describe") == 0) speak_once();
     if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : eddy_arg_usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);

@@ -9,6 +9,19 @@
 
 #include <stddef.h>
 
+/* What the line says, one fact each (run_record.h writes them as JSON). simd is "EDDY_SIMD invalid"
+ * when the variable names no path this CPU runs (the solvers refuse it with their own message). */
+typedef struct eddy_provenance_facts {
+    const char *version;       /* eddy's, e.g. "0.1.0" */
+    int abi_major, abi_minor;  /* the plugin ABI the host implements */
+    const char *simd;          /* the vector path of the SPH neighbour loops: "baseline", "avx2", ... */
+    int threads;               /* OpenMP threads in effect */
+    int processes;             /* MPI processes of the run (1 without mpirun) */
+} eddy_provenance_facts;
+
+/* [main thread] */
+void eddy_provenance_read(eddy_provenance_facts *facts);
+
 /* "eddy 0.1.0 (plugin ABI 2.3); SPH neighbour loops: avx2 path; 2 threads; 1 process" into out
  * (truncated to size). [main thread] */
 void eddy_provenance(char *out, size_t size);

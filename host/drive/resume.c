@@ -3,6 +3,7 @@
  * validated, then the same steps as `eddy run` (run_internal.h).
  */
 #include "run_internal.h"
+#include "run_record.h"
 
 #include <limits.h>
 #include <math.h>
@@ -311,6 +312,11 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         return rc;
     }
     run_announce(&c, "resuming");
+    const eddy_run_record_command cmd = {"resume", opt->argc, opt->argv};
+    if ((rc = eddy_run_record_write(opt->resume_dir, c.sim, &cmd, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
     c.wall_start = eddy_time_ms();
     c.next_checkpoint = c.checkpoint_every > 0 ? run_checkpoint_after(0.0, c.checkpoint_every, w->time) : 0.0;
     int last_written = 1;

@@ -3,6 +3,7 @@
  * probes, diagnostics, checkpoints and the picture. `eddy resume` (resume.c) shares its steps.
  */
 #include "run_internal.h"
+#include "run_record.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1130,6 +1131,11 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     if (eddy_decomp_rank() == 0) run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     run_announce(&c, "running");
+    const eddy_run_record_command cmd = {"run", opt->argc, opt->argv};
+    if ((rc = eddy_run_record_write(c.sim->scene.out_dir, c.sim, &cmd, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
     c.wall_start = eddy_time_ms();
     c.next_checkpoint = c.checkpoint_every;
     int last_written = 1;

@@ -40,6 +40,8 @@ typedef struct eddy_run_options {
     int quiet;                 /* no progress output */
     eddy_render_request render;/* --render, --movie, --render-field, --camera, --render-range,
                                 * --render-width (run only: a resumed run renders as its run did) */
+    int argc;                  /* the command line, for DIR/run.json (run_record.h); 0: not recorded */
+    const char *const *argv;
 } eddy_run_options;
 
 /* Defaults: everything from the scene, picture on. */

@@ -1,0 +1,238 @@
+#include "run_record.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <eddy/plugin.h>
+
+#include "decomp.h"
+#include "output.h"
+#include "provenance.h"
+#include "scene.h"
+
+/* One parameter's value as the component received it: JSON's own type for each kind; an unset derived
+ * value is null (the component computes it: its log says the figure where it says one). */
+static cJSON *param_json(const eddy_param_desc *d, const eddy_param_value *v)
+{
+    if (!v->is_set) return cJSON_CreateNull();
+    switch (d->type) {
+    case EDDY_PARAM_INT: return cJSON_CreateNumber((double)v->integer);
+    case EDDY_PARAM_BOOL: return cJSON_CreateBool(v->number != 0.0);
+    case EDDY_PARAM_ENUM:
+    case EDDY_PARAM_STRING: return cJSON_CreateString(v->string ? v->string : "");
+    case EDDY_PARAM_VECTOR: {
+        cJSON *a = cJSON_CreateArray();
+        for (int k = 0; a && k < v->count; ++k)
+            if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(v->vector[k]))) {
+                cJSON_Delete(a);
+                return NULL;
+            }
+        return a;
+    }
+    default: return cJSON_CreateNumber(v->number);
+    }
+}
+
+/* {"id": value, ...} for a table and its values; NULL on out of memory. */
+static cJSON *params_json(const eddy_param_desc *table, const eddy_param_values *values)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; o && table && values->values && i < values->count; ++i) {
+        const eddy_param_desc *d = eddy_param_at(table, i);
+        cJSON *v = param_json(d, &values->values[i]);
+        if (!v || !cJSON_AddItemToObject(o, d->id, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static cJSON *component_json(const eddy_registry_entry *e, const eddy_param_values *values)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *p = o ? params_json(e->component->params, values) : NULL;
+    if (!p || !cJSON_AddStringToObject(o, "id", e->component->id) ||
+        !cJSON_AddStringToObject(o, "version", e->component->version) || !cJSON_AddStringToObject(o, "file", e->file) ||
+        !cJSON_AddItemToObject(o, "parameters", p)) {
+        if (o && !cJSON_GetObjectItemCaseSensitive(o, "parameters")) cJSON_Delete(p);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A float (eddy_real) as the shortest decimal that reads back as it: its double's 17 digits
+ * (0.0061599854379892349) only show the float's binary rounding. */
+static double real_value(eddy_real x)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.9g", (double)x);
+    for (int digits = 6; digits < 9; ++digits) {
+        char shorter[32];
+        snprintf(shorter, sizeof shorter, "%.*g", digits, (double)x);
+        if ((eddy_real)strtod(shorter, NULL) == x) return strtod(shorter, NULL);
+    }
+    return strtod(text, NULL);
+}
+
+static cJSON *materials_json(const eddy_sim *sim)
+{
+    const eddy_world *w = sim->world;
+    const eddy_component *sc = sim->solver_entry->component;
+    cJSON *a = cJSON_CreateArray();
+    for (size_t m = 0; a && m < w->material_count; ++m) {
+        const eddy_material *mat = &w->materials[m];
+        cJSON *o = cJSON_CreateObject();
+        cJSON *p = o ? params_json(sc->material_params, &mat->params) : NULL;
+        const int ok = p && cJSON_AddItemToArray(a, o) && cJSON_AddStringToObject(o, "name", mat->name) &&
+                       cJSON_AddNumberToObject(o, "rest_density", real_value(mat->rest_density)) &&
+                       cJSON_AddNumberToObject(o, "particle_mass", real_value(mat->particle_mass)) &&
+                       cJSON_AddNumberToObject(o, "particle_spacing", real_value(mat->particle_dist)) &&
+                       cJSON_AddItemToObject(o, "parameters", p);
+        if (!ok) {
+            if (!cJSON_GetObjectItemCaseSensitive(o, "parameters")) cJSON_Delete(p);
+            if (!o || a->child != o) cJSON_Delete(o);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *cmd, double particles)
+{
+    const eddy_world *w = sim->world;
+    char started[32] = "", host[256] = "";
+    const time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc)) strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    eddy_provenance_facts facts;
+    eddy_provenance_read(&facts);
+    cJSON *o = cJSON_CreateObject();
+    int ok = o && cJSON_AddStringToObject(o, "command", cmd->command);
+    if (ok && cmd->argc > 0) {
+        cJSON *a = cJSON_AddArrayToObject(o, "argv");
+        for (int i = 0; ok && i < cmd->argc; ++i) ok = a && cJSON_AddItemToArray(a, cJSON_CreateString(cmd->argv[i]));
+    }
+    ok = ok && cJSON_AddStringToObject(o, "started", started) && cJSON_AddStringToObject(o, "host", host);
+    cJSON *from = ok ? cJSON_AddObjectToObject(o, "from") : NULL;
+    cJSON *eddy = ok ? cJSON_AddObjectToObject(o, "eddy") : NULL;
+    char abi[32];
+    snprintf(abi, sizeof abi, "%d.%d", facts.abi_major, facts.abi_minor);
+    ok = ok && from && eddy && cJSON_AddNumberToObject(from, "time", w->time) &&
+         cJSON_AddNumberToObject(from, "step", (double)w->step) &&
+         cJSON_AddStringToObject(eddy, "version", facts.version) && cJSON_AddStringToObject(eddy, "plugin_abi", abi) &&
+         cJSON_AddStringToObject(eddy, "simd", facts.simd) && cJSON_AddNumberToObject(o, "threads", facts.threads) &&
+         cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
+    cJSON *solver = ok ? component_json(sim->solver_entry, &sim->params) : NULL;
+    ok = solver && cJSON_AddItemToObject(o, "solver", solver);
+    if (!ok) cJSON_Delete(solver);
+    cJSON *grid = ok ? component_json(sim->grid_entry, &sim->grid_params) : NULL;
+    ok = grid && cJSON_AddItemToObject(o, "grid", grid);
+    if (!ok) cJSON_Delete(grid);
+    cJSON *mats = ok ? materials_json(sim) : NULL;
+    ok = mats && cJSON_AddItemToObject(o, "materials", mats);
+    if (!ok) {
+        cJSON_Delete(mats);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The record a resume appends to: DIR/run.json parsed, when it is eddy's. *doc NULL with status 0: no
+ * file (a folder of an eddy before run.json) or one that is not the record (said, and left alone:
+ * *skip). */
+static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err)
+{
+    *doc = NULL;
+    *skip = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return EDDY_OK;
+    char *text = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (64L << 20) && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n)
+        text[n] = '\0';
+    else if (text) {
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (!text && n >= 0 && n < (64L << 20))
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s'", path);
+    cJSON *d = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(d, "format");
+    if (!cJSON_IsString(format) || strcmp(format->valuestring, "eddy.run/1") != 0 ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, "commands"))) {
+        cJSON_Delete(d);
+        *skip = 1;
+        fprintf(stderr, "eddy: warning: '%s' is not eddy's run record (format \"eddy.run/1\"): left as it is, "
+                        "and this command is not recorded in it\n", path);
+        return EDDY_OK;
+    }
+    *doc = d;
+    return EDDY_OK;
+}
+
+static int write_record(const char *path, const cJSON *doc, eddy_error *err)
+{
+    char *text = cJSON_Print(doc);
+    if (!text) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for '%s'", path);
+    eddy_atomic_file af;
+    int rc = eddy_atomic_open(&af, path, err);
+    if (!rc) {
+        fputs(text, af.f);
+        fputc('\n', af.f);
+        rc = eddy_atomic_commit(&af, err);
+    }
+    cJSON_free(text);
+    return rc;
+}
+
+int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_record_command *cmd, eddy_error *err)
+{
+    /* Every process's owned particles: a collective, taken before rank 0 alone goes on. */
+    eddy_world *w = sim->world;
+    double particles = (double)(w->particles.count - w->particles.halo_count);
+    int rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, &particles, 1, err);
+    if (!rc && eddy_decomp_rank() == 0) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+        const int resume = strcmp(cmd->command, "run") != 0;
+        cJSON *doc = NULL;
+        int skip = 0;
+        if (resume) rc = read_record(path, &doc, &skip, err);
+        if (!rc && !skip) {
+            cJSON *c = command_json(sim, cmd, particles);
+            if (!doc) {
+                doc = cJSON_CreateObject();
+                if (!doc || !cJSON_AddStringToObject(doc, "format", "eddy.run/1") ||
+                    !cJSON_AddItemToObject(doc, "scene", cJSON_Duplicate(sim->scene.root, 1)) ||
+                    !cJSON_AddArrayToObject(doc, "commands")) {
+                    cJSON_Delete(doc);
+                    doc = NULL;
+                }
+            }
+            if (!c || !doc || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "commands"), c)) {
+                cJSON_Delete(c);
+                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for '%s'", path);
+            } else {
+                rc = write_record(path, doc, err);
+            }
+        }
+        cJSON_Delete(doc);
+    }
+    /* Rank 0's write error is every process's, said once. */
+    return eddy_decomp_agree_error(rc, err);
+}

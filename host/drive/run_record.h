@@ -1,0 +1,42 @@
+/*
+ * host/drive/run_record.h — DIR/run.json: what made the run in an output folder, for whoever cites,
+ * reviews or repeats it. diagnostics.csv and the frames hold results only; the scene file may be
+ * edited after the run, the --set values and the solver's defaults are nowhere else in readable form,
+ * and a state hash depends on the vector path and the eddy version.
+ *
+ *   {"format": "eddy.run/1",
+ *    "scene": {...},            the scene document as the run read it, overrides applied
+ *    "commands": [{...}, ...]}  `eddy run`, then each `eddy resume` of the folder, in order
+ *
+ * Each command: "command" ("run" / "resume"), "argv" (as given), "started" (UTC, ISO 8601), "host",
+ * "from" (time s and step it began at), "eddy" (version, plugin ABI, SIMD path of the SPH neighbour
+ * loops), "threads", "processes", "particles" (over every process), "solver" and "grid" (id, version,
+ * file, every parameter's value as the component received it, null for one it derives itself),
+ * "materials" (name, rest density, particle mass, the lattice spacing, the solver's material
+ * parameters). Units are the scene's simulation units (scene.h), as in diagnostics.csv.
+ *
+ * `eddy run` writes the file anew (a run into a finished run's folder replaces its frames too);
+ * `eddy resume` appends its command, keeping what is there. A run.json that is not eddy's record is
+ * left as it is, with a warning, and nothing is appended. Written by rank 0 through a temporary file
+ * and a rename, so an interrupted write leaves the previous record.
+ */
+#ifndef EDDY_HOST_RUN_RECORD_H
+#define EDDY_HOST_RUN_RECORD_H
+
+#include <eddy/eddy.h>
+
+#include "sim.h"
+
+#define EDDY_RUN_RECORD_FILE "run.json"
+
+typedef struct eddy_run_record_command {
+    const char *command;         /* "run" or "resume" */
+    int argc;                    /* the command line (argc 0: not known, "argv" is left out) */
+    const char *const *argv;
+} eddy_run_record_command;
+
+/* Writes (run) or appends to (resume) DIR/run.json for `sim` as it stands now. Collective under
+ * several processes (the particle count is summed; the write's error is every process's). [main thread] */
+int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_record_command *cmd, eddy_error *err);
+
+#endif /* EDDY_HOST_RUN_RECORD_H */
