@@ -243,6 +243,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
+    c.written_step = -1;
     int rc0 = run_same_everywhere(opt, err);
     if (rc0) return rc0;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */

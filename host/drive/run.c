@@ -250,7 +250,7 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
  * processes (write_outputs_reduced), or, where an output needs every particle, the owned particles are
  * gathered to rank 0, which writes everything else from them as one process would. Either way the
  * sums are exact until one rounding: diagnostics and probes are bit for bit those of one process. */
-static int write_outputs(run_ctx *c, int index, eddy_error *err)
+static int write_frame_outputs(run_ctx *c, int index, eddy_error *err)
 {
     eddy_world *w = c->sim->world;
     eddy_frame frame;
@@ -298,6 +298,16 @@ static int write_outputs(run_ctx *c, int index, eddy_error *err)
         const eddy_error mine = *err;
         rc = agree_on_frame(c, rc, &mine, what, err);
     }
+    return rc;
+}
+
+/* The frame's outputs, and the step they show (c->written_step): a frame whose checkpoint then failed
+ * counts as not written to the session, which would have run_finish write it a second time (the
+ * tables' rows twice, and on a full disk a frame reported lost that was on disk). */
+static int write_outputs(run_ctx *c, int index, eddy_error *err)
+{
+    const int rc = write_frame_outputs(c, index, err);
+    if (!rc) c->written_step = (long long)c->sim->world->step;
     return rc;
 }
 
@@ -819,7 +829,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
      * interrupted, dropped. A lost frame outranks an interrupt: a checkpoint written now would be
      * resumed past the missing frame for good, so the run ends as the synchronous one would have. */
     rc = finish_outputs_into(c, rc, 1, err);
-    if (!last_written) {
+    if (!last_written && c->written_step != (long long)w->step) {
         eddy_error ferr;
         /* At the index of the next regular frame: a resumed run writes that frame over it. */
         if (write_outputs(c, c->frame, &ferr) && !rc) {
@@ -1084,6 +1094,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.opt = opt;
+    c.written_step = -1;
     int rc0 = run_same_everywhere(opt, err);
     if (rc0) return rc0;
     /* Several processes stop together on SIGINT/SIGTERM (decomp.h). */

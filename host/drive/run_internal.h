@@ -27,6 +27,7 @@ typedef struct run_ctx {
     eddy_output *out;
     char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
     int frame;                /* index of the next regular output frame (at frame * output_interval) */
+    long long written_step;   /* the step of the last frame whose outputs were written; -1: none yet */
     long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
     double end_time;
     double checkpoint_every;  /* s of simulated time, 0: only at the end */
