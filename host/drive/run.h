@@ -80,6 +80,7 @@ typedef struct eddy_dt_tally {
         char name[64];
         long long steps;
         double smallest;      /* the shortest of those steps, s */
+        double longest;       /* the longest of them, s */
     } limit[EDDY_DT_TALLY_LIMITS];
 } eddy_dt_tally;
 
@@ -92,10 +93,11 @@ int eddy_dt_tally_step(eddy_dt_tally *t, const struct eddy_sim *sim);
  * particle that left the domain after the step that one process finds in the next step's grid build, and
  * both took the same steps. */
 void eddy_dt_tally_finish(eddy_dt_tally *t, const struct eddy_sim *sim);
-/* "N of M steps were shorter than time.dt = X s, limited by the solver's CFL limit (smallest Y s)" (run),
- * or for compare's report "steps below the scene's X s under its CFL limit (Y s), the shortest of them: N
- * of M steps"; several limits each with its count and shortest step. The figures have enough digits to differ
- * from time.dt. Empty when no step was limited. */
+/* "N of M steps were shorter than time.dt = X s, limited by the solver's CFL limit (shortest step Y s,
+ * longest Z s)" (run), or for compare's report "steps below the scene's X s under its CFL limit (Y to Z
+ * s): N of M steps"; the longest where it shows apart from the shortest (a step halved to land on an
+ * output time is often the shortest); several limits each with its count. The figures have enough digits
+ * to differ from time.dt. Empty when no step was limited. */
 void eddy_dt_tally_describe(const eddy_dt_tally *t, double scene_dt, int report, char *out, size_t size);
 
 #endif /* EDDY_HOST_RUN_H */
