@@ -508,3 +508,11 @@ cli_test(run_says_removed_particles 0
 add_test(NAME cli_run_record
          COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/run_record/check_run_record.py ${EDDY_EXE}
                  ${SCENES}/tait_dam_break_2d.json ${CLI_OUT}/run_record)
+
+# A run that gains energy without exploding is told so at its end: the 2D dam break under sph_mueller
+# without viscosity (docs/solvers/sph_mueller.md, "Energy": +215 J/m by t = 0.16 s against 19.3 J/m
+# above the floor at the start) ran to "done" with status 0 and nothing said.
+cli_test(run_warns_energy_rise 0
+  "eddy: warning: the energy E_k + E_p rose by 2"
+  run ${SCENES}/dam_break_2d.json --set "materials[0].viscosity=0" --until 0.16 --out ${CLI_OUT}/energy_rise
+  --quiet --no-picture)

@@ -156,6 +156,55 @@ static int agree_on_frame(run_ctx *c, int rc, const eddy_error *mine, const char
     return word > 0 ? share_error(c, word, mine, what, err) : EDDY_OK;
 }
 
+/*
+ * E_k + E_p at each frame against this command's first: with walls at rest and gravity the only body
+ * force, no consistent scheme gains energy (viscosity and walls only take it out), so a large rise is
+ * an unstable run that otherwise ended with status 0 and a "done" line (sph_mueller's dam break without
+ * viscosity reached 12 times its start; a 1.5 density ratio under sph_mueller 20 times). The scale is
+ * the mechanical energy above the container's floor at the start, as compare's relative change (the
+ * origin cancels). Off where energy may rightly enter: a moving collider does work, and gravity along a
+ * periodic axis makes E_p jump as positions wrap. Rank 0's (or each process's same) diagnostics.
+ */
+static void watch_energy(run_ctx *c, const eddy_diagnostics *d, double t)
+{
+    const eddy_scene *s = &c->sim->scene;
+    if (c->energy.state == 0) {
+        const eddy_real *lo = s->has_container ? s->container_min : s->domain_min;
+        const eddy_real *hi = s->has_container ? s->container_max : s->domain_max;
+        double g_dot_floor = 0;
+        int off = 0;
+        for (int a = 0; a < s->dimensions; ++a) {
+            const double g = s->gravity[a];
+            g_dot_floor += g * (double)(g > 0 ? hi[a] : lo[a]) * (double)s->simulation_scale;
+            off |= g != 0 && s->periodic[a];
+        }
+        for (size_t i = 0; i < s->collider_count; ++i) off |= s->collider_moving_until[i] > 0;
+        c->energy.start = d->total_energy;
+        c->energy.above_floor = d->total_energy + d->mass * g_dot_floor;
+        c->energy.state = off || !(c->energy.above_floor > 0) ? -1 : 1;
+        return;
+    }
+    const double rise = d->total_energy - c->energy.start;
+    if (c->energy.state == 1 && rise > c->energy.rise) {
+        c->energy.rise = rise;
+        c->energy.rise_time = t;
+    }
+}
+
+/* Said once at the end (also of an interrupted run): a rise of more than half the energy the fluid had
+ * to lose. */
+static void warn_energy_rise(const run_ctx *c)
+{
+    if (c->energy.state != 1 || !(c->energy.rise > 0.5 * c->energy.above_floor) || eddy_decomp_rank() != 0) return;
+    const char *unit = c->sim->scene.dimensions == 2 ? "J/m" : "J";
+    fprintf(stderr, "eddy: warning: the energy E_k + E_p rose by %.4g %s (at t = %.6g s), %.3g times the mechanical "
+                    "energy above the container's floor at the start (%.4g %s), with walls at rest: the scheme made "
+                    "energy, so the run is likely unstable (a smaller time.dt, more viscosity or another solver may "
+                    "help; docs/compare.md)\n",
+            c->energy.rise, unit, c->energy.rise_time, c->energy.rise / c->energy.above_floor, c->energy.above_floor,
+            unit);
+}
+
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
  * diagnostics and probes of its owned particles as exact partial sums (host/observe/exact_sum.h); one
  * integer sum and one maximum over the processes combine them (which also waits for every piece), the
@@ -228,6 +277,7 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
     eddy_diagnostics_unpack(&part, sums, maxima);
     eddy_diagnostics d;
     eddy_diagnostics_finish(&part, &d);
+    watch_energy(c, &d, w->time);
     /* (the previous frame's pieces are complete: its .pvtp and series entry; this frame's wait) */
     if (po && (rc = eddy_output_commit_pieces(c->out, 1, err))) {
         free(sums);
@@ -286,7 +336,7 @@ static int write_frame_outputs(run_ctx *c, int index, eddy_error *err)
     }
     eddy_diagnostics d;
     if (!(rc = eddy_output_write_frame(c->out, &frame, err)) && !(rc = eddy_render_frame(c->ren, whole, index, err)) &&
-        !(rc = eddy_diagnostics_of_frame(&frame, &d, err)) &&
+        !(rc = eddy_diagnostics_of_frame(&frame, &d, err)) && (watch_energy(c, &d, w->time), 1) &&
         !(rc = eddy_output_write_diagnostics(c->out, &d, w->time, w->step, eddy_time_ms() - c->wall_start, err)) &&
         c->probes_csv && !(rc = eddy_probes_measure(c->probes, &frame, c->probe_values, err))) {
         eddy_probes_csv_row(c->probes, c->probes_csv, w->time, w->step, c->probe_values);
@@ -916,6 +966,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                         "imbalance %.3f, mean %.3f\n", eddy_decomp_size(), b.rebalances, b.rebalances == 1 ? "" : "s",
                 thr, 1e3 * b.seconds, b.imbalance, b.mean_imbalance);
     }
+    if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) warn_energy_rise(c);
     /* Particles domain.out_of_domain "remove" deleted in this command's steps: the user asked for it,
      * but a run that lost most of its fluid without a word showed it only in diagnostics.csv's
      * particle column. Summed over the processes (a collective, taken as the halo figures' below). */

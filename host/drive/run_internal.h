@@ -28,6 +28,11 @@ typedef struct run_ctx {
     char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
     int frame;                /* index of the next regular output frame (at frame * output_interval) */
     long long written_step;   /* the step of the last frame whose outputs were written; -1: none yet */
+    struct {                  /* the energy E_k + E_p against its first frame (run.c, watch_energy) */
+        int state;            /* 0 first frame to come, 1 watching, -1 off (moving walls, gravity along a
+                               * periodic axis, nothing above the floor) */
+        double start, above_floor, rise, rise_time;
+    } energy;
     long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
     double end_time;
     double checkpoint_every;  /* s of simulated time, 0: only at the end */
