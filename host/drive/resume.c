@@ -182,6 +182,7 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     snprintf(c->scene_file, sizeof c->scene_file, "%s", file);
     snprintf(c->checkpoint_path, sizeof c->checkpoint_path, "%s", eddy_checkpoint_path(ck));
     c->frame = (int)next_frame;
+    c->has_checkpoint = 1; /* (its time: once the session is open, the restored clock) */
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
     if (r) {
         eddy_render_request req;
@@ -223,6 +224,7 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     so.registry = opt->registry;
     if ((rc = eddy_session_restore(ck, &so, c->frame, &c->ses, err))) return rc;
     c->sim = eddy_session_sim(c->ses);
+    c->checkpoint_time = c->sim->world->time;
     /* The next frame is the first regular one at or after the clock (the frame written at t, when t
      * is a frame time, comes before it): another index would write frames out of order or, from a
      * frame time before the clock, make the plan step backwards toward it. Round-off allowance as

@@ -657,6 +657,11 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
         run_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
         run_remove_stale_pieces(c->sim->scene.out_dir, 0);
     }
+    if (!rc) {
+        c->has_checkpoint = 1;
+        c->checkpoint_time = c->sim->world->time;
+    }
+    c->checkpoint_failed = rc != EDDY_OK;
     cJSON_Delete(s);
     return rc;
 }
@@ -912,6 +917,17 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             append_message(err, "; checkpoint written, continue with: mpirun -np %d eddy resume %s", eddy_decomp_size(),
                            c->sim->scene.out_dir);
         }
+    }
+    /* A write that failed (a full disk, a quota) leaves the run resumable from its last checkpoint once
+     * there is room; the error said what failed, not that the folder can go on. */
+    if (rc == EDDY_ERR_IO && c->has_checkpoint) {
+        char kept[96] = "";
+        /* (a failed checkpoint's own message says the previous one is kept) */
+        if (!c->checkpoint_failed) snprintf(kept, sizeof kept, "; the checkpoint of t = %.6g s is kept", c->checkpoint_time);
+        char launch[32] = "";
+        if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
+        append_message(err, "%s%sonce the cause is fixed, continue with: %seddy resume %s", kept, kept[0] ? ": " : "; ",
+                       launch, c->sim->scene.out_dir);
     }
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
     if (c->ren) {

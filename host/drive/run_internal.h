@@ -28,6 +28,9 @@ typedef struct run_ctx {
     char scene_file[EDDY_SCENE_PATH_MAX]; /* absolute when it could be resolved: resume may run elsewhere */
     int frame;                /* index of the next regular output frame (at frame * output_interval) */
     long long written_step;   /* the step of the last frame whose outputs were written; -1: none yet */
+    int has_checkpoint;       /* a checkpoint of this run is in the folder (written, or resumed from) */
+    double checkpoint_time;   /* ... at this time, s */
+    int checkpoint_failed;    /* the last checkpoint write failed (its message says the previous is kept) */
     struct {                  /* the energy E_k + E_p against its first frame (run.c, watch_energy) */
         int state;            /* 0 first frame to come, 1 watching, -1 off (moving walls, gravity along a
                                * periodic axis, nothing above the floor) */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # same_files.sh EDDY SCENE OUT MPIRUN NP [ARG...]: `eddy run SCENE ARG...` with EDDY_OUTPUT_OVERLAP=on and
-# =off writes the same files byte for byte (diagnostics.csv but its wall_ms column, a wall time), on 1
+# =off writes the same files byte for byte (diagnostics.csv but its wall_ms column, a wall time; run.json,
+# which records its start time, is only checked to be there), on 1
 # and 2 threads when NP is 0, else under MPIRUN with NP processes. Each run writes into the same folder
 # (the checkpoint names it) and is moved aside before the next. Exit 77 without mpirun or MPI.
 eddy=$1; scene=$2; out=$3; mpirun=$4; np=$5; shift 5
@@ -26,7 +27,9 @@ for v in $variants; do
     a=$out/on$v; b=$out/off$v
     frames=$(ls "$a/frames" | wc -l)
     [ "$frames" -ge 4 ] || fail "only $frames frame files: the comparison would prove little"
-    diff -r -x diagnostics.csv "$a" "$b" || fail "overlap on and off ($v) wrote different files"
+    # (run.json records each run's start time: present in both, its content is tests/run_record's)
+    [ -f "$a/run.json" ] && [ -f "$b/run.json" ] || fail "run.json missing ($v)"
+    diff -r -x diagnostics.csv -x run.json "$a" "$b" || fail "overlap on and off ($v) wrote different files"
     cut -d, -f1-9,11- "$a/diagnostics.csv" >"$out/on$v.diag"
     cut -d, -f1-9,11- "$b/diagnostics.csv" >"$out/off$v.diag"
     cmp "$out/on$v.diag" "$out/off$v.diag" || fail "diagnostics.csv (without wall_ms) differs ($v)"
