@@ -55,6 +55,6 @@ flock "$dir" true || fail "flock could not take the folder"
 flock -n "$dir" true || fail "the folder is still locked after the run ended"
 "$eddy" resume "$dir" --steps 40 --quiet --no-picture || fail "the resume after the holder failed"
 flock -n "$dir" true || fail "the folder is still locked after the resume ended"
-[ "$(ls -A "$dir" | tr '\n' ' ')" = "checkpoint.eddy diagnostics.csv frames frames.pvd probes.csv " ] ||
+[ "$(ls -A "$dir" | tr '\n' ' ')" = "checkpoint.eddy diagnostics.csv frames frames.pvd probes.csv run.json " ] ||
     fail "the folder holds other files than the run's: $(ls -A "$dir" | tr '\n' ' ')"
 echo "every command into a held folder was refused and left it as it was"

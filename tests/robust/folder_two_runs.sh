@@ -55,6 +55,9 @@ a=
 cut -d, -f1-9,11- "$dir.ref/diagnostics.csv" >"$dir.ref.diag"
 cut -d, -f1-9,11- "$dir/diagnostics.csv" >"$dir.diag"
 cmp "$dir.ref.diag" "$dir.diag" || fail "diagnostics.csv is not run A's alone"
-diff -r -x diagnostics.csv -x checkpoint.eddy "$dir.ref" "$dir" || fail "the folder is not run A's alone"
+diff -r -x diagnostics.csv -x checkpoint.eddy -x run.json "$dir.ref" "$dir" || fail "the folder is not run A's alone"
+# run.json records run A's command alone (its output folder, its start time: not the reference's)
+[ "$(grep -c '"command":' "$dir/run.json")" = 1 ] && grep -q "\"--out\", \"$dir\"\]" "$dir/run.json" ||
+    fail "run.json does not record run A alone"
 cmp "$dir.ref.hash" "$dir.hash" || fail "run A's state hash is not the reference run's"
 echo "run B was refused; the folder holds run A's run alone"
