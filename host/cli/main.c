@@ -98,8 +98,9 @@ static const char usage[] =
     "uses one that shadows another says so on stderr (`eddy list` shows both files).\n"
     "OpenMP threads spin briefly, then sleep: eddy sets GOMP_SPINCOUNT=1000 unless OMP_WAIT_POLICY or\n"
     "GOMP_SPINCOUNT is set (OMP_WAIT_POLICY=active spins; docs/performance.md).\n"
-    "Exit status: 0 success, 1 error, 2 bad command line, 130 interrupted (SIGINT, or a signal once a\n"
-    "run has started writing), 143 SIGTERM while loading (nothing written).\n";
+    "Exit status: 0 success, 1 error (a lost stdout or stderr too), 2 bad command line, 130 interrupted\n"
+    "(SIGINT, or SIGTERM, SIGHUP or SIGXCPU once a run has started writing: it stops after its step with a\n"
+    "checkpoint), 128 + the signal while loading (nothing written: 143 SIGTERM, 129 SIGHUP, 152 SIGXCPU).\n";
 
 
 #define EDDY_MAX_FORMATS 16
@@ -705,8 +706,9 @@ static int command(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    /* Honour SIGINT / SIGTERM from the start: until a command has opened its session and may write,
-     * a signal ends the process at once (143 / 130), however long a scene or checkpoint takes to load. */
+    /* Honour SIGINT / SIGTERM (and SIGHUP, SIGXCPU) from the start: until a command has opened its session
+     * and may write, a signal ends the process at once (128 + the signal: 130, 143, 129, 152), however long
+     * a scene or checkpoint takes to load. SIGPIPE and SIGXFSZ are caught from here on too (services.c). */
     eddy_services_exit_on_signal();
     const char *cmd = argv[1];
     static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
@@ -816,6 +818,14 @@ static int stdout_written(int rc)
     return rc ? rc : 1;
 }
 
+/* The messages on stderr (progress, warnings, errors) lost to a pipe whose reader went (`eddy run ... 2>&1 |
+ * head -1`: with SIGPIPE caught, services.c, the run goes on to its end and its files are whole) or to a
+ * hung-up terminal: the exit status says so, as there is nowhere left to say it. */
+static int stderr_written(int rc)
+{
+    return rc == 0 && ferror(stderr) ? 1 : rc;
+}
+
 /* A standard descriptor closed when eddy starts (`eddy run ... 2>&-`, a daemon's closed stdio) is the
  * number the next open() returns: the log lines written to stderr went into whatever file took it
  * (diagnostics.csv, probes.csv), as would a result flushed to stdout while a file held 1 (only the output
@@ -859,7 +869,7 @@ int main(int argc, char **argv)
         eddy_decomp_finalize();
         return 2;
     }
-    int rc = stdout_written(command(argc, argv));
+    int rc = stderr_written(stdout_written(command(argc, argv)));
     /* A bad command line on some processes only, the command lines alike (a writer plugin missing on one
      * node, a --threads value one process alone has; other command lines were refused above) would
      * leave this one in MPI_Finalize and the others in their first collective for ever: stop every

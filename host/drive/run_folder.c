@@ -17,7 +17,11 @@
  * Nothing here runs before the run holds the folder (run_lock_folder, folder_lock.h): a second eddy run
  * into the same folder cleared the frames of the first one while it ran.
  *
- * Depends on: checkpoint.h (the peek at a checkpoint's clock and end), decomp.h, folder_lock.h, output.h.
+ * A stopped run whose checkpoint resume would refuse (truncated, changed: checked as resume reads it) is
+ * refused too, but the user is told to move the checkpoint away rather than to resume it.
+ *
+ * Depends on: checkpoint.h (the peek at a checkpoint's clock and end, and its reader's checks),
+ * decomp.h, folder_lock.h, output.h.
  */
 #include "run_internal.h"
 
@@ -132,6 +136,34 @@ int run_lock_folder(run_ctx *c, const char *dir, int resume, eddy_error *err)
                                      resume ? NULL : "choose another --out", &c->lock, err);
 }
 
+/*
+ * Non-zero, with why set, when `eddy resume` would refuse the checkpoint of DIR as damaged: each file is
+ * read and verified whole, as resume reads it (length and checksum), without restoring anything. With a
+ * manifest, the pieces checkpoint.p0.eddy ... of the "processes" its settings (those of piece 0) state,
+ * each process verifying its share (piece k on process k mod size, as a resume on another count reads
+ * them); the caller agrees on the first refusal.
+ */
+static int resume_would_refuse(const char *dir, int pieces, const cJSON *settings, eddy_error *why)
+{
+    if (!pieces) {
+        eddy_checkpoint *ck = NULL;
+        const int rc = eddy_checkpoint_read(dir, &ck, why);
+        eddy_checkpoint_free(ck);
+        return rc;
+    }
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(settings, "processes");
+    const int count = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= 1 << 20 ? (int)n->valuedouble : 1;
+    for (int k = eddy_decomp_rank(); k < count; k += eddy_decomp_size()) {
+        char name[48];
+        snprintf(name, sizeof name, "checkpoint.p%d.eddy", k);
+        eddy_checkpoint *ck = NULL;
+        const int rc = eddy_checkpoint_read_named(dir, name, &ck, why);
+        eddy_checkpoint_free(ck);
+        if (rc) return rc;
+    }
+    return EDDY_OK;
+}
+
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
     const char *dir = c->sim->scene.out_dir;
@@ -157,7 +189,17 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
                                 "the output folder '%s' holds a checkpoint this run would delete (%s); move it away "
                                 "or choose another --out",
                                 dir, why.message);
-        } else if (stopped_early(settings, time, step, end, sizeof end)) {
+        } else if (!stopped_early(settings, time, step, end, sizeof end)) {
+            /* (a finished run: replaced whole, whatever its checkpoint holds) */
+        } else if (resume_would_refuse(dir, manifest == 1, settings, &why)) {
+            /* Sending the user to `eddy resume` for a checkpoint it refuses (truncated, a flipped byte:
+             * the head above reads fine) was a dead end: both commands refused the folder. */
+            rc = eddy_error_set(err, why.code,
+                                "the output folder '%s' holds a checkpoint this run would delete, of a run stopped at "
+                                "step %llu (t = %.6g s) before its end (%s), which eddy resume cannot continue (%s); "
+                                "move it away or choose another --out",
+                                dir, (unsigned long long)step, time, end, why.message);
+        } else {
             /* (as the interrupt's own message says it: under mpirun, with the launcher) */
             char how[48] = "eddy resume";
             if (eddy_decomp_size() > 1) snprintf(how, sizeof how, "mpirun -np %d eddy resume", eddy_decomp_size());

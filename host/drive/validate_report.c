@@ -6,11 +6,11 @@
  */
 #include "validate_report.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folder_lock.h"
 #include "output.h"
@@ -61,12 +61,15 @@ static int write_series(const char *dir, const vcase *c, const vrun *run, eddy_e
 {
     char *path = eddy_output_join_path(dir, "series.csv");
     if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    /* Through a temporary file: a failed write (a full disk) leaves an earlier validation's series.csv
+     * whole rather than cut short. */
+    eddy_atomic_file af;
+    int rc = eddy_atomic_open(&af, path, err);
+    if (rc) {
         free(path);
         return rc;
     }
+    FILE *f = af.f;
     /* Scalar checks share the frames: one row per frame. Profiles follow as their own rows. */
     fprintf(f, "time");
     int first = -1;
@@ -90,14 +93,9 @@ static int write_series(const char *dir, const vcase *c, const vrun *run, eddy_e
         for (size_t i = 0; i < ck->ref.count; ++i)
             fprintf(f, "%.9g,%.9g,%.9g,%.9g\n", ck->ref.t[i], ck->ref.x[i], run->series[k].profile[i], ck->ref.y[i]);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
-        free(path);
-        return rc;
-    }
+    rc = eddy_atomic_commit(&af, err);
     free(path);
-    return 0;
+    return rc;
 }
 
 /* A profile plot: per reference time the measured values at the reference positions (a line) and the
@@ -207,22 +205,46 @@ static int grow(vreport *r)
     return 0;
 }
 
+/* One more file of a run that could not be written, added to `all` (the first error as it is, the others
+ * after "; "), so that every failed file is named, not the first alone; the count says how many. */
+static void add_failure(eddy_error *all, int *count, const eddy_error *one)
+{
+    if ((*count)++ == 0) {
+        *all = *one;
+        return;
+    }
+    const size_t n = strlen(all->message), room = sizeof all->message - n;
+    if (room > strlen(one->message) + 2)
+        snprintf(all->message + n, room, "; %s", one->message);
+    else if (room > 16 && !strstr(all->message, "; and more"))
+        snprintf(all->message + n, room, "; and more");
+}
+
 int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const vclaim *claim, const vrun *run,
                 int quiet, eddy_error *err)
 {
     char rel[3 * VNAME + 16], dir[2 * VPATH];
     snprintf(rel, sizeof rel, "%s/%s/%s", c->name, solver, RES_NAMES[res]);
     snprintf(dir, sizeof dir, "%s/%s", r->dir, rel);
-    /* The case's folder is made and held while its files are written, as each solver's folder of a
-     * comparison (folder_lock.h). */
+    /* The case's folder is made and held while its files are written (series and plots), as each
+     * solver's folder of a comparison (folder_lock.h). A folder that cannot be held gets no file. */
     eddy_folder_lock *lock = NULL;
-    int rc = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, err);
-    if (!rc && !run->failure[0]) rc = write_series(dir, c, run, err);
-    eddy_folder_lock_release(lock);
+    eddy_error one;
+    eddy_error_clear(&one);
+    int failures = 0;
+    const int locked = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, &one) == 0;
+    if (!locked) add_failure(err, &failures, &one);
+    /* Each file on its own: one that failed (a full disk, a name taken) does not keep the next from
+     * being tried, nor goes unsaid. */
+    if (locked && !run->failure[0] && write_series(dir, c, run, &one)) add_failure(err, &failures, &one);
     if (!quiet && run->failure[0]) fprintf(stderr, "  failed: %s\n", run->failure);
+    int rc = EDDY_OK;
     for (int k = 0; k < c->check_count; ++k) {
         const vcheck *ck = &c->checks[k];
-        if (grow(r)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        if (grow(r)) {
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
         vrow *w = &r->rows[r->count++];
         memset(w, 0, sizeof *w);
         snprintf(w->case_name, sizeof w->case_name, "%s", c->name);
@@ -255,20 +277,28 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
                 fprintf(stderr, "eddy: validate: %s with %s (%s): %s missed its bar: error %.4g > %.4g\n", c->name, solver,
                         RES_NAMES[res], ck->name, w->error, w->bar);
         }
-        if (!rc && !run->failure[0]) {
+        if (locked && !run->failure[0]) {
             char title[256], path[3 * VPATH];
             snprintf(title, sizeof title, "%s: %s, %s, %s", c->name, ck->name, solver, RES_NAMES[res]);
             snprintf(path, sizeof path, "%s/%s.png", dir, ck->name);
-            snprintf(w->plot, sizeof w->plot, "%s/%s.png", rel, ck->name);
-            rc = ck->measure == M_PROFILE ? plot_profile(path, title, ck, &run->series[k], err)
-                                          : plot_series(path, title, ck, &run->series[k], w->shift, err);
+            const int failed = ck->measure == M_PROFILE ? plot_profile(path, title, ck, &run->series[k], &one)
+                                                        : plot_series(path, title, ck, &run->series[k], w->shift, &one);
+            /* The report links a plot of this run only: a failed one may have left an earlier
+             * validation's file of the same name, which is not this run's curve. */
+            if (failed) {
+                add_failure(err, &failures, &one);
+                snprintf(w->plot_failure, sizeof w->plot_failure, "%s", one.message);
+            } else {
+                snprintf(w->plot, sizeof w->plot, "%s/%s.png", rel, ck->name);
+            }
         }
         if (!quiet)
             fprintf(stderr, "  %-18s error %-10.4g bar %-8.4g%s expected %-4s -> %s\n", ck->name, w->error, w->bar,
                     w->shift > 0 ? " (shifted)" : "", claim_text(w->claim), result_text(w));
     }
+    eddy_folder_lock_release(lock);
     if (!quiet) fprintf(stderr, "  %zu particles, %llu steps, %.1f s\n", run->particles, run->steps, run->wall_s);
-    return rc;
+    return rc ? rc : failures ? err->code : EDDY_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -285,9 +315,10 @@ static double order(double e1, double h1, double e2, double h2)
 /*
  * DIR/<case>/convergence_<check>.png for every check of the case that some solver ran at two or more
  * resolutions: log10 of the error over log10 of the particle spacing, one line per solver (a slope of p
- * is order p). Linked from the Markdown report. Returns the number written, or -1 with err set.
+ * is order p). Linked from the Markdown report when written; one that could not be written is said there
+ * instead and added to `err` (add_failure, `failures` counts them). Returns the number written.
  */
-static int plot_convergence(const vreport *r, size_t first, FILE *md, eddy_error *err)
+static int plot_convergence(const vreport *r, size_t first, FILE *md, eddy_error *err, int *failures)
 {
     const char *name = r->rows[first].case_name;
     int written = 0;
@@ -332,7 +363,13 @@ static int plot_convergence(const vreport *r, size_t first, FILE *md, eddy_error
         po.title = title;
         po.x_label = "log10 particle spacing (m)";
         po.y_label = "log10 error";
-        if (eddy_plot_write_png(path, &po, ser, kept, err)) return -1;
+        eddy_error one;
+        eddy_error_clear(&one);
+        if (eddy_plot_write_png(path, &po, ser, kept, &one)) {
+            add_failure(err, failures, &one);
+            fprintf(md, "\n- The plot of %s against resolution was not written: %s\n\n", x->check, one.message);
+            continue;
+        }
         fprintf(md, "![%s: %s against resolution](%s/convergence_%s.png)\n", name, x->check, name, x->check);
         ++written;
     }
@@ -357,12 +394,8 @@ static const vrow *next_coarser(const vreport *r, const vrow *w)
     return best;
 }
 
-static int write_csv(const vreport *r, eddy_error *err)
+static void write_csv(const vreport *r, FILE *f)
 {
-    char path[VPATH + 16];
-    snprintf(path, sizeof path, "%s/report.csv", r->dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     /* New columns go at the end: readers (tests/validate/run_case.sh) take the others by index. */
     fprintf(f, "case,solver,resolution,spacing,particles,check,error,bar,time_shift,expected,result,wall_s,steps,plot,"
                "order\n");
@@ -376,17 +409,11 @@ static int write_csv(const vreport *r, eddy_error *err)
                 RES_NAMES[w->res], w->spacing, w->particles, w->check, w->error, w->bar, w->shift, claim_text(w->claim),
                 result_text(w), w->wall_s, w->steps, w->plot, ord);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
-    return 0;
 }
 
-static int write_md(const vreport *r, eddy_error *err)
+/* report.md into f; the convergence plots it links are written meanwhile (plot_convergence). */
+static void write_md(const vreport *r, FILE *f, eddy_error *plot_err, int *plot_failures)
 {
-    char path[VPATH + 16];
-    snprintf(path, sizeof path, "%s/report.md", r->dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     fprintf(f, "# Validation report\n\nWritten by `eddy validate`. A check passes when its error is at most its bar; "
                "\"expected\" is what the solver's validation file claims (pass, miss, or - for no claim). Only a "
                "claimed pass that misses (MISS) or fails to run (FAILED) fails the command.\n");
@@ -470,26 +497,86 @@ static int write_md(const vreport *r, eddy_error *err)
             fprintf(f, " %s |\n", ord[0] ? ord : "-");
         }
         fprintf(f, "\n");
-        if (header && plot_convergence(r, i, f, err) < 0) {
-            fclose(f);
-            return err->code;
-        }
+        if (header) plot_convergence(r, i, f, plot_err, plot_failures);
         for (size_t j = i; j < r->count; ++j)
             if (strcmp(r->rows[j].case_name, w->case_name) == 0 && r->rows[j].plot[0])
                 fprintf(f, "![%s: %s, %s, %s](%s)\n", r->rows[j].case_name, r->rows[j].check, r->rows[j].solver,
                         RES_NAMES[r->rows[j].res], r->rows[j].plot);
+        int said = 0;
+        for (size_t j = i; j < r->count; ++j) {
+            const vrow *x = &r->rows[j];
+            if (strcmp(x->case_name, w->case_name) != 0 || !x->plot_failure[0]) continue;
+            fprintf(f, "%s- The plot of %s, %s, %s was not written: %s\n", said++ ? "" : "\n", x->check, x->solver,
+                    RES_NAMES[x->res], x->plot_failure);
+        }
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", path);
-    return 0;
 }
 
-int vreport_write(const vreport *r, eddy_error *err)
+/* Drops a temporary file that eddy_atomic_open opened, leaving the file it was to replace as it was. */
+static void atomic_drop(eddy_atomic_file *af)
 {
+    fclose(af->f);
+    remove(af->tmp);
+    free(af->tmp);
+    af->f = NULL;
+    af->tmp = NULL;
+}
+
+/* The report could not be written (err says which file and why): says what DIR holds instead. */
+static int report_not_written(const vreport *r, const char *md_path, eddy_error *err)
+{
+    char why[EDDY_ERROR_MESSAGE_MAX];
+    snprintf(why, sizeof why, "%s", err->message);
+    if (access(md_path, F_OK) == 0)
+        return eddy_error_set(err, err->code, "%s; the earlier report in '%s' (report.md, report.csv) is kept unchanged",
+                              why, r->dir);
+    return eddy_error_set(err, err->code, "%s; no report was written", why);
+}
+
+int vreport_write(vreport *r, eddy_error *err)
+{
+    r->written = 0;
     int rc = eddy_output_make_dirs(r->dir, err);
-    if (!rc) rc = write_csv(r, err);
-    if (!rc) rc = write_md(r, err);
-    return rc;
+    if (rc) return rc;
+    char csv_path[VPATH + 16], md_path[VPATH + 16];
+    snprintf(csv_path, sizeof csv_path, "%s/report.csv", r->dir);
+    snprintf(md_path, sizeof md_path, "%s/report.md", r->dir);
+    /* Each through a temporary file, renamed over the earlier one only once both are whole: a disk that
+     * fills half-way leaves the earlier pair as it was (it left an empty report.md, or an empty
+     * report.csv and no report.md), not a new table beside an old report. */
+    eddy_atomic_file csv, md;
+    if ((rc = eddy_atomic_open(&csv, csv_path, err))) return report_not_written(r, md_path, err);
+    write_csv(r, csv.f);
+    if ((rc = eddy_atomic_open(&md, md_path, err))) {
+        atomic_drop(&csv);
+        return report_not_written(r, md_path, err);
+    }
+    eddy_error plots;
+    eddy_error_clear(&plots);
+    int plot_failures = 0;
+    write_md(r, md.f, &plots, &plot_failures);
+    /* A full disk shows at the flush (the files' buffers hold the whole report); eddy_atomic_commit of
+     * a file in error removes its temporary file and names the reason. */
+    if (fflush(csv.f) != 0 || ferror(csv.f)) {
+        rc = eddy_atomic_commit(&csv, err);
+        atomic_drop(&md);
+    } else if (fflush(md.f) != 0 || ferror(md.f)) {
+        rc = eddy_atomic_commit(&md, err);
+        atomic_drop(&csv);
+    } else if ((rc = eddy_atomic_commit(&csv, err))) {
+        atomic_drop(&md);
+    } else {
+        rc = eddy_atomic_commit(&md, err);
+        /* (after a flush that succeeded, a failing close or rename: the new table beside the old report) */
+        if (rc) return eddy_error_prefix(err, "report.csv was written, but: ");
+    }
+    if (rc) return report_not_written(r, md_path, err);
+    r->written = 1;
+    if (plot_failures) {
+        *err = plots;
+        return err->code;
+    }
+    return EDDY_OK;
 }
 
 void vreport_print_summary(const vreport *r, FILE *f)
@@ -501,5 +588,7 @@ void vreport_print_summary(const vreport *r, FILE *f)
         fprintf(f, "%-22s %-12s %-7s %-20s %10.4g %8.4g %-9s %s\n", w->case_name, w->solver, RES_NAMES[w->res], w->check,
                 w->error, w->bar, claim_text(w->claim), result_text(w));
     }
-    fprintf(f, "report: %s/report.md\n", r->dir);
+    /* Only a report this validation wrote: the error above says why there is none, or which earlier one
+     * is left in its place. */
+    if (r->written) fprintf(f, "report: %s/report.md\n", r->dir);
 }

@@ -28,7 +28,9 @@ typedef struct vrow {
     size_t particles;
     unsigned long long steps;
     claim_kind claim;
-    char note[1024], failure[EDDY_ERROR_MESSAGE_MAX], plot[VPATH + 2 * VNAME + 32];
+    char note[1024], failure[EDDY_ERROR_MESSAGE_MAX];
+    char plot[VPATH + 2 * VNAME + 32];             /* the plot written, relative to the report ("" if none) */
+    char plot_failure[EDDY_ERROR_MESSAGE_MAX];     /* why the plot could not be written ("" if it was) */
     char sets[1024];             /* the solver's own overrides for the case (its validation file's "set") */
     int pass;
 } vrow;
@@ -39,16 +41,22 @@ typedef struct vreport {
     vrow *rows;
     size_t count, cap;
     int claimed_misses;          /* checks claimed to pass that missed, or claimed cases that failed */
+    int written;                 /* vreport_write wrote report.md and report.csv */
 } vreport;
 
 void vreport_init(vreport *r, const char *dir);
 void vreport_free(vreport *r);
-/* Writes the run's series.csv and plots, adds its rows, prints one line per check (unless quiet). */
+/* Writes the run's series.csv and plots, adds its rows, prints one line per check (unless quiet). Every
+ * file is tried: those that could not be written are all named in err (EDDY_ERR_IO), and the rows link
+ * only the plots written. */
 int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const vclaim *claim, const vrun *run,
                 int quiet, eddy_error *err);
-/* DIR/report.md and DIR/report.csv. */
-int vreport_write(const vreport *r, eddy_error *err);
-/* The summary table on `f`. */
+/* DIR/report.md and DIR/report.csv, each through a temporary file renamed over the earlier one once both
+ * are whole; when either fails, both earlier ones are left as they were and err says so, naming the file
+ * and the reason. The convergence plots are written meanwhile: one that fails is said in report.md
+ * (not linked) and in err, with the report written. r->written: the report was written. */
+int vreport_write(vreport *r, eddy_error *err);
+/* The summary table on `f`, and "report: DIR/report.md" when vreport_write wrote it. */
 void vreport_print_summary(const vreport *r, FILE *f);
 
 #endif /* EDDY_HOST_VALIDATE_REPORT_H */

@@ -210,14 +210,37 @@ int eddy_services_threads(void)
 
 static void on_signal(int sig)
 {
+    /* Several processes agree on SIGINT/SIGTERM, which decomp.c keeps blocked and pending until every
+     * process has looked after a step: a hang-up or a CPU limit reaches one process alone, at its own
+     * moment, and one process stopping (or ending while loading) alone would leave the others waiting
+     * in a collective. It is passed on as a SIGTERM to this process (kill is async-signal-safe;
+     * process-directed, it stays pending for the agreement whatever thread runs this handler). */
+    if (process_count > 1 && sig != SIGINT && sig != SIGTERM) {
+        (void)kill(getpid(), SIGTERM);
+        return;
+    }
     if (exit_on_signal) {
         /* Nothing has been written: there is nothing to save, so end now rather than after a load that
          * may take long. Async-signal-safe only: write and _exit. */
-        if (sig == SIGINT) SAY("eddy: interrupted by signal 2 (SIGINT) while loading; nothing was written\n");
-        else SAY("eddy: interrupted by signal 15 (SIGTERM) while loading; nothing was written\n");
+        switch (sig) {
+        case SIGINT: SAY("eddy: interrupted by signal 2 (SIGINT) while loading; nothing was written\n"); break;
+        case SIGHUP: SAY("eddy: interrupted by signal 1 (SIGHUP) while loading; nothing was written\n"); break;
+        case SIGXCPU: SAY("eddy: interrupted by signal 24 (SIGXCPU) while loading; nothing was written\n"); break;
+        default: SAY("eddy: interrupted by signal 15 (SIGTERM) while loading; nothing was written\n"); break;
+        }
         _exit(128 + sig);
     }
     stop_requested = sig;
+}
+
+/* SIGPIPE (a pipe whose reader went: `eddy run ... 2>&1 | head -1`) and SIGXFSZ (a file past `ulimit -f`)
+ * killed the process by default mid-run, without a checkpoint, a frame's .tmp left behind. Caught, the
+ * write that caused them fails with EPIPE or EFBIG instead, and the path that reports a failed write says
+ * so ("File too large"). A handler that does nothing rather than SIG_IGN: an ignored signal stays ignored
+ * across exec, a caught one is reset there, so the programs eddy starts (ffmpeg) get the defaults. */
+static void on_write_signal(int sig)
+{
+    (void)sig;
 }
 
 static void install_handlers(void)
@@ -226,8 +249,22 @@ static void install_handlers(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
+    /* SIGHUP (the terminal or ssh session went away) and SIGXCPU (a CPU-time limit's warning, which
+     * batch systems send before the kill) stop a run as SIGTERM does: the step, a frame, a checkpoint. */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* ... unless the process was started with them ignored: `nohup eddy run ...` asks that a hang-up
+     * change nothing. */
+    static const int stops[] = {SIGHUP, SIGXCPU};
+    for (size_t k = 0; k < sizeof stops / sizeof *stops; ++k) {
+        struct sigaction old;
+        if (sigaction(stops[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(stops[k], &sa, NULL);
+    }
+    sa.sa_handler = on_write_signal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPIPE, &sa, NULL);
+    sigaction(SIGXFSZ, &sa, NULL);
 }
 
 void eddy_services_exit_on_signal(void)

@@ -13,8 +13,8 @@
  *                     'Debug'; ignored" ("eddy: rank R of P: warning: ..." under several processes).
  *   thread_count      the thread count the host decided (eddy_services_set_threads): --threads, else
  *                     the scene's world.threads, else OpenMP's default.
- *   cancel_requested  non-zero once SIGINT or SIGTERM arrived (eddy_services_install_signal_handlers):
- *                     the same flag the run loop stops on.
+ *   cancel_requested  non-zero once SIGINT, SIGTERM, SIGHUP or SIGXCPU arrived
+ *                     (eddy_services_install_signal_handlers): the same flag the run loop stops on.
  *
  * The registry of a command is made here too (eddy_services_registry), with the host's built-in
  * writers ("vtk", "csv") and probes ("front", "height", "pressure", "density") registered the way a
@@ -77,13 +77,17 @@ int eddy_services_threads(void);
 int eddy_services_threads_given(void);
 
 /*
- * SIGINT and SIGTERM, honoured from the start of a command:
+ * SIGINT and SIGTERM, and SIGHUP and SIGXCPU alike (unless the process started with them ignored, as
+ * under nohup), honoured from the start of a command; SIGPIPE and SIGXFSZ caught by a handler that does
+ * nothing, so that the write that raised them fails (EPIPE, EFBIG) and is reported as a failed write
+ * rather than killing the process (docs/host.md, "Signals"):
  *
  *   eddy_services_exit_on_signal()   (main(), first thing) installs the handlers in "nothing written
  *                                    yet" mode: a signal ends the process at once, with the message
  *                                    "eddy: interrupted by signal 15 (SIGTERM) while loading; nothing
- *                                    was written" and exit status 128 + signal (143, or 130 for SIGINT).
- *                                    A scene or checkpoint load, however long, is stopped this way.
+ *                                    was written" and exit status 128 + signal (143; 130 for SIGINT,
+ *                                    129 SIGHUP, 152 SIGXCPU). A scene or checkpoint load, however
+ *                                    long, is stopped this way.
  *   eddy_services_defer_signals()    (eddy_sim_open, once the session is open and before anything is
  *                                    written) switches those handlers to setting the stop flag: the
  *                                    stepping loop finishes its step, writes the checkpoint and exits
@@ -91,6 +95,11 @@ int eddy_services_threads_given(void);
  *                                    loop of their own). Installs nothing itself.
  *   eddy_services_install_signal_handlers()  installs the handlers (idempotent) and keeps the mode;
  *                                    without eddy_services_exit_on_signal the mode is the stop flag.
+ *
+ * Under several processes (eddy_services_set_process count > 1) SIGINT and SIGTERM are blocked and agreed
+ * on after each step (decomp.c); a SIGHUP or SIGXCPU, which reaches one process alone, is passed on as a
+ * SIGTERM to the process itself, pending for that agreement, so that every process stops after the same
+ * step.
  */
 void eddy_services_exit_on_signal(void);
 void eddy_services_defer_signals(void);

@@ -211,16 +211,20 @@ faulty_check(hash_when_fine 0 "state-hash: " --steps 3 --hash)
 # A solver whose create() sleeps an hour (slow_create, sleep_s) stands for any slow load (nothing is
 # written before the session is open); the signal goes once eddy's main() has installed its handlers
 # (signal_while_loading.sh WHEN "handlers"), so it lands in the load whatever the machine's speed.
-# SIGTERM / SIGINT must end it, with 143 / 130 and the message, and no output folder; a load that
-# ignored the signal would sleep on until the TIMEOUT fails the test.
-foreach(sig TERM INT)
+# SIGTERM / SIGINT / SIGHUP / SIGXCPU must end it, with 128 + the signal (143 / 130 / 129 / 152) and the
+# message, and no output folder; a load that ignored the signal would sleep on until the TIMEOUT fails
+# the test. (SIGHUP and SIGXCPU killed it without the message.)
+foreach(sig TERM INT HUP XCPU)
   if(sig STREQUAL TERM)
-    set(status 143)
     set(signum 15)
-  else()
-    set(status 130)
+  elseif(sig STREQUAL INT)
     set(signum 2)
+  elseif(sig STREQUAL HUP)
+    set(signum 1)
+  else()
+    set(signum 24)
   endif()
+  math(EXPR status "128 + ${signum}")
   add_test(NAME robust_plugin_signal_${sig}_while_loading
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} ${sig} ${status}
                    "eddy: interrupted by signal ${signum} (SIG${sig}) while loading; nothing was written"

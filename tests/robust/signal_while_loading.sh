@@ -5,14 +5,17 @@
 # contains TEXT, and the folder NO_DIR was not created (nothing was written). No verdict depends on how
 # fast the machine is; give EXE work that cannot end before the signal (a load that sleeps an hour, a
 # run to --until 1e6). WHEN:
-#   handlers     EXE (exec'd) catches SIGINT and SIGTERM (/proc/PID/status SigCgt): main() has
+#   handlers     EXE (exec'd) catches SIGINT, SIGTERM and SIG (/proc/PID/status SigCgt): main() has
 #                installed its handlers, so the signal lands in the load and not before main().
 #   file:PATH    PATH exists: what a run writes once its session is open (signals are deferred then).
 #   opened       EXE writes nothing to show its session is open (bench): SIG after 1 s, and if EXE
 #                ended saying "while loading" (exit 128 + signal) the signal was early: start again,
 #                waiting twice as long. Any other outcome is the verdict.
 exe=$1; sig=$2; want_status=$3; want_text=$4; no_dir=$5; when=$6; shift 6
-case "$sig" in INT) signum=2 ;; TERM) signum=15 ;; *) echo "signal_while_loading.sh: SIG must be INT or TERM"; exit 2 ;; esac
+case "$sig" in
+    INT) signum=2 ;; TERM) signum=15 ;; HUP) signum=1 ;; XCPU) signum=24 ;;
+    *) echo "signal_while_loading.sh: SIG must be INT, TERM, HUP or XCPU"; exit 2 ;;
+esac
 case "$when" in handlers | file:?* | opened) ;; *) echo "signal_while_loading.sh: unknown WHEN '$when'"; exit 2 ;; esac
 exe_path=$(command -v "$exe") && exe_path=$(readlink -f "$exe_path") || { echo "signal_while_loading.sh: no $exe"; exit 2; }
 log=$(mktemp)
@@ -29,8 +32,10 @@ ready() {
         [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$exe_path" ] || return 1 # not yet exec'd
         caught=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
         [ -n "$caught" ] || return 1
-        low=$(printf '%s' "$caught" | tail -c 4) # signals 1-16: SIGINT is bit 1, SIGTERM bit 14
-        [ $((0x$low & 0x4002)) -eq $((0x4002)) ] ;;
+        # signals 1-32: SIGINT is bit 1, SIGTERM bit 14, and the one sent bit signum - 1
+        low=$(printf '%s' "$caught" | tail -c 8)
+        mask=$((0x4002 | (1 << (signum - 1))))
+        [ $((0x$low & mask)) -eq $mask ] ;;
     file:*) [ -e "${when#file:}" ] ;;
     esac
 }
