@@ -26,6 +26,19 @@ static double box_dist2(const double p[3], const eddy_real lo[3], const eddy_rea
     return r2;
 }
 
+/* Signed distance from point p to the box [lo, hi] over d axes: outside, the distance; inside, minus the
+ * distance to the nearest face. A ball centred inside a block reaches past that face by its radius too,
+ * which a distance of 0 inside left out (a disc centred 0.02 inside a face was said to reach its radius,
+ * 0.04, into the block, not 0.06). */
+static double box_signed_dist(const double p[3], const eddy_real lo[3], const eddy_real hi[3], int d)
+{
+    const double r2 = box_dist2(p, lo, hi, d);
+    if (r2 > 0) return sqrt(r2);
+    double inset = INFINITY;
+    for (int a = 0; a < d; ++a) inset = fmin(inset, fmin(p[a] - lo[a], (double)hi[a] - p[a]));
+    return -inset;
+}
+
 /* The plane's unit normal over the scene's axes, in double, into unit; its length before, in the return.
  * One computation for the depth and the tree's pruning, so that both see the same bits. */
 static double plane_unit_normal(const eddy_collider *col, int d, double unit[3])
@@ -56,21 +69,23 @@ double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, 
         return sphere ? (double)f->radius - lowest : -lowest;
     }
     case EDDY_SHAPE_BOX:
-        if (sphere) return (double)f->radius - sqrt(box_dist2(fc, col->min, col->max, d));
+        if (sphere) return (double)f->radius - box_signed_dist(fc, col->min, col->max, d);
         else {
+            /* The shorter way out through either face of each axis, as for a ball and a plane: the width
+             * the two ranges share understated a solid that spans a block on an axis (a block of width w
+             * inside a wall of 1 was said to be reached into by w). */
             double depth = INFINITY;
             for (int a = 0; a < d; ++a)
-                depth = fmin(depth, fmin((double)f->max[a], col->max[a]) - fmax((double)f->min[a], col->min[a]));
+                depth = fmin(depth, fmin((double)col->max[a] - f->min[a], (double)f->max[a] - col->min[a]));
             return depth;
         }
-    case EDDY_SHAPE_SPHERE: {
-        double r2 = 0;
-        if (sphere)
+    case EDDY_SHAPE_SPHERE:
+        if (sphere) {
+            double r2 = 0;
             for (int a = 0; a < d; ++a) r2 += (fc[a] - cc[a]) * (fc[a] - cc[a]);
-        else
-            r2 = box_dist2(cc, f->min, f->max, d);
-        return (double)col->radius + (sphere ? (double)f->radius : 0.0) - sqrt(r2);
-    }
+            return (double)col->radius + (double)f->radius - sqrt(r2);
+        }
+        return (double)col->radius - box_signed_dist(cc, f->min, f->max, d);
     default: return 0;
     }
 }
@@ -415,7 +430,7 @@ static size_t first_refusal_plain(const eddy_scene *s, const eddy_collider *col,
 
 /* Checks colliders[0 .. count) against the blocks: the first collider reaching too far into one is
  * refused, naming the first such block. */
-static int check_clear_of_fluids(ctx *c, const cJSON *arr, size_t count)
+static int check_clear_of_fluids(ctx *c, const cJSON *root, const cJSON *arr, size_t count)
 {
     eddy_scene *s = c->s;
     if (count == 0 || s->fluid_count == 0) return EDDY_OK;
@@ -437,10 +452,12 @@ static int check_clear_of_fluids(ctx *c, const cJSON *arr, size_t count)
     char p[PATH_BUF];
     scene_path_index(p, "colliders", at);
     s->collider_count = at + 1; /* as when the reading stopped there */
-    return scene_fail(c, p, node, AT_VALUE,
-                      "expected a solid clear of the fluid blocks, got one that reaches %g into fluids[%zu], "
-                      "more than half its particle spacing of %g: particles would start inside the solid",
-                      depth, k, spacing);
+    const cJSON *block = scene_member(root, "fluids");
+    block = cJSON_IsArray(block) ? cJSON_GetArrayItem(block, (int)k) : NULL;
+    return scene_fail_object(c, p, node, block,
+                             "expected a solid clear of the fluid blocks, got one that reaches %g into fluids[%zu], "
+                             "more than half its particle spacing of %g: particles would start inside the solid",
+                             depth, k, spacing);
 }
 
 /* Reads colliders[i], the object o, into s->colliders[i]. */
@@ -530,7 +547,7 @@ int scene_parse_colliders(ctx *c, const cJSON *root)
     for (const cJSON *o = arr->child; o && !rc; o = o->next)
         if (!(rc = parse_collider(c, o, read))) ++read;
     c->err = caller;
-    const int clear = check_clear_of_fluids(c, arr, read);
+    const int clear = check_clear_of_fluids(c, root, arr, read);
     if (clear || !rc) return clear;
     if (caller) *caller = held;
     return rc;

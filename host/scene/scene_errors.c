@@ -94,6 +94,28 @@ int scene_fail(ctx *c, const char *path, const cJSON *node, int where, const cha
     return rc;
 }
 
+/* The value the latest override put in that holds `obj` or lies inside it, or NULL. */
+static const cJSON *override_within(const eddy_scene *s, const cJSON *obj)
+{
+    for (size_t i = s->set_origin_count; obj && i-- > 0;)
+        if (scene_tree_holds(s->set_origins[i].node, obj) || scene_tree_holds(obj, s->set_origins[i].node))
+            return s->set_origins[i].node;
+    return NULL;
+}
+
+/* An error of a pair of values is the override's when one changed either: it had no place in the file to
+ * point at (a collider moved by --set was named after the file, without a line). */
+int scene_fail_object(ctx *c, const char *path, const cJSON *obj, const cJSON *also, const char *fmt, ...)
+{
+    const cJSON *set = override_within(c->s, obj);
+    if (!set) set = override_within(c->s, also);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = scene_vfail(c->s, c->err, path, set ? set : obj, AT_CONTAINER, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 void scene_fmt_number(char *out, size_t size, double v)
 {
     snprintf(out, size, "%.15g", v);

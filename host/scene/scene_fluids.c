@@ -1,8 +1,10 @@
 /*
  * host/scene/scene_fluids.c — the schema of `fluids`: blocks (box or sphere) of a named material,
- * inside the domain, at least one particle wide, and at most 2^32 particles in all.
+ * inside the domain and the container's walls, at least one particle wide, and at most 2^32 particles in
+ * all.
  *
- * Depends on: scene_values.c, scene_errors.c, scene_lattice.c (counts), scene_world.c (the domain).
+ * Depends on: scene_values.c, scene_errors.c, scene_lattice.c (counts), scene_world.c (the domain),
+ * scene_colliders.c (the depth a wall reaches into a block).
  */
 #include "scene_internal.h"
 
@@ -124,10 +126,11 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
         if (s->out_of_domain == EDDY_DOMAIN_ERROR)
             for (int a = 0; a < s->dimensions; ++a)
                 if (!s->periodic[a] && (f->min[a] < dlo[a] || f->max[a] > dhi[a]))
-                    return scene_fail(c, q, shape, AT_VALUE,
-                                      "expected a block inside the domain [%g, %g] on axis %c, got [%g, %g]",
-                                      (double)dlo[a], (double)dhi[a], AXIS[a], (double)f->min[a],
-                                      (double)f->max[a]);
+                    return scene_fail_object(c, q, shape,
+                                             scene_member(root, s->has_domain ? "domain" : "container"),
+                                             "expected a block inside the domain [%g, %g] on axis %c, got [%g, %g]",
+                                             (double)dlo[a], (double)dhi[a], AXIS[a], (double)f->min[a],
+                                             (double)f->max[a]);
         int at_least = 0;
         double count = scene_fluid_count_at(s, f, (double)s->materials[f->material].particle_dist, &at_least);
         if (count == 0) {
@@ -146,6 +149,33 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
             return scene_fail(c, q, shape, AT_VALUE,
                               "expected at most %u particles in all, got %s%.0f after this block",
                               UINT32_MAX, at_least ? "at least " : "", total);
+        }
+        /* Inside the container's walls, which act as plane colliders do (eddy_world_set_container): a
+         * block past one, though inside the domain that widens the container by h, started its particles
+         * outside the wall, and the wall's response threw them back at tens of m/s. The same margin as a
+         * collider's, by the same measure. Periodic axes have no walls. After the counts, so that a block
+         * too large to fill is told so whatever it crosses. */
+        if (s->has_container) {
+            const double spacing = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
+                                   (double)s->simulation_scale;
+            for (int a = 0; a < s->dimensions; ++a) {
+                if (s->periodic[a]) continue;
+                for (int side = 0; side < 2; ++side) {
+                    eddy_collider wall = eddy_default_collider();
+                    wall.shape = EDDY_SHAPE_PLANE;
+                    for (int b = 0; b < 3; ++b) wall.point[b] = wall.normal[b] = 0.0f;
+                    wall.point[a] = side ? s->container_max[a] : s->container_min[a];
+                    wall.normal[a] = side ? -1.0f : 1.0f;
+                    const double depth = scene_overlap_depth(f, &wall, s->dimensions);
+                    if (depth > 0.5 * spacing)
+                        return scene_fail_object(
+                            c, q, shape, scene_member(root, "container"),
+                            "expected a block inside the container's walls, got one that reaches %g past its wall "
+                            "at %c = %g (container.%s), more than half its particle spacing of %g: particles would "
+                            "start outside the container",
+                            depth, AXIS[a], (double)wall.point[a], side ? "max" : "min", spacing);
+                }
+            }
         }
     }
     return EDDY_OK;

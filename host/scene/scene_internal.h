@@ -11,8 +11,8 @@
  *   scene_lattice.c       lattices of the fluid blocks: particle counts and positions
  *   scene_world.c         schema: name, solver, grid, time, world, container, domain
  *   scene_materials.c     schema: materials (generic keys, mass and spacing)
- *   scene_fluids.c        schema: fluid blocks
- *   scene_colliders.c     schema: colliders
+ *   scene_colliders.c     schema: colliders; how deep a solid reaches into a fluid block
+ *   scene_fluids.c        schema: fluid blocks (inside the container's walls, by that depth)
  *   scene_output.c        schema: output and the component sections (solvers, grids, writers)
  *   scene.c               parse, load, free: the sections in order
  *   scene_params.c        typed parameter values against a component's table
@@ -119,6 +119,12 @@ static inline ctx scene_ctx(const eddy_scene *s, eddy_error *err)
 int scene_vfail(const eddy_scene *s, eddy_error *err, const char *path, const cJSON *node, int where,
                 const char *fmt, va_list ap);
 int scene_fail(ctx *c, const char *path, const cJSON *node, int where, const char *fmt, ...) EDDY_PRINTF(5, 6);
+/* "PATH: message" about the object (or array) `obj` at `path` whose contents, together with those of
+ * `also` (NULL: none), make the error (a collider reaching into a block, a block past a wall): named by
+ * the latest override that put `obj` or a value inside it, else the latest that put `also` or a value
+ * inside it, else at `obj`'s opening bracket in the file. */
+int scene_fail_object(ctx *c, const char *path, const cJSON *obj, const cJSON *also, const char *fmt, ...)
+    EDDY_PRINTF(5, 6);
 /* "PARENT.KEY: message" at the key of `member` of the object at `parent` (`occurrence`: the n-th
  * member with that key), the key shown cut to 40 characters and without control characters. */
 int scene_fail_key(ctx *c, const char *parent, const cJSON *member, int occurrence, const char *fmt, ...)
@@ -330,8 +336,10 @@ int scene_parse_domain(ctx *c, const cJSON *root);
 int scene_parse_materials(ctx *c, const cJSON *root);
 int scene_parse_fluids(ctx *c, const cJSON *root);
 int scene_parse_colliders(ctx *c, const cJSON *root);
-/* How deep (world units) collider `col` reaches into fluid block f in d dimensions; <= 0 when they do
- * not overlap. The one formula of the colliders' clearance check (tests/test_scene_colliders.c holds
+/* How deep (world units) collider `col` reaches into fluid block f in d dimensions: the least distance
+ * the solid would have to move to clear the block (past a plane, out through the nearer face, a ball
+ * centred inside by its radius plus its centre's distance to the nearest face); <= 0 when they do not
+ * overlap, and > 0 only where the shapes share an interior. The one formula of the colliders' clearance check (tests/test_scene_colliders.c holds
  * the check's search to a plain loop over it). */
 double scene_overlap_depth(const eddy_scene_fluid *f, const eddy_collider *col, int d);
 int scene_parse_component_sections(ctx *c, const cJSON *parent, const char *parent_path, const char *key);
