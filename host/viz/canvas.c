@@ -334,6 +334,73 @@ void eddy_canvas_polyline(eddy_canvas *c, const double *xy, size_t n, double lw,
     cairo_stroke(c->cr);
 }
 
+/* The part of polygon `in` (n points) on the side x[axis] * sign <= limit * sign of the line x[axis] =
+ * limit (Sutherland-Hodgman, one edge); `out` holds up to 2 n points. Returns its count. */
+static size_t cut_polygon(const double *in, size_t n, int axis, double limit, double sign, double *out)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const double *p = in + 2 * k, *q = in + 2 * ((k + 1) % n);
+        const double dp = sign * (p[axis] - limit), dq = sign * (q[axis] - limit);
+        if (dp <= 0.0) {
+            out[2 * m] = p[0];
+            out[2 * m + 1] = p[1];
+            ++m;
+        }
+        if ((dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0)) {
+            const double t = dp / (dp - dq);
+            out[2 * m] = p[0] + t * (q[0] - p[0]);
+            out[2 * m + 1] = p[1] + t * (q[1] - p[1]);
+            ++m;
+        }
+    }
+    return m;
+}
+
+void eddy_canvas_polygon(eddy_canvas *c, const double *xy, size_t n, const uint8_t fill[3], double lw,
+                         const uint8_t edge[3])
+{
+    if (n < 3 || (!fill && !(edge && lw > 0.0))) return;
+    for (size_t k = 0; k < 2 * n; ++k)
+        if (!isfinite(xy[k])) return;
+    /* Each cut adds at most one point per edge it crosses: 4 cuts of a convex n-gon stay under n + 4,
+     * of any polygon under 2^4 n. */
+    double *a = malloc(sizeof *a * 2 * 16 * n), *b = malloc(sizeof *b * 2 * 16 * n);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return;
+    }
+    memcpy(a, xy, sizeof *a * 2 * n);
+    /* The edges cairo draws along the cut lie this far outside the image, out of sight. */
+    const double pad = 4.0 * (lw > 0.0 ? lw : 0.0) + 4.0;
+    size_t m = n;
+    m = cut_polygon(a, m, 0, -pad, -1.0, b);
+    m = cut_polygon(b, m, 0, c->width + pad, 1.0, a);
+    m = cut_polygon(a, m, 1, -pad, -1.0, b);
+    m = cut_polygon(b, m, 1, c->height + pad, 1.0, a);
+    if (m >= 3) {
+        cairo_new_path(c->cr);
+        cairo_move_to(c->cr, a[0], a[1]);
+        for (size_t k = 1; k < m; ++k) cairo_line_to(c->cr, a[2 * k], a[2 * k + 1]);
+        cairo_close_path(c->cr);
+        if (fill) {
+            set_rgb(c->cr, fill);
+            if (edge && lw > 0.0)
+                cairo_fill_preserve(c->cr);
+            else
+                cairo_fill(c->cr);
+        }
+        if (edge && lw > 0.0) {
+            cairo_set_line_width(c->cr, lw);
+            set_rgb(c->cr, edge);
+            cairo_stroke(c->cr);
+        }
+    }
+    free(a);
+    free(b);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Text                                                                                             */
 

@@ -77,6 +77,16 @@ void eddy_canvas_line(eddy_canvas *c, double x0, double y0, double x1, double y1
 /* A line through n points xy[2k], xy[2k + 1] with round joins and ends (n = 1: a dot of diameter lw). */
 void eddy_canvas_polyline(eddy_canvas *c, const double *xy, size_t n, double lw, const uint8_t rgb[3]);
 
+/*
+ * A closed polygon through n points xy[2k], xy[2k + 1] (any order that does not cross itself), filled
+ * with `fill` (NULL: not filled), then its edges stroked lw pixels wide in `edge` (NULL or lw <= 0: no
+ * edges). Points far outside the image are welcome (a plane clipped to a large domain): the polygon is
+ * cut to the image first, well outside it, so that cairo's fixed-point coordinates never overflow.
+ * Fewer than 3 points, or a non-finite one: nothing.
+ */
+void eddy_canvas_polygon(eddy_canvas *c, const double *xy, size_t n, const uint8_t fill[3], double lw,
+                         const uint8_t edge[3]);
+
 /* A font size that keeps labels readable at any image width: 16 px at 960 px, at least 10. */
 double eddy_canvas_font_px(int image_width);
 

@@ -1,8 +1,9 @@
 /*
  * host/viz/render.c — the one particle renderer: the camera, the colour range, the layout (settled by
  * the first frame), and the drawing of a frame with canvas.c. render_setup.c makes renderers,
- * render_movie.c joins their frames. About 650 lines: the camera and the layout it settles are used by
- * every drawing function here, and splitting them would only move that state into a header.
+ * render_colliders.c draws the scene's colliders, render_movie.c joins the frames. About 750 lines: the
+ * camera and the layout it settles are used by every drawing function here, and splitting them would
+ * only move that state into a header.
  */
 #include "render_internal.h"
 
@@ -211,8 +212,6 @@ static void finite_range(const eddy_renderer *r, double *lo, double *hi)
     widen(lo, hi);
 }
 
-/* The documented default: free-fall speed over the framed height for velocities, the rest density
- * +-10% for density, the box for position components, else the first frame's own range. */
 /* |g| and the framed box's extent along g, simulation units (0, 0 without gravity). */
 static void gravity_height(const eddy_renderer *r, const eddy_world *w, double *gn_out, double *height)
 {
@@ -233,9 +232,19 @@ static void gravity_height(const eddy_renderer *r, const eddy_world *w, double *
     *gn_out = gn;
 }
 
-static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double *hi)
+/*
+ * The documented default of a range the scene and the command line leave open: free-fall speed over the
+ * framed height for velocities, the rest density +-10% for density, the box for position components,
+ * from 0 for pressure and for a vector's magnitude, else the frame's own range. Returns 1 when the range
+ * is settled; 0 when this frame gives it nothing to go on (the field is constant here, or a velocity or
+ * pressure at rest without gravity): *lo, *hi are then a provisional range, 0..1 where the rule starts at
+ * 0, else the value +-10% (-1..1 for 0), and the caller asks again at the next frame. Fixing -1..1 at a
+ * frame where the field is still 0 (vorticity before the flow starts) saturated every later frame.
+ */
+static int rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double *hi)
 {
     float scale = world_scale(r, w);
+    const int any = r->stats.lo <= r->stats.hi;
     if (r->kind == KIND_PRESSURE && w->material_count) {
         /* A fluid at rest in the first frame carries little pressure; the flow that follows reaches
          * about the hydrostatic pressure of the framed height, rho0 g H (simulation units, as stored). */
@@ -244,11 +253,11 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double
         for (size_t m = 0; m < w->material_count; ++m) rho0 = fmax(rho0, w->materials[m].rest_density);
         /* The frame's own extremes, not finite_range's: that one widens an empty range first, and a
          * fluid at rest with zero pressure then started the bar at -1 instead of 0. */
-        const int any = r->stats.lo <= r->stats.hi;
         *lo = fmin(any ? r->stats.lo : 0.0, 0.0);
         *hi = fmax(any ? r->stats.hi : 0.0, rho0 * gn * height);
-        widen(lo, hi);
-        return;
+        if (*hi > *lo) return 1;
+        *hi = *lo + 1.0;
+        return 0;
     }
     if (r->kind == KIND_VELOCITY) {
         double gn, height;
@@ -256,16 +265,17 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double
         /* World units: g / scale and height / scale. */
         double s = sqrt(2.0 * (gn / scale) * (height / scale));
         s = fmax(s, r->stats.absmax);
-        if (!(s > 0.0)) s = 1.0;
+        const int settled = s > 0.0;
+        if (!settled) s = 1.0;
         *lo = r->component < 0 ? 0.0 : -s;
         *hi = s;
-        return;
+        return settled;
     }
     if (r->kind == KIND_LENGTH && r->component >= 0) {
         *lo = r->box_lo[r->component] / scale;
         *hi = r->box_hi[r->component] / scale;
         widen(lo, hi);
-        return;
+        return 1;
     }
     if (r->kind == KIND_DENSITY && w->material_count) {
         double a = DBL_MAX, b = 0.0;
@@ -275,9 +285,19 @@ static void rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double
         }
         *lo = 0.9 * a;
         *hi = 1.1 * b;
-        return;
+        return 1;
     }
+    if (r->component < 0) {
+        /* A vector drawn as its magnitude: below 0 the bar would hold colours no particle can take. */
+        *lo = 0.0;
+        *hi = any ? r->stats.hi : 0.0;
+        if (*hi > 0.0) return 1;
+        *hi = 1.0;
+        return 0;
+    }
+    const int settled = any && r->stats.hi > r->stats.lo;
     finite_range(r, lo, hi);
+    return settled;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -350,8 +370,8 @@ static int colorbar_width(const eddy_renderer *r, double px)
 {
     if (!r->colorbar) return 0;
     bar_labels b;
-    if (r->range_mode == RANGE_FRAME || r->range_mode == RANGE_FROM_ZERO) {
-        /* Labels change per frame: room for the widest "%.3g" ("-1.23e+100"). */
+    if (r->range_mode == RANGE_FRAME || r->range_mode == RANGE_FROM_ZERO || r->range_pending) {
+        /* Labels change per frame, or once the range settles: room for the widest "%.3g" ("-1.23e+100"). */
         b.n = 1;
         b.ptr[0] = "-1.23e-100";
     } else {
@@ -366,7 +386,7 @@ static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
     framed_box(r, w);
     int rc = resolve_camera(r, scale, err);
     if (rc) return rc;
-    if (r->range_mode == RANGE_RULE) rule_range(r, w, &r->range_lo, &r->range_hi);
+    if (r->range_mode == RANGE_RULE) r->range_pending = !rule_range(r, w, &r->range_lo, &r->range_hi);
 
     int W = r->width;
     double px = eddy_canvas_font_px(W);
@@ -443,8 +463,8 @@ static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 /* ---------------------------------------------------------------------------------------------- */
 /* Drawing                                                                                          */
 
-/* Camera coordinates and the pixel of a sim-units point; 0 when it is behind the eye. */
-static int project(const eddy_renderer *r, const double p[3], double *x, double *y, double *depth, double *px_per_unit)
+/* (render_internal.h) */
+int render_project(const eddy_renderer *r, const double p[3], double *x, double *y, double *depth, double *px_per_unit)
 {
     double cx = 0.5 * (r->view_x0 + r->view_x1), cy = 0.5 * (r->view_y0 + r->view_y1);
     const double *o = r->perspective ? r->eye : r->target;
@@ -480,7 +500,7 @@ static void draw_box(const eddy_renderer *r, eddy_canvas *im, const uint8_t c[3]
             double q[3] = {(m & 1) ? hi[0] : lo[0], (m & 2) ? hi[1] : lo[1], (m & 4) ? hi[2] : lo[2]};
             if (r->dimensions == 2) p[2] = q[2] = 0.0;
             double x0, y0, x1, y1, d, s;
-            if (project(r, p, &x0, &y0, &d, &s) && project(r, q, &x1, &y1, &d, &s)) eddy_canvas_line(im, x0, y0, x1, y1, lw, c);
+            if (render_project(r, p, &x0, &y0, &d, &s) && render_project(r, q, &x1, &y1, &d, &s)) eddy_canvas_line(im, x0, y0, x1, y1, lw, c);
         }
 }
 
@@ -501,7 +521,7 @@ static int make_discs(const eddy_renderer *r, const eddy_world *w, double lo, do
         if (eddy_particle_is_halo(p, i)) continue;
         double q[3] = {p->x[i], p->y[i], p->z[i]}, x, y, depth, s;
         if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2])) continue;
-        if (!project(r, q, &x, &y, &depth, &s)) continue;
+        if (!render_project(r, q, &x, &y, &depth, &s)) continue;
         eddy_disc *e = &d[m++];
         memset(e, 0, sizeof *e);
         e->depth = depth;
@@ -541,6 +561,8 @@ static void draw_frame(eddy_renderer *r, eddy_canvas *im, const eddy_world *w, c
     int x0, y0, x1, y1;
     scene_clip(r, &x0, &y0, &x1, &y1);
     eddy_canvas_clip(im, x0, y0, x1, y1);
+    /* Colliders under the container's outline, which stays whole over a collider against a wall. */
+    render_draw_colliders(r, im, w, x0, y0, x1, y1);
     if (r->outline && (r->has_bounds || w->boundaries.has_container)) draw_box(r, im, edge);
     /* Spheres in 3D: the darker rim separates particles of one colour seen on top of each other. */
     eddy_disc_draw(im, discs, n, r->dimensions == 3 && r->shaded ? 0.6f : 1.0f);
@@ -625,7 +647,10 @@ static int prepare(eddy_renderer *r, const eddy_world *w, eddy_error *err)
     }
     field_values(r, w, r->values);
     if ((rc = frame_stats_of(r, w, err))) return rc;
-    if (!r->settled && (rc = settle(r, w, err))) return rc;
+    if (!r->settled) return settle(r, w, err);
+    /* A range the first frame left open settles at the first frame that gives it something to go on,
+     * and is kept from there (every process alike: the stats are combined). */
+    if (r->range_pending) r->range_pending = !rule_range(r, w, &r->range_lo, &r->range_hi);
     return EDDY_OK;
 }
 
@@ -716,6 +741,7 @@ int eddy_render_info_get(const eddy_renderer *r, eddy_render_info *info, eddy_er
     info->range_min = r->range_lo;
     info->range_max = r->range_hi;
     info->range_per_frame = r->range_mode == RANGE_FRAME || r->range_mode == RANGE_FROM_ZERO;
+    info->range_pending = r->range_pending;
     for (int a = 0; a < 3; ++a) {
         info->box_min[a] = r->box_lo[a];
         info->box_max[a] = r->box_hi[a];

@@ -11,7 +11,11 @@
  *
  * What stays fixed over a run, so that frames can be compared: the camera and the image layout, and
  * the colour range. Both are settled by the first frame rendered (frame 0 of a fresh run), from the
- * scene or the request where they say, otherwise by the documented rules (render.c, docs).
+ * scene or the request where they say, otherwise by the documented rules (render.c, docs); a default
+ * range the first frame cannot settle (its field constant there) settles at the first frame that can.
+ *
+ * Besides the particles a frame shows the world's colliders where they are at its time (a moving one
+ * is moved in the world as the clock advances) and the container's outline (render_colliders.c).
  *
  * Units: the scene and the command line speak world units (eye, target, span; the colour bar of
  * lengths and velocities); the world holds simulation units (multiplied by world->simulation_scale).
@@ -63,7 +67,8 @@ int eddy_render_open(const eddy_scene *scene, const eddy_world *w, const eddy_re
 
 /*
  * Writes OUT/render/frame_NNNNN.png (frame zero-padded to 5 digits, as the VTK frames) of `w` now,
- * through a temporary name and a rename. The first call settles the camera, layout and colour range.
+ * through a temporary name and a rename. The first call settles the camera, layout and colour range
+ * (info.range_pending: the range awaits a later frame).
  * EDDY_ERR_NOT_FOUND for an unknown field, EDDY_ERR_IO naming the file.
  */
 int eddy_render_frame(eddy_renderer *r, const eddy_world *w, int frame, eddy_error *err);
@@ -99,6 +104,8 @@ typedef struct eddy_render_info {
     float eye[3], target[3], up[3];          /* sim units; up as given (not re-orthogonalized) */
     double range_min, range_max;             /* the colour range in the field's units (fixed ranges) */
     int range_per_frame;                     /* 1: each frame takes its own range */
+    int range_pending;                       /* 1: the default range awaits a frame where the field is
+                                              * not constant; range_min/max are provisional */
     double box_min[3], box_max[3];           /* the framed region, sim units */
     char field[64];                          /* as asked, e.g. "velocity.y" */
     char unit[16];                           /* "m/s", "Pa", ... or "" */

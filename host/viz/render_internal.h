@@ -1,7 +1,7 @@
 /*
- * host/viz/render_internal.h — what the renderer's three files share: render_setup.c (the request,
- * the scene's "render" section, the --camera syntax, field binding, presets), render.c (camera, colour
- * range, layout, drawing) and render_movie.c (ffmpeg). Not for use outside host/viz.
+ * host/viz/render_internal.h — what the renderer's files share: render_setup.c (the request, the
+ * scene's "render" section, the --camera syntax, field binding, presets), render.c (camera, colour
+ * range, layout, drawing), render_colliders.c (the scene's colliders) and render_movie.c (ffmpeg). Not for use outside host/viz.
  */
 #ifndef EDDY_HOST_RENDER_INTERNAL_H
 #define EDDY_HOST_RENDER_INTERNAL_H
@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "canvas.h"
 #include "composite.h"
@@ -83,6 +84,7 @@ struct eddy_renderer {
     char camera_prefix[PREFIX_MAX];
     int range_mode;
     double range_lo, range_hi;
+    int range_pending;              /* RANGE_RULE: no frame has settled it yet (render.c's rule_range) */
     int width, height;              /* height 0: from the framed region */
     int dark, colorbar, show_time, movie;
     double radius_factor, fps;
@@ -117,6 +119,16 @@ struct eddy_renderer {
 
 /* What a field's numbers mean for units and the default colour range. */
 enum { KIND_OTHER = 0, KIND_LENGTH, KIND_VELOCITY, KIND_DENSITY, KIND_PRESSURE };
+
+/* The pixel (x, y) of a sim-units point p, its depth along the view and the pixels one sim unit spans
+ * there (render.c, the formulas of render.h); 0 when p is behind a perspective eye or lands nowhere. */
+int render_project(const eddy_renderer *r, const double p[3], double *x, double *y, double *depth,
+                   double *px_per_unit);
+
+/* The world's colliders (not the container's walls) as they are now, under the particles, clipped to
+ * [x0, x1) x [y0, y1) (render_colliders.c). Needs the settled camera. */
+void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_world *w, int x0, int y0, int x1,
+                           int y1);
 
 /* Binds r->field to a particle field of `p` (render_setup.c); errors list the available fields. */
 int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err);

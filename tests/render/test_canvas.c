@@ -75,6 +75,51 @@ static void test_disc_coverage_integrates_to_its_area(void **state)
         }
 }
 
+/* A filled polygon: a triangle's coverage integrates to its area, a pixel wholly inside is the fill
+ * exactly; an edge is stroked over it; a polygon with points a billion pixels away (a plane cut to a large
+ * domain) still fills what it covers, where cairo's own coordinates would overflow. */
+static void test_polygon_fills_its_area(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_canvas c;
+    assert_int_equal(eddy_canvas_init(&c, 40, 40, WHITE, &err), EDDY_OK);
+    /* Right triangle (4, 4), (36, 4), (4, 36): area 512; the pixel (x, y) is wholly inside when
+     * x >= 4, y >= 4 and x + 1 + y + 1 <= 40. */
+    const double tri[6] = {4.0, 4.0, 36.0, 4.0, 4.0, 36.0};
+    eddy_canvas_polygon(&c, tri, 3, BLACK, 0.0, NULL);
+    double sum = 0.0;
+    for (int y = 0; y < 40; ++y)
+        for (int x = 0; x < 40; ++x) {
+            double cov = coverage(&c, x, y);
+            if (x >= 4 && y >= 4 && x + y + 2 <= 40) assert_true(cov == 1.0);
+            if (x < 4 || y < 4 || x + y >= 40) assert_true(cov == 0.0);
+            sum += cov;
+        }
+    assert_true(fabs(sum - 512.0) < 0.5);
+    eddy_canvas_free(&c);
+
+    /* Fill and edge: the fill inside, the edge's colour on the edge, a 3-point polygon of huge extent
+     * (the half-plane x < 20, as a triangle far out) filling the image's left half. */
+    const uint8_t fill[3] = {200, 200, 200}, edge[3] = {100, 100, 100};
+    assert_int_equal(eddy_canvas_init(&c, 40, 40, WHITE, &err), EDDY_OK);
+    const double half[6] = {20.0, -1e9, 20.0, 1e9, -1e9, 0.0};
+    eddy_canvas_polygon(&c, half, 3, fill, 2.0, edge);
+    uint8_t p[3];
+    for (int y = 0; y < 40; ++y) {
+        assert_true(eddy_canvas_pixel(&c, 5, y, p) && p[0] == 200);
+        assert_true(eddy_canvas_pixel(&c, 19, y, p) && p[0] == 100); /* [19, 21) is the edge */
+        assert_true(eddy_canvas_pixel(&c, 20, y, p) && p[0] == 100);
+        assert_true(eddy_canvas_pixel(&c, 30, y, p) && p[0] == 255);
+    }
+    /* Fewer than 3 points, or a non-finite one: nothing. */
+    const double bad[6] = {0.0, 0.0, 40.0, 40.0, NAN, 0.0};
+    eddy_canvas_polygon(&c, bad, 3, BLACK, 1.0, BLACK);
+    eddy_canvas_polygon(&c, bad, 2, BLACK, 1.0, BLACK);
+    assert_true(eddy_canvas_pixel(&c, 30, 30, p) && p[0] == 255);
+    eddy_canvas_free(&c);
+}
+
 static void test_line_coverage_integrates_to_its_width(void **state)
 {
     (void)state;
@@ -357,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_disc_coverage_integrates_to_its_area),
         cmocka_unit_test(test_line_coverage_integrates_to_its_width),
+        cmocka_unit_test(test_polygon_fills_its_area),
         cmocka_unit_test(test_sphere_keeps_its_colour_at_the_centre),
         cmocka_unit_test(test_turned_text_is_the_text_rotated),
         cmocka_unit_test(test_text_that_is_not_utf8_is_drawn_as_question_marks),

@@ -510,6 +510,307 @@ static void test_default_ranges_follow_the_rules(void **state)
     eddy_scene_free(&s);
 }
 
+/* A field that is constant in the first frame (vorticity before the flow starts) leaves the default range
+ * open: -1..1 fixed there saturated every later frame. It settles at the first frame where the field
+ * varies, from the values of that frame, and is kept from then on. A vector drawn as its magnitude starts
+ * at 0. Two particles at (0, 0) and (1, 0): the framed region is centred at (0.5, 0). */
+static void set_vorticity(eddy_world *w, int fid, size_t i, float x, float y, float z)
+{
+    eddy_particles_field(&w->particles, fid, 0)[i] = x;
+    eddy_particles_field(&w->particles, fid, 1)[i] = y;
+    eddy_particles_field(&w->particles, fid, 2)[i] = z;
+}
+
+/* The colours of the particles at (0, 0) and (1, 0) are those of t0 and t1 along the bar. */
+static void expect_two(const rgb_image *im, const eddy_render_info *info, double t0, double t1)
+{
+    double cx = 0.5 * (info->view_x0 + info->view_x1), cy = 0.5 * (info->view_y0 + info->view_y1);
+    double k = info->pixels_per_unit;
+    uint8_t c[3];
+    colour_at(t0, c);
+    assert_pixel(im, cx - 0.5 * k, cy, c);
+    colour_at(t1, c);
+    assert_pixel(im, cx + 0.5 * k, cy, c);
+}
+
+static void expect_range(const eddy_render_info *info, double lo, double hi)
+{
+    if (!(fabs(info->range_min - lo) <= 1e-6 * fabs(hi - lo) && fabs(info->range_max - hi) <= 1e-6 * fabs(hi - lo)))
+        fail_msg("range %g..%g, expected %g..%g", info->range_min, info->range_max, lo, hi);
+}
+
+static void test_a_magnitude_range_starts_at_zero(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"field\": \"vorticity\", \"camera\": \"view=-z\"}", &s);
+    eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL);
+    add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+    add_particle(w, 1.0f, 0.0f, 0.0f, 0.0f);
+    eddy_error err = {0};
+    int fid;
+    assert_int_equal(eddy_particles_add_field(&w->particles, "vorticity", 3, &fid, &err), EDDY_OK);
+    set_vorticity(w, fid, 0, 0.0f, 3.0f, 0.0f); /* |.| = 3 */
+    set_vorticity(w, fid, 1, 3.0f, 0.0f, 4.0f); /* |.| = 5 */
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "mag0");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "mag0", &info);
+    expect_range(&info, 0.0, 5.0);
+    expect_two(&im, &info, 3.0 / 5.0, 1.0);
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+static void test_a_field_constant_at_first_settles_its_range_later(void **state)
+{
+    (void)state;
+    struct {
+        const char *field;
+        double lo1, hi1;       /* the range frame 1 settles: its values' */
+        double first;          /* where frame 0's constant 0 sits on the provisional bar */
+    } cases[] = {
+        {"vorticity", 0.0, 5.0, 0.0},    /* magnitudes 2 and 5: from 0; 0 at the bottom before */
+        {"vorticity.z", -2.0, 5.0, 0.5}, /* a component: its values; 0 in the middle of -1..1 before */
+        {"speed", 0.0, 5.0, 0.0},        /* no gravity: nothing to go on while at rest */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        eddy_scene s;
+        parse_scene(2, "{\"camera\": \"view=-z\"}", &s);
+        eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL); /* gravity 0 */
+        add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+        add_particle(w, 1.0f, 0.0f, 0.0f, 0.0f);
+        eddy_error err = {0};
+        int fid;
+        assert_int_equal(eddy_particles_add_field(&w->particles, "vorticity", 3, &fid, &err), EDDY_OK);
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        req.field = cases[k].field;
+        char dir[32];
+        snprintf(dir, sizeof dir, "late%zu", k);
+        eddy_renderer *r = open_ok(&s, w, &req, dir);
+        eddy_render_info info;
+        /* Frame 0: everything at rest. */
+        rgb_image im = render_one(r, w, 0, dir, &info);
+        expect_two(&im, &info, cases[k].first, cases[k].first);
+        free(im.px);
+        /* Frame 1: values -2 and 5 (components), magnitudes 2 and 5. */
+        set_vorticity(w, fid, 0, 0.0f, 0.0f, -2.0f);
+        set_vorticity(w, fid, 1, 0.0f, 0.0f, 5.0f);
+        w->particles.vx[0] = -2.0f;
+        w->particles.vx[1] = 3.0f;
+        w->particles.vy[1] = 4.0f;
+        im = render_one(r, w, 1, dir, &info);
+        expect_range(&info, cases[k].lo1, cases[k].hi1);
+        const double a = cases[k].lo1 < 0.0 ? -2.0 : 2.0;
+        expect_two(&im, &info, (a - cases[k].lo1) / (cases[k].hi1 - cases[k].lo1), 1.0);
+        free(im.px);
+        /* Frame 2: the range is kept; 10 clamps to the top, 2.5 (magnitudes; -2.5 a component) inside. */
+        set_vorticity(w, fid, 0, 0.0f, 0.0f, -2.5f);
+        set_vorticity(w, fid, 1, 0.0f, 0.0f, 10.0f);
+        w->particles.vx[0] = -2.5f;
+        w->particles.vx[1] = 6.0f;
+        w->particles.vy[1] = 8.0f;
+        im = render_one(r, w, 2, dir, &info);
+        expect_range(&info, cases[k].lo1, cases[k].hi1);
+        const double b = cases[k].lo1 < 0.0 ? -2.5 : 2.5;
+        expect_two(&im, &info, fmax(0.0, (b - cases[k].lo1) / (cases[k].hi1 - cases[k].lo1)), 1.0);
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Colliders                                                                                        */
+
+static void add_collider(eddy_world *w, const eddy_collider *c)
+{
+    eddy_error err = {0};
+    if (eddy_world_add_collider(w, c, &err)) fail_msg("collider: %s", err.message);
+}
+
+/* A collider's fill: a neutral grey, not the background (white) nor a colour of the colormap. */
+static void expect_collider(const rgb_image *im, double x, double y, const char *what)
+{
+    const uint8_t *p = pixel_at(im, x, y);
+    if (!(p[0] == p[1] && p[1] == p[2] && p[0] < 255))
+        fail_msg("%s: pixel at (%.1f, %.1f) is (%d, %d, %d), expected the colliders' grey", what, x, y, p[0], p[1], p[2]);
+}
+
+static void expect_free(const rgb_image *im, double x, double y, const char *what)
+{
+    const uint8_t white[3] = {255, 255, 255};
+    const uint8_t *p = pixel_at(im, x, y);
+    if (!same_rgb(p, white))
+        fail_msg("%s: pixel at (%.1f, %.1f) is (%d, %d, %d), expected the background", what, x, y, p[0], p[1], p[2]);
+}
+
+static void test_colliders_are_drawn_in_2d(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(2, "{\"camera\": \"view=-z\", \"field\": \"pressure\", \"range\": [0, 1], \"width\": 400}", &s);
+    const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 0};
+    eddy_world *w = make_world(2, 1.0f, 0.05f, lo, hi);
+    eddy_collider box = eddy_default_collider();
+    box.shape = EDDY_SHAPE_BOX;
+    box.min[0] = 0.2f, box.min[1] = 0.1f, box.max[0] = 0.6f, box.max[1] = 0.5f;
+    add_collider(w, &box);
+    eddy_collider disc = eddy_default_collider();
+    disc.shape = EDDY_SHAPE_SPHERE;
+    disc.center[0] = 1.0f, disc.center[1] = 0.6f, disc.radius = 0.2f;
+    add_collider(w, &disc);
+    /* Solid below the line through (2, 0.4) of normal (-0.6, 0.8): y < 0.4 + 0.75 (x - 2), a wedge in the
+     * container's bottom-right corner. */
+    eddy_collider plane = eddy_default_collider();
+    plane.shape = EDDY_SHAPE_PLANE;
+    plane.point[0] = 2.0f, plane.point[1] = 0.4f;
+    plane.normal[0] = -0.6f, plane.normal[1] = 0.8f, plane.normal[2] = 0.0f;
+    add_collider(w, &plane);
+    add_particle(w, 0.4f, 0.3f, 0.0f, 0.5f); /* on the box: drawn over it */
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "coll2d");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "coll2d", &info);
+    /* The front view of the 2 x 1 container: x = cx + k (x - 1), y = cy - k (y - 0.5). */
+    double vw = info.view_x1 - info.view_x0, vh = info.view_y1 - info.view_y0;
+    double k = fmin(vw / 2.0, vh / 1.0);
+    double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+#define AT(x, y) cx + k * ((x) - 1.0), cy - k * ((y) - 0.5)
+    expect_collider(&im, AT(0.25, 0.15), "box");
+    expect_collider(&im, AT(0.55, 0.45), "box");
+    expect_free(&im, AT(0.15, 0.3), "left of the box");
+    expect_free(&im, AT(0.65, 0.3), "right of the box");
+    expect_free(&im, AT(0.4, 0.55), "above the box");
+    expect_free(&im, AT(0.4, 0.05), "below the box");
+    uint8_t c[3];
+    colour_at(0.5, c);
+    assert_pixel(&im, AT(0.4, 0.3), c);
+    for (int d = 0; d < 8; ++d) {
+        double a = d * M_PI / 4.0, ca = cos(a), sa = sin(a);
+        expect_collider(&im, AT(1.0 + 0.85 * 0.2 * ca, 0.6 + 0.85 * 0.2 * sa), "disc");
+        expect_free(&im, AT(1.0 + 1.15 * 0.2 * ca, 0.6 + 1.15 * 0.2 * sa), "around the disc");
+    }
+    expect_collider(&im, AT(1.9, 0.1), "plane");
+    expect_collider(&im, AT(1.6, 0.02), "plane");
+    expect_free(&im, AT(1.6, 0.2), "above the plane");
+    expect_free(&im, AT(1.95, 0.5), "above the plane");
+#undef AT
+    free(im.px);
+    eddy_render_destroy(r);
+
+    /* picture.png, the renderer's preset: the same colliders, where its layout puts them. */
+    eddy_error err = {0};
+    eddy_picture_layout L;
+    assert_int_equal(eddy_picture_layout_compute(w, NULL, &L, &err), EDDY_OK);
+    assert_int_equal(eddy_picture_write(path_in_root("coll2d_picture.png"), w, NULL, &err), EDDY_OK);
+    im = read_png(path_in_root("coll2d_picture.png"));
+#define AT(x, y) L.origin_x + (x) * L.pixels_per_unit, L.origin_y - (y) * L.pixels_per_unit
+    expect_collider(&im, AT(0.25, 0.15), "picture: box");
+    expect_collider(&im, AT(1.0, 0.75), "picture: disc");
+    expect_collider(&im, AT(1.9, 0.1), "picture: plane");
+    expect_free(&im, AT(0.8, 0.3), "picture: between");
+#undef AT
+    free(im.px);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* 3D through a perspective camera (eye (0.5, 0.5, 3), target (0.5, 0.5, 0), fov 60): a sphere's
+ * outline is the circle of the cone from the eye tangent to it, f R / sqrt(d^2 - R^2) pixels around its
+ * centre's image; a box covers the images of its points. */
+static void test_colliders_are_drawn_in_3d(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(3,
+                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
+                &s);
+    eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    ball.center[0] = 0.5f, ball.center[1] = 0.5f, ball.center[2] = 0.0f, ball.radius = 0.3f;
+    add_collider(w, &ball);
+    eddy_collider box = eddy_default_collider();
+    box.shape = EDDY_SHAPE_BOX;
+    box.min[0] = 0.1f, box.min[1] = 0.1f, box.min[2] = -0.2f;
+    box.max[0] = 0.3f, box.max[1] = 0.2f, box.max[2] = 0.2f;
+    add_collider(w, &box);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "coll3d");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "coll3d", &info);
+    double vh = info.view_y1 - info.view_y0;
+    double f = vh / 2.0 / tan(30.0 * M_PI / 180.0);
+    double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+    double rho = f * 0.3 / sqrt(9.0 - 0.09);
+    for (int d = 0; d < 8; ++d) {
+        double a = d * M_PI / 4.0 + 0.1;
+        expect_collider(&im, cx + 0.9 * rho * cos(a), cy + 0.9 * rho * sin(a), "sphere");
+        expect_free(&im, cx + 1.1 * rho * cos(a), cy + 1.1 * rho * sin(a), "around the sphere");
+    }
+    /* The box's centre (0.2, 0.15, 0) and its near face's corner region; a point beside it. */
+#define AT(x, y, z) cx + f * ((x) - 0.5) / (3.0 - (z)), cy - f * ((y) - 0.5) / (3.0 - (z))
+    expect_collider(&im, AT(0.2, 0.15, 0.0), "box");
+    expect_collider(&im, AT(0.12, 0.12, 0.2), "box");
+    expect_free(&im, AT(0.2, 0.26, 0.2), "above the box");
+    expect_free(&im, AT(0.02, 0.15, 0.2), "left of the box");
+#undef AT
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* A moving collider (colliders[].velocity, moving_until) is drawn where it is at the frame's time: the
+ * paddle [0.1, 0.2] x [0, 0.3] moves at 1 m/s until t = 0.2 s, so it spans x + min(t, 0.2). */
+static void test_a_moving_collider_is_drawn_where_it_is(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"dimensions\": 2, \"solver\": \"sph_mueller\",\n"
+        " \"time\": {\"dt\": 0.001, \"end\": 1, \"output_interval\": 0.05},\n"
+        " \"world\": {\"gravity\": [0, -9.81], \"smoothing_radius\": 0.04, \"threads\": 1},\n"
+        " \"container\": {\"min\": [0, 0], \"max\": [1, 0.5]},\n"
+        " \"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.02}],\n"
+        " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.9, 0], \"max\": [1.0, 0.04]}}],\n"
+        " \"colliders\": [{\"type\": \"box\", \"min\": [0.1, 0], \"max\": [0.2, 0.3], \"velocity\": [1, 0],"
+        " \"moving_until\": 0.2}]}\n";
+    eddy_sim sim;
+    support_open_text(text, NULL, 0, &sim);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&sim.scene, sim.world, &req, "paddle");
+    const double times[2] = {0.1, 0.3};
+    for (int n = 0; n < 2; ++n) {
+        support_advance(&sim, times[n]);
+        eddy_render_info info;
+        rgb_image im = render_one(r, sim.world, n, "paddle", &info);
+        /* The front view of the 1 x 0.5 container around (0.5, 0.25). */
+        double vw = info.view_x1 - info.view_x0, vh = info.view_y1 - info.view_y0;
+        double k = fmin(vw / 1.0, vh / 0.5);
+        double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+        const double x0 = 0.1 + fmin(times[n], 0.2);
+        char what[64];
+        snprintf(what, sizeof what, "paddle at t = %g s", times[n]);
+        expect_collider(&im, cx + k * (x0 + 0.02 - 0.5), cy - k * (0.25 - 0.25), what);
+        expect_collider(&im, cx + k * (x0 + 0.08 - 0.5), cy - k * (0.25 - 0.25), what);
+        expect_free(&im, cx + k * (x0 - 0.03 - 0.5), cy - k * (0.25 - 0.25), what);
+        expect_free(&im, cx + k * (x0 + 0.13 - 0.5), cy - k * (0.25 - 0.25), what);
+        free(im.px);
+    }
+    eddy_render_destroy(r);
+    eddy_sim_close(&sim);
+}
+
 static void test_colour_bar_and_time_stamp(void **state)
 {
     (void)state;
@@ -1015,6 +1316,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_near_particles_cover_far_ones),
         cmocka_unit_test(test_fields_by_name_magnitude_and_component),
         cmocka_unit_test(test_default_ranges_follow_the_rules),
+        cmocka_unit_test(test_a_magnitude_range_starts_at_zero),
+        cmocka_unit_test(test_a_field_constant_at_first_settles_its_range_later),
+        cmocka_unit_test(test_colliders_are_drawn_in_2d),
+        cmocka_unit_test(test_colliders_are_drawn_in_3d),
+        cmocka_unit_test(test_a_moving_collider_is_drawn_where_it_is),
         cmocka_unit_test(test_colour_bar_and_time_stamp),
         cmocka_unit_test(test_time_stamps_tell_close_frames_apart),
         cmocka_unit_test(test_short_image_shows_the_scene_alone),

@@ -1,0 +1,275 @@
+/*
+ * host/viz/render_colliders.c — the scene's colliders in a rendered frame (render.c's draw_frame): a
+ * neutral grey fill with a darker edge, under the container's outline and the particles, so that fluid
+ * that stops in mid-air is seen to rest on something. They are drawn where the world holds them when the
+ * frame is drawn: a moving collider is translated in the world as the clock advances (host/session
+ * sim.c), so the world at an output frame carries its position at that frame's time.
+ *
+ * Shapes, through the renderer's camera (render_project), exactly in 2D and in 3D:
+ *   - box: the outline of its projection (the convex hull of its corners, exact for a convex solid
+ *     wholly in front of the eye), filled; in 3D its 12 edges on top;
+ *   - sphere (a disc in 2D): its silhouette, the circle where the cone of sight rays from the eye (the
+ *     cylinder along the view, orthographic) touches it, as a 96-sided polygon;
+ *   - plane: its solid side within the framed region (the container, or the preset's bounds), or, in a
+ *     scene without a container, within the domain; filled, with the plane's own cut through that
+ *     region as its edge (a line in 2D, a polygon in 3D).
+ */
+#include "render_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+#define CIRCLE_POINTS 96
+/* A box's 8 corners and its 12 edges' crossings with a plane: the most points a clipped shape has. */
+#define MAX_SHAPE_POINTS 20
+
+typedef struct collider_ink {
+    uint8_t fill[3], edge[3];
+    double lw;
+    int clip_x0, clip_y0, clip_x1, clip_y1; /* the scene's clip, widened by the line width */
+} collider_ink;
+
+/* Projects n points; 0 when one of them is behind a perspective eye (the shape is then not filled). */
+static int project_points(const eddy_renderer *r, const double (*p)[3], size_t n, double *xy)
+{
+    for (size_t k = 0; k < n; ++k) {
+        double d, s;
+        if (!render_project(r, p[k], &xy[2 * k], &xy[2 * k + 1], &d, &s)) return 0;
+    }
+    return 1;
+}
+
+static double turn(const double *o, const double *a, const double *b)
+{
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+
+static int by_x_then_y(const void *a, const void *b)
+{
+    const double *p = a, *q = b;
+    return p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : p[1] < q[1] ? -1 : p[1] > q[1] ? 1 : 0;
+}
+
+/* The convex hull of n <= MAX_SHAPE_POINTS points (Andrew's monotone chain), written over xy in order;
+ * returns its count (collinear points dropped). */
+static size_t convex_hull(double *xy, size_t n)
+{
+    if (n < 3) return n;
+    qsort(xy, n, 2 * sizeof *xy, by_x_then_y);
+    double h[2 * (2 * MAX_SHAPE_POINTS + 1)];
+    size_t m = 0;
+    for (size_t k = 0; k < n; ++k) {
+        while (m >= 2 && turn(&h[2 * (m - 2)], &h[2 * (m - 1)], &xy[2 * k]) <= 0.0) --m;
+        h[2 * m] = xy[2 * k];
+        h[2 * m + 1] = xy[2 * k + 1];
+        ++m;
+    }
+    const size_t lower = m + 1;
+    for (size_t k = n - 1; k-- > 0;) {
+        while (m >= lower && turn(&h[2 * (m - 2)], &h[2 * (m - 1)], &xy[2 * k]) <= 0.0) --m;
+        h[2 * m] = xy[2 * k];
+        h[2 * m + 1] = xy[2 * k + 1];
+        ++m;
+    }
+    --m; /* the last point is the first again */
+    memcpy(xy, h, sizeof *xy * 2 * m);
+    return m;
+}
+
+/* A segment cut to the clip rectangle (Liang-Barsky), so that an edge running far out of the image keeps
+ * cairo's coordinates small; nothing when it misses the rectangle. */
+static void segment(eddy_canvas *im, const collider_ink *ink, double x0, double y0, double x1, double y1)
+{
+    double t0 = 0.0, t1 = 1.0, dx = x1 - x0, dy = y1 - y0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x0 - ink->clip_x0, ink->clip_x1 - x0, y0 - ink->clip_y0, ink->clip_y1 - y0};
+    for (int k = 0; k < 4; ++k) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0) return;
+            continue;
+        }
+        const double t = q[k] / p[k];
+        if (p[k] < 0.0) t0 = fmax(t0, t);
+        else t1 = fmin(t1, t);
+        if (t0 > t1) return;
+    }
+    eddy_canvas_line(im, x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy, ink->lw, ink->edge);
+}
+
+/* The corner k (bits: x, y, z from hi) of [lo, hi]. */
+static void corner(const double lo[3], const double hi[3], int k, double out[3])
+{
+    for (int a = 0; a < 3; ++a) out[a] = (k >> a & 1) ? hi[a] : lo[a];
+}
+
+static void draw_collider_box(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c)
+{
+    double lo[3], hi[3], p[8][3], xy[2 * MAX_SHAPE_POINTS];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = c->min[a];
+        hi[a] = c->max[a];
+    }
+    if (r->dimensions == 2) lo[2] = hi[2] = 0.0;
+    const int n = r->dimensions == 2 ? 4 : 8;
+    for (int k = 0; k < n; ++k) corner(lo, hi, k, p[k]);
+    if (r->dimensions == 2) {
+        /* Corners 0, 1, 3, 2 go round the rectangle. */
+        const int order[4] = {0, 1, 3, 2};
+        double q[4][3];
+        for (int k = 0; k < 4; ++k) memcpy(q[k], p[order[k]], sizeof q[k]);
+        if (project_points(r, (const double(*)[3])q, 4, xy)) eddy_canvas_polygon(im, xy, 4, ink->fill, ink->lw, ink->edge);
+        return;
+    }
+    if (project_points(r, (const double(*)[3])p, 8, xy)) {
+        size_t m = convex_hull(xy, 8);
+        eddy_canvas_polygon(im, xy, m, ink->fill, 0.0, NULL);
+    }
+    /* The edges, each where both its ends are in front of the eye: corners k and k | bit differ on one axis. */
+    for (int k = 0; k < 8; ++k)
+        for (int bit = 1; bit < 8; bit <<= 1) {
+            if (k & bit) continue;
+            double a[2], b[2], d, s;
+            if (render_project(r, p[k], &a[0], &a[1], &d, &s) && render_project(r, p[k | bit], &b[0], &b[1], &d, &s))
+                segment(im, ink, a[0], a[1], b[0], b[1]);
+        }
+}
+
+static void draw_collider_sphere(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c)
+{
+    const double R = c->radius;
+    double centre[3] = {c->center[0], c->center[1], r->dimensions == 2 ? 0.0 : c->center[2]};
+    double mid[3], u[3], v[3], rho;
+    if (r->dimensions == 2) {
+        /* A disc in the plane of the scene. */
+        memcpy(mid, centre, sizeof mid);
+        const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+        memcpy(u, ex, sizeof u);
+        memcpy(v, ey, sizeof v);
+        rho = R;
+    } else if (!r->perspective) {
+        /* The rays are parallel to the view: the great circle square to it. */
+        memcpy(mid, centre, sizeof mid);
+        memcpy(u, r->right, sizeof u);
+        memcpy(v, r->upv, sizeof v);
+        rho = R;
+    } else {
+        /* The cone from the eye touches the sphere on a circle square to the line of sight to its centre:
+         * at distance d - R^2 / d from the eye, of radius R sqrt(d^2 - R^2) / d. */
+        double w[3] = {centre[0] - r->eye[0], centre[1] - r->eye[1], centre[2] - r->eye[2]};
+        const double d = norm3(w);
+        if (!(d > R)) return; /* the eye is inside: the sphere fills the view; nothing sensible to outline */
+        for (int a = 0; a < 3; ++a) w[a] /= d;
+        const double along = d - R * R / d;
+        for (int a = 0; a < 3; ++a) mid[a] = r->eye[a] + along * w[a];
+        rho = R * sqrt(d * d - R * R) / d;
+        /* Any two unit vectors square to w and to each other. */
+        const double *seed = fabs(dot3(w, r->upv)) < 0.9 ? r->upv : r->right;
+        cross3(w, seed, u);
+        const double un = norm3(u);
+        for (int a = 0; a < 3; ++a) u[a] /= un;
+        cross3(w, u, v);
+    }
+    double p[CIRCLE_POINTS][3], xy[2 * CIRCLE_POINTS];
+    for (int k = 0; k < CIRCLE_POINTS; ++k) {
+        const double t = 2.0 * M_PI * k / CIRCLE_POINTS, cs = cos(t), sn = sin(t);
+        for (int a = 0; a < 3; ++a) p[k][a] = mid[a] + rho * (cs * u[a] + sn * v[a]);
+    }
+    if (project_points(r, (const double(*)[3])p, CIRCLE_POINTS, xy))
+        eddy_canvas_polygon(im, xy, CIRCLE_POINTS, ink->fill, ink->lw, ink->edge);
+}
+
+/* The region a plane's solid side is shown in (sim units): the framed region where it is the container or
+ * the preset's bounds; otherwise the domain, where the world has one (an open scene framed by its fluid
+ * would otherwise cut its floor away), else the framed region. */
+static void plane_region(const eddy_renderer *r, const eddy_world *w, int use_domain, double lo[3], double hi[3])
+{
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = r->box_lo[a];
+        hi[a] = r->box_hi[a];
+    }
+    const eddy_grid_layout *g = &w->grid.layout;
+    if (!use_domain || r->has_bounds || w->boundaries.has_container || g->dimensions != r->dimensions) return;
+    for (int a = 0; a < r->dimensions; ++a)
+        if (!(isfinite(g->lo[a]) && isfinite(g->hi[a]) && g->lo[a] < g->hi[a])) return;
+    for (int a = 0; a < r->dimensions; ++a) {
+        lo[a] = g->lo[a];
+        hi[a] = g->hi[a];
+    }
+}
+
+/* Draws the solid side of plane c within [lo, hi]; 0 when a point of it is behind the eye. */
+static int draw_plane_in(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c,
+                         const double lo[3], const double hi[3])
+{
+    const int dims = r->dimensions, ncorners = dims == 2 ? 4 : 8;
+    double p[8][3], s[8], solid[MAX_SHAPE_POINTS][3], cut[MAX_SHAPE_POINTS][3];
+    size_t ns = 0, nc = 0;
+    for (int k = 0; k < ncorners; ++k) {
+        corner(lo, hi, k, p[k]);
+        if (dims == 2) p[k][2] = 0.0;
+        s[k] = 0.0;
+        for (int a = 0; a < dims; ++a) s[k] += (p[k][a] - c->point[a]) * c->normal[a];
+        if (s[k] <= 0.0) memcpy(solid[ns++], p[k], sizeof p[k]);
+        if (s[k] == 0.0) memcpy(cut[nc++], p[k], sizeof p[k]);
+    }
+    for (int k = 0; k < ncorners; ++k)
+        for (int bit = 1; bit < ncorners; bit <<= 1) {
+            const int m = k | bit;
+            if ((k & bit) || !((s[k] < 0.0 && s[m] > 0.0) || (s[k] > 0.0 && s[m] < 0.0))) continue;
+            const double t = s[k] / (s[k] - s[m]);
+            double x[3];
+            for (int a = 0; a < 3; ++a) x[a] = p[k][a] + t * (p[m][a] - p[k][a]);
+            memcpy(solid[ns++], x, sizeof x);
+            memcpy(cut[nc++], x, sizeof x);
+        }
+    if (ns < 3) return 1; /* the region is wholly on the free side (or touches the plane only) */
+    double xy[2 * MAX_SHAPE_POINTS], cxy[2 * MAX_SHAPE_POINTS];
+    if (!project_points(r, (const double(*)[3])solid, ns, xy) || !project_points(r, (const double(*)[3])cut, nc, cxy))
+        return 0;
+    size_t m = convex_hull(xy, ns);
+    eddy_canvas_polygon(im, xy, m, ink->fill, 0.0, NULL);
+    /* The cut is a planar convex polygon (a segment in 2D): its projection's hull goes round it in order. */
+    m = convex_hull(cxy, nc);
+    if (m == 2)
+        segment(im, ink, cxy[0], cxy[1], cxy[2], cxy[3]);
+    else if (m >= 3)
+        eddy_canvas_polygon(im, cxy, m, NULL, ink->lw, ink->edge);
+    return 1;
+}
+
+static void draw_collider_plane(const eddy_renderer *r, eddy_canvas *im, const eddy_world *w, const collider_ink *ink,
+                                const eddy_collider *c)
+{
+    double lo[3], hi[3];
+    plane_region(r, w, 1, lo, hi);
+    if (draw_plane_in(r, im, ink, c, lo, hi)) return;
+    /* A domain reaching behind a perspective eye: the framed region, which the camera sees whole. */
+    plane_region(r, w, 0, lo, hi);
+    draw_plane_in(r, im, ink, c, lo, hi);
+}
+
+void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_world *w, int x0, int y0, int x1,
+                           int y1)
+{
+    const eddy_boundaries *b = &w->boundaries;
+    collider_ink ink = {
+        .fill = {r->dark ? 62 : 208, r->dark ? 64 : 208, r->dark ? 70 : 208},
+        .edge = {r->dark ? 140 : 110, r->dark ? 140 : 110, r->dark ? 140 : 110},
+        .lw = fmax(2.0, r->font_px / 8.0),
+    };
+    const int pad = (int)ceil(2.0 * ink.lw);
+    ink.clip_x0 = x0 - pad;
+    ink.clip_y0 = y0 - pad;
+    ink.clip_x1 = x1 + pad;
+    ink.clip_y1 = y1 + pad;
+    for (size_t i = 0; i < b->collider_count; ++i) {
+        const eddy_collider *c = &b->colliders[i];
+        if (c->is_container_wall) continue; /* the container's outline shows those */
+        switch (c->shape) {
+        case EDDY_SHAPE_BOX: draw_collider_box(r, im, &ink, c); break;
+        case EDDY_SHAPE_SPHERE: draw_collider_sphere(r, im, &ink, c); break;
+        case EDDY_SHAPE_PLANE: draw_collider_plane(r, im, w, &ink, c); break;
+        default: break;
+        }
+    }
+}
