@@ -222,7 +222,10 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     so.format_count = c->format_count;
     so.threads = opt->threads;
     so.registry = opt->registry;
-    if ((rc = eddy_session_restore(ck, &so, c->frame, &c->ses, err))) return rc;
+    eddy_services_capture_begin();
+    rc = eddy_session_restore(ck, &so, c->frame, &c->ses, err);
+    c->open_log = eddy_services_capture_end();
+    if (rc) return rc;
     c->sim = eddy_session_sim(c->ses);
     c->checkpoint_time = c->sim->world->time;
     /* The next frame is the first regular one at or after the clock (the frame written at t, when t
@@ -315,7 +318,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         return rc;
     }
     run_announce(&c, "resuming");
-    const eddy_run_record_command cmd = {"resume", opt->argc, opt->argv};
+    const eddy_run_record_command cmd = {"resume", opt->argc, opt->argv, c.open_log};
     if ((rc = eddy_run_record_write(opt->resume_dir, c.sim, &cmd, err))) {
         run_close_ctx(&c);
         return rc;

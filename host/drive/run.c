@@ -1042,6 +1042,8 @@ void run_announce(const run_ctx *c, const char *verb)
 
 void run_close_ctx(run_ctx *c)
 {
+    free(c->open_log);
+    c->open_log = NULL;
     eddy_output_destroy(c->out);
     c->out = NULL;
     c->probes_csv = NULL;
@@ -1187,8 +1189,13 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     so.registry = opt->registry;
     so.check_scene = check_scene;
     so.user = &c;
+    eddy_services_capture_begin();
     int rc = eddy_session_open(&so, &c.ses, err);
-    if (rc) return rc;
+    c.open_log = eddy_services_capture_end();
+    if (rc) {
+        free(c.open_log);
+        return rc;
+    }
     c.sim = eddy_session_sim(c.ses);
     const eddy_component *solver = c.sim->solver_entry->component;
     eddy_drive_warn_unused_sets(&c.sim->scene, c.sim->registry, &solver, 1, opt->sets, opt->set_count);
@@ -1216,7 +1223,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     if (eddy_decomp_rank() == 0) run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     run_announce(&c, "running");
-    const eddy_run_record_command cmd = {"run", opt->argc, opt->argv};
+    const eddy_run_record_command cmd = {"run", opt->argc, opt->argv, c.open_log};
     if ((rc = eddy_run_record_write(c.sim->scene.out_dir, c.sim, &cmd, err))) {
         run_close_ctx(&c);
         return rc;

@@ -31,6 +31,7 @@ typedef struct run_ctx {
     int has_checkpoint;       /* a checkpoint of this run is in the folder (written, or resumed from) */
     double checkpoint_time;   /* ... at this time, s */
     int checkpoint_failed;    /* the last checkpoint write failed (its message says the previous is kept) */
+    char *open_log;           /* what the components said while the session opened (run.json), owned */
     struct {                  /* the energy E_k + E_p against its first frame (run.c, watch_energy) */
         int state;            /* 0 first frame to come, 1 watching, -1 off (moving walls, gravity along a
                                * periodic axis, nothing above the floor) */

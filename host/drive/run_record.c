@@ -133,6 +133,20 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
          cJSON_AddStringToObject(eddy, "version", facts.version) && cJSON_AddStringToObject(eddy, "plugin_abi", abi) &&
          cJSON_AddStringToObject(eddy, "simd", facts.simd) && cJSON_AddNumberToObject(o, "threads", facts.threads) &&
          cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
+    cJSON *log = ok ? cJSON_AddArrayToObject(o, "log") : NULL;
+    ok = log != NULL;
+    for (const char *line = cmd->log; ok && line && *line;) {
+        const char *end = strchr(line, '\n');
+        const size_t n = end ? (size_t)(end - line) : strlen(line);
+        char *text = malloc(n + 1);
+        if (text) {
+            memcpy(text, line, n);
+            text[n] = '\0';
+        }
+        ok = text && cJSON_AddItemToArray(log, cJSON_CreateString(text));
+        free(text);
+        line += n + (end ? 1 : 0);
+    }
     cJSON *solver = ok ? component_json(sim->solver_entry, &sim->params) : NULL;
     ok = solver && cJSON_AddItemToObject(o, "solver", solver);
     if (!ok) cJSON_Delete(solver);

@@ -13,7 +13,9 @@
  * loops), "threads", "processes", "particles" (over every process), "solver" and "grid" (id, version,
  * file, every parameter's value as the component received it, null for one it derives itself),
  * "materials" (name, rest density, particle mass, the lattice spacing, the solver's material
- * parameters). Units are the scene's simulation units (scene.h), as in diagnostics.csv.
+ * parameters), "log" (what the components said as they were made, whatever --quiet hid: a solver's
+ * derived values, such as tait's sound speed). Units are the scene's simulation units (scene.h), as in
+ * diagnostics.csv.
  *
  * `eddy run` writes the file anew (a run into a finished run's folder replaces its frames too);
  * `eddy resume` appends its command, keeping what is there. A run.json that is not eddy's record is
@@ -33,6 +35,8 @@ typedef struct eddy_run_record_command {
     const char *command;         /* "run" or "resume" */
     int argc;                    /* the command line (argc 0: not known, "argv" is left out) */
     const char *const *argv;
+    const char *log;             /* what the components said while the session opened ("component:
+                                  * message" lines, eddy_services_capture_end), or NULL: "log" */
 } eddy_run_record_command;
 
 /* Writes (run) or appends to (resume) DIR/run.json for `sim` as it stands now. Collective under

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <omp.h>
+#include <pthread.h>
 
 #include "probes_builtin.h"
 #include "scene.h"
@@ -111,9 +112,54 @@ void eddy_services_say(const char *kind, const char *message)
     write_line(kind ? kind : "", NULL, message ? message : "");
 }
 
+/* What components said between eddy_services_capture_begin and _end (services.h). A log call may come
+ * from any thread. */
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static int capturing;
+static char *captured;
+static size_t captured_len;
+
+static void capture(eddy_log_level level, const char *component, const char *message)
+{
+    if (!component || !*component || (level != EDDY_LOG_INFO && level != EDDY_LOG_WARNING)) return;
+    pthread_mutex_lock(&capture_lock);
+    if (capturing) {
+        const size_t add = strlen(component) + strlen(message) + 3;
+        char *grown = realloc(captured, captured_len + add + 1);
+        /* (a line lost to a failed allocation costs the record a note, not the run) */
+        if (grown) {
+            captured = grown;
+            captured_len += (size_t)snprintf(captured + captured_len, add + 1, "%s: %s\n", component, message);
+        }
+    }
+    pthread_mutex_unlock(&capture_lock);
+}
+
+void eddy_services_capture_begin(void)
+{
+    pthread_mutex_lock(&capture_lock);
+    free(captured);
+    captured = NULL;
+    captured_len = 0;
+    capturing = 1;
+    pthread_mutex_unlock(&capture_lock);
+}
+
+char *eddy_services_capture_end(void)
+{
+    pthread_mutex_lock(&capture_lock);
+    char *lines = captured;
+    captured = NULL;
+    captured_len = 0;
+    capturing = 0;
+    pthread_mutex_unlock(&capture_lock);
+    return lines;
+}
+
 static void host_log(const eddy_host *host, eddy_log_level level, const char *component, const char *message)
 {
     (void)host;
+    capture(level, component, message ? message : "");
     if (level == EDDY_LOG_INFO && quiet) return;
     if (level == EDDY_LOG_DEBUG && !show_debug()) return;
     /* Several processes: a derived value (INFO) is the same on every one (their states are the

@@ -52,6 +52,15 @@ const char *eddy_services_terminal_text(const char *text, char *out, size_t size
  * 1 of 2: ", "" (an interrupt). Every command's ending error goes through it. [any thread] */
 void eddy_services_say(const char *kind, const char *message);
 
+/* Keeps a copy of every INFO and WARNING message a component logs (eddy_host.log with a component name)
+ * from now until eddy_services_capture_end, whatever --quiet and the process's rank hide: DIR/run.json
+ * records what a solver derived and said while it was created (tait's sound speed). [main thread] */
+void eddy_services_capture_begin(void);
+/* The messages kept since eddy_services_capture_begin, "component: message\n" each (the text as given,
+ * not made terminal-safe), owned by the caller (free); NULL when there were none. Stops keeping.
+ * [main thread] */
+char *eddy_services_capture_end(void);
+
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
 void eddy_services_set_quiet(int quiet);
 /* Whether INFO messages are hidden now: a library call that sets its own (eddy_compare_run) puts the

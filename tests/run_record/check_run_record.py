@@ -1,6 +1,7 @@
 """DIR/run.json (host/drive/run_record.h) against what the test itself gave and knows: the command line,
 the --set value, the scene file's own values, the particle count of the scene's block and lattice, the
-vector path `eddy --version` names; `eddy resume` appends its command from the step it started at; a new
+vector path `eddy --version` names; a parameter left to the solver is null and what it derived is in the
+log; `eddy resume` appends its command from the step it started at; a new
 run starts the record again; a run.json that is not eddy's is left as it is, with a warning.
 
 usage: check_run_record.py EDDY SCENE OUT
@@ -36,7 +37,7 @@ with open(scene_path) as f:
     scene = json.load(f)
 shutil.rmtree(out, ignore_errors=True)
 run_args = ["run", scene_path, "--steps", "5", "--out", out, "--quiet", "--no-picture",
-            "--set", "materials[0].viscosity=0.2"]
+            "--set", "materials[0].viscosity=0.2", "--set", "solvers.tait.sound_speed=null"]
 run(*run_args)
 r = record()
 check("format", r.get("format"), "eddy.run/1")
@@ -59,7 +60,13 @@ check("eddy.version in --version", f"eddy {c['eddy']['version']} (plugin ABI {c[
 check("eddy.simd in --version", f"simd: {c['eddy']['simd']} " in version, True)
 check("solver.id", c["solver"]["id"], scene["solver"])
 for key, value in scene["solvers"][scene["solver"]].items():
-    check(f"solver.parameters.{key}", c["solver"]["parameters"].get(key), value)
+    if key != "sound_speed":
+        check(f"solver.parameters.{key}", c["solver"]["parameters"].get(key), value)
+# Left to the solver (--set ... =null): recorded as null, and what tait derived is in the log, which
+# --quiet kept off the terminal.
+check("solver.parameters.sound_speed (derived)", c["solver"]["parameters"].get("sound_speed", "absent"), None)
+check("log: tait's derived sound speed",
+      any(line.startswith("tait: sound speed c0 = 10 sqrt(2 |g| H) = ") for line in c["log"]), True)
 check("grid.id", c["grid"]["id"], "cpu")
 m = c["materials"][0]
 check("material name", m["name"], scene["materials"][0]["name"])
