@@ -9,7 +9,9 @@
  *   -> `iterations` Jacobi iterations of: lambda (density constraint, relaxation epsilon)
  *                                         -> delta-p (with the s_corr artificial pressure)
  *                                         -> collision projection against the container and colliders
- *   -> v = (x* - x) / dt -> vorticity confinement and XSPH viscosity -> boundary velocity response.
+ *   -> v = v* + dp / dt, v* the predicted velocity and dp the sum of the iterations' position
+ *      corrections (the velocity of the position change x* - x without taking that difference: step())
+ *      -> vorticity confinement and XSPH viscosity -> boundary velocity response.
  *
  * Units and scaling (so that the defaults hold at any particle spacing, rest density and time step):
  *   C_i = rho_i / rho0 - 1 with rho_i = sum_j m_j W_poly6, grad_k C_i = (m_k / rho0) grad W_spiky, so
@@ -119,6 +121,9 @@ struct eddy_solver {
     float *inv_rho0, *epsilon;
     /* per-particle scratch of the current step (indexed like the particles between grid builds) */
     float *s[4];
+    /* per particle, the sum of the step's position corrections (delta-p and the collision projection),
+     * indexed like s */
+    float *corr[3];
     /* the passes' neighbour records (eddy_sph/neighbors.h): positions and one more field, velocities
      * and |omega| */
     eddy_sph_records pos, vel;
@@ -177,6 +182,7 @@ static void destroy(eddy_solver *s)
     free(s->inv_rho0);
     free(s->epsilon);
     for (int k = 0; k < 4; ++k) free(s->s[k]);
+    for (int k = 0; k < 3; ++k) free(s->corr[k]);
     eddy_sph_records_free(&s->pos);
     eddy_sph_records_free(&s->vel);
     eddy_sph_row_values_free(&s->grad);
@@ -267,10 +273,11 @@ static int reserve(eddy_solver *s, size_t n, eddy_error *err)
 {
     if (n <= s->capacity) return EDDY_OK;
     size_t cap = n + n / 4 + 16;
-    for (int k = 0; k < 4; ++k) {
-        float *a = realloc(s->s[k], cap * sizeof(float));
+    for (int k = 0; k < 7; ++k) {
+        float **slot = k < 4 ? &s->s[k] : &s->corr[k - 4];
+        float *a = realloc(*slot, cap * sizeof(float));
         if (!a) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
-        s->s[k] = a;
+        *slot = a;
     }
     if (eddy_sph_records_reserve(&s->pos, cap) || eddy_sph_records_reserve(&s->vel, cap))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
@@ -318,6 +325,7 @@ typedef struct pass {
      * neighbours are read from the records packed before the pass (Jacobi: every pass reads the old
      * values). */
     float *nx, *ny, *nz;
+    float *cx, *cy, *cz; /* delta_pass: each particle's sum of its position corrections, added to */
     float *sx, *sy, *sz; /* XSPH sums, vorticity_block to xsph_block */
     const float *vx, *vy, *vz, *om;
     float *ox, *oy, *oz, *onorm; /* vorticity and its norm */
@@ -597,6 +605,12 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
         c->nx[i] = pos[0];
         c->ny[i] = pos[1];
         c->nz[i] = w->dimensions == 3 ? pos[2] : 0.0f;
+        /* The correction itself, not the change of the rounded position: far from the origin a float
+         * coordinate cannot hold it (the step's velocity comes from these sums). The projection's move
+         * pos - (x + delta-p) is 0 where the particle touched nothing. */
+        c->cx[i] += acc[0][k] + (pos[0] - nx[k]);
+        c->cy[i] += acc[1][k] + (pos[1] - ny[k]);
+        if (w->dimensions == 3) c->cz[i] += acc[2][k] + (pos[2] - nz[k]);
     }
 }
 /* One function per s_corr exponent n (1 to 8, the parameter table's range) with n a constant, so the
@@ -639,6 +653,9 @@ static void delta_pass(eddy_solver *s, eddy_world *w, float dt)
     c.nx = p->x;
     c.ny = p->y;
     c.nz = p->z;
+    c.cx = s->corr[0];
+    c.cy = s->corr[1];
+    c.cz = s->corr[2];
     /* The lambda pass packed these positions (the halo refresh since then moved only lambda). */
     eddy_sph_records_set_d(&s->pos, p->count, c.lam);
     c.pos = &s->pos;
@@ -808,7 +825,8 @@ EDDY_SPH_SIMD_BODY void xsph_block(void *vc, const eddy_sph_block *b, const int 
 EDDY_SPH_SIMD_BLOCK_CLONES(xsph_block);
 
 /*
- * Vorticity confinement and XSPH viscosity on the velocities v = (x* - x) / dt (Macklin & Müller 2013 §5;
+ * Vorticity confinement and XSPH viscosity on the velocities of the position change, v* + dp / dt (step();
+ * Macklin & Müller 2013 §5;
  * Mijalkovic §4.2, §4.3).
  * Pass 1: omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky (the SPH curl, V_j = m_j / rho0), and the
  *         XSPH sum sum_j V_j (v_j - v_i) W_poly6, which reads the same pairs.
@@ -872,7 +890,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     eddy_particles *p = &w->particles;
     const int f_position = EDDY_FIELD_POSITION, f_velocity = EDDY_FIELD_VELOCITY, f_lambda = s->f_lambda;
     double t0 = eddy_time_ms();
-    /* Gravity and prediction: remember x, then x* = x + dt (v + dt g). */
+    /* Gravity and prediction: remember x (the field previous_position, for frames and checkpoints; the
+     * step no longer reads it), then v* = v + dt g and x* = x + dt v*. */
     {
         float *px = eddy_particles_field(p, s->f_prev, 0), *py = eddy_particles_field(p, s->f_prev, 1),
               *pz = eddy_particles_field(p, s->f_prev, 2);
@@ -885,7 +904,14 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     /* Every neighbor sum of the step reads the predicted positions x*. */
     int rc = eddy_world_refresh_fields(w, &f_position, 1, err);
     if (rc) return rc;
-    if ((rc = prepare(s, w, err))) return rc; /* sorts by cell: previous_position and lambda follow */
+    if ((rc = prepare(s, w, err))) return rc; /* sorts by cell: v*, previous_position and lambda follow */
+    {
+        /* The corrections' sums start at 0 for every particle in the order the sort left. */
+        const long long n = (long long)p->count;
+        float *cx = s->corr[0], *cy = s->corr[1], *cz = s->corr[2];
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; ++i) cx[i] = cy[i] = cz[i] = 0.0f;
+    }
     double dens = 0.0, forces = 0.0;
     for (int it = 0; it < s->iterations; ++it) {
         double a = eddy_time_ms();
@@ -898,23 +924,23 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
         forces += eddy_time_ms() - b;
     }
     double t2 = eddy_time_ms();
-    /* Velocity from the position change (minimum image across periodic axes). */
+    /* Velocity of the position change, v = (x* - x) / dt = v* + dp / dt with dp the sum of the corrections:
+     * taken as that sum, never as the difference of two rounded positions. The step's displacement
+     * dt v* is of the order of the float spacing of a coordinate (dt^2 g = 1e-7 m against 2.4e-7 m at
+     * 3.8 m), so that difference rounded gravity's gain away or quantized it: a block released at
+     * y = 3.8 m never fell, a periodic channel at x = 1 m never started. The sums hold only what the
+     * iterations moved a particle by, rounded relative to that; v* keeps its own precision. No periodic
+     * minimum image either: nothing here wraps. */
     {
-        const float *px = eddy_particles_field(p, s->f_prev, 0), *py = eddy_particles_field(p, s->f_prev, 1),
-                    *pz = eddy_particles_field(p, s->f_prev, 2);
-        const eddy_grid_layout *l = &w->grid.layout;
-        const int periodic = l->periodic[0] || l->periodic[1] || l->periodic[2];
-        const float inv_dt = 1.0f / dt;
+        const float *cx = s->corr[0], *cy = s->corr[1], *cz = s->corr[2];
         const long long n = (long long)p->count;
         const uint8_t *halo = halo_flags(p);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
             if (is_halo(halo, (size_t)i)) continue;
-            float dx = p->x[i] - px[i], dy = p->y[i] - py[i], dz = p->z[i] - pz[i];
-            if (periodic) eddy_grid_min_image(l, &dx, &dy, &dz);
-            p->vx[i] = dx * inv_dt;
-            p->vy[i] = dy * inv_dt;
-            p->vz[i] = dz * inv_dt;
+            p->vx[i] += cx[i] / dt;
+            p->vy[i] += cy[i] / dt;
+            if (w->dimensions == 3) p->vz[i] += cz[i] / dt;
         }
     }
     double t3 = eddy_time_ms();
@@ -968,7 +994,9 @@ static const eddy_component component = {
     .size = sizeof(eddy_component),
     .interface_id = EDDY_INTERFACE_SOLVER,
     .id = "pbf",
-    .version = "2.0.0",
+    /* 2.1: the velocity is v* + dp / dt, not (x* - x) / dt; a resume of a 2.0 checkpoint works (the same
+     * fields) and the host warns that it may differ from an uninterrupted run. */
+    .version = "2.1.0",
     .description = "Position Based Fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, "
                    "vorticity confinement, XSPH",
     .params = params,
@@ -984,7 +1012,7 @@ static const eddy_component *const components[] = {&component};
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = "pbf",
-    .version = "2.0.0",
+    .version = "2.1.0",
     .init = NULL,
     .deinit = NULL,
     .component_count = 1,

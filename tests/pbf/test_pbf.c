@@ -9,7 +9,10 @@
  *  - identical state hash for 1 and 2 threads;
  *  - domain decomposition (EDDY_COMPONENT_DECOMPOSABLE): a run where a third of the particles are halo
  *    copies, whose fields arrive only through eddy_world_refresh_fields() from a second, whole run
- *    stepped in lockstep, ends with every owned particle bit-identical to the whole run.
+ *    stepped in lockstep, ends with every owned particle bit-identical to the whole run;
+ *  - gravity far from the origin: a block falling freely from 0.3, 1.8 and 3.8 m has mean velocity
+ *    -g t and its centre of mass drops by the symplectic Euler sum, and a body-forced periodic channel,
+ *    at x = 0 and at x = 1 m, has momentum M a t, each to the bar float rounding allows.
  * The 2D dam break against Martin & Moyce (1952) (RMS front error over 0.8 <= T <= 3.3 under 15% with no
  * time shift, and the case's other bars) is a validation case (validation/cases/dam_break_2d.json), run
  * for pbf by tests/validate (validate_dam_break_2d_pbf*).
@@ -231,6 +234,128 @@ static void momentum_conserved_periodic(void **state)
     printf("  periodic box, no walls, 100 steps: |momentum change| / gross impulse = %.2e (gross %.3e); "
            "with vorticity confinement on (not momentum-conserving): %.2e\n", r_off, gross, r_on);
     assert_true(r_off < 1e-5);
+}
+
+/* --- gravity and body forces far from the origin --------------------------------------------------- */
+
+/* Half the float spacing at |y|: the largest rounding error of storing a value of that size. */
+static double half_ulp(double y)
+{
+    const float f = (float)fabs(y);
+    return 0.5 * ((double)nextafterf(f, INFINITY) - (double)f);
+}
+
+/*
+ * A block of fluid (0.1 x 0.1 m, 100 particles, h = 0.02 m) falling freely in a tall container,
+ * 1000 steps of 0.1 ms: with the block's bottom at y0 = 0.3, 1.8 and 3.8 m. Nothing but gravity acts
+ * on the block as a whole: the constraint corrections and XSPH are antisymmetric pair sums, no particle
+ * comes within the walls' reach (0.05 m from the side walls, 3.7 m above the floor) and vorticity
+ * confinement, which is not momentum-conserving, is off. So its mean velocity is exactly -g t, and its
+ * centre of mass drops by the symplectic Euler sum g dt^2 N (N + 1) / 2.
+ * Tolerances, from float rounding alone: a particle's velocity is rounded twice a step (gravity's
+ * increment added, the correction added), each time by at most half a float spacing of |v| <= 1 m/s
+ * (2^-25 each, 6e-8 a step), 6e-5 m/s over 1000 steps, so 1e-4 g t. Its position is rounded at most
+ * once in the prediction and once per iteration, 5 times a step, by half a spacing at y0 each. pbf
+ * 2.0 took v from the difference of two rounded positions (x* - x) / dt: the per-step gain
+ * dt^2 g = 1e-7 m lies below half a float's spacing at 3.8 m (2.4e-7 m), and the block never fell; at
+ * 0.3 m and 1.8 m the gain was quantized to that spacing and it fell 9% too slowly or 21% too fast.
+ */
+static void free_fall_far_from_origin(void **state)
+{
+    (void)state;
+    const double y0s[3] = {0.3, 1.8, 3.8};
+    const double dt = 1e-4, g = 9.81;
+    const int N = 1000, iterations = 4;
+    int missed = 0; /* every case prints its figures before the test fails */
+    for (int k = 0; k < 3; ++k) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"solver\": \"pbf\", \"dimensions\": 2,"
+                 " \"time\": {\"dt\": %g, \"end\": 0.1},"
+                 " \"world\": {\"gravity\": [0, %g], \"smoothing_radius\": 0.02},"
+                 " \"container\": {\"min\": [0, 0], \"max\": [0.2, 4.0]},"
+                 " \"materials\": [{\"name\": \"water\", \"particle_spacing\": 0.01}],"
+                 " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.05, %g], \"max\": [0.15, %g]}}],"
+                 " \"solvers\": {\"pbf\": {\"iterations\": %d, \"vorticity_epsilon\": 0}}}",
+                 dt, -g, y0s[k], y0s[k] + 0.1, iterations);
+        eddy_sim sim;
+        support_open_text(text, NULL, 0, &sim);
+        const eddy_particles *p = &sim.world->particles;
+        double mass = 0.0, my0 = 0.0;
+        for (size_t i = 0; i < p->count; ++i) {
+            mass += p->mass[i];
+            my0 += (double)p->mass[i] * p->y[i];
+        }
+        support_steps(&sim, N, dt);
+        double mv = 0.0, my = 0.0, vmin = INFINITY, vmax = -INFINITY;
+        for (size_t i = 0; i < p->count; ++i) {
+            mv += (double)p->mass[i] * p->vy[i];
+            my += (double)p->mass[i] * p->y[i];
+            vmin = p->vy[i] < vmin ? p->vy[i] : vmin;
+            vmax = p->vy[i] > vmax ? p->vy[i] : vmax;
+        }
+        const double t = N * dt, v = mv / mass, drop = (my0 - my) / mass;
+        const double v_exact = -g * t, drop_exact = g * dt * dt * N * (N + 1) / 2.0;
+        const double v_tol = 1e-4 * g * t, drop_tol = (1 + iterations) * N * half_ulp(y0s[k] + 0.1);
+        printf("  block from y = %.1f m, t = %.1f s: mean vy %.6f m/s (g t = %.6f, off by %.2e, bar %.1e; particles "
+               "%.6f to %.6f); centre of mass dropped %.6f m (exact %.6f, off by %.2e, bar %.1e)\n",
+               y0s[k], t, v, v_exact, fabs(v - v_exact), v_tol, vmin, vmax, drop, drop_exact,
+               fabs(drop - drop_exact), drop_tol);
+        eddy_sim_close(&sim);
+        missed += !(fabs(v - v_exact) < v_tol) + !(fabs(drop - drop_exact) < drop_tol);
+    }
+    assert_int_equal(missed, 0);
+}
+
+/*
+ * A periodic channel (0.1 x 0.05 m, 200 particles, h = 0.01 m) full of fluid at rest, driven along x
+ * by a body force a = 0.5 m/s^2 (the world's gravity), with the channel at x = 0..0.1 and shifted to
+ * x = 1..1.1 m, at the user's dt = 0.2 ms and at 0.5 ms. The walls are frictionless (the material's
+ * default friction 0): their mirror images and contact projections push along the wall normal only,
+ * the constraint corrections and XSPH are antisymmetric pair sums, and vorticity confinement is off,
+ * so the x momentum is M a t exactly. The window, 0.1 s, keeps the flow uniform (v = a t = 0.05 m/s,
+ * a displacement of h / 2) and the rounding budget small: |v| <= 0.05 m/s rounds by at most 2^-29 a
+ * time, twice a step, 2e-6 m/s over 500 steps, so the bar is 1e-4 a t. pbf 2.0, which took v from
+ * (x* - x) / dt, ran 1% to 10% too fast at x = 0..0.1 and 5% slow to not at all at x = 1..1.1, where
+ * dt^2 a (2e-8 m at 0.2 ms) is below half the float spacing (6e-8 m).
+ */
+static void channel_momentum_body_force(void **state)
+{
+    (void)state;
+    const double x0s[2] = {0.0, 1.0}, dts[2] = {2e-4, 5e-4};
+    const double a = 0.5, t_end = 0.1;
+    int missed = 0;
+    for (int k = 0; k < 2; ++k)
+        for (int d = 0; d < 2; ++d) {
+            char text[1024];
+            snprintf(text, sizeof text,
+                     "{\"solver\": \"pbf\", \"dimensions\": 2,"
+                     " \"time\": {\"dt\": %g, \"end\": 0.5},"
+                     " \"world\": {\"gravity\": [%g, 0], \"smoothing_radius\": 0.01},"
+                     " \"container\": {\"min\": [%g, 0], \"max\": [%g, 0.05]},"
+                     " \"domain\": {\"periodic\": [true, false]},"
+                     " \"materials\": [{\"name\": \"oil\", \"rest_density\": 900, \"particle_spacing\": 0.005}],"
+                     " \"fluids\": [{\"material\": \"oil\", \"box\": {\"min\": [%g, 0], \"max\": [%g, 0.05]}}],"
+                     " \"solvers\": {\"pbf\": {\"vorticity_epsilon\": 0}}}",
+                     dts[d], a, x0s[k], x0s[k] + 0.1, x0s[k], x0s[k] + 0.1);
+            eddy_sim sim;
+            support_open_text(text, NULL, 0, &sim);
+            const eddy_particles *p = &sim.world->particles;
+            const int N = (int)lround(t_end / dts[d]);
+            support_steps(&sim, N, dts[d]);
+            double mass = 0.0, mv = 0.0;
+            for (size_t i = 0; i < p->count; ++i) {
+                mass += p->mass[i];
+                mv += (double)p->mass[i] * p->vx[i];
+            }
+            const double v = mv / mass, v_exact = a * N * dts[d], tol = 1e-4 * v_exact;
+            printf("  channel at x = %.0f..%.1f m, dt = %.1f ms, t = %.2f s: mean vx %.7f m/s (a t = %.7f, off by "
+                   "%+.2e a t, bar %.0e)\n",
+                   x0s[k], x0s[k] + 0.1, 1e3 * dts[d], N * dts[d], v, v_exact, v / v_exact - 1, tol / v_exact);
+            eddy_sim_close(&sim);
+            missed += !(fabs(v - v_exact) < tol);
+        }
+    assert_int_equal(missed, 0);
 }
 
 /* --- determinism ----------------------------------------------------------------------------------- */
@@ -501,6 +626,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(vorticity_confinement_keeps_energy),
         cmocka_unit_test(tank_density_error_vs_iterations),
         cmocka_unit_test(halo_copies_refreshed_like_owners),
+        cmocka_unit_test(free_fall_far_from_origin),
+        cmocka_unit_test(channel_momentum_body_force),
     };
     return support_run_tests("test_pbf", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
