@@ -108,8 +108,9 @@ def diagnostics_rows(path):
     return rows, steps
 
 
-def same_folders(a, b, what, skip=("checkpoint.eddy",), names=(REF, DEV)):
-    """Every file of a and b byte-identical, diagnostics.csv without its wall-time column."""
+def same_folders(a, b, what, skip=("checkpoint.eddy", "run.json"), names=(REF, DEV)):
+    """Every file of a and b byte-identical, diagnostics.csv without its wall-time column (run.json records
+    each run's own solver, command line and start time)."""
     def files(d):
         out = set()
         for root, _, names in os.walk(d):
