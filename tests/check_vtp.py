@@ -7,8 +7,10 @@ PATH is a .vtp file or a .pvd series (every frame it lists is checked, and the s
 Collection whose DataSet files exist, with increasing timesteps). For every frame it checks the VTK
 layout that ParaView relies on: NumberOfPoints, one vertex cell per point (connectivity 0..N-1, offsets
 1..N), format="binary" arrays whose UInt32 byte-count header is its own base64 run and matches the
-decoded payload, that every array holds N * components values of its declared type, and that the id
-array is UInt32 when every id fits in 32 bits and UInt64 when one does not.
+decoded payload, that every array holds N * components values of its declared type, that the id
+array is UInt32 when every id fits in 32 bits and UInt64 when one does not, and that the file carries
+its time and step as FieldData (one Float64 "TimeValue", the name ParaView reads as the data set's
+time, and one UInt64 "step"); in a series, each frame's TimeValue must be the time frames.pvd gives it.
 
 With --expect (written by tests/test_output.c), every frame must also carry exactly the expected
 particles, in increasing id order: positions and velocities equal to the simulation-unit values
@@ -60,10 +62,35 @@ def decode_array(el, where):
     return values, components
 
 
-def check_frame(path, expected):
+def field_data(root, where):
+    """The frame's FieldData: {"TimeValue": float, "step": int}, each array one ascii tuple."""
+    blocks = root.findall("./PolyData/FieldData")
+    require(len(blocks) == 1, f"{where}: expected one FieldData in PolyData (the frame's time), found {len(blocks)}")
+    found = {}
+    for el in blocks[0].findall("./DataArray"):
+        found[el.get("Name")] = el
+    out = {}
+    for name, type_name, parse in (("TimeValue", "Float64", float), ("step", "UInt64", int)):
+        require(name in found, f"{where}: FieldData has no array {name}")
+        el = found[name]
+        require(el.get("type") == type_name and el.get("NumberOfTuples") == "1" and el.get("format") == "ascii",
+                f"{where}: FieldData {name}: type {el.get('type')!r}, tuples {el.get('NumberOfTuples')!r}, "
+                f"format {el.get('format')!r}; expected {type_name}, 1, ascii")
+        words = (el.text or "").split()
+        require(len(words) == 1, f"{where}: FieldData {name}: {len(words)} values, expected 1")
+        out[name] = parse(words[0])
+    require(out["step"] >= 0 and out["TimeValue"] >= 0, f"{where}: negative time or step {out}")
+    return out
+
+
+def check_frame(path, expected, time=None):
     where = path
     root = ET.parse(path).getroot()
     require(root.tag == "VTKFile" and root.get("type") == "PolyData", f"{where}: not a VTKFile of type PolyData")
+    clock = field_data(root, where)
+    # frames.pvd writes the time with 12 significant digits; the frame's own TimeValue has all 17.
+    require(time is None or abs(clock["TimeValue"] - time) <= 1e-11 * max(1.0, abs(time)),
+            f"{where}: TimeValue {clock['TimeValue']!r}, but frames.pvd gives its time as {time!r}")
     require(root.get("byte_order") == "LittleEndian", f"{where}: byte_order is {root.get('byte_order')!r}")
     require(root.get("header_type") == "UInt32", f"{where}: header_type is {root.get('header_type')!r}")
     pieces = root.findall("./PolyData/Piece")
@@ -140,8 +167,9 @@ def check_values(where, expected, n, arrays, pos):
 
 
 def frames_of(path):
+    """(frame file, its time in the series or None) for a .vtp or every frame of a .pvd."""
     if not path.endswith(".pvd"):
-        return [path]
+        return [(path, None)]
     root = ET.parse(path).getroot()
     require(root.tag == "VTKFile" and root.get("type") == "Collection", f"{path}: not a VTKFile Collection")
     base = os.path.dirname(path)
@@ -152,7 +180,7 @@ def frames_of(path):
         last = t
         f = os.path.join(base, ds.get("file"))
         require(os.path.isfile(f), f"{path}: listed frame {ds.get('file')} does not exist")
-        files.append(f)
+        files.append((f, t))
     require(files, f"{path}: the series lists no frames")
     return files
 
@@ -170,8 +198,8 @@ def main(argv):
         return 2
     try:
         for path in args:
-            for frame in frames_of(path):
-                n = check_frame(frame, expected)
+            for frame, t in frames_of(path):
+                n = check_frame(frame, expected, t)
                 print(f"ok {frame}: {n} points")
     except (CheckError, OSError, ET.ParseError, ValueError, KeyError) as e:
         print(f"check_vtp: {e}", file=sys.stderr)

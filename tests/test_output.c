@@ -457,6 +457,53 @@ static void test_vtp_fixture(void **state)
     eddy_world_destroy(w);
 }
 
+/* The text of the one-tuple ascii FieldData array `name` (NULL when absent), checking its tag. */
+static const char *field_data_value(const char *xml, const char *name, const char *type)
+{
+    const char *block = strstr(xml, "<FieldData>"), *end = strstr(xml, "</FieldData>");
+    if (!block || !end) return NULL;
+    char key[96];
+    snprintf(key, sizeof key, "<DataArray type=\"%s\" Name=\"%s\" NumberOfTuples=\"1\" format=\"ascii\">", type,
+             name);
+    const char *hit = strstr(block, key);
+    return hit && hit < end ? hit + strlen(key) : NULL;
+}
+
+/* The frame's time and step as VTK FieldData (TimeValue, the name ParaView reads as the data set's
+ * time): a time that needs all 17 digits to come back exactly (0.1 + 0.2 is not 0.3), a step above
+ * 2^32, and the block inside PolyData ahead of the Piece, where VTK's reader looks for it. */
+static void test_vtp_frame_clock(void **state)
+{
+    (void)state;
+    expected ex;
+    eddy_world *w = make_frame_world(&ex);
+    eddy_error err = {0};
+    char dir[8192];
+    snprintf(dir, sizeof dir, "%s/clock", g_root);
+    eddy_output *o = NULL;
+    assert_int_equal(eddy_output_create(dir, NULL, w, &o, &err), EDDY_OK);
+    volatile double a = 0.1, b = 0.2; /* (computed at run time: the sum is the double a solver's clock holds) */
+    const double t = a + b;
+    assert_true(t != 0.3);
+    w->step = (UINT64_C(1) << 33) + 5;
+    assert_int_equal(write_frame(o, w, 3, t, &err), EDDY_OK);
+    eddy_output_destroy(o);
+    char *xml = read_text(path_in(dir, "frames/frame_00003.vtp"));
+    assert_non_null(xml);
+    const char *tv = field_data_value(xml, "TimeValue", "Float64");
+    const char *st = field_data_value(xml, "step", "UInt64");
+    if (!tv || !st) fail_msg("no TimeValue / step FieldData in:\n%.600s", xml);
+    char *e;
+    assert_true(strtod(tv, &e) == t);
+    assert_true(strncmp(e, "</DataArray>", 12) == 0);
+    assert_true(strtoull(st, &e, 10) == (UINT64_C(1) << 33) + 5);
+    assert_true(strncmp(e, "</DataArray>", 12) == 0);
+    const char *poly = strstr(xml, "<PolyData>"), *piece = strstr(xml, "<Piece ");
+    assert_true(poly && piece && poly < tv && tv < piece);
+    free(xml);
+    eddy_world_destroy(w);
+}
+
 static void test_vtp_explicit_scale_and_empty_world(void **state)
 {
     (void)state;
@@ -1393,6 +1440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vtp_fixture),
         cmocka_unit_test(test_vtp_explicit_scale_and_empty_world),
+        cmocka_unit_test(test_vtp_frame_clock),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_pvd_series),
         cmocka_unit_test(test_resume_trims_long_rows),

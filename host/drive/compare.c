@@ -118,6 +118,16 @@ static double compression_max(const eddy_frame *frame)
     return c;
 }
 
+/* Whether some particle of the frame has a pressure other than 0 (result.pressure_seen says why);
+ * stops at the first, so a solver with a pressure field pays next to nothing. */
+static int any_pressure(const eddy_frame *frame)
+{
+    const eddy_real *pressure = frame->world->particles.pressure;
+    for (size_t k = 0; k < frame->count; ++k)
+        if (pressure[frame->order[k]] != 0) return 1;
+    return 0;
+}
+
 /* The diagnostics, the probes and (write) the frame of one sample, of the world w's time and step. */
 static int sample_frame(const context *cx, sampler *s, const eddy_world *w, const eddy_frame *frame, result *r,
                         int write, eddy_error *err)
@@ -133,6 +143,7 @@ static int sample_frame(const context *cx, sampler *s, const eddy_world *w, cons
         if (fflush(s->probes_csv) != 0 || ferror(s->probes_csv))
             return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s->probes_path, strerror(errno));
     }
+    if (!r->pressure_seen) r->pressure_seen = any_pressure(frame);
     if (result_add(r, w->time, &d, compression_max(frame), s->values, eddy_probes_count(cx->probes)))
         return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     return EDDY_OK;

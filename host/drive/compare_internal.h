@@ -40,6 +40,11 @@ typedef struct result {
     double end_time;
     char settings[1024];          /* the solver's parameters as it ran ("cfl = 0.4, ..."), for summary.md */
     char stepping[512];           /* its time step: the scene's, or the smaller one its stable-dt limit took */
+    /* Some particle's pressure was not 0 at some sample. Nothing in the plugin ABI says which fields a
+     * solver fills; pressure is zero-filled when the particles are made and a method without a pressure
+     * (pbf, position-based) never writes it, so a field still 0 everywhere at every sample is one the
+     * solver did not provide, and the pressure probes' figures are n/a rather than a measured 0 Pa. */
+    int pressure_seen;
     size_t n, cap;                /* samples */
     double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
 } result;

@@ -1,6 +1,7 @@
 /*
  * host/drive/compare_report.c — the report of `eddy compare`: per-solver summary rows (final values,
- * means, the change of total energy, momentum drift, RMS deviation from each probe's reference data),
+ * means, the change of total energy and its largest rise, momentum drift, RMS deviation from each
+ * probe's reference data),
  * summary.csv and summary.md, and one plot per metric and probe with every solver on it
  * (compare_internal.h).
  */
@@ -52,6 +53,13 @@ static double max_of(const double *v, size_t n)
 static double total_energy(const result *r, size_t k)
 {
     return r->col[COL_KE][k] + r->col[COL_EP][k];
+}
+
+/* Whether solver r has what probe i reads: a "pressure" probe of a solver that left the pressure field
+ * 0 everywhere (result.pressure_seen) would report the zero-fill as a measured 0 Pa. */
+static int probe_applies(const context *cx, const result *r, size_t i)
+{
+    return r->pressure_seen || strcmp(eddy_probes_kind(cx->probes, i), "pressure") != 0;
 }
 
 /* Fewer reference points than this give no RMS: one or two points are a spot check, not a deviation
@@ -140,7 +148,23 @@ typedef struct summary_row {
     int have;                     /* at least one sample */
     double dem, dmax, cmax, ke_end, drift, ms_per_step, rate;
     double de, de_rel;            /* E(end) - E(0), and over E(0) above the floor (NaN: no such scale) */
+    double rise, rise_rel;        /* max over samples of E(k) - E(0) (>= 0), and over the same scale */
 } summary_row;
+
+/* The largest E(k) - E(0) over the samples, 0 when E never exceeds its start; NaN as soon as one sample's
+ * is NaN (an exploded sample must show). The end-to-start change alone hides energy a scheme made and
+ * lost again: pbf on the dam break rose above its start mid-run and still ended below it. */
+static double largest_rise(const result *r)
+{
+    const double e0 = total_energy(r, 0);
+    double m = 0;
+    for (size_t k = 0; k < r->n; ++k) {
+        const double d = total_energy(r, k) - e0;
+        if (isnan(d)) return NAN;
+        if (d > m) m = d;
+    }
+    return m;
+}
 
 static summary_row summarize(const context *cx, const result *r)
 {
@@ -158,6 +182,8 @@ static summary_row summarize(const context *cx, const result *r)
      * so would any ratio to it; above the floor it is what the fluid has to lose, the origin cancels. */
     const double scale = total_energy(r, 0) + r->col[COL_MASS][0] * cx->g_dot_floor;
     s.de_rel = scale > 0 ? s.de / scale : NAN;
+    s.rise = largest_rise(r);
+    s.rise_rel = scale > 0 ? s.rise / scale : NAN;
     s.drift = momentum_drift(r, r->n - 1);
     s.ms_per_step = r->steps ? r->step_ms / (double)r->steps : NAN;
     s.rate = r->step_ms > 0 ? (double)r->particles * (double)r->steps / (r->step_ms * 1e-3) : NAN;
@@ -179,7 +205,7 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
     const size_t np = eddy_probes_count(p);
     fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
           "momentum_drift,ms_per_step,particle_steps_per_s,density_compression_max,total_energy_change,"
-          "total_energy_change_relative", f);
+          "total_energy_change_relative,total_energy_rise_max,total_energy_rise_max_relative", f);
     for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
     for (size_t i = 0; i < np; ++i)
         if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
@@ -191,19 +217,21 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
         if (r->ran) fprintf(f, "%.12g,%llu,%zu", r->end_time, (unsigned long long)r->steps, r->particles);
         else fputs(",,", f);
         if (s.have)
-            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end, s.drift,
-                    s.ms_per_step, s.rate, s.cmax, s.de, s.de_rel);
+            fprintf(f, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", s.dem, s.dmax, s.ke_end,
+                    s.drift, s.ms_per_step, s.rate, s.cmax, s.de, s.de_rel, s.rise, s.rise_rel);
         else
-            fputs(",,,,,,,,,", f);
+            fputs(",,,,,,,,,,,", f);
+        /* A probe whose field the solver lacks is nan, the file's one form for a figure without a value
+         * (summary.md says n/a and why). */
         for (size_t i = 0; i < np; ++i) {
-            if (s.have) fprintf(f, ",%.12g", r->probe[(r->n - 1) * np + i]);
+            if (s.have) fprintf(f, ",%.12g", probe_applies(cx, r, i) ? r->probe[(r->n - 1) * np + i] : NAN);
             else fputc(',', f);
         }
         for (size_t i = 0; i < np; ++i) {
             const eddy_probe_reference *ref = eddy_probes_reference(p, i);
             if (!ref) continue;
             int points;
-            double rms = s.have ? reference_rms(r, np, i, ref, &points) : NAN;
+            double rms = s.have && probe_applies(cx, r, i) ? reference_rms(r, np, i, ref, &points) : NAN;
             if (s.have) fprintf(f, ",%.12g", rms);
             else fputc(',', f);
         }
@@ -273,12 +301,13 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     fprintf(f,
             "| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
             "density error max | compression max | kinetic energy end (%s) | total energy change (%s) | "
-            "momentum drift (%s) |",
-            eu, eu, momentum_unit(cx));
+            "largest energy rise (%s) | momentum drift (%s) |",
+            eu, eu, eu, momentum_unit(cx));
     for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));
-    fputs("\n|---|---|---|---|---|---|---|---|---|---|---|---|", f);
+    fputs("\n|---|---|---|---|---|---|---|---|---|---|---|---|---|", f);
     for (size_t i = 0; i < np; ++i) fputs("---|", f);
     fputc('\n', f);
+    int lacking = 0; /* a probe n/a for a solver without its field: the note under the table says why */
     for (int k = 0; k < count; ++k) {
         const result *r = &res[k];
         summary_row s = summarize(cx, r);
@@ -293,14 +322,27 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             md_number(f, s.cmax);
             md_number(f, s.ke_end);
             md_change(f, s.de, s.de_rel);
+            md_change(f, s.rise, s.rise_rel);
             if (cx->momentum_na[0]) fprintf(f, " n/a (%s) |", cx->momentum_na);
             else md_number(f, s.drift);
-            for (size_t i = 0; i < np; ++i) md_number(f, r->probe[(r->n - 1) * np + i]);
+            for (size_t i = 0; i < np; ++i) {
+                if (probe_applies(cx, r, i)) {
+                    md_number(f, r->probe[(r->n - 1) * np + i]);
+                } else {
+                    fputs(" n/a (no pressure) |", f);
+                    lacking = 1;
+                }
+            }
         } else {
-            for (size_t i = 0; i < 8 + np; ++i) fputs(" |", f);
+            for (size_t i = 0; i < 9 + np; ++i) fputs(" |", f);
         }
         fputc('\n', f);
     }
+    if (lacking)
+        fputs("\n`n/a (no pressure)`: the solver's pressure field was 0 on every particle at every sample: the "
+              "method computes no pressure (pbf is position-based), so a pressure probe would read the field's "
+              "zero fill, not a measured 0 Pa (summary.csv: `nan`).\n",
+              f);
     int refs = 0;
     for (size_t i = 0; i < np; ++i) {
         const eddy_probe_reference *ref = eddy_probes_reference(p, i);
@@ -314,6 +356,10 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
         for (int k = 0; k < count; ++k) {
             const result *r = &res[k];
             if (r->n == 0) continue;
+            if (!probe_applies(cx, r, i)) {
+                fprintf(f, "| %s | n/a (no pressure) | 0 |\n", r->id);
+                continue;
+            }
             int points;
             double rms = reference_rms(r, np, i, ref, &points);
             fprintf(f, "| %s |", r->id);
@@ -359,8 +405,11 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             "compressed). Energies are per unit depth in 2D and in simulation units, E_p = -sum m (g . x) "
             "relative to the origin; the total energy change is E_k + E_p at the end minus at the start, in "
             "percent of the mechanical energy above the container's floor at the start (the dam break's "
-            "potential energy above its bottom); with walls and colliders at rest it should only fall (viscosity "
-            "and walls take energy out): a rise is energy the scheme made. %s ms/step is the wall time inside the solver "
+            "potential energy above its bottom); the largest energy rise is the most E_k + E_p stood above its "
+            "start at any sample (0 when it never did), in percent of the same energy. With walls and colliders "
+            "at rest the energy should only fall (viscosity and walls take energy out): a rise, at the end or "
+            "along the way, is energy the scheme made. E_k + E_p leaves out the elastic energy of compression. "
+            "%s ms/step is the wall time inside the solver "
             "steps only: one pass on a machine that may be shared, so compare speeds with `eddy bench` "
             "(medians of repeats). See docs/compare.md.\n",
             cx->momentum_na[0] ? "Momentum drift |P(end) - P(0)| is n/a: momentum is not conserved with gravity, "
@@ -418,8 +467,10 @@ static double metric_probe(const result *r, size_t k, const void *arg)
     return pm->ref ? (v - pm->ref->value_offset) / pm->ref->value_scale : v;
 }
 
+/* probe: the probe index a probe's plot draws (its solvers without the field it reads are left out: a
+ * flat line at the zero fill would read as a measurement), SIZE_MAX for a metric's. */
 static void plot_metric(plotter *pl, const char *file, const char *title, const char *y_label, metric_fn fn,
-                        const void *arg, const eddy_probe_reference *ref)
+                        const void *arg, const eddy_probe_reference *ref, size_t probe)
 {
     if (pl->plot_count == pl->capacity) return;
     eddy_plot_series series[MAX_SOLVERS + 1];
@@ -428,7 +479,7 @@ static void plot_metric(plotter *pl, const char *file, const char *title, const 
     int oom = 0;
     for (int s = 0; s < pl->count; ++s) {
         const result *r = &pl->res[s];
-        if (r->n == 0) continue;
+        if (r->n == 0 || (probe != SIZE_MAX && !probe_applies(pl->cx, r, probe))) continue;
         double *xy = malloc(2 * r->n * sizeof *xy);
         if (!xy) {
             oom = 1;
@@ -506,17 +557,20 @@ void compare_draw_plots(plotter *pl)
     const int d2 = cx->dimensions == 2;
     char label[128];
     snprintf(label, sizeof label, "kinetic energy (%s, simulation units)", d2 ? "J/m, per unit depth" : "J");
-    plot_metric(pl, "kinetic_energy", "kinetic energy", label, metric_column, &KE, NULL);
+    plot_metric(pl, "kinetic_energy", "kinetic energy", label, metric_column, &KE, NULL, SIZE_MAX);
     snprintf(label, sizeof label, "E_k + E_p (%s, simulation units)", d2 ? "J/m, per unit depth" : "J");
     plot_metric(pl, "total_energy", "total energy E_k + E_p, E_p = -sum m g.x", label, metric_total_energy, NULL,
-                NULL);
-    plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL);
-    plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL);
-    plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL);
+                NULL, SIZE_MAX);
+    plot_metric(pl, "density_error_mean", "mean density error", "mean |rho/rho0 - 1|", metric_column, &DEM, NULL,
+                SIZE_MAX);
+    plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL,
+                SIZE_MAX);
+    plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL,
+                SIZE_MAX);
     /* (not drawn where momentum is not conserved: the report's column says n/a, a plot would not) */
     snprintf(label, sizeof label, "|P(t) - P(0)| (%s, simulation units)", d2 ? "kg/s, per unit depth" : "kg m/s");
     if (!cx->momentum_na[0])
-        plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", label, metric_drift, NULL, NULL);
+        plot_metric(pl, "momentum_drift", "momentum drift |P(t) - P(0)|", label, metric_drift, NULL, NULL, SIZE_MAX);
     const eddy_probes *p = pl->cx->probes;
     const size_t np = eddy_probes_count(p);
     for (size_t i = 0; i < np; ++i) {
@@ -527,7 +581,7 @@ void compare_draw_plots(plotter *pl)
         snprintf(title, sizeof title, "probe %s%s%s", eddy_probes_name(p, i), ref ? " against " : "",
                  ref ? ref->label : "");
         snprintf(label, sizeof label, "%s (%s)", eddy_probes_name(p, i), eddy_probes_unit(p, i));
-        plot_metric(pl, file, title, label, metric_probe, &pm, ref);
+        plot_metric(pl, file, title, label, metric_probe, &pm, ref, i);
     }
 }
 

@@ -108,6 +108,22 @@ static int ids_fit_32(const eddy_snapshot *fr)
     return 1;
 }
 
+/* The frame's clock in the file itself: a .vtp opened alone (not through frames.pvd) or copied out of
+ * its run still says when it was taken. "TimeValue" is the name VTK's readers (ParaView's) take as the
+ * data set's time; ascii with 17 digits so that the double reads back exactly. Written into every
+ * piece and into the .pvtp over them: the parallel reader takes the time from its own file only. */
+static void write_clock(FILE *f, const eddy_snapshot *p)
+{
+    fprintf(f,
+            "    <FieldData>\n"
+            "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">"
+            "%.17g</DataArray>\n"
+            "      <DataArray type=\"UInt64\" Name=\"step\" NumberOfTuples=\"1\" format=\"ascii\">"
+            "%" PRIu64 "</DataArray>\n"
+            "    </FieldData>\n",
+            p->time, p->step);
+}
+
 static void vtp_body(FILE *f, const eddy_snapshot *p, float scale, int ids32, uint8_t *buf)
 {
     const uint32_t *order = p->order;
@@ -116,6 +132,7 @@ static void vtp_body(FILE *f, const eddy_snapshot *p, float scale, int ids32, ui
           "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt32\">\n"
           "  <PolyData>\n",
           f);
+    write_clock(f, p);
     fprintf(f,
             "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
             "NumberOfPolys=\"0\">\n",
@@ -240,8 +257,10 @@ static int pvtp_write(const char *path, const eddy_snapshot *fr, int pieces, edd
     FILE *f = af.f;
     fputs("<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt32\">\n"
-          "  <PPolyData GhostLevel=\"0\">\n"
-          "    <PPointData Scalars=\"density\" Vectors=\"velocity\">\n"
+          "  <PPolyData GhostLevel=\"0\">\n",
+          f);
+    write_clock(f, fr);
+    fputs("    <PPointData Scalars=\"density\" Vectors=\"velocity\">\n"
           "      <PDataArray type=\"UInt64\" Name=\"id\"/>\n"
           "      <PDataArray type=\"UInt32\" Name=\"material\"/>\n"
           "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"

@@ -774,8 +774,9 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     table (summary.csv) as a structured array, one row per solver (the report, summary.md, is written,
     not printed): solver, status, end_time, steps,
     particles, density_error_mean/max, kinetic_energy_end, momentum_drift, ms_per_step,
-    particle_steps_per_s, density_compression_max, total_energy_change(_relative), each probe's final
-    value, <probe>_reference_rms, error (docs/compare.md). A solver that fails
+    particle_steps_per_s, density_compression_max, total_energy_change(_relative),
+    total_energy_rise_max(_relative), each probe's final value (NaN for a pressure probe of a solver
+    without a pressure field), <probe>_reference_rms, error (docs/compare.md). A solver that fails
     as it runs is a row with status "failed" and its error; a scene that cannot be loaded, an unknown
     solver or grid, or a bad value for a listed solver's parameter raises before any solver runs, as the
     command refuses them. An override none of the solvers reads gives a UserWarning, as the command

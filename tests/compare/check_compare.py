@@ -8,7 +8,9 @@ check_compare.py run DIR RUN_DIR
       ok at t = 0.03 with 3200 particles (the 40 x 80 column) and at least 600 steps (dt <= 5e-5);
       summary.md has the same rows and no errors;
     - each solver's diagnostics.csv has a row per sample time (0, 0.0075, ..., 0.03), and the summary's
-      density errors, final kinetic energy and momentum drift follow from those rows as documented;
+      density errors, final kinetic energy, momentum drift, total energy change E(end) - E(0) and
+      largest rise max(E(k) - E(0)) (>= 0) follow from those rows as documented (the two relative
+      figures over one and the same scale);
     - the final frame's own particles give the last diagnostics row's density error (|rho/1000 - 1|)
       and the probes' last values, recomputed here by the documented rules: the front is the last x
       reached from the back through gaps of at most h = 0.005, plus half the spacing 0.0025; the
@@ -20,6 +22,13 @@ check_compare.py explode DIR
     DIR: `--solvers exploding_solver,sph_mueller` with output every 0.0005 s to t = 0.003 s: the
     exploding solver is reported failed at step 30 with its frames and rows up to then kept, and
     sph_mueller still ran to the end.
+
+check_compare.py pressure DIR
+    DIR: `eddy compare scenes/hydrostatic_tank.json --solvers pbf,tait --steps 20
+    --set output.format=["csv"]`: pbf's pressure field is 0 on every particle of its frames (read here),
+    so its pressure probe is nan in summary.csv and `n/a (no pressure)` in summary.md, although its
+    probes.csv has the probe's 0; tait's frames have pressures, and its summary figure is its probes.csv
+    value; the probes that read density and depth are numbers for both.
 """
 import csv
 import math
@@ -31,7 +40,8 @@ import zlib
 H, HALF_SPACING = 0.005, 0.00125
 SUMMARY_COLUMNS = ("solver,status,end_time,steps,particles,density_error_mean,density_error_max,"
                    "kinetic_energy_end,momentum_drift,ms_per_step,particle_steps_per_s,"
-                   "density_compression_max,total_energy_change,total_energy_change_relative,front,"
+                   "density_compression_max,total_energy_change,total_energy_change_relative,"
+                   "total_energy_rise_max,total_energy_rise_max_relative,front,"
                    "height_left_wall,front_reference_rms,error").split(",")
 # No momentum drift plot: with gravity and walls momentum is not conserved (check_energy.py has the
 # scene without them).
@@ -149,6 +159,19 @@ def check_run(d, run_dir):
         check(close(float(r["kinetic_energy_end"]), float(diag[-1]["kinetic_energy"]), 1e-9),
               "%s: final kinetic energy = last row" % solver)
         check(close(float(r["momentum_drift"]), drift, 1e-9), "%s: momentum drift |P(end) - P(0)| = %.6g" % (solver, drift))
+        energy = [float(x["kinetic_energy"]) + float(x["potential_energy"]) for x in diag]
+        change, rise = energy[-1] - energy[0], max(e - energy[0] for e in energy)
+        tol = 1e-9 * max(1.0, abs(energy[0]))
+        check(abs(float(r["total_energy_change"]) - change) <= tol,
+              "%s: total energy change %s = E(end) - E(0) of the rows %.9g"
+              % (solver, r["total_energy_change"], change))
+        got = float(r.get("total_energy_rise_max", "nan"))
+        check(abs(got - rise) <= tol and got >= 0,
+              "%s: largest energy rise %s = max E(k) - E(0) of the rows %.9g" % (solver, got, rise))
+        if rise > 0 and change != 0:
+            check(close(float(r.get("total_energy_rise_max_relative", "nan")) / got,
+                        float(r["total_energy_change_relative"]) / float(r["total_energy_change"]), 1e-6),
+                  "%s: the rise and the change relative to the same energy" % solver)
         check(float(r["ms_per_step"]) > 0 and close(float(r["particle_steps_per_s"]),
                                                      3200 / (float(r["ms_per_step"]) * 1e-3), 1e-6),
               "%s: particle-steps/s = particles / (ms per step)" % solver)
@@ -194,6 +217,7 @@ def check_explode(d):
     check(ex.get("status") == "failed" and ex.get("error", "").startswith("simulation exploded at step 30 (t = 0.0015 s)"),
           "exploding_solver failed at step 30: %s" % ex.get("error"))
     check(ex.get("steps") == "30" and ex.get("kinetic_energy_end") == "nan", "the exploded state is summarised as NaN")
+    check(ex.get("total_energy_rise_max") == "nan", "the exploded run's largest energy rise is nan, not a finite rise")
     diag = read_csv(os.path.join(d, "exploding_solver", "diagnostics.csv"))
     check([x["step"] for x in diag] == ["0", "10", "20", "30"], "its diagnostics rows up to the explosion are kept")
     check(os.path.exists(os.path.join(d, "exploding_solver", "frames", "frame_00003.vtp")), "its last frame is kept")
@@ -203,9 +227,46 @@ def check_explode(d):
         check(problem is None, "plots/%s.png is a valid PNG%s" % (name, "" if problem is None else ": " + problem))
 
 
+def check_pressure(d):
+    rows = read_csv(os.path.join(d, "summary.csv"))
+    by = {r["solver"]: r for r in rows}
+    check(sorted(by) == ["pbf", "tait"] and all(r["status"] == "ok" for r in rows), "pbf and tait ran")
+    with open(os.path.join(d, "summary.md")) as f:
+        md = f.read()
+    md_rows = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| pbf |")
+               or line.startswith("| tait |")}
+    for solver, has in (("pbf", False), ("tait", True)):
+        sd = os.path.join(d, solver)
+        frames = sorted(f for f in os.listdir(os.path.join(sd, "frames")) if f.endswith(".csv"))
+        pressures = [float(p["pressure"]) for f in frames for p in read_csv(os.path.join(sd, "frames", f))]
+        check(len(frames) == 2 and len(pressures) == 12000, "%s: two frames of 6000 particles" % solver)
+        check(any(p != 0 for p in pressures) == has,
+              "%s: %s pressure in its frames" % (solver, "a non-zero" if has else "no non-zero"))
+        probes = read_csv(os.path.join(sd, "probes.csv"))
+        r_value = by[solver].get("pressure_bottom")
+        if has:
+            check(r_value != "nan" and close(float(r_value), float(probes[-1]["pressure_bottom"]), 1e-9),
+                  "%s: pressure_bottom %s in summary.csv = probes.csv's %s"
+                  % (solver, r_value, probes[-1]["pressure_bottom"]))
+            check("n/a (no pressure)" not in md_rows.get(solver, ""), "%s: summary.md gives its pressure" % solver)
+        else:
+            check(float(probes[-1]["pressure_bottom"]) == 0, "%s: probes.csv reads the zero field as 0" % solver)
+            check(r_value == "nan", "%s: pressure_bottom in summary.csv is nan, not 0 (got %s)" % (solver, r_value))
+            check("| n/a (no pressure) |" in md_rows.get(solver, ""), "%s: summary.md says n/a (no pressure)" % solver)
+        for name in ("density_lower_half", "depth_middle"):
+            check(by[solver][name] not in ("", "nan") and float(by[solver][name]) > 0,
+                  "%s: %s %s is a number" % (solver, name, by[solver][name]))
+    check("`n/a (no pressure)`: the solver's pressure field was 0 on every particle at every sample" in md,
+          "summary.md says what n/a (no pressure) means")
+    problem = check_png(os.path.join(d, "plots", "probe_pressure_bottom.png"))
+    check(problem is None, "the pressure probe's plot is drawn%s" % ("" if problem is None else ": " + problem))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "run":
         check_run(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "pressure":
+        check_pressure(sys.argv[2])
     else:
         check_explode(sys.argv[2])
     if failures:

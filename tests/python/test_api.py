@@ -155,6 +155,9 @@ def test_compare_agrees_with_simulation(tmp_path, capfd):
         assert row["steps"] == 40
         assert row["density_error_max"] == pytest.approx(rec.diagnostics["density_error_max"].max(), rel=1e-9)
         assert row["front"] == pytest.approx(rec.probes["front"][-1], rel=1e-9)
+        # The largest rise of E_k + E_p above its start, from the run's own diagnostics.
+        e = rec.diagnostics["total_energy"]
+        assert row["total_energy_rise_max"] == pytest.approx(max(e.max() - e[0], 0.0), abs=1e-9 * abs(e[0]))
 
 
 def test_compare_reports_a_failing_solver_and_raises_for_a_bad_scene(tmp_path):
