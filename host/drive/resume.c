@@ -318,7 +318,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         return rc;
     }
     run_announce(&c, "resuming");
-    const eddy_run_record_command cmd = {"resume", opt->argc, opt->argv, c.open_log};
+    const eddy_run_record_command cmd = {"resume", 1, opt->argc, opt->argv, c.open_log, 1};
     if ((rc = eddy_run_record_write(opt->resume_dir, c.sim, &cmd, err))) {
         run_close_ctx(&c);
         return rc;

@@ -1223,7 +1223,7 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
     run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
     if (eddy_decomp_rank() == 0) run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     run_announce(&c, "running");
-    const eddy_run_record_command cmd = {"run", opt->argc, opt->argv, c.open_log};
+    const eddy_run_record_command cmd = {"run", 0, opt->argc, opt->argv, c.open_log, 1};
     if ((rc = eddy_run_record_write(c.sim->scene.out_dir, c.sim, &cmd, err))) {
         run_close_ctx(&c);
         return rc;

@@ -133,8 +133,8 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
          cJSON_AddStringToObject(eddy, "version", facts.version) && cJSON_AddStringToObject(eddy, "plugin_abi", abi) &&
          cJSON_AddStringToObject(eddy, "simd", facts.simd) && cJSON_AddNumberToObject(o, "threads", facts.threads) &&
          cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
-    cJSON *log = ok ? cJSON_AddArrayToObject(o, "log") : NULL;
-    ok = log != NULL;
+    cJSON *log = ok && cmd->log_kept ? cJSON_AddArrayToObject(o, "log") : NULL;
+    ok = ok && (log || !cmd->log_kept);
     for (const char *line = cmd->log; ok && line && *line;) {
         const char *end = strchr(line, '\n');
         const size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -223,7 +223,7 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
     if (!rc && eddy_decomp_rank() == 0) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
-        const int resume = strcmp(cmd->command, "run") != 0;
+        const int resume = cmd->append;
         cJSON *doc = NULL;
         int skip = 0;
         if (resume) rc = read_record(path, &doc, &skip, err);

@@ -17,8 +17,9 @@
  * derived values, such as tait's sound speed). Units are the scene's simulation units (scene.h), as in
  * diagnostics.csv.
  *
- * `eddy run` writes the file anew (a run into a finished run's folder replaces its frames too);
- * `eddy resume` appends its command, keeping what is there. A run.json that is not eddy's record is
+ * `eddy run` (and a Simulation's first write) writes the file anew (a run into a finished run's folder
+ * replaces its frames too); `eddy resume` (and a resumed Simulation) appends its command, keeping what is
+ * there. A run.json that is not eddy's record is
  * left as it is, with a warning, and nothing is appended. Written by rank 0 through a temporary file
  * and a rename, so an interrupted write leaves the previous record.
  */
@@ -32,14 +33,17 @@
 #define EDDY_RUN_RECORD_FILE "run.json"
 
 typedef struct eddy_run_record_command {
-    const char *command;         /* "run" or "resume" */
+    const char *command;         /* "run" or "resume" (`eddy`), "python run" or "python resume" (a
+                                  * Simulation opened or resumed, at its first write) */
+    int append;                  /* 1: a resume, added to the folder's record; 0: the record anew */
     int argc;                    /* the command line (argc 0: not known, "argv" is left out) */
     const char *const *argv;
     const char *log;             /* what the components said while the session opened ("component:
-                                  * message" lines, eddy_services_capture_end), or NULL: "log" */
+                                  * message" lines, eddy_services_capture_end), NULL for none: "log" */
+    int log_kept;                /* 0: nothing was kept (no "log" member, rather than an empty one) */
 } eddy_run_record_command;
 
-/* Writes (run) or appends to (resume) DIR/run.json for `sim` as it stands now. Collective under
+/* Writes (cmd->append 0) or appends to (1) DIR/run.json for `sim` as it stands now. Collective under
  * several processes (the particle count is summed; the write's error is every process's). [main thread] */
 int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_record_command *cmd, eddy_error *err);
 

@@ -39,6 +39,7 @@
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
+#include "run_record.h"
 #include "scene.h"
 #include "services.h"
 #include "session.h"
@@ -341,6 +342,7 @@ typedef struct Core {
     uint64_t read_views;   /* fields handed out as arrays (bit per field id) */
     uint64_t write_views;  /* ... of them writable */
     double wall_start;     /* eddy_time_ms() at open, for diagnostics.csv's wall_ms */
+    int resumed;           /* opened from a checkpoint (resume()): run.json is added to, not made anew */
 } Core;
 
 static PyTypeObject CoreType;
@@ -415,6 +417,7 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     c->lock = NULL;
     c->read_views = c->write_views = 0;
     c->wall_start = eddy_time_ms();
+    c->resumed = 0;
     if ((rc = core_init_probes(c, err))) {
         Py_DECREF(c);
         return raise_error(err, rc);
@@ -557,7 +560,9 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
     registry_use_end();
-    return core_new(s, held_here(dir, rc, &err), &err);
+    PyObject *core = core_new(s, held_here(dir, rc, &err), &err);
+    if (core) ((Core *)core)->resumed = 1;
+    return core;
 }
 
 /* Host copies of the fields handed out as views: a writable view's field is marked edited before a
@@ -606,6 +611,14 @@ static int core_open_output(Core *c, eddy_error *err)
     oo.registry = registry;
     oo.scene = sc;
     rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
+    /* What made the files, as `eddy run` records it (run_record.h); the interpreter's command line is
+     * not eddy's to record, and the messages of the open were not kept (another thread may open a
+     * Simulation meanwhile). */
+    const eddy_run_record_command cmd = {c->resumed ? "python resume" : "python run", c->resumed, 0, NULL, NULL, 0};
+    if (!rc && (rc = eddy_run_record_write(sc->out_dir, eddy_session_sim(c->s), &cmd, err))) {
+        eddy_output_destroy(c->output);
+        c->output = NULL;
+    }
     if (rc) {
         eddy_folder_lock_release(taken);
     } else if (taken) {

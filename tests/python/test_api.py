@@ -296,3 +296,33 @@ def test_record_diagnostics_columns_map_to_diagnostics_csv_by_name(tmp_path):
     assert d["mass"] == pytest.approx([masses.sum()] * 3, rel=1e-12)
     # the total is the kinetic energy plus the potential (an independent sum of the two columns)
     assert list(d["total_energy"]) == pytest.approx(list(d["kinetic_energy"] + d["potential_energy"]), rel=1e-12)
+
+
+def test_written_outputs_carry_run_json(tmp_path):
+    """A Simulation's first write records what made the files in run.json as `eddy run` does: the scene
+    as opened (overrides in), the solver and its parameters, the materials; a resumed Simulation adds
+    its own entry from the checkpoint's step, keeping the first."""
+    import json
+    out = tmp_path / "py"
+    sim = eddy.Simulation(SCENE, out=str(out), set={"time.end": 0.002, "materials[0].viscosity": 0.3})
+    sim.run(write=True)
+    sim.checkpoint()
+    sim.close()
+    with open(out / "run.json") as f:
+        r = json.load(f)
+    assert r["format"] == "eddy.run/1"
+    assert r["scene"]["materials"][0]["viscosity"] == 0.3
+    assert [c["command"] for c in r["commands"]] == ["python run"]
+    c = r["commands"][0]
+    assert c["from"] == {"time": 0, "step": 0}
+    assert c["solver"]["id"] == "tait" and c["solver"]["parameters"]["sound_speed"] == 20
+    assert c["materials"][0]["parameters"]["viscosity"] == 0.3
+    assert "argv" not in c and "log" not in c
+    res = eddy.Simulation.resume(str(out))
+    res.run(until=0.003, write=True)
+    res.close()
+    with open(out / "run.json") as f:
+        r2 = json.load(f)
+    assert [x["command"] for x in r2["commands"]] == ["python run", "python resume"]
+    assert r2["commands"][0] == c
+    assert r2["commands"][1]["from"]["time"] == pytest.approx(0.002)
