@@ -15,9 +15,11 @@
  *   DIR/<solver>/frames/           the first and the last state (the scene's output.format), frames.pvd
  *   DIR/summary.md, summary.csv    per solver: status, steps, wall time per step, particle-steps per
  *                                  second, mean and max density error, largest compression, final
- *                                  kinetic energy, change of total mechanical energy, momentum drift
- *                                  (n/a in summary.md where momentum is not conserved), each probe's final
- *                                  value and, for a probe with reference data, its RMS relative deviation
+ *                                  kinetic energy, change of total mechanical energy and its largest
+ *                                  rise above the start during the run, momentum drift (n/a in summary.md
+ *                                  where momentum is not conserved), each probe's final value (n/a for a
+ *                                  pressure the solver never set) and, for a probe with reference data,
+ *                                  its RMS relative deviation
  *                                  from the reference (over 3 or more points after t = 0)
  *   DIR/plots/<metric>.png         each metric over time, every solver on one plot; a probe with
  *                                  reference data in the reference's units with its points as markers
