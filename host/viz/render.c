@@ -17,7 +17,7 @@
 static const float DEFAULT_VIEW_3D[3] = {0.35f, -0.45f, -1.0f};
 
 
-static float world_scale(const eddy_renderer *r, const eddy_world *w)
+float render_world_scale(const eddy_renderer *r, const eddy_world *w)
 {
     if (r->scale_override > 0.0f && isfinite(r->scale_override)) return r->scale_override;
     float s = w->simulation_scale > 0.0f && isfinite(w->simulation_scale) ? w->simulation_scale : r->scene_scale;
@@ -29,7 +29,7 @@ static float world_scale(const eddy_renderer *r, const eddy_world *w)
 static void field_values(const eddy_renderer *r, const eddy_world *w, float *out)
 {
     const eddy_particles *p = &w->particles;
-    float div = r->kind == KIND_LENGTH || r->kind == KIND_VELOCITY ? world_scale(r, w) : 1.0f;
+    float div = r->kind == KIND_LENGTH || r->kind == KIND_VELOCITY ? render_world_scale(r, w) : 1.0f;
     int n = eddy_particles_field_components(p, r->field_id);
     if (r->component >= 0) {
         const float *a = eddy_particles_field(p, r->field_id, r->component);
@@ -243,7 +243,7 @@ static void gravity_height(const eddy_renderer *r, const eddy_world *w, double *
  */
 static int rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double *hi)
 {
-    float scale = world_scale(r, w);
+    float scale = render_world_scale(r, w);
     const int any = r->stats.lo <= r->stats.hi;
     if (r->kind == KIND_PRESSURE && w->material_count) {
         /* A fluid at rest in the first frame carries little pressure; the flow that follows reaches
@@ -382,7 +382,7 @@ static int colorbar_width(const eddy_renderer *r, double px)
 
 static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 {
-    float scale = world_scale(r, w);
+    float scale = render_world_scale(r, w);
     framed_box(r, w);
     int rc = resolve_camera(r, scale, err);
     if (rc) return rc;
@@ -637,7 +637,7 @@ static int frame_stats_of(eddy_renderer *r, const eddy_world *w, eddy_error *err
 static int prepare(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 {
     int rc;
-    if (!r->bound && (rc = render_bind_field(r, &w->particles, err))) return rc;
+    if (!r->bound && (rc = render_bind_field(r, w, err))) return rc;
     size_t n = w->particles.count;
     if (n > r->capacity) {
         float *v = realloc(r->values, sizeof *v * n);

@@ -130,7 +130,10 @@ int render_project(const eddy_renderer *r, const double p[3], double *x, double 
 void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_world *w, int x0, int y0, int x1,
                            int y1);
 
-/* Binds r->field to a particle field of `p` (render_setup.c); errors list the available fields. */
-int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err);
+/* Binds r->field to a particle field of `w` (render_setup.c); errors list the available fields. */
+int render_bind_field(eddy_renderer *r, const eddy_world *w, eddy_error *err);
+/* World units per simulation unit of the colour bar's lengths and velocities: the picture's override,
+ * else the world's simulation_scale, else the scene's; 1 where none is a finite positive number. */
+float render_world_scale(const eddy_renderer *r, const eddy_world *w);
 
 #endif /* EDDY_HOST_RENDER_INTERNAL_H */

@@ -182,9 +182,10 @@ static int set_prefix_from_scene(const eddy_scene *scene, const char *path, cons
     return 0;
 }
 
-/* Binds r->field to a particle field of `p`. */
-int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err)
+/* Binds r->field to a particle field of `w`. */
+int render_bind_field(eddy_renderer *r, const eddy_world *w, eddy_error *err)
 {
+    const eddy_particles *p = &w->particles;
     char base[64];
     snprintf(base, sizeof base, "%s", r->field);
     char *dot = strchr(base, '.');
@@ -236,9 +237,12 @@ int render_bind_field(eddy_renderer *r, const eddy_particles *p, eddy_error *err
                                           : KIND_OTHER;
     const char *unit = "";
     int d = p->dimensions;
+    /* Lengths and velocities are drawn in world units (value / simulation_scale): metres only at scale 1.
+     * A scene in centimetres (scale 0.01) had its 1..39 labelled m. */
+    const int metres = render_world_scale(r, w) == 1.0f;
     switch (id) {
-    case EDDY_FIELD_POSITION: unit = "m"; break;
-    case EDDY_FIELD_VELOCITY: unit = "m/s"; break;
+    case EDDY_FIELD_POSITION: unit = metres ? "m" : "world units"; break;
+    case EDDY_FIELD_VELOCITY: unit = metres ? "m/s" : "world units/s"; break;
     case EDDY_FIELD_DENSITY: unit = "kg/m^3"; break; /* 2D too: masses are per unit depth */
     case EDDY_FIELD_PRESSURE: unit = "Pa"; break;
     case EDDY_FIELD_MASS: unit = d == 2 ? "kg/m" : "kg"; break;
@@ -497,7 +501,7 @@ int eddy_render_open(const eddy_scene *scene, const eddy_world *w, const eddy_re
         eddy_render_destroy(r);
         return rc;
     }
-    if (w && (rc = render_bind_field(r, &w->particles, err))) {
+    if (w && (rc = render_bind_field(r, w, err))) {
         eddy_render_destroy(r);
         return rc;
     }

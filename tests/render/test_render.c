@@ -376,9 +376,10 @@ static void test_fields_by_name_magnitude_and_component(void **state)
         double value;
         const char *unit;
     } cases[] = {
-        {"vorticity", 5.0, ""},     {"vorticity.y", 4.0, ""},  {"velocity.x", 6.0, "m/s"},
-        {"speed", 10.0, "m/s"},     {"velocity", 10.0, "m/s"}, {"density", 7.0, "kg/m^3"},
-        {"position.x", 0.0, "m"},
+        /* (lengths and velocities in world units: not metres at simulation_scale 2) */
+        {"vorticity", 5.0, ""},     {"vorticity.y", 4.0, ""},  {"velocity.x", 6.0, "world units/s"},
+        {"speed", 10.0, "world units/s"}, {"velocity", 10.0, "world units/s"}, {"density", 7.0, "kg/m^3"},
+        {"position.x", 0.0, "world units"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         eddy_render_request req = eddy_render_default_request();
