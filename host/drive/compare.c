@@ -23,6 +23,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "run.h"
+#include "run_record.h"
 #include "same_scene.h"
 #include "unused_sets.h"
 #include "services.h"
@@ -276,8 +277,13 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     so.threads = o->threads;
     so.registry = cx->registry;
     eddy_session *ses;
+    eddy_services_capture_begin();
     int rc = eddy_session_open(&so, &ses, err);
-    if (rc) return rc;
+    char *open_log = eddy_services_capture_end();
+    if (rc) {
+        free(open_log);
+        return rc;
+    }
     eddy_sim *sim = eddy_session_sim(ses);
     eddy_world *w = sim->world;
     r->ran = 1;
@@ -326,6 +332,12 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     }
 agreed:
     if ((rc = agree(rc, err))) goto done;
+    {
+        /* What made this solver's files (run_record.h), with what it derived, which a quiet comparison
+         * (the Python package's always is) showed nowhere. Collective; rank 0 writes. */
+        const eddy_run_record_command cmd = {"compare", 0, 0, NULL, open_log, 1};
+        if ((rc = eddy_run_record_write(dir, sim, &cmd, err))) goto done;
+    }
     if (!o->quiet && writes)
         fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d thread%s -> %s\n", sim->scene.name, r->id,
                 sim->grid_entry->component->id, r->particles, sim->threads, sim->threads == 1 ? "" : "s", dir);
@@ -376,6 +388,7 @@ done:
     eddy_folder_lock_release(lock);
     if (writes) eddy_probes_close(cx->probes);
     free(s.values);
+    free(open_log);
     eddy_session_close(ses);
     return rc;
 }

@@ -54,6 +54,9 @@ for f in $(cd "$s" && find . -type f ! -name 'summary.*' | sort); do
             cut -d, -f1-9,11- "$s/$f" >"$out/a.csv"
             cut -d, -f1-9,11- "$p/$f" >"$out/b.csv"
             cmp "$out/a.csv" "$out/b.csv" || fail "$f differs (wall_ms aside)" ;;
+        # (each run's own start time, folder and process count: the count is checked)
+        */run.json)
+            grep -Eq "\"processes\":[[:space:]]*$n," "$p/$f" || fail "$f does not record $n processes" ;;
         *) cmp "$s/$f" "$p/$f" || fail "$f differs" ;;
     esac
     files=$((files + 1))
