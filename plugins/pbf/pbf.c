@@ -905,18 +905,41 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     int rc = eddy_world_refresh_fields(w, &f_position, 1, err);
     if (rc) return rc;
     if ((rc = prepare(s, w, err))) return rc; /* sorts by cell: v*, previous_position and lambda follow */
+    /* Density and lambda as the step found them (s[0], s[1]: free until the velocity passes). Another
+     * process's failure in its own prepare() (a particle that left the domain at its predicted
+     * position) is learned only at the first lambda refresh, after this process's lambda pass wrote
+     * both; one process stops before that pass, so they are put back there and the failed state is
+     * the same on any number of processes. */
+    float *const rho_before = s->s[0], *const lam_before = s->s[1];
+    float *const lam = eddy_particles_field(p, f_lambda, 0);
     {
         /* The corrections' sums start at 0 for every particle in the order the sort left. */
         const long long n = (long long)p->count;
         float *cx = s->corr[0], *cy = s->corr[1], *cz = s->corr[2];
+        const float *rho = p->density;
 #pragma omp parallel for schedule(static)
-        for (long long i = 0; i < n; ++i) cx[i] = cy[i] = cz[i] = 0.0f;
+        for (long long i = 0; i < n; ++i) {
+            cx[i] = cy[i] = cz[i] = 0.0f;
+            rho_before[i] = rho[i];
+            lam_before[i] = lam[i];
+        }
     }
     double dens = 0.0, forces = 0.0;
     for (int it = 0; it < s->iterations; ++it) {
         double a = eddy_time_ms();
         lambda_pass(s, w);
-        if ((rc = eddy_world_refresh_fields(w, &f_lambda, 1, err))) return rc;
+        if ((rc = eddy_world_refresh_fields(w, &f_lambda, 1, err))) {
+            if (it == 0) {
+                const long long n = (long long)p->count;
+                float *rho = p->density;
+#pragma omp parallel for schedule(static)
+                for (long long i = 0; i < n; ++i) {
+                    rho[i] = rho_before[i];
+                    lam[i] = lam_before[i];
+                }
+            }
+            return rc;
+        }
         double b = eddy_time_ms();
         delta_pass(s, w, dt);
         if ((rc = eddy_world_refresh_fields(w, &f_position, 1, err))) return rc;
