@@ -15,7 +15,7 @@
 
 typedef struct key_position {
     char key[64];
-    int line, column;
+    char *lead; /* what the scene's errors put before the key's path: "FILE:LINE:COL: " or "--set '...': " */
 } key_position;
 
 typedef struct probe {
@@ -344,6 +344,7 @@ static void free_probe(probe *pr)
     for (size_t i = 0; pr->strings && i < pr->params.count; ++i) free(pr->strings[i]);
     free(pr->strings);
     free(pr->values);
+    for (size_t i = 0; pr->keys && i < pr->key_count; ++i) free(pr->keys[i].lead);
     free(pr->keys);
     pr->strings = NULL;
     pr->values = NULL;
@@ -374,8 +375,10 @@ static int parse_params(const eddy_scene *s, eddy_error *err, const cJSON *o, co
     return EDDY_OK;
 }
 
-/* The position of every key's value, so that a component's error about a key ("<context>.max: ...")
- * can point at the value as the scene's own errors do (eddy_probes_open), after the scene is gone. */
+/* Where every key's value stands, so that a component's error about a key ("<context>.max: ...") can
+ * point at the value as the scene's own errors do (eddy_probes_open), after the scene is gone. The scene
+ * words it (eddy_scene_fail_at): a position in the file, or the --set that put the value in, which the
+ * file never held (a position of the file there sent the reader looking for it in vain). */
 static int locate_keys(const eddy_scene *s, const cJSON *o, const char *path, probe *pr, eddy_error *err)
 {
     size_t n = 0;
@@ -384,11 +387,18 @@ static int locate_keys(const eddy_scene *s, const cJSON *o, const char *path, pr
     if (!pr->keys) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     for (const cJSON *m = o->child; m; m = m->next) {
         if (!m->string || strlen(m->string) >= sizeof pr->keys[0].key) continue;
-        key_position *k = &pr->keys[pr->key_count];
         char kp[PATH_BUF];
         snprintf(kp, sizeof kp, "%s.%s", path, m->string);
-        eddy_scene_locate(s, kp, &k->line, &k->column);
-        if (k->line <= 0) continue;
+        eddy_error where;
+        eddy_error_clear(&where);
+        eddy_scene_fail_at(s, &where, kp, m, "%s", "");
+        /* "LEAD<path>: ": the lead is what precedes the path (a message cut short is left out). */
+        const size_t ml = strlen(where.message), tail = strlen(kp) + 2;
+        if (ml < tail || strncmp(where.message + ml - tail, kp, tail - 2) != 0) continue;
+        key_position *k = &pr->keys[pr->key_count];
+        if (!(k->lead = malloc(ml - tail + 1))) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        memcpy(k->lead, where.message, ml - tail);
+        k->lead[ml - tail] = '\0';
         snprintf(k->key, sizeof k->key, "%s", m->string);
         pr->key_count++;
     }
@@ -396,7 +406,8 @@ static int locate_keys(const eddy_scene *s, const cJSON *o, const char *path, pr
 }
 
 /* "<context>.KEY...: message" from a component becomes "FILE:LINE:COL: probes[i].KEY...: message" with
- * the position of KEY's value, when the scene gave that key. */
+ * the position of KEY's value (or "--set '...': probes[i].KEY...: message"), when the scene gave that
+ * key. */
 static void point_at_key(const probe *pr, eddy_error *err)
 {
     if (!err) return;
@@ -408,8 +419,7 @@ static void point_at_key(const probe *pr, eddy_error *err)
         const key_position *k = &pr->keys[i];
         if (strlen(k->key) != kl || strncmp(k->key, rest, kl) != 0) continue;
         char msg[EDDY_ERROR_MESSAGE_MAX];
-        snprintf(msg, sizeof msg, "%.*s:%d:%d: %s.%s", (int)(sizeof msg / 2), pr->file, k->line, k->column,
-                 pr->path, rest);
+        snprintf(msg, sizeof msg, "%.*s%s.%s", (int)(sizeof msg / 2), k->lead, pr->path, rest);
         memcpy(err->message, msg, sizeof err->message);
         return;
     }

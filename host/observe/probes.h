@@ -10,7 +10,8 @@
  *                      "time_label": "T = t sqrt(2g/a)", "value_label": "Z = x / a" } },
  *     { "name": "height_left_wall", "kind": "height", "axis": "y", "at": [0, 0] },
  *     { "name": "p_bottom", "kind": "pressure", "point": [0.25, 0.01] },
- *     { "name": "rho_mean", "kind": "density", "min": [0.1, 0.0], "max": [0.4, 0.2] }
+ *     { "name": "rho_mean", "kind": "density", "min": [0.1, 0.0], "max": [0.4, 0.2] },
+ *     { "name": "drop_bottom", "kind": "front", "axis": "-y", "material": "drop" }
  *   ]
  *
  * Every probe is a component of interface EDDY_INTERFACE_PROBE (observe.h) named by "kind": the
@@ -71,7 +72,10 @@ int eddy_probes_parse(const eddy_scene *scene, eddy_registry *registry, eddy_pro
  * particles are not read) with the host's services: the component's create() with the probe's
  * validated parameters and its context "FILE:LINE:COL: probes[i]". Instances of an earlier open are
  * destroyed first. Fails with EDDY_ERR_INVALID_ARGUMENT when the world's dimensions differ from the
- * scene's, or with the first create() error.
+ * scene's, or with the first create() error; one about a key the entry gives ("<context>.material: ...",
+ * a built-in's material the world lacks) is reworded to point at that key's value as the scene's own
+ * errors do: "FILE:LINE:COL: probes[i].material: ...", or "--set 'PATH=VALUE': probes[i].material: ..."
+ * for a value an override put in.
  */
 int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host, eddy_error *err);
 

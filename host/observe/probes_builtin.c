@@ -3,6 +3,7 @@
 #include "exact_sum.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@ struct eddy_probe {
     double width;              /* height: half-width of the column, world units; 0: smoothing radius */
     float at[3];               /* height: base point; pressure: the point (world units) */
     float min[3], max[3];      /* density: the box (world units) */
+    int one_material;          /* 0: every particle counts; 1: only those of `material` */
+    uint32_t material;         /* index into the world's material table */
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -34,10 +37,16 @@ static const char *const AXES[] = {"x", "y", "z", "-x", "-y", "-z", NULL};
     EDDY_PARAM_DERIVED_REAL_DESC("max_gap", 1e-30, 1e30, "m", \
                                  "Largest distance between consecutive particle coordinates along the " \
                                  "axis that still counts as connected liquid; default: the smoothing radius.")
+/* A string no longer than a material's name can be: a longer one can name no material. */
+#define MATERIAL_DESC \
+    {.size = sizeof(eddy_param_desc), .id = "material", .type = EDDY_PARAM_STRING, .flags = EDDY_PARAM_DERIVED, \
+     .def = 0.0, .min = 0.0, .max = EDDY_MATERIAL_NAME_MAX - 1, .unit = "", \
+     .doc = "Name of the one material measured (as in fluids[].material); default: every material."}
 
 static const eddy_param_desc FRONT_PARAMS[] = {
     AXIS_DESC("Direction the front advances along: x, y, z, or -x, -y, -z for the negative direction."),
     MAX_GAP_DESC,
+    MATERIAL_DESC,
 };
 
 static const eddy_param_desc HEIGHT_PARAMS[] = {
@@ -47,15 +56,18 @@ static const eddy_param_desc HEIGHT_PARAMS[] = {
                                  "Half-width of the column around `at` on every other axis; default: "
                                  "the smoothing radius."),
     MAX_GAP_DESC,
+    MATERIAL_DESC,
 };
 
 static const eddy_param_desc PRESSURE_PARAMS[] = {
     POINT_DESC("point", "Where the pressure field is interpolated."),
+    MATERIAL_DESC,
 };
 
 static const eddy_param_desc DENSITY_PARAMS[] = {
     POINT_DESC("min", "Lower corner of the box the density is averaged over (inclusive)."),
     POINT_DESC("max", "Upper corner of the box (inclusive); above `min` on every axis."),
+    MATERIAL_DESC,
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -115,6 +127,41 @@ static int read_positive(const eddy_probe_setup *s, const char *id, double *out,
     return EDDY_OK;
 }
 
+/* The optional material, by name, resolved to its index in the world's table once: measuring then
+ * compares indices. A name the world lacks is refused with the names it has, so that a misspelt
+ * material is not measured as an empty one (NaN, or 0) without a word. */
+static int read_material(const eddy_probe_setup *s, eddy_probe *pr, eddy_error *err)
+{
+    const eddy_param_value *v = value_of(s, "material");
+    if (!v || !v->is_set || !v->string) return EDDY_OK;
+    const eddy_world *w = s->world;
+    for (size_t m = 0; m < w->material_count; ++m)
+        if (strcmp(w->materials[m].name, v->string) == 0) {
+            pr->one_material = 1;
+            pr->material = (uint32_t)m;
+            return EDDY_OK;
+        }
+    char names[512] = "";
+    size_t k = 0;
+    for (size_t m = 0; m < w->material_count; ++m) {
+        const char *sep = m == 0 ? "" : m + 1 == w->material_count ? " or " : ", ";
+        int n = snprintf(names + k, sizeof names - k, "%s\"%s\"", sep, w->materials[m].name);
+        if (n < 0 || (size_t)n >= sizeof names - k) {
+            snprintf(names + (sizeof names - 5), 5, " ...");
+            break;
+        }
+        k += (size_t)n;
+    }
+    const char *probe = s->name ? s->name : "";
+    if (w->material_count == 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s.material: got \"%s\", but the world has no material (probe '%s')", ctx(s),
+                              v->string, probe);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "%s.material: expected one of the scene's materials, %s, got \"%s\" (probe '%s')", ctx(s),
+                          names, v->string, probe);
+}
+
 static int probe_create(int kind, const eddy_probe_setup *s, eddy_probe **out, eddy_error *err)
 {
     *out = NULL;
@@ -122,8 +169,8 @@ static int probe_create(int kind, const eddy_probe_setup *s, eddy_probe **out, e
     if (!pr) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     pr->kind = kind;
     pr->dimensions = s->world->dimensions;
-    int rc = EDDY_OK;
-    switch (kind) {
+    int rc = read_material(s, pr, err);
+    switch (rc ? -1 : kind) {
     case KIND_FRONT:
         if (!(rc = read_axis(s, pr, err))) rc = read_positive(s, "max_gap", &pr->max_gap, err);
         break;
@@ -193,6 +240,12 @@ static const float *coord(const eddy_particles *p, int axis)
     return axis == 0 ? p->x : axis == 1 ? p->y : p->z;
 }
 
+/* Whether particle i is one the probe measures (its material, when it names one). */
+static int counts(const eddy_probe *pr, const eddy_particles *p, size_t i)
+{
+    return !pr->one_material || p->material[i] == pr->material;
+}
+
 /*
  * "front" and "height": the connected reach along u = sign * x[axis] (sim units), walking from `start`
  * through particles no more than `gap` apart. Only particles with finite u >= start that pass the
@@ -243,8 +296,9 @@ double eddy_builtin_walk_start(const eddy_probe *pr, const eddy_frame *fr)
     const float *u_arr = coord(&w->particles, pr->axis);
     double start = INFINITY;
     for (size_t o = 0; o < fr->count; ++o) {
-        double u = pr->sign * (double)u_arr[fr->order[o]];
-        if (isfinite(u) && u < start) start = u;
+        const size_t i = fr->order[o];
+        double u = pr->sign * (double)u_arr[i];
+        if (isfinite(u) && u < start && counts(pr, &w->particles, i)) start = u;
     }
     return start;
 }
@@ -312,6 +366,7 @@ int eddy_probe_bins_merge(eddy_probe_bin *bins, size_t *count, eddy_error *err)
 
 /* The walk's view of the frame's particles, for walk_bin_of. */
 typedef struct walk_view {
+    const eddy_probe *pr;
     const eddy_particles *p;
     const float *u;
     int axis, sign, dimensions;
@@ -319,10 +374,11 @@ typedef struct walk_view {
     column col;
 } walk_view;
 
-/* Particle i's bin index, or -1 when it takes no part: u not finite or below start, outside the
- * column, or at or beyond bin nb. */
+/* Particle i's bin index, or -1 when it takes no part: of another material than the probe's, u not
+ * finite or below start, outside the column, or at or beyond bin nb. */
 static int64_t walk_bin_of(const walk_view *v, size_t i, double *u_out)
 {
+    if (!counts(v->pr, v->p, i)) return -1;
     const double u = v->sign * (double)v->u[i];
     if (!isfinite(u) || u < v->start) return -1;
     if (v->col.use)
@@ -345,7 +401,7 @@ int eddy_builtin_walk_bins(const eddy_probe *pr, const eddy_frame *fr, double st
     if (!isfinite(start)) return EDDY_OK; /* a front over no finite coordinate: no walk */
     const eddy_world *w = fr->world;
     const eddy_particles *p = &w->particles;
-    const walk_view v = {p, coord(p, pr->axis), pr->axis, pr->sign, w->dimensions, start, walk_gap(pr, w),
+    const walk_view v = {pr, p, coord(p, pr->axis), pr->axis, pr->sign, w->dimensions, start, walk_gap(pr, w),
                          (double)(total + 1), walk_column(pr, w)};
     /* First the range of the indices: a bulk of liquid fills one slot per index directly, without a
      * record per particle. */
@@ -445,6 +501,7 @@ static void partial_pressure(const eddy_probe *pr, const eddy_frame *fr, eddy_pr
     const double c[3] = {pr->at[0] * scale, pr->at[1] * scale, w->dimensions == 3 ? pr->at[2] * scale : 0.0};
     for (size_t o = 0; o < fr->count; ++o) {
         size_t i = fr->order[o];
+        if (!counts(pr, p, i)) continue;
         double dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = w->dimensions == 3 ? p->z[i] - c[2] : 0.0;
         double r2 = dx * dx + dy * dy + dz * dz;
         if (!(r2 < h2)) continue;
@@ -470,6 +527,7 @@ static void partial_density(const eddy_probe *pr, const eddy_frame *fr, eddy_pro
     }
     for (size_t o = 0; o < fr->count; ++o) {
         size_t i = fr->order[o];
+        if (!counts(pr, p, i)) continue;
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         int inside = 1;
         for (int a = 0; a < w->dimensions && inside; ++a) inside = x[a] >= lo[a] && x[a] <= hi[a];

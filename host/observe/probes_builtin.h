@@ -25,6 +25,12 @@
  *   density   the mean "density" of the particles inside the box [`min`, `max`] (inclusive). NaN when
  *             the box holds no particle. Simulation units (kg/m^3, 2D too).
  *
+ * Every kind takes an optional `material`, the name of one of the world's materials: the probe then
+ * measures that material's particles alone, as if no other were there (a front of a drop falling into
+ * a tank of tracers of another material, say); without it every particle counts. A "front" of a
+ * material without particles reads NaN, a "height" 0, a "pressure" or "density" NaN. create() resolves
+ * the name to the material's index once and refuses a name the world lacks, listing the names it has.
+ *
  * Points (`at`, `point`, `min`, `max`) take as many numbers as the world has dimensions (3 are
  * accepted in 2D, z ignored); an axis must exist in the world ("z" is refused in 2D); `max` must
  * exceed `min` on every axis; `width` and `max_gap` must be > 0. create() refuses what the table
@@ -39,7 +45,8 @@
  * sums are exact until one rounding (exact_sum.h), so each process takes the partial of its owned
  * particles (eddy_builtin_probe_partial), the packed partials are summed as integers over the
  * processes, and eddy_builtin_probe_finish gives the value one process measures, bit for bit (one
- * process measures through the same partial). "front" and "height" are walks along the particles'
+ * process measures through the same partial). A probe's `material` leaves the other materials' particles
+ * out of every part alike: of the partials, of the walk's start and of the bins. "front" and "height" are walks along the particles'
  * coordinates, not sums; what the walk reads of the particles is, per occupied bin of width max_gap
  * along the axis, the bin's index, its smallest and largest coordinate and the particle at the
  * largest (smallest id among ties) with its material (eddy_probe_bin). The start is a minimum over

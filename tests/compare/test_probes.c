@@ -268,6 +268,99 @@ static void density_mean_over_a_box(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* One material of several                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Oil (spacing 0.0125) fills the floor [0, 1] x [0, 0.2]; a water block (spacing 0.01) sits on it over
+ * [0.3, 0.5] x [0.2, 0.3], touching: one connected body when every material counts. Line 9 holds the
+ * probes. */
+static const char *const SCENE_TWO =
+    "{\n"
+    "  \"name\": \"two\", \"dimensions\": 2, \"solver\": \"sph_mueller\",\n"
+    "  \"time\": {\"dt\": 0.001, \"end\": 0.1},\n"
+    "  \"world\": {\"gravity\": [0, -9.81], \"smoothing_radius\": 0.04, \"simulation_scale\": 2},\n"
+    "  \"container\": {\"min\": [0, 0], \"max\": [1, 0.5]},\n"
+    "  \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.01},\n"
+    "                {\"name\": \"oil\", \"rest_density\": 800, \"particle_spacing\": 0.0125}],\n"
+    "  \"fluids\": [{\"material\": \"oil\", \"box\": {\"min\": [0, 0], \"max\": [1, 0.2]}}, {\"material\": \"water\", \"box\": {\"min\": [0.3, 0.2], \"max\": [0.5, 0.3]}}],\n"
+    "  \"probes\": %s\n"
+    "}\n";
+
+/*
+ * With `material` a probe sees that material's particles alone, as if the other were not there: the
+ * water block's bottom, sides and top are its box's edges, the oil's the floor layer's; without it the
+ * two are one body (the water's bottom is the oil's, the column stands 0.3 high). The densities and
+ * pressures are imposed per block (by position, not by material), so each material's mean and
+ * Shepard value is its block's constant, and every material together gives a value between the two.
+ */
+static void one_material_of_two(void **state)
+{
+    (void)state;
+    fixture f;
+    char text[4096];
+    snprintf(text, sizeof text, SCENE_TWO,
+             "[{\"name\": \"w_bottom\", \"kind\": \"front\", \"axis\": \"-y\", \"material\": \"water\"},"
+             " {\"name\": \"all_bottom\", \"kind\": \"front\", \"axis\": \"-y\"},"
+             " {\"name\": \"w_front\", \"kind\": \"front\", \"axis\": \"x\", \"material\": \"water\"},"
+             " {\"name\": \"w_back\", \"kind\": \"front\", \"axis\": \"-x\", \"material\": \"water\"},"
+             " {\"name\": \"o_front\", \"kind\": \"front\", \"axis\": \"x\", \"material\": \"oil\"},"
+             " {\"name\": \"o_top\", \"kind\": \"front\", \"axis\": \"y\", \"material\": \"oil\"},"
+             " {\"name\": \"all_top\", \"kind\": \"front\", \"axis\": \"y\"},"
+             " {\"name\": \"h_water\", \"kind\": \"height\", \"axis\": \"y\", \"at\": [0.4, 0.2], \"material\": \"water\"},"
+             " {\"name\": \"h_water_floor\", \"kind\": \"height\", \"axis\": \"y\", \"at\": [0.4, 0], \"material\": \"water\"},"
+             " {\"name\": \"h_oil\", \"kind\": \"height\", \"axis\": \"y\", \"at\": [0.4, 0], \"material\": \"oil\"},"
+             " {\"name\": \"h_all\", \"kind\": \"height\", \"axis\": \"y\", \"at\": [0.4, 0]},"
+             " {\"name\": \"rho_w\", \"kind\": \"density\", \"min\": [0.2, 0.1], \"max\": [0.6, 0.28], \"material\": \"water\"},"
+             " {\"name\": \"rho_o\", \"kind\": \"density\", \"min\": [0.2, 0.1], \"max\": [0.6, 0.28], \"material\": \"oil\"},"
+             " {\"name\": \"rho_all\", \"kind\": \"density\", \"min\": [0.2, 0.1], \"max\": [0.6, 0.28]},"
+             " {\"name\": \"rho_w_none\", \"kind\": \"density\", \"min\": [0.7, 0], \"max\": [0.9, 0.1], \"material\": \"water\"},"
+             " {\"name\": \"p_w\", \"kind\": \"pressure\", \"point\": [0.4, 0.2], \"material\": \"water\"},"
+             " {\"name\": \"p_o\", \"kind\": \"pressure\", \"point\": [0.4, 0.2], \"material\": \"oil\"},"
+             " {\"name\": \"p_all\", \"kind\": \"pressure\", \"point\": [0.4, 0.2]},"
+             " {\"name\": \"w_none\", \"kind\": \"front\", \"axis\": \"x\", \"material\": \"water\"}]");
+    open_fixture(&f, "two.json", text);
+    enum { W_BOTTOM, ALL_BOTTOM, W_FRONT, W_BACK, O_FRONT, O_TOP, ALL_TOP, H_WATER, H_WATER_FLOOR, H_OIL, H_ALL,
+           RHO_W, RHO_O, RHO_ALL, RHO_W_NONE, P_W, P_O, P_ALL, W_NONE, N };
+    assert_int_equal(eddy_probes_count(f.probes), N);
+    /* 80 x 16 oil, 20 x 10 water */
+    assert_int_equal(f.w->particles.count, 80 * 16 + 20 * 10);
+    eddy_particles *p = &f.w->particles;
+    for (size_t i = 0; i < p->count; ++i) {
+        const int in_water_block = p->y[i] / SCALE > 0.2;
+        p->density[i] = in_water_block ? 1000.0f : 800.0f;
+        p->pressure[i] = in_water_block ? 100.0f : 500.0f;
+    }
+    const double tol = 1e-6;
+    double v[N];
+    measure(&f, v);
+    assert_near(v[W_BOTTOM], 0.2, tol, "water's bottom (front -y)");
+    assert_near(v[ALL_BOTTOM], 0.0, tol, "every material's bottom: the oil's");
+    assert_near(v[W_FRONT], 0.5, tol, "water's front along x");
+    assert_near(v[W_BACK], 0.3, tol, "water's back (front -x)");
+    assert_near(v[O_FRONT], 1.0, tol, "oil's front along x");
+    assert_near(v[O_TOP], 0.2, tol, "oil's top (front y)");
+    assert_near(v[ALL_TOP], 0.3, tol, "every material's top: the water's");
+    assert_near(v[H_WATER], 0.1, tol, "water column on the oil");
+    assert_near(v[H_WATER_FLOOR], 0.0, tol, "water column from the floor: none touches it");
+    assert_near(v[H_OIL], 0.2, tol, "oil column from the floor");
+    assert_near(v[H_ALL], 0.3, tol, "column of both from the floor");
+    assert_near(v[RHO_W], 1000.0, 1e-9, "water's mean density in the box");
+    assert_near(v[RHO_O], 800.0, 1e-9, "oil's mean density in the box");
+    assert_true(v[RHO_ALL] > 800.0 + 1 && v[RHO_ALL] < 1000.0 - 1);
+    assert_true(isnan(v[RHO_W_NONE]));
+    assert_near(v[P_W], 100.0, 1e-6, "water's pressure at the interface");
+    assert_near(v[P_O], 500.0, 1e-6, "oil's pressure at the interface");
+    assert_true(v[P_ALL] > 100.0 + 1 && v[P_ALL] < 500.0 - 1);
+    /* No water left (its particles turned to oil): the front has nothing to measure. */
+    for (size_t i = 0; i < p->count; ++i) p->material[i] = 1;
+    measure(&f, v);
+    assert_true(isnan(v[W_NONE]));
+    assert_near(v[H_WATER], 0.0, tol, "water column with no water");
+    assert_true(isnan(v[RHO_W]) && isnan(v[P_W]));
+    close_fixture(&f);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* The scenes' own probes                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -365,7 +458,14 @@ static void bad_probes_are_refused_with_exact_messages(void **state)
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"density\", \"min\": [0, 0], \"max\": [1, 0]}]", &err),
                         "s.json:8:56: probes[0].max: expected max > min on every axis, got max.y = 0 <= min.y = 0");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"pressure\", \"point\": [0, 0], \"axis\": \"x\"}]", &err),
-                        "s.json:8:52: probes[0].axis: unknown key, expected one of: name, kind, reference, point");
+                        "s.json:8:52: probes[0].axis: unknown key, expected one of: name, kind, reference, point, "
+                        "material");
+    /* A material the scene lacks, named with the ones it has (one here; the list form below). */
+    assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\", \"material\": \"oil\"}]", &err),
+                        "s.json:8:57: probes[0].material: expected one of the scene's materials, \"water\", got "
+                        "\"oil\" (probe 'front_0')");
+    assert_string_equal(probes_error("s.json", "[{\"kind\": \"density\", \"min\": [0, 0], \"max\": [1, 1], \"material\": 3}]", &err),
+                        "s.json:8:76: probes[0].material: expected a string of at most 31 characters, got 3");
     assert_string_equal(
         probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"x\"}, {\"kind\": \"front\", \"axis\": \"y\", \"name\": \"front_0\"}]", &err),
         "s.json:8:85: probes[1].name: duplicate probe name \"front_0\" (probes[0] has it), expected each name once");
@@ -380,6 +480,59 @@ static void bad_probes_are_refused_with_exact_messages(void **state)
                         "s.json:8:13: probes: expected an array of probe objects, got an object");
     assert_string_equal(probes_error("s.json", "[3]", &err),
                         "s.json:8:14: probes[0]: expected a probe object {name, kind, ...}, got 3");
+}
+
+/* The error of opening SCENE_TWO's probes with overrides `sets` (count n). */
+static const char *two_error(const char *probes, const char *const *sets, size_t n, eddy_error *err)
+{
+    char text[4096];
+    snprintf(text, sizeof text, SCENE_TWO, probes);
+    eddy_scene scene;
+    if (eddy_scene_parse(text, "two.json", sets, n, &scene, err)) fail_msg("scene: %s", err->message);
+    eddy_probes *p = NULL;
+    int rc = eddy_probes_parse(&scene, registry(), &p, err);
+    if (rc) fail_msg("parse: %s", err->message);
+    eddy_world *w = NULL;
+    build_world(&scene, &w);
+    rc = eddy_probes_open(p, w, eddy_services_host(), err);
+    eddy_probes_destroy(p);
+    eddy_world_destroy(w);
+    eddy_scene_free(&scene);
+    if (rc == 0) fail_msg("no error for probes %s", probes);
+    assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
+    printf("  %s\n", err->message);
+    return err->message;
+}
+
+/*
+ * A material name the scene lacks (the trial's "drop" in a scene of water and oil) is refused when the
+ * probes are opened for the world, naming the probe, the key and the scene's materials: at the value's
+ * place in the file, or naming the --set that gave it (the file never held it), as every scene error.
+ */
+static void unknown_material_names_the_scenes(void **state)
+{
+    (void)state;
+    eddy_error err;
+    /* Line 9 is `  "probes": [{"name": ...`; the value "drop" starts at column 81. */
+    const char *probes = "[{\"name\": \"drop_bottom\", \"kind\": \"front\", \"axis\": \"-y\", \"material\": \"drop\"}]";
+    assert_string_equal(two_error(probes, NULL, 0, &err),
+                        "two.json:9:81: probes[0].material: expected one of the scene's materials, \"water\" or "
+                        "\"oil\", got \"drop\" (probe 'drop_bottom')");
+    const char *good = "[{\"name\": \"w\", \"kind\": \"height\", \"axis\": \"y\", \"at\": [0, 0], \"material\": \"oil\"},"
+                       " {\"name\": \"p\", \"kind\": \"pressure\", \"point\": [0, 0]}]";
+    const char *set_one[] = {"probes[0].material=Water"};
+    assert_string_equal(two_error(good, set_one, 1, &err),
+                        "--set 'probes[0].material=Water': probes[0].material: expected one of the scene's "
+                        "materials, \"water\" or \"oil\", got \"Water\" (probe 'w')");
+    const char *set_key[] = {"probes[1].material=air"};
+    assert_string_equal(two_error(good, set_key, 1, &err),
+                        "--set 'probes[1].material=air': probes[1].material: expected one of the scene's "
+                        "materials, \"water\" or \"oil\", got \"air\" (probe 'p')");
+    const char *set_all[] = {"probes=[{\"kind\": \"density\", \"min\": [0, 0], \"max\": [1, 1], \"material\": \"\"}]"};
+    assert_string_equal(two_error(good, set_all, 1, &err),
+                        "--set 'probes=[{\"kind\": \"density\", \"min\": [0, 0], \"max\": [1, 1], \"material\": \"\"}]': "
+                        "probes[0].material: expected one of the scene's materials, \"water\" or \"oil\", got \"\" "
+                        "(probe 'density_0')");
 }
 
 /* Writes `content` to EDDY_BINARY_DIR/probes_test/<name> and returns the folder. */
@@ -464,6 +617,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(front_and_height_in_3d),
         cmocka_unit_test(pressure_of_imposed_fields),
         cmocka_unit_test(density_mean_over_a_box),
+        cmocka_unit_test(one_material_of_two),
+        cmocka_unit_test(unknown_material_names_the_scenes),
         cmocka_unit_test(dam_break_scenes_declare_front_and_height),
         cmocka_unit_test(bad_probes_are_refused_with_exact_messages),
         cmocka_unit_test(bad_reference_files_are_refused),

@@ -12,7 +12,8 @@
  * materials differ), coordinates exactly max_gap apart (the "> gap" edge), gaps that stop the walk,
  * droplets far ahead (bins spread wider than twice their count: the merge sorts instead of indexing),
  * coordinates beyond the N + 1 bins the walk reads, NaN and infinite coordinates (left out), -0, empty
- * parts, a part of one particle, and parts visited in shuffled order rather than by id.
+ * parts, a part of one particle, and parts visited in shuffled order rather than by id. Some walks
+ * measure one material of the two (`material`): the oracle then leaves the other's particles out.
  *
  * `test_probe_walks --bench N [REPS]` prints figures instead: the one-process time of the walks on a
  * jittered block of N particles, old dense walk against the bins, and the words the exchange sums.
@@ -48,26 +49,36 @@ typedef struct walk_spec {
     const char *axis;        /* "x", "-y", ... */
     double at[3];            /* height */
     double width, max_gap;   /* world units; 0: default (the smoothing radius) */
+    int material;            /* -1: every material; else the index of "water" (0) or "oil" (1) */
 } walk_spec;
 
+static const char *const MATERIALS[] = {"water", "oil"};
+
 static const walk_spec WALKS_2D[] = {
-    {0, "x", {0}, 0, 0},
-    {0, "-x", {0}, 0, 0},
-    {0, "y", {0}, 0, 0.005},
-    {0, "-y", {0}, 0, 0.1},
-    {0, "x", {0}, 0, 0.02},
-    {1, "y", {0.3, 0, 0}, 0, 0},
-    {1, "-y", {0.5, 0.5, 0}, 0.1, 0},
-    {1, "x", {0, 0.2, 0}, 0.05, 0.03},
-    {1, "y", {0.25, -0.1, 0}, 0.3, 0.02},
-    {1, "y", {0.1, 0.1, 0}, 0.02, 0.01},
+    {0, "x", {0}, 0, 0, -1},
+    {0, "-x", {0}, 0, 0, -1},
+    {0, "y", {0}, 0, 0.005, -1},
+    {0, "-y", {0}, 0, 0.1, -1},
+    {0, "x", {0}, 0, 0.02, -1},
+    {1, "y", {0.3, 0, 0}, 0, 0, -1},
+    {1, "-y", {0.5, 0.5, 0}, 0.1, 0, -1},
+    {1, "x", {0, 0.2, 0}, 0.05, 0.03, -1},
+    {1, "y", {0.25, -0.1, 0}, 0.3, 0.02, -1},
+    {1, "y", {0.1, 0.1, 0}, 0.02, 0.01, -1},
+    /* one material: its own start, bins and top */
+    {0, "x", {0}, 0, 0, 1},
+    {0, "-y", {0}, 0, 0.02, 0},
+    {1, "y", {0.3, 0, 0}, 0, 0, 0},
+    {1, "x", {0, 0.2, 0}, 0.05, 0.03, 1},
 };
 
 static const walk_spec WALKS_3D[] = {
-    {0, "z", {0}, 0, 0},
-    {0, "-x", {0}, 0, 0.02},
-    {1, "y", {0.2, 0, 0.1}, 0.05, 0},
-    {1, "-z", {0.1, 0.1, 0.3}, 0.1, 0.03},
+    {0, "z", {0}, 0, 0, -1},
+    {0, "-x", {0}, 0, 0.02, -1},
+    {1, "y", {0.2, 0, 0.1}, 0.05, 0, -1},
+    {1, "-z", {0.1, 0.1, 0.3}, 0.1, 0.03, -1},
+    {0, "-z", {0}, 0, 0, 0},
+    {1, "y", {0.2, 0, 0.1}, 0.05, 0.02, 1},
 };
 
 /* World units; simulation_scale 2 (a missed conversion reads twice or half), h = 0.04, two materials
@@ -119,6 +130,8 @@ static void open_fixture(fixture *f, int dims)
             n += snprintf(one + n, sizeof one - (size_t)n, ", \"at\": [%g, %g, %g]", s->at[0], s->at[1], s->at[2]);
         if (s->width > 0) n += snprintf(one + n, sizeof one - (size_t)n, ", \"width\": %g", s->width);
         if (s->max_gap > 0) n += snprintf(one + n, sizeof one - (size_t)n, ", \"max_gap\": %g", s->max_gap);
+        if (s->material >= 0)
+            n += snprintf(one + n, sizeof one - (size_t)n, ", \"material\": \"%s\"", MATERIALS[s->material]);
         snprintf(one + n, sizeof one - (size_t)n, "}");
         strncat(probes, one, sizeof probes - strlen(probes) - 1);
     }
@@ -156,7 +169,7 @@ typedef struct column {
 } column;
 
 static long long connected_reach(const eddy_frame *fr, int axis, int sign, double start, double gap,
-                                 const column *col, float *bmin, float *bmax, uint32_t *btop, double *reach_out)
+                                 const column *col, int material, float *bmin, float *bmax, uint32_t *btop, double *reach_out)
 {
     const eddy_world *w = fr->world;
     const eddy_particles *p = &w->particles;
@@ -169,6 +182,7 @@ static long long connected_reach(const eddy_frame *fr, int axis, int sign, doubl
     }
     for (size_t o = 0; o < n; ++o) {
         const size_t i = fr->order[o];
+        if (material >= 0 && p->material[i] != (uint32_t)material) continue;
         double u = sign * (double)u_arr[i];
         if (!isfinite(u) || u < start) continue;
         if (col->use) {
@@ -217,14 +231,16 @@ static double oracle(const walk_spec *s, const eddy_frame *fr)
         const float *u_arr = coord(&w->particles, axis);
         double start = INFINITY;
         for (size_t o = 0; o < fr->count; ++o) {
-            double u = sign * (double)u_arr[fr->order[o]];
-            if (isfinite(u) && u < start) start = u;
+            const size_t i = fr->order[o];
+            double u = sign * (double)u_arr[i];
+            if (isfinite(u) && u < start && (s->material < 0 || w->particles.material[i] == (uint32_t)s->material))
+                start = u;
         }
         if (!isfinite(start)) {
             value = NAN;
         } else {
             column none = {0, {0, 0, 0}, 0};
-            long long top = connected_reach(fr, axis, sign, start, gap, &none, bmin, bmax, btop, &reach);
+            long long top = connected_reach(fr, axis, sign, start, gap, &none, s->material, bmin, bmax, btop, &reach);
             value = sign * (reach + half_spacing(w, (size_t)top)) / scale + 0.0;
         }
     } else {
@@ -233,7 +249,7 @@ static double oracle(const walk_spec *s, const eddy_frame *fr)
         column col = {1, {at[0] * scale, at[1] * scale, at[2] * scale},
                       s->width > 0 ? s->width * scale : (double)w->smoothing_radius};
         double start = sign * (double)at[axis] * scale;
-        long long top = connected_reach(fr, axis, sign, start, gap, &col, bmin, bmax, btop, &reach);
+        long long top = connected_reach(fr, axis, sign, start, gap, &col, s->material, bmin, bmax, btop, &reach);
         value = top < 0 ? 0.0 : (reach + half_spacing(w, (size_t)top) - start) / scale;
     }
     free(bmin);
