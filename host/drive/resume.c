@@ -87,6 +87,10 @@ static int render_from_settings(const eddy_checkpoint *ck, const cJSON *r, eddy_
     const cJSON *movie = cJSON_GetObjectItemCaseSensitive(r, "movie");
     if (movie && !cJSON_IsBool(movie)) return setting_invalid(ck, "render.movie", movie, "true or false", err);
     req->movie = cJSON_IsTrue(movie);
+    /* (a default range not settled at the checkpoint: it settles in the resumed run, with the layout kept) */
+    const cJSON *pending = cJSON_GetObjectItemCaseSensitive(r, "range_pending");
+    if (pending && !cJSON_IsBool(pending)) return setting_invalid(ck, "render.range_pending", pending, "true or false", err);
+    req->range_was_pending = cJSON_IsTrue(pending);
     const char *field = NULL, *camera = NULL, *range = NULL;
     double width = 0;
     /* The capacities of run_ctx's copies (keep_render_request). */

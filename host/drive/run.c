@@ -462,13 +462,17 @@ static cJSON *settings_of(const run_ctx *c)
         char range[128];
         eddy_error ierr;
         snprintf(range, sizeof range, "%s", c->render.range ? c->render.range : "");
-        if (eddy_render_info_get(c->ren, &info, &ierr) == 0)
+        /* (a default range still awaiting a frame where the field varies, render.h, is left to settle
+         * there in the resumed run as in one without a break: stored, it was the provisional bar for good) */
+        const int got = eddy_render_info_get(c->ren, &info, &ierr) == 0, pending = got && info.range_pending;
+        if (got && !pending)
             snprintf(range, sizeof range, info.range_per_frame ? "frame" : "%.17g,%.17g", info.range_min, info.range_max);
         cJSON *r = cJSON_AddObjectToObject(s, "render");
         if (!r || !cJSON_AddBoolToObject(r, "movie", c->render.movie) ||
             !cJSON_AddStringToObject(r, "field", c->render.field ? c->render.field : "") ||
             !cJSON_AddStringToObject(r, "camera", c->render.camera ? c->render.camera : "") ||
-            !cJSON_AddStringToObject(r, "range", range) || !cJSON_AddNumberToObject(r, "width", c->render.width)) {
+            !cJSON_AddStringToObject(r, "range", range) || !cJSON_AddNumberToObject(r, "width", c->render.width) ||
+            ((pending || c->render.range_was_pending) && !cJSON_AddTrueToObject(r, "range_pending"))) {
             cJSON_Delete(s);
             return NULL;
         }

@@ -255,9 +255,10 @@ static int rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double 
          * fluid at rest with zero pressure then started the bar at -1 instead of 0. */
         *lo = fmin(any ? r->stats.lo : 0.0, 0.0);
         *hi = fmax(any ? r->stats.hi : 0.0, rho0 * gn * height);
-        if (*hi > *lo) return 1;
-        *hi = *lo + 1.0;
-        return 0;
+        /* Without gravity and at rest: a unit range from the start, not one settled later on the
+         * round-off of a fluid settling (6e-5 fixed a piston's bar, every later frame at the top). */
+        if (!(*hi > *lo)) *hi = *lo + 1.0;
+        return 1;
     }
     if (r->kind == KIND_VELOCITY) {
         double gn, height;
@@ -265,11 +266,10 @@ static int rule_range(eddy_renderer *r, const eddy_world *w, double *lo, double 
         /* World units: g / scale and height / scale. */
         double s = sqrt(2.0 * (gn / scale) * (height / scale));
         s = fmax(s, r->stats.absmax);
-        const int settled = s > 0.0;
-        if (!settled) s = 1.0;
+        if (!(s > 0.0)) s = 1.0; /* (as pressure's: a unit range at rest without gravity, not settled later) */
         *lo = r->component < 0 ? 0.0 : -s;
         *hi = s;
-        return settled;
+        return 1;
     }
     if (r->kind == KIND_LENGTH && r->component >= 0) {
         *lo = r->box_lo[r->component] / scale;
@@ -370,7 +370,7 @@ static int colorbar_width(const eddy_renderer *r, double px)
 {
     if (!r->colorbar) return 0;
     bar_labels b;
-    if (r->range_mode == RANGE_FRAME || r->range_mode == RANGE_FROM_ZERO || r->range_pending) {
+    if (r->range_mode == RANGE_FRAME || r->range_mode == RANGE_FROM_ZERO || r->range_pending || r->wide_bar) {
         /* Labels change per frame, or once the range settles: room for the widest "%.3g" ("-1.23e+100"). */
         b.n = 1;
         b.ptr[0] = "-1.23e-100";
@@ -387,6 +387,7 @@ static int settle(eddy_renderer *r, const eddy_world *w, eddy_error *err)
     int rc = resolve_camera(r, scale, err);
     if (rc) return rc;
     if (r->range_mode == RANGE_RULE) r->range_pending = !rule_range(r, w, &r->range_lo, &r->range_hi);
+    r->wide_bar |= r->range_pending;
 
     int W = r->width;
     double px = eddy_canvas_font_px(W);

@@ -38,6 +38,9 @@ typedef struct eddy_render_request {
     const char *camera;   /* --camera SPEC: "eye=1,2,3;target=0,0,0;fov=40" or "view=-z" (docs) */
     const char *range;    /* --render-range "MIN,MAX" (field units) or "frame" (each frame its own) */
     int width;            /* --render-width PX, 16..16384 */
+    int range_was_pending;/* a resumed run whose default range had not settled at its checkpoint: the
+                           * colour bar keeps the room for labels of any width it had (eddy_render_info
+                           * .range_pending), so its frames match those of a run without a break */
 } eddy_render_request;
 
 /* Everything off and unset. */

@@ -92,6 +92,8 @@ struct eddy_renderer {
     int outline, shaded;            /* draw the framed box's edges; 3D spheres with a darker rim */
     int has_bounds;                 /* frame bounds_lo/hi (sim units) instead of the container */
     double bounds_lo[3], bounds_hi[3];
+    int wide_bar;                   /* the colour bar keeps room for labels of any width: the range was
+                                     * pending at the first frame (of this run or of the one resumed) */
     float scale_override;           /* > 0: the simulation scale for the colour bar's units */
 
     /* the bound field */

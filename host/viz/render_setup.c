@@ -483,6 +483,7 @@ int eddy_render_open(const eddy_scene *scene, const eddy_world *w, const eddy_re
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s%s", r->camera_prefix, e.message);
     }
     if (!rc && req->range) rc = parse_range_option(req->range, &r->range_mode, &r->range_lo, &r->range_hi, err);
+    r->wide_bar = req->range_was_pending != 0;
     if (!rc && req->width) {
         if (req->width < MIN_SIZE || req->width > MAX_SIZE)
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "--render-width %d: expected %d..%d pixels", req->width,

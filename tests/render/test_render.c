@@ -576,7 +576,6 @@ static void test_a_field_constant_at_first_settles_its_range_later(void **state)
     } cases[] = {
         {"vorticity", 0.0, 5.0, 0.0},    /* magnitudes 2 and 5: from 0; 0 at the bottom before */
         {"vorticity.z", -2.0, 5.0, 0.5}, /* a component: its values; 0 in the middle of -1..1 before */
-        {"speed", 0.0, 5.0, 0.0},        /* no gravity: nothing to go on while at rest */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         eddy_scene s;
@@ -619,6 +618,42 @@ static void test_a_field_constant_at_first_settles_its_range_later(void **state)
         expect_range(&info, cases[k].lo1, cases[k].hi1);
         const double b = cases[k].lo1 < 0.0 ? -2.5 : 2.5;
         expect_two(&im, &info, fmax(0.0, (b - cases[k].lo1) / (cases[k].hi1 - cases[k].lo1)), 1.0);
+        free(im.px);
+        eddy_render_destroy(r);
+        eddy_world_destroy(w);
+        eddy_scene_free(&s);
+    }
+}
+
+/* Speed and pressure at rest without gravity keep a unit range from the first frame (0..1 m/s, 0..1 Pa):
+ * settled at the first frame that moved, the range was the round-off of a fluid settling (6e-5 m/s), and
+ * a piston's 1 m/s flow later drew every particle at the top colour. */
+static void test_at_rest_without_gravity_speed_and_pressure_keep_a_unit_range(void **state)
+{
+    (void)state;
+    const char *fields[] = {"speed", "pressure"};
+    for (size_t k = 0; k < 2; ++k) {
+        eddy_scene s;
+        parse_scene(2, "{\"camera\": \"view=-z\"}", &s);
+        eddy_world *w = make_world(2, 1.0f, 0.05f, NULL, NULL); /* gravity 0 */
+        add_particle(w, 0.0f, 0.0f, 0.0f, 0.0f);
+        add_particle(w, 1.0f, 0.0f, 0.0f, 0.0f);
+        eddy_render_request req = eddy_render_default_request();
+        req.enabled = 1;
+        req.field = fields[k];
+        char dir[32];
+        snprintf(dir, sizeof dir, "unit%zu", k);
+        eddy_renderer *r = open_ok(&s, w, &req, dir);
+        eddy_render_info info;
+        rgb_image im = render_one(r, w, 0, dir, &info);
+        expect_range(&info, 0.0, 1.0);
+        assert_int_equal(info.range_pending, 0);
+        free(im.px);
+        /* Frame 1: round-off motion (6e-5) does not become the range. */
+        w->particles.vx[1] = 6e-5f;
+        w->particles.pressure[1] = 6e-5f;
+        im = render_one(r, w, 1, dir, &info);
+        expect_range(&info, 0.0, 1.0);
         free(im.px);
         eddy_render_destroy(r);
         eddy_world_destroy(w);
@@ -1319,6 +1354,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_default_ranges_follow_the_rules),
         cmocka_unit_test(test_a_magnitude_range_starts_at_zero),
         cmocka_unit_test(test_a_field_constant_at_first_settles_its_range_later),
+        cmocka_unit_test(test_at_rest_without_gravity_speed_and_pressure_keep_a_unit_range),
         cmocka_unit_test(test_colliders_are_drawn_in_2d),
         cmocka_unit_test(test_colliders_are_drawn_in_3d),
         cmocka_unit_test(test_a_moving_collider_is_drawn_where_it_is),
