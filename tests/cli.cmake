@@ -64,7 +64,7 @@ cli_test(scene_memory_bytes_bad 1 "eddy: error: environment variable EDDY_MEMORY
          run ${SCENES}/dam_break_2d.json --out ${CLI_OUT}/memory_bad)
 set_tests_properties(cli_scene_fill_beyond_memory PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1e9")
 set_tests_properties(cli_scene_memory_bytes_bad PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1 GB")
-cli_test(scene_collider_in_fluid 1 "eddy: error: --set 'colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]': colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 into fluids[0], more than half its particle spacing of 0.0025: particles would start inside the solid"
+cli_test(scene_collider_in_fluid 1 "eddy: error: --set 'colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]': colliders[0]: expected a solid clear of the fluid blocks, got one that would have to move 0.05 to clear fluids[0], more than half its particle spacing of 0.0025: particles would start inside the solid"
          run ${SCENES}/dam_break_2d.json --set "colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]" --out ${CLI_OUT}/collider)
 cli_test(scene_not_utf8 1 "not_utf8.json:2:15: malformed JSON: expected UTF-8 text, got the byte 0xE9"
          run ${DATA}/not_utf8.json --out ${CLI_OUT}/utf8)

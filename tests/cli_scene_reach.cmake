@@ -14,5 +14,5 @@ cli_test(scene_fluid_at_container_wall 0 "obstacles_2d"
          --set "fluids[0].box.max=[0.2,0.5]" --steps 1)
 # A disc moved into the block: the depth said was its radius, and the message named the file without
 # a line instead of the override.
-cli_test(scene_collider_centre_in_fluid 1 "eddy: error: --set 'colliders[1].center=[0.18,0.1]': colliders[1]: expected a solid clear of the fluid blocks, got one that reaches 0.06 into fluids[0], more than half its particle spacing of 0.01: particles would start inside the solid"
+cli_test(scene_collider_centre_in_fluid 1 "eddy: error: --set 'colliders[1].center=[0.18,0.1]': colliders[1]: expected a solid clear of the fluid blocks, got one that would have to move 0.06 to clear fluids[0], more than half its particle spacing of 0.01: particles would start inside the solid"
          run ${REACH_SCENE} --threads 1 --out ${CLI_OUT}/reach_disc --set "colliders[1].center=[0.18,0.1]" --steps 1)

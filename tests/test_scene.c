@@ -1784,26 +1784,26 @@ static void colliders_clear_of_fluids(void **state)
     (void)state;
     expect_set_error("colliders=[{\"type\": \"box\", \"min\": [0.4, 0, 0], \"max\": [1, 1, 1]}]",
                      "--set 'colliders=[{\"type\": \"box\", \"min\": [0.4, 0, 0], \"max\": [1, 1, 1]}]': colliders[0]: "
-                     "expected a solid clear of the fluid blocks, got one that reaches 0.1 "
-                     "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                     "expected a solid clear of the fluid blocks, got one that would have to move 0.1 "
+                     "to clear fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                      "the solid");
     expect_set_error("colliders=[{\"type\": \"plane\", \"point\": [0, 0.2, 0], \"normal\": [0, -1, 0]}]",
                      "--set 'colliders=[{\"type\": \"plane\", \"point\": [0, 0.2, 0], \"normal\": [0, -1, 0]}]': "
-                     "colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
-                     "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                     "colliders[0]: expected a solid clear of the fluid blocks, got one that would have to move 0.05 "
+                     "to clear fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                      "the solid");
     const char *sphere_in_plane[] = {
         "fluids[0]={\"material\": \"water\", \"sphere\": {\"center\": [0.5, 0.5, 0.5], \"radius\": 0.2}}",
         "colliders=[{\"type\": \"plane\", \"point\": [0.65, 0, 0], \"normal\": [-1, 0, 0]}]"};
     expect_error_sets(VALID, sphere_in_plane, 2, EDDY_ERR_INVALID_ARGUMENT,
                       "--set 'colliders=[{\"type\": \"plane\", \"point\": [0.65, 0, 0], \"normal\": [-1, 0, 0]}]': "
-                      "colliders[0]: expected a solid clear of the fluid blocks, got one that reaches 0.05 "
-                      "into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                      "colliders[0]: expected a solid clear of the fluid blocks, got one that would have to move 0.05 "
+                      "to clear fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                       "the solid");
     /* In the file: the position of the collider. */
     edited_error("  \"fluids\"", "  \"colliders\": [{\"type\": \"sphere\", \"center\": [0.6, 0.1, 0.05], \"radius\": 0.15}],\n  \"fluids\"",
-                 "t.json:9:17: colliders[0]: expected a solid clear of the fluid blocks, got one that reaches "
-                 "0.05 into fluids[0], more than half its particle spacing of 0.05: particles would start inside "
+                 "t.json:9:17: colliders[0]: expected a solid clear of the fluid blocks, got one that would have to move "
+                 "0.05 to clear fluids[0], more than half its particle spacing of 0.05: particles would start inside "
                  "the solid");
     /* Touching, or within half a spacing: accepted. */
     static const char *const fine[] = {

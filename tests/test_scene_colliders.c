@@ -75,8 +75,8 @@ static void reference_verdict(const eddy_scene *s, const eddy_collider *cols, si
             const double depth = scene_overlap_depth(f, &cols[i], s->dimensions);
             if (depth > 0.5 * spacing) {
                 snprintf(out, size,
-                         "colliders[%zu]: expected a solid clear of the fluid blocks, got one that reaches %g into "
-                         "fluids[%zu], more than half its particle spacing of %g: particles would start inside the "
+                         "colliders[%zu]: expected a solid clear of the fluid blocks, got one that would have to "
+                         "move %g to clear fluids[%zu], more than half its particle spacing of %g: particles would start inside the "
                          "solid",
                          i, depth, k, spacing);
                 return;
@@ -542,22 +542,22 @@ static void first_pair_named(void **state)
 {
     (void)state;
     expect_message(NULL, 0,
-                   "t.json:14:5: colliders[1]: expected a solid clear of the fluid blocks, got one that reaches 0.1 "
-                   "into fluids[1], more than half its particle spacing of 0.05: particles would start inside the "
+                   "t.json:14:5: colliders[1]: expected a solid clear of the fluid blocks, got one that would have to move 0.1 "
+                   "to clear fluids[1], more than half its particle spacing of 0.05: particles would start inside the "
                    "solid");
     /* A malformed collider after the one named does not change the message; one before it does. */
     const char *after[] = {"colliders[2].max=[0.2, 1, 1]"};
     expect_message(after, 1,
-                   "t.json:14:5: colliders[1]: expected a solid clear of the fluid blocks, got one that reaches 0.1 "
-                   "into fluids[1], more than half its particle spacing of 0.05: particles would start inside the "
+                   "t.json:14:5: colliders[1]: expected a solid clear of the fluid blocks, got one that would have to move 0.1 "
+                   "to clear fluids[1], more than half its particle spacing of 0.05: particles would start inside the "
                    "solid");
     const char *before[] = {"colliders[0].radius=-1"};
     expect_message(before, 1, "--set 'colliders[0].radius=-1': colliders[0].radius: expected a number > 0, got -1");
     /* Without the middle collider, the third is named. */
     const char *third[] = {"colliders[1].min=[0.5, 0.5, 0.5]", "colliders[1].max=[0.6, 1, 1]"};
     expect_message(third, 2,
-                   "t.json:15:5: colliders[2]: expected a solid clear of the fluid blocks, got one that reaches 0.2 "
-                   "into fluids[0], more than half its particle spacing of 0.05: particles would start inside the "
+                   "t.json:15:5: colliders[2]: expected a solid clear of the fluid blocks, got one that would have to move 0.2 "
+                   "to clear fluids[0], more than half its particle spacing of 0.05: particles would start inside the "
                    "solid");
 }
 

@@ -298,26 +298,26 @@ static void pair_errors_name_their_cause(void **state)
     const char *moved[] = {"colliders[1].center=[0.18,0.1]"};
     expect_error(TANK, moved, 1,
                  "--set 'colliders[1].center=[0.18,0.1]': colliders[1]: expected a solid clear of the fluid blocks, "
-                 "got one that reaches 0.06 into fluids[0], more than half its particle spacing of 0.01: particles "
+                 "got one that would have to move 0.06 to clear fluids[0], more than half its particle spacing of 0.01: particles "
                  "would start inside the solid");
     /* The block grown into the box by an override: that override. */
     const char *grown[] = {"fluids[0].box.max=[0.47,0.3]"};
     expect_error(TANK, grown, 1,
                  "--set 'fluids[0].box.max=[0.47,0.3]': colliders[0]: expected a solid clear of the fluid blocks, "
-                 "got one that reaches 0.02 into fluids[0], more than half its particle spacing of 0.01: particles "
+                 "got one that would have to move 0.02 to clear fluids[0], more than half its particle spacing of 0.01: particles "
                  "would start inside the solid");
     /* Both: the collider's. */
     const char *both[] = {"colliders[1].center=[0.18,0.1]", "fluids[0].box.max=[0.2,0.31]"};
     expect_error(TANK, both, 2,
                  "--set 'colliders[1].center=[0.18,0.1]': colliders[1]: expected a solid clear of the fluid blocks, "
-                 "got one that reaches 0.06 into fluids[0], more than half its particle spacing of 0.01: particles "
+                 "got one that would have to move 0.06 to clear fluids[0], more than half its particle spacing of 0.01: particles "
                  "would start inside the solid");
     /* Neither: the collider's place in the file. */
     char *t = edited("\"center\": [0.7, 0.1]", "\"center\": [0.18, 0.1]");
     position_of(t, "{\"type\": \"sphere\"", pos, sizeof pos);
     snprintf(msg, sizeof msg,
-             "%s: colliders[1]: expected a solid clear of the fluid blocks, got one that reaches 0.06 into "
-             "fluids[0], more than half its particle spacing of 0.01: particles would start inside the solid",
+             "%s: colliders[1]: expected a solid clear of the fluid blocks, got one that would have to move "
+             "0.06 to clear fluids[0], more than half its particle spacing of 0.01: particles would start inside the solid",
              pos);
     expect_error(t, NULL, 0, msg);
     /* A later override elsewhere leaves the file's collider named at its place. */

@@ -455,8 +455,9 @@ static int check_clear_of_fluids(ctx *c, const cJSON *root, const cJSON *arr, si
     const cJSON *block = scene_member(root, "fluids");
     block = cJSON_IsArray(block) ? cJSON_GetArrayItem(block, (int)k) : NULL;
     return scene_fail_object(c, p, node, block,
-                             "expected a solid clear of the fluid blocks, got one that reaches %g into fluids[%zu], "
-                             "more than half its particle spacing of %g: particles would start inside the solid",
+                             "expected a solid clear of the fluid blocks, got one that would have to move %g to "
+                             "clear fluids[%zu], more than half its particle spacing of %g: particles would start "
+                             "inside the solid",
                              depth, k, spacing);
 }
 
