@@ -519,3 +519,7 @@ cli_test(run_warns_energy_rise 0
 add_test(NAME cli_compare_run_record
          COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/run_record/check_compare_record.py ${EDDY_EXE}
                  ${SCENES}/hydrostatic_tank.json ${CLI_OUT}/compare_run_record)
+add_test(NAME cli_energy_rise_not_said_for_work_or_removal
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_energy/no_false_rise.sh ${EDDY_EXE} ${SCENES}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli_energy ${CLI_OUT}/energy_rise_false)
+set_tests_properties(cli_energy_rise_not_said_for_work_or_removal PROPERTIES TIMEOUT 120)

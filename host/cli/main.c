@@ -708,7 +708,7 @@ static int command(int argc, char **argv)
     }
     /* Honour SIGINT / SIGTERM (and SIGHUP, SIGXCPU) from the start: until a command has opened its session
      * and may write, a signal ends the process at once (128 + the signal: 130, 143, 129, 152), however long
-     * a scene or checkpoint takes to load. SIGPIPE and SIGXFSZ are caught from here on too (services.c). */
+     * a scene or checkpoint takes to load. SIGPIPE and SIGXFSZ are caught once a session opens (services.c). */
     eddy_services_exit_on_signal();
     const char *cmd = argv[1];
     static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};

@@ -179,11 +179,20 @@ static void watch_energy(run_ctx *c, const eddy_diagnostics *d, double t)
             off |= g != 0 && s->periodic[a];
         }
         for (size_t i = 0; i < s->collider_count; ++i) off |= s->collider_moving_until[i] > 0;
+        /* (a collider with a velocity, moving or a conveyor belt in place, does work on the fluid too) */
+        const eddy_boundaries *b = &c->sim->world->boundaries;
+        for (size_t i = 0; i < b->collider_count; ++i)
+            off |= b->colliders[i].velocity[0] != 0 || b->colliders[i].velocity[1] != 0 ||
+                   b->colliders[i].velocity[2] != 0;
         c->energy.start = d->total_energy;
+        c->energy.particles = (double)d->particles;
         c->energy.above_floor = d->total_energy + d->mass * g_dot_floor;
         c->energy.state = off || !(c->energy.above_floor > 0) ? -1 : 1;
         return;
     }
+    /* A particle removed (domain.out_of_domain "remove") takes its energy along, and one below the
+     * origin took a negative E_k + E_p: the total then rose with no scheme at fault. */
+    if ((double)d->particles < c->energy.particles) c->energy.state = -1;
     const double rise = d->total_energy - c->energy.start;
     if (c->energy.state == 1 && rise > c->energy.rise) {
         c->energy.rise = rise;
@@ -198,11 +207,11 @@ static void warn_energy_rise(const run_ctx *c)
     if (c->energy.state != 1 || !(c->energy.rise > 0.5 * c->energy.above_floor) || eddy_decomp_rank() != 0) return;
     const char *unit = c->sim->scene.dimensions == 2 ? "J/m" : "J";
     fprintf(stderr, "eddy: warning: the energy E_k + E_p rose by %.4g %s (at t = %.6g s), %.3g times the mechanical "
-                    "energy above the container's floor at the start (%.4g %s), with walls at rest: the scheme made "
+                    "energy above the %s's floor at the start (%.4g %s), with walls at rest: the scheme made "
                     "energy, so the run is likely unstable (a smaller time.dt, more viscosity or another solver may "
                     "help; docs/compare.md)\n",
-            c->energy.rise, unit, c->energy.rise_time, c->energy.rise / c->energy.above_floor, c->energy.above_floor,
-            unit);
+            c->energy.rise, unit, c->energy.rise_time, c->energy.rise / c->energy.above_floor,
+            c->sim->scene.has_container ? "container" : "domain", c->energy.above_floor, unit);
 }
 
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the
@@ -991,13 +1000,18 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
      * but a run that lost most of its fluid without a word showed it only in diagnostics.csv's
      * particle column. Summed over the processes (a collective, taken as the halo figures' below). */
     if (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED) {
+        /* The owned particles this command started with, less those it ends with: eddy_grid.removed
+         * counts a process's halo copies too (a split run said 1920 of 1200). Nothing else takes a
+         * particle away. */
         double v[2] = {(double)w->grid.removed, (double)(w->particles.count - w->particles.halo_count)};
         eddy_error rerr;
         if ((!eddy_decomp_active(w) || eddy_world_reduce(w, EDDY_REDUCE_SUM, v, 2, &rerr) == EDDY_OK) && v[0] > 0 &&
-            eddy_decomp_rank() == 0 && !c->opt->quiet)
+            eddy_decomp_rank() == 0 && !c->opt->quiet && c->start_particles > v[1]) {
+            const double gone = c->start_particles - v[1];
             fprintf(stderr, "eddy: %.0f particle%s left the domain and %s removed (domain.out_of_domain "
                             "\"remove\"); %.0f remain\n",
-                    v[0], v[0] == 1 ? "" : "s", v[0] == 1 ? "was" : "were", v[1]);
+                    gone, gone == 1 ? "" : "s", gone == 1 ? "was" : "were", v[1]);
+        }
     }
     /* Several processes: what the halo updates did (decomp.h), summed over the processes, once. A
      * collective, so only where every process reached the end (like the hash below) or stopped on an
@@ -1031,14 +1045,16 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     return rc;
 }
 
-void run_announce(const run_ctx *c, const char *verb)
+void run_announce(run_ctx *c, const char *verb)
 {
     eddy_world *w = c->sim->world;
     /* Every process's owned particles (a collective sum, exact below 2^53), not rank 0's slab; taken
      * also where this process is --quiet (another may not be: a collective skipped here hung both). */
     double n = (double)(w->particles.count - w->particles.halo_count);
     eddy_error rerr;
-    if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr) || eddy_decomp_rank() != 0 || c->opt->quiet) return;
+    if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr)) return;
+    c->start_particles = n;
+    if (eddy_decomp_rank() != 0 || c->opt->quiet) return;
     fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d thread%s -> %s\n", verb, c->sim->scene.name,
             c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
             c->sim->threads == 1 ? "" : "s", c->sim->scene.out_dir);

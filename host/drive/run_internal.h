@@ -32,10 +32,12 @@ typedef struct run_ctx {
     double checkpoint_time;   /* ... at this time, s */
     int checkpoint_failed;    /* the last checkpoint write failed (its message says the previous is kept) */
     char *open_log;           /* what the components said while the session opened (run.json), owned */
+    double start_particles;   /* owned particles over every process when this command began stepping */
     struct {                  /* the energy E_k + E_p against its first frame (run.c, watch_energy) */
         int state;            /* 0 first frame to come, 1 watching, -1 off (moving walls, gravity along a
                                * periodic axis, nothing above the floor) */
         double start, above_floor, rise, rise_time;
+        double particles;     /* the first frame's count over every process: fewer later, one removed */
     } energy;
     long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
     double end_time;
@@ -57,7 +59,8 @@ typedef struct run_ctx {
     eddy_folder_lock *lock;   /* the output folder's (rank 0; folder_lock.h), released by run_close_ctx */
 } run_ctx;
 
-void run_announce(const run_ctx *c, const char *verb);
+/* "eddy: running NAME with ..." (rank 0, not --quiet), and c->start_particles (collective). */
+void run_announce(run_ctx *c, const char *verb);
 /* The first checkpoint time after t on the grid next + k * every (the sum as run.c takes it). */
 double run_checkpoint_after(double next, double every, double t);
 void run_close_ctx(run_ctx *c);

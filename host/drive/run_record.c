@@ -1,5 +1,6 @@
 #include "run_record.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 #include <eddy/plugin.h>
@@ -92,14 +94,19 @@ static cJSON *materials_json(const eddy_sim *sim)
         const eddy_material *mat = &w->materials[m];
         cJSON *o = cJSON_CreateObject();
         cJSON *p = o ? params_json(sc->material_params, &mat->params) : NULL;
-        const int ok = p && cJSON_AddItemToArray(a, o) && cJSON_AddStringToObject(o, "name", mat->name) &&
-                       cJSON_AddNumberToObject(o, "rest_density", real_value(mat->rest_density)) &&
-                       cJSON_AddNumberToObject(o, "particle_mass", real_value(mat->particle_mass)) &&
-                       cJSON_AddNumberToObject(o, "particle_spacing", real_value(mat->particle_dist)) &&
-                       cJSON_AddItemToObject(o, "parameters", p);
-        if (!ok) {
-            if (!cJSON_GetObjectItemCaseSensitive(o, "parameters")) cJSON_Delete(p);
-            if (!o || a->child != o) cJSON_Delete(o);
+        /* (filled first, then linked: on a failure o belongs to no array, and p to o only once added) */
+        int ok = p && cJSON_AddStringToObject(o, "name", mat->name) &&
+                 cJSON_AddNumberToObject(o, "rest_density", real_value(mat->rest_density)) &&
+                 cJSON_AddNumberToObject(o, "particle_mass", real_value(mat->particle_mass)) &&
+                 cJSON_AddNumberToObject(o, "particle_spacing", real_value(mat->particle_dist));
+        if (ok && !cJSON_AddItemToObject(o, "parameters", p)) {
+            cJSON_Delete(p);
+            ok = 0;
+        } else if (!ok) {
+            cJSON_Delete(p);
+        }
+        if (!ok || !cJSON_AddItemToArray(a, o)) {
+            cJSON_Delete(o);
             cJSON_Delete(a);
             return NULL;
         }
@@ -171,7 +178,22 @@ static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err
     *doc = NULL;
     *skip = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return EDDY_OK;
+    if (!f && errno == ENOENT) return EDDY_OK;
+    if (!f) {
+        /* (unreadable is not absent: a record replaced by this command's alone would lose the run's) */
+        *skip = 1;
+        fprintf(stderr, "eddy: warning: cannot read '%s': %s; it is left as it is, and this command is not recorded "
+                        "in it\n", path, strerror(errno));
+        return EDDY_OK;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        *skip = 1;
+        fprintf(stderr, "eddy: warning: cannot read '%s': not a file; it is left as it is, and this command is not "
+                        "recorded in it\n", path);
+        return EDDY_OK;
+    }
     char *text = NULL;
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (64L << 20) && fseek(f, 0, SEEK_SET) == 0 &&
@@ -182,8 +204,17 @@ static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err
         text = NULL;
     }
     fclose(f);
-    if (!text && n >= 0 && n < (64L << 20))
-        return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s'", path);
+    if (!text) {
+        *skip = 1;
+        if (n >= (64L << 20))
+            fprintf(stderr, "eddy: warning: '%s' is over 64 MiB, more than eddy's run record grows to: left as it "
+                            "is, and this command is not recorded in it\n", path);
+        else
+            fprintf(stderr, "eddy: warning: cannot read '%s'; it is left as it is, and this command is not recorded "
+                            "in it\n", path);
+        (void)err;
+        return EDDY_OK;
+    }
     cJSON *d = text ? cJSON_Parse(text) : NULL;
     free(text);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(d, "format");
@@ -241,8 +272,10 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
             if (!c || !doc || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "commands"), c)) {
                 cJSON_Delete(c);
                 rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for '%s'", path);
-            } else {
-                rc = write_record(path, doc, err);
+            } else if (write_record(path, doc, err)) {
+                /* The run's results do not depend on it: said, and the run goes on (failing here came after
+                 * the folder's earlier run was cleared away). */
+                fprintf(stderr, "eddy: warning: %s; the run goes on without its record\n", err->message);
             }
         }
         cJSON_Delete(doc);

@@ -19,8 +19,9 @@
  *
  * `eddy run` (and a Simulation's first write) writes the file anew (a run into a finished run's folder
  * replaces its frames too); `eddy resume` (and a resumed Simulation) appends its command, keeping what is
- * there. A run.json that is not eddy's record is
- * left as it is, with a warning, and nothing is appended. Written by rank 0 through a temporary file
+ * there. A run.json that is not eddy's record, or cannot be read (not a file, unreadable, over 64 MiB), is
+ * left as it is, with a warning, and nothing is appended; one that cannot be written is warned of and the
+ * run goes on (its results do not depend on it). Written by rank 0 through a temporary file
  * and a rename, so an interrupted write leaves the previous record.
  */
 #ifndef EDDY_HOST_RUN_RECORD_H

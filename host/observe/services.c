@@ -289,6 +289,8 @@ static void on_write_signal(int sig)
     (void)sig;
 }
 
+static int handlers_installed; /* the program asked for signal handling (install_handlers) */
+
 static void install_handlers(void)
 {
     struct sigaction sa;
@@ -307,6 +309,17 @@ static void install_handlers(void)
         if (sigaction(stops[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
         sigaction(stops[k], &sa, NULL);
     }
+    handlers_installed = 1;
+}
+
+/* From the point a command writes a run's files: a command that only prints (`eddy describe tait | head
+ * -1`) ends at SIGPIPE silently as any filter does, where a caught one turned into "cannot write to
+ * standard output" and status 1. */
+static void catch_write_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
     sa.sa_handler = on_write_signal;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGPIPE, &sa, NULL);
@@ -326,8 +339,9 @@ void eddy_services_install_signal_handlers(void)
 
 void eddy_services_defer_signals(void)
 {
-    /* Only a change of mode: a process that never asked for signal handling (a test) gets none. */
+    /* Only a change of mode: a process that never asked for signal handling (a test, Python) gets none. */
     exit_on_signal = 0;
+    if (handlers_installed) catch_write_signals();
 }
 
 /* Ids announced by eddy_services_notice_shadow in this process: one notice each. */

@@ -87,9 +87,11 @@ int eddy_services_threads_given(void);
 
 /*
  * SIGINT and SIGTERM, and SIGHUP and SIGXCPU alike (unless the process started with them ignored, as
- * under nohup), honoured from the start of a command; SIGPIPE and SIGXFSZ caught by a handler that does
- * nothing, so that the write that raised them fails (EPIPE, EFBIG) and is reported as a failed write
- * rather than killing the process (docs/host.md, "Signals"):
+ * under nohup), honoured from the start of a command; SIGPIPE and SIGXFSZ, once a session switched to
+ * the stop flag (eddy_services_defer_signals: a run, resume, compare or bench that may write), caught by
+ * a handler that does nothing, so that the write that raised them fails (EPIPE, EFBIG) and is reported as
+ * a failed write rather than killing the process (docs/host.md, "Signals"); a command that only prints
+ * (list, describe) ends at SIGPIPE as any filter does:
  *
  *   eddy_services_exit_on_signal()   (main(), first thing) installs the handlers in "nothing written
  *                                    yet" mode: a signal ends the process at once, with the message

@@ -95,6 +95,17 @@ check("warning for a foreign run.json", want in p.stderr, True)
 with open(os.path.join(out, "run.json")) as f:
     check("foreign run.json kept", f.read(), "my notes\n")
 
+# A run.json that cannot be read or written (a folder in its place) is said and left; the runs go on.
+os.remove(os.path.join(out, "run.json"))
+os.mkdir(os.path.join(out, "run.json"))
+p = run("resume", out, "--steps", "10", "--quiet", "--no-picture")
+check("warning for an unreadable run.json", f"eddy: warning: cannot read '{out}/run.json'" in p.stderr, True)
+p = run(*run_args)
+check("warning for an unwritable run.json",
+      f"eddy: warning: cannot write '{out}/run.json'" in p.stderr and "the run goes on without its record" in p.stderr,
+      True)
+check("the run's frames written", os.path.isfile(os.path.join(out, "frames.pvd")), True)
+
 if failures:
     sys.exit("\n".join(failures))
 print("run.json checked")
