@@ -171,7 +171,7 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
     const int manifest = exists_in(dir, EDDY_CHECKPOINT_MANIFEST);
     const char *name = manifest == 1 ? "checkpoint.p0.eddy" : EDDY_CHECKPOINT_FILE;
     const int checkpoint = exists_in(dir, name);
-    int rc = EDDY_OK;
+    int rc = EDDY_OK, damaged = 0, stopped = 0;
     if (manifest < 0 || checkpoint < 0) {
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether the output folder '%s' holds a run: %s", dir,
                             strerror(errno));
@@ -191,7 +191,7 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
                                 dir, why.message);
         } else if (!stopped_early(settings, time, step, end, sizeof end)) {
             /* (a finished run: replaced whole, whatever its checkpoint holds) */
-        } else if (resume_would_refuse(dir, manifest == 1, settings, &why)) {
+        } else if ((stopped = 1, damaged = resume_would_refuse(dir, manifest == 1, settings, &why))) {
             /* Sending the user to `eddy resume` for a checkpoint it refuses (truncated, a flipped byte:
              * the head above reads fine) was a dead end: both commands refused the folder. */
             rc = eddy_error_set(err, why.code,
@@ -212,6 +212,9 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
         cJSON_Delete(settings);
         free(path);
     }
+    /* Several processes each check their own pieces: one whose pieces are whole would send the user to
+     * eddy resume, which another's damaged piece makes refuse; that process's message is the one said. */
+    if (eddy_decomp_size() > 1 && !eddy_decomp_all_ok(!damaged) && stopped && !damaged) rc = EDDY_OK;
     if (!rc)
         *holds_run = checkpoint == 1 || manifest == 1 || exists_in(dir, "frames.pvd") == 1 ||
                      exists_in(dir, "diagnostics.csv") == 1;
