@@ -933,14 +933,13 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     }
     /* A write that failed (a full disk, a quota) leaves the run resumable from its last checkpoint once
      * there is room; the error said what failed, not that the folder can go on. */
-    if (rc == EDDY_ERR_IO && c->has_checkpoint) {
-        char kept[96] = "";
-        /* (a failed checkpoint's own message says the previous one is kept) */
-        if (!c->checkpoint_failed) snprintf(kept, sizeof kept, "; the checkpoint of t = %.6g s is kept", c->checkpoint_time);
+    /* (not after a failed checkpoint: its own message says what is kept, and a split run's manifest that
+     * failed after its pieces were put in place leaves no checkpoint to continue from) */
+    if (rc == EDDY_ERR_IO && c->has_checkpoint && !c->checkpoint_failed) {
         char launch[32] = "";
         if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
-        append_message(err, "%s%sonce the cause is fixed, continue with: %seddy resume %s", kept, kept[0] ? ": " : "; ",
-                       launch, c->sim->scene.out_dir);
+        append_message(err, "; the checkpoint of t = %.6g s is kept: once the cause is fixed, continue with: %seddy resume %s",
+                       c->checkpoint_time, launch, c->sim->scene.out_dir);
     }
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
     if (c->ren) {
