@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,12 +227,89 @@ static size_t appended_columns(const char *old, const char *header)
     return added;
 }
 
-/* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
- * run writes those again), with `header` as its first line. */
-static int trim_table(const char *path, const char *header, double keep_until, eddy_error *err)
+void eddy_output_warn(const char *format, ...)
 {
+    va_list ap;
+    va_start(ap, format);
+    char *text = NULL;
+    const int n = vasprintf(&text, format, ap);
+    va_end(ap);
+    if (n < 0) return; /* (out of memory: the run goes on without the warning) */
+    eddy_services_say("warning: ", text);
+    free(text);
+}
+
+/* The frames whose rows a resumed table should hold: frame k at k * interval, for k = 0..last (the
+ * clock lands on each exactly, session.h); seen[k] once a row of it is read. `seen` NULL: no check
+ * (no interval known, or nothing before the resume point). */
+typedef struct table_rows {
+    double interval;
+    unsigned long long last;
+    unsigned char *seen;
+    int torn; /* the last row was cut short and left out */
+} table_rows;
+
+static size_t count_commas(const char *line)
+{
+    size_t n = 0;
+    for (; *line && *line != '\n'; ++line) n += *line == ',';
+    return n;
+}
+
+static void table_rows_begin(table_rows *r, const eddy_output *o, double keep_until)
+{
+    memset(r, 0, sizeof *r);
+    const double interval = o->opt.scene ? o->opt.scene->output_interval : 0.0;
+    if (!(interval > 0.0) || !(keep_until >= 0.0)) return;
+    const double last = floor(keep_until / interval + 1e-6);
+    if (!(last < 0x1p40)) return;
+    r->interval = interval;
+    r->last = (unsigned long long)last;
+    /* (without the memory for it the table is continued unchecked, as before: no reason to refuse) */
+    r->seen = calloc((size_t)r->last + 1, 1);
+}
+
+static void table_rows_see(table_rows *r, double t)
+{
+    if (!r->seen || !(t >= -0.5 * r->interval)) return;
+    const double k = floor(t / r->interval + 0.5);
+    if (k <= (double)r->last && fabs(t - k * r->interval) <= 1e-6 * r->interval) r->seen[(size_t)k] = 1;
+}
+
+/* Says which frames' rows the table lacks (a row was expected for each; none is made up for them). */
+static void table_rows_end(table_rows *r, const char *path, int missing)
+{
+    unsigned long long lost = 0, first = 0;
+    for (unsigned long long k = 0; r->seen && k <= r->last; ++k)
+        if (!r->seen[k] && !lost++) first = k;
+    const char *torn = r->torn ? " (its last row was cut short: left out)" : "";
+    if (r->seen && missing)
+        eddy_output_warn("'%s' was missing: the rows of the %llu frame%s before the resume point (t = 0 to %.6g s) "
+                         "are lost; the table starts again at t = %.6g s", path, r->last + 1, r->last ? "s" : "",
+                         (double)r->last * r->interval, (double)(r->last + 1) * r->interval);
+    else if (lost)
+        eddy_output_warn("'%s' lacks the rows of %llu of the %llu frame%s before the resume point (the first at "
+                         "t = %.6g s): the rows it has are kept, none made up%s", path, lost, r->last + 1,
+                         r->last ? "s" : "", (double)first * r->interval, torn);
+    else if (r->torn)
+        eddy_output_warn("'%s': its last row was cut short and is left out", path);
+    free(r->seen);
+    r->seen = NULL;
+}
+
+/* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
+ * run writes those again), with `header` as its first line, and says which frames' rows it lacks
+ * before that (table_rows). */
+static int trim_table(const eddy_output *o, const char *path, const char *header, double keep_until, eddy_error *err)
+{
+    table_rows rows;
+    table_rows_begin(&rows, o, keep_until);
     FILE *in = fopen(path, "r");
-    if (!in) return EDDY_OK;
+    if (!in) {
+        /* (another reason than absence is the open for appending's to report, naming it) */
+        table_rows_end(&rows, path, errno == ENOENT);
+        return EDDY_OK;
+    }
     eddy_atomic_file af;
     int rc = eddy_atomic_open(&af, path, err);
     if (rc) {
@@ -256,6 +334,13 @@ static int trim_table(const char *path, const char *header, double keep_until, e
         char *end;
         double t = strtod(line, &end);
         if (end != line && time_at_or_before(t, keep_until)) {
+            /* A last line without its line break and short of columns is a row cut by hand or by a
+             * full disk: its last number is cut too, so it is left out (and said) rather than kept. */
+            if (!strchr(line, '\n') && count_commas(line) + added < count_commas(header)) {
+                rows.torn = 1;
+                continue;
+            }
+            table_rows_see(&rows, t);
             /* A row of a run written before columns were appended (diagnostics.csv's energies): the new
              * columns left empty, so that every row has the header's columns and none is made up. */
             const size_t n = strcspn(line, "\r\n");
@@ -271,12 +356,16 @@ static int trim_table(const char *path, const char *header, double keep_until, e
     fclose(in);
     if (read_failed) {
         /* The table stays as it was: a trimmed copy of a part of it would lose the rest. */
+        free(rows.seen);
         fclose(af.f);
         remove(af.tmp);
         free(af.tmp);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s' to continue it: %s", path, strerror(e ? e : EIO));
     }
-    return eddy_atomic_commit(&af, err);
+    rc = eddy_atomic_commit(&af, err);
+    if (!rc) table_rows_end(&rows, path, 0);
+    free(rows.seen);
+    return rc;
 }
 
 
@@ -411,6 +500,9 @@ static int open_writers(eddy_output *o, const eddy_world *world, eddy_error *err
         if ((rc = eddy_services_check_created(rc, &instance, "writer", err)))
             return eddy_error_prefix(err, "writer '%s': ", formats[i]);
         w->instance = instance;
+        if (o->opt.resume && eddy_builtin_writer_is(w->vtable) &&
+            (rc = eddy_builtin_writer_check_resumed(w->instance, o->opt.scene ? o->opt.scene->output_interval : 0.0, err)))
+            return rc;
     }
     return EDDY_OK;
 }
@@ -466,7 +558,7 @@ int eddy_output_create(const char *dir, const eddy_output_options *opt, const ed
     /* The writers before diagnostics.csv is truncated: a writer whose create() refuses leaves the
      * folder's earlier run whole. */
     if (!rc) rc = open_writers(o, w, err);
-    if (!rc && o->opt.resume) rc = trim_table(o->diag_path, DIAG_HEADER, o->opt.resume_time, err);
+    if (!rc && o->opt.resume) rc = trim_table(o, o->diag_path, DIAG_HEADER, o->opt.resume_time, err);
     if (!rc) {
         o->diag = fopen(o->diag_path, o->opt.resume ? "a" : "w");
         if (!o->diag) {
@@ -709,7 +801,7 @@ int eddy_output_open_table(eddy_output *o, const char *name, const char *header,
     o->table_path = eddy_output_join_path(o->dir, name);
     if (!o->table_path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     if (o->opt.resume) {
-        int rc = trim_table(o->table_path, header, o->opt.resume_time, err);
+        int rc = trim_table(o, o->table_path, header, o->opt.resume_time, err);
         if (rc) return rc;
     }
     o->table = fopen(o->table_path, o->opt.resume ? "a" : "w");

@@ -64,8 +64,12 @@ typedef struct eddy_output_options {
      * parameters, and errors about a format point at output.format in its file. NULL: defaults. */
     const eddy_scene *scene;
     /* Continue the files of an earlier run that is resumed from a checkpoint at resume_time: keep the
-     * frames.pvd entries and diagnostics.csv rows with time < resume_time and drop the rest (the
-     * resumed run writes them again). 0: start fresh (diagnostics.csv truncated; the series is this run's from its first frame). */
+     * frames.pvd entries and diagnostics.csv rows with time <= resume_time and drop the rest (the
+     * resumed run writes them again). 0: start fresh (diagnostics.csv truncated; the series is this run's from its first frame).
+     * What the folder lacks before resume_time is said (eddy_output_warn), where the scene gives the
+     * output interval (frame k at k * output_interval, a row of each table per frame): frame files
+     * missing, frames.pvd missing or cut short (its entries rebuilt from the frame files on disk,
+     * eddy_builtin_writer_check_resumed), rows of diagnostics.csv or the table missing (none made up). */
     int resume;
     double resume_time;
     /* Several processes (docs/mpi.md): `pieces` > 1 processes write one dataset into the same folder.
@@ -138,7 +142,7 @@ int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, dou
 /*
  * Opens DIR/<name> as one more CSV table whose first column is the time (e.g. probes.csv): a fresh
  * run truncates it and writes `header` (one line, with its newline); a resumed run keeps the rows up to
- * resume_time. The output owns *f (closed by eddy_output_destroy); write rows to it, then call
+ * resume_time and says which frames' rows it lacks before (output options). The output owns *f (closed by eddy_output_destroy); write rows to it, then call
  * eddy_output_flush_table(), which reports write errors naming the file. One table per output.
  */
 int eddy_output_open_table(eddy_output *o, const char *name, const char *header, FILE **f, eddy_error *err);
@@ -172,6 +176,14 @@ int eddy_output_overlaps_pieces(const eddy_output *o);
 /* The first error of this process's overlapped pieces that eddy_output_drain (or submit) returned, kept
  * (a later collective must still say that a piece is missing); EDDY_OK when every piece was written. */
 int eddy_output_piece_lost(const eddy_output *o, eddy_error *err);
+
+/* "eddy: warning: MESSAGE" on stderr (terminal-safe, one write), whatever --quiet says, as the log's
+ * warnings: what a resume found damaged in the folder and could not keep. */
+void eddy_output_warn(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /* --- The pieces, for callers that want one file without an output (and for tests) --- */
 

@@ -1,11 +1,14 @@
 #include "writers_builtin.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output.h"
 #include "snapshot.h"
@@ -352,6 +355,9 @@ struct eddy_writer {
     series_entry *series;          /* vtk: sorted by index */
     size_t series_count, series_capacity;
     int pieces;                    /* vtk: > 1: frames are .pvtp files over that many .vtp pieces */
+    int resume;                    /* created to continue an earlier run's files up to resume_time */
+    double resume_time;
+    int pvd_errno;                 /* vtk, resume: why frames.pvd could not be opened (ENOENT: missing), 0 */
 };
 
 /* Times go to text with 12 significant digits, so comparing a time read back with one in memory
@@ -402,24 +408,45 @@ static int write_pvd(const eddy_writer *o, eddy_error *err)
     return eddy_atomic_commit(&af, err);
 }
 
+/* Parses one DataSet line as write_pvd writes it. The whole line must be there: a line cut short
+ * (a file truncated by hand or by a full disk) reads "frame_000" as index 0, or a time of fewer digits. */
+static int pvd_line(const char *line, double *t, unsigned long long *index, int *parallel)
+{
+    const char *ts = strstr(line, "timestep=\"");
+    const char *fi = strstr(line, "file=\"frames/frame_");
+    if (!ts || !fi || !strstr(fi, "/>")) return 0;
+    char *end;
+    *t = strtod(ts + 10, &end);
+    if (end == ts + 10 || *end != '"' || !isfinite(*t)) return 0;
+    const char *d = fi + 19;
+    if (!isdigit((unsigned char)*d)) return 0;
+    *index = strtoull(d, &end, 10);
+    if (end - d < 5) return 0;
+    if (strncmp(end, ".vtp\"", 5) == 0) *parallel = 0;
+    else if (strncmp(end, ".pvtp\"", 6) == 0) *parallel = 1;
+    else return 0;
+    return 1;
+}
+
 /* Reads back the entries of our own frames.pvd (one DataSet per line, as write_pvd writes them), each
  * with the kind of file it names: a run resumed on another process count keeps the earlier frames as
- * they were written (.vtp on one process, .pvtp over pieces on several). */
+ * they were written (.vtp on one process, .pvtp over pieces on several). A missing or unreadable file
+ * leaves the series empty and its reason in pvd_errno: eddy_builtin_writer_check_resumed rebuilds it
+ * from the frame files. */
 static int load_pvd(eddy_writer *o, double keep_until, eddy_error *err)
 {
     FILE *f = fopen(o->pvd_path, "r");
-    if (!f) return EDDY_OK; /* nothing written before: an empty series */
+    if (!f) {
+        o->pvd_errno = errno ? errno : ENOENT;
+        return EDDY_OK;
+    }
     char line[1024];
     int rc = EDDY_OK;
     while (!rc && fgets(line, sizeof line, f)) {
-        const char *ts = strstr(line, "timestep=\"");
-        const char *fi = strstr(line, "file=\"frames/frame_");
-        if (!ts || !fi) continue;
         double t;
         unsigned long long index;
-        if (sscanf(ts + 10, "%lf", &t) != 1 || sscanf(fi + 19, "%llu", &index) != 1) continue;
-        const char *dot = strchr(fi + 19, '.');
-        const int parallel = dot && strncmp(dot, ".pvtp\"", 6) == 0;
+        int parallel;
+        if (!pvd_line(line, &t, &index, &parallel)) continue;
         if (time_at_or_before(t, keep_until) && series_put(o, index, t, parallel))
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -443,6 +470,8 @@ static int writer_create(int kind, const eddy_writer_setup *setup, eddy_writer *
     if (!o) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     o->kind = kind;
     o->pieces = g_pieces;
+    o->resume = setup->resume;
+    o->resume_time = setup->resume_time;
     o->frames_dir = eddy_output_join_path(setup->dir, "frames");
     if (kind == KIND_VTK) o->pvd_path = eddy_output_join_path(setup->dir, "frames.pvd");
     if (!o->frames_dir || (kind == KIND_VTK && !o->pvd_path)) {
@@ -463,6 +492,348 @@ static int writer_create(int kind, const eddy_writer_setup *setup, eddy_writer *
     }
     *out = o;
     return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Resuming over a folder damaged by hand                                                           */
+
+/* At most `limit` bytes of the file at `path`, NUL-terminated and malloc'ed; NULL when it cannot be
+ * read. A frame's clock is in its first lines, so a .vtp is read only that far. */
+static char *read_text(const char *path, size_t limit)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = limit < 4096 ? limit : 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || cap == limit) break;
+        cap = 2 * cap < limit ? 2 * cap : limit;
+        char *grown = realloc(buf, cap + 1);
+        if (!grown) free(buf);
+        buf = grown;
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+/* The clock a frame file carries (write_clock); 0 when it has none (a file of an eddy before it). */
+static int read_clock(const char *text, double *t)
+{
+    const char *p = text ? strstr(text, "Name=\"TimeValue\"") : NULL;
+    if (!p || !(p = strchr(p, '>'))) return 0;
+    char *end;
+    const double v = strtod(p + 1, &end);
+    if (end == p + 1 || !isfinite(v)) return 0;
+    *t = v;
+    return 1;
+}
+
+static int regular_file(const char *path, struct stat *st)
+{
+    return stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* The .pvtp names at most this many bytes of pieces worth reading (a few dozen bytes each). */
+enum { PVTP_READ_MAX = 16 << 20 };
+
+/*
+ * Whether frame `index` of one kind (.vtp, or .pvtp over pieces) is in the frames folder whole: its file
+ * and every piece a .pvtp names, since ParaView shows a frame whose piece is gone as a hole. 1: whole;
+ * 0: not, *missing (when asked for) the first absent file, malloc'ed; -1: out of memory. With `e`, a
+ * whole frame's entry: its clock as the file says, else `fallback`, and the file's modification time.
+ */
+static int frame_on_disk(const eddy_writer *o, unsigned long long index, int parallel, double fallback,
+                         series_entry *e, struct timespec *mtime, char **missing)
+{
+    char name[64];
+    snprintf(name, sizeof name, "frame_%05llu.%s", index, parallel ? "pvtp" : "vtp");
+    char *path = eddy_output_join_path(o->frames_dir, name);
+    if (!path) return -1;
+    struct stat st;
+    if (!regular_file(path, &st)) {
+        if (missing) *missing = path;
+        else free(path);
+        return 0;
+    }
+    char *text = parallel || e ? read_text(path, parallel ? PVTP_READ_MAX : 4096) : NULL;
+    free(path);
+    int whole = 1;
+    for (const char *p = text; whole && p && (p = strstr(p, "<Piece Source=\""));) {
+        p += 15;
+        const char *q = strchr(p, '"');
+        if (!q) break;
+        char *source = malloc((size_t)(q - p) + 1);
+        if (!source) {
+            free(text);
+            return -1;
+        }
+        memcpy(source, p, (size_t)(q - p));
+        source[q - p] = '\0';
+        char *piece = source[0] == '/' ? source : eddy_output_join_path(o->frames_dir, source);
+        if (piece != source) free(source);
+        if (!piece) {
+            free(text);
+            return -1;
+        }
+        struct stat ps;
+        if (regular_file(piece, &ps)) free(piece);
+        else {
+            whole = 0;
+            if (missing) *missing = piece;
+            else free(piece);
+        }
+        p = q;
+    }
+    if (whole && e) {
+        e->index = index;
+        e->parallel = parallel;
+        if (!read_clock(text, &e->time)) e->time = fallback;
+        *mtime = st.st_mtim;
+    }
+    free(text);
+    return whole;
+}
+
+/* The entry of frame `index` from its file on disk, the newer of a .vtp and a .pvtp when both are
+ * whole (a run resumed on another process count writes the other kind over the same index). 1: found;
+ * 0: none whole, *piece (malloc'ed) naming the first piece missing of a .pvtp that is there, else NULL;
+ * -1: out of memory. */
+static int frame_from_disk(const eddy_writer *o, unsigned long long index, unsigned kinds, double fallback,
+                           series_entry *e, char **piece)
+{
+    series_entry got[2];
+    struct timespec when[2];
+    int whole[2] = {0, 0};
+    char *miss[2] = {NULL, NULL};
+    *piece = NULL;
+    for (int k = 0; k < 2; ++k)
+        if ((kinds & (1u << k)) && (whole[k] = frame_on_disk(o, index, k, fallback, &got[k], &when[k], &miss[k])) < 0) {
+            free(miss[0]);
+            return -1;
+        }
+    /* (a .pvtp's missing file is a piece when it does not end in ".pvtp", the frame's own name) */
+    const size_t n = miss[1] ? strlen(miss[1]) : 0;
+    if (n > 5 && strcmp(miss[1] + n - 5, ".pvtp") != 0) *piece = miss[1];
+    else free(miss[1]);
+    free(miss[0]);
+    if (!whole[0] && !whole[1]) return 0;
+    free(*piece);
+    *piece = NULL;
+    int pick = whole[1];
+    if (whole[0] && whole[1])
+        pick = when[1].tv_sec != when[0].tv_sec ? when[1].tv_sec > when[0].tv_sec : when[1].tv_nsec >= when[0].tv_nsec;
+    *e = got[pick];
+    return 1;
+}
+
+/* The frame files of one index found in the frames folder: bit 0 .vtp, bit 1 .pvtp, bit 2 .csv. */
+typedef struct disk_frame {
+    unsigned long long index;
+    unsigned kinds;
+} disk_frame;
+
+static int disk_frame_order(const void *a, const void *b)
+{
+    const unsigned long long x = ((const disk_frame *)a)->index, y = ((const disk_frame *)b)->index;
+    return (x > y) - (x < y);
+}
+
+/* The frame files of indices 0..last in the frames folder, sorted by index, one read of the folder
+ * (not a look-up per index: a checkpoint may say a million frames came before, of which the folder
+ * holds a few). Pieces ("_pK") are not frames; each .pvtp's are checked where it is read. *count 0 and
+ * EDDY_OK where there is no folder. */
+static int scan_frames(const eddy_writer *o, unsigned long long last, disk_frame **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    DIR *d = opendir(o->frames_dir);
+    if (!d) return EDDY_OK;
+    disk_frame *list = NULL;
+    size_t n = 0, cap = 0;
+    int rc = EDDY_OK;
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strncmp(name, "frame_", 6) != 0 || !isdigit((unsigned char)name[6])) continue;
+        char *end;
+        const unsigned long long index = strtoull(name + 6, &end, 10);
+        if (end - (name + 6) < 5 || index > last) continue;
+        const unsigned kind = strcmp(end, ".vtp") == 0 ? 1u : strcmp(end, ".pvtp") == 0 ? 2u : strcmp(end, ".csv") == 0 ? 4u : 0u;
+        if (!kind) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            disk_frame *grown = realloc(list, cap * sizeof *list);
+            if (!grown) {
+                rc = EDDY_ERR_OUT_OF_MEMORY;
+                break;
+            }
+            list = grown;
+        }
+        list[n].index = index;
+        list[n++].kinds = kind;
+    }
+    closedir(d);
+    if (rc) {
+        free(list);
+        return rc;
+    }
+    qsort(list, n, sizeof *list, disk_frame_order);
+    size_t m = 0; /* one row per index, its kinds together */
+    for (size_t i = 0; i < n; ++i) {
+        if (m && list[m - 1].index == list[i].index) list[m - 1].kinds |= list[i].kinds;
+        else list[m++] = list[i];
+    }
+    *out = list;
+    *count = m;
+    return EDDY_OK;
+}
+
+/* The CSV writer has no series: what it can say is which frames before the resume point are gone. */
+static void check_csv_frames(const eddy_writer *o, unsigned long long last, double interval, const disk_frame *disk,
+                             size_t count)
+{
+    unsigned long long found = 0, first = 0, k = 0;
+    int gap = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (!(disk[i].kinds & 4u)) continue;
+        if (!gap && disk[i].index != k) gap = 1, first = k;
+        if (!gap) ++k;
+        ++found;
+    }
+    if (!gap && k <= last) gap = 1, first = k;
+    const unsigned long long gaps = last + 1 - found;
+    if (gap)
+        eddy_output_warn("%llu of the %llu frame%s before the resume point %s not in '%s' (the first "
+                         "'frame_%05llu.csv', t = %.6g s)", gaps, last + 1, last ? "s" : "", gaps == 1 ? "is" : "are",
+                         o->frames_dir, first, (double)first * interval);
+}
+
+int eddy_builtin_writer_check_resumed(eddy_writer *o, double interval, eddy_error *err)
+{
+    /* Frame k is at k * interval exactly (the clock lands there): frames 0..last come before the
+     * resume point. */
+    if (!o->resume || !(interval > 0.0) || !(o->resume_time >= 0.0)) return EDDY_OK;
+    const double lastd = floor(o->resume_time / interval + 1e-6);
+    if (!(lastd < 0x1p62)) return EDDY_OK;
+    const unsigned long long last = (unsigned long long)lastd;
+    disk_frame *disk;
+    size_t disk_count;
+    if (scan_frames(o, last, &disk, &disk_count)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (o->kind == KIND_CSV) {
+        check_csv_frames(o, last, interval, disk, disk_count);
+        free(disk);
+        return EDDY_OK;
+    }
+
+    /* The series as it should be: each kept entry whose files are there, and each frame before the
+     * resume point that frames.pvd lacks (missing or cut short) but whose files are whole on disk. The
+     * indices visited are those of the entries and of the files: a gap between them is counted, not
+     * walked. */
+    const size_t cap = o->series_count + disk_count + 1;
+    series_entry *out = malloc(cap * sizeof *out);
+    if (!out) {
+        free(disk);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    size_t n = 0, j = 0, i = 0;
+    unsigned long long rebuilt = 0, dangling = 0, gaps = 0, first_gap = 0, next = 0;
+    series_entry first_rebuilt = {0};
+    char *first_dangling = NULL, *gap_piece = NULL;
+    int rc = 0;
+    for (;;) {
+        while (j < o->series_count && o->series[j].index < next) out[n++] = o->series[j++];
+        while (i < disk_count && disk[i].index < next) ++i;
+        /* the next index that has an entry or a file, or last + 1 */
+        unsigned long long k = last + 1;
+        if (j < o->series_count && o->series[j].index < k) k = o->series[j].index;
+        if (i < disk_count && disk[i].index < k) k = disk[i].index;
+        if (k > next) {
+            if (!gaps) first_gap = next;
+            gaps += k - next;
+        }
+        if (rc || k > last) break;
+        next = k + 1;
+        const unsigned kinds = i < disk_count && disk[i].index == k ? disk[i].kinds & 3u : 0u;
+        const series_entry *e = j < o->series_count && o->series[j].index == k ? &o->series[j++] : NULL;
+        if (e) {
+            char *miss = NULL;
+            const int whole = frame_on_disk(o, k, e->parallel, 0.0, NULL, NULL, &miss);
+            if (whole > 0) out[n++] = *e;
+            else if (whole < 0) rc = -1;
+            /* (named but gone: left out, not replaced by a file of the other kind that a run on another
+             * process count may have left under the same index) */
+            else if (!dangling++) first_dangling = miss;
+            else free(miss);
+            continue;
+        }
+        series_entry d;
+        char *piece = NULL;
+        const int found = kinds ? frame_from_disk(o, k, kinds, (double)k * interval, &d, &piece) : 0;
+        if (found > 0) {
+            out[n++] = d;
+            if (!rebuilt++) first_rebuilt = d;
+        } else if (found < 0) {
+            rc = -1;
+        } else if (!gaps++) {
+            first_gap = k;
+            gap_piece = piece;
+            piece = NULL;
+        }
+        free(piece);
+    }
+    while (!rc && j < o->series_count) out[n++] = o->series[j++];
+    free(disk);
+    if (rc) {
+        free(out);
+        free(first_dangling);
+        free(gap_piece);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    free(o->series);
+    o->series = out;
+    o->series_count = n;
+    o->series_capacity = cap;
+    if (rebuilt || dangling) rc = write_pvd(o, err);
+
+    /* One warning for the series, in the words of what was found and what was done about it. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        const char *sep = "";
+        if (o->pvd_errno) {
+            if (o->pvd_errno == ENOENT) fprintf(m, "'%s' was missing", o->pvd_path);
+            else fprintf(m, "'%s' could not be read (%s)", o->pvd_path, strerror(o->pvd_errno));
+            if (rebuilt)
+                fprintf(m, ": rebuilt the entries of %llu frame%s before the resume point from their files in '%s'",
+                        rebuilt, rebuilt == 1 ? "" : "s", o->frames_dir);
+            sep = "; ";
+        } else if (rebuilt) {
+            fprintf(m, "'%s' lacked the entries of %llu frame%s before the resume point (the first 'frame_%05llu.%s', "
+                       "t = %.6g s): rebuilt them from their files in '%s'",
+                    o->pvd_path, rebuilt, rebuilt == 1 ? "" : "s", (unsigned long long)first_rebuilt.index,
+                    first_rebuilt.parallel ? "pvtp" : "vtp", first_rebuilt.time, o->frames_dir);
+            sep = "; ";
+        }
+        if (dangling) {
+            fprintf(m, "%s'%s' named %llu frame%s whose files are not all on disk (the first missing: '%s'): left out "
+                       "of the series", sep, o->pvd_path, dangling, dangling == 1 ? "" : "s", first_dangling);
+            sep = "; ";
+        }
+        if (gaps)
+            fprintf(m, "%s%llu of the %llu frame%s before the resume point %s not in '%s' (the first "
+                       "'frame_%05llu.%s', t = %.6g s%s%s%s)",
+                    sep, gaps, last + 1, last ? "s" : "", gaps == 1 ? "is" : "are", o->frames_dir, first_gap,
+                    gap_piece || o->pieces > 1 ? "pvtp" : "vtp", (double)first_gap * interval,
+                    gap_piece ? ", whose piece '" : "", gap_piece ? gap_piece : "", gap_piece ? "' is missing" : "");
+        fclose(m);
+        if (text && *text) eddy_output_warn("%s", text);
+    }
+    free(text);
+    free(first_dangling);
+    free(gap_piece);
+    return rc;
 }
 
 static int vtk_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)

@@ -59,6 +59,18 @@ int eddy_vtp_write_piece_snapshot(const char *path, const eddy_snapshot *s, eddy
  */
 int eddy_builtin_writer_write(eddy_writer *w, const eddy_snapshot *s, eddy_error *err);
 int eddy_builtin_writer_reads_particles(const eddy_writer *w);
+/*
+ * A resumed run (setup->resume) on a folder whose files were damaged or removed by hand, called once the
+ * writer is created; frame k is at k * `interval` (the scene's output_interval; <= 0: nothing checked).
+ * "vtk": the series of frames.pvd is checked against the frame files before the resume point, each
+ * .pvtp with the pieces it names: an entry whose files are not all on disk is left out, and a frame
+ * whose files are whole on disk but that frames.pvd lacks (missing, cut short) is put back with the
+ * clock its file carries (FieldData "TimeValue"; k * interval in a file without it); frames.pvd is
+ * rewritten when that changed anything. "csv": the frame files before the resume point are looked for.
+ * What was found is said in one warning (eddy_output_warn) naming the file, the count and the first
+ * frame concerned; nothing is made up. EDDY_ERR_OUT_OF_MEMORY, or frames.pvd's write error.
+ */
+int eddy_builtin_writer_check_resumed(eddy_writer *w, double interval, eddy_error *err);
 /* Whether a registry entry's vtable is that of a built-in writer (its instances are this file's). */
 int eddy_builtin_writer_is(const eddy_writer_vtable *v);
 

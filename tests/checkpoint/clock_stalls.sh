@@ -14,4 +14,6 @@ got=$("$eddy" resume "$dir" --until 1000000000100000 --quiet --no-picture 2>&1);
 printf '%s\n' "$got"
 want="eddy: error: at step 3: time.dt = 5e-05 s is too small to advance the clock from t = 1000000000000000 s (below its resolution there); raise time.dt"
 [ "$status" = 1 ] || fail "exit status $status, expected 1"
-[ "$got" = "$want" ] || fail "expected: $want"
+# (the folder holds 2 of the million frames the edited checkpoint claims came before: the resume warns
+# of the missing ones first; the error is the last line)
+[ "$(printf '%s\n' "$got" | tail -n 1)" = "$want" ] || fail "expected as the last line: $want"
