@@ -678,7 +678,7 @@ static int scan_frames(const eddy_writer *o, unsigned long long last, disk_frame
         free(list);
         return rc;
     }
-    qsort(list, n, sizeof *list, disk_frame_order);
+    if (n > 1) qsort(list, n, sizeof *list, disk_frame_order); /* (an empty folder has no list: qsort(NULL)) */
     size_t m = 0; /* one row per index, its kinds together */
     for (size_t i = 0; i < n; ++i) {
         if (m && list[m - 1].index == list[i].index) list[m - 1].kinds |= list[i].kinds;
