@@ -590,18 +590,9 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
     const int wrote = rc == EDDY_OK;
     rc = agree_on_frame(c, rc, &mine, "its checkpoint piece", err);
     if (rc && wrote) run_remove_in(dir, next); /* (this process's new piece, which no manifest will name) */
-    if (!rc) {
-        char *from = eddy_output_join_path(dir, next), *to = eddy_output_join_path(dir, final);
-        if (!from || !to) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        else if (rename(from, to) != 0)
-            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
-        free(from), free(to);
-        /* (the pieces are new from here on; the manifest that names them follows, and nobody leaves
-         * before it is written, below. A process that could not put its piece in place is every
-         * process's error, its own message: "another process could not" differed from it, and the
-         * processes stopped with MPI_Abort.) */
-        rc = eddy_decomp_agree_error(rc, err);
-    }
+    /* The manifest first, naming the staged pieces' step, then the pieces put in place: a manifest that
+     * cannot be written (a full disk) leaves the previous manifest and pieces whole, where the pieces
+     * renamed first stood under the old manifest, which resume refused (no checkpoint left at all). */
     if (!rc && r == 0) {
         /* Tests only (tests/mpi/interrupt.sh): rank 0 takes this long to get to the manifest. */
         const char *delay = getenv("EDDY_TEST_MANIFEST_DELAY_MS");
@@ -611,9 +602,24 @@ static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
             nanosleep(&ts, NULL); /* (signals are blocked under a launcher: no early wake-up) */
         }
         rc = write_manifest(dir, w, cuts, n, err);
+    }
+    /* (every process takes both collectives alike: whether all is well is the same answer everywhere) */
+    if (!eddy_decomp_all_ok(rc == EDDY_OK)) {
+        if (wrote) run_remove_in(dir, next); /* (the previous manifest names the previous pieces, kept) */
+        rc = eddy_decomp_agree_error(rc, err);
+    }
+    if (!rc) {
+        char *from = eddy_output_join_path(dir, next), *to = eddy_output_join_path(dir, final);
+        if (!from || !to) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        else if (rename(from, to) != 0)
+            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+        free(from), free(to);
+        /* (a process that could not put its piece in place is every process's error, its own message:
+         * "another process could not" differed from it, and the processes stopped with MPI_Abort) */
+        rc = eddy_decomp_agree_error(rc, err);
         /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest);
          * pieces of a run on more processes are named by no manifest any more. */
-        if (!rc) {
+        if (!rc && r == 0) {
             run_remove_in(dir, EDDY_CHECKPOINT_FILE);
             run_remove_stale_pieces(dir, n);
         }

@@ -3,7 +3,8 @@
 # a resume to step 60 whose rank 0 cannot write its piece (a folder stands in its way) fails; the
 # checkpoint of step 40 must still resume, to a state-hash equal to a run straight to step 80. (Each
 # process put its new piece in place before knowing the other's had failed: the folder then held the
-# step-40 manifest and piece 0 beside a step-60 piece 1, and no resume was possible.) Exit 77 without MPI.
+# step-40 manifest and piece 0 beside a step-60 piece 1, and no resume was possible.) A manifest that
+# cannot be written leaves the previous checkpoint too. Exit 77 without MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4
 fail() { echo "checkpoint_piece_fails.sh: $*" >&2; exit 1; }
 command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun ('$mpirun')"; exit 77; }
@@ -35,4 +36,10 @@ grep -qxF "eddy: error: cannot write '$out/checkpoint.manifest': Is a directory"
     fail "manifest blocked: not rank 0's message"
 ! grep -q "MPI_ABORT" "$out.manifest.log" || fail "manifest blocked: an MPI_Abort"
 rmdir "$out/checkpoint.manifest.tmp"
-echo "checkpoint_piece_fails.sh: the previous checkpoint survived the failed one and resumed to $h; a blocked manifest is said once"
+# ... and the step-80 checkpoint is still whole: the pieces were put in place before the manifest, which
+# then named the old step, and no resume was possible.
+[ ! -e "$out/checkpoint.p0.eddy.next" ] && [ ! -e "$out/checkpoint.p1.eddy.next" ] || fail "manifest blocked: staged pieces left"
+h2=$(run resume "$out" --steps 100 --hash 2>"$out.log") || fail "after the blocked manifest, no resume: $(cat "$out.log")"
+want2=$(run run "$scene" --steps 100 --hash --out "$out.straight") || fail "the run straight to step 100"
+[ -n "$h2" ] && [ "$h2" = "$want2" ] || fail "after the blocked manifest: resumed '$h2', straight '$want2'"
+echo "checkpoint_piece_fails.sh: the previous checkpoint survived the failed one and resumed to $h; a blocked manifest is said once and leaves the previous checkpoint, resumed to $h2"
