@@ -17,6 +17,8 @@
 #include "render_internal.h"
 
 #include <float.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CIRCLE_POINTS 96
@@ -262,9 +264,38 @@ void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_w
     ink.clip_y0 = y0 - pad;
     ink.clip_x1 = x1 + pad;
     ink.clip_y1 = y1 + pad;
-    for (size_t i = 0; i < b->collider_count; ++i) {
+    /* In 3D, farthest first, as a painter draws: in list order a box behind a sphere painted its edges
+     * over the sphere. Planes (unbounded: a floor, a wall) go first; a box or sphere by its centre's
+     * depth along the view. In 2D every shape lies in the plane of the picture. */
+    size_t *order = malloc((b->collider_count ? b->collider_count : 1) * sizeof *order);
+    double *depth = malloc((b->collider_count ? b->collider_count : 1) * sizeof *depth);
+    size_t n = 0;
+    for (size_t i = 0; order && depth && i < b->collider_count; ++i) {
         const eddy_collider *c = &b->colliders[i];
         if (c->is_container_wall) continue; /* the container's outline shows those */
+        double d = INFINITY;
+        if (r->dimensions == 3 && c->shape != EDDY_SHAPE_PLANE) {
+            double m[3];
+            for (int a = 0; a < 3; ++a)
+                m[a] = c->shape == EDDY_SHAPE_BOX ? 0.5 * ((double)c->min[a] + (double)c->max[a]) : (double)c->center[a];
+            d = 0.0;
+            for (int a = 0; a < 3; ++a) d += (m[a] - r->eye[a]) * r->fwd[a];
+        }
+        size_t k = n++;
+        /* (insertion by depth, stable: equal depths and 2D keep the list's order) */
+        while (r->dimensions == 3 && k > 0 && depth[k - 1] < d) {
+            order[k] = order[k - 1];
+            depth[k] = depth[k - 1];
+            --k;
+        }
+        order[k] = i;
+        depth[k] = d;
+    }
+    const int ordered = order && depth; /* (out of memory: the list's order, as before) */
+    if (!ordered) n = b->collider_count;
+    for (size_t j = 0; j < n; ++j) {
+        const eddy_collider *c = &b->colliders[ordered ? order[j] : j];
+        if (!ordered && c->is_container_wall) continue;
         switch (c->shape) {
         case EDDY_SHAPE_BOX: draw_collider_box(r, im, &ink, c); break;
         case EDDY_SHAPE_SPHERE: draw_collider_sphere(r, im, &ink, c); break;
@@ -272,4 +303,6 @@ void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_w
         default: break;
         }
     }
+    free(order);
+    free(depth);
 }

@@ -806,6 +806,54 @@ static void test_colliders_are_drawn_in_3d(void **state)
     eddy_scene_free(&s);
 }
 
+/* Colliders in 3D are painted farthest first: a sphere in front of a box listed after it covers the box's
+ * edges (in list order the box's near-face edges, x = 0.5 +- 0.3 at z = -0.5, were drawn across the
+ * sphere's disc). Eye at z = 3 looking down -z, fov 60: a point (x, y, z) projects f (x - 0.5) / (3 - z)
+ * off the centre; the sphere (r 0.2 at z = 1) covers f 0.2 / sqrt(4 - 0.04) = 0.1005 f, the box's edge
+ * lies at f 0.3 / 3.5 = 0.0857 f. */
+static void test_colliders_in_3d_are_painted_farthest_first(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(3,
+                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
+                &s);
+    eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    ball.center[0] = 0.5f, ball.center[1] = 0.5f, ball.center[2] = 1.0f, ball.radius = 0.2f;
+    add_collider(w, &ball);
+    eddy_collider box = eddy_default_collider();
+    box.shape = EDDY_SHAPE_BOX;
+    box.min[0] = 0.2f, box.min[1] = 0.2f, box.min[2] = -1.0f;
+    box.max[0] = 0.8f, box.max[1] = 0.8f, box.max[2] = -0.5f;
+    add_collider(w, &box);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_renderer *r = open_ok(&s, w, &req, "order3d");
+    eddy_render_info info;
+    rgb_image im = render_one(r, w, 0, "order3d", &info);
+    const double f = (info.view_y1 - info.view_y0) / 2.0 / tan(30.0 * M_PI / 180.0);
+    const double cx = 0.5 * (info.view_x0 + info.view_x1), cy = 0.5 * (info.view_y0 + info.view_y1);
+    uint8_t fill[3];
+    memcpy(fill, pixel_at(&im, cx, cy), 3); /* the sphere's centre: the fill */
+    expect_collider(&im, cx, cy, "the sphere's centre");
+    /* Where the box's near-face edges cross the sphere's disc: the sphere's fill, not the box's edge. */
+    const double e = f * 0.3 / 3.5;
+    const double at[4][2] = {{cx + e, cy}, {cx - e, cy}, {cx, cy + e}, {cx, cy - e}};
+    for (int k = 0; k < 4; ++k) {
+        const uint8_t *p = pixel_at(&im, at[k][0], at[k][1]);
+        if (!same_rgb(p, fill))
+            fail_msg("box edge under the sphere at (%.1f, %.1f): (%d, %d, %d), expected the sphere's fill (%d, %d, %d)",
+                     at[k][0], at[k][1], p[0], p[1], p[2], fill[0], fill[1], fill[2]);
+    }
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 /* A moving collider (colliders[].velocity, moving_until) is drawn where it is at the frame's time: the
  * paddle [0.1, 0.2] x [0, 0.3] moves at 1 m/s until t = 0.2 s, so it spans x + min(t, 0.2). */
 static void test_a_moving_collider_is_drawn_where_it_is(void **state)
@@ -1357,6 +1405,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_at_rest_without_gravity_speed_and_pressure_keep_a_unit_range),
         cmocka_unit_test(test_colliders_are_drawn_in_2d),
         cmocka_unit_test(test_colliders_are_drawn_in_3d),
+        cmocka_unit_test(test_colliders_in_3d_are_painted_farthest_first),
         cmocka_unit_test(test_a_moving_collider_is_drawn_where_it_is),
         cmocka_unit_test(test_colour_bar_and_time_stamp),
         cmocka_unit_test(test_time_stamps_tell_close_frames_apart),
