@@ -422,15 +422,10 @@ static int check_solvers(const eddy_scene *scene, eddy_registry *reg, const opti
 static void describe_conservation(const eddy_scene *scene, context *cx)
 {
     cx->dimensions = scene->dimensions;
-    const eddy_real *lo = scene->has_container ? scene->container_min : scene->domain_min;
-    const eddy_real *hi = scene->has_container ? scene->container_max : scene->domain_max;
     int gravity = 0, walls = 0;
-    cx->g_dot_floor = 0;
+    cx->g_dot_floor = eddy_scene_gravity_floor(scene);
     for (int a = 0; a < scene->dimensions; ++a) {
-        const double g = scene->gravity[a];
-        /* the corner farthest along g, in simulation units like the particles' positions */
-        cx->g_dot_floor += g * (double)(g > 0 ? hi[a] : lo[a]) * (double)scene->simulation_scale;
-        gravity |= g != 0;
+        gravity |= scene->gravity[a] != 0;
         walls |= scene->has_container && !scene->periodic[a];
     }
     const char *why = gravity ? "gravity" : walls ? "walls" : scene->collider_count ? "colliders" : "";

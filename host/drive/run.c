@@ -169,17 +169,10 @@ static void watch_energy(run_ctx *c, const eddy_diagnostics *d, double t)
 {
     const eddy_scene *s = &c->sim->scene;
     if (c->energy.state == 0) {
-        const eddy_real *lo = s->has_container ? s->container_min : s->domain_min;
-        const eddy_real *hi = s->has_container ? s->container_max : s->domain_max;
-        double g_dot_floor = 0;
+        const double g_dot_floor = eddy_scene_gravity_floor(s);
         int off = 0;
-        for (int a = 0; a < s->dimensions; ++a) {
-            const double g = s->gravity[a];
-            g_dot_floor += g * (double)(g > 0 ? hi[a] : lo[a]) * (double)s->simulation_scale;
-            off |= g != 0 && s->periodic[a];
-        }
-        for (size_t i = 0; i < s->collider_count; ++i) off |= s->collider_moving_until[i] > 0;
-        /* (a collider with a velocity, moving or a conveyor belt in place, does work on the fluid too) */
+        for (int a = 0; a < s->dimensions; ++a) off |= s->gravity[a] != 0 && s->periodic[a];
+        /* (a collider with a velocity, moving or a conveyor belt in place, does work on the fluid) */
         const eddy_boundaries *b = &c->sim->world->boundaries;
         for (size_t i = 0; i < b->collider_count; ++i)
             off |= b->colliders[i].velocity[0] != 0 || b->colliders[i].velocity[1] != 0 ||

@@ -270,6 +270,12 @@ int eddy_scene_check_written(const eddy_scene *scene,
 /* The top-level member `key` of the parsed scene, or NULL when absent. Owned by the scene. */
 const cJSON *eddy_scene_section(const eddy_scene *scene, const char *key);
 
+/* g . x_floor in simulation units (m^2/s^2 at scale 1): gravity dotted with the corner of the container
+ * (of the domain without one) farthest along it. M g . x_floor added to E_k + E_p is the mechanical energy
+ * above that floor, whatever origin the scene chose (compare's relative energy change, eddy run's
+ * energy-rise warning). [any thread] */
+double eddy_scene_gravity_floor(const eddy_scene *scene);
+
 /* Sets err (EDDY_ERR_INVALID_ARGUMENT) to "FILE[:LINE:COL]: PATH: <message>" with the position of
  * `node` (the value at `path`; may be NULL). Returns EDDY_ERR_INVALID_ARGUMENT. */
 int eddy_scene_fail_at(const eddy_scene *scene, eddy_error *err, const char *path, const cJSON *node,

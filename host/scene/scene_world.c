@@ -216,3 +216,16 @@ int scene_parse_domain(ctx *c, const cJSON *root)
     if (!s->has_domain) scene_effective_domain(s, s->domain_min, s->domain_max);
     return EDDY_OK;
 }
+
+double eddy_scene_gravity_floor(const eddy_scene *scene)
+{
+    const eddy_real *lo = scene->has_container ? scene->container_min : scene->domain_min;
+    const eddy_real *hi = scene->has_container ? scene->container_max : scene->domain_max;
+    double g_dot_floor = 0.0;
+    for (int a = 0; a < scene->dimensions; ++a) {
+        const double g = scene->gravity[a];
+        /* (positions in simulation units, as the particles' are) */
+        g_dot_floor += g * (double)(g > 0 ? hi[a] : lo[a]) * (double)scene->simulation_scale;
+    }
+    return g_dot_floor;
+}
