@@ -6,13 +6,19 @@
  * sim.c), so the world at an output frame carries its position at that frame's time.
  *
  * Shapes, through the renderer's camera (render_project), exactly in 2D and in 3D:
- *   - box: the outline of its projection (the convex hull of its corners, exact for a convex solid
- *     wholly in front of the eye), filled; in 3D its 12 edges on top;
+ *   - box: the outline of its projection (the convex hull of its corners' images, exact for a convex
+ *     solid in front of the eye), filled; in 3D its 12 edges on top;
  *   - sphere (a disc in 2D): its silhouette, the circle where the cone of sight rays from the eye (the
  *     cylinder along the view, orthographic) touches it, as a 96-sided polygon;
  *   - plane: its solid side within the framed region (the container, or the preset's bounds), or, in a
  *     scene without a container, within the domain; filled, with the plane's own cut through that
  *     region as its edge (a line in 2D, a polygon in 3D).
+ *
+ * In 3D through a perspective eye, a shape that reaches behind the eye is cut at a near plane just in
+ * front of it (near_cut) before it is projected, and the part in front is drawn: a point behind the eye
+ * has no image (projected as it is, it would land mirrored on the far side of the picture), yet a floor
+ * that runs under the camera or a long box beside it is mostly in view. The near plane sits so close to
+ * the eye that what it cuts away, in front of the eye, projects outside the picture anyway.
  */
 #include "render_internal.h"
 
@@ -22,8 +28,10 @@
 #include <string.h>
 
 #define CIRCLE_POINTS 96
-/* A box's 8 corners and its 12 edges' crossings with a plane: the most points a clipped shape has. */
-#define MAX_SHAPE_POINTS 20
+/* The most points a clipped shape has: a plane's solid side gathered from the region's 6 faces, each cut
+ * by the plane and by the near plane (a quadrilateral grows a point per cut); a box cut by the near plane
+ * has fewer (8 corners and 12 edges' crossings). */
+#define MAX_SHAPE_POINTS 36
 
 typedef struct collider_ink {
     uint8_t fill[3], edge[3];
@@ -104,6 +112,68 @@ static void corner(const double lo[3], const double hi[3], int k, double out[3])
     for (int a = 0; a < 3; ++a) out[a] = (k >> a & 1) ? hi[a] : lo[a];
 }
 
+/* The points p with dot(k, p - o) >= off: the side of a cut that is kept. */
+typedef struct half_space {
+    double k[3], o[3], off;
+} half_space;
+
+static double side_of(const half_space *h, const double p[3])
+{
+    const double d[3] = {p[0] - h->o[0], p[1] - h->o[1], p[2] - h->o[2]};
+    return dot3(h->k, d) - h->off;
+}
+
+/* The near plane of a perspective eye in 3D: what is at least `near` in front of the eye along the view;
+ * 0 when nothing is cut (2D, or an orthographic camera, which sees every point). `near` is a millionth
+ * of the eye's distance to its target, so that it scales with the scene, and never under 1e-8: the
+ * crossings made on it must stay in front of render_project's threshold (1e-9) after rounding. */
+static int near_cut(const eddy_renderer *r, half_space *h)
+{
+    if (r->dimensions != 3 || !r->perspective) return 0;
+    const double to_target[3] = {r->target[0] - r->eye[0], r->target[1] - r->eye[1], r->target[2] - r->eye[2]};
+    memcpy(h->k, r->fwd, sizeof h->k);
+    memcpy(h->o, r->eye, sizeof h->o);
+    h->off = fmax(1e-6 * norm3(to_target), 1e-8);
+    return 1;
+}
+
+/* Where the segment from p (side sp) to q (side sq) crosses the cut; sp and sq of opposite signs. */
+static void crossing(const double p[3], double sp, const double q[3], double sq, double out[3])
+{
+    const double t = sp / (sp - sq);
+    for (int a = 0; a < 3; ++a) out[a] = p[a] + t * (q[a] - p[a]);
+}
+
+/* The polygon in[0..n) cut to the kept side of h (Sutherland-Hodgman), into out (room for 2n points:
+ * a convex polygon gains at most one); returns its count. */
+static size_t clip_polygon(const half_space *h, const double (*in)[3], size_t n, double (*out)[3])
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const double *p = in[k], *q = in[(k + 1) % n];
+        const double sp = side_of(h, p), sq = side_of(h, q);
+        if (sp >= 0.0) memcpy(out[m++], p, sizeof out[0]);
+        if ((sp >= 0.0) != (sq >= 0.0)) crossing(p, sp, q, sq, out[m++]);
+    }
+    return m;
+}
+
+/* An edge from p to q in the edge ink: the part in front of the near plane (cut: h, else all of it). */
+static void edge_3d(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const half_space *h,
+                    const double p[3], const double q[3])
+{
+    double a[3], b[3], xa, ya, xb, yb, d, s;
+    memcpy(a, p, sizeof a);
+    memcpy(b, q, sizeof b);
+    if (h) {
+        const double sa = side_of(h, a), sb = side_of(h, b);
+        if (sa < 0.0 && sb < 0.0) return;
+        if (sa < 0.0) crossing(p, sa, q, sb, a);
+        else if (sb < 0.0) crossing(p, sa, q, sb, b);
+    }
+    if (render_project(r, a, &xa, &ya, &d, &s) && render_project(r, b, &xb, &yb, &d, &s)) segment(im, ink, xa, ya, xb, yb);
+}
+
 static void draw_collider_box(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c)
 {
     double lo[3], hi[3], p[8][3], xy[2 * MAX_SHAPE_POINTS];
@@ -122,18 +192,27 @@ static void draw_collider_box(const eddy_renderer *r, eddy_canvas *im, const col
         if (project_points(r, (const double(*)[3])q, 4, xy)) eddy_canvas_polygon(im, xy, 4, ink->fill, ink->lw, ink->edge);
         return;
     }
-    if (project_points(r, (const double(*)[3])p, 8, xy)) {
-        size_t m = convex_hull(xy, 8);
+    /* The box cut by the near plane is convex, and its corners are the box's corners in front and the
+     * edges' crossings with the plane: its image is their images' hull. */
+    half_space h;
+    const int cut = near_cut(r, &h);
+    double s[8], kept[MAX_SHAPE_POINTS][3];
+    size_t nk = 0;
+    for (int k = 0; k < 8; ++k) {
+        s[k] = cut ? side_of(&h, p[k]) : 0.0;
+        if (s[k] >= 0.0) memcpy(kept[nk++], p[k], sizeof p[k]);
+    }
+    /* (corners k and k | bit differ on one axis: the 12 edges) */
+    for (int k = 0; k < 8; ++k)
+        for (int bit = 1; bit < 8; bit <<= 1)
+            if (!(k & bit) && (s[k] >= 0.0) != (s[k | bit] >= 0.0)) crossing(p[k], s[k], p[k | bit], s[k | bit], kept[nk++]);
+    if (nk >= 3 && project_points(r, (const double(*)[3])kept, nk, xy)) {
+        size_t m = convex_hull(xy, nk);
         eddy_canvas_polygon(im, xy, m, ink->fill, 0.0, NULL);
     }
-    /* The edges, each where both its ends are in front of the eye: corners k and k | bit differ on one axis. */
     for (int k = 0; k < 8; ++k)
-        for (int bit = 1; bit < 8; bit <<= 1) {
-            if (k & bit) continue;
-            double a[2], b[2], d, s;
-            if (render_project(r, p[k], &a[0], &a[1], &d, &s) && render_project(r, p[k | bit], &b[0], &b[1], &d, &s))
-                segment(im, ink, a[0], a[1], b[0], b[1]);
-        }
+        for (int bit = 1; bit < 8; bit <<= 1)
+            if (!(k & bit)) edge_3d(r, im, ink, cut ? &h : NULL, p[k], p[k | bit]);
 }
 
 static void draw_collider_sphere(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c)
@@ -176,8 +255,22 @@ static void draw_collider_sphere(const eddy_renderer *r, eddy_canvas *im, const 
         const double t = 2.0 * M_PI * k / CIRCLE_POINTS, cs = cos(t), sn = sin(t);
         for (int a = 0; a < 3; ++a) p[k][a] = mid[a] + rho * (cs * u[a] + sn * v[a]);
     }
-    if (project_points(r, (const double(*)[3])p, CIRCLE_POINTS, xy))
-        eddy_canvas_polygon(im, xy, CIRCLE_POINTS, ink->fill, ink->lw, ink->edge);
+    half_space h;
+    int behind = 0;
+    if (near_cut(r, &h))
+        for (int k = 0; k < CIRCLE_POINTS; ++k) behind |= side_of(&h, p[k]) < 0.0;
+    if (!behind) {
+        if (project_points(r, (const double(*)[3])p, CIRCLE_POINTS, xy))
+            eddy_canvas_polygon(im, xy, CIRCLE_POINTS, ink->fill, ink->lw, ink->edge);
+        return;
+    }
+    /* Every sight ray in the cone that points forward meets the disc in front of the eye, so the disc's
+     * part in front of the near plane images the whole visible silhouette. The cut across it is no edge
+     * of the sphere: only the circle's own edges are stroked. */
+    double kept[2 * CIRCLE_POINTS][3], kxy[2 * 2 * CIRCLE_POINTS];
+    const size_t m = clip_polygon(&h, (const double(*)[3])p, CIRCLE_POINTS, kept);
+    if (m >= 3 && project_points(r, (const double(*)[3])kept, m, kxy)) eddy_canvas_polygon(im, kxy, m, ink->fill, 0.0, NULL);
+    for (int k = 0; k < CIRCLE_POINTS; ++k) edge_3d(r, im, ink, &h, p[k], p[(k + 1) % CIRCLE_POINTS]);
 }
 
 /* The region a plane's solid side is shown in (sim units): the framed region where it is the container or
@@ -199,7 +292,60 @@ static void plane_region(const eddy_renderer *r, const eddy_world *w, int use_do
     }
 }
 
-/* Draws the solid side of plane c within [lo, hi]; 0 when a point of it is behind the eye. */
+/* The solid side of plane c within [lo, hi] (3D) where it reaches behind the near plane h: the region cut
+ * by the plane and by h is convex, and its corners lie on the region's faces, so cutting each face by both
+ * (Sutherland-Hodgman) gathers them; its image is their images' hull. The cut polygon's edges, ordered
+ * round it in its plane, are each cut by h. 0 when an image is not finite. */
+static int draw_plane_clipped(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c,
+                              const double lo[3], const double hi[3], const half_space *h, const double (*cut)[3],
+                              size_t nc)
+{
+    half_space solid_side;
+    for (int a = 0; a < 3; ++a) {
+        solid_side.k[a] = -(double)c->normal[a];
+        solid_side.o[a] = c->point[a];
+    }
+    solid_side.off = 0.0;
+    double solid[MAX_SHAPE_POINTS][3], xy[2 * MAX_SHAPE_POINTS];
+    size_t ns = 0;
+    for (int a = 0; a < 3; ++a)
+        for (int v = 0; v < 2; ++v) {
+            /* The face where axis a is at lo (v 0) or hi (v 1), its corners in turn round it. */
+            const int b = (a + 1) % 3, e = (a + 2) % 3, round[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+            double face[4][3], once[8][3], twice[16][3];
+            for (int k = 0; k < 4; ++k) corner(lo, hi, v << a | round[k][0] << b | round[k][1] << e, face[k]);
+            const size_t n1 = clip_polygon(&solid_side, (const double(*)[3])face, 4, once);
+            const size_t n2 = clip_polygon(h, (const double(*)[3])once, n1, twice);
+            for (size_t k = 0; k < n2 && ns < MAX_SHAPE_POINTS; ++k) memcpy(solid[ns++], twice[k], sizeof twice[k]);
+        }
+    if (ns < 3) return 1; /* nothing of the solid side is in front of the eye */
+    if (!project_points(r, (const double(*)[3])solid, ns, xy)) return 0;
+    const size_t m = convex_hull(xy, ns);
+    eddy_canvas_polygon(im, xy, m, ink->fill, 0.0, NULL);
+    if (nc < 2) return 1;
+    /* Round the cut polygon by angle about its centre, in the plane: u towards its first point, w = n x u. */
+    double mid[3] = {0, 0, 0}, u[3], w[3], n[3] = {c->normal[0], c->normal[1], c->normal[2]}, angle[MAX_SHAPE_POINTS];
+    size_t order[MAX_SHAPE_POINTS];
+    for (size_t k = 0; k < nc; ++k)
+        for (int a = 0; a < 3; ++a) mid[a] += cut[k][a] / (double)nc;
+    for (int a = 0; a < 3; ++a) u[a] = cut[0][a] - mid[a];
+    cross3(n, u, w);
+    for (size_t k = 0; k < nc; ++k) {
+        const double d[3] = {cut[k][0] - mid[0], cut[k][1] - mid[1], cut[k][2] - mid[2]};
+        const double t = atan2(dot3(d, w), dot3(d, u));
+        size_t j = k;
+        for (; j > 0 && angle[j - 1] > t; --j) {
+            angle[j] = angle[j - 1];
+            order[j] = order[j - 1];
+        }
+        angle[j] = t;
+        order[j] = k;
+    }
+    for (size_t k = 0; k < (nc == 2 ? 1 : nc); ++k) edge_3d(r, im, ink, h, cut[order[k]], cut[order[(k + 1) % nc]]);
+    return 1;
+}
+
+/* Draws the solid side of plane c within [lo, hi]; 0 when an image of it is not finite. */
 static int draw_plane_in(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c,
                          const double lo[3], const double hi[3])
 {
@@ -225,6 +371,11 @@ static int draw_plane_in(const eddy_renderer *r, eddy_canvas *im, const collider
             memcpy(cut[nc++], x, sizeof x);
         }
     if (ns < 3) return 1; /* the region is wholly on the free side (or touches the plane only) */
+    half_space h;
+    if (near_cut(r, &h))
+        for (size_t k = 0; k < ns; ++k)
+            if (side_of(&h, solid[k]) < 0.0)
+                return draw_plane_clipped(r, im, ink, c, lo, hi, &h, (const double(*)[3])cut, nc);
     double xy[2 * MAX_SHAPE_POINTS], cxy[2 * MAX_SHAPE_POINTS];
     if (!project_points(r, (const double(*)[3])solid, ns, xy) || !project_points(r, (const double(*)[3])cut, nc, cxy))
         return 0;
@@ -245,7 +396,7 @@ static void draw_collider_plane(const eddy_renderer *r, eddy_canvas *im, const e
     double lo[3], hi[3];
     plane_region(r, w, 1, lo, hi);
     if (draw_plane_in(r, im, ink, c, lo, hi)) return;
-    /* A domain reaching behind a perspective eye: the framed region, which the camera sees whole. */
+    /* A domain so large that an image of it is not finite: the framed region. */
     plane_region(r, w, 0, lo, hi);
     draw_plane_in(r, im, ink, c, lo, hi);
 }

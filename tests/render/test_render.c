@@ -854,6 +854,161 @@ static void test_colliders_in_3d_are_painted_farthest_first(void **state)
     eddy_scene_free(&s);
 }
 
+/* The pixel of a world point through the camera of the perspective tests (eye (0.5, 0.5, 3), target
+ * (0.5, 0.5, 0), up +y, fov 60): f (x - 0.5) / (3 - z), -f (y - 0.5) / (3 - z) off the view's centre. */
+typedef struct persp_view {
+    double f, cx, cy;
+    const eddy_render_info *info;
+} persp_view;
+
+static persp_view persp_of(const eddy_render_info *info)
+{
+    persp_view v = {(info->view_y1 - info->view_y0) / 2.0 / tan(30.0 * M_PI / 180.0),
+                    0.5 * (info->view_x0 + info->view_x1), 0.5 * (info->view_y0 + info->view_y1), info};
+    return v;
+}
+
+/* (x, y) off the view's centre in units of f, checked to lie in the view (else the check means nothing). */
+static void in_view(const persp_view *v, double fx, double fy, double *x, double *y)
+{
+    *x = v->cx + fx * v->f;
+    *y = v->cy + fy * v->f;
+    if (!(*x > v->info->view_x0 + 3 && *x < v->info->view_x1 - 3 && *y > v->info->view_y0 + 3 && *y < v->info->view_y1 - 3))
+        fail_msg("test point (%.1f, %.1f) is not inside the view [%d, %d) x [%d, %d)", *x, *y, v->info->view_x0,
+                 v->info->view_x1, v->info->view_y0, v->info->view_y1);
+}
+
+static void expect_collider_at(const rgb_image *im, const persp_view *v, double fx, double fy, const char *what)
+{
+    double x, y;
+    in_view(v, fx, fy, &x, &y);
+    expect_collider(im, x, y, what);
+}
+
+static void expect_free_at(const rgb_image *im, const persp_view *v, double fx, double fy, const char *what)
+{
+    double x, y;
+    in_view(v, fx, fy, &x, &y);
+    expect_free(im, x, y, what);
+}
+
+/* Nothing above the view's centre line: every shape below is under the eye (y < 0.5), so all its visible
+ * points image below the centre; a point behind the eye projected as it is lands above it (y - 0.5 and
+ * 3 - z both negative), mirrored. */
+static void expect_no_mirror(const rgb_image *im, const persp_view *v, const char *what)
+{
+    const uint8_t white[3] = {255, 255, 255};
+    for (int y = v->info->view_y0; y < (int)floor(v->cy) - 3; ++y)
+        for (int x = v->info->view_x0; x < v->info->view_x1; ++x) {
+            const uint8_t *p = pixel_at(im, x, y);
+            if (!same_rgb(p, white))
+                fail_msg("%s: pixel (%d, %d) above the centre line (%.1f) is (%d, %d, %d): drawn from behind the eye",
+                         what, x, y, v->cy, p[0], p[1], p[2]);
+        }
+}
+
+/* Colliders that reach behind a perspective eye are cut just in front of it and their front part drawn
+ * (they were dropped whole). The camera of the perspective tests, looking down -z from z = 3:
+ *   - a long box [0.2, 0.8] x [-0.5, 0.3] x [-1, 5] under the eye: its top face at y = 0.3 images at
+ *     (f (x - 0.5), 0.2 f) / (3 - z); its edge x = 0.2, y = -0.5 at (-0.3 f, f) / (3 - z), inside the
+ *     image of the box, so darker than the fill around it;
+ *   - a sphere of radius 0.45 at (0.5, 0, 2.8), reaching z = 3.25 behind the eye: the cone of sight lines
+ *     touching it has its axis atan(0.5 / 0.2) below the view and half-angle asin(0.45 / sqrt(0.29)), so
+ *     the silhouette's top, straight below the centre, is f tan(axis - half) down; a sight line is inside
+ *     when its angle to the axis is under the half-angle;
+ *   - a floor y <= 0.2 in a container [-1, 2] x [0, 1] x [-1, 5] around the eye (the container's own far
+ *     edges are drawn at z = -1: at +-0.375 f across and +-0.125 f up and down, and the floor's far edge at
+ *     0.075 f down; the points checked keep clear of them): its top at (f (x - 0.5), 0.3 f) / (3 - z), its
+ *     cut's edge along x = 2 at (1.5 f, 0.3 f) / (3 - z). */
+static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(3,
+                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
+                &s);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_render_info info;
+
+    /* The box. */
+    eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
+    eddy_collider box = eddy_default_collider();
+    box.shape = EDDY_SHAPE_BOX;
+    box.min[0] = 0.2f, box.min[1] = -0.5f, box.min[2] = -1.0f;
+    box.max[0] = 0.8f, box.max[1] = 0.3f, box.max[2] = 5.0f;
+    add_collider(w, &box);
+    eddy_renderer *r = open_ok(&s, w, &req, "behind_box");
+    rgb_image im = render_one(r, w, 0, "behind_box", &info);
+    persp_view v = persp_of(&info);
+    expect_collider_at(&im, &v, 0.0, 0.2 / 1.0, "box: its top at (0.5, 0.3, 2)");
+    expect_collider_at(&im, &v, 0.2 / 0.5, 0.2 / 0.5, "box: its top at (0.7, 0.3, 2.5)");
+    double x, y;
+    in_view(&v, 0.0, 0.2, &x, &y);
+    const uint8_t fill = pixel_at(&im, x, y)[0];
+    in_view(&v, -0.3 / 2.0, 1.0 / 2.0, &x, &y);
+    expect_collider(&im, x, y, "box: its edge x = 0.2, y = -0.5 at z = 1");
+    if (!(pixel_at(&im, x, y)[0] < fill))
+        fail_msg("box: the edge at (%.1f, %.1f) is %d, not darker than the fill (%d)", x, y, pixel_at(&im, x, y)[0], fill);
+    expect_no_mirror(&im, &v, "box");
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+
+    /* The sphere. */
+    w = make_world(3, 1.0f, 0.02f, NULL, NULL);
+    eddy_collider ball = eddy_default_collider();
+    ball.shape = EDDY_SHAPE_SPHERE;
+    ball.center[0] = 0.5f, ball.center[1] = 0.0f, ball.center[2] = 2.8f, ball.radius = 0.45f;
+    add_collider(w, &ball);
+    r = open_ok(&s, w, &req, "behind_ball");
+    im = render_one(r, w, 0, "behind_ball", &info);
+    v = persp_of(&info);
+    const double axis[3] = {0.0, -0.5 / sqrt(0.29), 0.2 / sqrt(0.29)}; /* (right, up, forward) */
+    const double half = asin(0.45 / sqrt(0.29));
+    const double top = tan(atan2(0.5, 0.2) - half);
+    expect_collider_at(&im, &v, 0.0, top, "sphere: the top of its silhouette (its edge)");
+    expect_free_at(&im, &v, 0.0, top - 0.05, "sphere: above its silhouette");
+    const double probes[3][2] = {{0.0, top + 0.15}, {0.3, 0.45}, {-0.3, 0.45}};
+    for (int k = 0; k < 3; ++k) {
+        /* (a sight line through the probe: right fx, up -fy, forward 1) */
+        const double d[3] = {probes[k][0], -probes[k][1], 1.0};
+        const double cosine = (d[0] * axis[0] + d[1] * axis[1] + d[2] * axis[2]) / sqrt(d[0] * d[0] + d[1] * d[1] + 1.0);
+        assert_true(cosine > cos(half) + 0.02); /* well inside the silhouette */
+        expect_collider_at(&im, &v, probes[k][0], probes[k][1], "sphere: inside its silhouette");
+    }
+    expect_no_mirror(&im, &v, "sphere");
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+
+    /* The floor in a container around the eye. */
+    const float lo[3] = {-1, 0, -1}, hi[3] = {2, 1, 5};
+    w = make_world(3, 1.0f, 0.02f, lo, hi);
+    eddy_collider floor_plane = eddy_default_collider();
+    floor_plane.shape = EDDY_SHAPE_PLANE;
+    floor_plane.point[0] = 0.5f, floor_plane.point[1] = 0.2f, floor_plane.point[2] = 0.5f;
+    floor_plane.normal[0] = 0.0f, floor_plane.normal[1] = 1.0f, floor_plane.normal[2] = 0.0f;
+    add_collider(w, &floor_plane);
+    r = open_ok(&s, w, &req, "behind_floor");
+    im = render_one(r, w, 0, "behind_floor", &info);
+    v = persp_of(&info);
+    expect_collider_at(&im, &v, 0.0, 0.3 / 1.5, "floor: its top at (0.5, 0.2, 1.5)");
+    expect_collider_at(&im, &v, 0.3 / 1.0, 0.3 / 1.0, "floor: its top at (0.8, 0.2, 2)");
+    expect_collider_at(&im, &v, 1.5 / 3.0, 0.3 / 3.0, "floor: its edge along x = 2 at z = 0");
+    /* Where its top behind the eye, (0.5, 0.2, 4) and (0.2 or 0.8, 0.2, 4), would land projected as it
+     * is, and above the floor's far edge. */
+    expect_free_at(&im, &v, 0.0, -0.3, "floor: (0.5, 0.2, 4) mirrored");
+    expect_free_at(&im, &v, 0.3, -0.3, "floor: (0.2, 0.2, 4) mirrored");
+    expect_free_at(&im, &v, -0.3, -0.3, "floor: (0.8, 0.2, 4) mirrored");
+    expect_free_at(&im, &v, 0.2, 0.03, "floor: above its far edge");
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 /* A moving collider (colliders[].velocity, moving_until) is drawn where it is at the frame's time: the
  * paddle [0.1, 0.2] x [0, 0.3] moves at 1 m/s until t = 0.2 s, so it spans x + min(t, 0.2). */
 static void test_a_moving_collider_is_drawn_where_it_is(void **state)
@@ -1406,6 +1561,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_colliders_are_drawn_in_2d),
         cmocka_unit_test(test_colliders_are_drawn_in_3d),
         cmocka_unit_test(test_colliders_in_3d_are_painted_farthest_first),
+        cmocka_unit_test(test_colliders_reaching_behind_the_eye_are_cut_at_it),
         cmocka_unit_test(test_a_moving_collider_is_drawn_where_it_is),
         cmocka_unit_test(test_colour_bar_and_time_stamp),
         cmocka_unit_test(test_time_stamps_tell_close_frames_apart),
