@@ -107,7 +107,7 @@ cli_test(run_without_scene 2 "run needs a scene file" run)
 cli_test(steps_and_until 2 "give --steps or --until, not both" run ${SCENES}/dam_break_2d.json --steps 1 --until 1)
 cli_test(bad_steps 2 "--steps expects an integer in [0, 9007199254740992], got 'many'" run ${SCENES}/dam_break_2d.json --steps many)
 # --format takes writer ids: any the registry has, else the ones there are.
-cli_test(bad_format 2 "--format expects writer ids separated by commas (available: vtk, csv), got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
+cli_test(bad_format 2 "--format expects writer ids separated by commas (available: csv, vtk), got 'xml'" run ${SCENES}/dam_break_2d.json --format xml)
 cli_test(bad_format_syntax 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'VTK': 'VTK' is not a writer id (lower-case letters, digits, _)" run ${SCENES}/dam_break_2d.json --format VTK)
 cli_test(format_twice 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,csv,vtk': 'vtk' is given twice" run ${SCENES}/dam_break_2d.json --format vtk,csv,vtk)
 cli_test(format_empty_entry 2 "--format expects writer ids separated by commas, each once, e.g. vtk,csv, got 'vtk,,csv': an empty entry" run ${SCENES}/dam_break_2d.json --format vtk,,csv)
@@ -142,10 +142,27 @@ cli_test(unknown_solver_override 1 "unknown solver 'pbf_typo'" run ${SCENES}/dam
 # With no plugin refused, the message says where plugins are searched and what EDDY_PLUGIN_PATH holds:
 # an outside author with the variable unset, or naming a folder without the .so (the source folder
 # instead of the build's), saw only the list of solvers found.
-cli_test(unknown_solver_names_plugin_path 1 "tait, vpm_hybrid; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_wcmon.so (`eddy list` shows the plugins found))"
+# eddy's own plugin folders as the hint names them, searched: the build tree's (a real path) and the
+# configured prefix's when there is one.
+get_filename_component(OWN_PLUGIN_DIRS ${EDDY_PLUGIN_OUTPUT_DIR} REALPATH)
+if(IS_DIRECTORY ${CMAKE_INSTALL_PREFIX}/lib/eddy/plugins)
+  get_filename_component(_prefix_plugins ${CMAKE_INSTALL_PREFIX}/lib/eddy/plugins REALPATH)
+  if(NOT _prefix_plugins STREQUAL OWN_PLUGIN_DIRS)
+    string(APPEND OWN_PLUGIN_DIRS ", ${_prefix_plugins}")
+  endif()
+endif()
+cli_test(unknown_solver_names_plugin_path 1 "tait, vpm_hybrid; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder (searched: ${OWN_PLUGIN_DIRS}): add the folder that holds eddy_wcmon.so (`eddy list` shows the plugins found))"
          run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
-cli_test(unknown_solver_shows_plugin_path 1 "(it is '${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes') and in eddy's own plugin folder: add the folder that holds eddy_wcmon.so"
+cli_test(unknown_solver_shows_plugin_path 1 "(it is '${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes') and in eddy's own plugin folder (searched: ${OWN_PLUGIN_DIRS}): add the folder that holds eddy_wcmon.so"
          run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
+# The ids are sorted, not in the order found: the ABI 2.3 test plugin's solver, in EDDY_PLUGIN_PATH and
+# so found first, stands between tait and vpm_hybrid (bad_format above has the exact list of the
+# host's own writers).
+cli_test(unknown_solver_ids_sorted 1 "(available: pbf, sph_mueller, " run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
+cli_test(unknown_solver_ids_sorted_tail 1 "tait, v2_3_solver, vpm_hybrid; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is '${PROJECT_BINARY_DIR}/test_plugins_v2_3')"
+         run ${SCENES}/dam_break_2d.json --solver wcmon --out ${CLI_OUT}/x)
+set_tests_properties(cli_unknown_solver_ids_sorted cli_unknown_solver_ids_sorted_tail PROPERTIES
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${PROJECT_BINARY_DIR}/test_plugins_v2_3")
 set_tests_properties(cli_unknown_solver_names_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=")
 set_tests_properties(cli_unknown_solver_shows_plugin_path PROPERTIES ENVIRONMENT "EDDY_PLUGIN_PATH=${CMAKE_CURRENT_SOURCE_DIR}/cli_scenes")
 cli_test(unknown_grid 1 "unknown grid 'gpu' (available: cpu" run ${SCENES}/dam_break_2d.json --grid gpu --out ${CLI_OUT}/x)
@@ -523,3 +540,9 @@ add_test(NAME cli_energy_rise_not_said_for_work_or_removal
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_energy/no_false_rise.sh ${EDDY_EXE} ${SCENES}
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli_energy ${CLI_OUT}/energy_rise_false)
 set_tests_properties(cli_energy_rise_not_said_for_work_or_removal PROPERTIES TIMEOUT 120)
+# A collider under the container's floor (its top face on the floor or within reach under it) is no
+# wall: every solver's run with it ends in the state of the run without it.
+add_test(NAME cli_collider_under_floor_changes_nothing
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_hidden_colliders/same_as_without.sh ${EDDY_EXE}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli_hidden_colliders ${CLI_OUT}/hidden_colliders)
+set_tests_properties(cli_collider_under_floor_changes_nothing PROPERTIES TIMEOUT 120)

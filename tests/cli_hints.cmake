@@ -38,20 +38,20 @@ add_test(NAME cli_nearest_describe COMMAND ${NEAREST} 1
 # plugin-path hint stays (a missing plugin is then as likely as a typo).
 add_test(NAME cli_nearest_describe_tie_keeps_hint COMMAND ${NEAREST} 1
          "eddy: error: unknown component 'cpv' (available: "
-         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_cpv.so (`eddy list` shows the plugins found))"
+         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder (searched: ${OWN_PLUGIN_DIRS}): add the folder that holds eddy_cpv.so (`eddy list` shows the plugins found))"
          ${EDDY_EXE} describe cpv)
 add_test(NAME cli_nearest_solver_far_keeps_hint COMMAND ${NEAREST} 1
          "eddy: error: unknown solver 'sph_muellerxyz' (available: "
-         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder: add the folder that holds eddy_sph_muellerxyz.so (`eddy list` shows the plugins found))"
+         "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it is not set) and in eddy's own plugin folder (searched: ${OWN_PLUGIN_DIRS}): add the folder that holds eddy_sph_muellerxyz.so (`eddy list` shows the plugins found))"
          ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver sph_muellerxyz --out ${CLI_OUT}/nearest)
 set_tests_properties(cli_nearest_describe_tie_keeps_hint cli_nearest_solver_far_keeps_hint PROPERTIES
                      ENVIRONMENT "EDDY_PLUGIN_PATH=")
 # --format: the writers are the host's own, so the message is exact; in a list, the entry is named.
 add_test(NAME cli_nearest_format COMMAND ${EXPECT} 2
-         "eddy: --format expects writer ids separated by commas (available: vtk, csv), got 'cvs'; did you mean 'csv'?\n"
+         "eddy: --format expects writer ids separated by commas (available: csv, vtk), got 'cvs'; did you mean 'csv'?\n"
          ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --format cvs --out ${CLI_OUT}/nearest)
 add_test(NAME cli_nearest_format_in_list COMMAND ${EXPECT} 2
-         "eddy: --format expects writer ids separated by commas (available: vtk, csv), got 'vtk,cvs'; did you mean 'csv' for 'cvs'?\n"
+         "eddy: --format expects writer ids separated by commas (available: csv, vtk), got 'vtk,cvs'; did you mean 'csv' for 'cvs'?\n"
          ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --format vtk,cvs --out ${CLI_OUT}/nearest)
 # The scene's own check of output.format and of its sections' ids (scene/scene_components.c) suggests too.
 add_test(NAME cli_nearest_scene_format COMMAND ${EXPECT} 1
@@ -62,9 +62,10 @@ add_test(NAME cli_nearest_scene_format COMMAND ${EXPECT} 1
 add_test(NAME cli_env_values_without_control_characters
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_hints_env_escapes.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
                  ${CLI_OUT}/env_escapes)
-# A program without its plugin folder (eddy_cli built alone, or copied away) lists no solver: said, with
-# where solvers are searched (the listing only lacked their section).
+# A program without its plugin folder (eddy_cli built alone, or copied away with its libeddy: one
+# copied alone finds the plugins beside the build's libeddy) lists no solver: said, with where
+# solvers are searched (the listing only lacked their section).
 add_test(NAME cli_list_says_no_solver_found
-         COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1/bin\" && cp \"$2\" \"$1/bin/eddy\" &&
-                        EDDY_PLUGIN_PATH= sh \"$3\" 0 \"solvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in <program>/../lib/eddy/plugins\" \"$1/bin/eddy\" list"
-                 sh ${CLI_OUT}/lonely_list ${EDDY_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh)
+         COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1/bin\" \"$1/lib\" && cp \"$2\" \"$1/bin/eddy\" && cp \"$4\" \"$1/lib/\" &&
+                        EDDY_PLUGIN_PATH= LD_LIBRARY_PATH=\"$1/lib\" sh \"$3\" 0 \"solvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in <program>/../lib/eddy/plugins and <folder of libeddy>/eddy/plugins: build them\" \"$1/bin/eddy\" list"
+                 sh ${CLI_OUT}/lonely_list ${EDDY_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh $<TARGET_SONAME_FILE:eddy>)

@@ -354,7 +354,7 @@ static void good_plugins_still_load(void **state)
     assert_null(eddy_registry_find(reg, "test_solver", EDDY_INTERFACE_GRID));
     /* The built-in CPU grid is always there. */
     assert_non_null(eddy_registry_find(reg, "cpu", EDDY_INTERFACE_GRID));
-    assert_string_equal(eddy_registry_ids(reg, EDDY_INTERFACE_SOLVER), "test_solver, exploding_solver");
+    assert_string_equal(eddy_registry_ids(reg, EDDY_INTERFACE_SOLVER), "exploding_solver, test_solver");
     /* The real plugin folder of the build loads alongside. */
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/lib/eddy/plugins", getenv("EDDY_BINARY_DIR"));
@@ -765,7 +765,7 @@ static void open_kind_loads_and_is_listed(void **state)
     assert_true(turns == 3.0);
     assert_string_equal(eddy_registry_ids(reg, "acme.widget.1"), "acme_widget");
     assert_string_equal(eddy_registry_ids(reg, EDDY_INTERFACE_PROBE), "acme_count");
-    assert_string_equal(eddy_registry_ids(reg, NULL), "cpu, acme_count, acme_widget");
+    assert_string_equal(eddy_registry_ids(reg, NULL), "acme_count, acme_widget, cpu");
     /* Its probe, a known interface, is checked and copied: unit() left out reads NULL. */
     const eddy_probe_vtable *p = eddy_registry_find(reg, "acme_count", EDDY_INTERFACE_PROBE)->component->vtable;
     assert_int_equal(p->size, sizeof(eddy_probe_vtable));
@@ -795,7 +795,7 @@ static void abi_folder_loads_the_compatible_ones(void **state)
     /* older_short_{component,param,descriptor}, newer_minor, newer_major, v1, open_kind_bad_id,
      * open_kind_no_vtable, init_fail, init_refused */
     assert_int_equal(eddy_registry_refusal_count(reg), 10);
-    assert_string_equal(eddy_registry_ids(reg, NULL), "cpu, init_ok_writer, older_solver, acme_count, acme_widget");
+    assert_string_equal(eddy_registry_ids(reg, NULL), "acme_count, acme_widget, cpu, init_ok_writer, older_solver");
     for (size_t i = 1; i < eddy_registry_count(reg); ++i)
         assert_non_null(strstr(eddy_registry_at(reg, i)->file, abi_dir_real));
     eddy_registry_destroy(reg);

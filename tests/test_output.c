@@ -1001,7 +1001,7 @@ static void test_writers_by_id(void **state)
     opt.format_count = 2;
     opt.scene = NULL;
     assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "unknown writer 'xml' (available: vtk, csv, recorder)");
+    assert_string_equal(err.message, "unknown writer 'xml' (available: csv, recorder, vtk)");
     assert_null(o);
 
     eddy_registry_destroy(reg);
@@ -1047,7 +1047,7 @@ static void test_nearest_id(void **state)
     const char *kinds[] = {w, EDDY_INTERFACE_PROBE, EDDY_INTERFACE_GRID, EDDY_INTERFACE_SOLVER, NULL};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
         assert_string_equal(eddy_scene_registry_ids(reg, kinds[k], list, sizeof list), eddy_registry_ids(reg, kinds[k]));
-    assert_string_equal(eddy_scene_registry_ids(reg, w, small, sizeof small), "vtk, csv...");
+    assert_string_equal(eddy_scene_registry_ids(reg, w, small, sizeof small), "csv, rec...");
     assert_string_equal(eddy_scene_nearest_id(reg, w, "cvs"), "csv");        /* a swap */
     assert_string_equal(eddy_scene_nearest_id(reg, w, "vtkk"), "vtk");       /* an insertion */
     assert_string_equal(eddy_scene_nearest_id(reg, w, "recrdr"), "recorder"); /* two deletions */
@@ -1092,19 +1092,19 @@ static void test_nearest_id(void **state)
     assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
     assert_null(o);
     /* line 7, column 31: the opening quote of "cvs" */
-    assert_string_equal(err.message, "typo.json:7:31: output.format[1]: unknown writer 'cvs' (available: vtk, csv, "
-                                     "recorder); did you mean 'csv'?");
+    assert_string_equal(err.message, "typo.json:7:31: output.format[1]: unknown writer 'cvs' (available: csv, recorder, "
+                                     "vtk); did you mean 'csv'?");
     eddy_scene_free(&scene);
     /* Without a scene (the session API's formats), and nothing near: the message as it was. */
     static const char *const far[] = {"vtk", "xml"}, *const near[] = {"recordr"};
     opt.scene = NULL;
     opt.formats = far;
     assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "unknown writer 'xml' (available: vtk, csv, recorder)");
+    assert_string_equal(err.message, "unknown writer 'xml' (available: csv, recorder, vtk)");
     opt.formats = near;
     opt.format_count = 1;
     assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "unknown writer 'recordr' (available: vtk, csv, recorder); did you mean 'recorder'?");
+    assert_string_equal(err.message, "unknown writer 'recordr' (available: csv, recorder, vtk); did you mean 'recorder'?");
     eddy_registry_destroy(reg);
     eddy_world_destroy(world);
 }

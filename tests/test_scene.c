@@ -1096,7 +1096,7 @@ static void component_ids(void **state)
      * skipped silently). */
     edited_error("\"fluids\"", "\"solvers\": {\"sph_muller\": {\"cfl\": 0.4}},\n  \"fluids\"",
                  "t.json:9:15: solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
-                 "solvers: sph_mueller, pbf, test; did you mean 'sph_mueller'?");
+                 "solvers: pbf, sph_mueller, test; did you mean 'sph_mueller'?");
     edited_error("\"fluids\"", "\"grids\": {\"cuda\": {}},\n  \"fluids\"",
                  "t.json:9:13: grids.cuda: unknown grid 'cuda', expected one of the registered grids: cpu");
     /* A solver's id in grids is not a grid. */
@@ -1104,12 +1104,12 @@ static void component_ids(void **state)
                  "t.json:9:24: grids.pbf: unknown grid 'pbf', expected one of the registered grids: cpu");
     edited_error("\"fluids\"", "\"output\": {\"writers\": {\"vtx\": {}}},\n  \"fluids\"",
                  "t.json:9:26: output.writers.vtx: unknown writer 'vtx', expected one of the registered writers: "
-                 "vtk, csv; did you mean 'vtk'?");
+                 "csv, vtk; did you mean 'vtk'?");
     /* From --set: the --set named. */
     const char *set[] = {"solvers.sph_muller.cfl=1"};
     expect_error_sets(VALID, set, 1, EDDY_ERR_INVALID_ARGUMENT,
                       "--set 'solvers.sph_muller.cfl=1': solvers.sph_muller: unknown solver 'sph_muller', expected one of the registered "
-                      "solvers: sph_mueller, pbf, test; did you mean 'sph_mueller'?");
+                      "solvers: pbf, sph_mueller, test; did you mean 'sph_mueller'?");
     /* Sections of every registered solver are accepted whichever solver runs. */
     eddy_scene s;
     eddy_world *w = NULL;
@@ -1610,7 +1610,7 @@ static void keys_with_path_characters_are_located(void **state)
                        "iterations, vorticity, kernel, sound_speed");
     edited_error("\"fluids\"", "\"solvers\": {\"sph.mueller\": {}},\n  \"fluids\"",
                  "t.json:9:15: solvers.sph.mueller: unknown solver 'sph.mueller', expected one of the registered "
-                 "solvers: sph_mueller, pbf, test; did you mean 'sph_mueller'?");
+                 "solvers: pbf, sph_mueller, test; did you mean 'sph_mueller'?");
     /* A key "a.b" beside an object "a" holding "b": the error is at the key "a.b" (line 2), not at the
      * member b of a (line 4), where a lookup by the dotted path found it. */
     /* A byte below 33 between tokens is white space to cJSON (a form feed, a 0x16): the locator skipped

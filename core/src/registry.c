@@ -121,6 +121,15 @@ typedef struct record {
     uint32_t index;                    /* its place in its plugin's components[] */
 } record;
 
+/* A folder scanned for plugins. Its device and inode as well as its real path: a bind mount or a
+ * second mount of one file system gives the same folder two real paths, and its plugins were then
+ * loaded twice over (each refused as a duplicate of itself). */
+typedef struct scanned_dir {
+    char *path; /* real path */
+    dev_t dev;
+    ino_t ino;
+} scanned_dir;
+
 struct eddy_registry {
     const eddy_host *host;
     record **records;
@@ -129,7 +138,7 @@ struct eddy_registry {
     size_t refusal_count;
     loaded_plugin *plugins;
     size_t plugin_count;
-    char **dirs; /* scanned folders (real paths), to scan each once */
+    scanned_dir *dirs; /* scanned folders, to scan each once */
     size_t dir_count;
     char *ids;   /* buffer for eddy_registry_ids */
     /* Search-path level of what is registered now: 0 for built-ins and files loaded one by one, k >= 1
@@ -481,7 +490,7 @@ void eddy_registry_destroy(eddy_registry *reg)
         free((char *)reg->refusals[i].file);
         free((char *)reg->refusals[i].reason);
     }
-    for (size_t i = 0; i < reg->dir_count; ++i) free(reg->dirs[i]);
+    for (size_t i = 0; i < reg->dir_count; ++i) free(reg->dirs[i].path);
     free(reg->dirs);
     free(reg->plugins);
     free(reg->refusals);
@@ -710,13 +719,17 @@ static int plugin_name_filter(const struct dirent *e)
 void eddy_registry_scan_dir(eddy_registry *reg, const char *dir)
 {
     char real[PATH_MAX];
-    if (!realpath(dir, real)) return;
+    struct stat st;
+    if (!realpath(dir, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) return;
     for (size_t i = 0; i < reg->dir_count; ++i)
-        if (strcmp(reg->dirs[i], real) == 0) return;
-    char **dirs = realloc(reg->dirs, sizeof *dirs * (reg->dir_count + 1));
+        if (strcmp(reg->dirs[i].path, real) == 0 || (reg->dirs[i].dev == st.st_dev && reg->dirs[i].ino == st.st_ino))
+            return;
+    scanned_dir *dirs = realloc(reg->dirs, sizeof *dirs * (reg->dir_count + 1));
     if (!dirs) return;
     reg->dirs = dirs;
-    if (!(dirs[reg->dir_count] = dup_str(real))) return;
+    if (!(dirs[reg->dir_count].path = dup_str(real))) return;
+    dirs[reg->dir_count].dev = st.st_dev;
+    dirs[reg->dir_count].ino = st.st_ino;
     reg->dir_count++;
     /* One level per folder: an id seen in an earlier folder shadows, one seen in this folder conflicts. */
     const unsigned outer = reg->level;
@@ -801,6 +814,16 @@ static void check_path_entry(eddy_registry *reg, const char *entry)
     free(list);
 }
 
+/* Scans `base`'s folder joined with `sub` (base is a file's path: an executable, a library). */
+static void scan_beside(eddy_registry *reg, const char *base, const char *sub)
+{
+    const char *slash = strrchr(base, '/');
+    if (!slash) return;
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - base), base, sub) < (int)sizeof dir)
+        eddy_registry_scan_dir(reg, dir);
+}
+
 void eddy_registry_discover(eddy_registry *reg)
 {
     const char *env = getenv("EDDY_PLUGIN_PATH");
@@ -817,15 +840,24 @@ void eddy_registry_discover(eddy_registry *reg)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char dir[PATH_MAX];
-            if (snprintf(dir, sizeof dir, "%s/../%s", exe, EDDY_PLUGIN_SUBDIR) < (int)sizeof dir)
-                eddy_registry_scan_dir(reg, dir);
-        }
+        scan_beside(reg, exe, "../" EDDY_PLUGIN_SUBDIR);
     }
+    /* Beside libeddy's own file: a program other than `eddy` (a coupling code in its own folder, an
+     * interpreter) linked against a moved installation finds the plugins of that installation, where
+     * the folder next to its executable is not eddy's and the configured prefix is not where the files
+     * are. The build tree has the install tree's layout, so the one relative path serves both. For
+     * `eddy` itself this is the folder above, scanned once. */
+    Dl_info self;
+    if (dladdr((const void *)&eddy_registry_discover, &self) && self.dli_fname && self.dli_fname[0] == '/')
+        scan_beside(reg, self.dli_fname, EDDY_PLUGIN_DIR_FROM_LIB);
     eddy_registry_scan_dir(reg, EDDY_INSTALL_PLUGIN_DIR);
+}
+
+size_t eddy_registry_folder_count(const eddy_registry *reg) { return reg->dir_count; }
+
+const char *eddy_registry_folder_at(const eddy_registry *reg, size_t i)
+{
+    return i < reg->dir_count ? reg->dirs[i].path : NULL;
 }
 
 size_t eddy_registry_count(const eddy_registry *reg) { return reg->count; }
@@ -858,20 +890,37 @@ const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const ch
     return NULL;
 }
 
+static int compare_ids(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < reg->count; ++i) len += strlen(reg->records[i]->component.id) + 2;
-    char *buf = realloc(reg->ids, len);
-    if (!buf) return "";
-    reg->ids = buf;
-    buf[0] = '\0';
+    /* Sorted: in registration order the list followed the folders and the file names (a CUDA build put
+     * sph_mueller_cuda first), and the reader looks a name up. */
+    const char **ids = malloc(sizeof *ids * (reg->count ? reg->count : 1));
+    if (!ids) return "";
+    size_t len = 1, n = 0;
     for (size_t i = 0; i < reg->count; ++i) {
         const eddy_component *c = &reg->records[i]->component;
         if (!implements(c, interface_id)) continue;
-        if (buf[0]) strcat(buf, ", ");
-        strcat(buf, c->id);
+        ids[n++] = c->id;
+        len += strlen(c->id) + 2;
     }
+    qsort(ids, n, sizeof *ids, compare_ids);
+    char *buf = realloc(reg->ids, len);
+    if (!buf) {
+        free(ids);
+        return "";
+    }
+    reg->ids = buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; ++i) {
+        if (i) strcat(buf, ", ");
+        strcat(buf, ids[i]);
+    }
+    free(ids);
     return buf;
 }
 

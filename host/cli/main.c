@@ -379,8 +379,8 @@ static int cmd_list(void)
     const char *solver_ids = eddy_registry_ids(reg, EDDY_INTERFACE_SOLVER);
     if (!solver_ids || !*solver_ids)
         printf("%ssolvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in "
-               "<program>/../lib/eddy/plugins: build them (the default build target builds every plugin) or "
-               "point EDDY_PLUGIN_PATH at their folder\n", first ? "" : "\n");
+               "<program>/../lib/eddy/plugins and <folder of libeddy>/eddy/plugins: build them (the default "
+               "build target builds every plugin) or point EDDY_PLUGIN_PATH at their folder\n", first ? "" : "\n");
     printf("\nprocesses: %s\n", eddy_decomp_describe());
     /* Components not registered because an earlier plugin folder has the id (eddy/registry.h). */
     size_t nshadow = eddy_registry_shadow_count(reg);

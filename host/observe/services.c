@@ -1,5 +1,6 @@
 #include "services.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -415,6 +416,23 @@ static const char *status_name(int code)
     }
 }
 
+/* Whether the real folder `dir` is one of the entries of `path` (EDDY_PLUGIN_PATH's value, or NULL). */
+static int in_plugin_path(const char *path, const char *dir)
+{
+    for (const char *p = path; p && *p;) {
+        const char *end = strchr(p, ':');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        char entry[PATH_MAX], real[PATH_MAX];
+        if (len > 0 && len < sizeof entry) {
+            memcpy(entry, p, len);
+            entry[len] = '\0';
+            if (realpath(entry, real) && strcmp(real, dir) == 0) return 1;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
 const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id, char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -428,9 +446,21 @@ const char *eddy_services_refusal_hint(const eddy_registry *reg, const char *id,
             snprintf(shown, sizeof shown, "is '%.120s%s'", path, strlen(path) > 120 ? "..." : "");
         else
             snprintf(shown, sizeof shown, "is not set");
+        /* Eddy's own folders are named as searched (a moved installation, a program of the user's linked
+         * against libeddy): "eddy's own plugin folder" alone left the reader to guess which, and whether
+         * it existed. */
+        char own[512] = "";
+        size_t len = 0;
+        for (size_t i = 0; reg && i < eddy_registry_folder_count(reg) && len < sizeof own; ++i) {
+            const char *dir = eddy_registry_folder_at(reg, i);
+            if (in_plugin_path(path, dir)) continue;
+            int w = snprintf(own + len, sizeof own - len, "%s%.200s", len ? ", " : "", dir);
+            if (w > 0) len += (size_t)w;
+        }
         snprintf(buf, n, "; a plugin's components are found in the folders of EDDY_PLUGIN_PATH (it %s) and in "
-                         "eddy's own plugin folder: add the folder that holds eddy_%.64s.so (`eddy list` shows the "
-                         "plugins found)", shown, id ? id : "ID");
+                         "eddy's own plugin folder (%s%s): add the folder that holds eddy_%.64s.so (`eddy list` "
+                         "shows the plugins found)", shown, own[0] ? "searched: " : "none was found", own,
+                 id ? id : "ID");
         return buf;
     }
     char name[256];

@@ -336,7 +336,7 @@ const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interfac
 
 /*
  * The ids of the registered components of interface `interface_id` (NULL: of every one), ", "-separated
- * in registration order, in buf[size] (cut with "..." when they do not fit), for the "available: ..." of
+ * sorted by id, in buf[size] (cut with "..." when they do not fit), for the "available: ..." of
  * the host's messages; returns buf. core's eddy_registry_ids builds the same list into one buffer of the
  * registry, which two threads asking at once (the Python package's Simulations and compare(), with the
  * GIL released) garbled and could free under each other: this one only reads the registry.

@@ -119,10 +119,19 @@ const char *eddy_scene_registry_ids(const eddy_registry *reg, const char *interf
     if (!size) return buf;
     buf[0] = '\0';
     size_t len = 0;
-    for (size_t i = 0; reg && i < eddy_registry_count(reg); ++i) {
-        const eddy_component *c = eddy_registry_at(reg, i)->component;
-        if (!c->id || (interface_id && (!c->interface_id || strcmp(c->interface_id, interface_id) != 0))) continue;
-        const int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", c->id);
+    /* Sorted, as the core's list: each pass takes the least id above the last one written (ids are
+     * unique), which needs no allocation and leaves the registry as it is. */
+    for (const char *last = NULL;;) {
+        const char *next = NULL;
+        for (size_t i = 0; reg && i < eddy_registry_count(reg); ++i) {
+            const eddy_component *c = eddy_registry_at(reg, i)->component;
+            if (!c->id || (interface_id && (!c->interface_id || strcmp(c->interface_id, interface_id) != 0)))
+                continue;
+            if ((!last || strcmp(c->id, last) > 0) && (!next || strcmp(c->id, next) < 0)) next = c->id;
+        }
+        if (!next) break;
+        last = next;
+        const int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", next);
         if (w < 0 || (size_t)w >= size - len) {
             if (size > 4) memcpy(buf + size - 4, "...", 4);
             break;
@@ -154,7 +163,8 @@ const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interfac
     return tie ? NULL : best;
 }
 
-/* The registered ids of an interface as "a, b, c" (quoted: "\"a\", \"b\" or \"c\""), registry order. */
+/* The registered ids of an interface as "a, b, c", sorted as every list of an unknown component's
+ * message, or quoted ("\"a\", \"b\" or \"c\""), registry order, as output.format's choices. */
 static size_t registered_ids(const eddy_registry *reg, const char *interface_id, int quoted, char *out, size_t size)
 {
     size_t n = 0, total = 0, len = 0;
@@ -162,6 +172,10 @@ static size_t registered_ids(const eddy_registry *reg, const char *interface_id,
     for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
         const eddy_component *comp = eddy_registry_at(reg, i)->component;
         if (comp->interface_id && strcmp(comp->interface_id, interface_id) == 0) ++total;
+    }
+    if (!quoted) {
+        eddy_scene_registry_ids(reg, interface_id, out, size);
+        return total;
     }
     for (size_t i = 0; i < eddy_registry_count(reg); ++i) {
         const eddy_component *comp = eddy_registry_at(reg, i)->component;

@@ -19,7 +19,7 @@ for f in bin/eddy lib/libeddy.so include/eddy/eddy.h include/eddy/plugin.h lib/e
          lib/cmake/eddy/eddyConfig.cmake lib/cmake/eddy/eddyConfigVersion.cmake lib/cmake/eddy/eddyTargets.cmake \
          lib/cmake/eddy/EddyPlugin.cmake lib/cmake/eddy/EddyPluginTests.cmake lib/cmake/eddy/plugin_tests/threads_check.cmake \
          lib/cmake/eddy/plugin_tests/resume_check.cmake lib/cmake/eddy/plugin_tests/hydrostatic_check.cmake \
-         lib/cmake/eddy/plugin_tests/check_hydrostatic.py lib/cmake/eddy/plugin_tests/check_common.cmake lib/pkgconfig/eddy.pc share/eddy/scenes/dam_break_2d.json \
+         lib/cmake/eddy/plugin_tests/check_hydrostatic.py lib/cmake/eddy/plugin_tests/check_common.cmake lib/pkgconfig/eddy.pc lib/pkgconfig/eddy_sph.pc share/eddy/scenes/dam_break_2d.json \
          share/eddy/scenes/hydrostatic_tank.json share/doc/eddy/plugin-guide.md; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -106,11 +106,20 @@ echo "== pkg-config: build the template with plain cc"
 if command -v pkg-config > /dev/null; then
     PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     export PKG_CONFIG_PATH
-    flags=$(pkg-config --cflags --libs eddy) || fail "pkg-config eddy"
-    echo "pkg-config --cflags --libs eddy: $flags"
+    # eddy is libeddy as eddy::eddy is, with no compiler flags for a program that embeds it; eddy_sph is
+    # the toolkit as eddy::sph is, with the float flags its inline loops need (and eddy through Requires).
+    core=$(pkg-config --cflags --libs eddy) || fail "pkg-config eddy"
+    echo "pkg-config --cflags --libs eddy: $core"
+    flags=$(pkg-config --cflags --libs eddy_sph) || fail "pkg-config eddy_sph"
+    echo "pkg-config --cflags --libs eddy_sph: $flags"
     for f in -fno-math-errno -fno-trapping-math -ffp-contract=off; do
-        case " $flags " in *" $f "*) ;; *) fail "pkg-config --cflags eddy lacks $f";; esac
+        case " $flags " in *" $f "*) ;; *) fail "pkg-config --cflags eddy_sph lacks $f";; esac
+        case " $core " in *" $f "*) fail "pkg-config --cflags eddy gives $f, which eddy::eddy does not";; esac
     done
+    for f in -leddy_sph -leddy; do
+        case " $flags " in *" $f "*) ;; *) fail "pkg-config --cflags --libs eddy_sph lacks $f";; esac
+    done
+    case " $core " in *" -leddy_sph "*) fail "pkg-config --libs eddy links the toolkit, which eddy::eddy does not";; esac
     mkdir -p "$work/pc"
     "$cc" -std=c11 -O3 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -fopenmp \
         "$src/examples/plugin_template/xsph.c" $flags -o "$work/pc/eddy_xsph.so" || fail "cc with pkg-config flags"

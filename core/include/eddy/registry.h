@@ -7,8 +7,12 @@
  *
  * Discovery order (eddy_registry_discover): every folder in EDDY_PLUGIN_PATH (colon-separated), the
  * plugin folder next to the running executable (<exe>/../lib/eddy/plugins, which is both the build
- * tree and the install layout), then the install folder compiled into libeddy. A folder seen twice is
- * scanned once; in each, every file named eddy_*.so is tried, in name order. An EDDY_PLUGIN_PATH entry
+ * tree and the install layout), the plugin folder next to libeddy's own file (<folder of
+ * libeddy.so>/eddy/plugins: <prefix>/lib/eddy/plugins of the installation the program is linked
+ * against, wherever it was moved, so any program linking libeddy finds its plugins), then the install
+ * folder compiled into libeddy. A folder seen twice (the same real path, or the same device and inode:
+ * for `eddy` the executable's and libeddy's folder are one) is scanned once, at its first place; in
+ * each, every file named eddy_*.so is tried, in name order. An EDDY_PLUGIN_PATH entry
  * that can give no plugin (no such folder, a file, a folder whose .so files none is named eddy_*.so) is
  * recorded with the refusals, the entry (or the misnamed file) as the file; an entry that is no folder
  * (missing or a file) is also logged once as a warning through the host, in the same words.
@@ -106,6 +110,13 @@ EDDY_API void eddy_registry_scan_dir(eddy_registry *reg, const char *dir);
 /* Scans the standard places (see above). */
 EDDY_API void eddy_registry_discover(eddy_registry *reg);
 
+/* The folders scanned so far (eddy_registry_scan_dir, _discover), as real paths, in the order scanned:
+ * each once, and only those that exist. For a host to say where it looked for a component it did not
+ * find. eddy_registry_folder_at returns NULL past the count; the string stays valid until
+ * eddy_registry_destroy. */
+EDDY_API size_t eddy_registry_folder_count(const eddy_registry *reg);
+EDDY_API const char *eddy_registry_folder_at(const eddy_registry *reg, size_t i);
+
 /* The registered components (the built-ins included), in the order they were registered;
  * eddy_registry_at returns NULL past the count. An entry stays valid until eddy_registry_destroy. */
 EDDY_API size_t eddy_registry_count(const eddy_registry *reg);
@@ -127,8 +138,8 @@ EDDY_API const eddy_registry_shadow *eddy_registry_shadow_at(const eddy_registry
 EDDY_API const eddy_registry_entry *eddy_registry_find(const eddy_registry *reg, const char *id,
                                                        const char *interface_id);
 
-/* The ids of the components implementing `interface_id` (NULL: all) as "a, b, c" for error messages;
- * owned by the registry until the next call ("" when memory runs out). */
+/* The ids of the components implementing `interface_id` (NULL: all) as "a, b, c" for error messages,
+ * sorted (strcmp); owned by the registry until the next call ("" when memory runs out). */
 EDDY_API const char *eddy_registry_ids(eddy_registry *reg, const char *interface_id);
 
 /* Short name of an interface for messages: "solver", "grid", "writer", "probe", or the id itself
