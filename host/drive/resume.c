@@ -160,6 +160,9 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     const char *file = NULL, *solver = NULL, *grid = NULL, *version = NULL;
     double end_steps = -1, end_time = INFINITY, every = 0, next_frame = 0;
     int rc;
+    /* A checkpoint of a program's own (eddy_session_checkpoint: "outputs" false) comes with no frames or
+     * tables to continue: they start at the resume point, not reported lost one by one. */
+    c->fresh_outputs = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s, "outputs"));
     /* The ids' lengths are the registry's to check: an unknown id is refused by name. */
     if ((rc = setting_string(ck, s, "scene_file", "scene_file", 1, sizeof c->scene_file, &file, err)) ||
         (rc = setting_string(ck, s, "solver", "solver", 1, EDDY_SCENE_PATH_MAX, &solver, err)) ||
@@ -317,7 +320,7 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         run_close_ctx(&c);
         return rc;
     }
-    if ((rc = run_open_output(&c, 1, resume_time, err)) || (rc = run_open_probe_table(&c, err))) {
+    if ((rc = run_open_output(&c, !c.fresh_outputs, resume_time, err)) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;
     }

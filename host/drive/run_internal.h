@@ -29,6 +29,7 @@ typedef struct run_ctx {
     int frame;                /* index of the next regular output frame (at frame * output_interval) */
     long long written_step;   /* the step of the last frame whose outputs were written; -1: none yet */
     int has_checkpoint;       /* a checkpoint of this run is in the folder (written, or resumed from) */
+    int fresh_outputs;        /* resume: the checkpoint's run wrote no outputs to continue (session API) */
     double checkpoint_time;   /* ... at this time, s */
     int checkpoint_failed;    /* the last checkpoint write failed (its message says the previous is kept) */
     char *open_log;           /* what the components said while the session opened (run.json), owned */

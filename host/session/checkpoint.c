@@ -173,6 +173,33 @@ int eddy_checkpoint_write_piece(const char *dir, const char *name, const eddy_si
     return write_checkpoint(dir, name, 1, sim, settings, err);
 }
 
+int checkpoint_particle_fault(const eddy_particles *p, char *fault, size_t n)
+{
+    static const char *const NAMES[] = {"position", "velocity", "density", "pressure", "mass"};
+    static const char AXES[3] = {'x', 'y', 'z'};
+    for (int f = 0; f < EDDY_BUILTIN_FIELD_COUNT; ++f) {
+        const int comps = eddy_particles_field_components(p, f);
+        for (int a = 0; a < comps; ++a) {
+            const eddy_real *v = eddy_particles_field(p, f, a);
+            const int flat = p->dimensions == 2 && a == 2; /* z, vz in 2D */
+            for (size_t i = 0; i < p->count; ++i) {
+                const int ok = f == EDDY_FIELD_MASS ? isfinite(v[i]) && v[i] > 0 : flat ? v[i] == 0 : isfinite(v[i]);
+                if (ok) continue;
+                char name[32];
+                if (comps > 1) snprintf(name, sizeof name, "%s.%c", NAMES[f], AXES[a]);
+                else snprintf(name, sizeof name, "%s", NAMES[f]);
+                snprintf(fault, n, "particle %zu (id %llu): %s is %g, expected %s", i, (unsigned long long)p->id[i],
+                         name, (double)v[i],
+                         f == EDDY_FIELD_MASS ? "a finite number > 0"
+                         : flat               ? "0 in 2D"
+                                              : "a finite number");
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int write_checkpoint(const char *dir, const char *name, int piece, const eddy_sim *sim,
                             const cJSON *settings, eddy_error *err)
 {
@@ -190,6 +217,15 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
         return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
                               "cannot write a checkpoint of a world with %zu halo particles (a domain-decomposed run)",
                               w->particles.halo_count);
+    /* A state no resume would take (a step that blew up, a NaN a coupling program wrote) must not
+     * replace the checkpoint before it: a caller that checkpoints into one folder after every step
+     * would be left with nothing to go back to. */
+    char fault[160];
+    if (checkpoint_particle_fault(&w->particles, fault, sizeof fault))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "cannot write a checkpoint of this state at step %llu (t = %.6g s), which no resume "
+                              "would take: %s; the folder's previous checkpoint, if any, is kept",
+                              (unsigned long long)w->step, w->time, fault);
     if (v->save) {
         eddy_error_clear(err);
         rc = v->save(sim->solver, &blob, &blob_size, err);
@@ -217,6 +253,18 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
     if (all && !eddy_sph_simd_select(&simd, &ignored)) {
         cJSON_DeleteItemFromObjectCaseSensitive(all, "simd");
         if (!cJSON_AddStringToObject(all, "simd", eddy_sph_simd_name(simd))) {
+            cJSON_Delete(all);
+            all = NULL;
+        }
+    }
+    /* The gravity stepped with, which a program may have changed between steps (session API): a resume
+     * takes it over the scene's. Floats print exactly in cJSON's 17 digits. */
+    if (all) {
+        const double g[3] = {w->gravity[0], w->gravity[1], w->gravity[2]};
+        cJSON_DeleteItemFromObjectCaseSensitive(all, "gravity");
+        cJSON *ga = cJSON_CreateDoubleArray(g, 3);
+        if (!ga || !cJSON_AddItemToObject(all, "gravity", ga)) {
+            cJSON_Delete(ga);
             cJSON_Delete(all);
             all = NULL;
         }

@@ -42,4 +42,11 @@ int checkpoint_take(cursor *c, void *dst, size_t n, const char *what, eddy_error
 int checkpoint_take_u32(cursor *c, uint32_t *v, const char *what, eddy_error *err);
 int checkpoint_take_u64(cursor *c, uint64_t *v, const char *what, eddy_error *err);
 
+/* The built-in fields hold what a scene can make and a run keeps: finite positions, velocities,
+ * densities and pressures, a mass > 0 (a scene's particle_mass range), z and its velocity zero in 2D;
+ * the solvers' own fields are theirs to interpret. 0 when p's host copy holds that; else 1 and `fault`
+ * says which particle and value do not ("particle I (id N): position.x is nan, expected a finite
+ * number"). The restore refuses such a checkpoint, so the writer refuses to write one too. */
+int checkpoint_particle_fault(const eddy_particles *p, char *fault, size_t n);
+
 #endif /* EDDY_HOST_CHECKPOINT_INTERNAL_H */

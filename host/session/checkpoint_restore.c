@@ -15,6 +15,7 @@
 #include "services.h"
 
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -388,32 +389,12 @@ static int restore_layout(const eddy_checkpoint *ck, const saved_state *st, eddy
     return rc;
 }
 
-/* The built-in fields hold what a scene can make and a run keeps: finite positions, velocities,
- * densities and pressures, a mass > 0 (a scene's particle_mass range), z and its velocity zero in 2D.
- * The solvers' own fields are theirs to interpret. Read from the host copy just restored. */
+/* Read from the host copy just restored (checkpoint_particle_fault, checkpoint_internal.h). */
 static int check_particles(const eddy_checkpoint *ck, const eddy_particles *p, eddy_error *err)
 {
-    static const char *const NAMES[] = {"position", "velocity", "density", "pressure", "mass"};
-    for (int f = 0; f < EDDY_BUILTIN_FIELD_COUNT; ++f) {
-        const int comps = eddy_particles_field_components(p, f);
-        for (int a = 0; a < comps; ++a) {
-            const eddy_real *v = eddy_particles_field(p, f, a);
-            const int flat = p->dimensions == 2 && a == 2; /* z, vz in 2D */
-            for (size_t i = 0; i < p->count; ++i) {
-                const int ok = f == EDDY_FIELD_MASS ? isfinite(v[i]) && v[i] > 0 : flat ? v[i] == 0 : isfinite(v[i]);
-                if (ok) continue;
-                char name[32];
-                if (comps > 1) snprintf(name, sizeof name, "%s.%c", NAMES[f], AXES[a]);
-                else snprintf(name, sizeof name, "%s", NAMES[f]);
-                return invalid(ck, err, "particle %zu (id %llu): %s is %g, expected %s", i,
-                               (unsigned long long)p->id[i], name, (double)v[i],
-                               f == EDDY_FIELD_MASS ? "a finite number > 0"
-                               : flat               ? "0 in 2D"
-                                                    : "a finite number");
-            }
-        }
-    }
-    return EDDY_OK;
+    char fault[160];
+    if (!checkpoint_particle_fault(p, fault, sizeof fault)) return EDDY_OK;
+    return invalid(ck, err, "%s", fault);
 }
 
 /* The solver's own state (save/load), last in both orders. */
@@ -528,6 +509,28 @@ static int finish(void *user, eddy_sim *sim, int filled, eddy_error *err)
     return filled ? finish_filled(user, sim, err) : finish_over_scene(user, sim, err);
 }
 
+/* The gravity the run stepped with when it differs from the scene's (a program changed the world's
+ * between steps, session API): set after create(), which in the run saw the scene's too. Checkpoints
+ * before "gravity" was stored go on with the scene's. */
+static int restore_gravity(const eddy_checkpoint *ck, eddy_world *w, eddy_error *err)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(ck->settings, "gravity");
+    if (!g) return EDDY_OK;
+    double v[3];
+    int n = 0;
+    const cJSON *e, *list = cJSON_IsArray(g) ? g : NULL;
+    cJSON_ArrayForEach(e, list) {
+        if (n == 3 || !cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX) {
+            n = -1;
+            break;
+        }
+        v[n++] = e->valuedouble;
+    }
+    if (n != 3) return invalid(ck, err, "setting 'gravity': expected an array of 3 finite numbers (m/s^2)");
+    for (int a = 0; a < 3; ++a) w->gravity[a] = (eddy_real)v[a];
+    return EDDY_OK;
+}
+
 int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const eddy_sim_options *opt,
                              eddy_sim *sim, eddy_error *err)
 {
@@ -549,6 +552,7 @@ int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const
                                       finish, job, ck->path};
     rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
     free(job);
+    if (!rc && (rc = restore_gravity(ck, sim->world, err))) eddy_sim_close(sim);
     return rc;
 }
 

@@ -308,7 +308,10 @@ static void settle_frame(eddy_session *s)
 int eddy_session_step(eddy_session *s, long long n, eddy_error *err)
 {
     int rc = eddy_session_check_process(s, NULL, err);
-    if (rc || n <= 0) return rc;
+    if (rc) return rc;
+    if (n < 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "eddy_session_step: %lld steps, expected a count >= 0", n);
+    if (n == 0) return EDDY_OK;
     settle_frame(s);
     eddy_sim_plan plan = {(long long)s->sim.world->step + n, INFINITY, s->next_frame, eddy_services_stop_flag(),
                           NULL, NULL, NULL, NULL};
@@ -399,7 +402,10 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
              cJSON_AddStringToObject(o, "grid", sim->grid_entry->component->id) &&
              cJSON_AddNumberToObject(o, "end_steps", -1) && cJSON_AddNumberToObject(o, "end_time", sim->scene.end_time) &&
              cJSON_AddNumberToObject(o, "checkpoint_every", 0) &&
-             cJSON_AddNumberToObject(o, "next_frame", s->next_frame);
+             cJSON_AddNumberToObject(o, "next_frame", s->next_frame) &&
+             /* A session writes no frames or tables: `eddy resume` starts them at the resume point
+              * instead of reporting each as lost from a folder that never held them. */
+             cJSON_AddFalseToObject(o, "outputs");
     for (size_t i = 0; ok && i < sim->scene.format_count; ++i) {
         cJSON *id = cJSON_CreateString(sim->scene.formats[i]);
         if (!id || !cJSON_AddItemToArray(f, id)) {

@@ -1,0 +1,60 @@
+#!/bin/sh
+# installed_api.sh CMAKE PREFIX WORK SOURCE_DIR CC GENERATOR
+# A program of its own (tests/session/installed/coupler.c) built against the installed and moved eddy
+# at PREFIX (the sdk_installed fixture's) with find_package(eddy) and eddy::session only (run on 1
+# thread) and with pkg-config eddy_session (2 threads); the header compiles as C++17. On both threads, its state hash equals the installed `eddy run --hash` at the same step count, its
+# checkpoint is continued by `eddy resume` to the same hash, a velocity it writes between steps changes
+# the run exactly as that state's checkpoint resumed by `eddy resume` does, as does a gravity it turns
+# (the checkpoint keeps it), and the refusals it meets
+# (a negative step count, a checkpoint of a NaN over a good one) are the documented messages, the good
+# checkpoint left in place.
+set -u
+cmake=$1; prefix=$2; work=$3; src=$4; cc=$5; generator=$6
+eddy=$prefix/bin/eddy
+fail() { echo "installed_api: FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work" || exit 1
+for f in lib/libeddy_session.so include/eddy_host/session.h; do
+    [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+"$cmake" -S "$src/tests/session/installed" -B "$work/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 \
+    || { cat "$work/configure.log"; fail "configure the program"; }
+"$cmake" --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build the program"; }
+grep -rqF "$src/host" "$work/build/CMakeFiles" && fail "the program was compiled against the source tree"
+# The same program with plain cc and pkg-config (eddy_session.pc), and the header as C++17.
+pc=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs eddy_session) || fail "pkg-config eddy_session"
+"$cc" -std=c11 -Wall -Wextra -Werror "$src/tests/session/installed/coupler.c" $pc -lm \
+    -Wl,-rpath,"$prefix/lib" -o "$work/coupler_pc" || fail "build the program with pkg-config ($pc)"
+if command -v c++ > /dev/null; then
+    printf '#include <eddy_host/session.h>\nint main() { eddy_session_options o = eddy_session_default_options(); return o.threads; }\n' > "$work/cxx.cpp"
+    c++ -std=c++17 -Wall -Wextra -Werror "$work/cxx.cpp" $pc -Wl,-rpath,"$prefix/lib" -o "$work/cxx" && "$work/cxx" || fail "the header as C++17"
+fi
+scene=$prefix/share/eddy/scenes/dam_break_2d.json
+steps=60
+expected=$("$eddy" run "$scene" --steps $steps --hash --quiet --out "$work/cli" | sed -n 's/^state-hash: //p')
+[ -n "$expected" ] || fail "eddy run gave no hash"
+for threads in 1 2; do
+    out=$work/run$threads
+    program=$work/build/coupler
+    [ $threads = 2 ] && program=$work/coupler_pc
+    "$program" "$scene" $steps "$out" $threads > "$out.txt" 2>&1 || { cat "$out.txt"; fail "coupler on $threads threads"; }
+    cat "$out.txt"
+    grep -qxF "hash: $expected" "$out.txt" || fail "$threads threads: the session's hash is not eddy run's ($expected)"
+    grep -qxF "negative: eddy_session_step: -1 steps, expected a count >= 0" "$out.txt" \
+        || fail "$threads threads: the negative step count's message"
+    grep -qF "nan: cannot write a checkpoint of this state at step $steps (t = " "$out.txt" \
+        || fail "$threads threads: the NaN checkpoint's message"
+    grep -qF "which no resume would take: particle " "$out.txt" && grep -qF "velocity.y is nan, expected a finite number; the folder's previous checkpoint, if any, is kept" "$out.txt" \
+        || fail "$threads threads: the NaN checkpoint's message names the value"
+    resumed=$("$eddy" resume "$out/half" --steps $steps --hash --quiet | sed -n 's/^state-hash: //p')
+    [ "$resumed" = "$expected" ] || fail "$threads threads: eddy resume of the session's checkpoint gave '$resumed', not $expected"
+    kicked=$(sed -n 's/^kicked: //p' "$out.txt")
+    [ -n "$kicked" ] && [ "$kicked" != "$expected" ] || fail "$threads threads: the kick changed nothing"
+    via_cli=$("$eddy" resume "$out/kicked" --steps $steps --hash --quiet | sed -n 's/^state-hash: //p')
+    [ "$via_cli" = "$kicked" ] || fail "$threads threads: the kicked state resumed by eddy gave '$via_cli', the session $kicked"
+    tilted=$(sed -n 's/^tilted: //p' "$out.txt")
+    [ -n "$tilted" ] && [ "$tilted" != "$expected" ] || fail "$threads threads: turning gravity changed nothing"
+    via_cli=$("$eddy" resume "$out/tilted" --steps $steps --hash --quiet | sed -n 's/^state-hash: //p')
+    [ "$via_cli" = "$tilted" ] || fail "$threads threads: the checkpoint of the turned gravity resumed by eddy gave '$via_cli', the session $tilted"
+done
+echo "installed_api: ok"
