@@ -316,21 +316,63 @@ void eddy_canvas_line(eddy_canvas *c, double x0, double y0, double x1, double y1
     eddy_canvas_polyline(c, xy, 2, lw, rgb);
 }
 
+/* The segment (x0, y0)..(x1, y1) cut to [lo_x, hi_x] x [lo_y, hi_y] (Liang-Barsky); 0 when it misses. */
+static int clip_segment_to(double *x0, double *y0, double *x1, double *y1, double lo_x, double hi_x, double lo_y,
+                           double hi_y)
+{
+    const double dx = *x1 - *x0, dy = *y1 - *y0;
+    const double p[4] = {-dx, dx, -dy, dy}, q[4] = {*x0 - lo_x, hi_x - *x0, *y0 - lo_y, hi_y - *y0};
+    double t0 = 0.0, t1 = 1.0;
+    for (int k = 0; k < 4; ++k) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0) return 0;
+            continue;
+        }
+        const double t = q[k] / p[k];
+        if (p[k] < 0.0) t0 = fmax(t0, t);
+        else t1 = fmin(t1, t);
+        if (t0 > t1) return 0;
+    }
+    const double ax = *x0, ay = *y0;
+    *x0 = ax + t0 * dx, *y0 = ay + t0 * dy;
+    *x1 = ax + t1 * dx, *y1 = ay + t1 * dy;
+    return 1;
+}
+
 void eddy_canvas_polyline(eddy_canvas *c, const double *xy, size_t n, double lw, const uint8_t rgb[3])
 {
     if (!(lw > 0.0) || n == 0) return;
-    for (size_t k = 0; k < 2 * n; ++k)
+    int far = 0;
+    for (size_t k = 0; k < 2 * n; ++k) {
         if (!isfinite(xy[k])) return;
+        far |= fabs(xy[k]) > 1e6;
+    }
     if (n == 1) {
         eddy_canvas_disc(c, xy[0], xy[1], 0.5 * lw, rgb);
         return;
     }
     cairo_set_tolerance(c->cr, 0.1);
+    cairo_set_line_width(c->cr, lw);
+    set_rgb(c->cr, rgb);
+    if (far) {
+        /* cairo holds coordinates in 24.8 fixed point: past about 8e6 pixels they wrap, and a line toward
+         * a point just in front of a perspective eye (millions of pixels out) was drawn elsewhere. Each
+         * segment is cut to the image (padded past the line's width) first; the joins are lost, which
+         * only lines running out of the image have. */
+        const double pad = 4.0 * lw + 4.0;
+        for (size_t k = 0; k + 1 < n; ++k) {
+            double x0 = xy[2 * k], y0 = xy[2 * k + 1], x1 = xy[2 * k + 2], y1 = xy[2 * k + 3];
+            if (!clip_segment_to(&x0, &y0, &x1, &y1, -pad, c->width + pad, -pad, c->height + pad)) continue;
+            cairo_new_path(c->cr);
+            cairo_move_to(c->cr, x0, y0);
+            cairo_line_to(c->cr, x1, y1);
+            cairo_stroke(c->cr);
+        }
+        return;
+    }
     cairo_new_path(c->cr);
     cairo_move_to(c->cr, xy[0], xy[1]);
     for (size_t k = 1; k < n; ++k) cairo_line_to(c->cr, xy[2 * k], xy[2 * k + 1]);
-    cairo_set_line_width(c->cr, lw);
-    set_rgb(c->cr, rgb);
     cairo_stroke(c->cr);
 }
 

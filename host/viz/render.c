@@ -500,8 +500,9 @@ static void draw_box(const eddy_renderer *r, eddy_canvas *im, const uint8_t c[3]
             double p[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]};
             double q[3] = {(m & 1) ? hi[0] : lo[0], (m & 2) ? hi[1] : lo[1], (m & 4) ? hi[2] : lo[2]};
             if (r->dimensions == 2) p[2] = q[2] = 0.0;
-            double x0, y0, x1, y1, d, s;
-            if (render_project(r, p, &x0, &y0, &d, &s) && render_project(r, q, &x1, &y1, &d, &s)) eddy_canvas_line(im, x0, y0, x1, y1, lw, c);
+            double x0, y0, x1, y1;
+            /* (an edge reaching behind a perspective eye, the camera inside the tank: its part in front) */
+            if (render_project_segment(r, p, q, &x0, &y0, &x1, &y1)) eddy_canvas_line(im, x0, y0, x1, y1, lw, c);
         }
 }
 

@@ -158,20 +158,35 @@ static size_t clip_polygon(const half_space *h, const double (*in)[3], size_t n,
     return m;
 }
 
+/* The segment p..q cut to the kept side of h (NULL: kept whole) into a..b; 0 when none of it is kept. */
+static int clip_segment(const half_space *h, const double p[3], const double q[3], double a[3], double b[3])
+{
+    memcpy(a, p, 3 * sizeof a[0]);
+    memcpy(b, q, 3 * sizeof b[0]);
+    if (!h) return 1;
+    const double sa = side_of(h, a), sb = side_of(h, b);
+    if (sa < 0.0 && sb < 0.0) return 0;
+    if (sa < 0.0) crossing(p, sa, q, sb, a);
+    else if (sb < 0.0) crossing(p, sa, q, sb, b);
+    return 1;
+}
+
+int render_project_segment(const eddy_renderer *r, const double p[3], const double q[3], double *x0, double *y0,
+                           double *x1, double *y1)
+{
+    half_space near;
+    double a[3], b[3], d, s;
+    return clip_segment(near_cut(r, &near) ? &near : NULL, p, q, a, b) && render_project(r, a, x0, y0, &d, &s) &&
+           render_project(r, b, x1, y1, &d, &s);
+}
+
 /* An edge from p to q in the edge ink: the part in front of the near plane (cut: h, else all of it). */
 static void edge_3d(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const half_space *h,
                     const double p[3], const double q[3])
 {
     double a[3], b[3], xa, ya, xb, yb, d, s;
-    memcpy(a, p, sizeof a);
-    memcpy(b, q, sizeof b);
-    if (h) {
-        const double sa = side_of(h, a), sb = side_of(h, b);
-        if (sa < 0.0 && sb < 0.0) return;
-        if (sa < 0.0) crossing(p, sa, q, sb, a);
-        else if (sb < 0.0) crossing(p, sa, q, sb, b);
-    }
-    if (render_project(r, a, &xa, &ya, &d, &s) && render_project(r, b, &xb, &yb, &d, &s)) segment(im, ink, xa, ya, xb, yb);
+    if (clip_segment(h, p, q, a, b) && render_project(r, a, &xa, &ya, &d, &s) && render_project(r, b, &xb, &yb, &d, &s))
+        segment(im, ink, xa, ya, xb, yb);
 }
 
 static void draw_collider_box(const eddy_renderer *r, eddy_canvas *im, const collider_ink *ink, const eddy_collider *c)

@@ -127,6 +127,12 @@ enum { KIND_OTHER = 0, KIND_LENGTH, KIND_VELOCITY, KIND_DENSITY, KIND_PRESSURE }
 int render_project(const eddy_renderer *r, const double p[3], double *x, double *y, double *depth,
                    double *px_per_unit);
 
+/* The pixels (x0, y0) and (x1, y1) of the segment p..q's part in front of a perspective eye's near
+ * plane (render_colliders.c; the whole segment otherwise); 0 when none of it is in front or an end lands
+ * nowhere. */
+int render_project_segment(const eddy_renderer *r, const double p[3], const double q[3], double *x0, double *y0,
+                           double *x1, double *y1);
+
 /* The world's colliders (not the container's walls) as they are now, under the particles, clipped to
  * [x0, x1) x [y0, y1) (render_colliders.c). Needs the settled camera. */
 void render_draw_colliders(const eddy_renderer *r, eddy_canvas *im, const eddy_world *w, int x0, int y0, int x1,

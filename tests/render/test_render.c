@@ -1011,6 +1011,46 @@ static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
 
 /* A moving collider (colliders[].velocity, moving_until) is drawn where it is at the frame's time: the
  * paddle [0.1, 0.2] x [0, 0.3] moves at 1 m/s until t = 0.2 s, so it spans x + min(t, 0.2). */
+/* The container's own edges reaching behind the eye (the camera inside the tank) are cut at the near
+ * plane as the colliders' are; they were dropped whole. The container [-1, 2] x [0, 1] x [-1, 5] around
+ * the eye of the perspective tests: its long edge x = -1, y = 0 images at (-1.5 f, 0.5 f) / (3 - z), and
+ * the edge x = 2, y = 1 at (1.5 f, -0.5 f) / (3 - z); no particle or collider is drawn. The part in front
+ * of the near plane images millions of pixels out, past what cairo's fixed point holds: drawn as it
+ * was, the line wrapped and crossed the picture elsewhere (eddy_canvas_polyline cuts it to the image). */
+static void test_container_edges_behind_the_eye_are_cut_at_it(void **state)
+{
+    (void)state;
+    eddy_scene s;
+    parse_scene(3,
+                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
+                &s);
+    eddy_render_request req = eddy_render_default_request();
+    req.enabled = 1;
+    eddy_render_info info;
+    const float lo[3] = {-1, 0, -1}, hi[3] = {2, 1, 5};
+    eddy_world *w = make_world(3, 1.0f, 0.02f, lo, hi);
+    eddy_renderer *r = open_ok(&s, w, &req, "inside_tank");
+    rgb_image im = render_one(r, w, 0, "inside_tank", &info);
+    persp_view v = persp_of(&info);
+    const uint8_t white[3] = {255, 255, 255};
+    const double z[2] = {0.0, 0.5};
+    for (int k = 0; k < 2; ++k) {
+        const double d = 3.0 - z[k];
+        double x, y;
+        in_view(&v, -1.5 / d, 0.5 / d, &x, &y);
+        if (same_rgb(pixel_at(&im, x, y), white))
+            fail_msg("the container's edge x = -1, y = 0 at z = %g, pixel (%.1f, %.1f), is not drawn", z[k], x, y);
+        in_view(&v, 1.5 / d, -0.5 / d, &x, &y);
+        if (same_rgb(pixel_at(&im, x, y), white))
+            fail_msg("the container's edge x = 2, y = 1 at z = %g, pixel (%.1f, %.1f), is not drawn", z[k], x, y);
+    }
+    free(im.px);
+    eddy_render_destroy(r);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
 static void test_a_moving_collider_is_drawn_where_it_is(void **state)
 {
     (void)state;
@@ -1562,6 +1602,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_colliders_are_drawn_in_3d),
         cmocka_unit_test(test_colliders_in_3d_are_painted_farthest_first),
         cmocka_unit_test(test_colliders_reaching_behind_the_eye_are_cut_at_it),
+        cmocka_unit_test(test_container_edges_behind_the_eye_are_cut_at_it),
         cmocka_unit_test(test_a_moving_collider_is_drawn_where_it_is),
         cmocka_unit_test(test_colour_bar_and_time_stamp),
         cmocka_unit_test(test_time_stamps_tell_close_frames_apart),
