@@ -59,7 +59,8 @@ struct cJSON;
  * "as the scene says". Every override is applied to the scene's JSON tree before it is interpreted
  * (`eddy run --set`), so an override is checked exactly as the scene key it replaces and a
  * checkpoint's embedded scene shows it: `solver` is the key "solver", `grid` "grid", `out_dir`
- * "output.dir", `formats` "output.format"; `sets` come first, these after them. A session writes no
+ * "output.dir", `formats` "output.format"; `sets` come first, these after them (so an error about one
+ * names the `--set` that carries it: solver "Bad Id!" is "--set 'solver="Bad Id!"': ..."). A session writes no
  * frames itself (`eddy run` does, around it): out_dir and formats are what the scene records and
  * where eddy_session_checkpoint's settings say a resume writes.
  */
