@@ -394,7 +394,7 @@ __global__ void integrate(uint32_t n, sorted_arrays s, const material_dev *__res
     float p[3] = {s.f[S_X][i], s.f[S_Y][i], s.f[S_Z][i]};
     if (c.colliders) {
         const eddy_contact_params &cp = mat[s.material[i]].contact;
-        for (int k = 0; k < c.colliders; ++k) eddy_hd_contact_respond(&colliders[k], c.dims, &cp, p, v);
+        eddy_hd_contact_respond_visible(colliders, (size_t)c.colliders, c.dims, &cp, p, v);
     }
     s.f[S_VX][i] = v[0];
     s.f[S_VY][i] = v[1];

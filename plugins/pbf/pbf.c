@@ -599,8 +599,7 @@ EDDY_SPH_SIMD_BODY void delta_block(void *vc, const eddy_sph_block *b, const int
             eddy_contact_params cp = w->contacts[m];
             cp.erp = 1.0f;
             float vzero[3] = {0.0f, 0.0f, 0.0f};
-            for (size_t n = 0; n < bd->collider_count; ++n)
-                eddy_contact_respond(&bd->colliders[n], w->dimensions, &cp, pos, vzero, c->dt);
+            eddy_hd_contact_respond_visible(bd->colliders, bd->collider_count, w->dimensions, &cp, pos, vzero);
         }
         c->nx[i] = pos[0];
         c->ny[i] = pos[1];

@@ -31,6 +31,7 @@
  * pass reads them. In one process there is no halo copy and the refresh returns at once.
  */
 #include <eddy/eddy.h>
+#include <eddy/boundary_math.h>
 #include <eddy_sph/simd.h>
 #include <eddy_sph/sph.h>
 
@@ -497,7 +498,8 @@ EDDY_SPH_SIMD_BODY int force_cell_form(const force_ctx *fc, uint32_t c, eddy_sph
                 const eddy_collider *col = &b->colliders[cidx];
                 float n[3];
                 const float dist = eddy_collider_distance(col, dims, xi, n);
-                if (!(dist < k.h)) continue;
+                /* (a solid inside another, a box under the floor, is no wall: boundary_math.h) */
+                if (!(dist < k.h) || eddy_hd_collider_hidden(b->colliders, b->collider_count, dims, cidx)) continue;
                 /* A particle already across the wall is projected back by the contact
                  * response; its virtual partner sits at the smallest distance that still has
                  * a direction. */

@@ -98,9 +98,10 @@ EDDY_API int eddy_contact_respond(const eddy_collider *c, int dimensions,
 
 /*
  * Applies eddy_contact_respond() for every particle of [0, count), halo copies included, and every
- * surface, in collider order (updating velocities and positions), using each particle's material
- * contact parameters (`contacts[material]`: one entry per material index in use). Particles no
- * response can reach are skipped (eddy_hd_contact_pick), which changes no result. dt: unused, kept
+ * surface but the hidden colliders (see the mirrors below), in collider order (updating velocities and
+ * positions), using each particle's material contact parameters (`contacts[material]`: one entry per
+ * material index in use). Particles no response can reach are skipped (eddy_hd_contact_pick), which
+ * changes no result. dt: unused, kept
  * for the ABI (the response is a position projection). A material index without an entry in
  * `contacts` is read out of bounds (not checked). OpenMP-parallel over particles; deterministic; writes
  * p: [main thread] for p.
@@ -132,7 +133,12 @@ EDDY_API void eddy_boundaries_respond(const eddy_boundaries *b, const eddy_conta
  *
  * Surfaces: the container walls are exact; a sphere or box collider is replaced by its tangent plane at
  * the point nearest p (good when its radius of curvature is large against `reach`). At most
- * EDDY_MAX_MIRROR_WALLS surfaces are combined (the nearest ones).
+ * EDDY_MAX_MIRROR_WALLS surfaces are combined (the nearest ones). A collider whose solid lies within
+ * another's (eddy_hd_collider_hidden in <eddy/boundary_math.h>: a box under the container's floor, or
+ * whose top face is the floor; of equal solids all but the last in the list) is no surface, and of
+ * surfaces facing the same way at their nearest points only the nearest counts: reflections across two
+ * parallel planes facing the same way compose to a translation (the identity where they coincide)
+ * that would lay a copy of the fluid over itself.
  */
 #define EDDY_MAX_MIRROR_WALLS 3
 #define EDDY_MAX_MIRRORS 7

@@ -120,6 +120,110 @@ static inline EDDY_HD eddy_real eddy_hd_collider_distance(const eddy_collider *c
 }
 
 /*
+ * Whether the solid of collider a lies within the closed solid of collider b over `dims` axes: every
+ * point of a is inside b or on its surface. Exact for the shapes whose containment is decidable from
+ * a few comparisons (a box's farthest corner, a sphere's farthest point); a plane's unbounded solid is
+ * within another plane's only (the same normal, bit for bit, and not in front of it), never within a
+ * box or a sphere. 0 for an unknown shape.
+ */
+static inline EDDY_HD int eddy_hd_solid_within(const eddy_collider *a, const eddy_collider *b, int dims)
+{
+    if (b->shape == EDDY_SHAPE_PLANE) {
+        /* The farthest point of a along b's normal must not be in front of b's plane. */
+        eddy_real front = 0.0f;
+        switch (a->shape) {
+        case EDDY_SHAPE_PLANE:
+            for (int k = 0; k < dims; ++k)
+                if (a->normal[k] != b->normal[k]) return 0;
+            for (int k = 0; k < dims; ++k) front += (a->point[k] - b->point[k]) * b->normal[k];
+            return front <= 0.0f;
+        case EDDY_SHAPE_BOX:
+            for (int k = 0; k < dims; ++k)
+                front += ((b->normal[k] > 0.0f ? a->max[k] : a->min[k]) - b->point[k]) * b->normal[k];
+            return front <= 0.0f;
+        case EDDY_SHAPE_SPHERE:
+            for (int k = 0; k < dims; ++k) front += (a->center[k] - b->point[k]) * b->normal[k];
+            return front + a->radius <= 0.0f;
+        }
+        return 0;
+    }
+    if (b->shape == EDDY_SHAPE_BOX) {
+        for (int k = 0; k < dims; ++k) {
+            eddy_real lo, hi;
+            if (a->shape == EDDY_SHAPE_BOX) {
+                lo = a->min[k];
+                hi = a->max[k];
+            } else if (a->shape == EDDY_SHAPE_SPHERE) {
+                lo = a->center[k] - a->radius;
+                hi = a->center[k] + a->radius;
+            } else {
+                return 0;
+            }
+            if (!(lo >= b->min[k] && hi <= b->max[k])) return 0;
+        }
+        return 1;
+    }
+    if (b->shape == EDDY_SHAPE_SPHERE) {
+        eddy_real far2 = 0.0f;
+        if (a->shape == EDDY_SHAPE_BOX) {
+            for (int k = 0; k < dims; ++k) {
+                eddy_real lo = fabsf(a->min[k] - b->center[k]), hi = fabsf(a->max[k] - b->center[k]);
+                eddy_real f = lo > hi ? lo : hi;
+                far2 += f * f;
+            }
+            return far2 <= b->radius * b->radius;
+        }
+        if (a->shape == EDDY_SHAPE_SPHERE) {
+            for (int k = 0; k < dims; ++k) {
+                eddy_real v = a->center[k] - b->center[k];
+                far2 += v * v;
+            }
+            return sqrtf(far2) + a->radius <= b->radius;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Whether collider k of the `count` colliders is hidden: its solid lies within another collider's
+ * (eddy_hd_solid_within), so none of its surface borders the free space and the fluid can never meet
+ * it: a box under the container's floor, or one whose top face is the floor. Of colliders with the
+ * same solid the last in the list counts and the others are hidden, so a plane laid over a container
+ * wall (whose planes come first) replaces the wall, e.g. with a velocity of its own (a conveyor belt).
+ * A hidden collider has no mirrors and no contact response: its surface lies on or behind one that
+ * has both, and reflecting across both made two walls of one (a point near a floor and a box face at
+ * the floor had three mirrors, one of them the identity, which counted the fluid twice). Evaluated
+ * for the colliders' current positions, so a collider that moves out of another is seen from then on.
+ */
+static inline EDDY_HD int eddy_hd_collider_hidden(const eddy_collider *colliders, size_t count, int dims, size_t k)
+{
+    const eddy_collider *c = &colliders[k];
+    for (size_t j = 0; j < count; ++j) {
+        if (j == k || !eddy_hd_solid_within(c, &colliders[j], dims)) continue;
+        if (j > k || !eddy_hd_solid_within(&colliders[j], c, dims)) return 1;
+    }
+    return 0;
+}
+
+/*
+ * eddy_hd_collider_hidden asked only of the colliders among[0 .. n) (indices into colliders, in
+ * increasing order). The same answer for a collider k within `reach` of a point p (-reach <= d_k <
+ * reach) when among holds every collider within 2 reach of p: a solid that holds k holds k's point
+ * nearest p, so it is no farther from p than |d_k| (the factor 2 is far more than the rounding).
+ */
+static inline EDDY_HD int eddy_hd_collider_hidden_among(const eddy_collider *colliders, const size_t *among, int n,
+                                                        int dims, size_t k)
+{
+    const eddy_collider *c = &colliders[k];
+    for (int i = 0; i < n; ++i) {
+        const size_t j = among[i];
+        if (j == k || !eddy_hd_solid_within(c, &colliders[j], dims)) continue;
+        if (j > k || !eddy_hd_solid_within(&colliders[j], c, dims)) return 1;
+    }
+    return 0;
+}
+
+/*
  * eddy_contact_respond without its unused time step: the Bullet-Fluids response of one particle
  * (position p, velocity v, updated in place) to one collider with the contact parameters of its
  * material (<eddy/boundary.h> describes it). Returns non-zero when the particle touched the surface.
@@ -147,6 +251,27 @@ static inline EDDY_HD int eddy_hd_contact_respond(const eddy_collider *c, int di
     if (depth > 0.0f)
         for (int a = 0; a < dims; ++a) p[a] += cp->erp * depth * n[a];
     return 1;
+}
+
+/*
+ * The contact response of one particle (position p, velocity v, in place) to every collider in order
+ * that is not hidden (eddy_hd_collider_hidden): what a particle meets. Returns non-zero when it touched
+ * any. Whether a collider is hidden is asked only of one within reach (a few per particle), so that
+ * many colliders cost no pass over every pair. The one loop of eddy_boundaries_respond,
+ * eddy_hd_contact_respond_range, pbf's projection and the CUDA plugin's integration: a solid inside
+ * another (a box under the floor) pushed a particle a second time where any of them looped itself.
+ */
+static inline EDDY_HD int eddy_hd_contact_respond_visible(const eddy_collider *colliders, size_t count, int dims,
+                                                          const eddy_contact_params *cp, eddy_real p[3], eddy_real v[3])
+{
+    int touched = 0;
+    for (size_t k = 0; k < count; ++k) {
+        if (!(eddy_hd_collider_distance(&colliders[k], dims, p, NULL) < cp->radius) ||
+            eddy_hd_collider_hidden(colliders, count, dims, k))
+            continue;
+        touched |= eddy_hd_contact_respond(&colliders[k], dims, cp, p, v);
+    }
+    return touched;
 }
 
 /*
@@ -201,10 +326,11 @@ static inline EDDY_HD void eddy_hd_contact_pick(const eddy_collider *colliders, 
 
 /*
  * The contact response of the n particles at x, y, z with velocities vx, vy, vz, updated in place (in 2D
- * too all six arrays are read, and z, vz come back unchanged): eddy_hd_contact_respond for every collider in order, each particle with
- * the contact parameters of its material, contacts[material[t]]. The particles eddy_hd_contact_pick
- * leaves out are skipped, which changes no result, so the result of a particle does not depend on how
- * a caller splits the particles into ranges. What eddy_boundaries_respond does to the particles' own
+ * too all six arrays are read, and z, vz come back unchanged): eddy_hd_contact_respond for every collider in order
+ * that is not hidden (eddy_hd_collider_hidden), each particle with the contact parameters of its
+ * material, contacts[material[t]]. The particles eddy_hd_contact_pick leaves out are skipped, which
+ * changes no result, so the result of a particle does not depend on how a caller splits the particles
+ * into ranges. What eddy_boundaries_respond does to the particles' own
  * velocity, for a caller that keeps a velocity of its own (vpm_hybrid's SPH velocity). flag: n bytes
  * of scratch the caller provides (ranges of a few hundred particles keep it on the stack, and the pick
  * in vector loops).
@@ -224,9 +350,7 @@ static inline EDDY_HD void eddy_hd_contact_respond_range(const eddy_collider *co
         const eddy_contact_params *cp = &contacts[material[t]];
         eddy_real pos[3] = {x[t], y[t], z[t]};
         eddy_real vel[3] = {vx[t], vy[t], vz[t]};
-        int touched = 0;
-        for (size_t k = 0; k < count; ++k) touched |= eddy_hd_contact_respond(&colliders[k], dims, cp, pos, vel);
-        if (!touched) continue;
+        if (!eddy_hd_contact_respond_visible(colliders, count, dims, cp, pos, vel)) continue;
         x[t] = pos[0], y[t] = pos[1], z[t] = pos[2];
         vx[t] = vel[0], vy[t] = vel[1], vz[t] = vel[2];
     }
@@ -236,9 +360,12 @@ static inline EDDY_HD void eddy_hd_contact_respond_range(const eddy_collider *co
  * The surfaces a point p within `reach` is mirrored across, among `count` colliders over `dims` axes:
  * the nearest EDDY_MAX_MIRROR_WALLS (collider order among equal distances, so the choice is
  * deterministic), nearest first, with their indices (which), signed distances (dist) and outward
- * normals (normal). Returns how many (0 .. EDDY_MAX_MIRROR_WALLS). One selection behind
- * eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. qn and vn are both
- * NULL or both not NULL (only qn is tested); when not NULL they receive each wall's tangent plane for eddy_hd_mirror_reflect: q . n of its nearest
+ * normals (normal). Hidden colliders (eddy_hd_collider_hidden) are left out, and of surfaces whose
+ * normals at their nearest points are parallel and face the same way only the nearest counts (the
+ * last in collider order at equal distances). Returns how many (0 .. EDDY_MAX_MIRROR_WALLS). One
+ * selection behind eddy_boundaries_mirrors and eddy_boundaries_mirror_walls, so that the two agree. qn
+ * and vn are both NULL or both not NULL (only qn is tested); when not NULL they receive each wall's
+ * tangent plane for eddy_hd_mirror_reflect: q . n of its nearest
  * surface point q = p - dist n, and the collider's velocity . n (computed as a wall is taken, the
  * order of operations the device code was first measured with).
  */
@@ -249,14 +376,53 @@ static inline EDDY_HD int eddy_hd_mirror_walls(const eddy_collider *colliders, s
                                                eddy_real normal[EDDY_MAX_MIRROR_WALLS][3],
                                                eddy_real qn[EDDY_MAX_MIRROR_WALLS], eddy_real vn[EDDY_MAX_MIRROR_WALLS])
 {
+    /* The colliders within 2 reach of p, which hold every solid that may hide a wall of p: asking
+     * only them keeps a porous bed of many colliders from costing a pass over all of them per wall.
+     * With more than fit here, every collider is asked. */
+    size_t near[16];
+    const int near_max = (int)(sizeof near / sizeof near[0]);
+    int nnear = 0;
+    for (size_t k = 0; k < count && nnear <= near_max; ++k)
+        if (eddy_hd_collider_distance(&colliders[k], dims, p, NULL) < 2.0f * reach) {
+            if (nnear < near_max) near[nnear] = k;
+            ++nnear;
+        }
+    const int few = nnear <= near_max;
+    const size_t visits = few ? (size_t)nnear : count;
     int nw = 0;
-    for (size_t k = 0; k < count; ++k) {
+    for (size_t v = 0; v < visits; ++v) {
+        const size_t k = few ? near[v] : v;
         eddy_real n[3];
         eddy_real d = eddy_hd_collider_distance(&colliders[k], dims, p, n);
         if (!(d < reach) || d < -reach) continue;
+        /* Two walls facing the same way are never a corner: the reflection across one composed with
+         * the other's is a translation (the identity where they coincide) that lays a copy of the
+         * fluid over itself. The farther one lies behind the nearer, beyond the solid p sees, so only
+         * the nearer is a wall of p (the later in the list at equal distances, as for equal solids). */
+        int twin = -1;
+        for (int m = 0; m < nw; ++m)
+            if (normal[m][0] * n[0] + normal[m][1] * n[1] + normal[m][2] * n[2] > 1.0f - 1e-6f) twin = m;
+        if (twin >= 0 && dist[twin] < d) continue;
         int at = nw;
         while (at > 0 && d < dist[at - 1]) --at;
-        if (at >= EDDY_MAX_MIRROR_WALLS) continue;
+        if (twin < 0 && at >= EDDY_MAX_MIRROR_WALLS) continue;
+        if (few ? eddy_hd_collider_hidden_among(colliders, near, nnear, dims, k)
+                : eddy_hd_collider_hidden(colliders, count, dims, k))
+            continue;
+        if (twin >= 0) {
+            /* k takes its twin's place: at <= twin, as d <= dist[twin]; or twin + 1 at a tie. */
+            for (int m = twin; m + 1 < nw; ++m) {
+                which[m] = which[m + 1];
+                dist[m] = dist[m + 1];
+                for (int a = 0; a < 3; ++a) normal[m][a] = normal[m + 1][a];
+                if (qn) {
+                    qn[m] = qn[m + 1];
+                    vn[m] = vn[m + 1];
+                }
+            }
+            --nw;
+            if (at > twin) --at;
+        }
         int last = nw < EDDY_MAX_MIRROR_WALLS ? nw : EDDY_MAX_MIRROR_WALLS - 1;
         for (int m = last; m > at; --m) {
             which[m] = which[m - 1];
