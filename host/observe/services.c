@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <omp.h>
-#include <pthread.h>
 
 #include "probes_builtin.h"
 #include "scene.h"
@@ -113,47 +112,39 @@ void eddy_services_say(const char *kind, const char *message)
     write_line(kind ? kind : "", NULL, message ? message : "");
 }
 
-/* What components said between eddy_services_capture_begin and _end (services.h). A log call may come
- * from any thread. */
-static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
-static int capturing;
-static char *captured;
-static size_t captured_len;
+/* What components said between eddy_services_capture_begin and _end (services.h), kept per thread: the
+ * Python package opens a Simulation on one thread while compare() opens its solvers on another, and a
+ * process-wide record put each one's lines into the other's run.json. */
+static _Thread_local int capturing;
+static _Thread_local char *captured;
+static _Thread_local size_t captured_len;
 
 static void capture(eddy_log_level level, const char *component, const char *message)
 {
-    if (!component || !*component || (level != EDDY_LOG_INFO && level != EDDY_LOG_WARNING)) return;
-    pthread_mutex_lock(&capture_lock);
-    if (capturing) {
-        const size_t add = strlen(component) + strlen(message) + 3;
-        char *grown = realloc(captured, captured_len + add + 1);
-        /* (a line lost to a failed allocation costs the record a note, not the run) */
-        if (grown) {
-            captured = grown;
-            captured_len += (size_t)snprintf(captured + captured_len, add + 1, "%s: %s\n", component, message);
-        }
+    if (!capturing || !component || !*component || (level != EDDY_LOG_INFO && level != EDDY_LOG_WARNING)) return;
+    const size_t add = strlen(component) + strlen(message) + 3;
+    char *grown = realloc(captured, captured_len + add + 1);
+    /* (a line lost to a failed allocation costs the record a note, not the run) */
+    if (grown) {
+        captured = grown;
+        captured_len += (size_t)snprintf(captured + captured_len, add + 1, "%s: %s\n", component, message);
     }
-    pthread_mutex_unlock(&capture_lock);
 }
 
 void eddy_services_capture_begin(void)
 {
-    pthread_mutex_lock(&capture_lock);
     free(captured);
     captured = NULL;
     captured_len = 0;
     capturing = 1;
-    pthread_mutex_unlock(&capture_lock);
 }
 
 char *eddy_services_capture_end(void)
 {
-    pthread_mutex_lock(&capture_lock);
     char *lines = captured;
     captured = NULL;
     captured_len = 0;
     capturing = 0;
-    pthread_mutex_unlock(&capture_lock);
     return lines;
 }
 

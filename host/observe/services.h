@@ -53,12 +53,15 @@ const char *eddy_services_terminal_text(const char *text, char *out, size_t size
 void eddy_services_say(const char *kind, const char *message);
 
 /* Keeps a copy of every INFO and WARNING message a component logs (eddy_host.log with a component name)
- * from now until eddy_services_capture_end, whatever --quiet and the process's rank hide: DIR/run.json
- * records what a solver derived and said while it was created (tait's sound speed). [main thread] */
+ * on the calling thread from now until eddy_services_capture_end on it, whatever --quiet and the
+ * process's rank hide: DIR/run.json records what a solver derived and said while it was created
+ * (tait's sound speed; create() runs on the opening thread). Each thread keeps its own, so sessions
+ * opened on two threads at once (Python) do not mix their records; a line logged from another thread
+ * (an OpenMP worker) is printed but not kept. [any thread] */
 void eddy_services_capture_begin(void);
 /* The messages kept since eddy_services_capture_begin, "component: message\n" each (the text as given,
  * not made terminal-safe), owned by the caller (free); NULL when there were none. Stops keeping.
- * [main thread] */
+ * [the thread that began] */
 char *eddy_services_capture_end(void);
 
 /* --quiet: hide INFO messages (WARNING and ERROR still show). */
