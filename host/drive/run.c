@@ -712,7 +712,7 @@ double run_checkpoint_after(double next, double every, double t)
     return k * every;
 }
 
-/* At every output frame: the frame, then a checkpoint at the first frame after each interval. */
+/* At every output frame: the frame, then a checkpoint at the first frame at or after each interval. */
 static int on_frame(void *user, eddy_session *ses, int frame, eddy_error *err)
 {
     (void)ses;
