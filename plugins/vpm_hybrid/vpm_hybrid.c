@@ -16,7 +16,8 @@
  * within h of one) and the baroclinic rate (grad rho x g) / rho, PSE diffusion, SPH accelerations
  * -> SPH velocity (semi-implicit Euler, contact response) -> midpoint (RK2) step of positions and
  * vorticity with u_omega and the stretching (omega . grad) u_omega evaluated at the start and at the
- * midpoint -> contact response of the move -> x += dt u.
+ * midpoint -> contact response of the move -> x += dt u. In vpm mode every remesh_every-th step
+ * begins by putting the vortons back on a regular lattice (remesh.c).
  * Tracers (material `tracer_material`) carry no vorticity, are left out of every sum and move with the
  * flow at their position (u_omega there plus the SPH velocity interpolated from the fluid).
  */
@@ -26,6 +27,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,8 @@ enum {
     P_NEGATIVE_PRESSURE,
     P_CFL,
     P_VORTEX_CFL,
+    P_REMESH_EVERY,
+    P_REMESH_THRESHOLD,
     P_COUNT
 };
 
@@ -53,6 +57,10 @@ static const char *const bs_methods[] = {"auto", "direct", "treecode", NULL};
 /* The vorton count from which the treecode is faster than direct summation on the development
  * machine (docs/performance.md, measured with tests/vpm_hybrid/bench_vpm_hybrid). */
 #define TREECODE_CROSSOVER 5000
+
+/* remesh_every where the scene leaves it unset and remeshing applies (docs/solvers/vpm_hybrid.md,
+ * "Remeshing": the measured accuracy and cost on the Lamb–Oseen vortex and the validation cases). */
+#define REMESH_EVERY_DEFAULT 5
 
 static const eddy_param_desc params[P_COUNT] = {
     [P_MODE] = EDDY_PARAM_ENUM_DESC(
@@ -114,6 +122,19 @@ static const eddy_param_desc params[P_COUNT] = {
         "vortex_cfl", 0.25, 0.01, 2.0, "1",
         "Time-step limit vortex_cfl / max |omega|: the largest rotation of a vortex core per step, in "
         "radians times 2."),
+    [P_REMESH_EVERY] = EDDY_PARAM_DESC_ALL_(
+        "remesh_every", EDDY_PARAM_INT, EDDY_PARAM_DERIVED, 0, 0, 1e6, "steps",
+        "vpm mode: every this many steps the vortons' strengths are interpolated (M4' kernel) onto a "
+        "lattice of the material's rest spacing, whose nodes replace them (tracers stay); 0: never. "
+        "Derived (default): 5 where it applies (vpm mode, one fluid material, no free-surface "
+        "generation) and PSE diffusion acts (diffusion on, viscosity > 0), 0 elsewhere; a value above 0 "
+        "where it does not apply is an error.",
+        NULL, NULL),
+    [P_REMESH_THRESHOLD] = EDDY_PARAM_REAL_DESC(
+        "remesh_threshold", 1e-6, 0.0, 0.1, "1",
+        "Remeshing drops the lattice nodes whose strength |alpha| is at most this fraction of the "
+        "strongest node's (0 keeps every node with strength: circulation and impulses are then kept to "
+        "rounding, but the particle count grows with the stencil's reach at every remesh)."),
 };
 
 /* The per-material parameters the method reads (the shared declarations of world.h): viscosity (SPH
@@ -148,6 +169,64 @@ static void destroy(eddy_solver *s)
     free(s->saz);
     bs_free(&s->ws);
     free(s);
+}
+
+/*
+ * remesh_every and the lattice. Remeshing replaces the particles by the lattice nodes where there is
+ * vorticity, so it is right only where the particles carry vorticity and nothing else the method
+ * reads: not where they are also the SPH fluid (sph, hybrid), not across materials (one lattice, one
+ * material's volume), and not where their extent is the fluid's body that generates vorticity at its
+ * free surface (ambient_density > 0 with baroclinic generation).
+ */
+static int setup_remesh(eddy_solver *s, const eddy_world *w, const eddy_param_value *every, double threshold,
+                        eddy_error *err)
+{
+    char why[512] = "";
+    size_t fluids = 0;
+    char names[256] = "";
+    for (size_t m = 0; m < w->material_count; ++m) {
+        if ((uint32_t)m == s->tracer) continue;
+        if (fluids++ == 0) s->remesh_material = (uint32_t)m;
+        const size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s'%s'", len ? ", " : "", w->materials[m].name);
+    }
+    if (s->mode != MODE_VPM)
+        snprintf(why, sizeof why,
+                 "remeshing replaces the particles by lattice nodes where there is vorticity, which only mode "
+                 "\"vpm\" allows: in mode \"%s\" the particles are also the SPH fluid, whose mass and pressure "
+                 "the nodes would not keep",
+                 modes[s->mode]);
+    else if (fluids != 1)
+        snprintf(why, sizeof why,
+                 "remeshing puts every vorton on the lattice of one material, and the scene has %zu fluid "
+                 "materials (%s; tracers aside)",
+                 fluids, names);
+    else if (s->baroclinic && s->ambient > 0.0f)
+        snprintf(why, sizeof why,
+                 "with ambient_density %g and baroclinic generation the particles mark the fluid's body, whose "
+                 "free surface generates vorticity, and remeshing would keep only the nodes that carry "
+                 "vorticity (set baroclinic = false or ambient_density = 0)",
+                 (double)s->ambient);
+    if (every->is_set) {
+        s->remesh_every = (int)every->integer;
+        if (s->remesh_every > 0 && why[0])
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "remesh_every %d: %s; set remesh_every = 0",
+                                  s->remesh_every, why);
+    } else {
+        /* On by default only where PSE diffusion acts: that is what disordered particles spoil. An
+         * inviscid flow keeps its accuracy without it (the ring and the pair), and there the lattice
+         * only adds cost (a rim of weak nodes that nothing diffuses grows at every remesh) and
+         * M4's negative lobes, which move the measures that split the vorticity by sign. */
+        const int diffusing = s->diffusion && s->nu[s->remesh_material] > 0.0f;
+        s->remesh_every = why[0] || !diffusing ? 0 : REMESH_EVERY_DEFAULT;
+    }
+    s->remesh_threshold = threshold;
+    if (s->remesh_every > 0) {
+        const eddy_material *mat = &w->materials[s->remesh_material];
+        s->remesh_h = mat->particle_dist;
+        s->remesh_volume = (double)mat->particle_mass / mat->rest_density;
+    }
+    return EDDY_OK;
 }
 
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
@@ -226,6 +305,45 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     const eddy_param_value *core = &pv->values[P_CORE_RADIUS];
     const double sigma = core->is_set ? core->number : NAN;
     s->sigma = !isnan(sigma) ? (float)sigma : spacing > 0.0f ? spacing : 0.5f * w->smoothing_radius;
+    const eddy_host *host = setup->host;
+    /* Blobs narrower than the spacing leave gaps between them: the regularized sum then converges
+     * only for sigma / spacing >= 1 (the overlap condition; Beale & Majda 1985, J. Comput. Phys. 58:188). */
+    for (size_t m = 0; m < nm && !isnan(sigma); ++m) {
+        const eddy_material *mat = &w->materials[m];
+        if ((uint32_t)m == s->tracer || !(s->sigma < mat->particle_dist)) continue;
+        eddy_host_log(host, EDDY_LOG_WARNING, "vpm_hybrid",
+                      "core_radius %g m is below the particle spacing %g m of material '%s' (sigma / spacing = "
+                      "%.3g): the vortex blobs must overlap, sigma / spacing >= 1 (Beale & Majda 1985), or the "
+                      "Biot-Savart velocity and the diffusion lose accuracy; leave core_radius unset (the "
+                      "spacing) or raise it",
+                      (double)s->sigma, (double)mat->particle_dist, mat->name,
+                      (double)(s->sigma / mat->particle_dist));
+    }
+    const int resuming = EDDY_HAS_MEMBER(setup, eddy_solver_setup, resuming) ? setup->resuming : 0;
+    if (s->mode == MODE_VPM && !resuming) {
+        /* vpm mode has no velocity of its own to keep: a scene's initial velocity cannot be
+         * represented, and is reported rather than refused so that scenes written for the other
+         * solvers (and the other modes, where it starts the SPH part) still run in vpm mode. */
+        const eddy_particles *p = &w->particles;
+        size_t moving = 0;
+        double vmax = 0.0;
+        for (size_t i = 0; i < p->count; ++i) {
+            const double v2 = (double)p->vx[i] * p->vx[i] + (double)p->vy[i] * p->vy[i] +
+                              (double)p->vz[i] * p->vz[i];
+            if (v2 > 0.0) ++moving;
+            vmax = v2 > vmax ? v2 : vmax;
+        }
+        if (moving)
+            eddy_host_log(host, EDDY_LOG_WARNING, "vpm_hybrid",
+                          "fluids[].velocity is ignored in mode \"vpm\": the particles move only with the velocity "
+                          "their vorticity induces (%zu particle%s had an initial velocity, up to %g m/s); use "
+                          "mode \"hybrid\", where it starts the SPH velocity, or give the flow as vorticity",
+                          moving, moving == 1 ? "" : "s", sqrt(vmax));
+    }
+    if ((rc = setup_remesh(s, w, &pv->values[P_REMESH_EVERY], pv->values[P_REMESH_THRESHOLD].number, err))) {
+        destroy(s);
+        return rc;
+    }
 
     eddy_particles *p = &w->particles;
     rc = eddy_particles_add_field(p, "vorticity", 3, &s->f_vorticity, err);
@@ -451,6 +569,15 @@ static int vortex_step(eddy_solver *s, eddy_world *w, float *const vs[3], float 
 static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
 {
     const float dt = (float)dt_in;
+    /* At the start of a step, so that the step computes every field of the new particles (velocity
+     * included) and the frames between steps stay consistent; by the step count, which a checkpoint
+     * restores, so that a resumed run remeshes where the uninterrupted one did. */
+    if (s->remesh_every > 0 && w->step > 0 && w->step % (uint64_t)s->remesh_every == 0) {
+        const double t0 = eddy_time_ms();
+        const int rc = vpm_remesh(s, w, err);
+        if (rc) return rc;
+        eddy_world_add_phase_time(w, EDDY_PHASE_INTEGRATE, eddy_time_ms() - t0);
+    }
     int rc = eddy_world_build_grid(w, err);
     if (rc) return rc;
     eddy_particles *p = &w->particles;
@@ -570,7 +697,7 @@ static const eddy_component component = {
     .size = sizeof(eddy_component),
     .interface_id = EDDY_INTERFACE_SOLVER,
     .id = "vpm_hybrid",
-    .version = "2.0.0",
+    .version = "2.1.0",
     .description = "Vortex particle method (regularized Biot-Savart, direct or Barnes-Hut treecode, stretching, "
                    "PSE diffusion) with SPH density gradients for baroclinic vorticity; modes vpm, sph, hybrid "
                    "(Gourlay, part 16)",
@@ -587,7 +714,7 @@ static const eddy_component *const components[] = {&component};
 static const eddy_plugin_descriptor descriptor = {
     EDDY_PLUGIN_DESCRIPTOR_HEADER,
     .name = "vpm_hybrid",
-    .version = "2.0.0",
+    .version = "2.1.0",
     .init = NULL,
     .deinit = NULL,
     .component_count = 1,

@@ -51,6 +51,14 @@ struct eddy_solver {
     bs_workspace ws;
     size_t last_sources;      /* vortons in the last Biot–Savart evaluation */
     int last_method;          /* bs_method of the last evaluation */
+
+    /* remeshing (remesh.c; vpm mode only) */
+    int remesh_every;         /* steps between remeshes, 0 off */
+    double remesh_threshold;  /* nodes weaker than this times the strongest are dropped */
+    uint32_t remesh_material; /* the one vortex material: the lattice's spacing and the nodes' material */
+    double remesh_h;          /* lattice spacing: the material's rest spacing, sim m */
+    double remesh_volume;     /* V = particle_mass / rest_density of a node */
+    int remesh_warned;        /* nodes beyond the domain were reported */
 };
 
 /* Which sums the terms pass computes. */
@@ -79,5 +87,13 @@ int vpm_terms_pass(eddy_solver *s, eddy_world *w, const vpm_terms *t);
  * fading beyond it, where the ambient fluid is at rest. Reads and writes vx, vy, vz (arrays indexed like
  * the particles). Returns EDDY_OK or EDDY_ERR_OUT_OF_MEMORY. */
 int vpm_tracer_velocity(eddy_solver *s, eddy_world *w, float *vx, float *vy, float *vz);
+
+/* Replaces the vortons (every particle but the tracers) by the nodes of the lattice of spacing
+ * remesh_h that their strengths alpha = omega V reach through the M4' kernel (remesh.c), keeping the
+ * nodes above remesh_threshold times the strongest and inside the domain. The tracers stay, in their
+ * order, at the front; the nodes follow, sorted by lattice index, with the material's mass and zero
+ * velocity. Nothing changes on error: EDDY_ERR_OUT_OF_MEMORY, EDDY_ERR_DOMAIN (a non-finite position,
+ * or one beyond the lattice's 2^20 nodes from the origin). [main thread] */
+int vpm_remesh(eddy_solver *s, eddy_world *w, eddy_error *err);
 
 #endif

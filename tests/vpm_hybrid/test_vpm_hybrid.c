@@ -12,7 +12,10 @@
  *  - the drop in a tank (scenes/vpm_drop_in_tank.json) in the three modes: a vortex ring with vpm, a
  *    blob falling at the buoyancy-reduced g with sph, both with hybrid;
  *  - tracers change nothing in the flow and move with it; the same hash for 1 and 2 threads; errors
- *    name what is wrong.
+ *    name what is wrong;
+ *  - remeshing (M4', Monaghan 1985) keeps the total strength and the linear and angular impulse,
+ *    computed here from the particles, to rounding in 2D and 3D; it gives the same hash for 1 and 2
+ *    threads, and is refused where the lattice cannot stand for the particles.
  * Each prints the figure it measured. Run one with `test_vpm_hybrid NAME` (ctest: vpm_hybrid_NAME).
  * The thin vortex ring (Kelvin/Saffman speed within 5%, impulse within 1%) and the Lamb–Oseen vortex
  * (delta^2 = delta0^2 + 4 nu t and the peak speed within 5%) are validation cases (validation/cases/
@@ -35,6 +38,7 @@
 
 #include "sim.h"
 #include "sim_support.h"
+#include "test_rng.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -801,6 +805,250 @@ static void sph_buoyant_hydrostatic(void **state)
     assert_true(fabs(pa / expect - 1) < 0.05);
 }
 
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Remeshing (plugins/vpm_hybrid/remesh.c)                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Free space in 2D for the remeshing tests: vpm mode, direct summation (whose pair sums are
+ * antisymmetric, so advection keeps the linear impulse to rounding too); particles are set in C. */
+static const char *const FREE2 =
+    "{ \"name\": \"vpm_free2\", \"solver\": \"vpm_hybrid\", \"dimensions\": 2,"
+    "  \"time\": { \"dt\": 0.005, \"end\": 100 },"
+    "  \"world\": { \"gravity\": [0, 0], \"smoothing_radius\": 0.05 },"
+    "  \"domain\": { \"min\": [-1, -1], \"max\": [1, 1] },"
+    "  \"materials\": [ { \"name\": \"fluid\", \"rest_density\": 1000, \"particle_spacing\": 0.025, \"viscosity\": 5 } ],"
+    "  \"fluids\": [ { \"material\": \"fluid\", \"box\": { \"min\": [0, 0], \"max\": [0.1, 0.1] } } ],"
+    "  \"solvers\": { \"vpm_hybrid\": { \"mode\": \"vpm\", \"baroclinic\": false, \"biot_savart\": \"direct\" } } }";
+
+/*
+ * Gaussian vortices omega = G / (pi a^2) exp(-r^2 / a^2) (2D: along z; 3D: along the unit vector e of
+ * each) on a lattice of spacing dl jittered by up to 0.35 dl on each axis, each particle with a volume
+ * of 0.7 to 1.3 times Vp. Returns the count; pos, w (3 per particle) and V hold at most `cap`.
+ */
+typedef struct gvortex {
+    double c[3], G, a, e[3];
+} gvortex;
+
+static size_t jittered_vortices(int dims, const gvortex *v, int nv, double dl, double Vp, double ext, float *pos,
+                                float *w, double *V, size_t cap)
+{
+    rng_seed(20261207);
+    const int m = (int)ceil(ext / dl);
+    size_t n = 0;
+    for (int i = -m; i <= m; ++i)
+        for (int j = -m; j <= m; ++j)
+            for (int k = dims == 3 ? -m : 0; k <= (dims == 3 ? m : 0); ++k) {
+                double x[3] = {(i + 0.7 * (rng_uniform() - 0.5)) * dl, (j + 0.7 * (rng_uniform() - 0.5)) * dl,
+                               dims == 3 ? (k + 0.7 * (rng_uniform() - 0.5)) * dl : 0.0};
+                const double vol = Vp * (0.7 + 0.6 * rng_uniform());
+                double om[3] = {0, 0, 0}, near = INFINITY;
+                for (int q = 0; q < nv; ++q) {
+                    const double dx = x[0] - v[q].c[0], dy = x[1] - v[q].c[1], dz = x[2] - v[q].c[2];
+                    const double r2 = dx * dx + dy * dy + dz * dz;
+                    near = fmin(near, r2);
+                    const double amp = v[q].G / (M_PI * v[q].a * v[q].a) * exp(-r2 / (v[q].a * v[q].a));
+                    for (int a = 0; a < 3; ++a) om[a] += amp * v[q].e[a];
+                }
+                if (near > ext * ext || n == cap) continue;
+                for (int a = 0; a < 3; ++a) pos[3 * n + a] = (float)x[a], w[3 * n + a] = (float)om[a];
+                V[n++] = vol;
+            }
+    return n;
+}
+
+/* The invariants of the vortons, from the particles in double precision: total strength A = sum alpha
+ * (2D: the circulation, in A[2]), linear impulse P (2D: (sum alpha y, -sum alpha x); 3D: (1/2) sum
+ * x x alpha), angular impulse L (2D: sum alpha |x|^2; 3D: (1/3) sum x x (x x alpha)), and the scales
+ * sum |alpha| |x|^k (k = 0, 1, 2) the rounding of each is relative to. */
+typedef struct invariants {
+    double A[3], P[3], L[3], scale[3];
+} invariants;
+
+static invariants vorton_invariants(const eddy_sim *sim)
+{
+    const eddy_world *w = sim->world;
+    const eddy_particles *p = &w->particles;
+    const float *wv[3] = {field(sim, "vorticity", 0), field(sim, "vorticity", 1), field(sim, "vorticity", 2)};
+    invariants r;
+    memset(&r, 0, sizeof r);
+    for (size_t i = 0; i < p->count; ++i) {
+        const double V = (double)p->mass[i] / w->materials[p->material[i]].rest_density;
+        const double a[3] = {wv[0][i] * V, wv[1][i] * V, wv[2][i] * V}, x[3] = {p->x[i], p->y[i], p->z[i]};
+        const double am = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        const double x2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+        for (int c = 0; c < 3; ++c) r.A[c] += a[c];
+        if (w->dimensions == 2) {
+            r.P[0] += a[2] * x[1], r.P[1] -= a[2] * x[0];
+            r.L[2] += a[2] * x2;
+        } else {
+            const double xa[3] = {x[1] * a[2] - x[2] * a[1], x[2] * a[0] - x[0] * a[2], x[0] * a[1] - x[1] * a[0]};
+            const double xxa[3] = {x[1] * xa[2] - x[2] * xa[1], x[2] * xa[0] - x[0] * xa[2],
+                                   x[0] * xa[1] - x[1] * xa[0]};
+            for (int c = 0; c < 3; ++c) r.P[c] += 0.5 * xa[c], r.L[c] += xxa[c] / 3.0;
+        }
+        r.scale[0] += am, r.scale[1] += am * sqrt(x2), r.scale[2] += am * x2;
+    }
+    return r;
+}
+
+static double vdiff(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/*
+ * One remesh (remesh_every = 1, threshold 0: every node with strength kept) of jittered particles of
+ * unequal volumes. M4' reproduces polynomials to degree 2 (Monaghan 1985), so the lattice keeps the
+ * total strength, the linear impulse (moment 1) and the angular impulse (moment 2) to rounding. The
+ * steps around it are 1e-9 s, which moves no particle by more than a few float roundings, and
+ * stretching and diffusion are off, so the change across the second step (the one that remeshes) is
+ * the remesh's. An interpolation that is exact only to degree 1 (cloud-in-cell, or the plain cubic
+ * B-spline M4, whose second moment is x^2 + h^2/3 per axis) moves L by about 2/3 G h^2, thousands of
+ * times the bound. The particles must end on the nodes (k + 1/2) h.
+ */
+static void remesh_case(int dims)
+{
+    const char *sets2[] = {"solvers.vpm_hybrid.remesh_every=1", "solvers.vpm_hybrid.remesh_threshold=0",
+                           "solvers.vpm_hybrid.diffusion=false"};
+    const char *sets3[] = {"solvers.vpm_hybrid.remesh_every=1", "solvers.vpm_hybrid.remesh_threshold=0",
+                           "solvers.vpm_hybrid.stretching=false", "solvers.vpm_hybrid.biot_savart=direct"};
+    eddy_sim sim;
+    if (dims == 2) open_text(FREE2, sets2, 3, &sim);
+    else open_text(FREE3, sets3, 4, &sim);
+    const eddy_material *mat = &sim.world->materials[0];
+    const double dl = mat->particle_dist, Vp = mat->particle_mass / mat->rest_density;
+    /* Off-centre vortices of unequal, opposite strengths: no invariant vanishes by symmetry. */
+    const gvortex v2[2] = {{{-0.2, 0.05, 0}, 1.0, 0.08, {0, 0, 1}}, {{0.25, -0.1, 0}, -0.6, 0.1, {0, 0, 1}}};
+    const gvortex v3[2] = {{{-0.3, 0.1, 0.2}, 0.05, 0.25, {0.6, 0, 0.8}}, {{0.35, -0.2, 0.1}, -0.03, 0.2, {0, 1, 0}}};
+    const size_t cap = 40000;
+    float *pos = malloc(3 * cap * sizeof *pos), *w = malloc(3 * cap * sizeof *w);
+    double *V = malloc(cap * sizeof *V);
+    assert_non_null(pos), assert_non_null(w), assert_non_null(V);
+    const size_t n = jittered_vortices(dims, dims == 2 ? v2 : v3, 2, dl, Vp, dims == 2 ? 0.4 : 0.6, pos, w, V, cap);
+    set_particles(&sim, n, pos, V, w, NULL);
+    free(pos), free(w), free(V);
+    support_steps(&sim, 1, 1e-9);
+    const invariants a = vorton_invariants(&sim);
+    const size_t before = sim.world->particles.count;
+    support_steps(&sim, 1, 1e-9);
+    const invariants b = vorton_invariants(&sim);
+    const eddy_particles *p = &sim.world->particles;
+    double off = 0.0;
+    for (size_t i = 0; i < p->count; ++i) {
+        const double x[3] = {p->x[i], p->y[i], p->z[i]};
+        for (int c = 0; c < dims; ++c) {
+            const double t = x[c] / dl - 0.5;
+            off = fmax(off, fabs(t - round(t)));
+        }
+    }
+    const double eA = vdiff(a.A, b.A) / a.scale[0], eP = vdiff(a.P, b.P) / a.scale[1];
+    const double eL = vdiff(a.L, b.L) / a.scale[2];
+    printf("  %dD: %zu jittered particles -> %zu lattice nodes (farthest %.1e spacings off a node); change of "
+           "the total strength %.1e, linear impulse %.1e, angular impulse %.1e (each of sum |alpha| |x|^k)\n",
+           dims, before, p->count, off, eA, eP, eL);
+    assert_true(p->count != before);
+    assert_true(off < 1e-3);
+    assert_true(eA < 1e-6);
+    assert_true(eP < 1e-6);
+    assert_true(eL < 1e-6);
+    eddy_sim_close(&sim);
+}
+
+static void remesh_conserves_invariants(void **state)
+{
+    (void)state;
+    remesh_case(2);
+    remesh_case(3);
+}
+
+/* A jittered 2D vortex with PSE diffusion, remeshed every 2 steps (the default threshold): the same
+ * state hash after 9 steps for 1 and 2 threads, another after 8 (the hash follows the state). */
+static uint64_t remesh_hash(int threads, int steps, size_t *count)
+{
+    omp_set_num_threads(threads);
+    const char *sets[] = {"solvers.vpm_hybrid.remesh_every=2"};
+    eddy_sim sim;
+    open_text(FREE2, sets, 1, &sim);
+    const eddy_material *mat = &sim.world->materials[0];
+    const gvortex v = {{0.01, -0.02, 0}, 1.0, 0.08, {0, 0, 1}};
+    const size_t cap = 4000;
+    float *pos = malloc(3 * cap * sizeof *pos), *w = malloc(3 * cap * sizeof *w);
+    double *V = malloc(cap * sizeof *V);
+    assert_non_null(pos), assert_non_null(w), assert_non_null(V);
+    const size_t n = jittered_vortices(2, &v, 1, mat->particle_dist, mat->particle_mass / mat->rest_density, 0.4,
+                                       pos, w, V, cap);
+    set_particles(&sim, n, pos, V, w, NULL);
+    free(pos), free(w), free(V);
+    support_steps(&sim, steps, sim.scene.dt);
+    uint64_t h;
+    eddy_error err;
+    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
+    *count = sim.world->particles.count;
+    eddy_sim_close(&sim);
+    return h;
+}
+
+static void remesh_same_hash_for_1_and_2_threads(void **state)
+{
+    (void)state;
+    size_t c1, c2, c8;
+    const uint64_t h1 = remesh_hash(1, 9, &c1), h2 = remesh_hash(2, 9, &c2), h8 = remesh_hash(2, 8, &c8);
+    printf("  jittered vortex remeshed every 2 steps, 9 steps: %zu particles, state hash %016llx with 1 thread, "
+           "%016llx with 2 (8 steps %016llx)\n",
+           c2, (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h8);
+    assert_true(c1 == c2);
+    assert_true(h1 == h2);
+    assert_true(h8 != h2);
+    omp_set_num_threads(2);
+}
+
+/* remesh_every > 0 where the lattice cannot stand for the particles is refused, naming why. */
+static void remesh_refused_where_wrong(void **state)
+{
+    (void)state;
+    eddy_scene scene;
+    eddy_error err;
+    eddy_sim sim;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/scenes/vpm_drop_in_tank.json", support_source_dir());
+    static const struct {
+        const char *sets[2];
+        const char *message;
+    } cases[] = {
+        {{"solvers.vpm_hybrid.remesh_every=5", "solvers.vpm_hybrid.mode=hybrid"},
+         "solver 'vpm_hybrid': remesh_every 5: remeshing replaces the particles by lattice nodes where there is "
+         "vorticity, which only mode \"vpm\" allows: in mode \"hybrid\" the particles are also the SPH fluid, "
+         "whose mass and pressure the nodes would not keep; set remesh_every = 0"},
+        {{"solvers.vpm_hybrid.remesh_every=5", "solvers.vpm_hybrid.mode=vpm"},
+         "solver 'vpm_hybrid': remesh_every 5: with ambient_density 1000 and baroclinic generation the particles "
+         "mark the fluid's body, whose free surface generates vorticity, and remeshing would keep only the nodes "
+         "that carry vorticity (set baroclinic = false or ambient_density = 0); set remesh_every = 0"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        assert_int_equal(eddy_scene_load(path, cases[c].sets, 2, &scene, &err), EDDY_OK);
+        const int rc = eddy_sim_open(&scene, NULL, &sim, &err);
+        printf("  %s\n", err.message);
+        assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
+        assert_string_equal(err.message, cases[c].message);
+    }
+    /* Two fluid materials in vpm mode: the drop and its tracers counted as fluid. */
+    const char *sets[] = {"solvers.vpm_hybrid.remesh_every=5", "solvers.vpm_hybrid.mode=vpm",
+                          "solvers.vpm_hybrid.tracer_material=-1"};
+    assert_int_equal(eddy_scene_load(path, sets, 3, &scene, &err), EDDY_OK);
+    const int rc = eddy_sim_open(&scene, NULL, &sim, &err);
+    printf("  %s\n", err.message);
+    assert_int_equal(rc, EDDY_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "solver 'vpm_hybrid': remesh_every 5: remeshing puts every vorton on the lattice "
+                                     "of one material, and the scene has 2 fluid materials ('drop', 'tracer'; "
+                                     "tracers aside); set remesh_every = 0");
+    /* Left unset, the same scenes run (remeshing off). */
+    const char *unset[] = {"solvers.vpm_hybrid.mode=vpm"};
+    assert_int_equal(eddy_scene_load(path, unset, 1, &scene, &err), EDDY_OK);
+    assert_int_equal(eddy_sim_open(&scene, NULL, &sim, &err), EDDY_OK);
+    eddy_sim_close(&sim);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -815,6 +1063,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(same_hash_for_1_and_2_threads),
         cmocka_unit_test(errors_name_the_problem),
         cmocka_unit_test(sph_buoyant_hydrostatic),
+        cmocka_unit_test(remesh_conserves_invariants),
+        cmocka_unit_test(remesh_same_hash_for_1_and_2_threads),
+        cmocka_unit_test(remesh_refused_where_wrong),
     };
     return support_run_tests("vpm_hybrid", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
