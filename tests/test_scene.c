@@ -319,7 +319,7 @@ static void unknown_keys(void **state)
     (void)state;
     edited_error("\"solver\"", "\"solvr\"",
                  "t.json:2:3: solvr: unknown key, expected one of: name, description, solver, grid, "
-                 "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                 "dimensions, time, world, container, domain, materials, fluids, colliders, vortices, solvers, "
                  "grids, output, probes, render, checkpoint");
     edited_error("\"viscosity\"", "\"viscosty\"",
                  "t.json:7:49: materials[0].viscosty: unknown key, expected one of: name, rest_density, "
@@ -371,7 +371,7 @@ static void missing_required(void **state)
                  "t.json:4:12: world.smoothing_radius: missing required key, expected a number > 0");
     edited_error("\"container\"", "\"containerx\"",
                  "t.json:5:3: containerx: unknown key, expected one of: name, description, solver, grid, "
-                 "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                 "dimensions, time, world, container, domain, materials, fluids, colliders, vortices, solvers, "
                  "grids, output, probes, render, checkpoint");
     edited_error("  \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n", "",
                  "t.json:1:1: container: missing required key, expected an object {min, max} (or a domain "
@@ -534,7 +534,7 @@ static void set_overrides(void **state)
     const char *unk[] = {"timee.dt=1"};
     expect_error_sets(VALID, unk, 1, EDDY_ERR_INVALID_ARGUMENT,
                       "--set 'timee.dt=1': timee: unknown key, expected one of: name, description, solver, grid, "
-                      "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, "
+                      "dimensions, time, world, container, domain, materials, fluids, colliders, vortices, solvers, "
                       "grids, output, probes, render, checkpoint");
 }
 
@@ -1580,7 +1580,7 @@ static void long_keys_are_cut(void **state)
     edited_error("\"solver\"", to,
                  "t.json:2:3: kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...: unknown key, expected one of: name, "
                  "description, solver, grid, dimensions, time, world, container, domain, materials, fluids, "
-                 "colliders, solvers, grids, output, probes, render, checkpoint");
+                 "colliders, vortices, solvers, grids, output, probes, render, checkpoint");
     edited_error("\"viscosity\"", "\"visc\\u0007osity\"",
                  "t.json:7:49: materials[0].visc osity: unknown key, expected one of: name, rest_density, "
                  "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
@@ -1602,7 +1602,7 @@ static void keys_with_path_characters_are_located(void **state)
                  "particle_margin, restitution, friction, erp");
     edited_error("\"solver\"", "\"a.b\": 1, \"solver\"",
                  "t.json:2:3: a.b: unknown key, expected one of: name, description, solver, grid, dimensions, "
-                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "time, world, container, domain, materials, fluids, colliders, vortices, solvers, grids, output, probes, "
                  "render, checkpoint");
     /* A solver section key with a dot, and a section id with one. */
     expect_param_error("\"rela.xation\": 1",
@@ -1617,11 +1617,11 @@ static void keys_with_path_characters_are_located(void **state)
      * only JSON's four and left the key without a line:column. */
     edited_error("\"solver\"", "\x16\f\"solvr\": 1, \"solver\"",
                  "t.json:2:5: solvr: unknown key, expected one of: name, description, solver, grid, dimensions, "
-                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "time, world, container, domain, materials, fluids, colliders, vortices, solvers, grids, output, probes, "
                  "render, checkpoint");
     edited_error("\"solver\"", "\"world.smoothing_radius\": 2, \"solver\"",
                  "t.json:2:3: world.smoothing_radius: unknown key, expected one of: name, description, solver, grid, "
-                 "dimensions, time, world, container, domain, materials, fluids, colliders, solvers, grids, output, "
+                 "dimensions, time, world, container, domain, materials, fluids, colliders, vortices, solvers, grids, output, "
                  "probes, render, checkpoint");
 }
 
@@ -1662,7 +1662,7 @@ static void messages_show_text_safely(void **state)
                  "particle_margin, restitution, friction, erp");
     edited_error("\"solver\"", "\"\": 1, \"solver\"",
                  "t.json:2:3: \"\": unknown key, expected one of: name, description, solver, grid, dimensions, "
-                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "time, world, container, domain, materials, fluids, colliders, vortices, solvers, grids, output, probes, "
                  "render, checkpoint");
     /* DEL and the C1 controls (U+0085, U+009B: some terminals start an escape sequence at U+009B) in a
      * string value and in a key: one space each; U+00A0 and e acute are text. */
@@ -1671,7 +1671,7 @@ static void messages_show_text_safely(void **state)
                  "\"a b c 2J\xc2\xa0\xc3\xa9\"");
     edited_error("\"solver\"", "\"k\\u009b2J\\u007f\": 1, \"solver\"",
                  "t.json:2:3: k 2J : unknown key, expected one of: name, description, solver, grid, dimensions, "
-                 "time, world, container, domain, materials, fluids, colliders, solvers, grids, output, probes, "
+                 "time, world, container, domain, materials, fluids, colliders, vortices, solvers, grids, output, probes, "
                  "render, checkpoint");
 }
 

@@ -1,9 +1,10 @@
 /*
- * host/drive/validate_vortex.c — the vortex cases of `eddy validate`: the initial vorticity a scene
- * cannot state (a thin vortex ring, a Gaussian vortex, a pair of them), put on the particles of a
- * solver that carries a "vorticity" field (vpm_hybrid), and the measures of those flows (the ring's
- * impulse centroid and impulse, the vortex's second moment, peak speed and circulation, the pair's
- * speed, separation, circulations and impulse). Each measure is taken relative to the state at t = 0
+ * host/drive/validate_vortex.c — the vortex cases of `eddy validate`: their initial vorticity (a thin
+ * vortex ring, a Gaussian vortex, a pair of them) on particles of their own, which replace the scene's,
+ * of a solver that carries a "vorticity" field (vpm_hybrid; a scene's `vortices` go on its seeded
+ * particles instead, scene/scene_vortices.c, whose Gaussian profile the cases share), and the measures
+ * of those flows (the ring's impulse centroid and impulse, the vortex's second moment, peak speed and
+ * circulation, the pair's speed, separation, circulations and impulse). Each measure is taken relative to the state at t = 0
  * (vbaseline) or to the classical result the case's parameters give, so that a case compares with the
  * value 1.
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene_vortices.h"
 #include "sim.h"
 
 #ifndef M_PI
@@ -121,7 +123,9 @@ static int ring(eddy_sim *sim, const vcase *c, eddy_error *err)
 /* Appends a 2D Gaussian vortex omega = G / (pi a_p^2) exp(-r^2 / a_p^2) centred at (cx, 0) to the
  * buffers at n: the points of the material's lattice within `ext` of the centre, off the centre (no
  * particle at r = 0), normalised to exactly G (its sign included: G < 0 turns clockwise). Returns the
- * number appended, at most (2 ceil(ext / dl) + 1)^2. */
+ * number appended, at most (2 ceil(ext / dl) + 1)^2. The profile is the scene's `vortices`' own
+ * (scene_vortices.h); the particles are the case's, so that the vortex sits on a lattice centred on it
+ * whatever the scene's placeholder block, and its measures start from exactly G. */
 static size_t gaussian_vortex(const eddy_material *mat, double cx, double G, double ap, double ext, eddy_real *pos,
                               double *V, eddy_real *w)
 {
@@ -134,7 +138,7 @@ static size_t gaussian_vortex(const eddy_material *mat, double cx, double G, dou
             const double x = (i + 0.5) * dl, y = (j + 0.5) * dl;
             if (x * x + y * y > ext * ext) continue;
             pos[3 * n] = (eddy_real)(cx + x), pos[3 * n + 1] = (eddy_real)y;
-            w[3 * n + 2] = (eddy_real)(G / (M_PI * ap * ap) * exp(-(x * x + y * y) / (ap * ap)));
+            w[3 * n + 2] = (eddy_real)eddy_scene_gaussian_vorticity(G, ap, x * x + y * y);
             sum += w[3 * n + 2] * Vp;
             V[n++] = Vp;
         }

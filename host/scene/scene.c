@@ -16,7 +16,7 @@
 static const char *const TOP_KEYS[] = {"name",   "description", "solver",    "grid",
                                        "dimensions", "time",    "world",     "container",
                                        "domain", "materials",   "fluids",    "colliders",
-                                       "solvers", "grids",      "output",
+                                       "vortices", "solvers",   "grids",     "output",
                                        /* read by the probes, render and checkpoint modules */
                                        "probes", "render",      "checkpoint", NULL};
 
@@ -40,6 +40,7 @@ static int interpret_sections(ctx *c)
         (rc = scene_parse_world(c, root)) || (rc = scene_parse_container(c, root)) ||
         (rc = scene_parse_domain(c, root)) || (rc = scene_parse_materials(c, root)) ||
         (rc = scene_parse_fluids(c, root)) || (rc = scene_parse_colliders(c, root)) ||
+        (rc = scene_parse_vortices(c, root)) ||
         (rc = scene_parse_component_sections(c, root, "", "solvers")) ||
         (rc = scene_parse_component_sections(c, root, "", "grids")) || (rc = scene_parse_output(c, root)))
         return rc;

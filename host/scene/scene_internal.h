@@ -14,6 +14,7 @@
  *   scene_colliders.c     schema: colliders; how deep a solid reaches into a fluid block
  *   scene_fluids.c        schema: fluid blocks (inside the container's walls, by that depth)
  *   scene_output.c        schema: output and the component sections (solvers, grids, writers)
+ *   scene_vortices.c      schema: vortices; the vorticity they put on the seeded particles
  *   scene.c               parse, load, free: the sections in order
  *   scene_params.c        typed parameter values against a component's table
  *   scene_components.c    component sections and registered ids
@@ -336,6 +337,8 @@ int scene_parse_domain(ctx *c, const cJSON *root);
 int scene_parse_materials(ctx *c, const cJSON *root);
 int scene_parse_fluids(ctx *c, const cJSON *root);
 int scene_parse_colliders(ctx *c, const cJSON *root);
+/* `vortices` (scene_vortices.c): each entry's keys and values, checked against the scene's dimensions. */
+int scene_parse_vortices(ctx *c, const cJSON *root);
 /* How deep (world units) collider `col` reaches into fluid block f in d dimensions: the least distance
  * the solid would have to move to clear the block (past a plane, out through the nearer face, a ball
  * centred inside by its radius plus its centre's distance to the nearest face); <= 0 when they do not

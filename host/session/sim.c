@@ -2,6 +2,7 @@
 
 #include "decomp.h"
 #include "fnv1a.h"
+#include "scene_vortices.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -216,9 +217,13 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
     sim->solver = instance;
     eddy_error_clear(err);
     /* A resumed session skips the initial fields: the restore overwrites every one of them
-     * (checkpoint.h), and load() brings the solver's own state. */
+     * (checkpoint.h), and load() brings the solver's own state. So it skips the scene's vortices too, as
+     * it skips the fluid blocks' velocities: the vorticity comes from the checkpoint. They go on before
+     * compute_fields(), which derives the velocity they induce. */
     if (restore) {
         if ((rc = restore->finish(restore->user, sim, filled, err))) goto fail;
+    } else if ((rc = eddy_scene_apply_vortices(&sim->scene, sim->world, sc->id, err))) {
+        goto fail;
     } else if (sim->solver_vtable->compute_fields &&
                (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
         plugin_failed(err, rc, "compute_fields", where);
