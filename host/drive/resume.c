@@ -320,6 +320,10 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         run_close_ctx(&c);
         return rc;
     }
+    if (c.fresh_outputs && (rc = run_refuse_other_outputs(&c, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
     if ((rc = run_open_output(&c, !c.fresh_outputs, resume_time, err)) || (rc = run_open_probe_table(&c, err))) {
         run_close_ctx(&c);
         return rc;

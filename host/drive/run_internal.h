@@ -60,6 +60,12 @@ typedef struct run_ctx {
     eddy_folder_lock *lock;   /* the output folder's (rank 0; folder_lock.h), released by run_close_ctx */
 } run_ctx;
 
+/* Resume of a checkpoint written without outputs (c->fresh_outputs): refused, naming the file, when the
+ * folder holds another run's diagnostics.csv, frames.pvd or probes.csv, which starting the outputs
+ * afresh would overwrite. */
+int run_refuse_other_outputs(run_ctx *c, eddy_error *err);
+
+
 /* "eddy: running NAME with ..." (rank 0, not --quiet), and c->start_particles (collective). */
 void run_announce(run_ctx *c, const char *verb);
 /* The first checkpoint time after t on the grid next + k * every (the sum as run.c takes it). */

@@ -18,6 +18,7 @@ struct eddy_session {
     eddy_sim sim;
     int next_frame;           /* index of the next output frame */
     int failed_frame;         /* a frame landed on whose on_frame failed (settle_frame), or -1 */
+    int restored;             /* opened from a checkpoint: its folder may hold the outputs of the run */
     pid_t pid;                /* the process that opened it (eddy_session_check_process) */
 };
 
@@ -225,6 +226,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     if (rc) return rc;
     (*out)->next_frame = next_frame;
     (*out)->failed_frame = -1;
+    (*out)->restored = 1;
     /* Several processes: the halo copies were made before the solver registered its fields; send them
      * again, whole, so that the first step reads them as `eddy resume`'s does. */
     if (eddy_decomp_size() > 1 && (rc = eddy_decomp_exchange((*out)->sim.world, err))) {
@@ -404,8 +406,10 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
              cJSON_AddNumberToObject(o, "checkpoint_every", 0) &&
              cJSON_AddNumberToObject(o, "next_frame", s->next_frame) &&
              /* A session writes no frames or tables: `eddy resume` starts them at the resume point
-              * instead of reporting each as lost from a folder that never held them. */
-             cJSON_AddFalseToObject(o, "outputs");
+              * instead of reporting each as lost from a folder that never held them. Not for a
+              * session resumed from a run's folder, whose frames and tables `eddy resume` must keep
+              * (it says which rows the session's own steps left out). */
+             (s->restored || cJSON_AddFalseToObject(o, "outputs"));
     for (size_t i = 0; ok && i < sim->scene.format_count; ++i) {
         cJSON *id = cJSON_CreateString(sim->scene.formats[i]);
         if (!id || !cJSON_AddItemToArray(f, id)) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# installed_api.sh CMAKE PREFIX WORK SOURCE_DIR CC GENERATOR
+# installed_api.sh CMAKE PREFIX WORK SOURCE_DIR CC GENERATOR [SANITIZE_FLAGS]
 # A program of its own (tests/session/installed/coupler.c) built against the installed and moved eddy
 # at PREFIX (the sdk_installed fixture's) with find_package(eddy) and eddy::session only (run on 1
 # thread) and with pkg-config eddy_session (2 threads); the header compiles as C++17. On both threads, its state hash equals the installed `eddy run --hash` at the same step count, its
@@ -9,7 +9,8 @@
 # (a negative step count, a checkpoint of a NaN over a good one) are the documented messages, the good
 # checkpoint left in place.
 set -u
-cmake=$1; prefix=$2; work=$3; src=$4; cc=$5; generator=$6
+cmake=$1; prefix=$2; work=$3; src=$4; cc=$5; generator=$6; san=${7:-}
+# (a sanitized eddy, EDDY_SANITIZE: its installed libraries need the program built with the same flags)
 eddy=$prefix/bin/eddy
 fail() { echo "installed_api: FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -17,17 +18,17 @@ for f in lib/libeddy_session.so include/eddy_host/session.h; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 "$cmake" -S "$src/tests/session/installed" -B "$work/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$san" > "$work/configure.log" 2>&1 \
     || { cat "$work/configure.log"; fail "configure the program"; }
 "$cmake" --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build the program"; }
 grep -rqF "$src/host" "$work/build/CMakeFiles" && fail "the program was compiled against the source tree"
 # The same program with plain cc and pkg-config (eddy_session.pc), and the header as C++17.
 pc=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs eddy_session) || fail "pkg-config eddy_session"
-"$cc" -std=c11 -Wall -Wextra -Werror "$src/tests/session/installed/coupler.c" $pc -lm \
+"$cc" -std=c11 -Wall -Wextra -Werror $san "$src/tests/session/installed/coupler.c" $pc -lm \
     -Wl,-rpath,"$prefix/lib" -o "$work/coupler_pc" || fail "build the program with pkg-config ($pc)"
 if command -v c++ > /dev/null; then
     printf '#include <eddy_host/session.h>\nint main() { eddy_session_options o = eddy_session_default_options(); return o.threads; }\n' > "$work/cxx.cpp"
-    c++ -std=c++17 -Wall -Wextra -Werror "$work/cxx.cpp" $pc -Wl,-rpath,"$prefix/lib" -o "$work/cxx" && "$work/cxx" || fail "the header as C++17"
+    c++ -std=c++17 -Wall -Wextra -Werror $san "$work/cxx.cpp" $pc -Wl,-rpath,"$prefix/lib" -o "$work/cxx" && "$work/cxx" || fail "the header as C++17"
 fi
 scene=$prefix/share/eddy/scenes/dam_break_2d.json
 steps=60
@@ -38,6 +39,7 @@ for threads in 1 2; do
     program=$work/build/coupler
     [ $threads = 2 ] && program=$work/coupler_pc
     "$program" "$scene" $steps "$out" $threads > "$out.txt" 2>&1 || { cat "$out.txt"; fail "coupler on $threads threads"; }
+    cp "$out/half/checkpoint.eddy" "$out/as_written.eddy" || fail "keep the program's checkpoint"
     cat "$out.txt"
     grep -qxF "hash: $expected" "$out.txt" || fail "$threads threads: the session's hash is not eddy run's ($expected)"
     grep -qxF "negative: eddy_session_step: -1 steps, expected a count >= 0" "$out.txt" \
@@ -57,4 +59,12 @@ for threads in 1 2; do
     via_cli=$("$eddy" resume "$out/tilted" --steps $steps --hash --quiet | sed -n 's/^state-hash: //p')
     [ "$via_cli" = "$tilted" ] || fail "$threads threads: the checkpoint of the turned gravity resumed by eddy gave '$via_cli', the session $tilted"
 done
+# A checkpoint a program wrote (no outputs) in a folder that holds another run's table: eddy resume
+# refuses rather than start the table again over it, and the table is kept.
+mkdir -p "$work/other" && cp "$work/run1/as_written.eddy" "$work/other/checkpoint.eddy" || fail "copy a checkpoint"
+printf 't,rows of another run\n' > "$work/other/diagnostics.csv"
+"$eddy" resume "$work/other" --steps $steps > "$work/other.txt" 2>&1 && fail "eddy resume overwrote another run's table"
+grep -qF "eddy: error: the checkpoint in '$work/other' was written by a program (eddy_session_checkpoint) that wrote no outputs there, but the folder holds another run's diagnostics.csv" "$work/other.txt" \
+    || { cat "$work/other.txt"; fail "the refusal of a folder with another run's table"; }
+[ "$(cat "$work/other/diagnostics.csv")" = "t,rows of another run" ] || fail "the other run's table was changed"
 echo "installed_api: ok"

@@ -35,6 +35,12 @@
  * of its own on another count sets it again. Results are bit-identical on every thread count.
  * Callbacks run on the calling thread, between steps. A session in a child made by fork() without
  * exec cannot step or write (eddy_session_check_process).
+ *
+ * MPI: in a program that has initialised MPI (under mpirun), every session is one run split over all
+ * of MPI_COMM_WORLD's processes, as `mpirun -np N eddy run` splits it (docs/mpi.md): every process must
+ * open, step, hash and checkpoint the same session together, in the same order; a process that opens
+ * one alone, or processes that run different cases, wait for each other for ever. Ranks that should
+ * run cases of their own need processes of their own (no MPI, or one mpirun per case).
  */
 #ifndef EDDY_HOST_SESSION_PUBLIC_H
 #define EDDY_HOST_SESSION_PUBLIC_H
