@@ -107,6 +107,16 @@ static rgb_image render_one(eddy_renderer *r, const eddy_world *w, int frame, co
     return im;
 }
 
+/* The render section of the perspective tests: eye (0.5, 0.5, 3) looking down -z at (0.5, 0.5, 0), up
+ * +y, fov 60, pressure over [0, 1], 480 x 360 (persp_of gives its pixel of a point). */
+static void parse_perspective_scene(eddy_scene *s)
+{
+    parse_scene(3,
+                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
+                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
+                s);
+}
+
 static void colour_at(double t, uint8_t c[3])
 {
     eddy_picture_colormap((float)t, c);
@@ -765,10 +775,7 @@ static void test_colliders_are_drawn_in_3d(void **state)
 {
     (void)state;
     eddy_scene s;
-    parse_scene(3,
-                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
-                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
-                &s);
+    parse_perspective_scene(&s);
     eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
     eddy_collider ball = eddy_default_collider();
     ball.shape = EDDY_SHAPE_SPHERE;
@@ -815,10 +822,7 @@ static void test_colliders_in_3d_are_painted_farthest_first(void **state)
 {
     (void)state;
     eddy_scene s;
-    parse_scene(3,
-                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
-                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
-                &s);
+    parse_perspective_scene(&s);
     eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
     eddy_collider ball = eddy_default_collider();
     ball.shape = EDDY_SHAPE_SPHERE;
@@ -924,10 +928,7 @@ static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
 {
     (void)state;
     eddy_scene s;
-    parse_scene(3,
-                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
-                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
-                &s);
+    parse_perspective_scene(&s);
     eddy_render_request req = eddy_render_default_request();
     req.enabled = 1;
     eddy_render_info info;
@@ -1021,10 +1022,7 @@ static void test_container_edges_behind_the_eye_are_cut_at_it(void **state)
 {
     (void)state;
     eddy_scene s;
-    parse_scene(3,
-                "{\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0], \"up\": [0, 1, 0], \"fov\": 60},"
-                " \"field\": \"pressure\", \"range\": [0, 1], \"width\": 480, \"height\": 360}",
-                &s);
+    parse_perspective_scene(&s);
     eddy_render_request req = eddy_render_default_request();
     req.enabled = 1;
     eddy_render_info info;
