@@ -168,19 +168,21 @@ int run_refuse_other_outputs(run_ctx *c, eddy_error *err)
 {
     static const char *const TABLES[] = {"diagnostics.csv", "frames.pvd", "probes.csv"};
     const char *dir = c->sim->scene.out_dir;
-    for (size_t k = 0; k < sizeof TABLES / sizeof TABLES[0]; ++k) {
+    int rc = EDDY_OK;
+    for (size_t k = 0; k < sizeof TABLES / sizeof TABLES[0] && !rc; ++k) {
         const int there = exists_in(dir, TABLES[k]);
-        if (there == 0) continue;
         if (there < 0)
-            return eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether '%s' holds another run's outputs: %s", dir,
-                                  strerror(errno));
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "the checkpoint in '%s' was written by a program (eddy_session_checkpoint) that wrote "
-                              "no outputs there, but the folder holds another run's %s, which this resume would "
-                              "start again: move them away, or copy checkpoint.eddy to an empty folder and resume "
-                              "that", dir, TABLES[k]);
+            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether '%s' holds another run's outputs: %s", dir,
+                                strerror(errno));
+        else if (there > 0)
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "the checkpoint in '%s' was written by a program (eddy_session_checkpoint) that wrote "
+                                "no outputs there, but the folder holds another run's %s, which this resume would "
+                                "start again: move them away, or copy checkpoint.eddy to an empty folder and resume "
+                                "that", dir, TABLES[k]);
     }
-    return EDDY_OK;
+    /* Several processes (a folder of each node's own may differ): all stop, or none, on one message. */
+    return eddy_decomp_agree_error(rc, err);
 }
 
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
