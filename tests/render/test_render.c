@@ -680,6 +680,35 @@ static void add_collider(eddy_world *w, const eddy_collider *c)
     if (eddy_world_add_collider(w, c, &err)) fail_msg("collider: %s", err.message);
 }
 
+/* A box [x0, x1] x [y0, y1] x [z0, z1] (z 0 in 2D). */
+static void add_box(eddy_world *w, float x0, float y0, float z0, float x1, float y1, float z1)
+{
+    eddy_collider c = eddy_default_collider();
+    c.shape = EDDY_SHAPE_BOX;
+    c.min[0] = x0, c.min[1] = y0, c.min[2] = z0;
+    c.max[0] = x1, c.max[1] = y1, c.max[2] = z1;
+    add_collider(w, &c);
+}
+
+/* A sphere (a disc in 2D, z 0) of radius r at (x, y, z). */
+static void add_sphere(eddy_world *w, float x, float y, float z, float r)
+{
+    eddy_collider c = eddy_default_collider();
+    c.shape = EDDY_SHAPE_SPHERE;
+    c.center[0] = x, c.center[1] = y, c.center[2] = z, c.radius = r;
+    add_collider(w, &c);
+}
+
+/* The solid behind the plane through (px, py, pz) of normal (nx, ny, nz). */
+static void add_plane(eddy_world *w, float px, float py, float pz, float nx, float ny, float nz)
+{
+    eddy_collider c = eddy_default_collider();
+    c.shape = EDDY_SHAPE_PLANE;
+    c.point[0] = px, c.point[1] = py, c.point[2] = pz;
+    c.normal[0] = nx, c.normal[1] = ny, c.normal[2] = nz;
+    add_collider(w, &c);
+}
+
 /* A collider's fill: a neutral grey, not the background (white) nor a colour of the colormap. */
 static void expect_collider(const rgb_image *im, double x, double y, const char *what)
 {
@@ -703,21 +732,11 @@ static void test_colliders_are_drawn_in_2d(void **state)
     parse_scene(2, "{\"camera\": \"view=-z\", \"field\": \"pressure\", \"range\": [0, 1], \"width\": 400}", &s);
     const float lo[3] = {0, 0, 0}, hi[3] = {2, 1, 0};
     eddy_world *w = make_world(2, 1.0f, 0.05f, lo, hi);
-    eddy_collider box = eddy_default_collider();
-    box.shape = EDDY_SHAPE_BOX;
-    box.min[0] = 0.2f, box.min[1] = 0.1f, box.max[0] = 0.6f, box.max[1] = 0.5f;
-    add_collider(w, &box);
-    eddy_collider disc = eddy_default_collider();
-    disc.shape = EDDY_SHAPE_SPHERE;
-    disc.center[0] = 1.0f, disc.center[1] = 0.6f, disc.radius = 0.2f;
-    add_collider(w, &disc);
+    add_box(w, 0.2f, 0.1f, 0.0f, 0.6f, 0.5f, 0.0f);
+    add_sphere(w, 1.0f, 0.6f, 0.0f, 0.2f);
     /* Solid below the line through (2, 0.4) of normal (-0.6, 0.8): y < 0.4 + 0.75 (x - 2), a wedge in the
      * container's bottom-right corner. */
-    eddy_collider plane = eddy_default_collider();
-    plane.shape = EDDY_SHAPE_PLANE;
-    plane.point[0] = 2.0f, plane.point[1] = 0.4f;
-    plane.normal[0] = -0.6f, plane.normal[1] = 0.8f, plane.normal[2] = 0.0f;
-    add_collider(w, &plane);
+    add_plane(w, 2.0f, 0.4f, 0.0f, -0.6f, 0.8f, 0.0f);
     add_particle(w, 0.4f, 0.3f, 0.0f, 0.5f); /* on the box: drawn over it */
     eddy_render_request req = eddy_render_default_request();
     req.enabled = 1;
@@ -777,15 +796,8 @@ static void test_colliders_are_drawn_in_3d(void **state)
     eddy_scene s;
     parse_perspective_scene(&s);
     eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
-    eddy_collider ball = eddy_default_collider();
-    ball.shape = EDDY_SHAPE_SPHERE;
-    ball.center[0] = 0.5f, ball.center[1] = 0.5f, ball.center[2] = 0.0f, ball.radius = 0.3f;
-    add_collider(w, &ball);
-    eddy_collider box = eddy_default_collider();
-    box.shape = EDDY_SHAPE_BOX;
-    box.min[0] = 0.1f, box.min[1] = 0.1f, box.min[2] = -0.2f;
-    box.max[0] = 0.3f, box.max[1] = 0.2f, box.max[2] = 0.2f;
-    add_collider(w, &box);
+    add_sphere(w, 0.5f, 0.5f, 0.0f, 0.3f);
+    add_box(w, 0.1f, 0.1f, -0.2f, 0.3f, 0.2f, 0.2f);
     eddy_render_request req = eddy_render_default_request();
     req.enabled = 1;
     eddy_renderer *r = open_ok(&s, w, &req, "coll3d");
@@ -824,15 +836,8 @@ static void test_colliders_in_3d_are_painted_farthest_first(void **state)
     eddy_scene s;
     parse_perspective_scene(&s);
     eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
-    eddy_collider ball = eddy_default_collider();
-    ball.shape = EDDY_SHAPE_SPHERE;
-    ball.center[0] = 0.5f, ball.center[1] = 0.5f, ball.center[2] = 1.0f, ball.radius = 0.2f;
-    add_collider(w, &ball);
-    eddy_collider box = eddy_default_collider();
-    box.shape = EDDY_SHAPE_BOX;
-    box.min[0] = 0.2f, box.min[1] = 0.2f, box.min[2] = -1.0f;
-    box.max[0] = 0.8f, box.max[1] = 0.8f, box.max[2] = -0.5f;
-    add_collider(w, &box);
+    add_sphere(w, 0.5f, 0.5f, 1.0f, 0.2f);
+    add_box(w, 0.2f, 0.2f, -1.0f, 0.8f, 0.8f, -0.5f);
     eddy_render_request req = eddy_render_default_request();
     req.enabled = 1;
     eddy_renderer *r = open_ok(&s, w, &req, "order3d");
@@ -935,11 +940,7 @@ static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
 
     /* The box. */
     eddy_world *w = make_world(3, 1.0f, 0.02f, NULL, NULL);
-    eddy_collider box = eddy_default_collider();
-    box.shape = EDDY_SHAPE_BOX;
-    box.min[0] = 0.2f, box.min[1] = -0.5f, box.min[2] = -1.0f;
-    box.max[0] = 0.8f, box.max[1] = 0.3f, box.max[2] = 5.0f;
-    add_collider(w, &box);
+    add_box(w, 0.2f, -0.5f, -1.0f, 0.8f, 0.3f, 5.0f);
     eddy_renderer *r = open_ok(&s, w, &req, "behind_box");
     rgb_image im = render_one(r, w, 0, "behind_box", &info);
     persp_view v = persp_of(&info);
@@ -959,10 +960,7 @@ static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
 
     /* The sphere. */
     w = make_world(3, 1.0f, 0.02f, NULL, NULL);
-    eddy_collider ball = eddy_default_collider();
-    ball.shape = EDDY_SHAPE_SPHERE;
-    ball.center[0] = 0.5f, ball.center[1] = 0.0f, ball.center[2] = 2.8f, ball.radius = 0.45f;
-    add_collider(w, &ball);
+    add_sphere(w, 0.5f, 0.0f, 2.8f, 0.45f);
     r = open_ok(&s, w, &req, "behind_ball");
     im = render_one(r, w, 0, "behind_ball", &info);
     v = persp_of(&info);
@@ -987,11 +985,7 @@ static void test_colliders_reaching_behind_the_eye_are_cut_at_it(void **state)
     /* The floor in a container around the eye. */
     const float lo[3] = {-1, 0, -1}, hi[3] = {2, 1, 5};
     w = make_world(3, 1.0f, 0.02f, lo, hi);
-    eddy_collider floor_plane = eddy_default_collider();
-    floor_plane.shape = EDDY_SHAPE_PLANE;
-    floor_plane.point[0] = 0.5f, floor_plane.point[1] = 0.2f, floor_plane.point[2] = 0.5f;
-    floor_plane.normal[0] = 0.0f, floor_plane.normal[1] = 1.0f, floor_plane.normal[2] = 0.0f;
-    add_collider(w, &floor_plane);
+    add_plane(w, 0.5f, 0.2f, 0.5f, 0.0f, 1.0f, 0.0f);
     r = open_ok(&s, w, &req, "behind_floor");
     im = render_one(r, w, 0, "behind_floor", &info);
     v = persp_of(&info);

@@ -185,6 +185,25 @@ static inline EDDY_HD int eddy_hd_solid_within(const eddy_collider *a, const edd
 }
 
 /*
+ * eddy_hd_collider_hidden asked only of the colliders among[0 .. n) (indices into colliders, in
+ * increasing order; NULL: the first n). The same answer for a collider k within `reach` of a point p
+ * (-reach <= d_k < reach) when among holds every collider within 2 reach of p: a solid that holds k
+ * holds k's point nearest p, so it is no farther from p than |d_k| (the factor 2 is far more than the
+ * rounding).
+ */
+static inline EDDY_HD int eddy_hd_collider_hidden_among(const eddy_collider *colliders, const size_t *among, size_t n,
+                                                        int dims, size_t k)
+{
+    const eddy_collider *c = &colliders[k];
+    for (size_t i = 0; i < n; ++i) {
+        const size_t j = among ? among[i] : i;
+        if (j == k || !eddy_hd_solid_within(c, &colliders[j], dims)) continue;
+        if (j > k || !eddy_hd_solid_within(&colliders[j], c, dims)) return 1;
+    }
+    return 0;
+}
+
+/*
  * Whether collider k of the `count` colliders is hidden: its solid lies within another collider's
  * (eddy_hd_solid_within), so none of its surface borders the free space and the fluid can never meet
  * it: a box under the container's floor, or one whose top face is the floor. Of colliders with the
@@ -197,30 +216,7 @@ static inline EDDY_HD int eddy_hd_solid_within(const eddy_collider *a, const edd
  */
 static inline EDDY_HD int eddy_hd_collider_hidden(const eddy_collider *colliders, size_t count, int dims, size_t k)
 {
-    const eddy_collider *c = &colliders[k];
-    for (size_t j = 0; j < count; ++j) {
-        if (j == k || !eddy_hd_solid_within(c, &colliders[j], dims)) continue;
-        if (j > k || !eddy_hd_solid_within(&colliders[j], c, dims)) return 1;
-    }
-    return 0;
-}
-
-/*
- * eddy_hd_collider_hidden asked only of the colliders among[0 .. n) (indices into colliders, in
- * increasing order). The same answer for a collider k within `reach` of a point p (-reach <= d_k <
- * reach) when among holds every collider within 2 reach of p: a solid that holds k holds k's point
- * nearest p, so it is no farther from p than |d_k| (the factor 2 is far more than the rounding).
- */
-static inline EDDY_HD int eddy_hd_collider_hidden_among(const eddy_collider *colliders, const size_t *among, int n,
-                                                        int dims, size_t k)
-{
-    const eddy_collider *c = &colliders[k];
-    for (int i = 0; i < n; ++i) {
-        const size_t j = among[i];
-        if (j == k || !eddy_hd_solid_within(c, &colliders[j], dims)) continue;
-        if (j > k || !eddy_hd_solid_within(&colliders[j], c, dims)) return 1;
-    }
-    return 0;
+    return eddy_hd_collider_hidden_among(colliders, NULL, count, dims, k);
 }
 
 /*
@@ -406,8 +402,7 @@ static inline EDDY_HD int eddy_hd_mirror_walls(const eddy_collider *colliders, s
         int at = nw;
         while (at > 0 && d < dist[at - 1]) --at;
         if (twin < 0 && at >= EDDY_MAX_MIRROR_WALLS) continue;
-        if (few ? eddy_hd_collider_hidden_among(colliders, near, nnear, dims, k)
-                : eddy_hd_collider_hidden(colliders, count, dims, k))
+        if (eddy_hd_collider_hidden_among(colliders, few ? near : NULL, few ? (size_t)nnear : count, dims, k))
             continue;
         if (twin >= 0) {
             /* k takes its twin's place: at <= twin, as d <= dist[twin]; or twin + 1 at a tie. */
