@@ -21,6 +21,7 @@
 #include <eddy_sph/simd_path.h>
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -226,6 +227,13 @@ void eddy_decomp_finalize(void) {}
 void eddy_decomp_abort(int code) { (void)code; }
 int eddy_decomp_rank(void) { return 0; }
 int eddy_decomp_size(void) { return 1; }
+int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err)
+{
+    (void)fortran_handle;
+    return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                          "this eddy was built without MPI (EDDY_MPI=OFF, or CMake found no MPI): its runs take one "
+                          "process, and there is no communicator to set");
+}
 const char *eddy_decomp_describe(void) { return "no MPI (built without it: one process)"; }
 
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
@@ -355,8 +363,17 @@ static void agree_on_signals(void)
     sigset_t pending;
     int mine = 0, all = 0;
     if (sigpending(&pending) == 0) mine = sigismember(&pending, SIGTERM) ? SIGTERM : sigismember(&pending, SIGINT) ? SIGINT : 0;
-    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, eddy_decomp_comm()));
     if (all && g_stop_flag) *g_stop_flag = all;
+}
+
+/* The processes of every run of this process: eddy_decomp_comm() (MPI_COMM_NULL here) until
+ * eddy_decomp_use_comm puts a duplicate of the program's communicator here. */
+static MPI_Comm g_comm = MPI_COMM_NULL;
+
+MPI_Comm eddy_decomp_comm(void)
+{
+    return g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD;
 }
 
 /* eddy_decomp_same_failure's own communicator: its collectives match only each other. */
@@ -376,7 +393,7 @@ int eddy_decomp_init(int *argc, char ***argv)
         g_initialized_here = 1;
         if (eddy_decomp_size() <= 1) stop_signals(SIG_UNBLOCK);
     }
-    if (eddy_decomp_size() > 1 && g_failure_comm == MPI_COMM_NULL) MPI_Comm_dup(MPI_COMM_WORLD, &g_failure_comm);
+    if (eddy_decomp_size() > 1 && g_failure_comm == MPI_COMM_NULL) MPI_Comm_dup(eddy_decomp_comm(), &g_failure_comm);
     return 0;
 }
 
@@ -406,6 +423,7 @@ void eddy_decomp_finalize(void)
     MPI_Finalized(&done);
     if (!done && g_failure_comm != MPI_COMM_NULL) MPI_Comm_free(&g_failure_comm);
     if (!done && g_node_comm != MPI_COMM_NULL) MPI_Comm_free(&g_node_comm);
+    if (!done && g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);
     if (g_initialized_here && !done) MPI_Finalize();
 }
 
@@ -417,17 +435,51 @@ static int mpi_up(void)
     return init && !fin;
 }
 
+int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err)
+{
+    if (!mpi_up())
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "MPI is not running in this process (call MPI_Init before setting eddy's communicator, "
+                              "and not after MPI_Finalize)");
+    /* Open MPI's handles are ints; a value out of their range names no communicator. */
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (fortran_handle >= INT_MIN && fortran_handle <= INT_MAX) comm = MPI_Comm_f2c((MPI_Fint)fortran_handle);
+    /* Open MPI answers a handle it does not know with a null pointer, not MPI_COMM_NULL. */
+    if (comm == MPI_COMM_NULL || comm == (MPI_Comm)0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "MPI handle %lld is not a communicator (pass MPI_Comm_c2f(comm) of a communicator this "
+                              "process belongs to)", fortran_handle);
+    int inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "MPI communicator %lld is an intercommunicator; a run is split over the processes of "
+                              "one group (an intracommunicator)", fortran_handle);
+    MPI_Comm mine;
+    if (MPI_Comm_dup(comm, &mine) != MPI_SUCCESS)
+        return eddy_error_set(err, EDDY_ERR_IO, "MPI_Comm_dup of communicator %lld failed", fortran_handle);
+    /* What was split from the old communicator belongs to it: the node split is made again at the next
+     * attach, the failure agreement's duplicate here. */
+    if (g_node_comm != MPI_COMM_NULL) MPI_Comm_free(&g_node_comm);
+    g_node_split = 0;
+    if (g_failure_comm != MPI_COMM_NULL) MPI_Comm_free(&g_failure_comm);
+    if (g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);
+    g_comm = mine;
+    if (eddy_decomp_size() > 1) MPI_Comm_dup(g_comm, &g_failure_comm);
+    return EDDY_OK;
+}
+
 int eddy_decomp_rank(void)
 {
     int r = 0;
-    if (mpi_up()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    if (mpi_up()) MPI_Comm_rank(eddy_decomp_comm(), &r);
     return r;
 }
 
 int eddy_decomp_size(void)
 {
     int n = 1;
-    if (mpi_up()) MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (mpi_up()) MPI_Comm_size(eddy_decomp_comm(), &n);
     return n;
 }
 
@@ -436,7 +488,7 @@ void eddy_decomp_abort(int code)
     if (eddy_decomp_size() > 1) {
         fflush(stdout);
         fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+        MPI_Abort(eddy_decomp_comm(), code ? code : 1);
     }
 }
 
@@ -630,7 +682,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
     if (!sbuf) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes", total);
     for (int r = 0; r < d->size; ++r)
         if (sn[r]) memcpy(sbuf + d->sdispl[r], send[r], sn[r]);
-    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD)));
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, eddy_decomp_comm())));
     size_t rtotal = 0;
     for (int r = 0; r < d->size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
@@ -648,7 +700,7 @@ static int alltoall(decomp *d, unsigned char **send, const size_t *sn, unsigned 
     }
     decomp_tally_sends(d->scount, d->size, d->rank);
     TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_BYTE, *recv, d->rcount, d->rdispl,
-                                           MPI_BYTE, MPI_COMM_WORLD)));
+                                           MPI_BYTE, eddy_decomp_comm())));
     free(sbuf);
     return EDDY_OK;
 }
@@ -988,7 +1040,7 @@ static int update_halos(decomp *d, eddy_error *err)
             halo_pack(p, i, d->sbuf + d->sdispl[r] + k * HALO_RECORD);
             d->send_ids[r][k] = p->id[i];
         }
-    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, MPI_COMM_WORLD)));
+    TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, eddy_decomp_comm())));
     size_t rtotal = 0;
     for (int r = 0; r < size; ++r) {
         if (rtotal + (size_t)d->rcount[r] > INT32_MAX) {
@@ -1001,7 +1053,7 @@ static int update_halos(decomp *d, eddy_error *err)
     if (grow(&d->rbuf, &d->rbuf_cap, rtotal + 1)) goto oom;
     decomp_tally_sends(d->scount, d->size, d->rank);
     TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
-                                           d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
+                                           d->rdispl, MPI_BYTE, eddy_decomp_comm())));
     /* In place by id; what is not here yet is appended below. */
     if ((rc = ensure_map(d, err))) goto done;
     if (grow(&d->seen, &d->seen_cap, p->count + 1)) goto oom;
@@ -1107,10 +1159,10 @@ static int step_failure(const eddy_world *w, const eddy_error *mine, eddy_error 
     if (!g_step_failure_known) {
         const int rank = eddy_decomp_rank(), size = eddy_decomp_size();
         int first = mine ? rank : size, lowest = size;
-        TALLY_REDUCE(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        TALLY_REDUCE(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, eddy_decomp_comm()));
         if (lowest >= size) return EDDY_OK;
         if (rank == lowest) g_step_failure = *mine;
-        MPI_Bcast(&g_step_failure, (int)sizeof g_step_failure, MPI_BYTE, lowest, MPI_COMM_WORLD);
+        MPI_Bcast(&g_step_failure, (int)sizeof g_step_failure, MPI_BYTE, lowest, eddy_decomp_comm());
         if (g_step_failure.code == EDDY_OK) g_step_failure.code = EDDY_ERR_PLUGIN; /* (a failure is one) */
         if (g_step_failure.code == EDDY_ERR_DOMAIN) domain_failure_whole(w, &g_step_failure);
         g_step_failure_known = 1;
@@ -1172,7 +1224,7 @@ ask:
     if ((rc = step_failure(w, rc ? err : NULL, err))) goto done;
     decomp_tally_sends(d->scount, d->size, d->rank);
     TIMED_MPI(TALLY_EXCHANGE(MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount,
-                                           d->rdispl, MPI_BYTE, MPI_COMM_WORLD)));
+                                           d->rdispl, MPI_BYTE, eddy_decomp_comm())));
     const eddy_real *in = (const eddy_real *)(const void *)d->rbuf;
     for (int r = 0; r < d->size; ++r)
         for (size_t k = 0; k < d->recv_n[r]; ++k, in += ncol) {
@@ -1201,7 +1253,7 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
     }
     if (op == EDDY_REDUCE_SUM) {
         /* Summed in rank order on every process, so every process gets the same bits. */
-        TALLY_REDUCE(MPI_Allgather(values, (int)count, MPI_DOUBLE, all, (int)count, MPI_DOUBLE, MPI_COMM_WORLD));
+        TALLY_REDUCE(MPI_Allgather(values, (int)count, MPI_DOUBLE, all, (int)count, MPI_DOUBLE, eddy_decomp_comm()));
         for (size_t k = 0; k < count; ++k) {
             double s = 0.0;
             for (int r = 0; r < d->size; ++r) s += all[(size_t)r * count + k];
@@ -1211,7 +1263,7 @@ static int reduce(void *context, eddy_reduce_op op, double *values, size_t count
         return EDDY_OK;
     }
     TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_DOUBLE,
-                               op == EDDY_REDUCE_MIN ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD));
+                               op == EDDY_REDUCE_MIN ? MPI_MIN : MPI_MAX, eddy_decomp_comm()));
     return EDDY_OK;
 }
 
@@ -1276,8 +1328,8 @@ static void warn_mixed_simd(void)
     /* (-1: an EDDY_SIMD the solvers will refuse, with their own message) */
     const int mine = eddy_sph_simd_select(&simd, &e) ? -1 : (int)simd;
     int lo = mine, hi = mine;
-    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, eddy_decomp_comm());
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, eddy_decomp_comm());
     if (lo != hi && lo >= 0 && !warned && eddy_decomp_rank() == 0)
         fprintf(stderr, "eddy: warning: the processes run different SIMD paths of the SPH neighbour loops (%s to %s): the "
                         "result is not bit-identical to one process's; set EDDY_SIMD to one path on every process\n",
@@ -1339,9 +1391,9 @@ static void check_threads(void)
 {
     static int said; /* once per process: compare attaches once per solver */
     if (g_node_split == 0) {
-        int ok = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &g_node_comm) ==
+        int ok = MPI_Comm_split_type(eddy_decomp_comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &g_node_comm) ==
                  MPI_SUCCESS, all_ok = 0;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, eddy_decomp_comm());
         g_node_split = all_ok ? 1 : -1;
         if (!all_ok && ok) MPI_Comm_free(&g_node_comm);
     }
@@ -1363,7 +1415,7 @@ static void check_threads(void)
     threads_text(&n, "this node", text, sizeof text);
     const uint64_t h = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, text);
     uint64_t mine[2] = {h, ~h}, all[2] = {0, 0};
-    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, eddy_decomp_comm());
     const int alike = all[0] == ~all[1], rank = eddy_decomp_rank(), size = eddy_decomp_size();
     const int speak = *text && !said && (alike ? rank == 0 : node_rank == 0) && (n.defaults || !eddy_services_quiet());
     said |= *text != '\0';
@@ -1542,8 +1594,8 @@ int eddy_decomp_reduce_stats(eddy_world *w, eddy_error *err)
     /* (the domain count rides on the sums: no collective of its own while nothing leaves) */
     double mx = st.max_speed,
            sums[3] = {(double)st.nonfinite_velocity, (double)st.nonfinite_position, (double)owned_outside(w, NULL)};
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, eddy_decomp_comm()));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, eddy_decomp_comm()));
     st.max_speed = mx;
     st.nonfinite_velocity = (size_t)sums[0];
     st.nonfinite_position = (size_t)sums[1];
@@ -1582,10 +1634,10 @@ static void owner_position(const eddy_particles *p, size_t i, uint64_t id, doubl
 {
     const int mine = i != SIZE_MAX && p->id[i] == id, size = eddy_decomp_size();
     int owner = mine ? eddy_decomp_rank() : size;
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MIN, eddy_decomp_comm()));
     pos[0] = pos[1] = pos[2] = INFINITY;
     if (mine) pos[0] = p->x[i], pos[1] = p->y[i], pos[2] = p->z[i];
-    if (owner < size) MPI_Bcast(pos, 3, MPI_DOUBLE, owner, MPI_COMM_WORLD);
+    if (owner < size) MPI_Bcast(pos, 3, MPI_DOUBLE, owner, eddy_decomp_comm());
 }
 
 /* A domain error met within a step (pbf's predicted positions) comes from the grid build of the lowest
@@ -1608,7 +1660,7 @@ static void domain_failure_whole(const eddy_world *w, eddy_error *e)
         const int named = any || !isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i]);
         if (named && (lowest == SIZE_MAX || p->id[i] < p->id[lowest])) lowest = i;
     }
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_UINT64_T, MPI_SUM, eddy_decomp_comm()));
     const uint64_t id = eddy_decomp_min_u64(lowest == SIZE_MAX ? UINT64_MAX : p->id[lowest]);
     if (!count || id == UINT64_MAX) return;
     double pos[3];
@@ -1701,7 +1753,7 @@ uint64_t eddy_decomp_min_u64(uint64_t value)
 {
     if (eddy_decomp_size() <= 1) return value;
     uint64_t all = value;
-    TALLY_REDUCE(MPI_Allreduce(&value, &all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(&value, &all, 1, MPI_UINT64_T, MPI_MIN, eddy_decomp_comm()));
     return all;
 }
 
@@ -1715,25 +1767,25 @@ void eddy_decomp_first_differing_each(const uint64_t *values, int count, int *fi
      * equal when every process has the same v (as in eddy_decomp_same_failure). */
     uint64_t mine[2 * EDDY_DECOMP_EACH_MAX], all[2 * EDDY_DECOMP_EACH_MAX];
     for (int k = 0; k < count; ++k) mine[2 * k] = values[k], mine[2 * k + 1] = ~values[k];
-    TALLY_REDUCE(MPI_Allreduce(mine, all, 2 * count, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(mine, all, 2 * count, MPI_UINT64_T, MPI_MIN, eddy_decomp_comm()));
     int any = 0;
     for (int k = 0; k < count; ++k) any |= all[2 * k] != ~all[2 * k + 1];
     if (!any) return;
     /* Some differ (every process knows it from the same reduction): which process first, for each. */
     uint64_t zero[EDDY_DECOMP_EACH_MAX];
     memcpy(zero, values, sizeof *values * (size_t)count);
-    MPI_Bcast(zero, count, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(zero, count, MPI_UINT64_T, 0, eddy_decomp_comm());
     const int rank = eddy_decomp_rank();
     int differs[EDDY_DECOMP_EACH_MAX], lowest[EDDY_DECOMP_EACH_MAX];
     for (int k = 0; k < count; ++k) differs[k] = zero[k] != values[k] ? rank : size;
-    TALLY_REDUCE(MPI_Allreduce(differs, lowest, count, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(differs, lowest, count, MPI_INT, MPI_MIN, eddy_decomp_comm()));
     for (int k = 0; k < count; ++k) first[k] = lowest[k] < size ? lowest[k] : -1;
 }
 
 void eddy_decomp_broadcast(void *buf, size_t size, int root)
 {
     /* (a few hundred bytes: a command line, an environment variable's value) */
-    if (eddy_decomp_size() > 1 && size < (1u << 30)) MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
+    if (eddy_decomp_size() > 1 && size < (1u << 30)) MPI_Bcast(buf, (int)size, MPI_BYTE, root, eddy_decomp_comm());
 }
 
 #endif /* EDDY_HAVE_MPI */

@@ -66,9 +66,20 @@ void eddy_decomp_stop_all(const char *kind, const char *message, int status);
 /* Collective on several processes: the smallest `value` over them (the value itself on one). */
 uint64_t eddy_decomp_min_u64(uint64_t value);
 
-/* This process's rank and the number of processes (0 and 1 without MPI). */
+/* This process's rank and the number of processes of the runs it takes part in (0 and 1 without MPI):
+ * in MPI_COMM_WORLD, or in the communicator of eddy_decomp_use_comm. */
 int eddy_decomp_rank(void);
 int eddy_decomp_size(void);
+/*
+ * From now on every run of this process is split over the processes of the communicator whose Fortran
+ * handle is `fortran_handle` (MPI_Comm_c2f) instead of MPI_COMM_WORLD (eddy_session_set_mpi_comm in
+ * <eddy_host/session.h>). eddy works on a duplicate of it, so its messages never match the program's
+ * own; the node split and the failure agreement start again on it. Collective over that communicator.
+ * Refused (EDDY_ERR_UNSUPPORTED or EDDY_ERR_INVALID_ARGUMENT, naming why, nothing changed) built
+ * without MPI, before MPI_Init or after MPI_Finalize, for a handle that is no communicator (MPI_Comm_f2c
+ * gives MPI_COMM_NULL) and for an intercommunicator.
+ */
+int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err);
 /* "MPI (Open MPI v4.1.4, ...)" or "no MPI (built without it)", for `eddy --version` and `eddy list`. */
 const char *eddy_decomp_describe(void);
 

@@ -85,7 +85,7 @@ int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n,
     if (ok && n) qsort(keys, n, sizeof *keys, by_key);
     /* Every process learns whether all have their keys (none waits alone in a later round), and k. */
     long long head[2] = {(long long)n, ok ? 0 : 1};
-    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, head, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)));
+    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, head, 2, MPI_LONG_LONG, MPI_SUM, eddy_decomp_comm())));
     if (head[1])
         return ok ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: another process ran out of memory")
                   : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: out of memory for %zu coordinates", n);
@@ -99,7 +99,7 @@ int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n,
     unsigned long long *j = malloc(sizeof *j * (m ? m : 1));
     long long *count = malloc(sizeof *count * (SPLIT - 1) * (m ? m : 1));
     int mine = a && b && j && count, all = 0;
-    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)));
+    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, eddy_decomp_comm())));
     int rc = EDDY_OK;
     if (!all) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "rebalancing: out of memory for %d cuts", size);
@@ -124,7 +124,7 @@ int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n,
         }
         if (!open) break;
         DECOMP_TIMED_MPI(TALLY_REDUCE(
-            MPI_Allreduce(MPI_IN_PLACE, count, (int)(m * (SPLIT - 1)), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)));
+            MPI_Allreduce(MPI_IN_PLACE, count, (int)(m * (SPLIT - 1)), MPI_LONG_LONG, MPI_SUM, eddy_decomp_comm())));
         for (size_t r = 0; r < m; ++r) {
             if (a[r] >= b[r]) continue;
             int i = 1;
@@ -143,8 +143,8 @@ int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n,
         b[r] = (size_t)above < n ? keys[above] : UINT64_MAX;
     }
     DECOMP_TIMED_MPI(
-        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, count, (int)(2 * m), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)));
-    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, b, (int)m, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD)));
+        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, count, (int)(2 * m), MPI_LONG_LONG, MPI_SUM, eddy_decomp_comm())));
+    DECOMP_TIMED_MPI(TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, b, (int)m, MPI_UINT64_T, MPI_MIN, eddy_decomp_comm())));
     unsigned long long first = 0, largest = 0;
     for (int r = 1; r <= size; ++r) {
         unsigned long long at = k;
@@ -211,7 +211,7 @@ int decomp_balance(decomp *d, eddy_error *err)
     long long *count = malloc(sizeof(long long) * (size_t)size);
     if (!count) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     DECOMP_TIMED_MPI(
-        TALLY_REDUCE(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, MPI_COMM_WORLD)));
+        TALLY_REDUCE(MPI_Allgather(&mine, 1, MPI_LONG_LONG, count, 1, MPI_LONG_LONG, eddy_decomp_comm())));
     for (int r = 0; r < size; ++r) {
         total += count[r];
         if (count[r] > largest) largest = count[r];
@@ -266,7 +266,7 @@ int decomp_balance(decomp *d, eddy_error *err)
 int decomp_rebalance_threshold(double *out, eddy_error *err)
 {
     int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(eddy_decomp_comm(), &rank);
     struct {
         double t;
         char value[48];
@@ -284,7 +284,7 @@ int decomp_rebalance_threshold(double *out, eddy_error *err)
             snprintf(msg.value, sizeof msg.value, "%.40s", v);
         }
     }
-    MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, eddy_decomp_comm());
     if (isnan(msg.t)) {
         eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,

@@ -60,7 +60,7 @@ int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void
     int *bytes = malloc(sizeof *bytes * 2 * (size_t)nproc);
     if (!counts || !bytes) own = 0;
     long long dummy = 0;
-    MPI_Allgather(&own, 1, MPI_LONG_LONG, counts ? counts : &dummy, counts ? 1 : 0, MPI_LONG_LONG, MPI_COMM_WORLD);
+    MPI_Allgather(&own, 1, MPI_LONG_LONG, counts ? counts : &dummy, counts ? 1 : 0, MPI_LONG_LONG, eddy_decomp_comm());
     if (!counts || !bytes) {
         free(counts);
         free(bytes);
@@ -86,7 +86,7 @@ int eddy_decomp_gather_records(const void *mine, size_t count, size_t size, void
      * process (main.c). */
     if (rank == 0 && !(buf = malloc((size_t)sum * size + 1)))
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %lld records", sum);
-    MPI_Gatherv(mine, rcount[rank], MPI_BYTE, buf, rcount, rdispl, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(mine, rcount[rank], MPI_BYTE, buf, rcount, rdispl, MPI_BYTE, 0, eddy_decomp_comm());
     free(bytes);
     if (rc) return rc;
     *all = buf;
@@ -170,7 +170,7 @@ static int hash_splits(const decomp *d, const uint64_t *ids, size_t n, const uns
     uint64_t *a = malloc(sizeof *a * (size_t)m), *b = malloc(sizeof *b * (size_t)m);
     unsigned long long *want = malloc(sizeof *want * (size_t)m), *count = malloc(sizeof *count * (size_t)m);
     int mine = a && b && want && count, all = 0;
-    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, eddy_decomp_comm()));
     int rc = EDDY_OK;
     if (!all) {
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "state hash: out of memory for %d id ranges", d->size);
@@ -191,7 +191,7 @@ static int hash_splits(const decomp *d, const uint64_t *ids, size_t n, const uns
             open |= a[r] < b[r];
         }
         if (!open) break;
-        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, count, m, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, count, m, MPI_UNSIGNED_LONG_LONG, MPI_SUM, eddy_decomp_comm()));
         for (int r = 0; r < m; ++r) {
             if (a[r] >= b[r]) continue;
             const uint64_t mid = a[r] + (b[r] - a[r]) / 2;
@@ -249,8 +249,8 @@ int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
     if (!rc) qsort(ids, k, sizeof *ids, by_u64);
     /* Smallest id, largest id (as its complement, so that one MIN gives both), count, and failures. */
     unsigned long long head[2] = {k ? ids[0] : UINT64_MAX, k ? ~ids[k - 1] : UINT64_MAX}, sums[2] = {k, rc ? 1 : 0};
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, head, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, head, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, eddy_decomp_comm()));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, eddy_decomp_comm()));
     const unsigned long long range[3] = {head[0], ~head[1], sums[0]};
     unsigned char *send = NULL, *recv = NULL;
     eddy_particles q;
@@ -292,7 +292,7 @@ int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
     free(fill);
     free(ids);
     ids = NULL;
-    TALLY_EXCHANGE(MPI_Alltoall(sn, 1, MPI_INT, rn, 1, MPI_INT, MPI_COMM_WORLD));
+    TALLY_EXCHANGE(MPI_Alltoall(sn, 1, MPI_INT, rn, 1, MPI_INT, eddy_decomp_comm()));
     size_t got = 0;
     for (int r = 0; r < size; ++r) {
         rd[r] = (int)got;
@@ -300,7 +300,7 @@ int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
     }
     /* A process out of memory sends nothing and receives nothing; every process learns it below. */
     int fine = ok && got <= INT32_MAX && (recv = malloc(got + 1)) != NULL, all = 0;
-    TALLY_REDUCE(MPI_Allreduce(&fine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(&fine, &all, 1, MPI_INT, MPI_MIN, eddy_decomp_comm()));
     if (!all) {
         if (!rc)
             rc = fine ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "state hash: another process ran out of memory")
@@ -308,7 +308,7 @@ int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
         goto chain;
     }
     decomp_tally_sends(sn, size, rank);
-    TALLY_EXCHANGE(MPI_Alltoallv(send, sn, sd, MPI_BYTE, recv, rn, rd, MPI_BYTE, MPI_COMM_WORLD));
+    TALLY_EXCHANGE(MPI_Alltoallv(send, sn, sd, MPI_BYTE, recv, rn, rd, MPI_BYTE, eddy_decomp_comm()));
     free(send);
     send = NULL;
     eddy_host_log(w->host, EDDY_LOG_DEBUG, "decomp",
@@ -328,11 +328,11 @@ int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err)
 chain:;
     /* FNV-1a is one sequence: rank r continues the state rank r - 1 reached over the lower ids. */
     uint64_t state[2] = {EDDY_PARTICLES_HASH_INIT, 0}; /* the hash's state; a failure flag */
-    if (rank > 0) MPI_Recv(state, 2, MPI_UINT64_T, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank > 0) MPI_Recv(state, 2, MPI_UINT64_T, rank - 1, 0, eddy_decomp_comm(), MPI_STATUS_IGNORE);
     if (!rc && !state[1]) rc = eddy_particles_hash_continue(&q, &state[0], err);
     if (rc) state[1] = 1;
-    MPI_Send(state, 2, MPI_UINT64_T, (rank + 1) % size, 0, MPI_COMM_WORLD);
-    if (rank == 0) MPI_Recv(state, 2, MPI_UINT64_T, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(state, 2, MPI_UINT64_T, (rank + 1) % size, 0, eddy_decomp_comm());
+    if (rank == 0) MPI_Recv(state, 2, MPI_UINT64_T, size - 1, 0, eddy_decomp_comm(), MPI_STATUS_IGNORE);
     if (have_q) eddy_particles_free(&q);
     free(send);
     free(recv);
@@ -390,7 +390,7 @@ int eddy_decomp_all_ok(int ok)
 {
     if (eddy_decomp_size() <= 1) return ok;
     int mine = ok ? 1 : 0, all = 0;
-    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, eddy_decomp_comm()));
     return all;
 }
 
@@ -398,7 +398,7 @@ int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_err
 {
     if (!decomp_of(w)) return EDDY_OK;
     if (count > INT32_MAX) return decomp_too_big(count * sizeof(int64_t), err);
-    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    TALLY_REDUCE(MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_INT64_T, MPI_SUM, eddy_decomp_comm()));
     return EDDY_OK;
 }
 

@@ -11,7 +11,13 @@
 
 #include <eddy/eddy.h>
 
+#include <mpi.h>
+
 #include <math.h>
+
+/* The communicator of every run of this process: MPI_COMM_WORLD, or eddy's duplicate of the one
+ * eddy_decomp_use_comm was given. */
+MPI_Comm eddy_decomp_comm(void);
 
 typedef struct decomp {
     eddy_world *w;
@@ -90,7 +96,7 @@ int decomp_balance(decomp *d, eddy_error *err);
 int decomp_rebalance_threshold(double *out, eddy_error *err);
 /* A key per coordinate whose unsigned order is the coordinates' (-0 as +0). */
 uint64_t decomp_cut_key(double x);
-/* Collective over MPI_COMM_WORLD (size processes): the cuts and imbalance eddy_decomp_quantile_pairs (decomp.h) gives for
+/* Collective over eddy_decomp_comm() (size processes): the cuts and imbalance eddy_decomp_quantile_pairs (decomp.h) gives for
  * every process's coordinates together, each process passing its keys (decomp_cut_key; sorted here in
  * place). keys NULL: this process ran out of memory, which every process then reports. */
 int decomp_select_cuts(int size, double lo, double hi, uint64_t *keys, size_t n, double *cut, double *imbalance,

@@ -101,6 +101,13 @@ oom:
  * OpenMP the build links: LLVM's could start them again, but one thread is safe with either). */
 static atomic_long threads_started_in;
 static atomic_long said_one_thread_in;
+/* Sessions open in this process, for eddy_session_set_mpi_comm. */
+static atomic_long sessions_open;
+
+long eddy_session_open_count(void)
+{
+    return atomic_load(&sessions_open);
+}
 
 /* The thread count option a session opened with `o` on `scene` gets in this process. */
 static int threads_here(const eddy_session_options *o, const eddy_scene *scene)
@@ -153,6 +160,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
     s->next_frame = 1;
     s->failed_frame = -1;
     s->pid = getpid();
+    atomic_fetch_add(&sessions_open, 1);
     *out = s;
     return EDDY_OK;
 }
@@ -289,6 +297,7 @@ void eddy_session_close(eddy_session *s)
     if (eddy_session_check_process(s, NULL, NULL)) return;
     eddy_sim_close(&s->sim);
     free(s);
+    atomic_fetch_sub(&sessions_open, 1);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -387,13 +396,22 @@ void eddy_session_snapshot_release(eddy_frame *frame) { eddy_frame_release(frame
 
 int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
 {
-    return eddy_world_hash(s->sim.world, hash, err);
+    /* Over every process of a split run, as `eddy run --hash` (a process's world holds its slab and
+     * halo copies, whose own hash is no state of the run). */
+    return eddy_decomp_hash(s->sim.world, hash, err);
 }
 
 int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
 {
     const int rc_process = eddy_session_check_process(s, NULL, err);
     if (rc_process) return rc_process;
+    /* A split run's checkpoint is one piece per process under a manifest, written with agreements
+     * between the processes that only `eddy run` makes (drive/run.c). */
+    if (eddy_decomp_size() > 1)
+        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
+                              "a session split over %d processes cannot write a checkpoint (only `mpirun eddy run` "
+                              "writes a split run's pieces); nothing was written to '%s'",
+                              eddy_decomp_size(), dir);
     if (settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
     const eddy_sim *sim = &s->sim;
     const eddy_component *sc = sim->solver_entry->component;

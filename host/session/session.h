@@ -54,5 +54,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
 const eddy_scene *eddy_session_scene(const eddy_session *s);
 /* The stepping session underneath, for the host's drivers (run, compare, bench). */
 eddy_sim *eddy_session_sim(eddy_session *s);
+/* How many sessions this process has open (opened and not yet closed; [any thread]). */
+long eddy_session_open_count(void);
 
 #endif /* EDDY_HOST_SESSION_H */

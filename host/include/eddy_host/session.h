@@ -36,11 +36,17 @@
  * Callbacks run on the calling thread, between steps. A session in a child made by fork() without
  * exec cannot step or write (eddy_session_check_process).
  *
- * MPI: in a program that has initialised MPI (under mpirun), every session is one run split over all
- * of MPI_COMM_WORLD's processes, as `mpirun -np N eddy run` splits it (docs/mpi.md): every process must
- * open, step, hash and checkpoint the same session together, in the same order; a process that opens
- * one alone, or processes that run different cases, wait for each other for ever. Ranks that should
- * run cases of their own need processes of their own (no MPI, or one mpirun per case).
+ * MPI: in a program that has initialised MPI (under mpirun), every session is one run split over the
+ * processes of MPI_COMM_WORLD, or of the communicator given to eddy_session_set_mpi_comm, as
+ * `mpirun -np N eddy run` splits it (docs/mpi.md): every process of it must open, step, hash and
+ * checkpoint the same session together, in the same order; a process that opens one alone waits for
+ * the others for ever. Processes that run cases of their own (a coupling program's fluid ranks beside
+ * its solid ranks, a parameter sweep) each give eddy the communicator of their case first. A process's
+ * world (eddy_session_world) then holds its slab of the particles followed by particles.halo_count
+ * read-only copies of its neighbours' (a velocity written to a copy is overwritten at the next step),
+ * and a snapshot its slab; the hash covers every process. A session split over several processes
+ * cannot write a checkpoint (eddy_session_checkpoint refuses; `mpirun eddy run` writes a split run's
+ * checkpoint pieces): one that must checkpoint runs on one process.
  */
 #ifndef EDDY_HOST_SESSION_PUBLIC_H
 #define EDDY_HOST_SESSION_PUBLIC_H
@@ -161,7 +167,8 @@ EDDY_API int eddy_session_run(eddy_session *s, const eddy_session_plan *plan, in
 EDDY_API int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_error *err);
 EDDY_API void eddy_session_snapshot_release(eddy_frame *frame);
 
-/* The state hash `eddy run --hash` prints (eddy_world_hash: ids, fields, clock). */
+/* The state hash `eddy run --hash` prints (eddy_world_hash: ids, fields, clock). On several processes
+ * collective: every process calls it, and the hash arrives on the communicator's rank 0 (the others get 0). */
 EDDY_API int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err);
 
 /*
@@ -193,6 +200,19 @@ EDDY_API int eddy_session_next_frame(const eddy_session *s);
 /* Non-zero: the informational lines of the components and the host ("eddy: tait: sound speed ...")
  * are not printed; warnings and errors still are. For the whole process. */
 EDDY_API void eddy_session_set_quiet(int quiet);
+
+/*
+ * Under MPI: every session this process opens from now on is one run split over the processes of the
+ * communicator whose Fortran handle is `fortran_handle`, MPI_Comm_c2f(comm) (a handle, so that this
+ * header needs no <mpi.h>), instead of MPI_COMM_WORLD. eddy works on its own duplicate of comm, so
+ * its messages never match the program's; the program may free comm afterwards. Collective over comm:
+ * each of its processes calls it, after MPI_Init and before opening its sessions (rank and process
+ * count in messages, outputs and checkpoint pieces are then comm's). For the whole process, until it is
+ * called again. Non-zero with err filled, nothing changed: eddy built without MPI, MPI not running
+ * (before MPI_Init, after MPI_Finalize), a session of this process open, a handle that names no
+ * communicator, an intercommunicator.
+ */
+EDDY_API int eddy_session_set_mpi_comm(long long fortran_handle, eddy_error *err);
 
 #ifdef __cplusplus
 }

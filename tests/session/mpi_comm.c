@@ -1,0 +1,102 @@
+/*
+ * Two cases in one mpirun through the session API (eddy_session_set_mpi_comm): a program splits
+ * MPI_COMM_WORLD's three processes into a case of two (ranks 0 and 1) and a case of one (rank 2), gives
+ * each its communicator and runs a scene in each. Run by tests/session/mpi_comm.sh, which checks that
+ * each case's hash equals `eddy run --hash` of its scene on one process.
+ *
+ *   mpi_comm SCENE_TWO SCENE_ONE STEPS
+ *
+ * Halfway the case on one process writes its checkpoint to ./ck1 (the folder must exist); the case on
+ * two is refused ("split checkpoint: ...") and writes nothing to ./ck0.
+ * Prints, each line prefixed "rank R: ": the refusal before MPI_Init ("before init: ..."), for a handle
+ * that is no communicator ("bad handle: ...") and with a session open ("while open: ..."), and on each
+ * case's first process "case C of N processes: state-hash H".
+ */
+#include <eddy_host/session.h>
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int world_rank;
+
+static void say(const char *what, const char *message)
+{
+    printf("rank %d: %s: %s\n", world_rank, what, message);
+    fflush(stdout);
+}
+
+static int fail(const char *what, const eddy_error *err)
+{
+    fprintf(stderr, "mpi_comm: rank %d: %s: %s\n", world_rank, what, err->message);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: mpi_comm SCENE_TWO SCENE_ONE STEPS\n");
+        return 2;
+    }
+    eddy_error err, before;
+    if (eddy_session_set_mpi_comm(0, &before) == EDDY_OK) {
+        fprintf(stderr, "mpi_comm: a communicator was taken before MPI_Init\n");
+        return 1;
+    }
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    say("before init", before.message);
+    int world_size;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_size != 3) {
+        fprintf(stderr, "mpi_comm: run me on 3 processes, not %d\n", world_size);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    eddy_session_set_quiet(1);
+    if (eddy_session_set_mpi_comm(-7, &err) == EDDY_OK) return fail("handle -7 was taken", &err);
+    say("bad handle", err.message);
+
+    /* Each case on a communicator of its own; the program frees its handle at once, eddy keeps a
+     * duplicate. */
+    const int color = world_rank < 2 ? 0 : 1;
+    MPI_Comm mine;
+    MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &mine);
+    int rank, size;
+    MPI_Comm_rank(mine, &rank);
+    MPI_Comm_size(mine, &size);
+    if (eddy_session_set_mpi_comm((long long)MPI_Comm_c2f(mine), &err)) return fail("set communicator", &err);
+    MPI_Comm_free(&mine);
+
+    eddy_session_options o = eddy_session_default_options();
+    o.scene_path = argv[1 + color];
+    o.threads = 1;
+    eddy_session *s;
+    if (eddy_session_open(&o, &s, &err)) return fail("open", &err);
+    if (eddy_session_set_mpi_comm((long long)MPI_Comm_c2f(MPI_COMM_WORLD), &err) == EDDY_OK)
+        return fail("a communicator was taken with a session open", &err);
+    say("while open", err.message);
+    uint64_t hash = 0;
+    const long long steps = atoll(argv[3]);
+    char ck[32];
+    snprintf(ck, sizeof ck, "ck%d", color);
+    if (eddy_session_step(s, steps / 2, &err)) return fail("step", &err);
+    if (size == 1) {
+        if (eddy_session_checkpoint(s, ck, NULL, &err)) return fail("checkpoint", &err);
+    } else if (eddy_session_checkpoint(s, ck, NULL, &err) == EDDY_OK) {
+        return fail("a split session wrote a checkpoint", &err);
+    } else {
+        say("split checkpoint", err.message);
+    }
+    if (eddy_session_step(s, steps - steps / 2, &err)) return fail("step", &err);
+    if (eddy_session_hash(s, &hash, &err)) return fail("hash", &err);
+    if (rank == 0) {
+        printf("rank %d: case %d of %d processes: state-hash %016llx\n", world_rank, color, size,
+               (unsigned long long)hash);
+        fflush(stdout);
+    }
+    eddy_session_close(s);
+    MPI_Finalize();
+    return 0;
+}

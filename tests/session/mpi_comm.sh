@@ -1,0 +1,46 @@
+#!/bin/sh
+# mpi_comm.sh EDDY MPIRUN PROGRAM SCENE_TWO SCENE_ONE STEPS OUT: tests/session/mpi_comm.c on three
+# processes runs SCENE_TWO on two of them and SCENE_ONE on the third, each case on its own communicator
+# (eddy_session_set_mpi_comm). Each case must end in the state-hash of `eddy run SCENE --steps STEPS
+# --hash` on one process, as must `eddy resume` of the checkpoint the case on one process wrote
+# halfway; the refusals (before MPI_Init, a bad handle, a session open, a checkpoint of the split
+# case) must say what is wrong. Exit 77 (skipped) without
+# mpirun or MPI.
+eddy=$1; mpirun=$2; program=$3; two=$4; one=$5; steps=$6; out=$7
+if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
+if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
+rm -rf "$out" && mkdir -p "$out" || exit 1
+hash_of() {
+    "$eddy" run "$1" --steps "$steps" --threads 1 --hash --quiet --no-picture --out "$out/$2" 2>&1 |
+        sed -n 's/^state-hash: //p'
+}
+h2=$(hash_of "$two" two); h1=$(hash_of "$one" one)
+echo "one process each: $two $h2, $one $h1"
+[ -n "$h2" ] && [ -n "$h1" ] || { echo "mpi_comm.sh: a single-process run failed" >&2; exit 1; }
+# The session writes nothing of its own; its working folder is OUT.
+mkdir "$out/ck0" "$out/ck1" || exit 1
+(cd "$out" && "$mpirun" --oversubscribe -np 3 "$program" "$two" "$one" "$steps") >"$out/np3.txt" 2>&1
+rc=$?
+cat "$out/np3.txt"
+status=0
+expect() {
+    if ! grep -qxF "$1" "$out/np3.txt"; then echo "mpi_comm.sh: missing line: $1" >&2; status=1; fi
+}
+[ $rc -eq 0 ] || { echo "mpi_comm.sh: mpirun exited $rc" >&2; status=1; }
+expect "rank 0: case 0 of 2 processes: state-hash $h2"
+expect "rank 2: case 1 of 1 processes: state-hash $h1"
+for r in 0 1 2; do
+    expect "rank $r: before init: MPI is not running in this process (call MPI_Init before setting eddy's communicator, and not after MPI_Finalize)"
+    expect "rank $r: bad handle: MPI handle -7 is not a communicator (pass MPI_Comm_c2f(comm) of a communicator this process belongs to)"
+    expect "rank $r: while open: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
+done
+# The case on one process wrote its checkpoint halfway; `eddy resume` continues it to the same hash.
+# The case on two was refused, and its folder stays empty.
+r1=$("$eddy" resume "$out/ck1" --steps "$steps" --threads 1 --hash --quiet --no-picture 2>&1 | sed -n 's/^state-hash: //p')
+echo "case 1 resumed: $r1"
+[ "$r1" = "$h1" ] || { echo "mpi_comm.sh: case 1's checkpoint resumed gave '$r1', not $h1" >&2; status=1; }
+for r in 0 1; do
+    expect "rank $r: split checkpoint: a session split over 2 processes cannot write a checkpoint (only \`mpirun eddy run\` writes a split run's pieces); nothing was written to 'ck0'"
+done
+[ -z "$(ls -A "$out/ck0")" ] || { echo "mpi_comm.sh: the refused checkpoint left files in ck0" >&2; status=1; }
+exit $status
