@@ -709,7 +709,7 @@ static int command(int argc, char **argv)
     }
     /* Honour SIGINT / SIGTERM (and SIGHUP, SIGXCPU) from the start: until a command has opened its session
      * and may write, a signal ends the process at once (128 + the signal: 130, 143, 129, 152), however long
-     * a scene or checkpoint takes to load. SIGPIPE and SIGXFSZ are caught once a session opens (services.c). */
+     * a scene or checkpoint takes to load. SIGPIPE and SIGXFSZ are caught below for the commands that run. */
     eddy_services_exit_on_signal();
     const char *cmd = argv[1];
     static const char *const commands[] = {"run", "resume", "compare", "validate", "list", "describe", "bench"};
@@ -758,6 +758,13 @@ static int command(int argc, char **argv)
             }
         }
     }
+    /* A command that runs goes on into a pipe whose reader went, from the start (services.h); one that
+     * only prints (list, describe, validate --list) ends there as a filter does. */
+    static const char *const running[] = {"run", "resume", "compare", "validate", "bench"};
+    int lists = 0;
+    for (int i = 2; i < argc; ++i) lists |= strcmp(argv[i], "--list") == 0;
+    for (size_t k = 0; k < sizeof running / sizeof running[0]; ++k)
+        if (strcmp(cmd, running[k]) == 0 && !(lists && strcmp(cmd, "validate") == 0)) eddy_services_catch_write_signals();
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2, 0, argc, argv);
     if (strcmp(cmd, "resume") == 0) return cmd_run(argc - 2, argv + 2, 1, argc, argv);
     if (strcmp(cmd, "list") == 0 || strcmp(cmd, "describe") == 0) speak_once();

@@ -329,6 +329,11 @@ void eddy_services_install_signal_handlers(void)
     install_handlers();
 }
 
+void eddy_services_catch_write_signals(void)
+{
+    catch_write_signals();
+}
+
 void eddy_services_defer_signals(void)
 {
     /* Only a change of mode: a process that never asked for signal handling (a test, Python) gets none. */

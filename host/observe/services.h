@@ -109,6 +109,12 @@ int eddy_services_threads_given(void);
  *                                    loop of their own). Installs nothing itself.
  *   eddy_services_install_signal_handlers()  installs the handlers (idempotent) and keeps the mode;
  *                                    without eddy_services_exit_on_signal the mode is the stop flag.
+ *   eddy_services_catch_write_signals()  (main(), for a command that runs: run, resume, compare,
+ *                                    validate, bench) catches SIGPIPE and SIGXFSZ from the start: a
+ *                                    line a plugin prints while the session opens ("eddy: tait: sound
+ *                                    speed ...") into a pipe whose reader already went killed the run
+ *                                    (141) before it wrote anything, where the README promises it goes
+ *                                    on to its end.
  *
  * Under several processes (eddy_services_set_process count > 1) SIGINT and SIGTERM are blocked and agreed
  * on after each step (decomp.c); a SIGHUP or SIGXCPU, which reaches one process alone, is passed on as a
@@ -118,6 +124,7 @@ int eddy_services_threads_given(void);
 void eddy_services_exit_on_signal(void);
 void eddy_services_defer_signals(void);
 void eddy_services_install_signal_handlers(void);
+void eddy_services_catch_write_signals(void);
 
 /*
  * When component `id` of `reg` shadows a component of the same id in a later plugin folder
