@@ -1191,6 +1191,37 @@ static const eddy_component GRID_COMPONENT = {
     .description = "The CPU grid, recording its parameters.", .params = GRID_PARAMS, .param_count = 1,
     .vtable = &STUB_GRID};
 
+/* A word of what the user wants ("gpu") finds the one component whose description holds it, where one
+ * edit of the id gave a wrong one ("cpu"); a misspelt id still finds its nearest id. */
+static const eddy_component DESCRIBED_GRIDS[] = {
+    /* (beside the built-in "cpu": "CPU uniform grid: OpenMP counting sort by cell, 3-cell bars") */
+    {.size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_GRID, .id = "cuda", .version = "1.0.0",
+     .description = "Grid on an NVIDIA GPU: CUB radix sort by cell.", .vtable = &STUB_GRID},
+    {.size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_SOLVER, .id = "gpu_solver", .version = "1.0.0",
+     .description = "A solver on the GPU.", .vtable = &STUB_SOLVER},
+};
+
+static void unknown_id_hint_reads_descriptions(void **state)
+{
+    (void)state;
+    eddy_registry *reg = NULL;
+    eddy_error e;
+    assert_int_equal(eddy_registry_create(NULL, &reg, &e), 0);
+    for (size_t i = 0; i < sizeof DESCRIBED_GRIDS / sizeof DESCRIBED_GRIDS[0]; ++i)
+        assert_int_equal(eddy_registry_add_builtin(reg, &DESCRIBED_GRIDS[i], "test", &e), 0);
+    assert_string_equal(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "gpu"), "cuda");
+    assert_string_equal(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "nvidia"), "cuda");
+    assert_string_equal(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "cpus"), "cpu");
+    /* In both descriptions: no word hint, and no id within reach. */
+    assert_null(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "sort"));
+    /* Part of a word is no word ("radi" of "radix"), and a registered id needs no hint. */
+    assert_null(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "radi"));
+    assert_null(eddy_scene_nearest_id(reg, EDDY_INTERFACE_GRID, "cuda"));
+    /* Only components of the kind asked: the solver's "GPU" is not a grid's. */
+    assert_string_equal(eddy_scene_nearest_id(reg, EDDY_INTERFACE_SOLVER, "gpu"), "gpu_solver");
+    eddy_registry_destroy(reg);
+}
+
 static void grid_params_reach_the_grid(void **state)
 {
     (void)state;
@@ -1983,6 +2014,7 @@ int main(void)
         cmocka_unit_test(material_keys_follow_the_solvers),
         cmocka_unit_test(typed_params),
         cmocka_unit_test(component_ids),
+        cmocka_unit_test(unknown_id_hint_reads_descriptions),
         cmocka_unit_test(grid_params_reach_the_grid),
         cmocka_unit_test(rescale),
         cmocka_unit_test(locate_paths),

@@ -7,10 +7,12 @@
  */
 #include "scene_internal.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The component kinds a scene has sections for. */
 static const struct component_kind {
@@ -141,9 +143,33 @@ const char *eddy_scene_registry_ids(const eddy_registry *reg, const char *interf
     return buf;
 }
 
+/* Whether `word` stands as a whole word (letters and digits around it end it) in `text`, any case. */
+static int has_word(const char *text, const char *word)
+{
+    const size_t n = strlen(word);
+    for (const char *t = text; n && *t; ++t) {
+        if (strncasecmp(t, word, n) != 0) continue;
+        const int open = t == text || !isalnum((unsigned char)t[-1]), close = !isalnum((unsigned char)t[n]);
+        if (open && close) return 1;
+    }
+    return 0;
+}
+
 const char *eddy_scene_nearest_id(const eddy_registry *reg, const char *interface_id, const char *id)
 {
     if (!reg || !id) return NULL;
+    /* A word for what the user wants rather than a misspelt id ("gpu" for the grid described as "on an
+     * NVIDIA GPU", which one edit turned into "cpu"): the one component whose description holds it. */
+    const char *described = NULL;
+    int described_count = 0;
+    for (size_t i = 0; strlen(id) >= 3 && i < eddy_registry_count(reg); ++i) {
+        const eddy_component *c = eddy_registry_at(reg, i)->component;
+        if (!c->id || (interface_id && (!c->interface_id || strcmp(c->interface_id, interface_id) != 0))) continue;
+        if (strcmp(c->id, id) == 0) return NULL;
+        if (c->description && has_word(c->description, id) && (!described || strcmp(described, c->id) != 0))
+            described = c->id, ++described_count;
+    }
+    if (described_count == 1) return described;
     /* Two edits turn a 3-letter id into most others of 3 ("cpu" into "csv"): short ids get one, longer two. */
     const size_t len = strlen(id), limit = len <= 3 ? 1 : 2;
     const char *best = NULL;
