@@ -3,7 +3,10 @@
  * prints the figure it measured:
  *  - settled tank: mean density error (recomputed here from the positions, independently of the
  *    plugin's own sums) falls monotonically for 1, 2, 4, 8 iterations and is under 2% at 4;
- *  - vorticity confinement: a stirred box keeps more kinetic energy with it than without;
+ *  - vorticity confinement: a stirred box keeps more kinetic energy with it than without, and the force
+ *    of one step in a shear flow is epsilon (N x omega) with omega and N known in closed form;
+ *  - one pair's position correction (lambda and the s_corr artificial pressure) against the kernels'
+ *    closed forms;
  *  - linear momentum in a wall-free periodic box (vorticity confinement off: it is an external force)
  *    is conserved to round-off;
  *  - identical state hash for 1 and 2 threads;
@@ -200,6 +203,244 @@ static void vorticity_confinement_keeps_energy(void **state)
     assert_true(on > 1.05 * off);
     assert_true(on <= 1.0);
     assert_true(strong > 1.0);
+}
+
+/* --- one pair's position correction: lambda and s_corr against the closed forms --------------------- */
+
+/*
+ * Two particles alone in a 2D container far from its walls, separated by r along x (gravity -y, so that
+ * nothing but the pair's own correction moves them along x), one step with one Jacobi iteration and no
+ * XSPH or vorticity confinement. Then v_x = delta-p_x / dt, with (Macklin & Müller 2013, eq. 12 and §4)
+ *   delta-p_i = (m / rho0) (lambda_i + lambda_j + s_corr) grad_i W_spiky(x_i - x_j),
+ *   s_corr = -k (W_poly6(r) / W_poly6(dq h))^n  in units of rho0 |g| h, i.e. -k (...)^n dt^2 |g| h in lambda
+ * (plugins/pbf/pbf.c, docs/solvers/pbf.md), lambda_i = lambda_j = -C / (sum_k |grad_k C_i|^2 + epsilon),
+ * C = rho / rho0 - 1 (clamped at 0 when unilateral), rho = m (W(0) + W(r)),
+ * sum_k |grad_k C_i|^2 = 2 (m / rho0)^2 |grad W(r)|^2 for a pair and epsilon = relaxation D0, D0 the same
+ * sum over a full square lattice at the rest spacing. Everything here is evaluated in double from the 2D
+ * closed forms (poly6 4 / (pi h^8) (h^2 - r^2)^3, |grad spiky| 30 / (pi h^5) (h - r)^2), not from the
+ * core's kernel table. Unilateral (the default), the pair is far below rest density, lambda = 0 and
+ * s_corr alone moves it: repulsion (both particles move apart). The bar, 1e-4 of the size of the terms,
+ * is float rounding (the plugin's sums are single precision, about 1e-6 relative).
+ */
+static const char *pair_scene =
+    "{\"solver\": \"pbf\", \"dimensions\": 2,"
+    " \"time\": {\"dt\": 0.002, \"end\": 1},"
+    " \"world\": {\"gravity\": [0, -9.81], \"smoothing_radius\": 0.02},"
+    " \"container\": {\"min\": [-1, -1], \"max\": [1, 1]},"
+    " \"materials\": [{\"name\": \"w\", \"rest_density\": 1000, \"particle_spacing\": 0.01}],"
+    " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0], \"max\": [0.01, 0.01]}}],"
+    " \"solvers\": {\"pbf\": {\"iterations\": 1, \"xsph_c\": 0, \"vorticity_epsilon\": 0}}}";
+
+typedef struct pair_case {
+    const char *label;
+    double r_over_h, k, dq, relaxation;
+    int n, unilateral;
+} pair_case;
+
+/* The missed-case count: 0 when the pair moved as the closed forms say. */
+static int pair_correction(const pair_case *pc)
+{
+    const double h = 0.02, a = 0.01, rho0 = 1000.0, g = 9.81, dt = 0.002, pi = 3.14159265358979323846;
+    char sets_text[5][80];
+    snprintf(sets_text[0], sizeof sets_text[0], "solvers.pbf.scorr_k=%.17g", pc->k);
+    snprintf(sets_text[1], sizeof sets_text[1], "solvers.pbf.scorr_n=%d", pc->n);
+    snprintf(sets_text[2], sizeof sets_text[2], "solvers.pbf.scorr_dq=%.17g", pc->dq);
+    snprintf(sets_text[3], sizeof sets_text[3], "solvers.pbf.relaxation=%.17g", pc->relaxation);
+    snprintf(sets_text[4], sizeof sets_text[4], "solvers.pbf.unilateral=%s", pc->unilateral ? "true" : "false");
+    const char *sets[5] = {sets_text[0], sets_text[1], sets_text[2], sets_text[3], sets_text[4]};
+    eddy_sim sim;
+    support_open_text(pair_scene, sets, 5, &sim);
+    eddy_world *w = sim.world;
+    eddy_particles *p = &w->particles;
+    eddy_error err;
+    uint32_t none = 0;
+    if (eddy_particles_gather(p, &none, 0, &err)) fail_msg("%s", err.message);
+    const float half = (float)(0.5 * pc->r_over_h * h);
+    const float pos[6] = {-half, 0.1f, 0.0f, half, 0.1f, 0.0f};
+    if (eddy_world_add_particles(w, 2, pos, NULL, 0, &err)) fail_msg("%s", err.message);
+    assert_int_equal(p->count, 2);
+    const double r = (double)pos[3] - (double)pos[0];
+    const double m = w->materials[0].particle_mass, V = m / rho0;
+    support_steps(&sim, 1, dt);
+
+    /* The closed forms: poly6 W, |grad W_spiky| G, at r and on the rest lattice. */
+    const double cw = 4.0 / (pi * pow(h, 8)), cg = 30.0 / (pi * pow(h, 5));
+    const double W = cw * pow(h * h - r * r, 3), W0 = cw * pow(h, 6), G = cg * (h - r) * (h - r);
+    const double dqh = pc->dq * h, Wq = cw * pow(h * h - dqh * dqh, 3);
+    double D0 = 0.0;
+    for (int iy = -2; iy <= 2; ++iy)
+        for (int ix = -2; ix <= 2; ++ix) {
+            const double e = a * sqrt((double)(ix * ix + iy * iy));
+            if (e > 0.0 && e < h) D0 += pow(V * cg * (h - e) * (h - e), 2);
+        }
+    const double C0 = m * (W0 + W) / rho0 - 1.0, C = pc->unilateral && C0 < 0.0 ? 0.0 : C0;
+    const double lambda = -C / (2.0 * V * V * G * G + pc->relaxation * D0);
+    const double scorr = -pc->k * pow(W / Wq, pc->n) * dt * dt * g * h;
+    /* grad_i W points from i to j (|grad| G): the particle at +x moves by -V (2 lambda + s_corr) G along x. */
+    const double expect = -V * (2.0 * lambda + scorr) * G, size = V * (2.0 * fabs(lambda) + fabs(scorr)) * G;
+    const int f_lambda = eddy_particles_find_field(p, "lambda");
+    assert_true(f_lambda >= 0);
+    const float *lam = eddy_particles_field(p, f_lambda, 0);
+    int missed = 0;
+    for (size_t i = 0; i < 2; ++i) {
+        /* Which one started at +x, by id (the first added started at -x): a pair that attracts may cross. */
+        const double side = p->id[i] > p->id[1 - i] ? 1.0 : -1.0;
+        const double dpx = (double)p->vx[i] * dt, dpy = (double)p->vy[i] * dt + g * dt * dt;
+        printf("  %s, r = %.2f h, particle from %+.0f: delta-p_x %+.6e m, closed form %+.6e m (lambda %+.4e, "
+               "plugin's %+.4e; s_corr %+.4e m^2), off by %.1e of the terms (bar 1e-4); delta-p_y %+.1e m\n",
+               pc->label, pc->r_over_h, side, dpx, side * expect, lambda + 0.0, (double)lam[i] + 0.0, scorr,
+               fabs(dpx - side * expect) / size, dpy);
+        missed += !(fabs(dpx - side * expect) < 1e-4 * size);
+        missed += !(fabs((double)lam[i] - lambda) <= 1e-4 * fabs(lambda) + 1e-12);
+        missed += !(fabs(dpy) < 1e-6 * g * dt * dt);
+    }
+    eddy_sim_close(&sim);
+    return missed;
+}
+
+static void scorr_pair_correction(void **state)
+{
+    (void)state;
+    const pair_case cases[] = {
+        /* At r = dq the ratio is 1: s_corr = -k dt^2 |g| h, whatever n. */
+        {"defaults (k 0.1, n 4, dq 0.2 h)", 0.2, 0.1, 0.2, 1.0, 4, 1},
+        {"defaults (k 0.1, n 4, dq 0.2 h)", 0.5, 0.1, 0.2, 1.0, 4, 1},
+        {"k 0.3, n 2, dq 0.3 h", 0.45, 0.3, 0.3, 1.0, 2, 1},
+        {"two-sided constraint, relaxation 4 (lambda > 0: the pair attracts)", 0.5, 0.1, 0.2, 4.0, 4, 0},
+    };
+    int missed = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) missed += pair_correction(&cases[c]);
+    assert_int_equal(missed, 0);
+}
+
+/* --- vorticity confinement: the force against epsilon (N x omega) of a known shear flow ---------------- */
+
+/*
+ * A periodic 2D box (L = 0.2 m, spacing a = 5 mm, h = 2 a, no walls, no gravity, no XSPH) on its rest
+ * lattice with the shear flow u = U sin(k y), v = 0 (k = 2 pi / L): omega = -U k cos(k y) e_z, |omega|
+ * depends on y alone and N = grad|omega| / |grad|omega|| = -sgn(cos k y) sgn(sin k y) e_y, so the
+ * confinement acceleration epsilon (N x omega) is along x: a_x = epsilon N_y omega_z, a_y = 0 (Fedkiw,
+ * Stam & Jensen 2001; Macklin & Müller 2013, §5). The material's initial_sum, 0.9, puts the lattice 3%
+ * under rest density, so that the unilateral constraint is inactive and the step makes no position
+ * correction (the check reads the force apart from it anyway; the bar counts what it would change).
+ * The SPH curl of the plugin, omega_i = sum_j V_j (v_i - v_j) x grad_i W_spiky, is on a lattice exactly
+ * S omega(y_i) for this field, S = sum_e V |W'(r)| e_y sin(k e_y) / (k r) over the lattice offsets e
+ * within h (the odd part of sin k(y_i + e_y) - sin k y_i sums to that; the even part cancels). S tends to
+ * 1 as a / h and h k tend to 0 (the spiky gradient's moment) but is 0.87 here: a bar against the
+ * continuum omega would have to let 13% through. So the check uses S, computed here from the closed form
+ * of the 2D spiky gradient, 30 / (pi h^5) (h - r)^2, and the material's V = m / rho0.
+ * The same sum gives eta_y = -U k^2 S^2 sgn(cos) sin(k y_i), hence the direction N above, wherever all of
+ * a particle's neighbours lie on its side of a zero of cos(k y) (|omega|'s kink); the rows next to the
+ * kinks are left out.
+ * The force is read as the difference of the velocities after one step with epsilon = 10 m/s and with
+ * epsilon = 0 (otherwise the same: the steps are identical up to the vorticity pass, which comes last),
+ * a = (v_on - v_off) / dt. What separates it from epsilon N_y S omega(y_i) of the initial positions and
+ * velocities, each bounded here: the rounding of the two velocities (2 ulp of U each), the step's own
+ * motion of the particles (dt U k of a pair's offset, counted ten times over) and a position correction,
+ * which changes v by at most delta (measured) and omega by at most 2 delta sum_e V |W'|.
+ */
+static void vorticity_confinement_force(void **state)
+{
+    (void)state;
+    const double L = 0.2, a = 0.005, h = 0.01, U = 0.1, eps = 10.0, dt = 1e-5, pi = 3.14159265358979323846;
+    const double k = 2.0 * pi / L;
+    const char *text =
+        "{\"solver\": \"pbf\", \"dimensions\": 2,"
+        " \"time\": {\"dt\": 0.00001, \"end\": 1},"
+        " \"world\": {\"gravity\": [0, 0], \"smoothing_radius\": 0.01},"
+        " \"domain\": {\"min\": [0, 0], \"max\": [0.2, 0.2], \"periodic\": [true, true]},"
+        " \"materials\": [{\"name\": \"w\", \"rest_density\": 1000, \"particle_spacing\": 0.005, \"initial_sum\": 0.9}],"
+        " \"fluids\": [{\"material\": \"w\", \"box\": {\"min\": [0, 0], \"max\": [0.2, 0.2]}}],"
+        " \"solvers\": {\"pbf\": {\"xsph_c\": 0}}}";
+    /* S and sum_e V |W'| from the closed form, over the offsets of the square lattice within h; V = m / rho0
+     * with the material's particle mass (the host sets it so that the lattice's poly6 sum is rho0: 1.5%
+     * under rho0 a^2 here). */
+    const double cg = 30.0 / (pi * pow(h, 5));
+    double V = 0.0, S = 0.0, G1 = 0.0;
+    {
+        eddy_sim sim;
+        support_open_text(text, NULL, 0, &sim);
+        V = sim.world->materials[0].particle_mass / sim.world->materials[0].rest_density;
+        eddy_sim_close(&sim);
+    }
+    for (int iy = -2; iy <= 2; ++iy)
+        for (int ix = -2; ix <= 2; ++ix) {
+            const double ex = ix * a, ey = iy * a, r = sqrt(ex * ex + ey * ey);
+            if (!(r > 0.0 && r < h)) continue;
+            const double wd = cg * (h - r) * (h - r);
+            S += V * wd * ey * sin(k * ey) / (k * r);
+            G1 += V * wd;
+        }
+    size_t n = 0;
+    double *v_after[2] = {NULL, NULL}, *y0 = NULL, delta = 0.0;
+    for (int on = 0; on < 2; ++on) {
+        char set[64];
+        snprintf(set, sizeof set, "solvers.pbf.vorticity_epsilon=%g", on ? eps : 0.0);
+        const char *sets[] = {set};
+        eddy_sim sim;
+        support_open_text(text, sets, 1, &sim);
+        eddy_particles *p = &sim.world->particles;
+        if (!n) {
+            n = p->count;
+            y0 = calloc(n, sizeof(double));
+            assert_non_null(y0);
+        }
+        assert_int_equal(p->count, n);
+        v_after[on] = calloc(2 * n, sizeof(double));
+        assert_non_null(v_after[on]);
+        eddy_error err;
+        eddy_field_view v = {.size = sizeof v};
+        if (eddy_world_map_field(sim.world, EDDY_FIELD_VELOCITY, EDDY_MAP_READ_WRITE, &v, &err))
+            fail_msg("%s", err.message);
+        for (size_t i = 0; i < n; ++i) {
+            assert_true(p->id[i] < n);
+            y0[p->id[i]] = p->y[i];
+            v.data[0][i] = (float)(U * sin(k * p->y[i]));
+            v.data[1][i] = 0.0f;
+        }
+        eddy_world_unmap_field(sim.world, &v);
+        support_steps(&sim, 1, dt);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t id = p->id[i];
+            v_after[on][2 * id] = p->vx[i];
+            v_after[on][2 * id + 1] = p->vy[i];
+            if (!on) {
+                const double du = p->vx[i] - U * sin(k * y0[id]), dv = p->vy[i];
+                delta = fmax(delta, sqrt(du * du + dv * dv));
+            }
+        }
+        eddy_sim_close(&sim);
+    }
+    const double scale = eps * U * k * S; /* the largest |a| */
+    const double ulp = (double)nextafterf((float)U, 1.0f) - (float)U;
+    const double bar = 4.0 * ulp / (dt * scale) + 10.0 * dt * U * k + 2.0 * delta * G1 / (U * k * S);
+    double worst = 0.0, worst_y = 0.0;
+    size_t checked = 0;
+    for (size_t id = 0; id < n; ++id) {
+        const double y = y0[id];
+        /* Every neighbour within h of this particle (|e_y| <= a here) on its side of a zero of cos. */
+        const double c = cos(k * y);
+        if (cos(k * (y - a)) * c <= 0.0 || cos(k * (y + a)) * c <= 0.0) continue;
+        const double omega = -U * k * S * c, Ny = -(c > 0 ? 1.0 : -1.0) * (sin(k * y) > 0 ? 1.0 : -1.0);
+        const double ax = (v_after[1][2 * id] - v_after[0][2 * id]) / dt;
+        const double ay = (v_after[1][2 * id + 1] - v_after[0][2 * id + 1]) / dt;
+        worst = fmax(worst, fabs(ax - eps * Ny * omega) / scale);
+        worst_y = fmax(worst_y, fabs(ay) / scale);
+        ++checked;
+    }
+    printf("  shear flow u = %.1f sin(k y) in a periodic box (%zu particles, %zu checked), one step of %.0e s with "
+           "epsilon = %.0f m/s: the lattice's curl factor S = %.4f; a_x against epsilon N_y S omega(y): worst %.2e "
+           "of epsilon U k S, a_y: worst %.2e (bar %.2e: rounding %.1e, motion %.1e, correction %.1e with delta "
+           "%.1e m/s)\n",
+           U, n, checked, dt, eps, S, worst, worst_y, bar, 4.0 * ulp / (dt * scale), 10.0 * dt * U * k,
+           2.0 * delta * G1 / (U * k * S), delta);
+    free(y0);
+    free(v_after[0]);
+    free(v_after[1]);
+    assert_true(checked > n / 2);
+    assert_true(bar < 0.01);
+    assert_true(worst < bar);
+    assert_true(worst_y < bar);
 }
 
 /* --- momentum -------------------------------------------------------------------------------------- */
@@ -624,6 +865,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(momentum_conserved_periodic),
         cmocka_unit_test(same_hash_for_1_and_2_threads),
         cmocka_unit_test(vorticity_confinement_keeps_energy),
+        cmocka_unit_test(vorticity_confinement_force),
+        cmocka_unit_test(scorr_pair_correction),
         cmocka_unit_test(tank_density_error_vs_iterations),
         cmocka_unit_test(halo_copies_refreshed_like_owners),
         cmocka_unit_test(free_fall_far_from_origin),

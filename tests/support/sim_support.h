@@ -1,7 +1,9 @@
 /*
  * tests/support — what the physics suites of every solver share: opening scenes through the host's
  * session layer, the state hash after N steps, the linear-momentum check of a wall-free periodic box,
- * and the Martin & Moyce (1952) surge-front comparison. Failures end the current cmocka test.
+ * and the energy checks of a conserving pressure force. The Martin & Moyce (1952) surge-front
+ * comparison is a validation case (validation/cases/dam_break_2d.json), run by tests/validate.
+ * Failures end the current cmocka test.
  */
 #ifndef EDDY_TEST_SIM_SUPPORT_H
 #define EDDY_TEST_SIM_SUPPORT_H
