@@ -326,7 +326,7 @@ static void unknown_keys(void **state)
                  "particle_mass, particle_spacing, viscosity, stiffness, initial_sum, particle_radius, "
                  "particle_margin, restitution, friction, erp");
     edited_error("\"end\": 1}", "\"end\": 1, \"ed\": 2}",
-                 "t.json:3:35: time.ed: unknown key, expected one of: dt, end, output_interval");
+                 "t.json:3:35: time.ed: unknown key, expected one of: dt, end, output_interval, min_dt_fraction");
     /* Duplicated keys are refused at the second occurrence. */
     edited_error("\"viscosity\": 0.2}", "\"viscosity\": 0.2, \"viscosity\": 0.3}",
                  "t.json:7:67: materials[0].viscosity: duplicate key, expected each key once");
@@ -1957,7 +1957,7 @@ static void replaced_values_checked_as_written(void **state)
     text = edit("\"end\": 1}", "\"end\": 1, \"ned\": 2}");
     const char *time_object[] = {"time={\"dt\": 0.001, \"end\": 1}"};
     refused_as_written(text, time_object, 1,
-                       "t.json:3:35: time.ned: unknown key, expected one of: dt, end, output_interval");
+                       "t.json:3:35: time.ned: unknown key, expected one of: dt, end, output_interval, min_dt_fraction");
     free(text);
     eddy_param_value v[5];
     const char *relax[] = {"solvers.test.relaxation=0.5"};

@@ -46,6 +46,8 @@ typedef struct eddy_scene {
     double dt;                        /* s, > 0 */
     double end_time;                  /* s, > 0 */
     double output_interval;           /* s, > 0; a frame at t = 0 and every interval */
+    double min_dt_fraction;           /* [0, 1); default 1e-3: the run stops as unstable when the solver's
+                                       * limit falls below this fraction of its first step (0: never) */
 
     /* world (simulation scale unless noted) */
     eddy_real simulation_scale;       /* > 0, default 1 */

@@ -189,6 +189,7 @@ typedef struct numspec {
 static const numspec NS_POS = {0, INFINITY, 1, 0, 0};
 static const numspec NS_NONNEG = {0, INFINITY, 0, 0, 0};
 static const numspec NS_UNIT = {0, 1, 0, 0, 0};
+static const numspec NS_FRACTION_OPEN = {0, 1, 0, 1, 0}; /* [0, 1) */
 static const numspec NS_INT_NONNEG = {0, INT_MAX, 0, 0, 1};
 /* world.threads: as --threads (0: OpenMP's default). */
 static const numspec NS_THREADS = {0, 4096, 0, 0, 1};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TIME_KEYS[] = {"dt", "end", "output_interval", NULL};
+static const char *const TIME_KEYS[] = {"dt", "end", "output_interval", "min_dt_fraction", NULL};
 static const char *const WORLD_KEYS[] = {"simulation_scale", "gravity", "smoothing_radius", "threads",
                                          NULL};
 static const char *const DOMAIN_KEYS[] = {"min", "max", "periodic", "out_of_domain", NULL};
@@ -114,7 +114,9 @@ int scene_parse_time(ctx *c, const cJSON *root)
         (rc = scene_get_number(c, t, "time", "dt", 1, &NS_POS, 0, &s->dt, NULL)) ||
         (rc = scene_get_number(c, t, "time", "end", 1, &NS_POS, 0, &s->end_time, NULL)) ||
         (rc = scene_get_number(c, t, "time", "output_interval", 0, &NS_POS, s->end_time / 50.0,
-                               &s->output_interval, NULL)))
+                               &s->output_interval, NULL)) ||
+        (rc = scene_get_number(c, t, "time", "min_dt_fraction", 0, &NS_FRACTION_OPEN, 1e-3, &s->min_dt_fraction,
+                               NULL)))
         return rc;
     /* Frames fall exactly on multiples of the interval, the steps shortened to meet them: 1e-300 s
      * wrote a frame a step for ever, filling the disk while time stood still. */

@@ -410,6 +410,28 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                                   sim->solver_entry->component->id, sim->world->step + 1, lim,
                                   agreed_name, (double)sim->world->time);
         }
+        /* A run blowing up without a NaN: where the solver's limits shrink with the speeds, the steps
+         * shrink with them and the crossing check after each step never trips (an unstable scheme ran
+         * for hours at 22 km/s with steps of 4e-8 s). Against this session's first step, not time.dt,
+         * which a scene may set far above what the solver ever takes. The limit is agreed, and so the
+         * first step: every process stops here together. */
+        const double floor = sim->scene.min_dt_fraction * sim->first_dt;
+        if (lim < floor) {
+            char agreed_name[sizeof sim->dt_limit];
+            snprintf(agreed_name, sizeof agreed_name, "%s", name);
+            agree_limit_name(sim, agreed_name, mine);
+            double speed = eddy_world_step_stats(sim->world)->max_speed;
+            if ((rc = eddy_world_reduce(sim->world, EDDY_REDUCE_MAX, &speed, 1, err))) return rc;
+            eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
+            return eddy_error_set(err, EDDY_ERR_UNSTABLE,
+                                  "at step %" PRIu64 " (t = %.6g s): the solver's %s limit fell to %g s, under "
+                                  "time.min_dt_fraction = %g of this run's first step (%g s), with the largest "
+                                  "particle speed %g sim units/s: the run is blowing up, though no value is NaN; "
+                                  "if steps this small are right for the flow, lower time.min_dt_fraction (0 turns "
+                                  "this check off)",
+                                  sim->world->step + 1, sim->world->time, agreed_name, lim,
+                                  sim->scene.min_dt_fraction, sim->first_dt, speed);
+        }
         if (lim < dt) {
             dt = lim;
             snprintf(sim->dt_limit, sizeof sim->dt_limit, "%s", name);
@@ -418,6 +440,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         }
         say_dt_setter(sim, lim);
     }
+    if (sim->first_dt == 0) sim->first_dt = dt;
     /* A moving collider stops at its moving_until: land a step there, as on an output time. */
     for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
         double until = sim->scene.collider_moving_until[i];

@@ -27,6 +27,8 @@
  *           "max_dt_error_by_side"  from step `at_step` on, max_dt fails (EDDY_ERR_DEVICE, "device lost")
  *                           on a process that owns a particle at x >= side_x (as dt_by_side's right)
  *           "bad_accel_field"  steps with eddy_world_symplectic_euler(w, 12345, dt): no such field
+ *           "dt_runaway"    from step `at_step` on, max_dt returns 1e-4 s "CFL" halved every step (a
+ *                           blow-up without a NaN), else +inf
  *
  * Build definitions: COMPONENT_ID (default "robust_faulty"), PLUGIN_NAME, INTERFACE_ID (default the
  * solver interface; another one makes a component of another kind); SAVE_WITHOUT_LOAD: the vtable
@@ -81,7 +83,8 @@ enum {
     FAULT_ACCEL_OVERFLOW_BY_SIDE,
     FAULT_DT_WINDOW,
     FAULT_MAX_DT_ERROR_BY_SIDE,
-    FAULT_BAD_ACCEL_FIELD
+    FAULT_BAD_ACCEL_FIELD,
+    FAULT_DT_RUNAWAY
 };
 
 struct eddy_solver {
@@ -177,6 +180,12 @@ static int max_dt(eddy_solver *s, eddy_world *w, double *dt, const char **limit,
             *dt = eddy_world_stable_dt(w, 0.4, 0.0, 0.0, INFINITY, limit);
         break;
     }
+    /* A blow-up without a NaN: the limit halves every step from at_step on, as a CFL limit does while
+     * the speeds double. */
+    case FAULT_DT_RUNAWAY:
+        *dt = w->step + 1 >= (uint64_t)s->at_step ? 1e-4 * ldexp(1.0, -(int)(w->step + 1 - (uint64_t)s->at_step)) : INFINITY;
+        *limit = "CFL";
+        break;
     case FAULT_DT_WINDOW: {
         const uint64_t next = w->step + 1, at = (uint64_t)s->at_step;
         *dt = next >= at && next <= at + 1 ? 1e-5 : INFINITY;
@@ -225,7 +234,7 @@ static const char *const FAULTS[] = {"none",         "dt_zero",          "dt_neg
                                      "dt_tiny",      "dt_unnamed",       "save_empty",
                                      "dt_by_side",   "create_no_out",    "dt_zero_force",
                                      "accel_overflow", "accel_overflow_by_side", "dt_window",
-                                     "max_dt_error_by_side", "bad_accel_field", NULL};
+                                     "max_dt_error_by_side", "bad_accel_field", "dt_runaway", NULL};
 
 static const eddy_param_desc PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, FAULTS, "What goes wrong."),

@@ -124,6 +124,16 @@ plugin_check(save_without_load_run_says_why 1 "; ${REAL_SAVE_ONLY}/eddy_robust_s
              --steps 2 --out ${ROBUST_OUT}/save_only)
 plugin_check(save_without_load_describe_says_why 1 "; ${REAL_SAVE_ONLY}/eddy_robust_save_only.so was refused: ${SAVE_ONLY_REFUSAL})"
              ${ROBUST_PLUGINS}/save_only describe robust_save_only)
+# A blow-up without a NaN whose limit shrinks with it ran for ever at ever smaller steps: stopped once the
+# limit is under time.min_dt_fraction (default 1e-3) of the first step (here time.dt, 5e-05 s: steps 1-2
+# have no limit). The limit 1e-4 s halves from step 3, so step 14's, 1e-4 / 2^11 = 4.88281e-08 s, is the
+# first under 5e-08 s, at t = 2e-4 + 1e-4 (1/2 - 2^-10) = 0.000249902 s. With the check off the clock
+# stops it, as before.
+faulty_check(dt_runaway 1 "eddy: error: at step 14 (t = 0.000249902 s): the solver's CFL limit fell to 4.88281e-08 s, under time.min_dt_fraction = 0.001 of this run's first step (5e-05 s), with the largest particle speed "
+             --until 0.01 --set solvers.robust_faulty.fault=dt_runaway --set solvers.robust_faulty.at_step=3)
+faulty_check(dt_runaway_unchecked 1 "too small to advance the clock from t = "
+             --until 0.01 --set solvers.robust_faulty.fault=dt_runaway --set solvers.robust_faulty.at_step=3
+             --set time.min_dt_fraction=0)
 faulty_check(dt_tiny_until 1 "eddy: error: solver 'robust_faulty' at step 3: max_dt returned 1e-21 s (test), too small to advance the clock from t = 0.0001 s"
              --until 0.01 --set solvers.robust_faulty.fault=dt_tiny --set solvers.robust_faulty.at_step=3)
 # A NaN position (velocities finite) stops the run at its step, also when out-of-domain particles are

@@ -37,7 +37,7 @@ replaced_value(bad_type_in_replaced_material 1
   --set "materials[0]={\"name\":\"water\",\"rest_density\":1000,\"particle_spacing\":0.005}" ${REPLACED_RUN})
 # An unknown key inside an object an override replaces: the scene's `time`, a solver's section.
 replaced_value(unknown_key_in_replaced_object 1
-  "eddy: error: ${REPLACED}/unknown_time_key.json:4:42: time.outptu_interval: unknown key, expected one of: dt, end, output_interval"
+  "eddy: error: ${REPLACED}/unknown_time_key.json:4:42: time.outptu_interval: unknown key, expected one of: dt, end, output_interval, min_dt_fraction"
   run ${REPLACED}/unknown_time_key.json --set "time={\"dt\":0.00005,\"end\":0.001}" ${REPLACED_RUN})
 replaced_value(unknown_key_in_replaced_section 1
   "eddy: error: ${REPLACED}/unknown_solver_key.json:13:45: solvers.sph_mueller.cfll: unknown key, expected one of: cfl, "
