@@ -306,9 +306,8 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         run_close_ctx(&c);
         return rc;
     }
-    /* Keep the regular frames up to the checkpoint; a final frame written after the last regular one
-     * (at an interrupt or an odd end) is dropped, and its index written again at its regular time. */
-    const double resume_time = c.frame > 0 ? (c.frame - 1) * c.sim->scene.output_interval : -1.0;
+    /* Keep the regular frames up to the checkpoint (run_folder.h). */
+    const double resume_time = eddy_run_resume_time(c.frame, c.sim->scene.output_interval);
     /* Probes and renderer before the output, which cuts the tables back to the checkpoint. */
     if ((rc = run_open_probes(&c, err))) {
         run_close_ctx(&c);

@@ -411,19 +411,7 @@ int run_open_probes(run_ctx *c, eddy_error *err)
 
 int run_open_probe_table(run_ctx *c, eddy_error *err)
 {
-    if (eddy_probes_count(c->probes) == 0) return EDDY_OK;
-    int rc;
-    char *header = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&header, &len);
-    if (mem) {
-        eddy_probes_csv_header(c->probes, mem);
-        fclose(mem);
-    }
-    if (!mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    else rc = eddy_output_open_table(c->out, "probes.csv", header, &c->probes_csv, err);
-    free(header);
-    return rc;
+    return eddy_run_open_probe_table(c->out, c->probes, &c->probes_csv, err);
 }
 
 /* "formats": the writer ids the run writes with (a resumed run writes with the same). */
@@ -1237,9 +1225,6 @@ int eddy_run(const eddy_run_options *opt, eddy_error *err)
         run_close_ctx(&c);
         return rc;
     }
-    /* A checkpoint left by an earlier run in this folder no longer matches the frames written now. */
-    run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_FILE);
-    if (eddy_decomp_rank() == 0) run_remove_in(c.sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
     run_announce(&c, "running");
     const eddy_run_record_command cmd = {"run", 0, opt->argc, opt->argv, c.open_log, 1};
     if ((rc = eddy_run_record_write(c.sim->scene.out_dir, c.sim, &cmd, err))) {

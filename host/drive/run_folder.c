@@ -7,9 +7,10 @@
  * checkpoint.eddy.
  *
  * A finished run is replaced whole: its frames, frame list, probe table, rendered frames, movie,
- * picture and checkpoint pieces are removed before this run writes anything, so that none of them is
- * left among the new run's files (a shorter run left the old run's later frames behind, unlisted); the
- * diagnostics are rewritten and checkpoint.eddy removed when the output opens (run.c). Only a folder
+ * picture and checkpoint are removed before this run writes anything, so that none of them is left
+ * among the new run's files (a shorter run left the old run's later frames behind, unlisted, and a
+ * later `eddy resume` continued the old run's checkpoint among them); the diagnostics are rewritten
+ * when the output opens (output.h). Only a folder
  * that shows an eddy run (a checkpoint, a manifest, frames.pvd or diagnostics.csv) is cleared, and only
  * of the names eddy writes: frames/frame_NNNNN.EXT and frame_NNNNN_pK.vtp, render/frame_NNNNN.png, and
  * the temporary files of those names and of the others that a write killed half-way left behind.
@@ -20,9 +21,13 @@
  * A stopped run whose checkpoint resume would refuse (truncated, changed: checked as resume reads it) is
  * refused too, but the user is told to move the checkpoint away rather than to resume it.
  *
+ * The rules take the folder alone (run_folder.h), so that the Python package's writing simulations
+ * follow them too; the run_ctx functions of run_internal.h are the commands' way in.
+ *
  * Depends on: checkpoint.h (the peek at a checkpoint's clock and end, and its reader's checks),
- * decomp.h, folder_lock.h, output.h.
+ * decomp.h, folder_lock.h, output.h, probes.h.
  */
+#include "run_folder.h"
 #include "run_internal.h"
 
 #include <ctype.h>
@@ -164,10 +169,9 @@ static int resume_would_refuse(const char *dir, int pieces, const cJSON *setting
     return EDDY_OK;
 }
 
-int run_refuse_other_outputs(run_ctx *c, eddy_error *err)
+int eddy_run_folder_refuse_other_outputs(const char *dir, eddy_error *err)
 {
     static const char *const TABLES[] = {"diagnostics.csv", "frames.pvd", "probes.csv"};
-    const char *dir = c->sim->scene.out_dir;
     int rc = EDDY_OK;
     for (size_t k = 0; k < sizeof TABLES / sizeof TABLES[0] && !rc; ++k) {
         const int there = exists_in(dir, TABLES[k]);
@@ -185,9 +189,13 @@ int run_refuse_other_outputs(run_ctx *c, eddy_error *err)
     return eddy_decomp_agree_error(rc, err);
 }
 
-int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
+int run_refuse_other_outputs(run_ctx *c, eddy_error *err)
 {
-    const char *dir = c->sim->scene.out_dir;
+    return eddy_run_folder_refuse_other_outputs(c->sim->scene.out_dir, err);
+}
+
+int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, eddy_error *err)
+{
     *holds_run = 0;
     const int manifest = exists_in(dir, EDDY_CHECKPOINT_MANIFEST);
     const char *name = manifest == 1 ? "checkpoint.p0.eddy" : EDDY_CHECKPOINT_FILE;
@@ -208,8 +216,8 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
         } else if (eddy_checkpoint_peek(path, &time, &step, &settings, &why)) {
             rc = eddy_error_set(err, why.code,
                                 "the output folder '%s' holds a checkpoint this run would delete (%s); move it away "
-                                "or choose another --out",
-                                dir, why.message);
+                                "or %s",
+                                dir, why.message, another);
         } else if (!stopped_early(settings, time, step, end, sizeof end)) {
             /* (a finished run: replaced whole, whatever its checkpoint holds) */
         } else if ((stopped = 1, damaged = resume_would_refuse(dir, manifest == 1, settings, &why))) {
@@ -218,17 +226,16 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
             rc = eddy_error_set(err, why.code,
                                 "the output folder '%s' holds a checkpoint this run would delete, of a run stopped at "
                                 "step %llu (t = %.6g s) before its end (%s), which eddy resume cannot continue (%s); "
-                                "move it away or choose another --out",
-                                dir, (unsigned long long)step, time, end, why.message);
+                                "move it away or %s",
+                                dir, (unsigned long long)step, time, end, why.message, another);
         } else {
             /* (as the interrupt's own message says it: under mpirun, with the launcher) */
             char how[48] = "eddy resume";
             if (eddy_decomp_size() > 1) snprintf(how, sizeof how, "mpirun -np %d eddy resume", eddy_decomp_size());
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                 "the output folder '%s' holds a run stopped at step %llu (t = %.6g s) before its end "
-                                "(%s); continue it with `%s %s`, or choose another --out (a new run "
-                                "would delete its checkpoint)",
-                                dir, (unsigned long long)step, time, end, how, dir);
+                                "(%s); continue it with `%s %s`, or %s (a new run would delete its checkpoint)",
+                                dir, (unsigned long long)step, time, end, how, dir, another);
         }
         cJSON_Delete(settings);
         free(path);
@@ -249,9 +256,13 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
     return rc;
 }
 
-int run_clear_folder(run_ctx *c, eddy_error *err)
+int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
-    const char *dir = c->sim->scene.out_dir;
+    return eddy_run_folder_check(c->sim->scene.out_dir, "choose another --out", holds_run, err);
+}
+
+int eddy_run_folder_clear(const char *dir, eddy_error *err)
+{
     int rc = EDDY_OK;
     /* Nothing is removed from a folder the run could not then write its own files into. (Under mpirun
      * with a folder of each node's own, rank 0's may not be there yet while another node's holds a
@@ -274,5 +285,42 @@ int run_clear_folder(run_ctx *c, eddy_error *err)
         run_remove_in(dir, "render/ffmpeg.log");
     }
     /* The others wait for rank 0 before any writes a frame, and take its error. */
-    return eddy_decomp_agree_error(rc, err);
+    rc = eddy_decomp_agree_error(rc, err);
+    /* The checkpoint no longer matches the frames written now: a later `eddy resume` continued the old
+     * run among them. Every process's (under mpirun a folder of each node's own may hold one). */
+    if (!rc) {
+        run_remove_in(dir, EDDY_CHECKPOINT_FILE);
+        if (eddy_decomp_rank() == 0) run_remove_in(dir, EDDY_CHECKPOINT_MANIFEST);
+    }
+    return rc;
+}
+
+int run_clear_folder(run_ctx *c, eddy_error *err)
+{
+    return eddy_run_folder_clear(c->sim->scene.out_dir, err);
+}
+
+double eddy_run_resume_time(int next_frame, double output_interval)
+{
+    /* A final frame written after the last regular one (at an interrupt or an odd end) is dropped, and
+     * its index written again at its regular time. */
+    return next_frame > 0 ? (next_frame - 1) * output_interval : -1.0;
+}
+
+int eddy_run_open_probe_table(eddy_output *o, const eddy_probes *p, FILE **f, eddy_error *err)
+{
+    *f = NULL;
+    if (eddy_probes_count(p) == 0) return EDDY_OK;
+    int rc;
+    char *header = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&header, &len);
+    if (mem) {
+        eddy_probes_csv_header(p, mem);
+        fclose(mem);
+    }
+    if (!mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    else rc = eddy_output_open_table(o, "probes.csv", header, f, err);
+    free(header);
+    return rc;
 }

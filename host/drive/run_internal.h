@@ -15,6 +15,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "render.h"
+#include "run_folder.h"
 #include "session.h"
 
 /* One run or resumed run: the session, its output and where it stands. */
@@ -60,9 +61,8 @@ typedef struct run_ctx {
     eddy_folder_lock *lock;   /* the output folder's (rank 0; folder_lock.h), released by run_close_ctx */
 } run_ctx;
 
-/* Resume of a checkpoint written without outputs (c->fresh_outputs): refused, naming the file, when the
- * folder holds another run's diagnostics.csv, frames.pvd or probes.csv, which starting the outputs
- * afresh would overwrite. */
+/* Resume of a checkpoint written without outputs (c->fresh_outputs): eddy_run_folder_refuse_other_outputs
+ * of the run's folder (run_folder.h). */
 int run_refuse_other_outputs(run_ctx *c, eddy_error *err);
 
 
@@ -75,15 +75,17 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err);
 int run_keep_render_request(run_ctx *c, const eddy_render_request *req, eddy_error *err);
 int run_open_output(run_ctx *c, int resume, double resume_time, eddy_error *err);
 int run_open_probes(run_ctx *c, eddy_error *err);
+/* eddy_run_open_probe_table (run_folder.h) of the run's output and probes. */
 int run_open_probe_table(run_ctx *c, eddy_error *err);
 /* The output folder held for this run until run_close_ctx (folder_lock.h), before anything in it is read,
  * made, truncated or removed: a run's made first if it is not there (and removed again when the run
  * leaves it empty), a resume's only if it is there (else its checkpoint is missing, said by the read).
  * Refuses a folder another eddy run holds. Collective (rank 0 holds it, every process agrees). */
 int run_lock_folder(run_ctx *c, const char *dir, int resume, eddy_error *err);
-/* The output folder for a new run (run_folder.c). run_check_folder refuses one holding a run stopped
- * before its end, and says whether it holds one (finished); run_clear_folder then removes that run's
- * frames, tables, pictures and checkpoint pieces, before the output opens. Collective. */
+/* The output folder for a new run (run_folder.h, on the scene's output.dir). run_check_folder refuses one
+ * holding a run stopped before its end ("choose another --out"), and says whether it holds one
+ * (finished); run_clear_folder then removes that run's frames, tables, pictures and checkpoint, once the
+ * output is open. Collective. */
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err);
 /* Removes DIR/NAME if it is there (run.c). */
 void run_remove_in(const char *dir, const char *name);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@ struct eddy_session {
     int next_frame;           /* index of the next output frame */
     int failed_frame;         /* a frame landed on whose on_frame failed (settle_frame), or -1 */
     int restored;             /* opened from a checkpoint: its folder may hold the outputs of the run */
+    char *outputs_dir;        /* the folder a driver writes this session's frames and tables into, or NULL */
     pid_t pid;                /* the process that opened it (eddy_session_check_process) */
 };
 
@@ -296,6 +298,7 @@ void eddy_session_close(eddy_session *s)
      * what the parent still uses. The copy's memory goes with the child. */
     if (eddy_session_check_process(s, NULL, NULL)) return;
     eddy_sim_close(&s->sim);
+    free(s->outputs_dir);
     free(s);
     atomic_fetch_sub(&sessions_open, 1);
 }
@@ -401,6 +404,24 @@ int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
     return eddy_decomp_hash(s->sim.world, hash, err);
 }
 
+int eddy_session_set_outputs_dir(eddy_session *s, const char *dir)
+{
+    char *copy = dir ? strdup(dir) : NULL;
+    if (dir && !copy) return EDDY_ERR_OUT_OF_MEMORY;
+    free(s->outputs_dir);
+    s->outputs_dir = copy;
+    return EDDY_OK;
+}
+
+/* Whether `dir` is the folder this session's frames and tables go to (the same file, whatever the
+ * spelling of its path). */
+static int writes_outputs_in(const eddy_session *s, const char *dir)
+{
+    struct stat a, b;
+    return s->outputs_dir && stat(s->outputs_dir, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
 {
     const int rc_process = eddy_session_check_process(s, NULL, err);
@@ -427,7 +448,7 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
               * instead of reporting each as lost from a folder that never held them. Not for a
               * session resumed from a run's folder, whose frames and tables `eddy resume` must keep
               * (it says which rows the session's own steps left out). */
-             (s->restored || cJSON_AddFalseToObject(o, "outputs"));
+             (s->restored || writes_outputs_in(s, dir) || cJSON_AddFalseToObject(o, "outputs"));
     for (size_t i = 0; ok && i < sim->scene.format_count; ++i) {
         cJSON *id = cJSON_CreateString(sim->scene.formats[i]);
         if (!id || !cJSON_AddItemToArray(f, id)) {

@@ -54,6 +54,11 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
 const eddy_scene *eddy_session_scene(const eddy_session *s);
 /* The stepping session underneath, for the host's drivers (run, compare, bench). */
 eddy_sim *eddy_session_sim(eddy_session *s);
+/* A driver that writes the session's frames and tables (the Python package's write=True) names their
+ * folder: a checkpoint eddy_session_checkpoint writes there with NULL settings then records the outputs
+ * as the run's (`eddy resume` continues them) instead of "outputs": false (it starts them afresh and
+ * refuses a folder that holds tables). NULL: none. EDDY_ERR_OUT_OF_MEMORY, else EDDY_OK. */
+int eddy_session_set_outputs_dir(eddy_session *s, const char *dir);
 /* How many sessions this process has open (opened and not yet closed; [any thread]). */
 long eddy_session_open_count(void);
 

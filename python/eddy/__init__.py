@@ -609,8 +609,11 @@ class Simulation:
         that has stepped and is already at or past that end raises ValueError saying so and what
         total would go on (the frame-0 row of a simulation at step 0 is still recorded). At every
         output frame landed on, measures the diagnostics and probes (``record``),
-        writes the frame and a diagnostics.csv row into the output folder (``write``: the scene's
-        output.format writers), then calls ``on_frame(frame_index)``, which may read the arrays.
+        writes the frame, a diagnostics.csv row and a probes.csv row into the output folder (``write``:
+        the scene's output.format writers; the first write deals with what the folder holds as
+        ``eddy run`` does, or ``eddy resume`` for a resumed simulation: a stopped run there is refused
+        with FileError, a finished one replaced whole, a resumed run's files continued), then calls
+        ``on_frame(frame_index)``, which may read the arrays.
         A run that ends between frame times measures and writes its final state too, as one more
         frame numbered as the next regular one (what ``eddy run`` writes; no ``on_frame`` call).
         The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary;
@@ -690,7 +693,8 @@ class Simulation:
         return self.measure().diagnostics
 
     def write_frame(self) -> None:
-        """Writes the current state with the scene's writers into the output folder."""
+        """Writes the current state with the scene's writers into the output folder, with its
+        diagnostics.csv and probes.csv rows (the folder dealt with as in :meth:`run`)."""
         self._live().measure(True)
 
     def hash(self) -> int:

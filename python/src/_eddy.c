@@ -32,13 +32,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "checkpoint.h"
 #include "compare.h"
 #include "diagnostics.h"
 #include "folder_lock.h"
 #include "frame.h"
 #include "output.h"
 #include "probes.h"
+#include "run_folder.h"
 #include "run_record.h"
 #include "scene.h"
 #include "services.h"
@@ -337,12 +340,15 @@ typedef struct Core {
     eddy_session *s;
     eddy_probes *probes;   /* the scene's probes, opened for the world */
     eddy_output *output;   /* made on the first write */
+    FILE *probes_csv;      /* DIR/probes.csv when the scene has probes (owned by output) */
     eddy_folder_lock *lock;/* the output folder, held from the first write until close_output or the
                             * Core's end (folder_lock.h) */
     uint64_t read_views;   /* fields handed out as arrays (bit per field id) */
     uint64_t write_views;  /* ... of them writable */
     double wall_start;     /* eddy_time_ms() at open, for diagnostics.csv's wall_ms */
     int resumed;           /* opened from a checkpoint (resume()): run.json is added to, not made anew */
+    int fresh_outputs;     /* ... one written without outputs (run_folder.h): they start at the first write */
+    double resume_time;    /* ... else the files of the run are kept up to this time (eddy_run_resume_time) */
 } Core;
 
 static PyTypeObject CoreType;
@@ -372,6 +378,7 @@ static void core_forget_forked(Core *self)
     eddy_folder_lock_release(self->lock);
     self->lock = NULL;
     self->output = NULL;
+    self->probes_csv = NULL;
 }
 
 /* In a forked child: the Core another thread of the parent was stepping at the fork (a step, run or
@@ -414,10 +421,12 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     c->s = s;
     c->probes = NULL;
     c->output = NULL;
+    c->probes_csv = NULL;
     c->lock = NULL;
     c->read_views = c->write_views = 0;
     c->wall_start = eddy_time_ms();
-    c->resumed = 0;
+    c->resumed = c->fresh_outputs = 0;
+    c->resume_time = -1.0;
     if ((rc = core_init_probes(c, err))) {
         Py_DECREF(c);
         return raise_error(err, rc);
@@ -535,6 +544,30 @@ static int held_here(const char *dir, int rc, eddy_error *err)
                           "it first%s", dir, rest);
 }
 
+/* Whether the checkpoint a resume of DIR read was written without outputs ("outputs": false, as resume.c
+ * reads it): eddy_session_checkpoint's, which is always DIR/checkpoint.eddy (a split run's pieces, read
+ * where a manifest is, come from `mpirun eddy run`, which writes outputs). */
+static int written_without_outputs(const char *dir, int *without, eddy_error *err)
+{
+    *without = 0;
+    char *manifest = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
+    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_FILE);
+    int rc = EDDY_OK;
+    if (!manifest || !path) {
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    } else if (access(manifest, F_OK) != 0) {
+        double time;
+        uint64_t step;
+        cJSON *settings = NULL;
+        rc = eddy_checkpoint_peek(path, &time, &step, &settings, err);
+        *without = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(settings, "outputs"));
+        cJSON_Delete(settings);
+    }
+    free(manifest);
+    free(path);
+    return rc;
+}
+
 static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -553,15 +586,25 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
      * then, and held again from the first write (core_open_output): a resumed Simulation that only reads
      * the state keeps no other run out. */
     eddy_folder_lock *lock = NULL;
+    int fresh = 0;
     registry_use_begin();
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
+    if (!rc && (rc = written_without_outputs(dir, &fresh, &err))) {
+        eddy_session_close(s);
+        s = NULL;
+    }
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
     registry_use_end();
     PyObject *core = core_new(s, held_here(dir, rc, &err), &err);
-    if (core) ((Core *)core)->resumed = 1;
+    if (core) {
+        Core *c = (Core *)core;
+        c->resumed = 1;
+        c->fresh_outputs = fresh;
+        c->resume_time = eddy_run_resume_time(eddy_session_next_frame(s), eddy_session_scene(s)->output_interval);
+    }
     return core;
 }
 
@@ -593,7 +636,10 @@ typedef struct record {
 
 /* The output, made on the first write with the scene's writers into its folder, which is held first
  * (folder_lock.h), as `eddy run` holds it: another eddy run or Simulation writing there is refused, and
- * this one holds it until close_output or the Core's end. */
+ * this one holds it until close_output or the Core's end. What the folder holds is dealt with by the
+ * commands' rules (run_folder.h): a new simulation is refused a run stopped before its end and replaces
+ * a finished one whole, as `eddy run`; a resumed one continues the run's frames and tables from its
+ * checkpoint, as `eddy resume`. */
 static int core_open_output(Core *c, eddy_error *err)
 {
     if (c->output) return EDDY_OK;
@@ -603,6 +649,12 @@ static int core_open_output(Core *c, eddy_error *err)
     if (!eddy_folder_lock_holds(c->lock, sc->out_dir) &&
         (rc = eddy_folder_lock_take(sc->out_dir, EDDY_FOLDER_MAKE, "choose another out folder", &taken, err)))
         return held_here(sc->out_dir, rc, err);
+    int holds_run = 0;
+    if (!c->resumed) rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
+    else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
+    /* A FileError, as for a folder another run holds: the command's code would raise a refusal of what
+     * the folder holds as a SceneError, blaming a scene that has no fault. */
+    if (rc == EDDY_ERR_INVALID_ARGUMENT || rc == EDDY_ERR_PARSE) rc = err->code = EDDY_ERR_IO;
     const char *ids[EDDY_SCENE_FORMAT_MAX];
     for (size_t i = 0; i < sc->format_count; ++i) ids[i] = sc->formats[i];
     eddy_output_options oo = eddy_output_default_options();
@@ -610,16 +662,24 @@ static int core_open_output(Core *c, eddy_error *err)
     oo.format_count = sc->format_count;
     oo.registry = registry;
     oo.scene = sc;
-    rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
+    oo.resume = c->resumed && !c->fresh_outputs;
+    oo.resume_time = c->resume_time;
+    if (!rc) rc = eddy_output_create(sc->out_dir, &oo, eddy_session_world(c->s), &c->output, err);
+    /* (after the writers' create(), which may refuse their parameters, as `eddy run` clears) */
+    if (!rc && holds_run) rc = eddy_run_folder_clear(sc->out_dir, err);
+    if (!rc) rc = eddy_run_open_probe_table(c->output, c->probes, &c->probes_csv, err);
     /* What made the files, as `eddy run` records it (run_record.h); the interpreter's command line is
      * not eddy's to record, and the messages of the open were not kept (another thread may open a
      * Simulation meanwhile). */
     const eddy_run_record_command cmd = {c->resumed ? "python resume" : "python run", c->resumed, 0, NULL, NULL, 0};
-    if (!rc && (rc = eddy_run_record_write(sc->out_dir, eddy_session_sim(c->s), &cmd, err))) {
+    if (!rc) rc = eddy_run_record_write(sc->out_dir, eddy_session_sim(c->s), &cmd, err);
+    /* A checkpoint() into this folder then keeps these files as the run's, for a resume to continue. */
+    if (!rc && eddy_session_set_outputs_dir(c->s, sc->out_dir))
+        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    if (rc) {
         eddy_output_destroy(c->output);
         c->output = NULL;
-    }
-    if (rc) {
+        c->probes_csv = NULL;
         eddy_folder_lock_release(taken);
     } else if (taken) {
         eddy_folder_lock_release(c->lock);
@@ -647,6 +707,10 @@ static int measure(Core *c, double *row, int write, eddy_error *err)
         rc = core_open_output(c, err);
         if (!rc) rc = eddy_output_write_frame(c->output, &f, err);
         if (!rc) rc = eddy_output_write_diagnostics(c->output, &d, f.time, f.step, eddy_time_ms() - c->wall_start, err);
+        if (!rc && c->probes_csv) {
+            eddy_probes_csv_row(c->probes, c->probes_csv, f.time, f.step, row + ROW_FIXED);
+            rc = eddy_output_flush_table(c->output, err);
+        }
     }
     eddy_session_snapshot_release(&f);
     return rc;
@@ -1285,6 +1349,7 @@ static PyObject *core_close(PyObject *self, PyObject *noargs)
     }
     eddy_output_destroy(c->output);
     c->output = NULL;
+    c->probes_csv = NULL;
     /* The folder goes with the files (folder_lock.h): another run may write into it now. */
     eddy_folder_lock_release(c->lock);
     c->lock = NULL;

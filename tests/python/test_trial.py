@@ -231,7 +231,12 @@ def test_a_folder_held_by_another_simulation_of_this_process_says_so(tmp_path):
     status, _, err = run_eddy("run", SCENE, "--steps", "2", "--quiet", "--out", d)
     assert status == 1 and err == "eddy: error: " + in_use(d, "choose another --out") + "\n"
     a.close()
-    b.run(steps=5, write=True)
+    # Let go: what refuses b now is a's checkpoint of a run stopped before its end, as `eddy run` says.
+    with pytest.raises(eddy.FileError) as e:
+        b.run(steps=5, write=True)
+    status, _, err = run_eddy("run", SCENE, "--steps", "2", "--quiet", "--out", d)
+    assert status == 1 and "holds a run stopped at step 5" in err
+    assert "eddy: error: " + str(e.value) + "\n" == err.replace("choose another --out", "choose another out folder")
     b.close()
 
 

@@ -1,0 +1,159 @@
+"""The output folder of run(write=True) follows the rules of `eddy run` and `eddy resume`
+(host/drive/run_folder.h), checked against what the commands write for the same runs. A user's trial
+found the package writing by rules of its own: a resumed Simulation started diagnostics.csv and
+frames.pvd again (the run's earlier rows and frames dropped) and left probes.csv behind; a new one wrote
+into a folder holding a stopped run, whose checkpoint `eddy resume` then continued among its files, and
+into one holding a finished run, whose frames, probe table, picture and checkpoint it left beside its
+own; and no Simulation wrote probes.csv."""
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+import eddy
+from conftest import SCENES, eddy_exe, run_eddy, snapshot
+
+SCENE = os.path.join(SCENES, "tait_dam_break_2d.json")
+# Frames every 0.0015 s, so that an end at 0.01 lies between frame times: the run's last frame is the
+# final state, which a resume drops and writes again at its regular time.
+INTERVAL = ["--set", "time.output_interval=0.0015"]
+SETS = {"time.output_interval": 0.0015}
+FORMATS = ["vtk", "csv"]
+
+
+def _rows(path):
+    """A table's rows without diagnostics.csv's wall_ms (the one column two runs differ in)."""
+    with open(path) as f:
+        return [{k: v for k, v in r.items() if k != "wall_ms"} for r in csv.DictReader(f)]
+
+
+def _files(d):
+    return sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs)
+
+
+def _commands(d):
+    import json
+    with open(os.path.join(d, "run.json")) as f:
+        return json.load(f)["commands"]
+
+
+def _same_outputs(py, cmd):
+    """The frames, frames.pvd, diagnostics.csv (wall time aside) and probes.csv of two folders agree."""
+    frames = sorted(os.listdir(os.path.join(cmd, "frames")))
+    assert sorted(os.listdir(os.path.join(py, "frames"))) == frames
+    for name in frames + ["../frames.pvd", "../probes.csv"]:
+        a, b = (os.path.normpath(os.path.join(d, "frames", name)) for d in (py, cmd))
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            assert fa.read() == fb.read(), name
+    assert _rows(os.path.join(py, "diagnostics.csv")) == _rows(os.path.join(cmd, "diagnostics.csv"))
+
+
+def test_a_resumed_simulation_continues_the_run_files_as_eddy_resume(tmp_path):
+    ref, py, cmd = (str(tmp_path / n) for n in ("ref", "py", "cmd"))
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.01", *INTERVAL, "--format", "vtk,csv", "--threads", "1",
+                          "--quiet", "--out", ref)
+    assert rc == 0, err
+    shutil.copytree(ref, py)
+    shutil.copytree(ref, cmd)
+    sim = eddy.Simulation.resume(py, threads=1)
+    sim.run(until=0.014, write=True)
+    sim.close()
+    rc, _, err = run_eddy("resume", cmd, "--until", "0.014", "--threads", "1", "--quiet")
+    assert rc == 0, err
+    _same_outputs(py, cmd)
+    # the run's rows up to the checkpoint's last regular frame (t = 0.009) kept, then the new ones
+    rows, before = _rows(os.path.join(py, "diagnostics.csv")), _rows(os.path.join(ref, "diagnostics.csv"))
+    assert rows[:7] == before[:7] and len(rows) == 11
+    assert [c["command"] for c in _commands(py)] == ["run", "python resume"]
+    assert [c["command"] for c in _commands(cmd)] == ["run", "resume"]
+    assert _commands(py)[0] == _commands(ref)[0]
+
+
+def test_a_resume_of_a_checkpoint_without_outputs_starts_them_as_eddy_resume(tmp_path):
+    """A Simulation's own checkpoint (no tables beside it): both start the files at the resume point."""
+    py, cmd = str(tmp_path / "py"), str(tmp_path / "cmd")
+    os.mkdir(py)
+    with eddy.Simulation(SCENE, set=SETS, formats=FORMATS, threads=1) as sim:
+        sim.step(130)
+        sim.checkpoint(py)
+    shutil.copytree(py, cmd)
+    sim = eddy.Simulation.resume(py, threads=1)
+    sim.run(until=0.012, write=True)
+    sim.close()
+    rc, _, err = run_eddy("resume", cmd, "--until", "0.012", "--threads", "1", "--quiet", "--no-picture")
+    assert rc == 0, err
+    _same_outputs(py, cmd)
+
+
+def test_a_new_simulation_replaces_a_finished_run_whole_as_eddy_run(tmp_path):
+    """Its frames, probe table, picture and checkpoint go; probes.csv is written as `eddy run` writes it."""
+    py, cmd = str(tmp_path / "py"), str(tmp_path / "cmd")
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.01", *INTERVAL, "--format", "vtk,csv", "--threads", "1",
+                          "--quiet", "--out", py)
+    assert rc == 0, err
+    assert {"picture.png", "checkpoint.eddy", "probes.csv", "frames/frame_00007.vtp"} <= set(_files(py))
+    shutil.copytree(py, cmd)
+    with eddy.Simulation(SCENE, out=py, set=SETS, formats=FORMATS, threads=1) as sim:
+        sim.run(until=0.004, write=True)
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.004", *INTERVAL, "--format", "vtk,csv", "--threads", "1",
+                          "--quiet", "--no-picture", "--out", cmd)
+    assert rc == 0, err
+    # the command's folder less the checkpoint it writes at its end, which a Simulation does not
+    assert _files(py) == [f for f in _files(cmd) if f != "checkpoint.eddy"]
+    _same_outputs(py, cmd)
+    assert [c["command"] for c in _commands(py)] == ["python run"]
+
+
+def _stopped_run(d):
+    """A run of `eddy run` stopped by Ctrl-C part-way (its checkpoint is work `eddy resume` continues)."""
+    p = subprocess.Popen([eddy_exe(), "run", SCENE, "--until", "1", "--threads", "1", "--quiet", "--out", d],
+                         stderr=subprocess.PIPE, text=True)
+    table, deadline = os.path.join(d, "diagnostics.csv"), time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        if os.path.exists(table) and sum(1 for _ in open(table)) >= 3:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert os.path.exists(os.path.join(d, "checkpoint.eddy"))
+
+
+def test_a_new_simulation_is_refused_a_stopped_run_as_eddy_run(tmp_path):
+    d = str(tmp_path / "stopped")
+    _stopped_run(d)
+    before = snapshot(d)
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.01", "--quiet", "--out", d)
+    assert rc == 1 and "holds a run stopped at step" in err
+    said = err.replace("choose another --out", "choose another out folder")
+    sim = eddy.Simulation(SCENE, out=d)
+    for write in (lambda: sim.run(until=0.01, write=True), sim.write_frame, lambda: sim.measure(write=True)):
+        with pytest.raises(eddy.FileError) as e:
+            write()
+        assert "eddy: error: " + str(e.value) + "\n" == said
+    assert sim.steps == 0
+    sim.close()
+    assert snapshot(d) == before
+    # and `eddy resume` continues it as it would have
+    rc, _, err = run_eddy("resume", d, "--until", "0.03", "--quiet")
+    assert rc == 0, err
+
+
+def test_a_simulations_checkpoint_beside_its_files_is_continued_as_eddy_resume(tmp_path):
+    """write=True, then checkpoint() into the same folder: the checkpoint records the files as the run's
+    (it recorded "no outputs", and `eddy resume` refused the folder for the tables it held)."""
+    py, cmd = str(tmp_path / "py"), str(tmp_path / "cmd")
+    with eddy.Simulation(SCENE, set=SETS, formats=FORMATS, threads=1, out=py) as sim:
+        sim.run(until=0.009, write=True)
+        assert sim.checkpoint() == py
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.009", *INTERVAL, "--format", "vtk,csv", "--threads", "1",
+                          "--quiet", "--no-picture", "--out", cmd)
+    assert rc == 0, err
+    for d in (py, cmd):
+        rc, _, err = run_eddy("resume", d, "--until", "0.014", "--threads", "1", "--quiet", "--no-picture")
+        assert rc == 0, err
+    _same_outputs(py, cmd)
