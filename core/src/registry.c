@@ -814,14 +814,17 @@ static void check_path_entry(eddy_registry *reg, const char *entry)
     free(list);
 }
 
-/* Scans `base`'s folder joined with `sub` (base is a file's path: an executable, a library). */
-static void scan_beside(eddy_registry *reg, const char *base, const char *sub)
+/* Scans `base`'s folder joined with `sub` (base is a file's path: an executable, a library); 1 when that
+ * folder exists. */
+static int scan_beside(eddy_registry *reg, const char *base, const char *sub)
 {
     const char *slash = strrchr(base, '/');
-    if (!slash) return;
+    if (!slash) return 0;
     char dir[PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - base), base, sub) < (int)sizeof dir)
-        eddy_registry_scan_dir(reg, dir);
+    if (snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - base), base, sub) >= (int)sizeof dir) return 0;
+    eddy_registry_scan_dir(reg, dir);
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 void eddy_registry_discover(eddy_registry *reg)
@@ -848,9 +851,17 @@ void eddy_registry_discover(eddy_registry *reg)
      * are. The build tree has the install tree's layout, so the one relative path serves both. For
      * `eddy` itself this is the folder above, scanned once. */
     Dl_info self;
+    int own = 0;
     if (dladdr((const void *)&eddy_registry_discover, &self) && self.dli_fname && self.dli_fname[0] == '/')
-        scan_beside(reg, self.dli_fname, EDDY_PLUGIN_DIR_FROM_LIB);
-    eddy_registry_scan_dir(reg, EDDY_INSTALL_PLUGIN_DIR);
+        own = scan_beside(reg, self.dli_fname, EDDY_PLUGIN_DIR_FROM_LIB);
+    /* The prefix eddy was configured with, only where libeddy has no plugin folder of its own: a copy
+     * of an installation (or a build tree beside an installed eddy) loaded the original's plugins
+     * too, each said to shadow the copy's, and of another version perhaps. */
+    if (own) return;
+    /* Tests only (tests/sdk/relocated_discover.sh): a configured folder that exists, without installing
+     * into the prefix the test build was configured with. */
+    const char *configured = getenv("EDDY_TEST_INSTALL_PLUGIN_DIR");
+    eddy_registry_scan_dir(reg, configured && *configured ? configured : EDDY_INSTALL_PLUGIN_DIR);
 }
 
 size_t eddy_registry_folder_count(const eddy_registry *reg) { return reg->dir_count; }

@@ -10,7 +10,9 @@
  * tree and the install layout), the plugin folder next to libeddy's own file (<folder of
  * libeddy.so>/eddy/plugins: <prefix>/lib/eddy/plugins of the installation the program is linked
  * against, wherever it was moved, so any program linking libeddy finds its plugins), then the install
- * folder compiled into libeddy. A folder seen twice (the same real path, or the same device and inode:
+ * folder compiled into libeddy, only when libeddy's own folder has no eddy/plugins (a copy of an
+ * installation, or a build tree, then never loads the configured installation's plugins besides its
+ * own). A folder seen twice (the same real path, or the same device and inode:
  * for `eddy` the executable's and libeddy's folder are one) is scanned once, at its first place; in
  * each, every file named eddy_*.so is tried, in name order. An EDDY_PLUGIN_PATH entry
  * that can give no plugin (no such folder, a file, a folder whose .so files none is named eddy_*.so) is
