@@ -91,69 +91,18 @@ static int pieces_overlap(run_ctx *c)
     return c->outputs_gather == 2 && eddy_output_overlaps_pieces(c->out);
 }
 
-/* The word a process puts into a maximum over the processes for its piece's outcome: size - rank when
- * its piece failed, 0 when it was written, so that the maximum names the lowest failing rank. */
-static double piece_failure_word(int piece_rc)
-{
-    return piece_rc ? (double)(eddy_decomp_size() - eddy_decomp_rank()) : 0.0;
-}
-
-/* After a maximum of piece_failure_word said `word` (> 0): the error of the lowest process that failed,
- * on every process, so that each stops naming the file. The message travels in one integer sum to which
- * that process alone contributes its bytes (the others add zeros, so the sum is exact). Every process
- * then fails at the same point: the error is agreed (decomp.h), so rank 0 says it once and the run
- * ends as one process's does (its final frame and picture; before, each said its own line and
- * MPI_Abort lost them). Collective. `mine`: this process's error (read on the failing process only);
- * `what`: what the others say it could not write. */
-static int share_error(run_ctx *c, double word, const eddy_error *mine, const char *what, eddy_error *err)
-{
-    enum { WORDS = 1 + EDDY_ERROR_MESSAGE_MAX / 8 };
-    const int failed = eddy_decomp_size() - (int)word;
-    int64_t words[WORDS];
-    memset(words, 0, sizeof words);
-    if (eddy_decomp_rank() == failed) {
-        words[0] = mine->code;
-        memcpy(words + 1, mine->message, sizeof mine->message);
-    }
-    eddy_error serr;
-    if (eddy_decomp_sum_int64(c->sim->world, words, WORDS, &serr)) {
-        *err = serr;
-        return serr.code;
-    }
-    const int code = words[0] ? (int)words[0] : EDDY_ERR_IO;
-    eddy_decomp_set_agreed(code);
-    if (eddy_decomp_rank() == failed) {
-        *err = *mine;
-        err->code = code;
-        return code;
-    }
-    char text[EDDY_ERROR_MESSAGE_MAX];
-    memcpy(text, words + 1, sizeof text);
-    text[sizeof text - 1] = '\0';
-    return eddy_error_set(err, code, "another process (rank %d) could not write %s: %s", failed, what, text);
-}
-
 /* share_error for a lost VTK piece; the frame pending on rank 0 is never named. */
 static int share_piece_error(run_ctx *c, double word, const eddy_error *mine, eddy_error *err)
 {
     eddy_error ignored;
     eddy_output_commit_pieces(c->out, 0, &ignored);
-    return share_error(c, word, mine, "its piece", err);
+    return eddy_decomp_share_failure(c->sim->world, word, mine, "its piece", err);
 }
 
-/* Several processes: whether every process's part of a frame went well, agreed by all of them (one
- * maximum, then share_error when one failed), so that all stop at the same frame with the same error.
- * A process that left the frame alone while the others went on to the next step's collectives would
- * wait in them for ever (a rank-0 write error in the gathered path hung the job). Collective. */
+/* Whether every process's part of a frame went well (eddy_decomp_agree_outcome). */
 static int agree_on_frame(run_ctx *c, int rc, const eddy_error *mine, const char *what, eddy_error *err)
 {
-    double word = piece_failure_word(rc);
-    eddy_error rerr;
-    if (eddy_world_reduce(c->sim->world, EDDY_REDUCE_MAX, &word, 1, &rerr)) {
-        *err = rerr;
-        return rerr.code;
-    }
-    return word > 0 ? share_error(c, word, mine, what, err) : EDDY_OK;
+    return eddy_decomp_agree_outcome(c->sim->world, rc, mine, what, err);
 }
 
 /*
@@ -253,7 +202,7 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
         memset(maxima, 0, sizeof maxima);
         sums[nd + np] = 1;
     }
-    if (po) maxima[EDDY_DIAGNOSTICS_MAX_VALUES] = piece_failure_word(prc);
+    if (po) maxima[EDDY_DIAGNOSTICS_MAX_VALUES] = eddy_decomp_failure_word(prc);
     eddy_error rerr;
     int rr = eddy_decomp_sum_int64(w, sums, nd + np + 1, &rerr);
     if (!rr) rr = eddy_world_reduce(w, EDDY_REDUCE_MAX, maxima, EDDY_DIAGNOSTICS_MAX_VALUES + (po ? 1 : 0), &rerr);
@@ -470,148 +419,6 @@ static cJSON *settings_of(const run_ctx *c)
     return s;
 }
 
-void run_remove_in(const char *dir, const char *name)
-{
-    char *path = eddy_output_join_path(dir, name);
-    if (path) remove(path);
-    free(path);
-}
-
-/* A number that reads back as the double it is. cJSON prints 15 digits wherever they read back within an
- * epsilon of the value, not to it: a cut of 4 processes' rebalanced slabs (0.0812499374151229858, the
- * coordinate of the particle it was taken at) came back an ulp off as 0.081249937415123, and on resume
- * that particle lay outside its slab. Time and cuts must come back exactly. */
-static cJSON *exact_number(double v)
-{
-    char text[32];
-    if (!isfinite(v)) return cJSON_CreateNumber(v); /* (never for these; cJSON writes null) */
-    snprintf(text, sizeof text, "%.17g", v);
-    return cJSON_CreateRaw(text);
-}
-
-/* exact_number as member `key` of object `o`: 0 when out of memory. */
-static int add_exact(cJSON *o, const char *key, double v)
-{
-    cJSON *n = exact_number(v);
-    return n && cJSON_AddItemToObject(o, key, n);
-}
-
-/* The manifest of a checkpoint written as pieces (checkpoint.h): rank 0, once every piece is on disk. */
-static int write_manifest(const char *dir, const eddy_world *w, const double *cuts, int n, eddy_error *err)
-{
-    cJSON *m = cJSON_CreateObject();
-    cJSON *pieces = m ? cJSON_AddArrayToObject(m, "pieces") : NULL;
-    cJSON *cut = m ? cJSON_AddArrayToObject(m, "cuts") : NULL;
-    /* The rebalance count and floor go on in a resume on as many processes (decomp.h). */
-    eddy_decomp_balance b = {0};
-    eddy_decomp_balance_of(w, &b);
-    int ok = pieces && cut && cJSON_AddNumberToObject(m, "processes", n) &&
-             add_exact(m, "time", w->time) && cJSON_AddNumberToObject(m, "step", (double)w->step) &&
-             cJSON_AddNumberToObject(m, "rebalances", (double)b.rebalances) &&
-             cJSON_AddNumberToObject(m, "imbalance_floor", b.floor);
-    for (int r = 0; ok && r < n; ++r) {
-        char name[64];
-        snprintf(name, sizeof name, "checkpoint.p%d.eddy", r);
-        cJSON *e = cJSON_CreateString(name);
-        ok = e && cJSON_AddItemToArray(pieces, e);
-        if (ok && r + 1 < n) {
-            cJSON *v = exact_number(cuts[r]);
-            ok = v && cJSON_AddItemToArray(cut, v);
-        }
-    }
-    char *text = ok ? cJSON_Print(m) : NULL;
-    cJSON_Delete(m);
-    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
-    int rc = !text || !path ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint") : EDDY_OK;
-    eddy_atomic_file af;
-    if (!rc && !(rc = eddy_atomic_open(&af, path, err))) {
-        fputs(text, af.f);
-        fputc('\n', af.f);
-        rc = eddy_atomic_commit(&af, err);
-    }
-    cJSON_free(text);
-    free(path);
-    return rc;
-}
-
-/* Several processes: each writes DIR/checkpoint.pK.eddy of its owned particles and solver state; then
- * rank 0 the manifest naming them, only when every piece was written (a process that failed stops the
- * run with its message, main.c). A piece is written to DIR/checkpoint.pK.eddy.next and replaces the
- * previous one only once every process has written its own: a piece that failed on one process (a
- * full disk) left the others' new pieces beside its old one under the old manifest, so that neither
- * checkpoint could be resumed, where one process keeps its previous checkpoint. */
-static int write_checkpoint_pieces(run_ctx *c, cJSON *s, eddy_error *err)
-{
-    eddy_world *w = c->sim->world;
-    const int n = eddy_decomp_size(), r = eddy_decomp_rank();
-    const char *dir = c->sim->scene.out_dir;
-    double *cuts = malloc(sizeof(double) * (size_t)n);
-    cJSON *cut = cJSON_AddArrayToObject(s, "cuts");
-    int rc = cuts && cut && cJSON_AddNumberToObject(s, "processes", n) && cJSON_AddNumberToObject(s, "piece", r) &&
-                     add_exact(s, "time", w->time) && cJSON_AddNumberToObject(s, "step", (double)w->step)
-                 ? EDDY_OK
-                 : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    const int k = cuts ? eddy_decomp_cuts(w, cuts, n - 1) : 0;
-    for (int i = 0; !rc && i < k; ++i) {
-        cJSON *v = exact_number(cuts[i]);
-        if (!v || !cJSON_AddItemToArray(cut, v)) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    char final[48], next[64];
-    snprintf(final, sizeof final, "checkpoint.p%d.eddy", r);
-    snprintf(next, sizeof next, "%s" EDDY_CHECKPOINT_PIECE_STAGED, final);
-    eddy_world *owned = NULL;
-    if (!rc && !(rc = eddy_decomp_owned_world(w, &owned, err))) {
-        eddy_sim piece = *c->sim;
-        piece.world = owned;
-        rc = eddy_checkpoint_write_piece(dir, final, &piece, s, err);
-    }
-    eddy_decomp_release_whole(w, owned);
-    /* (every process learns the first failure's message: agree_on_frame) */
-    const eddy_error mine = *err;
-    const int wrote = rc == EDDY_OK;
-    rc = agree_on_frame(c, rc, &mine, "its checkpoint piece", err);
-    if (rc && wrote) run_remove_in(dir, next); /* (this process's new piece, which no manifest will name) */
-    /* The manifest first, naming the staged pieces' step, then the pieces put in place: a manifest that
-     * cannot be written (a full disk) leaves the previous manifest and pieces whole, where the pieces
-     * renamed first stood under the old manifest, which resume refused (no checkpoint left at all). */
-    if (!rc && r == 0) {
-        /* Tests only (tests/mpi/interrupt.sh): rank 0 takes this long to get to the manifest. */
-        const char *delay = getenv("EDDY_TEST_MANIFEST_DELAY_MS");
-        if (delay && atoi(delay) > 0) {
-            const long ms = atoi(delay);
-            const struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL); /* (signals are blocked under a launcher: no early wake-up) */
-        }
-        rc = write_manifest(dir, w, cuts, n, err);
-    }
-    /* (every process takes both collectives alike: whether all is well is the same answer everywhere) */
-    if (!eddy_decomp_all_ok(rc == EDDY_OK)) {
-        if (wrote) run_remove_in(dir, next); /* (the previous manifest names the previous pieces, kept) */
-        rc = eddy_decomp_agree_error(rc, err);
-    }
-    if (!rc) {
-        char *from = eddy_output_join_path(dir, next), *to = eddy_output_join_path(dir, final);
-        if (!from || !to) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-        else if (rename(from, to) != 0)
-            rc = eddy_error_set(err, EDDY_ERR_IO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
-        free(from), free(to);
-        /* (a process that could not put its piece in place is every process's error, its own message:
-         * "another process could not" differed from it, and the processes stopped with MPI_Abort) */
-        rc = eddy_decomp_agree_error(rc, err);
-        /* The other kind, older now, must not be resumed from instead (resume.c prefers the manifest);
-         * pieces of a run on more processes are named by no manifest any more. */
-        if (!rc && r == 0) {
-            run_remove_in(dir, EDDY_CHECKPOINT_FILE);
-            run_remove_stale_pieces(dir, n);
-        }
-    }
-    free(cuts);
-    /* Nobody leaves before the manifest is on disk: the processes of an interrupted run stop with
-     * MPI_Abort (main.c), which would kill rank 0 while it writes it if another got there first, leaving
-     * the new pieces under the old manifest (refused by resume) or none. */
-    return eddy_decomp_agree_error(rc, err);
-}
-
 /* Every frame taken complete on disk and named: the frame in flight waited for and, with overlapped
  * pieces, every process's last piece agreed on by one maximum over the processes (a collective then),
  * after which rank 0 names its frame; a piece that failed anywhere is every process's error. */
@@ -623,7 +430,7 @@ static int settle_outputs(run_ctx *c, eddy_error *err)
         if (prc) *err = perr;
         return prc;
     }
-    double word = piece_failure_word(eddy_output_piece_lost(c->out, &perr));
+    double word = eddy_decomp_failure_word(eddy_output_piece_lost(c->out, &perr));
     eddy_error rerr;
     if (eddy_world_reduce(c->sim->world, EDDY_REDUCE_MAX, &word, 1, &rerr)) {
         *err = rerr;
@@ -651,11 +458,11 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
     if (rc) return rc;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    rc = eddy_decomp_size() > 1 ? write_checkpoint_pieces(c, s, err)
+    rc = eddy_decomp_size() > 1 ? eddy_checkpoint_write_split(c->sim, c->sim->scene.out_dir, s, err)
                                 : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
     if (!rc && eddy_decomp_size() <= 1) {
-        run_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
-        run_remove_stale_pieces(c->sim->scene.out_dir, 0);
+        eddy_output_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
+        eddy_checkpoint_remove_stale_pieces(c->sim->scene.out_dir, 0);
     }
     if (!rc) {
         c->has_checkpoint = 1;

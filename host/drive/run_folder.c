@@ -77,30 +77,9 @@ static int exists_in(const char *dir, const char *name)
 }
 
 /* "checkpoint.p" digits ".eddy": a piece of a checkpoint written by several processes. */
-static int piece_name_ending(const char *name, const char *tail)
-{
-    if (strncmp(name, "checkpoint.p", 12) != 0) return 0;
-    const char *p = name + 12, *d = p;
-    while (isdigit((unsigned char)*p)) ++p;
-    return p > d && strcmp(p, tail) == 0;
-}
-
 static int piece_name(const char *name)
 {
-    return piece_name_ending(name, ".eddy");
-}
-
-void run_remove_stale_pieces(const char *dir, int keep)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!piece_name(e->d_name) || atol(e->d_name + 12) < keep) continue;
-        char *path = eddy_output_join_path(dir, e->d_name);
-        if (path) remove(path);
-        free(path);
-    }
-    closedir(d);
+    return eddy_checkpoint_piece_name_ending(name, ".eddy");
 }
 
 /* A file an eddy write goes through, left behind by a process killed in the middle of it (the next
@@ -110,7 +89,7 @@ static int leftover_temporary(const char *name)
 {
     static const char *const whole[] = {EDDY_CHECKPOINT_FILE, EDDY_CHECKPOINT_MANIFEST, "frames.pvd", "probes.csv",
                                         "diagnostics.csv", "picture.png", "movie.mp4"};
-    if (piece_name_ending(name, ".eddy" EDDY_CHECKPOINT_PIECE_STAGED)) return 1;
+    if (eddy_checkpoint_piece_name_ending(name, ".eddy" EDDY_CHECKPOINT_PIECE_STAGED)) return 1;
     const size_t len = strlen(name);
     if (len <= 4 || strcmp(name + len - 4, ".tmp") != 0) return 0;
     for (size_t i = 0; i < sizeof whole / sizeof *whole; ++i)
@@ -278,19 +257,19 @@ int eddy_run_folder_clear(const char *dir, eddy_error *err)
         eddy_output_remove_frames(dir, "render");
         remove_matching(dir, "", piece_name);
         remove_matching(dir, "", leftover_temporary);
-        run_remove_in(dir, "frames.pvd");
-        run_remove_in(dir, "probes.csv");
-        run_remove_in(dir, "movie.mp4");
-        run_remove_in(dir, "picture.png");
-        run_remove_in(dir, "render/ffmpeg.log");
+        eddy_output_remove_in(dir, "frames.pvd");
+        eddy_output_remove_in(dir, "probes.csv");
+        eddy_output_remove_in(dir, "movie.mp4");
+        eddy_output_remove_in(dir, "picture.png");
+        eddy_output_remove_in(dir, "render/ffmpeg.log");
     }
     /* The others wait for rank 0 before any writes a frame, and take its error. */
     rc = eddy_decomp_agree_error(rc, err);
     /* The checkpoint no longer matches the frames written now: a later `eddy resume` continued the old
      * run among them. Every process's (under mpirun a folder of each node's own may hold one). */
     if (!rc) {
-        run_remove_in(dir, EDDY_CHECKPOINT_FILE);
-        if (eddy_decomp_rank() == 0) run_remove_in(dir, EDDY_CHECKPOINT_MANIFEST);
+        eddy_output_remove_in(dir, EDDY_CHECKPOINT_FILE);
+        if (eddy_decomp_rank() == 0) eddy_output_remove_in(dir, EDDY_CHECKPOINT_MANIFEST);
     }
     return rc;
 }

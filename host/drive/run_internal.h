@@ -87,11 +87,6 @@ int run_lock_folder(run_ctx *c, const char *dir, int resume, eddy_error *err);
  * (finished); run_clear_folder then removes that run's frames, tables, pictures and checkpoint, once the
  * output is open. Collective. */
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err);
-/* Removes DIR/NAME if it is there (run.c). */
-void run_remove_in(const char *dir, const char *name);
-/* Removes DIR/checkpoint.pK.eddy for every K >= keep: the pieces a newer checkpoint no longer names
- * (a resume on fewer processes, or on one, which writes checkpoint.eddy). */
-void run_remove_stale_pieces(const char *dir, int keep);
 /* Several processes: refuses (an agreed error naming the first process that differs) a launch whose
  * processes were given different runs (an MPMD launch; a scene file that differs between nodes or is
  * missing on one: eddy_drive_same_scene), which mixed two physics or failed in MPI without eddy's

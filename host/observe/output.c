@@ -84,6 +84,13 @@ char *eddy_output_join_path(const char *a, const char *b)
     return s;
 }
 
+void eddy_output_remove_in(const char *dir, const char *name)
+{
+    char *path = eddy_output_join_path(dir, name);
+    if (path) remove(path);
+    free(path);
+}
+
 static int frame_name(const char *name)
 {
     if (strncmp(name, "frame_", 6) != 0) return 0;

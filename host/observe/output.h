@@ -222,6 +222,9 @@ int eddy_output_make_dirs(const char *dir, eddy_error *err);
 /* "dir/name" (one '/' between them), malloc'ed: the caller frees it. NULL when out of memory. */
 char *eddy_output_join_path(const char *dir, const char *name);
 
+/* Removes DIR/NAME if it is there (a file eddy wrote, or the temporary of one). */
+void eddy_output_remove_in(const char *dir, const char *name);
+
 /* Removes the files of DIR/SUB (SUB "frames" or "render") named as frames are: "frame_" and five or
  * more digits, then '.' and an extension, or "_p", digits (a piece), '.' and an extension, the
  * "*.tmp" files a killed write left included (called before a run writes anything, so no write is in

@@ -10,6 +10,8 @@
 
 #include <eddy_sph/simd_path.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -556,4 +558,23 @@ void eddy_checkpoint_free(eddy_checkpoint *ck)
     free(ck->data);
     free(ck->path);
     free(ck);
+}
+
+int eddy_checkpoint_piece_name_ending(const char *name, const char *tail)
+{
+    if (strncmp(name, "checkpoint.p", 12) != 0) return 0;
+    const char *p = name + 12, *d = p;
+    while (isdigit((unsigned char)*p)) ++p;
+    return p > d && strcmp(p, tail) == 0;
+}
+
+void eddy_checkpoint_remove_stale_pieces(const char *dir, int keep)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!eddy_checkpoint_piece_name_ending(e->d_name, ".eddy") || atol(e->d_name + 12) < keep) continue;
+        eddy_output_remove_in(dir, e->d_name);
+    }
+    closedir(d);
 }

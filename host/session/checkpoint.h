@@ -80,6 +80,26 @@ int eddy_checkpoint_read(const char *dir, eddy_checkpoint **out, eddy_error *err
  */
 #define EDDY_CHECKPOINT_MANIFEST "checkpoint.manifest"
 #define EDDY_CHECKPOINT_PIECE_STAGED ".next"
+
+/*
+ * Several processes (collective): each writes DIR/checkpoint.pK.eddy of its owned particles and solver
+ * state, then rank 0 the manifest naming them, only when every piece was written; a failure on any
+ * process is every process's error (eddy_decomp_agree_outcome), said once. A piece is written to
+ * DIR/checkpoint.pK.eddy.next and replaces the previous one only once every process has written its own
+ * and the manifest is on disk: a piece that failed on one process (a full disk) left the others' new
+ * pieces beside its old one under the old manifest, so that neither checkpoint could be resumed, where
+ * now the previous checkpoint is kept whole. Then checkpoint.eddy and the pieces of more processes are
+ * removed. `settings` (the run's, as eddy_checkpoint_write takes them) gains each piece's "processes",
+ * "piece", "cuts", "time" and "step".
+ */
+int eddy_checkpoint_write_split(const eddy_sim *sim, const char *dir, cJSON *settings, eddy_error *err);
+
+/* Whether NAME is a piece's, "checkpoint.p" and digits, followed by exactly TAIL (".eddy", or ".eddy"
+ * EDDY_CHECKPOINT_PIECE_STAGED for a staged one). */
+int eddy_checkpoint_piece_name_ending(const char *name, const char *tail);
+/* Removes DIR/checkpoint.pK.eddy for every K >= keep: the pieces a newer checkpoint no longer names
+ * (a resume on fewer processes, or on one, which writes checkpoint.eddy). */
+void eddy_checkpoint_remove_stale_pieces(const char *dir, int keep);
 int eddy_checkpoint_write_piece(const char *dir, const char *name, const eddy_sim *sim, const cJSON *settings,
                                 eddy_error *err);
 int eddy_checkpoint_read_named(const char *dir, const char *name, eddy_checkpoint **out, eddy_error *err);

@@ -234,6 +234,22 @@ double eddy_decomp_quantile_pairs(const double *v, const uint64_t *c, size_t m, 
  */
 int eddy_decomp_sum_int64(eddy_world *w, int64_t *values, size_t count, eddy_error *err);
 
+/*
+ * One outcome of a write every process takes part in (decomp_agree.c): whether every process's part went
+ * well (a frame's pieces, a checkpoint's), agreed by all of them, so that all stop at the same point with
+ * the same error; a process that left the write alone while the others went on to the next step's
+ * collectives would wait in them for ever (a rank-0 write error in the gathered path hung the job).
+ * eddy_decomp_failure_word(rc): what a process puts into a maximum over the processes, size - rank when
+ * rc failed, else 0, so that the maximum names the lowest failing rank. eddy_decomp_share_failure: after
+ * such a maximum said `word` (> 0), the error of that process on every process (its own `mine` there;
+ * elsewhere "another process (rank R) could not write <what>: <its message>"), recorded as agreed, so
+ * rank 0 says it once and the run ends as one process's does. eddy_decomp_agree_outcome: the maximum of
+ * the words, then the sharing when one failed; EDDY_OK when none did. Collective.
+ */
+double eddy_decomp_failure_word(int rc);
+int eddy_decomp_share_failure(eddy_world *w, double word, const eddy_error *mine, const char *what, eddy_error *err);
+int eddy_decomp_agree_outcome(eddy_world *w, int rc, const eddy_error *mine, const char *what, eddy_error *err);
+
 
 /*
  * Resuming on another process count than the checkpoint's (docs/mpi.md): each process reads only its

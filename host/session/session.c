@@ -422,18 +422,10 @@ static int writes_outputs_in(const eddy_session *s, const char *dir)
            a.st_ino == b.st_ino;
 }
 
-int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
+/* The settings a checkpoint written with NULL settings records (what `eddy resume DIR` continues), or
+ * NULL when out of memory. */
+static cJSON *session_settings(const eddy_session *s, const char *dir)
 {
-    const int rc_process = eddy_session_check_process(s, NULL, err);
-    if (rc_process) return rc_process;
-    /* A split run's checkpoint is one piece per process under a manifest, written with agreements
-     * between the processes that only `eddy run` makes (drive/run.c). */
-    if (eddy_decomp_size() > 1)
-        return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
-                              "a session split over %d processes cannot write a checkpoint (only `mpirun eddy run` "
-                              "writes a split run's pieces); nothing was written to '%s'",
-                              eddy_decomp_size(), dir);
-    if (settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
     const eddy_sim *sim = &s->sim;
     const eddy_component *sc = sim->solver_entry->component;
     cJSON *o = cJSON_CreateObject();
@@ -447,7 +439,8 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
              /* A session writes no frames or tables: `eddy resume` starts them at the resume point
               * instead of reporting each as lost from a folder that never held them. Not for a
               * session resumed from a run's folder, whose frames and tables `eddy resume` must keep
-              * (it says which rows the session's own steps left out). */
+              * (it says which rows the session's own steps left out), nor for one whose driver writes
+              * them into this folder. */
              (s->restored || writes_outputs_in(s, dir) || cJSON_AddFalseToObject(o, "outputs"));
     for (size_t i = 0; ok && i < sim->scene.format_count; ++i) {
         cJSON *id = cJSON_CreateString(sim->scene.formats[i]);
@@ -456,8 +449,25 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
             ok = 0;
         }
     }
-    int rc = ok ? eddy_checkpoint_write(dir, sim, o, err)
-                : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    if (!ok) cJSON_Delete(o);
+    return ok ? o : NULL;
+}
+
+int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
+{
+    const int rc_process = eddy_session_check_process(s, NULL, err);
+    if (rc_process) return rc_process;
+    if (eddy_decomp_size() <= 1 && settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
+    /* A split run's pieces add their own members to the settings: a copy of the caller's. */
+    cJSON *o = settings ? cJSON_Duplicate(settings, 1) : session_settings(s, dir);
+    /* (every process learns whether every one has them, before the pieces' collectives) */
+    int rc = o ? EDDY_OK : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    if ((rc = eddy_decomp_agree_error(rc, err))) {
+        cJSON_Delete(o);
+        return rc;
+    }
+    rc = eddy_decomp_size() > 1 ? eddy_checkpoint_write_split(&s->sim, dir, o, err)
+                                          : eddy_checkpoint_write(dir, &s->sim, o, err);
     cJSON_Delete(o);
     return rc;
 }

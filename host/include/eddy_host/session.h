@@ -44,9 +44,8 @@
  * its solid ranks, a parameter sweep) each give eddy the communicator of their case first. A process's
  * world (eddy_session_world) then holds its slab of the particles followed by particles.halo_count
  * read-only copies of its neighbours' (a velocity written to a copy is overwritten at the next step),
- * and a snapshot its slab; the hash covers every process. A session split over several processes
- * cannot write a checkpoint (eddy_session_checkpoint refuses; `mpirun eddy run` writes a split run's
- * checkpoint pieces): one that must checkpoint runs on one process.
+ * and a snapshot its slab; the hash and a checkpoint (a piece per process and a manifest, which
+ * `mpirun -np N eddy resume DIR` continues on any process count) cover every process.
  */
 #ifndef EDDY_HOST_SESSION_PUBLIC_H
 #define EDDY_HOST_SESSION_PUBLIC_H
