@@ -3,7 +3,10 @@
  *
  * Convention: h is the *support radius* (every kernel is zero for r >= h), as in Müller, Charypar &
  * Gross 2003 and the Bullet-Fluids reference (2014). All functions take the distance r (or r^2 where
- * that avoids a square root) in simulation units. Gradients are returned as a scalar factor g such that
+ * that avoids a square root) in simulation units: eddy_poly6 and eddy_poly6_grad take r^2, every other
+ * function here takes r. Passing the wrong one compiles silently (both are eddy_real) and gives a wrong
+ * but plausible value; note that <eddy_sph/kernels.h>'s eddy_sph_spiky_grad takes r^2 where
+ * eddy_spiky_grad takes r. Gradients are returned as a scalar factor g such that
  *     grad_i W(r_i - r_j) = g * (r_i - r_j),
  * so callers multiply the factor by the difference vector they already have. At r = 0 the spiky and
  * cubic spline factors are 0 (they divide by r); poly6's and Wendland's are finite and non-zero there,
@@ -22,7 +25,9 @@
  *   Wendland C2  3D 21/(2 pi h^3) (1-q)^4 (1+4q), 2D 7/(pi h^2) (1-q)^4 (1+4q)
  * The spiky gradient coefficient is 45/(pi h^6) (Müller 2003); some write-ups print 45/(64 pi h^6),
  * which does not normalize. tests/test_kernels.c checks every one by quadrature (integral 1, gradient
- * moment -d, Laplacian moment 2d).
+ * moment -d, Laplacian moment 2d). On the discrete rest lattice the sums miss these continuum values
+ * by a few percent: eddy_lattice_gradient_moment (<eddy/world.h>) is the spiky gradient's correction
+ * only; eddy_sph_lattice_gradient_moment and eddy_sph_rest_scale (<eddy_sph/lattice.h>) give every kernel's.
  *
  * Units: h and r in simulation units; W is in 1/m^d, a gradient factor in 1/m^(d+2), the Laplacian
  * in 1/m^(d+2) (sim units).
@@ -88,7 +93,8 @@ static inline eddy_real eddy_poly6(const eddy_kernels *k, eddy_real r2)
     return k->poly6 * d * d * d;
 }
 
-/* Poly6 gradient factor from r^2: grad W = factor * (r_i - r_j); -6 poly6 h^4 (not 0) at r = 0. */
+/* Poly6 gradient factor from r^2: grad W = factor * (r_i - r_j); -6 poly6 h^4 (not 0) at r = 0.
+ * Takes r^2, unlike the spiky, cubic spline and Wendland gradients, which take r. */
 static inline eddy_real eddy_poly6_grad(const eddy_kernels *k, eddy_real r2)
 {
     if (r2 >= k->h2) return 0.0f;
@@ -104,7 +110,8 @@ static inline eddy_real eddy_spiky(const eddy_kernels *k, eddy_real r)
     return k->spiky * d * d * d;
 }
 
-/* Spiky gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0. */
+/* Spiky gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0.
+ * Takes r, not r^2 (unlike eddy_poly6_grad here and eddy_sph_spiky_grad of <eddy_sph/kernels.h>). */
 static inline eddy_real eddy_spiky_grad(const eddy_kernels *k, eddy_real r)
 {
     if (r >= k->h || r <= 0.0f) return 0.0f;
@@ -129,7 +136,8 @@ static inline eddy_real eddy_cubic(const eddy_kernels *k, eddy_real r)
     return k->cubic * 2.0f * d * d * d;
 }
 
-/* Cubic spline gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0. */
+/* Cubic spline gradient factor: grad W = factor * (r_i - r_j); 0 at r = 0.
+ * Takes r, not r^2 (unlike eddy_poly6_grad and eddy_sph_spiky_grad). */
 static inline eddy_real eddy_cubic_grad(const eddy_kernels *k, eddy_real r)
 {
     eddy_real q = r * k->inv_h;
@@ -152,7 +160,8 @@ static inline eddy_real eddy_wendland(const eddy_kernels *k, eddy_real r)
     return k->wendland * d2 * d2 * (1.0f + 4.0f * q);
 }
 
-/* Wendland C2 gradient factor: grad W = factor * (r_i - r_j). Finite at r = 0 (the kernel is C2). */
+/* Wendland C2 gradient factor: grad W = factor * (r_i - r_j). Finite at r = 0 (the kernel is C2).
+ * Takes r, not r^2 (unlike eddy_poly6_grad and eddy_sph_spiky_grad). */
 static inline eddy_real eddy_wendland_grad(const eddy_kernels *k, eddy_real r)
 {
     eddy_real q = r * k->inv_h;

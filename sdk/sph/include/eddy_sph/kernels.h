@@ -7,7 +7,11 @@
  * factors are finite at r = 0, as in the reference), and no division or square root sits under a
  * condition, so a loop over candidates
  * that calls them vectorizes (GCC needs -fno-trapping-math -fno-math-errno, which eddy sets). They
- * take r^2 where the kernel allows it and r otherwise, with the coefficients of eddy_kernels.
+ * take r^2 where the kernel allows it and r otherwise, with the coefficients of eddy_kernels: r^2 for
+ * the poly6 functions, the mass terms (Wendland's too) and eddy_sph_spiky_grad (whose core counterpart
+ * eddy_spiky_grad takes r); r for eddy_sph_spiky, the cubic spline, Wendland, the viscosity Laplacian
+ * and eddy_sph_kernel_value. Passing the wrong one compiles silently (both are float) and gives a wrong
+ * but plausible value: eddy_sph_wendland_grad(k, r * r) at r = h/2 with h = 0.01 is 7.9 times too large.
  *
  * Gradients are factors g with grad_i W(x_i - x_j) = g (x_i - x_j), as in <eddy/kernels.h>.
  *
@@ -59,7 +63,8 @@ EDDY_SPH_INLINE float eddy_sph_poly6_mass_term(float mass, float h2, float r2)
 }
 
 /* m (1 - q)^4 (1 + 4 q) with q = r / h, clamped at 0: one partner's term of a Wendland C2 density sum
- * without its coefficient (eddy_kernels.wendland), kg (sim units); inv_h = 1 / h. */
+ * without its coefficient (eddy_kernels.wendland), kg (sim units); inv_h = 1 / h. Takes r^2, unlike
+ * eddy_sph_wendland and eddy_sph_wendland_grad, which take r. */
 EDDY_SPH_INLINE float eddy_sph_wendland_mass_term(float mass, float inv_h, float r2)
 {
     const float q = sqrtf(r2) * inv_h;
@@ -82,7 +87,8 @@ EDDY_SPH_INLINE float eddy_sph_density(const eddy_kernels *k, float sum, float s
     return k->poly6 * sum + self_density;
 }
 
-/* eddy_poly6, eddy_poly6_grad, eddy_spiky, ... of <eddy/kernels.h>, masked, in the same units. Pure;
+/* eddy_poly6, eddy_poly6_grad, eddy_spiky, ... of <eddy/kernels.h>, masked, in the same units and with
+ * the same argument (r^2 for poly6, r otherwise), except eddy_sph_spiky_grad, which takes r^2. Pure;
  * [any thread]. */
 EDDY_SPH_INLINE float eddy_sph_poly6(const eddy_kernels *k, float r2)
 {
@@ -101,7 +107,9 @@ EDDY_SPH_INLINE float eddy_sph_spiky(const eddy_kernels *k, float r)
     return k->spiky * d * d * d;
 }
 
-/* Spiky gradient factor from r^2 (grad_i W = factor (x_i - x_j), factor <= 0: W falls off with r): 0
+/* Spiky gradient factor from r^2 (grad_i W = factor (x_i - x_j), factor <= 0: W falls off with r). Takes
+ * r^2, unlike the core's eddy_spiky_grad and the cubic spline and Wendland gradients here, which take r
+ * (given r, it reads r as a squared distance: 0 wherever r >= h^2). 0
  * outside the support and for r^2 <= tiny2 (the particle itself or a coincident one: no direction).
  * tiny2 = 0 reproduces eddy_spiky_grad exactly. */
 EDDY_SPH_INLINE float eddy_sph_spiky_grad(const eddy_kernels *k, float r2, float tiny2)
@@ -128,7 +136,8 @@ EDDY_SPH_INLINE float eddy_sph_cubic(const eddy_kernels *k, float r)
     return k->cubic * (2.0f * a * a * a - 8.0f * b * b * b);
 }
 
-/* Each branch's derivative is evaluated without the cancellation of the clamped form near r = 0 (its
+/* Cubic spline gradient factor from r, not r^2 (unlike eddy_sph_poly6_grad and eddy_sph_spiky_grad).
+ * Each branch's derivative is evaluated without the cancellation of the clamped form near r = 0 (its
  * two terms are ~6 where the sum is 12 q), then selected; 0 at r = 0 like the reference. */
 EDDY_SPH_INLINE float eddy_sph_cubic_grad(const eddy_kernels *k, float r)
 {
@@ -147,6 +156,8 @@ EDDY_SPH_INLINE float eddy_sph_wendland(const eddy_kernels *k, float r)
     return k->wendland * a2 * a2 * (1.0f + 4.0f * q);
 }
 
+/* Wendland C2 gradient factor from r, not r^2 (unlike eddy_sph_poly6_grad, eddy_sph_spiky_grad and
+ * eddy_sph_wendland_mass_term). */
 EDDY_SPH_INLINE float eddy_sph_wendland_grad(const eddy_kernels *k, float r)
 {
     const float a = eddy_sph_pos(1.0f - r * k->inv_h);

@@ -49,7 +49,8 @@ double eddy_sph_rest_scale(eddy_sph_kernel kernel, const eddy_material *material
  * V = 1 / sum_j W_poly6 (mass over rho0 as the host derives it): V sum_j x_j^2 |W'(|x_j|)| / |x_j|,
  * dimensionless. A pressure force sum_j V (p_j - p_i) |W'| e_ij reproduces a linear pressure gradient
  * times this factor, so a solver divides its gradient by it (1 in the continuum limit). For the spiky
- * kernel it is <eddy/world.h>'s eddy_lattice_gradient_moment; at h = 2 spacings the poly6 gradient
+ * kernel it is <eddy/world.h>'s eddy_lattice_gradient_moment, which knows no other kernel: a solver
+ * taking the poly6, cubic spline or Wendland gradient uses this function; at h = 2 spacings the poly6 gradient
  * gives 1.000 in 2D and 1.055 in 3D. 1 when spacing or h <= 0, 0 for spacing >= h, NaN out of range
  * (as eddy_sph_lattice_sum).
  */
