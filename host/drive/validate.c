@@ -140,6 +140,16 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
                     "file)\n",
                     sim->solver_entry->component->id);
         if (!isnan(c2) && (rc = vinitial_hydrostatic(w, c2, err))) goto done;
+        /* The fields derived at the open are the uncompressed lattice's: a solver that evolves its
+         * density (rather than summing it each step) would start from them, the compression lost. */
+        if (!isnan(c2) && sim->solver_vtable->compute_fields) {
+            eddy_error_clear(err);
+            const int frc = sim->solver_vtable->compute_fields(sim->solver, w, err);
+            if (frc) {
+                rc = err->code ? err->code : frc;
+                goto done;
+            }
+        }
     }
     if (c->vortices && (rc = vinitial_vortices(sim, c, err))) goto done;
     /* Counted once the initial state is set: the vortex cases replace the scene's placeholder block. */
