@@ -367,7 +367,7 @@ static void agree_on_signals(void)
     if (all && g_stop_flag) *g_stop_flag = all;
 }
 
-/* The processes of every run of this process: eddy_decomp_comm() (MPI_COMM_NULL here) until
+/* The processes of every run of this process: MPI_COMM_WORLD (MPI_COMM_NULL here) until
  * eddy_decomp_use_comm puts a duplicate of the program's communicator here. */
 static MPI_Comm g_comm = MPI_COMM_NULL;
 

@@ -467,7 +467,7 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
         return rc;
     }
     rc = eddy_decomp_size() > 1 ? eddy_checkpoint_write_split(&s->sim, dir, o, err)
-                                          : eddy_checkpoint_write(dir, &s->sim, o, err);
+                                : eddy_checkpoint_write(dir, &s->sim, o, err);
     cJSON_Delete(o);
     return rc;
 }
