@@ -227,9 +227,9 @@ void eddy_decomp_finalize(void) {}
 void eddy_decomp_abort(int code) { (void)code; }
 int eddy_decomp_rank(void) { return 0; }
 int eddy_decomp_size(void) { return 1; }
-int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err)
+int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, eddy_error *err)
 {
-    (void)fortran_handle;
+    (void)fortran_handle, (void)refused;
     return eddy_error_set(err, EDDY_ERR_UNSUPPORTED,
                           "this eddy was built without MPI (EDDY_MPI=OFF, or CMake found no MPI): its runs take one "
                           "process, and there is no communicator to set");
@@ -435,7 +435,7 @@ static int mpi_up(void)
     return init && !fin;
 }
 
-int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err)
+int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, eddy_error *err)
 {
     if (!mpi_up())
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
@@ -455,6 +455,25 @@ int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "MPI communicator %lld is an intercommunicator; a run is split over the processes of "
                               "one group (an intracommunicator)", fortran_handle);
+    /* A reason one process alone has (a session open) is every process's refusal, before the
+     * duplication they would otherwise wait in: the lowest such rank's message, to all. */
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int word = refused ? size - rank : 0, first = 0;
+    MPI_Allreduce(&word, &first, 1, MPI_INT, MPI_MAX, comm);
+    if (first > 0) {
+        char text[EDDY_ERROR_MESSAGE_MAX];
+        snprintf(text, sizeof text, "%s", refused ? refused->message : "");
+        MPI_Bcast(text, (int)sizeof text, MPI_CHAR, size - first, comm);
+        if (refused) {
+            *err = *refused;
+            return err->code;
+        }
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "process %d of communicator %lld refused its change, so none changed: %s", size - first,
+                              fortran_handle, text);
+    }
     MPI_Comm mine;
     if (MPI_Comm_dup(comm, &mine) != MPI_SUCCESS)
         return eddy_error_set(err, EDDY_ERR_IO, "MPI_Comm_dup of communicator %lld failed", fortran_handle);

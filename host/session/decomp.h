@@ -77,9 +77,11 @@ int eddy_decomp_size(void);
  * own; the node split and the failure agreement start again on it. Collective over that communicator.
  * Refused (EDDY_ERR_UNSUPPORTED or EDDY_ERR_INVALID_ARGUMENT, naming why, nothing changed) built
  * without MPI, before MPI_Init or after MPI_Finalize, for a handle that is no communicator (MPI_Comm_f2c
- * gives MPI_COMM_NULL) and for an intercommunicator.
+ * gives MPI_COMM_NULL) and for an intercommunicator: alike on every process. `refused` (may be NULL):
+ * this process's own reason to refuse (a session open); every process of the communicator then refuses,
+ * with its own reason, or naming the lowest rank that had one and its message.
  */
-int eddy_decomp_use_comm(long long fortran_handle, eddy_error *err);
+int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, eddy_error *err);
 /* "MPI (Open MPI v4.1.4, ...)" or "no MPI (built without it)", for `eddy --version` and `eddy list`. */
 const char *eddy_decomp_describe(void);
 

@@ -16,10 +16,13 @@ int eddy_session_set_mpi_comm(long long fortran_handle, eddy_error *err)
     /* An open session's world is cut into slabs over the processes it opened with; another
      * communicator under it would mix two decompositions. */
     const long open = eddy_session_open_count();
+    eddy_error mine;
+    eddy_error_clear(&mine);
     if (open > 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%ld session%s of this process %s open: close %s before setting eddy's MPI communicator "
-                              "(a session keeps the processes it opened with)",
-                              open, open == 1 ? "" : "s", open == 1 ? "is" : "are", open == 1 ? "it" : "them");
-    return eddy_decomp_use_comm(fortran_handle, err);
+        eddy_error_set(&mine, EDDY_ERR_INVALID_ARGUMENT,
+                       "%ld session%s of this process %s open: close %s before setting eddy's MPI communicator "
+                       "(a session keeps the processes it opened with)",
+                       open, open == 1 ? "" : "s", open == 1 ? "is" : "are", open == 1 ? "it" : "them");
+    /* (refused together: one process refusing alone left the others in the duplication for ever) */
+    return eddy_decomp_use_comm(fortran_handle, open > 0 ? &mine : NULL, err);
 }

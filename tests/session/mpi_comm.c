@@ -9,7 +9,8 @@
  * Halfway each case writes its checkpoint to ./ckC (C: 0 or 1; the folders must exist): one file for
  * the case on one process, a piece per process and a manifest for the case on two.
  * Prints, each line prefixed "rank R: ": the refusal before MPI_Init ("before init: ..."), for a handle
- * that is no communicator ("bad handle: ...") and with a session open ("while open: ..."), and on each
+ * that is no communicator ("bad handle: ..."), with a session open on rank 2 alone ("one open: ...") and
+ * on every process ("while open: ..."), and on each
  * case's first process "case C of N processes: state-hash H".
  */
 #include <eddy_host/session.h>
@@ -57,6 +58,20 @@ int main(int argc, char **argv)
     eddy_session_set_quiet(1);
     if (eddy_session_set_mpi_comm(-7, &err) == EDDY_OK) return fail("handle -7 was taken", &err);
     say("bad handle", err.message);
+
+    /* A reason one process alone has is everyone's refusal: rank 2, running a case of one on
+     * MPI_COMM_SELF, has a session open when all three ask for MPI_COMM_WORLD. (Refused on rank 2 alone,
+     * ranks 0 and 1 waited in the duplication for ever.) */
+    if (eddy_session_set_mpi_comm((long long)MPI_Comm_c2f(MPI_COMM_SELF), &err)) return fail("set MPI_COMM_SELF", &err);
+    eddy_session *alone = NULL;
+    eddy_session_options ao = eddy_session_default_options();
+    ao.scene_path = argv[2];
+    ao.threads = 1;
+    if (world_rank == 2 && eddy_session_open(&ao, &alone, &err)) return fail("open alone", &err);
+    if (eddy_session_set_mpi_comm((long long)MPI_Comm_c2f(MPI_COMM_WORLD), &err) == EDDY_OK)
+        return fail("a communicator was taken while one process had a session open", &err);
+    say("one open", err.message);
+    eddy_session_close(alone);
 
     /* Each case on a communicator of its own; the program frees its handle at once, eddy keeps a
      * duplicate. */

@@ -33,6 +33,10 @@ for r in 0 1 2; do
     expect "rank $r: bad handle: MPI handle -7 is not a communicator (pass MPI_Comm_c2f(comm) of a communicator this process belongs to)"
     expect "rank $r: while open: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
 done
+expect "rank 2: one open: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
+for r in 0 1; do
+    expect "rank $r: one open: process 2 of communicator 0 refused its change, so none changed: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
+done
 # Each case's checkpoint (pieces of 2 processes and a file of 1) is continued by `eddy resume` on as
 # many processes to the same hash.
 r2=$("$mpirun" --oversubscribe -np 2 "$eddy" resume "$out/ck0" --steps "$steps" --threads 1 --hash --quiet --no-picture 2>&1 |

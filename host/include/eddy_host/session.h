@@ -208,8 +208,10 @@ EDDY_API void eddy_session_set_quiet(int quiet);
  * each of its processes calls it, after MPI_Init and before opening its sessions (rank and process
  * count in messages, outputs and checkpoint pieces are then comm's). For the whole process, until it is
  * called again. Non-zero with err filled, nothing changed: eddy built without MPI, MPI not running
- * (before MPI_Init, after MPI_Finalize), a session of this process open, a handle that names no
- * communicator, an intercommunicator.
+ * (before MPI_Init, after MPI_Finalize), a handle that names no communicator, an intercommunicator
+ * (all alike on every process; with an MPI other than Open MPI a handle that names nothing may abort
+ * instead, as MPI's default error handler does), or a session open on any process of comm: every
+ * process of comm then refuses, those without one naming the process that has one.
  */
 EDDY_API int eddy_session_set_mpi_comm(long long fortran_handle, eddy_error *err);
 
