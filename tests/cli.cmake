@@ -49,6 +49,11 @@ cli_test(scene_threads_too_many 1 "eddy: error: --set 'world.threads=100000': wo
          run ${SCENES}/dam_break_2d.json --set world.threads=100000 --out ${CLI_OUT}/threads)
 cli_test(scene_fill_too_fine 1 "eddy: error: --set 'fluids[0].spacing_factor=0.01': fluids[0].spacing_factor: expected at least 0.0625, a fill spacing of world.smoothing_radius / 32 = 0.00015625 (at most 32 spacings per smoothing radius), got 0.01 (spacing 2.5e-05)"
          run ${SCENES}/dam_break_2d.json --set fluids[0].spacing_factor=0.01 --out ${CLI_OUT}/fill)
+# The scale of time.min_dt_fraction is the first step taken, not time.dt: a scene that leaves the step to
+# the solver (time.dt = 5 s, pbf's CFL limit +inf at rest, steps of 3.75 ms landing on frames) was stopped
+# at step 6 for a limit of 4.3 ms "under 0.001 of this run's first step (5 s)".
+cli_test(min_dt_fraction_scale_is_a_step_taken 0 "done: t = 0.05 s"
+         run ${SCENES}/pbf_dam_break_2d.json --set time.dt=5 --until 0.05 --no-picture --out ${CLI_OUT}/min_dt_scale)
 cli_test(scene_min_dt_fraction_one 1 "eddy: error: --set 'time.min_dt_fraction=1': time.min_dt_fraction: expected a number in [0, 1), got 1"
          run ${SCENES}/dam_break_2d.json --steps 1 --set time.min_dt_fraction=1 --out ${CLI_OUT}/min_dt_fraction)
 cli_test(scene_output_interval_tiny 1 "eddy: error: --set 'time.output_interval=1e-300': time.output_interval: expected at least time.end / 1e+06 = 3e-07 s (at most 1e+06 frames), got 1e-300"

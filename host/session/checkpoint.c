@@ -271,6 +271,15 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
             all = NULL;
         }
     }
+    /* time.min_dt_fraction's scale goes on in a resume, so that a resumed run stops where the run
+     * without the break would (sim.h). */
+    if (all && sim->first_dt > 0) {
+        cJSON_DeleteItemFromObjectCaseSensitive(all, "first_dt");
+        if (!cJSON_AddNumberToObject(all, "first_dt", sim->first_dt)) {
+            cJSON_Delete(all);
+            all = NULL;
+        }
+    }
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;
     char *text = NULL;
     if (scene && cJSON_AddItemToObject(all, "scene", scene)) text = cJSON_PrintUnformatted(all);

@@ -531,6 +531,18 @@ static int restore_gravity(const eddy_checkpoint *ck, eddy_world *w, eddy_error 
     return EDDY_OK;
 }
 
+/* The run's first step, the scale of time.min_dt_fraction (sim.h); checkpoints before it was stored
+ * take the resumed run's first step. */
+static int restore_first_dt(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ck->settings, "first_dt");
+    if (!v) return EDDY_OK;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0))
+        return invalid(ck, err, "setting 'first_dt': expected a finite number > 0 (s)");
+    sim->first_dt = v->valuedouble;
+    return EDDY_OK;
+}
+
 int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const eddy_sim_options *opt,
                              eddy_sim *sim, eddy_error *err)
 {
@@ -552,7 +564,7 @@ int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const
                                       finish, job, ck->path};
     rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
     free(job);
-    if (!rc && (rc = restore_gravity(ck, sim->world, err))) eddy_sim_close(sim);
+    if (!rc && ((rc = restore_gravity(ck, sim->world, err)) || (rc = restore_first_dt(ck, sim, err)))) eddy_sim_close(sim);
     return rc;
 }
 

@@ -412,9 +412,9 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         }
         /* A run blowing up without a NaN: where the solver's limits shrink with the speeds, the steps
          * shrink with them and the crossing check after each step never trips (an unstable scheme ran
-         * for hours at 22 km/s with steps of 4e-8 s). Against this session's first step, not time.dt,
-         * which a scene may set far above what the solver ever takes. The limit is agreed, and so the
-         * first step: every process stops here together. */
+         * for hours at 22 km/s with steps of 4e-8 s). Against the run's first step (kept across a
+         * resume), not time.dt, which a scene may set far above what the solver ever takes. The limit
+         * is agreed, and so the first step: every process stops here together. */
         const double floor = sim->scene.min_dt_fraction * sim->first_dt;
         if (lim < floor) {
             char agreed_name[sizeof sim->dt_limit];
@@ -440,7 +440,6 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
         }
         say_dt_setter(sim, lim);
     }
-    if (sim->first_dt == 0) sim->first_dt = dt;
     /* A moving collider stops at its moving_until: land a step there, as on an output time. */
     for (size_t i = 0; sim->scene.collider_moving_until && i < sim->scene.collider_count; ++i) {
         double until = sim->scene.collider_moving_until[i];
@@ -460,6 +459,9 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
                               "at step %" PRIu64 ": time.dt = %g s is too small to advance the clock from t = %.17g s "
                               "(below its resolution there); raise time.dt",
                               sim->world->step + 1, dt, (double)sim->world->time);
+    /* The step taken, not the limit: time.dt may stand far above any step a run takes (a scene that
+     * leaves the step to the solver), and a limit is +inf for a fluid at rest. */
+    if (sim->first_dt == 0) sim->first_dt = dt;
     *dt_out = dt;
     return EDDY_OK;
 }

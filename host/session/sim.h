@@ -32,8 +32,9 @@ typedef struct eddy_sim {
                                      * same on every process (eddy_sim_next_dt agrees on it) */
     char dt_said[64];               /* the limit EDDY_LOG=debug last said sets dt, "" the scene's time.dt */
     double last_dt;                 /* the last step's dt, s */
-    double first_dt;                /* this session's first step before landings (the scene's time.dt or
-                                     * the solver's limit), s; 0 before it: time.min_dt_fraction's scale */
+    double first_dt;                /* the run's first step as taken (landings included), s, kept in a
+                                     * checkpoint and restored by a resume; 0 before it:
+                                     * time.min_dt_fraction's scale */
     int dt_limited;                 /* the step eddy_sim_next_dt chose last is shorter than time.dt's would
                                      * be under the same landing rule: the solver's limit set it */
     double last_max_speed;          /* the last step's largest speed over every process, sim units/s;

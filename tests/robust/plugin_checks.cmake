@@ -131,6 +131,13 @@ plugin_check(save_without_load_describe_says_why 1 "; ${REAL_SAVE_ONLY}/eddy_rob
 # stops it, as before.
 faulty_check(dt_runaway 1 "eddy: error: at step 14 (t = 0.000249902 s): the solver's CFL limit fell to 4.88281e-08 s, under time.min_dt_fraction = 0.001 of this run's first step (5e-05 s), with the largest particle speed "
              --until 0.01 --set solvers.robust_faulty.fault=dt_runaway --set solvers.robust_faulty.at_step=3)
+# The scale is the run's, kept in the checkpoint (runaway_resumed.sh).
+add_test(NAME robust_plugin_faulty_dt_runaway_resumed
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/runaway_resumed.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
+                 ${ROBUST_OUT}/faulty_dt_runaway_resumed ${PROJECT_SOURCE_DIR}/tests/expect.sh
+                 "eddy: error: at step 14 (t = 0.000249902 s): the solver's CFL limit fell to 4.88281e-08 s, under time.min_dt_fraction = 0.001 of this run's first step (5e-05 s)")
+set_tests_properties(robust_plugin_faulty_dt_runaway_resumed PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/faulty;${ROBUST_ENV_BASE}")
 faulty_check(dt_runaway_unchecked 1 "too small to advance the clock from t = "
              --until 0.01 --set solvers.robust_faulty.fault=dt_runaway --set solvers.robust_faulty.at_step=3
              --set time.min_dt_fraction=0)
