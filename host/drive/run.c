@@ -458,12 +458,7 @@ static int write_checkpoint(run_ctx *c, eddy_error *err)
     if (rc) return rc;
     cJSON *s = settings_of(c);
     if (!s) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
-    rc = eddy_decomp_size() > 1 ? eddy_checkpoint_write_split(c->sim, c->sim->scene.out_dir, s, err)
-                                : eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
-    if (!rc && eddy_decomp_size() <= 1) {
-        eddy_output_remove_in(c->sim->scene.out_dir, EDDY_CHECKPOINT_MANIFEST);
-        eddy_checkpoint_remove_stale_pieces(c->sim->scene.out_dir, 0);
-    }
+    rc = eddy_session_checkpoint(c->ses, c->sim->scene.out_dir, s, err);
     if (!rc) {
         c->has_checkpoint = 1;
         c->checkpoint_time = c->sim->world->time;

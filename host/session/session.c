@@ -11,6 +11,7 @@
 
 #include "decomp.h"
 #include "frame.h"
+#include "output.h"
 #include "services.h"
 
 #include <eddy_sph/simd_path.h>
@@ -422,6 +423,18 @@ static int writes_outputs_in(const eddy_session *s, const char *dir)
            a.st_ino == b.st_ino;
 }
 
+/* One process's checkpoint.eddy, and then no manifest or pieces of an older split run beside it: a
+ * resume prefers the manifest, and took that older state (review). */
+static int write_whole(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
+{
+    const int rc = eddy_checkpoint_write(dir, &s->sim, settings, err);
+    if (!rc) {
+        eddy_output_remove_in(dir, EDDY_CHECKPOINT_MANIFEST);
+        eddy_checkpoint_remove_stale_pieces(dir, 0);
+    }
+    return rc;
+}
+
 /* The settings a checkpoint written with NULL settings records (what `eddy resume DIR` continues), or
  * NULL when out of memory. */
 static cJSON *session_settings(const eddy_session *s, const char *dir)
@@ -457,7 +470,7 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
 {
     const int rc_process = eddy_session_check_process(s, NULL, err);
     if (rc_process) return rc_process;
-    if (eddy_decomp_size() <= 1 && settings) return eddy_checkpoint_write(dir, &s->sim, settings, err);
+    if (eddy_decomp_size() <= 1 && settings) return write_whole(s, dir, settings, err);
     /* A split run's pieces add their own members to the settings: a copy of the caller's. */
     cJSON *o = settings ? cJSON_Duplicate(settings, 1) : session_settings(s, dir);
     /* (every process learns whether every one has them, before the pieces' collectives) */
@@ -467,7 +480,7 @@ int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *setti
         return rc;
     }
     rc = eddy_decomp_size() > 1 ? eddy_checkpoint_write_split(&s->sim, dir, o, err)
-                                : eddy_checkpoint_write(dir, &s->sim, o, err);
+                                : write_whole(s, dir, o, err);
     cJSON_Delete(o);
     return rc;
 }

@@ -81,3 +81,31 @@ def test_resume_from_pieces_of_two_processes_matches_command(tmp_path):
     assert resumed.steps == 25
     resumed.run(steps=60, record=False)
     assert resumed.hash() == expected
+
+
+def test_checkpoint_over_pieces_of_two_processes_replaces_them(tmp_path):
+    """A Simulation's checkpoint into a folder holding the pieces and manifest of a run on two processes
+    removes them: a resume prefers the manifest, and came back at the older run's step (review)."""
+    import shutil
+    import subprocess
+    import pytest
+    mpirun = shutil.which("mpirun")
+    rc, version, _ = run_eddy("--version")
+    if not mpirun or "processes: MPI" not in version:
+        pytest.skip("needs mpirun and an eddy built with MPI")
+    scene = os.path.join(SCENES, "dam_break_2d.json")
+    d = tmp_path / "pieces"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    p = subprocess.run([mpirun, "--oversubscribe", "-np", "2", eddy_exe_path(), "run", scene, "--steps", "4",
+                        "--quiet", "--no-picture", "--out", str(d)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert (d / "checkpoint.manifest").exists()
+    with eddy.Simulation(scene, threads=1) as sim:
+        sim.step(9)
+        sim.checkpoint(str(d))
+    assert not (d / "checkpoint.manifest").exists()
+    assert not list(d.glob("checkpoint.p*.eddy"))
+    resumed = eddy.Simulation.resume(d)
+    assert resumed.steps == 9
+    resumed.close()
