@@ -21,6 +21,7 @@ struct eddy_session {
     int next_frame;           /* index of the next output frame */
     int failed_frame;         /* a frame landed on whose on_frame failed (settle_frame), or -1 */
     int restored;             /* opened from a checkpoint: its folder may hold the outputs of the run */
+    int restored_without_outputs; /* ... whose settings say "outputs": false (eddy_session_checkpoint) */
     char *outputs_dir;        /* the folder a driver writes this session's frames and tables into, or NULL */
     pid_t pid;                /* the process that opened it (eddy_session_check_process) */
 };
@@ -238,6 +239,7 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
     (*out)->next_frame = next_frame;
     (*out)->failed_frame = -1;
     (*out)->restored = 1;
+    (*out)->restored_without_outputs = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(settings, "outputs"));
     /* Several processes: the halo copies were made before the solver registered its fields; send them
      * again, whole, so that the first step reads them as `eddy resume`'s does. */
     if (eddy_decomp_size() > 1 && (rc = eddy_decomp_exchange((*out)->sim.world, err))) {
@@ -403,6 +405,11 @@ int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
     /* Over every process of a split run, as `eddy run --hash` (a process's world holds its slab and
      * halo copies, whose own hash is no state of the run). */
     return eddy_decomp_hash(s->sim.world, hash, err);
+}
+
+int eddy_session_restored_without_outputs(const eddy_session *s)
+{
+    return s->restored_without_outputs;
 }
 
 int eddy_session_set_outputs_dir(eddy_session *s, const char *dir)

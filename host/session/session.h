@@ -54,6 +54,10 @@ int eddy_session_restore(const eddy_checkpoint *ck, const eddy_session_options *
 const eddy_scene *eddy_session_scene(const eddy_session *s);
 /* The stepping session underneath, for the host's drivers (run, compare, bench). */
 eddy_sim *eddy_session_sim(eddy_session *s);
+/* 1 for a session restored from a checkpoint written without outputs (eddy_session_checkpoint's
+ * "outputs": false: no frames or tables of the run to continue), whether one file or a split run's
+ * pieces; else 0. */
+int eddy_session_restored_without_outputs(const eddy_session *s);
 /* A driver that writes the session's frames and tables (the Python package's write=True) names their
  * folder: a checkpoint eddy_session_checkpoint writes there with NULL settings then records the outputs
  * as the run's (`eddy resume` continues them) instead of "outputs": false (it starts them afresh and

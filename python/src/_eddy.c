@@ -544,30 +544,6 @@ static int held_here(const char *dir, int rc, eddy_error *err)
                           "it first%s", dir, rest);
 }
 
-/* Whether the checkpoint a resume of DIR read was written without outputs ("outputs": false, as resume.c
- * reads it): eddy_session_checkpoint's, which is always DIR/checkpoint.eddy (a split run's pieces, read
- * where a manifest is, come from `mpirun eddy run`, which writes outputs). */
-static int written_without_outputs(const char *dir, int *without, eddy_error *err)
-{
-    *without = 0;
-    char *manifest = eddy_output_join_path(dir, EDDY_CHECKPOINT_MANIFEST);
-    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_FILE);
-    int rc = EDDY_OK;
-    if (!manifest || !path) {
-        rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    } else if (access(manifest, F_OK) != 0) {
-        double time;
-        uint64_t step;
-        cJSON *settings = NULL;
-        rc = eddy_checkpoint_peek(path, &time, &step, &settings, err);
-        *without = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(settings, "outputs"));
-        cJSON_Delete(settings);
-    }
-    free(manifest);
-    free(path);
-    return rc;
-}
-
 static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -591,10 +567,7 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
-    if (!rc && (rc = written_without_outputs(dir, &fresh, &err))) {
-        eddy_session_close(s);
-        s = NULL;
-    }
+    if (!rc) fresh = eddy_session_restored_without_outputs(s);
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
     registry_use_end();

@@ -157,3 +157,33 @@ def test_a_simulations_checkpoint_beside_its_files_is_continued_as_eddy_resume(t
         rc, _, err = run_eddy("resume", d, "--until", "0.014", "--threads", "1", "--quiet", "--no-picture")
         assert rc == 0, err
     _same_outputs(py, cmd)
+
+
+def test_a_split_session_checkpoint_without_outputs_is_refused_beside_tables_as_eddy_resume(tmp_path):
+    """A session on two processes checkpoints with "outputs": false in its pieces (tests/session/mpi_comm.c).
+    Beside another run's tables `eddy resume` refuses it; a resumed Simulation read only checkpoint.eddy
+    for that setting, took the pieces for a run's, and truncated the other run's diagnostics.csv."""
+    program, mpirun = os.environ.get("EDDY_SESSION_MPI_COMM"), shutil.which("mpirun")
+    if not program or not mpirun:
+        pytest.skip("needs mpirun and the session MPI test program (an eddy built with MPI)")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    for d in ("ck0", "ck1"):
+        os.mkdir(tmp_path / d)
+    two = os.path.join(SCENES, "dam_break_2d.json")
+    p = subprocess.run([mpirun, "--oversubscribe", "-np", "3", program, two, SCENE, "10"], cwd=str(tmp_path),
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    d = str(tmp_path / "ck0")
+    assert os.path.exists(os.path.join(d, "checkpoint.manifest"))
+    with open(os.path.join(d, "diagnostics.csv"), "w") as f:
+        f.write("time,step\n0,0\n")
+    before = snapshot(d)
+    rc, _, err = run_eddy("resume", d, "--steps", "12", "--quiet", "--no-picture")
+    assert rc == 1 and "wrote no outputs there, but the folder holds another run's diagnostics.csv" in err
+    sim = eddy.Simulation.resume(d, threads=1)
+    with pytest.raises(eddy.FileError) as e:
+        sim.run(steps=12, write=True)
+    sim.close()
+    assert err == "eddy: error: " + str(e.value) + "\n"
+    assert snapshot(d) == before
