@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
@@ -348,6 +349,8 @@ typedef struct Core {
     double wall_start;     /* eddy_time_ms() at open, for diagnostics.csv's wall_ms */
     int resumed;           /* opened from a checkpoint (resume()): run.json is added to, not made anew */
     int fresh_outputs;     /* ... one written without outputs (run_folder.h): they start at the first write */
+    int own_checkpoint;    /* checkpoint() wrote into the output folder before the first write: the
+                            * stopped run found there is this simulation's own, not one to keep */
     double resume_time;    /* ... else the files of the run are kept up to this time (eddy_run_resume_time) */
 } Core;
 
@@ -425,7 +428,7 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     c->lock = NULL;
     c->read_views = c->write_views = 0;
     c->wall_start = eddy_time_ms();
-    c->resumed = c->fresh_outputs = 0;
+    c->resumed = c->fresh_outputs = c->own_checkpoint = 0;
     c->resume_time = -1.0;
     if ((rc = core_init_probes(c, err))) {
         Py_DECREF(c);
@@ -607,6 +610,13 @@ typedef struct record {
     size_t count, cap, width;
 } record;
 
+/* Whether two paths name the same folder (whatever their spelling). */
+static int same_folder(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* The output, made on the first write with the scene's writers into its folder, which is held first
  * (folder_lock.h), as `eddy run` holds it: another eddy run or Simulation writing there is refused, and
  * this one holds it until close_output or the Core's end. What the folder holds is dealt with by the
@@ -623,7 +633,10 @@ static int core_open_output(Core *c, eddy_error *err)
         (rc = eddy_folder_lock_take(sc->out_dir, EDDY_FOLDER_MAKE, "choose another out folder", &taken, err)))
         return held_here(sc->out_dir, rc, err);
     int holds_run = 0;
-    if (!c->resumed) rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
+    /* (a checkpoint of its own before the first write, step(); checkpoint(); run(write=True), is no
+     * stopped run to keep: the new files start beside it, and a checkpoint() after them records them) */
+    if (!c->resumed && !c->own_checkpoint)
+        rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
     else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
     /* A FileError, as for a folder another run holds: the command's code would raise a refusal of what
      * the folder holds as a SceneError, blaming a scene that has no fault. */
@@ -1183,6 +1196,7 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (claim) end_stepping();
     if (rc) return raise_error(&err, held_here(dir, rc, &err));
+    if (!c->output && same_folder(dir, eddy_session_scene(c->s)->out_dir)) c->own_checkpoint = 1;
     Py_RETURN_NONE;
 }
 

@@ -187,3 +187,20 @@ def test_a_split_session_checkpoint_without_outputs_is_refused_beside_tables_as_
     sim.close()
     assert err == "eddy: error: " + str(e.value) + "\n"
     assert snapshot(d) == before
+
+
+def test_a_checkpoint_of_its_own_before_writing_is_no_stopped_run(tmp_path):
+    """step(), checkpoint() into the output folder, then run(write=True): the checkpoint found there is
+    the Simulation's own, not a stopped run to keep (review: refused as one, which worked before); a
+    checkpoint() after the writes records them, and `eddy resume` continues them."""
+    d = str(tmp_path / "out")
+    with eddy.Simulation(SCENE, set=SETS, formats=FORMATS, threads=1, out=d) as sim:
+        sim.step(5)
+        assert sim.checkpoint() == d
+        sim.run(until=0.006, write=True)
+        sim.checkpoint()
+    rows = _rows(os.path.join(d, "diagnostics.csv"))
+    assert rows and int(rows[0]["step"]) > 5  # the frames from the first one after the checkpoint
+    rc, _, err = run_eddy("resume", d, "--until", "0.009", "--threads", "1", "--quiet", "--no-picture")
+    assert rc == 0, err
+    assert _rows(os.path.join(d, "diagnostics.csv"))[:len(rows) - 1] == rows[:-1]
