@@ -156,7 +156,7 @@ typedef struct eddy_decomp_timing {
 } eddy_decomp_timing;
 void eddy_decomp_timing_read(const eddy_world *w, eddy_decomp_timing *t);
 
-/* The state hash of the whole run (every process's owned particles); valid on rank 0. */
+/* The state hash of the whole run (every process's owned particles), on every process. Collective. */
 int eddy_decomp_hash(eddy_world *w, uint64_t *hash, eddy_error *err);
 
 /*

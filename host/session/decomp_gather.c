@@ -333,6 +333,8 @@ chain:;
     if (rc) state[1] = 1;
     MPI_Send(state, 2, MPI_UINT64_T, (rank + 1) % size, 0, eddy_decomp_comm());
     if (rank == 0) MPI_Recv(state, 2, MPI_UINT64_T, size - 1, 0, eddy_decomp_comm(), MPI_STATUS_IGNORE);
+    /* Every process gets it (the session API's hash and Python's on any rank, not 0 but on rank 0). */
+    MPI_Bcast(state, 2, MPI_UINT64_T, 0, eddy_decomp_comm());
     if (have_q) eddy_particles_free(&q);
     free(send);
     free(recv);
@@ -342,7 +344,7 @@ chain:;
     if (!rc && state[1])
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                             "state hash: another process failed (its message says why)");
-    if (!rc && rank == 0) *hash = state[0];
+    if (!rc) *hash = state[0];
     return rc;
 }
 

@@ -27,6 +27,7 @@ expect() {
 }
 [ $rc -eq 0 ] || { echo "mpi_comm.sh: mpirun exited $rc" >&2; status=1; }
 expect "rank 0: case 0 of 2 processes: state-hash $h2"
+expect "rank 1: case 0 of 2 processes: state-hash $h2"
 expect "rank 2: case 1 of 1 processes: state-hash $h1"
 for r in 0 1 2; do
     expect "rank $r: before init: MPI is not running in this process (call MPI_Init before setting eddy's communicator, and not after MPI_Finalize)"

@@ -167,7 +167,7 @@ EDDY_API int eddy_session_snapshot(eddy_session *s, eddy_frame *frame, eddy_erro
 EDDY_API void eddy_session_snapshot_release(eddy_frame *frame);
 
 /* The state hash `eddy run --hash` prints (eddy_world_hash: ids, fields, clock). On several processes
- * collective: every process calls it, and the hash arrives on the communicator's rank 0 (the others get 0). */
+ * collective: every process calls it and gets the hash. */
 EDDY_API int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err);
 
 /*
