@@ -161,8 +161,11 @@ int eddy_run_folder_refuse_other_outputs(const char *dir, eddy_error *err)
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                 "the checkpoint in '%s' was written by a program (eddy_session_checkpoint) that wrote "
                                 "no outputs there, but the folder holds another run's %s, which this resume would "
-                                "start again: move them away, or copy checkpoint.eddy to an empty folder and resume "
-                                "that", dir, TABLES[k]);
+                                "start again: move them away, or copy %s to an empty folder and resume "
+                                "that", dir, TABLES[k],
+                                exists_in(dir, EDDY_CHECKPOINT_MANIFEST) > 0
+                                    ? "checkpoint.manifest and its checkpoint.pK.eddy pieces"
+                                    : "checkpoint.eddy");
     }
     /* Several processes (a folder of each node's own may differ): all stop, or none, on one message. */
     return eddy_decomp_agree_error(rc, err);

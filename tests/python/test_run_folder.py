@@ -181,6 +181,8 @@ def test_a_split_session_checkpoint_without_outputs_is_refused_beside_tables_as_
     before = snapshot(d)
     rc, _, err = run_eddy("resume", d, "--steps", "12", "--quiet", "--no-picture")
     assert rc == 1 and "wrote no outputs there, but the folder holds another run's diagnostics.csv" in err
+    # (what to copy is the manifest and its pieces: there is no checkpoint.eddy)
+    assert "or copy checkpoint.manifest and its checkpoint.pK.eddy pieces to an empty folder" in err
     sim = eddy.Simulation.resume(d, threads=1)
     with pytest.raises(eddy.FileError) as e:
         sim.run(steps=12, write=True)
