@@ -72,11 +72,7 @@ cli_test(dt_gravity_at_the_float_bound 1 "world.gravity: expected a magnitude be
 
 # Under 2 processes the figures are the same on each (the step and the limit's name are agreed): said
 # once. robust_sides (dt_by_side): the right side's limit, 1e-5 s, is every step's.
-if(MPIEXEC_EXECUTABLE)
-  set(DT_MPIRUN ${MPIEXEC_EXECUTABLE})
-else()
-  set(DT_MPIRUN mpirun)
-endif()
+set(DT_MPIRUN ${EDDY_TEST_MPIRUN})
 add_test(NAME mpi_dt_limit_summary_said_once
          COMMAND sh -c "m=$0; e=$1; shift 1; command -v \"$m\" >/dev/null 2>&1 || { echo 'skipped: no mpirun'; exit 77; }; \"$e\" --version | grep -q '^processes: MPI' || { echo 'skipped: no MPI'; exit 77; }; out=$(\"$m\" --oversubscribe -np 2 \"$e\" \"$@\" 2>&1) || { echo \"$out\"; exit 1; }; echo \"$out\"; n=$(echo \"$out\" | grep -cxF \"eddy: 3 of 3 steps were shorter than time.dt = 5e-05 s, limited by the solver's right limit (shortest step 1e-05 s)\"); echo \"said $n times\"; [ \"$n\" -eq 1 ]"
                  ${DT_MPIRUN} ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --solver robust_sides

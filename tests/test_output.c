@@ -996,12 +996,12 @@ static void test_writers_by_id(void **state)
     eddy_scene_free(&scene);
 
     /* An id no writer has: the error lists those there are. */
-    static const char *const bad[] = {"vtk", "xml"};
+    static const char *const bad[] = {"vtk", "hdf5"};
     opt.formats = bad;
     opt.format_count = 2;
     opt.scene = NULL;
     assert_int_equal(eddy_output_create(dir, &opt, w, &o, &err), EDDY_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "unknown writer 'xml' (available: csv, recorder, vtk)");
+    assert_string_equal(err.message, "unknown writer 'hdf5' (available: csv, recorder, vtk)");
     assert_null(o);
 
     eddy_registry_destroy(reg);
@@ -1054,7 +1054,9 @@ static void test_nearest_id(void **state)
     assert_string_equal(eddy_scene_nearest_id(reg, w, "cs"), "csv");
     assert_null(eddy_scene_nearest_id(reg, w, "vx"));      /* 2 edits, for 2 characters */
     assert_null(eddy_scene_nearest_id(reg, w, "rcrdr"));   /* 3 edits */
-    assert_null(eddy_scene_nearest_id(reg, w, "xml"));
+    assert_null(eddy_scene_nearest_id(reg, w, "hdf5"));
+    /* A word of one writer's description ("VTK XML PolyData frames ..."), 3 edits from every id. */
+    assert_string_equal(eddy_scene_nearest_id(reg, w, "xml"), "vtk");
     assert_null(eddy_scene_nearest_id(reg, w, "vtsv"));    /* 2 from vtk and 2 from csv: a tie */
     /* Only the interface asked for; any with NULL. */
     assert_null(eddy_scene_nearest_id(reg, EDDY_INTERFACE_PROBE, "cvs"));
@@ -1096,11 +1098,11 @@ static void test_nearest_id(void **state)
                                      "vtk); did you mean 'csv'?");
     eddy_scene_free(&scene);
     /* Without a scene (the session API's formats), and nothing near: the message as it was. */
-    static const char *const far[] = {"vtk", "xml"}, *const near[] = {"recordr"};
+    static const char *const far[] = {"vtk", "hdf5"}, *const near[] = {"recordr"};
     opt.scene = NULL;
     opt.formats = far;
     assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "unknown writer 'xml' (available: csv, recorder, vtk)");
+    assert_string_equal(err.message, "unknown writer 'hdf5' (available: csv, recorder, vtk)");
     opt.formats = near;
     opt.format_count = 1;
     assert_int_equal(eddy_output_create(dir, &opt, world, &o, &err), EDDY_ERR_NOT_FOUND);
