@@ -477,12 +477,13 @@ int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, ed
     MPI_Comm mine;
     if (MPI_Comm_dup(comm, &mine) != MPI_SUCCESS)
         return eddy_error_set(err, EDDY_ERR_IO, "MPI_Comm_dup of communicator %lld failed", fortran_handle);
-    /* What was split from the old communicator belongs to it: the node split is made again at the next
-     * attach, the failure agreement's duplicate here. */
-    if (g_node_comm != MPI_COMM_NULL) MPI_Comm_free(&g_node_comm);
+    /* What was made from the old communicator belongs to it: the node split is made again at the next
+     * attach, the failure agreement's duplicate here. The old ones are let go without MPI_Comm_free,
+     * which is collective over the old communicator's processes, of which only some may be here (the
+     * fluid ranks of a program, leaving MPI_COMM_WORLD): a few handles until MPI_Finalize. */
+    g_node_comm = MPI_COMM_NULL;
     g_node_split = 0;
-    if (g_failure_comm != MPI_COMM_NULL) MPI_Comm_free(&g_failure_comm);
-    if (g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);
+    g_failure_comm = MPI_COMM_NULL;
     g_comm = mine;
     if (eddy_decomp_size() > 1) MPI_Comm_dup(g_comm, &g_failure_comm);
     return EDDY_OK;
