@@ -227,6 +227,7 @@ void eddy_decomp_finalize(void) {}
 void eddy_decomp_abort(int code) { (void)code; }
 int eddy_decomp_rank(void) { return 0; }
 int eddy_decomp_size(void) { return 1; }
+void eddy_decomp_own_world(void) {}
 int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, eddy_error *err)
 {
     (void)fortran_handle, (void)refused;
@@ -487,6 +488,11 @@ int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, ed
     g_comm = mine;
     if (eddy_decomp_size() > 1) MPI_Comm_dup(g_comm, &g_failure_comm);
     return EDDY_OK;
+}
+
+void eddy_decomp_own_world(void)
+{
+    if (mpi_up() && g_comm == MPI_COMM_NULL) MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
 }
 
 int eddy_decomp_rank(void)

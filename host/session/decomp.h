@@ -82,6 +82,10 @@ int eddy_decomp_size(void);
  * with its own reason, or naming the lowest rank that had one and its message.
  */
 int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, eddy_error *err);
+/* Before the first session of a process opens, with no communicator given: eddy's own duplicate of
+ * MPI_COMM_WORLD (collective over it, as the open is), so that its messages never meet the program's on
+ * MPI_COMM_WORLD (its state-hash chain once took a program's pending tag-0 message for its own). */
+void eddy_decomp_own_world(void);
 /* "MPI (Open MPI v4.1.4, ...)" or "no MPI (built without it)", for `eddy --version` and `eddy list`. */
 const char *eddy_decomp_describe(void);
 

@@ -135,6 +135,7 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
         eddy_scene_free(scene);
         return rc;
     }
+    eddy_decomp_own_world();
     eddy_session *s = calloc(1, sizeof *s);
     if (!s) {
         eddy_scene_free(scene);

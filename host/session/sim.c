@@ -154,6 +154,16 @@ static void announce_shadows(const eddy_sim *sim)
     if (eddy_decomp_rank() == 0 || mine != first) shadows_used(sim, 1);
 }
 
+/* The fields' edit generations together: they move only when something outside the solver wrote a
+ * field (a program between steps, a restore), never with the solver's own writes (particles.h). */
+static uint64_t field_edits(const eddy_world *w)
+{
+    uint64_t sum = 0;
+    for (int f = 0; f < eddy_particles_field_count(&w->particles); ++f)
+        sum += eddy_particles_generation(&w->particles, f);
+    return sum;
+}
+
 static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore, eddy_sim *sim,
                     eddy_error *err)
 {
@@ -230,6 +240,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
         goto fail;
     }
     announce_shadows(sim);
+    sim->edits_seen = field_edits(sim->world);
     /* The session is open and nothing has been written yet: from here on a signal asks the stepping
      * loop to stop (it finishes the step, writes the checkpoint) instead of ending the process. */
     eddy_services_defer_signals();
@@ -314,6 +325,16 @@ static double landing_step(double dt, double remaining)
 
 int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error *err)
 {
+    /* A split run whose particles a program wrote between steps (the session API): the halo copies
+     * hold the values of before, so the neighbours on another process saw the old ones in this step
+     * and the run depended on the process count. Agreed over the processes (one may have written
+     * alone), then the exchange a resume makes: migration for moved positions, fresh halo copies. */
+    if (eddy_decomp_active(sim->world)) {
+        const int edited = field_edits(sim->world) != sim->edits_seen;
+        int rc;
+        if (!eddy_decomp_all_ok(!edited) && (rc = eddy_decomp_exchange(sim->world, err))) return rc;
+        sim->edits_seen = field_edits(sim->world);
+    }
     double dt = sim->scene.dt;
     sim->dt_limit[0] = '\0';
     eddy_decomp_set_agreed(EDDY_OK); /* (an outcome is agreed for the step that reached it only) */
@@ -659,7 +680,9 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
                  w->time);
         return eddy_error_prefix(err, "%s", where);
     }
-    return eddy_decomp_exchange(w, err);
+    if ((rc = eddy_decomp_exchange(w, err))) return rc;
+    sim->edits_seen = field_edits(w);
+    return EDDY_OK;
 }
 
 int eddy_sim_advance_to(eddy_sim *sim, double t_end, eddy_error *err)

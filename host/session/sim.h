@@ -32,6 +32,8 @@ typedef struct eddy_sim {
                                      * same on every process (eddy_sim_next_dt agrees on it) */
     char dt_said[64];               /* the limit EDDY_LOG=debug last said sets dt, "" the scene's time.dt */
     double last_dt;                 /* the last step's dt, s */
+    uint64_t edits_seen;            /* the fields' edit generations summed when the halo copies were last
+                                     * made (eddy_sim_next_dt refreshes them after a program's writes) */
     double first_dt;                /* the run's first step as taken (landings included), s, kept in a
                                      * checkpoint and restored by a resume; 0 before it:
                                      * time.min_dt_fraction's scale */

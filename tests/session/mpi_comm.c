@@ -8,6 +8,8 @@
  *
  * Halfway each case writes its checkpoint to ./ckC (C: 0 or 1; the folders must exist): one file for
  * the case on one process, a piece per process and a manifest for the case on two.
+ * Then both cases run SCENE_TWO with every owned particle's x velocity kicked halfway, and print "kicked
+ * case C of N processes: state-hash H" (the two cases must agree).
  * Prints, each line prefixed "rank R: ": the refusal before MPI_Init ("before init: ..."), for a handle
  * that is no communicator ("bad handle: ..."), with a session open on rank 2 alone ("one open: ...") and
  * on every process ("while open: ..."), and on every process "case C of N processes: state-hash H" (the
@@ -56,6 +58,28 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     eddy_session_set_quiet(1);
+
+    /* No communicator given: the session spans MPI_COMM_WORLD, and the program's own message on it, a
+     * tag 0 from rank 2 to rank 0 pending while the session hashes, stays the program's. eddy's hash
+     * chain passed its state on MPI_COMM_WORLD itself with tag 0 from the last rank to rank 0, took the
+     * program's message for it (a wrong hash), and the program then got eddy's. */
+    {
+        eddy_session_options wo = eddy_session_default_options();
+        wo.scene_path = argv[1];
+        wo.threads = 1;
+        eddy_session *ws;
+        uint64_t wh = 0, mine[2] = {0x5eed, 100}, got[2] = {0, 0};
+        if (eddy_session_open(&wo, &ws, &err) || eddy_session_step(ws, atoll(argv[3]), &err)) return fail("world", &err);
+        if (world_rank == 2) MPI_Send(mine, 2, MPI_UINT64_T, 0, 0, MPI_COMM_WORLD);
+        if (eddy_session_hash(ws, &wh, &err)) return fail("world hash", &err);
+        if (world_rank == 0) MPI_Recv(got, 2, MPI_UINT64_T, 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("rank %d: world of 3 processes: state-hash %016llx\n", world_rank, (unsigned long long)wh);
+        if (world_rank == 0) printf("rank 0: program's message: %llx %llu\n", (unsigned long long)got[0],
+                                    (unsigned long long)got[1]);
+        fflush(stdout);
+        eddy_session_close(ws);
+    }
+
     if (eddy_session_set_mpi_comm(-7, &err) == EDDY_OK) return fail("handle -7 was taken", &err);
     say("bad handle", err.message);
 
@@ -102,6 +126,23 @@ int main(int argc, char **argv)
     if (eddy_session_hash(s, &hash, &err)) return fail("hash", &err);
     printf("rank %d: case %d of %d processes: state-hash %016llx\n", world_rank, color, size, (unsigned long long)hash);
     fflush(stdout);
+    eddy_session_close(s);
+
+    /* Both cases again on SCENE_TWO, its particles' x velocity kicked by +0.01 halfway, on the owned
+     * particles only (the halo copies are the neighbours', docs/host.md): the case on two processes
+     * must end where the case on one does. The copies kept the values of before the kick for the next
+     * step, and the two differed. */
+    o.scene_path = argv[1];
+    if (eddy_session_open(&o, &s, &err) || eddy_session_step(s, steps / 2, &err)) return fail("open to kick", &err);
+    eddy_world *w = eddy_session_world(s);
+    eddy_field_view v = {.size = sizeof v};
+    if (eddy_world_map_field(w, EDDY_FIELD_VELOCITY, EDDY_MAP_READ_WRITE, &v, &err)) return fail("map", &err);
+    for (size_t i = 0; i < v.count; ++i)
+        if (!eddy_particle_is_halo(&w->particles, i)) v.data[0][i] += 0.01f;
+    eddy_world_unmap_field(w, &v);
+    if (eddy_session_step(s, steps - steps / 2, &err) || eddy_session_hash(s, &hash, &err)) return fail("kicked", &err);
+    printf("rank %d: kicked case %d of %d processes: state-hash %016llx\n", world_rank, color, size,
+           (unsigned long long)hash);
     eddy_session_close(s);
     MPI_Finalize();
     return 0;

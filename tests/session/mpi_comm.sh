@@ -26,6 +26,8 @@ expect() {
     if ! grep -qxF "$1" "$out/np3.txt"; then echo "mpi_comm.sh: missing line: $1" >&2; status=1; fi
 }
 [ $rc -eq 0 ] || { echo "mpi_comm.sh: mpirun exited $rc" >&2; status=1; }
+for r in 0 1 2; do expect "rank $r: world of 3 processes: state-hash $h2"; done
+expect "rank 0: program's message: 5eed 100"
 expect "rank 0: case 0 of 2 processes: state-hash $h2"
 expect "rank 1: case 0 of 2 processes: state-hash $h2"
 expect "rank 2: case 1 of 1 processes: state-hash $h1"
@@ -38,6 +40,10 @@ expect "rank 2: one open: 1 session of this process is open: close it before set
 for r in 0 1; do
     expect "rank $r: one open: process 2 of communicator 0 refused its change, so none changed: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
 done
+# A velocity a program writes between steps changes the run alike on two processes and on one.
+k=$(sed -n 's/^rank 2: kicked case 1 of 1 processes: state-hash //p' "$out/np3.txt")
+[ -n "$k" ] || { echo "mpi_comm.sh: no kicked hash from the case on one process" >&2; status=1; }
+for r in 0 1; do expect "rank $r: kicked case 0 of 2 processes: state-hash $k"; done
 # Each case's checkpoint (pieces of 2 processes and a file of 1) is continued by `eddy resume` on as
 # many processes to the same hash.
 r2=$("$mpirun" --oversubscribe -np 2 "$eddy" resume "$out/ck0" --steps "$steps" --threads 1 --hash --quiet --no-picture 2>&1 |

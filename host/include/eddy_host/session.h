@@ -37,14 +37,18 @@
  * exec cannot step or write (eddy_session_check_process).
  *
  * MPI: in a program that has initialised MPI (under mpirun), every session is one run split over the
- * processes of MPI_COMM_WORLD, or of the communicator given to eddy_session_set_mpi_comm, as
+ * processes of MPI_COMM_WORLD, or of the communicator given to eddy_session_set_mpi_comm (eddy talks on
+ * a duplicate of either, made when the first session opens or by that call, so that its messages never
+ * meet the program's), as
  * `mpirun -np N eddy run` splits it (docs/mpi.md): every process of it must open, step, hash and
  * checkpoint the same session together, in the same order; a process that opens one alone waits for
  * the others for ever. Processes that run cases of their own (a coupling program's fluid ranks beside
  * its solid ranks, a parameter sweep) each give eddy the communicator of their case first. A process's
- * world (eddy_session_world) then holds its slab of the particles followed by particles.halo_count
- * read-only copies of its neighbours' (a velocity written to a copy is overwritten at the next step),
- * and a snapshot its slab; the hash and a checkpoint (a piece per process and a manifest, which
+ * world (eddy_session_world) then holds its slab of the particles and, among them, particles.halo_count
+ * copies of its neighbours' (eddy_particle_is_halo: write the particles it is false for; a value written
+ * to a copy is overwritten from its owner before the next step, when the copies are sent again so that
+ * the next step sees the values written on every process, as `eddy run` on one process would), and a
+ * snapshot its slab; the hash and a checkpoint (a piece per process and a manifest, which
  * `mpirun -np N eddy resume DIR` continues on any process count) cover every process.
  */
 #ifndef EDDY_HOST_SESSION_PUBLIC_H
