@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "decomp.h"
+#include "fnv1a.h"
 #include "frame.h"
 #include "output.h"
 #include "services.h"
@@ -126,6 +127,26 @@ static int threads_here(const eddy_session_options *o, const eddy_scene *scene)
     return 1;
 }
 
+/* Several processes: the same interpreted scene (overrides applied), solver and grid on every one, agreed
+ * before the open's collectives. Processes of one session that opened different ones (another time.dt,
+ * another solver on one rank) ran on to a hash of neither, or waited for each other for ever; `eddy run`
+ * compares its launch first (host/drive/same_scene.c), a program of its own had nothing. */
+static int same_scene_everywhere(const eddy_scene *scene, eddy_error *err)
+{
+    if (eddy_decomp_size() <= 1) return EDDY_OK;
+    char *text = cJSON_PrintUnformatted(scene->root);
+    uint64_t h = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, text ? text : "(out of memory)");
+    cJSON_free(text);
+    h = eddy_fnv1a_str(eddy_fnv1a_str(h, scene->solver), scene->grid);
+    const int other = eddy_decomp_first_differing(h);
+    if (other < 0) return EDDY_OK;
+    eddy_decomp_set_agreed(EDDY_ERR_INVALID_ARGUMENT);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                          "process %d of %d opened another session than process 0 (its scene, overrides, solver or "
+                          "grid differ): every process of a split run must open the same one",
+                          other, eddy_decomp_size());
+}
+
 /* Opens the sim for a parsed scene (taken, also on failure); from `ck`'s state when given. */
 static int open_scene(eddy_scene *scene, const eddy_session_options *o, const eddy_checkpoint *ck, eddy_session **out,
                       eddy_error *err)
@@ -136,6 +157,10 @@ static int open_scene(eddy_scene *scene, const eddy_session_options *o, const ed
         return rc;
     }
     eddy_decomp_own_world();
+    if ((rc = same_scene_everywhere(scene, err))) {
+        eddy_scene_free(scene);
+        return rc;
+    }
     eddy_session *s = calloc(1, sizeof *s);
     if (!s) {
         eddy_scene_free(scene);

@@ -78,6 +78,12 @@ int main(int argc, char **argv)
                                     (unsigned long long)got[1]);
         fflush(stdout);
         eddy_session_close(ws);
+        /* Processes of one session that open different scenes are refused alike (they ran on to a hash
+         * of neither): rank 1 alone with another time step. */
+        const char *other[] = {"time.dt=0.0001"};
+        if (world_rank == 1) wo.sets = other, wo.set_count = 1;
+        if (eddy_session_open(&wo, &ws, &err) == EDDY_OK) return fail("different scenes were opened", &err);
+        say("different scenes", err.message);
     }
 
     if (eddy_session_set_mpi_comm(-7, &err) == EDDY_OK) return fail("handle -7 was taken", &err);

@@ -28,6 +28,9 @@ expect() {
 [ $rc -eq 0 ] || { echo "mpi_comm.sh: mpirun exited $rc" >&2; status=1; }
 for r in 0 1 2; do expect "rank $r: world of 3 processes: state-hash $h2"; done
 expect "rank 0: program's message: 5eed 100"
+for r in 0 1 2; do
+    expect "rank $r: different scenes: process 1 of 3 opened another session than process 0 (its scene, overrides, solver or grid differ): every process of a split run must open the same one"
+done
 expect "rank 0: case 0 of 2 processes: state-hash $h2"
 expect "rank 1: case 0 of 2 processes: state-hash $h2"
 expect "rank 2: case 1 of 1 processes: state-hash $h1"

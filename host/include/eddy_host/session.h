@@ -111,8 +111,8 @@ EDDY_API eddy_session_options eddy_session_default_options(void);
 EDDY_API int eddy_session_open(const eddy_session_options *opt, eddy_session **out, eddy_error *err);
 
 /*
- * Continues the checkpoint in `dir` (DIR/checkpoint.eddy, written by `eddy run` or
- * eddy_session_checkpoint) with its own solver, grid and frame count; opt may add threads and a
+ * Continues the checkpoint in `dir` (DIR/checkpoint.eddy, or a split run's DIR/checkpoint.manifest and
+ * its pieces, on any process count; written by `eddy run` or eddy_session_checkpoint) with its own solver, grid and frame count; opt may add threads and a
  * registry (its scene, overrides, solver and grid are ignored: the checkpoint's embedded scene is the
  * run's). `eddy resume DIR` checks the run's settings more strictly itself.
  */
