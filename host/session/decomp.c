@@ -442,6 +442,10 @@ int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, ed
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "MPI is not running in this process (call MPI_Init before setting eddy's communicator, "
                               "and not after MPI_Finalize)");
+    if (fortran_handle == (long long)MPI_Comm_c2f(MPI_COMM_NULL))
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "the MPI handle is MPI_COMM_NULL's: no communicator to run on (a process that "
+                              "MPI_Comm_split left out, with MPI_UNDEFINED, runs no session)");
     /* Open MPI's handles are ints; a value out of their range names no communicator. */
     MPI_Comm comm = MPI_COMM_NULL;
     if (fortran_handle >= INT_MIN && fortran_handle <= INT_MAX) comm = MPI_Comm_f2c((MPI_Fint)fortran_handle);

@@ -88,6 +88,9 @@ int main(int argc, char **argv)
 
     if (eddy_session_set_mpi_comm(-7, &err) == EDDY_OK) return fail("handle -7 was taken", &err);
     say("bad handle", err.message);
+    if (eddy_session_set_mpi_comm((long long)MPI_Comm_c2f(MPI_COMM_NULL), &err) == EDDY_OK)
+        return fail("MPI_COMM_NULL was taken", &err);
+    say("null handle", err.message);
 
     /* A reason one process alone has is everyone's refusal: rank 2, running a case of one on
      * MPI_COMM_SELF, has a session open when all three ask for MPI_COMM_WORLD. (Refused on rank 2 alone,

@@ -37,6 +37,7 @@ expect "rank 2: case 1 of 1 processes: state-hash $h1"
 for r in 0 1 2; do
     expect "rank $r: before init: MPI is not running in this process (call MPI_Init before setting eddy's communicator, and not after MPI_Finalize)"
     expect "rank $r: bad handle: MPI handle -7 is not a communicator (pass MPI_Comm_c2f(comm) of a communicator this process belongs to)"
+    expect "rank $r: null handle: the MPI handle is MPI_COMM_NULL's: no communicator to run on (a process that MPI_Comm_split left out, with MPI_UNDEFINED, runs no session)"
     expect "rank $r: while open: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
 done
 expect "rank 2: one open: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
