@@ -329,10 +329,9 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
      * hold the values of before, so the neighbours on another process saw the old ones in this step
      * and the run depended on the process count. Agreed over the processes (one may have written
      * alone), then the exchange a resume makes: migration for moved positions, fresh halo copies. */
-    if (eddy_decomp_active(sim->world)) {
-        const int edited = field_edits(sim->world) != sim->edits_seen;
-        int rc;
-        if (!eddy_decomp_all_ok(!edited) && (rc = eddy_decomp_exchange(sim->world, err))) return rc;
+    if (eddy_decomp_active(sim->world) && !eddy_decomp_all_ok(field_edits(sim->world) == sim->edits_seen)) {
+        const int rc = eddy_decomp_exchange(sim->world, err);
+        if (rc) return rc;
         sim->edits_seen = field_edits(sim->world);
     }
     double dt = sim->scene.dt;

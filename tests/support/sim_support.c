@@ -122,10 +122,17 @@ uint64_t support_hash_after(const char *name, const char *solver, const char *co
     eddy_sim sim;
     if (eddy_sim_open(&scene, &o, &sim, &err)) fail_msg("%s", err.message);
     assert_int_equal(eddy_services_threads(), threads);
-    support_steps(&sim, steps, sim.scene.dt);
-    uint64_t h;
-    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
+    const uint64_t h = support_steps_hash(&sim, steps);
     eddy_sim_close(&sim);
+    return h;
+}
+
+uint64_t support_steps_hash(eddy_sim *sim, int steps)
+{
+    support_steps(sim, steps, sim->scene.dt);
+    uint64_t h;
+    eddy_error err;
+    if (eddy_world_hash(sim->world, &h, &err)) fail_msg("%s", err.message);
     return h;
 }
 

@@ -40,6 +40,9 @@ void support_open_text(const char *text, const char *const *sets, size_t nsets, 
 void support_advance(eddy_sim *sim, double t);
 void support_steps(eddy_sim *sim, int steps, double dt);
 
+/* Takes `steps` steps of the scene's dt and returns the state hash (the sim stays open). */
+uint64_t support_steps_hash(eddy_sim *sim, int steps);
+
 /* State hash of scenes/<name> (solver override may be NULL; sets: --set strings, may be NULL with
  * nsets 0) refilled at `target` particles after `steps` steps of the scene's dt with `threads` OpenMP
  * threads. */

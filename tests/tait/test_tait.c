@@ -205,9 +205,7 @@ static uint64_t taylor_green_hash(int threads, int steps, int shifting)
     }
     eddy_world_unmap_field(sim.world, &v);
     eddy_world_unmap_field(sim.world, &pos);
-    support_steps(&sim, steps, sim.scene.dt);
-    uint64_t h;
-    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
+    const uint64_t h = support_steps_hash(&sim, steps);
     eddy_sim_close(&sim);
     return h;
 }

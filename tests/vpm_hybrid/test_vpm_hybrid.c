@@ -705,10 +705,7 @@ static uint64_t drop_hash(const char *method, int threads, int steps)
     omp_set_num_threads(threads);
     eddy_sim sim;
     support_open_scene("vpm_drop_in_tank.json", NULL, sets, 1, 3000, &sim);
-    support_steps(&sim, steps, sim.scene.dt);
-    uint64_t h;
-    eddy_error err;
-    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
+    const uint64_t h = support_steps_hash(&sim, steps);
     eddy_sim_close(&sim);
     return h;
 }
@@ -1000,10 +997,7 @@ static uint64_t remesh_hash(int threads, int steps, size_t *count)
                                        pos, w, V, cap);
     set_particles(&sim, n, pos, V, w, NULL);
     free(pos), free(w), free(V);
-    support_steps(&sim, steps, sim.scene.dt);
-    uint64_t h;
-    eddy_error err;
-    if (eddy_world_hash(sim.world, &h, &err)) fail_msg("%s", err.message);
+    const uint64_t h = support_steps_hash(&sim, steps);
     *count = sim.world->particles.count;
     eddy_sim_close(&sim);
     return h;
