@@ -502,7 +502,7 @@ cli_test(set_solver_value_named 1 "eddy: error: --set 'solvers.sph_mueller.shift
          run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.shifting=yes --out ${CLI_OUT}/x)
 cli_test(set_material_value_named 1 "eddy: error: --set 'materials[0].stiffness=-5': materials[0].stiffness: expected a number >= 0, got -5"
          run ${SCENES}/dam_break_2d.json --set materials[0].stiffness=-5 --out ${CLI_OUT}/x)
-cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\" or \"density\", got \"nope\""
+cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\", \"density\" or \"force\", got \"nope\""
          run ${SCENES}/dam_break_2d.json --set "probes=[{\"kind\": \"nope\"}]" --out ${CLI_OUT}/x)
 cli_test(set_render_value_named 1 "eddy: error: --set 'render.camera=5': render.camera: expected an object or a string in the --camera syntax, got 5"
          run ${SCENES}/dam_break_2d.json --set render.camera=5 --out ${CLI_OUT}/x)

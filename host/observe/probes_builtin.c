@@ -1,6 +1,8 @@
 #include "probes_builtin.h"
 
 #include "exact_sum.h"
+#include "probe_force.h"
+#include "probe_params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,142 +27,41 @@ struct eddy_probe {
 /* Parameter tables                                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-static const char *const AXES[] = {"x", "y", "z", "-x", "-y", "-z", NULL};
-
-#define AXIS_DESC(doc_) \
-    {.size = sizeof(eddy_param_desc), .id = "axis", .type = EDDY_PARAM_ENUM, .flags = EDDY_PARAM_REQUIRED, \
-     .def = 0, .unit = "", .doc = (doc_), .choices = AXES}
-#define POINT_DESC(id_, doc_) \
-    {.size = sizeof(eddy_param_desc), .id = (id_), .type = EDDY_PARAM_VECTOR, .flags = EDDY_PARAM_REQUIRED, \
-     .def = 0.0, .min = -1e30, .max = 1e30, .unit = "m", .doc = (doc_)}
 #define MAX_GAP_DESC \
     EDDY_PARAM_DERIVED_REAL_DESC("max_gap", 1e-30, 1e30, "m", \
                                  "Largest distance between consecutive particle coordinates along the " \
                                  "axis that still counts as connected liquid; default: the smoothing radius.")
-/* A string no longer than a material's name can be: a longer one can name no material. */
-#define MATERIAL_DESC \
-    {.size = sizeof(eddy_param_desc), .id = "material", .type = EDDY_PARAM_STRING, .flags = EDDY_PARAM_DERIVED, \
-     .def = 0.0, .min = 0.0, .max = EDDY_MATERIAL_NAME_MAX - 1, .unit = "", \
-     .doc = "Name of the one material measured (as in fluids[].material); default: every material."}
 
 static const eddy_param_desc FRONT_PARAMS[] = {
-    AXIS_DESC("Direction the front advances along: x, y, z, or -x, -y, -z for the negative direction."),
+    EDDY_PROBE_AXIS_DESC("Direction the front advances along: x, y, z, or -x, -y, -z for the negative direction."),
     MAX_GAP_DESC,
-    MATERIAL_DESC,
+    EDDY_PROBE_MATERIAL_DESC,
 };
 
 static const eddy_param_desc HEIGHT_PARAMS[] = {
-    AXIS_DESC("The up direction the height is measured along: x, y, z, or -x, -y, -z."),
-    POINT_DESC("at", "Base point of the column: its coordinate on `axis` is where the height counts from."),
+    EDDY_PROBE_AXIS_DESC("The up direction the height is measured along: x, y, z, or -x, -y, -z."),
+    EDDY_PROBE_POINT_DESC("at", "Base point of the column: its coordinate on `axis` is where the height counts from."),
     EDDY_PARAM_DERIVED_REAL_DESC("width", 1e-30, 1e30, "m",
                                  "Half-width of the column around `at` on every other axis; default: "
                                  "the smoothing radius."),
     MAX_GAP_DESC,
-    MATERIAL_DESC,
+    EDDY_PROBE_MATERIAL_DESC,
 };
 
 static const eddy_param_desc PRESSURE_PARAMS[] = {
-    POINT_DESC("point", "Where the pressure field is interpolated."),
-    MATERIAL_DESC,
+    EDDY_PROBE_POINT_DESC("point", "Where the pressure field is interpolated."),
+    EDDY_PROBE_MATERIAL_DESC,
 };
 
 static const eddy_param_desc DENSITY_PARAMS[] = {
-    POINT_DESC("min", "Lower corner of the box the density is averaged over (inclusive)."),
-    POINT_DESC("max", "Upper corner of the box (inclusive); above `min` on every axis."),
-    MATERIAL_DESC,
+    EDDY_PROBE_POINT_DESC("min", "Lower corner of the box the density is averaged over (inclusive)."),
+    EDDY_PROBE_POINT_DESC("max", "Upper corner of the box (inclusive); above `min` on every axis."),
+    EDDY_PROBE_MATERIAL_DESC,
 };
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Creating                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
-
-static const eddy_param_value *value_of(const eddy_probe_setup *s, const char *id)
-{
-    return eddy_param_find_value(s->params, id);
-}
-
-static const char *ctx(const eddy_probe_setup *s)
-{
-    return s->context && *s->context ? s->context : s->name;
-}
-
-/* The axis value: "x" ... "-z", which must be an axis of the world. */
-static int read_axis(const eddy_probe_setup *s, eddy_probe *pr, eddy_error *err)
-{
-    const eddy_param_value *v = value_of(s, "axis");
-    const char *t = v && v->string ? v->string : "";
-    pr->sign = t[0] == '-' ? -1 : 1;
-    if (t[0] == '-') ++t;
-    int axis = t[0] ? t[0] - 'x' : -1;
-    if (axis < 0 || axis >= pr->dimensions)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s.axis: expected %s, got \"%s\"", ctx(s),
-                              pr->dimensions == 2 ? "\"x\", \"y\", \"-x\" or \"-y\""
-                                                  : "\"x\", \"y\", \"z\", \"-x\", \"-y\" or \"-z\"",
-                              v && v->string ? v->string : "");
-    pr->axis = axis;
-    return EDDY_OK;
-}
-
-/* A point with a number per dimension (world units), kept as float as the scene's vectors are. */
-static int read_point(const eddy_probe_setup *s, const char *id, const eddy_probe *pr, float out[3], eddy_error *err)
-{
-    const eddy_param_value *v = value_of(s, id);
-    if (!v || !v->is_set || v->count < pr->dimensions)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s.%s: expected %s, got %d number%s", ctx(s), id,
-                              pr->dimensions == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers",
-                              v ? v->count : 0, v && v->count == 1 ? "" : "s");
-    for (int a = 0; a < 3; ++a) out[a] = a < pr->dimensions ? (float)v->vector[a] : 0.0f;
-    return EDDY_OK;
-}
-
-/* An optional length > 0 (0 in *out when unset: the default applies). The table's range (> 0) has
- * been checked by the host already; this keeps a direct caller honest. */
-static int read_positive(const eddy_probe_setup *s, const char *id, double *out, eddy_error *err)
-{
-    const eddy_param_value *v = value_of(s, id);
-    *out = 0.0;
-    if (!v || !v->is_set) return EDDY_OK;
-    if (!(v->number > 0))
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s.%s: expected a number > 0, got %.17g", ctx(s), id,
-                              v->number);
-    *out = v->number;
-    return EDDY_OK;
-}
-
-/* The optional material, by name, resolved to its index in the world's table once: measuring then
- * compares indices. A name the world lacks is refused with the names it has, so that a misspelt
- * material is not measured as an empty one (NaN, or 0) without a word. */
-static int read_material(const eddy_probe_setup *s, eddy_probe *pr, eddy_error *err)
-{
-    const eddy_param_value *v = value_of(s, "material");
-    if (!v || !v->is_set || !v->string) return EDDY_OK;
-    const eddy_world *w = s->world;
-    for (size_t m = 0; m < w->material_count; ++m)
-        if (strcmp(w->materials[m].name, v->string) == 0) {
-            pr->one_material = 1;
-            pr->material = (uint32_t)m;
-            return EDDY_OK;
-        }
-    char names[512] = "";
-    size_t k = 0;
-    for (size_t m = 0; m < w->material_count; ++m) {
-        const char *sep = m == 0 ? "" : m + 1 == w->material_count ? " or " : ", ";
-        int n = snprintf(names + k, sizeof names - k, "%s\"%s\"", sep, w->materials[m].name);
-        if (n < 0 || (size_t)n >= sizeof names - k) {
-            snprintf(names + (sizeof names - 5), 5, " ...");
-            break;
-        }
-        k += (size_t)n;
-    }
-    const char *probe = s->name ? s->name : "";
-    if (w->material_count == 0)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                              "%s.material: got \"%s\", but the world has no material (probe '%s')", ctx(s),
-                              v->string, probe);
-    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                          "%s.material: expected one of the scene's materials, %s, got \"%s\" (probe '%s')", ctx(s),
-                          names, v->string, probe);
-}
 
 static int probe_create(int kind, const eddy_probe_setup *s, eddy_probe **out, eddy_error *err)
 {
@@ -169,26 +70,26 @@ static int probe_create(int kind, const eddy_probe_setup *s, eddy_probe **out, e
     if (!pr) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     pr->kind = kind;
     pr->dimensions = s->world->dimensions;
-    int rc = read_material(s, pr, err);
+    int rc = eddy_probe_read_material(s, &pr->one_material, &pr->material, err);
     switch (rc ? -1 : kind) {
     case KIND_FRONT:
-        if (!(rc = read_axis(s, pr, err))) rc = read_positive(s, "max_gap", &pr->max_gap, err);
+        if (!(rc = eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err))) rc = eddy_probe_read_positive(s, "max_gap", &pr->max_gap, err);
         break;
     case KIND_HEIGHT:
-        if (!(rc = read_axis(s, pr, err)) && !(rc = read_point(s, "at", pr, pr->at, err)) &&
-            !(rc = read_positive(s, "width", &pr->width, err)))
-            rc = read_positive(s, "max_gap", &pr->max_gap, err);
+        if (!(rc = eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err)) && !(rc = eddy_probe_read_point(s, "at", pr->dimensions, pr->at, err)) &&
+            !(rc = eddy_probe_read_positive(s, "width", &pr->width, err)))
+            rc = eddy_probe_read_positive(s, "max_gap", &pr->max_gap, err);
         break;
     case KIND_PRESSURE:
-        rc = read_point(s, "point", pr, pr->at, err);
+        rc = eddy_probe_read_point(s, "point", pr->dimensions, pr->at, err);
         break;
     case KIND_DENSITY:
-        if (!(rc = read_point(s, "min", pr, pr->min, err)) && !(rc = read_point(s, "max", pr, pr->max, err))) {
+        if (!(rc = eddy_probe_read_point(s, "min", pr->dimensions, pr->min, err)) && !(rc = eddy_probe_read_point(s, "max", pr->dimensions, pr->max, err))) {
             for (int a = 0; a < pr->dimensions && !rc; ++a)
                 if (!(pr->max[a] > pr->min[a]))
                     rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                         "%s.max: expected max > min on every axis, got max.%c = %g <= min.%c = %g",
-                                        ctx(s), 'x' + a, (double)pr->max[a], 'x' + a, (double)pr->min[a]);
+                                        eddy_probe_context(s), 'x' + a, (double)pr->max[a], 'x' + a, (double)pr->min[a]);
         }
         break;
     }
@@ -624,7 +525,7 @@ PROBE_COMPONENT(PRESSURE, "pressure", "pressure Shepard-interpolated at a point 
 PROBE_COMPONENT(DENSITY, "density", "mean density of the particles inside a box (simulation units)", DENSITY_PARAMS,
                 DENSITY_VTABLE);
 
-static const eddy_component *const PROBES[] = {&FRONT, &HEIGHT, &PRESSURE, &DENSITY};
+static const eddy_component *const PROBES[] = {&FRONT, &HEIGHT, &PRESSURE, &DENSITY, &eddy_probe_force_component};
 
 const eddy_component *const *eddy_builtin_probes(size_t *count)
 {

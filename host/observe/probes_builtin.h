@@ -1,5 +1,5 @@
 /*
- * host/observe/probes_builtin.h — the host's four built-in probes, components of interface
+ * host/observe/probes_builtin.h — the host's built-in probes (the "force" probe in probe_force.h), components of interface
  * EDDY_INTERFACE_PROBE (observe.h) registered like a plugin's (services.c). Their parameter tables are
  * the whole definition of their keys in a scene's "probes" entries (`eddy describe front` lists them);
  * the host's generic part (probes.h) reads "name", "kind" and "reference".
@@ -63,7 +63,7 @@
 
 #include "exact_sum.h"
 
-/* The built-in probe components ("front", "height", "pressure", "density", in that order), static;
+/* The built-in probe components ("front", "height", "pressure", "density", "force", in that order), static;
  * *count receives their number. */
 const eddy_component *const *eddy_builtin_probes(size_t *count);
 

@@ -1,0 +1,31 @@
+/*
+ * host/observe/probe_force.h — the built-in "force" probe, a component of interface
+ * EDDY_INTERFACE_PROBE listed with the others (probes_builtin.c). Its parameter table is the whole
+ * definition of its keys in a scene's "probes" entries (`eddy describe force`).
+ *
+ *   force     the force the liquid's pressure exerts on one surface, F = -∮ p n dA over the wetted
+ *             surface (n: the surface's normal out of the solid), component `axis` ("x" ... "-z"). The
+ *             surface is a container wall (`wall`: "-x", "+x", "-y", ...) or one of the scene's
+ *             colliders (`collider`: its index in the scene's list). Samples a quarter of the smoothing
+ *             radius apart over the surface (midpoint rule; a sphere's are of equal area); at each, the
+ *             "pressure" field's linear moving-least-squares fit over the particles within one
+ *             smoothing radius on the liquid's side (Shepard's average where they do not span the
+ *             dimensions), 0 where none is near (a dry surface: the fields are gauge pressures) or where
+ *             the sample lies inside another solid. Pressure forces only: no viscous shear. A solver
+ *             without a pressure field (pbf) reads 0. Units: the pressure's times world area, N (N/m
+ *             per unit depth in 2D) where simulation_scale is 1.
+ *
+ * Not a sum over particles (a ratio per sample): on several processes it is measured on the particles
+ * gathered to rank 0, as a plugin's probe. Independent of storage order (the particles near the surface
+ * are visited in cell and id order). O(N) to find the particles within h of the surface, then
+ * O(samples (log M + neighbours)) over the wetted part, M the particles near the surface; a sample that
+ * is wet also checks every other collider (whether it lies inside one).
+ */
+#ifndef EDDY_HOST_PROBE_FORCE_H
+#define EDDY_HOST_PROBE_FORCE_H
+
+#include <eddy/eddy.h>
+
+extern const eddy_component eddy_probe_force_component;
+
+#endif /* EDDY_HOST_PROBE_FORCE_H */
