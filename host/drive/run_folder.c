@@ -39,6 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "checkpoint.h"
 #include "decomp.h"
 #include "output.h"
@@ -238,9 +240,76 @@ int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, 
     return rc;
 }
 
+/* 1 when DIR/run.json is the record an eddy run writes ("format": "eddy.run/N"), 0 when it is another
+ * file (or unreadable as one: a user's run.json of any kind). */
+static int eddy_run_record(const char *dir)
+{
+    char *path = eddy_output_join_path(dir, "run.json");
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!f) return 0;
+    char buf[1 << 16];
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *doc = cJSON_Parse(buf);
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "format");
+    const int ours = cJSON_IsString(format) && strncmp(format->valuestring, "eddy.run/", 9) == 0;
+    cJSON_Delete(doc);
+    return ours;
+}
+
+/* The first entry of DIR/SUB named as a frame, into name; 0 when there is none. */
+static int first_frame(const char *dir, const char *sub, char *name, size_t n)
+{
+    char *folder = eddy_output_join_path(dir, sub);
+    DIR *d = folder ? opendir(folder) : NULL;
+    int found = 0;
+    if (d) {
+        for (struct dirent *e; !found && (e = readdir(d));)
+            if (eddy_output_frame_name(e->d_name)) found = snprintf(name, n, "%s/%s", sub, e->d_name) > 0;
+        closedir(d);
+    }
+    free(folder);
+    return found;
+}
+
+int eddy_run_folder_refuse_foreign(const char *dir, const eddy_run_folder_writes *w, const char *another,
+                                   eddy_error *err)
+{
+    /* (several processes: each looks at its own view of the folder, a node's own one included) */
+    char found[3][300];
+    int count = 0;
+    if (exists_in(dir, "run.json") == 1 && !eddy_run_record(dir)) snprintf(found[count++], sizeof found[0], "run.json");
+    const struct {
+        int writes;
+        const char *name;
+    } whole[] = {{w->picture, "picture.png"}, {w->probes, "probes.csv"}, {w->movie, "movie.mp4"}};
+    for (size_t k = 0; k < sizeof whole / sizeof whole[0] && count < 3; ++k)
+        if (whole[k].writes && exists_in(dir, whole[k].name) == 1)
+            snprintf(found[count++], sizeof found[0], "%s", whole[k].name);
+    if (count < 3 && w->frames && first_frame(dir, "frames", found[count], sizeof found[0])) ++count;
+    if (count < 3 && w->render && first_frame(dir, "render", found[count], sizeof found[0])) ++count;
+    int rc = EDDY_OK;
+    if (count)
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "the output folder '%s' holds %s%s%s%s%s, which no eddy run wrote there (it shows no "
+                            "checkpoint, frames.pvd or diagnostics.csv) and this run would overwrite; move %s away or "
+                            "%s",
+                            dir, found[0], count > 2 ? ", " : count > 1 ? " and " : "", count > 1 ? found[1] : "",
+                            count > 2 ? " and " : "", count > 2 ? found[2] : "", count > 1 ? "them" : "it", another);
+    return eddy_decomp_agree_error(rc, err);
+}
+
 int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
-    return eddy_run_folder_check(c->sim->scene.out_dir, "choose another --out", holds_run, err);
+    const char *dir = c->sim->scene.out_dir, *another = "choose another --out";
+    int rc = eddy_run_folder_check(dir, another, holds_run, err);
+    if (rc || *holds_run) return rc;
+    const eddy_run_folder_writes w = {.frames = c->sim->scene.format_count > 0, .picture = c->opt->picture,
+                                      .probes = eddy_probes_count(c->probes) > 0, .render = c->opt->render.enabled,
+                                      .movie = c->opt->render.enabled && c->opt->render.movie};
+    return eddy_run_folder_refuse_foreign(dir, &w, another, err);
 }
 
 int eddy_run_folder_clear(const char *dir, eddy_error *err)

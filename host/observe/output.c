@@ -91,7 +91,7 @@ void eddy_output_remove_in(const char *dir, const char *name)
     free(path);
 }
 
-static int frame_name(const char *name)
+int eddy_output_frame_name(const char *name)
 {
     if (strncmp(name, "frame_", 6) != 0) return 0;
     const char *p = name + 6, *d = p;
@@ -110,7 +110,7 @@ void eddy_output_remove_frames(const char *dir, const char *sub)
     DIR *d = folder ? opendir(folder) : NULL;
     if (d) {
         for (struct dirent *e; (e = readdir(d));) {
-            if (!frame_name(e->d_name)) continue;
+            if (!eddy_output_frame_name(e->d_name)) continue;
             char *path = eddy_output_join_path(folder, e->d_name);
             if (path) unlink(path); /* (files only: a folder of that name is not a frame eddy wrote) */
             free(path);

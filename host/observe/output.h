@@ -231,4 +231,8 @@ void eddy_output_remove_in(const char *dir, const char *name);
  * progress there); never a folder of such a name. Nothing when DIR/SUB is missing. */
 void eddy_output_remove_frames(const char *dir, const char *sub);
 
+/* Whether NAME is one of a frame's file names eddy writes: "frame_" five or more digits, an optional
+ * "_p" and digits (a process's piece), "." and an extension. */
+int eddy_output_frame_name(const char *name);
+
 #endif /* EDDY_HOST_OUTPUT_H */
