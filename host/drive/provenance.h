@@ -1,7 +1,8 @@
 /*
- * host/drive/provenance.h — what made a report, in one line: the version and plugin ABI, the vector path
+ * host/drive/provenance.h — what made a report, in one line: the version and plugin ABI, the commit,
+ * compiler and build type it was built from (cmake/eddy_build_info.cmake), the vector path
  * of the SPH neighbour loops (results differ between paths by rounding, README "Building options"),
- * OpenMP threads and processes; and the overrides a run was given. For compare's summary.md and
+ * the CPU, OpenMP threads and processes; and the overrides a run was given. For compare's summary.md and
  * validate's report.md, so that a figure quoted from them can be traced to what produced it.
  */
 #ifndef EDDY_HOST_PROVENANCE_H
@@ -17,12 +18,18 @@ typedef struct eddy_provenance_facts {
     const char *simd;          /* the vector path of the SPH neighbour loops: "baseline", "avx2", ... */
     int threads;               /* OpenMP threads in effect */
     int processes;             /* MPI processes of the run (1 without mpirun) */
+    const char *commit;        /* the source's git describe at build time, "-dirty" with uncommitted
+                                * changes; "unknown" outside a git checkout */
+    const char *compiler;      /* "GNU 12.2.0" */
+    const char *build_type;    /* "Release", ... */
+    const char *cpu;           /* the CPU's model name (/proc/cpuinfo), "unknown" where none is found */
 } eddy_provenance_facts;
 
 /* [main thread] */
 void eddy_provenance_read(eddy_provenance_facts *facts);
 
-/* "eddy 0.1.0 (plugin ABI 2.3); SPH neighbour loops: avx2 path; 2 threads; 1 process" into out
+/* "eddy 0.1.0 (plugin ABI 2.3; commit 8819c70ab12c; GNU 12.2.0, Release); SPH neighbour loops: avx2 path;
+ * CPU Intel(R) Xeon(R) ...; 2 threads; 1 process" into out
  * (truncated to size). [main thread] */
 void eddy_provenance(char *out, size_t size);
 

@@ -138,7 +138,10 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
     ok = ok && from && eddy && cJSON_AddNumberToObject(from, "time", w->time) &&
          cJSON_AddNumberToObject(from, "step", (double)w->step) &&
          cJSON_AddStringToObject(eddy, "version", facts.version) && cJSON_AddStringToObject(eddy, "plugin_abi", abi) &&
-         cJSON_AddStringToObject(eddy, "simd", facts.simd) && cJSON_AddNumberToObject(o, "threads", facts.threads) &&
+         cJSON_AddStringToObject(eddy, "simd", facts.simd) && cJSON_AddStringToObject(eddy, "commit", facts.commit) &&
+         cJSON_AddStringToObject(eddy, "compiler", facts.compiler) &&
+         cJSON_AddStringToObject(eddy, "build_type", facts.build_type) && cJSON_AddStringToObject(o, "cpu", facts.cpu) &&
+         cJSON_AddNumberToObject(o, "threads", facts.threads) &&
          cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
     cJSON *log = ok && cmd->log_kept ? cJSON_AddArrayToObject(o, "log") : NULL;
     ok = ok && (log || !cmd->log_kept);

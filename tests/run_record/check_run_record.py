@@ -2,9 +2,11 @@
 the --set value, the scene file's own values, the particle count of the scene's block and lattice, the
 vector path `eddy --version` names; a parameter left to the solver is null and what it derived is in the
 log; `eddy resume` appends its command from the step it started at; a new
-run starts the record again; a run.json that is not eddy's is left as it is, with a warning.
+run starts the record again; a run.json that is not eddy's is left as it is, with a warning. The build's
+provenance against the source itself: the commit `git describe` names (its "-dirty" mark aside, which
+edits between build and test may change), the compiler CMake found, the CPU model /proc/cpuinfo names.
 
-usage: check_run_record.py EDDY SCENE OUT
+usage: check_run_record.py EDDY SCENE OUT [SOURCE_DIR COMPILER]
 """
 import json
 import os
@@ -13,6 +15,7 @@ import subprocess
 import sys
 
 eddy, scene_path, out = sys.argv[1:4]
+source_dir, compiler = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else (None, None)
 failures = []
 
 
@@ -58,6 +61,24 @@ check("particles", c["particles"], n)
 version = subprocess.run([eddy, "--version"], capture_output=True, text=True).stdout
 check("eddy.version in --version", f"eddy {c['eddy']['version']} (plugin ABI {c['eddy']['plugin_abi']})" in version, True)
 check("eddy.simd in --version", f"simd: {c['eddy']['simd']} " in version, True)
+if source_dir:
+    g = subprocess.run(["git", "-C", source_dir, "describe", "--always", "--dirty", "--abbrev=12"],
+                       capture_output=True, text=True)
+    described = g.stdout.strip() if g.returncode == 0 and g.stdout.strip() else "unknown"
+    check("eddy.commit (git describe of the source)", c["eddy"]["commit"].removesuffix("-dirty"),
+          described.removesuffix("-dirty"))
+    check("eddy.compiler", c["eddy"]["compiler"], compiler)
+    check("eddy.build_type present", bool(c["eddy"]["build_type"]), True)
+cpu = "unknown"
+try:
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and ":" in line:
+                cpu = line.split(":", 1)[1].strip()
+                break
+except OSError:
+    pass
+check("cpu (/proc/cpuinfo's model name)", c["cpu"], cpu)
 check("solver.id", c["solver"]["id"], scene["solver"])
 for key, value in scene["solvers"][scene["solver"]].items():
     if key != "sound_speed":
