@@ -90,7 +90,7 @@ static const eddy_param_desc params[P_COUNT] = {
     [P_BOUNDARY_PRESSURE] = EDDY_PARAM_REAL_DESC(
         "boundary_pressure", 0.0, 0.0, 1e12, "Pa",
         "P_b of the virtual boundary particles (boundary = virtual): their pressure is max(P_b, p_i), so "
-        "that low-pressure particles are still pushed off the wall. Sim units (Pa, or Pa m in 2D)."),
+        "that low-pressure particles are still pushed off the wall. Sim units (Pa, in 2D as in 3D: world.h)."),
     [P_WALL_VELOCITY] = EDDY_PARAM_ENUM_DESC(
         "wall_velocity", EDDY_SPH_WALL_SLIP, eddy_sph_wall_velocity_choices,
         "What the walls do to the velocity in the forces (eddy_sph/gather.h). slip (default): free slip, "
