@@ -306,6 +306,29 @@ static void malformed_json(void **state)
     expect_error("", EDDY_ERR_PARSE, "t.json:1:1: malformed JSON: unexpected end of input");
     expect_error("{\"a\": 1} x", EDDY_ERR_PARSE, "t.json:1:10: malformed JSON near 'x'");
     expect_error("{\n  \"a\": tru\n}", EDDY_ERR_PARSE, "t.json:2:8: malformed JSON near 'tru'");
+    /* A trailing comma: cJSON stops one past the '}' (on the next line when the '}' ends its line, and
+     * the excerpt was empty; at the end of the text it was "unexpected end of input"). Said at the
+     * comma, with the text around it, white space and line breaks shown as one space. */
+    expect_error("{\n  \"a\": 1, \n}\n", EDDY_ERR_PARSE,
+                 "t.json:2:9: malformed JSON: a comma before '}' (JSON allows no trailing comma), near '{ \"a\": 1, }'");
+    expect_error("{\"a\": 1,}", EDDY_ERR_PARSE,
+                 "t.json:1:8: malformed JSON: a comma before '}' (JSON allows no trailing comma), near '{\"a\": 1,}'");
+    expect_error("{\n  \"a\": 1\n  ,\n}\n", EDDY_ERR_PARSE,
+                 "t.json:3:3: malformed JSON: a comma before '}' (JSON allows no trailing comma), near '{ \"a\": 1 , }'");
+    expect_error("{\n  \"a\": [1, 2,]\n}", EDDY_ERR_PARSE,
+                 "t.json:2:13: malformed JSON: a comma before ']' (JSON allows no trailing comma), near '{ \"a\": [1, 2,]'");
+    /* 20 bytes before the comma cut '":' in two: the excerpt starts at the next token. */
+    expect_error("{\"description\": \"a long text here\", }", EDDY_ERR_PARSE,
+                 "t.json:1:35: malformed JSON: a comma before '}' (JSON allows no trailing comma), near '\"a long text "
+                 "here\", }'");
+    /* A key without quotes: at its first character (cJSON stops at the second). */
+    expect_error("{ name: 1}", EDDY_ERR_PARSE, "t.json:1:3: malformed JSON near 'name: 1}'");
+    /* Not a trailing comma: a '}' closing an array, two commas, a comma at the end of the text. */
+    expect_error("{\"a\": [1, }", EDDY_ERR_PARSE, "t.json:1:11: malformed JSON near '}'");
+    expect_error("{\"a\": 1,, \"b\": 2}", EDDY_ERR_PARSE, "t.json:1:9: malformed JSON near ', \"b\": 2}'");
+    expect_error("{\"a\": 1,\n", EDDY_ERR_PARSE, "t.json:1:9: malformed JSON: unexpected end of input");
+    /* An empty object is no key missing. */
+    expect_error("{\"a\": {}", EDDY_ERR_PARSE, "t.json:1:9: malformed JSON: unexpected end of input");
     /* Not an object at the top level. */
     expect_error("[1, 2]", EDDY_ERR_INVALID_ARGUMENT,
                  "t.json:1:1: expected a JSON object at the top level, got an array of 2 elements");
@@ -398,17 +421,38 @@ static void material_and_fluid_rules(void **state)
     edited_error("\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 0.25, -0.1]",
                  "t.json:10:60: fluids[0].box.max: expected max > min on every axis, got max.z = -0.1 <= "
                  "min.z = 0");
-    /* The domain is the container widened by h / scale = 0.1 on each side. */
+    /* Past the lid by 0.25, so past the domain too (the container widened by h / scale = 0.1 on each
+     * side): the container, which the scene wrote, is named, not the domain [-0.1, 1.1] it did not. */
     edited_error("\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 1.25, 0.1]",
-                 "t.json:10:34: fluids[0].box: expected a block inside the domain [-0.1, 1.1] on axis y, got "
-                 "[0, 1.25]");
+                 "t.json:10:34: fluids[0].box: expected a block inside the container's walls, got one that "
+                 "reaches 0.25 past its wall at y = 1 (container.max), more than half its particle spacing of "
+                 "0.05: particles would start outside the container");
+    /* Without a container the domain is the bound, and named. */
+    char *text = edit("\"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]}",
+                      "\"domain\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]}");
+    char *t2 = edit_in(text, "\"max\": [0.5, 0.25, 0.1]", "\"max\": [0.5, 1.25, 0.1]");
+    expect_error(t2, EDDY_ERR_INVALID_ARGUMENT,
+                 "t.json:10:34: fluids[0].box: expected a block inside the domain [0, 1] on axis y, got [0, 1.25]");
+    free(t2);
+    free(text);
 }
 
 static void vectors(void **state)
 {
     (void)state;
+    /* VALID does not set "dimensions": 3D by default, what a 2D scene that forgot it is told. */
     edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, 0], \"max\": [1, 1, 1]",
+                 "t.json:5:24: container.min: expected an array of 3 numbers, got an array of 2 elements (the scene "
+                 "is 3D: \"dimensions\" is not set, and 3 is its default; add \"dimensions\": 2 for a 2D scene)");
+    /* A scene 3D by its own word is not told to be 2D; nor is a vector of 1 number. */
+    char *three = edit("\"solver\": \"sph_mueller\",", "\"solver\": \"sph_mueller\", \"dimensions\": 3,");
+    char *t3 = edit_in(three, "\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, 0], \"max\": [1, 1, 1]");
+    expect_error(t3, EDDY_ERR_INVALID_ARGUMENT,
                  "t.json:5:24: container.min: expected an array of 3 numbers, got an array of 2 elements");
+    free(t3);
+    free(three);
+    edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0], \"max\": [1, 1, 1]",
+                 "t.json:5:24: container.min: expected an array of 3 numbers, got an array of 1 element");
     edited_error("\"min\": [0, 0, 0], \"max\": [1, 1, 1]", "\"min\": [0, \"a\", 0], \"max\": [1, 1, 1]",
                  "t.json:5:28: container.min[1]: expected a finite number, got \"a\"");
     /* In 2D a vector has 2 entries, or 3: a position's or an extent's z is ignored (the depth of the
@@ -426,6 +470,69 @@ static void vectors(void **state)
     assert_int_equal(eddy_scene_count_particles(&s), 50);
     NEAR(lattice_sum(s.materials[0].particle_mass, 0.1, 0.2, 2), 1000, 1000 * 1e-4);
     eddy_scene_free(&s);
+    free(text);
+}
+
+/* The warnings a world's build logs through the host, one a line. */
+static char logged[4096];
+
+static void log_warnings(const eddy_host *host, eddy_log_level level, const char *component, const char *message)
+{
+    (void)host;
+    (void)component;
+    if (level != EDDY_LOG_WARNING) return;
+    const size_t k = strlen(logged);
+    snprintf(logged + k, sizeof logged - k, "%s\n", message);
+}
+
+/* eddy_scene_resolution_hint of the last world build_logged built. */
+static char resolution_hint[256];
+
+/* Builds `text`'s world with a host that records its warnings into `logged`. */
+static void build_logged(const char *text)
+{
+    const eddy_host host = {.size = sizeof host, .name = "test", .log = log_warnings};
+    eddy_scene_build with = {.registry = registry, .solver = registered("sph_mueller"), .host = &host};
+    eddy_scene s;
+    eddy_world *w = NULL;
+    eddy_error e;
+    logged[0] = '\0';
+    parse_ok(text, NULL, 0, &s);
+    int rc = eddy_scene_build_world(&s, &with, &w, &e);
+    if (rc) print_error("unexpected error: %s\n", e.message);
+    assert_int_equal(rc, 0);
+    eddy_scene_resolution_hint(w, resolution_hint, sizeof resolution_hint);
+    eddy_world_destroy(w);
+    eddy_scene_free(&s);
+}
+
+/* A spacing just below h ran without a word and exploded later, the hint naming the time step: below
+ * the 1.2 spacings per smoothing radius docs/scenes.md gives, the build warns, at the key, with both
+ * values. h = 0.2 and scale 2: a spacing of 0.09 is 0.18 simulated, h / spacing = 1.11. */
+static void spacing_near_radius_warned(void **state)
+{
+    (void)state;
+    build_logged(VALID); /* h / spacing = 2 */
+    assert_string_equal(logged, "");
+    assert_string_equal(resolution_hint, "");
+    char *text = edit("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.09");
+    build_logged(text);
+    assert_string_equal(logged,
+                        "warning: t.json:7:43: materials[0].particle_spacing: 0.09 is close to "
+                        "world.smoothing_radius = 0.1 (h / spacing = 1.11, below the 1.2 to 4 with which SPH "
+                        "resolves a fluid, docs/scenes.md): the density sum sees the neighbours at the kernel's "
+                        "edge and the run may explode; use a spacing of at most h / 1.2 = 0.0833\n");
+    /* What an explosion's hint can add (the world's values, simulation units). */
+    assert_string_equal(resolution_hint, "; material 'water' has h / spacing = 1.11, below the 1.2 to 4 with which "
+                                         "SPH resolves a fluid: use a smaller particle_spacing");
+    /* The same scene again (compare builds one world a solver): said once. */
+    build_logged(text);
+    assert_string_equal(logged, "");
+    free(text);
+    /* A mass: its rest spacing, at the mass. */
+    text = edit("\"particle_spacing\": 0.05", "\"particle_mass\": 5");
+    build_logged(text);
+    assert_non_null(strstr(logged, "warning: t.json:7:40: materials[0].particle_mass: 5 gives a rest spacing of "));
     free(text);
 }
 
@@ -2004,6 +2111,7 @@ int main(void)
         cmocka_unit_test(missing_required),
         cmocka_unit_test(material_and_fluid_rules),
         cmocka_unit_test(vectors),
+        cmocka_unit_test(spacing_near_radius_warned),
         cmocka_unit_test(two_d_vectors_have_no_z),
         cmocka_unit_test(set_overrides),
         cmocka_unit_test(set_values_name_the_set),

@@ -324,11 +324,13 @@ static void pair_errors_name_their_cause(void **state)
     const char *elsewhere[] = {"time.end=2"};
     expect_error(t, elsewhere, 1, msg);
     free(t);
-    /* A block outside the domain by an override of its box names it too (it named the file). */
+    /* A block outside the domain by an override of its box names it too (it named the file); past the
+     * container's lid as well, it is told by the container's message, the bound the scene wrote. */
     const char *outside[] = {"fluids[0].box.max=[0.2,0.6]"};
     expect_error(TANK, outside, 1,
-                 "--set 'fluids[0].box.max=[0.2,0.6]': fluids[0].box: expected a block inside the domain [-0.02, "
-                 "0.52] on axis y, got [0, 0.6]");
+                 "--set 'fluids[0].box.max=[0.2,0.6]': fluids[0].box: expected a block inside the container's "
+                 "walls, got one that reaches 0.1 past its wall at y = 0.5 (container.max), more than half its "
+                 "particle spacing of 0.01: particles would start outside the container");
 }
 
 int main(void)

@@ -308,6 +308,28 @@ int eddy_scene_get_string(const eddy_scene *scene, eddy_error *err, const cJSON 
 int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON *obj, const char *path,
                           const char *key, int required, const eddy_real def[3], eddy_real out[3]);
 
+/*
+ * Why a vector of `count` numbers does not fit the scene, for the end of an "expected an array of 3
+ * numbers, got ..." message: when the scene is 3D only because it does not set "dimensions" and the
+ * vector has 2 numbers, " (the scene is 3D: "dimensions" is not set, and 3 is its default; add
+ * "dimensions": 2 for a 2D scene)"; else "". Every reader of a vector against the dimensions (a probe's
+ * point too) ends its message with it.
+ */
+const char *eddy_scene_dimensions_hint(const eddy_scene *scene, int count);
+
+/* h / spacing with which SPH resolves a fluid, "about 1.2 to 4" (docs/scenes.md, "materials[]"): below
+ * the lower end a run is warned when its world is built (eddy_scene_build_world, through the host's
+ * log); the upper end is only said (more spacings cost time, not stability; 32 is refused). */
+#define EDDY_SCENE_RATIO_MIN 1.2
+#define EDDY_SCENE_RATIO_MAX 4.0
+
+/*
+ * For the end of a "simulation exploded ..." hint: "; material 'NAME' has h / spacing = R, below the
+ * 1.2 to 4 with which SPH resolves a fluid: use a smaller particle_spacing" for
+ * the first material of `w` under the range, else "". Written into buf[size]; returns buf.
+ */
+const char *eddy_scene_resolution_hint(const eddy_world *w, char *buf, size_t size);
+
 /* Room for the text eddy_scene_key_text and eddy_scene_token_text write. */
 #define EDDY_SCENE_SHOWN_MAX 48
 

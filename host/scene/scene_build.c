@@ -298,6 +298,7 @@ int eddy_scene_build_world(const eddy_scene *scene, const eddy_scene_build *with
         eddy_world_destroy(w);
         return rc;
     }
+    scene_warn_resolution(scene, with->host);
     *out = w;
     return EDDY_OK;
 }

@@ -438,6 +438,68 @@ static size_t depth_at(const char *text, size_t off)
     return depth;
 }
 
+static int json_blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+/* Offset of the last non-blank character before text[off], or SIZE_MAX. */
+static size_t blank_before(const char *text, size_t off)
+{
+    while (off > 0 && json_blank(text[off - 1])) --off;
+    return off > 0 ? off - 1 : SIZE_MAX;
+}
+
+/* The innermost array or object open just before text[off] ('[' or '{'), or 0: none, text[off] inside a
+ * string, or nested deeper than cJSON reads (it stopped before then). */
+static char open_before(const char *text, size_t off)
+{
+    char stack[CJSON_NESTING_LIMIT + 2];
+    size_t depth = 0;
+    for (const char *p = text; *p && (size_t)(p - text) < off;) {
+        if (*p == '"') {
+            p = string_end(p);
+            if ((size_t)(p - text) >= off) return 0;
+            if (*p) ++p;
+            continue;
+        }
+        if (*p == '[' || *p == '{') {
+            if (depth == sizeof stack) return 0;
+            stack[depth++] = *p;
+        } else if ((*p == ']' || *p == '}') && depth > 0) {
+            --depth;
+        }
+        ++p;
+    }
+    return depth ? stack[depth - 1] : 0;
+}
+
+/*
+ * The excerpt of a malformed-JSON message: text[from, to) widened to whole UTF-8 characters, each run
+ * of white space (line breaks too) one space, and control characters shown as spaces. A start cut
+ * inside a token moves to the token after it, when there is one before `keep`.
+ */
+static void excerpt(const char *text, size_t from, size_t to, size_t keep, char *out, size_t size)
+{
+    while (from > 0 && ((unsigned char)text[from] & 0xC0) == 0x80) --from;
+    while (text[to] && ((unsigned char)text[to] & 0xC0) == 0x80) ++to;
+    if (from > 0 && !json_blank(text[from - 1]))
+        for (size_t k = from; k < keep; ++k)
+            if (json_blank(text[k])) {
+                from = k + 1;
+                break;
+            }
+    char *safe = malloc(to - from + 1);
+    size_t n = safe ? scene_terminal_safe(safe, text + from, to - from) : 0, k = 0;
+    for (size_t i = 0; i < n && k + 1 < size; ++i) {
+        if (safe[i] == ' ' && (k == 0 || out[k - 1] == ' ')) continue;
+        out[k++] = safe[i];
+    }
+    while (k > 0 && out[k - 1] == ' ') --k;
+    out[k] = '\0';
+    free(safe);
+}
+
 int scene_malformed(const eddy_scene *s, const char *text, const char *where, eddy_error *err)
 {
     size_t len = strlen(text);
@@ -452,6 +514,16 @@ int scene_malformed(const eddy_scene *s, const char *text, const char *where, ed
                               "%s:%d:%d: expected arrays and objects nested at most %d levels deep, got deeper",
                               scene_file(s), line, col, CJSON_NESTING_LIMIT);
     }
+    /* Where an object wants a key, cJSON stops one character past the one that is not a key's opening
+     * quote: after a trailing comma that was past the '}', on the next line when the '}' ends its line,
+     * and the excerpt from there was empty. A character after '{' or ',' in an object is that one (a
+     * '"' began a key, and "{ }" is an empty object). */
+    if (off > 0 && off <= len && !json_blank(text[off - 1]) && text[off - 1] != '"') {
+        const size_t before = blank_before(text, off - 1);
+        if (before != SIZE_MAX && (text[before] == ',' || (text[before] == '{' && text[off - 1] != '}')) &&
+            open_before(text, off - 1) == '{')
+            --off;
+    }
     if (off >= len || (open >= 0 && (long)off > open)) {
         /* Unexpected end: point just after the last non-blank character. */
         size_t e = len;
@@ -460,14 +532,28 @@ int scene_malformed(const eddy_scene *s, const char *text, const char *where, ed
         return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON: unexpected end of input",
                               scene_file(s), line, col);
     }
+    char ex[64];
+    /* A comma that closes nothing, the mistake JSON's readers meet most (JavaScript and Python allow
+     * it): pointed at, as what to delete. */
+    const char close = text[off];
+    const size_t comma = close == '}' || close == ']' ? blank_before(text, off) : SIZE_MAX;
+    if (comma != SIZE_MAX && text[comma] == ',' && open_before(text, off) == (close == '}' ? '{' : '[')) {
+        scene_offset_linecol(text, comma, &line, &col);
+        excerpt(text, comma > 20 ? comma - 20 : 0, off + 1, comma, ex, sizeof ex);
+        return eddy_error_set(err, EDDY_ERR_PARSE,
+                              "%s:%d:%d: malformed JSON: a comma before '%c' (JSON allows no trailing comma), near "
+                              "'%s'",
+                              scene_file(s), line, col, close, ex);
+    }
     scene_offset_linecol(text, off, &line, &col);
-    char ex[32];
+    /* From where the parser stopped to the end of its line; around it when that is blank. */
     size_t n = 0;
     while (text[off + n] && text[off + n] != '\n' && text[off + n] != '\r' && n < 20) ++n;
-    while (n < sizeof ex - 1 && ((unsigned char)text[off + n] & 0xC0) == 0x80) ++n; /* whole UTF-8 */
-    size_t k = scene_terminal_safe(ex, text + off, n);
-    while (k > 0 && ex[k - 1] == ' ') --k;
-    ex[k] = '\0';
+    excerpt(text, off, off + n, off, ex, sizeof ex);
+    if (!ex[0]) {
+        const size_t last = blank_before(text, off), from = last == SIZE_MAX ? off : last;
+        excerpt(text, from > 20 ? from - 20 : 0, off + 21 < len ? off + 21 : len, from, ex, sizeof ex);
+    }
     return eddy_error_set(err, EDDY_ERR_PARSE, "%s:%d:%d: malformed JSON near '%s'", scene_file(s), line,
                           col, ex);
 }

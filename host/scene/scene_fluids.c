@@ -15,6 +15,41 @@
 static const char *const FLUID_KEYS[] = {"material", "box", "sphere", "velocity", "spacing_factor", NULL};
 static const char *const SPHERE_KEYS[] = {"center", "radius", NULL};
 
+/* The first container wall (non-periodic axes, min before max) a block reaches past by more than half
+ * its fill spacing. */
+typedef struct wall_crossing {
+    int axis, side;               /* side 1: container.max */
+    double wall, depth, spacing;  /* world units */
+} wall_crossing;
+
+/*
+ * Inside the container's walls, which act as plane colliders do (eddy_world_set_container): a block past
+ * one, though inside the domain that widens the container by h, started its particles outside the wall,
+ * and the wall's response threw them back at tens of m/s. The same margin as a collider's, by the same
+ * measure. Periodic axes have no walls.
+ */
+static int container_wall_crossed(const eddy_scene *s, const eddy_scene_fluid *f, wall_crossing *out)
+{
+    const double spacing = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
+                           (double)s->simulation_scale;
+    for (int a = 0; a < s->dimensions; ++a) {
+        if (s->periodic[a]) continue;
+        for (int side = 0; side < 2; ++side) {
+            eddy_collider wall = eddy_default_collider();
+            wall.shape = EDDY_SHAPE_PLANE;
+            for (int b = 0; b < 3; ++b) wall.point[b] = wall.normal[b] = 0.0f;
+            wall.point[a] = side ? s->container_max[a] : s->container_min[a];
+            wall.normal[a] = side ? -1.0f : 1.0f;
+            const double depth = scene_overlap_depth(f, &wall, s->dimensions);
+            if (depth > 0.5 * spacing) {
+                *out = (wall_crossing){a, side, (double)wall.point[a], depth, spacing};
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 int scene_parse_fluids(ctx *c, const cJSON *root)
 {
     eddy_scene *s = c->s;
@@ -123,7 +158,12 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
         /* inside the domain (bounded axes), unless escaping particles are removed anyway */
         const cJSON *shape = box ? box : sph;
         scene_path_key(q, p, box ? "box" : "sphere");
-        if (s->out_of_domain == EDDY_DOMAIN_ERROR)
+        wall_crossing past;
+        const int past_wall = s->has_container && container_wall_crossed(s, f, &past);
+        /* A block past a container wall is told so below, whatever domain it leaves too: the domain that
+         * widens the container by h is not a bound the scene wrote, and naming it ("inside the domain
+         * [-0.01, 0.31]") sent the reader looking for a "domain" key. */
+        if (s->out_of_domain == EDDY_DOMAIN_ERROR && !past_wall)
             for (int a = 0; a < s->dimensions; ++a)
                 if (!s->periodic[a] && (f->min[a] < dlo[a] || f->max[a] > dhi[a]))
                     return scene_fail_object(c, q, shape,
@@ -150,33 +190,14 @@ int scene_parse_fluids(ctx *c, const cJSON *root)
                               "expected at most %u particles in all, got %s%.0f after this block",
                               UINT32_MAX, at_least ? "at least " : "", total);
         }
-        /* Inside the container's walls, which act as plane colliders do (eddy_world_set_container): a
-         * block past one, though inside the domain that widens the container by h, started its particles
-         * outside the wall, and the wall's response threw them back at tens of m/s. The same margin as a
-         * collider's, by the same measure. Periodic axes have no walls. After the counts, so that a block
-         * too large to fill is told so whatever it crosses. */
-        if (s->has_container) {
-            const double spacing = (double)s->materials[f->material].particle_dist * (double)f->spacing_factor /
-                                   (double)s->simulation_scale;
-            for (int a = 0; a < s->dimensions; ++a) {
-                if (s->periodic[a]) continue;
-                for (int side = 0; side < 2; ++side) {
-                    eddy_collider wall = eddy_default_collider();
-                    wall.shape = EDDY_SHAPE_PLANE;
-                    for (int b = 0; b < 3; ++b) wall.point[b] = wall.normal[b] = 0.0f;
-                    wall.point[a] = side ? s->container_max[a] : s->container_min[a];
-                    wall.normal[a] = side ? -1.0f : 1.0f;
-                    const double depth = scene_overlap_depth(f, &wall, s->dimensions);
-                    if (depth > 0.5 * spacing)
-                        return scene_fail_object(
-                            c, q, shape, scene_member(root, "container"),
-                            "expected a block inside the container's walls, got one that reaches %g past its wall "
-                            "at %c = %g (container.%s), more than half its particle spacing of %g: particles would "
-                            "start outside the container",
-                            depth, AXIS[a], (double)wall.point[a], side ? "max" : "min", spacing);
-                }
-            }
-        }
+        /* After the counts, so that a block too large to fill is told so whatever it crosses. */
+        if (past_wall)
+            return scene_fail_object(
+                c, q, shape, scene_member(root, "container"),
+                "expected a block inside the container's walls, got one that reaches %g past its wall "
+                "at %c = %g (container.%s), more than half its particle spacing of %g: particles would "
+                "start outside the container",
+                past.depth, AXIS[past.axis], past.wall, past.side ? "max" : "min", past.spacing);
     }
     return EDDY_OK;
 }

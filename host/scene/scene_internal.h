@@ -144,6 +144,9 @@ int scene_fail_expected(ctx *c, const char *path, const cJSON *v, const char *ex
 /* "PATH: a 2D scene has no z (the x-y plane, y up), got z = Z; give [x, y]" at `e`, the z of the
  * array at `path` (Z as the message shows it), naming the --set that made a 3D scene 2D. */
 int scene_fail_z(ctx *c, const char *path, const cJSON *e, const char *z);
+/* "PATH: expected EXP, got DESC" for an array `v` of the wrong length for the scene's dimensions, saying
+ * why a 2-element one is wrong when the scene is 3D only by default (eddy_scene_dimensions_hint). */
+int scene_fail_length(ctx *c, const char *path, const cJSON *v, const char *expected);
 /* "PARENT.KEY: missing required key, expected EXP" at the parent object. */
 int scene_fail_missing(ctx *c, const char *parent_path, const cJSON *parent, const char *key,
                        const char *expected);
@@ -336,6 +339,9 @@ int scene_parse_world(ctx *c, const cJSON *root);
 int scene_parse_container(ctx *c, const cJSON *root);
 int scene_parse_domain(ctx *c, const cJSON *root);
 int scene_parse_materials(ctx *c, const cJSON *root);
+/* Warns through `host` (NULL: silent) for each material with fewer than EDDY_SCENE_RATIO_MIN spacings
+ * per smoothing radius, at the key that sets its spacing, once a process for a given message. */
+void scene_warn_resolution(const eddy_scene *s, const eddy_host *host);
 int scene_parse_fluids(ctx *c, const cJSON *root);
 int scene_parse_colliders(ctx *c, const cJSON *root);
 /* `vortices` (scene_vortices.c): each entry's keys and values, checked against the scene's dimensions. */

@@ -152,6 +152,24 @@ static const char *vector_expected(const eddy_scene *s)
     return s->dimensions == 2 ? "an array of 2 (or 3) numbers" : "an array of 3 numbers";
 }
 
+/* (scene.h) A 2D scene that forgot "dimensions" is 3D by default and fails at its first [x, y]; the
+ * bare "expected an array of 3 numbers" never said that the scene's kind, not the vector, was wrong. */
+const char *eddy_scene_dimensions_hint(const eddy_scene *scene, int count)
+{
+    if (!scene || scene->dimensions != 3 || count != 2 || scene_member(scene->root, "dimensions")) return "";
+    return " (the scene is 3D: \"dimensions\" is not set, and 3 is its default; add \"dimensions\": 2 for a 2D "
+           "scene)";
+}
+
+/* (scene_internal.h) */
+int scene_fail_length(ctx *c, const char *path, const cJSON *v, const char *expected)
+{
+    char b[128];
+    const int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    return scene_fail(c, path, v, AT_VALUE, "expected %s, got %s%s", expected, scene_describe(v, b, sizeof b),
+                      eddy_scene_dimensions_hint(c->s, n));
+}
+
 /* What a vector's z may be in 2D (check_vector). */
 enum { Z_FREE, Z_POSITION, Z_DIRECTION };
 
@@ -182,7 +200,7 @@ static int check_vector(ctx *c, const char *path, const cJSON *v, int z_rule, ed
     const char *exp = vector_expected(c->s);
     if (!cJSON_IsArray(v)) return scene_fail_expected(c, path, v, exp);
     int n = cJSON_GetArraySize(v);
-    if (!(n == d || n == 3)) return scene_fail_expected(c, path, v, exp);
+    if (!(n == d || n == 3)) return scene_fail_length(c, path, v, exp);
     const int refuse_z = z_rule == Z_DIRECTION || (z_rule == Z_POSITION && c->s->text_dimensions != 2);
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, ++i) {

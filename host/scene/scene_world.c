@@ -191,7 +191,7 @@ int scene_parse_domain(ctx *c, const cJSON *root)
         if (per) {
             const char *exp = s->dimensions == 2 ? "an array of 2 (or 3) booleans" : "an array of 3 booleans";
             int n = cJSON_IsArray(per) ? cJSON_GetArraySize(per) : -1;
-            if (!(n == s->dimensions || n == 3)) return scene_fail_expected(c, "domain.periodic", per, exp);
+            if (!(n == s->dimensions || n == 3)) return scene_fail_length(c, "domain.periodic", per, exp);
             int i = 0;
             for (const cJSON *e = per->child; e; e = e->next, ++i) {
                 char ep[PATH_BUF];

@@ -574,7 +574,7 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const c
                     eddy_error *err)
 {
     static const char HINT[] = "hint: lower the time step, stiffness, gravity or viscosity";
-    char hint[320];
+    char hint[512], resolution[256];
     snprintf(hint, sizeof hint, "%s", HINT);
     /* An instability grows over steps; a NaN or an infinity out of one calm step is more likely a
      * division by zero or an unset value in the solver, which the usual hint points away from. */
@@ -608,6 +608,9 @@ static int exploded(eddy_world *w, const eddy_step_stats *st, double dt, const c
     } else {
         return EDDY_OK;
     }
+    /* A spacing too close to h is a cause none of the usual knobs reaches: said where it applies. */
+    const size_t used = strlen(hint);
+    snprintf(hint + used, sizeof hint - used, "%s", eddy_scene_resolution_hint(w, resolution, sizeof resolution));
     /* Reached by every process at this step (the statistics are reduced): main says it once. */
     eddy_decomp_set_agreed(EDDY_ERR_UNSTABLE);
     return eddy_error_set(err, EDDY_ERR_UNSTABLE, "simulation exploded at step %" PRIu64 " (t = %.6g s) with solver '%s': %s; %s",
