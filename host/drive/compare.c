@@ -129,12 +129,14 @@ static int any_pressure(const eddy_frame *frame)
     return 0;
 }
 
-/* The diagnostics, the probes and (write) the frame of one sample, of the world w's time and step. */
-static int sample_frame(const context *cx, sampler *s, const eddy_world *w, const eddy_frame *frame, result *r,
+/* The diagnostics, the probes and (write) the frame of one sample, of the sim's time and step. */
+static int sample_frame(const context *cx, sampler *s, const eddy_sim *sim, const eddy_frame *frame, result *r,
                         int write, eddy_error *err)
 {
+    const eddy_world *w = sim->world;
     eddy_diagnostics d;
     int rc = eddy_diagnostics_of_frame(frame, &d, err);
+    if (!rc) eddy_energy_watch_frame(&r->energy, sim, &d, w->time);
     if (!rc) rc = eddy_probes_measure(cx->probes, frame, s->values, err);
     if (!rc) rc = eddy_output_write_diagnostics(s->out, &d, w->time, w->step, eddy_time_ms() - s->wall_start, err);
     if (!rc && write) rc = eddy_output_write_frame(s->out, frame, err);
@@ -166,7 +168,7 @@ static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, 
         rc = eddy_decomp_gather_whole(w, &whole, err);
         if (!rc && whole) {
             if (!(rc = eddy_frame_of_host_copy(whole, index, &frame, err))) {
-                rc = sample_frame(cx, s, w, &frame, r, write_index >= 0, err);
+                rc = sample_frame(cx, s, sim, &frame, r, write_index >= 0, err);
                 eddy_frame_release(&frame);
             }
         }
@@ -174,7 +176,7 @@ static int take_sample(const context *cx, sampler *s, eddy_sim *sim, result *r, 
         return agree(rc, err);
     }
     if ((rc = eddy_frame_take(w, index, &frame, err))) return rc;
-    rc = sample_frame(cx, s, w, &frame, r, write_index >= 0, err);
+    rc = sample_frame(cx, s, sim, &frame, r, write_index >= 0, err);
     eddy_frame_release(&frame);
     return rc;
 }
@@ -374,6 +376,8 @@ agreed:
         rc = frc;
     }
     eddy_progress_end(&st.bar, w->time, w->step, rc != EDDY_OK);
+    /* As eddy run warns at its end (also of an interrupted run), naming the solver among several. */
+    if (writes && (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED)) eddy_energy_watch_warn(&r->energy, &sim->scene, r->id);
     /* The time step: the scene's, unless the solver's stable-dt limit shortened steps (eddy run warns of
      * it and says these figures at its end; here the report says them). */
     eddy_dt_tally_finish(&st.dt_tally, sim);

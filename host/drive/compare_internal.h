@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "energy_watch.h"
 #include "probes.h"
 
 #define MAX_SOLVERS EDDY_COMPARE_MAX_SOLVERS
@@ -45,6 +46,8 @@ typedef struct result {
      * (pbf, position-based) never writes it, so a field still 0 everywhere at every sample is one the
      * solver did not provide, and the pressure probes' figures are n/a rather than a measured 0 Pa. */
     int pressure_seen;
+    /* E_k + E_p over the samples by the rule eddy run warns by: a run that made energy is not "ok". */
+    eddy_energy_watch energy;
     size_t n, cap;                /* samples */
     double *t, *col[COL_COUNT], *probe;   /* probe: n x probe_count */
 } result;

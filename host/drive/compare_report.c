@@ -190,9 +190,15 @@ static summary_row summarize(const context *cx, const result *r)
     return s;
 }
 
+/* "made energy": the run ended, but its energy rose by the rule eddy run warns by (energy_watch.h), so
+ * its figures are an unstable run's. */
 static const char *status_of(const result *r)
 {
-    return r->interrupted ? "interrupted" : r->failed ? "failed" : r->ran ? "ok" : "not run";
+    return r->interrupted                        ? "interrupted"
+           : r->failed                           ? "failed"
+           : !r->ran                             ? "not run"
+           : eddy_energy_watch_made(&r->energy) ? "made energy"
+                                                 : "ok";
 }
 
 int compare_write_summary_csv(const context *cx, const result *res, int count, eddy_error *err)
@@ -338,6 +344,14 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
         }
         fputc('\n', f);
     }
+    int energy_made = 0;
+    for (int k = 0; k < count; ++k) energy_made |= !strcmp(status_of(&res[k]), "made energy");
+    if (energy_made)
+        fputs("\n`made energy`: the run ended, but E_k + E_p rose above its start by more than half the mechanical "
+              "energy above the container's floor at the start, with walls and colliders at rest (the warning `eddy "
+              "run` gives): the scheme made energy, so the run is likely unstable and its figures are not the "
+              "physics'.\n",
+              f);
     if (lacking)
         fputs("\n`n/a (no pressure)`: the solver's pressure field was 0 on every particle at every sample: the "
               "method computes no pressure (pbf is position-based), so a pressure probe would read the field's "

@@ -18,6 +18,7 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "diagnostics.h"
+#include "energy_watch.h"
 #include "fnv1a.h"
 #include "frame.h"
 #include "output.h"
@@ -105,55 +106,17 @@ static int agree_on_frame(run_ctx *c, int rc, const eddy_error *mine, const char
     return eddy_decomp_agree_outcome(c->sim->world, rc, mine, what, err);
 }
 
-/*
- * E_k + E_p at each frame against this command's first: with walls at rest and gravity the only body
- * force, no consistent scheme gains energy (viscosity and walls only take it out), so a large rise is
- * an unstable run that otherwise ended with status 0 and a "done" line (sph_mueller's dam break without
- * viscosity reached 12 times its start; a 1.5 density ratio under sph_mueller 20 times). The scale is
- * the mechanical energy above the container's floor at the start, as compare's relative change (the
- * origin cancels). Off where energy may rightly enter: a moving collider does work, and gravity along a
- * periodic axis makes E_p jump as positions wrap. Rank 0's (or each process's same) diagnostics.
- */
+/* E_k + E_p at each frame against this command's first, by the rule compare and validate judge a run by
+ * (energy_watch.h). Rank 0's (or each process's same) diagnostics. */
 static void watch_energy(run_ctx *c, const eddy_diagnostics *d, double t)
 {
-    const eddy_scene *s = &c->sim->scene;
-    if (c->energy.state == 0) {
-        const double g_dot_floor = eddy_scene_gravity_floor(s);
-        int off = 0;
-        for (int a = 0; a < s->dimensions; ++a) off |= s->gravity[a] != 0 && s->periodic[a];
-        /* (a collider with a velocity, moving or a conveyor belt in place, does work on the fluid) */
-        const eddy_boundaries *b = &c->sim->world->boundaries;
-        for (size_t i = 0; i < b->collider_count; ++i)
-            off |= b->colliders[i].velocity[0] != 0 || b->colliders[i].velocity[1] != 0 ||
-                   b->colliders[i].velocity[2] != 0;
-        c->energy.start = d->total_energy;
-        c->energy.particles = (double)d->particles;
-        c->energy.above_floor = d->total_energy + d->mass * g_dot_floor;
-        c->energy.state = off || !(c->energy.above_floor > 0) ? -1 : 1;
-        return;
-    }
-    /* A particle removed (domain.out_of_domain "remove") takes its energy along, and one below the
-     * origin took a negative E_k + E_p: the total then rose with no scheme at fault. */
-    if ((double)d->particles < c->energy.particles) c->energy.state = -1;
-    const double rise = d->total_energy - c->energy.start;
-    if (c->energy.state == 1 && rise > c->energy.rise) {
-        c->energy.rise = rise;
-        c->energy.rise_time = t;
-    }
+    eddy_energy_watch_frame(&c->energy, c->sim, d, t);
 }
 
-/* Said once at the end (also of an interrupted run): a rise of more than half the energy the fluid had
- * to lose. */
+/* Said once at the end (also of an interrupted run). */
 static void warn_energy_rise(const run_ctx *c)
 {
-    if (c->energy.state != 1 || !(c->energy.rise > 0.5 * c->energy.above_floor) || eddy_decomp_rank() != 0) return;
-    const char *unit = c->sim->scene.dimensions == 2 ? "J/m" : "J";
-    fprintf(stderr, "eddy: warning: the energy E_k + E_p rose by %.4g %s (at t = %.6g s), %.3g times the mechanical "
-                    "energy above the %s's floor at the start (%.4g %s), with walls at rest: the scheme made "
-                    "energy, so the run is likely unstable (a smaller time.dt, more viscosity or another solver may "
-                    "help; docs/compare.md)\n",
-            c->energy.rise, unit, c->energy.rise_time, c->energy.rise / c->energy.above_floor,
-            c->sim->scene.has_container ? "container" : "domain", c->energy.above_floor, unit);
+    if (eddy_decomp_rank() == 0) eddy_energy_watch_warn(&c->energy, &c->sim->scene, NULL);
 }
 
 /* Several processes, outputs that need no gather: every process writes its VTK piece and measures the

@@ -259,7 +259,21 @@ static int eddy_run_record(const char *dir)
     return ours;
 }
 
-/* The first entry of DIR/SUB named as a frame, into name; 0 when there is none. */
+/* Whether DIR/NAME is a regular file a write of this run would replace: a folder or a device in its
+ * place makes the write fail with its own message, which is not the user's data lost, and a "*.tmp" is
+ * the temporary an eddy write goes through (one killed half-way left it). */
+static int replaceable_file(const char *dir, const char *name)
+{
+    const size_t len = strlen(name);
+    if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) return 0;
+    char *path = eddy_output_join_path(dir, name);
+    struct stat st;
+    const int regular = path && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    free(path);
+    return regular;
+}
+
+/* The first file of DIR/SUB named as a frame that a write would replace, into name; 0 when there is none. */
 static int first_frame(const char *dir, const char *sub, char *name, size_t n)
 {
     char *folder = eddy_output_join_path(dir, sub);
@@ -267,7 +281,8 @@ static int first_frame(const char *dir, const char *sub, char *name, size_t n)
     int found = 0;
     if (d) {
         for (struct dirent *e; !found && (e = readdir(d));)
-            if (eddy_output_frame_name(e->d_name)) found = snprintf(name, n, "%s/%s", sub, e->d_name) > 0;
+            if (eddy_output_frame_name(e->d_name) && replaceable_file(folder, e->d_name))
+                found = snprintf(name, n, "%s/%s", sub, e->d_name) > 0;
         closedir(d);
     }
     free(folder);
@@ -280,13 +295,13 @@ int eddy_run_folder_refuse_foreign(const char *dir, const eddy_run_folder_writes
     /* (several processes: each looks at its own view of the folder, a node's own one included) */
     char found[3][300];
     int count = 0;
-    if (exists_in(dir, "run.json") == 1 && !eddy_run_record(dir)) snprintf(found[count++], sizeof found[0], "run.json");
+    if (replaceable_file(dir, "run.json") && !eddy_run_record(dir)) snprintf(found[count++], sizeof found[0], "run.json");
     const struct {
         int writes;
         const char *name;
     } whole[] = {{w->picture, "picture.png"}, {w->probes, "probes.csv"}, {w->movie, "movie.mp4"}};
     for (size_t k = 0; k < sizeof whole / sizeof whole[0] && count < 3; ++k)
-        if (whole[k].writes && exists_in(dir, whole[k].name) == 1)
+        if (whole[k].writes && replaceable_file(dir, whole[k].name))
             snprintf(found[count++], sizeof found[0], "%s", whole[k].name);
     if (count < 3 && w->frames && first_frame(dir, "frames", found[count], sizeof found[0])) ++count;
     if (count < 3 && w->render && first_frame(dir, "render", found[count], sizeof found[0])) ++count;

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "energy_watch.h"
 #include "folder_lock.h"
 #include "output.h"
 #include "probes.h"
@@ -35,12 +36,7 @@ typedef struct run_ctx {
     int checkpoint_failed;    /* the last checkpoint write failed (its message says the previous is kept) */
     char *open_log;           /* what the components said while the session opened (run.json), owned */
     double start_particles;   /* owned particles over every process when this command began stepping */
-    struct {                  /* the energy E_k + E_p against its first frame (run.c, watch_energy) */
-        int state;            /* 0 first frame to come, 1 watching, -1 off (moving walls, gravity along a
-                               * periodic axis, nothing above the floor) */
-        double start, above_floor, rise, rise_time;
-        double particles;     /* the first frame's count over every process: fewer later, one removed */
-    } energy;
+    eddy_energy_watch energy; /* E_k + E_p against its first frame (energy_watch.h) */
     long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
     double end_time;
     double checkpoint_every;  /* s of simulated time, 0: only at the end */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnostics.h"
+#include "energy_watch.h"
 #include "folder_lock.h"
 #include "frame.h"
 #include "output.h"
@@ -46,6 +48,8 @@ typedef struct runner {
     double *probe_values;
     vseries series[VMAX_CHECKS];
     vbaseline base;
+    const eddy_sim *sim;
+    eddy_energy_watch energy;   /* at every sample: a run that made energy is unstable, its checks fail */
 } runner;
 
 static int measure(runner *r, eddy_session *ses, eddy_error *err)
@@ -54,6 +58,8 @@ static int measure(runner *r, eddy_session *ses, eddy_error *err)
     int rc = eddy_session_snapshot(ses, &fr, err);
     if (rc) return rc;
     if (eddy_probes_count(r->probes)) rc = eddy_probes_measure(r->probes, &fr, r->probe_values, err);
+    eddy_diagnostics d;
+    if (!rc && !(rc = eddy_diagnostics_of_frame(&fr, &d, err))) eddy_energy_watch_frame(&r->energy, r->sim, &d, fr.time);
     if (fr.time == 0) vbaseline_take(&r->base, r->c, &fr);
     for (int k = 0; k < r->c->check_count && !rc; ++k) {
         const vcheck *ck = &r->c->checks[k];
@@ -107,6 +113,7 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
     if (rc) goto done;
     eddy_sim *sim = eddy_session_sim(ses);
     eddy_world *w = sim->world;
+    r.sim = sim;
     if ((rc = eddy_probes_parse(eddy_session_scene(ses), reg, &r.probes, err)) ||
         (rc = eddy_probes_open(r.probes, w, sim->host, err)))
         goto done;
@@ -160,6 +167,11 @@ static int run_one(const eddy_validate_options *o, eddy_registry *reg, const vca
     rc = eddy_session_run(ses, &plan, NULL, err);
     out->steps = w->step;
     out->end_time = w->time;
+    if (!rc && eddy_energy_watch_made(&r.energy)) {
+        out->energy_ratio = eddy_energy_watch_ratio(&r.energy);
+        out->energy_time = r.energy.rise_time;
+        eddy_energy_watch_describe(&r.energy, &sim->scene, out->unstable, sizeof out->unstable);
+    }
 done:
     out->wall_s = (eddy_time_ms() - t0) / 1e3;
     for (int k = 0; k < c->check_count; ++k) {

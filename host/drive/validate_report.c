@@ -31,9 +31,18 @@ void vreport_free(vreport *r)
     memset(r, 0, sizeof *r);
 }
 
-static const char *result_text(const vrow *w)
+/* A check's result. An unstable run's (it made energy) says so and when, whatever the check's error: a
+ * front that runs at the right speed in a gas is no pass. */
+#define RESULT_TEXT(w) result_text((w), (char[128]){0}, 128)
+static const char *result_text(const vrow *w, char *buf, size_t size)
 {
     if (w->failure[0]) return w->claim == CLAIM_PASS ? "FAILED" : "failed";
+    if (w->unstable[0]) {
+        snprintf(buf, size, "%s (%senergy rose %.3gx at t = %.6g s)", w->claim == CLAIM_PASS ? "MISS" : "miss",
+                 w->claim == CLAIM_MISS ? "expected; " : w->claim == CLAIM_NONE ? "not claimed; " : "",
+                 w->energy_ratio, w->energy_time);
+        return buf;
+    }
     if (w->claim == CLAIM_PASS) return w->pass ? "pass" : "MISS";
     if (w->claim == CLAIM_MISS) return w->pass ? "pass (expected to miss)" : "miss (expected)";
     return w->pass ? "pass (not claimed)" : "miss (not claimed)";
@@ -238,6 +247,7 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
      * being tried, nor goes unsaid. */
     if (locked && !run->failure[0] && write_series(dir, c, run, &one)) add_failure(err, &failures, &one);
     if (!quiet && run->failure[0]) fprintf(stderr, "  failed: %s\n", run->failure);
+    if (!quiet && run->unstable[0]) fprintf(stderr, "  unstable: %s\n", run->unstable);
     int rc = EDDY_OK;
     for (int k = 0; k < c->check_count; ++k) {
         const vcheck *ck = &c->checks[k];
@@ -258,6 +268,9 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
         snprintf(w->note, sizeof w->note, "%s", note ? note : "");
         eddy_sets_text(w->sets, sizeof w->sets, (const char *const *)claim->sets, (size_t)claim->set_count);
         snprintf(w->failure, sizeof w->failure, "%s", run->failure);
+        snprintf(w->unstable, sizeof w->unstable, "%s", run->unstable);
+        w->energy_ratio = run->energy_ratio;
+        w->energy_time = run->energy_time;
         w->res = res;
         w->spacing = c->res[res].spacing;
         w->error = run->error[k];
@@ -266,13 +279,19 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
         w->wall_s = run->wall_s;
         w->particles = run->particles;
         w->steps = run->steps;
-        w->pass = !run->failure[0] && !isnan(w->error) && w->error <= w->bar;
+        w->pass = !run->failure[0] && !run->unstable[0] && !isnan(w->error) && w->error <= w->bar;
         if (w->claim == CLAIM_PASS && !w->pass) {
             ++r->claimed_misses;
             /* Always said, --quiet or not: this is what makes the command fail. */
             if (run->failure[0])
                 fprintf(stderr, "eddy: validate: %s with %s (%s): %s failed to run: %s\n", c->name, solver, RES_NAMES[res],
                         ck->name, run->failure);
+            else if (run->unstable[0])
+                fprintf(stderr,
+                        "eddy: validate: %s with %s (%s): %s missed: the run made energy (E_k + E_p rose %.3g times "
+                        "the mechanical energy above the floor at the start, at t = %.6g s), so it is unstable "
+                        "whatever the check's error (%.4g)\n",
+                        c->name, solver, RES_NAMES[res], ck->name, run->energy_ratio, run->energy_time, w->error);
             else
                 fprintf(stderr, "eddy: validate: %s with %s (%s): %s missed its bar: error %.4g > %.4g\n", c->name, solver,
                         RES_NAMES[res], ck->name, w->error, w->bar);
@@ -294,7 +313,7 @@ int vreport_add(vreport *r, const vcase *c, const char *solver, int res, const v
         }
         if (!quiet)
             fprintf(stderr, "  %-18s error %-10.4g bar %-8.4g%s expected %-4s -> %s\n", ck->name, w->error, w->bar,
-                    w->shift > 0 ? " (shifted)" : "", claim_text(w->claim), result_text(w));
+                    w->shift > 0 ? " (shifted)" : "", claim_text(w->claim), RESULT_TEXT(w));
     }
     eddy_folder_lock_release(lock);
     if (!quiet) fprintf(stderr, "  %zu particles, %llu steps, %.1f s\n", run->particles, run->steps, run->wall_s);
@@ -407,7 +426,7 @@ static void write_csv(const vreport *r, FILE *f)
         if (c) snprintf(ord, sizeof ord, "%.4g", order(c->error, c->spacing, w->error, w->spacing));
         fprintf(f, "%s,%s,%s,%.6g,%zu,%s,%.6g,%.6g,%.3g,%s,%s,%.2f,%llu,%s,%s\n", w->case_name, w->solver,
                 RES_NAMES[w->res], w->spacing, w->particles, w->check, w->error, w->bar, w->shift, claim_text(w->claim),
-                result_text(w), w->wall_s, w->steps, w->plot, ord);
+                RESULT_TEXT(w), w->wall_s, w->steps, w->plot, ord);
     }
 }
 
@@ -415,7 +434,10 @@ static void write_csv(const vreport *r, FILE *f)
 static void write_md(const vreport *r, FILE *f, eddy_error *plot_err, int *plot_failures)
 {
     fprintf(f, "# Validation report\n\nWritten by `eddy validate`. A check passes when its error is at most its bar; "
-               "\"expected\" is what the solver's validation file claims (pass, miss, or - for no claim). Only a "
+               "\"expected\" is what the solver's validation file claims (pass, miss, or - for no claim). A run "
+               "whose energy E_k + E_p rose above its start by more than half the mechanical energy above the "
+               "container's floor at the start (walls at rest: the scheme made energy, the warning of `eddy run`) is "
+               "unstable: each of its checks misses whatever its error (\"energy rose ...x at t = ...\"). Only a "
                "claimed pass that misses (MISS) or fails to run (FAILED) fails the command.\n");
     char made[256];
     eddy_provenance(made, sizeof made);
@@ -437,7 +459,7 @@ static void write_md(const vreport *r, FILE *f, eddy_error *plot_err, int *plot_
             fprintf(f, "| %s | %s | %zu | ", x->solver, RES_NAMES[x->res], x->particles);
             md_cell(f, x->check_title);
             fprintf(f, " | %.4g%s | %.4g | %s | %s | %.1f |\n", x->error, shift, x->bar, claim_text(x->claim),
-                    result_text(x), x->wall_s);
+                    RESULT_TEXT(x), x->wall_s);
         }
         /* Failures (once per run) and the solvers' notes (once each). */
         for (size_t j = i; j < r->count; ++j) {
@@ -454,6 +476,8 @@ static void write_md(const vreport *r, FILE *f, eddy_error *plot_err, int *plot_
             /* What this solver runs differently from the case's scene (its validation file says why). */
             if (x->sets[0] && !solver_seen) fprintf(f, "\n- %s runs this case with %s.\n", x->solver, x->sets);
             if (x->failure[0] && !failure_seen) fprintf(f, "\n- %s (%s): failed: %s\n", x->solver, RES_NAMES[x->res], x->failure);
+            if (x->unstable[0] && !failure_seen)
+                fprintf(f, "\n- %s (%s): unstable, every check missed: %s\n", x->solver, RES_NAMES[x->res], x->unstable);
             if (x->note[0] && !note_seen) fprintf(f, "\n- %s, %s: %s\n", x->solver, x->check, x->note);
         }
         /* Convergence: a check of a solver measured at two or more resolutions. */
@@ -586,7 +610,7 @@ void vreport_print_summary(const vreport *r, FILE *f)
     for (size_t i = 0; i < r->count; ++i) {
         const vrow *w = &r->rows[i];
         fprintf(f, "%-22s %-12s %-7s %-20s %10.4g %8.4g %-9s %s\n", w->case_name, w->solver, RES_NAMES[w->res], w->check,
-                w->error, w->bar, claim_text(w->claim), result_text(w));
+                w->error, w->bar, claim_text(w->claim), RESULT_TEXT(w));
     }
     /* Only a report this validation wrote: the error above says why there is none, or which earlier one
      * is left in its place. */

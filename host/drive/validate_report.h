@@ -18,6 +18,10 @@ typedef struct vrun {
     double error[VMAX_CHECKS], shift[VMAX_CHECKS];
     vseries series[VMAX_CHECKS]; /* the measured values; the caller frees them */
     char failure[EDDY_ERROR_MESSAGE_MAX]; /* non-empty: the run failed with this message */
+    /* Non-empty: the run made energy (energy_watch.h: the warning's sentence), so it is unstable and
+     * every check of it misses whatever its error; the rise over the energy above the floor, and when. */
+    char unstable[512];
+    double energy_ratio, energy_time;
 } vrun;
 
 typedef struct vrow {
@@ -32,6 +36,8 @@ typedef struct vrow {
     char plot[VPATH + 2 * VNAME + 32];             /* the plot written, relative to the report ("" if none) */
     char plot_failure[EDDY_ERROR_MESSAGE_MAX];     /* why the plot could not be written ("" if it was) */
     char sets[1024];             /* the solver's own overrides for the case (its validation file's "set") */
+    char unstable[512];          /* vrun's: the run made energy */
+    double energy_ratio, energy_time;
     int pass;
 } vrow;
 

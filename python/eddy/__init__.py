@@ -781,7 +781,9 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     particle_steps_per_s, density_compression_max, total_energy_change(_relative),
     total_energy_rise_max(_relative), each probe's final value (NaN for a pressure probe of a solver
     without a pressure field), <probe>_reference_rms, error (docs/compare.md). A solver that fails
-    as it runs is a row with status "failed" and its error; a scene that cannot be loaded, an unknown
+    as it runs is a row with status "failed" and its error; one whose run ended but made energy (the
+    rule `eddy run` warns by: an unstable run, warned of on stderr) "made energy"; the others "ok"
+    (or "interrupted", "not run"). A scene that cannot be loaded, an unknown
     solver or grid, or a bad value for a listed solver's parameter raises before any solver runs, as the
     command refuses them. An override none of the solvers reads gives a UserWarning, as the command
     warns."""

@@ -186,6 +186,27 @@ SOUND_SPEED = "eddy: tait: sound speed c0 = 10 sqrt(2 |g| H) = "
 DERIVED_C0 = os.path.join(SCENES, "dam_break_2d.json")   # no tait section: tait derives c0 and says so
 
 
+def test_compare_status_of_a_run_that_made_energy(tmp_path, capfd):
+    """sph_mueller's dam break at 20 particles across gains energy (the water turns to a gas) and its
+    row read "ok". The rule eddy run warns by, worked out from each solver's own Simulation run: a rise
+    of E_k + E_p above its start by more than half the energy above the floor (y = 0, so E(0))."""
+    coarse = {"materials[0].particle_spacing": 0.005, "world.smoothing_radius": 0.01, "time.dt": 0.0001}
+    table = eddy.compare(DERIVED_C0, ["sph_mueller", "tait"], out=str(tmp_path), until=0.21, set=coarse,
+                         threads=1)
+    err = capfd.readouterr().err
+    for row in table:
+        sim = eddy.Simulation(DERIVED_C0, solver=row["solver"], formats=[], set=coarse, threads=1)
+        try:
+            e = sim.run(until=0.21).diagnostics["total_energy"]
+        finally:
+            sim.close()
+        made = (e - e[0]).max() > 0.5 * e[0]
+        assert row["status"] == ("made energy" if made else "ok")
+        assert (f"eddy: warning: {row['solver']}: the energy E_k + E_p rose by " in err) == made
+    # both kinds, so that the test can fail either way
+    assert list(table["status"]) == ["made energy", "ok"]
+
+
 def test_set_quiet_hides_information_lines_and_compare_keeps_the_setting(tmp_path, capfd):
     """Information lines (tait's derived sound speed) follow set_quiet() like `eddy --quiet`, and a
     compare() call, which runs quietly, leaves the caller's setting as it was: it used to leave every

@@ -28,7 +28,9 @@ if [ -n "$ragged" ]; then
     echo "run_case.sh: report.md has table rows with more or fewer cells than their header:" >&2
     printf '%s\n' "$ragged" >&2; exit 1
 fi
-clear=$(awk -F, 'NR > 1 && $10 == "miss" && $7 != "nan" && $7 + 0 < 0.5 * $8 { print }' "$out/report.csv")
+# (an unstable run's rows, "energy rose", miss whatever their error: their claimed miss is no stale claim)
+clear=$(awk -F, 'NR > 1 && $10 == "miss" && $11 !~ /energy rose/ && $7 != "nan" && $7 + 0 < 0.5 * $8 { print }' \
+        "$out/report.csv")
 if [ -n "$clear" ]; then
     echo "run_case.sh: a check expected to miss passed with an error under half its bar; update the solver's" >&2
     echo "validation file:" >&2
