@@ -635,9 +635,12 @@ static int core_open_output(Core *c, eddy_error *err)
     int holds_run = 0;
     /* (a checkpoint of its own before the first write, step(); checkpoint(); run(write=True), is no
      * stopped run to keep: the new files start beside it, and a checkpoint() after them records them) */
-    if (!c->resumed && !c->own_checkpoint)
+    if (!c->resumed && !c->own_checkpoint) {
         rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
-    else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
+        /* (what this Simulation writes: frames, diagnostics, probes.csv and run.json; no picture) */
+        const eddy_run_folder_writes w = {.frames = sc->format_count > 0, .probes = eddy_probes_count(c->probes) > 0};
+        if (!rc && !holds_run) rc = eddy_run_folder_refuse_foreign(sc->out_dir, &w, "choose another out folder", err);
+    } else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
     /* A FileError, as for a folder another run holds: the command's code would raise a refusal of what
      * the folder holds as a SceneError, blaming a scene that has no fault. */
     if (rc == EDDY_ERR_INVALID_ARGUMENT || rc == EDDY_ERR_PARSE) rc = err->code = EDDY_ERR_IO;

@@ -206,3 +206,26 @@ def test_a_checkpoint_of_its_own_before_writing_is_no_stopped_run(tmp_path):
     rc, _, err = run_eddy("resume", d, "--until", "0.009", "--threads", "1", "--quiet", "--no-picture")
     assert rc == 0, err
     assert _rows(os.path.join(d, "diagnostics.csv"))[:len(rows) - 1] == rows[:-1]
+
+
+def test_a_new_simulation_is_refused_a_folder_of_the_users_files_it_would_overwrite(tmp_path):
+    """A folder that shows no run but holds a run.json of the user's and a file named as one of the run's
+    frames is refused as `eddy run` refuses it (a teaching trial lost its own files to a run), with the
+    files kept; eddy run's message names a picture too, which a Simulation does not write."""
+    d = str(tmp_path / "theirs")
+    os.makedirs(os.path.join(d, "frames"))
+    with open(os.path.join(d, "run.json"), "w") as f:
+        f.write('{"mine": 1}')
+    with open(os.path.join(d, "frames", "frame_00001.vtp"), "w") as f:
+        f.write("mine")
+    before = snapshot(d)
+    rc, _, err = run_eddy("run", SCENE, "--until", "0.01", "--quiet", "--no-picture", "--out", d)
+    assert rc == 1 and "which no eddy run wrote there" in err
+    assert snapshot(d) == before
+    said = err.replace("choose another --out", "choose another out folder")
+    sim = eddy.Simulation(SCENE, out=d)
+    with pytest.raises(eddy.FileError) as e:
+        sim.run(until=0.01, write=True)
+    assert "eddy: error: " + str(e.value) + "\n" == said
+    sim.close()
+    assert snapshot(d) == before
