@@ -571,6 +571,11 @@ cli_test(run_warns_energy_rise 0
   "eddy: warning: the energy E_k + E_p rose by 2"
   run ${SCENES}/dam_break_2d.json --set "materials[0].viscosity=0" --until 0.16 --out ${CLI_OUT}/energy_rise
   --quiet --no-picture)
+# ... and told when it first happens, not only at the end of what may be a long run (a teaching trial).
+cli_test(run_warns_energy_rise_while_running 0
+  "eddy: warning: the run is making energy (it goes on; its end says how far it rose in all): the energy E_k + E_p rose by"
+  run ${SCENES}/dam_break_2d.json --set "materials[0].viscosity=0" --until 0.16 --out ${CLI_OUT}/energy_rise_running
+  --quiet --no-picture)
 add_test(NAME cli_compare_run_record
          COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/run_record/check_compare_record.py ${EDDY_EXE}
                  ${SCENES}/hydrostatic_tank.json ${CLI_OUT}/compare_run_record)

@@ -58,6 +58,14 @@ void eddy_progress_update(eddy_progress *pr, double f, double time, double end_t
     }
 }
 
+void eddy_progress_say(eddy_progress *pr, const char *line)
+{
+    if (pr->tty && !pr->quiet && pr->last_draw_ms > -1e8) fputc('\n', stderr); /* (a bar is on the line) */
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    pr->last_draw_ms = -1e9; /* (none on the line now: drawn again at the next update) */
+}
+
 void eddy_progress_end(eddy_progress *pr, double time, uint64_t step, int stopped)
 {
     if (pr->quiet) return;

@@ -28,6 +28,10 @@ void eddy_progress_update(eddy_progress *pr, double fraction, double time, doubl
  * for a run that reached its end, "stopped:" for one that failed or was interrupted (`stopped`). */
 void eddy_progress_end(eddy_progress *pr, double time, uint64_t step, int stopped);
 
+/* A line said while the run goes on (a warning), on stderr: on a terminal the bar's line is ended first
+ * and the bar drawn again below it at the next update. Said with --quiet too. */
+void eddy_progress_say(eddy_progress *pr, const char *line);
+
 /* "1h02m", "3m04s", "12.3s" */
 void eddy_format_duration(double seconds, char *buf, int size);
 

@@ -111,6 +111,16 @@ static int agree_on_frame(run_ctx *c, int rc, const eddy_error *mine, const char
 static void watch_energy(run_ctx *c, const eddy_diagnostics *d, double t)
 {
     eddy_energy_watch_frame(&c->energy, c->sim, d, t);
+    /* Said when it first happens too: a long run told only at its end (a student's ten-minute run) spent
+     * its time on a gas. The end says how far it rose in all. */
+    if (!c->energy_said && eddy_energy_watch_made(&c->energy) && eddy_decomp_rank() == 0) {
+        c->energy_said = 1;
+        char text[512], line[640];
+        eddy_energy_watch_describe(&c->energy, &c->sim->scene, text, sizeof text);
+        snprintf(line, sizeof line, "eddy: warning: the run is making energy (it goes on; its end says how far it "
+                                    "rose in all): %s", text);
+        eddy_progress_say(&c->bar, line);
+    }
 }
 
 /* Said once at the end (also of an interrupted run). */

@@ -37,6 +37,7 @@ typedef struct run_ctx {
     char *open_log;           /* what the components said while the session opened (run.json), owned */
     double start_particles;   /* owned particles over every process when this command began stepping */
     eddy_energy_watch energy; /* E_k + E_p against its first frame (energy_watch.h) */
+    int energy_said;          /* the rise was said while the run went on */
     long long end_steps;      /* >= 0: the run ends at this step count; -1: at end_time */
     double end_time;
     double checkpoint_every;  /* s of simulated time, 0: only at the end */
