@@ -47,6 +47,16 @@ static eddy_registry *registry(void)
     return reg;
 }
 
+/* The scene of `text`, its probes parsed and its world built (not yet opened). */
+static void open_scene(const char *text, eddy_scene *scene, eddy_probes **probes, eddy_world **w)
+{
+    eddy_error err;
+    if (eddy_scene_parse(text, "force.json", NULL, 0, scene, &err)) fail_msg("%s", err.message);
+    if (eddy_probes_parse(scene, registry(), probes, &err)) fail_msg("%s", err.message);
+    const eddy_scene_build with = {.registry = registry()};
+    if (eddy_scene_build_world(scene, &with, w, &err)) fail_msg("%s", err.message);
+}
+
 /* A world of `scene_text` whose own fluid block is moved out of the way (NaN), then the lattice of
  * spacing dx (world m) over the container up to DEPTH, without the points inside a collider, each at
  * rest density with the hydrostatic pressure; the probes measured once into values. */
@@ -56,11 +66,8 @@ static void measure(const char *scene_text, double dx, double *values, size_t co
     eddy_probes *probes;
     eddy_world *w;
     eddy_error err;
-    if (eddy_scene_parse(scene_text, "force.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
-    if (eddy_probes_parse(&scene, registry(), &probes, &err)) fail_msg("%s", err.message);
+    open_scene(scene_text, &scene, &probes, &w);
     assert_int_equal(eddy_probes_count(probes), count);
-    const eddy_scene_build with = {.registry = registry()};
-    if (eddy_scene_build_world(&scene, &with, &w, &err)) fail_msg("%s", err.message);
     eddy_particles *p = &w->particles;
     for (size_t i = 0; i < p->count; ++i) p->x[i] = NAN;
     const size_t first = p->count;
@@ -241,10 +248,7 @@ static void refusals(void **state)
         eddy_probes *probes;
         eddy_world *w;
         eddy_error err;
-        if (eddy_scene_parse(text, "force.json", NULL, 0, &scene, &err)) fail_msg("%s", err.message);
-        if (eddy_probes_parse(&scene, registry(), &probes, &err)) fail_msg("%s", err.message);
-        const eddy_scene_build with = {.registry = registry()};
-        if (eddy_scene_build_world(&scene, &with, &w, &err)) fail_msg("%s", err.message);
+        open_scene(text, &scene, &probes, &w);
         int rc = eddy_probes_open(probes, w, eddy_services_host(), &err);
         printf("%s\n", rc ? err.message : "(accepted)");
         assert_int_not_equal(rc, 0);
