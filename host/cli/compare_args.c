@@ -97,6 +97,8 @@ static int parse_args(int argc, char **argv, eddy_compare_options *o)
 int eddy_compare_main(int argc, char **argv)
 {
     eddy_compare_options o;
-    int rc = parse_args(argc, argv, &o);
+    int rc = parse_args(argc - 2, argv + 2, &o);
+    o.argc = argc;
+    o.argv = (const char *const *)argv;
     return rc ? rc : eddy_compare_run(&o);
 }

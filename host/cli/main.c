@@ -771,7 +771,7 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return argc == 2 ? cmd_list() : eddy_arg_usage_error("list takes no arguments%s", "");
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
-    if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0) return eddy_compare_main(argc, argv);
     if (strcmp(cmd, "validate") == 0) {
         /* Its measurements (validate_measure.c, validate_vortex.c) read every particle of the world they
          * are given, which on several processes holds one slab and its halo copies. */

@@ -337,7 +337,7 @@ agreed:
     {
         /* What made this solver's files (run_record.h), with what it derived, which a quiet comparison
          * (the Python package's always is) showed nowhere. Collective; rank 0 writes. */
-        const eddy_run_record_command cmd = {"compare", 0, 0, NULL, open_log, 1};
+        const eddy_run_record_command cmd = {"compare", 0, o->argc, o->argv, open_log, 1};
         if ((rc = eddy_run_record_write(dir, sim, &cmd, err))) goto done;
     }
     if (!o->quiet && writes)

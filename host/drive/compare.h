@@ -62,6 +62,10 @@ typedef struct eddy_compare_options {
      * library caller is its interpreter's prefix). Else the caller's, with the plugin folders it
      * searches (the Python package's): used, not changed by discovery, and left to the caller. */
     eddy_registry *registry;
+    /* The command line each solver's run.json records ("argv"); argc 0: not known (the Python package),
+     * left out. */
+    int argc;
+    const char *const *argv;
 } eddy_compare_options;
 
 /*
@@ -75,8 +79,8 @@ typedef struct eddy_compare_options {
 int eddy_compare_run(const eddy_compare_options *opt);
 
 /*
- * The command (cli/compare_args.c): argc/argv are the arguments after "compare" (argv[0] is the scene
- * or an option). A bad command line is exit status 2 ("eddy: <message>" on stderr); otherwise
+ * The command (cli/compare_args.c): argc/argv are the whole command line, argv[1] "compare" (argv[2] is
+ * the scene or an option). A bad command line is exit status 2 ("eddy: <message>" on stderr); otherwise
  * eddy_compare_run's status.
  */
 int eddy_compare_main(int argc, char **argv);

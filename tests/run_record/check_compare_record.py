@@ -1,6 +1,7 @@
 """eddy compare writes DIR/<solver>/run.json as eddy run writes its own (host/drive/run_record.h): the
-command "compare", the solver compared there with its parameters, and what it derived (tait's sound
-speed, left to it here), which a --quiet comparison showed nowhere.
+command "compare" with its command line (a researcher trial found it missing), the solver compared
+there with its parameters, and what it derived (tait's sound speed, left to it here), which a --quiet
+comparison showed nowhere.
 
 usage: check_compare_record.py EDDY SCENE OUT
 """
@@ -12,8 +13,9 @@ import sys
 
 eddy, scene, out = sys.argv[1:4]
 shutil.rmtree(out, ignore_errors=True)
-p = subprocess.run([eddy, "compare", scene, "--solvers", "tait,pbf", "--steps", "3", "--quiet", "--out", out,
-                    "--set", "solvers.tait.sound_speed=null"], capture_output=True, text=True)
+argv = [eddy, "compare", scene, "--solvers", "tait,pbf", "--steps", "3", "--quiet", "--out", out,
+        "--set", "solvers.tait.sound_speed=null"]
+p = subprocess.run(argv, capture_output=True, text=True)
 if p.returncode != 0:
     sys.exit(f"compare failed ({p.returncode}): {p.stderr}")
 failures = []
@@ -24,6 +26,8 @@ for solver in ("tait", "pbf"):
     if [x["command"] for x in c] != ["compare"]:
         failures.append(f"{solver}: commands {[x['command'] for x in c]}, expected ['compare']")
         continue
+    if c[0].get("argv") != argv:
+        failures.append(f"{solver}: argv {c[0].get('argv')}, expected {argv}")
     if c[0]["solver"]["id"] != solver or r["scene"]["solver"] != solver:
         failures.append(f"{solver}: the record names solver {c[0]['solver']['id']} / scene {r['scene']['solver']}")
     derived = [line for line in c[0]["log"] if line.startswith("tait: sound speed c0 = 10 sqrt(2 |g| H) = ")]
