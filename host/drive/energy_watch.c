@@ -40,9 +40,9 @@ void eddy_energy_watch_frame(eddy_energy_watch *ew, const struct eddy_sim *sim, 
     }
     /* A particle removed (domain.out_of_domain "remove") takes its energy along, and one below the
      * origin took a negative E_k + E_p: the total then rose with no scheme at fault. */
-    if ((double)d->particles < ew->particles) ew->state = -1;
+    if ((double)d->particles < ew->particles) ew->stopped = 1;
     const double rise = d->total_energy - ew->start;
-    if (ew->state == 1 && rise > ew->rise) {
+    if (ew->state == 1 && !ew->stopped && rise > ew->rise) {
         ew->rise = rise;
         ew->rise_time = t;
     }

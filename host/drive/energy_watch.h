@@ -1,8 +1,9 @@
 /*
  * host/drive/energy_watch.h — the one rule by which `eddy run`, `eddy compare` and `eddy validate` tell
  * a run that made energy: E_k + E_p at each frame against the first, a rise of more than half the
- * mechanical energy above the container's floor at the start. The three commands share it so that a
- * run one of them warns of is never "ok" or a "pass" in another.
+ * mechanical energy above the container's floor at the start. The three commands share the rule, so a
+ * run judged by it is judged alike; what they judge may still differ (compare and validate sample at
+ * their own intervals, validate runs the SSE2 path and the case's settings).
  */
 #ifndef EDDY_DRIVE_ENERGY_WATCH_H
 #define EDDY_DRIVE_ENERGY_WATCH_H
@@ -23,6 +24,8 @@ typedef struct eddy_energy_watch {
     double above_floor;   /* the mechanical energy above the floor then: the rule's scale */
     double rise, rise_time; /* the largest E_k + E_p - start so far (0 until it rose), and its time (s) */
     double particles;     /* the first frame's count: fewer later, one was removed */
+    int stopped;          /* a particle was removed: no frame counts from then on, but a rise already seen
+                           * stays (a run that blew up and then lost particles made energy all the same) */
 } eddy_energy_watch;
 
 /* One frame's diagnostics (of every particle of the run) at time t. */

@@ -289,28 +289,25 @@ static int first_frame(const char *dir, const char *sub, char *name, size_t n)
     return found;
 }
 
-int eddy_run_folder_refuse_foreign(const char *dir, const eddy_run_folder_writes *w, const char *another,
-                                   eddy_error *err)
+int eddy_run_folder_refuse_foreign(const char *dir, const char *another, eddy_error *err)
 {
     /* (several processes: each looks at its own view of the folder, a node's own one included) */
     char found[3][300];
     int count = 0;
     if (replaceable_file(dir, "run.json") && !eddy_run_record(dir)) snprintf(found[count++], sizeof found[0], "run.json");
-    const struct {
-        int writes;
-        const char *name;
-    } whole[] = {{w->picture, "picture.png"}, {w->probes, "probes.csv"}, {w->movie, "movie.mp4"}};
+    /* Every name eddy_run_folder_clear removes: a file this run does not write is still a run's name
+     * there once this run's files show, and the next run would clear it. */
+    static const char *const whole[] = {"picture.png", "probes.csv", "movie.mp4", "render/ffmpeg.log"};
     for (size_t k = 0; k < sizeof whole / sizeof whole[0] && count < 3; ++k)
-        if (whole[k].writes && replaceable_file(dir, whole[k].name))
-            snprintf(found[count++], sizeof found[0], "%s", whole[k].name);
-    if (count < 3 && w->frames && first_frame(dir, "frames", found[count], sizeof found[0])) ++count;
-    if (count < 3 && w->render && first_frame(dir, "render", found[count], sizeof found[0])) ++count;
+        if (replaceable_file(dir, whole[k])) snprintf(found[count++], sizeof found[0], "%s", whole[k]);
+    if (count < 3 && first_frame(dir, "frames", found[count], sizeof found[0])) ++count;
+    if (count < 3 && first_frame(dir, "render", found[count], sizeof found[0])) ++count;
     int rc = EDDY_OK;
     if (count)
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                             "the output folder '%s' holds %s%s%s%s%s, which no eddy run wrote there (it shows no "
-                            "checkpoint, frames.pvd or diagnostics.csv) and this run would overwrite; move %s away or "
-                            "%s",
+                            "checkpoint, frames.pvd or diagnostics.csv) and runs into it would overwrite or remove; "
+                            "move %s away or %s",
                             dir, found[0], count > 2 ? ", " : count > 1 ? " and " : "", count > 1 ? found[1] : "",
                             count > 2 ? " and " : "", count > 2 ? found[2] : "", count > 1 ? "them" : "it", another);
     return eddy_decomp_agree_error(rc, err);
@@ -320,11 +317,7 @@ int run_check_folder(run_ctx *c, int *holds_run, eddy_error *err)
 {
     const char *dir = c->sim->scene.out_dir, *another = "choose another --out";
     int rc = eddy_run_folder_check(dir, another, holds_run, err);
-    if (rc || *holds_run) return rc;
-    const eddy_run_folder_writes w = {.frames = c->sim->scene.format_count > 0, .picture = c->opt->picture,
-                                      .probes = eddy_probes_count(c->probes) > 0, .render = c->opt->render.enabled,
-                                      .movie = c->opt->render.enabled && c->opt->render.movie};
-    return eddy_run_folder_refuse_foreign(dir, &w, another, err);
+    return rc || *holds_run ? rc : eddy_run_folder_refuse_foreign(dir, another, err);
 }
 
 int eddy_run_folder_clear(const char *dir, eddy_error *err)

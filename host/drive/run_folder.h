@@ -32,21 +32,12 @@
  * DIR holds a finished run, which the new run replaces (eddy_run_folder_clear). */
 int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, eddy_error *err);
 
-/* What a new run will write into its folder, for eddy_run_folder_refuse_foreign. */
-typedef struct eddy_run_folder_writes {
-    int frames;     /* frames/frame_NNNNN.* */
-    int picture;    /* picture.png */
-    int probes;     /* probes.csv */
-    int render;     /* render/frame_NNNNN.png */
-    int movie;      /* movie.mp4 */
-} eddy_run_folder_writes;
-
 /* Refuses DIR when it shows no eddy run (eddy_run_folder_check's holds_run is 0) yet holds files of the
- * names this run writes — a run.json that is not an eddy run record, and what `w` says — which the run
- * would overwrite: a folder of the user's own (their picture.png, their frames), named in the message
- * with `another`. Collective. */
-int eddy_run_folder_refuse_foreign(const char *dir, const eddy_run_folder_writes *w, const char *another,
-                                   eddy_error *err);
+ * names an eddy run writes there — a run.json that is not an eddy run record, picture.png, probes.csv,
+ * movie.mp4, files named as frames in frames/ or render/ — which this run would overwrite, or the next
+ * run into the folder (which finds this one's and clears a run's names) would delete: a folder of the
+ * user's own, the files named in the message with `another`. Collective. */
+int eddy_run_folder_refuse_foreign(const char *dir, const char *another, eddy_error *err);
 
 /* Removes the finished run eddy_run_folder_check found in DIR: its frames, frame list, probe table,
  * rendered frames, movie, picture and checkpoint, and the temporaries of its writes killed half-way. */

@@ -637,9 +637,7 @@ static int core_open_output(Core *c, eddy_error *err)
      * stopped run to keep: the new files start beside it, and a checkpoint() after them records them) */
     if (!c->resumed && !c->own_checkpoint) {
         rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
-        /* (what this Simulation writes: frames, diagnostics, probes.csv and run.json; no picture) */
-        const eddy_run_folder_writes w = {.frames = sc->format_count > 0, .probes = eddy_probes_count(c->probes) > 0};
-        if (!rc && !holds_run) rc = eddy_run_folder_refuse_foreign(sc->out_dir, &w, "choose another out folder", err);
+        if (!rc && !holds_run) rc = eddy_run_folder_refuse_foreign(sc->out_dir, "choose another out folder", err);
     } else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
     /* A FileError, as for a folder another run holds: the command's code would raise a refusal of what
      * the folder holds as a SceneError, blaming a scene that has no fault. */

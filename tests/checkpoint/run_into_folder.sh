@@ -5,9 +5,9 @@
 #    frame 2 once stayed behind, unlisted.
 #  - ... and so are its probe table (when the new run has no probes) and stray checkpoint pieces, which
 #    without a manifest do not count as a checkpoint, and the temporary files of writes killed half-way;
-#  - a folder that shows no eddy run keeps every file, even ones named like eddy's (a picture.png of
-#    the user's, render/frame_of_my_holiday.png), and one holding files of the names this run would
-#    write there (the user's run.json, picture.png, frames/frame_00001.csv) is refused, naming them;
+#  - a folder that shows no eddy run keeps every file (render/frame_of_my_holiday.png), run after run,
+#    and one holding files of the names an eddy run writes there (the user's run.json, picture.png,
+#    movie.mp4, frames/frame_00001.csv) is refused, naming them;
 #  - A run stopped before its end (here: its checkpoint's end moved to step 400 with ckedit, as a run
 #    interrupted at step 300 of 400 would store it) is refused with the exact message, exit 1, and the
 #    folder keeps its checkpoint, diagnostics and frames byte for byte.
@@ -38,24 +38,29 @@ run --steps 40 || fail "the run into a folder with a killed write's leftovers fa
 left=$(cd "$dir" && find . -name '*.tmp' -o -name '*.next' | sort | tr '\n' ' ')
 [ "$left" = "./notes.tmp " ] || fail "after the run these temporaries remain: $left"
 mine="$dir.mine"
-rm -rf "$mine" && mkdir -p "$mine/render" && echo me > "$mine/picture.png" && echo me > "$mine/movie.mp4" &&
-    echo me > "$mine/render/frame_of_my_holiday.png" || fail "cannot set up $mine"
-"$eddy" run "$scene" --quiet --no-picture --steps 5 --out "$mine" || fail "the run into a folder of the user's failed"
-for f in picture.png movie.mp4 render/frame_of_my_holiday.png; do
+rm -rf "$mine" && mkdir -p "$mine/render" && echo me > "$mine/render/frame_of_my_holiday.png" &&
+    echo me > "$mine/notes.txt" || fail "cannot set up $mine"
+for k in 1 2; do
+    "$eddy" run "$scene" --quiet --no-picture --steps 5 --out "$mine" || fail "run $k into a folder of the user's failed"
+done
+for f in render/frame_of_my_holiday.png notes.txt; do
     [ "$(cat "$mine/$f")" = me ] || fail "the user's $f was removed or changed"
 done
-# A folder of the user's that holds files of the names this run writes (their run.json, picture.png and a
-# frame named as eddy's) is refused, naming them, and keeps them; an eddy run record alone (a run killed
-# before its first table) is eddy's, and the run goes on.
+# A folder of the user's that holds files of the names an eddy run writes there (their run.json,
+# picture.png, movie.mp4 and a frame named as eddy's) is refused, naming them, and keeps them, whether
+# this run writes them or not (--no-picture, no movie): the next run would find this one's files and
+# clear a run's names. An eddy run record alone (a run killed before its first table) is eddy's, and the
+# run goes on.
 theirs="$dir.theirs"
 rm -rf "$theirs" && mkdir -p "$theirs/frames" && echo me > "$theirs/picture.png" && echo '{"mine": 1}' > "$theirs/run.json" &&
-    echo me > "$theirs/frames/frame_00001.csv" && echo me > "$theirs/notes.txt" || fail "cannot set up $theirs"
-got=$("$eddy" run "$scene" --quiet --steps 5 --out "$theirs" 2>&1); status=$?
-want="eddy: error: the output folder '$theirs' holds run.json, picture.png and frames/frame_00001.csv, which no eddy run wrote there (it shows no checkpoint, frames.pvd or diagnostics.csv) and this run would overwrite; move them away or choose another --out"
+    echo me > "$theirs/movie.mp4" && echo me > "$theirs/frames/frame_00001.csv" && echo me > "$theirs/notes.txt" ||
+    fail "cannot set up $theirs"
+got=$("$eddy" run "$scene" --quiet --no-picture --steps 5 --out "$theirs" 2>&1); status=$?
+want="eddy: error: the output folder '$theirs' holds run.json, picture.png and movie.mp4, which no eddy run wrote there (it shows no checkpoint, frames.pvd or diagnostics.csv) and runs into it would overwrite or remove; move them away or choose another --out"
 [ $status = 1 ] || fail "exit status $status into a folder of the user's files, expected 1: $got"
 [ "$got" = "$want" ] || fail "expected: $want, got: $got"
 [ "$(cat "$theirs/run.json")" = '{"mine": 1}' ] || fail "the user's run.json was changed"
-for f in picture.png frames/frame_00001.csv notes.txt; do
+for f in picture.png movie.mp4 frames/frame_00001.csv notes.txt; do
     [ "$(cat "$theirs/$f")" = me ] || fail "the user's $f was removed or changed"
 done
 rm -rf "$theirs" && mkdir -p "$theirs" && printf '{"format": "eddy.run/1"}' > "$theirs/run.json" || fail "cannot set up $theirs"

@@ -18,7 +18,9 @@
 #include <eddy/eddy.h>
 
 #include "diagnostics.h"
+#include "energy_watch.h"
 #include "frame.h"
+#include "sim.h"
 #include "sim_support.h"
 
 /* Two particles of masses 2 and 3 under a gravity with two non-zero components. */
@@ -130,11 +132,63 @@ static void split_partials_equal_the_whole(void **state)
     eddy_world_destroy(w);
 }
 
+/* The energy watch (host/drive/energy_watch.h) on made-up diagnostics: a 2D tank whose floor is at y = 0,
+ * so the energy above the floor at the start is E(0) itself (E_p of mass above y = 0). A rise of more
+ * than half of it is a run that made energy; one that then loses a particle (out_of_domain "remove")
+ * still made it, where the watch once forgot the rise and the run read "ok". */
+static void watch_keeps_a_rise_after_a_removal(void **state)
+{
+    (void)state;
+    eddy_error err = {0};
+    eddy_sim sim;
+    memset(&sim, 0, sizeof sim);
+    assert_int_equal(eddy_world_create(2, &sim.world, &err), EDDY_OK);
+    sim.scene.dimensions = 2;
+    sim.scene.has_container = 1;
+    sim.scene.simulation_scale = 1.0f;
+    sim.scene.gravity[1] = -9.81f;
+    sim.scene.container_max[0] = sim.scene.container_max[1] = 1.0f;
+    eddy_diagnostics d;
+    memset(&d, 0, sizeof d);
+    d.particles = 100;
+    d.mass = 10.0;
+    d.total_energy = 20.0; /* above the floor: 20 + 10 * (g . 0) = 20 */
+    eddy_energy_watch ew;
+    memset(&ew, 0, sizeof ew);
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.0);
+    d.total_energy = 29.0; /* +9: 0.45 of 20, under the rule's half */
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.1);
+    assert_false(eddy_energy_watch_made(&ew));
+    d.total_energy = 35.0; /* +15: 0.75 */
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.2);
+    assert_true(eddy_energy_watch_made(&ew));
+    d.particles = 99; /* one removed, its energy gone with it */
+    d.total_energy = 12.0;
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.3);
+    assert_true(eddy_energy_watch_made(&ew));
+    assert_true(fabs(eddy_energy_watch_ratio(&ew) - 0.75) < 1e-12);
+    assert_true(ew.rise_time == 0.2);
+    d.total_energy = 60.0; /* after the removal no frame counts */
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.4);
+    assert_true(fabs(eddy_energy_watch_ratio(&ew) - 0.75) < 1e-12);
+    /* A rise under the rule when the particle goes stays under it. */
+    memset(&ew, 0, sizeof ew);
+    d.particles = 100;
+    d.total_energy = 20.0;
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.0);
+    d.particles = 99;
+    d.total_energy = 40.0;
+    eddy_energy_watch_frame(&ew, &sim, &d, 0.1);
+    assert_false(eddy_energy_watch_made(&ew));
+    eddy_world_destroy(sim.world);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(potential_energy_by_hand),
         cmocka_unit_test(split_partials_equal_the_whole),
+        cmocka_unit_test(watch_keeps_a_rise_after_a_removal),
     };
     return support_run_tests("test_energy", argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

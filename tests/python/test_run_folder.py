@@ -211,7 +211,7 @@ def test_a_checkpoint_of_its_own_before_writing_is_no_stopped_run(tmp_path):
 def test_a_new_simulation_is_refused_a_folder_of_the_users_files_it_would_overwrite(tmp_path):
     """A folder that shows no run but holds a run.json of the user's and a file named as one of the run's
     frames is refused as `eddy run` refuses it (a teaching trial lost its own files to a run), with the
-    files kept; eddy run's message names a picture too, which a Simulation does not write."""
+    files kept."""
     d = str(tmp_path / "theirs")
     os.makedirs(os.path.join(d, "frames"))
     with open(os.path.join(d, "run.json"), "w") as f:
