@@ -6,7 +6,14 @@
 # commit recompiles nothing.
 execute_process(COMMAND git -C "${SOURCE}" describe --always --dirty --abbrev=12
                 OUTPUT_VARIABLE commit RESULT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT status EQUAL 0 OR commit STREQUAL "")
+# Only eddy's own checkout: unpacked or vendored inside another repository, git would name that one's.
+execute_process(COMMAND git -C "${SOURCE}" rev-parse --show-toplevel
+                OUTPUT_VARIABLE toplevel RESULT_VARIABLE top_status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+get_filename_component(source_real "${SOURCE}" REALPATH)
+if(top_status EQUAL 0)
+  get_filename_component(toplevel "${toplevel}" REALPATH)
+endif()
+if(NOT status EQUAL 0 OR commit STREQUAL "" OR NOT top_status EQUAL 0 OR NOT toplevel STREQUAL source_real)
   set(commit "unknown")
 endif()
 if(BUILD_TYPE STREQUAL "")

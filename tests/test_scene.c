@@ -508,7 +508,9 @@ static void build_logged(const char *text)
 
 /* A spacing just below h ran without a word and exploded later, the hint naming the time step: below
  * the 1.2 spacings per smoothing radius docs/scenes.md gives, the build warns, at the key, with both
- * values. h = 0.2 and scale 2: a spacing of 0.09 is 0.18 simulated, h / spacing = 1.11. */
+ * values, each as written (h in simulation units, the spacing in world units and simulated beside it: a
+ * review found h said divided by the scale). h = 0.2 and scale 2: a spacing of 0.09 is 0.18 simulated,
+ * h / spacing = 1.11. */
 static void spacing_near_radius_warned(void **state)
 {
     (void)state;
@@ -518,8 +520,8 @@ static void spacing_near_radius_warned(void **state)
     char *text = edit("\"particle_spacing\": 0.05", "\"particle_spacing\": 0.09");
     build_logged(text);
     assert_string_equal(logged,
-                        "warning: t.json:7:43: materials[0].particle_spacing: 0.09 is close to "
-                        "world.smoothing_radius = 0.1 (h / spacing = 1.11, below the 1.2 to 4 with which SPH "
+                        "warning: t.json:7:43: materials[0].particle_spacing: 0.09 (0.18 in simulation units) "
+                        "is close to world.smoothing_radius = 0.2 (h / spacing = 1.11, below the 1.2 to 4 with which SPH "
                         "resolves a fluid, docs/scenes.md): the density sum sees the neighbours at the kernel's "
                         "edge and the run may explode; use a spacing of at most h / 1.2 = 0.0833\n");
     /* What an explosion's hint can add (the world's values, simulation units). */

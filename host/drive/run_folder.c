@@ -248,11 +248,24 @@ static int eddy_run_record(const char *dir)
     FILE *f = path ? fopen(path, "rb") : NULL;
     free(path);
     if (!f) return 0;
-    char buf[1 << 16];
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    /* Whole, however long a record of many resumes grows (a cut one would not parse). */
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t got = 1; got > 0;) {
+        if (n + 4096 + 1 > cap) {
+            char *grown = realloc(buf, 2 * cap + 8192);
+            if (!grown) break;
+            buf = grown;
+            cap = 2 * cap + 8192;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    }
     fclose(f);
+    if (!buf) return 0;
     buf[n] = '\0';
     cJSON *doc = cJSON_Parse(buf);
+    free(buf);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "format");
     const int ours = cJSON_IsString(format) && strncmp(format->valuestring, "eddy.run/", 9) == 0;
     cJSON_Delete(doc);

@@ -213,8 +213,8 @@ static int gather_liquid(const eddy_probe *pr, const eddy_frame *fr, const eddy_
             near_particle *grown = realloc(list, cap * sizeof *grown);
             if (!grown) {
                 free(list);
-                return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring a force (%zu particles)",
-                                      cap);
+                return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY,
+                                      "out of memory measuring a force (%zu particles near the surface)", n);
             }
             list = grown;
         }
@@ -333,7 +333,8 @@ static double surface_pressure(const liquid *l, const double s[3], const double 
     if (!isfinite(shepard)) return shepard; /* a NaN pressure: the run's, reported, not hidden */
     if (!solve(m, a, b, 1e-8 * a[0][0])) return shepard;
     const double spread = pmax - pmin;
-    const double lowest = pmin >= 0 ? 0.0 : pmin - spread, highest = pmax <= 0 ? 0.0 : pmax + spread;
+    const double lowest = pmin >= 0 ? fmax(pmin - spread, 0.0) : pmin - spread;
+    const double highest = pmax <= 0 ? fmin(pmax + spread, 0.0) : pmax + spread;
     return fmin(fmax(b[0], lowest), highest);
 }
 
@@ -392,9 +393,10 @@ static double uncovered_part(const integral *in, const double s[3], int tangents
 /*
  * A flat piece of surface: origin o, outward normal n, tangents t[0] (t[1] in 3D), and along each
  * tangent `count` samples `step` apart from o (0: unbounded, the plane of a plane collider). Only the
- * samples within 2 h of a particle near the plane are visited: blocks of SAMPLES_PER_H samples per
- * tangent, those holding such a particle and their neighbours, so that a large face costs its wetted
- * part. Midpoint rule: each sample stands for step[0] * step[1] (step[0] in 2D).
+ * samples near a particle near the plane are visited: blocks of SAMPLES_PER_H samples per tangent,
+ * those holding such a particle and as many neighbours as reach one smoothing radius (a step shortened
+ * to divide a face exactly makes a block narrower than h), so that a large face costs its wetted part.
+ * Midpoint rule: each sample stands for step[0] * step[1] (step[0] in 2D).
  */
 typedef struct flat {
     double o[3], n[3], t[2][3], step[2];
@@ -412,7 +414,15 @@ static int integrate_flat(integral *in, const flat *f, eddy_error *err)
     const liquid *l = in->l;
     const int d = l->dimensions, tangents = d - 1;
     const double h = l->h;
-    int64_t (*blocks)[2] = malloc((l->count * 9 + 1) * sizeof *blocks);
+    int reach[2] = {0, 0};
+    for (int t = 0; t < tangents; ++t) {
+        /* (no further than the face's own blocks: a narrow face's step is tiny, its blocks few) */
+        double r = ceil(h / (SAMPLES_PER_H * f->step[t]));
+        if (f->count[t]) r = fmin(r, ceil((double)f->count[t] / SAMPLES_PER_H) + 1);
+        reach[t] = (int)r;
+    }
+    const size_t per_particle = (size_t)(2 * reach[0] + 1) * (size_t)(2 * reach[1] + 1);
+    int64_t (*blocks)[2] = malloc((l->count * per_particle + 1) * sizeof *blocks);
     if (!blocks) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory measuring a force");
     size_t nb = 0;
     for (size_t j = 0; j < l->count; ++j) {
@@ -430,8 +440,8 @@ static int integrate_flat(integral *in, const flat *f, eddy_error *err)
             b[t] = k < -4e15 ? (int64_t)-4e15 : k > 4e15 ? (int64_t)4e15 : (int64_t)k;
         }
         if (outside) continue;
-        for (int i0 = -1; i0 <= 1; ++i0)
-            for (int i1 = (tangents == 2 ? -1 : 0); i1 <= (tangents == 2 ? 1 : 0); ++i1) {
+        for (int i0 = -reach[0]; i0 <= reach[0]; ++i0)
+            for (int i1 = -reach[1]; i1 <= reach[1]; ++i1) {
                 blocks[nb][0] = b[0] + i0;
                 blocks[nb][1] = b[1] + i1;
                 ++nb;

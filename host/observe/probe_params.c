@@ -1,3 +1,8 @@
+/*
+ * host/observe/probe_params.c — the keys the built-in probes share (probe_params.h): read once, when a
+ * probe is created, and refused with the probe's context and the key where the table cannot say what
+ * is wrong.
+ */
 #include "probe_params.h"
 
 #include <stdio.h>

@@ -71,21 +71,25 @@ static int probe_create(int kind, const eddy_probe_setup *s, eddy_probe **out, e
     pr->kind = kind;
     pr->dimensions = s->world->dimensions;
     int rc = eddy_probe_read_material(s, &pr->one_material, &pr->material, err);
+    const int d = pr->dimensions;
     switch (rc ? -1 : kind) {
     case KIND_FRONT:
-        if (!(rc = eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err))) rc = eddy_probe_read_positive(s, "max_gap", &pr->max_gap, err);
+        if (!(rc = eddy_probe_read_axis(s, "axis", d, &pr->axis, &pr->sign, err)))
+            rc = eddy_probe_read_positive(s, "max_gap", &pr->max_gap, err);
         break;
     case KIND_HEIGHT:
-        if (!(rc = eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err)) && !(rc = eddy_probe_read_point(s, "at", pr->dimensions, pr->at, err)) &&
+        if (!(rc = eddy_probe_read_axis(s, "axis", d, &pr->axis, &pr->sign, err)) &&
+            !(rc = eddy_probe_read_point(s, "at", d, pr->at, err)) &&
             !(rc = eddy_probe_read_positive(s, "width", &pr->width, err)))
             rc = eddy_probe_read_positive(s, "max_gap", &pr->max_gap, err);
         break;
     case KIND_PRESSURE:
-        rc = eddy_probe_read_point(s, "point", pr->dimensions, pr->at, err);
+        rc = eddy_probe_read_point(s, "point", d, pr->at, err);
         break;
     case KIND_DENSITY:
-        if (!(rc = eddy_probe_read_point(s, "min", pr->dimensions, pr->min, err)) && !(rc = eddy_probe_read_point(s, "max", pr->dimensions, pr->max, err))) {
-            for (int a = 0; a < pr->dimensions && !rc; ++a)
+        if (!(rc = eddy_probe_read_point(s, "min", d, pr->min, err)) &&
+            !(rc = eddy_probe_read_point(s, "max", d, pr->max, err))) {
+            for (int a = 0; a < d && !rc; ++a)
                 if (!(pr->max[a] > pr->min[a]))
                     rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                         "%s.max: expected max > min on every axis, got max.%c = %g <= min.%c = %g",

@@ -312,8 +312,8 @@ int eddy_scene_get_vector(const eddy_scene *scene, eddy_error *err, const cJSON 
  * Why a vector of `count` numbers does not fit the scene, for the end of an "expected an array of 3
  * numbers, got ..." message: when the scene is 3D only because it does not set "dimensions" and the
  * vector has 2 numbers, " (the scene is 3D: "dimensions" is not set, and 3 is its default; add
- * "dimensions": 2 for a 2D scene)"; else "". Every reader of a vector against the dimensions (a probe's
- * point too) ends its message with it.
+ * "dimensions": 2 for a 2D scene)"; else "". The scene's readers of a vector against the dimensions end
+ * their message with it (a probe's point does not: its scene's gravity, read first, already says it).
  */
 const char *eddy_scene_dimensions_hint(const eddy_scene *scene, int count);
 

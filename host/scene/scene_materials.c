@@ -203,9 +203,21 @@ static int under_resolved(double h, double dist)
  * vpm_drop_in_tank.json sit at 20, and 32 is refused). Once a process for a given text: a comparison
  * builds one world per solver from one scene.
  */
+/* Whether `said` was said before in this process (the last few texts, which covers a scene's
+ * materials); notes it if not. A race says one text twice at worst. */
+static int said_before(uint64_t said)
+{
+    enum { KEPT = 16 };
+    static atomic_uint_fast64_t kept[KEPT];
+    static atomic_uint next;
+    for (int k = 0; k < KEPT; ++k)
+        if (atomic_load(&kept[k]) == said) return 1;
+    atomic_store(&kept[atomic_fetch_add(&next, 1u) % KEPT], said);
+    return 0;
+}
+
 void scene_warn_resolution(const eddy_scene *s, const eddy_host *host)
 {
-    static atomic_uint_fast64_t last_said;
     if (!host) return;
     const double h = (double)s->smoothing_radius, scale = (double)s->simulation_scale;
     const cJSON *arr = scene_member(s->root, "materials");
@@ -217,11 +229,16 @@ void scene_warn_resolution(const eddy_scene *s, const eddy_host *host)
         const int given = cJSON_IsNumber(spacing);
         /* The spacing as written: the one derived back from its mass differs in the last digits. */
         const double dx = given ? spacing->valuedouble * scale : (double)m->particle_dist;
-        char mp[PATH_BUF], p[PATH_BUF], value[64];
+        char mp[PATH_BUF], p[PATH_BUF], value[128];
         scene_path_index(mp, "materials", i);
         scene_path_key(p, mp, given ? "particle_spacing" : "particle_mass");
-        if (given) snprintf(value, sizeof value, "%g is", dx / scale);
-        else snprintf(value, sizeof value, "%g gives a rest spacing of %g,", (double)m->particle_mass, dx / scale);
+        /* (h is given in simulation units, the spacing in world units: both as written, and the spacing
+         * in h's units beside it where they differ) */
+        char sim_units[48] = "";
+        if (scale != 1.0) snprintf(sim_units, sizeof sim_units, " (%g in simulation units)", dx);
+        if (given) snprintf(value, sizeof value, "%g%s is", dx / scale, sim_units);
+        else snprintf(value, sizeof value, "%g gives a rest spacing of %g%s,", (double)m->particle_mass, dx / scale,
+                      sim_units);
         eddy_error e;
         eddy_error_clear(&e);
         ctx c = scene_ctx(s, &e);
@@ -229,10 +246,9 @@ void scene_warn_resolution(const eddy_scene *s, const eddy_host *host)
                    "%s close to world.smoothing_radius = %g (h / spacing = %.3g, below the %g to %g with which "
                    "SPH resolves a fluid, docs/scenes.md): the density sum sees the neighbours at the kernel's "
                    "edge and the run may explode; use a spacing of at most h / %g = %.3g",
-                   value, h / scale, h / dx, EDDY_SCENE_RATIO_MIN, EDDY_SCENE_RATIO_MAX, EDDY_SCENE_RATIO_MIN,
+                   value, h, h / dx, EDDY_SCENE_RATIO_MIN, EDDY_SCENE_RATIO_MAX, EDDY_SCENE_RATIO_MIN,
                    h / EDDY_SCENE_RATIO_MIN / scale);
-        const uint64_t said = eddy_fnv1a_str(EDDY_FNV1A_OFFSET, e.message);
-        if (atomic_exchange(&last_said, said) != said)
+        if (!said_before(eddy_fnv1a_str(EDDY_FNV1A_OFFSET, e.message)))
             eddy_host_log(host, EDDY_LOG_WARNING, NULL, "warning: %s", e.message);
     }
 }

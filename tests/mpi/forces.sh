@@ -2,16 +2,14 @@
 # forces.sh EDDY MPIRUN SCENE OUT STEPS N [ARG...]: on N processes, the "force" probe (a pressure fitted
 # at each surface sample, not a sum over particles) is measured on the particles gathered to rank 0
 # (docs/mpi.md), in id order, so probes.csv equals the single-process run's byte for byte: the floor's
-# load, the left wall's push and the sideways force on the floor (0 for pressure alone, a sign or
-# normal slip shows there), next to a pressure probe (a sum). The floor's load must move over the rows
-# and be positive. Exit 77 without mpirun or MPI.
+# load and the left wall's push, next to a pressure probe (a sum). The floor's load must move over the
+# rows and be positive. Exit 77 without mpirun or MPI.
 eddy=$1; mpirun=$2; scene=$3; out=$4; steps=$5; n=$6; shift 6
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
 if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
 fail() { echo "forces.sh: $*" >&2; exit 1; }
 probes='probes=[{"name":"floor","kind":"force","wall":"-y","axis":"-y"},
 {"name":"left","kind":"force","wall":"-x","axis":"-x"},
-{"name":"floor_x","kind":"force","wall":"-y","axis":"x"},
 {"name":"p_bottom","kind":"pressure","point":[0.05,0.01]}]'
 rm -rf "$out"
 mkdir -p "$out"

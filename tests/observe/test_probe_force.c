@@ -11,9 +11,12 @@
  * The bars: the pressure is linear, so the probe's linear fit reproduces it at every sample and the
  * midpoint rule integrates it exactly on flat faces (equal angles on a circle: exact for the
  * first-order trigonometric integrand); what remains is the corners and edges where few particles are
- * near, and in 3D the Fibonacci sphere's quadrature. A Shepard average in place of the fit reads the
- * pressure about 0.3 h inside the liquid: 1% low on this floor (h = 0.02 under 0.6 m of water), 3 to
- * 10 times the floor's and the walls' bars.
+ * near (the walls read 0.03% high in 2D, 0.11% in 3D; the right wall over the tilted plane 0.07%), and
+ * in 3D the Fibonacci sphere's quadrature (0.001%). The bars are 0.1% (0.2% for the wall beside the
+ * plane, 0.3% for the 3D walls). A Shepard average in place of the fit reads the pressure about 0.3 h
+ * inside the liquid: 1% low on this floor (h = 0.02 under 0.6 m of water), 10 times its bar. Forces
+ * that vanish by the symmetry of their surface (a box's or a ball's sideways) are checked where the
+ * faces' terms must cancel; a container wall's off-axis component is 0 by construction and is not.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -129,7 +132,6 @@ static void tank_2d(void **state)
              "%s \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2], \"max\": [0.4, 0.3]},"
              " {\"type\": \"sphere\", \"center\": [0.7, 0.3], \"radius\": 0.1}],"
              " \"probes\": [{\"name\": \"floor\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"-y\"},"
-             " {\"name\": \"floor_x\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"x\"},"
              " {\"name\": \"left\", \"kind\": \"force\", \"wall\": \"-x\", \"axis\": \"-x\"},"
              " {\"name\": \"right\", \"kind\": \"force\", \"wall\": \"+x\", \"axis\": \"x\"},"
              " {\"name\": \"lid\", \"kind\": \"force\", \"wall\": \"+y\", \"axis\": \"y\"},"
@@ -138,18 +140,17 @@ static void tank_2d(void **state)
              " {\"name\": \"disc_up\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"y\"},"
              " {\"name\": \"disc_x\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"-x\"}]}",
              HEAD_2D);
-    double v[9];
-    measure(text, 0.01, v, 9);
+    double v[8];
+    measure(text, 0.01, v, 8);
     const double rg = RHO * G;
     expect_near("2D floor: rho g H L", v[0], rg * DEPTH * 1.0, 0.001);
-    expect_small("2D floor, sideways", v[1], rg * DEPTH, 1e-9);
-    expect_near("2D left wall: rho g H^2 / 2", v[2], 0.5 * rg * DEPTH * DEPTH, 0.002);
-    expect_near("2D right wall: rho g H^2 / 2", v[3], 0.5 * rg * DEPTH * DEPTH, 0.002);
-    assert_true(v[4] == 0.0); /* the lid is dry */
-    expect_near("2D box: buoyancy rho g A", v[5], rg * 0.2 * 0.1, 0.003);
-    expect_small("2D box, sideways", v[6], rg * 0.2 * 0.1, 0.003);
-    expect_near("2D disc: buoyancy rho g pi r^2", v[7], rg * M_PI * 0.01, 0.01);
-    expect_small("2D disc, sideways", v[8], rg * M_PI * 0.01, 0.01);
+    expect_near("2D left wall: rho g H^2 / 2", v[1], 0.5 * rg * DEPTH * DEPTH, 0.001);
+    expect_near("2D right wall: rho g H^2 / 2", v[2], 0.5 * rg * DEPTH * DEPTH, 0.001);
+    assert_true(v[3] == 0.0); /* the lid is dry */
+    expect_near("2D box: buoyancy rho g A", v[4], rg * 0.2 * 0.1, 0.001);
+    expect_small("2D box, sideways", v[5], rg * 0.2 * 0.1, 0.001);
+    expect_near("2D disc: buoyancy rho g pi r^2", v[6], rg * M_PI * 0.01, 0.001);
+    expect_small("2D disc, sideways", v[7], rg * M_PI * 0.01, 0.001);
 }
 
 /*
@@ -174,10 +175,10 @@ static void tilted_plane_2d(void **state)
     double v[5];
     measure(text, 0.01, v, 5);
     const double rg = RHO * G;
-    expect_near("2D tilted plane, down", v[0], rg * 0.4, 0.003);
-    expect_near("2D tilted plane, along +x", v[1], rg * 0.08, 0.01);
-    expect_near("2D left wall over [0.1, 0.6]", v[2], 0.5 * rg * 0.25, 0.003);
-    expect_near("2D right wall over [0.3, 0.6]", v[3], 0.5 * rg * 0.09, 0.005);
+    expect_near("2D tilted plane, down", v[0], rg * 0.4, 0.001);
+    expect_near("2D tilted plane, along +x", v[1], rg * 0.08, 0.001);
+    expect_near("2D left wall over [0.1, 0.6]", v[2], 0.5 * rg * 0.25, 0.001);
+    expect_near("2D right wall over [0.3, 0.6]", v[3], 0.5 * rg * 0.09, 0.002);
     assert_true(v[4] == 0.0);
 }
 
@@ -210,13 +211,13 @@ static void tank_3d(void **state)
     for (int k = 0; k < 7; ++k)
         if (memcmp(&v[k], &again[k], sizeof v[k]) != 0) fail_msg("probe %d: %.17g on 1 thread, %.17g on 3", k, v[k], again[k]);
     const double rg = RHO * G;
-    expect_near("3D floor: rho g H A", v[0], rg * DEPTH, 0.002);
-    expect_near("3D back wall: rho g H^2 / 2 W", v[1], 0.5 * rg * DEPTH * DEPTH, 0.004);
-    expect_near("3D right wall: rho g H^2 / 2 W", v[2], 0.5 * rg * DEPTH * DEPTH, 0.004);
-    expect_near("3D box: buoyancy rho g V", v[3], rg * 0.2 * 0.1 * 0.2, 0.005);
-    expect_small("3D box, sideways", v[4], rg * 0.2 * 0.1 * 0.2, 0.005);
-    expect_near("3D ball: buoyancy rho g 4/3 pi r^3", v[5], rg * 4.0 / 3.0 * M_PI * 1e-3, 0.01);
-    expect_small("3D ball, sideways", v[6], rg * 4.0 / 3.0 * M_PI * 1e-3, 0.01);
+    expect_near("3D floor: rho g H A", v[0], rg * DEPTH, 0.001);
+    expect_near("3D back wall: rho g H^2 / 2 W", v[1], 0.5 * rg * DEPTH * DEPTH, 0.003);
+    expect_near("3D right wall: rho g H^2 / 2 W", v[2], 0.5 * rg * DEPTH * DEPTH, 0.003);
+    expect_near("3D box: buoyancy rho g V", v[3], rg * 0.2 * 0.1 * 0.2, 0.001);
+    expect_small("3D box, sideways", v[4], rg * 0.2 * 0.1 * 0.2, 0.001);
+    expect_near("3D ball: buoyancy rho g 4/3 pi r^3", v[5], rg * 4.0 / 3.0 * M_PI * 1e-3, 0.001);
+    expect_small("3D ball, sideways", v[6], rg * 4.0 / 3.0 * M_PI * 1e-3, 0.001);
 }
 
 /* Each refusal names the key and what it needs. */

@@ -3,10 +3,11 @@ the --set value, the scene file's own values, the particle count of the scene's 
 vector path `eddy --version` names; a parameter left to the solver is null and what it derived is in the
 log; `eddy resume` appends its command from the step it started at; a new
 run starts the record again; a run.json that is not eddy's is left as it is, with a warning. The build's
-provenance against the source itself: the commit `git describe` names (its "-dirty" mark aside, which
-edits between build and test may change), the compiler CMake found, the CPU model /proc/cpuinfo names.
+provenance: the commit the build took (BUILD_INFO, the header cmake/eddy_build_info.cmake wrote; the
+tree may have moved on since, so not git describe now), which must look like `git describe` output, the
+compiler CMake found, the CPU model /proc/cpuinfo names.
 
-usage: check_run_record.py EDDY SCENE OUT [SOURCE_DIR COMPILER]
+usage: check_run_record.py EDDY SCENE OUT [BUILD_INFO COMPILER]
 """
 import json
 import os
@@ -15,7 +16,7 @@ import subprocess
 import sys
 
 eddy, scene_path, out = sys.argv[1:4]
-source_dir, compiler = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else (None, None)
+build_info, compiler = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else (None, None)
 failures = []
 
 
@@ -61,12 +62,13 @@ check("particles", c["particles"], n)
 version = subprocess.run([eddy, "--version"], capture_output=True, text=True).stdout
 check("eddy.version in --version", f"eddy {c['eddy']['version']} (plugin ABI {c['eddy']['plugin_abi']})" in version, True)
 check("eddy.simd in --version", f"simd: {c['eddy']['simd']} " in version, True)
-if source_dir:
-    g = subprocess.run(["git", "-C", source_dir, "describe", "--always", "--dirty", "--abbrev=12"],
-                       capture_output=True, text=True)
-    described = g.stdout.strip() if g.returncode == 0 and g.stdout.strip() else "unknown"
-    check("eddy.commit (git describe of the source)", c["eddy"]["commit"].removesuffix("-dirty"),
-          described.removesuffix("-dirty"))
+if build_info:
+    import re
+    with open(build_info) as f:
+        built = re.search(r'#define EDDY_BUILD_COMMIT "([^"]*)"', f.read()).group(1)
+    check("eddy.commit (the build's)", c["eddy"]["commit"], built)
+    check("eddy.commit looks like git describe", bool(re.fullmatch(r"unknown|[\w.-]*[0-9a-f]{12}(-dirty)?",
+                                                                 c["eddy"]["commit"])), True)
     check("eddy.compiler", c["eddy"]["compiler"], compiler)
     check("eddy.build_type present", bool(c["eddy"]["build_type"]), True)
 cpu = "unknown"
