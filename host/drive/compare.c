@@ -434,6 +434,11 @@ static void describe_conservation(const eddy_scene *scene, context *cx)
     }
     const char *why = gravity ? "gravity" : walls ? "walls" : scene->collider_count ? "colliders" : "";
     snprintf(cx->momentum_na, sizeof cx->momentum_na, "%s", why);
+    /* (what a resolution study changes, on every row: a table read alone says which run it was) */
+    const double scale = scene->simulation_scale;
+    cx->materials = scene->material_count;
+    cx->spacing = scene->material_count ? (double)scene->materials[0].particle_dist / scale : NAN;
+    cx->smoothing_radius = (double)scene->smoothing_radius / scale;
 }
 
 /* A summary that cannot be written fails the same way after every solver and at the end: said once

@@ -70,6 +70,10 @@ typedef struct context {
     /* Why the momentum drift means nothing for this scene ("gravity", "walls", "colliders"); "" when
      * momentum is conserved (no gravity, every bounded axis periodic, no collider). */
     char momentum_na[32];
+    /* The resolution a study varies (world units): the first material's lattice spacing and the
+     * smoothing radius, and how many materials have a spacing of their own. */
+    double spacing, smoothing_radius;
+    size_t materials;
 } context;
 
 /* The plots drawn so far (compare_draw_plots): one per metric and one per probe, as many as the scene

@@ -211,7 +211,8 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
     const size_t np = eddy_probes_count(p);
     fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
           "momentum_drift,ms_per_step,particle_steps_per_s,density_compression_max,total_energy_change,"
-          "total_energy_change_relative,total_energy_rise_max,total_energy_rise_max_relative", f);
+          "total_energy_change_relative,total_energy_rise_max,total_energy_rise_max_relative,particle_spacing,"
+          "smoothing_radius", f);
     for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
     for (size_t i = 0; i < np; ++i)
         if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
@@ -227,6 +228,8 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
                     s.drift, s.ms_per_step, s.rate, s.cmax, s.de, s.de_rel, s.rise, s.rise_rel);
         else
             fputs(",,,,,,,,,,,", f);
+        /* (single-precision values: 7 digits, 0.0025 rather than 0.00249999994412) */
+        fprintf(f, ",%.7g,%.7g", cx->spacing, cx->smoothing_radius);
         /* A probe whose field the solver lacks is nan, the file's one form for a figure without a value
          * (summary.md says n/a and why). */
         for (size_t i = 0; i < np; ++i) {
@@ -295,7 +298,9 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     const eddy_probes *p = cx->probes;
     const size_t np = eddy_probes_count(p);
     fprintf(f, "# eddy compare: %s\n\n", cx->scene_name);
-    fprintf(f, "Scene `%s`, %zu particles, ", o->scene_path, cx->particles);
+    fprintf(f, "Scene `%s`, %zu particles (spacing %g m%s, smoothing radius %g m: %.3g spacings), ", o->scene_path,
+            cx->particles, cx->spacing, cx->materials > 1 ? " for the first material" : "", cx->smoothing_radius,
+            cx->smoothing_radius / cx->spacing);
     if (o->steps >= 0) fprintf(f, "%lld steps", o->steps);
     else fprintf(f, "to t = %.6g s", cx->end_time);
     md_sampling(f, cx, res, count);

@@ -41,7 +41,7 @@ H, HALF_SPACING = 0.005, 0.00125
 SUMMARY_COLUMNS = ("solver,status,end_time,steps,particles,density_error_mean,density_error_max,"
                    "kinetic_energy_end,momentum_drift,ms_per_step,particle_steps_per_s,"
                    "density_compression_max,total_energy_change,total_energy_change_relative,"
-                   "total_energy_rise_max,total_energy_rise_max_relative,front,"
+                   "total_energy_rise_max,total_energy_rise_max_relative,particle_spacing,smoothing_radius,front,"
                    "height_left_wall,front_reference_rms,error").split(",")
 # No momentum drift plot: with gravity and walls momentum is not conserved (check_energy.py has the
 # scene without them).
@@ -145,6 +145,10 @@ def check_run(d, run_dir):
         check(close(float(r["end_time"]), 0.03) and r["particles"] == "3200" and int(r["steps"]) >= 600,
               "%s: t end %s, %s particles, %s steps" % (solver, r["end_time"], r["particles"], r["steps"]))
         check(md.count("| %s | ok | 0.03 |" % solver) == 1, "%s row in summary.md" % solver)
+        # The resolution on every row: the scene's spacing (2 x HALF_SPACING) and h, as given.
+        check(r.get("particle_spacing") == repr(2 * HALF_SPACING) and r.get("smoothing_radius") == repr(H),
+              "%s: particle_spacing %s, smoothing_radius %s" % (solver, r.get("particle_spacing"),
+                                                               r.get("smoothing_radius")))
         diag = read_csv(os.path.join(sd, "diagnostics.csv"))
         times = [float(x["time"]) for x in diag]
         check(len(times) == 5 and all(close(a, b) for a, b in zip(times, sample_times)),
