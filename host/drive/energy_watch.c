@@ -79,3 +79,32 @@ void eddy_energy_watch_warn(const eddy_energy_watch *ew, const eddy_scene *scene
     eddy_energy_watch_describe(ew, scene, text, sizeof text);
     fprintf(stderr, "eddy: warning: %s%s%s\n", who ? who : "", who ? ": " : "", text);
 }
+
+cJSON *eddy_energy_watch_to_json(const eddy_energy_watch *ew)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddNumberToObject(o, "state", ew->state) || !cJSON_AddNumberToObject(o, "start", ew->start) ||
+        !cJSON_AddNumberToObject(o, "above_floor", ew->above_floor) || !cJSON_AddNumberToObject(o, "rise", ew->rise) ||
+        !cJSON_AddNumberToObject(o, "rise_time", ew->rise_time) ||
+        !cJSON_AddNumberToObject(o, "particles", ew->particles) || !cJSON_AddBoolToObject(o, "stopped", ew->stopped)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int eddy_energy_watch_from_json(eddy_energy_watch *ew, const cJSON *o)
+{
+    static const char *const numbers[] = {"state", "start", "above_floor", "rise", "rise_time", "particles"};
+    double v[6];
+    for (int k = 0; k < 6; ++k) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, numbers[k]);
+        if (!cJSON_IsNumber(n) || !isfinite(n->valuedouble)) return -1;
+        v[k] = n->valuedouble;
+    }
+    const cJSON *stopped = cJSON_GetObjectItemCaseSensitive(o, "stopped");
+    if (!cJSON_IsBool(stopped) || (v[0] != -1 && v[0] != 0 && v[0] != 1) || !(v[5] >= 0)) return -1;
+    *ew = (eddy_energy_watch){.state = (int)v[0], .start = v[1], .above_floor = v[2], .rise = v[3],
+                              .rise_time = v[4], .particles = v[5], .stopped = cJSON_IsTrue(stopped)};
+    return 0;
+}

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "diagnostics.h"
 #include "scene.h"
 
@@ -37,6 +39,12 @@ int eddy_energy_watch_made(const eddy_energy_watch *ew);
 double eddy_energy_watch_ratio(const eddy_energy_watch *ew);
 /* The warning's sentence, "the energy E_k + E_p rose by ... docs/compare.md)", without "eddy: warning: ". */
 void eddy_energy_watch_describe(const eddy_energy_watch *ew, const eddy_scene *scene, char *out, size_t size);
+/* The watch as a checkpoint's settings keep it ("energy_watch"), so that a resumed run is judged against
+ * the run's start, not the checkpoint's (a resume after a full disk warned of the rise since the
+ * checkpoint as if from the start). NULL when out of memory. */
+cJSON *eddy_energy_watch_to_json(const eddy_energy_watch *ew);
+/* Back from the settings: 0 and *ew set when `o` is such an object, -1 (ew untouched) otherwise. */
+int eddy_energy_watch_from_json(eddy_energy_watch *ew, const cJSON *o);
 /* "eddy: warning: [WHO: ]<the sentence>" on stderr when the run made energy (who NULL: no name). */
 void eddy_energy_watch_warn(const eddy_energy_watch *ew, const eddy_scene *scene, const char *who);
 

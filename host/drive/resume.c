@@ -190,6 +190,12 @@ static int open_from_checkpoint(run_ctx *c, const eddy_checkpoint *ck, eddy_erro
     snprintf(c->checkpoint_path, sizeof c->checkpoint_path, "%s", eddy_checkpoint_path(ck));
     c->frame = (int)next_frame;
     c->has_checkpoint = 1; /* (its time: once the session is open, the restored clock) */
+    /* The run's energy watch goes on from the run's start (a checkpoint from before it was kept has
+     * none: watched from the resume, as then). */
+    const cJSON *ew = cJSON_GetObjectItemCaseSensitive(s, "energy_watch");
+    if (ew && eddy_energy_watch_from_json(&c->energy, ew))
+        return setting_invalid(ck, "energy_watch", ew, "the run's energy watch (state, start, above_floor, rise, "
+                               "rise_time, particles, stopped)", err);
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(s, "render");
     if (r) {
         eddy_render_request req;

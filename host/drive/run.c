@@ -367,6 +367,14 @@ static cJSON *settings_of(const run_ctx *c)
         cJSON_Delete(s);
         return NULL;
     }
+    if (c->energy.state != 0) {
+        cJSON *ew = eddy_energy_watch_to_json(&c->energy);
+        if (!ew || !cJSON_AddItemToObject(s, "energy_watch", ew)) {
+            cJSON_Delete(ew);
+            cJSON_Delete(s);
+            return NULL;
+        }
+    }
     if (c->ren) {
         /* A resumed run renders on with the same request, and with the colour range the first frame
          * settled, so that its frames match the ones before the checkpoint. */
