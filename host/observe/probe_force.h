@@ -8,8 +8,10 @@
  *             surface is a container wall (`wall`: "-x", "+x", "-y", ...) or one of the scene's
  *             colliders (`collider`: its index in the scene's list). Samples a quarter of the smoothing
  *             radius apart over the surface (midpoint rule; a sphere's are of equal area); at each, the
- *             "pressure" field's linear moving-least-squares fit over the particles within one
- *             smoothing radius on the liquid's side (Shepard's average where they do not span the
+ *             "pressure" field's linear least-squares fit over the particles within three smoothing
+ *             radii on the liquid's side, weights V (1 - r^2 / R^2), wide and even enough to average
+ *             the layer-to-layer alternation of a solver's pressure at a wall (Shepard's average where
+ *             they do not span the
  *             dimensions), 0 where none is near (a dry surface: the fields are gauge pressures) or where
  *             the sample lies inside another solid. Pressure forces only: no viscous shear. A solver
  *             without a pressure field (pbf) reads 0. Units: the pressure's times world area, N (N/m
@@ -17,7 +19,7 @@
  *
  * Not a sum over particles (a ratio per sample): on several processes it is measured on the particles
  * gathered to rank 0, as a plugin's probe. Independent of storage order (the particles near the surface
- * are visited in cell and id order). O(N) to find the particles within h of the surface, then
+ * are visited in cell and id order). O(N) to find the particles within 3 h of the surface, then
  * O(samples (log M + neighbours)) over the wetted part, M the particles near the surface; a sample that
  * is wet also checks every other collider (whether it lies inside one).
  */
