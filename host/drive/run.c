@@ -367,7 +367,9 @@ static cJSON *settings_of(const run_ctx *c)
         cJSON_Delete(s);
         return NULL;
     }
-    if (c->energy.state != 0) {
+    /* (one process: a split run's pieces must hold one run's settings, and only rank 0 watches where the
+     * outputs are gathered; such a run's resume watches from the resume, as before) */
+    if (c->energy.state != 0 && eddy_decomp_size() == 1) {
         cJSON *ew = eddy_energy_watch_to_json(&c->energy);
         if (!ew || !cJSON_AddItemToObject(s, "energy_watch", ew)) {
             cJSON_Delete(ew);
