@@ -248,7 +248,9 @@ def check_pressure(d):
               "%s: %s pressure in its frames" % (solver, "a non-zero" if has else "no non-zero"))
         probes = read_csv(os.path.join(sd, "probes.csv"))
         r_value = by[solver].get("pressure_bottom")
+        f_value = by[solver].get("floor_force")
         if has:
+            check(f_value not in ("", "nan") and float(f_value) > 0, "%s: floor_force %s is a load" % (solver, f_value))
             check(r_value != "nan" and close(float(r_value), float(probes[-1]["pressure_bottom"]), 1e-9),
                   "%s: pressure_bottom %s in summary.csv = probes.csv's %s"
                   % (solver, r_value, probes[-1]["pressure_bottom"]))
@@ -256,6 +258,10 @@ def check_pressure(d):
         else:
             check(float(probes[-1]["pressure_bottom"]) == 0, "%s: probes.csv reads the zero field as 0" % solver)
             check(r_value == "nan", "%s: pressure_bottom in summary.csv is nan, not 0 (got %s)" % (solver, r_value))
+            # (a force integrates that field: a structure under no load, read so by a user trial)
+            check(f_value == "nan", "%s: floor_force in summary.csv is nan, not 0 (got %s)" % (solver, f_value))
+            check(md_rows.get(solver, "").count("| n/a (no pressure) |") == 2,
+                  "%s: summary.md says n/a (no pressure) for the pressure and the force" % solver)
             check("| n/a (no pressure) |" in md_rows.get(solver, ""), "%s: summary.md says n/a (no pressure)" % solver)
         for name in ("density_lower_half", "depth_middle"):
             check(by[solver][name] not in ("", "nan") and float(by[solver][name]) > 0,
