@@ -534,6 +534,10 @@ cli_test(set_material_value_named 1 "eddy: error: --set 'materials[0].stiffness=
          run ${SCENES}/dam_break_2d.json --set materials[0].stiffness=-5 --out ${CLI_OUT}/x)
 cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\", \"density\" or \"force\", got \"nope\""
          run ${SCENES}/dam_break_2d.json --set "probes=[{\"kind\": \"nope\"}]" --out ${CLI_OUT}/x)
+# ... and so is a probe's own refusal of what a --set put in (it named the scene file, where the probe
+# never was: a force-probe trial).
+cli_test(set_probe_refusal_names_the_override 1 "eddy: error: --set 'probes=[{\"kind\": \"force\", \"axis\": \"x\"}]': probes[0]: expected the surface the force acts on"
+         run ${SCENES}/dam_break_2d.json --set "probes=[{\"kind\": \"force\", \"axis\": \"x\"}]" --out ${CLI_OUT}/x)
 cli_test(set_render_value_named 1 "eddy: error: --set 'render.camera=5': render.camera: expected an object or a string in the --camera syntax, got 5"
          run ${SCENES}/dam_break_2d.json --set render.camera=5 --out ${CLI_OUT}/x)
 cli_test(set_checkpoint_value_named 1 "eddy: error: --set 'checkpoint.every=-1': checkpoint.every: expected a number >= 0, got -1"

@@ -451,6 +451,16 @@ static int parse_probe(const eddy_scene *s, eddy_registry *reg, eddy_error *err,
     eddy_scene_locate(s, path, &line, &col);
     if (line > 0) snprintf(pr->context, sizeof pr->context, "%s:%d:%d: %s", pr->file, line, col, path);
     else snprintf(pr->context, sizeof pr->context, "%s: %s", pr->file, path);
+    /* A probe an override put in is worded as the scene words it, naming the --set (the file never held
+     * it: "FILE: probes[0]: expected `wall` or `collider`, got both" sent the reader to the file). */
+    {
+        eddy_error where;
+        eddy_error_clear(&where);
+        eddy_scene_fail_at(s, &where, path, o, "%s", "");
+        const size_t ml = strlen(where.message), tail = strlen(path) + 2;
+        if (line <= 0 && ml >= tail && strncmp(where.message + ml - tail, path, tail - 2) == 0)
+            snprintf(pr->context, sizeof pr->context, "%.*s%s", (int)(ml - tail), where.message, path);
+    }
     int rc = locate_keys(s, o, path, pr, err);
     if (!rc) rc = parse_params(s, err, o, path, pr);
     if (rc) return rc;
