@@ -129,13 +129,16 @@ static const char *const HEAD_2D =
     " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.9, 0.9], \"max\": [0.95, 0.95]}}],";
 
 /* 2D: a box [0.2, 0.4] x [0.2, 0.3] and a disc of radius 0.1 at (0.7, 0.3) under 0.6 m of water. */
+static const char *const TANK_2D_COLLIDERS =
+    "\"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2], \"max\": [0.4, 0.3]},"
+    " {\"type\": \"sphere\", \"center\": [0.7, 0.3], \"radius\": 0.1}],";
+
 static void tank_2d(void **state)
 {
     (void)state;
     char text[4096];
     snprintf(text, sizeof text,
-             "%s \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2], \"max\": [0.4, 0.3]},"
-             " {\"type\": \"sphere\", \"center\": [0.7, 0.3], \"radius\": 0.1}],"
+             "%s %s"
              " \"probes\": [{\"name\": \"floor\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"-y\"},"
              " {\"name\": \"left\", \"kind\": \"force\", \"wall\": \"-x\", \"axis\": \"-x\"},"
              " {\"name\": \"right\", \"kind\": \"force\", \"wall\": \"+x\", \"axis\": \"x\"},"
@@ -144,7 +147,7 @@ static void tank_2d(void **state)
              " {\"name\": \"box_x\", \"kind\": \"force\", \"collider\": 0, \"axis\": \"x\"},"
              " {\"name\": \"disc_up\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"y\"},"
              " {\"name\": \"disc_x\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"-x\"}]}",
-             HEAD_2D);
+             HEAD_2D, TANK_2D_COLLIDERS);
     double v[8];
     measure(text, 0.01, v, 8);
     const double rg = RHO * G;
@@ -231,19 +234,20 @@ static void tank_3d(void **state)
  * radius extended that step to the wall: floors 4-16% low on water at rest, and a submerged disc's
  * buoyancy with the wrong sign. Here the hydrostatic field of tank_2d carries +-5% of the floor's
  * pressure alternating by layer; the floor, the box's and the disc's buoyancy must stay near their
- * hydrostatic values. Bars: the layering's own size, and a tenth of it on the floor.
+ * hydrostatic values. Bars: 0.6 of the layering on the floor (a line through alternating layers keeps
+ * about half of it at the wall; the fit over the two layers within h read twice it), its whole size over
+ * the box's and the disc's projected width (top and bottom see layers of opposite sign here).
  */
 static void layered_pressure_2d(void **state)
 {
     (void)state;
     char text[4096];
     snprintf(text, sizeof text,
-             "%s \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2], \"max\": [0.4, 0.3]},"
-             " {\"type\": \"sphere\", \"center\": [0.7, 0.3], \"radius\": 0.1}],"
+             "%s %s"
              " \"probes\": [{\"name\": \"floor\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"-y\"},"
              " {\"name\": \"box_up\", \"kind\": \"force\", \"collider\": 0, \"axis\": \"y\"},"
              " {\"name\": \"disc_up\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"y\"}]}",
-             HEAD_2D);
+             HEAD_2D, TANK_2D_COLLIDERS);
     const double rg = RHO * G;
     layering = 0.05 * rg * DEPTH;
     double v[3];
