@@ -44,6 +44,7 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "output.h"
+#include "run_record.h"
 #include "sim.h"
 
 /* 1 when the run of these settings stopped before its end, which `end` then describes. */
@@ -240,37 +241,10 @@ int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, 
     return rc;
 }
 
-/* 1 when DIR/run.json is the record an eddy run writes ("format": "eddy.run/N"), 0 when it is another
- * file (or unreadable as one: a user's run.json of any kind). */
-static int eddy_run_record(const char *dir)
-{
-    char *path = eddy_output_join_path(dir, "run.json");
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    free(path);
-    if (!f) return 0;
-    /* Whole, however long a record of many resumes grows (a cut one would not parse). */
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t got = 1; got > 0;) {
-        if (n + 4096 + 1 > cap) {
-            char *grown = realloc(buf, 2 * cap + 8192);
-            if (!grown) break;
-            buf = grown;
-            cap = 2 * cap + 8192;
-        }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    }
-    fclose(f);
-    if (!buf) return 0;
-    buf[n] = '\0';
-    cJSON *doc = cJSON_Parse(buf);
-    free(buf);
-    const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "format");
-    const int ours = cJSON_IsString(format) && strncmp(format->valuestring, "eddy.run/", 9) == 0;
-    cJSON_Delete(doc);
-    return ours;
-}
+/* The files of a run that eddy_run_folder_clear removes by name (besides frames.pvd, the frames in frames/
+ * and render/, pieces and temporaries), and that eddy_run_folder_refuse_foreign finds the user's copies
+ * of: one list, so that no name cleared by the next run goes unrefused by this one. */
+static const char *const RUN_FILES[] = {"picture.png", "probes.csv", "movie.mp4", "render/ffmpeg.log"};
 
 /* Whether DIR/NAME is a regular file a write of this run would replace: a folder or a device in its
  * place makes the write fail with its own message, which is not the user's data lost, and a "*.tmp" is
@@ -307,12 +281,11 @@ int eddy_run_folder_refuse_foreign(const char *dir, const char *another, eddy_er
     /* (several processes: each looks at its own view of the folder, a node's own one included) */
     char found[3][300];
     int count = 0;
-    if (replaceable_file(dir, "run.json") && !eddy_run_record(dir)) snprintf(found[count++], sizeof found[0], "run.json");
+    if (replaceable_file(dir, "run.json") && !eddy_run_record_is_eddys(dir)) snprintf(found[count++], sizeof found[0], "run.json");
     /* Every name eddy_run_folder_clear removes: a file this run does not write is still a run's name
      * there once this run's files show, and the next run would clear it. */
-    static const char *const whole[] = {"picture.png", "probes.csv", "movie.mp4", "render/ffmpeg.log"};
-    for (size_t k = 0; k < sizeof whole / sizeof whole[0] && count < 3; ++k)
-        if (replaceable_file(dir, whole[k])) snprintf(found[count++], sizeof found[0], "%s", whole[k]);
+    for (size_t k = 0; k < sizeof RUN_FILES / sizeof RUN_FILES[0] && count < 3; ++k)
+        if (replaceable_file(dir, RUN_FILES[k])) snprintf(found[count++], sizeof found[0], "%s", RUN_FILES[k]);
     if (count < 3 && first_frame(dir, "frames", found[count], sizeof found[0])) ++count;
     if (count < 3 && first_frame(dir, "render", found[count], sizeof found[0])) ++count;
     int rc = EDDY_OK;
@@ -351,10 +324,7 @@ int eddy_run_folder_clear(const char *dir, eddy_error *err)
         remove_matching(dir, "", piece_name);
         remove_matching(dir, "", leftover_temporary);
         eddy_output_remove_in(dir, "frames.pvd");
-        eddy_output_remove_in(dir, "probes.csv");
-        eddy_output_remove_in(dir, "movie.mp4");
-        eddy_output_remove_in(dir, "picture.png");
-        eddy_output_remove_in(dir, "render/ffmpeg.log");
+        for (size_t k = 0; k < sizeof RUN_FILES / sizeof RUN_FILES[0]; ++k) eddy_output_remove_in(dir, RUN_FILES[k]);
     }
     /* The others wait for rank 0 before any writes a frame, and take its error. */
     rc = eddy_decomp_agree_error(rc, err);

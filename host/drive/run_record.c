@@ -173,29 +173,32 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
     return o;
 }
 
-/* The record a resume appends to: DIR/run.json parsed, when it is eddy's. *doc NULL with status 0: no
- * file (a folder of an eddy before run.json) or one that is not the record (said, and left alone:
- * *skip). */
-static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err)
+/* What a file at a run record's path holds (load_record). */
+typedef enum record_state {
+    RECORD_ABSENT,      /* no file (a folder of an eddy before run.json) */
+    RECORD_EDDYS,       /* eddy's run record: format "eddy.run/1" with its commands */
+    RECORD_UNOPENED,    /* open failed (errno in *why_errno) */
+    RECORD_UNREADABLE,  /* read failed */
+    RECORD_NOT_A_FILE,  /* a folder or a device in its place */
+    RECORD_TOO_BIG,     /* over 64 MiB, more than eddy's record grows to */
+    RECORD_FOREIGN      /* a file that is not the record */
+} record_state;
+
+/* PATH read and, when it is eddy's record, parsed into *doc (the caller's); *doc NULL otherwise. Says
+ * nothing: a resume's append warns of what it leaves alone (read_record), and a new run's folder check
+ * (eddy_run_record_is_eddys) only asks. */
+static record_state load_record(const char *path, cJSON **doc, int *why_errno)
 {
     *doc = NULL;
-    *skip = 0;
     FILE *f = fopen(path, "rb");
-    if (!f && errno == ENOENT) return EDDY_OK;
     if (!f) {
-        /* (unreadable is not absent: a record replaced by this command's alone would lose the run's) */
-        *skip = 1;
-        fprintf(stderr, "eddy: warning: cannot read '%s': %s; it is left as it is, and this command is not recorded "
-                        "in it\n", path, strerror(errno));
-        return EDDY_OK;
+        *why_errno = errno;
+        return errno == ENOENT ? RECORD_ABSENT : RECORD_UNOPENED;
     }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
-        *skip = 1;
-        fprintf(stderr, "eddy: warning: cannot read '%s': not a file; it is left as it is, and this command is not "
-                        "recorded in it\n", path);
-        return EDDY_OK;
+        return RECORD_NOT_A_FILE;
     }
     char *text = NULL;
     long n = -1;
@@ -207,30 +210,65 @@ static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err
         text = NULL;
     }
     fclose(f);
-    if (!text) {
-        *skip = 1;
-        if (n >= (64L << 20))
-            fprintf(stderr, "eddy: warning: '%s' is over 64 MiB, more than eddy's run record grows to: left as it "
-                            "is, and this command is not recorded in it\n", path);
-        else
-            fprintf(stderr, "eddy: warning: cannot read '%s'; it is left as it is, and this command is not recorded "
-                            "in it\n", path);
-        (void)err;
-        return EDDY_OK;
-    }
-    cJSON *d = text ? cJSON_Parse(text) : NULL;
+    if (!text) return n >= (64L << 20) ? RECORD_TOO_BIG : RECORD_UNREADABLE;
+    cJSON *d = cJSON_Parse(text);
     free(text);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(d, "format");
     if (!cJSON_IsString(format) || strcmp(format->valuestring, "eddy.run/1") != 0 ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, "commands"))) {
         cJSON_Delete(d);
-        *skip = 1;
-        fprintf(stderr, "eddy: warning: '%s' is not eddy's run record (format \"eddy.run/1\"): left as it is, "
-                        "and this command is not recorded in it\n", path);
-        return EDDY_OK;
+        return RECORD_FOREIGN;
     }
     *doc = d;
+    return RECORD_EDDYS;
+}
+
+/* The record a resume appends to: DIR/run.json parsed, when it is eddy's. *doc NULL with status 0: no
+ * file (a folder of an eddy before run.json) or one that is not the record (said, and left alone:
+ * *skip). */
+static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err)
+{
+    (void)err;
+    int why = 0;
+    const record_state state = load_record(path, doc, &why);
+    /* (unreadable is not absent: a record replaced by this command's alone would lose the run's) */
+    *skip = state != RECORD_ABSENT && state != RECORD_EDDYS;
+    switch (state) {
+    case RECORD_UNOPENED:
+        fprintf(stderr, "eddy: warning: cannot read '%s': %s; it is left as it is, and this command is not recorded "
+                        "in it\n", path, strerror(why));
+        break;
+    case RECORD_UNREADABLE:
+        fprintf(stderr, "eddy: warning: cannot read '%s'; it is left as it is, and this command is not recorded "
+                        "in it\n", path);
+        break;
+    case RECORD_NOT_A_FILE:
+        fprintf(stderr, "eddy: warning: cannot read '%s': not a file; it is left as it is, and this command is not "
+                        "recorded in it\n", path);
+        break;
+    case RECORD_TOO_BIG:
+        fprintf(stderr, "eddy: warning: '%s' is over 64 MiB, more than eddy's run record grows to: left as it "
+                        "is, and this command is not recorded in it\n", path);
+        break;
+    case RECORD_FOREIGN:
+        fprintf(stderr, "eddy: warning: '%s' is not eddy's run record (format \"eddy.run/1\"): left as it is, "
+                        "and this command is not recorded in it\n", path);
+        break;
+    default:
+        break;
+    }
     return EDDY_OK;
+}
+
+int eddy_run_record_is_eddys(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+    cJSON *doc;
+    int why;
+    const int eddys = load_record(path, &doc, &why) == RECORD_EDDYS;
+    cJSON_Delete(doc);
+    return eddys;
 }
 
 static int write_record(const char *path, const cJSON *doc, eddy_error *err)

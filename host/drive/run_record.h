@@ -48,4 +48,9 @@ typedef struct eddy_run_record_command {
  * several processes (the particle count is summed; the write's error is every process's). [main thread] */
 int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_record_command *cmd, eddy_error *err);
 
+/* Whether DIR/run.json is eddy's run record (format "eddy.run/1" with its commands), the one a resume
+ * appends to: a new run's folder check tells an eddy run's folder from a user's by it (run_folder.h).
+ * Says nothing. [any thread] */
+int eddy_run_record_is_eddys(const char *dir);
+
 #endif /* EDDY_HOST_RUN_RECORD_H */

@@ -63,7 +63,7 @@ want="eddy: error: the output folder '$theirs' holds run.json, picture.png and m
 for f in picture.png movie.mp4 frames/frame_00001.csv notes.txt; do
     [ "$(cat "$theirs/$f")" = me ] || fail "the user's $f was removed or changed"
 done
-rm -rf "$theirs" && mkdir -p "$theirs" && printf '{"format": "eddy.run/1"}' > "$theirs/run.json" || fail "cannot set up $theirs"
+rm -rf "$theirs" && mkdir -p "$theirs" && printf '{"format": "eddy.run/1", "commands": []}' > "$theirs/run.json" || fail "cannot set up $theirs"
 "$eddy" run "$scene" --quiet --no-picture --steps 5 --out "$theirs" || fail "the run over an eddy run record alone failed"
 run --steps 50 || fail "the run after the one without probes failed"
 "$ckedit" "$dir/checkpoint.eddy" setting end_steps 400 || fail "ckedit failed"
