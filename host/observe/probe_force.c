@@ -169,8 +169,9 @@ static const char *force_unit(const eddy_probe *pr)
 /* The liquid near the surface                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* A particle within R of the surface (the fit's radius, `h` below), in a cell of side R; k is its rank in id order, so that sorting
- * by (cell, k) orders the particles the same whatever order storage holds them in. */
+/* A particle within R of the surface (the fit's radius, `h` below), in a cell of side R; k is its rank
+ * in id order, so that sorting by (cell, k) orders the particles the same whatever order storage holds
+ * them in. */
 typedef struct near_particle {
     int32_t cell[3];
     uint32_t k;
@@ -292,8 +293,7 @@ static int solve(int n, double a[4][4], double b[4], double tol)
  * The pressure at surface point s, whose outward normal (out of the solid, into the liquid) is n: the
  * value at s of the linear least-squares fit p(x) = c0 + c . (x - s) to the particles within R of s on
  * the liquid's side of the tangent plane, weighted by V_j (1 - r^2 / R^2) (FIT_RADIUS: why so wide and so
- * even). Shepard's
- * weighted mean where they do not span the dimensions. A one-sided fit extrapolates, so the value is
+ * even); Shepard's weighted mean where they do not span the dimensions. A one-sided fit extrapolates, so the value is
  * kept within the particles' range widened by that range on both sides (which a linear field over a
  * stencil deeper than the distance to the surface never leaves, and a noisy splash cannot pass), and of
  * no other sign than some particle's: above a free surface the fit of a hydrostatic column goes on

@@ -195,14 +195,6 @@ static int under_resolved(double h, double dist)
     return dist > 0 && h / dist < EDDY_SCENE_RATIO_MIN;
 }
 
-/*
- * (scene_internal.h) A spacing just below h is accepted (the lattice sum still fixes a mass), and the
- * run exploded many steps later with a hint about the time step, stiffness, gravity and viscosity: the
- * density sum of a particle then sees its nearest neighbours at the kernel's edge, so said when the run
- * starts. Only below the documented range: above 4 a run is slower, not wrong (the tracers of
- * vpm_drop_in_tank.json sit at 20, and 32 is refused). Once a process for a given text: a comparison
- * builds one world per solver from one scene.
- */
 /* Whether `said` was said before in this process (the last few texts, which covers a scene's
  * materials); notes it if not. A race says one text twice at worst. */
 static int said_before(uint64_t said)
@@ -216,6 +208,14 @@ static int said_before(uint64_t said)
     return 0;
 }
 
+/*
+ * (scene_internal.h) A spacing just below h is accepted (the lattice sum still fixes a mass), and the
+ * run exploded many steps later with a hint about the time step, stiffness, gravity and viscosity: the
+ * density sum of a particle then sees its nearest neighbours at the kernel's edge, so said when the run
+ * starts. Only below the documented range: above 4 a run is slower, not wrong (the tracers of
+ * vpm_drop_in_tank.json sit at 20, and 32 is refused). Once a process for a given text: a comparison
+ * builds one world per solver from one scene.
+ */
 void scene_warn_resolution(const eddy_scene *s, const eddy_host *host)
 {
     if (!host) return;
