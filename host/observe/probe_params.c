@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const eddy_probe_axes[] = {"x", "y", "z", "-x", "-y", "-z", NULL};
+/* "+x" is "x": a force probe names its wall "+x", and its axis is read the same way. */
+const char *const eddy_probe_axes[] = {"x", "y", "z", "-x", "-y", "-z", "+x", "+y", "+z", NULL};
 
 const char *eddy_probe_context(const eddy_probe_setup *s)
 {
@@ -21,13 +22,13 @@ int eddy_probe_read_axis(const eddy_probe_setup *s, const char *id, int dimensio
     const eddy_param_value *v = eddy_param_find_value(s->params, id);
     const char *t = v && v->string ? v->string : "";
     *sign = t[0] == '-' ? -1 : 1;
-    if (t[0] == '-') ++t;
+    if (t[0] == '-' || t[0] == '+') ++t;
     const int a = t[0] && !t[1] ? t[0] - 'x' : -1;
     if (a < 0 || a >= dimensions)
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s.%s: expected %s, got \"%s\"", eddy_probe_context(s),
                               id,
-                              dimensions == 2 ? "\"x\", \"y\", \"-x\" or \"-y\""
-                                              : "\"x\", \"y\", \"z\", \"-x\", \"-y\" or \"-z\"",
+                              dimensions == 2 ? "\"x\", \"y\", \"-x\" or \"-y\" (\"+x\" is \"x\")"
+                                              : "\"x\", \"y\", \"z\", \"-x\", \"-y\" or \"-z\" (\"+x\" is \"x\")",
                               v && v->string ? v->string : "");
     *axis = a;
     return EDDY_OK;

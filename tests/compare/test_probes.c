@@ -450,9 +450,9 @@ static void bad_probes_are_refused_with_exact_messages(void **state)
                         "\"density\" or \"force\", got \"speed\"");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\"}]", &err),
                         "s.json:8:14: probes[0].axis: missing required key, expected one of \"x\", \"y\", \"z\", "
-                        "\"-x\", \"-y\", \"-z\"");
+                        "\"-x\", \"-y\", \"-z\", \"+x\", \"+y\", \"+z\"");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\", \"axis\": \"z\"}]", &err),
-                        "s.json:8:40: probes[0].axis: expected \"x\", \"y\", \"-x\" or \"-y\", got \"z\"");
+                        "s.json:8:40: probes[0].axis: expected \"x\", \"y\", \"-x\" or \"-y\" (\"+x\" is \"x\"), got \"z\"");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"pressure\"}]", &err),
                         "s.json:8:14: probes[0].point: missing required key, expected an array of 1 to 3 numbers");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"density\", \"min\": [0, 0], \"max\": [1, 0]}]", &err),

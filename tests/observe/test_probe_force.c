@@ -141,7 +141,7 @@ static void tank_2d(void **state)
              "%s %s"
              " \"probes\": [{\"name\": \"floor\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"-y\"},"
              " {\"name\": \"left\", \"kind\": \"force\", \"wall\": \"-x\", \"axis\": \"-x\"},"
-             " {\"name\": \"right\", \"kind\": \"force\", \"wall\": \"+x\", \"axis\": \"x\"},"
+             " {\"name\": \"right\", \"kind\": \"force\", \"wall\": \"+x\", \"axis\": \"+x\"},"
              " {\"name\": \"lid\", \"kind\": \"force\", \"wall\": \"+y\", \"axis\": \"y\"},"
              " {\"name\": \"box_up\", \"kind\": \"force\", \"collider\": 0, \"axis\": \"y\"},"
              " {\"name\": \"box_x\", \"kind\": \"force\", \"collider\": 0, \"axis\": \"x\"},"
@@ -276,7 +276,7 @@ static void refusals(void **state)
         {"{\"name\": \"f\", \"kind\": \"force\", \"axis\": \"y\", \"collider\": 2}",
          "probes[0].collider: expected an index into the scene's 1 collider (0 to 0), got 2"},
         {"{\"name\": \"f\", \"kind\": \"force\", \"axis\": \"z\", \"collider\": 0}",
-         "probes[0].axis: expected \"x\", \"y\", \"-x\" or \"-y\", got \"z\""},
+         "probes[0].axis: expected \"x\", \"y\", \"-x\" or \"-y\" (\"+x\" is \"x\"), got \"z\""},
     };
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; ++c) {
         char text[4096];
