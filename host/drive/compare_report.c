@@ -361,7 +361,7 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
               f);
     if (lacking)
         fputs("\n`n/a (no pressure)`: the solver's pressure field was 0 on every particle at every sample: the "
-              "method computes no pressure (pbf is position-based), so a pressure probe would read the field's "
+              "method computes no pressure, so a pressure probe would read the field's "
               "zero fill, not a measured 0 Pa, and a force probe, which integrates it, no load (summary.csv: "
               "`nan`).\n",
               f);

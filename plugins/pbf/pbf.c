@@ -909,7 +909,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
      * position) is learned only at the first lambda refresh, after this process's lambda pass wrote
      * both; one process stops before that pass, so they are put back there and the failed state is
      * the same on any number of processes. */
-    float *const rho_before = s->s[0], *const lam_before = s->s[1];
+    float *const rho_before = s->s[0], *const lam_before = s->s[1], *const lam_sum = s->s[2];
     float *const lam = eddy_particles_field(p, f_lambda, 0);
     {
         /* The corrections' sums start at 0 for every particle in the order the sort left. */
@@ -921,6 +921,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
             cx[i] = cy[i] = cz[i] = 0.0f;
             rho_before[i] = rho[i];
             lam_before[i] = lam[i];
+            lam_sum[i] = 0.0f;
         }
     }
     double dens = 0.0, forces = 0.0;
@@ -939,6 +940,11 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
             }
             return rc;
         }
+        {
+            const long long n = (long long)p->count;
+#pragma omp parallel for schedule(static)
+            for (long long i = 0; i < n; ++i) lam_sum[i] += lam[i];
+        }
         double b = eddy_time_ms();
         delta_pass(s, w, dt);
         if ((rc = eddy_world_refresh_fields(w, &f_position, 1, err))) return rc;
@@ -953,16 +959,28 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
      * y = 3.8 m never fell, a periodic channel at x = 1 m never started. The sums hold only what the
      * iterations moved a particle by, rounded relative to that; v* keeps its own precision. No periodic
      * minimum image either: nothing here wraps. */
+    /* The pressure the constraint exerted over the step: delta-p is linear in lambda (the pairs'
+     * gradients barely move within a step), so the iterations' displacement is that of one lambda, their
+     * sum, and a pressure p moves a particle by dt^2 grad p / rho0 (header: lambda = -p dt^2 / rho0).
+     * delta-p's spiky gradient is not renormalized, and on the rest lattice it reads a linear field's
+     * gradient low by the lattice moment (0.874 in 2D, 0.947 in 3D at h = 2 spacings), so the lambda
+     * that balances gravity's dt^2 g is that much larger: dividing by the material's gradient_scale
+     * (1 / that moment, as the EOS solvers' pressure forces apply it) gives the hydrostatic pressure.
+     * s_corr's artificial pressure is not part of it. It is written for frames and probes; no pass of
+     * the method reads it. */
     {
         const float *cx = s->corr[0], *cy = s->corr[1], *cz = s->corr[2];
         const long long n = (long long)p->count;
         const uint8_t *halo = halo_flags(p);
+        const float inv_dt2 = 1.0f / (dt * dt);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
             if (is_halo(halo, (size_t)i)) continue;
             p->vx[i] += cx[i] / dt;
             p->vy[i] += cy[i] / dt;
             if (w->dimensions == 3) p->vz[i] += cz[i] / dt;
+            const uint32_t m = p->material[i];
+            p->pressure[i] = -lam_sum[i] * s->mat.rest_density[m] * inv_dt2 / s->mat.gradient_scale[m];
         }
     }
     double t3 = eddy_time_ms();
