@@ -980,7 +980,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
             p->vy[i] += cy[i] / dt;
             if (w->dimensions == 3) p->vz[i] += cz[i] / dt;
             const uint32_t m = p->material[i];
-            p->pressure[i] = -lam_sum[i] * s->mat.rest_density[m] * inv_dt2 / s->mat.gradient_scale[m];
+            /* (0 - x: a particle without compression reads 0, not -0, in a CSV frame) */
+            p->pressure[i] = 0.0f - lam_sum[i] * s->mat.rest_density[m] * inv_dt2 / s->mat.gradient_scale[m];
         }
     }
     double t3 = eddy_time_ms();
