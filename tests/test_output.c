@@ -1147,6 +1147,7 @@ static void test_diagnostics_by_hand(void **state)
     assert_true(d.density_error_mean == 0.375);
     assert_true(d.density_error_max == 0.5);
     assert_true(d.max_speed == sqrt(14.0));
+    assert_true(d.density_error_p99 == 0.5);
     assert_int_equal(d.particles, 2);
 
     /* Independent of storage order, bit for bit. */
@@ -1205,6 +1206,82 @@ static void test_order_by_id(void **state)
     eddy_particles_free(&p);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A sum over "processes" that are the same process: every count doubled, as two copies of the frame. */
+static int sum_twice(void *ctx, int64_t *values, size_t count, eddy_error *err)
+{
+    (void)err;
+    ++*(int *)ctx;
+    for (size_t k = 0; k < count; ++k) values[k] *= 2;
+    return EDDY_OK;
+}
+
+/*
+ * The density error's quantile (diagnostics.h) against a sort of the same errors: the value of rank
+ * ceil(q n), for several q and spreads of value (errors sharing their upper bytes, exact ties, zeros),
+ * with the counts summed over two copies of the frame as a split run sums them (the same rank of 2n
+ * values); NaN where one is; the mean's and maximum's neighbours are not it.
+ */
+static void test_density_error_quantile(void **state)
+{
+    (void)state;
+    enum { N = 1003 };
+    eddy_error err = {0};
+    eddy_world *w = NULL;
+    assert_int_equal(eddy_world_create(3, &w, &err), EDDY_OK);
+    eddy_material a = water(1000.0f, 1.0f);
+    assert_int_equal(eddy_world_add_material(w, &a, &err), EDDY_OK);
+    float pos[3 * N] = {0}, vel[3 * N] = {0};
+    assert_int_equal(eddy_particles_add(&w->particles, N, pos, vel, 0, NULL, &err), EDDY_OK);
+    uint32_t s = 12345u;
+    for (int spread = 0; spread < 3; ++spread) {
+        double e[N];
+        for (size_t i = 0; i < N; ++i) {
+            s = s * 1664525u + 1013904223u;
+            /* 0: a wide spread; 1: densities within a few float steps (upper bytes shared); 2: ties and 0 */
+            const float rho = spread == 0 ? 1000.0f * (0.5f + (float)(s >> 8) / 16777216.0f)
+                            : spread == 1 ? 1000.0f + (float)((s >> 8) % 7) * 0.0625f
+                                          : (s >> 8) % 3 == 0 ? 1000.0f : 1010.0f;
+            w->particles.density[i] = rho;
+            e[i] = fabs((double)rho / 1000.0 - 1.0);
+        }
+        qsort(e, N, sizeof e[0], compare_doubles);
+        eddy_frame f;
+        assert_int_equal(eddy_frame_of_host_copy(w, 0, &f, &err), EDDY_OK);
+        const double qs[] = {1e-9, 0.5, 0.9, 0.99, 1.0};
+        for (size_t k = 0; k < sizeof qs / sizeof qs[0]; ++k) {
+            double got = -1, twice = -1;
+            int rounds = 0;
+            assert_int_equal(eddy_diagnostics_density_error_quantile(&f, qs[k], NULL, NULL, &got, &err), EDDY_OK);
+            assert_int_equal(eddy_diagnostics_density_error_quantile(&f, qs[k], sum_twice, &rounds, &twice, &err),
+                             EDDY_OK);
+            size_t rank = (size_t)ceil(qs[k] * N), rank2 = (size_t)ceil(qs[k] * 2 * N);
+            if (rank < 1) rank = 1;
+            if (rank2 < 1) rank2 = 1;
+            assert_true(got == e[rank - 1]);
+            assert_true(twice == e[(rank2 - 1) / 2]); /* the sorted doubled list holds each value twice */
+            assert_int_equal(rounds, 8);
+        }
+        eddy_diagnostics d;
+        assert_int_equal(eddy_diagnostics_of_frame(&f, &d, &err), EDDY_OK);
+        assert_true(d.density_error_p99 == e[(size_t)ceil(0.99 * N) - 1]);
+        eddy_frame_release(&f);
+    }
+    w->particles.density[7] = NAN;
+    eddy_frame f;
+    assert_int_equal(eddy_frame_of_host_copy(w, 0, &f, &err), EDDY_OK);
+    double got = 0;
+    assert_int_equal(eddy_diagnostics_density_error_quantile(&f, 0.99, NULL, NULL, &got, &err), EDDY_OK);
+    assert_true(isnan(got));
+    eddy_frame_release(&f);
+    eddy_world_destroy(w);
+}
+
 static void test_diagnostics_csv(void **state)
 {
     (void)state;
@@ -1225,16 +1302,16 @@ static void test_diagnostics_csv(void **state)
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);
     assert_string_equal(line, "time,step,kinetic_energy,momentum_x,momentum_y,momentum_z,density_error_mean,"
-                              "density_error_max,max_speed,wall_ms,particles,potential_energy,total_energy");
+                              "density_error_max,max_speed,wall_ms,particles,potential_energy,total_energy,density_error_p99");
     line = strtok_r(NULL, "\n", &save);
     assert_non_null(line);
     line = strtok_r(NULL, "\n", &save);
     assert_non_null(line);
-    double v[13];
+    double v[14];
     char *s = line;
-    for (int c = 0; c < 13; ++c) {
+    for (int c = 0; c < 14; ++c) {
         v[c] = strtod(s, &s);
-        assert_true(*s == (c < 12 ? ',' : '\0'));
+        assert_true(*s == (c < 13 ? ',' : '\0'));
         s++;
     }
     assert_true(v[0] == 0.5 && v[1] == 1234.0 && v[2] == 15.875);
@@ -1244,6 +1321,8 @@ static void test_diagnostics_csv(void **state)
     assert_true(v[9] == 56.75 && v[10] == 2.0);
     /* (the world has no gravity: no potential energy, the total is the kinetic energy) */
     assert_true(v[11] == 0.0 && v[12] == 15.875);
+    /* the 99th percentile of the errors 0.25 and 0.5: rank ceil(0.99 * 2) = 2, the larger */
+    assert_true(v[13] == 0.5);
     assert_null(strtok_r(NULL, "\n", &save));
     free(text);
     eddy_world_destroy(w);
@@ -1454,6 +1533,7 @@ int main(void)
         cmocka_unit_test(test_diagnostics_by_hand),
         cmocka_unit_test(test_order_by_id),
         cmocka_unit_test(test_diagnostics_csv),
+        cmocka_unit_test(test_density_error_quantile),
         cmocka_unit_test(test_picture_2d),
         cmocka_unit_test(test_picture_depth_order),
         cmocka_unit_test(test_colormap),

@@ -201,6 +201,12 @@ static int write_outputs_reduced(run_ctx *c, const eddy_frame *frame, eddy_error
     eddy_diagnostics_unpack(&part, sums, maxima);
     eddy_diagnostics d;
     eddy_diagnostics_finish(&part, &d);
+    /* (the total count is every process's after the sums: all take part in the percentile's rounds or none) */
+    if (d.particles > 0 &&
+        (rc = eddy_diagnostics_density_error_quantile(frame, 0.99, sum_over_processes, w, &d.density_error_p99, err))) {
+        free(sums);
+        return rc;
+    }
     watch_energy(c, &d, w->time);
     /* (the previous frame's pieces are complete: its .pvtp and series entry; this frame's wait) */
     if (po && (rc = eddy_output_commit_pieces(c->out, 1, err))) {

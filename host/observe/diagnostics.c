@@ -102,12 +102,79 @@ void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics
     d->max_speed = p->nan_speed2 ? NAN : sqrt(p->speed2_max);
 }
 
+/* |rho / rho0 - 1| of the frame's k-th particle as the partial computes it; -1 for a material outside
+ * the table. */
+static double density_error_of(const eddy_frame *frame, size_t k)
+{
+    const eddy_world *w = frame->world;
+    const size_t i = frame->order[k];
+    const uint32_t m = w->particles.material[i];
+    if (m >= w->material_count) return -1.0;
+    return fabs((double)w->particles.density[i] / w->materials[m].rest_density - 1.0);
+}
+
+int eddy_diagnostics_density_error_quantile(const eddy_frame *frame, double q, eddy_diagnostics_sum_fn sum,
+                                            void *ctx, double *out, eddy_error *err)
+{
+    enum { BINS = 256, NAN_COUNT = BINS, ALL = BINS + 1, WORDS = BINS + 2 };
+    *out = 0.0;
+    uint64_t prefix = 0, rank = 0;
+    int bad = 0;
+    int64_t counts[WORDS];
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        /* The bits above `shift` are found; the errors that share them are counted by the next byte. */
+        const uint64_t above = shift == 56 ? 0 : ~UINT64_C(0) << (shift + 8);
+        memset(counts, 0, sizeof counts);
+        for (size_t k = 0; k < frame->count; ++k) {
+            const double e = density_error_of(frame, k);
+            if (e < 0) {
+                bad = 1;
+                continue;
+            }
+            if (isnan(e)) {
+                counts[NAN_COUNT]++;
+                continue;
+            }
+            counts[ALL]++;
+            uint64_t bits;
+            memcpy(&bits, &e, sizeof bits);
+            if ((bits & above) == prefix) counts[(bits >> shift) & 0xff]++;
+        }
+        /* Every process takes part in every round, a failed one too, so that none waits in a sum. */
+        if (sum) {
+            int rc = sum(ctx, counts, WORDS, err);
+            if (rc) return rc;
+        }
+        if (counts[NAN_COUNT] > 0) {
+            *out = NAN;
+            break;
+        }
+        if (counts[ALL] == 0) break;
+        if (shift == 56) {
+            const double r = ceil(q * (double)counts[ALL]);
+            rank = r < 1 ? 1 : r > (double)counts[ALL] ? (uint64_t)counts[ALL] : (uint64_t)r;
+        }
+        /* The byte whose errors hold the one of rank `rank` among those under the prefix. */
+        int b = 0;
+        while (b < BINS - 1 && rank > (uint64_t)counts[b]) rank -= (uint64_t)counts[b++];
+        prefix |= (uint64_t)b << shift;
+        if (shift == 0) memcpy(out, &prefix, sizeof *out);
+    }
+    if (bad)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "diagnostics: a particle's material is outside the world's %zu material(s)",
+                              frame->world->material_count);
+    return EDDY_OK;
+}
+
 int eddy_diagnostics_of_frame(const eddy_frame *frame, eddy_diagnostics *d, eddy_error *err)
 {
     eddy_diagnostics_partial p;
     memset(d, 0, sizeof *d);
     int rc = eddy_diagnostics_partial_of_frame(frame, &p, err);
     if (!rc) eddy_diagnostics_finish(&p, d);
+    if (!rc && p.particles > 0)
+        rc = eddy_diagnostics_density_error_quantile(frame, 0.99, NULL, NULL, &d->density_error_p99, err);
     return rc;
 }
 

@@ -36,6 +36,11 @@ typedef struct eddy_diagnostics {
     double mass;               /* sum m */
     double density_error_mean; /* mean over particles of |rho / rho0 - 1| (0 with no particles) */
     double density_error_max;  /* max over particles of |rho / rho0 - 1| */
+    double density_error_p99;  /* the 99th percentile of |rho / rho0 - 1|: the value of rank ceil(0.99 n) of the
+                                * n particles' in increasing order (NumPy's percentile, method
+                                * "inverted_cdf"); NaN where any is NaN, 0 with no particles. A maximum
+                                * is one particle's, often a splash's lone droplet; this one is the bulk's
+                                * worst and converges as the discretization error does */
     double max_speed;          /* max |v|; NaN when any velocity is NaN, so a blow-up shows */
     size_t particles;          /* owned particle count */
 } eddy_diagnostics;
@@ -55,7 +60,9 @@ typedef struct eddy_diagnostics_partial {
 
 /*
  * The partial of the frame's owned particles (frame.h). Fails with EDDY_ERR_INVALID_ARGUMENT (naming
- * the particle id) when a particle's material index is outside the material table. O(N).
+ * the particle id) when a particle's material index is outside the material table. O(N). The
+ * percentile is not a sum: a split run takes it collectively (eddy_diagnostics_density_error_quantile)
+ * into the finished numbers.
  */
 int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_partial *p, eddy_error *err);
 void eddy_diagnostics_pack(const eddy_diagnostics_partial *p, int64_t *sums, double *maxima);
@@ -64,7 +71,27 @@ void eddy_diagnostics_unpack(eddy_diagnostics_partial *p, const int64_t *sums, c
 void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics *d);
 
 /*
- * Fills *d for the frame (frame.h): the partial of its owned particles, finished. Fails with
+ * A sum of integers over the processes a run is split on, in place (the run's integer MPI_SUM):
+ * returns EDDY_OK or the reduction's error. NULL where the run is one process.
+ */
+typedef int (*eddy_diagnostics_sum_fn)(void *ctx, int64_t *values, size_t count, eddy_error *err);
+
+/*
+ * The density error's quantile q (0 < q <= 1) over the frame's owned particles of every process: the
+ * value of rank ceil(q n) of the n errors |rho / rho0 - 1| in increasing order, exactly (a selection,
+ * not a histogram's bin), NaN when any error is NaN, 0 when there are no particles. Collective where
+ * `sum` is not NULL: eight integer sums of 258 words, every process gets the same value. The errors
+ * are non-negative doubles, whose bit patterns sort as the numbers do, so the selection walks their
+ * bytes from the top: each round counts the errors under the prefix found so far by their next byte.
+ * Eight O(N) passes; allocates nothing. Fails only with the sum's error, or EDDY_ERR_INVALID_ARGUMENT
+ * for a particle whose material is outside the table (as eddy_diagnostics_partial_of_frame).
+ */
+int eddy_diagnostics_density_error_quantile(const eddy_frame *frame, double q, eddy_diagnostics_sum_fn sum,
+                                            void *ctx, double *out, eddy_error *err);
+
+/*
+ * Fills *d for the frame (frame.h): the partial of its owned particles, finished, and the 99th
+ * percentile of the density error. Fails with
  * EDDY_ERR_INVALID_ARGUMENT (naming the particle id) when a particle's material index is outside the
  * material table. O(N); allocates nothing.
  */

@@ -55,7 +55,7 @@ struct eddy_output {
 
 static const char DIAG_HEADER[] =
     "time,step,kinetic_energy,momentum_x,momentum_y,momentum_z,density_error_mean,density_error_max,"
-    "max_speed,wall_ms,particles,potential_energy,total_energy\n";
+    "max_speed,wall_ms,particles,potential_energy,total_energy,density_error_p99\n";
 
 /* Times go to text with 12 significant digits, so comparing a time read back with one in memory
  * needs a tolerance well above that rounding. */
@@ -833,11 +833,12 @@ int eddy_output_write_diagnostics(eddy_output *o, const eddy_diagnostics *d, dou
                                   double wall_ms, eddy_error *err)
 {
     if (!o->diag) return EDDY_OK; /* a process other than piece 0 */
-    /* (potential_energy and total_energy after particles: they came later, and readers by position keep
-     * the columns they knew) */
-    fprintf(o->diag, "%.12g,%" PRIu64 ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%zu,%.12g,%.12g\n", time,
-            step, d->kinetic_energy, d->momentum[0], d->momentum[1], d->momentum[2], d->density_error_mean,
-            d->density_error_max, d->max_speed, wall_ms, d->particles, d->potential_energy, d->total_energy);
+    /* (potential_energy, total_energy and density_error_p99 after particles: they came later, and
+     * readers by position keep the columns they knew) */
+    fprintf(o->diag, "%.12g,%" PRIu64 ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%zu,%.12g,%.12g,%.12g\n",
+            time, step, d->kinetic_energy, d->momentum[0], d->momentum[1], d->momentum[2], d->density_error_mean,
+            d->density_error_max, d->max_speed, wall_ms, d->particles, d->potential_energy, d->total_energy,
+            d->density_error_p99);
     /* Flushed per row so that a run that dies later still leaves every row it reached. */
     if (fflush(o->diag) != 0 || ferror(o->diag)) {
         int e = errno ? errno : EIO;

@@ -177,7 +177,7 @@ def load_plugin(path: Union[str, "os.PathLike[str]"]) -> None:
 _DIAGNOSTICS = np.dtype([
     ("time", "f8"), ("step", "i8"), ("frame", "i8"), ("kinetic_energy", "f8"), ("momentum", "f8", (3,)),
     ("mass", "f8"), ("density_error_mean", "f8"), ("density_error_max", "f8"), ("max_speed", "f8"),
-    ("particles", "i8"), ("potential_energy", "f8"), ("total_energy", "f8"),
+    ("particles", "i8"), ("potential_energy", "f8"), ("total_energy", "f8"), ("density_error_p99", "f8"),
 ])
 _FIXED = _eddy.RECORD_FIXED_COLUMNS
 
@@ -214,7 +214,8 @@ class Record:
     next regular frame: the frames ``eddy run`` writes.
 
     ``diagnostics`` has the columns time, step, frame, kinetic_energy, momentum (shape (3,)), mass,
-    density_error_mean, density_error_max, max_speed, particles, potential_energy, total_energy, in
+    density_error_mean, density_error_max, max_speed, particles, potential_energy, total_energy,
+    density_error_p99, in
     simulation units (energies per unit depth in 2D: J/m; potential_energy is -sum m (g . x), relative
     to the origin). They are the
     values of diagnostics.csv's rows, not its layout: ``momentum[:, 0..2]`` is its momentum_x/y/z;
@@ -247,7 +248,7 @@ def _record(rows: bytes, width: int, probe_names: Sequence[str], completed: bool
     d["kinetic_energy"], d["momentum"], d["mass"] = a[:, 3], a[:, 4:7], a[:, 7]
     d["density_error_mean"], d["density_error_max"] = a[:, 8], a[:, 9]
     d["max_speed"], d["particles"] = a[:, 10], a[:, 11]
-    d["potential_energy"], d["total_energy"] = a[:, 12], a[:, 13]
+    d["potential_energy"], d["total_energy"], d["density_error_p99"] = a[:, 12], a[:, 13], a[:, 14]
     p = np.zeros(len(a), dtype=[("time", "f8"), ("step", "i8"), ("frame", "i8")] +
                  [(n, "f8") for n in probe_names])
     p["time"], p["step"], p["frame"] = a[:, 0], a[:, 1], a[:, 2]

@@ -603,7 +603,7 @@ static int touch_views(Core *c, eddy_map_access access, eddy_error *err)
 }
 
 /* The row one frame contributes to a run's record: time, step, frame, the diagnostics, the probes. */
-enum { ROW_FIXED = 14 };
+enum { ROW_FIXED = 15 };
 
 typedef struct record {
     double *rows;
@@ -687,7 +687,7 @@ static int measure(Core *c, double *row, int write, eddy_error *err)
         const double fixed[ROW_FIXED] = {f.time, (double)f.step, (double)f.index, d.kinetic_energy, d.momentum[0],
                                          d.momentum[1], d.momentum[2], d.mass, d.density_error_mean,
                                          d.density_error_max, d.max_speed, (double)d.particles,
-                                         d.potential_energy, d.total_energy};
+                                         d.potential_energy, d.total_energy, d.density_error_p99};
         memcpy(row, fixed, sizeof fixed);
     }
     if (!rc && write) {
