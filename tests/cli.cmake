@@ -532,7 +532,7 @@ cli_test(set_solver_value_named 1 "eddy: error: --set 'solvers.sph_mueller.shift
          run ${SCENES}/dam_break_2d.json --set solvers.sph_mueller.shifting=yes --out ${CLI_OUT}/x)
 cli_test(set_material_value_named 1 "eddy: error: --set 'materials[0].stiffness=-5': materials[0].stiffness: expected a number >= 0, got -5"
          run ${SCENES}/dam_break_2d.json --set materials[0].stiffness=-5 --out ${CLI_OUT}/x)
-cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\", \"density\" or \"force\", got \"nope\""
+cli_test(set_probe_value_named 1 "eddy: error: --set 'probes=[{\"kind\": \"nope\"}]': probes[0].kind: expected \"front\", \"height\", \"pressure\", \"density\", \"force\" or \"moment\", got \"nope\""
          run ${SCENES}/dam_break_2d.json --set "probes=[{\"kind\": \"nope\"}]" --out ${CLI_OUT}/x)
 # ... and so is a probe's own refusal of what a --set put in (it named the scene file, where the probe
 # never was: a force-probe trial).

@@ -56,12 +56,14 @@ static double total_energy(const result *r, size_t k)
 }
 
 /* Whether solver r has what probe i reads: a "pressure" probe of a solver that left the pressure field
- * 0 everywhere (result.pressure_seen) would report the zero-fill as a measured 0 Pa, and a "force",
- * which integrates that field, a structure under no load (a user trial read pbf's 0 N/m so). */
+ * 0 everywhere (result.pressure_seen) would report the zero-fill as a measured 0 Pa, and a "force"
+ * or a "moment", which integrate that field, a structure under no load (a user trial read pbf's 0 N/m
+ * so). */
 static int probe_applies(const context *cx, const result *r, size_t i)
 {
     const char *kind = eddy_probes_kind(cx->probes, i);
-    return r->pressure_seen || (strcmp(kind, "pressure") != 0 && strcmp(kind, "force") != 0);
+    return r->pressure_seen ||
+           (strcmp(kind, "pressure") != 0 && strcmp(kind, "force") != 0 && strcmp(kind, "moment") != 0);
 }
 
 /* Fewer reference points than this give no RMS: one or two points are a spot check, not a deviation
@@ -362,7 +364,8 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     if (lacking)
         fputs("\n`n/a (no pressure)`: the solver's pressure field was 0 on every particle at every sample: the "
               "method computes no pressure, so a pressure probe would read the field's "
-              "zero fill, not a measured 0 Pa, and a force probe, which integrates it, no load (summary.csv: "
+              "zero fill, not a measured 0 Pa, and a force or moment probe, which integrates it, no load "
+              "(summary.csv: "
               "`nan`).\n",
               f);
     int refs = 0;

@@ -1,6 +1,9 @@
 /*
- * host/observe/probe_force.c — the built-in "force" probe (probe_force.h): the force the liquid's
- * pressure exerts on one container wall or one collider, F = -∮ p n dA over its wetted surface.
+ * host/observe/probe_force.c — the built-in "force" and "moment" probes (probe_force.h): the force the
+ * liquid's pressure exerts on one container wall or one collider, F = -∮ p n dA over its wetted surface,
+ * and its moment about a point, M = ∮ (x - about) x (-p n) dA. Both are the same sum over the same
+ * samples, fits and covered fractions; only the factor of -p dA at a sample differs (lever()), so a
+ * moment divided by the force on the same surface is the centre of pressure of those very samples.
  *
  * Why a surface integral of the pressure field and not the momentum the wall's mirror ghosts give the
  * fluid: the probe is the same for every solver, reads only the frame (the particles' "pressure"
@@ -36,7 +39,9 @@
 
 struct eddy_probe {
     int dimensions;
-    int axis, sign;      /* the component reported: sign * F[axis] */
+    int moment;          /* 0: the force; 1: its moment about `about` */
+    float about[3];      /* world units, as the scene gives it (0 beyond the dimensions) */
+    int axis, sign;      /* the component reported: sign * F[axis] (sign * M[axis]) */
     size_t collider;     /* index into world->boundaries.colliders */
     int one_material;    /* 0: every particle counts; 1: only those of `material` */
     uint32_t material;
@@ -49,20 +54,72 @@ struct eddy_probe {
 
 static const char *const WALLS[] = {"-x", "+x", "-y", "+y", "-z", "+z", NULL};
 
+/* The surface the pressure acts on, the same two keys for the force and its moment. */
+#define SURFACE_WALL_DESC                                                                                       \
+    {.size = sizeof(eddy_param_desc), .id = "wall", .type = EDDY_PARAM_ENUM, .flags = EDDY_PARAM_DERIVED,       \
+     .def = 0, .unit = "",                                                                                      \
+     .doc = "The container's wall the pressure acts on: \"-y\" is its side at container.min[1] (the floor "      \
+            "where gravity points along -y), \"+x\" its side at container.max[0]. Give this or `collider`.",     \
+     .choices = WALLS}
+#define SURFACE_COLLIDER_DESC                                                                                   \
+    {.size = sizeof(eddy_param_desc), .id = "collider", .type = EDDY_PARAM_INT, .flags = EDDY_PARAM_DERIVED,    \
+     .def = 0, .min = 0, .max = 1e9, .unit = "",                                                                \
+     .doc = "Index of the collider the pressure acts on in the scene's `colliders` array (0: the first). Give "   \
+            "this or `wall`."}
+
 static const eddy_param_desc FORCE_PARAMS[] = {
     EDDY_PROBE_AXIS_DESC("Component of the force on the surface that is reported: x, y, z, or -x, -y, -z "
                          "(the weight on a floor, with gravity along -y, is \"-y\")."),
-    {.size = sizeof(eddy_param_desc), .id = "wall", .type = EDDY_PARAM_ENUM, .flags = EDDY_PARAM_DERIVED,
-     .def = 0, .unit = "",
-     .doc = "The container's wall the force acts on: \"-y\" is its side at container.min[1] (the floor "
-            "where gravity points along -y), \"+x\" its side at container.max[0]. Give this or `collider`.",
-     .choices = WALLS},
-    {.size = sizeof(eddy_param_desc), .id = "collider", .type = EDDY_PARAM_INT, .flags = EDDY_PARAM_DERIVED,
-     .def = 0, .min = 0, .max = 1e9, .unit = "",
-     .doc = "Index of the collider the force acts on in the scene's `colliders` array (0: the first). Give "
-            "this or `wall`."},
+    SURFACE_WALL_DESC,
+    SURFACE_COLLIDER_DESC,
     EDDY_PROBE_MATERIAL_DESC,
 };
+
+/* The surface keys as the force's, `about` and an axis that a 2D scene may leave out: there the moment
+ * has only its z component, so the key could only ever say "z" (or "-z"). */
+static const eddy_param_desc MOMENT_PARAMS[] = {
+    EDDY_PROBE_POINT_DESC("about", "The point the moment is taken about (world units): [x, y] in 2D, [x, y, z] in "
+                                   "3D. M / F, F a force probe's on the same surface, is the arm of the centre of "
+                                   "pressure about it (a wall's about its foot: the height of that centre)."),
+    {.size = sizeof(eddy_param_desc), .id = "axis", .type = EDDY_PARAM_ENUM, .flags = EDDY_PARAM_DERIVED,
+     .def = 0, .unit = "",
+     .doc = "Component of the moment vector M = integral of (x - about) x (-p n) dA over the surface that is "
+            "reported: x, y, z, or -x, -y, -z (right-handed: \"z\" is counterclockwise seen from +z). Required "
+            "in 3D; in 2D the moment has only a z component: \"z\" (the default) or \"-z\".",
+     .choices = eddy_probe_axes},
+    SURFACE_WALL_DESC,
+    SURFACE_COLLIDER_DESC,
+    EDDY_PROBE_MATERIAL_DESC,
+};
+
+/* The moment's `about` and `axis`. In 2D only z exists: "x" or "y" would be the component of a vector
+ * that is 0 there by construction, which a scene asking for it cannot have meant. */
+static int read_moment_keys(const eddy_probe_setup *s, eddy_probe *pr, eddy_error *err)
+{
+    int rc = eddy_probe_read_point(s, "about", pr->dimensions, pr->about, err);
+    if (rc) return rc;
+    const eddy_param_value *v = eddy_param_find_value(s->params, "axis");
+    const char *t = v && v->is_set && v->string ? v->string : NULL;
+    if (pr->dimensions == 3) {
+        if (!t)
+            return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                  "%s.axis: missing, expected \"x\", \"y\", \"z\", \"-x\", \"-y\" or \"-z\" in "
+                                  "3D: the component of the moment vector reported (only a 2D moment defaults "
+                                  "to \"z\")",
+                                  eddy_probe_context(s));
+        return eddy_probe_read_axis(s, "axis", 3, &pr->axis, &pr->sign, err);
+    }
+    pr->axis = 2;
+    pr->sign = t && t[0] == '-' ? -1 : 1;
+    const char *bare = t && (t[0] == '-' || t[0] == '+') ? t + 1 : t;
+    if (bare && strcmp(bare, "z") != 0)
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                              "%s.axis: expected \"z\" or \"-z\" (\"+z\" is \"z\"), got \"%s\": in 2D the pressure "
+                              "forces and their lever arms lie in the x-y plane, so the moment has only a z "
+                              "component",
+                              eddy_probe_context(s), t);
+    return EDDY_OK;
+}
 
 /* The index into w->boundaries.colliders of the container's wall `name` ("-x" ... "+z"). */
 static int find_wall(const eddy_probe_setup *s, const char *name, eddy_probe *pr, eddy_error *err)
@@ -117,24 +174,28 @@ static double sphere_samples(int dimensions, double r, double ds)
     return ceil(dimensions == 2 ? 2 * M_PI * r / ds : 4 * M_PI * r * r / (ds * ds));
 }
 
-static int force_create(const eddy_probe_setup *s, eddy_probe **out, eddy_error *err)
+static int surface_create(const eddy_probe_setup *s, int moment, eddy_probe **out, eddy_error *err)
 {
     *out = NULL;
     eddy_probe *pr = calloc(1, sizeof *pr);
     if (!pr) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     pr->dimensions = s->world->dimensions;
-    snprintf(pr->unit, sizeof pr->unit, "%s", pr->dimensions == 2 ? "N/m" : "N");
+    pr->moment = moment;
+    snprintf(pr->unit, sizeof pr->unit, "%s",
+             moment ? (pr->dimensions == 2 ? "N m/m" : "N m") : (pr->dimensions == 2 ? "N/m" : "N"));
     const eddy_param_value *wall = eddy_param_find_value(s->params, "wall");
     const eddy_param_value *col = eddy_param_find_value(s->params, "collider");
     const int has_wall = wall && wall->is_set && wall->string, has_col = col && col->is_set;
     int rc = eddy_probe_read_material(s, &pr->one_material, &pr->material, err);
-    if (!rc) rc = eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err);
+    if (!rc)
+        rc = moment ? read_moment_keys(s, pr, err)
+                    : eddy_probe_read_axis(s, "axis", pr->dimensions, &pr->axis, &pr->sign, err);
     if (!rc && has_wall == has_col)
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                             has_wall ? "%s: expected `wall` or `collider`, got both"
-                                     : "%s: expected the surface the force acts on: `wall` (a container side, "
+                                     : "%s: expected the surface the %s: `wall` (a container side, "
                                        "\"-y\" for the floor) or `collider` (an index into the scene's colliders)",
-                            eddy_probe_context(s));
+                            eddy_probe_context(s), moment ? "moment is taken of" : "force acts on");
     if (!rc) rc = has_wall ? find_wall(s, wall->string, pr, err) : find_collider(s, col->integer, pr, err);
     if (!rc) {
         const eddy_collider *c = &s->world->boundaries.colliders[pr->collider];
@@ -143,9 +204,9 @@ static int force_create(const eddy_probe_setup *s, eddy_probe **out, eddy_error 
         if (n > SPHERE_SAMPLES_MAX)
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                                 "%s.collider: a sphere of radius %g is %.3g samples at a quarter of the smoothing "
-                                "radius apart; the force probe measures spheres of up to %.0f",
+                                "radius apart; the %s probe measures spheres of up to %.0f",
                                 eddy_probe_context(s), (double)c->radius / s->world->simulation_scale, n,
-                                SPHERE_SAMPLES_MAX);
+                                moment ? "moment" : "force", SPHERE_SAMPLES_MAX);
     }
     if (rc) {
         free(pr);
@@ -153,6 +214,16 @@ static int force_create(const eddy_probe_setup *s, eddy_probe **out, eddy_error 
     }
     *out = pr;
     return EDDY_OK;
+}
+
+static int force_create(const eddy_probe_setup *s, eddy_probe **out, eddy_error *err)
+{
+    return surface_create(s, 0, out, err);
+}
+
+static int moment_create(const eddy_probe_setup *s, eddy_probe **out, eddy_error *err)
+{
+    return surface_create(s, 1, out, err);
 }
 
 static void force_destroy(eddy_probe *pr)
@@ -356,8 +427,21 @@ typedef struct integral {
     size_t self;         /* the collider measured */
     const liquid *l;
     int axis;
-    double sum;          /* sum over samples of -p n[axis] dA, simulation units */
+    int moment;          /* 0: the force's terms; 1: the moment's about `about` */
+    double about[3];     /* simulation units */
+    double sum;          /* sum over samples of -p lever(s, n) dA, simulation units */
 } integral;
+
+/* The factor of -p dA at sample s of normal n in the sum's component: n[axis] for the force, the lever
+ * arm crossed with n, ((s - about) x n)[axis], for its moment. The force's is the very n[axis] it always
+ * multiplied, so its sums keep their bits. */
+static double lever(const integral *in, const double s[3], const double n[3])
+{
+    if (!in->moment) return n[in->axis];
+    const double r[3] = {s[0] - in->about[0], s[1] - in->about[1], s[2] - in->about[2]};
+    const int a = in->axis, b = (a + 1) % 3, c = (a + 2) % 3;
+    return r[b] * n[c] - r[c] * n[b];
+}
 
 /* The least signed distance from s to the other solids (+inf without any): below 0, s lies inside one
  * (the container's outside, a box resting on the floor), where no liquid wets the surface but the
@@ -493,7 +577,7 @@ static int integrate_flat(integral *in, const flat *f, eddy_error *err)
         const double p = surface_pressure(l, s, f->n);
         if (p == 0.0) continue;
         const double part = uncovered_part(in, s, tangents, f->t, half);
-        if (part > 0) term[z] = -p * f->n[in->axis] * area * part;
+        if (part > 0) term[z] = -p * lever(in, s, f->n) * area * part;
     }
     for (long long z = 0; z < total; ++z) in->sum += term[z];
     free(term);
@@ -614,13 +698,14 @@ static int integrate_collider(integral *in, const eddy_collider *col, eddy_error
                                  d == 3 ? col->center[2] + r * u[2] : 0.0};
             /* (a sample of a sphere counts whole or not at all: its cell is not flat) */
             const double p = surface_pressure(in->l, s, u);
-            term[k] = p != 0.0 && clearance(in, s) >= -1e-4 * in->l->h ? -p * u[in->axis] * area : 0.0;
+            term[k] = p != 0.0 && clearance(in, s) >= -1e-4 * in->l->h ? -p * lever(in, s, u) * area : 0.0;
         }
         for (long long k = 0; k < count; ++k) in->sum += term[k];
         free(term);
         return EDDY_OK;
     }
-    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "force probe: collider of unknown shape %d", (int)col->shape);
+    return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s probe: collider of unknown shape %d",
+                          in->moment ? "moment" : "force", (int)col->shape);
 }
 
 static int force_measure(eddy_probe *pr, const eddy_frame *fr, double *value, eddy_error *err)
@@ -630,18 +715,21 @@ static int force_measure(eddy_probe *pr, const eddy_frame *fr, double *value, ed
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "probe created for a %dD world measures a %dD one",
                               pr->dimensions, w->dimensions);
     if (pr->collider >= w->boundaries.collider_count)
-        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "force probe: the world has %zu colliders, not %zu",
-                              w->boundaries.collider_count, pr->collider + 1);
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s probe: the world has %zu colliders, not %zu",
+                              pr->moment ? "moment" : "force", w->boundaries.collider_count, pr->collider + 1);
     const eddy_collider *col = &w->boundaries.colliders[pr->collider];
     liquid l;
     int rc = gather_liquid(pr, fr, col, &l, err);
     if (rc) return rc;
-    integral in = {&w->boundaries, pr->collider, &l, pr->axis, 0.0};
+    const double scale = (double)w->simulation_scale;
+    integral in = {&w->boundaries, pr->collider, &l, pr->axis, pr->moment,
+                   {pr->about[0] * scale, pr->about[1] * scale, pr->about[2] * scale}, 0.0};
     rc = integrate_collider(&in, col, err);
     free(l.p);
     if (rc) return rc;
-    /* Simulation-unit area to world units: a length scales by simulation_scale. */
-    const double per_area = pow((double)w->simulation_scale, w->dimensions - 1);
+    /* Simulation-unit area to world units: a length scales by simulation_scale, and a moment has one
+     * more, its lever arm. */
+    const double per_area = pow(scale, w->dimensions - 1 + pr->moment);
     *value = pr->sign * in.sum / per_area + 0.0;
     return EDDY_OK;
 }
@@ -655,3 +743,14 @@ const eddy_component eddy_probe_force_component = {
     .description = "force of the liquid's pressure on a container wall or a collider (N; N/m in 2D)",
     .params = FORCE_PARAMS, .param_count = sizeof FORCE_PARAMS / sizeof FORCE_PARAMS[0],
     .vtable = &FORCE_VTABLE, .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES};
+
+static const eddy_probe_vtable MOMENT_VTABLE = {.size = sizeof(eddy_probe_vtable), .create = moment_create,
+                                                .measure = force_measure, .unit = force_unit,
+                                                .destroy = force_destroy};
+
+const eddy_component eddy_probe_moment_component = {
+    .size = sizeof(eddy_component), .interface_id = EDDY_INTERFACE_PROBE, .id = "moment", .version = "2.0.0",
+    .description = "moment of the liquid's pressure on a container wall or a collider about a point (N m; N m/m "
+                   "in 2D)",
+    .params = MOMENT_PARAMS, .param_count = sizeof MOMENT_PARAMS / sizeof MOMENT_PARAMS[0],
+    .vtable = &MOMENT_VTABLE, .flags = EDDY_COMPONENT_CONCURRENT_INSTANCES};

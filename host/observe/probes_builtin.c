@@ -529,7 +529,8 @@ PROBE_COMPONENT(PRESSURE, "pressure", "pressure Shepard-interpolated at a point 
 PROBE_COMPONENT(DENSITY, "density", "mean density of the particles inside a box (simulation units)", DENSITY_PARAMS,
                 DENSITY_VTABLE);
 
-static const eddy_component *const PROBES[] = {&FRONT, &HEIGHT, &PRESSURE, &DENSITY, &eddy_probe_force_component};
+static const eddy_component *const PROBES[] = {&FRONT, &HEIGHT, &PRESSURE, &DENSITY, &eddy_probe_force_component,
+                                               &eddy_probe_moment_component};
 
 const eddy_component *const *eddy_builtin_probes(size_t *count)
 {

@@ -1,5 +1,5 @@
 /*
- * host/observe/probes_builtin.h — the host's built-in probes (the "force" probe in probe_force.h), components of interface
+ * host/observe/probes_builtin.h — the host's built-in probes (the "force" and "moment" probes in probe_force.h), components of interface
  * EDDY_INTERFACE_PROBE (observe.h) registered like a plugin's (services.c). Their parameter tables are
  * the whole definition of their keys in a scene's "probes" entries (`eddy describe front` lists them);
  * the host's generic part (probes.h) reads "name", "kind" and "reference".
@@ -54,7 +54,8 @@
  * min, max and the smaller id (eddy_probe_bins_merge), neither of which rounds or depends on order,
  * and the walk over the merged bins (eddy_builtin_walk_finish) gives one process's value bit for bit;
  * one process measures the same way, with one part. probes.c exchanges the bins (O(occupied bins), not
- * O(N)). A plugin's probe is measured on the particles gathered to rank 0.
+ * O(N)). A plugin's probe, and "force" and "moment" (neither reducible nor a walk), are measured on the
+ * particles gathered to rank 0.
  */
 #ifndef EDDY_HOST_PROBES_BUILTIN_H
 #define EDDY_HOST_PROBES_BUILTIN_H
@@ -63,7 +64,8 @@
 
 #include "exact_sum.h"
 
-/* The built-in probe components ("front", "height", "pressure", "density", "force", in that order), static;
+/* The built-in probe components ("front", "height", "pressure", "density", "force", "moment", in that
+ * order), static;
  * *count receives their number. */
 const eddy_component *const *eddy_builtin_probes(size_t *count);
 

@@ -252,8 +252,11 @@ def check_pressure(d):
         probes = read_csv(os.path.join(sd, "probes.csv"))
         r_value = by[solver].get("pressure_bottom")
         f_value = by[solver].get("floor_force")
+        m_value = by[solver].get("left_wall_moment")
         if has:
             check(f_value not in ("", "nan") and float(f_value) > 0, "%s: floor_force %s is a load" % (solver, f_value))
+            check(m_value not in ("", "nan") and float(m_value) > 0,
+                  "%s: left_wall_moment %s turns the wall outward" % (solver, m_value))
             check(r_value != "nan" and close(float(r_value), float(probes[-1]["pressure_bottom"]), 1e-9),
                   "%s: pressure_bottom %s in summary.csv = probes.csv's %s"
                   % (solver, r_value, probes[-1]["pressure_bottom"]))
@@ -263,8 +266,9 @@ def check_pressure(d):
             check(r_value == "nan", "%s: pressure_bottom in summary.csv is nan, not 0 (got %s)" % (solver, r_value))
             # (a force integrates that field: a structure under no load, read so by a user trial)
             check(f_value == "nan", "%s: floor_force in summary.csv is nan, not 0 (got %s)" % (solver, f_value))
-            check(md_rows.get(solver, "").count("| n/a (no pressure) |") == 2,
-                  "%s: summary.md says n/a (no pressure) for the pressure and the force" % solver)
+            check(m_value == "nan", "%s: left_wall_moment in summary.csv is nan, not 0 (got %s)" % (solver, m_value))
+            check([c.strip() for c in md_rows.get(solver, "").split("|")].count("n/a (no pressure)") == 3,
+                  "%s: summary.md says n/a (no pressure) for the pressure, the force and the moment" % solver)
             check("| n/a (no pressure) |" in md_rows.get(solver, ""), "%s: summary.md says n/a (no pressure)" % solver)
         # (the test plugin's solver sums no density: its density field stays the zero fill)
         for name in ("density_lower_half", "depth_middle") if has else ("depth_middle",):

@@ -447,7 +447,7 @@ static void bad_probes_are_refused_with_exact_messages(void **state)
     /* Line 8 is `  "probes": ...`, whose value starts at column 13. */
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"speed\"}]", &err),
                         "s.json:8:23: probes[0].kind: expected \"front\", \"height\", \"pressure\", "
-                        "\"density\" or \"force\", got \"speed\"");
+                        "\"density\", \"force\" or \"moment\", got \"speed\"");
     assert_string_equal(probes_error("s.json", "[{\"kind\": \"front\"}]", &err),
                         "s.json:8:14: probes[0].axis: missing required key, expected one of \"x\", \"y\", \"z\", "
                         "\"-x\", \"-y\", \"-z\", \"+x\", \"+y\", \"+z\"");
