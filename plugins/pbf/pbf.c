@@ -19,7 +19,8 @@
  *   - The relaxation epsilon is given in units of D0 = sum_k |grad_k C_i|^2 on the material's rest
  *     lattice (1 / length^2). Its default, 1, keeps the Jacobi iteration stable: on the rest lattice
  *     (h = 2 spacings) the largest eigenvalue of D^-1 J J^T is 2.15 in 2D and 2.82 in 3D, above the
- *     Jacobi bound of 2 when epsilon << D0.
+ *     Jacobi bound of 2 when epsilon << D0. That holds at h = 2 spacings only: wider kernels amplify
+ *     density noise whatever the relaxation (worst_sweep_factor, which create() warns by).
  *   - s_corr = -k (W / W(dq))^n is read as an artificial pressure in units of rho0 |g| h and enters
  *     the lambda sum as -k (W / W(dq))^n dt^2 |g| h. Both write-ups add it unscaled to lambda, which is
  *     dimensionally inconsistent and makes it a fixed position push per iteration: at small time
@@ -46,6 +47,7 @@
 #include <eddy_sph/sph.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +73,8 @@ static const eddy_param_desc params[P_COUNT] = {
         "relaxation", 1.0, 0.01, 100.0, "1",
         "Constraint-force mixing epsilon of lambda = -C / (sum |grad C|^2 + epsilon), in units of "
         "sum |grad C|^2 of a full neighborhood on the rest lattice (dimensionless: the same value works "
-        "at any spacing and rest density). The default 1 keeps the Jacobi iteration stable; below about "
+        "at any spacing and rest density). The default 1 keeps the Jacobi iteration stable at h = 2 "
+        "particle spacings (wider kernels amplify density noise whatever the relaxation: warned); below about "
         "0.4 (3D) or 0.1 (2D) it can oscillate; larger values soften the fluid. Not 0: a particle "
         "without neighbours would get lambda = -0/0."),
     [P_SCORR_K] = EDDY_PARAM_REAL_DESC(
@@ -210,6 +213,85 @@ static double lattice_gradient_norm(const eddy_kernels *k, double mass, double r
     return sum;
 }
 
+/*
+ * The factor by which one Jacobi sweep multiplies the rest lattice's worst density mode (spacing a):
+ * linearized, a mode C_i = c exp(i q.x_i) gets lambda = -C / (D0 (1 + relaxation)), delta-p moves the
+ * particles along the spiky gradients, and the poly6 density they change by reads it back, so
+ * f(q) = 1 - P(q).S(q) / ((1 + relaxation) sum_j |grad S_j|^2) with P(q) = sum_j sin(q.x_j) grad W_poly6,
+ * S(q) = sum_j sin(q.x_j) grad W_spiky (the volume m / rho0 cancels). Where the two gradients disagree in
+ * sign at some q, f exceeds 1: the correction feeds the error it should remove, and a fluid at rest
+ * grows a flow out of rounding noise. On a 2D lattice at h = 2 spacings the worst |f| is 1 (neutral),
+ * at 2.25 spacings 1.021, at 3 1.027, at 4 -1.21 (the sweep overshoots too); in 3D at 2 spacings
+ * 1.013. The q grid over [0, pi/a] per axis (41 points in 2D, 13 in 3D) finds these to 3 digits.
+ * Returns the f of largest magnitude; NaN past 4.5 spacings, where the lattice sum gets costly (the
+ * caller warns without a figure).
+ */
+static double worst_sweep_factor(const eddy_kernels *k, double a, double relaxation, int dims)
+{
+    const double h = k->h, ratio = h / a;
+    if (!(ratio <= 4.5)) return NAN;
+    enum { OFFSETS_MAX = 11 * 11 * 11 };
+    const int n = (int)ceil(ratio);
+    double off[OFFSETS_MAX][3], gp[OFFSETS_MAX], gs[OFFSETS_MAX]; /* offset, |grad W| / r of each kernel */
+    int count = 0;
+    double d0 = 0.0;
+    for (int iz = dims == 3 ? -n : 0; iz <= (dims == 3 ? n : 0); ++iz)
+        for (int iy = -n; iy <= n; ++iy)
+            for (int ix = -n; ix <= n; ++ix) {
+                const double x = a * ix, y = a * iy, z = a * iz, r = sqrt(x * x + y * y + z * z);
+                if (r <= 0.0 || r >= h || count == OFFSETS_MAX) continue;
+                off[count][0] = x;
+                off[count][1] = y;
+                off[count][2] = z;
+                gp[count] = 6.0 * k->poly6 * (k->h2 - r * r) * (k->h2 - r * r);
+                gs[count] = k->spiky_grad * (h - r) * (h - r) / r;
+                d0 += gs[count] * gs[count] * r * r;
+                ++count;
+            }
+    const int nq = dims == 3 ? 13 : 41;
+    double worst = 1.0;
+    for (int qz = 0; qz < (dims == 3 ? nq : 1); ++qz)
+        for (int qy = 0; qy < nq; ++qy)
+            for (int qx = 0; qx < nq; ++qx) {
+                const double q[3] = {M_PI / a * qx / (nq - 1), M_PI / a * qy / (nq - 1), M_PI / a * qz / (nq - 1)};
+                double p[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+                for (int j = 0; j < count; ++j) {
+                    const double sn = sin(q[0] * off[j][0] + q[1] * off[j][1] + q[2] * off[j][2]);
+                    for (int c = 0; c < 3; ++c) {
+                        p[c] += gp[j] * sn * off[j][c];
+                        s[c] += gs[j] * sn * off[j][c];
+                    }
+                }
+                const double f = 1.0 - (p[0] * s[0] + p[1] * s[1] + p[2] * s[2]) / ((1.0 + relaxation) * d0);
+                if (fabs(f) > fabs(worst)) worst = f;
+            }
+    return worst;
+}
+
+/* Past this |f| a sweep is said to amplify: above 3D's 1.013 at 2 spacings (a box at rest there grew
+ * to 0.94 J and decayed again), below 2D's 1.021 at 2.25 spacings (a periodic box at rest grew from
+ * 1e-9 to 0.026 J/m in 0.3 s, at 4 spacings to 9.4 J/m). */
+#define SWEEP_FACTOR_WARN 1.015
+
+static void warn_amplifying_sweeps(const eddy_solver_setup *setup, const eddy_kernels *k, double relaxation)
+{
+    const eddy_world *w = setup->world;
+    for (size_t m = 0; m < w->material_count; ++m) {
+        const double a = w->materials[m].particle_dist, f = worst_sweep_factor(k, a, relaxation, w->dimensions);
+        if (!isnan(f) && fabs(f) <= SWEEP_FACTOR_WARN) continue;
+        char figure[96] = "";
+        if (!isnan(f))
+            snprintf(figure, sizeof figure, " by %.3g%s", fabs(f), f < 0 ? " with its sign flipped (it overshoots)" : "");
+        eddy_host_log(setup->host, EDDY_LOG_WARNING, "pbf",
+                      "material '%s': h = %.3g particle spacings (%g / %g): one Jacobi sweep of the density "
+                      "constraint multiplies the worst density mode of the rest lattice%s instead of damping it, "
+                      "so rounding noise grows into a flow (a periodic box at rest at 4 spacings reached 4.5 "
+                      "m/s); PBF is stable at h = 2 spacings: set world.smoothing_radius to twice the "
+                      "particle spacing (docs/solvers/pbf.md, \"Kernel support\")",
+                      w->materials[m].name, (double)k->h / a, (double)k->h, a, figure);
+    }
+}
+
 static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
 {
     eddy_world *w = setup->world;
@@ -259,6 +341,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
         s->inv_rho0[m] = 1.0f / mat->rest_density;
         s->epsilon[m] = (float)(s->relaxation * d0);
     }
+    warn_amplifying_sweeps(setup, &k, s->relaxation);
     if ((rc = eddy_particles_add_field(&w->particles, "previous_position", 3, &s->f_prev, err)) ||
         (rc = eddy_particles_add_field(&w->particles, "lambda", 1, &s->f_lambda, err)) ||
         (rc = eddy_particles_add_field(&w->particles, "vorticity", 3, &s->f_vort, err))) {
