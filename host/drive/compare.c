@@ -63,6 +63,7 @@ static int result_add(result *r, double t, const eddy_diagnostics *d, double com
     r->col[COL_PZ][k] = d->momentum[2];
     r->col[COL_DEM][k] = d->density_error_mean;
     r->col[COL_DMAX][k] = d->density_error_max;
+    r->col[COL_DP99][k] = d->density_error_p99;
     r->col[COL_VMAX][k] = d->max_speed;
     r->col[COL_EP][k] = d->potential_energy;
     r->col[COL_MASS][k] = d->mass;

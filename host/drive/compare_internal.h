@@ -27,7 +27,7 @@ typedef eddy_compare_options options;
 
 /* COL_EP: potential energy (diagnostics.h); COL_MASS: the total mass, which scales the floor's energy;
  * COL_CMAX: the largest compression rho / rho0 - 1 over particles (0 with none compressed). */
-enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_EP, COL_MASS, COL_CMAX, COL_COUNT };
+enum { COL_KE, COL_PX, COL_PY, COL_PZ, COL_DEM, COL_DMAX, COL_VMAX, COL_EP, COL_MASS, COL_CMAX, COL_DP99, COL_COUNT };
 
 typedef struct result {
     char id[ID_MAX];

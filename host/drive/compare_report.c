@@ -150,7 +150,7 @@ static void md_text(FILE *f, const char *s)
 
 typedef struct summary_row {
     int have;                     /* at least one sample */
-    double dem, dmax, cmax, ke_end, drift, ms_per_step, rate;
+    double dem, dmax, cmax, p99, ke_end, drift, ms_per_step, rate;
     double de, de_rel;            /* E(end) - E(0), and over E(0) above the floor (NaN: no such scale) */
     double rise, rise_rel;        /* max over samples of E(k) - E(0) (>= 0), and over the same scale */
 } summary_row;
@@ -179,6 +179,7 @@ static summary_row summarize(const context *cx, const result *r)
     s.dem = mean_of(r->col[COL_DEM], r->n);
     s.dmax = max_of(r->col[COL_DMAX], r->n);
     s.cmax = max_of(r->col[COL_CMAX], r->n);
+    s.p99 = max_of(r->col[COL_DP99], r->n);
     s.ke_end = r->col[COL_KE][r->n - 1];
     s.de = total_energy(r, r->n - 1) - total_energy(r, 0);
     /* Relative to the energy above the container's floor at the start, not to E(0) itself: E(0) depends
@@ -216,7 +217,7 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
     fputs("solver,status,end_time,steps,particles,density_error_mean,density_error_max,kinetic_energy_end,"
           "momentum_drift,ms_per_step,particle_steps_per_s,density_compression_max,total_energy_change,"
           "total_energy_change_relative,total_energy_rise_max,total_energy_rise_max_relative,particle_spacing,"
-          "smoothing_radius", f);
+          "smoothing_radius,density_error_p99_max", f);
     for (size_t i = 0; i < np; ++i) fprintf(f, ",%s", eddy_probes_name(p, i));
     for (size_t i = 0; i < np; ++i)
         if (eddy_probes_reference(p, i)) fprintf(f, ",%s_reference_rms", eddy_probes_name(p, i));
@@ -234,6 +235,8 @@ int compare_write_summary_csv(const context *cx, const result *res, int count, e
             fputs(",,,,,,,,,,,", f);
         /* (single-precision values: 7 digits, 0.0025 rather than 0.00249999994412) */
         fprintf(f, ",%.7g,%.7g", cx->spacing, cx->smoothing_radius);
+        if (s.have) fprintf(f, ",%.12g", s.p99);
+        else fputc(',', f);
         /* A probe whose field the solver lacks is nan, the file's one form for a figure without a value
          * (summary.md says n/a and why). */
         for (size_t i = 0; i < np; ++i) {
@@ -315,11 +318,11 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     const char *eu = energy_unit(cx);
     fprintf(f,
             "| solver | status | t end (s) | steps | ms/step | particle-steps/s | density error mean | "
-            "density error max | compression max | kinetic energy end (%s) | total energy change (%s) | "
+            "density error max | density error p99 max | compression max | kinetic energy end (%s) | total energy change (%s) | "
             "largest energy rise (%s) | momentum drift (%s) |",
             eu, eu, eu, momentum_unit(cx));
     for (size_t i = 0; i < np; ++i) fprintf(f, " %s (%s) |", eddy_probes_name(p, i), eddy_probes_unit(p, i));
-    fputs("\n|---|---|---|---|---|---|---|---|---|---|---|---|---|", f);
+    fputs("\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", f);
     for (size_t i = 0; i < np; ++i) fputs("---|", f);
     fputc('\n', f);
     int lacking = 0; /* a probe n/a for a solver without its field: the note under the table says why */
@@ -334,6 +337,7 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
             md_number(f, s.rate);
             md_number(f, s.dem);
             md_number(f, s.dmax);
+            md_number(f, s.p99);
             md_number(f, s.cmax);
             md_number(f, s.ke_end);
             md_change(f, s.de, s.de_rel);
@@ -349,7 +353,7 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
                 }
             }
         } else {
-            for (size_t i = 0; i < 9 + np; ++i) fputs(" |", f);
+            for (size_t i = 0; i < 10 + np; ++i) fputs(" |", f);
         }
         fputc('\n', f);
     }
@@ -548,8 +552,9 @@ static void remove_old_plots(const context *cx)
     snprintf(dir, sizeof dir, "%s/plots", cx->out_dir);
     DIR *d = opendir(dir);
     if (!d) return;
-    static const char *const FIXED[] = {"kinetic_energy.png", "total_energy.png",  "density_error_mean.png",
-                                        "density_error_max.png", "max_speed.png", "momentum_drift.png"};
+    static const char *const FIXED[] = {"kinetic_energy.png",    "total_energy.png",      "density_error_mean.png",
+                                        "density_error_max.png", "density_error_p99.png", "max_speed.png",
+                                        "momentum_drift.png"};
     for (struct dirent *e; (e = readdir(d));) {
         const char *n = e->d_name;
         size_t len = strlen(n);
@@ -565,9 +570,9 @@ static void remove_old_plots(const context *cx)
 
 void compare_draw_plots(plotter *pl)
 {
-    static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, VMAX = COL_VMAX;
+    static const int KE = COL_KE, DEM = COL_DEM, DMAX = COL_DMAX, DP99 = COL_DP99, VMAX = COL_VMAX;
     remove_old_plots(pl->cx);
-    const size_t want = 6 + eddy_probes_count(pl->cx->probes);
+    const size_t want = 7 + eddy_probes_count(pl->cx->probes);
     pl->names = calloc(want, sizeof *pl->names);
     pl->list = calloc(want, sizeof *pl->list);
     if (!pl->names || !pl->list) {
@@ -590,6 +595,8 @@ void compare_draw_plots(plotter *pl)
                 SIZE_MAX);
     plot_metric(pl, "density_error_max", "max density error", "max |rho/rho0 - 1|", metric_column, &DMAX, NULL,
                 SIZE_MAX);
+    plot_metric(pl, "density_error_p99", "99th percentile of the density error", "99th percentile of |rho/rho0 - 1|",
+                metric_column, &DP99, NULL, SIZE_MAX);
     plot_metric(pl, "max_speed", "max speed", "max speed (m/s, simulation units)", metric_column, &VMAX, NULL,
                 SIZE_MAX);
     /* (not drawn where momentum is not conserved: the report's column says n/a, a plot would not) */

@@ -42,11 +42,12 @@ H, HALF_SPACING = 0.005, 0.00125
 SUMMARY_COLUMNS = ("solver,status,end_time,steps,particles,density_error_mean,density_error_max,"
                    "kinetic_energy_end,momentum_drift,ms_per_step,particle_steps_per_s,"
                    "density_compression_max,total_energy_change,total_energy_change_relative,"
-                   "total_energy_rise_max,total_energy_rise_max_relative,particle_spacing,smoothing_radius,front,"
+                   "total_energy_rise_max,total_energy_rise_max_relative,particle_spacing,smoothing_radius,"
+                   "density_error_p99_max,front,"
                    "height_left_wall,front_reference_rms,error").split(",")
 # No momentum drift plot: with gravity and walls momentum is not conserved (check_energy.py has the
 # scene without them).
-PLOTS = ["kinetic_energy", "total_energy", "density_error_mean", "density_error_max", "max_speed",
+PLOTS = ["kinetic_energy", "total_energy", "density_error_mean", "density_error_max", "density_error_p99", "max_speed",
          "probe_front", "probe_height_left_wall"]
 
 failures = []
@@ -161,6 +162,9 @@ def check_run(d, run_dir):
         check(close(float(r["density_error_mean"]), dem, 1e-9), "%s: mean density error %s = mean of the rows %.12g"
               % (solver, r["density_error_mean"], dem))
         check(close(float(r["density_error_max"]), dmax, 1e-9), "%s: max density error = max of the rows" % solver)
+        p99 = max(float(x["density_error_p99"]) for x in diag)
+        check(close(float(r["density_error_p99_max"]), p99, 1e-9),
+              "%s: the largest 99th percentile = max of the rows' %.9g" % (solver, p99))
         check(close(float(r["kinetic_energy_end"]), float(diag[-1]["kinetic_energy"]), 1e-9),
               "%s: final kinetic energy = last row" % solver)
         check(close(float(r["momentum_drift"]), drift, 1e-9), "%s: momentum drift |P(end) - P(0)| = %.6g" % (solver, drift))
@@ -193,6 +197,11 @@ def check_run(d, run_dir):
               % (solver, r["density_compression_max"], compression))
         check(close(err, float(diag[-1]["density_error_mean"]), 1e-5),
               "%s: density error from the frame %.9g = diagnostics %s" % (solver, err, diag[-1]["density_error_mean"]))
+        errors = sorted(abs(float(p["density"]) / 1000.0 - 1) for p in particles)
+        p99_frame = errors[math.ceil(0.99 * len(errors)) - 1]
+        check(close(p99_frame, float(diag[-1]["density_error_p99"]), 1e-9),
+              "%s: the 99th percentile of the frame's errors %.9g = diagnostics %s"
+              % (solver, p99_frame, diag[-1]["density_error_p99"]))
         probes = read_csv(os.path.join(sd, "probes.csv"))
         check([close(float(p["time"]), t) for p, t in zip(probes, sample_times)] == [True] * 5 and len(probes) == 5,
               "%s: probes.csv has a row per sample" % solver)

@@ -11,7 +11,7 @@
 #   fifo       FIFOs at the temporary names of summary.csv, summary.md and a plot (left by another
 #              program): the comparison completes and writes them (opening a FIFO to write waited for a
 #              reader forever; the timeout turns that hang into a failure).
-#   probes     70 probes: a plot for each, 75 in all, each listed in summary.md (past 72 plots the
+#   probes     70 probes: a plot for each, 76 in all, each listed in summary.md (past 72 plots the
 #              rest were dropped without a word, exit status 0).
 set -u
 C=$1; E=$2; S=$3; D=$4
@@ -73,7 +73,7 @@ probes)
     "$E" compare "$S" --quiet --out "$D" --solvers tait --steps 1 --set "probes=$probes" > /dev/null \
         || fail "the comparison failed"
     n=$(ls "$D/plots" | grep -c '\.png$')
-    [ "$n" = 75 ] || fail "$n plots, expected 75"
+    [ "$n" = 76 ] || fail "$n plots, expected 76"
     for f in plots/probe_d0.png plots/probe_d69.png plots/total_energy.png; do
         [ -f "$D/$f" ] || fail "no $f"
         grep -qF -- "- [$f]($f)" "$D/summary.md" || fail "summary.md does not list $f"
