@@ -20,21 +20,53 @@ import csv
 import json
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-import numpy as np
 
-from . import _eddy
-from ._eddy import (DeviceError, Error, FileError, NotFoundError, PluginError, SceneError,
+def _spin_briefly_by_default() -> None:
+    """GOMP_SPINCOUNT=1000 in the environment unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is there (set,
+    even to ""), the rule of the ``eddy`` command (host/cli/main.c, spin_briefly_by_default)."""
+    # libgomp's default of 300 000 spins at every barrier made a script stepping on a shared 2-core
+    # machine 3.5 to 5 times as slow as `eddy` (which spins 1000 times), docs/performance.md. libgomp
+    # reads its environment once, when it is loaded: the command starts itself again to get it read;
+    # here setting it before the extension (which loads libgomp) is imported is enough. (The command's
+    # exception for valgrind is about that restart, which the package does not do.) Before NumPy too:
+    # a NumPy built on OpenMP loads libgomp itself.
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        return
+    os.environ["GOMP_SPINCOUNT"] = "1000"
+    try:
+        with open("/proc/self/maps") as f:
+            loaded = "/libgomp" in f.read()
+    except OSError:   # (no /proc: not Linux; nothing to tell)
+        return
+    if loaded:
+        # Another extension imported first (torch, scikit-learn, an OpenMP NumPy) loaded libgomp, which
+        # has read its environment already: the setting reaches only the child processes.
+        warnings.warn("eddy: OpenMP (libgomp) was loaded before eddy by a module imported earlier, so "
+                      "GOMP_SPINCOUNT=1000, which eddy sets as the eddy command does, has no effect in this "
+                      "process: its threads spin at every barrier before they sleep, which makes runs on a "
+                      "shared machine several times slower; start Python with GOMP_SPINCOUNT=1000 (or "
+                      "OMP_WAIT_POLICY) in its environment, or import eddy before that module "
+                      "(docs/python.md, \"OpenMP's wait policy\")", RuntimeWarning, stacklevel=3)
+
+
+_spin_briefly_by_default()
+
+import numpy as np  # noqa: E402  (after the environment is set: see above)
+
+from . import _eddy  # noqa: E402
+from ._eddy import (DeviceError, Error, FileError, NotFoundError, PluginError, SceneError,  # noqa: E402
                     UnstableError)
 
 __version__ = "0.1.0"
 __all__ = [
-    "Component", "DeviceError", "Error", "FileError", "NotFoundError", "Param", "PluginError", "Probe",
-    "Record", "SceneError", "Simulation", "UnstableError", "compare", "components", "describe",
-    "load_plugin", "refused_plugins", "set_quiet",
+    "Component", "DeviceError", "Error", "FileError", "FrameData", "FrameEntry", "NotFoundError", "Param",
+    "PluginError", "Probe", "Record", "RunFolder", "SceneError", "Simulation", "UnstableError", "compare",
+    "components", "describe", "load_plugin", "read_frame", "read_run", "refused_plugins", "set_quiet",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -344,6 +376,8 @@ def _sets(overrides: Overrides) -> List[str]:
         for k in overrides:
             if not isinstance(k, str):   # b"time.end" became "b'time.end'", None "None"
                 raise TypeError(f"set: expected str keys (dotted paths), got {type(k).__name__} {k!r}")
+        for k, v in overrides.items():   # (json.dumps' NaN became the string "NaN")
+            _finite(v, f"set[{json.dumps(k, ensure_ascii=False)}]")
         return [f"{k}={_json(v, f'set {k!r}')}" for k, v in overrides.items()]
     if isinstance(overrides, str):
         return [overrides]
@@ -356,6 +390,56 @@ def _sets(overrides: Overrides) -> List[str]:
         if not isinstance(item, str):   # str() made b'a=1' "b'a=1'" and None "None"
             raise TypeError(f"set: expected str items ('path=value'), got {type(item).__name__} {item!r}")
     return items
+
+
+def _finite(v: Any, where: str) -> None:
+    """ValueError naming the key path (scene["time"]["dt"]) of the first NaN or infinity in v: JSON has
+    none, and json.dumps' NaN made the scene's message "scene.json:1:332: malformed JSON near 'NaN, ...'",
+    which named neither the key nor the value."""
+    v = _scalar(v)
+    if isinstance(v, Mapping):
+        for k, x in v.items():
+            _finite(x, f"{where}[{json.dumps(k, ensure_ascii=False) if isinstance(k, str) else repr(k)}]")
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            _finite(x, f"{where}[{i}]")
+    elif isinstance(v, np.ndarray) and v.dtype.kind == "f":
+        bad = np.argwhere(~np.isfinite(v))
+        if len(bad):
+            at = tuple(int(i) for i in bad[0])
+            raise ValueError(f"{where}{''.join(f'[{i}]' for i in at)}: expected a finite number, got {float(v[at])!r}")
+    elif isinstance(v, (float, np.floating)) and not math.isfinite(v):
+        raise ValueError(f"{where}: expected a finite number, got {float(v)!r}")
+
+
+def _scene_text(scene: Mapping[str, Any], what: str) -> str:
+    """A dict scene as the JSON text the session parses (_json), its numbers checked finite first."""
+    _finite(scene, what)
+    return _json(scene, what)
+
+
+def _scene_path(scene: Any, what: str) -> str:
+    """A scene file's path (_path), or ValueError for JSON text given where a path goes: it was read as a
+    file name, and the message repeated the whole text."""
+    p = _path(scene, what)
+    if isinstance(scene, str) and scene.lstrip().startswith("{") and not os.path.exists(p):
+        raise ValueError(f"{what}: got JSON text; pass a dict (json.loads(text)) or a path")
+    return p
+
+
+def _relative_note(e: BaseException, name: Optional[str]) -> None:
+    """Adds to the message of a dict scene's file that cannot be read, named relative, where such names
+    start from and how to choose it: a dict has no folder, so a probe's reference file was looked for
+    in the current folder, and the message did not say so."""
+    m = re.search(r"\.file: cannot read '([^']*)'", str(e))
+    if not m or os.path.isabs(m.group(1)):
+        return
+    if name is None:
+        start = f"the current folder, '{os.path.abspath(os.curdir)}', as no name= was given"
+    else:
+        start = f"the folder of its name= {name!r}, '{os.path.abspath(os.path.dirname(name) or os.curdir)}'"
+    e.args = (f"{e} (a dict scene's relative file names start from {start}; pass as name= the path of the "
+              f"file the dict was read from, or give absolute file names)",) + tuple(e.args[1:])
 
 
 def _iterable(v: Any) -> bool:
@@ -512,11 +596,15 @@ class Simulation:
                                       formats=_formats(formats), threads=_threads(threads),
                                       particle_target=_whole(particles, "particles"))
             if isinstance(scene, Mapping):
-                kw.update(scene_text=_json(scene, "scene"),
-                          scene_name=name or "scene.json")
+                kw.update(scene_text=_scene_text(scene, "scene"), scene_name=name or "scene.json")
             else:
-                kw.update(scene_path=_path(scene, "scene"))
-            self._core = _eddy.open(**kw)
+                kw.update(scene_path=_scene_path(scene, "scene"))
+            try:
+                self._core = _eddy.open(**kw)
+            except Error as e:
+                if isinstance(scene, Mapping):
+                    _relative_note(e, name)
+                raise
             # (valid, so that one scene serves every method, and ignored: `eddy run` warns of them too)
             for item in kw["sets"] or []:
                 why = self._core.set_unused(item)
@@ -788,7 +876,13 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     solver or grid, or a bad value for a listed solver's parameter raises before any solver runs, as the
     command refuses them. An override none of the solvers reads gives a UserWarning, as the command
     warns."""
-    scene = _path(scene, "compare: scene")
+    if isinstance(scene, Mapping):
+        # eddy_compare_options (host/drive/compare.h) takes a scene file only, not the text and name a
+        # Simulation opens a dict with: until it does, say what to do rather than "must be a path".
+        raise TypeError("compare: scene: a dict scene is not taken here yet (eddy compare reads its scene "
+                        "from a file): json.dump it to a file in the folder its relative file names start "
+                        "from, and pass that path")
+    scene = _scene_path(scene, "compare: scene")
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
                         f"(for one solver: [{solvers!r}])")
@@ -869,3 +963,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
         for h, v in zip(header, r):
             table[i][h] = v if h in text else (float(v) if v not in ("", "nan") else math.nan)
     return table
+
+
+# The run-folder reader lives in its own module; imported here, after the helpers it uses.
+from ._runfolder import FrameData, FrameEntry, RunFolder, read_frame, read_run  # noqa: E402

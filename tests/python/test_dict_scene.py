@@ -1,0 +1,81 @@
+"""What a user's trial of dict scenes found (docs/python.md, "Values"): a NaN or infinity is refused
+before the scene is serialized, naming its key path; a probe's relative reference file that a dict
+scene cannot find says where such names start from and how to choose it (name=); JSON text given as
+`scene` is told apart from a file name; compare() says what to do with a dict scene."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+import eddy
+from conftest import SCENES
+
+SCENE = os.path.join(SCENES, "tait_dam_break_2d.json")
+
+
+def scene():
+    with open(SCENE) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s["time"].update(dt=float("nan")), 'scene["time"]["dt"]: expected a finite number, got nan'),
+    (lambda s: s["world"].update(gravity=np.array([0.0, -np.inf])),
+     'scene["world"]["gravity"][1]: expected a finite number, got -inf'),
+    (lambda s: s["fluids"][0]["box"].update(max=[0.1, np.float32("inf")]),
+     'scene["fluids"][0]["box"]["max"][1]: expected a finite number, got inf'),
+])
+def test_non_finite_numbers_are_named_by_key_path(edit, message, tmp_path):
+    s = scene()
+    edit(s)
+    with pytest.raises(ValueError) as e:
+        eddy.Simulation(s, name=SCENE, out=str(tmp_path))
+    assert str(e.value) == message
+
+
+def test_non_finite_override_is_named():
+    with pytest.raises(ValueError) as e:
+        eddy.Simulation(SCENE, set={"time.dt": math.inf})
+    assert str(e.value) == 'set["time.dt"]: expected a finite number, got inf'
+
+
+def test_relative_reference_file_says_where_it_starts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(eddy.SceneError) as e:
+        eddy.Simulation(scene())
+    note = (f" (a dict scene's relative file names start from the current folder, '{tmp_path}', as no name= was "
+            f"given; pass as name= the path of the file the dict was read from, or give absolute file names)")
+    msg = str(e.value)
+    assert msg.startswith("scene.json:") and msg.endswith(
+        "probes[0].reference.file: cannot read 'data/martin_moyce_1952_front.csv': No such file or directory" + note)
+    assert e.value.code == -1   # still the core's error, with its code
+    with pytest.raises(eddy.SceneError) as e:
+        eddy.Simulation(scene(), name="sub/s.json")
+    assert str(e.value).endswith(
+        f"cannot read 'sub/data/martin_moyce_1952_front.csv': No such file or directory (a dict scene's relative "
+        f"file names start from the folder of its name= 'sub/s.json', '{tmp_path / 'sub'}'; pass as name= the path "
+        f"of the file the dict was read from, or give absolute file names)")
+    sim = eddy.Simulation(scene(), name=SCENE, out=str(tmp_path / "out"))   # the file the dict came from
+    assert sim.probes[0].reference.file == os.path.join(SCENES, "data", "martin_moyce_1952_front.csv")
+    sim.close()
+
+
+def test_json_text_is_not_a_file_name(tmp_path):
+    text = json.dumps(scene())
+    with pytest.raises(ValueError) as e:
+        eddy.Simulation(text)
+    assert str(e.value) == "scene: got JSON text; pass a dict (json.loads(text)) or a path"
+    with pytest.raises(ValueError) as e:
+        eddy.compare("  " + text, ["tait"], out=str(tmp_path / "c"))
+    assert str(e.value) == "compare: scene: got JSON text; pass a dict (json.loads(text)) or a path"
+    assert not os.path.exists(tmp_path / "c")
+
+
+def test_compare_dict_scene_says_what_to_do(tmp_path):
+    with pytest.raises(TypeError) as e:
+        eddy.compare(scene(), ["tait"], out=str(tmp_path / "c"))
+    assert str(e.value) == ("compare: scene: a dict scene is not taken here yet (eddy compare reads its scene from "
+                            "a file): json.dump it to a file in the folder its relative file names start from, and "
+                            "pass that path")
