@@ -273,6 +273,8 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     /* The scene with this solver: --set and the solver id through the session's one override path. */
     eddy_session_options so = eddy_session_default_options();
     so.scene_path = o->scene_path;
+    so.scene_text = o->scene_path ? NULL : o->scene_text;
+    so.scene_name = o->scene_name;
     so.sets = o->sets;
     so.set_count = o->set_count;
     so.solver = r->id;
@@ -475,8 +477,12 @@ static int compare_run(const eddy_compare_options *opt)
     /* A scene one process cannot read goes through the agreement below like any other error of the
      * set-up: returning alone left the others waiting in it. One that differs between the nodes ran
      * to a report mixing both. */
-    if (!(rc = eddy_drive_same_scene(o.scene_path, &err)) &&
-        !(rc = eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err))) {
+    /* (a scene given as text is one process's: the Python package's, which runs on one) */
+    if (!(rc = o.scene_path ? eddy_drive_same_scene(o.scene_path, &err) : EDDY_OK) &&
+        !(rc = o.scene_path ? eddy_scene_load(o.scene_path, o.sets, o.set_count, &scene, &err)
+                            : eddy_scene_parse(o.scene_text ? o.scene_text : "",
+                                               o.scene_name ? o.scene_name : "scene.json", o.sets, o.set_count,
+                                               &scene, &err))) {
         if (o.registry) cx.registry = o.registry;
         else rc = eddy_services_registry(1, &cx.registry, &err);
         if (!rc) rc = eddy_probes_parse(&scene, cx.registry, &probes, &err);

@@ -43,6 +43,9 @@
 /* The command line of `eddy compare`, as cli/compare_args.c parses it. */
 typedef struct eddy_compare_options {
     const char *scene_path;
+    /* In place of scene_path (NULL there), the scene's JSON text and the file name its messages and
+     * relative paths go by (eddy_scene_parse; NULL: "scene.json"): the Python package's dict scenes. */
+    const char *scene_text, *scene_name;
     char solvers[EDDY_COMPARE_MAX_SOLVERS][EDDY_COMPARE_ID_MAX];
     int solver_count;
     const char *grid;

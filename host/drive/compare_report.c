@@ -305,7 +305,9 @@ void compare_summary_md(FILE *f, const context *cx, const result *res, int count
     const eddy_probes *p = cx->probes;
     const size_t np = eddy_probes_count(p);
     fprintf(f, "# eddy compare: %s\n\n", cx->scene_name);
-    fprintf(f, "Scene `%s`, %zu particles (spacing %g m%s, smoothing radius %g m: %.3g spacings), ", o->scene_path,
+    fprintf(f, "Scene `%s`%s, %zu particles (spacing %g m%s, smoothing radius %g m: %.3g spacings), ",
+            o->scene_path ? o->scene_path : o->scene_name ? o->scene_name : "scene.json",
+            o->scene_path ? "" : " (given as text)",
             cx->particles, cx->spacing, cx->materials > 1 ? " for the first material" : "", cx->smoothing_radius,
             cx->smoothing_radius / cx->spacing);
     if (o->steps >= 0) fprintf(f, "%lld steps", o->steps);

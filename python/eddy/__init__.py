@@ -859,9 +859,9 @@ class Simulation:
 # compare
 # --------------------------------------------------------------------------------------------------
 
-def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, out: Optional[str] = None,
+def compare(scene: SceneLike, solvers: Sequence[str], *, out: Optional[str] = None,
             steps: Optional[int] = None, until: Optional[float] = None, set: Overrides = None,
-            grid: Optional[str] = None, threads: int = 0) -> np.ndarray:
+            grid: Optional[str] = None, threads: int = 0, name: Optional[str] = None) -> np.ndarray:
     """``eddy compare``: the scene through every solver with the same stepping and measurements;
     writes OUT (default out/compare/<scene file stem>) as the command does and returns its summary
     table (summary.csv) as a structured array, one row per solver (the report, summary.md, is written,
@@ -875,14 +875,20 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     (or "interrupted", "not run"). A scene that cannot be loaded, an unknown
     solver or grid, or a bad value for a listed solver's parameter raises before any solver runs, as the
     command refuses them. An override none of the solvers reads gives a UserWarning, as the command
-    warns."""
+    warns. A dict scene is taken as :class:`Simulation` takes one, ``name`` the file name its messages
+    and relative file names go by (default out: out/compare/<its "name", else the name's stem>)."""
+    name = _text(name, "compare: name")
     if isinstance(scene, Mapping):
-        # eddy_compare_options (host/drive/compare.h) takes a scene file only, not the text and name a
-        # Simulation opens a dict with: until it does, say what to do rather than "must be a path".
-        raise TypeError("compare: scene: a dict scene is not taken here yet (eddy compare reads its scene "
-                        "from a file): json.dump it to a file in the folder its relative file names start "
-                        "from, and pass that path")
-    scene = _scene_path(scene, "compare: scene")
+        scene_text, scene_path = _scene_text(scene, "compare: scene"), None
+        scene_name = name or "scene.json"
+        stem = scene.get("name") if isinstance(scene.get("name"), str) else os.path.basename(scene_name)
+    else:
+        if name is not None:
+            raise ValueError(f"compare: name: only a dict scene takes a name (a scene file is named by its "
+                             f"path), got name={name!r} with a scene file")
+        scene_text, scene_name = None, None
+        scene = scene_path = _scene_path(scene, "compare: scene")
+        stem = os.path.basename(scene_path)
     if isinstance(solvers, str):
         raise TypeError(f"compare: solvers must be a list of solver ids, got the string {solvers!r} "
                         f"(for one solver: [{solvers!r}])")
@@ -905,7 +911,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
     # ran without the overrides.
     sets = _sets(set)
     if out is None:
-        out = os.path.join("out", "compare", os.path.splitext(os.path.basename(scene))[0])
+        out = os.path.join("out", "compare", stem[:-5] if stem.endswith(".json") else stem)
     out = _path(out, "compare: out")
     if not out:
         raise ValueError("compare: out is empty (give the folder of the report)")
@@ -921,7 +927,7 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sim = Simulation(scene, set=sets, grid=grid, formats=[], solver=solvers[0] if solvers else None,
-                             threads=threads)
+                             threads=threads, name=name if scene_text is not None else None)
         try:
             for item in sets:
                 why = sim._core.set_unused(item, solvers)
@@ -946,9 +952,14 @@ def compare(scene: Union[str, "os.PathLike[str]"], solvers: Sequence[str], *, ou
             return None
         return (st.st_dev, st.st_ino)
     before = identity(summary)
-    _eddy.compare(scene, list(solvers), out, steps=-1 if steps is None else _whole(steps, "compare: steps"),
-                  until=math.nan if until is None else _time(until, "compare: until"), sets=sets, grid=grid,
-                  threads=threads)
+    try:
+        _eddy.compare(scene_path, list(solvers), out, steps=-1 if steps is None else _whole(steps, "compare: steps"),
+                      until=math.nan if until is None else _time(until, "compare: until"), sets=sets, grid=grid,
+                      threads=threads, scene_text=scene_text, scene_name=scene_name)
+    except Error as e:
+        if scene_text is not None:
+            _relative_note(e, name)
+        raise
     if identity(summary) in (None, before):
         raise FileError(f"compare: '{summary}' was not written")
     with open(summary, newline="") as f:

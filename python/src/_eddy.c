@@ -1390,7 +1390,8 @@ static PyTypeObject CoreType = {
 static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"scene_path", "solvers", "out_dir", "steps", "until", "sets", "grid", "threads", NULL};
+    static char *kwlist[] = {"scene_path", "solvers", "out_dir", "steps", "until", "sets", "grid", "threads",
+                             "scene_text", "scene_name", NULL};
     eddy_compare_options *o = PyMem_Calloc(1, sizeof *o);
     if (!o) return PyErr_NoMemory();
     PyObject *solvers, *sets = NULL;
@@ -1398,10 +1399,16 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
     o->until = NAN;
     o->quiet = 1;
     o->no_stdout = 1; /* the caller gets the table; the report stays in OUT/summary.md */
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!s|LdOzi", kwlist, &o->scene_path, &PyList_Type, &solvers,
-                                     &o->out_dir, &o->steps, &o->until, &sets, &o->grid, &o->threads)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "zO!s|LdOzizz", kwlist, &o->scene_path, &PyList_Type, &solvers,
+                                     &o->out_dir, &o->steps, &o->until, &sets, &o->grid, &o->threads,
+                                     &o->scene_text, &o->scene_name)) {
         PyMem_Free(o);
         return NULL;
+    }
+    if (!o->scene_path == !o->scene_text) {
+        PyMem_Free(o);
+        return PyErr_Format(PyExc_TypeError, "compare: give scene_path or scene_text, not %s",
+                            o->scene_path ? "both" : "neither");
     }
     if (sets == Py_None) sets = NULL;
     if (sets && !PyList_Check(sets)) {
@@ -1493,7 +1500,8 @@ static PyMethodDef module_methods[] = {
     {"resume", (PyCFunction)(void (*)(void))py_resume, METH_VARARGS | METH_KEYWORDS,
      "resume($module, /, dir, threads=0)\n--\n\nThe session a checkpoint folder continues."},
     {"compare", (PyCFunction)(void (*)(void))py_compare, METH_VARARGS | METH_KEYWORDS,
-     "compare($module, /, scene_path, solvers, out_dir, steps=-1, until=..., sets=None, grid=None, threads=0)\n--\n\n"
+     "compare($module, /, scene_path, solvers, out_dir, steps=-1, until=..., sets=None, grid=None, threads=0, "
+     "scene_text=None, scene_name=None)\n--\n\n"
      "The exit status of `eddy compare`; until NaN (the default): no end time."},
     {NULL, NULL, 0, NULL}};
 

@@ -1,7 +1,7 @@
 """What a user's trial of dict scenes found (docs/python.md, "Values"): a NaN or infinity is refused
 before the scene is serialized, naming its key path; a probe's relative reference file that a dict
 scene cannot find says where such names start from and how to choose it (name=); JSON text given as
-`scene` is told apart from a file name; compare() says what to do with a dict scene."""
+`scene` is told apart from a file name; compare() takes a dict scene as Simulation does."""
 import json
 import math
 import os
@@ -73,9 +73,32 @@ def test_json_text_is_not_a_file_name(tmp_path):
     assert not os.path.exists(tmp_path / "c")
 
 
-def test_compare_dict_scene_says_what_to_do(tmp_path):
-    with pytest.raises(TypeError) as e:
-        eddy.compare(scene(), ["tait"], out=str(tmp_path / "c"))
-    assert str(e.value) == ("compare: scene: a dict scene is not taken here yet (eddy compare reads its scene from "
-                            "a file): json.dump it to a file in the folder its relative file names start from, and "
-                            "pass that path")
+def test_compare_takes_a_dict_scene_as_its_file(tmp_path):
+    """compare() takes a dict as Simulation does: with name= the file it came from, the same comparison
+    as of the file, figure for figure (its relative reference file found); without it, the relative
+    file is looked for from the current folder, and the message says so."""
+    cols = ("end_time", "steps", "particles", "density_error_mean", "density_error_max", "kinetic_energy_end",
+            "front", "front_reference_rms")
+    a = eddy.compare(SCENE, ["tait"], steps=20, out=str(tmp_path / "file"))
+    b = eddy.compare(scene(), ["tait"], steps=20, out=str(tmp_path / "dict"), name=SCENE)
+    for col in cols:
+        assert a[col][0] == b[col][0] or (math.isnan(a[col][0]) and math.isnan(b[col][0])), col
+    with open(tmp_path / "dict" / "summary.md") as f:
+        assert f"Scene `{SCENE}` (given as text)," in f.read()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    here = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        with pytest.raises(eddy.Error) as e:
+            eddy.compare(scene(), ["tait"], steps=2, out=str(tmp_path / "nameless"))
+    finally:
+        os.chdir(here)
+    assert "probes[0].reference.file: cannot read 'data/martin_moyce_1952_front.csv'" in str(e.value)
+    assert (f"(a dict scene's relative file names start from the current folder, '{elsewhere}', as no name= was "
+            "given; pass as name= the path of the file the dict was read from, or give absolute file names)") \
+        in str(e.value)
+    with pytest.raises(ValueError) as e:
+        eddy.compare(SCENE, ["tait"], name="x.json")
+    assert str(e.value) == ("compare: name: only a dict scene takes a name (a scene file is named by its path), "
+                            "got name='x.json' with a scene file")
