@@ -196,18 +196,35 @@ static void tilted_plane_2d(void **state)
 }
 
 /* 3D: a unit tank, 0.6 m of water, a box [0.2, 0.4] x [0.2, 0.3] x [0.3, 0.5] and a ball of radius 0.1
- * at (0.7, 0.3, 0.5). */
+ * at (0.7, 0.3, 0.5); the scene's text after its name, up to its probes. */
+#define TANK_3D                                                                                              \
+    "\"dimensions\": 3, \"solver\": \"sph_mueller\", \"time\": {\"dt\": 0.001, \"end\": 0.1},"                \
+    " \"world\": {\"gravity\": [0, -9.81, 0], \"smoothing_radius\": 0.08, \"simulation_scale\": 2},"            \
+    " \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},"                                                \
+    " \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.02}],"              \
+    " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.9, 0.9, 0.9], \"max\": [0.95, 0.95, 0.95]}}]," \
+    " \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2, 0.3], \"max\": [0.4, 0.3, 0.5]},"                 \
+    " {\"type\": \"sphere\", \"center\": [0.7, 0.3, 0.5], \"radius\": 0.1}],"
+
+/* The probes on 1 thread and again on 3: samples are fitted in parallel and summed in one order, so
+ * the bits must be the same. */
+static void measure_on_1_and_3_threads(const char *text, double *v, size_t n)
+{
+    double again[16];
+    assert_true(n <= 16);
+    omp_set_num_threads(1);
+    measure(text, 0.02, v, n);
+    omp_set_num_threads(3);
+    measure(text, 0.02, again, n);
+    for (size_t k = 0; k < n; ++k)
+        if (memcmp(&v[k], &again[k], sizeof v[k]) != 0) fail_msg("probe %zu: %.17g on 1 thread, %.17g on 3", k, v[k], again[k]);
+}
+
 static void tank_3d(void **state)
 {
     (void)state;
     const char *text =
-        "{\"name\": \"force\", \"dimensions\": 3, \"solver\": \"sph_mueller\", \"time\": {\"dt\": 0.001, \"end\": 0.1},"
-        " \"world\": {\"gravity\": [0, -9.81, 0], \"smoothing_radius\": 0.08, \"simulation_scale\": 2},"
-        " \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},"
-        " \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.02}],"
-        " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.9, 0.9, 0.9], \"max\": [0.95, 0.95, 0.95]}}],"
-        " \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2, 0.3], \"max\": [0.4, 0.3, 0.5]},"
-        " {\"type\": \"sphere\", \"center\": [0.7, 0.3, 0.5], \"radius\": 0.1}],"
+        "{\"name\": \"force\", " TANK_3D
         " \"probes\": [{\"name\": \"floor\", \"kind\": \"force\", \"wall\": \"-y\", \"axis\": \"-y\"},"
         " {\"name\": \"back\", \"kind\": \"force\", \"wall\": \"-z\", \"axis\": \"-z\"},"
         " {\"name\": \"right\", \"kind\": \"force\", \"wall\": \"+x\", \"axis\": \"x\"},"
@@ -215,14 +232,8 @@ static void tank_3d(void **state)
         " {\"name\": \"box_z\", \"kind\": \"force\", \"collider\": 0, \"axis\": \"z\"},"
         " {\"name\": \"ball_up\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"y\"},"
         " {\"name\": \"ball_x\", \"kind\": \"force\", \"collider\": 1, \"axis\": \"x\"}]}";
-    double v[7], again[7];
-    omp_set_num_threads(1);
-    measure(text, 0.02, v, 7);
-    /* Samples are fitted in parallel and summed in one order: the same bits on any number of threads. */
-    omp_set_num_threads(3);
-    measure(text, 0.02, again, 7);
-    for (int k = 0; k < 7; ++k)
-        if (memcmp(&v[k], &again[k], sizeof v[k]) != 0) fail_msg("probe %d: %.17g on 1 thread, %.17g on 3", k, v[k], again[k]);
+    double v[7];
+    measure_on_1_and_3_threads(text, v, 7);
     const double rg = RHO * G;
     expect_near("3D floor: rho g H A", v[0], rg * DEPTH, 0.001);
     expect_near("3D back wall: rho g H^2 / 2 W", v[1], 0.5 * rg * DEPTH * DEPTH, 0.003);
@@ -383,13 +394,7 @@ static void moment_3d(void **state)
 {
     (void)state;
     const char *text =
-        "{\"name\": \"moment\", \"dimensions\": 3, \"solver\": \"sph_mueller\", \"time\": {\"dt\": 0.001, \"end\": 0.1},"
-        " \"world\": {\"gravity\": [0, -9.81, 0], \"smoothing_radius\": 0.08, \"simulation_scale\": 2},"
-        " \"container\": {\"min\": [0, 0, 0], \"max\": [1, 1, 1]},"
-        " \"materials\": [{\"name\": \"water\", \"rest_density\": 1000, \"particle_spacing\": 0.02}],"
-        " \"fluids\": [{\"material\": \"water\", \"box\": {\"min\": [0.9, 0.9, 0.9], \"max\": [0.95, 0.95, 0.95]}}],"
-        " \"colliders\": [{\"type\": \"box\", \"min\": [0.2, 0.2, 0.3], \"max\": [0.4, 0.3, 0.5]},"
-        " {\"type\": \"sphere\", \"center\": [0.7, 0.3, 0.5], \"radius\": 0.1}],"
+        "{\"name\": \"moment\", " TANK_3D
         " \"probes\": [{\"name\": \"back_foot\", \"kind\": \"moment\", \"wall\": \"-z\", \"about\": [0, 0, 0], \"axis\": \"-x\"},"
         " {\"name\": \"back_top\", \"kind\": \"moment\", \"wall\": \"-z\", \"about\": [0, 0.6, 0], \"axis\": \"x\"},"
         " {\"name\": \"back_y\", \"kind\": \"moment\", \"wall\": \"-z\", \"about\": [0.5, 0, 0], \"axis\": \"y\"},"
@@ -399,13 +404,8 @@ static void moment_3d(void **state)
         " {\"name\": \"box_dz\", \"kind\": \"moment\", \"collider\": 0, \"about\": [0.3, 0.25, 0.5], \"axis\": \"+x\"},"
         " {\"name\": \"ball_x\", \"kind\": \"moment\", \"collider\": 1, \"about\": [0.7, 0.3, 0.5], \"axis\": \"x\"},"
         " {\"name\": \"ball_z\", \"kind\": \"moment\", \"collider\": 1, \"about\": [0.7, 0.3, 0.5], \"axis\": \"z\"}]}";
-    double v[9], again[9];
-    omp_set_num_threads(1);
-    measure(text, 0.02, v, 9);
-    omp_set_num_threads(3);
-    measure(text, 0.02, again, 9);
-    for (int k = 0; k < 9; ++k)
-        if (memcmp(&v[k], &again[k], sizeof v[k]) != 0) fail_msg("probe %d: %.17g on 1 thread, %.17g on 3", k, v[k], again[k]);
+    double v[9];
+    measure_on_1_and_3_threads(text, v, 9);
     const double rg = RHO * G, H = DEPTH, box = rg * 0.2 * 0.1 * 0.2, ball = rg * 4.0 / 3.0 * M_PI * 1e-3;
     expect_near("3D back wall about its foot: rho g H^3 W/6", v[0], rg * H * H * H / 6, 0.005);
     expect_near("3D back wall about (0, H, 0), x: rho g H^3 W/3", v[1], rg * H * H * H / 3, 0.001);
