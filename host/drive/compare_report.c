@@ -58,7 +58,7 @@ static double total_energy(const result *r, size_t k)
 /* Whether solver r has what probe i reads: a "pressure" probe of a solver that left the pressure field
  * 0 everywhere (result.pressure_seen) would report the zero-fill as a measured 0 Pa, and a "force"
  * or a "moment", which integrate that field, a structure under no load (a user trial read pbf's 0 N/m
- * so). */
+ * so, before pbf wrote its constraint's pressure). */
 static int probe_applies(const context *cx, const result *r, size_t i)
 {
     const char *kind = eddy_probes_kind(cx->probes, i);

@@ -14,7 +14,7 @@
  *             they do not span the
  *             dimensions), 0 where none is near (a dry surface: the fields are gauge pressures) or where
  *             the sample lies inside another solid. Pressure forces only: no viscous shear. A solver
- *             without a pressure field (pbf) reads 0. Units: the pressure's times world area, N (N/m
+ *             without a pressure field reads 0. Units: the pressure's times world area, N (N/m
  *             per unit depth in 2D) where simulation_scale is 1.
  *   moment    the moment of that pressure about the point `about` (world units), M = ∮ (x - about) x
  *             (-p n) dA over the same samples with the same fits, component `axis` (right-handed;

@@ -20,7 +20,7 @@
  *     lattice (1 / length^2). Its default, 1, keeps the Jacobi iteration stable: on the rest lattice
  *     (h = 2 spacings) the largest eigenvalue of D^-1 J J^T is 2.15 in 2D and 2.82 in 3D, above the
  *     Jacobi bound of 2 when epsilon << D0. That holds at h = 2 spacings only: wider kernels amplify
- *     density noise whatever the relaxation (worst_sweep_factor, which create() warns by).
+ *     density noise whatever the relaxation (sweep_spectrum, which create() warns by).
  *   - s_corr = -k (W / W(dq))^n is read as an artificial pressure in units of rho0 |g| h and enters
  *     the lambda sum as -k (W / W(dq))^n dt^2 |g| h. Both write-ups add it unscaled to lambda, which is
  *     dimensionally inconsistent and makes it a fixed position push per iteration: at small time
@@ -61,6 +61,7 @@ enum {
     P_XSPH,
     P_CLAMP,
     P_CFL,
+    P_PRESSURE_AVERAGE,
     P_COUNT
 };
 
@@ -104,6 +105,12 @@ static const eddy_param_desc params[P_COUNT] = {
         "cfl", 0.4, 0.01, 1.0, "1",
         "Time-step limit cfl * h / v_max (PBF has no sound speed; the neighbor lists of x* must stay "
         "valid over the step)."),
+    [P_PRESSURE_AVERAGE] = EDDY_PARAM_REAL_DESC(
+        "pressure_average", 0.01, 0.0, 1e9, "s",
+        "Time over which the reported pressure field is averaged (exponentially, weight dt / (T + dt) on each "
+        "step's): the constraint's pressure of one step carries the correction of that step's position "
+        "jitter, rho0 dx / dt^2, noise that grows as the step shrinks. 0: each step's own. Output only: "
+        "the motion does not read it."),
 };
 
 /* The per-material parameter PBF reads (the shared declaration of world.h): the self-contribution
@@ -116,6 +123,7 @@ static const eddy_param_desc material_params[M_COUNT] = {
 struct eddy_solver {
     int iterations;
     float relaxation, scorr_k, scorr_dq, vort_eps, xsph_c, cfl;
+    double pressure_average; /* s: the time constant of the reported pressure's average */
     int scorr_n, unilateral;
     int f_prev, f_lambda, f_vort; /* field ids */
     /* per material: rest density, mass and the density's self term (eddy_sph_materials); 1 / rho0 and
@@ -214,22 +222,23 @@ static double lattice_gradient_norm(const eddy_kernels *k, double mass, double r
 }
 
 /*
- * The factor by which one Jacobi sweep multiplies the rest lattice's worst density mode (spacing a):
- * linearized, a mode C_i = c exp(i q.x_i) gets lambda = -C / (D0 (1 + relaxation)), delta-p moves the
- * particles along the spiky gradients, and the poly6 density they change by reads it back, so
- * f(q) = 1 - P(q).S(q) / ((1 + relaxation) sum_j |grad S_j|^2) with P(q) = sum_j sin(q.x_j) grad W_poly6,
- * S(q) = sum_j sin(q.x_j) grad W_spiky (the volume m / rho0 cancels). Where the two gradients disagree in
- * sign at some q, f exceeds 1: the correction feeds the error it should remove, and a fluid at rest
- * grows a flow out of rounding noise. On a 2D lattice at h = 2 spacings the worst |f| is 1 (neutral),
- * at 2.25 spacings 1.021, at 3 1.027, at 4 -1.21 (the sweep overshoots too); in 3D at 2 spacings
- * 1.013. The q grid over [0, pi/a] per axis (41 points in 2D, 13 in 3D) finds these to 3 digits.
- * Returns the f of largest magnitude; NaN past 4.5 spacings, where the lattice sum gets costly (the
- * caller warns without a figure).
+ * How one Jacobi sweep acts on the rest lattice's density modes (spacing a): linearized, a mode
+ * C_i = c exp(i q.x_i) gets lambda = -C / (D0 (1 + relaxation)), delta-p moves the particles along the
+ * spiky gradients, and the poly6 density they change by reads it back, so the sweep multiplies it by
+ * f(q) = 1 - mu(q) / (1 + relaxation), mu(q) = P(q).S(q) / sum_j |grad S_j|^2, with
+ * P(q) = sum_j sin(q.x_j) grad W_poly6 and S(q) = sum_j sin(q.x_j) grad W_spiky (the volume m / rho0
+ * cancels). mu > 2 (1 + relaxation) overshoots (f < -1: the relaxation is too small); mu < 0, where the
+ * two gradients disagree in sign, makes f > 1 at any relaxation: the correction feeds the error it
+ * should remove, and a fluid at rest grows a flow out of rounding noise. On a 2D lattice at h = 2
+ * spacings mu lies in [0, 2.15] (relaxation 1: worst |f| 1, neutral), at 2.25 spacings its least is
+ * below 0 (|f| 1.021), at 4 its largest is 4.43 (f = -1.21); in 3D at 2 spacings |f| is 1.013. The q
+ * grid over [0, pi/a] per axis (41 points in 2D, 13 in 3D) finds these to 3 digits. Returns 0 with the
+ * range of mu in mu_lo, mu_hi; -1 past 4.5 spacings, where the lattice sum gets costly.
  */
-static double worst_sweep_factor(const eddy_kernels *k, double a, double relaxation, int dims)
+static int sweep_spectrum(const eddy_kernels *k, double a, int dims, double *mu_lo, double *mu_hi)
 {
     const double h = k->h, ratio = h / a;
-    if (!(ratio <= 4.5)) return NAN;
+    if (!(ratio <= 4.5)) return -1;
     enum { OFFSETS_MAX = 11 * 11 * 11 };
     const int n = (int)ceil(ratio);
     double off[OFFSETS_MAX][3], gp[OFFSETS_MAX], gs[OFFSETS_MAX]; /* offset, |grad W| / r of each kernel */
@@ -249,10 +258,12 @@ static double worst_sweep_factor(const eddy_kernels *k, double a, double relaxat
                 ++count;
             }
     const int nq = dims == 3 ? 13 : 41;
-    double worst = 1.0;
+    *mu_lo = INFINITY;
+    *mu_hi = -INFINITY;
     for (int qz = 0; qz < (dims == 3 ? nq : 1); ++qz)
         for (int qy = 0; qy < nq; ++qy)
             for (int qx = 0; qx < nq; ++qx) {
+                if (qx == 0 && qy == 0 && qz == 0) continue; /* (the uniform mode: no gradient, mu = 0) */
                 const double q[3] = {M_PI / a * qx / (nq - 1), M_PI / a * qy / (nq - 1), M_PI / a * qz / (nq - 1)};
                 double p[3] = {0, 0, 0}, s[3] = {0, 0, 0};
                 for (int j = 0; j < count; ++j) {
@@ -262,10 +273,18 @@ static double worst_sweep_factor(const eddy_kernels *k, double a, double relaxat
                         s[c] += gs[j] * sn * off[j][c];
                     }
                 }
-                const double f = 1.0 - (p[0] * s[0] + p[1] * s[1] + p[2] * s[2]) / ((1.0 + relaxation) * d0);
-                if (fabs(f) > fabs(worst)) worst = f;
+                const double mu = (p[0] * s[0] + p[1] * s[1] + p[2] * s[2]) / d0;
+                *mu_lo = fmin(*mu_lo, mu);
+                *mu_hi = fmax(*mu_hi, mu);
             }
-    return worst;
+    return 0;
+}
+
+/* The sweep factor of largest magnitude over the spectrum (f is monotonic in mu: an end of the range). */
+static double worst_factor(double mu_lo, double mu_hi, double relaxation)
+{
+    const double lo = 1.0 - mu_hi / (1.0 + relaxation), hi = 1.0 - mu_lo / (1.0 + relaxation);
+    return fabs(lo) > fabs(hi) ? lo : hi;
 }
 
 /* Past this |f| a sweep is said to amplify: above 3D's 1.013 at 2 spacings (a box at rest there grew
@@ -273,22 +292,43 @@ static double worst_sweep_factor(const eddy_kernels *k, double a, double relaxat
  * 1e-9 to 0.026 J/m in 0.3 s, at 4 spacings to 9.4 J/m). */
 #define SWEEP_FACTOR_WARN 1.015
 
+/*
+ * Warns of either cause of an amplifying sweep, each judged where it can be mended: gradients that
+ * disagree (mu < 0) are the kernel support's, which a relaxation only slows, so they are judged at the
+ * default relaxation 1; an overshoot (mu > 2 (1 + relaxation)) is the relaxation's, judged at the
+ * scene's, and the message gives the relaxation that ends it.
+ */
 static void warn_amplifying_sweeps(const eddy_solver_setup *setup, const eddy_kernels *k, double relaxation)
 {
     const eddy_world *w = setup->world;
     for (size_t m = 0; m < w->material_count; ++m) {
-        const double a = w->materials[m].particle_dist, f = worst_sweep_factor(k, a, relaxation, w->dimensions);
-        if (!isnan(f) && fabs(f) <= SWEEP_FACTOR_WARN) continue;
-        char figure[96] = "";
-        if (!isnan(f))
-            snprintf(figure, sizeof figure, " by %.3g%s", fabs(f), f < 0 ? " with its sign flipped (it overshoots)" : "");
-        eddy_host_log(setup->host, EDDY_LOG_WARNING, "pbf",
-                      "material '%s': h = %.3g particle spacings (%g / %g): one Jacobi sweep of the density "
-                      "constraint multiplies the worst density mode of the rest lattice%s instead of damping it, "
-                      "so rounding noise grows into a flow (a periodic box at rest at 4 spacings reached 4.5 "
-                      "m/s); PBF is stable at h = 2 spacings: set world.smoothing_radius to twice the "
-                      "particle spacing (docs/solvers/pbf.md, \"Kernel support\")",
-                      w->materials[m].name, (double)k->h / a, (double)k->h, a, figure);
+        const double a = w->materials[m].particle_dist, spacings = (double)k->h / a;
+        double mu_lo = 0, mu_hi = 0;
+        const int known = sweep_spectrum(k, a, w->dimensions, &mu_lo, &mu_hi) == 0;
+        const double f = known ? worst_factor(mu_lo, mu_hi, relaxation) : NAN;
+        if (!known || 1.0 - mu_lo / 2.0 > SWEEP_FACTOR_WARN) {
+            char figure[96] = "";
+            if (known)
+                snprintf(figure, sizeof figure, " by %.3g%s", fabs(f),
+                         f < 0 ? " with its sign flipped (it overshoots)" : "");
+            eddy_host_log(setup->host, EDDY_LOG_WARNING, "pbf",
+                          "material '%s': h = %.3g particle spacings (%g / %g): one Jacobi sweep of the density "
+                          "constraint multiplies the worst density mode of the rest lattice%s instead of damping "
+                          "it, so rounding noise grows into a flow (a periodic box at rest at 4 spacings reached "
+                          "4.5 m/s); PBF is stable at h = 2 spacings: set world.smoothing_radius to twice the "
+                          "particle spacing (docs/solvers/pbf.md, \"Kernel support\")",
+                          w->materials[m].name, spacings, (double)k->h, a, figure);
+        } else if (1.0 - mu_hi / (1.0 + relaxation) < -SWEEP_FACTOR_WARN) {
+            const double needed = ceil((mu_hi / (1.0 + SWEEP_FACTOR_WARN) - 1.0) * 100.0) / 100.0;
+            eddy_host_log(setup->host, EDDY_LOG_WARNING, "pbf",
+                          "material '%s': at relaxation %g one Jacobi sweep of the density constraint multiplies "
+                          "the worst density mode of the rest lattice by %.3g with its sign flipped (it "
+                          "overshoots), so the iteration amplifies density noise instead of damping it; set "
+                          "solvers.pbf.relaxation to %.2g or more (at h = %.3g particle spacings; "
+                          "docs/solvers/pbf.md, \"Kernel support\")",
+                          w->materials[m].name, relaxation, 1.0 - mu_hi / (1.0 + relaxation) < 0
+                              ? mu_hi / (1.0 + relaxation) - 1.0 : 0.0, needed, spacings);
+        }
     }
 }
 
@@ -313,6 +353,7 @@ static int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error 
     s->xsph_c = (float)pv->values[P_XSPH].number;
     s->unilateral = pv->values[P_CLAMP].number != 0.0;
     s->cfl = (float)pv->values[P_CFL].number;
+    s->pressure_average = pv->values[P_PRESSURE_AVERAGE].number;
     const size_t nm = w->material_count;
     s->inv_rho0 = calloc(nm, sizeof(float));
     s->epsilon = calloc(nm, sizeof(float));
@@ -987,7 +1028,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     int rc = eddy_world_refresh_fields(w, &f_position, 1, err);
     if (rc) return rc;
     if ((rc = prepare(s, w, err))) return rc; /* sorts by cell: v*, previous_position and lambda follow */
-    /* Density and lambda as the step found them (s[0], s[1]: free until the velocity passes). Another
+    /* Density and lambda as the step found them (s[0], s[1]), and the sum of the iterations' lambdas
+     * (s[2], for the pressure): scratch free until the velocity passes. Another
      * process's failure in its own prepare() (a particle that left the domain at its predicted
      * position) is learned only at the first lambda refresh, after this process's lambda pass wrote
      * both; one process stops before that pass, so they are put back there and the failed state is
@@ -1056,6 +1098,9 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
         const long long n = (long long)p->count;
         const uint8_t *halo = halo_flags(p);
         const float inv_dt2 = 1.0f / (dt * dt);
+        /* The average's weight on this step: all of it on a run's first step, whose field before is the
+         * host's zero fill; a resumed run goes on from the checkpoint's average. */
+        const float keep = w->step == 0 ? 0.0f : (float)(s->pressure_average / (s->pressure_average + dt_in));
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; ++i) {
             if (is_halo(halo, (size_t)i)) continue;
@@ -1064,7 +1109,8 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
             if (w->dimensions == 3) p->vz[i] += cz[i] / dt;
             const uint32_t m = p->material[i];
             /* (0 - x: a particle without compression reads 0, not -0, in a CSV frame) */
-            p->pressure[i] = 0.0f - lam_sum[i] * s->mat.rest_density[m] * inv_dt2 / s->mat.gradient_scale[m];
+            const float step_p = 0.0f - lam_sum[i] * s->mat.rest_density[m] * inv_dt2 / s->mat.gradient_scale[m];
+            p->pressure[i] = step_p + keep * (p->pressure[i] - step_p);
         }
     }
     double t3 = eddy_time_ms();

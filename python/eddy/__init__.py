@@ -881,7 +881,10 @@ def compare(scene: SceneLike, solvers: Sequence[str], *, out: Optional[str] = No
     if isinstance(scene, Mapping):
         scene_text, scene_path = _scene_text(scene, "compare: scene"), None
         scene_name = name or "scene.json"
-        stem = scene.get("name") if isinstance(scene.get("name"), str) else os.path.basename(scene_name)
+        # (the scene's name is checked only when the scene is parsed: one with a "/" or ".." must not
+        # put the default folder outside out/compare)
+        given = os.path.basename(scene["name"]) if isinstance(scene.get("name"), str) else ""
+        stem = given if given not in ("", ".", "..") else os.path.basename(scene_name)
     else:
         if name is not None:
             raise ValueError(f"compare: name: only a dict scene takes a name (a scene file is named by its "
