@@ -23,6 +23,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "run.h"
+#include "run_folder.h"
 #include "run_record.h"
 #include "same_scene.h"
 #include "unused_sets.h"
@@ -246,28 +247,8 @@ static void describe_settings(const eddy_param_values *pv, char *out, size_t siz
     }
 }
 
-/* The file DIR/name, when there is one, removed (a folder of that name is not eddy's: it stays). */
-static void remove_in(const char *dir, const char *name)
-{
-    char *path = eddy_output_join_path(dir, name);
-    if (path) unlink(path);
-    free(path);
-}
-
-/*
- * What an earlier comparison into the same folder left in a solver's folder: its frames (a longer run's
- * last frame is not this run's), frames.pvd and probes.csv (a scene without probes writes none). So
- * that the folder holds this comparison's files only, as `eddy run` clears a finished run's.
- */
-static void clear_solver_folder(const char *dir)
-{
-    eddy_output_remove_frames(dir, "frames");
-    remove_in(dir, "frames.pvd");
-    remove_in(dir, "probes.csv");
-}
-
-/* One solver through the scene. */
-static int run_solver(const context *cx, result *r, eddy_error *err)
+/* One solver through the scene (the k-th of the options), into its folder, which main() holds. */
+static int run_solver(const context *cx, result *r, int k, eddy_error *err)
 {
     const options *o = cx->opt;
     /* The scene with this solver: --set and the solver id through the session's one override path. */
@@ -298,7 +279,6 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
     const int writes = eddy_decomp_rank() == 0;
     sampler s; /* before the first jump to done, which closes what it holds */
     memset(&s, 0, sizeof s);
-    eddy_folder_lock *lock = NULL; /* the solver's folder (rank 0), held until its files are closed */
     double owned = (double)(w->particles.count - w->particles.halo_count);
     if ((rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, &owned, 1, err))) goto done;
     r->particles = (size_t)owned;
@@ -318,15 +298,12 @@ static int run_solver(const context *cx, result *r, eddy_error *err)
         rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         goto agreed;
     }
-    /* (after the session opened: the id is a solver's, never "..", and its folder is this solver's) The
-     * folder is held before it is cleared (folder_lock.h): an eddy run writing into it is refused, not
-     * cleared away; the comparison's folder, held by this process, is another folder. */
-    if (writes && (rc = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, err)))
-        goto agreed;
-    if (writes) clear_solver_folder(dir);
-    if (writes && ((rc = eddy_output_create(dir, &oo, w, &s.out, err)) ||
-                   (rc = eddy_probes_open(cx->probes, w, sim->host, err))))
-        goto agreed;
+    /* A finished run found there (an earlier comparison's, an `eddy run`'s) is cleared once the output
+     * is made, as `eddy run` clears it: its frames, probe table, picture and checkpoint, which a later
+     * `eddy resume` would otherwise have continued among this comparison's files. Collective. */
+    if (writes) rc = eddy_output_create(dir, &oo, w, &s.out, err);
+    if ((rc = agree(rc, err)) || (cx->holds_run[k] && (rc = eddy_run_folder_clear(dir, err)))) goto done;
+    if (writes && (rc = eddy_probes_open(cx->probes, w, sim->host, err))) goto agreed;
     if (writes && np) {
         snprintf(s.probes_path, sizeof s.probes_path, "%s/probes.csv", dir);
         if (!(s.probes_csv = fopen(s.probes_path, "w"))) {
@@ -392,7 +369,6 @@ done:
     if (s.probes_csv && fclose(s.probes_csv) != 0 && !rc)
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", s.probes_path, strerror(errno));
     eddy_output_destroy(s.out);
-    eddy_folder_lock_release(lock);
     if (writes) eddy_probes_close(cx->probes);
     free(s.values);
     free(open_log);
@@ -504,10 +480,27 @@ static int compare_run(const eddy_compare_options *opt)
             rc = eddy_output_make_dirs(plots_dir, &err);
     }
     if (opt->setup_error) eddy_error_clear(opt->setup_error);
-    if ((rc = agree(rc, &err))) {
+    /* Every solver's folder is held from here to the end (folder_lock.h), so that an eddy run started
+     * into one while another solver runs is refused, and judged by `eddy run`'s rules before any solver
+     * runs: one holding a run stopped before its end (its checkpoint is work `eddy resume` continues) or
+     * files of the user's named as a run's refuses the comparison with nothing lost. Collective. */
+    eddy_folder_lock *solver_lock[EDDY_COMPARE_MAX_SOLVERS] = {0};
+    int holds_run[EDDY_COMPARE_MAX_SOLVERS] = {0};
+    cx.holds_run = holds_run;
+    rc = agree(rc, &err);
+    for (int k = 0; !rc && k < o.solver_count; ++k) {
+        char dir[PATH_MAX_ + ID_MAX + 2];
+        snprintf(dir, sizeof dir, "%s/%s", cx.out_dir, o.solvers[k]);
+        if (writes) rc = eddy_folder_lock_take(dir, EDDY_FOLDER_MAKE, "choose another --out", &solver_lock[k], &err);
+        if (!(rc = agree(rc, &err)) && !(rc = eddy_run_folder_check(dir, "choose another --out", &holds_run[k], &err)) &&
+            !holds_run[k])
+            rc = eddy_run_folder_refuse_foreign(dir, "choose another --out", &err);
+    }
+    if (rc) {
         /* (every process holds the lowest failing process's error: rank 0 says it, once) */
         if (opt->setup_error) *opt->setup_error = err;
         else if (writes) eddy_services_say("error: ", err.message);
+        for (int k = 0; k < o.solver_count; ++k) eddy_folder_lock_release(solver_lock[k]);
         eddy_folder_lock_release(lock);
         eddy_probes_destroy(probes);
         if (!o.registry) eddy_registry_destroy(cx.registry);
@@ -530,7 +523,7 @@ static int compare_run(const eddy_compare_options *opt)
         snprintf(r->id, sizeof r->id, "%s", o.solvers[k]);
         if (*stop_signal) continue;
         eddy_error_clear(&err);
-        if ((rc = run_solver(&cx, r, &err))) {
+        if ((rc = run_solver(&cx, r, k, &err))) {
             /* A failure this process met alone before the steps (its plugin folder lacks the solver)
              * leaves the others in the session's first collective: stop them all, as `eddy run` does. */
             if (!eddy_decomp_failed_alike(rc, err.message, EDDY_DECOMP_FAILURE_WAIT_S))
@@ -598,6 +591,7 @@ static int compare_run(const eddy_compare_options *opt)
     if (!status && (failed || pl.failures)) status = 1;
     compare_free_plots(&pl);
 done:
+    for (int k = 0; k < o.solver_count; ++k) eddy_folder_lock_release(solver_lock[k]);
     eddy_folder_lock_release(lock);
     for (int k = 0; res && k < o.solver_count; ++k) result_free(&res[k]);
     free(res);

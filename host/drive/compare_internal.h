@@ -74,6 +74,9 @@ typedef struct context {
      * smoothing radius, and how many materials have a spacing of their own. */
     double spacing, smoothing_radius;
     size_t materials;
+    /* Per solver, in the options' order: 1 where its folder held a finished run (eddy_run_folder_check),
+     * which its run clears as `eddy run` does. */
+    const int *holds_run;
 } context;
 
 /* The plots drawn so far (compare_draw_plots): one per metric and one per probe, as many as the scene

@@ -13,12 +13,49 @@
 #              reader forever; the timeout turns that hang into a failure).
 #   probes     70 probes: a plot for each, 76 in all, each listed in summary.md (past 72 plots the
 #              rest were dropped without a word, exit status 0).
+#   old_run    a solver's folder holding a finished `eddy run` (of another solver): the comparison clears
+#              it as a run does, its checkpoint and picture too, so `eddy resume` of the folder is refused
+#              (it continued the old run among the comparison's rows, an adversarial trial found).
+#   stopped    a solver's folder holding an interrupted `eddy run`: the comparison is refused before any
+#              solver runs, naming it and how to continue it, and the checkpoint stays.
+#   held       an `eddy run` into the second solver's folder while the first solver runs: refused, the
+#              folder in use (the comparison held a solver's folder only while that solver ran).
 set -u
 C=$1; E=$2; S=$3; D=$4
 fail() { echo "compare_folder.sh $C: $*" >&2; exit 1; }
 rm -rf "$D"
 run() { "$E" compare "$S" --quiet --set time.output_interval=0.001 --out "$D" "$@"; }
 case $C in
+old_run)
+    "$E" run "$S" --solver tait --until 0.002 --set time.output_interval=0.001 --quiet --out "$D/sph_mueller" \
+        > /dev/null 2>&1 || fail "the run failed"
+    [ -f "$D/sph_mueller/checkpoint.eddy" ] && [ -f "$D/sph_mueller/picture.png" ] || fail "the run left no checkpoint and picture"
+    run --solvers sph_mueller --until 0.002 > /dev/null || fail "the comparison failed"
+    for f in checkpoint.eddy picture.png; do [ ! -e "$D/sph_mueller/$f" ] || fail "the old run's $f is still there"; done
+    out=$("$E" resume "$D/sph_mueller" --until 0.003 --quiet 2>&1) && fail "the resume of the comparison's folder ran: $out"
+    case $out in *"no checkpoint '$D/sph_mueller/checkpoint.eddy'"*) ;; *) fail "the resume said: $out" ;; esac
+    ;;
+stopped)
+    "$E" run "$S" --solver tait --until 0.003 --set time.output_interval=0.001 --quiet --no-picture \
+        --set 'output.format=["vtk","test_writer"]' --set output.writers.test_writer.signal_at_frame=2 \
+        --out "$D/tait" > /dev/null 2>&1
+    [ $? = 130 ] && [ -f "$D/tait/checkpoint.eddy" ] || fail "the run was not interrupted with its checkpoint"
+    out=$(run --solvers pbf,tait --until 0.002 2>&1 >/dev/null) && fail "the comparison ran"
+    want="eddy: error: the output folder '$D/tait' holds a run stopped at step 40 (t = 0.002 s) before its end (t = 0.003 s); continue it with \`eddy resume $D/tait\`, or choose another --out"
+    case $out in *"$want"*) ;; *) fail "the comparison said: $out" ;; esac
+    [ -f "$D/tait/checkpoint.eddy" ] && [ ! -e "$D/pbf/diagnostics.csv" ] || fail "the checkpoint went, or pbf ran"
+    ;;
+held)
+    run --solvers tait,pbf --until 0.05 > /dev/null 2>&1 &
+    pid=$!
+    n=0
+    while [ ! -f "$D/tait/diagnostics.csv" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+    out=$("$E" run "$S" --until 0.001 --quiet --no-picture --out "$D/pbf" 2>&1)
+    status=$?
+    wait $pid || fail "the comparison failed"
+    [ $status = 1 ] || fail "the run into pbf's folder exited $status: $out"
+    case $out in *"output folder '$D/pbf' is in use by another eddy run"*) ;; *) fail "the run said: $out" ;; esac
+    ;;
 rerun)
     run --solvers tait,pbf --until 0.004 > /dev/null || fail "the first comparison failed"
     [ -f "$D/tait/frames/frame_00004.vtp" ] && [ -f "$D/plots/probe_front.png" ] && [ -f "$D/tait/probes.csv" ] \
