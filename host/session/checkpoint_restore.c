@@ -92,8 +92,17 @@ static int restore_colliders(cursor *c, eddy_boundaries *bd, eddy_error *err)
     int rc = checkpoint_take_u64(c, &n, "the collider count", err);
     if (rc) return rc;
     if (n != bd->collider_count) {
-        char what[96];
-        snprintf(what, sizeof what, "%llu colliders, the scene has %zu", (unsigned long long)n, bd->collider_count);
+        /* (the count holds the container's walls, which are colliders to the core but not the scene's
+         * `colliders`: counted apart, so that a scene of one collider is not said to have five) */
+        size_t walls = 0;
+        for (size_t i = 0; i < bd->collider_count; ++i) walls += bd->colliders[i].is_container_wall != 0;
+        char what[160];
+        if (n >= walls)
+            snprintf(what, sizeof what, "%llu collider%s besides the container's %zu walls, the scene has %zu",
+                     (unsigned long long)(n - walls), n - walls == 1 ? "" : "s", walls, bd->collider_count - walls);
+        else
+            snprintf(what, sizeof what, "%llu colliders and walls, the scene has %zu colliders and %zu walls",
+                     (unsigned long long)n, bd->collider_count - walls, walls);
         return mismatch(c->ck, err, what);
     }
     for (size_t i = 0; i < n; ++i) {

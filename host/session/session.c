@@ -228,10 +228,12 @@ static void warn_other_simd(const eddy_checkpoint *ck)
     for (int k = 0; k < EDDY_SPH_SIMD_COUNT; ++k) known |= strcmp(v->valuestring, eddy_sph_simd_name((eddy_sph_simd)k)) == 0;
     if (strcmp(v->valuestring, eddy_sph_simd_name(now)) == 0) return;
     /* (a name this eddy does not know comes from a file, not from here: not echoed) */
-    fprintf(stderr, "eddy: warning: checkpoint '%s' was written on the %s path of the SPH neighbour loops and this "
+    char path[64] = "a path this eddy does not know";
+    if (known) snprintf(path, sizeof path, "the %s path", v->valuestring);
+    fprintf(stderr, "eddy: warning: checkpoint '%s' was written on %s of the SPH neighbour loops and this "
                     "process runs the %s path: sums round differently, so the result is bit-identical neither to "
                     "the uninterrupted run nor to one on this path%s%s%s\n",
-            eddy_checkpoint_path(ck), known ? v->valuestring : "another", eddy_sph_simd_name(now),
+            eddy_checkpoint_path(ck), path, eddy_sph_simd_name(now),
             known ? "; set EDDY_SIMD=" : "", known ? v->valuestring : "", known ? " to resume on the run's path" : "");
 }
 
