@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "decomp.h"
@@ -478,6 +479,16 @@ static int compare_run(const eddy_compare_options *opt)
         if (!rc && writes &&
             !(rc = eddy_folder_lock_take(cx.out_dir, EDDY_FOLDER_MAKE, "choose another --out", &lock, &err)))
             rc = eddy_output_make_dirs(plots_dir, &err);
+        /* A summary that cannot be written (a folder in its place) is refused before the solvers run,
+         * not after every one of them has. */
+        static const char *const SUMMARIES[] = {"summary.csv", "summary.md"};
+        for (size_t k = 0; !rc && writes && k < sizeof SUMMARIES / sizeof SUMMARIES[0]; ++k) {
+            char *path = eddy_output_join_path(cx.out_dir, SUMMARIES[k]);
+            struct stat st;
+            if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                rc = eddy_error_set(&err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(EISDIR));
+            free(path);
+        }
     }
     if (opt->setup_error) eddy_error_clear(opt->setup_error);
     /* Every solver's folder is held from here to the end (folder_lock.h), so that an eddy run started
