@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import eddy
-from conftest import SCENES, run_eddy, snapshot
+from conftest import SCENES, run_eddy, snapshot, test_plugins as plugin_folder
 
 SCENE = os.path.join(SCENES, "tait_dam_break_2d.json")
 
@@ -161,11 +161,18 @@ def test_compare_agrees_with_simulation(tmp_path, capfd):
 
 
 def test_compare_reports_a_failing_solver_and_raises_for_a_bad_scene(tmp_path):
-    # a solver that fails as it runs (a file stands where its folder goes) is a row; the others run
+    # a file standing where a solver's folder goes refuses the comparison before any solver runs (each
+    # solver's folder is held from the start, as eddy run holds its own)
     (tmp_path / "tait").write_text("")
-    table = eddy.compare(SCENE, ["tait", "sph_mueller"], out=str(tmp_path), steps=2)
+    with pytest.raises(eddy.FileError) as e:
+        eddy.compare(SCENE, ["tait", "sph_mueller"], out=str(tmp_path), steps=2)
+    assert str(e.value).endswith("/tait' is not a directory")
+    assert not (tmp_path / "sph_mueller" / "diagnostics.csv").exists()
+    # a solver that fails as it runs (the test plugin's, at step 30) is a row; the others run
+    eddy.load_plugin(os.path.join(plugin_folder(), "eddy_exploding.so"))
+    table = eddy.compare(SCENE, ["exploding_solver", "sph_mueller"], out=str(tmp_path / "runs"), steps=40)
     assert list(table["status"]) == ["failed", "ok"]
-    assert table["error"][0].endswith("/tait' is not a directory")
+    assert "simulation exploded at step 30" in table["error"][0]
     # an unknown solver is refused before any runs, with the command's message
     with pytest.raises(eddy.NotFoundError) as e:
         eddy.compare(SCENE, ["sph_mueller", "no_such_solver"], out=str(tmp_path / "unknown"), steps=2)
