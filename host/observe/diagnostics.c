@@ -5,6 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* |rho / rho0 - 1| of particle i of material m: the density error of the mean, the maximum and the
+ * percentile alike. */
+static inline double density_error(const eddy_world *w, size_t i, uint32_t m)
+{
+    return fabs((double)w->particles.density[i] / w->materials[m].rest_density - 1.0);
+}
+
 /* The exact sums of a partial in their packed order. */
 static void sums_of(eddy_diagnostics_partial *d, eddy_xsum **s)
 {
@@ -36,7 +43,6 @@ int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_
                                   ", but the world has %zu material(s)",
                                   p->id[i], m, w->material_count);
         double mi = w->materials[m].particle_mass;
-        double rho0 = w->materials[m].rest_density;
         double vx = p->vx[i], vy = p->vy[i], vz = p->vz[i];
         double v2 = vx * vx + vy * vy + vz * vz;
         eddy_xsum_add(&d->kinetic_energy, 0.5 * mi * v2);
@@ -47,7 +53,7 @@ int eddy_diagnostics_partial_of_frame(const eddy_frame *frame, eddy_diagnostics_
         /* Each term is rounded from the same operands in the same order whichever process holds the
          * particle, so the exact sum of the terms is the same for every split. */
         eddy_xsum_add(&d->potential_energy, -mi * (gx * (double)p->x[i] + gy * (double)p->y[i] + gz * (double)p->z[i]));
-        double e = fabs((double)p->density[i] / rho0 - 1.0);
+        double e = density_error(w, i, m);
         eddy_xsum_add(&d->density_error, e);
         /* NaNs are counted apart, so that the maxima combine over processes with a plain MPI_MAX (whose
          * treatment of NaN is unspecified) and a blown-up run still reports NaN (fmax would drop it). */
@@ -102,15 +108,13 @@ void eddy_diagnostics_finish(const eddy_diagnostics_partial *p, eddy_diagnostics
     d->max_speed = p->nan_speed2 ? NAN : sqrt(p->speed2_max);
 }
 
-/* |rho / rho0 - 1| of the frame's k-th particle as the partial computes it; -1 for a material outside
- * the table. */
+/* The density error of the frame's k-th particle; -1 for a material outside the table. */
 static double density_error_of(const eddy_frame *frame, size_t k)
 {
     const eddy_world *w = frame->world;
     const size_t i = frame->order[k];
     const uint32_t m = w->particles.material[i];
-    if (m >= w->material_count) return -1.0;
-    return fabs((double)w->particles.density[i] / w->materials[m].rest_density - 1.0);
+    return m < w->material_count ? density_error(w, i, m) : -1.0;
 }
 
 int eddy_diagnostics_density_error_quantile(const eddy_frame *frame, double q, eddy_diagnostics_sum_fn sum,
@@ -118,6 +122,8 @@ int eddy_diagnostics_density_error_quantile(const eddy_frame *frame, double q, e
 {
     enum { BINS = 256, NAN_COUNT = BINS, ALL = BINS + 1, WORDS = BINS + 2 };
     *out = 0.0;
+    if (!(q > 0.0 && q <= 1.0)) /* (the same q on every process: refused by all before any round) */
+        return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "diagnostics: quantile %g, expected a number in (0, 1]", q);
     uint64_t prefix = 0, rank = 0;
     int bad = 0;
     int64_t counts[WORDS];
