@@ -276,6 +276,9 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
         return rc;
     }
     rc = open_from_checkpoint(&c, ck, err);
+    /* A checkpoint copied in from another run's folder is refused before anything is written: continued,
+     * it put its frames, rows and table header among this run's (run_record.h). */
+    if (!rc) rc = eddy_run_record_check_checkpoint(opt->resume_dir, c.checkpoint_path, eddy_checkpoint_settings(ck), err);
     eddy_checkpoint_free(ck);
     /* (eddy_session_restore cleared the resume cuts and sent the halo copies again; this clears them
      * where the settings were refused before it ran) */
@@ -316,6 +319,13 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     const double resume_time = eddy_run_resume_time(c.frame, c.sim->scene.output_interval);
     /* Probes and renderer before the output, which cuts the tables back to the checkpoint. */
     if ((rc = run_open_probes(&c, err))) {
+        run_close_ctx(&c);
+        return rc;
+    }
+    /* The tables' headers and row order, checked before the output cuts anything back (run_folder.h):
+     * refused by the output's trim instead, probes.csv would be left whole but frames.pvd and
+     * diagnostics.csv already cut back to the checkpoint. */
+    if (!c.fresh_outputs && (rc = eddy_run_folder_check_tables(opt->resume_dir, c.probes, err))) {
         run_close_ctx(&c);
         return rc;
     }

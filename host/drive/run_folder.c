@@ -349,20 +349,43 @@ double eddy_run_resume_time(int next_frame, double output_interval)
     return next_frame > 0 ? (next_frame - 1) * output_interval : -1.0;
 }
 
-int eddy_run_open_probe_table(eddy_output *o, const eddy_probes *p, FILE **f, eddy_error *err)
+/* The header line of DIR/probes.csv for the probes `p` (eddy_probes_csv_header), malloc'ed. */
+static int probe_header(const eddy_probes *p, char **header, eddy_error *err)
 {
-    *f = NULL;
-    if (eddy_probes_count(p) == 0) return EDDY_OK;
-    int rc;
-    char *header = NULL;
     size_t len = 0;
-    FILE *mem = open_memstream(&header, &len);
+    *header = NULL;
+    FILE *mem = open_memstream(header, &len);
     if (mem) {
         eddy_probes_csv_header(p, mem);
         fclose(mem);
     }
-    if (!mem || !header) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    else rc = eddy_output_open_table(o, "probes.csv", header, f, err);
+    if (mem && *header) return EDDY_OK;
+    free(*header);
+    *header = NULL;
+    return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+}
+
+int eddy_run_open_probe_table(eddy_output *o, const eddy_probes *p, FILE **f, eddy_error *err)
+{
+    *f = NULL;
+    if (eddy_probes_count(p) == 0) return EDDY_OK;
+    char *header;
+    int rc = probe_header(p, &header, err);
+    if (!rc) rc = eddy_output_open_table(o, "probes.csv", header, f, err);
     free(header);
     return rc;
+}
+
+int eddy_run_folder_check_tables(const char *dir, const eddy_probes *p, eddy_error *err)
+{
+    int rc = EDDY_OK;
+    /* (rank 0 writes the tables, and reads the ones it continues: under mpirun with a folder of each
+     * node's own, the others' may hold none) */
+    if (eddy_decomp_rank() == 0) {
+        char *header = NULL;
+        if (eddy_probes_count(p) > 0) rc = probe_header(p, &header, err);
+        if (!rc) rc = eddy_output_check_tables(dir, header ? "probes.csv" : NULL, header, err);
+        free(header);
+    }
+    return eddy_decomp_agree_error(rc, err);
 }

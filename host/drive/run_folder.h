@@ -51,6 +51,14 @@ int eddy_run_folder_refuse_other_outputs(const char *dir, eddy_error *err);
  * already written (eddy_output_options.resume_time): its last regular frame's; -1 before frame 1. */
 double eddy_run_resume_time(int next_frame, double output_interval);
 
+/* A resume's check of the tables it continues, before anything is written: diagnostics.csv, and
+ * probes.csv when `p` has probes, must have the header this run writes (or an older eddy's leading part
+ * of it, with rows to match) and rows whose times never go backwards (eddy_output_check_tables).
+ * The trim of eddy_output_create and eddy_output_open_table refuses the same, but only once the frames
+ * and diagnostics.csv are cut back to the resume point. Collective (rank 0 reads; every process returns
+ * its outcome). */
+int eddy_run_folder_check_tables(const char *dir, const eddy_probes *p, eddy_error *err);
+
 /* DIR/probes.csv of the output `o` for the probes `p` (eddy_output_open_table: a resumed output keeps its
  * rows up to the resume time); nothing, *f NULL, when there are no probes. */
 int eddy_run_open_probe_table(eddy_output *o, const eddy_probes *p, FILE **f, eddy_error *err);

@@ -271,6 +271,140 @@ int eddy_run_record_is_eddys(const char *dir)
     return eddys;
 }
 
+/* The keys a resume puts into the scene document itself (session.h's options: the checkpoint's solver,
+ * grid and writers, and the folder as given to `eddy resume`, which may be another path to it, or the
+ * folder moved): a resumed run's checkpoint differs from the record's scene in these alone. The
+ * solver and grid are compared as the checkpoint and the record name them. */
+static void drop_resume_keys(cJSON *scene)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(scene, "solver");
+    cJSON_DeleteItemFromObjectCaseSensitive(scene, "grid");
+    cJSON *output = cJSON_GetObjectItemCaseSensitive(scene, "output");
+    if (!cJSON_IsObject(output)) return;
+    cJSON_DeleteItemFromObjectCaseSensitive(output, "dir");
+    cJSON_DeleteItemFromObjectCaseSensitive(output, "format");
+    if (!output->child) cJSON_DeleteItemFromObjectCaseSensitive(scene, "output");
+}
+
+/* The first place where scene documents `a` (the record's) and `b` (the checkpoint's) differ: its key
+ * path into `path` ("" for the top) and 1, or 0 when they are equal. */
+static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n, const cJSON **da,
+                            const cJSON **db)
+{
+    *da = a;
+    *db = b;
+    if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
+        const size_t len = strlen(path);
+        for (int pass = 0; pass < 2; ++pass) {
+            /* (pass 0: the record's keys, in its order, with the checkpoint's value of each; pass 1: the
+             * keys the checkpoint alone has) */
+            const cJSON *e, *keys = pass ? b : a;
+            cJSON_ArrayForEach(e, keys) {
+                const cJSON *other = cJSON_GetObjectItemCaseSensitive(pass ? a : b, e->string);
+                if (pass && other) continue;
+                snprintf(path + len, n - len, "%s%s", len ? "." : "", e->string);
+                if (first_difference(pass ? other : e, pass ? e : other, path, n, da, db)) return 1;
+            }
+        }
+        path[len] = '\0';
+        return 0;
+    }
+    if (cJSON_IsArray(a) && cJSON_IsArray(b)) {
+        const size_t len = strlen(path);
+        const cJSON *x = a->child, *y = b->child;
+        for (int i = 0; x && y; ++i, x = x->next, y = y->next) {
+            snprintf(path + len, n - len, "[%d]", i);
+            if (first_difference(x, y, path, n, da, db)) return 1;
+        }
+        path[len] = '\0';
+        *da = a;
+        *db = b;
+        return x || y;
+    }
+    return !cJSON_Compare(a, b, 1);
+}
+
+/* A value of a scene document as the message shows it: its JSON, cut to `n`, or "absent". */
+static void value_text(const cJSON *v, char *text, size_t n)
+{
+    char *json = v ? cJSON_PrintUnformatted(v) : NULL;
+    const size_t len = json ? strlen(json) : 0;
+    if (!v) snprintf(text, n, "absent");
+    else if (!json) snprintf(text, n, "(out of memory)");
+    else if (len < n) snprintf(text, n, "%s", json);
+    else snprintf(text, n, "%.*s...", (int)(n - 4), json);
+    cJSON_free(json);
+}
+
+/* The id of component `key` ("solver", "grid") the record's last command ran with; NULL when not said. */
+static const char *recorded_id(const cJSON *record, const char *key)
+{
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(record, "commands");
+    const cJSON *last = cJSON_IsArray(commands) ? cJSON_GetArrayItem(commands, cJSON_GetArraySize(commands) - 1) : NULL;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(last, key), "id");
+    return cJSON_IsString(id) ? id->valuestring : NULL;
+}
+
+/* What differs between the checkpoint's settings and the run the record describes, into `what`; 0 when
+ * nothing does (or the record says too little to tell). */
+static int checkpoint_differs(const cJSON *record, const cJSON *settings, char *what, size_t n)
+{
+    static const char *const COMPONENTS[] = {"solver", "grid"};
+    for (size_t k = 0; k < 2; ++k) {
+        const char *was = recorded_id(record, COMPONENTS[k]);
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(settings, COMPONENTS[k]);
+        if (was && cJSON_IsString(id) && strcmp(was, id->valuestring) != 0) {
+            snprintf(what, n, "its %s is '%.64s', the run's '%.64s'", COMPONENTS[k], id->valuestring, was);
+            return 1;
+        }
+    }
+    const cJSON *recorded = cJSON_GetObjectItemCaseSensitive(record, "scene");
+    const cJSON *embedded = cJSON_GetObjectItemCaseSensitive(settings, "scene");
+    if (!cJSON_IsObject(recorded) || !cJSON_IsObject(embedded)) return 0;
+    cJSON *a = cJSON_Duplicate(recorded, 1), *b = cJSON_Duplicate(embedded, 1);
+    int differs = 0;
+    if (a && b) {
+        drop_resume_keys(a);
+        drop_resume_keys(b);
+        char path[256] = "";
+        const cJSON *da, *db;
+        if ((differs = first_difference(a, b, path, sizeof path, &da, &db))) {
+            char va[128], vb[128];
+            value_text(da, va, sizeof va);
+            value_text(db, vb, sizeof vb);
+            if (cJSON_IsArray(da) && cJSON_IsArray(db))
+                snprintf(what, n, "its scene's '%s' has %d entries, the run's %d", path, cJSON_GetArraySize(db),
+                         cJSON_GetArraySize(da));
+            else
+                snprintf(what, n, "its scene's '%s' is %s, the run's %s", path, vb, va);
+        }
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return differs;
+}
+
+int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, const cJSON *settings, eddy_error *err)
+{
+    int rc = EDDY_OK;
+    if (eddy_decomp_rank() == 0) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+        cJSON *record;
+        int why;
+        char what[512];
+        /* (no record, or not eddy's: nothing to tell the run by; the append then says what it leaves) */
+        if (load_record(path, &record, &why) == RECORD_EDDYS && checkpoint_differs(record, settings, what, sizeof what))
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "checkpoint '%s' is not of the run that '%s' records: %s; resuming it would continue "
+                                "another run among this folder's frames and tables; move the checkpoint away, or "
+                                "resume it in the folder of the run it came from (nothing was written)",
+                                checkpoint, path, what);
+        cJSON_Delete(record);
+    }
+    return eddy_decomp_agree_error(rc, err);
+}
+
 static int write_record(const char *path, const cJSON *doc, eddy_error *err)
 {
     char *text = cJSON_Print(doc);

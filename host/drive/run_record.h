@@ -27,6 +27,7 @@
 #ifndef EDDY_HOST_RUN_RECORD_H
 #define EDDY_HOST_RUN_RECORD_H
 
+#include <cjson/cJSON.h>
 #include <eddy/eddy.h>
 
 #include "sim.h"
@@ -52,5 +53,18 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
  * appends to: a new run's folder check tells an eddy run's folder from a user's by it (run_folder.h).
  * Says nothing. [any thread] */
 int eddy_run_record_is_eddys(const char *dir);
+
+/*
+ * A resume's check, before it writes anything, that the checkpoint (`checkpoint`: its path, for the
+ * message; `settings`: eddy_checkpoint_settings) is the one of the run DIR/run.json records: the solver
+ * and grid of the record's last command, and its scene document, as the checkpoint embeds them (but for
+ * what a resume itself sets there: solver, grid, output.dir and output.format). A checkpoint copied in
+ * from another run's folder was continued among this run's files (frames.pvd listing both runs' frames,
+ * probes.csv another header over the old rows, run.json still another scene). EDDY_ERR_INVALID_ARGUMENT
+ * naming both files, the first key that differs and the way on; nothing is refused when DIR holds no
+ * record or one that is not eddy's (a folder of an eddy before run.json). Collective (rank 0 reads the
+ * record; every process returns its outcome). [main thread]
+ */
+int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, const cJSON *settings, eddy_error *err);
 
 #endif /* EDDY_HOST_RUN_RECORD_H */

@@ -223,8 +223,8 @@ int eddy_atomic_commit(eddy_atomic_file *af, eddy_error *err)
 /* ---------------------------------------------------------------------------------------------- */
 /* The writer                                                                                       */
 
-/* How many columns `header` appends to the file's header line `old` (0 when they are the same or old is
- * not a leading part of it: then the rows are kept as they are, as before). */
+/* How many columns `header` appends to the file's header line `old`, an older eddy's leading part of
+ * it (0 when they are the same or old is not a leading part of it: table_lines refuses the latter). */
 static size_t appended_columns(const char *old, const char *header)
 {
     const size_t n = strcspn(old, "\r\n");
@@ -304,9 +304,158 @@ static void table_rows_end(table_rows *r, const char *path, int missing)
     r->seen = NULL;
 }
 
+/*
+ * What a resume checks of a table's lines before it keeps any (trim_table, eddy_output_check_tables): the
+ * header line is the one `header` names, or a leading part of it that an older eddy wrote (its rows then
+ * lack the columns appended since); the rows' times never go backwards. A header edited by hand (a
+ * column removed) left the old rows one field longer than the header put back over them, and a row
+ * copied out of place survived the trim as one of the run's; refused rather than continued, with the
+ * file left as it was.
+ */
+typedef struct table_lines {
+    const char *path, *header;
+    unsigned long long line;      /* of the line last seen, from 1 */
+    size_t added;                 /* columns the header has beyond those of the file's rows */
+    char *header_line;            /* the file's, when it is a leading part of `header` (owned) */
+    double last_time;             /* of the last row kept in order, at last_line (0: none yet) */
+    unsigned long long last_line;
+} table_lines;
+
+static void table_lines_begin(table_lines *k, const char *path, const char *header)
+{
+    memset(k, 0, sizeof *k);
+    k->path = path;
+    k->header = header;
+}
+
+static void table_lines_end(table_lines *k)
+{
+    free(k->header_line);
+    k->header_line = NULL;
+}
+
+/* The `col`-th (from 0) comma-separated field of `line` and its length; NULL past the last one. */
+static const char *csv_field(const char *line, size_t col, size_t *len)
+{
+    const char *f = line;
+    for (size_t c = 0; c < col; ++c) {
+        f += strcspn(f, ",\r\n");
+        if (*f != ',') return NULL;
+        ++f;
+    }
+    *len = strcspn(f, ",\r\n");
+    return f;
+}
+
+static int header_refused(const table_lines *k, const char *found, eddy_error *err)
+{
+    /* The first column that differs: a header of hundreds of probes is more than a message holds. */
+    size_t col = 0, flen = 0, hlen = 0;
+    const char *f, *h;
+    for (;; ++col) {
+        f = csv_field(found, col, &flen);
+        h = csv_field(k->header, col, &hlen);
+        if (!f || !h || flen != hlen || strncmp(f, h, flen) != 0) break;
+    }
+    char what[256];
+    if (f && h)
+        snprintf(what, sizeof what, "column %zu is '%.*s', expected '%.*s'", col + 1, (int)(flen > 64 ? 64 : flen), f,
+                 (int)(hlen > 64 ? 64 : hlen), h);
+    else if (h)
+        snprintf(what, sizeof what, "it ends before column %zu, '%.*s', which its rows have", col + 1,
+                 (int)(hlen > 64 ? 64 : hlen), h);
+    else
+        snprintf(what, sizeof what, "column %zu, '%.*s', is not one this run writes", col + 1,
+                 (int)(flen > 64 ? 64 : flen), f ? f : "");
+    const size_t n = strcspn(k->header, "\n");
+    return eddy_error_set(err, EDDY_ERR_IO,
+                          "cannot continue '%s': its header line is not the one this run writes (%s; this run "
+                          "writes '%.*s%s'), so its rows would stand under other columns: a header edited by hand, or a "
+                          "table of another run; put the header back, or move the file away, and resume again (the "
+                          "file is left as it was)",
+                          k->path, what, (int)(n > 320 ? 320 : n), k->header, n > 320 ? "..." : "");
+}
+
+/* Checks one line of the file (with its line break, if it has one). *keep: 1 for a row (its time in
+ * *t; *torn when it is a last row cut short), 0 for the header or a line that is no row. */
+static int table_lines_see(table_lines *k, const char *line, int *keep, double *t, int *torn, eddy_error *err)
+{
+    *keep = *torn = 0;
+    char *end;
+    *t = strtod(line, &end);
+    if (++k->line == 1 && end == line) {
+        /* The header: the one this run writes, or an older eddy's leading part of it. */
+        const size_t n = strcspn(line, "\r\n");
+        if (strncmp(line, k->header, n) == 0 && k->header[n] == '\n') return EDDY_OK;
+        if (!(k->added = appended_columns(line, k->header))) return header_refused(k, line, err);
+        if (!(k->header_line = dup_str(line))) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+        return EDDY_OK;
+    }
+    if (end == line) return EDDY_OK; /* (not a row: left out, as before) */
+    *keep = 1;
+    const size_t commas = count_commas(line), want = count_commas(k->header);
+    /* A last line without its line break and short of columns is a row cut by hand or by a full disk:
+     * its last number is cut too (its time as well, when the cut is early), so it is left out. */
+    if (!strchr(line, '\n') && commas + k->added < want) {
+        *torn = 1;
+        return EDDY_OK;
+    }
+    /* An older eddy's header has as many columns as its rows: rows with this run's columns under a
+     * leading part of its header are a header cut by hand, not an older table to pad. */
+    if (k->added && commas == want) return header_refused(k, k->header_line, err);
+    if (commas + k->added != want)
+        return eddy_error_set(err, EDDY_ERR_IO,
+                              "cannot continue '%s': line %llu has %zu columns where the table's header has %zu: a "
+                              "row edited by hand, or not one of this table's; mend or remove it and resume again "
+                              "(the file is left as it was)",
+                              k->path, k->line, commas + 1, want - k->added + 1);
+    if (k->last_line && *t < k->last_time)
+        return eddy_error_set(err, EDDY_ERR_IO,
+                              "cannot continue '%s': line %llu (t = %.12g s) comes after line %llu (t = %.12g s), "
+                              "but the run writes its rows in time order: that row was copied or moved there, and "
+                              "is not one of the run's rows in its place; remove it (or put the rows back in order) "
+                              "and resume again (the file is left as it was)",
+                              k->path, k->line, *t, k->last_line, k->last_time);
+    if (!isnan(*t)) {
+        k->last_time = *t;
+        k->last_line = k->line;
+    }
+    return EDDY_OK;
+}
+
+/* Reads the table at `path` through table_lines, writing nothing. */
+static int check_table(const char *path, const char *header, eddy_error *err)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return EDDY_OK; /* (absent or unopenable: the trim says it, as before) */
+    table_lines k;
+    table_lines_begin(&k, path, header);
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = EDDY_OK, keep, torn;
+    double t;
+    while (!rc && getline(&line, &cap, in) >= 0) rc = table_lines_see(&k, line, &keep, &t, &torn, err);
+    table_lines_end(&k);
+    free(line);
+    fclose(in);
+    return rc;
+}
+
+int eddy_output_check_tables(const char *dir, const char *table, const char *header, eddy_error *err)
+{
+    char *diag = eddy_output_join_path(dir, "diagnostics.csv");
+    char *other = table ? eddy_output_join_path(dir, table) : NULL;
+    int rc = !diag || (table && !other) ? eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory") : EDDY_OK;
+    if (!rc) rc = check_table(diag, DIAG_HEADER, err);
+    if (!rc && table) rc = check_table(other, header, err);
+    free(diag);
+    free(other);
+    return rc;
+}
+
 /* Rewrites the CSV table at `path` (first column: time) without the rows after keep_until (a resumed
  * run writes those again), with `header` as its first line, and says which frames' rows it lacks
- * before that (table_rows). */
+ * before that (table_rows). A header or a row order table_lines refuses leaves the file as it was. */
 static int trim_table(const eddy_output *o, const char *path, const char *header, double keep_until, eddy_error *err)
 {
     table_rows rows;
@@ -327,47 +476,39 @@ static int trim_table(const eddy_output *o, const char *path, const char *header
      * fixed buffer split them, keeping pieces of later rows that began with a small number. */
     char *line = NULL;
     size_t cap = 0;
-    int first = 1;
-    size_t added = 0; /* columns the header has beyond those of the file's rows */
+    table_lines lines;
+    table_lines_begin(&lines, path, header);
+    fputs(header, af.f);
+    int keep, torn;
+    double t;
+    errno = 0;
     while (getline(&line, &cap, in) >= 0) {
-        if (first) {
-            first = 0;
-            fputs(header, af.f);
-            if (strncmp(line, "time,", 5) == 0) {
-                added = appended_columns(line, header);
-                continue;
-            }
+        if ((rc = table_lines_see(&lines, line, &keep, &t, &torn, err))) break;
+        if (!keep || !time_at_or_before(t, keep_until)) continue;
+        if (torn) {
+            rows.torn = 1;
+            continue;
         }
-        char *end;
-        double t = strtod(line, &end);
-        if (end != line && time_at_or_before(t, keep_until)) {
-            /* A last line without its line break and short of columns is a row cut by hand or by a
-             * full disk: its last number is cut too, so it is left out (and said) rather than kept. */
-            if (!strchr(line, '\n') && count_commas(line) + added < count_commas(header)) {
-                rows.torn = 1;
-                continue;
-            }
-            table_rows_see(&rows, t);
-            /* A row of a run written before columns were appended (diagnostics.csv's energies): the new
-             * columns left empty, so that every row has the header's columns and none is made up. */
-            const size_t n = strcspn(line, "\r\n");
-            fwrite(line, 1, n, af.f);
-            for (size_t k = 0; k < added; ++k) fputc(',', af.f);
-            fputc('\n', af.f);
-        }
+        table_rows_see(&rows, t);
+        /* A row of a run written before columns were appended (diagnostics.csv's energies): the new
+         * columns left empty, so that every row has the header's columns and none is made up. */
+        const size_t n = strcspn(line, "\r\n");
+        fwrite(line, 1, n, af.f);
+        for (size_t k = 0; k < lines.added; ++k) fputc(',', af.f);
+        fputc('\n', af.f);
     }
     /* (getline stops with -1 at the end and on an error; only the end leaves feof set) */
-    const int e = errno, read_failed = !feof(in) || ferror(in);
+    const int e = errno, read_failed = !rc && (!feof(in) || ferror(in));
+    table_lines_end(&lines);
     free(line);
-    if (first) fputs(header, af.f);
     fclose(in);
-    if (read_failed) {
+    if (rc || read_failed) {
         /* The table stays as it was: a trimmed copy of a part of it would lose the rest. */
         free(rows.seen);
         fclose(af.f);
         remove(af.tmp);
         free(af.tmp);
-        return eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s' to continue it: %s", path, strerror(e ? e : EIO));
+        return rc ? rc : eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s' to continue it: %s", path, strerror(e ? e : EIO));
     }
     rc = eddy_atomic_commit(&af, err);
     if (!rc) table_rows_end(&rows, path, 0);

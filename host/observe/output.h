@@ -149,6 +149,20 @@ int eddy_output_open_table(eddy_output *o, const char *name, const char *header,
 int eddy_output_flush_table(eddy_output *o, eddy_error *err);
 
 /*
+ * What a resumed output (options.resume) refuses to continue, checked without writing anything:
+ * DIR/diagnostics.csv and, when `table` is not NULL, DIR/<table> with `header`. A file's first line, when
+ * it is not a row, must be the header this eddy writes, or a leading part of it that an older eddy
+ * wrote (its rows with as many columns, padded on resume); every row but a last one cut short (left out
+ * on resume) must have the header's columns, and the rows' times must not go backwards. A missing file
+ * is not refused (the resume says it). EDDY_ERR_IO (a fault of the folder's file, not of the scene)
+ * naming the file and the header column or the line at fault. eddy_output_create and
+ * eddy_output_open_table refuse the same as they trim, leaving that file as it was, but the writers'
+ * series and diagnostics.csv are cut back to the resume point by then: a caller that has the table's
+ * header checks first.
+ */
+int eddy_output_check_tables(const char *dir, const char *table, const char *header, eddy_error *err);
+
+/*
  * Several processes: writes this process's piece of output frame `local` (its owned particles, id
  * order) as DIR/frames/frame_NNNNN_pK.vtp when the "vtk" writer is among the formats; nothing
  * otherwise or on one process. Call it on every process before eddy_output_write_frame (on piece 0,

@@ -12,6 +12,9 @@ full=$("$E" run "$S" "$@" --until 0.015 --hash --out "$D/full" | grep state-hash
 "$E" run "$S" "$@" --steps 170 --out "$D/split" || exit 1
 "$K" "$D/split/checkpoint.eddy" setting scene.fluids \
     '[{"material": "water", "box": {"min": [0, 0], "max": [0.005, 0.005]}}]' || exit 1
+# (run.json records the scene the run read: by it the edited checkpoint is another run's, which a resume
+# refuses; without it, as in a folder of an eddy before run.json, the checkpoint's scene is the one used)
+rm -f "$D/split/run.json"
 cp -r "$D/split" "$D/format2"
 shift 6
 part=$("$E" resume "$D/split" "$@" --until 0.015 --hash | grep state-hash) || exit 1

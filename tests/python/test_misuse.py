@@ -235,10 +235,10 @@ def test_compare_raises_the_error_that_stops_it_before_any_solver(tmp_path, capf
 
 def test_compare_keeps_a_long_error_whole(tmp_path):
     """The summary's text columns were U256: a longer error (one naming a deep folder) was cut. Here a
-    file stands where the solver's folder goes, and its error names the folder twice."""
+    file stands where the solver's frames folder goes, and its error names the folder twice."""
     out = tmp_path / ("d" * 120) / ("e" * 120) / "o"
-    out.mkdir(parents=True)
-    (out / "tait").write_text("")
+    (out / "tait").mkdir(parents=True)
+    (out / "tait" / "frames").write_text("")
     table = eddy.compare(SCENE, ["tait"], out=str(out), steps=2)
     with open(out / "summary.csv", newline="") as f:
         import csv
