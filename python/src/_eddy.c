@@ -547,6 +547,28 @@ static int held_here(const char *dir, int rc, eddy_error *err)
                           "it first%s", dir, rest);
 }
 
+/* As `eddy resume` checks it (resume.c, run_record.h): the folder's checkpoint is the run's that its
+ * run.json records, not one copied in from another run's folder, which a resumed Simulation would
+ * continue among this folder's frames and tables. (A split run's pieces hold no checkpoint.eddy: their
+ * manifest is checked when they are read.) */
+static int checkpoint_is_the_runs(const char *dir, eddy_error *err)
+{
+    char *path = eddy_output_join_path(dir, EDDY_CHECKPOINT_FILE);
+    if (!path) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    double time = 0;
+    uint64_t step = 0;
+    cJSON *settings = NULL;
+    eddy_error why;
+    int rc = EDDY_OK;
+    if (access(path, F_OK) == 0 && eddy_checkpoint_peek(path, &time, &step, &settings, &why) == EDDY_OK)
+        rc = eddy_run_record_check_checkpoint(dir, path, settings, err);
+    cJSON_Delete(settings);
+    free(path);
+    /* (a FileError, as the folder's other refusals: the scene has no fault) */
+    if (rc == EDDY_ERR_INVALID_ARGUMENT) rc = err->code = EDDY_ERR_IO;
+    return rc;
+}
+
 static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -571,6 +593,10 @@ static PyObject *py_resume(PyObject *self, PyObject *args, PyObject *kw)
     rc = eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, NULL, &lock, &err);
     if (!rc) rc = eddy_session_resume(dir, &o, &s, &err);
     if (!rc) fresh = eddy_session_restored_without_outputs(s);
+    if (!rc && (rc = checkpoint_is_the_runs(dir, &err))) {
+        eddy_session_close(s);
+        s = NULL;
+    }
     eddy_folder_lock_release(lock);
     Py_END_ALLOW_THREADS
     registry_use_end();
@@ -639,6 +665,9 @@ static int core_open_output(Core *c, eddy_error *err)
         rc = eddy_run_folder_check(sc->out_dir, "choose another out folder", &holds_run, err);
         if (!rc && !holds_run) rc = eddy_run_folder_refuse_foreign(sc->out_dir, "choose another out folder", err);
     } else if (c->fresh_outputs) rc = eddy_run_folder_refuse_other_outputs(sc->out_dir, err);
+    /* The tables checked before the output cuts anything back (run_folder.h): refused by its trim
+     * instead, frames.pvd and diagnostics.csv were already cut back to the checkpoint. */
+    else rc = eddy_run_folder_check_tables(sc->out_dir, c->probes, err);
     /* A FileError, as for a folder another run holds: the command's code would raise a refusal of what
      * the folder holds as a SceneError, blaming a scene that has no fault. */
     if (rc == EDDY_ERR_INVALID_ARGUMENT || rc == EDDY_ERR_PARSE) rc = err->code = EDDY_ERR_IO;

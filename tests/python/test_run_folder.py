@@ -229,3 +229,47 @@ def test_a_new_simulation_is_refused_a_folder_of_the_users_files_it_would_overwr
     assert "eddy: error: " + str(e.value) + "\n" == said
     sim.close()
     assert snapshot(d) == before
+
+
+def test_a_resumed_simulation_refuses_what_eddy_resume_refuses(tmp_path):
+    """A checkpoint copied in from another run's folder, and a table edited by hand, are refused by a
+    resumed Simulation as `eddy resume` refuses them (an adversarial trial: the command continued both,
+    mixing another run's frames and a header of other columns into the folder), before anything is cut
+    back: the folder's files are left as they were."""
+    def run(out, *more):
+        rc, _, err = run_eddy("run", SCENE, "--until", "0.01", "--quiet", "--no-picture", *INTERVAL, *more,
+                              "--out", str(out))
+        assert rc == 0, err
+
+    def files(d):
+        return {n: open(os.path.join(d, n), "rb").read() for n in ("diagnostics.csv", "probes.csv", "frames.pvd")}
+
+    ours, other = tmp_path / "ours", tmp_path / "other"
+    run(ours)
+    run(other, "--set", "materials[0].viscosity=0.2")
+    shutil.copy(other / "checkpoint.eddy", ours / "checkpoint.eddy")
+    before = files(ours)
+    sim = None
+    with pytest.raises(eddy.FileError) as e:
+        sim = eddy.Simulation.resume(str(ours), threads=1)
+    assert sim is None
+    assert (f"checkpoint '{ours}/checkpoint.eddy' is not of the run that '{ours}/run.json' records: its scene's "
+            "'materials[0].viscosity' is 0.2, the run's") in str(e.value)
+    assert files(ours) == before
+
+    edited = tmp_path / "edited"
+    run(edited)
+    with open(edited / "probes.csv") as f:
+        lines = f.read().split("\n")
+    lines[0] = lines[0].rsplit(",", 1)[0]          # a column of the header removed by hand
+    with open(edited / "probes.csv", "w") as f:
+        f.write("\n".join(lines))
+    before = files(edited)
+    sim = eddy.Simulation.resume(str(edited), threads=1)
+    try:
+        with pytest.raises(eddy.FileError) as e:
+            sim.run(until=0.012, write=True)
+    finally:
+        sim.close()
+    assert f"'{edited}/probes.csv'" in str(e.value)
+    assert files(edited) == before
