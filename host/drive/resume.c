@@ -319,6 +319,9 @@ int eddy_resume(const eddy_run_options *opt, eddy_error *err)
     const double resume_time = eddy_run_resume_time(c.frame, c.sim->scene.output_interval);
     /* Probes and renderer before the output, which cuts the tables back to the checkpoint. */
     if ((rc = run_open_probes(&c, err))) {
+        /* The probes are the checkpoint's scene's: its error's place is in the text the checkpoint
+         * embeds, not in the scene file it names (which may say otherwise now), as the restore's are. */
+        if (rc != EDDY_ERR_OUT_OF_MEMORY) eddy_error_prefix(err, "checkpoint '%s': ", c.checkpoint_path);
         run_close_ctx(&c);
         return rc;
     }
