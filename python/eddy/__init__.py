@@ -904,6 +904,8 @@ def compare(scene: SceneLike, solvers: Sequence[str], *, out: Optional[str] = No
         if "\0" in s:   # (the first id was named as Simulation's `solver`)
             raise ValueError(f"compare: solvers: embedded null character in {s!r}")
         _utf8(s, "compare: solvers")
+        if solvers.count(s) > 1:   # (as the command refuses it: the two would share one folder)
+            raise ValueError(f"compare: solvers lists {s!r} twice")
     if steps is not None and until is not None:
         raise ValueError("compare: give steps or until, not both")
     threads = _threads(threads)

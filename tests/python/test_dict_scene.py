@@ -102,3 +102,11 @@ def test_compare_takes_a_dict_scene_as_its_file(tmp_path):
         eddy.compare(SCENE, ["tait"], name="x.json")
     assert str(e.value) == ("compare: name: only a dict scene takes a name (a scene file is named by its path), "
                             "got name='x.json' with a scene file")
+
+def test_compare_refuses_a_solver_listed_twice(tmp_path):
+    """As `eddy compare --solvers tait,tait` refuses it; the package's comparison said the solver's folder
+    was in use by another eddy run (it was its own)."""
+    with pytest.raises(ValueError) as e:
+        eddy.compare(SCENE, ["tait", "tait"], out=str(tmp_path / "c"), steps=2)
+    assert str(e.value) == "compare: solvers lists 'tait' twice"
+    assert not os.path.exists(tmp_path / "c")
