@@ -230,7 +230,7 @@ static double lattice_gradient_norm(const eddy_kernels *k, double mass, double r
  * cancels). mu > 2 (1 + relaxation) overshoots (f < -1: the relaxation is too small); mu < 0, where the
  * two gradients disagree in sign, makes f > 1 at any relaxation: the correction feeds the error it
  * should remove, and a fluid at rest grows a flow out of rounding noise. On a 2D lattice at h = 2
- * spacings mu lies in [0, 2.15] (relaxation 1: worst |f| 1, neutral), at 2.25 spacings its least is
+ * spacings mu lies in [0, 2.26] (relaxation 1: worst |f| 1, neutral), at 2.25 spacings its least is
  * below 0 (|f| 1.021), at 4 its largest is 4.43 (f = -1.21); in 3D at 2 spacings |f| is 1.013. The q
  * grid over [0, pi/a] per axis (41 points in 2D, 13 in 3D) finds these to 3 digits. Returns 0 with the
  * range of mu in mu_lo, mu_hi; -1 past 4.5 spacings, where the lattice sum gets costly.
