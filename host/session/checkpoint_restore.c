@@ -548,6 +548,12 @@ static int restore_first_dt(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
     if (!v) return EDDY_OK;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0))
         return invalid(ck, err, "setting 'first_dt': expected a finite number > 0 (s)");
+    /* The first step as taken is time.dt or shorter (a solver's limit, a landing on the first frame): a
+     * longer one is no run's, and taken as the scale of the blow-up check it made the resumed run stop
+     * at its first step as "blowing up" (an adversarial trial's 1e300). */
+    if (v->valuedouble > sim->scene.dt * (1 + 1e-12))
+        return invalid(ck, err, "setting 'first_dt': expected the run's first step, at most its time.dt = %.9g s, got %.9g",
+                       sim->scene.dt, v->valuedouble);
     sim->first_dt = v->valuedouble;
     return EDDY_OK;
 }
