@@ -444,6 +444,7 @@ typedef struct pass {
     eddy_kernels k;
     float tiny; /* 1e-6 h: the smallest distance a gradient divides by */
     float *lam, *rho;
+    float *lam_sum; /* lambda_pass in a step: each particle's sum of its iterations' lambdas, added to */
     /* New positions (delta_pass) or velocities (xsph_block), written over the particles' own: a particle
      * is a lane of one block only, which reads its position and velocity before it writes them, and its
      * neighbours are read from the records packed before the pass (Jacobi: every pass reads the old
@@ -593,16 +594,18 @@ EDDY_SPH_SIMD_BODY void lambda_block(void *vc, const eddy_sph_block *b, const in
         const uint32_t i = b->particle[k];
         c->rho[i] = rho[k];
         c->lam[i] = lam[k];
+        if (c->lam_sum) c->lam_sum[i] += lam[k];
     }
 }
 EDDY_SPH_SIMD_BLOCK_CLONES(lambda_block);
 
-/* Writes the density and lambda fields; neighbours read lambda in delta_pass, so the caller refreshes
- * its halo copies. */
-static void lambda_pass(eddy_solver *s, eddy_world *w)
+/* Writes the density and lambda fields, and adds lambda into lam_sum (NULL: not); neighbours read lambda
+ * in delta_pass, so the caller refreshes its halo copies. */
+static void lambda_pass(eddy_solver *s, eddy_world *w, float *lam_sum)
 {
     pass c = make_pass(s, w);
     c.rho = w->particles.density;
+    c.lam_sum = lam_sum;
     const eddy_particles *p = &w->particles;
     eddy_sph_records_pack(&s->pos, p->count, p->x, p->y, p->z, NULL);
     c.pos = &s->pos;
@@ -1052,7 +1055,7 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
     double dens = 0.0, forces = 0.0;
     for (int it = 0; it < s->iterations; ++it) {
         double a = eddy_time_ms();
-        lambda_pass(s, w);
+        lambda_pass(s, w, lam_sum);
         if ((rc = eddy_world_refresh_fields(w, &f_lambda, 1, err))) {
             if (it == 0) {
                 const long long n = (long long)p->count;
@@ -1064,11 +1067,6 @@ static int step(eddy_solver *s, eddy_world *w, double dt_in, eddy_error *err)
                 }
             }
             return rc;
-        }
-        {
-            const long long n = (long long)p->count;
-#pragma omp parallel for schedule(static)
-            for (long long i = 0; i < n; ++i) lam_sum[i] += lam[i];
         }
         double b = eddy_time_ms();
         delta_pass(s, w, dt);
@@ -1134,7 +1132,7 @@ static int compute_fields(eddy_solver *s, eddy_world *w, eddy_error *err)
 {
     int rc = prepare(s, w, err);
     if (rc) return rc;
-    lambda_pass(s, w);
+    lambda_pass(s, w, NULL);
     const int f_lambda = s->f_lambda;
     return eddy_world_refresh_fields(w, &f_lambda, 1, err);
 }
