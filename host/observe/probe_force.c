@@ -110,9 +110,9 @@ static int read_moment_keys(const eddy_probe_setup *s, eddy_probe *pr, eddy_erro
         return eddy_probe_read_axis(s, "axis", 3, &pr->axis, &pr->sign, err);
     }
     pr->axis = 2;
-    pr->sign = t && t[0] == '-' ? -1 : 1;
-    const char *bare = t && (t[0] == '-' || t[0] == '+') ? t + 1 : t;
-    if (bare && strcmp(bare, "z") != 0)
+    pr->sign = 1;
+    /* (read as a 3D axis, the one parser of signs and "+z"; anything but z refused in 2D's words) */
+    if (t && (eddy_probe_read_axis(s, "axis", 3, &pr->axis, &pr->sign, err) || pr->axis != 2))
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "%s.axis: expected \"z\" or \"-z\" (\"+z\" is \"z\"), got \"%s\": in 2D the pressure "
                               "forces and their lever arms lie in the x-y plane, so the moment has only a z "
