@@ -381,6 +381,15 @@ static int checkpoint_differs(const cJSON *record, const cJSON *settings, char *
     }
     cJSON_Delete(a);
     cJSON_Delete(b);
+    /* The same scene, solver and grid: two runs of one scene are still two runs, told by their ids (none
+     * in a record or checkpoint of an eddy before them: nothing to tell) */
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(record, "run_id");
+    const cJSON *ck_run = cJSON_GetObjectItemCaseSensitive(settings, "run_id");
+    if (!differs && cJSON_IsString(run) && cJSON_IsString(ck_run) && strcmp(run->valuestring, ck_run->valuestring) != 0) {
+        snprintf(what, n, "it is of another run of the same scene (run_id '%.40s', the run's '%.40s')",
+                 ck_run->valuestring, run->valuestring);
+        differs = 1;
+    }
     return differs;
 }
 
@@ -438,6 +447,7 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
             if (!doc) {
                 doc = cJSON_CreateObject();
                 if (!doc || !cJSON_AddStringToObject(doc, "format", "eddy.run/1") ||
+                    (sim->run_id[0] && !cJSON_AddStringToObject(doc, "run_id", sim->run_id)) ||
                     !cJSON_AddItemToObject(doc, "scene", cJSON_Duplicate(sim->scene.root, 1)) ||
                     !cJSON_AddArrayToObject(doc, "commands")) {
                     cJSON_Delete(doc);

@@ -58,7 +58,8 @@ int eddy_run_record_is_eddys(const char *dir);
  * A resume's check, before it writes anything, that the checkpoint (`checkpoint`: its path, for the
  * message; `settings`: eddy_checkpoint_settings) is the one of the run DIR/run.json records: the solver
  * and grid of the record's last command, and its scene document, as the checkpoint embeds them (but for
- * what a resume itself sets there: solver, grid, output.dir and output.format). A checkpoint copied in
+ * what a resume itself sets there: solver, grid, output.dir and output.format), and its run_id when both
+ * carry one (another run of the same scene, solver and grid). A checkpoint copied in
  * from another run's folder was continued among this run's files (frames.pvd listing both runs' frames,
  * probes.csv another header over the old rows, run.json still another scene). EDDY_ERR_INVALID_ARGUMENT
  * naming both files, the first key that differs and the way on; nothing is refused when DIR holds no

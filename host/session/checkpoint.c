@@ -280,6 +280,14 @@ static int write_checkpoint(const char *dir, const char *name, int piece, const 
             all = NULL;
         }
     }
+    /* The run's identity: a resume in another run's folder is told by it (run_record.h). */
+    if (all && sim->run_id[0]) {
+        cJSON_DeleteItemFromObjectCaseSensitive(all, "run_id");
+        if (!cJSON_AddStringToObject(all, "run_id", sim->run_id)) {
+            cJSON_Delete(all);
+            all = NULL;
+        }
+    }
     cJSON *scene = all ? cJSON_Duplicate(sim->scene.root, 1) : NULL;
     char *text = NULL;
     if (scene && cJSON_AddItemToObject(all, "scene", scene)) text = cJSON_PrintUnformatted(all);

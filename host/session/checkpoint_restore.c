@@ -558,6 +558,20 @@ static int restore_first_dt(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error
     return EDDY_OK;
 }
 
+/* The run's identity (sim.h), which later checkpoints and the resumed run's record carry on; a
+ * checkpoint before it had none, and its resumed run stays without one. */
+static int restore_run_id(const eddy_checkpoint *ck, eddy_sim *sim, eddy_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ck->settings, "run_id");
+    sim->run_id[0] = '\0';
+    if (!v) return EDDY_OK;
+    int ok = cJSON_IsString(v) && strlen(v->valuestring) == EDDY_SIM_RUN_ID_LEN;
+    for (size_t i = 0; ok && i < EDDY_SIM_RUN_ID_LEN; ++i) ok = strchr("0123456789abcdef", v->valuestring[i]) != NULL;
+    if (!ok) return invalid(ck, err, "setting 'run_id': expected %d lowercase hexadecimal digits", EDDY_SIM_RUN_ID_LEN);
+    memcpy(sim->run_id, v->valuestring, EDDY_SIM_RUN_ID_LEN + 1);
+    return EDDY_OK;
+}
+
 int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const eddy_sim_options *opt,
                              eddy_sim *sim, eddy_error *err)
 {
@@ -579,7 +593,8 @@ int eddy_checkpoint_open_sim(const eddy_checkpoint *ck, eddy_scene *scene, const
                                       finish, job, ck->path};
     rc = eddy_sim_open_restored(scene, opt, &restore, sim, err);
     free(job);
-    if (!rc && ((rc = restore_gravity(ck, sim->world, err)) || (rc = restore_first_dt(ck, sim, err)))) eddy_sim_close(sim);
+    if (!rc && ((rc = restore_gravity(ck, sim->world, err)) || (rc = restore_first_dt(ck, sim, err)) ||
+                (rc = restore_run_id(ck, sim, err)))) eddy_sim_close(sim);
     return rc;
 }
 

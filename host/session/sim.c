@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 int eddy_sim_component_not_found(eddy_registry *reg, const char *checkpoint, const char *interface_id,
                                  const char *id, eddy_error *err)
@@ -164,6 +167,24 @@ static uint64_t field_edits(const eddy_world *w)
     return sum;
 }
 
+/* A fresh run's identity: 128 random bits from rank 0, every process's. Where the kernel's random source
+ * fails (a seccomp filter), the clock, the process id and a counter still tell two runs on a machine
+ * apart, which is all the identity is for (run_record.h: a checkpoint copied between run folders). */
+static void draw_run_id(eddy_sim *sim)
+{
+    static unsigned counter;
+    uint64_t bits[2] = {0, 0};
+    if (eddy_decomp_rank() == 0 && getrandom(bits, sizeof bits, GRND_NONBLOCK) != (ssize_t)sizeof bits) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        const uint64_t mix[3] = {(uint64_t)t.tv_sec, (uint64_t)t.tv_nsec, ((uint64_t)getpid() << 32) | ++counter};
+        bits[0] = eddy_fnv1a(EDDY_FNV1A_OFFSET, mix, sizeof mix);
+        bits[1] = eddy_fnv1a(bits[0], mix, sizeof mix);
+    }
+    eddy_decomp_broadcast(bits, sizeof bits, 0);
+    snprintf(sim->run_id, sizeof sim->run_id, "%016" PRIx64 "%016" PRIx64, bits[0], bits[1]);
+}
+
 static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_sim_restore *restore, eddy_sim *sim,
                     eddy_error *err)
 {
@@ -230,6 +251,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
      * (checkpoint.h), and load() brings the solver's own state. So it skips the scene's vortices too, as
      * it skips the fluid blocks' velocities: the vorticity comes from the checkpoint. They go on before
      * compute_fields(), which derives the velocity they induce. */
+    if (!restore) draw_run_id(sim); /* (a resume takes its run's from the checkpoint) */
     if (restore) {
         if ((rc = restore->finish(restore->user, sim, filled, err))) goto fail;
     } else if ((rc = eddy_scene_apply_vortices(&sim->scene, sim->world, sc->id, err))) {

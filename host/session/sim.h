@@ -12,6 +12,8 @@
 #include "scene.h"
 #include "services.h"
 
+#define EDDY_SIM_RUN_ID_LEN 32
+
 typedef struct eddy_sim {
     eddy_registry *registry;        /* owned unless given in the options */
     int owns_registry;
@@ -41,6 +43,11 @@ typedef struct eddy_sim {
                                      * be under the same landing rule: the solver's limit set it */
     double last_max_speed;          /* the last step's largest speed over every process, sim units/s;
                                      * NaN before this session's first step */
+    char run_id[EDDY_SIM_RUN_ID_LEN + 1]; /* the run's identity, EDDY_SIM_RUN_ID_LEN lowercase hex digits
+                                     * drawn when a run starts (the same on every process), stored in
+                                     * its run.json and checkpoints and restored by a resume, so that a
+                                     * checkpoint of another run of the same scene is told from the
+                                     * folder's own; "" for a resumed run whose checkpoint predates it */
 } eddy_sim;
 
 /* Options that override the scene. NULL / 0 means "as the scene says". */

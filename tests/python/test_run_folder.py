@@ -6,6 +6,7 @@ into a folder holding a stopped run, whose checkpoint `eddy resume` then continu
 into one holding a finished run, whose frames, probe table, picture and checkpoint it left beside its
 own; and no Simulation wrote probes.csv."""
 import csv
+import json
 import os
 import shutil
 import signal
@@ -255,6 +256,19 @@ def test_a_resumed_simulation_refuses_what_eddy_resume_refuses(tmp_path):
     assert sim is None
     assert (f"checkpoint '{ours}/checkpoint.eddy' is not of the run that '{ours}/run.json' records: its scene's "
             "'materials[0].viscosity' is 0.2, the run's") in str(e.value)
+    assert files(ours) == before
+
+    # Another run of the very same scene: told by the run_id its run.json and checkpoint carry.
+    twin = tmp_path / "twin"
+    run(twin)
+    shutil.copy(twin / "checkpoint.eddy", ours / "checkpoint.eddy")
+    ids = [json.load(open(d / "run.json"))["run_id"] for d in (twin, ours)]
+    assert ids[0] != ids[1] and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    before = files(ours)
+    with pytest.raises(eddy.FileError) as e:
+        eddy.Simulation.resume(str(ours), threads=1)
+    assert (f"records: it is of another run of the same scene (run_id '{ids[0]}', the run's '{ids[1]}')"
+            in str(e.value))
     assert files(ours) == before
 
     edited = tmp_path / "edited"
