@@ -25,6 +25,20 @@
 
 /* h / spacing within (1, EDDY_LATTICE_RATIO_MAX] for a given particle_spacing (dx in simulation
  * units), before any lattice sum is formed; the error names the key and both values. */
+/* Bounded far outside every fluid (gases near 1 kg/m^3, mercury 1.35e4): past the bounds the particle
+ * masses, or the pressures the solvers form from rho0 (rho0 c0^2 in an equation of state), leave single
+ * precision, and a run blew up at its first step with a hint about the time step (3e38; 1e32 with pbf),
+ * or the spacing was blamed (2e-38). */
+static int check_rest_density(ctx *c, const cJSON *o, const char *p, eddy_real rho)
+{
+    if (rho >= (eddy_real)1e-9 && rho <= (eddy_real)1e12) return EDDY_OK; /* (the bounds as the value, floats) */
+    char rp[PATH_BUF];
+    scene_path_key(rp, p, "rest_density");
+    return scene_fail(c, rp, scene_member(o, "rest_density"), AT_VALUE,
+                      "expected a rest density in [1e-9, 1e12] kg/m^3, got %g: outside it the particle masses or "
+                      "the pressures the solvers form from it leave single precision", (double)rho);
+}
+
 static int check_spacing_ratio(ctx *c, const cJSON *o, const char *p, double dx, double h, double scale)
 {
     char sp[PATH_BUF];
@@ -125,6 +139,7 @@ int scene_parse_materials(ctx *c, const cJSON *root)
         }
         /* A float, like the world's: 1e39 became inf, and the spacing was blamed for a NaN mass. */
         if ((rc = scene_get_real(c, o, p, "rest_density", 0, &NS_POS, 1000.0, &rho_real, NULL)) ||
+            (rc = check_rest_density(c, o, p, rho_real)) ||
             (rc = scene_get_number(c, o, p, "particle_mass", 0, &NS_POS, 0, &mass, &has_mass)) ||
             (rc = scene_get_number(c, o, p, "particle_spacing", 0, &NS_POS, 0, &spacing, &has_spacing)))
             return rc;
