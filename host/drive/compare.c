@@ -596,9 +596,10 @@ static int compare_run(const eddy_compare_options *opt)
     if (failed && status != 130)
         fprintf(stderr, "eddy: error: %d of %d solvers failed (see %s/summary.md)\n", failed, o.solver_count,
                 cx.out_dir);
+    char sig[48];
     if (not_run[0])
-        fprintf(stderr, "eddy: interrupted by signal %d; not run: %s (see %s/summary.md)\n", stopped_by, not_run,
-                cx.out_dir);
+        fprintf(stderr, "eddy: interrupted by %s; not run: %s (see %s/summary.md)\n",
+                eddy_services_signal_text(stopped_by, sig, sizeof sig), not_run, cx.out_dir);
     if (!status && (failed || pl.failures)) status = 1;
     compare_free_plots(&pl);
 done:

@@ -243,6 +243,24 @@ int eddy_services_threads(void)
     return threads >= 1 ? threads : openmp_default();
 }
 
+const char *eddy_services_signal_text(int sig, char *out, size_t n)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } NAMES[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+                 {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"},
+                 {SIGSEGV, "SIGSEGV"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+                 {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    for (size_t k = 0; k < sizeof NAMES / sizeof *NAMES; ++k)
+        if (NAMES[k].sig == sig) {
+            snprintf(out, n, "signal %d (%s)", sig, NAMES[k].name);
+            return out;
+        }
+    snprintf(out, n, "signal %d", sig);
+    return out;
+}
+
 /* write(2) of a constant string: the only output a signal handler may make. */
 #define SAY(text) (void)!write(STDERR_FILENO, text, sizeof text - 1)
 

@@ -88,6 +88,11 @@ int eddy_services_threads(void);
  * allows, or OMP_NUM_THREADS); the thread check under mpirun words its message by it (decomp.c). */
 int eddy_services_threads_given(void);
 
+/* "signal 15 (SIGTERM)": how every message of eddy names a signal, the number a shell's status shows
+ * (128 + it) and the name a reader knows; "signal N" alone for one without a name here. [any thread; not
+ * async-signal-safe] */
+const char *eddy_services_signal_text(int sig, char *out, size_t n);
+
 /*
  * SIGINT and SIGTERM, and SIGHUP and SIGXCPU alike (unless the process started with them ignored, as
  * under nohup), honoured from the start of a command; SIGPIPE and SIGXFSZ, once a session switched to

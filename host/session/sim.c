@@ -647,9 +647,10 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     /* The stop request of a caller without a plan of its own (bench, advance_to): the step is not
      * taken, as eddy_sim_run_plan does before each step. */
     const volatile sig_atomic_t *stop = eddy_services_stop_flag();
+    char sig[48];
     if (*stop)
-        return eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)", (int)*stop,
-                              (unsigned long long)w->step, w->time);
+        return eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by %s at step %llu (t = %.6g s)",
+                              eddy_services_signal_text((int)*stop, sig, sizeof sig), (unsigned long long)w->step, w->time);
     char where[EDDY_SCENE_ID_MAX + 80];
     eddy_error_clear(err);
     eddy_decomp_set_agreed(EDDY_OK);
@@ -747,8 +748,10 @@ int eddy_sim_run_plan(eddy_sim *sim, eddy_sim_plan *plan, int *last_on_frame, ed
     }
     while (!eddy_sim_plan_done(sim, plan)) {
         if (plan->stop && *plan->stop) {
-            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by signal %d at step %llu (t = %.6g s)",
-                                (int)*plan->stop, (unsigned long long)w->step, w->time);
+            char sig[48];
+            rc = eddy_error_set(err, EDDY_ERR_INTERRUPTED, "interrupted by %s at step %llu (t = %.6g s)",
+                                eddy_services_signal_text((int)*plan->stop, sig, sizeof sig),
+                                (unsigned long long)w->step, w->time);
             break;
         }
         if (plan->cancel && plan->cancel(plan->user)) {

@@ -14,6 +14,7 @@
 #include "composite.h"
 #include "output.h"
 #include "render_internal.h"
+#include "services.h"
 
 extern char **environ;
 
@@ -121,11 +122,11 @@ int eddy_render_finish(eddy_renderer *r, eddy_error *err)
         remove(tmp);
         char why[300];
         last_line(log, why, sizeof why);
-        char how[64];
+        char how[64], sig[48];
         if (status >= 0 && WIFEXITED(status))
             snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
         else if (status >= 0 && WIFSIGNALED(status))
-            snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
+            snprintf(how, sizeof how, "was killed by %s", eddy_services_signal_text(WTERMSIG(status), sig, sizeof sig));
         else
             snprintf(how, sizeof how, "could not be waited for");
         return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': ffmpeg %s%s%s; the PNG frames are kept in %s (ffmpeg's "

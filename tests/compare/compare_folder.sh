@@ -75,7 +75,7 @@ interrupt)
     status=$?
     printf '%s\n' "$out"
     [ "$status" = 130 ] || fail "exit status $status, expected 130"
-    case $out in *"eddy: interrupted by signal 2; not run: pbf (see $D/summary.md)"*) ;; *) fail "no 'not run' message" ;; esac
+    case $out in *"eddy: interrupted by signal 2 (SIGINT); not run: pbf (see $D/summary.md)"*) ;; *) fail "no 'not run' message" ;; esac
     grep -q '^tait,ok,' "$D/summary.csv" || fail "tait is not ok in summary.csv"
     grep -q '^pbf,not run,' "$D/summary.csv" || fail "pbf is not 'not run' in summary.csv"
     ;;

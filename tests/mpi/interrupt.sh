@@ -38,7 +38,7 @@ unset EDDY_TEST_MANIFEST_DELAY_MS
 cat "$out.txt"
 grep -qF "checkpoint written, continue with: mpirun -np 2 eddy resume $out" "$out.txt" ||
     fail "the processes do not say that the checkpoint was written"
-steps=$(sed -n 's/.*interrupted by signal [0-9]* at step \([0-9]*\) .*/\1/p' "$out.txt" | sort -u)
+steps=$(sed -n 's/.*interrupted by signal [0-9]* (SIG[A-Z0-9]*) at step \([0-9]*\) .*/\1/p' "$out.txt" | sort -u)
 [ "$(echo "$steps" | wc -l)" -eq 1 ] && [ -n "$steps" ] || fail "the processes stopped at different steps: $steps"
 [ -f "$out/checkpoint.manifest" ] || fail "no checkpoint.manifest"
 # The processes' figures are said as at the end of a run (an interrupted run left the halo line out).

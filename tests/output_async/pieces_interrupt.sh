@@ -29,7 +29,7 @@ cat "$out.log"
 [ "$status" -ne 0 ] || fail "exit status 0 after SIG$sig"
 # The processes agree on the signal after a step (host/session/decomp.c), so they stop after the
 # same one and the first says so, once; a rank-prefixed line would be one process stopping alone.
-said=$(grep -c '^eddy: interrupted by signal [0-9]* at step [0-9]* ' "$out.log")
+said=$(grep -c '^eddy: interrupted by signal [0-9]* (SIG[A-Z0-9]*) at step [0-9]* ' "$out.log")
 [ "$said" -eq 1 ] || fail "the interrupt is said $said times, expected once"
 ! grep -q 'rank [01] of 2: interrupted' "$out.log" || fail "a process stopped on its own"
 grep -qF "checkpoint written, continue with: mpirun -np 2 eddy resume $out" "$out.log" || fail "no checkpoint message"

@@ -256,9 +256,16 @@ endforeach()
 # signal came while it was still loading. 10^9 steps: it cannot end first.
 add_test(NAME robust_plugin_signal_during_bench
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} TERM 130
-                 "eddy: interrupted by signal 15 at step" ${ROBUST_OUT}/no_such_folder opened
+                 "eddy: interrupted by signal 15 (SIGTERM) at step" ${ROBUST_OUT}/no_such_folder opened
                  bench ${SCENES}/dam_break_2d.json --particles 20000 --steps 1000000 --repeats 1000)
 set_tests_properties(robust_plugin_signal_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "${ROBUST_ENV_BASE}")
+# Every message names a signal by number and name: a CPU limit's warning during the steps said "signal
+# 24" where the same signal while loading said "signal 24 (SIGXCPU)" (adversarial trial).
+add_test(NAME robust_plugin_signal_XCPU_during_bench
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signal_while_loading.sh ${EDDY_EXE} XCPU 130
+                 "eddy: interrupted by signal 24 (SIGXCPU) at step" ${ROBUST_OUT}/no_such_folder opened
+                 bench ${SCENES}/dam_break_2d.json --particles 20000 --steps 1000000 --repeats 1000)
+set_tests_properties(robust_plugin_signal_XCPU_during_bench PROPERTIES TIMEOUT 30 ENVIRONMENT "${ROBUST_ENV_BASE}")
 # A run stopped by a signal says where it stopped, not "done:" (which it once printed before the
 # interrupt line). The signal goes once the run has written its first frame (its session is open, so
 # the signal asks the loop to stop); --until 1e6: it cannot end first.
