@@ -23,6 +23,11 @@ cli_test(describe_probe_derived 0 "width                real   derived    (0, in
 cli_test(describe_writer 0 "vtk 2.0.0 (writer, eddy.writer.2)" describe vtk)
 cli_test(describe_grid 0 "cpu 2.0.0 (grid, eddy.grid.2)" describe cpu)
 cli_test(describe_unknown 1 "unknown component 'nope'" describe nope)
+# An id of thousands of characters was echoed whole, pushing the list of ids off the screen.
+string(REPEAT "x" 5000 cli_long_id)
+string(REPEAT "x" 40 cli_long_id_shown)
+cli_test(describe_unknown_long 1 "unknown component '${cli_long_id_shown}...' (5000 characters) (available: "
+         describe ${cli_long_id})
 # Every flag a component declares is named (state-complete was left out).
 cli_test(describe_flags 0 "flags: concurrent-instances decomposable state-complete\n" describe tait)
 cli_test(unknown_command 2 "unknown command 'frobnicate'" frobnicate)

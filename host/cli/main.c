@@ -534,7 +534,12 @@ static int cmd_describe(int argc, char **argv)
         char refused[EDDY_ERROR_MESSAGE_MAX] = "";
         const char *near = eddy_scene_nearest_id(reg, NULL, argv[0]);
         if (!near) eddy_services_refusal_hint(reg, argv[0], refused, sizeof refused);
-        eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component '%s' (available: %s%s)%s%s%s", argv[0],
+        /* (an id of thousands of characters was echoed whole, pushing the list of ids off the screen) */
+        char shown[96];
+        const size_t n = strlen(argv[0]);
+        if (n < 64) snprintf(shown, sizeof shown, "'%s'", argv[0]);
+        else snprintf(shown, sizeof shown, "'%.40s...' (%zu characters)", argv[0], n);
+        eddy_error_set(&err, EDDY_ERR_NOT_FOUND, "unknown component %s (available: %s%s)%s%s%s", shown,
                        eddy_registry_ids(reg, NULL), refused, near ? "; did you mean '" : "", near ? near : "",
                        near ? "'?" : "");
         eddy_registry_destroy(reg);
