@@ -149,8 +149,9 @@ static int split_csv(char *line, char **fields, int max)
 #define REF_FILE_MAX (64 << 20)
 
 /*
- * Reads the reference table: '#' lines and blank lines skipped, a header, then rows whose columns
- * cx and cy (by name, or the first two) are numbers. Errors point at reference.file.
+ * Reads the reference table: '#' lines and blank lines skipped, a header, then rows of the header's
+ * width whose columns cx and cy (by name, or the first two) are numbers, cx never decreasing. Errors
+ * point at reference.file.
  */
 static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpath, const cJSON *file_node,
                           const cJSON *columns, eddy_probe_reference *r)
@@ -177,7 +178,7 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
     }
     char line[REF_LINE_MAX];
     char *fields[REF_MAX_COLUMNS];
-    int lineno = 0, cx = -1, cy = -1, rc = EDDY_OK;
+    int lineno = 0, cx = -1, cy = -1, columns_n = 0, rc = EDDY_OK;
     size_t cap = 0;
     double *x = NULL, *y = NULL;
     while (fgets(line, sizeof line, f)) {
@@ -217,6 +218,7 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
                 }
                 if (rc) break;
             }
+            columns_n = n;
             r->x_label = dup_str(fields[cx]);
             r->y_label = dup_str(fields[cy]);
             if (!r->x_label || !r->y_label) {
@@ -224,6 +226,13 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
                 break;
             }
             continue;
+        }
+        /* A row of another width is a shifted or cut row (a stray comma, a value lost), whose numbers
+         * may sit under the wrong column: it was taken as far as the two columns reached. */
+        if (n != columns_n) {
+            rc = eddy_scene_fail_at(s, err, fpath, file_node, "'%s' line %d: expected %d columns as the header has, got %d",
+                                    r->file, lineno, columns_n, n);
+            break;
         }
         double v[2];
         int want[2] = {cx, cy};
@@ -238,6 +247,14 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
                                         c ? r->y_label : r->x_label, t);
         }
         if (rc) break;
+        /* Samples in time order: the plot joins them in file order (rows out of order drew a zigzag) and
+         * a reference is a time series. Equal times are kept (a jump at an instant). */
+        if (r->count && v[0] < x[r->count - 1]) {
+            rc = eddy_scene_fail_at(s, err, fpath, file_node,
+                                    "'%s' line %d: expected rows in time order, got %s = %.9g after %.9g", r->file,
+                                    lineno, r->x_label, v[0], x[r->count - 1]);
+            break;
+        }
         if (r->count == cap) {
             cap = cap ? 2 * cap : 32;
             double *nx = realloc(x, cap * sizeof *x), *ny = nx ? realloc(y, cap * sizeof *y) : NULL;

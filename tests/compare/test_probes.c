@@ -585,6 +585,23 @@ static void bad_reference_files_are_refused(void **state)
              "%s:8:95: probes[0].reference.columns[1]: no column \"Q\" in '%s/bad.csv' (columns: T, Z)", scene, dir);
     assert_string_equal(probes_error(scene, probes, &err), expect);
 
+    /* A row of another width than the header (a stray or lost comma) and rows out of time order were
+     * taken (adversarial trial); equal times are a jump, kept. */
+    write_data("ragged.csv", "T,Z\n0.0,1.0\n0.2,2.0,\n");
+    write_data("short.csv", "T,Z,W\n0.0,1.0,5\n0.2,2.0\n");
+    write_data("unsorted.csv", "T,Z\n0.0,1.0\n0.2,2.0\n0.2,2.5\n0.1,3.0\n");
+    static const struct {
+        const char *file, *why;
+    } BAD[] = {{"ragged.csv", "line 3: expected 2 columns as the header has, got 3"},
+               {"short.csv", "line 3: expected 3 columns as the header has, got 2"},
+               {"unsorted.csv", "line 5: expected rows in time order, got T = 0.1 after 0.2"}};
+    for (size_t k = 0; k < 3; ++k) {
+        snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", pre, BAD[k].file);
+        snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene, dir, BAD[k].file,
+                 BAD[k].why);
+        assert_string_equal(probes_error(scene, probes, &err), expect);
+    }
+
     snprintf(probes, sizeof probes, "%s{\"file\": \"bad.csv\", \"time_scale\": -1}}]", pre);
     snprintf(expect, sizeof expect, "%s:8:92: probes[0].reference.time_scale: expected a number > 0, got -1", scene);
     assert_string_equal(probes_error(scene, probes, &err), expect);
