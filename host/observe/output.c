@@ -880,7 +880,10 @@ static int call_writer(writer_slot *w, const eddy_frame *frame, eddy_error *err)
     int rc = w->vtable->write_frame(w->instance, frame, err);
     if (rc) {
         eddy_services_callback_error(err, rc, "write_frame");
-        if (!w->builtin) eddy_error_prefix(err, "writer '%s': ", w->component->id);
+        /* (which frame: a plugin's message says its file at best, the run's log says the step) */
+        if (!w->builtin)
+            eddy_error_prefix(err, "writer '%s' at frame %llu (t = %.6g s): ", w->component->id,
+                              (unsigned long long)frame->index, frame->time);
     }
     return rc;
 }

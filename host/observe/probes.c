@@ -648,7 +648,8 @@ int eddy_probes_measure(const eddy_probes *set, const eddy_frame *frame, double 
         rc = pr->vtable->measure(pr->instance, frame, &values[k], err);
         if (rc) {
             eddy_services_callback_error(err, rc, "measure");
-            eddy_error_prefix(err, "probe '%s': ", pr->name);
+            eddy_error_prefix(err, "probe '%s' at frame %llu (t = %.6g s): ", pr->name, (unsigned long long)frame->index,
+                              frame->time);
             return rc;
         }
     }

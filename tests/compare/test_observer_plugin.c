@@ -10,7 +10,10 @@
  *                   Parameter "prefix" (string, default "frame"). Logs where the files go (INFO) and
  *                   the folder (DEBUG) through the host's services. "fail_at_frame": that frame's
  *                   write fails; "signal_at_frame": writing that frame raises SIGINT (a Ctrl-C that
- *                   lands while a frame is written, at a point the test chooses).
+ *                   lands while a frame is written, at a point the test chooses). A series file
+ *                   <prefix>_series.txt, one "index time" line per frame written, kept on resume as
+ *                   observe.h tells a writer (times <= resume_time, relative 1e-9), started afresh at
+ *                   a fresh run's first frame.
  *   "test_count"    probe: the number of owned particles whose x (world units) is at least "min_x"
  *                   (vector of 1 to 3 numbers, only x read; default 0), unit "1".
  *   "test_marker"   a component of an interface no host knows ("eddy.test_marker.1"): `eddy list`
@@ -34,7 +37,33 @@ struct eddy_writer {
     const eddy_host *host;
     long long fail_at_frame; /* write_frame of this frame returns EDDY_ERR_IO with no message (-1: never) */
     long long signal_at_frame; /* write_frame of this frame raises SIGINT, then writes it (-1: never) */
+    char series[4200];         /* <dir>/<prefix>_series.txt */
+    int fresh;                 /* a fresh run: the series starts anew at the first frame */
 };
+
+/* A resumed run's series: the earlier run's lines up to resume_time, the rest dropped (observe.h). */
+static int keep_series(const char *path, double resume_time, eddy_error *err)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return errno == ENOENT ? EDDY_OK : eddy_error_set(err, EDDY_ERR_IO, "cannot read '%s'", path);
+    char tmp[4300], line[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fclose(in);
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    }
+    const double limit = resume_time + 1e-9 * fmax(1.0, fabs(resume_time));
+    while (fgets(line, sizeof line, in)) {
+        unsigned long long index;
+        double t;
+        if (sscanf(line, "%llu %lf", &index, &t) == 2 && t <= limit) fputs(line, out);
+    }
+    fclose(in);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return EDDY_OK;
+}
 
 static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_error *err)
 {
@@ -52,6 +81,15 @@ static int writer_create(const eddy_writer_setup *setup, eddy_writer **out, eddy
         int e = errno;
         free(w);
         return eddy_error_set(err, EDDY_ERR_IO, "cannot create '%s/test_writer': %s", setup->dir, strerror(e));
+    }
+    snprintf(w->series, sizeof w->series, "%s/%s_series.txt", w->dir, w->prefix);
+    w->fresh = !setup->resume;
+    if (setup->resume) {
+        const int rc = keep_series(w->series, setup->resume_time, err);
+        if (rc) {
+            free(w);
+            return rc;
+        }
     }
     eddy_host_log(setup->host, EDDY_LOG_INFO, "test_writer", "frames as %s/%s_NNNNN.txt", w->dir, w->prefix);
     eddy_host_log(setup->host, EDDY_LOG_DEBUG, "test_writer", "writing into %s", w->dir);
@@ -78,6 +116,10 @@ static int writer_write(eddy_writer *w, const eddy_frame *f, eddy_error *err)
             f->count ? (unsigned long long)p->id[f->order[f->count - 1]] : 0ull, sum_x);
     if (fclose(out) != 0 || rename(tmp, path) != 0)
         return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    FILE *series = fopen(w->series, w->fresh ? "w" : "a");
+    const int wrote = series && fprintf(series, "%llu %.17g\n", (unsigned long long)f->index, f->time) > 0;
+    if (!series || (fclose(series) != 0) | !wrote) return eddy_error_set(err, EDDY_ERR_IO, "cannot write '%s'", w->series);
+    w->fresh = 0;
     return EDDY_OK;
 }
 

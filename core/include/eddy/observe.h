@@ -33,7 +33,11 @@ EDDY_BEGIN_DECLS
 typedef struct eddy_frame {
     size_t size;               /* sizeof(eddy_frame) as compiled by the host */
     const eddy_world *world;   /* host copy current for every field (eddy_world_sync_host) */
-    uint64_t index;            /* frame number: time = index * output interval */
+    uint64_t index;            /* frame number: the frame on the output interval at index * interval,
+                                * but for the last frame of a run that stopped between two (a signal,
+                                * an end off the interval), which takes the next index at its own
+                                * time: use `time`. A resume writes that index again at its regular
+                                * time (write_frame: it replaces it). */
     double time;               /* simulated time, s */
     uint64_t step;             /* steps taken */
     size_t count;              /* owned particles */
@@ -52,8 +56,13 @@ typedef struct eddy_writer_setup {
     const eddy_param_values *params;  /* validated values of the component's table (never NULL) */
     const eddy_host *host;            /* services (host.h); never NULL */
     const eddy_world *world;          /* for the field table and dimensions; particles not mapped */
-    /* Continuing an earlier run resumed from a checkpoint at resume_time: keep what the earlier run
-     * wrote for times < resume_time (a series file's entries) and drop the rest. */
+    /* Continuing an earlier run from its checkpoint (resume 1): resume_time is the time of the last
+     * frame on the output interval that the earlier run wrote, which the resumed run does not write
+     * again (its first frame is the next one). Keep what the earlier run wrote for times <= resume_time
+     * (a series file's entries; compare with a relative tolerance, 1e-9 as the built-in writers do) and
+     * drop what lies after it: frames past an older periodic checkpoint, and the last frame of a run
+     * stopped between two. (Before ABI 2.3's documentation said so, this read "times < resume_time",
+     * which drops the kept frame: every host since 2.0 passes the same value.) */
     int resume;
     double resume_time;
 } eddy_writer_setup;
@@ -92,9 +101,13 @@ typedef struct eddy_probe_vtable {
      * *out is set (NULL for a probe without state) and is the probe's own until destroy(); a success
      * that leaves it unset is refused (EDDY_ERR_PLUGIN). */
     int (*create)(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err);
-    /* Measures one value on a frame. NaN means "nothing to measure here" (no liquid at the point);
-     * an error is for input the probe cannot use (a particle with an unknown material). The value must
-     * not depend on storage order: sum in frame->order. The host records and compares it as returned,
+    /* Measures one value on a frame: from that frame alone, since nothing of a probe is checkpointed (a
+     * resumed run creates it anew, so a time integral or running mean would start again from zero;
+     * probes.csv holds the series to integrate). Under several processes the host calls it on rank 0
+     * only, with every process's particles gathered into frame->world. NaN means "nothing to measure
+     * here" (no liquid at the point); an error is for input the probe cannot use (a particle with an
+     * unknown material): it ends the run, named with the probe and the frame. The value must not
+     * depend on storage order: sum in frame->order. The host records and compares it as returned,
      * converting nothing: it is in the unit unit() names, world or simulation units as the probe
      * documents (the built-in probes: lengths in world units, divided by world->simulation_scale;
      * densities and pressures as stored, simulation units). */
