@@ -237,6 +237,33 @@ static int check_against_manifest(const cJSON *st, int k, int n, const cJSON *m,
                           manifest_number(m, "step"));
 }
 
+/*
+ * A split run puts its checkpoint in place in two moves (checkpoint_split.c): the manifest naming the
+ * new step, then each process renames its staged piece (NAME.next) over its old one. A run killed
+ * between the two (SIGKILL, a node lost) left the new manifest over old pieces, or over none at a run's
+ * first checkpoint, and resume refused both checkpoints. When the staged piece beside piece k is the one
+ * the manifest names, the move is finished here as the run would have finished it, and said. Another
+ * process may be finishing it too (a piece read by several): a staged piece already gone is not an error.
+ */
+static void finish_staged_piece(const char *dir, const char *name, int k, int n, const cJSON *m, const char *mpath)
+{
+    char staged[80];
+    snprintf(staged, sizeof staged, "%s" EDDY_CHECKPOINT_PIECE_STAGED, name);
+    char *from = eddy_output_join_path(dir, staged), *to = eddy_output_join_path(dir, name);
+    double time;
+    uint64_t step;
+    cJSON *st = NULL;
+    eddy_error ignored;
+    if (from && to && !eddy_checkpoint_peek(from, &time, &step, &st, &ignored) &&
+        !check_against_manifest(st, k, n, m, from, mpath, &ignored) && rename(from, to) == 0)
+        fprintf(stderr, "eddy: checkpoint piece '%s' was of an older checkpoint than its manifest '%s' names: put its "
+                        "staged successor '%s', the manifest's, in its place (the run was stopped while it put its "
+                        "checkpoint in place)\n", to, mpath, from);
+    cJSON_Delete(st);
+    free(from);
+    free(to);
+}
+
 /* Piece k of the checkpoint the manifest `m` (at mpath) describes: checked against the manifest first,
  * then, so that a piece of another run at the same step (a copied file) is refused too, by its
  * settings against piece 0's (`ref` at ref_path, itself checked against the manifest already). */
@@ -246,6 +273,14 @@ static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, in
     char name[64];
     snprintf(name, sizeof name, "checkpoint.p%d.eddy", k);
     int rc = eddy_checkpoint_read_named(dir, name, out, err);
+    /* (the piece missing, or of another step: a move left half done, finished and the piece read again) */
+    if (rc == EDDY_ERR_NOT_FOUND ||
+        (!rc && check_against_manifest(eddy_checkpoint_settings(*out), k, n, m, "", mpath, err))) {
+        eddy_checkpoint_free(*out);
+        *out = NULL;
+        finish_staged_piece(dir, name, k, n, m, mpath);
+        rc = eddy_checkpoint_read_named(dir, name, out, err);
+    }
     if (rc) return rc;
     const cJSON *st = eddy_checkpoint_settings(*out);
     const char *differs = NULL;
@@ -350,6 +385,13 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
         double t;
         uint64_t step;
         rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+        /* (missing, or of another step: a move left half done, finish_staged_piece) */
+        if (rc == EDDY_ERR_IO || (!rc && check_against_manifest(ref, 0, n, m, ref_path, path, err))) {
+            cJSON_Delete(ref);
+            ref = NULL;
+            finish_staged_piece(dir, "checkpoint.p0.eddy", 0, n, m, path);
+            rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+        }
         /* Its head alone tells only that it is "not a readable eddy checkpoint": the whole reading says
          * what is wrong (its format version, byte order, length, checksum or settings). */
         if (rc == EDDY_ERR_PARSE) {

@@ -3,9 +3,12 @@
 # =off writes the same files byte for byte (diagnostics.csv but its wall_ms column, a wall time; run.json,
 # which records its start time, is only checked to be there), on 1
 # and 2 threads when NP is 0, else under MPIRUN with NP processes. Each run writes into the same folder
-# (the checkpoint names it) and is moved aside before the next. Exit 77 without mpirun or MPI.
+# (the checkpoint names it) and is moved aside before the next; each checkpoint's run_id, which differs
+# between any two runs, is taken out with the ckedit of EDDY_TEST_CKEDIT. Exit 77 without mpirun or MPI.
 eddy=$1; scene=$2; out=$3; mpirun=$4; np=$5; shift 5
 fail() { echo "same_files.sh: $*" >&2; exit 1; }
+[ -x "${EDDY_TEST_CKEDIT:-}" ] || fail "EDDY_TEST_CKEDIT is not the ckedit program"
+
 if [ "$np" -gt 0 ]; then
     command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun ('$mpirun')"; exit 77; }
     "$eddy" --version | grep -q '^processes: MPI' || { echo "skipped: eddy was built without MPI"; exit 77; }
@@ -23,6 +26,10 @@ for v in $variants; do
         EDDY_OUTPUT_OVERLAP=$mode "$@" $threads --quiet --out "$out/run" >"$out/$mode$v.log" 2>&1 ||
             { cat "$out/$mode$v.log" >&2; fail "the run with overlap $mode ($v) failed"; }
         mv "$out/run" "$out/$mode$v"
+        # (each run draws its own run_id, which its checkpoints carry: taken out before the comparison)
+        for ck in "$out/$mode$v"/checkpoint.eddy "$out/$mode$v"/checkpoint.p*.eddy; do
+            [ ! -f "$ck" ] || "$EDDY_TEST_CKEDIT" "$ck" setting run_id - || fail "cannot take the run_id out of $ck"
+        done
     done
     a=$out/on$v; b=$out/off$v
     frames=$(ls "$a/frames" | wc -l)
