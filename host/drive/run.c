@@ -819,6 +819,7 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
             rc = herr.code;
         }
     }
+    eddy_run_record_end(c->sim->scene.out_dir, c->sim, rc, rc ? err->message : NULL);
     return rc;
 }
 

@@ -186,9 +186,21 @@ int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, 
     const char *name = manifest == 1 ? "checkpoint.p0.eddy" : EDDY_CHECKPOINT_FILE;
     const int checkpoint = exists_in(dir, name);
     int rc = EDDY_OK, damaged = 0, stopped = 0;
+    char killed[PATH_MAX + 128];
     if (manifest < 0 || checkpoint < 0) {
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether the output folder '%s' holds a run: %s", dir,
                             strerror(errno));
+    } else if (checkpoint == 0 && manifest == 0 && (exists_in(dir, "frames.pvd") == 1 || exists_in(dir, "diagnostics.csv") == 1) &&
+               eddy_run_record_unended(dir, killed, sizeof killed)) {
+        /* A run killed before its first checkpoint (the default writes one at the end only): nothing
+         * continues it, but its frames and tables are what the job computed, and a resubmitted job line
+         * deleted them without a word (an HPC trial: 220 MB). A run that ended, even by an error, says
+         * so in run.json and is replaced as before. */
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "the output folder '%s' holds the frames and tables of a run that never recorded its end "
+                            "(%s; killed, or its process lost, before its first checkpoint, so eddy resume cannot "
+                            "continue it): a new run would delete them; move them away or %s",
+                            dir, killed, another);
     } else if (checkpoint == 1) {
         char *path = eddy_output_join_path(dir, name);
         double time = 0.0;

@@ -143,6 +143,10 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
          cJSON_AddStringToObject(eddy, "build_type", facts.build_type) && cJSON_AddStringToObject(o, "cpu", facts.cpu) &&
          cJSON_AddNumberToObject(o, "threads", facts.threads) &&
          cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
+    /* How `eddy run` and `eddy resume` ended, filled in at their end (eddy_run_record_end): null until
+     * then, so that one killed on its way (SIGKILL, a lost node) shows as such. */
+    if (ok && (strcmp(cmd->command, "run") == 0 || strcmp(cmd->command, "resume") == 0))
+        ok = cJSON_AddNullToObject(o, "ended") != NULL;
     cJSON *log = ok && cmd->log_kept ? cJSON_AddArrayToObject(o, "log") : NULL;
     ok = ok && (log || !cmd->log_kept);
     for (const char *line = cmd->log; ok && line && *line;) {
@@ -467,4 +471,64 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
     }
     /* Rank 0's write error is every process's, said once. */
     return eddy_decomp_agree_error(rc, err);
+}
+
+/* The record's last command when it is `eddy run` or `eddy resume` still waiting for its end ("ended"
+ * null), else NULL. */
+static cJSON *open_command(const cJSON *record)
+{
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(record, "commands");
+    cJSON *last = cJSON_IsArray(commands) ? cJSON_GetArrayItem(commands, cJSON_GetArraySize(commands) - 1) : NULL;
+    return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(last, "ended")) ? last : NULL;
+}
+
+void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const char *message)
+{
+    if (eddy_decomp_rank() != 0) return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+    cJSON *doc = NULL;
+    int why;
+    cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? open_command(doc) : NULL;
+    if (last) {
+        char at[32] = "";
+        const time_t now = time(NULL);
+        struct tm utc;
+        if (gmtime_r(&now, &utc)) strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &utc);
+        const eddy_world *w = sim->world;
+        cJSON *end = cJSON_CreateObject();
+        int ok = end && cJSON_AddStringToObject(end, "outcome", rc == EDDY_OK                ? "finished"
+                                                               : rc == EDDY_ERR_INTERRUPTED ? "interrupted"
+                                                                                              : "failed") &&
+                 cJSON_AddStringToObject(end, "at", at) && cJSON_AddNumberToObject(end, "time", w->time) &&
+                 cJSON_AddNumberToObject(end, "step", (double)w->step) &&
+                 (rc == EDDY_OK || cJSON_AddStringToObject(end, "message", message ? message : ""));
+        eddy_error werr;
+        if (!ok || !cJSON_ReplaceItemInObjectCaseSensitive(last, "ended", end)) {
+            if (!ok) cJSON_Delete(end);
+            fprintf(stderr, "eddy: warning: out of memory for the end of '%s'\n", path);
+        } else if (write_record(path, doc, &werr)) {
+            fprintf(stderr, "eddy: warning: %s; the record does not say how the run ended\n", werr.message);
+        }
+    }
+    cJSON_Delete(doc);
+}
+
+int eddy_run_record_unended(const char *dir, char *what, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+    cJSON *doc = NULL;
+    int why;
+    const cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? open_command(doc) : NULL;
+    if (last) {
+        const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
+        const cJSON *started = cJSON_GetObjectItemCaseSensitive(last, "started");
+        const cJSON *host = cJSON_GetObjectItemCaseSensitive(last, "host");
+        snprintf(what, n, "`eddy %s` started %s on %s", command->valuestring,
+                 cJSON_IsString(started) ? started->valuestring : "(unknown)",
+                 cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)");
+    }
+    cJSON_Delete(doc);
+    return last != NULL;
 }

@@ -13,7 +13,8 @@
  * loops), "threads", "processes", "particles" (over every process), "solver" and "grid" (id, version,
  * file, every parameter's value as the component received it, null for one it derives itself),
  * "materials" (name, rest density, particle mass, the lattice spacing, the solver's material
- * parameters), "log" (what the components said as they were made, whatever --quiet hid: a solver's
+ * parameters), "ended" (run and resume: how the command ended, eddy_run_record_end; null while it
+ * runs, and for good when it was killed), "log" (what the components said as they were made, whatever --quiet hid: a solver's
  * derived values, such as tait's sound speed). Units are the scene's simulation units (scene.h), as in
  * diagnostics.csv.
  *
@@ -67,5 +68,18 @@ int eddy_run_record_is_eddys(const char *dir);
  * record; every process returns its outcome). [main thread]
  */
 int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, const cJSON *settings, eddy_error *err);
+
+/*
+ * How the last command ended, into its "ended" member (null from its start, run and resume only):
+ * {"outcome": "finished" | "interrupted" | "failed", "at" (UTC), "time", "step", "message" (the error or
+ * the interrupt's, not for "finished")}. A command killed on its way (SIGKILL, out of memory, a node
+ * lost) leaves it null. Rank 0 writes; the others return at once (not collective). A record that cannot
+ * be read or written is warned of; the run's outcome does not change. [main thread]
+ */
+void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const char *message);
+
+/* Whether DIR/run.json is eddy's record whose last command (`eddy run` or `eddy resume`) never recorded
+ * its end: killed on its way. `what` gets "`eddy run` started <UTC> on <host>". Says nothing. [any thread] */
+int eddy_run_record_unended(const char *dir, char *what, size_t n);
 
 #endif /* EDDY_HOST_RUN_RECORD_H */

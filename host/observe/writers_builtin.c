@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "output.h"
@@ -846,6 +847,26 @@ static int csv_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_er
     return writer_create(KIND_CSV, setup, out, err);
 }
 
+/*
+ * A resumed run on another process count writes frame `index` in the other form than the run before it
+ * (.pvtp over pieces against one .vtp): the earlier run's file of that index, the frame it wrote when it
+ * stopped between two, stayed beside the new one under the same number, and a frame_* glob took it (an
+ * HPC trial: 40 MB of pieces). Removed once the new frame is in place; pieces are numbered from 0.
+ */
+static void remove_other_form(const eddy_writer *o, uint64_t index, int parallel)
+{
+    char name[64];
+    snprintf(name, sizeof name, "frame_%05llu.%s", (unsigned long long)index, parallel ? "vtp" : "pvtp");
+    eddy_output_remove_in(o->frames_dir, name);
+    for (int k = 0; !parallel; ++k) {
+        snprintf(name, sizeof name, "frame_%05llu_p%d.vtp", (unsigned long long)index, k);
+        char *path = eddy_output_join_path(o->frames_dir, name);
+        const int gone = !path || unlink(path) != 0;
+        free(path);
+        if (gone) break;
+    }
+}
+
 int eddy_builtin_writer_write(eddy_writer *o, const eddy_snapshot *fr, eddy_error *err)
 {
     char name[64];
@@ -863,7 +884,9 @@ int eddy_builtin_writer_write(eddy_writer *o, const eddy_snapshot *fr, eddy_erro
     /* The series is rewritten only after the frame file is complete (renamed into place), so that
      * frames.pvd never names a frame that is not on disk. */
     if (series_put(o, fr->index, fr->time, o->pieces > 1)) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
-    return write_pvd(o, err);
+    rc = write_pvd(o, err);
+    if (!rc && o->resume) remove_other_form(o, fr->index, o->pieces > 1);
+    return rc;
 }
 
 int eddy_builtin_writer_reads_particles(const eddy_writer *o)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# killed_before_checkpoint.sh EDDY SCENE DIR: a run killed (SIGKILL: a scheduler's kill, out of memory,
+# a lost node) before its first checkpoint leaves frames and tables that nothing can continue, and a
+# resubmitted `eddy run` into its folder deleted them without a word (an HPC trial: 220 MB). run.json
+# now records how each run and resume ended ("ended": {"outcome", "at", "time", "step"[, "message"]},
+# null while it runs): such a folder is refused, naming the command that never ended, and left as it
+# was; a run that ended, finished or interrupted, says so and is replaced as before.
+E=$1; S=$2; D=$3
+fail() { echo "killed_before_checkpoint.sh: $*" >&2; exit 1; }
+rm -rf "$D" && mkdir -p "$D" || exit 1
+"$E" run "$S" --until 10 --quiet --no-picture --out "$D/killed" &
+pid=$!
+i=0
+while [ ! -f "$D/killed/frames/frame_00002.vtp" ]; do
+    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no third frame after 60 s"; }
+    sleep 0.1
+done
+kill -9 $pid; wait $pid 2>/dev/null
+[ ! -f "$D/killed/checkpoint.eddy" ] || fail "the killed run wrote a checkpoint: the case is not the one tested"
+grep -Eq '"ended":[[:space:]]*null' "$D/killed/run.json" || fail "the killed run's record does not say it never ended"
+files() { find "$1" -type f | sort | xargs cksum; }
+before=$(files "$D/killed")
+started=$(sed -n 's/^[[:space:]]*"started":[[:space:]]*"\([^"]*\)".*/\1/p' "$D/killed/run.json")
+host=$(sed -n 's/^[[:space:]]*"host":[[:space:]]*"\([^"]*\)".*/\1/p' "$D/killed/run.json")
+sh "$(dirname "$0")/../expect.sh" 1 "eddy: error: the output folder '$D/killed' holds the frames and tables of a run that never recorded its end (\`eddy run\` started $started on $host; killed, or its process lost, before its first checkpoint, so eddy resume cannot continue it): a new run would delete them; move them away or choose another --out" \
+    "$E" run "$S" --steps 5 --quiet --no-picture --out "$D/killed" || fail "the killed run's folder was not refused"
+[ "$(files "$D/killed")" = "$before" ] || fail "the refused run changed the killed run's folder"
+# Ended runs say how, and are replaced.
+"$E" run "$S" --steps 5 --quiet --no-picture --out "$D/done" || fail "the finished run failed"
+tr -d ' \t\n' <"$D/done/run.json" | grep -q '"ended":{"outcome":"finished","at":"[0-9T:Z-]*","time":[0-9.e-]*,"step":5}' ||
+    fail "the finished run's end is not recorded: $(tr -d ' \t\n' <"$D/done/run.json" | grep -o '"ended":{[^}]*}')"
+"$E" run "$S" --steps 3 --quiet --no-picture --out "$D/done" || fail "a run into the finished run's folder was refused"
+"$E" run "$S" --until 10 --quiet --no-picture --out "$D/stopped" &
+pid=$!
+i=0
+while [ ! -f "$D/stopped/frames/frame_00001.vtp" ]; do
+    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no second frame after 60 s"; }
+    sleep 0.1
+done
+kill -INT $pid; wait $pid; status=$?
+[ $status = 130 ] || fail "the interrupted run ended with status $status"
+tr -d ' \t\n' <"$D/stopped/run.json" | grep -q '"ended":{"outcome":"interrupted","at":"[^"]*","time":[0-9.e-]*,"step":[0-9]*,"message":"interruptedbysignal2(SIGINT)atstep' ||
+    fail "the interrupted run's end is not recorded: $(tr -d ' \t\n' <"$D/stopped/run.json" | grep -o '"ended":{[^}]*}')"
+"$E" resume "$D/stopped" --until 0.02 --quiet --no-picture 2>/dev/null
+tr -d ' \t\n' <"$D/stopped/run.json" | grep -o '"ended":{"outcome":"[a-z]*"' | tr '\n' ' ' | grep -q 'interrupted.*finished' ||
+    fail "the resume's end is not recorded after the run's: $(tr -d ' \t\n' <"$D/stopped/run.json" | grep -o '"ended":{[^}]*}')"
+echo "a run killed before its first checkpoint is kept; ended runs say how"
