@@ -700,7 +700,17 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 *err = cerr;
                 rc = cerr.code;
             } else {
+                /* Status 130 promises the stop's checkpoint (README): without it the run ends as failed,
+                 * and says which checkpoint the folder still continues from (an HPC trial's full disk
+                 * read "interrupted", 130, and named none). */
                 append_message(err, "; the checkpoint could not be written: %s", cerr.message);
+                if (c->has_checkpoint) {
+                    char launch[32] = "";
+                    if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
+                    append_message(err, "; once the cause is fixed, continue from the checkpoint of t = %.6g s with: %seddy resume %s",
+                                   c->checkpoint_time, launch, c->sim->scene.out_dir);
+                }
+                rc = err->code = cerr.code;
             }
         } else if (rc == EDDY_ERR_INTERRUPTED && eddy_decomp_size() <= 1) {
             append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim->scene.out_dir);

@@ -1,0 +1,23 @@
+#!/bin/sh
+# interrupt_checkpoint_fails.sh EDDY SCENE DIR: a run stopped by SIGINT whose checkpoint cannot be
+# written (its temporary name taken by a folder, as a full disk or a quota would refuse it) ends with
+# status 1, not 130 (which promises the stop's checkpoint), and names the checkpoint the folder still
+# continues from and how; that checkpoint resumes. It ended 130, "interrupted", naming none (HPC trial).
+E=$1; S=$2; D=$3
+fail() { echo "interrupt_checkpoint_fails.sh: $*" >&2; exit 1; }
+rm -rf "$D" && "$E" run "$S" --until 0.01 --quiet --no-picture --out "$D" || fail "the first run failed"
+mkdir "$D/checkpoint.eddy.tmp" || exit 1
+"$E" resume "$D" --until 10 --quiet --no-picture 2>"$D.err" &
+pid=$!
+i=0
+while [ ! -f "$D/frames/frame_00003.vtp" ]; do
+    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no frame 3 after 60 s"; }
+    sleep 0.1
+done
+kill -INT $pid; wait $pid; status=$?
+cat "$D.err"
+[ "$status" = 1 ] || fail "exit status $status, expected 1"
+grep -q "^eddy: error: interrupted by signal 2 (SIGINT) at step [0-9]* (t = [0-9.e-]* s); the checkpoint could not be written: cannot write checkpoint '$D/checkpoint.eddy': creating '$D/checkpoint.eddy.tmp': Is a directory; the previous checkpoint there is kept unchanged; once the cause is fixed, continue from the checkpoint of t = 0.01 s with: eddy resume $D\$" "$D.err" ||
+    fail "not the message naming the kept checkpoint"
+rmdir "$D/checkpoint.eddy.tmp" && "$E" resume "$D" --until 0.02 --quiet --no-picture || fail "the kept checkpoint does not resume"
+echo "the failed stop's checkpoint ends the run as failed, naming the one kept"
