@@ -402,6 +402,7 @@ static const char *const MEASURE_KEYS[] = {"kind", NULL};
 static const char *const PROBE_KEYS[] = {"kind", "probe", "dry", NULL};
 static const char *const PROFILE_KEYS[] = {"kind", "axis", "component", "band", NULL};
 static const char *const MODE_KEYS[] = {"kind", "mode", "wavenumber", NULL};
+static const char *const PEAK_KEYS[] = {"kind", "core", NULL};
 static const char *const WINDOW_KEYS[] = {"kind", "from", "to", NULL};
 static const char *const SHIFT_KEYS[] = {"kind", "from", "to", "max_shift", NULL};
 static const char *const SMOOTH_KEYS[] = {"kind", "from", "to", "smooth", NULL};
@@ -483,12 +484,24 @@ static int read_check(const char *file, const cJSON *o, int index, double sample
         if ((rc = pick(file, k2, mode, MODES, &ck->mode, err))) return rc;
         ++ck->mode;
     }
+    if (ck->measure == M_VORTEX_PEAK) {
+        /* Which delta the peak is held to: the blob-smoothed field's, which moves with the resolution and
+         * so measures the scheme against its own start, or the vortex the case defines, which measures
+         * the discretisation too (validate_vortex.c). Kept in `mode`, which no vortex measure uses. */
+        char core[32] = "smoothed";
+        static const char *const CORES[] = {"smoothed", "case", NULL};
+        if ((rc = get_string(m, "core", 0, core, sizeof core, file, key, err))) return rc;
+        char k2[128];
+        snprintf(k2, sizeof k2, "%s.core", key);
+        if ((rc = pick(file, k2, core, CORES, &ck->mode, err))) return rc;
+    }
     char owner[96];
     snprintf(owner, sizeof owner, "a \"%s\" measure", MEASURES[ck->measure]);
     if ((rc = only_keys(m,
                         ck->measure == M_PROBE            ? PROBE_KEYS
                         : ck->measure == M_PROFILE        ? PROFILE_KEYS
                         : ck->measure == M_MODE_AMPLITUDE ? MODE_KEYS
+                        : ck->measure == M_VORTEX_PEAK    ? PEAK_KEYS
                                                           : MEASURE_KEYS,
                         owner, file, key, err)))
         return rc;

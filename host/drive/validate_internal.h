@@ -46,7 +46,8 @@ typedef enum {
     M_RING_IMPULSE,      /* |I(t) - I(0)| / |I_z(0)| */
     M_VORTEX_GROWTH,     /* (m2(t) - m2(0)) / (4 nu t): the Lamb–Oseen core growth rate, 1 exact */
     M_VORTEX_CORE,       /* delta^2(t) / (delta0^2 + 4 nu t) */
-    M_VORTEX_PEAK,       /* peak speed over 0.63817 G / (2 pi delta(t)) */
+    M_VORTEX_PEAK,       /* peak speed over 0.63817 G / (2 pi delta(t)); delta the smoothed start's, or
+                          * with "core": "case" (mode 1) the defined vortex's, a_p^2 + 4 nu t */
     M_CIRCULATION,       /* G(t) / G(0) */
     M_PAIR_SPEED,        /* a vortex pair: its midpoint's travel along its classical direction / t / (G / (2 pi d0)) */
     M_PAIR_SEPARATION,   /* |x+ - x-|(t) / d0, x+ and x- the centroids of the vorticity of each sign */
@@ -88,7 +89,8 @@ typedef struct vcheck {
     int axis, component;     /* M_PROFILE: the position axis, the velocity component */
     double band;             /* M_PROFILE: half-width of the band (m); 0: half the particle spacing */
     double wavenumber;       /* M_MODE_AMPLITUDE: k (rad/m) */
-    int mode;                /* M_MODE_AMPLITUDE: 1 Taylor–Green, 2 shear wave */
+    int mode;                /* M_MODE_AMPLITUDE: 1 Taylor–Green, 2 shear wave; M_VORTEX_PEAK: 0 the
+                              * blob-smoothed start's core, 1 the case's (measure key "core") */
     error_kind error;
     reduce_kind reduce;
     double from, to;         /* window: reference x units for series errors, s for E_RELATIVE/E_VALUE */
