@@ -97,6 +97,8 @@ cli_test(resume_misspelled_flag 2 "eddy: unknown option '--hsah' for resume" res
 cli_test(compare_misspelled_flag 2 "eddy: unknown option '--hash' for compare"
          compare ${SCENES}/dam_break_2d.json --hash --solvers tait)
 cli_test(validate_misspelled_flag 2 "eddy: unknown option '--lst' for validate" validate --lst)
+cli_test(validate_grid_not_an_id 2 "eddy: --grid expects a component id (1 to 63 characters of [a-z0-9_]), got 'Nope'"
+         validate --grid Nope --case shear_wave)
 # A lone '-' is a file name for every command that reads a scene (bench once took it for an option).
 cli_test(run_dash_is_a_file 1 "eddy: error: cannot read '-': No such file or directory" run -)
 cli_test(bench_dash_is_a_file 1 "eddy: error: cannot read '-': No such file or directory" bench -)

@@ -873,11 +873,52 @@ static int wrap_create(const eddy_grid_setup *setup, void **state, eddy_error *e
     return eddy_cpu_grid_backend()->create(setup, state, err);
 }
 
+/* What a faulty backend does (backend_breaks): 1 ranges that are no prefix sums, 2 one particle twice
+ * (the next one of its cell lost), 3 two particles swapped across cells, 4 two swapped within a cell (not
+ * stable), 5 a particle index past n. broken_at: the sorted position it broke (modes 2-5). */
+static size_t broken_at;
+static uint32_t broken_perm[2]; /* perm[broken_at - 1] and perm[broken_at] as broken (modes 2, 4), or the
+                                 * particles put at broken_at and taken from there (mode 3) */
+static uint32_t broken_cell;    /* the cell the range puts position broken_at in */
+
+/* The first sorted position that starts a run of at least two particles in one cell, and that cell. */
+static size_t first_pair(const eddy_grid_layout *l, const uint32_t *cb, const uint32_t *ce, uint32_t *cell)
+{
+    for (size_t c = 0; c < l->cell_count; ++c)
+        if (ce[c] - cb[c] >= 2) {
+            *cell = (uint32_t)c;
+            return cb[c];
+        }
+    fail_msg("no cell holds two particles");
+    return 0;
+}
+
 static int wrap_sort(void *state, const eddy_grid_layout *l, size_t n, const float *x, const float *y,
                      const float *z, uint32_t *perm, uint32_t *cb, uint32_t *ce, eddy_error *err)
 {
     int rc = eddy_cpu_grid_backend()->sort(state, l, n, x, y, z, perm, cb, ce, err);
-    if (!rc && backend_breaks) ce[l->cell_count / 2] += 1000;
+    if (rc || !backend_breaks) return rc;
+    if (backend_breaks == 1) ce[l->cell_count / 2] += 1000;
+    if (backend_breaks == 2 || backend_breaks == 4) {
+        const size_t b = first_pair(l, cb, ce, &broken_cell);
+        const uint32_t t = perm[b];
+        if (backend_breaks == 2) perm[b + 1] = t;
+        else perm[b] = perm[b + 1], perm[b + 1] = t;
+        broken_at = b + 1;
+        broken_perm[0] = perm[b], broken_perm[1] = perm[b + 1];
+    }
+    if (backend_breaks == 3) {
+        /* the first particle of the first two occupied cells, exchanged */
+        size_t c1 = 0, c2;
+        while (ce[c1] == cb[c1]) ++c1;
+        for (c2 = c1 + 1; ce[c2] == cb[c2]; ++c2) {
+        }
+        const uint32_t a = perm[cb[c1]];
+        perm[cb[c1]] = perm[cb[c2]], perm[cb[c2]] = a;
+        broken_at = cb[c1], broken_cell = (uint32_t)c1;
+        broken_perm[0] = perm[cb[c1]], broken_perm[1] = a;
+    }
+    if (backend_breaks == 5) perm[0] = (uint32_t)n, broken_at = 0;
     return rc;
 }
 
@@ -924,6 +965,45 @@ static void custom_backend(void **state)
         assert_int_equal(eddy_grid_cell_ranges(&g, (uint32_t)cell, r), 0);
     eddy_grid_free(&g);
     assert_int_equal(backend_destroys, 1);
+    /* A sort that is not the stable sort by eddy_grid_cell_of is refused before any particle moves (a
+     * grid-plugin trial's backend lost one particle and doubled another, or filed them in the wrong
+     * cells, and the run went on). */
+    for (int mode = 2; mode <= 5; ++mode) {
+        assert_int_equal(eddy_grid_init(&g, &l, &wrapped, EDDY_DOMAIN_ERROR, &err), EDDY_OK);
+        backend_breaks = 0;
+        build_ok(&g, &p);
+        uint64_t *ids = malloc(sizeof *ids * n);
+        assert_non_null(ids);
+        memcpy(ids, p.id, sizeof *ids * n);
+        backend_breaks = mode;
+        assert_int_equal(eddy_grid_build(&g, &p, &err), EDDY_ERR_PLUGIN);
+        char want[512];
+        const uint32_t j = broken_perm[0];
+        if (mode == 2)
+            snprintf(want, sizeof want, "grid build: the grid backend's sort puts particle %u twice, at sorted positions "
+                     "%zu and %zu (grid.h: perm holds each particle once)", broken_perm[1], broken_at - 1, broken_at);
+        else if (mode == 3)
+            snprintf(want, sizeof want, "grid build: the grid backend's sort files particle %u (id %llu, at %.9g, %.9g, "
+                     "%.9g) in cell %u, but eddy_grid_cell_of puts it in cell %u (grid.h: a stable sort by "
+                     "eddy_grid_cell_of; the core's queries and the solvers read the cells as it files them)", j,
+                     (unsigned long long)p.id[j], (double)p.x[j], (double)p.y[j], (double)p.z[j], broken_cell,
+                     eddy_grid_cell_of(&g.layout, p.x[j], p.y[j], p.z[j]));
+        else if (mode == 4)
+            snprintf(want, sizeof want, "grid build: the grid backend's sort is not stable: in cell %u it puts particle "
+                     "%u after particle %u, at sorted positions %zu and %zu (grid.h: a stable sort keeps each cell's "
+                     "particles in increasing index, each once)", broken_cell, broken_perm[1], broken_perm[0],
+                     broken_at - 1, broken_at);
+        else
+            snprintf(want, sizeof want, "grid build: the grid backend's sort puts particle %zu at sorted position 0, but "
+                     "there are %zu particles (grid.h: perm[i] is the index of the particle that goes to position i, "
+                     "each particle once)", n, n);
+        assert_string_equal(err.message, want);
+        assert_int_equal(g.particle_count, 0);
+        assert_memory_equal(p.id, ids, sizeof *ids * n); /* (nothing moved) */
+        free(ids);
+        eddy_grid_free(&g);
+    }
+    backend_breaks = 0;
     eddy_grid_backend_vtable small = wrapped;
     small.size = offsetof(eddy_grid_backend_vtable, sort);
     assert_int_equal(eddy_grid_init(&g, &l, &small, EDDY_DOMAIN_ERROR, &err), EDDY_ERR_PLUGIN);

@@ -352,6 +352,60 @@ static int fill_cells(eddy_grid *grid, size_t n)
     return broken;
 }
 
+/*
+ * A plugin backend's sort held to grid.h's contract, after fill_cells took its ranges (particle_cell[k]
+ * = the cell of sorted position k): perm[k] < n, the particle perm[k] in that cell by eddy_grid_cell_of,
+ * and within a cell the indices ascending. Together these make perm a permutation (distinct values below
+ * n, n of them) and the one stable sort by cell, so a plugin grid gives the built-in grid's state. A
+ * backend that duplicated one particle and lost another ran on with exit status 0 until the hash or the
+ * resume found two ids, and one that filed particles in the wrong cells gave wrong densities without a
+ * word (a grid-plugin trial). O(n), in parallel, before the particles are moved: the first position that
+ * breaks it (the lowest) is reported, SIZE_MAX when none does.
+ */
+static size_t first_unsorted(const eddy_grid *grid, const eddy_particles *p, const uint32_t *perm, size_t n)
+{
+    const eddy_grid_layout *l = &grid->layout;
+    const uint32_t *pc = grid->particle_cell;
+    const long long nn = (long long)n;
+    long long first = nn;
+#pragma omp parallel for schedule(static) reduction(min : first) if (n >= 2 * GRID_PARALLEL_MIN)
+    for (long long k = 0; k < nn; ++k) {
+        const uint32_t j = perm[k];
+        const int bad = j >= n || eddy_grid_cell_of(l, p->x[j], p->y[j], p->z[j]) != pc[k] ||
+                        (k > 0 && pc[k] == pc[k - 1] && j <= perm[k - 1]);
+        if (bad && k < first) first = k;
+    }
+    return first < nn ? (size_t)first : SIZE_MAX;
+}
+
+/* The message of first_unsorted's position k: what the backend did there, against grid.h. */
+static int unsorted_error(const eddy_grid *grid, const eddy_particles *p, const uint32_t *perm, size_t n, size_t k,
+                          eddy_error *err)
+{
+    const uint32_t j = perm[k];
+    if (j >= n)
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid build: the grid backend's sort puts particle %u at sorted position %zu, but there "
+                              "are %zu particles (grid.h: perm[i] is the index of the particle that goes to "
+                              "position i, each particle once)", j, k, n);
+    const uint32_t cell = eddy_grid_cell_of(&grid->layout, p->x[j], p->y[j], p->z[j]);
+    if (cell != grid->particle_cell[k])
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid build: the grid backend's sort files particle %u (id %llu, at %.9g, %.9g, %.9g) "
+                              "in cell %u, but eddy_grid_cell_of puts it in cell %u (grid.h: a stable sort by "
+                              "eddy_grid_cell_of; the core's queries and the solvers read the cells as it files them)",
+                              j, (unsigned long long)p->id[j], (double)p->x[j], (double)p->y[j], (double)p->z[j],
+                              grid->particle_cell[k], cell);
+    if (j == perm[k - 1])
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid build: the grid backend's sort puts particle %u twice, at sorted positions %zu and "
+                              "%zu (grid.h: perm holds each particle once)", j, k - 1, k);
+    return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                          "grid build: the grid backend's sort is not stable: in cell %u it puts particle %u after "
+                          "particle %u, at sorted positions %zu and %zu (grid.h: a stable sort keeps each cell's "
+                          "particles in increasing index, each once)", cell, j, perm[k - 1], k - 1, k);
+}
+
 /* True when every coordinate is already inside the domain ([lo, hi) on periodic axes), the case of
  * almost every build: branch-free comparisons (NaN fails them) that vectorize, instead of the
  * per-particle wrap and policy logic. */
@@ -618,9 +672,26 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
         return eddy_error_prefix(err, "grid build: ");
     }
 
+    /* The ranges first (they read no particle), then a plugin's sort against them, before any particle
+     * moves: a faulty backend is an error, not a particle set with one lost and one twice. */
+    if (fill_cells(grid, n)) {
+        invalidate(grid);
+        return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                              "grid build: the grid backend's cell ranges are not prefix sums over %zu particles "
+                              "(grid.h: cell_begin[0] = 0, cell_begin[c] = cell_end[c - 1] in increasing cell index, "
+                              "cell_end[last] = n)", n);
+    }
+    const uint32_t *perm = im->perm;
+    if (im->backend->sort != eddy_cpu_grid_vtable.sort) {
+        const size_t k = first_unsorted(grid, p, perm, n);
+        if (k != SIZE_MAX) {
+            rc = unsorted_error(grid, p, perm, n, k, err);
+            invalidate(grid);
+            return rc;
+        }
+    }
     /* Particles that stayed in their cells leave the permutation the identity; moving every field
      * for nothing would dominate the build then. */
-    const uint32_t *perm = im->perm;
     int moved = 0;
     const long long nk = (long long)n;
 #pragma omp parallel for schedule(static) reduction(| : moved) if (n >= 2 * GRID_PARALLEL_MIN)
@@ -631,12 +702,6 @@ int eddy_grid_build(eddy_grid *grid, eddy_particles *p, eddy_error *err)
             invalidate(grid);
             return eddy_error_prefix(err, "grid build: ");
         }
-    }
-    if (fill_cells(grid, n)) {
-        invalidate(grid);
-        return eddy_error_set(err, EDDY_ERR_PLUGIN,
-                              "grid build: the backend's cell ranges are not prefix sums over %zu particles",
-                              n);
     }
     grid->particle_count = n;
     return EDDY_OK;

@@ -7,6 +7,7 @@
 #include <eddy/eddy.h>
 
 #include "args.h"
+#include "scene.h"
 #include "validate.h"
 
 
@@ -63,7 +64,7 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
         }
         if (a[0] != '-' || a[1] != '-') return eddy_arg_usage_error("unexpected argument '%s' (validate takes options only)", a);
         static const char *const takes_value[] = {"--solver", "--case", "--resolution", "--out", "--cases",
-                                                  "--set", "--threads", NULL};
+                                                  "--set", "--threads", "--grid", NULL};
         if (eddy_arg_value("validate", takes_value, a, v)) return 2;
         /* (--solver, --case and --set are repeatable) */
         if (strcmp(a, "--solver") != 0 && strcmp(a, "--case") != 0 && strcmp(a, "--set") != 0 &&
@@ -90,6 +91,15 @@ static int parse_args(int argc, char **argv, eddy_validate_options *o)
             o->sets[o->set_count++] = v;
         } else if (strcmp(a, "--threads") == 0) {
             if (eddy_arg_threads(v, &o->threads)) return 2;
+        } else if (strcmp(a, "--grid") == 0) {
+            /* As `--set grid=ID` on every case, the way a grid author holds a grid plugin to the cases
+             * (docs/plugin-guide.md, "Grids"). */
+            static char grid_set[EDDY_SCENE_ID_MAX + 8];
+            if (eddy_arg_component_id(a, v)) return 2;
+            if (o->set_count == EDDY_VALIDATE_MAX_SETS)
+                return eddy_arg_usage_error("too many --set options (at most %d)", EDDY_VALIDATE_MAX_SETS);
+            snprintf(grid_set, sizeof grid_set, "grid=%s", v);
+            o->sets[o->set_count++] = grid_set;
         } else {
             return eddy_arg_usage_error("unknown option '%s' for validate", a);
         }

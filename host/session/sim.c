@@ -76,11 +76,23 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
  * err->code then would read as success and step again without advancing. A message the plugin left
  * empty becomes "CALLBACK() returned NAME (text) without a message", so no error prints as nothing.
  */
-static int plugin_failed(eddy_error *err, int rc, const char *callback, const char *where)
+/* The grid builds inside the solver's callbacks and the host's own passes, whose messages name the
+ * solver or nothing: a plugin grid's faulty sort (core/src/grid.c) is named, with where it came from. */
+static int name_grid(const eddy_sim *sim, int rc, eddy_error *err)
+{
+    const eddy_registry_entry *g = sim->grid_entry;
+    if (rc && g && strstr(err->message, "grid build: the grid backend's")) {
+        const size_t len = strlen(err->message);
+        snprintf(err->message + len, sizeof err->message - len, "; the grid is '%s' (%s)", g->component->id, g->file);
+    }
+    return rc;
+}
+
+static int plugin_failed(const eddy_sim *sim, eddy_error *err, int rc, const char *callback, const char *where)
 {
     eddy_services_callback_error(err, rc, callback);
     eddy_error_prefix(err, "%s", where);
-    return rc;
+    return name_grid(sim, rc, err);
 }
 
 /* The component's validated values from the scene (calloc'ed: `count` may be 0). */
@@ -229,7 +241,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
     eddy_world_set_host(sim->world, sim->host);
     /* Several processes: this process's slab and halo, the exchange (decomp.h); in one process the
      * canonical (cell, id) order a decomposed run also starts from. */
-    if ((rc = eddy_decomp_attach(sim->world, sc, restore != NULL, err))) goto fail;
+    if ((rc = name_grid(sim, eddy_decomp_attach(sim->world, sc, restore != NULL, err), err))) goto fail;
     const eddy_solver_setup setup = {sizeof setup, sim->world, &sim->params, sim->host, filled};
     char where[EDDY_SCENE_ID_MAX + 16];
     snprintf(where, sizeof where, "solver '%s': ", sc->id);
@@ -237,7 +249,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
     void *instance = eddy_services_unset_instance();
     rc = sim->solver_vtable->create(&setup, (eddy_solver **)&instance, err);
     if (rc) {
-        plugin_failed(err, rc, "create", where);
+        plugin_failed(sim, err, rc, "create", where);
         sim->solver = NULL;
         goto fail;
     }
@@ -258,7 +270,7 @@ static int open_sim(eddy_scene *scene, const eddy_sim_options *opt, const eddy_s
         goto fail;
     } else if (sim->solver_vtable->compute_fields &&
                (rc = sim->solver_vtable->compute_fields(sim->solver, sim->world, err))) {
-        plugin_failed(err, rc, "compute_fields", where);
+        plugin_failed(sim, err, rc, "compute_fields", where);
         goto fail;
     }
     announce_shadows(sim);
@@ -372,7 +384,7 @@ int eddy_sim_next_dt(eddy_sim *sim, double t_target, double *dt_out, eddy_error 
             char where[EDDY_SCENE_ID_MAX + 80];
             snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 " (t = %.6g s): ",
                      sim->solver_entry->component->id, sim->world->step + 1, sim->world->time);
-            plugin_failed(err, failed, "max_dt", where);
+            plugin_failed(sim, err, failed, "max_dt", where);
             lim = INFINITY;
         }
         /* +inf: no limit; anything else must be a usable step. A speed whose square overflows a
@@ -662,7 +674,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     const double calm_speed = isfinite(speed_before) && speed_before * dt <= 0.1 * w->smoothing_radius ? speed_before
                                                                                                          : NAN;
     /* (cell, id) order, so sums do not depend on which process owns a particle (decomp.h). */
-    int rc = eddy_decomp_canonical_order(w, sc, err);
+    int rc = name_grid(sim, eddy_decomp_canonical_order(w, sc, err), err);
     if (!rc) {
         eddy_error_clear(err);
         rc = v->step(sim->solver, w, dt, err);
@@ -672,7 +684,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
     if (rc) {
         snprintf(where, sizeof where, "solver '%s' at step %llu (t = %.6g s): ", sc->id,
                  (unsigned long long)w->step + 1, w->time);
-        return plugin_failed(err, rc, "step", where);
+        return plugin_failed(sim, err, rc, "step", where);
     }
     w->step++;
     sim->last_dt = dt;
@@ -691,7 +703,7 @@ int eddy_sim_step(eddy_sim *sim, double dt, eddy_error *err)
         if ((rc = v->reduce(sim->solver, w, &st, err))) {
             snprintf(where, sizeof where, "solver '%s' at step %" PRIu64 " (t = %.6g s): reduce: ", sc->id, w->step,
                      w->time);
-            return plugin_failed(err, rc, "reduce", where);
+            return plugin_failed(sim, err, rc, "reduce", where);
         }
         eddy_world_set_step_stats(w, &st);
     }

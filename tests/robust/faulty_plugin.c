@@ -43,6 +43,7 @@
  *
  *   fault = "none"          the writer writes nothing, the probe measures 0, the grid is the CPU grid
  *           "create_no_out" create() returns success without setting *out
+ *           "dup_perm"      (the grid) the sort puts one particle at two positions
  *
  * (one kind per create() the host checks: the solver's is above, with the solver faults)
  */
@@ -268,9 +269,9 @@ static const eddy_component COMPONENT = {
 };
 
 #ifdef OTHER_KINDS
-enum { KIND_FAULT_NONE, KIND_FAULT_CREATE_NO_OUT };
+enum { KIND_FAULT_NONE, KIND_FAULT_CREATE_NO_OUT, KIND_FAULT_DUP_PERM };
 
-static const char *const KIND_FAULTS[] = {"none", "create_no_out", NULL};
+static const char *const KIND_FAULTS[] = {"none", "create_no_out", "dup_perm", NULL};
 
 static const eddy_param_desc KIND_PARAMS[] = {
     EDDY_PARAM_ENUM_DESC("fault", 0, KIND_FAULTS, "What goes wrong."),
@@ -340,22 +341,42 @@ static const eddy_probe_vtable PROBE_VTABLE = {
     .destroy = probe_destroy,
 };
 
-/* Without the fault, the core's CPU grid does the work, so that a run with this grid steps as usual. */
+/* Without the fault, the core's CPU grid does the work, so that a run with this grid steps as usual;
+ * "dup_perm": its permutation puts particle perm[0] at position 1 too (the ranges right), one particle
+ * doubled and another lost, which the core refuses (a grid-plugin trial's backend ran on). */
+typedef struct grid_state {
+    void *cpu;
+    int fault;
+} grid_state;
+
 static int grid_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
 {
-    if (kind_fault(setup->params) == KIND_FAULT_CREATE_NO_OUT) return EDDY_OK;
-    return eddy_cpu_grid_backend()->create(setup, state, err);
+    const int fault = kind_fault(setup->params);
+    if (fault == KIND_FAULT_CREATE_NO_OUT) return EDDY_OK;
+    grid_state *g = calloc(1, sizeof *g);
+    if (!g) return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    g->fault = fault;
+    const int rc = eddy_cpu_grid_backend()->create(setup, &g->cpu, err);
+    if (rc) free(g);
+    else *state = g;
+    return rc;
 }
 
 static int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x, const eddy_real *y,
                      const eddy_real *z, uint32_t *perm, uint32_t *cell_begin, uint32_t *cell_end, eddy_error *err)
 {
-    return eddy_cpu_grid_backend()->sort(state, layout, n, x, y, z, perm, cell_begin, cell_end, err);
+    grid_state *g = state;
+    const int rc = eddy_cpu_grid_backend()->sort(g->cpu, layout, n, x, y, z, perm, cell_begin, cell_end, err);
+    if (!rc && g->fault == KIND_FAULT_DUP_PERM && n > 1) perm[1] = perm[0];
+    return rc;
 }
 
 static void grid_destroy(void *state)
 {
-    eddy_cpu_grid_backend()->destroy(state);
+    grid_state *g = state;
+    if (!g) return;
+    eddy_cpu_grid_backend()->destroy(g->cpu);
+    free(g);
 }
 
 static const eddy_grid_backend_vtable GRID_VTABLE = {

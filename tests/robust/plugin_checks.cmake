@@ -195,6 +195,24 @@ endfunction()
 set(NO_OUT "create() returned success without setting *out")
 kind_create_no_out(grid line "eddy: error: ${SCENES}/dam_break_2d.json: grid 'robust_kinds_grid': ${NO_OUT} (set it to the grid's state, or to NULL for a grid without state)"
                    --grid robust_kinds_grid --set grids.robust_kinds_grid.fault=create_no_out)
+# A grid plugin whose sort doubles a particle (and loses another) is refused at its first build, naming
+# the grid; the run went on with exit status 0 until the hash or the resume found two ids (grid trial).
+add_test(NAME robust_plugin_grid_sort_refused
+         COMMAND ${CMAKE_COMMAND} -E env EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/kinds
+                 sh ${PROJECT_SOURCE_DIR}/tests/expect.sh 1
+                 "grid build: the grid backend's sort puts particle 0 twice, at sorted positions 0 and 1 (grid.h: perm holds each particle once); the grid is 'robust_kinds_grid' (${ROBUST_PLUGINS}/kinds/"
+                 ${EDDY_EXE} run ${SCENES}/dam_break_2d.json --grid robust_kinds_grid
+                 --set grids.robust_kinds_grid.fault=dup_perm --steps 2 --quiet --no-picture
+                 --out ${ROBUST_OUT}/grid_dup_perm)
+set_tests_properties(robust_plugin_grid_sort_refused PROPERTIES TIMEOUT 60 ENVIRONMENT "${ROBUST_ENV_BASE}")
+# eddy validate --grid holds a grid plugin to the cases: the faulty sort fails the claimed checks, named.
+add_test(NAME robust_plugin_grid_validate
+         COMMAND ${CMAKE_COMMAND} -E env EDDY_PLUGIN_PATH=${ROBUST_PLUGINS}/kinds
+                 sh ${PROJECT_SOURCE_DIR}/tests/expect.sh 1
+                 "eddy: validate: shear_wave with tait (coarse): amplitude failed to run: grid build: the grid backend's sort puts particle 0 twice"
+                 ${EDDY_EXE} validate --solver tait --case shear_wave --resolution coarse --grid robust_kinds_grid
+                 --set grids.robust_kinds_grid.fault=dup_perm --quiet --out ${ROBUST_OUT}/grid_validate)
+set_tests_properties(robust_plugin_grid_validate PROPERTIES TIMEOUT 120 ENVIRONMENT "${ROBUST_ENV_BASE}")
 kind_create_no_out(probe line "eddy: error: probe 'no_out': ${NO_OUT} (set it to the probe's state, or to NULL for a probe without state)"
                    --set "probes[1]={\"name\": \"no_out\", \"kind\": \"robust_kinds_probe\", \"fault\": \"create_no_out\"}")
 # A probe without state (create() sets *out to NULL, as the ABI allows) measures like any other: the

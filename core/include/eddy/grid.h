@@ -327,9 +327,12 @@ typedef struct eddy_grid_backend_vtable {
      * index of the particle that goes to sorted position i (a stable sort by cell, eddy_grid_cell_of),
      * and cell_begin/cell_end for every stored cell (layout->cell_count entries each). Must not keep
      * the pointers after returning. On error it fills err and returns a negative status; the grid is
-     * left empty. The core checks the ranges it writes: ranges that are not prefix sums over n
-     * particles fail the build with EDDY_ERR_PLUGIN. A plugin backend always gets the layout create()
-     * saw; only the built-in one is handed windows. [main thread]
+     * left empty. The core checks a plugin backend's whole result after every sort, O(n), before any
+     * particle moves: ranges that are prefix sums over n particles in increasing cell order, perm a
+     * permutation, each particle in the cell eddy_grid_cell_of gives it, indices ascending within a
+     * cell; anything else fails the build with EDDY_ERR_PLUGIN saying what (docs/plugin-guide.md,
+     * "Grids"). A plugin backend always gets the layout create() saw; only the built-in one is handed
+     * windows. [main thread]
      */
     int (*sort)(void *state, const eddy_grid_layout *layout, size_t n, const eddy_real *x,
                 const eddy_real *y, const eddy_real *z, uint32_t *perm, uint32_t *cell_begin,
