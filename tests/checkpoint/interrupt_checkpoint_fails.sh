@@ -7,14 +7,8 @@ E=$1; S=$2; D=$3
 fail() { echo "interrupt_checkpoint_fails.sh: $*" >&2; exit 1; }
 rm -rf "$D" && "$E" run "$S" --until 0.01 --quiet --no-picture --out "$D" || fail "the first run failed"
 mkdir "$D/checkpoint.eddy.tmp" || exit 1
-"$E" resume "$D" --until 10 --quiet --no-picture 2>"$D.err" &
-pid=$!
-i=0
-while [ ! -f "$D/frames/frame_00003.vtp" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no frame 3 after 60 s"; }
-    sleep 0.1
-done
-kill -INT $pid; wait $pid; status=$?
+. "$(dirname "$0")/signal_at_file.sh"
+signal_at_file INT "$D/frames/frame_00003.vtp" sh -c 'exec "$0" resume "$1" --until 10 --quiet --no-picture 2>"$1.err"' "$E" "$D"
 cat "$D.err"
 [ "$status" = 1 ] || fail "exit status $status, expected 1"
 grep -q "^eddy: error: interrupted by signal 2 (SIGINT) at step [0-9]* (t = [0-9.e-]* s); the checkpoint could not be written: cannot write checkpoint '$D/checkpoint.eddy': creating '$D/checkpoint.eddy.tmp': Is a directory; the previous checkpoint there is kept unchanged; once the cause is fixed, continue from the checkpoint of t = 0.01 s with: eddy resume $D\$" "$D.err" ||

@@ -8,14 +8,8 @@
 E=$1; S=$2; D=$3
 fail() { echo "killed_before_checkpoint.sh: $*" >&2; exit 1; }
 rm -rf "$D" && mkdir -p "$D" || exit 1
-"$E" run "$S" --until 10 --quiet --no-picture --out "$D/killed" &
-pid=$!
-i=0
-while [ ! -f "$D/killed/frames/frame_00002.vtp" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no third frame after 60 s"; }
-    sleep 0.1
-done
-kill -9 $pid; wait $pid 2>/dev/null
+. "$(dirname "$0")/signal_at_file.sh"
+signal_at_file 9 "$D/killed/frames/frame_00002.vtp" "$E" run "$S" --until 10 --quiet --no-picture --out "$D/killed"
 [ ! -f "$D/killed/checkpoint.eddy" ] || fail "the killed run wrote a checkpoint: the case is not the one tested"
 grep -Eq '"ended":[[:space:]]*null' "$D/killed/run.json" || fail "the killed run's record does not say it never ended"
 files() { find "$1" -type f | sort | xargs cksum; }
@@ -30,14 +24,7 @@ sh "$(dirname "$0")/../expect.sh" 1 "eddy: error: the output folder '$D/killed' 
 tr -d ' \t\n' <"$D/done/run.json" | grep -q '"ended":{"outcome":"finished","at":"[0-9T:Z-]*","time":[0-9.e-]*,"step":5}' ||
     fail "the finished run's end is not recorded: $(tr -d ' \t\n' <"$D/done/run.json" | grep -o '"ended":{[^}]*}')"
 "$E" run "$S" --steps 3 --quiet --no-picture --out "$D/done" || fail "a run into the finished run's folder was refused"
-"$E" run "$S" --until 10 --quiet --no-picture --out "$D/stopped" &
-pid=$!
-i=0
-while [ ! -f "$D/stopped/frames/frame_00001.vtp" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "no second frame after 60 s"; }
-    sleep 0.1
-done
-kill -INT $pid; wait $pid; status=$?
+signal_at_file INT "$D/stopped/frames/frame_00001.vtp" "$E" run "$S" --until 10 --quiet --no-picture --out "$D/stopped"
 [ $status = 130 ] || fail "the interrupted run ended with status $status"
 tr -d ' \t\n' <"$D/stopped/run.json" | grep -q '"ended":{"outcome":"interrupted","at":"[^"]*","time":[0-9.e-]*,"step":[0-9]*,"message":"interruptedbysignal2(SIGINT)atstep' ||
     fail "the interrupted run's end is not recorded: $(tr -d ' \t\n' <"$D/stopped/run.json" | grep -o '"ended":{[^}]*}')"
