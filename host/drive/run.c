@@ -843,8 +843,12 @@ void run_announce(run_ctx *c, const char *verb)
     if (eddy_world_reduce(w, EDDY_REDUCE_SUM, &n, 1, &rerr)) return;
     c->start_particles = n;
     if (eddy_decomp_rank() != 0 || c->opt->quiet) return;
-    fprintf(stderr, "eddy: %s %s with %s (grid %s), %.0f particles, %d thread%s -> %s\n", verb, c->sim->scene.name,
-            c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
+    /* (a resume says where it starts: a job whose stop checkpoint was never written, killed by the
+     * launcher, continues from an older periodic one, and the log said nothing of it) */
+    char from[96] = "";
+    if (w->step > 0) snprintf(from, sizeof from, " from step %llu (t = %.6g s)", (unsigned long long)w->step, w->time);
+    fprintf(stderr, "eddy: %s %s%s with %s (grid %s), %.0f particles, %d thread%s -> %s\n", verb, c->sim->scene.name,
+            from, c->sim->solver_entry->component->id, c->sim->grid_entry->component->id, n, c->sim->threads,
             c->sim->threads == 1 ? "" : "s", c->sim->scene.out_dir);
 }
 
