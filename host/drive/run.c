@@ -675,6 +675,8 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     if (rc && !eddy_decomp_failed_alike(rc, err->message, EDDY_DECOMP_FAILURE_WAIT_S)) {
         eddy_error ignored;
         eddy_output_drain(c->out, &ignored);
+        /* (rank 0 failing alone records it: the others stop in their collective, never reaching the end) */
+        eddy_run_record_end(c->sim->scene.out_dir, c->sim, rc, err->message);
         eddy_decomp_stop_all("error: ", err->message, 1); /* (an interrupt is always agreed) */
     }
     /* Overlapped output: the frame in flight first, so that its write error is this run's; left to the

@@ -190,16 +190,24 @@ int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, 
     if (manifest < 0 || checkpoint < 0) {
         rc = eddy_error_set(err, EDDY_ERR_IO, "cannot tell whether the output folder '%s' holds a run: %s", dir,
                             strerror(errno));
-    } else if (checkpoint == 0 && manifest == 0 && (exists_in(dir, "frames.pvd") == 1 || exists_in(dir, "diagnostics.csv") == 1) &&
-               eddy_run_record_unended(dir, killed, sizeof killed)) {
-        /* A run killed before its first checkpoint (the default writes one at the end only): nothing
-         * continues it, but its frames and tables are what the job computed, and a resubmitted job line
-         * deleted them without a word (an HPC trial: 220 MB). A run that ended, even by an error, says
-         * so in run.json and is replaced as before. */
+    } else if (checkpoint == 0 && manifest == 1 && exists_in(dir, "checkpoint.p0.eddy" EDDY_CHECKPOINT_PIECE_STAGED) == 1) {
+        /* A split run killed between its manifest and its first pieces' renames: resume reads the staged
+         * pieces (checkpoint_resume.c), and a new run cleared them away without a word (review). */
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
-                            "the output folder '%s' holds the frames and tables of a run that never recorded its end "
-                            "(%s; killed, or its process lost, before its first checkpoint, so eddy resume cannot "
-                            "continue it): a new run would delete them; move them away or %s",
+                            "the output folder '%s' holds the checkpoint of a run on several processes stopped while it "
+                            "put it in place (its manifest and staged pieces); continue it with `mpirun -np N eddy "
+                            "resume %s` as it ran, or %s (a new run would delete it)", dir, dir, another);
+    } else if (checkpoint == 0 && manifest == 0 && (exists_in(dir, "frames.pvd") == 1 || exists_in(dir, "diagnostics.csv") == 1) &&
+               eddy_run_record_unfinished(dir, killed, sizeof killed)) {
+        /* A run that did not finish and left no checkpoint (killed before its first, the default writing
+         * one at the end only; interrupted where its checkpoint could not be written): nothing continues
+         * it, but its frames and tables are what the job computed, and a resubmitted job line deleted
+         * them without a word (an HPC trial: 220 MB; an adversarial trial: a full disk at the stop). A
+         * run that finished, or exploded, is replaced as before (run_record.h). */
+        rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                            "the output folder '%s' holds the frames and tables of a run that did not finish (%s) and "
+                            "left no checkpoint, so eddy resume cannot continue it: a new run would delete them; move "
+                            "them away or %s",
                             dir, killed, another);
     } else if (checkpoint == 1) {
         char *path = eddy_output_join_path(dir, name);
@@ -215,6 +223,17 @@ int eddy_run_folder_check(const char *dir, const char *another, int *holds_run, 
                                 "the output folder '%s' holds a checkpoint this run would delete (%s); move it away "
                                 "or %s",
                                 dir, why.message, another);
+        } else if (!stopped_early(settings, time, step, end, sizeof end) &&
+                   eddy_run_record_unfinished(dir, killed, sizeof killed)) {
+            /* The checkpoint's run reached its end, but a later command did not finish (a resume that
+             * extended it, killed before its own checkpoint): its frames past the checkpoint were what
+             * it computed, and a new run deleted them (an adversarial trial). A resume replaces those
+             * past the checkpoint, and says so. */
+            rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
+                                "the output folder '%s' holds a run whose last command did not finish (%s); its "
+                                "checkpoint (step %llu, t = %.6g s) continues it with `eddy resume %s --until T`, or %s "
+                                "(a new run would delete its files)",
+                                dir, killed, (unsigned long long)step, time, dir, another);
         } else if (!stopped_early(settings, time, step, end, sizeof end)) {
             /* (a finished run: replaced whole, whatever its checkpoint holds) */
         } else if ((stopped = 1, damaged = resume_would_refuse(dir, manifest == 1, settings, &why))) {

@@ -473,12 +473,37 @@ int eddy_run_record_write(const char *dir, const eddy_sim *sim, const eddy_run_r
     return eddy_decomp_agree_error(rc, err);
 }
 
-/* The record's last command when it is `eddy run` or `eddy resume` still waiting for its end ("ended"
- * null), else NULL. */
-static cJSON *open_command(const cJSON *record)
+/* An error code as "ended" records it. */
+static const char *error_name(int rc)
+{
+    switch (rc) {
+    case EDDY_ERR_INVALID_ARGUMENT: return "invalid_argument";
+    case EDDY_ERR_OUT_OF_MEMORY: return "out_of_memory";
+    case EDDY_ERR_IO: return "io";
+    case EDDY_ERR_PARSE: return "parse";
+    case EDDY_ERR_PLUGIN: return "plugin";
+    case EDDY_ERR_DOMAIN: return "domain";
+    case EDDY_ERR_UNSTABLE: return "unstable";
+    case EDDY_ERR_NOT_FOUND: return "not_found";
+    case EDDY_ERR_UNSUPPORTED: return "unsupported";
+    case EDDY_ERR_DEVICE: return "device";
+    default: return "other";
+    }
+}
+
+/* The record's last command when it is `eddy run` or `eddy resume` (the commands that record their
+ * end), else NULL. */
+static cJSON *last_cli_command(const cJSON *record)
 {
     const cJSON *commands = cJSON_GetObjectItemCaseSensitive(record, "commands");
     cJSON *last = cJSON_IsArray(commands) ? cJSON_GetArrayItem(commands, cJSON_GetArraySize(commands) - 1) : NULL;
+    return cJSON_GetObjectItemCaseSensitive(last, "ended") ? last : NULL;
+}
+
+/* ... still waiting for its end ("ended" null). */
+static cJSON *open_command(const cJSON *record)
+{
+    cJSON *last = last_cli_command(record);
     return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(last, "ended")) ? last : NULL;
 }
 
@@ -502,6 +527,7 @@ void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const cha
                                                                                               : "failed") &&
                  cJSON_AddStringToObject(end, "at", at) && cJSON_AddNumberToObject(end, "time", w->time) &&
                  cJSON_AddNumberToObject(end, "step", (double)w->step) &&
+                 (rc == EDDY_OK || rc == EDDY_ERR_INTERRUPTED || cJSON_AddStringToObject(end, "error", error_name(rc))) &&
                  (rc == EDDY_OK || cJSON_AddStringToObject(end, "message", message ? message : ""));
         eddy_error werr;
         if (!ok || !cJSON_ReplaceItemInObjectCaseSensitive(last, "ended", end)) {
@@ -514,21 +540,35 @@ void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const cha
     cJSON_Delete(doc);
 }
 
-int eddy_run_record_unended(const char *dir, char *what, size_t n)
+int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
     cJSON *doc = NULL;
     int why;
-    const cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? open_command(doc) : NULL;
-    if (last) {
+    const cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? last_cli_command(doc) : NULL;
+    const cJSON *ended = cJSON_GetObjectItemCaseSensitive(last, "ended");
+    const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(ended, "outcome");
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(ended, "error");
+    const char *o = cJSON_IsString(outcome) ? outcome->valuestring : "";
+    const char *e = cJSON_IsString(error) ? error->valuestring : "";
+    /* Finished, or failed in its physics (exploded, a particle out of the domain: its frames show what
+     * went wrong, and the next run with other settings replaces them, the usual loop): not kept. */
+    const int unfinished = last && (cJSON_IsNull(ended) || strcmp(o, "interrupted") == 0 ||
+                                    (strcmp(o, "failed") == 0 && strcmp(e, "unstable") != 0 && strcmp(e, "domain") != 0));
+    if (unfinished) {
         const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
         const cJSON *started = cJSON_GetObjectItemCaseSensitive(last, "started");
         const cJSON *host = cJSON_GetObjectItemCaseSensitive(last, "host");
-        snprintf(what, n, "`eddy %s` started %s on %s", command->valuestring,
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(ended, "time");
+        char how[96];
+        if (cJSON_IsNull(ended)) snprintf(how, sizeof how, "never recorded its end: killed, or its process lost");
+        else snprintf(how, sizeof how, "%s at t = %.6g s", strcmp(o, "interrupted") == 0 ? "was interrupted" : "failed",
+                      cJSON_IsNumber(t) ? t->valuedouble : NAN);
+        snprintf(what, n, "`eddy %.16s` started %.32s on %.64s %s", cJSON_IsString(command) ? command->valuestring : "?",
                  cJSON_IsString(started) ? started->valuestring : "(unknown)",
-                 cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)");
+                 cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)", how);
     }
     cJSON_Delete(doc);
-    return last != NULL;
+    return unfinished;
 }

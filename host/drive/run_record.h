@@ -71,15 +71,18 @@ int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, co
 
 /*
  * How the last command ended, into its "ended" member (null from its start, run and resume only):
- * {"outcome": "finished" | "interrupted" | "failed", "at" (UTC), "time", "step", "message" (the error or
- * the interrupt's, not for "finished")}. A command killed on its way (SIGKILL, out of memory, a node
+ * {"outcome": "finished" | "interrupted" | "failed", "at" (UTC), "time", "step", "error" (failed: the
+ * kind, "unstable", "domain", "io", "plugin", ...), "message" (the error or the interrupt's, not for
+ * "finished")}. A command killed on its way (SIGKILL, out of memory, a node
  * lost) leaves it null. Rank 0 writes; the others return at once (not collective). A record that cannot
  * be read or written is warned of; the run's outcome does not change. [main thread]
  */
 void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const char *message);
 
-/* Whether DIR/run.json is eddy's record whose last command (`eddy run` or `eddy resume`) never recorded
- * its end: killed on its way. `what` gets "`eddy run` started <UTC> on <host>". Says nothing. [any thread] */
-int eddy_run_record_unended(const char *dir, char *what, size_t n);
+/* Whether DIR/run.json is eddy's record whose last command (`eddy run` or `eddy resume`) did not finish:
+ * it never recorded its end (killed on its way), was interrupted, or failed other than in its physics
+ * (an "unstable" or "domain" error: the frames of an exploded run are what the next run replaces). `what`
+ * gets "`eddy run` started <UTC> on <host> <how it ended>". Says nothing. [any thread] */
+int eddy_run_record_unfinished(const char *dir, char *what, size_t n);
 
 #endif /* EDDY_HOST_RUN_RECORD_H */

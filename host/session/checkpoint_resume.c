@@ -241,27 +241,33 @@ static int check_against_manifest(const cJSON *st, int k, int n, const cJSON *m,
  * A split run puts its checkpoint in place in two moves (checkpoint_split.c): the manifest naming the
  * new step, then each process renames its staged piece (NAME.next) over its old one. A run killed
  * between the two (SIGKILL, a node lost) left the new manifest over old pieces, or over none at a run's
- * first checkpoint, and resume refused both checkpoints. When the staged piece beside piece k is the one
- * the manifest names, the move is finished here as the run would have finished it, and said. Another
- * process may be finishing it too (a piece read by several): a staged piece already gone is not an error.
+ * first checkpoint, and resume refused both checkpoints. Where piece k is missing or of another step and
+ * the staged piece beside it is the one the manifest names, the staged piece is read instead: nothing is
+ * renamed, so a reader without the folder's lock (bench --from, the session API) cannot take a live run's
+ * staged piece from under it; the resumed run's next checkpoint replaces both. Returns 1 and the name
+ * to read (NAME.next) in `staged`, said on stderr; 0 when there is none to read.
  */
-static void finish_staged_piece(const char *dir, const char *name, int k, int n, const cJSON *m, const char *mpath)
+static int staged_piece(const char *dir, const char *name, int k, int n, const cJSON *m, const char *mpath,
+                        char *staged, size_t len)
 {
-    char staged[80];
-    snprintf(staged, sizeof staged, "%s" EDDY_CHECKPOINT_PIECE_STAGED, name);
-    char *from = eddy_output_join_path(dir, staged), *to = eddy_output_join_path(dir, name);
+    snprintf(staged, len, "%s" EDDY_CHECKPOINT_PIECE_STAGED, name);
+    char *path = eddy_output_join_path(dir, staged);
     double time;
     uint64_t step;
     cJSON *st = NULL;
     eddy_error ignored;
-    if (from && to && !eddy_checkpoint_peek(from, &time, &step, &st, &ignored) &&
-        !check_against_manifest(st, k, n, m, from, mpath, &ignored) && rename(from, to) == 0)
-        fprintf(stderr, "eddy: checkpoint piece '%s' was of an older checkpoint than its manifest '%s' names: put its "
-                        "staged successor '%s', the manifest's, in its place (the run was stopped while it put its "
-                        "checkpoint in place)\n", to, mpath, from);
+    const int ok = path && !eddy_checkpoint_peek(path, &time, &step, &st, &ignored) &&
+                   !check_against_manifest(st, k, n, m, path, mpath, &ignored);
+    /* (piece 0 is looked at twice, for its head and read whole: said once) */
+    static char said[80];
+    if (ok && strcmp(said, staged) != 0)
+        fprintf(stderr, "eddy: warning: checkpoint piece '%s/%s' is missing or older than its manifest '%s': reading "
+                        "its staged successor '%s', which the manifest names (the run was stopped while it put its "
+                        "checkpoint in place)\n", dir, name, mpath, path);
+    if (ok) snprintf(said, sizeof said, "%s", staged);
     cJSON_Delete(st);
-    free(from);
-    free(to);
+    free(path);
+    return ok;
 }
 
 /* Piece k of the checkpoint the manifest `m` (at mpath) describes: checked against the manifest first,
@@ -270,18 +276,25 @@ static void finish_staged_piece(const char *dir, const char *name, int k, int n,
 static int read_one_piece(const char *dir, const char *mpath, const cJSON *m, int k, int n, const cJSON *ref,
                           const char *ref_path, eddy_checkpoint **out, eddy_error *err)
 {
-    char name[64];
+    char name[64], staged[80];
     snprintf(name, sizeof name, "checkpoint.p%d.eddy", k);
     int rc = eddy_checkpoint_read_named(dir, name, out, err);
-    /* (the piece missing, or of another step: a move left half done, finished and the piece read again) */
-    if (rc == EDDY_ERR_NOT_FOUND ||
-        (!rc && check_against_manifest(eddy_checkpoint_settings(*out), k, n, m, "", mpath, err))) {
+    /* (the piece missing, or of another step: a move left half done, staged_piece) */
+    if (rc == EDDY_ERR_NOT_FOUND || (!rc && check_against_manifest(eddy_checkpoint_settings(*out), k, n, m,
+                                                                   eddy_checkpoint_path(*out), mpath, err))) {
+        if (staged_piece(dir, name, k, n, m, mpath, staged, sizeof staged)) {
+            eddy_checkpoint_free(*out);
+            *out = NULL;
+            rc = eddy_checkpoint_read_named(dir, staged, out, err);
+        } else if (!rc) {
+            rc = EDDY_ERR_INVALID_ARGUMENT; /* (err holds check_against_manifest's message) */
+        }
+    }
+    if (rc) {
         eddy_checkpoint_free(*out);
         *out = NULL;
-        finish_staged_piece(dir, name, k, n, m, mpath);
-        rc = eddy_checkpoint_read_named(dir, name, out, err);
+        return rc;
     }
-    if (rc) return rc;
     const cJSON *st = eddy_checkpoint_settings(*out);
     const char *differs = NULL;
     if (!(rc = check_against_manifest(st, k, n, m, eddy_checkpoint_path(*out), mpath, err)) && k != 0 &&
@@ -379,18 +392,25 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
     *count = n;
     /* Piece 0's settings (its head only), which every other piece must share. */
     cJSON *ref = NULL;
-    char *ref_path = eddy_output_join_path(dir, "checkpoint.p0.eddy");
+    char ref_name[80] = "checkpoint.p0.eddy";
+    char *ref_path = eddy_output_join_path(dir, ref_name);
     if (!rc && !ref_path) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     if (!rc) {
         double t;
         uint64_t step;
         rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
-        /* (missing, or of another step: a move left half done, finish_staged_piece) */
-        if (rc == EDDY_ERR_IO || (!rc && check_against_manifest(ref, 0, n, m, ref_path, path, err))) {
+        /* (missing, or of another step: a move left half done, staged_piece; every process reads piece
+         * 0's head, so each finds the staged one alike, and says it once per process) */
+        char staged[80];
+        if ((rc == EDDY_ERR_IO || (!rc && check_against_manifest(ref, 0, n, m, ref_path, path, err))) &&
+            staged_piece(dir, "checkpoint.p0.eddy", 0, n, m, path, staged, sizeof staged)) {
             cJSON_Delete(ref);
             ref = NULL;
-            finish_staged_piece(dir, "checkpoint.p0.eddy", 0, n, m, path);
-            rc = eddy_checkpoint_peek(ref_path, &t, &step, &ref, err);
+            free(ref_path);
+            snprintf(ref_name, sizeof ref_name, "%s", staged);
+            ref_path = eddy_output_join_path(dir, ref_name);
+            rc = ref_path ? eddy_checkpoint_peek(ref_path, &t, &step, &ref, err)
+                          : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
         }
         /* Its head alone tells only that it is "not a readable eddy checkpoint": the whole reading says
          * what is wrong (its format version, byte order, length, checksum or settings). */
@@ -398,7 +418,7 @@ static int read_local(const char *dir, eddy_checkpoint **out, share *sh, int *co
             eddy_checkpoint *whole = NULL;
             eddy_error why;
             eddy_error_clear(&why);
-            const int whole_rc = eddy_checkpoint_read_named(dir, "checkpoint.p0.eddy", &whole, &why);
+            const int whole_rc = eddy_checkpoint_read_named(dir, ref_name, &whole, &why);
             if (whole_rc) {
                 rc = whole_rc;
                 if (err) *err = why;
