@@ -706,7 +706,9 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                  * and says which checkpoint the folder still continues from (an HPC trial's full disk
                  * read "interrupted", 130, and named none). */
                 append_message(err, "; the checkpoint could not be written: %s", cerr.message);
-                if (c->has_checkpoint) {
+                /* (only where the failed write says the previous one stayed: a split run's renames that
+                 * failed after its manifest leave no earlier checkpoint to name) */
+                if (c->has_checkpoint && strstr(cerr.message, " kept")) {
                     char launch[32] = "";
                     if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
                     append_message(err, "; once the cause is fixed, continue from the checkpoint of t = %.6g s with: %seddy resume %s",

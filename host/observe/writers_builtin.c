@@ -849,16 +849,18 @@ static int csv_create(const eddy_writer_setup *setup, eddy_writer **out, eddy_er
 
 /*
  * A resumed run on another process count writes frame `index` in the other form than the run before it
- * (.pvtp over pieces against one .vtp): the earlier run's file of that index, the frame it wrote when it
- * stopped between two, stayed beside the new one under the same number, and a frame_* glob took it (an
- * HPC trial: 40 MB of pieces). Removed once the new frame is in place; pieces are numbered from 0.
+ * (.pvtp over pieces against one .vtp), or over fewer pieces: the earlier run's files of that index, the
+ * frame it wrote when it stopped between two, stayed beside the new one under the same number, and a
+ * frame_* glob took them (an HPC trial: 40 MB of pieces). Removed once the new frame is in place; pieces
+ * are numbered from 0 without a gap.
  */
 static void remove_other_form(const eddy_writer *o, uint64_t index, int parallel)
 {
     char name[64];
     snprintf(name, sizeof name, "frame_%05llu.%s", (unsigned long long)index, parallel ? "vtp" : "pvtp");
     eddy_output_remove_in(o->frames_dir, name);
-    for (int k = 0; !parallel; ++k) {
+    /* (on fewer processes than the stopped run, its pieces past this run's count too) */
+    for (int k = parallel ? o->pieces : 0;; ++k) {
         snprintf(name, sizeof name, "frame_%05llu_p%d.vtp", (unsigned long long)index, k);
         char *path = eddy_output_join_path(o->frames_dir, name);
         const int gone = !path || unlink(path) != 0;

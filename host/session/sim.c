@@ -81,7 +81,7 @@ static int find_component(eddy_registry *reg, const eddy_scene *scene, const cha
 static int name_grid(const eddy_sim *sim, int rc, eddy_error *err)
 {
     const eddy_registry_entry *g = sim->grid_entry;
-    if (rc && g && strstr(err->message, "grid build: the grid backend's")) {
+    if (rc && g && strstr(err->message, "grid build: the grid backend's") && !strstr(err->message, "; the grid is '")) {
         const size_t len = strlen(err->message);
         snprintf(err->message + len, sizeof err->message - len, "; the grid is '%s' (%s)", g->component->id, g->file);
     }

@@ -57,11 +57,11 @@ typedef struct eddy_writer_setup {
     const eddy_host *host;            /* services (host.h); never NULL */
     const eddy_world *world;          /* for the field table and dimensions; particles not mapped */
     /* Continuing an earlier run from its checkpoint (resume 1): resume_time is the time of the last
-     * frame on the output interval that the earlier run wrote, which the resumed run does not write
-     * again (its first frame is the next one). Keep what the earlier run wrote for times <= resume_time
+     * frame on the output interval at or before the checkpoint, which the earlier run wrote and the
+     * resumed run does not write again (its first frame is the next one); -1 when there is none. Keep what the earlier run wrote for times <= resume_time
      * (a series file's entries; compare with a relative tolerance, 1e-9 as the built-in writers do) and
-     * drop what lies after it: frames past an older periodic checkpoint, and the last frame of a run
-     * stopped between two. (Before ABI 2.3's documentation said so, this read "times < resume_time",
+     * drop what lies after it: frames past the checkpoint (an older periodic one), and the last frame
+     * of a run stopped between two. (Before ABI 2.3's documentation said so, this read "times < resume_time",
      * which drops the kept frame: every host since 2.0 passes the same value.) */
     int resume;
     double resume_time;
