@@ -101,14 +101,14 @@ def test_checkpoint_over_pieces_of_two_processes_replaces_them(tmp_path):
                        timeout=120)
     assert p.returncode == 0, p.stderr
     assert (d / "checkpoint.manifest").exists()
-    with eddy.Simulation(scene, threads=1) as sim:
-        sim.step(9)
-        sim.checkpoint(str(d))
+    # (the run's own simulation, resumed on one process from its pieces: a Simulation of another run
+    # is refused that folder, test_run_folder.py)
+    sim = eddy.Simulation.resume(d, threads=1)
+    sim.step(5)
+    sim.checkpoint(str(d))
+    sim.close()
     assert not (d / "checkpoint.manifest").exists()
     assert not list(d.glob("checkpoint.p*.eddy"))
-    # (run.json records the run on two processes, another run than the Simulation's: a resume refuses
-    # its checkpoint there by run_id (test_run_folder.py); without the record it resumes unchecked)
-    (d / "run.json").unlink()
     resumed = eddy.Simulation.resume(d)
     assert resumed.steps == 9
     resumed.close()

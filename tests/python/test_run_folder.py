@@ -287,3 +287,36 @@ def test_a_resumed_simulation_refuses_what_eddy_resume_refuses(tmp_path):
         sim.close()
     assert f"'{edited}/probes.csv'" in str(e.value)
     assert files(edited) == before
+
+
+def test_checkpoint_refuses_another_runs_checkpoint(tmp_path):
+    """Simulation.checkpoint(dir) into a folder holding another run's checkpoint (a stopped or finished
+    `eddy run`, another Simulation's) replaced it without a word, and that run could no longer be
+    continued: refused before anything is written, naming the folder and the other run's run_id; a
+    checkpoint of the simulation's own run is replaced as before (adversarial trial)."""
+    d = tmp_path / "run"
+    rc, _, err = run_eddy("run", SCENE, "--steps", "20", "--quiet", "--no-picture", "--out", str(d))
+    assert rc == 0, err
+    kept = open(d / "checkpoint.eddy", "rb").read()
+    their_id = json.load(open(d / "run.json"))["run_id"]
+    sim = eddy.Simulation(SCENE, threads=1)
+    sim.step(5)
+    with pytest.raises(eddy.FileError) as e:
+        sim.checkpoint(str(d))
+    assert str(e.value) == (f"checkpoint: the folder '{d}' holds the checkpoint of another run (step 20, t = 0.001 s, "
+                            f"run_id '{their_id}'), which this one would replace, and that run could not be "
+                            "continued; checkpoint into another folder, or move it away")
+    assert open(d / "checkpoint.eddy", "rb").read() == kept
+    own = tmp_path / "own"
+    sim.checkpoint(str(own))
+    sim.step(2)
+    sim.checkpoint(str(own))                      # its own checkpoint, replaced
+    sim.close()
+    resumed = eddy.Simulation.resume(str(own), threads=1)
+    assert resumed.steps == 7
+    resumed.close()
+    continued = eddy.Simulation.resume(str(d), threads=1)   # the run's own, resumed and checkpointed
+    continued.step(3)
+    continued.checkpoint(str(d))
+    continued.close()
+
