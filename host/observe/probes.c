@@ -3,10 +3,12 @@
 #include "services.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <inttypes.h>
 
@@ -158,9 +160,13 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
 {
     char fpath[PATH_BUF];
     snprintf(fpath, sizeof fpath, "%s.file", rpath);
-    FILE *f = fopen(r->file, "r");
+    /* Opened without blocking: a FIFO given as the table blocked the open itself until a writer came
+     * (an adversarial trial), before the regular-file check below could refuse it. */
+    const int fd = open(r->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
         int e = errno;
+        if (fd >= 0) close(fd);
         return eddy_scene_fail_at(s, err, fpath, file_node, "cannot read '%s': %s", r->file, strerror(e));
     }
     /* A device or a pipe ("/dev/zero", found by fuzzing) never ends: the loop below read it forever,
@@ -241,7 +247,8 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
             const char *t = want[c] < n ? fields[want[c]] : "";
             errno = 0;
             v[c] = strtod(t, &end);
-            if (!t[0] || *end || errno || !isfinite(v[c]))
+            /* (strtod reads C's hexadecimal floats: "0x10" was taken as 16) */
+            if (!t[0] || *end || errno || !isfinite(v[c]) || strpbrk(t, "xX"))
                 rc = eddy_scene_fail_at(s, err, fpath, file_node,
                                         "'%s' line %d: expected a number in column %s, got \"%s\"", r->file, lineno,
                                         c ? r->y_label : r->x_label, t);
@@ -582,6 +589,18 @@ int eddy_probes_open(eddy_probes *p, const eddy_world *w, const eddy_host *host,
         }
         const char *unit = pr->vtable->unit ? pr->vtable->unit(pr->instance) : NULL; /* optional (registry.c) */
         snprintf(pr->unit, sizeof pr->unit, "%s", unit ? unit : "");
+        /* The unit goes into probes.csv's header and summary.md's table: a line break, a control
+         * character, a comma or a '|' broke them (an adversarial trial's plugin). */
+        for (const unsigned char *u = (const unsigned char *)pr->unit; *u; ++u)
+            if (*u < 0x20 || *u == 0x7f || *u == '|' || *u == ',' || *u == '"') {
+                const int at = (int)(u - (const unsigned char *)pr->unit);
+                eddy_probes_close(p);
+                return eddy_error_set(err, EDDY_ERR_PLUGIN,
+                                      "probe '%s': unit() returned a unit with %s at byte %d, which the tables cannot "
+                                      "hold (a unit is text such as \"m\", \"Pa\" or \"kg/m^3\")", pr->name,
+                                      *u < 0x20 || *u == 0x7f ? "a control character" : *u == '|' ? "a '|'"
+                                      : *u == ',' ? "a comma" : "a double quote", at);
+            }
     }
     return EDDY_OK;
 }

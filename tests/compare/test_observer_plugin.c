@@ -159,6 +159,7 @@ static const eddy_component WRITER = {
 struct eddy_probe {
     double min_x;
     int fail; /* measure returns EDDY_ERR_DEVICE with no message */
+    char unit[40]; /* what unit() returns ("unit": the host must refuse one its tables cannot hold) */
 };
 
 static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_error *err)
@@ -169,6 +170,8 @@ static int probe_create(const eddy_probe_setup *setup, eddy_probe **out, eddy_er
     p->min_x = v && v->is_set ? v->vector[0] : 0.0;
     const eddy_param_value *fail = eddy_param_find_value(setup->params, "fail");
     p->fail = fail && fail->integer;
+    const eddy_param_value *unit = eddy_param_find_value(setup->params, "unit");
+    snprintf(p->unit, sizeof p->unit, "%s", unit && unit->string ? unit->string : "1");
     *out = p;
     return EDDY_OK;
 }
@@ -187,8 +190,7 @@ static int probe_measure(eddy_probe *pr, const eddy_frame *f, double *value, edd
 
 static const char *probe_unit(const eddy_probe *p)
 {
-    (void)p;
-    return "1";
+    return p->unit;
 }
 
 static void probe_destroy(eddy_probe *p)
@@ -207,6 +209,7 @@ static const eddy_probe_vtable PROBE_VTABLE = {
 static const eddy_param_desc PROBE_PARAMS[] = {
     EDDY_PARAM_VECTOR_DESC("min_x", 0.0, -1e30, 1e30, "m", "Count particles with x at least this (only x is read)."),
     EDDY_PARAM_BOOL_DESC("fail", 0, "measure fails with EDDY_ERR_DEVICE and no message."),
+    EDDY_PARAM_STRING_DESC("unit", "1", 32, "What unit() returns."),
 };
 
 static const eddy_component PROBE = {
@@ -216,7 +219,7 @@ static const eddy_component PROBE = {
     .version = "0.1.0",
     .description = "test plugin: the number of particles beyond a plane",
     .params = PROBE_PARAMS,
-    .param_count = 2,
+    .param_count = 3,
     .vtable = &PROBE_VTABLE,
 };
 
@@ -235,7 +238,7 @@ static const eddy_component UNITLESS = {
     .version = "0.1.0",
     .description = "test plugin: test_count without a unit() callback",
     .params = PROBE_PARAMS,
-    .param_count = 2,
+    .param_count = 3,
     .vtable = &UNITLESS_VTABLE,
 };
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -557,7 +558,7 @@ static void bad_reference_files_are_refused(void **state)
     (void)state;
     const char *dir = write_data("bad.csv", "# a comment\nT,Z\n0.0,1.0\n0.4,abc\n");
     write_data("empty.csv", "# nothing but a comment\nT,Z\n");
-    char scene[4400], expect[8800];
+    char scene[4400], expect[13400];
     snprintf(scene, sizeof scene, "%s/scene.json", dir);
     eddy_error err;
     const char *pre = "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": ";
@@ -590,17 +591,29 @@ static void bad_reference_files_are_refused(void **state)
     write_data("ragged.csv", "T,Z\n0.0,1.0\n0.2,2.0,\n");
     write_data("short.csv", "T,Z,W\n0.0,1.0,5\n0.2,2.0\n");
     write_data("unsorted.csv", "T,Z\n0.0,1.0\n0.2,2.0\n0.2,2.5\n0.1,3.0\n");
+    write_data("hex.csv", "T,Z\n0.0,1.0\n0.2,0x10\n");
     static const struct {
         const char *file, *why;
-    } BAD[] = {{"ragged.csv", "line 3: expected 2 columns as the header has, got 3"},
+    } BAD[] = {{"hex.csv", "line 3: expected a number in column Z, got \"0x10\""},
+               {"ragged.csv", "line 3: expected 2 columns as the header has, got 3"},
                {"short.csv", "line 3: expected 3 columns as the header has, got 2"},
                {"unsorted.csv", "line 5: expected rows in time order, got T = 0.1 after 0.2"}};
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; ++k) {
         snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", pre, BAD[k].file);
         snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene, dir, BAD[k].file,
                  BAD[k].why);
         assert_string_equal(probes_error(scene, probes, &err), expect);
     }
+
+    /* A FIFO blocked the open itself until a writer came; refused at once as not a regular file. */
+    char fifo[4400];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(probes, sizeof probes, "%s{\"file\": \"fifo.csv\"}}]", pre);
+    snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s' is not a regular file (a CSV table is "
+             "expected)", scene, fifo);
+    assert_string_equal(probes_error(scene, probes, &err), expect);
 
     snprintf(probes, sizeof probes, "%s{\"file\": \"bad.csv\", \"time_scale\": -1}}]", pre);
     snprintf(expect, sizeof expect, "%s:8:92: probes[0].reference.time_scale: expected a number > 0, got -1", scene);
