@@ -75,6 +75,10 @@ cli_test(scene_fill_beyond_memory 1 "dam_break_2d.json: fluids: expected at most
 cli_test(scene_memory_bytes_bad 1 "eddy: error: environment variable EDDY_MEMORY_BYTES: expected a number of bytes > 0 (the memory a run may count on), got '1 GB'"
          run ${SCENES}/dam_break_2d.json --out ${CLI_OUT}/memory_bad)
 set_tests_properties(cli_scene_fill_beyond_memory PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1e9")
+# Below a GB the figures are in MB ("0.0 GB of memory ... need at least 0.0 GB", adversarial trial).
+cli_test(scene_fill_beyond_small_memory 1 "dam_break_2d.json: fluids: expected at most 2343 particles (128 bytes a particle at the least) in the 0.3 MB of memory EDDY_MEMORY_BYTES gives, got 3200, which need at least 0.4 MB"
+         run ${SCENES}/dam_break_2d.json --steps 1 --out ${CLI_OUT}/small_memory)
+set_tests_properties(cli_scene_fill_beyond_small_memory PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=3e5")
 set_tests_properties(cli_scene_memory_bytes_bad PROPERTIES ENVIRONMENT "EDDY_MEMORY_BYTES=1 GB")
 cli_test(scene_collider_in_fluid 1 "eddy: error: --set 'colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]': colliders[0]: expected a solid clear of the fluid blocks, got one that would have to move 0.05 to clear fluids[0], more than half its particle spacing of 0.0025: particles would start inside the solid"
          run ${SCENES}/dam_break_2d.json --set "colliders=[{\"type\": \"sphere\", \"center\": [0.1, 0.1], \"radius\": 0.05}]" --out ${CLI_OUT}/collider)

@@ -156,13 +156,16 @@ static int fill_fluids(const eddy_scene *scene, eddy_world *w, size_t *total_out
     const char *source;
     int rc = scene_usable_memory(&have, &source, err);
     if (rc) return rc;
-    if (need > have)
+    if (need > have) {
+        /* (in MB below a GB: a small limit read "0.0 GB of memory ... need at least 0.0 GB") */
+        const int gb = have >= 1e9;
         return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT,
                               "%s: fluids: expected at most %.0f particles (%.0f bytes a particle at the least) in the "
-                              "%.1f GB of memory %s, got %zu, which need at least %.1f GB: use fewer or smaller fluid "
+                              "%.1f %s of memory %s, got %zu, which need at least %.1f %s: use fewer or smaller fluid "
                               "blocks, or a larger particle_spacing",
-                              file, floor(have / BYTES_PER_PARTICLE_MIN), BYTES_PER_PARTICLE_MIN, have / 1e9, source,
-                              total, need / 1e9);
+                              file, floor(have / BYTES_PER_PARTICLE_MIN), BYTES_PER_PARTICLE_MIN, have / (gb ? 1e9 : 1e6),
+                              gb ? "GB" : "MB", source, total, need / (gb ? 1e9 : 1e6), gb ? "GB" : "MB");
+    }
     if ((rc = eddy_particles_reserve(&w->particles, total, err))) {
         eddy_error_prefix(err, "%s: ", file);
         return rc;
