@@ -265,7 +265,7 @@ static int run_solver(const context *cx, result *r, int k, eddy_error *err)
     so.registry = cx->registry;
     eddy_session *ses;
     eddy_services_capture_begin();
-    int rc = eddy_session_open(&so, &ses, err);
+    int rc = eddy_session_open(&so, &ses, err), recorded = 0;
     char *open_log = eddy_services_capture_end();
     if (rc) {
         free(open_log);
@@ -320,6 +320,7 @@ agreed:
          * (the Python package's always is) showed nowhere. Collective; rank 0 writes. */
         const eddy_run_record_command cmd = {"compare", 0, o->argc, o->argv, open_log, 1};
         if ((rc = eddy_run_record_write(dir, sim, &cmd, err))) goto done;
+        recorded = 1;
     }
     if (!o->quiet && writes)
         fprintf(stderr, "compare: %s with %s (grid %s), %zu particles, %d thread%s -> %s\n", sim->scene.name, r->id,
@@ -364,6 +365,9 @@ agreed:
     eddy_dt_tally_finish(&st.dt_tally, sim);
     eddy_dt_tally_describe(&st.dt_tally, sim->scene.dt, 1, r->stepping, sizeof r->stepping);
 done:
+    /* (how this solver's run ended, as `eddy run` records it: a reader tells a finished comparison from
+     * a killed one; a comparison's folders are not kept for it, run_record.h) */
+    if (recorded) eddy_run_record_end(dir, sim, rc, rc ? err->message : NULL);
     if (!r->stepping[0]) snprintf(r->stepping, sizeof r->stepping, "the scene's time step, %.6g s", sim->scene.dt);
     r->end_time = sim->world ? sim->world->time : 0;
     r->steps = sim->world ? sim->world->step : 0;

@@ -145,7 +145,8 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
          cJSON_AddNumberToObject(o, "processes", facts.processes) && cJSON_AddNumberToObject(o, "particles", particles);
     /* How `eddy run` and `eddy resume` ended, filled in at their end (eddy_run_record_end): null until
      * then, so that one killed on its way (SIGKILL, a lost node) shows as such. */
-    if (ok && (strcmp(cmd->command, "run") == 0 || strcmp(cmd->command, "resume") == 0))
+    if (ok && (strcmp(cmd->command, "run") == 0 || strcmp(cmd->command, "resume") == 0 ||
+               strcmp(cmd->command, "compare") == 0))
         ok = cJSON_AddNullToObject(o, "ended") != NULL;
     cJSON *log = ok && cmd->log_kept ? cJSON_AddArrayToObject(o, "log") : NULL;
     ok = ok && (log || !cmd->log_kept);
@@ -547,6 +548,11 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
     cJSON *doc = NULL;
     int why;
     const cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? last_cli_command(doc) : NULL;
+    /* (a comparison's folder records its end for its reader, but is replaced as before: it has no
+     * checkpoint to continue, and the next comparison is its repetition) */
+    const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
+    if (!cJSON_IsString(command) || (strcmp(command->valuestring, "run") != 0 && strcmp(command->valuestring, "resume") != 0))
+        last = NULL;
     const cJSON *ended = cJSON_GetObjectItemCaseSensitive(last, "ended");
     const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(ended, "outcome");
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(ended, "error");
@@ -557,7 +563,6 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
     const int unfinished = last && (cJSON_IsNull(ended) || strcmp(o, "interrupted") == 0 ||
                                     (strcmp(o, "failed") == 0 && strcmp(e, "unstable") != 0 && strcmp(e, "domain") != 0));
     if (unfinished) {
-        const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
         const cJSON *started = cJSON_GetObjectItemCaseSensitive(last, "started");
         const cJSON *host = cJSON_GetObjectItemCaseSensitive(last, "host");
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(ended, "time");
@@ -565,7 +570,7 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
         if (cJSON_IsNull(ended)) snprintf(how, sizeof how, "never recorded its end: killed, or its process lost");
         else snprintf(how, sizeof how, "%s at t = %.6g s", strcmp(o, "interrupted") == 0 ? "was interrupted" : "failed",
                       cJSON_IsNumber(t) ? t->valuedouble : NAN);
-        snprintf(what, n, "`eddy %.16s` started %.32s on %.64s %s", cJSON_IsString(command) ? command->valuestring : "?",
+        snprintf(what, n, "`eddy %.16s` started %.32s on %.64s %s", command->valuestring,
                  cJSON_IsString(started) ? started->valuestring : "(unknown)",
                  cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)", how);
     }

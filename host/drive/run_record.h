@@ -13,8 +13,8 @@
  * loops), "threads", "processes", "particles" (over every process), "solver" and "grid" (id, version,
  * file, every parameter's value as the component received it, null for one it derives itself),
  * "materials" (name, rest density, particle mass, the lattice spacing, the solver's material
- * parameters), "ended" (run and resume: how the command ended, eddy_run_record_end; null while it
- * runs, and for good when it was killed), "log" (what the components said as they were made, whatever --quiet hid: a solver's
+ * parameters), "ended" (run, resume and compare: how the command ended, eddy_run_record_end; null
+ * while it runs, and for good when it was killed), "log" (what the components said as they were made, whatever --quiet hid: a solver's
  * derived values, such as tait's sound speed). Units are the scene's simulation units (scene.h), as in
  * diagnostics.csv.
  *
@@ -70,7 +70,7 @@ int eddy_run_record_is_eddys(const char *dir);
 int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, const cJSON *settings, eddy_error *err);
 
 /*
- * How the last command ended, into its "ended" member (null from its start, run and resume only):
+ * How the last command ended, into its "ended" member (null from its start; run, resume and compare):
  * {"outcome": "finished" | "interrupted" | "failed", "at" (UTC), "time", "step", "error" (failed: the
  * kind, "unstable", "domain", "io", "plugin", ...), "message" (the error or the interrupt's, not for
  * "finished")}. A command killed on its way (SIGKILL, out of memory, a node

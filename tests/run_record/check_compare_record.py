@@ -35,6 +35,11 @@ for solver in ("tait", "pbf"):
         failures.append(f"tait: the derived sound speed is not recorded: {c[0]['log']}")
     if solver == "pbf" and derived:
         failures.append("pbf: tait's message in pbf's record")
+    # How the solver's run ended, as eddy run records it (a reader could not tell a finished comparison
+    # from a killed one: adversarial trial): 3 steps of the scene's dt.
+    ended = c[0].get("ended")
+    if not isinstance(ended, dict) or ended.get("outcome") != "finished" or ended.get("step") != 3:
+        failures.append(f"{solver}: ended is {ended}, expected the finished outcome at step 3")
 if failures:
     sys.exit("\n".join(failures))
 print("compare's run.json checked")
