@@ -146,7 +146,7 @@ static cJSON *command_json(const eddy_sim *sim, const eddy_run_record_command *c
     /* How `eddy run` and `eddy resume` ended, filled in at their end (eddy_run_record_end): null until
      * then, so that one killed on its way (SIGKILL, a lost node) shows as such. */
     if (ok && (strcmp(cmd->command, "run") == 0 || strcmp(cmd->command, "resume") == 0 ||
-               strcmp(cmd->command, "compare") == 0))
+               strcmp(cmd->command, "compare") == 0 || strncmp(cmd->command, "python ", 7) == 0))
         ok = cJSON_AddNullToObject(o, "ended") != NULL;
     cJSON *log = ok && cmd->log_kept ? cJSON_AddArrayToObject(o, "log") : NULL;
     ok = ok && (log || !cmd->log_kept);
@@ -551,7 +551,8 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
     /* (a comparison's folder records its end for its reader, but is replaced as before: it has no
      * checkpoint to continue, and the next comparison is its repetition) */
     const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
-    if (!cJSON_IsString(command) || (strcmp(command->valuestring, "run") != 0 && strcmp(command->valuestring, "resume") != 0))
+    if (!cJSON_IsString(command) || (strcmp(command->valuestring, "run") != 0 && strcmp(command->valuestring, "resume") != 0 &&
+                                     strncmp(command->valuestring, "python ", 7) != 0))
         last = NULL;
     const cJSON *ended = cJSON_GetObjectItemCaseSensitive(last, "ended");
     const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(ended, "outcome");
@@ -561,7 +562,8 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
     /* Finished, or failed in its physics (exploded, a particle out of the domain: its frames show what
      * went wrong, and the next run with other settings replaces them, the usual loop): not kept. */
     const int unfinished = last && (cJSON_IsNull(ended) || strcmp(o, "interrupted") == 0 ||
-                                    (strcmp(o, "failed") == 0 && strcmp(e, "unstable") != 0 && strcmp(e, "domain") != 0));
+                                    (strcmp(o, "failed") == 0 && e[0] && strcmp(e, "unstable") != 0 &&
+                                     strcmp(e, "domain") != 0));
     if (unfinished) {
         const cJSON *started = cJSON_GetObjectItemCaseSensitive(last, "started");
         const cJSON *host = cJSON_GetObjectItemCaseSensitive(last, "host");
@@ -570,10 +572,30 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
         if (cJSON_IsNull(ended)) snprintf(how, sizeof how, "never recorded its end: killed, or its process lost");
         else snprintf(how, sizeof how, "%s at t = %.6g s", strcmp(o, "interrupted") == 0 ? "was interrupted" : "failed",
                       cJSON_IsNumber(t) ? t->valuedouble : NAN);
-        snprintf(what, n, "`eddy %.16s` started %.32s on %.64s %s", command->valuestring,
+        const int python = strncmp(command->valuestring, "python ", 7) == 0;
+        snprintf(what, n, "%s%.16s%s started %.32s on %.64s %s", python ? "a Python Simulation's writing run (" : "`eddy ",
+                 python ? command->valuestring : command->valuestring, python ? ")" : "`",
                  cJSON_IsString(started) ? started->valuestring : "(unknown)",
                  cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)", how);
     }
     cJSON_Delete(doc);
     return unfinished;
+}
+
+void eddy_run_record_reopen(const char *dir)
+{
+    if (eddy_decomp_rank() != 0) return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+    cJSON *doc = NULL;
+    int why;
+    cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? last_cli_command(doc) : NULL;
+    eddy_error werr;
+    if (last && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(last, "ended"))) {
+        cJSON *null = cJSON_CreateNull();
+        if (!null || !cJSON_ReplaceItemInObjectCaseSensitive(last, "ended", null)) cJSON_Delete(null);
+        else if (write_record(path, doc, &werr))
+            fprintf(stderr, "eddy: warning: %s; the record does not say that the run goes on\n", werr.message);
+    }
+    cJSON_Delete(doc);
 }

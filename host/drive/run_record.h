@@ -70,7 +70,8 @@ int eddy_run_record_is_eddys(const char *dir);
 int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, const cJSON *settings, eddy_error *err);
 
 /*
- * How the last command ended, into its "ended" member (null from its start; run, resume and compare):
+ * How the last command ended, into its "ended" member (null from its start; run, resume, compare and
+ * the Python package's writing runs):
  * {"outcome": "finished" | "interrupted" | "failed", "at" (UTC), "time", "step", "error" (failed: the
  * kind, "unstable", "domain", "io", "plugin", ...), "message" (the error or the interrupt's, not for
  * "finished")}. A command killed on its way (SIGKILL, out of memory, a node
@@ -79,7 +80,12 @@ int eddy_run_record_check_checkpoint(const char *dir, const char *checkpoint, co
  */
 void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const char *message);
 
-/* Whether DIR/run.json is eddy's record whose last command (`eddy run` or `eddy resume`) did not finish:
+/* The last command's "ended" back to null: a Python Simulation's writing run() goes on in a folder whose
+ * earlier run() ended (eddy_run_record_end writes only over null). Rank 0; warns of a failed write. */
+void eddy_run_record_reopen(const char *dir);
+
+/* Whether DIR/run.json is eddy's record whose last command (`eddy run` or `eddy resume`, a Python
+ * Simulation's writing run) did not finish:
  * it never recorded its end (killed on its way), was interrupted, or failed other than in its physics
  * (an "unstable" or "domain" error: the frames of an exploded run are what the next run replaces). `what`
  * gets "`eddy run` started <UTC> on <host> <how it ended>". Says nothing. [any thread] */

@@ -1046,6 +1046,9 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     int rc = touch_views(c, EDDY_MAP_READ_WRITE, &err);
     /* A folder another run writes into is refused before the first step, not at the first frame. */
     if (!rc && ctx.write) rc = core_open_output(c, &err);
+    /* (run.json says the folder's run goes on until this run() ends: one killed on its way is kept by
+     * the next run into the folder, as `eddy run`'s is; run_record.h) */
+    if (!rc && ctx.write) eddy_run_record_reopen(eddy_session_scene(c->s)->out_dir);
     /* The state the run starts from, when it is frame 0 (which a plan's on_frame never sees). */
     if (!rc && (ctx.do_record || ctx.write) && eddy_session_world(c->s)->step == 0)
         rc = record_row(c, &ctx.rec, ctx.write, &err);
@@ -1082,6 +1085,9 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     PyEval_RestoreThread(ctx.ts);
     registry_use_end();
     int sig = guard_end(&g);
+    if (ctx.write && !forked)
+        eddy_run_record_end(eddy_session_scene(c->s)->out_dir, eddy_session_sim(c->s),
+                            sig && !rc ? EDDY_ERR_INTERRUPTED : rc, rc ? err.message : "interrupted");
     end_stepping();
     eddy_error verr;
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
@@ -1114,6 +1120,8 @@ static PyObject *core_measure(PyObject *self, PyObject *args)
     eddy_error err;
     eddy_error_clear(&err);
     int rc = measure(c, row, write, &err);
+    /* (a frame written outside run(): the folder is whole up to it; said once, over the opening null) */
+    if (!rc && write) eddy_run_record_end(eddy_session_scene(c->s)->out_dir, eddy_session_sim(c->s), EDDY_OK, NULL);
     PyObject *out = rc ? raise_error(&err, rc) : PyBytes_FromStringAndSize((const char *)row, (Py_ssize_t)(width * sizeof *row));
     free(row);
     return out;

@@ -320,3 +320,39 @@ def test_checkpoint_refuses_another_runs_checkpoint(tmp_path):
     continued.checkpoint(str(d))
     continued.close()
 
+
+
+def test_a_writing_run_that_did_not_finish_is_kept(tmp_path):
+    """A Simulation's run(write=True) killed (SIGKILL) or interrupted (Ctrl-C) on its way left frames and
+    tables that the next `eddy run` into its folder deleted without a word (adversarial trial: 32,038
+    frames). run.json now records how each writing run() ended; the folder is refused until its files
+    are moved away, and one whose run() finished is replaced as before."""
+    import sys
+    code = ("import sys, eddy\n"
+            "eddy.Simulation(sys.argv[1], out=sys.argv[2], threads=1).run(until=10, write=True)\n")
+    for sig, how in ((signal.SIGKILL, "never recorded its end: killed, or its process lost"),
+                     (signal.SIGINT, "was interrupted at t = ")):
+        d = tmp_path / f"sig{int(sig)}"
+        p = subprocess.Popen([sys.executable, "-c", code, SCENE, str(d)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while not (d / "frames" / "frame_00003.vtp").exists():
+            assert time.time() < deadline and p.poll() is None, "no fourth frame"
+            time.sleep(0.05)
+        p.send_signal(sig)
+        p.wait(timeout=60)
+        before = snapshot(d)
+        rc, _, err = run_eddy("run", SCENE, "--steps", "2", "--quiet", "--no-picture", "--out", str(d))
+        assert rc == 1
+        assert (f"the output folder '{d}' holds the frames and tables of a run that did not finish (a Python "
+                "Simulation's writing run (python run) started ") in err
+        assert how in err
+        assert snapshot(d) == before
+    done = tmp_path / "done"
+    sim = eddy.Simulation(SCENE, out=str(done), threads=1)
+    sim.run(until=0.003, write=True)
+    sim.run(until=0.006, write=True)   # (a second writing run, reopened and ended again)
+    sim.close()
+    assert json.load(open(done / "run.json"))["commands"][-1]["ended"]["outcome"] == "finished"
+    rc, _, err = run_eddy("run", SCENE, "--steps", "2", "--quiet", "--no-picture", "--out", str(done))
+    assert rc == 0, err
