@@ -535,7 +535,8 @@ endif()
 add_test(NAME cli_closed_std_fds
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_fds/closed_std_fds.sh ${EDDY_EXE} ${SCENES}/dam_break_2d.json
                  ${CLI_OUT}/closed_std_fds ${PROJECT_BINARY_DIR}/test_plugins)
-set_tests_properties(cli_closed_std_fds PROPERTIES TIMEOUT 60 ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+set_tests_properties(cli_closed_std_fds PROPERTIES TIMEOUT 60
+                     ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE;EDDY_TEST_CKEDIT=$<TARGET_FILE:ckedit>")
 # A value an override put in is the override's, not the file's: a solver's, a material's, probes',
 # render's, checkpoint's and output's values from --set named the scene file, which never held them
 # ("dam_break_2d.json: solvers.sph_mueller.shifting: expected true or false, got \"yes\"").

@@ -3,7 +3,8 @@
 # writes its run folder byte for byte as a run with them open does, and says a lost result by its exit
 # status. A closed descriptor was the number the next open() returned: with stderr closed the log lines
 # went into diagnostics.csv (where flock is unsupported, so that no folder lock took the number first)
-# or into probes.csv (all three closed). PLUGINS holds the test plugins (exploding_solver).
+# or into probes.csv (all three closed). PLUGINS holds the test plugins (exploding_solver); the ckedit of
+# EDDY_TEST_CKEDIT takes each checkpoint's run_id out before the comparison.
 eddy=$1 scene=$2 dir=$3 plugins=$4
 set -u
 fail() { echo "closed_std_fds.sh: $*" >&2; exit 1; }
@@ -28,6 +29,12 @@ same_folder() {
                 cmp -s "$dir/got.csv" "$dir/want.csv" || fail "$3: $f differs from a run with every descriptor open: $(diff "$dir/got.csv" "$dir/want.csv" | head -5 | tr '\n' ' ')" ;;
             # (the command line, output folder and start time are each run's own; tests/run_record checks it)
             */run.json) ;;
+            # (each run draws its own run_id, which its checkpoint carries: taken out of copies first)
+            */checkpoint.eddy)
+                cp "$1/$f" "$dir/got.ck" && cp "$2/$f" "$dir/want.ck" &&
+                    "$EDDY_TEST_CKEDIT" "$dir/got.ck" setting run_id - && "$EDDY_TEST_CKEDIT" "$dir/want.ck" setting run_id - ||
+                    fail "$3: cannot take the run_id out of $f"
+                cmp -s "$dir/got.ck" "$dir/want.ck" || fail "$3: $f differs from a run with every descriptor open" ;;
             *) cmp -s "$1/$f" "$2/$f" || fail "$3: $f differs from a run with every descriptor open" ;;
         esac
     done < "$dir/want.list"
