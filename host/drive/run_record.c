@@ -574,7 +574,7 @@ int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
                       cJSON_IsNumber(t) ? t->valuedouble : NAN);
         const int python = strncmp(command->valuestring, "python ", 7) == 0;
         snprintf(what, n, "%s%.16s%s started %.32s on %.64s %s", python ? "a Python Simulation's writing run (" : "`eddy ",
-                 python ? command->valuestring : command->valuestring, python ? ")" : "`",
+                 command->valuestring, python ? ")" : "`",
                  cJSON_IsString(started) ? started->valuestring : "(unknown)",
                  cJSON_IsString(host) && host->valuestring[0] ? host->valuestring : "(unknown host)", how);
     }
