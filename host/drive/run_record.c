@@ -228,6 +228,14 @@ static record_state load_record(const char *path, cJSON **doc, int *why_errno)
     return RECORD_EDDYS;
 }
 
+/* DIR/run.json into `path` (PATH_MAX) and *doc when it is eddy's record (load_record). */
+static int load_dir_record(const char *dir, char *path, cJSON **doc)
+{
+    snprintf(path, PATH_MAX, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
+    int why;
+    return load_record(path, doc, &why) == RECORD_EDDYS;
+}
+
 /* The record a resume appends to: DIR/run.json parsed, when it is eddy's. *doc NULL with status 0: no
  * file (a folder of an eddy before run.json) or one that is not the record (said, and left alone:
  * *skip). */
@@ -268,10 +276,8 @@ static int read_record(const char *path, cJSON **doc, int *skip, eddy_error *err
 int eddy_run_record_is_eddys(const char *dir)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
     cJSON *doc;
-    int why;
-    const int eddys = load_record(path, &doc, &why) == RECORD_EDDYS;
+    const int eddys = load_dir_record(dir, path, &doc);
     cJSON_Delete(doc);
     return eddys;
 }
@@ -512,10 +518,8 @@ void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const cha
 {
     if (eddy_decomp_rank() != 0) return;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
     cJSON *doc = NULL;
-    int why;
-    cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? open_command(doc) : NULL;
+    cJSON *last = load_dir_record(dir, path, &doc) ? open_command(doc) : NULL;
     if (last) {
         char at[32] = "";
         const time_t now = time(NULL);
@@ -544,10 +548,8 @@ void eddy_run_record_end(const char *dir, const eddy_sim *sim, int rc, const cha
 int eddy_run_record_unfinished(const char *dir, char *what, size_t n)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
     cJSON *doc = NULL;
-    int why;
-    const cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? last_cli_command(doc) : NULL;
+    const cJSON *last = load_dir_record(dir, path, &doc) ? last_cli_command(doc) : NULL;
     /* (a comparison's folder records its end for its reader, but is replaced as before: it has no
      * checkpoint to continue, and the next comparison is its repetition) */
     const cJSON *command = cJSON_GetObjectItemCaseSensitive(last, "command");
@@ -586,10 +588,8 @@ void eddy_run_record_reopen(const char *dir)
 {
     if (eddy_decomp_rank() != 0) return;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_RUN_RECORD_FILE);
     cJSON *doc = NULL;
-    int why;
-    cJSON *last = load_record(path, &doc, &why) == RECORD_EDDYS ? last_cli_command(doc) : NULL;
+    cJSON *last = load_dir_record(dir, path, &doc) ? last_cli_command(doc) : NULL;
     eddy_error werr;
     if (last && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(last, "ended"))) {
         cJSON *null = cJSON_CreateNull();
