@@ -352,6 +352,9 @@ typedef struct Core {
     int own_checkpoint;    /* checkpoint() wrote into the output folder before the first write: the
                             * stopped run found there is this simulation's own, not one to keep */
     double resume_time;    /* ... else the files of the run are kept up to this time (eddy_run_resume_time) */
+    int checkpointed;      /* an interrupted writing run() wrote its checkpoint into the output folder: the
+                            * later writing runs write theirs too, or that one, older, would stand there as
+                            * a stopped run's for `eddy run` and `eddy resume` */
 } Core;
 
 static PyTypeObject CoreType;
@@ -428,7 +431,7 @@ static PyObject *core_new(eddy_session *s, int rc, eddy_error *err)
     c->lock = NULL;
     c->read_views = c->write_views = 0;
     c->wall_start = eddy_time_ms();
-    c->resumed = c->fresh_outputs = c->own_checkpoint = 0;
+    c->resumed = c->fresh_outputs = c->own_checkpoint = c->checkpointed = 0;
     c->resume_time = -1.0;
     if ((rc = core_init_probes(c, err))) {
         Py_DECREF(c);
@@ -1085,9 +1088,21 @@ static PyObject *core_run(PyObject *self, PyObject *args, PyObject *kw)
     PyEval_RestoreThread(ctx.ts);
     registry_use_end();
     int sig = guard_end(&g);
+    const char *out_dir = eddy_session_scene(c->s)->out_dir;
+    /* A writing run stopped by Ctrl-C (or a signal) writes its checkpoint as `eddy run` does, so that
+     * `eddy resume` and Simulation.resume continue it: without one its folder could only be kept or
+     * deleted. A checkpoint that cannot be written is said on stderr; the interrupt stays the outcome. */
+    if (ctx.write && !forked && c->output && (rc == EDDY_ERR_INTERRUPTED || (sig && !rc) || (c->checkpointed && !rc))) {
+        eddy_error cerr;
+        eddy_error_clear(&cerr);
+        if (eddy_session_checkpoint(c->s, out_dir, NULL, &cerr))
+            fprintf(stderr, "eddy: warning: the run's checkpoint could not be written: %s\n", cerr.message);
+        else
+            c->checkpointed = 1;
+    }
     if (ctx.write && !forked)
-        eddy_run_record_end(eddy_session_scene(c->s)->out_dir, eddy_session_sim(c->s),
-                            sig && !rc ? EDDY_ERR_INTERRUPTED : rc, rc ? err.message : "interrupted");
+        eddy_run_record_end(out_dir, eddy_session_sim(c->s), sig && !rc ? EDDY_ERR_INTERRUPTED : rc,
+                            rc ? err.message : "interrupted");
     end_stepping();
     eddy_error verr;
     int vrc = touch_views(c, EDDY_MAP_READ, &verr);
