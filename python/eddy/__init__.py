@@ -705,7 +705,8 @@ class Simulation:
         ``on_frame(frame_index)``, which may read the arrays.
         A run that ends between frame times measures and writes its final state too, as one more
         frame numbered as the next regular one (what ``eddy run`` writes; no ``on_frame`` call).
-        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary;
+        The GIL is released while stepping. Ctrl-C raises KeyboardInterrupt at a step boundary (a
+        writing run, ``write=True``, first writes its checkpoint into its folder, as ``eddy run`` does);
         Python's other signal handlers run at every frame and about every 0.1 s between frames (in
         the main thread), and one that raises (an alarm's TimeoutError) stops the run there too. An
         exception that ends the run (an explosion, Ctrl-C, a signal handler's, the callback's) carries the frames
