@@ -322,25 +322,32 @@ def test_checkpoint_refuses_another_runs_checkpoint(tmp_path):
 
 
 
+def _signal_at_fourth_frame(code, d, sig):
+    """Runs `code` (argv: the scene, the folder d) in a child interpreter, sends it `sig` once its fourth
+    frame is on disk, and returns its (returncode, stdout, stderr)."""
+    import sys
+    p = subprocess.Popen([sys.executable, "-c", code, SCENE, str(d)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not (d / "frames" / "frame_00003.vtp").exists():
+        assert time.time() < deadline and p.poll() is None, "no fourth frame"
+        time.sleep(0.05)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    return p.returncode, out, err
+
+
 def test_a_writing_run_that_did_not_finish_is_kept(tmp_path):
     """A Simulation's run(write=True) killed (SIGKILL) or interrupted (Ctrl-C) on its way left frames and
     tables that the next `eddy run` into its folder deleted without a word (adversarial trial: 32,038
     frames). run.json now records how each writing run() ended: a killed one's folder is refused until
     its files are moved away; an interrupted one writes its checkpoint as `eddy run` does, so its folder
     is a stopped run's, continued by a resume; one whose run() finished is replaced as before."""
-    import sys
     code = ("import sys, eddy\n"
             "eddy.Simulation(sys.argv[1], out=sys.argv[2], threads=1).run(until=10, write=True)\n")
     for sig, how in ((signal.SIGKILL, "never recorded its end: killed, or its process lost"),):
         d = tmp_path / f"sig{int(sig)}"
-        p = subprocess.Popen([sys.executable, "-c", code, SCENE, str(d)], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while not (d / "frames" / "frame_00003.vtp").exists():
-            assert time.time() < deadline and p.poll() is None, "no fourth frame"
-            time.sleep(0.05)
-        p.send_signal(sig)
-        p.wait(timeout=60)
+        _signal_at_fourth_frame(code, d, sig)
         before = snapshot(d)
         rc, _, err = run_eddy("run", SCENE, "--steps", "2", "--quiet", "--no-picture", "--out", str(d))
         assert rc == 1
@@ -351,14 +358,7 @@ def test_a_writing_run_that_did_not_finish_is_kept(tmp_path):
     # Ctrl-C: the run writes its checkpoint as `eddy run` does, so the folder is a stopped run's, which
     # a new run is refused and a resume continues (its frames were deleted before).
     d = tmp_path / "sigint"
-    p = subprocess.Popen([sys.executable, "-c", code, SCENE, str(d)], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not (d / "frames" / "frame_00003.vtp").exists():
-        assert time.time() < deadline and p.poll() is None, "no fourth frame"
-        time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
-    _, child_err = p.communicate(timeout=60)
+    _, _, child_err = _signal_at_fourth_frame(code, d, signal.SIGINT)
     assert "KeyboardInterrupt" in child_err
     ended = json.load(open(d / "run.json"))["commands"][-1]["ended"]
     assert ended["outcome"] == "interrupted"
@@ -371,9 +371,8 @@ def test_a_writing_run_that_did_not_finish_is_kept(tmp_path):
     resumed.close()
     # Caught in the program, which runs on: the later writing run writes its checkpoint too, so the
     # folder is not left as the stopped run of the older one.
-    code2 = ("import sys, signal, eddy\n"
+    code2 = ("import sys, eddy\n"
              "sim = eddy.Simulation(sys.argv[1], out=sys.argv[2], threads=1)\n"
-             "signal.alarm(0)\n"
              "try:\n"
              "    sim.run(until=10, write=True)\n"
              "except KeyboardInterrupt:\n"
@@ -381,15 +380,8 @@ def test_a_writing_run_that_did_not_finish_is_kept(tmp_path):
              "sim.run(until=sim.time + 0.003, write=True)\n"
              "print(sim.steps)\n")
     d2 = tmp_path / "caught"
-    p = subprocess.Popen([sys.executable, "-c", code2, SCENE, str(d2)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not (d2 / "frames" / "frame_00003.vtp").exists():
-        assert time.time() < deadline and p.poll() is None, "no fourth frame"
-        time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
-    out, child_err = p.communicate(timeout=60)
-    assert p.returncode == 0, child_err
+    rc, out, child_err = _signal_at_fourth_frame(code2, d2, signal.SIGINT)
+    assert rc == 0, child_err
     later = eddy.Simulation.resume(str(d2), threads=1)
     assert later.steps == int(out.split()[-1])
     later.close()
