@@ -868,6 +868,54 @@ static int hold_closed_std_descriptors(void)
     return 0;
 }
 
+/* The count of processes a launcher says it started (Open MPI's mpirun, or a PMI launcher: MPICH's and
+ * Intel MPI's mpiexec, srun --mpi=pmi2), with the variable that says it and this process's rank there
+ * (-1 where it says none); 0 where no launcher says a count. */
+static long launcher_count(const char **variable, long *rank)
+{
+    static const char *const vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; ++k) {
+        const char *size = getenv(vars[k][0]), *mine = getenv(vars[k][1]);
+        char *end;
+        const long count = size ? strtol(size, &end, 10) : 0;
+        if (!size || end == size || *end || count < 1) continue;
+        *variable = vars[k][0];
+        *rank = mine && *mine ? strtol(mine, &end, 10) : -1;
+        if (mine && *end) *rank = -1;
+        return count;
+    }
+    return 0;
+}
+
+/* A launcher starts N copies of what it is given. An eddy without MPI, or built with another MPI than
+ * the launcher's (each process then initializes a world of its own), would make N whole runs into one
+ * folder: all but one were refused as "in use by another eddy run", which named no cause. Said by the
+ * launcher's rank 0; `--version` and `help` still answer (how to ask a build whether it has MPI). */
+static int refuse_processes_alone(int argc, char **argv)
+{
+    if (eddy_decomp_size() > 1) return 0;
+    if (argc >= 2 && (is_help(argv[1]) || strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0))
+        return 0;
+    const char *variable = NULL;
+    long rank = -1;
+    const long count = launcher_count(&variable, &rank);
+    if (count <= 1) return 0;
+    if (rank > 0) return 1;
+    if (eddy_decomp_built_with_mpi())
+        fprintf(stderr,
+                "eddy: error: the launcher started %ld processes (%s=%ld), but MPI gave this one a world of its "
+                "own: the launcher belongs to another MPI than the one this eddy is built with ('eddy --version' "
+                "names it); start eddy with that MPI's mpirun\n",
+                count, variable, count);
+    else
+        fprintf(stderr,
+                "eddy: error: the launcher started %ld processes (%s=%ld), but this eddy is built without MPI: "
+                "each would run the whole scene alone, into the same output folder; run one process (without "
+                "mpirun), or build eddy with MPI (README, \"Several processes (MPI)\")\n",
+                count, variable, count);
+    return 1;
+}
+
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
  * plain `eddy` never depends on the MPI runtime being able to start (docs/mpi.md). */
 int main(int argc, char **argv)
@@ -878,6 +926,10 @@ int main(int argc, char **argv)
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     eddy_services_set_process(eddy_decomp_rank(), eddy_decomp_size());
+    if (launched && refuse_processes_alone(argc, argv)) {
+        eddy_decomp_finalize();
+        return 2;
+    }
     /* Processes given other work are refused together, before any command's first collective. */
     if (launched && eddy_launch_check(argc, argv)) {
         eddy_decomp_finalize();

@@ -236,6 +236,7 @@ int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, ed
                           "process, and there is no communicator to set");
 }
 const char *eddy_decomp_describe(void) { return "no MPI (built without it: one process)"; }
+int eddy_decomp_built_with_mpi(void) { return 0; }
 
 int eddy_decomp_attach(eddy_world *w, const eddy_component *solver, int resuming, eddy_error *err)
 {
@@ -521,6 +522,8 @@ void eddy_decomp_abort(int code)
         MPI_Abort(eddy_decomp_comm(), code ? code : 1);
     }
 }
+
+int eddy_decomp_built_with_mpi(void) { return 1; }
 
 const char *eddy_decomp_describe(void)
 {
