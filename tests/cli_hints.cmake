@@ -64,8 +64,12 @@ add_test(NAME cli_env_values_without_control_characters
                  ${CLI_OUT}/env_escapes)
 # A program without its plugin folder (eddy_cli built alone, or copied away with its libeddy: one
 # copied alone finds the plugins beside the build's libeddy) lists no solver: said, with where
-# solvers are searched (the listing only lacked their section).
+# solvers are searched (the listing only lacked their section). The copy's search path loses the
+# build's lib folder, which as a DT_RPATH (a build linked with --disable-new-dtags) would outrank
+# LD_LIBRARY_PATH and load the build's libeddy.
 add_test(NAME cli_list_says_no_solver_found
          COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1/bin\" \"$1/lib\" && cp \"$2\" \"$1/bin/eddy\" && cp \"$4\" \"$1/lib/\" &&
+                        \"$5\" -DPROGRAM=\"$1/bin/eddy\" -DFOLDER=\"$6\" -P \"$7\" &&
                         EDDY_PLUGIN_PATH= LD_LIBRARY_PATH=\"$1/lib\" sh \"$3\" 0 \"solvers: none found; they are plugins, searched in EDDY_PLUGIN_PATH's folders and in <program>/../lib/eddy/plugins and <folder of libeddy>/eddy/plugins: build them\" \"$1/bin/eddy\" list"
-                 sh ${CLI_OUT}/lonely_list ${EDDY_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh $<TARGET_SONAME_FILE:eddy>)
+                 sh ${CLI_OUT}/lonely_list ${EDDY_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh $<TARGET_SONAME_FILE:eddy>
+                 ${CMAKE_COMMAND} $<TARGET_FILE_DIR:eddy> ${CMAKE_CURRENT_SOURCE_DIR}/cli_hints_drop_rpath.cmake)

@@ -6,14 +6,16 @@
 #   run  carry: [".gpu-deps"]  timeout_s: 600
 #        command: sh tools/gpu-check.sh
 #
-# Stages, in this order unless named: env build tests bench sanitizer scaling, most needed first. The
-# whole call keeps to one budget (BUDGET seconds, default 540, under the device tool's 600 s a call):
-# each stage runs under its own limit or what is left of the budget, whichever is less, and a stage
-# that would get under 20 s is skipped, so the tool never has to kill the call. Each writes one log
-# into $OUT (at most 8 files come back): env.txt, build.log, tests.log, bench.log, sanitizer.log,
-# scaling.log, and summary.txt with one line per stage (ok / failed / timed out / skipped, seconds). A
-# stage that fails does not stop the next, except a failed build. On a warm machine build-gpu is kept
-# between calls: `sh tools/gpu-check.sh sanitizer scaling` runs what a first call skipped.
+# Stages, in this order unless named: env build tests bench sanitizer scaling, most needed first. One
+# more runs only when named: suite, the whole ctest of build-gpu in this script's environment
+# (`sh tools/gpu-check.sh build suite`). The whole call keeps to one budget (BUDGET seconds, default
+# 540, under the device tool's 600 s a call): each stage runs under its own limit or what is left of
+# the budget, whichever is less, and a stage that would get under 20 s is skipped, so the tool never
+# has to kill the call. Each writes one log into $OUT (at most 8 files come back): env.txt, build.log,
+# tests.log, bench.log, sanitizer.log, scaling.log, suite.log, and summary.txt with one line per stage
+# (ok / failed / timed out / skipped, seconds). A stage that fails does not stop the next, except a
+# failed build. On a warm machine build-gpu is kept between calls: `sh tools/gpu-check.sh sanitizer
+# scaling` runs what a first call skipped.
 #
 # Environment: OUT (default /tmp/eddy-gpu-out), BUDGET (540), SCALING_PARTICLES (default 1000000),
 # SCALING_THREADS (default "1 2 4 8 16", capped at nproc), BENCH_PARTICLES (default "1000000 4000000").
@@ -32,7 +34,9 @@ cores=$(nproc)
 
 # The Debian packages tools/gpu-deps.sh unpacked: found through pkg-config and CMake's prefix path, and
 # linked with an RPATH (not RUNPATH) so that eddy also finds what libcairo itself needs, without an
-# LD_LIBRARY_PATH that would hand the machine's own programs Debian's libraries.
+# LD_LIBRARY_PATH that would hand the machine's own programs Debian's libraries. An RPATH outranks
+# LD_LIBRARY_PATH (tests/cli_hints_drop_rpath.cmake), and a program built against the installed eddy
+# needs these flags' -rpath-link too (tests/session passes them on).
 deps="$root/.gpu-deps"
 deps_lib="$deps/root/usr/lib/x86_64-linux-gnu"
 link_flags=""
@@ -150,6 +154,13 @@ gpu_sanitizer() {
     return $rc
 }
 
+# Every test of build-gpu, with what the stages above leave out (python, mpi, the long ones), in the
+# environment set at the top (each stage is a new run of this script): FONTCONFIG_FILE, without which
+# the picture tests find no font.
+gpu_suite() {
+    ctest --test-dir "$build" -j"$cores" --timeout 300 --output-on-failure
+}
+
 if [ "${1:-}" = --fn ]; then
     "$2"
     exit $?
@@ -164,7 +175,8 @@ for s in $stages; do
         bench) stage bench 120 bench.log gpu_bench ;;
         sanitizer) stage sanitizer 90 sanitizer.log gpu_sanitizer ;;
         scaling) stage scaling 240 scaling.log cpu_scaling ;;
-        *) echo "gpu-check: unknown stage '$s' (env build tests bench sanitizer scaling)" >&2; exit 2 ;;
+        suite) stage suite 240 suite.log gpu_suite ;;
+        *) echo "gpu-check: unknown stage '$s' (env build tests bench sanitizer scaling suite)" >&2; exit 2 ;;
     esac
 done
 cat "$summary"

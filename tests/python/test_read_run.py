@@ -200,7 +200,9 @@ def test_pieces_of_two_processes(tmp_path):
     """`mpirun -np 2 eddy run` writes each frame as a .pvtp over two pieces and, from rank 0, a .csv of
     every particle: the pieces combined in id order equal the .csv bit for bit."""
     mpirun = os.environ.get("EDDY_MPIRUN") or shutil.which("mpirun")
-    if not mpirun or "MPI" not in subprocess.run([eddy_exe(), "--version"], capture_output=True, text=True).stdout:
+    # An eddy without MPI says "processes: no MPI (...)", one with it "processes: MPI (...)".
+    version = subprocess.run([eddy_exe(), "--version"], capture_output=True, text=True).stdout
+    if not mpirun or not any(line.startswith("processes: MPI ") for line in version.splitlines()):
         pytest.skip("no mpirun, or eddy is built without MPI")
     out = str(tmp_path / "mpi")
     p = subprocess.run([mpirun, "-np", "2", eddy_exe(), "run", SCENE, "--until", "0.012", "--quiet", "--no-picture",

@@ -1,5 +1,5 @@
 #!/bin/sh
-# installed_api.sh CMAKE PREFIX WORK SOURCE_DIR CC GENERATOR [SANITIZE_FLAGS]
+# installed_api.sh CMAKE PREFIX WORK SOURCE_DIR CC GENERATOR TOOLCHAIN [SANITIZE_FLAGS]
 # A program of its own (tests/session/installed/coupler.c) built against the installed and moved eddy
 # at PREFIX (the sdk_installed fixture's) with find_package(eddy) and eddy::session only (run on 1
 # thread) and with pkg-config eddy_session (2 threads); the header compiles as C++17. On both threads, its state hash equals the installed `eddy run --hash` at the same step count, its
@@ -7,9 +7,11 @@
 # the run exactly as that state's checkpoint resumed by `eddy resume` does, as does a gravity it turns
 # (the checkpoint keeps it), and the refusals it meets
 # (a negative step count, a checkpoint of a NaN over a good one) are the documented messages, the good
-# checkpoint left in place.
+# checkpoint left in place. TOOLCHAIN: an initial cache (cmake -C) of the outer build's linker flags
+# and prefix path (PREFIX first), which the program is configured with; the programs built with cc
+# take its CMAKE_EXE_LINKER_FLAGS too.
 set -u
-cmake=$1; prefix=$2; work=$3; src=$4; cc=$5; generator=$6; san=${7:-}
+cmake=$1; prefix=$2; work=$3; src=$4; cc=$5; generator=$6; toolchain=$7; san=${8:-}
 # (a sanitized eddy, EDDY_SANITIZE: its installed libraries need the program built with the same flags)
 eddy=$prefix/bin/eddy
 fail() { echo "installed_api: FAIL: $*"; exit 1; }
@@ -17,18 +19,19 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 for f in lib/libeddy_session.so include/eddy_host/session.h; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
-"$cmake" -S "$src/tests/session/installed" -B "$work/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$san" > "$work/configure.log" 2>&1 \
+"$cmake" -C "$toolchain" -S "$src/tests/session/installed" -B "$work/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$san" > "$work/configure.log" 2>&1 \
     || { cat "$work/configure.log"; fail "configure the program"; }
+ldflags=$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$work/build/CMakeCache.txt")
 "$cmake" --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build the program"; }
 grep -rqF "$src/host" "$work/build/CMakeFiles" && fail "the program was compiled against the source tree"
 # The same program with plain cc and pkg-config (eddy_session.pc), and the header as C++17.
 pc=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs eddy_session) || fail "pkg-config eddy_session"
 "$cc" -std=c11 -Wall -Wextra -Werror $san "$src/tests/session/installed/coupler.c" $pc -lm \
-    -Wl,-rpath,"$prefix/lib" -o "$work/coupler_pc" || fail "build the program with pkg-config ($pc)"
+    $ldflags -Wl,-rpath,"$prefix/lib" -o "$work/coupler_pc" || fail "build the program with pkg-config ($pc)"
 if command -v c++ > /dev/null; then
     printf '#include <eddy_host/session.h>\nint main() { eddy_session_options o = eddy_session_default_options(); return o.threads; }\n' > "$work/cxx.cpp"
-    c++ -std=c++17 -Wall -Wextra -Werror $san "$work/cxx.cpp" $pc -Wl,-rpath,"$prefix/lib" -o "$work/cxx" && "$work/cxx" || fail "the header as C++17"
+    c++ -std=c++17 -Wall -Wextra -Werror $san "$work/cxx.cpp" $pc $ldflags -Wl,-rpath,"$prefix/lib" -o "$work/cxx" && "$work/cxx" || fail "the header as C++17"
 fi
 scene=$prefix/share/eddy/scenes/dam_break_2d.json
 steps=60
