@@ -6,14 +6,15 @@
 #   run  carry: [".gpu-deps"]  timeout_s: 600
 #        command: sh tools/gpu-check.sh
 #
-# Stages, in this order unless named: env build tests bench sanitizer scaling, most needed first. One
-# more runs only when named: suite, the whole ctest of build-gpu in this script's environment
-# (`sh tools/gpu-check.sh build suite`). The whole call keeps to one budget (BUDGET seconds, default
-# 540, under the device tool's 600 s a call): each stage runs under its own limit or what is left of
-# the budget, whichever is less, and a stage that would get under 20 s is skipped, so the tool never
-# has to kill the call. Each writes one log into $OUT (at most 8 files come back): env.txt, build.log,
-# tests.log, bench.log, sanitizer.log, scaling.log, suite.log, and summary.txt with one line per stage
-# (ok / failed / timed out / skipped, seconds). A stage that fails does not stop the next, except a
+# Stages, in this order unless named: env build tests bench sanitizer scaling, most needed first. Two
+# more run only when named: agree, the agreement figures of sph_mueller_cuda and a whole GPU run, and
+# suite, the whole ctest of build-gpu in this script's environment (`sh tools/gpu-check.sh build
+# suite`). The whole call keeps to one budget (BUDGET seconds, default 540, under the device tool's 600
+# s a call): each stage runs under its own limit or what is left of the budget, whichever is less, and a
+# stage that would get under 20 s is skipped, so the tool never has to kill the call. Each writes one
+# log into $OUT (at most 8 files come back): env.txt, build.log, tests.log, bench.log, sanitizer.log,
+# scaling.log, agree.log, suite.log, and summary.txt with one line per stage (ok / failed / timed out /
+# skipped, seconds; all nine would be one too many). A stage that fails does not stop the next, except a
 # failed build. On a warm machine build-gpu is kept between calls: `sh tools/gpu-check.sh sanitizer
 # scaling` runs what a first call skipped.
 #
@@ -85,6 +86,8 @@ env_info() {
     cmake --version 2>&1 | head -n 1
     cc --version 2>&1 | head -n 1
     grep -m1 'model name' /proc/cpuinfo
+    # (threads per core: siblings / cpu cores, for the scaling figures)
+    grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo
 }
 
 build_all() {
@@ -154,6 +157,23 @@ gpu_sanitizer() {
     return $rc
 }
 
+# The agreement tests' figures (they print them only on failure under ctest): sph_mueller_cuda against
+# sph_mueller after 100 steps with the round-off reference, per scene; then the 3D dam break to its end
+# with frames, timed (docs/cuda_grid.md, "Agreement, measured").
+gpu_agree() {
+    rc=0
+    for scene in scenes/dam_break_2d.json scenes/dam_break_3d.json scenes/hydrostatic_tank.json \
+        tests/cuda_grid/data/agree_colliders_2d.json tests/cuda_grid/data/agree_periodic_3d.json; do
+        echo "--- $scene"
+        "$build/bin/test_sph_agree" "$scene" 100 sph_mueller sph_mueller_cuda || rc=1
+    done
+    echo "--- eddy run scenes/dam_break_3d.json --solver sph_mueller_cuda (to its end, frames written)"
+    t0=$(date +%s.%N)
+    "$eddy" run scenes/dam_break_3d.json --solver sph_mueller_cuda --no-picture --quiet --hash --out /tmp/eddy-agree-run || rc=1
+    echo "wall: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
+    return $rc
+}
+
 # Every test of build-gpu, with what the stages above leave out (python, mpi, the long ones), in the
 # environment set at the top (each stage is a new run of this script): FONTCONFIG_FILE, without which
 # the picture tests find no font.
@@ -175,8 +195,9 @@ for s in $stages; do
         bench) stage bench 120 bench.log gpu_bench ;;
         sanitizer) stage sanitizer 90 sanitizer.log gpu_sanitizer ;;
         scaling) stage scaling 240 scaling.log cpu_scaling ;;
+        agree) stage agree 90 agree.log gpu_agree ;;
         suite) stage suite 240 suite.log gpu_suite ;;
-        *) echo "gpu-check: unknown stage '$s' (env build tests bench sanitizer scaling suite)" >&2; exit 2 ;;
+        *) echo "gpu-check: unknown stage '$s' (env build tests bench sanitizer scaling agree suite)" >&2; exit 2 ;;
     esac
 done
 cat "$summary"
