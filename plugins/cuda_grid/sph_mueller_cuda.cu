@@ -51,11 +51,10 @@
  * EDDY_RESIDENCY_LOG=FILE (tests) appends "download STEP FIELD" and "upload STEP FIELD" lines, the
  * format of tests/residency's test double.
  *
- * The ABI 1.0 version of this step ran on an NVIDIA H100 (CUDA 13.0, driver 580): it agreed with
- * sph_mueller within round-off on five scenes, resumed bit-identically, and passed compute-sanitizer;
- * docs/cuda_grid.md has the figures. The port to ABI 2.0 changed no kernel. The device residency
- * (issue 16: download(), reduce(), step_stats_pass) and the passes on the shared equations and bar
- * walk (fifteenth session) have been compiled, not yet run on a GPU.
+ * This step, resident and on the shared equations and bar walk, ran on an NVIDIA H200 (CUDA 13.0,
+ * driver 580, 2026-11-30): it agrees with sph_mueller within round-off on five scenes, resumes
+ * bit-identically, its resident outputs equal the per-step copy's, and compute-sanitizer's memcheck and
+ * racecheck are clean; docs/cuda_grid.md has the figures (and the ABI 1.0 version's, on an H100).
  */
 #include <eddy/boundary_math.h>
 #include <eddy/eddy.h>
