@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "cuda_grid.h"
+#include "device_error.cuh"
 #include "device_sort.cuh"
 
 /* The device code and the copies in and out are written for float: eddy_real is float in ABI 2.x (and
@@ -45,18 +46,10 @@ struct cuda_state {
     device_sort sort;
 };
 
-int device_error(eddy_error *err, const char *call, cudaError_t e)
-{
-    const int code = e == cudaErrorMemoryAllocation ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_DEVICE;
-    return eddy_error_set(err, code, "cuda grid: %s failed: %s (%s)", call, cudaGetErrorString(e),
-                          cudaGetErrorName(e));
-}
+/* Failed CUDA calls name this component first (device_error.cuh). */
+constexpr char k_who[] = "cuda grid";
 
-#define CUDA_TRY(call)                                                                                  \
-    do {                                                                                                \
-        const cudaError_t e_ = (call);                                                                  \
-        if (e_ != cudaSuccess) return device_error(err, #call, e_);                                     \
-    } while (0)
+#define CUDA_TRY(call) EDDY_CUDA_TRY(k_who, call)
 
 /* The layout arrives again with every sort, and the grid has no parameters: nothing of the setup is
  * kept. */
@@ -94,7 +87,7 @@ int grid_create(const eddy_grid_setup *setup, void **state, eddy_error *err)
     e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         free(s);
-        return device_error(err, "cudaStreamCreateWithFlags", e);
+        return device_error(err, k_who, "cudaStreamCreateWithFlags", e);
     }
     *state = s;
     return EDDY_OK;
@@ -132,7 +125,7 @@ int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_
     cudaStream_t st = s->stream;
     sort_failure f = {nullptr};
     cudaError_t e = device_sort_reserve(&s->sort, n, cells, st, &f);
-    if (e != cudaSuccess) return device_error(err, f.call, e);
+    if (e != cudaSuccess) return device_error(err, k_who, f.call, e);
     if (n > s->capacity) {
         const size_t cap = s->sort.capacity; /* the same slack as the sort's buffers */
         for (int a = 0; a < 3; ++a) CUDA_TRY(sort_regrow(&s->pos[a], cap));
@@ -144,7 +137,7 @@ int grid_sort(void *state, const eddy_grid_layout *layout, size_t n, const eddy_
         CUDA_TRY(cudaMemcpyAsync(s->pos[a], host_pos[a], n * sizeof(float), cudaMemcpyHostToDevice, st));
     e = device_sort_run(&s->sort, *layout, n, cells, s->pos[0], s->pos[1],
                         dims == 3 ? s->pos[2] : s->pos[0], st, &f);
-    if (e != cudaSuccess) return device_error(err, f.call, e);
+    if (e != cudaSuccess) return device_error(err, k_who, f.call, e);
     CUDA_TRY(cudaMemcpyAsync(perm, s->sort.value[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
     CUDA_TRY(cudaMemcpyAsync(cell_begin, s->sort.offset, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
     CUDA_TRY(cudaMemcpyAsync(cell_end, s->sort.offset + 1, cells * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));

@@ -73,6 +73,7 @@
 #include <type_traits>
 
 #include "cuda_grid.h"
+#include "device_error.cuh"
 #include "device_sort.cuh"
 #include "mueller_equations.h"
 
@@ -182,18 +183,10 @@ struct eddy_solver {
 
 namespace {
 
-int device_error(eddy_error *err, const char *call, cudaError_t e)
-{
-    const int code = e == cudaErrorMemoryAllocation ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_DEVICE;
-    return eddy_error_set(err, code, "sph_mueller_cuda: %s failed: %s (%s)", call, cudaGetErrorString(e),
-                          cudaGetErrorName(e));
-}
+/* Failed CUDA calls name this component first (device_error.cuh). */
+constexpr char k_who[] = "sph_mueller_cuda";
 
-#define CUDA_TRY(call)                                                                                  \
-    do {                                                                                                \
-        const cudaError_t e_ = (call);                                                                  \
-        if (e_ != cudaSuccess) return device_error(err, #call, e_);                                     \
-    } while (0)
+#define CUDA_TRY(call) EDDY_CUDA_TRY(k_who, call)
 
 unsigned blocks_for(size_t n)
 {
@@ -666,7 +659,7 @@ int compute_on_device(eddy_solver *s, eddy_world *w, float dt, eddy_error *err)
     cudaError_t e = device_sort_reserve(&s->sort, n, s->cells, st, &f);
     if (e == cudaSuccess)
         e = device_sort_run(&s->sort, s->grid.layout, n, s->cells, s->h.f[H_X], s->h.f[H_Y], s->h.f[H_Z], st, &f);
-    if (e != cudaSuccess) return device_error(err, f.call, e);
+    if (e != cudaSuccess) return device_error(err, k_who, f.call, e);
     s->s.cell = s->sort.key[1];
     gather_sorted<<<blocks_for(n), BLOCK, 0, st>>>((uint32_t)n, s->sort.value[1], s->h, s->s);
     CUDA_TRY(cudaGetLastError());
@@ -924,7 +917,7 @@ int create(const eddy_solver_setup *setup, eddy_solver **out, eddy_error *err)
     do {                                                                                                \
         const cudaError_t ce_ = (call);                                                                 \
         if (ce_ != cudaSuccess) {                                                                       \
-            rc = device_error(err, #call, ce_);                                                         \
+            rc = device_error(err, k_who, #call, ce_);                                                  \
             goto fail;                                                                                  \
         }                                                                                               \
     } while (0)
