@@ -62,6 +62,16 @@ static void append_message(eddy_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The start of a command that continues this run ("mpirun -np N " on several processes), said once so
+ * that every hint to continue launches as the run did. */
+static const char *launch_prefix(char *buf, size_t size)
+{
+    if (eddy_decomp_size() > 1)
+        snprintf(buf, size, "mpirun -np %d ", eddy_decomp_size());
+    else
+        buf[0] = '\0';
+    return buf;
+}
 
 /* Whether the outputs of a frame need every particle on one process (docs/mpi.md): a writer other
  * than "vtk" (whose pieces each process writes) or a plugin's probe (the built-ins are sums or walks
@@ -709,17 +719,15 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
                 /* (only where the failed write says the previous one stayed: a split run's renames that
                  * failed after its manifest leave no earlier checkpoint to name) */
                 if (c->has_checkpoint && strstr(cerr.message, " kept")) {
-                    char launch[32] = "";
-                    if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
+                    char launch[32];
                     append_message(err, "; once the cause is fixed, continue from the checkpoint of t = %.6g s with: %seddy resume %s",
-                                   c->checkpoint_time, launch, c->sim->scene.out_dir);
+                                   c->checkpoint_time, launch_prefix(launch, sizeof launch), c->sim->scene.out_dir);
                 }
                 rc = err->code = cerr.code;
             }
-        } else if (rc == EDDY_ERR_INTERRUPTED && eddy_decomp_size() <= 1) {
-            append_message(err, "; checkpoint written, continue with: eddy resume %s", c->sim->scene.out_dir);
         } else if (rc == EDDY_ERR_INTERRUPTED) {
-            append_message(err, "; checkpoint written, continue with: mpirun -np %d eddy resume %s", eddy_decomp_size(),
+            char launch[32];
+            append_message(err, "; checkpoint written, continue with: %seddy resume %s", launch_prefix(launch, sizeof launch),
                            c->sim->scene.out_dir);
         }
     }
@@ -728,10 +736,9 @@ int run_finish(run_ctx *c, int rc, int last_written, eddy_error *err)
     /* (not after a failed checkpoint: its own message says what is kept, and a split run's manifest that
      * failed after its pieces were put in place leaves no checkpoint to continue from) */
     if (rc == EDDY_ERR_IO && c->has_checkpoint && !c->checkpoint_failed) {
-        char launch[32] = "";
-        if (eddy_decomp_size() > 1) snprintf(launch, sizeof launch, "mpirun -np %d ", eddy_decomp_size());
+        char launch[32];
         append_message(err, "; the checkpoint of t = %.6g s is kept: once the cause is fixed, continue with: %seddy resume %s",
-                       c->checkpoint_time, launch, c->sim->scene.out_dir);
+                       c->checkpoint_time, launch_prefix(launch, sizeof launch), c->sim->scene.out_dir);
     }
     /* The movie after the checkpoint: a missing ffmpeg must not cost the checkpoint. */
     if (c->ren) {

@@ -126,29 +126,46 @@ static char *resolve_path(const eddy_scene *s, const char *name)
     return p;
 }
 
-/* Splits a CSV line in place at commas, trimming blanks around each field; returns the count. */
-static int split_csv(char *line, char **fields, int max)
+/* Cuts the next field off *cursor at a comma, trimmed of blanks; NULL after the last field. Fields are
+ * taken one at a time so that a table of any width is read: an array of a fixed count of fields cut
+ * wider tables short, so that a column named past it read as missing and rows of another width past
+ * it were taken. */
+static char *next_field(char **cursor)
 {
-    int n = 0;
-    for (char *p = line;;) {
-        while (*p == ' ' || *p == '\t') ++p;
-        char *start = p;
-        while (*p && *p != ',') ++p;
-        char *end = p;
-        while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
-            --end;
-        int last = *p == '\0';
-        *end = '\0';
-        if (n < max) fields[n++] = start;
-        if (last) break;
-        ++p;
-    }
-    return n;
+    char *p = *cursor;
+    if (!p) return NULL;
+    while (*p == ' ' || *p == '\t') ++p;
+    char *start = p;
+    while (*p && *p != ',') ++p;
+    char *end = p;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
+    *cursor = *p ? p + 1 : NULL;
+    *end = '\0';
+    return start;
 }
 
-#define REF_MAX_COLUMNS 64
-#define REF_LINE_MAX 4096
+/* Spreadsheets export wide tables: a line may be long, but one longer than this is refused, never
+ * split (fgets into a fixed buffer read the rest of a long line as a row of its own). */
+#define REF_LINE_MAX 65536
 #define REF_FILE_MAX (64 << 20)
+
+/* Reads one line into buf (REF_LINE_MAX + 1 bytes) without its newline. Returns its length, which may
+ * exceed REF_LINE_MAX (the line is then consumed whole and cut in buf), or -1 at the end of the file.
+ * *nul tells of a NUL byte, which would end the line early for the string functions. */
+static long read_line(FILE *f, char *buf, int *nul)
+{
+    long n = 0;
+    int ch;
+    *nul = 0;
+    while ((ch = getc(f)) != EOF && ch != '\n') {
+        if (n < REF_LINE_MAX) buf[n] = (char)ch;
+        if (ch == '\0') *nul = 1;
+        ++n;
+    }
+    if (ch == EOF && n == 0) return -1;
+    buf[n < REF_LINE_MAX ? n : REF_LINE_MAX] = '\0';
+    return n;
+}
 
 /*
  * Reads the reference table: '#' lines and blank lines skipped, a header, then rows of the header's
@@ -182,56 +199,83 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
                                   "'%s' has %lld bytes; a reference table may have at most %d MiB", r->file,
                                   (long long)st.st_size, REF_FILE_MAX >> 20);
     }
-    char line[REF_LINE_MAX];
-    char *fields[REF_MAX_COLUMNS];
-    int lineno = 0, cx = -1, cy = -1, columns_n = 0, rc = EDDY_OK;
+    char *line = malloc(REF_LINE_MAX + 1);
+    if (!line) {
+        fclose(f);
+        return eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    int lineno = 0, cx = -1, cy = -1, columns_n = 0, rc = EDDY_OK, nul;
     size_t cap = 0;
     double *x = NULL, *y = NULL;
-    while (fgets(line, sizeof line, f)) {
+    long len;
+    while ((len = read_line(f, line, &nul)) >= 0) {
         ++lineno;
+        if (len > REF_LINE_MAX) {
+            rc = eddy_scene_fail_at(s, err, fpath, file_node,
+                                    "'%s' line %d has %ld bytes; a line of a reference table may have at most %d",
+                                    r->file, lineno, len, REF_LINE_MAX);
+            break;
+        }
+        if (nul) {
+            rc = eddy_scene_fail_at(s, err, fpath, file_node, "'%s' line %d: expected text, got a NUL byte", r->file,
+                                    lineno);
+            break;
+        }
         char *p = line;
         while (*p == ' ' || *p == '\t') ++p;
-        if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0') continue;
-        int n = split_csv(p, fields, REF_MAX_COLUMNS);
+        if (*p == '#' || *p == '\r' || *p == '\0') continue;
+        int n = 0;
+        const char *t, *tx = NULL, *ty = NULL;
         if (cx < 0) {
-            /* The header. */
+            /* The header: every name is looked at (the last of equal names counts) and listed for the
+             * message of a missing one as far as it has room. */
+            const char *want[2] = {columns ? cJSON_GetArrayItem(columns, 0)->valuestring : NULL,
+                                   columns ? cJSON_GetArrayItem(columns, 1)->valuestring : NULL};
+            int found[2] = {columns ? -1 : 0, columns ? -1 : 1};
+            char list[512] = "";
+            int listed = 0;
+            while ((t = next_field(&p))) {
+                for (int c = 0; c < 2; ++c)
+                    if (want[c] && strcmp(t, want[c]) == 0) found[c] = n;
+                if (n == found[0]) tx = t;
+                if (n == found[1]) ty = t;
+                if (listed == n && strlen(list) + strlen(t) + 2 < sizeof list - 32) {
+                    if (n) strcat(list, ", ");
+                    strcat(list, t);
+                    ++listed;
+                }
+                ++n;
+            }
             if (n < 2) {
                 rc = eddy_scene_fail_at(s, err, fpath, file_node,
                                         "'%s' line %d: expected a header of at least 2 columns, got %d", r->file,
                                         lineno, n);
                 break;
             }
-            if (!columns) {
-                cx = 0;
-                cy = 1;
-            } else {
-                for (int c = 0; c < 2 && !rc; ++c) {
-                    const char *want = cJSON_GetArrayItem(columns, c)->valuestring;
-                    int *dst = c == 0 ? &cx : &cy;
-                    for (int k = 0; k < n; ++k)
-                        if (strcmp(fields[k], want) == 0) *dst = k;
-                    if (*dst < 0) {
-                        char cp[PATH_BUF], list[512] = "";
-                        snprintf(cp, sizeof cp, "%s.columns[%d]", rpath, c);
-                        for (int k = 0; k < n; ++k) {
-                            strncat(list, k ? ", " : "", sizeof list - strlen(list) - 1);
-                            strncat(list, fields[k], sizeof list - strlen(list) - 1);
-                        }
-                        rc = eddy_scene_fail_at(s, err, cp, cJSON_GetArrayItem(columns, c),
-                                                "no column \"%s\" in '%s' (columns: %s)", want, r->file, list);
-                        cx = 0; /* (header seen) */
-                    }
-                }
-                if (rc) break;
+            for (int c = 0; c < 2 && !rc; ++c) {
+                if (found[c] >= 0) continue;
+                char cp[PATH_BUF];
+                snprintf(cp, sizeof cp, "%s.columns[%d]", rpath, c);
+                if (listed < n) snprintf(list + strlen(list), sizeof list - strlen(list), ", ... (%d in all)", n);
+                rc = eddy_scene_fail_at(s, err, cp, cJSON_GetArrayItem(columns, c),
+                                        "no column \"%s\" in '%s' (columns: %s)", want[c], r->file, list);
             }
+            if (rc) break;
+            cx = found[0];
+            cy = found[1];
             columns_n = n;
-            r->x_label = dup_str(fields[cx]);
-            r->y_label = dup_str(fields[cy]);
+            r->x_label = dup_str(tx);
+            r->y_label = dup_str(ty);
             if (!r->x_label || !r->y_label) {
                 rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
                 break;
             }
             continue;
+        }
+        while ((t = next_field(&p))) {
+            if (n == cx) tx = t;
+            if (n == cy) ty = t;
+            ++n;
         }
         /* A row of another width is a shifted or cut row (a stray comma, a value lost), whose numbers
          * may sit under the wrong column: it was taken as far as the two columns reached. */
@@ -241,10 +285,9 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
             break;
         }
         double v[2];
-        int want[2] = {cx, cy};
         for (int c = 0; c < 2 && !rc; ++c) {
             char *end = NULL;
-            const char *t = want[c] < n ? fields[want[c]] : "";
+            t = c ? ty : tx;
             errno = 0;
             v[c] = strtod(t, &end);
             /* (strtod reads C's hexadecimal floats: "0x10" was taken as 16) */
@@ -281,6 +324,7 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
         rc = eddy_scene_fail_at(s, err, fpath, file_node, "cannot read '%s': %s", r->file, strerror(e));
     }
     fclose(f);
+    free(line);
     if (!rc && r->count == 0)
         rc = eddy_scene_fail_at(s, err, fpath, file_node, "'%s' holds no data rows (expected a header and rows of numbers)",
                                 r->file);

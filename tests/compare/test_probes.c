@@ -620,6 +620,236 @@ static void bad_reference_files_are_refused(void **state)
     assert_string_equal(probes_error(scene, probes, &err), expect);
 }
 
+/* Writes len bytes (NUL bytes too) as a data file beside the test's scene; returns the folder. */
+static const char *write_bytes(const char *name, const char *content, size_t len)
+{
+    const char *dir = write_data(name, "");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(content, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    return dir;
+}
+
+/* The probes of SCENE_2D named `file` (beside the data files) with the given section, parsed. */
+static eddy_probes *parse_probes(const char *file, const char *probes, eddy_scene *scene)
+{
+    char text[4096];
+    snprintf(text, sizeof text, SCENE_2D, "0, 0", "0.2, 0.1", probes);
+    eddy_error err;
+    if (eddy_scene_parse(text, file, NULL, 0, scene, &err)) fail_msg("scene: %s", err.message);
+    eddy_probes *p = NULL;
+    if (eddy_probes_parse(scene, registry(), &p, &err)) fail_msg("%s", err.message);
+    return p;
+}
+
+/*
+ * A reference table of 70 columns (as spreadsheets export) whose named columns are the 66th and the
+ * 69th: the probe holds the same reference as the two columns alone give, the numbers written. The
+ * other columns hold numbers that are neither (a wrong column reads as other values). Tables were cut
+ * to 64 columns: these two read as missing, and rows of another width past the 64th were taken.
+ */
+static void wide_reference_tables_are_read_whole(void **state)
+{
+    (void)state;
+    enum { WIDTH = 70, ROWS = 6 };
+    static const double T[ROWS] = {0.0, 0.41, 0.84, 1.19, 1.43, 1.72};
+    static const double Z[ROWS] = {1.0, 1.11, 1.22, 1.44, 1.67, 1.89};
+    static char wide[16384], narrow[1024];
+    char *w = wide, *n = narrow;
+    const char *const end = wide + sizeof wide;
+    w += snprintf(w, (size_t)(end - w), "# a spreadsheet's export\n");
+    for (int k = 1; k <= WIDTH; ++k) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", k);
+        w += snprintf(w, (size_t)(end - w), "%s%s", k > 1 ? "," : "", k == 66 ? "T" : k == 69 ? "Z" : name);
+    }
+    w += snprintf(w, (size_t)(end - w), "\n");
+    n += snprintf(n, sizeof narrow, "T,Z\n");
+    for (int r = 0; r < ROWS; ++r) {
+        for (int k = 1; k <= WIDTH; ++k) {
+            if (k == 66 || k == 69)
+                w += snprintf(w, (size_t)(end - w), "%s%.2f", k > 1 ? "," : "", k == 66 ? T[r] : Z[r]);
+            else
+                w += snprintf(w, (size_t)(end - w), "%s%d.5", k > 1 ? "," : "", 100 * k + r);
+        }
+        w += snprintf(w, (size_t)(end - w), "\n");
+        n += snprintf(n, (size_t)(narrow + sizeof narrow - n), "%.2f,%.2f\n", T[r], Z[r]);
+        assert_true(w < end && n < narrow + sizeof narrow);
+    }
+    const char *dir = write_data("wide.csv", wide);
+    write_data("narrow.csv", narrow);
+    char scene_path[4400];
+    snprintf(scene_path, sizeof scene_path, "%s/scene.json", dir);
+
+    eddy_scene sw, sn;
+    eddy_probes *pw = parse_probes(scene_path,
+                                   "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": {\"file\": \"wide.csv\", "
+                                   "\"columns\": [\"T\", \"Z\"]}}]",
+                                   &sw);
+    eddy_probes *pn = parse_probes(scene_path,
+                                   "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": {\"file\": \"narrow.csv\"}}]",
+                                   &sn);
+    const eddy_probe_reference *rw = eddy_probes_reference(pw, 0), *rn = eddy_probes_reference(pn, 0);
+    assert_non_null(rw);
+    assert_non_null(rn);
+    assert_int_equal(rw->count, ROWS);
+    assert_int_equal(rn->count, ROWS);
+    assert_string_equal(rw->x_label, "T");
+    assert_string_equal(rw->y_label, "Z");
+    for (int r = 0; r < ROWS; ++r) {
+        printf("  row %d: wide (%g, %g), two columns (%g, %g)\n", r, rw->x[r], rw->y[r], rn->x[r], rn->y[r]);
+        assert_true(rw->x[r] == rn->x[r] && rw->y[r] == rn->y[r]);
+        assert_near(rw->x[r], T[r], 1e-12, "T");
+        assert_near(rw->y[r], Z[r], 1e-12, "Z");
+    }
+    eddy_probes_destroy(pw);
+    eddy_probes_destroy(pn);
+    eddy_scene_free(&sw);
+    eddy_scene_free(&sn);
+}
+
+/* Writes a table of `width` columns "c1", "c2", ... and `rows` rows, the row at `odd` (0-based) of
+ * `odd_width` columns, every value a number; returns the folder. */
+static const char *write_table(const char *name, int width, int rows, int odd, int odd_width)
+{
+    static char text[32768];
+    size_t at = 0;
+    for (int k = 1; k <= width; ++k) at += (size_t)snprintf(text + at, sizeof text - at, "%sc%d", k > 1 ? "," : "", k);
+    at += (size_t)snprintf(text + at, sizeof text - at, "\n");
+    for (int r = 0; r < rows; ++r) {
+        const int cols = r == odd ? odd_width : width;
+        for (int k = 1; k <= cols; ++k)
+            at += (size_t)snprintf(text + at, sizeof text - at, "%s%d", k > 1 ? "," : "", r);
+        at += (size_t)snprintf(text + at, sizeof text - at, "\n");
+    }
+    assert_true(at < sizeof text);
+    return write_data(name, text);
+}
+
+static const char *const REF_PRE = "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": ";
+
+/*
+ * Rows of another width than a 70-column header, where the difference lies past the 64th column (tables
+ * were cut to 64 columns), are refused naming the line; a name the header lacks lists all 70.
+ */
+static void wide_reference_rows_of_another_width_are_refused(void **state)
+{
+    (void)state;
+    write_table("wide_short_row.csv", 70, 4, 2, 69);
+    write_table("wide_long_row.csv", 70, 4, 1, 71);
+    const char *dir = write_table("wide_header.csv", 70, 2, -1, 0);
+    char scene[4400], expect[13400], probes[512];
+    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    eddy_error err;
+    const char *pre = REF_PRE;
+    static const struct {
+        const char *file, *why;
+    } BAD[] = {{"wide_short_row.csv", "line 4: expected 70 columns as the header has, got 69"},
+               {"wide_long_row.csv", "line 3: expected 70 columns as the header has, got 71"}};
+    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; ++k) {
+        snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", pre, BAD[k].file);
+        snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene, dir, BAD[k].file,
+                 BAD[k].why);
+        assert_string_equal(probes_error(scene, probes, &err), expect);
+    }
+
+    /* A name the header lacks: every column of the 70 is listed. */
+    char list[1024] = "";
+    for (int k = 1; k <= 70; ++k) snprintf(list + strlen(list), sizeof list - strlen(list), "%sc%d", k > 1 ? ", " : "", k);
+    snprintf(probes, sizeof probes, "%s{\"file\": \"wide_header.csv\", \"columns\": [\"c66\", \"Q\"]}}]", pre);
+    snprintf(expect, sizeof expect, "%s:8:105: probes[0].reference.columns[1]: no column \"Q\" in '%s/wide_header.csv' "
+             "(columns: %s)", scene, dir, list);
+    assert_string_equal(probes_error(scene, probes, &err), expect);
+
+    /* A header whose names do not fit the message: those that fit, in order, then the count. */
+    static char text[8192];
+    size_t at = 0;
+    for (int k = 1; k <= 100; ++k)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%sa_rather_long_column_name_%03d", k > 1 ? "," : "", k);
+    snprintf(text + at, sizeof text - at, "\n0,1\n");
+    write_data("long_names.csv", text);
+    snprintf(probes, sizeof probes, "%s{\"file\": \"long_names.csv\", \"columns\": [\"Q\", \"T\"]}}]", pre);
+    const char *got = probes_error(scene, probes, &err);
+    snprintf(expect, sizeof expect, "no column \"Q\" in '%s/long_names.csv' (columns: a_rather_long_column_name_001, "
+             "a_rather_long_column_name_002, ", dir);
+    assert_non_null(strstr(got, expect));
+    const char *tail = ", ... (100 in all))";
+    assert_true(strlen(got) > strlen(tail));
+    assert_string_equal(got + strlen(got) - strlen(tail), tail);
+    /* Whole names only, in order up to the "...". */
+    const char *names = strstr(got, "(columns: ") + strlen("(columns: ");
+    int k = 1;
+    for (const char *q = names; strncmp(q, "...", 3) != 0; ++k) {
+        char name[64];
+        snprintf(name, sizeof name, "a_rather_long_column_name_%03d, ", k);
+        assert_int_equal(strncmp(q, name, strlen(name)), 0);
+        q += strlen(name);
+    }
+    assert_true(k > 2 && k < 100);
+}
+
+/*
+ * A line of 65536 bytes is read. One of 65537 is refused naming the line: fgets in pieces of 4096 had
+ * read its start as the row (0.2, 2.0), skipped the pieces of blanks and read its end as a row (0.3,
+ * 3.0) of its own, where the line is one row of 3 columns. Blanks around a value are trimmed: they make
+ * the lines long.
+ */
+static void long_reference_lines_are_refused(void **state)
+{
+    (void)state;
+    const char *dir = write_data("long.csv", "");
+    char scene[4400], expect[13400], probes[512];
+    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    eddy_error err;
+    const char *pre = REF_PRE;
+    enum { LIMIT = 65536 };
+    static char text[2 * LIMIT];
+    for (int over = 0; over <= 1; ++over) {
+        size_t at = (size_t)snprintf(text, sizeof text, "T,Z\n0.0,1.0\n");
+        const size_t start = at;
+        at += (size_t)snprintf(text + at, sizeof text - at, "0.2,2.0");
+        const char *tail = over ? "0.3,3.0" : "";
+        while (at - start < (size_t)LIMIT + (size_t)over - strlen(tail)) text[at++] = ' ';
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s\n0.4,4.0\n", tail);
+        assert_int_equal(strchr(text + start, '\n') - (text + start), LIMIT + over);
+        write_data("long.csv", text);
+        snprintf(probes, sizeof probes, "%s{\"file\": \"long.csv\"}}]", pre);
+        if (!over) {
+            eddy_scene sc;
+            eddy_probes *p = parse_probes(scene, probes, &sc);
+            const eddy_probe_reference *r = eddy_probes_reference(p, 0);
+            assert_int_equal(r->count, 3);
+            assert_true(r->x[1] == 0.2 && r->y[1] == 2.0 && r->x[2] == 0.4 && r->y[2] == 4.0);
+            eddy_probes_destroy(p);
+            eddy_scene_free(&sc);
+            continue;
+        }
+        snprintf(expect, sizeof expect,
+                 "%s:8:67: probes[0].reference.file: '%s/long.csv' line 3 has %d bytes; a line of a reference table "
+                 "may have at most %d", scene, dir, LIMIT + 1, LIMIT);
+        assert_string_equal(probes_error(scene, probes, &err), expect);
+    }
+}
+
+/* A NUL byte ended the line early for the string functions: "0.2,2\0,5" was read as the row (0.2, 2). */
+static void nul_in_reference_is_refused(void **state)
+{
+    (void)state;
+    static const char NUL[] = "T,Z\n0.0,1.0\n0.2,2\0,5\n0.4,4.0\n";
+    const char *dir = write_bytes("nul.csv", NUL, sizeof NUL - 1);
+    char scene[4400], expect[13400], probes[512];
+    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    eddy_error err;
+    const char *pre = REF_PRE;
+    snprintf(probes, sizeof probes, "%s{\"file\": \"nul.csv\"}}]", pre);
+    snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/nul.csv' line 3: expected text, got a NUL "
+             "byte", scene, dir);
+    assert_string_equal(probes_error(scene, probes, &err), expect);
+}
+
 /* No section: no probes, and measuring is a no-op. */
 static void absent_section_gives_no_probes(void **state)
 {
@@ -652,6 +882,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(dam_break_scenes_declare_front_and_height),
         cmocka_unit_test(bad_probes_are_refused_with_exact_messages),
         cmocka_unit_test(bad_reference_files_are_refused),
+        cmocka_unit_test(wide_reference_tables_are_read_whole),
+        cmocka_unit_test(wide_reference_rows_of_another_width_are_refused),
+        cmocka_unit_test(long_reference_lines_are_refused),
+        cmocka_unit_test(nul_in_reference_is_refused),
         cmocka_unit_test(absent_section_gives_no_probes),
     };
     return support_run_tests("test_probes", argc, argv, tests, sizeof tests / sizeof tests[0]);
