@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -501,15 +502,57 @@ static cJSON *session_settings(const eddy_session *s, const char *dir)
     return ok ? o : NULL;
 }
 
+/*
+ * The checkpoint already in DIR (one process's, or piece 0 of a split one) when it is another run's than
+ * this session's (another run_id, or none where this one has one): writing over it left that run with
+ * no way on (a stopped `eddy run` continued by nothing, and its resume then refused this checkpoint as
+ * another run's in that folder: an adversarial trial and the review). A checkpoint of this session's own
+ * run (written before, or the one it resumed) is replaced. Rank 0 reads it, as it reads the folder's
+ * other files (run_folder.c); the caller agrees the outcome before any collective.
+ */
+static int refuse_foreign_checkpoint(const eddy_session *s, const char *dir, eddy_error *err)
+{
+    if (eddy_decomp_rank() != 0) return EDDY_OK;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_CHECKPOINT_FILE);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(path, sizeof path, "%s/checkpoint.p0.eddy", dir);
+        if (stat(path, &st) != 0) return EDDY_OK;
+    }
+    double time;
+    uint64_t step;
+    cJSON *settings = NULL;
+    eddy_error why;
+    if (eddy_checkpoint_peek(path, &time, &step, &settings, &why))
+        return eddy_error_set(err, EDDY_ERR_IO,
+                              "checkpoint: the folder '%s' holds a checkpoint this one would replace, which cannot be "
+                              "read (%s); checkpoint into another folder, or move it away", dir, why.message);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(settings, "run_id");
+    const char *theirs = cJSON_IsString(id) ? id->valuestring : "";
+    int rc = EDDY_OK;
+    if (strcmp(theirs, s->sim.run_id) != 0)
+        rc = eddy_error_set(err, EDDY_ERR_IO,
+                            "checkpoint: the folder '%s' holds the checkpoint of another run (step %llu, t = %.6g s%s%s%s), "
+                            "which this one would replace, and that run could not be continued; checkpoint into "
+                            "another folder, or move it away", dir, (unsigned long long)step, time,
+                            theirs[0] ? ", run_id '" : "", theirs, theirs[0] ? "'" : "");
+    cJSON_Delete(settings);
+    return rc;
+}
+
 int eddy_session_checkpoint(eddy_session *s, const char *dir, const cJSON *settings, eddy_error *err)
 {
     const int rc_process = eddy_session_check_process(s, NULL, err);
     if (rc_process) return rc_process;
+    /* The run's own settings come from `eddy run` and `eddy resume`, whose folder rules
+     * (run_folder.h) already decided which checkpoint their folder may replace. */
     if (eddy_decomp_size() <= 1 && settings) return write_whole(s, dir, settings, err);
+    int rc = settings ? EDDY_OK : refuse_foreign_checkpoint(s, dir, err);
     /* A split run's pieces add their own members to the settings: a copy of the caller's. */
-    cJSON *o = settings ? cJSON_Duplicate(settings, 1) : session_settings(s, dir);
-    /* (every process learns whether every one has them, before the pieces' collectives) */
-    int rc = o ? EDDY_OK : eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
+    cJSON *o = rc ? NULL : settings ? cJSON_Duplicate(settings, 1) : session_settings(s, dir);
+    /* (every process learns whether every one may write and has them, before the pieces' collectives) */
+    if (!rc && !o) rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the checkpoint");
     if ((rc = eddy_decomp_agree_error(rc, err))) {
         cJSON_Delete(o);
         return rc;

@@ -1224,43 +1224,6 @@ static PyObject *core_set_unused(PyObject *self, PyObject *args)
     return PyUnicode_FromString(why);
 }
 
-/*
- * The checkpoint already in DIR (one process's, or piece 0 of a split one) when it is another run's than
- * this simulation's (another run_id, or none where this one has one): writing over it left that run with
- * no way on (a stopped `eddy run` continued by nothing, and resume then refused this checkpoint as
- * another run's in that folder: an adversarial trial and the review). EDDY_ERR_IO (FileError) naming it;
- * a checkpoint of this simulation's own run (written before, or the one it resumed) is replaced.
- */
-static int refuse_foreign_checkpoint(const char *dir, const char *run_id, eddy_error *err)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, EDDY_CHECKPOINT_FILE);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(path, sizeof path, "%s/checkpoint.p0.eddy", dir);
-        if (stat(path, &st) != 0) return EDDY_OK;
-    }
-    double time;
-    uint64_t step;
-    cJSON *settings = NULL;
-    eddy_error why;
-    if (eddy_checkpoint_peek(path, &time, &step, &settings, &why))
-        return eddy_error_set(err, EDDY_ERR_IO,
-                              "checkpoint: the folder '%s' holds a checkpoint this one would replace, which cannot be "
-                              "read (%s); checkpoint into another folder, or move it away", dir, why.message);
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(settings, "run_id");
-    const char *theirs = cJSON_IsString(id) ? id->valuestring : "";
-    int rc = EDDY_OK;
-    if (strcmp(theirs, run_id) != 0)
-        rc = eddy_error_set(err, EDDY_ERR_IO,
-                            "checkpoint: the folder '%s' holds the checkpoint of another run (step %llu, t = %.6g s%s%s%s), "
-                            "which this one would replace, and that run could not be continued; checkpoint into "
-                            "another folder, or move it away", dir, (unsigned long long)step, time,
-                            theirs[0] ? ", run_id '" : "", theirs, theirs[0] ? "'" : "");
-    cJSON_Delete(settings);
-    return rc;
-}
-
 static PyObject *core_checkpoint(PyObject *self, PyObject *args)
 {
     Core *c = open_core(self);
@@ -1281,7 +1244,7 @@ static PyObject *core_checkpoint(PyObject *self, PyObject *args)
     rc = eddy_folder_lock_holds(c->lock, dir)
              ? EDDY_OK
              : eddy_folder_lock_take(dir, EDDY_FOLDER_EXISTING, "choose another folder", &held, &err);
-    if (!rc) rc = refuse_foreign_checkpoint(dir, eddy_session_sim(c->s)->run_id, &err);
+    /* (no check of what the folder holds here: eddy_session_checkpoint refuses another run's checkpoint) */
     if (!rc) rc = eddy_session_checkpoint(c->s, dir, NULL, &err);
     eddy_folder_lock_release(held);
     Py_END_ALLOW_THREADS

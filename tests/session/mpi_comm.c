@@ -9,7 +9,9 @@
  * Halfway each case writes its checkpoint to ./ckC (C: 0 or 1; the folders must exist): one file for
  * the case on one process, a piece per process and a manifest for the case on two.
  * Then both cases run SCENE_TWO with every owned particle's x velocity kicked halfway, and print "kicked
- * case C of N processes: state-hash H" (the two cases must agree).
+ * case C of N processes: state-hash H" (the two cases must agree); halfway, that new run's checkpoint
+ * into ./ckC, which holds the first run's, must be refused on every process ("another run's
+ * checkpoint: refused").
  * Prints, each line prefixed "rank R: ": the refusal before MPI_Init ("before init: ..."), for a handle
  * that is no communicator ("bad handle: ..."), with a session open on rank 2 alone ("one open: ...") and
  * on every process ("while open: ..."), and on every process "case C of N processes: state-hash H" (the
@@ -20,6 +22,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int world_rank;
 
@@ -143,6 +146,18 @@ int main(int argc, char **argv)
      * step, and the two differed. */
     o.scene_path = argv[1];
     if (eddy_session_open(&o, &s, &err) || eddy_session_step(s, steps / 2, &err)) return fail("open to kick", &err);
+    /* This new run's checkpoint into the case's folder, which holds the first run's: refused on every
+     * process alike (the case's first process alone reads the folder), the first run's left for
+     * mpi_comm.sh to resume. */
+    char want[160];
+    snprintf(want, sizeof want, "checkpoint: the folder '%s' holds the checkpoint of another run (step %lld, ", ck,
+             steps / 2);
+    const int refused = eddy_session_checkpoint(s, ck, NULL, &err);
+    if (refused == EDDY_OK) snprintf(err.message, sizeof err.message, "was replaced");
+    if (refused != EDDY_ERR_IO || strncmp(err.message, want, strlen(want)) != 0 ||
+        !strstr(err.message, "which this one would replace, and that run could not be continued"))
+        return fail("another run's checkpoint", &err);
+    say("another run's checkpoint", "refused");
     eddy_world *w = eddy_session_world(s);
     eddy_field_view v = {.size = sizeof v};
     if (eddy_world_map_field(w, EDDY_FIELD_VELOCITY, EDDY_MAP_READ_WRITE, &v, &err)) return fail("map", &err);

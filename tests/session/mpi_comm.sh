@@ -3,8 +3,8 @@
 # processes runs SCENE_TWO on two of them and SCENE_ONE on the third, each case on its own communicator
 # (eddy_session_set_mpi_comm). Each case must end in the state-hash of `eddy run SCENE --steps STEPS
 # --hash` on one process, as must `eddy resume` of the checkpoint each wrote halfway (on as many
-# processes), and the refusals (before MPI_Init, a bad handle, a session open) must say what is wrong. Exit 77 (skipped) without
-# mpirun or MPI.
+# processes), and the refusals (before MPI_Init, a bad handle, a session open, a checkpoint over another
+# run's) must say what is wrong. Exit 77 (skipped) without mpirun or MPI.
 eddy=$1; mpirun=$2; program=$3; two=$4; one=$5; steps=$6; out=$7
 if ! command -v "$mpirun" >/dev/null 2>&1; then echo "skipped: no mpirun ('$mpirun'): install openmpi-bin"; exit 77; fi
 if ! "$eddy" --version | grep -q '^processes: MPI'; then echo "skipped: eddy was built without MPI"; exit 77; fi
@@ -44,6 +44,9 @@ expect "rank 2: one open: 1 session of this process is open: close it before set
 for r in 0 1; do
     expect "rank $r: one open: process 2 of communicator 0 refused its change, so none changed: 1 session of this process is open: close it before setting eddy's MPI communicator (a session keeps the processes it opened with)"
 done
+# A new run's checkpoint into a folder holding the first run's is refused on every process (which
+# process reads the folder must not matter); the resumes below find the first run's intact.
+for r in 0 1 2; do expect "rank $r: another run's checkpoint: refused"; done
 # A velocity a program writes between steps changes the run alike on two processes and on one.
 k=$(sed -n 's/^rank 2: kicked case 1 of 1 processes: state-hash //p' "$out/np3.txt")
 [ -n "$k" ] || { echo "mpi_comm.sh: no kicked hash from the case on one process" >&2; status=1; }

@@ -2,10 +2,11 @@
  * The session C API (host/session/session.h), the way the Python package and the MPI work will use
  * it: a run driven through eddy_session_* reaches the state hash `eddy run` prints for the same scene,
  * its overrides land in the scene, its errors come back as the messages `eddy` prints, a checkpoint
- * written and resumed through it continues bit for bit, and a cancel callback stops a plan. A child made
- * by fork() cannot step, run or checkpoint its parent's session (also from inside a callback of the
- * parent's run), holds none of its parent's output folders and leaves its writer thread alone (session.h,
- * folder_lock.h and output_thread.h on fork).
+ * written and resumed through it continues bit for bit, a program's checkpoint never replaces another
+ * run's, and a cancel callback stops a plan. A child made by fork() cannot step, run or checkpoint its
+ * parent's session (also from inside a callback of the parent's run), holds none of its parent's
+ * output folders and leaves its writer thread alone (session.h, folder_lock.h and output_thread.h on
+ * fork).
  *
  * Run as `test_session CHECK` (one CTest entry per check); EDDY_SOURCE_DIR and EDDY_EXE (the eddy
  * program) come from CTest.
@@ -240,8 +241,9 @@ static void resume_is_bit_exact(void **state)
     if (eddy_session_step(a, 12, &e)) fail_msg("%s", e.message);
     char dir[300];
     snprintf(dir, sizeof dir, "%s/ck", tmp_dir);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    char cmd[700];
+    /* (emptied: the checkpoint an earlier run of this test left there is another run's, refused) */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
     assert_int_equal(system(cmd), 0);
     if (eddy_session_checkpoint(a, dir, NULL, &e)) fail_msg("%s", e.message);
     const uint64_t at_checkpoint = hash_of(a);
@@ -262,6 +264,105 @@ static void resume_is_bit_exact(void **state)
     assert_true(hash_of(b) == hash_of_eddy_run(STEPS));
     eddy_session_close(a);
     eddy_session_close(b);
+}
+
+/* The whole content of PATH (malloc'd; *n its size), or a failed test. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open '%s'", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    assert_true(size > 0);
+    rewind(f);
+    char *buf = malloc((size_t)size);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return buf;
+}
+
+/* A program's own checkpoint (NULL settings) into a folder that holds another run's checkpoint, here
+ * a second session of the same scene, replaced it, and that run could not be continued: refused with
+ * the message Simulation.checkpoint gives, the other checkpoint left byte for byte; the first session
+ * still replaces its own. */
+static void checkpoint_refuses_another_runs(void **state)
+{
+    (void)state;
+    char dir[300], cmd[1400], file[400];
+    snprintf(dir, sizeof dir, "%s/theirs", tmp_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/checkpoint.eddy", dir);
+    eddy_session_options o = tait_options();
+    eddy_session *first = open_or_fail(&o);
+    eddy_error e;
+    if (eddy_session_step(first, 4, &e) || eddy_session_checkpoint(first, dir, NULL, &e)) fail_msg("%s", e.message);
+    size_t kept_size;
+    char *kept = slurp(file, &kept_size);
+
+    eddy_session *second = open_or_fail(&o);
+    assert_string_not_equal(eddy_session_sim(second)->run_id, eddy_session_sim(first)->run_id);
+    if (eddy_session_step(second, 2, &e)) fail_msg("%s", e.message);
+    eddy_error_clear(&e);
+    assert_int_equal(eddy_session_checkpoint(second, dir, NULL, &e), EDDY_ERR_IO);
+    assert_int_equal(e.code, EDDY_ERR_IO);
+    char want[EDDY_ERROR_MESSAGE_MAX];
+    /* (4 steps of the scene's dt, 5e-5 s) */
+    snprintf(want, sizeof want,
+             "checkpoint: the folder '%s' holds the checkpoint of another run (step 4, t = 0.0002 s, run_id '%s'), "
+             "which this one would replace, and that run could not be continued; checkpoint into another "
+             "folder, or move it away", dir, eddy_session_sim(first)->run_id);
+    assert_string_equal(e.message, want);
+    size_t now_size;
+    char *now = slurp(file, &now_size);
+    assert_int_equal(now_size, kept_size);
+    assert_memory_equal(now, kept, kept_size);
+    free(now);
+
+    /* Piece 0 of a split run's checkpoint is read as the run's. */
+    char pieces[300];
+    snprintf(pieces, sizeof pieces, "%s/pieces", tmp_dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s' '%s/checkpoint.p0.eddy'", pieces, pieces, file,
+             pieces);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(eddy_session_checkpoint(second, pieces, NULL, &e), EDDY_ERR_IO);
+    snprintf(want, sizeof want, "checkpoint: the folder '%s' holds the checkpoint of another run (step 4, t = 0.0002 s, "
+             "run_id '%s')", pieces, eddy_session_sim(first)->run_id);
+    if (strncmp(e.message, want, strlen(want)) != 0) fail_msg("message '%s' does not start '%s'", e.message, want);
+    snprintf(file, sizeof file, "%s/checkpoint.eddy", pieces);
+    assert_int_equal(access(file, F_OK), -1);
+
+    /* One that cannot be read is no less another run's work. */
+    snprintf(cmd, sizeof cmd, "rm -f '%s/checkpoint.p0.eddy' && echo 'not a checkpoint' > '%s'", pieces, file);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(eddy_session_checkpoint(second, pieces, NULL, &e), EDDY_ERR_IO);
+    snprintf(want, sizeof want, "checkpoint: the folder '%s' holds a checkpoint this one would replace, which cannot be "
+             "read (", pieces);
+    if (strncmp(e.message, want, strlen(want)) != 0 ||
+        !strstr(e.message, "); checkpoint into another folder, or move it away"))
+        fail_msg("message '%s' is not the unreadable checkpoint's", e.message);
+    now = slurp(file, &now_size);
+    assert_int_equal(now_size, strlen("not a checkpoint\n"));
+    free(now);
+    snprintf(file, sizeof file, "%s/checkpoint.eddy", dir);
+
+    /* The first session's own checkpoint is replaced by its next one. */
+    if (eddy_session_step(first, 3, &e) || eddy_session_checkpoint(first, dir, NULL, &e)) fail_msg("%s", e.message);
+    eddy_session *resumed = NULL;
+    eddy_session_options r = eddy_session_default_options();
+    r.threads = 2;
+    if (eddy_session_resume(dir, &r, &resumed, &e)) fail_msg("%s", e.message);
+    assert_int_equal(eddy_session_world(resumed)->step, 7);
+    assert_string_equal(eddy_session_sim(resumed)->run_id, eddy_session_sim(first)->run_id);
+    /* ... and a session resumed from it replaces it too: the same run. */
+    if (eddy_session_step(resumed, 1, &e) || eddy_session_checkpoint(resumed, dir, NULL, &e))
+        fail_msg("%s", e.message);
+    free(kept);
+    eddy_session_close(resumed);
+    eddy_session_close(second);
+    eddy_session_close(first);
 }
 
 static int cancel_after_3(void *user)
@@ -562,6 +663,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest all[] = {
         cmocka_unit_test(same_state_as_eddy_run), cmocka_unit_test(overrides_apply),
         cmocka_unit_test(errors_are_messages),    cmocka_unit_test(resume_is_bit_exact),
+        cmocka_unit_test(checkpoint_refuses_another_runs),
         cmocka_unit_test(cancel_stops_the_plan),  cmocka_unit_test(forked_child_cannot_step),
         cmocka_unit_test(fork_in_a_callback_stops_the_child), cmocka_unit_test(forked_child_lets_the_folder_go),
         cmocka_unit_test(forked_child_leaves_the_writer_thread),

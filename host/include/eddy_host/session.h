@@ -182,6 +182,20 @@ EDDY_API int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
  * particle and value) when a built-in field holds what no resume would take: a non-finite position,
  * velocity, density or pressure, a mass <= 0.
  *
+ * With NULL settings, a folder that holds another run's checkpoint (a stopped `eddy run`'s, another
+ * session's: DIR/checkpoint.eddy, else piece 0 of a split run, DIR/checkpoint.p0.eddy, whose "run_id"
+ * setting differs from this session's, or is absent where this session has one) is refused before
+ * anything is written, EDDY_ERR_IO "checkpoint: the folder 'DIR' holds the checkpoint of another run (step S, t = T
+ * s, run_id 'ID'), which this one would replace, and that run could not be continued; checkpoint into
+ * another folder, or move it away" (", run_id 'ID'" only when it has one): writing over it left that run
+ * with no way on. One that cannot be read is refused alike (EDDY_ERR_IO "checkpoint: the folder 'DIR'
+ * holds a checkpoint this one would replace, which cannot be read (WHY); ..."). A checkpoint of the
+ * session's own run (written before by it, or the one eddy_session_resume continued) is replaced. A
+ * session opened anew draws a run_id of its own, so two sessions of one scene are two runs. With
+ * settings (`eddy run`'s own), the folder is not checked: the caller's rules decide what it replaces.
+ * On several processes the first process reads that checkpoint and every process returns its refusal,
+ * so none writes a piece alone.
+ *
  * The world's particles, the clock, gravity and the colliders' positions and velocities are saved,
  * with the solver's own state, so a program that changes them between steps (eddy_session_world) is
  * resumed where it was; the domain, the materials and the solver's parameters are the scene's.
