@@ -30,9 +30,14 @@ robust_plugin(kinds kinds COMPONENT_ID="robust_kinds" PLUGIN_NAME="kinds" OTHER_
 # Decomposable, for tests/mpi/dt_limit_name.sh.
 robust_plugin(sides sides COMPONENT_ID="robust_sides" PLUGIN_NAME="sides" DECOMPOSABLE)
 
-# plugin_check(<name> <status> <text> <plugin path> <args...>): expect.sh with EDDY_PLUGIN_PATH set, TIMEOUT 30.
+# plugin_check(<name> <status> <text> <plugin path> <args...>): expect.sh with EDDY_PLUGIN_PATH set, TIMEOUT 30;
+# with PLUGIN_CHECK_FRESH set (a folder) in the caller, that folder is removed first (fresh_out.sh).
 function(plugin_check name status text plugin_path)
-  add_test(NAME robust_plugin_${name} COMMAND ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
+  set(fresh)
+  if(PLUGIN_CHECK_FRESH)
+    set(fresh sh ${PROJECT_SOURCE_DIR}/tests/support/fresh_out.sh ${PLUGIN_CHECK_FRESH})
+  endif()
+  add_test(NAME robust_plugin_${name} COMMAND ${fresh} ${EXPECT} ${status} "${text}" ${EDDY_EXE} ${ARGN})
   set_tests_properties(robust_plugin_${name} PROPERTIES TIMEOUT 30
                        ENVIRONMENT "EDDY_PLUGIN_PATH=${plugin_path};${ROBUST_ENV_BASE}")
 endfunction()
@@ -71,7 +76,9 @@ plugin_check(same_dir_refused 1 "  ${REAL_SAME_DIR}/eddy_dup_b.so: duplicate com
 
 # --- 2. the host checks every plugin output it relies on ------------------------------------------
 set(FAULTY_RUN run ${SCENES}/dam_break_2d.json --solver robust_faulty --quiet --no-picture)
+# (each into a folder of its own, emptied first: a plugin's error keeps the folder from a new run)
 function(faulty_check name status text)
+  set(PLUGIN_CHECK_FRESH ${ROBUST_OUT}/faulty_${name})
   plugin_check(faulty_${name} ${status} "${text}" ${ROBUST_PLUGINS}/faulty ${FAULTY_RUN}
                --out ${ROBUST_OUT}/faulty_${name} ${ARGN})
 endfunction()
