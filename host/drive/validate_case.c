@@ -5,6 +5,8 @@
  */
 #include "validate_internal.h"
 
+#include "csv_fields.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -210,22 +212,23 @@ static int only_keys(const cJSON *o, const char *const *keys, const char *owner,
 /* Reference tables                                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-static int split_csv(char *line, char **fields, int max)
+/* A line's fields (csv_fields.h) into *fields, grown to hold them all: a table of any width. Returns
+ * the count, or -1 out of memory. */
+static int split_fields(char *line, char ***fields, size_t *cap)
 {
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        while (*p == ' ' || *p == '\t') ++p;
-        fields[n++] = p;
-        char *c = strchr(p, ',');
-        char *end = c ? c : p + strlen(p);
-        char *e = end;
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) --e;
-        *e = '\0';
-        if (!c) break;
-        p = c + 1;
+    const size_t n = eddy_csv_field_count(line);
+    if (n > *cap) {
+        char **grown = realloc(*fields, n * sizeof *grown);
+        if (!grown || n > INT_MAX) {
+            if (grown) *fields = grown;
+            return -1;
+        }
+        *fields = grown;
+        *cap = n;
     }
-    return n;
+    size_t k = 0;
+    for (char *f, *cursor = line; (f = eddy_csv_next_field(&cursor));) (*fields)[k++] = f;
+    return (int)k;
 }
 
 static int column_index(char **names, int n, const char *want)
@@ -301,8 +304,8 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
     shown_path(r->file, shown, sizeof shown);
     char *text = read_text(r->file, err);
     if (!text) return eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s.file: cannot read '%s'", case_file, path, shown);
-    enum { MAXF = 32 };
-    char *names[MAXF], *fields[MAXF];
+    char **names = NULL, **fields = NULL;
+    size_t names_cap = 0, fields_cap = 0;
     int nnames = 0, it = -1, iv = -1, ip = -1, line_no = 0;
     size_t cap = 0;
     rc = 0;
@@ -310,7 +313,11 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
         ++line_no;
         if (line[0] == '#' || line[0] == '\r' || !line[0]) continue;
         if (!nnames) {
-            nnames = split_csv(line, names, MAXF);
+            nnames = split_fields(line, &names, &names_cap);
+            if (nnames < 0) {
+                rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
             it = column_index(names, nnames, ctime);
             iv = column_index(names, nnames, cvalue);
             ip = cpos[0] ? column_index(names, nnames, cpos) : -1;
@@ -327,7 +334,11 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
             }
             continue;
         }
-        int nf = split_csv(line, fields, MAXF);
+        int nf = split_fields(line, &fields, &fields_cap);
+        if (nf < 0) {
+            rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
         if (nf != nnames) {
             rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s:%d: expected %d fields, got %d", shown, line_no,
                                 nnames, nf);
@@ -355,6 +366,8 @@ static int read_reference(const char *case_file, const cJSON *o, const char *pat
             rc = eddy_error_set(err, EDDY_ERR_OUT_OF_MEMORY, "out of memory");
     }
     free(text);
+    free(names);
+    free(fields);
     if (!rc && r->count == 0)
         rc = eddy_error_set(err, EDDY_ERR_INVALID_ARGUMENT, "%s: %s: '%s' has no rows that match", case_file, path, shown);
     if (!r->time_label[0]) snprintf(r->time_label, sizeof r->time_label, "%s", ctime);

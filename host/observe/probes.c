@@ -1,4 +1,6 @@
 #include "probes.h"
+
+#include "csv_fields.h"
 #include "probes_builtin.h"
 #include "services.h"
 
@@ -126,24 +128,6 @@ static char *resolve_path(const eddy_scene *s, const char *name)
     return p;
 }
 
-/* Cuts the next field off *cursor at a comma, trimmed of blanks; NULL after the last field. Fields are
- * taken one at a time so that a table of any width is read: an array of a fixed count of fields cut
- * wider tables short, so that a column named past it read as missing and rows of another width past
- * it were taken. */
-static char *next_field(char **cursor)
-{
-    char *p = *cursor;
-    if (!p) return NULL;
-    while (*p == ' ' || *p == '\t') ++p;
-    char *start = p;
-    while (*p && *p != ',') ++p;
-    char *end = p;
-    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
-    *cursor = *p ? p + 1 : NULL;
-    *end = '\0';
-    return start;
-}
-
 /* Spreadsheets export wide tables: a line may be long, but one longer than this is refused, never
  * split (fgets into a fixed buffer read the rest of a long line as a row of its own). */
 #define REF_LINE_MAX 65536
@@ -234,7 +218,7 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
             int found[2] = {columns ? -1 : 0, columns ? -1 : 1};
             char list[512] = "";
             int listed = 0;
-            while ((t = next_field(&p))) {
+            while ((t = eddy_csv_next_field(&p))) {
                 for (int c = 0; c < 2; ++c)
                     if (want[c] && strcmp(t, want[c]) == 0) found[c] = n;
                 if (n == found[0]) tx = t;
@@ -272,7 +256,7 @@ static int read_reference(const eddy_scene *s, eddy_error *err, const char *rpat
             }
             continue;
         }
-        while ((t = next_field(&p))) {
+        while ((t = eddy_csv_next_field(&p))) {
             if (n == cx) tx = t;
             if (n == cy) ty = t;
             ++n;
