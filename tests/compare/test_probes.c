@@ -441,6 +441,29 @@ static const char *probes_error(const char *file, const char *probes, eddy_error
     return err->message;
 }
 
+/* A front probe's reference, up to the object naming its file. */
+static const char *const REF_PRE = "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": ";
+
+/* A table that is refused: its file, and what the message says of it after its path. */
+typedef struct {
+    const char *file, *why;
+} bad_table;
+
+/* Each table of bad[] named as the front probe's reference in a scene at scene_path (whose folder, dir,
+ * holds them) is refused with the path of its file and its why. */
+static void expect_tables_refused(const char *scene_path, const char *dir, const bad_table *bad, size_t count)
+{
+    char probes[512], expect[13400];
+    eddy_error err;
+    for (size_t k = 0; k < count; ++k) {
+        snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", REF_PRE, bad[k].file);
+        snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene_path, dir, bad[k].file,
+                 bad[k].why);
+        assert_string_equal(probes_error(scene_path, probes, &err), expect);
+    }
+}
+
+
 static void bad_probes_are_refused_with_exact_messages(void **state)
 {
     (void)state;
@@ -592,18 +615,11 @@ static void bad_reference_files_are_refused(void **state)
     write_data("short.csv", "T,Z,W\n0.0,1.0,5\n0.2,2.0\n");
     write_data("unsorted.csv", "T,Z\n0.0,1.0\n0.2,2.0\n0.2,2.5\n0.1,3.0\n");
     write_data("hex.csv", "T,Z\n0.0,1.0\n0.2,0x10\n");
-    static const struct {
-        const char *file, *why;
-    } BAD[] = {{"hex.csv", "line 3: expected a number in column Z, got \"0x10\""},
-               {"ragged.csv", "line 3: expected 2 columns as the header has, got 3"},
-               {"short.csv", "line 3: expected 3 columns as the header has, got 2"},
-               {"unsorted.csv", "line 5: expected rows in time order, got T = 0.1 after 0.2"}};
-    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; ++k) {
-        snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", pre, BAD[k].file);
-        snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene, dir, BAD[k].file,
-                 BAD[k].why);
-        assert_string_equal(probes_error(scene, probes, &err), expect);
-    }
+    static const bad_table BAD[] = {{"hex.csv", "line 3: expected a number in column Z, got \"0x10\""},
+                                    {"ragged.csv", "line 3: expected 2 columns as the header has, got 3"},
+                                    {"short.csv", "line 3: expected 3 columns as the header has, got 2"},
+                                    {"unsorted.csv", "line 5: expected rows in time order, got T = 0.1 after 0.2"}};
+    expect_tables_refused(scene, dir, BAD, sizeof BAD / sizeof BAD[0]);
 
     /* A FIFO blocked the open itself until a writer came; refused at once as not a regular file. */
     char fifo[4400];
@@ -729,8 +745,6 @@ static const char *write_table(const char *name, int width, int rows, int odd, i
     return write_data(name, text);
 }
 
-static const char *const REF_PRE = "[{\"kind\": \"front\", \"axis\": \"x\", \"reference\": ";
-
 /*
  * Rows of another width than a 70-column header, where the difference lies past the 64th column (tables
  * were cut to 64 columns), are refused naming the line; a name the header lacks lists all 70.
@@ -745,16 +759,9 @@ static void wide_reference_rows_of_another_width_are_refused(void **state)
     snprintf(scene, sizeof scene, "%s/scene.json", dir);
     eddy_error err;
     const char *pre = REF_PRE;
-    static const struct {
-        const char *file, *why;
-    } BAD[] = {{"wide_short_row.csv", "line 4: expected 70 columns as the header has, got 69"},
-               {"wide_long_row.csv", "line 3: expected 70 columns as the header has, got 71"}};
-    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; ++k) {
-        snprintf(probes, sizeof probes, "%s{\"file\": \"%s\"}}]", pre, BAD[k].file);
-        snprintf(expect, sizeof expect, "%s:8:67: probes[0].reference.file: '%s/%s' %s", scene, dir, BAD[k].file,
-                 BAD[k].why);
-        assert_string_equal(probes_error(scene, probes, &err), expect);
-    }
+    static const bad_table BAD[] = {{"wide_short_row.csv", "line 4: expected 70 columns as the header has, got 69"},
+                                    {"wide_long_row.csv", "line 3: expected 70 columns as the header has, got 71"}};
+    expect_tables_refused(scene, dir, BAD, sizeof BAD / sizeof BAD[0]);
 
     /* A name the header lacks: every column of the 70 is listed. */
     char list[1024] = "";
