@@ -888,32 +888,34 @@ static long launcher_count(const char **variable, long *rank)
 }
 
 /* A launcher starts N copies of what it is given. An eddy without MPI, or built with another MPI than
- * the launcher's (each process then initializes a world of its own), would make N whole runs into one
- * folder: all but one were refused as "in use by another eddy run", which named no cause. Said by the
- * launcher's rank 0; `--version` and `help` still answer (how to ask a build whether it has MPI). */
-static int refuse_processes_alone(int argc, char **argv)
+ * the launcher's (each process then initializes a world of its own), makes N whole runs: into one folder
+ * all but one were refused as "in use by another eddy run", which named no cause. A warning, not a
+ * refusal: N whole runs into N folders (`mpirun -n N sh -c 'eddy run ... --out out_$RANK'`, a sweep) are
+ * what some mean. Said by the launcher's rank 0, for the commands that run a scene. */
+static void warn_processes_alone(int argc, char **argv)
 {
-    if (eddy_decomp_size() > 1) return 0;
-    if (argc >= 2 && (is_help(argv[1]) || strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0))
-        return 0;
+    if (eddy_decomp_size() > 1 || argc < 2) return;
+    static const char *const running[] = {"run", "resume", "compare", "validate", "bench"};
+    int runs = 0;
+    for (size_t k = 0; k < sizeof running / sizeof running[0]; ++k) runs |= strcmp(argv[1], running[k]) == 0;
     const char *variable = NULL;
     long rank = -1;
-    const long count = launcher_count(&variable, &rank);
-    if (count <= 1) return 0;
-    if (rank > 0) return 1;
+    const long count = runs ? launcher_count(&variable, &rank) : 0;
+    if (count <= 1 || rank > 0) return;
     if (eddy_decomp_built_with_mpi())
         fprintf(stderr,
-                "eddy: error: the launcher started %ld processes (%s=%ld), but MPI gave this one a world of its "
+                "eddy: warning: the launcher started %ld processes (%s=%ld), but MPI gave this one a world of its "
                 "own: the launcher belongs to another MPI than the one this eddy is built with ('eddy --version' "
-                "names it); start eddy with that MPI's mpirun\n",
+                "names it), so each process runs the whole scene by itself (two into one output folder: the later "
+                "is refused as in use); to split one run over the processes, start eddy with that MPI's mpirun\n",
                 count, variable, count);
     else
         fprintf(stderr,
-                "eddy: error: the launcher started %ld processes (%s=%ld), but this eddy is built without MPI: "
-                "each would run the whole scene alone, into the same output folder; run one process (without "
-                "mpirun), or build eddy with MPI (README, \"Several processes (MPI)\")\n",
+                "eddy: warning: the launcher started %ld processes (%s=%ld), but this eddy is built without MPI, so "
+                "each process runs the whole scene by itself (two into one output folder: the later is refused as "
+                "in use); to split one run over the processes, build eddy with MPI (README, \"Several processes "
+                "(MPI)\")\n",
                 count, variable, count);
-    return 1;
 }
 
 /* MPI starts only under a launcher (mpirun sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers theirs), so a
@@ -926,10 +928,7 @@ int main(int argc, char **argv)
     const int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
     if (launched) eddy_decomp_init(&argc, &argv);
     eddy_services_set_process(eddy_decomp_rank(), eddy_decomp_size());
-    if (launched && refuse_processes_alone(argc, argv)) {
-        eddy_decomp_finalize();
-        return 2;
-    }
+    if (launched) warn_processes_alone(argc, argv);
     /* Processes given other work are refused together, before any command's first collective. */
     if (launched && eddy_launch_check(argc, argv)) {
         eddy_decomp_finalize();
