@@ -159,7 +159,7 @@ gpu_sanitizer() {
 
 # The agreement tests' figures (they print them only on failure under ctest): sph_mueller_cuda against
 # sph_mueller after 100 steps with the round-off reference, per scene; then the 3D dam break to its end
-# with frames, timed (docs/cuda_grid.md, "Agreement, measured").
+# with frames, timed (docs/cuda_grid.md, "Measured on an H200").
 gpu_agree() {
     rc=0
     for scene in scenes/dam_break_2d.json scenes/dam_break_3d.json scenes/hydrostatic_tank.json \
