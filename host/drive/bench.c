@@ -160,11 +160,13 @@ static void cell_load(const eddy_grid *g, const eddy_particles *p, double *occup
 }
 
 /* Neighbour and cell figures of this process's particles from a grid the bench builds itself (the CPU
- * backend, the world grid's layout and domain policy) over a copy of their positions, so that they
- * describe the particles whatever the solver does: a device-resident solver (sph_mueller_cuda) or one
- * with pair loops of its own never builds the world's grid, whose arrays then read 0 cells and a NaN
- * neighbour count (docs/host.md, "Bench output"). The copy leaves the world untouched: a grid build
- * reorders and may remove particles, which a device-resident solver's device copy would never see.
+ * backend, the world grid's layout and domain policy) over a copy of their positions, for a solver whose
+ * steps never build the world's grid: a device-resident one (sph_mueller_cuda) or one with pair loops of
+ * its own, where that grid's arrays read 0 cells and a NaN neighbour count (docs/host.md, "Bench
+ * output"). The copy leaves the world untouched: a grid build reorders and may remove particles, which a
+ * device-resident solver's device copy would never see. It costs a particle set of its own, once, after
+ * the timed steps: every built-in field, ids, materials, flags and scratch, about 65 bytes a slot, for a
+ * capacity rounded up to a power of two (about 0.5 GB at 4.2M particles), and the grid's arrays.
  * Positions are read through a read mapping (the caller synced the host copy). One process only: the
  * halo copies of a decomposed run need the world's own grid (its window, decomp.h). Returns 0 and the
  * figures, or non-zero with why they could not be measured. */
@@ -185,8 +187,8 @@ static int own_grid_stats(eddy_world *w, double *neighbors, double cells[4], cha
     memset(&g, 0, sizeof g);
     rc = eddy_particles_init(&q, w->dimensions, &e);
     if (!rc) rc = eddy_particles_reserve(&q, v.count, &e);
-    /* Added in chunks: eddy_particles_add takes interleaved positions, and a full interleaved copy of
-     * millions of particles would double the memory this costs. */
+    /* Added in chunks: eddy_particles_add takes interleaved positions, of which a whole copy would add
+     * 12 bytes a particle more. */
     enum { CHUNK = 4096 };
     eddy_real xyz[3 * CHUNK];
     for (size_t i0 = 0; i0 < v.count && !rc; i0 += CHUNK) {
@@ -366,7 +368,11 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
         ms = median(S.wall, repeats);
         for (int k = 0; k < EDDY_PHASE_COUNT; ++k) med[k] = median(S.phase[k], repeats);
-        if (!rc && !decomposed) {
+        if (!rc && !decomposed && host_grid) {
+            /* The grid the last step sorted the particles on (they moved one step since). */
+            neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
+            cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3], &cells[2]);
+        } else if (!rc && !decomposed) {
             /* Not a reason to fail the bench: its timings stand without these figures. */
             if (own_grid_stats(w, &neighbors, cells, unmeasured, sizeof unmeasured)) {
                 neighbors = NAN;
