@@ -182,7 +182,8 @@ EDDY_API int eddy_session_hash(eddy_session *s, uint64_t *hash, eddy_error *err)
  * particle and value) when a built-in field holds what no resume would take: a non-finite position,
  * velocity, density or pressure, a mass <= 0.
  *
- * With NULL settings, a folder that holds another run's checkpoint (a stopped `eddy run`'s, another
+ * With NULL settings (since 2026-11-30; a behaviour change, not a layout one: the SONAME stays), a folder
+ * that holds another run's checkpoint (a stopped `eddy run`'s, another
  * session's: DIR/checkpoint.eddy, else piece 0 of a split run, DIR/checkpoint.p0.eddy, whose "run_id"
  * setting differs from this session's, or is absent where this session has one) is refused before
  * anything is written, EDDY_ERR_IO "checkpoint: the folder 'DIR' holds the checkpoint of another run (step S, t = T
