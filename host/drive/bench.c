@@ -368,26 +368,23 @@ int eddy_bench_run(const eddy_bench_options *opt, eddy_error *err)
         rc = eddy_world_reduce(w, EDDY_REDUCE_MAX, S.wall, (size_t)repeats, err);
         ms = median(S.wall, repeats);
         for (int k = 0; k < EDDY_PHASE_COUNT; ++k) med[k] = median(S.phase[k], repeats);
-        if (!rc && !decomposed && host_grid) {
-            /* The grid the last step sorted the particles on (they moved one step since). */
-            neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
-            cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3], &cells[2]);
-        } else if (!rc && !decomposed) {
+        if (!rc && !decomposed && !host_grid) {
             /* Not a reason to fail the bench: its timings stand without these figures. */
             if (own_grid_stats(w, &neighbors, cells, unmeasured, sizeof unmeasured)) {
                 neighbors = NAN;
                 memset(cells, 0, sizeof cells);
             }
         } else if (!rc) {
-            /* Several processes: the step's exchange replaced the halo copies since the grid was built
-             * (and a decomposable solver steps on the host arrays, so the world's grid is theirs). */
-            const int built = eddy_world_build_grid(w, err);
+            /* One process: the grid the last step sorted the particles on (they moved one step since).
+             * Several: the step's exchange replaced the halo copies since the grid was built (and a
+             * decomposable solver steps on the host arrays, so the world's grid is theirs). */
+            const int built = decomposed ? eddy_world_build_grid(w, err) : EDDY_OK;
             /* Neighbours of every particle this process holds, weighted by their number below: halo
              * copies at the far edge of a halo see fewer, so on several processes it reads a little low. */
             neighbors = eddy_grid_mean_neighbors(&w->grid, &w->particles, w->smoothing_radius);
             cell_load(&w->grid, &w->particles, &cells[0], &cells[1], &cells[3], &cells[2]);
             /* (the reduction is collective: every process takes part, whatever its build said) */
-            rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 4, err);
+            if (decomposed) rc = eddy_world_reduce(w, EDDY_REDUCE_SUM, cells, 4, err);
             if (!rc) rc = built;
         }
     }

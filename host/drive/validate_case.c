@@ -217,12 +217,10 @@ static int only_keys(const cJSON *o, const char *const *keys, const char *owner,
 static int split_fields(char *line, char ***fields, size_t *cap)
 {
     const size_t n = eddy_csv_field_count(line);
+    if (n > INT_MAX) return -1;
     if (n > *cap) {
         char **grown = realloc(*fields, n * sizeof *grown);
-        if (!grown || n > INT_MAX) {
-            if (grown) *fields = grown;
-            return -1;
-        }
+        if (!grown) return -1;
         *fields = grown;
         *cap = n;
     }

@@ -88,7 +88,7 @@ int eddy_decomp_use_comm(long long fortran_handle, const eddy_error *refused, ed
 void eddy_decomp_own_world(void);
 /* "MPI (Open MPI v4.1.4, ...)" or "no MPI (built without it)", for `eddy --version` and `eddy list`. */
 const char *eddy_decomp_describe(void);
-/* 1 in a build with MPI (EDDY_HAVE_MPI), 0 without: said apart in the refusal of a launcher's processes
+/* 1 in a build with MPI (EDDY_HAVE_MPI), 0 without: said apart in the warning to a launcher's processes
  * that find themselves alone (main.c). */
 int eddy_decomp_built_with_mpi(void);
 
